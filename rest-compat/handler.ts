@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { execute, GraphQLSchema } from 'graphql';
+import { toKeelError } from '../src/graphql/errors';
+import type { GraphQLContext } from '../src/graphql/context';
+import { CompiledRoute, compileRoute, toGraphQLPath } from './compile';
+import { envelope } from './envelope';
+import type { RouteRow } from './route-table';
+
+/**
+ * The one handler behind every REST row: bind the request to the operation's variables, run the
+ * pre-parsed GraphQL operation in-process, and envelope the result. No endpoint has code of its own.
+ */
+export function registerRestRoutes(
+  app: FastifyInstance,
+  schema: GraphQLSchema,
+  rows: RouteRow[],
+  contextFor: (req: FastifyRequest) => GraphQLContext,
+): CompiledRoute[] {
+  const compiled = rows.map((row) => compileRoute(schema, row));
+  for (const route of compiled) {
+    const { row } = route;
+    app.route({
+      method: row.method,
+      url: toGraphQLPath(row.path),
+      handler: async (req, reply) => {
+        const variableValues = route.variables({
+          params: req.params as Record<string, string>,
+          query: req.query as Record<string, unknown>,
+          body: req.body,
+        });
+        const result = await execute({ schema, document: route.document, variableValues, contextValue: contextFor(req) });
+        if (result.errors?.length) throw toKeelError(result.errors[0]);
+        const value = (result.data as Record<string, unknown>)[row.field];
+        return reply.code(row.status ?? 200).send(envelope(row.envelope, value));
+      },
+    });
+  }
+  return compiled;
+}

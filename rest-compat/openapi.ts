@@ -1,0 +1,115 @@
+import { GraphQLSchema, isNonNullType } from 'graphql';
+import type { CompiledRoute } from './compile';
+import { JsonSchema, SchemaConverter } from './json-schema';
+import type { Envelope } from './route-table';
+
+const ERROR_RESPONSES: Record<string, string> = {
+  '400': 'Malformed request (BAD_REQUEST)',
+  '401': 'Missing or invalid credentials (UNAUTHORIZED)',
+  '403': 'The key lacks the scope or permission named in the message (FORBIDDEN)',
+  '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
+  '409': 'Conflict (CONFLICT, DUPLICATE_ENTRY; order placement on a non-leader node: NOT_LEADER)',
+  '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields',
+  '429': 'Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}',
+};
+
+function envelopeSchema(kind: Envelope, result: JsonSchema, itemsOf: (s: JsonSchema) => JsonSchema): JsonSchema {
+  switch (kind) {
+    case 'single':
+      return { type: 'object', properties: { data: result }, required: ['data'] };
+    case 'coreList':
+      return { type: 'object', properties: { data: itemsOf(result), total: { type: 'integer' }, hasMore: { type: 'boolean' } }, required: ['data', 'total', 'hasMore'] };
+    case 'proList':
+      return { type: 'object', properties: { data: itemsOf(result), meta: { $ref: '#/components/schemas/PageMeta' } }, required: ['data', 'meta'] };
+    default:
+      return result;
+  }
+}
+
+/** OpenAPI 3.1, generated from the same route rows and GraphQL schema that serve the requests. */
+export function buildOpenApi(opts: { title: string; version: string; serverUrl: string; schema: GraphQLSchema; routes: CompiledRoute[] }): Record<string, unknown> {
+  const converter = new SchemaConverter();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of opts.routes) {
+    const { row, fieldDef } = route;
+    const result = converter.output(fieldDef.type);
+    const itemsOf = (s: JsonSchema): JsonSchema => {
+      const name = String(s.$ref ?? '').split('/').pop() ?? '';
+      const page = converter.components[name] as { properties?: Record<string, JsonSchema> } | undefined;
+      return page?.properties?.items ?? { type: 'array' };
+    };
+    const parameters = [
+      ...route.pathArgs.map(({ param, arg }) => ({ name: param, in: 'path', required: true, schema: converter.input(arg.type), description: arg.description ?? undefined })),
+      ...route.queryArgs.map((arg) => ({
+        name: arg.name,
+        in: 'query',
+        required: isNonNullType(arg.type) && arg.defaultValue === undefined,
+        schema: { ...converter.input(arg.type), ...(arg.defaultValue !== undefined ? { default: arg.defaultValue } : {}) },
+        description: arg.description ?? undefined,
+      })),
+    ];
+    const status = String(row.status ?? 200);
+    paths[row.path] ??= {};
+    paths[row.path][row.method.toLowerCase()] = {
+      operationId: `${row.method.toLowerCase()}_${row.field}`,
+      summary: row.summary,
+      description: fieldDef.description ?? undefined,
+      tags: [row.tag],
+      'x-graphql-field': `${route.operation === 'query' ? 'Query' : 'Mutation'}.${row.field}`,
+      parameters: [...parameters, ...(row.method === 'GET' ? [] : [{ $ref: '#/components/parameters/IdempotencyKey' }])],
+      ...(route.bodyArg
+        ? { requestBody: { required: isNonNullType(route.bodyArg.type), content: { 'application/json': { schema: converter.inputRef(route.bodyArg.type) } } } }
+        : {}),
+      responses: {
+        [status]: { description: 'Success', content: { 'application/json': { schema: envelopeSchema(row.envelope, result, itemsOf) } } },
+        ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([code, description]) => [code, { $ref: `#/components/responses/E${code}`, description }])),
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: opts.title, version: opts.version },
+    servers: [{ url: opts.serverUrl }],
+    security: [{ apiKey: [], orgId: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'apiKey' },
+        orgId: { type: 'apiKey', in: 'header', name: 'orgId', description: 'Organisation id (appId is accepted as the same thing)' },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', maxLength: 255 },
+          description: 'Replays the first response (200, Idempotent-Replayed: true) for 24 hours',
+        },
+      },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_RESPONSES).map(([code, description]) => [`E${code}`, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }]),
+      ),
+      schemas: {
+        ...converter.components,
+        PageMeta: { type: 'object', properties: { total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } }, required: ['total', 'limit', 'offset'] },
+        ErrorEnvelope: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message', 'timestamp', 'requestId'],
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                details: { type: 'object' },
+                timestamp: { type: 'string', format: 'date-time' },
+                requestId: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

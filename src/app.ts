@@ -1,0 +1,57 @@
+import 'reflect-metadata';
+import { Config } from './platform/config';
+import { openPlatform, Platform } from './platform/platform';
+import { createServices, Services } from './services';
+import { buildHostSchema } from './graphql/schema';
+import { createHost, listen, RunningHost } from './server/host';
+import { coreRoutes } from '../rest-compat/routes/core';
+import { orderbookRoutes } from '../rest-compat/routes/orderbook';
+import type { Logger } from './platform/logger';
+
+export type Role = 'api' | 'orderbook' | 'worker';
+
+export interface Keel {
+  platform: Platform;
+  services: Services;
+  core?: RunningHost;
+  pro?: RunningHost;
+  stop(): Promise<void>;
+}
+
+export function parseRoles(text: string): Set<Role> {
+  const roles = new Set<Role>();
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (part !== 'api' && part !== 'orderbook' && part !== 'worker') throw new Error(`Unknown role '${part}' (expected api, orderbook, worker)`);
+    roles.add(part);
+  }
+  return roles;
+}
+
+/** Starts the roles asked for: the core host (api), the pro host (orderbook) and background work (worker). */
+export async function startKeel(config: Config, logger?: Logger): Promise<Keel> {
+  const roles = parseRoles(config.KEEL_ROLES);
+  const platform = await openPlatform(config, logger);
+  const services = createServices(platform);
+  const keel: Keel = {
+    platform,
+    services,
+    async stop() {
+      await Promise.all([keel.core?.close(), keel.pro?.close()]);
+      await platform.close();
+    },
+  };
+  try {
+    if (roles.has('api')) {
+      const app = await createHost({ host: 'core', schema: await buildHostSchema('core'), routes: coreRoutes, platform, services, title: 'Keel core API' });
+      keel.core = await listen(app, config.HOST, config.CORE_PORT);
+    }
+    if (roles.has('orderbook')) {
+      const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro'), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
+      keel.pro = await listen(app, config.HOST, config.PRO_PORT);
+    }
+  } catch (e) {
+    await keel.stop();
+    throw e;
+  }
+  return keel;
+}

@@ -1,0 +1,92 @@
+import 'reflect-metadata';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { loadConfig } from '../platform/config';
+import { createDb, ensureDatabase, migrate } from '../platform/db/knex';
+import { openPlatform } from '../platform/platform';
+import { createLogger } from '../platform/logger';
+import { createServices } from '../services';
+import { startKeel } from '../app';
+import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schema';
+import { onboardOrganization } from '../modules/organizations/onboarding';
+import type { Tier } from '../platform/auth/permissions';
+
+const program = new Command();
+program.name('keel').description('Keel: wallets, payments and an order-book exchange');
+
+program
+  .command('start')
+  .description('Start Keel (all roles by default)')
+  .option('--roles <roles>', 'comma-separated roles: api, orderbook, worker')
+  .action(async (opts: { roles?: string }) => {
+    const config = loadConfig(process.env, opts.roles ? { KEEL_ROLES: opts.roles } : {});
+    const logger = createLogger(config.LOG_LEVEL);
+    const keel = await startKeel(config, logger);
+    logger.info({ core: keel.core?.url, pro: keel.pro?.url, env: config.KEEL_ENV }, 'keel started');
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down: draining requests');
+      const timer = setTimeout(() => {
+        logger.error('shutdown timed out; exiting');
+        process.exit(1);
+      }, config.SHUTDOWN_TIMEOUT_MS);
+      timer.unref();
+      await keel.stop();
+      logger.info('stopped');
+      process.exit(0);
+    };
+    process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
+
+program
+  .command('migrate')
+  .description('Create the database if missing and apply migrations')
+  .action(async () => {
+    const config = loadConfig();
+    await ensureDatabase(config.DATABASE_URL);
+    const db = createDb(config.DATABASE_URL, 2);
+    const applied = await migrate(db);
+    await db.destroy();
+    console.log(JSON.stringify({ applied }));
+  });
+
+const org = program.command('org').description('Organisations');
+org
+  .command('create')
+  .description('Create an organisation and print its first API keys (shown once)')
+  .requiredOption('--name <name>', 'organisation name')
+  .addOption(new Option('--tier <tier>', 'rate-limit tier').choices(['Starter', 'Pro', 'Business']).default('Starter'))
+  .option('--no-pro', 'do not grant order-book (Pro) access')
+  .option('--json', 'print JSON (the default output)')
+  .action(async (opts: { name: string; tier: Tier; pro: boolean }) => {
+    const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
+    const platform = await openPlatform(config, createLogger('silent'));
+    try {
+      const services = createServices(platform);
+      const result = await onboardOrganization(platform.db, services, { name: opts.name, tier: opts.tier, proAccess: opts.pro });
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } finally {
+      await platform.close();
+    }
+  });
+
+program
+  .command('schema')
+  .description('Write the GraphQL SDL of both hosts to schema/')
+  .option('--out <dir>', 'output folder', 'schema')
+  .action(async (opts: { out: string }) => {
+    mkdirSync(opts.out, { recursive: true });
+    for (const host of ['core', 'pro'] as const) {
+      writeFileSync(join(opts.out, SCHEMA_FILES[host]), printHostSchema(await buildHostSchema(host)));
+    }
+    console.log(`wrote ${Object.values(SCHEMA_FILES).map((f) => join(opts.out, f)).join(', ')}`);
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : String(e));
+  process.exit(1);
+});

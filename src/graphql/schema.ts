@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { buildSchema, NonEmptyArray } from 'type-graphql';
+import type { Host } from '../platform/auth/permissions';
+import { authChecker } from './auth-checker';
+import { OrganizationResolver } from '../modules/organizations/organization.resolver';
+import { ApiKeyResolver } from '../modules/api-keys/api-key.resolver';
+
+/** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
+export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
+  core: [OrganizationResolver, ApiKeyResolver],
+  pro: [OrganizationResolver],
+};
+
+export async function buildHostSchema(host: Host): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: HOST_RESOLVERS[host],
+    authChecker,
+    authMode: 'error',
+    validate: { forbidUnknownValues: false },
+  });
+}
+
+/** The SDL written to schema/<file>.graphql by `npm run schema`. */
+export const SCHEMA_FILES: Record<Host, string> = { core: 'core.graphql', pro: 'orderbook.graphql' };
+
+export function printHostSchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

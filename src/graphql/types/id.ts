@@ -1,0 +1,17 @@
+import { KeelError } from '../../platform/errors';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const IdArg = {
+  /**
+   * Ids are UUIDs. A malformed id cannot name anything the caller owns, so it is a 404,
+   * exactly like an id that belongs to another organisation.
+   */
+  uuid(what: string, value: string): string {
+    if (!UUID.test(value)) throw KeelError.notFound(what === 'id' ? 'Resource' : what);
+    return value.toLowerCase();
+  },
+  isUuid(value: string): boolean {
+    return UUID.test(value);
+  },
+};

@@ -1,0 +1,18 @@
+import { Model } from 'objection';
+import type { Environment, Host, Tier } from '../../platform/auth/permissions';
+
+export class ApiKeyModel extends Model {
+  static override tableName = 'api_keys';
+  id!: string;
+  organizationId!: string;
+  name!: string;
+  host!: Host;
+  environment!: Environment;
+  scopes!: string[];
+  tier!: Tier;
+  prefix!: string;
+  lastRotatedAt!: Date | null;
+  revokedAt!: Date | null;
+  createdAt!: Date;
+  updatedAt!: Date;
+}

@@ -1,0 +1,47 @@
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { PageArgs } from '../../graphql/types/page';
+import { IdArg } from '../../graphql/types/id';
+import { ApiKeyPage, ApiKeyType, ApiKeyWithSecretType, CreateApiKeyInput, RotateApiKeyInput } from './api-key.types';
+import type { IssuedKey } from './api-key.service';
+
+function withSecret(issued: IssuedKey): ApiKeyWithSecretType {
+  return Object.assign(issued.key, { secret: issued.secret, previousSecretExpiresAt: issued.previousSecretExpiresAt }) as unknown as ApiKeyWithSecretType;
+}
+
+@Resolver()
+export class ApiKeyResolver {
+  @Authorized('admin')
+  @Query(() => ApiKeyPage, { description: "The organisation's API keys (never their secrets)" })
+  apiKeys(@Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<ApiKeyPage> {
+    return ctx.services.apiKeys.list(ctx.principal.organizationId, page) as unknown as Promise<ApiKeyPage>;
+  }
+
+  @Authorized('admin')
+  @Query(() => ApiKeyType)
+  apiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ApiKeyType> {
+    return ctx.services.apiKeys.get(ctx.principal.organizationId, IdArg.uuid('id', id)) as unknown as Promise<ApiKeyType>;
+  }
+
+  @Authorized('admin')
+  @Mutation(() => ApiKeyWithSecretType, { description: 'Creates a key; its secret is in the response and never again' })
+  async createApiKey(@Arg('input') input: CreateApiKeyInput, @Ctx() ctx: GraphQLContext): Promise<ApiKeyWithSecretType> {
+    return withSecret(await ctx.services.apiKeys.create(ctx.principal.organizationId, input));
+  }
+
+  @Authorized('admin')
+  @Mutation(() => ApiKeyWithSecretType, { description: 'Issues a new secret; the old one keeps working for the grace period' })
+  async rotateApiKey(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => RotateApiKeyInput, { nullable: true }) input: RotateApiKeyInput | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ApiKeyWithSecretType> {
+    return withSecret(await ctx.services.apiKeys.rotate(ctx.principal.organizationId, IdArg.uuid('id', id), input?.gracePeriodSeconds));
+  }
+
+  @Authorized('admin')
+  @Mutation(() => ApiKeyType, { description: 'Revokes a key at once, on every node' })
+  revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ApiKeyType> {
+    return ctx.services.apiKeys.revoke(ctx.principal.organizationId, IdArg.uuid('id', id)) as unknown as Promise<ApiKeyType>;
+  }
+}

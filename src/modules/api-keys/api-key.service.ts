@@ -1,0 +1,123 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import { generateApiKey } from '../../platform/auth/api-key-secret';
+import { CORE_SCOPES, Environment, Host, PRO_PERMISSIONS, Tier } from '../../platform/auth/permissions';
+import type { Authenticator } from '../../platform/auth/authenticator';
+import type { RedisClient } from '../../platform/redis';
+import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import type { OrganizationService } from '../organizations/organization.service';
+import { ApiKeyModel } from './api-key.model';
+
+export interface ApiKeyView extends ApiKeyModel {
+  status: 'ACTIVE' | 'REVOKED';
+}
+
+export interface IssuedKey {
+  key: ApiKeyView;
+  secret: string;
+  previousSecretExpiresAt: Date | null;
+}
+
+export interface IssueInput {
+  organizationId: string;
+  name: string;
+  host: Host;
+  scopes: string[];
+  tier: Tier;
+}
+
+function view(key: ApiKeyModel): ApiKeyView {
+  return Object.assign(key, { status: key.revokedAt ? ('REVOKED' as const) : ('ACTIVE' as const) });
+}
+
+/** Key administration: issue, list, rotate with a grace period, revoke at once. */
+export class ApiKeyService {
+  constructor(
+    private readonly db: Knex,
+    private readonly environment: Environment,
+    private readonly rotationGraceSeconds: number,
+    private readonly authenticator: Authenticator,
+    private readonly redis: RedisClient,
+    private readonly organizations: OrganizationService,
+  ) {}
+
+  async issue(input: IssueInput, trx?: Knex.Transaction): Promise<IssuedKey> {
+    const allowed: readonly string[] = input.host === 'core' ? CORE_SCOPES : PRO_PERMISSIONS;
+    const unknown = input.scopes.filter((s) => !allowed.includes(s));
+    if (unknown.length) {
+      throw KeelError.invalidField('scopes', `unknown ${input.host === 'core' ? 'scope' : 'permission'}: ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`);
+    }
+    const generated = generateApiKey(input.host, this.environment);
+    const run = async (t: Knex.Transaction) => {
+      const key = await ApiKeyModel.query(t).insertAndFetch({
+        organizationId: input.organizationId,
+        name: input.name,
+        host: input.host,
+        environment: this.environment,
+        scopes: [...new Set(input.scopes)],
+        tier: input.tier,
+        prefix: generated.prefix,
+      });
+      await t('api_key_secrets').insert({ secretHash: generated.hash, apiKeyId: key.id });
+      return key;
+    };
+    const key = trx ? await run(trx) : await this.db.transaction(run);
+    return { key: view(key), secret: generated.secret, previousSecretExpiresAt: null };
+  }
+
+  async create(organizationId: string, input: { name: string; host: Host; scopes: string[]; tier?: Tier }): Promise<IssuedKey> {
+    const org = await this.organizations.get(organizationId);
+    if (input.host === 'pro' && !org.proAccess) {
+      throw KeelError.forbidden('Order-book access is granted by the operator on request; this organisation does not have it');
+    }
+    return this.issue({ organizationId, name: input.name, host: input.host, scopes: input.scopes, tier: input.tier ?? org.tier });
+  }
+
+  async list(organizationId: string, page: PageArgs): Promise<PageResult<ApiKeyView>> {
+    const query = ApiKeyModel.query(this.db).where({ organizationId });
+    const [items, total] = await Promise.all([
+      query.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      query.clone().resultSize(),
+    ]);
+    return toPage(items.map(view), total, page);
+  }
+
+  async get(organizationId: string, id: string): Promise<ApiKeyView> {
+    const key = await this.find(this.db, organizationId, id);
+    return view(key);
+  }
+
+  /** A new secret; the previous ones keep working until the grace period ends. */
+  async rotate(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<IssuedKey> {
+    const grace = gracePeriodSeconds ?? this.rotationGraceSeconds;
+    const result = await this.db.transaction(async (trx) => {
+      const key = await this.find(trx, organizationId, id, true);
+      if (key.revokedAt) throw new KeelError('CONFLICT', 'A revoked key cannot be rotated');
+      const generated = generateApiKey(key.host, key.environment);
+      const expiresAt = new Date(Date.now() + grace * 1000);
+      await trx('api_key_secrets').where({ apiKeyId: id }).where((q) => q.whereNull('expiresAt').orWhere('expiresAt', '>', expiresAt)).update({ expiresAt });
+      await trx('api_key_secrets').insert({ secretHash: generated.hash, apiKeyId: id });
+      const updated = await ApiKeyModel.query(trx).patchAndFetchById(id, { prefix: generated.prefix, lastRotatedAt: new Date(), updatedAt: new Date() });
+      return { key: view(updated), secret: generated.secret, previousSecretExpiresAt: expiresAt };
+    });
+    await this.authenticator.announce(this.redis, id);
+    return result;
+  }
+
+  async revoke(organizationId: string, id: string): Promise<ApiKeyView> {
+    const key = await this.db.transaction(async (trx) => {
+      const found = await this.find(trx, organizationId, id, true);
+      if (found.revokedAt) return found;
+      return ApiKeyModel.query(trx).patchAndFetchById(id, { revokedAt: new Date(), updatedAt: new Date() });
+    });
+    await this.authenticator.announce(this.redis, id);
+    return view(key);
+  }
+
+  private async find(db: Knex | Knex.Transaction, organizationId: string, id: string, forUpdate = false): Promise<ApiKeyModel> {
+    const q = ApiKeyModel.query(db).findOne({ id, organizationId });
+    const key = await (forUpdate ? q.forUpdate() : q);
+    if (!key) throw KeelError.notFound('API key');
+    return key;
+  }
+}

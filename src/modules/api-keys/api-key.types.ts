@@ -1,0 +1,65 @@
+import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min } from 'class-validator';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Page } from '../../graphql/types/page';
+import { TierEnum } from '../organizations/organization.types';
+
+export enum ApiKeyHost {
+  CORE = 'core',
+  PRO = 'pro',
+}
+registerEnumType(ApiKeyHost, { name: 'ApiKeyHost', description: 'The host a key is valid on' });
+
+export enum ApiKeyStatus {
+  ACTIVE = 'ACTIVE',
+  REVOKED = 'REVOKED',
+}
+registerEnumType(ApiKeyStatus, { name: 'ApiKeyStatus' });
+
+@ObjectType('ApiKey', { description: 'An API key. The secret itself is shown once, at creation or rotation.' })
+export class ApiKeyType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) organizationId!: string;
+  @Field() name!: string;
+  @Field(() => ApiKeyHost) host!: ApiKeyHost;
+  @Field() environment!: string;
+  @Field(() => [String], { description: 'Core: read, write, admin. Pro: order-book permission names.' }) scopes!: string[];
+  @Field(() => TierEnum) tier!: TierEnum;
+  @Field({ description: 'The leading characters of the key, to recognise it' }) prefix!: string;
+  @Field(() => ApiKeyStatus) status!: ApiKeyStatus;
+  @Field(() => Date, { nullable: true }) lastRotatedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('ApiKeyWithSecret', { description: 'An API key together with its secret, returned once' })
+export class ApiKeyWithSecretType extends ApiKeyType {
+  @Field({ description: 'The full key. Store it now: Keel keeps only a hash.' }) secret!: string;
+  @Field(() => Date, { nullable: true, description: 'After a rotation: when the previous secret stops working' })
+  previousSecretExpiresAt!: Date | null;
+}
+
+@ObjectType('ApiKeyPage')
+export class ApiKeyPage extends Page(ApiKeyType) {}
+
+@InputType('CreateApiKeyInput')
+export class CreateApiKeyInput {
+  @Field() @Length(1, 100) name!: string;
+  @Field(() => ApiKeyHost, { defaultValue: ApiKeyHost.CORE }) host: ApiKeyHost = ApiKeyHost.CORE;
+  @Field(() => [String], { description: 'Core: any of read, write, admin. Pro: order-book permission names.' })
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  scopes!: string[];
+  @Field(() => TierEnum, { nullable: true, description: "Rate-limit tier; defaults to the organisation's tier" })
+  @IsOptional()
+  tier?: TierEnum;
+}
+
+@InputType('RotateApiKeyInput')
+export class RotateApiKeyInput {
+  @Field(() => Int, { nullable: true, description: 'How long the previous secret keeps working, in seconds (default 86400, at most 604800)' })
+  @IsOptional()
+  @Min(0)
+  @Max(604_800)
+  gracePeriodSeconds?: number;
+}

@@ -1,0 +1,12 @@
+import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { OrganizationType } from './organization.types';
+
+@Resolver(() => OrganizationType)
+export class OrganizationResolver {
+  @Authorized()
+  @Query(() => OrganizationType, { description: 'The organisation that owns the calling API key' })
+  organization(@Ctx() ctx: GraphQLContext): Promise<OrganizationType> {
+    return ctx.services.organizations.get(ctx.principal.organizationId) as Promise<OrganizationType>;
+  }
+}

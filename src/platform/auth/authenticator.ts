@@ -1,0 +1,100 @@
+import { Knex } from 'knex';
+import { KeelError } from '../errors';
+import { hashApiKey, parseApiKey } from './api-key-secret';
+import { Environment, Host, Tier } from './permissions';
+import { Principal } from './principal';
+import type { RedisClient } from '../redis';
+
+interface CachedKey {
+  principal: Principal;
+  revokedAt: Date | null;
+  secretExpiresAt: Date | null;
+  cachedUntil: number;
+}
+
+export interface Credentials {
+  apiKey?: string;
+  orgId?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Resolves credentials to a Principal. Lookups are cached per node for a few seconds; a
+ * revocation or rotation broadcasts on Redis so every node drops the key at once.
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, CachedKey>();
+  private subscriber?: RedisClient;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly environment: Environment,
+    private readonly cacheTtlMs: number,
+    private readonly channel: string,
+  ) {}
+
+  async listen(redis: RedisClient): Promise<void> {
+    this.subscriber = redis.duplicate();
+    this.subscriber.on('error', () => undefined);
+    await this.subscriber.connect();
+    await this.subscriber.subscribe(this.channel, (keyId) => this.forget(keyId));
+  }
+
+  async close(): Promise<void> {
+    if (this.subscriber?.isOpen) await this.subscriber.quit();
+  }
+
+  /** Drops a key from this node's cache; call `announce` to reach the other nodes. */
+  forget(keyId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.principal.apiKeyId === keyId) this.cache.delete(hash);
+  }
+
+  async announce(redis: RedisClient, keyId: string): Promise<void> {
+    this.forget(keyId);
+    await redis.publish(this.channel, keyId);
+  }
+
+  async authenticate(host: Host, credentials: Credentials): Promise<Principal> {
+    const { apiKey, orgId } = credentials;
+    if (!apiKey || !orgId) throw KeelError.unauthorized('Missing apiKey or orgId header');
+    const parsed = parseApiKey(apiKey);
+    if (!parsed) throw KeelError.unauthorized('Invalid API key');
+    if (parsed.host !== host) throw KeelError.unauthorized(`This key is not valid on the ${host} host`);
+    if (parsed.environment !== this.environment) {
+      throw KeelError.unauthorized(`A ${parsed.environment} key cannot be used in the ${this.environment} environment`);
+    }
+    if (!UUID.test(orgId)) throw KeelError.unauthorized('Invalid organisation id');
+
+    const hash = hashApiKey(apiKey);
+    const key = hash.toString('base64');
+    const now = Date.now();
+    let entry = this.cache.get(key);
+    if (!entry || entry.cachedUntil < now) {
+      entry = await this.load(hash);
+      if (entry) this.cache.set(key, entry);
+      else this.cache.delete(key);
+    }
+    if (!entry) throw KeelError.unauthorized('Invalid API key');
+    if (entry.revokedAt) throw KeelError.unauthorized('This API key has been revoked');
+    if (entry.secretExpiresAt && entry.secretExpiresAt.getTime() <= now) {
+      throw KeelError.unauthorized('This API key was rotated and its grace period has ended');
+    }
+    if (entry.principal.organizationId !== orgId.toLowerCase()) throw KeelError.unauthorized('Invalid API key for this organisation');
+    return entry.principal;
+  }
+
+  private async load(hash: Buffer): Promise<CachedKey | undefined> {
+    const row = await this.db('api_key_secrets as s')
+      .join('api_keys as k', 'k.id', 's.api_key_id')
+      .where('s.secret_hash', hash)
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 's.expires_at');
+    if (!row) return undefined;
+    return {
+      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier),
+      revokedAt: row.revokedAt,
+      secretExpiresAt: row.expiresAt,
+      cachedUntil: Date.now() + this.cacheTtlMs,
+    };
+  }
+}

@@ -1,0 +1,17 @@
+import { Environment, grants, Host, Tier } from './permissions';
+
+/** Who is calling: resolved from the apiKey and orgId headers once per request. */
+export class Principal {
+  constructor(
+    readonly organizationId: string,
+    readonly apiKeyId: string,
+    readonly host: Host,
+    readonly environment: Environment,
+    readonly scopes: ReadonlySet<string>,
+    readonly tier: Tier,
+  ) {}
+
+  can(required: string): boolean {
+    return grants(this.host, this.scopes, required);
+  }
+}

@@ -1,0 +1,47 @@
+import knexFactory, { Knex } from 'knex';
+import { knexSnakeCaseMappers, Model } from 'objection';
+import { Client } from 'pg';
+import { migrationSource } from './migrations';
+
+export type Db = Knex;
+
+/** NUMERIC and BIGINT stay strings: money is never a JavaScript number. */
+export function createDb(databaseUrl: string, poolMax = 20): Db {
+  const db = knexFactory({
+    client: 'pg',
+    connection: databaseUrl,
+    pool: { min: 0, max: poolMax },
+    ...knexSnakeCaseMappers(),
+  });
+  Model.knex(db);
+  return db;
+}
+
+/** Creates the database named in the URL when it does not exist yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`Unsupported database name in DATABASE_URL: ${name}`);
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`CREATE DATABASE "${name}"`);
+      } catch (e) {
+        // Another node may have created it between our check and create.
+        if ((e as { code?: string }).code !== '42P04') throw e;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  const [, applied] = await db.migrate.latest({ migrationSource });
+  return applied as string[];
+}

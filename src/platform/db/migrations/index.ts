@@ -1,0 +1,17 @@
+import { Knex } from 'knex';
+import * as m001 from './001_foundation';
+
+/**
+ * Migrations are listed here rather than discovered on disk, so the same list runs from
+ * TypeScript sources (tests) and from the compiled build.
+ */
+const migrations: Record<string, Knex.Migration> = {
+  '001_foundation': m001,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};
+

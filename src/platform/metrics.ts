@@ -1,0 +1,25 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics, one registry per process, served at /metrics on each host. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'host' | 'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'host' | 'method' | 'route'>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new Counter({
+      name: 'keel_http_requests_total',
+      help: 'HTTP requests by host, method, route and status',
+      labelNames: ['host', 'method', 'route', 'status'],
+      registers: [this.registry],
+    });
+    this.httpDuration = new Histogram({
+      name: 'keel_http_request_duration_seconds',
+      help: 'HTTP request latency',
+      labelNames: ['host', 'method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [this.registry],
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import { Knex } from 'knex';
+import type { Config } from './config';
+import { createDb, ensureDatabase, migrate } from './db/knex';
+import { connectRedis, RedisClient } from './redis';
+import { createLogger, Logger } from './logger';
+import { Outbox } from './events/outbox';
+import { Authenticator } from './auth/authenticator';
+import { RateLimiter } from './rate-limit';
+import { IdempotencyStore } from './idempotency';
+import { Metrics } from './metrics';
+
+/** The shared infrastructure every module and host uses, opened once per process. */
+export interface Platform {
+  config: Config;
+  db: Knex;
+  redis: RedisClient;
+  logger: Logger;
+  outbox: Outbox;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
+  await ensureDatabase(config.DATABASE_URL);
+  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX);
+  const applied = await migrate(db);
+  if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
+  const redis = await connectRedis(config.REDIS_URL);
+  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`);
+  await authenticator.listen(redis);
+  return {
+    config,
+    db,
+    redis,
+    logger,
+    outbox: new Outbox(config.KEEL_ENV),
+    authenticator,
+    rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE),
+    idempotency: new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS),
+    metrics: new Metrics(),
+    async close() {
+      await authenticator.close();
+      if (redis.isOpen) await redis.quit();
+      await db.destroy();
+    },
+  };
+}

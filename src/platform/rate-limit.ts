@@ -1,0 +1,83 @@
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { KeelError } from './errors';
+import { Tier, TIERS } from './auth/permissions';
+import type { RedisClient } from './redis';
+
+/** The spec's per-key budgets, per tier: per second, per minute, per day. */
+export const TIER_LIMITS: Record<Tier, { perSecond: number; perMinute: number; perDay: number }> = {
+  Starter: { perSecond: 5, perMinute: 60, perDay: 10_000 },
+  Pro: { perSecond: 20, perMinute: 300, perDay: 100_000 },
+  Business: { perSecond: 50, perMinute: 1_000, perDay: 1_000_000 },
+};
+
+const WINDOWS = [
+  { name: 's', seconds: 1, field: 'perSecond' },
+  { name: 'm', seconds: 60, field: 'perMinute' },
+  { name: 'd', seconds: 86_400, field: 'perDay' },
+] as const;
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** UTC epoch seconds when the reported window resets. */
+  reset: number;
+}
+
+/**
+ * Counts requests per API key in Redis, so every node spends one shared budget.
+ * The reported window is the tightest one: the one with the fewest requests left.
+ */
+export class RateLimiter {
+  private readonly limiters: Record<Tier, RateLimiterRedis[]>;
+
+  constructor(redis: RedisClient, prefix: string, scale: number) {
+    this.limiters = Object.fromEntries(
+      TIERS.map((tier) => [
+        tier,
+        WINDOWS.map(
+          (w) =>
+            new RateLimiterRedis({
+              storeClient: redis,
+              useRedisPackage: true,
+              keyPrefix: `${prefix}rl:${tier}:${w.name}`,
+              points: Math.max(1, Math.round(TIER_LIMITS[tier][w.field] * scale)),
+              duration: w.seconds,
+            }),
+        ),
+      ]),
+    ) as Record<Tier, RateLimiterRedis[]>;
+  }
+
+  /** Spends one request; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
+  async consume(tier: Tier, keyId: string): Promise<RateLimitState> {
+    const limiters = this.limiters[tier];
+    const outcomes = await Promise.allSettled(limiters.map((l) => l.consume(keyId)));
+    let tightest: RateLimitState | undefined;
+    let exceeded: RateLimitState | undefined;
+    outcomes.forEach((o, i) => {
+      const res = o.status === 'fulfilled' ? o.value : o.reason;
+      if (!(res instanceof RateLimiterRes)) return; // store failure: fail open, /ready reports Redis
+      const state = {
+        limit: limiters[i].points,
+        remaining: Math.max(0, res.remainingPoints),
+        reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+      };
+      if (o.status === 'rejected' && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
+      if (!tightest || state.remaining < tightest.remaining) tightest = state;
+    });
+    if (exceeded) {
+      throw new RateLimitExceeded(exceeded);
+    }
+    return tightest ?? { limit: limiters[0].points, remaining: limiters[0].points, reset: Math.ceil(Date.now() / 1000) + 1 };
+  }
+}
+
+export class RateLimitExceeded extends KeelError {
+  constructor(readonly state: RateLimitState) {
+    super('RATE_LIMIT_EXCEEDED', 'Rate limit exceeded; retry after the reset time', {
+      limit: state.limit,
+      remaining: state.remaining,
+      resetAt: new Date(state.reset * 1000).toISOString(),
+    });
+  }
+}

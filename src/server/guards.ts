@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Host } from '../platform/auth/permissions';
+import type { Platform } from '../platform/platform';
+import { IdempotencyStore } from '../platform/idempotency';
+import { KeelError } from '../platform/errors';
+import { header } from './request-context';
+import { setRateLimitHeaders } from './rate-limit-headers';
+
+const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/**
+ * Per-request guards shared by REST and GraphQL: authentication, then the key's rate limit
+ * (onRequest, before the body is read), then idempotency (preHandler, once the body is parsed).
+ */
+export function registerGuards(app: FastifyInstance, host: Host, platform: Platform): void {
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Request-Id', request.id);
+    if (OPEN_PATHS.has(pathOf(request.url)) || request.method === 'OPTIONS') return;
+    const principal = await platform.authenticator.authenticate(host, {
+      apiKey: header(request.headers.apikey),
+      orgId: header(request.headers.orgid) ?? header(request.headers.appid),
+    });
+    request.principal = principal;
+    setRateLimitHeaders(reply, await platform.rateLimiter.consume(principal.tier, principal.apiKeyId));
+  });
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = header(request.headers['idempotency-key']);
+    if (key === undefined || !STATE_CHANGING.has(request.method) || !request.principal) return;
+    if (!IdempotencyStore.validKey(key)) {
+      throw KeelError.invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters (a UUID v4 is recommended)');
+    }
+    const claim = await platform.idempotency.claim({
+      apiKeyId: request.principal.apiKeyId,
+      key,
+      method: request.method,
+      path: pathOf(request.url),
+      body: request.body,
+    });
+    if (claim.kind === 'replay') {
+      const { status, body, contentType } = claim.response;
+      reply.code(status >= 200 && status < 300 ? 200 : status).header('Idempotent-Replayed', 'true');
+      if (contentType) reply.type(contentType);
+      return reply.send(body);
+    }
+    request.idempotencyKey = key;
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const key = request.idempotencyKey;
+    if (!key || !request.principal || reply.getHeader('Idempotent-Replayed')) return payload;
+    request.idempotencyKey = undefined;
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await platform.idempotency.release(request.principal.apiKeyId, key);
+    } else {
+      const contentType = reply.getHeader('content-type');
+      await platform.idempotency.complete(request.principal.apiKeyId, key, {
+        status: reply.statusCode,
+        body: payload,
+        contentType: typeof contentType === 'string' ? contentType : null,
+      });
+    }
+    return payload;
+  });
+}

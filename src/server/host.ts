@@ -1,0 +1,154 @@
+import Fastify, { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import { GraphQLSchema } from 'graphql';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Host } from '../platform/auth/permissions';
+import type { Platform } from '../platform/platform';
+import type { Principal } from '../platform/auth/principal';
+import type { Services } from '../services';
+import type { GraphQLContext } from '../graphql/context';
+import { errorExtensions, toKeelError } from '../graphql/errors';
+import { KeelError } from '../platform/errors';
+import { registerRestRoutes } from '../../rest-compat/handler';
+import { buildOpenApi } from '../../rest-compat/openapi';
+import type { RouteRow } from '../../rest-compat/route-table';
+import { errorHandler, sendError } from './error-handler';
+import { registerGuards } from './guards';
+import { requestIdFor } from './request-context';
+
+export interface HostOptions {
+  host: Host;
+  schema: GraphQLSchema;
+  routes: RouteRow[];
+  platform: Platform;
+  services: Services;
+  title: string;
+}
+
+export interface RunningHost {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** One API host: GraphQL (HTTP and graphql-ws) and its REST shim, behind the shared guards. */
+export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
+  const { host, schema, platform, services } = opts;
+  const app = Fastify({
+    bodyLimit: platform.config.BODY_LIMIT_BYTES,
+    genReqId: requestIdFor,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+
+  app.setErrorHandler(errorHandler(platform.logger));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
+  registerGuards(app, host, platform);
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    platform.metrics.httpRequests.inc({ host, method: request.method, route, status: String(reply.statusCode) });
+    platform.metrics.httpDuration.observe({ host, method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  const contextFor = (principal: Principal, requestId: string): GraphQLContext => ({ host, principal, requestId, services });
+
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema,
+    introspection: platform.config.GRAPHQL_INTROSPECTION,
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      {
+        async requestDidStart() {
+          return {
+            async willSendResponse({ response, contextValue }) {
+              if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+              response.body.singleResult.errors = response.body.singleResult.errors.map((e) => {
+                const ext = e.extensions ?? {};
+                return { ...e, extensions: { ...ext, requestId: contextValue.requestId } };
+              });
+            },
+          };
+        },
+      },
+    ],
+    formatError: (formatted, error) => {
+      const keel = toKeelError(error);
+      if (keel.code === 'INTERNAL_ERROR') platform.logger.error({ err: error }, 'graphql resolver error');
+      const { requestId: _omit, ...extensions } = errorExtensions(keel, '');
+      return { message: keel.code === 'INTERNAL_ERROR' ? keel.message : formatted.message, locations: formatted.locations, path: formatted.path, extensions };
+    },
+  });
+  await apollo.start();
+  app.route({
+    url: '/graphql',
+    method: ['GET', 'POST'],
+    handler: fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) }),
+  });
+
+  const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
+  let openapi: Record<string, unknown> | undefined;
+  app.get('/v1/openapi.json', async () => {
+    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes });
+    return openapi;
+  });
+
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_request, reply) => {
+    const checks = await Promise.allSettled([platform.db.raw('SELECT 1'), platform.redis.ping()]);
+    const [postgres, redis] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unavailable'));
+    const ready = postgres === 'ok' && redis === 'ok';
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', postgres, redis });
+  });
+  app.get('/metrics', async (_request, reply) => reply.type(platform.metrics.registry.contentType).send(await platform.metrics.registry.metrics()));
+
+  // graphql-ws on the same port and path; credentials come in connectionParams.
+  const wss = new WebSocketServer({ noServer: true });
+  const wsServer = useServer<Record<string, unknown>, { principal?: Principal; requestId?: string }>(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        try {
+          const params = ctx.connectionParams ?? {};
+          const credentials = { apiKey: params.apiKey as string | undefined, orgId: (params.orgId ?? params.appId) as string | undefined };
+          ctx.extra.principal = await platform.authenticator.authenticate(host, credentials);
+          ctx.extra.requestId = requestIdFor(ctx.extra.request);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      context: (ctx) => contextFor(ctx.extra.principal!, ctx.extra.requestId!),
+      onError: (_ctx, _id, _payload, errors) =>
+        errors.map((e) => {
+          const keel = toKeelError(e);
+          return { message: keel.message, extensions: errorExtensions(keel, '') } as never;
+        }),
+    },
+    wss,
+  );
+  app.server.on('upgrade', (request, socket, head) => {
+    if ((request.url ?? '').split('?')[0] !== '/graphql') {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  });
+  app.addHook('onClose', async () => {
+    await wsServer.dispose();
+    await apollo.stop();
+  });
+  return app;
+}
+
+export async function listen(app: FastifyInstance, hostname: string, port: number): Promise<RunningHost> {
+  await app.listen({ host: hostname, port });
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const shown = hostname === '0.0.0.0' ? '127.0.0.1' : hostname;
+  return { app, url: `http://${shown}:${actualPort}`, close: () => app.close() };
+}

@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Principal } from '../platform/auth/principal';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+    idempotencyKey?: string;
+  }
+}
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Echo a well-formed client X-Request-Id; otherwise mint one. */
+export function requestIdFor(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+export function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

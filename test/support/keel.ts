@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { Config, loadConfig } from '../../src/platform/config';
+import { startKeel, Keel } from '../../src/app';
+import { onboardOrganization, OnboardedOrganization } from '../../src/modules/organizations/onboarding';
+import type { Tier } from '../../src/platform/auth/permissions';
+import { createTestDatabase, dropTestDatabase, runPrefix } from './databases';
+import { ApiClient } from './api-client';
+
+export interface TestKeel {
+  keel: Keel;
+  config: Config;
+  coreUrl: string;
+  proUrl: string;
+  createOrg(opts?: { name?: string; tier?: Tier; proAccess?: boolean }): Promise<TestOrg>;
+  stop(): Promise<void>;
+}
+
+export interface TestOrg extends OnboardedOrganization {
+  core: ApiClient;
+  pro: ApiClient;
+  proAdmin: ApiClient;
+}
+
+/** A whole Keel (both hosts) on real PostgreSQL and Redis, with its own database and Redis prefix. */
+export async function startTestKeel(overrides: Partial<Config> = {}): Promise<TestKeel> {
+  const name = `${runPrefix()}_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = await createTestDatabase(name);
+  const config = loadConfig(
+    {},
+    {
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: `keeltest:${name}:`,
+      HOST: '127.0.0.1',
+      CORE_PORT: 0,
+      PRO_PORT: 0,
+      LOG_LEVEL: 'silent',
+      DB_POOL_MAX: 5,
+      ...overrides,
+    },
+  );
+  const keel = await startKeel(config);
+  let orgs = 0;
+  return {
+    keel,
+    config,
+    coreUrl: keel.core?.url ?? '',
+    proUrl: keel.pro?.url ?? '',
+    async createOrg(opts = {}) {
+      const org = await onboardOrganization(keel.platform.db, keel.services, {
+        name: opts.name ?? `Org ${++orgs}`,
+        tier: opts.tier ?? 'Business',
+        proAccess: opts.proAccess ?? true,
+      });
+      return {
+        ...org,
+        core: new ApiClient(keel.core?.url ?? '', { apiKey: org.adminKey, orgId: org.orgId }),
+        pro: new ApiClient(keel.pro?.url ?? '', { apiKey: org.proKey ?? '', orgId: org.orgId }),
+        proAdmin: new ApiClient(keel.pro?.url ?? '', { apiKey: org.proAdminKey ?? '', orgId: org.orgId }),
+      };
+    },
+    async stop() {
+      const redis = keel.platform.redis;
+      for await (const keys of redis.scanIterator({ MATCH: `${config.REDIS_PREFIX}*`, COUNT: 500 })) {
+        if (keys.length) await redis.del(keys);
+      }
+      await keel.stop();
+      await dropTestDatabase(name);
+    },
+  };
+}
