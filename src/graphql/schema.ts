@@ -5,11 +5,12 @@ import type { Host } from '../platform/auth/permissions';
 import { authChecker } from './auth-checker';
 import { OrganizationResolver } from '../modules/organizations/organization.resolver';
 import { ApiKeyResolver } from '../modules/api-keys/api-key.resolver';
+import { EngineStatusResolver } from '../modules/engine-status/engine-status.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
   core: [OrganizationResolver, ApiKeyResolver],
-  pro: [OrganizationResolver],
+  pro: [EngineStatusResolver],
 };
 
 export async function buildHostSchema(host: Host): Promise<GraphQLSchema> {

@@ -42,6 +42,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     genReqId: requestIdFor,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // A URL Fastify cannot decode never reaches the router: answer it in the envelope too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      sendError(request, reply, new KeelError('BAD_REQUEST', `Malformed request: ${error.message}`));
+    },
   });
 
   app.setErrorHandler(errorHandler(platform.logger));

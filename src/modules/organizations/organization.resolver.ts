@@ -4,7 +4,7 @@ import { OrganizationType } from './organization.types';
 
 @Resolver(() => OrganizationType)
 export class OrganizationResolver {
-  @Authorized()
+  @Authorized('read')
   @Query(() => OrganizationType, { description: 'The organisation that owns the calling API key' })
   organization(@Ctx() ctx: GraphQLContext): Promise<OrganizationType> {
     return ctx.services.organizations.get(ctx.principal.organizationId) as Promise<OrganizationType>;

@@ -1,0 +1,111 @@
+import Fastify from 'fastify';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { errorHandler } from '../../../src/server/error-handler';
+import { createLogger } from '../../../src/platform/logger';
+
+let t: TestKeel;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await startTestKeel({ BODY_LIMIT_BYTES: 10_000 });
+  org = await t.createOrg();
+});
+afterAll(() => t.stop());
+
+function expectEnvelope(body: any, code: string) {
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe('string');
+  expect(Number.isNaN(Date.parse(body.error.timestamp))).toBe(false);
+  expect(typeof body.error.requestId).toBe('string');
+}
+
+test('every response carries X-Request-Id; a well-formed client id is echoed, a bad one replaced', async () => {
+  const minted = await org.core.get('/v1/organization');
+  expect(minted.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  const echoed = await org.core.get('/v1/organization', { 'X-Request-Id': 'client-abc-12345' });
+  expect(echoed.headers.get('x-request-id')).toBe('client-abc-12345');
+  const replaced = await org.core.get('/v1/nope', { 'X-Request-Id': 'bad id with spaces' });
+  expect(replaced.headers.get('x-request-id')).not.toBe('bad id with spaces');
+  expect(replaced.body.error.requestId).toBe(replaced.headers.get('x-request-id'));
+});
+
+test('malformed JSON is 400 BAD_REQUEST', async () => {
+  const res = await org.core.request('POST', '/v1/api-keys', { rawBody: '{"name": ' });
+  expect(res.status).toBe(400);
+  expectEnvelope(res.body, 'BAD_REQUEST');
+});
+
+test('a body that breaks the schema is 422 with details.fields', async () => {
+  const many = await org.core.post('/v1/api-keys', { name: 7, scopes: 'read' });
+  expect(many.status).toBe(422);
+  expectEnvelope(many.body, 'VALIDATION_ERROR');
+  expect(many.body.error.details.fields.map((f: any) => f.field).sort()).toEqual(['name', 'scopes']);
+
+  const missing = await org.core.post('/v1/api-keys', { name: 'x' });
+  expect(missing.status).toBe(422);
+  expectEnvelope(missing.body, 'MISSING_FIELD');
+  expect(missing.body.error.details.fields).toEqual([{ field: 'scopes', error: 'is required' }]);
+
+  const invalid = await org.core.post('/v1/api-keys', { name: '', scopes: ['read'] });
+  expect(invalid.status).toBe(422);
+  expectEnvelope(invalid.body, 'INVALID_FIELD');
+
+  const unknown = await org.core.post('/v1/api-keys', { name: 'x', scopes: ['read'], colour: 'red' });
+  expect(unknown.status).toBe(422);
+  expect(unknown.body.error.details.fields).toEqual([{ field: 'colour', error: 'is not a known field' }]);
+
+  const notObject = await org.core.post('/v1/api-keys', [1, 2]);
+  expect(notObject.status).toBe(400);
+});
+
+test('an unknown route is 404 NOT_FOUND in the envelope', async () => {
+  const res = await org.core.get('/v1/does-not-exist');
+  expect(res.status).toBe(404);
+  expectEnvelope(res.body, 'NOT_FOUND');
+});
+
+test('a body over the size limit is 413 in the envelope', async () => {
+  const res = await org.core.post('/v1/api-keys', { name: 'x'.repeat(20_000), scopes: ['read'] });
+  expect(res.status).toBe(413);
+  expectEnvelope(res.body, 'BAD_REQUEST');
+});
+
+test('GraphQL errors carry code, details and requestId in extensions', async () => {
+  const res = await org.core.graphql('mutation { createApiKey(input: {name: "", scopes: ["read"]}) { id } }');
+  const ext = res.body.errors[0].extensions;
+  expect(ext.code).toBe('INVALID_FIELD');
+  expect(ext.details.fields[0].field).toBe('name');
+  expect(typeof ext.requestId).toBe('string');
+  const parse = await org.core.graphql('{ organization { ');
+  expect(parse.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+});
+
+test('an unexpected exception is a 500 with no stack, SQL or secret in the body', async () => {
+  const app = Fastify();
+  app.setErrorHandler(errorHandler(createLogger('silent')));
+  app.get('/boom', async () => {
+    throw new Error('select * from api_key_secrets where secret_hash = kc_test_SECRET at Object.<anonymous> (/src/x.ts:1:1)');
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const address = app.server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${address.port}/boom`);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text).error.code).toBe('INTERNAL_ERROR');
+    expect(text).not.toMatch(/select|kc_test|\.ts:|stack/i);
+  } finally {
+    await app.close();
+  }
+});
+
+test('/health, /ready and /metrics answer without credentials', async () => {
+  for (const base of [t.coreUrl, t.proUrl]) {
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    const ready = await fetch(`${base}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', postgres: 'ok', redis: 'ok' });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('keel_http_requests_total');
+  }
+});

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { startKeel } from '../../../src/app';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { ApiClient } from '../../support/api-client';
+
+let t: TestKeel;
+let org: TestOrg;
+beforeAll(async () => {
+  t = await startTestKeel();
+  org = await t.createOrg();
+});
+afterAll(() => t.stop());
+
+const body = { name: 'idempotent', scopes: ['read'] };
+
+test('a repeat returns 200 with the first body and Idempotent-Replayed, and does the work once', async () => {
+  const key = randomUUID();
+  const first = await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
+  const second = await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
+  expect(first.status).toBe(201);
+  expect(second.status).toBe(200);
+  expect(second.headers.get('idempotent-replayed')).toBe('true');
+  expect(second.body).toEqual(first.body);
+  const list = await org.core.get('/v1/api-keys?limit=100');
+  expect(list.body.data.filter((k: any) => k.name === 'idempotent')).toHaveLength(1);
+});
+
+test('the same key with a different body, method or path is 422', async () => {
+  const key = randomUUID();
+  await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
+  const otherBody = await org.core.post('/v1/api-keys', { ...body, name: 'changed' }, { 'Idempotency-Key': key });
+  expect(otherBody.status).toBe(422);
+  expect(otherBody.body.error.message).toMatch(/Idempotency-Key/);
+  const otherPath = await org.core.delete(`/v1/api-keys/${randomUUID()}`, { 'Idempotency-Key': key });
+  expect(otherPath.status).toBe(422);
+});
+
+test('a repeat while the first is still running is 409 CONFLICT', async () => {
+  const keys = await t.keel.services.apiKeys.list(org.orgId, { limit: 100, offset: 0 });
+  const admin = keys.items.find((k) => k.name === 'admin')!;
+  const key = randomUUID();
+  const claim = await t.keel.platform.idempotency.claim({ apiKeyId: admin.id, key, method: 'POST', path: '/v1/api-keys', body });
+  expect(claim.kind).toBe('claimed');
+  const res = await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
+  expect(res.status).toBe(409);
+  expect(res.body.error.code).toBe('CONFLICT');
+});
+
+test('keys are scoped to the API key: another key may reuse the same value', async () => {
+  const key = randomUUID();
+  const other = await t.createOrg();
+  expect((await org.core.post('/v1/api-keys', { name: 'a', scopes: ['read'] }, { 'Idempotency-Key': key })).status).toBe(201);
+  expect((await other.core.post('/v1/api-keys', { name: 'b', scopes: ['read'] }, { 'Idempotency-Key': key })).status).toBe(201);
+});
+
+test('errors are replayed too, and a malformed key is refused', async () => {
+  const key = randomUUID();
+  const first = await org.core.post('/v1/api-keys', { name: 'x', scopes: ['nope'] }, { 'Idempotency-Key': key });
+  const again = await org.core.post('/v1/api-keys', { name: 'x', scopes: ['nope'] }, { 'Idempotency-Key': key });
+  expect(first.status).toBe(422);
+  expect(again.status).toBe(422);
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+  const bad = await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': 'x'.repeat(300) });
+  expect(bad.status).toBe(422);
+});
+
+test('stored responses survive a restart (they live in PostgreSQL)', async () => {
+  const key = randomUUID();
+  const first = await org.core.post('/v1/api-keys', { name: 'durable', scopes: ['read'] }, { 'Idempotency-Key': key });
+  const second = await startKeel({ ...t.config, KEEL_ROLES: 'api' });
+  try {
+    const client = new ApiClient(second.core!.url, org.core.credentials);
+    const replay = await client.post('/v1/api-keys', { name: 'durable', scopes: ['read'] }, { 'Idempotency-Key': key });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+  } finally {
+    await second.stop();
+  }
+});
