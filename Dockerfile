@@ -1,0 +1,19 @@
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY . .
+RUN mkdir -p build && npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/build ./build
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/package.json ./
+EXPOSE 4000 4001
+USER node
+CMD ["node", "bin/keel.js", "start"]

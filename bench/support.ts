@@ -1,0 +1,49 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export const ROOT = join(__dirname, '..', '..');
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export async function freshDatabase(name: string, server = 'postgres://postgres@127.0.0.1:5432'): Promise<string> {
+  const client = new Client({ connectionString: `${server}/postgres` });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.end();
+  return `${server}/${name}`;
+}
+
+/** Runs the built `keel` CLI in its own process, so the load generator does not share its event loop. */
+export function keelCli(args: string[], env: NodeJS.ProcessEnv): string {
+  return execFileSync(process.execPath, [join(ROOT, 'bin', 'keel.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+}
+
+export async function startKeelProcess(env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'keel.js'), 'start'], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(readyUrl)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`Keel did not become ready at ${readyUrl}`);
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
