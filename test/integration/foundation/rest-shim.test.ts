@@ -51,7 +51,7 @@ describe('OpenAPI', () => {
   ] as const)('the %s document lists every row of the route table', async (_name, url, rows) => {
     const res = await fetch(`${url()}/v1/openapi.json`);
     expect(res.status).toBe(200);
-    const doc = await res.json();
+    const doc: any = await res.json();
     expect(doc.openapi).toBe('3.1.0');
     for (const row of rows) {
       const op = doc.paths[row.path]?.[row.method.toLowerCase()];
@@ -63,7 +63,7 @@ describe('OpenAPI', () => {
   });
 
   test('request bodies and list envelopes are described', async () => {
-    const doc = await (await fetch(`${t.coreUrl}/v1/openapi.json`)).json();
+    const doc: any = await (await fetch(`${t.coreUrl}/v1/openapi.json`)).json();
     const create = doc.paths['/v1/api-keys'].post;
     expect(create.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateApiKeyInput');
     expect(doc.components.schemas.CreateApiKeyInput.required).toEqual(['name', 'scopes']);
