@@ -1,20 +1,27 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
-import { buildSchema, NonEmptyArray } from 'type-graphql';
+import { buildSchema, NonEmptyArray, PubSub } from 'type-graphql';
+import { createPubSub } from '@graphql-yoga/subscription';
 import type { Host } from '../platform/auth/permissions';
 import { authChecker } from './auth-checker';
 import { OrganizationResolver } from '../modules/organizations/organization.resolver';
 import { ApiKeyResolver } from '../modules/api-keys/api-key.resolver';
 import { EngineStatusResolver } from '../modules/engine-status/engine-status.resolver';
+import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, ApiKeyResolver],
+  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver],
   pro: [EngineStatusResolver],
 };
 
-export async function buildHostSchema(host: Host): Promise<GraphQLSchema> {
+/**
+ * `pubSub` carries live events to subscriptions; the schema printer and tests that need no
+ * realtime feed get an in-process one.
+ */
+export async function buildHostSchema(host: Host, pubSub: PubSub = createPubSub()): Promise<GraphQLSchema> {
   return buildSchema({
+    pubSub,
     resolvers: HOST_RESOLVERS[host],
     authChecker,
     authMode: 'error',

@@ -26,6 +26,24 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
   GRAPHQL_INTROSPECTION: bool.default(true),
+  WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('0,5000,30000,300000,1800000,3600000,7200000,21600000')
+    .transform((text, ctx) => {
+      const delays = text.split(',').map((part) => Number(part.trim()));
+      if (!delays.length || delays.some((d) => !Number.isInteger(d) || d < 0)) {
+        ctx.addIssue({ code: 'custom', message: 'a comma-separated list of non-negative integers (milliseconds)' });
+      }
+      return delays;
+    }),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  WEBHOOK_LEASE_MS: z.coerce.number().int().positive().default(15_000),
+  WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  WEBHOOK_DEACTIVATE_AFTER_SECONDS: z.coerce.number().int().positive().default(5 * 86_400),
+  WEBHOOK_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
+  OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(50),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -36,5 +54,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return { ...parsed.data, ...overrides };
+  const config = { ...parsed.data, ...overrides };
+  if (config.KEEL_ENV === 'production' && config.WEBHOOKS_ALLOW_PRIVATE_URLS) {
+    throw new Error('Invalid configuration:\n  WEBHOOKS_ALLOW_PRIVATE_URLS: not allowed in production (it lets webhooks reach private networks)');
+  }
+  return config;
 }

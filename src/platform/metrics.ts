@@ -5,6 +5,7 @@ export class Metrics {
   readonly registry = new Registry();
   readonly httpRequests: Counter<'host' | 'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'host' | 'method' | 'route'>;
+  readonly webhookAttempts: Counter<'outcome'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -19,6 +20,12 @@ export class Metrics {
       help: 'HTTP request latency',
       labelNames: ['host', 'method', 'route'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [this.registry],
+    });
+    this.webhookAttempts = new Counter({
+      name: 'keel_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (success, failure)',
+      labelNames: ['outcome'],
       registers: [this.registry],
     });
   }

@@ -8,6 +8,8 @@ import { Authenticator } from './auth/authenticator';
 import { RateLimiter } from './rate-limit';
 import { IdempotencyStore } from './idempotency';
 import { Metrics } from './metrics';
+import { LiveEventFeed } from './events/live-feed';
+import { JobQueue } from './queue';
 
 /** The shared infrastructure every module and host uses, opened once per process. */
 export interface Platform {
@@ -20,6 +22,9 @@ export interface Platform {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   metrics: Metrics;
+  liveFeed: LiveEventFeed;
+  /** The named Redis-backed job queue, opened on first use and closed with the platform. */
+  jobQueue<T>(name: string): JobQueue<T>;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,8 @@ export async function openPlatform(config: Config, logger = createLogger(config.
   const redis = await connectRedis(config.REDIS_URL);
   const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`);
   await authenticator.listen(redis);
+  const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
+  const queues = new Map<string, JobQueue<unknown>>();
   return {
     config,
     db,
@@ -41,7 +48,15 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE),
     idempotency: new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS),
     metrics: new Metrics(),
+    liveFeed,
+    jobQueue<T>(name: string): JobQueue<T> {
+      let queue = queues.get(name);
+      if (!queue) queues.set(name, (queue = new JobQueue<unknown>(name, config.REDIS_URL, `${config.REDIS_PREFIX}bull`)));
+      return queue as JobQueue<T>;
+    },
     async close() {
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      await liveFeed.close();
       await authenticator.close();
       if (redis.isOpen) await redis.quit();
       await db.destroy();

@@ -128,11 +128,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
         }
       },
       context: (ctx) => contextFor(ctx.extra.principal!, ctx.extra.requestId!),
-      onError: (_ctx, _id, _payload, errors) =>
-        errors.map((e) => {
-          const keel = toKeelError(e);
-          return { message: keel.message, extensions: errorExtensions(keel, '') } as never;
-        }),
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
+      onNext: (ctx, _id, _payload, _args, result) =>
+        result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result,
     },
     wss,
   );
@@ -148,6 +146,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     await apollo.stop();
   });
   return app;
+}
+
+function formatWsError(error: Parameters<typeof toKeelError>[0], requestId: string) {
+  const keel = toKeelError(error);
+  return { message: keel.message, path: (error as { path?: unknown }).path, extensions: errorExtensions(keel, requestId) };
 }
 
 export async function listen(app: FastifyInstance, hostname: string, port: number): Promise<RunningHost> {

@@ -1,0 +1,47 @@
+/**
+ * The spec's event names, the wildcards and the upper-case identifiers, and one matcher that
+ * decides whether a subscription's eventTypes cover an event. Webhooks and the live GraphQL feed
+ * both use it.
+ */
+const ACTIONS = ['swap_executed', 'swap_failed', 'transfer_executed', 'transfer_failed', 'signed_success', 'signed_failed'];
+const RULE_ACTIONS = ['created', 'updated', 'deleted', 'executed', 'failed'];
+
+export const EVENT_NAMES: readonly string[] = [
+  ...['incoming_transfer', 'created', 'updated', ...ACTIONS].map((a) => `address.${a}`),
+  ...['incoming_transfer', 'created', 'updated', ...ACTIONS].map((a) => `master.${a}`),
+  ...['created', 'updated', 'deleted'].map((a) => `payment_link.${a}`),
+  ...['created', 'updated'].map((a) => `payment_link_transfer.${a}`),
+  ...RULE_ACTIONS.map((a) => `address_settlement_rule.${a}`),
+  ...RULE_ACTIONS.map((a) => `master_settlement_rule.${a}`),
+];
+
+export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*'];
+
+/** Spelled exactly as the spec spells them (DEPOSITE_…, TRANFER_…); each covers the address and master forms. */
+export const UPPER_CASE_EVENT_TYPES: Readonly<Record<string, readonly string[]>> = {
+  DEPOSITE_INCOMING_DETECTED: ['address.incoming_transfer', 'master.incoming_transfer'],
+  DEPOSITE_ADDRESS_CREATED: ['address.created'],
+  SWAP_EXECUTED: ['address.swap_executed', 'master.swap_executed'],
+  SWAP_FAILED: ['address.swap_failed', 'master.swap_failed'],
+  TRANSFER_EXECUTED: ['address.transfer_executed', 'master.transfer_executed'],
+  TRANFER_FAILED: ['address.transfer_failed', 'master.transfer_failed'],
+  SIGNED_SUCCESS: ['address.signed_success', 'master.signed_success'],
+  SIGNED_FAILED: ['address.signed_failed', 'master.signed_failed'],
+};
+
+const KNOWN = new Set<string>([...EVENT_NAMES, ...EVENT_WILDCARDS, ...Object.keys(UPPER_CASE_EVENT_TYPES)]);
+
+/** The values among `types` that are not event names, wildcards or upper-case identifiers. */
+export function unknownEventTypes(types: readonly string[]): string[] {
+  return types.filter((t) => !KNOWN.has(t));
+}
+
+/** Whether a subscription to `types` receives an event named `eventName`. */
+export function eventTypesCover(types: readonly string[], eventName: string): boolean {
+  for (const t of types) {
+    if (t === '*' || t === eventName) return true;
+    if (t.endsWith('.*') && eventName.startsWith(t.slice(0, -1))) return true;
+    if (UPPER_CASE_EVENT_TYPES[t]?.includes(eventName)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,65 @@
+import { Job, Queue, Worker } from 'bullmq';
+import IORedis from 'ioredis';
+
+export interface QueuedJob<T> {
+  /** Deduplicates: adding a job whose id is still queued or running does nothing. */
+  id: string;
+  data: T;
+  delayMs?: number;
+}
+
+export interface WorkOptions {
+  concurrency: number;
+  /** A running job whose worker stops renewing its lock for this long is handed to another worker. */
+  lockDurationMs: number;
+}
+
+/**
+ * A Redis-backed job queue (BullMQ). Redis holds only a working copy: every job can be recreated
+ * from PostgreSQL, so callers re-enqueue what the database says is due.
+ */
+export class JobQueue<T> {
+  private readonly connection: IORedis;
+  private readonly queue: Queue;
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    private readonly name: string,
+    redisUrl: string,
+    private readonly prefix: string,
+  ) {
+    this.connection = new IORedis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.connection.on('error', () => {
+      // Reconnects on its own; callers see failures through their own commands.
+    });
+    this.queue = new Queue(name, { connection: this.connection, prefix, defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 } });
+  }
+
+  async add(jobs: QueuedJob<T>[]): Promise<void> {
+    if (!jobs.length) return;
+    await this.queue.addBulk(jobs.map((j) => ({ name: this.name, data: j.data, opts: { jobId: j.id, delay: Math.max(0, j.delayMs ?? 0) } })));
+  }
+
+  work(handler: (data: T) => Promise<void>, options: WorkOptions): void {
+    const worker = new Worker<T>(this.name, (job: Job<T>) => handler(job.data), {
+      connection: this.connection.duplicate({ maxRetriesPerRequest: null }),
+      prefix: this.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.lockDurationMs,
+      maxStalledCount: 1_000,
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
+    });
+    worker.on('error', () => {
+      // Connection trouble; BullMQ reconnects and the database-driven re-enqueue covers lost jobs.
+    });
+    this.workers.push(worker);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+}
