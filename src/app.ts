@@ -7,6 +7,7 @@ import { createHost, listen, RunningHost } from './server/host';
 import { coreRoutes } from '../rest-compat/routes/core';
 import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import type { Logger } from './platform/logger';
+import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -15,6 +16,7 @@ export interface Keel {
   services: Services;
   core?: RunningHost;
   pro?: RunningHost;
+  webhookDelivery?: RunningDelivery;
   stop(): Promise<void>;
 }
 
@@ -37,18 +39,20 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     services,
     async stop() {
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
+      await keel.webhookDelivery?.stop();
       await platform.close();
     },
   };
   try {
     if (roles.has('api')) {
-      const app = await createHost({ host: 'core', schema: await buildHostSchema('core'), routes: coreRoutes, platform, services, title: 'Keel core API' });
+      const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
       keel.core = await listen(app, config.HOST, config.CORE_PORT);
     }
     if (roles.has('orderbook')) {
-      const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro'), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
+      const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
       keel.pro = await listen(app, config.HOST, config.PRO_PORT);
     }
+    if (roles.has('worker')) keel.webhookDelivery = startWebhookDelivery(platform);
   } catch (e) {
     await keel.stop();
     throw e;

@@ -2,7 +2,7 @@ import { startTestKeel, TestKeel } from '../../support/keel';
 
 let t: TestKeel;
 beforeAll(async () => {
-  t = await startTestKeel();
+  t = await startTestKeel({ KEEL_ROLES: 'api' }); // no worker: rows stay undispatched for inspection
 });
 afterAll(() => t.stop());
 

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import * as m001 from './001_foundation';
+import * as m002 from './002_webhooks';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -7,6 +8,7 @@ import * as m001 from './001_foundation';
  */
 const migrations: Record<string, Knex.Migration> = {
   '001_foundation': m001,
+  '002_webhooks': m002,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,117 @@
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { IdArg } from '../../graphql/types/id';
+import { KeelError } from '../../platform/errors';
+import { EVENT_NAMES, EVENT_WILDCARDS, eventTypesCover, UPPER_CASE_EVENT_TYPES, unknownEventTypes } from '../../platform/events/catalogue';
+import type { EventEnvelope } from '../../platform/events/outbox';
+import {
+  CreateWebhookInput,
+  EventType,
+  RecoverWebhookInput,
+  RotateWebhookSecretInput,
+  UpdateWebhookInput,
+  WebhookDeliveryListArgs,
+  WebhookDeliveryPage,
+  WebhookDeliveryType,
+  WebhookEventTypesType,
+  WebhookListArgs,
+  WebhookRecoveryType,
+  WebhookSubscriptionPage,
+  WebhookSubscriptionType,
+} from './webhook.types';
+
+type Out<T> = Promise<T>;
+const as = <T>(value: Promise<unknown>): Out<T> => value as Out<T>;
+
+@Resolver()
+export class WebhookResolver {
+  @Authorized('read')
+  @Query(() => WebhookEventTypesType, { description: 'Every value a subscription may list in eventTypes' })
+  webhookEventTypes(): WebhookEventTypesType {
+    return {
+      names: [...EVENT_NAMES],
+      wildcards: [...EVENT_WILDCARDS],
+      upperCase: Object.entries(UPPER_CASE_EVENT_TYPES).map(([identifier, covers]) => ({ identifier, covers: [...covers] })),
+    };
+  }
+
+  @Authorized('read')
+  @Query(() => WebhookSubscriptionPage)
+  webhooks(@Args() args: WebhookListArgs, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionPage> {
+    return as(ctx.services.webhooks.list(ctx.principal.organizationId, args));
+  }
+
+  @Authorized('read')
+  @Query(() => WebhookSubscriptionType)
+  webhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
+    return as(ctx.services.webhooks.get(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id)));
+  }
+
+  @Authorized('write')
+  @Mutation(() => WebhookSubscriptionType, { description: 'Subscribes a URL to events; the response carries the signing secret' })
+  createWebhook(@Arg('input') input: CreateWebhookInput, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
+    return as(ctx.services.webhooks.create(ctx.principal.organizationId, ctx.principal.apiKeyId, input));
+  }
+
+  @Authorized('write')
+  @Mutation(() => WebhookSubscriptionType)
+  updateWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateWebhookInput, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
+    return as(ctx.services.webhooks.update(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id), input));
+  }
+
+  @Authorized('write')
+  @Mutation(() => WebhookSubscriptionType, { description: 'Deletes the subscription and its delivery log' })
+  deleteWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
+    return as(ctx.services.webhooks.delete(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id)));
+  }
+
+  @Authorized('write')
+  @Mutation(() => WebhookSubscriptionType, { description: 'A new signing secret; the old one keeps signing alongside it for the grace period' })
+  rotateWebhookSecret(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => RotateWebhookSecretInput, { nullable: true }) input: RotateWebhookSecretInput | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Out<WebhookSubscriptionType> {
+    return as(ctx.services.webhooks.rotateSecret(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id), input?.gracePeriodSeconds));
+  }
+
+  @Authorized('write')
+  @Mutation(() => WebhookRecoveryType, { description: 'Re-sends every failed delivery created since a given time' })
+  async recoverWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: RecoverWebhookInput, @Ctx() ctx: GraphQLContext): Promise<WebhookRecoveryType> {
+    return { resent: await ctx.services.webhooks.recover(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id), input.since) };
+  }
+
+  @Authorized('read')
+  @Query(() => WebhookDeliveryPage, { description: 'The delivery log, newest first' })
+  webhookEvents(@Args() args: WebhookDeliveryListArgs, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryPage> {
+    if (args.subscriptionId && !IdArg.isUuid(args.subscriptionId)) throw KeelError.invalidField('subscriptionId', 'must be a UUID');
+    return as(ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, args));
+  }
+
+  @Authorized('read')
+  @Query(() => WebhookDeliveryType)
+  webhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryType> {
+    return as(ctx.services.webhooks.getDelivery(ctx.principal.organizationId, IdArg.uuid('Webhook event', id)));
+  }
+
+  @Authorized('write')
+  @Mutation(() => WebhookDeliveryType, { description: 'Attempts the delivery again now' })
+  resendWebhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryType> {
+    return as(ctx.services.webhooks.resend(ctx.principal.organizationId, IdArg.uuid('Webhook event', id)));
+  }
+
+  @Authorized('read')
+  @Subscription(() => EventType, {
+    description: "The organisation's events as they are committed; types takes the same values as webhook eventTypes (default: all)",
+    subscribe: ({ args, context }) => {
+      const types: string[] = args.types ?? ['*'];
+      const unknown = unknownEventTypes(types);
+      if (unknown.length) throw KeelError.invalidField('types', `unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+      const ctx = context as GraphQLContext;
+      return ctx.services.liveFeed.stream(ctx.principal.organizationId, (e) => eventTypesCover(types, e.type));
+    },
+  })
+  events(@Root() envelope: EventEnvelope, @Arg('types', () => [String], { nullable: true }) _types?: string[]): EventType {
+    return envelope as EventType;
+  }
+}

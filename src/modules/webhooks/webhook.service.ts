@@ -1,0 +1,188 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import type { OutboundGuard } from '../../platform/net/outbound-guard';
+import { unknownEventTypes } from '../../platform/events/catalogue';
+import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { WebhookDeliveryModel, WebhookSubscriptionModel, DeliveryStatus } from './webhook.model';
+import { generateWebhookSecret } from './webhook-signing';
+import type { DeliveryScheduler } from './delivery-scheduler';
+
+export interface SubscriptionView extends WebhookSubscriptionModel {
+  secret: string | null;
+}
+
+export interface DeliveryView extends WebhookDeliveryModel {
+  retryCount: number;
+}
+
+export interface CreateWebhook {
+  url: string;
+  name: string;
+  description?: string;
+  eventTypes: string[];
+}
+
+export interface UpdateWebhook {
+  url?: string;
+  isActive?: boolean;
+  eventTypes?: string[];
+  name?: string;
+  description?: string;
+}
+
+const MAX_ROTATION_GRACE_SECONDS = 604_800;
+
+function subscriptionView(model: WebhookSubscriptionModel, secret: string | null = null): SubscriptionView {
+  return Object.assign(model, { secret });
+}
+
+export function deliveryView(model: WebhookDeliveryModel): DeliveryView {
+  return Object.assign(model, { retryCount: Math.max(0, model.attempts - 1) });
+}
+
+/** Webhook subscriptions, their signing secrets and the delivery log. */
+export class WebhookService {
+  constructor(
+    private readonly db: Knex,
+    private readonly guard: OutboundGuard,
+    private readonly scheduler: DeliveryScheduler,
+    private readonly rotationGraceSeconds: number,
+  ) {}
+
+  async create(organizationId: string, developerId: string | null, input: CreateWebhook): Promise<SubscriptionView> {
+    await this.checkUrl(input.url);
+    const eventTypes = this.checkEventTypes(input.eventTypes);
+    const secret = generateWebhookSecret();
+    const subscription = await this.db.transaction(async (trx) => {
+      const created = await WebhookSubscriptionModel.query(trx).insertAndFetch({
+        organizationId,
+        developerId,
+        name: input.name,
+        description: input.description ?? null,
+        url: input.url,
+        eventTypes,
+      });
+      await trx('webhook_secrets').insert({ subscriptionId: created.id, secret });
+      return created;
+    });
+    return subscriptionView(subscription, secret);
+  }
+
+  async list(organizationId: string, page: PageArgs & { isActive?: boolean }): Promise<PageResult<SubscriptionView>> {
+    const query = WebhookSubscriptionModel.query(this.db).where({ organizationId });
+    if (page.isActive !== undefined && page.isActive !== null) query.where({ isActive: page.isActive });
+    const [items, total] = await Promise.all([
+      query.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      query.clone().resultSize(),
+    ]);
+    return toPage(items.map((s) => subscriptionView(s)), total, page);
+  }
+
+  async get(organizationId: string, id: string): Promise<SubscriptionView> {
+    return subscriptionView(await this.findSubscription(this.db, organizationId, id));
+  }
+
+  async update(organizationId: string, id: string, input: UpdateWebhook): Promise<SubscriptionView> {
+    if (input.url !== undefined && input.url !== null) await this.checkUrl(input.url);
+    const patch: Partial<WebhookSubscriptionModel> = { updatedAt: new Date() };
+    if (input.url != null) patch.url = input.url;
+    if (input.eventTypes != null) patch.eventTypes = this.checkEventTypes(input.eventTypes);
+    if (input.name != null) patch.name = input.name;
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.isActive != null) {
+      patch.isActive = input.isActive;
+      if (input.isActive) Object.assign(patch, { failingSince: null, deactivatedAt: null, deactivationReason: null });
+    }
+    const updated = await this.db.transaction(async (trx) => {
+      await this.findSubscription(trx, organizationId, id, true);
+      return WebhookSubscriptionModel.query(trx).patchAndFetchById(id, patch);
+    });
+    return subscriptionView(updated);
+  }
+
+  async delete(organizationId: string, id: string): Promise<SubscriptionView> {
+    return this.db.transaction(async (trx) => {
+      const found = await this.findSubscription(trx, organizationId, id, true);
+      await WebhookSubscriptionModel.query(trx).deleteById(id);
+      return subscriptionView(found);
+    });
+  }
+
+  /** A new secret; the previous ones keep signing (alongside it) until the grace period ends. */
+  async rotateSecret(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<SubscriptionView> {
+    const grace = Math.min(gracePeriodSeconds ?? this.rotationGraceSeconds, MAX_ROTATION_GRACE_SECONDS);
+    const secret = generateWebhookSecret();
+    const updated = await this.db.transaction(async (trx) => {
+      await this.findSubscription(trx, organizationId, id, true);
+      const expiresAt = new Date(Date.now() + grace * 1000);
+      await trx('webhook_secrets')
+        .where({ subscriptionId: id })
+        .where((q) => q.whereNull('expiresAt').orWhere('expiresAt', '>', expiresAt))
+        .update({ expiresAt });
+      await trx('webhook_secrets').insert({ subscriptionId: id, secret });
+      return WebhookSubscriptionModel.query(trx).patchAndFetchById(id, { updatedAt: new Date() });
+    });
+    return subscriptionView(updated, secret);
+  }
+
+  /** Queues every FAILED delivery of the subscription created since `since` for one more attempt now. */
+  async recover(organizationId: string, id: string, since: Date): Promise<number> {
+    const subscription = await this.findSubscription(this.db, organizationId, id);
+    if (!subscription.isActive) throw new KeelError('CONFLICT', 'The subscription is inactive; reactivate it (PUT isActive: true) before recovering deliveries');
+    const rows = await this.db('webhook_deliveries')
+      .where({ subscriptionId: id, status: 'FAILED' })
+      .where('createdAt', '>=', since)
+      .update({ status: 'PENDING', nextAttemptAt: this.db.fn.now(), leaseUntil: null, updatedAt: this.db.fn.now() })
+      .returning(['id', 'attempts', 'nextAttemptAt']);
+    await this.scheduler.schedule(rows);
+    return rows.length;
+  }
+
+  async listDeliveries(organizationId: string, args: PageArgs & { subscriptionId?: string; status?: DeliveryStatus }): Promise<PageResult<DeliveryView>> {
+    const query = WebhookDeliveryModel.query(this.db).where({ organizationId });
+    if (args.subscriptionId) query.where({ subscriptionId: args.subscriptionId });
+    if (args.status) query.where({ status: args.status });
+    const [items, total] = await Promise.all([
+      query.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'eventSequence', order: 'desc' }]).limit(args.limit).offset(args.offset),
+      query.clone().resultSize(),
+    ]);
+    return toPage(items.map(deliveryView), total, args);
+  }
+
+  async getDelivery(organizationId: string, id: string): Promise<DeliveryView> {
+    const delivery = await WebhookDeliveryModel.query(this.db).findOne({ id, organizationId });
+    if (!delivery) throw KeelError.notFound('Webhook event');
+    return deliveryView(delivery);
+  }
+
+  /** One more attempt now, whatever the delivery's state; it does not restart the schedule. */
+  async resend(organizationId: string, id: string): Promise<DeliveryView> {
+    const [row] = await this.db('webhook_deliveries')
+      .where({ id, organizationId })
+      .update({ status: 'PENDING', nextAttemptAt: this.db.fn.now(), leaseUntil: null, updatedAt: this.db.fn.now() })
+      .returning('*');
+    if (!row) throw KeelError.notFound('Webhook event');
+    await this.scheduler.schedule([row]);
+    return deliveryView(WebhookDeliveryModel.fromDatabaseJson(row));
+  }
+
+  private async findSubscription(db: Knex | Knex.Transaction, organizationId: string, id: string, forUpdate = false): Promise<WebhookSubscriptionModel> {
+    const q = WebhookSubscriptionModel.query(db).findOne({ id, organizationId });
+    const found = await (forUpdate ? q.forUpdate() : q);
+    if (!found) throw KeelError.notFound('Webhook subscription');
+    return found;
+  }
+
+  private async checkUrl(url: string): Promise<void> {
+    const refusal = await this.guard.refuseUrl(url);
+    if (refusal) throw KeelError.invalidField('url', refusal);
+  }
+
+  private checkEventTypes(types: string[]): string[] {
+    const unknown = unknownEventTypes(types);
+    if (unknown.length) {
+      throw KeelError.invalidField('eventTypes', `unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; see GET /v1/webhooks/event-types`);
+    }
+    return [...new Set(types)];
+  }
+}
