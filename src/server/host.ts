@@ -65,6 +65,8 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     schema,
     introspection: platform.config.GRAPHQL_INTROSPECTION,
     includeStacktraceInErrorResponses: false,
+    // Keel drains and stops on SIGTERM itself (src/cli); Apollo must not race it with its own handler.
+    stopOnTerminationSignals: false,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       {
@@ -158,5 +160,15 @@ export async function listen(app: FastifyInstance, hostname: string, port: numbe
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const shown = hostname === '0.0.0.0' ? '127.0.0.1' : hostname;
-  return { app, url: `http://${shown}:${actualPort}`, close: () => app.close() };
+  const close = async () => {
+    // Keep-alive connections that served a request during the drain would hold close() open
+    // until their idle timeout; drop each as soon as it is idle.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+    try {
+      await app.close();
+    } finally {
+      clearInterval(reaper);
+    }
+  };
+  return { app, url: `http://${shown}:${actualPort}`, close };
 }

@@ -5,27 +5,34 @@ import type { Config } from '../../src/platform/config';
 const ROOT = join(__dirname, '..', '..');
 
 /** `keel start --roles <roles>` from the TypeScript sources in a child process, for crash tests. */
-export async function startKeelProcess(config: Config, roles: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+export interface KeelProcess {
+  child: ChildProcess;
+  coreUrl?: string;
+  proUrl?: string;
+}
+
+export async function startKeelProcess(config: Config, roles: string, env: Record<string, string> = {}): Promise<KeelProcess> {
   const child = spawn(process.execPath, ['-r', join(__dirname, 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), 'start', '--roles', roles], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, REDIS_PREFIX: config.REDIS_PREFIX, HOST: '127.0.0.1', CORE_PORT: '0', PRO_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  await new Promise<void>((resolve, reject) => {
+  const started = await new Promise<{ core?: string; pro?: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`keel process did not start:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('keel started')) {
+      const line = output.split('\n').find((l) => l.includes('"keel started"'));
+      if (line) {
         clearTimeout(timer);
-        resolve();
+        resolve(JSON.parse(line));
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`keel process exited with ${code}:\n${output}`)));
   });
-  return child;
+  return { child, coreUrl: started.core, proUrl: started.pro };
 }
 
 export async function stopKeelProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

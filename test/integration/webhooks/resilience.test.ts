@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function worker(): Promise<ChildProcess> {
-  const child = await startKeelProcess(t.config, 'worker', WORKER_ENV);
+  const { child } = await startKeelProcess(t.config, 'worker', WORKER_ENV);
   workers.push(child);
   return child;
 }
