@@ -38,7 +38,7 @@ export const configSchema = z.object({
       return delays;
     }),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(8),
   WEBHOOK_LEASE_MS: z.coerce.number().int().positive().default(15_000),
   WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   WEBHOOK_DEACTIVATE_AFTER_SECONDS: z.coerce.number().int().positive().default(5 * 86_400),

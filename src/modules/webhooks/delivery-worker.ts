@@ -1,7 +1,8 @@
+import DataLoader from 'dataloader';
 import { Knex } from 'knex';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
-import type { WebhookSender } from './webhook-sender';
+import type { SendResult, WebhookSender } from './webhook-sender';
 import { signatureHeaders } from './webhook-signing';
 import type { DeliveryJob, DeliveryScheduler } from './delivery-scheduler';
 
@@ -22,13 +23,27 @@ interface ClaimedDelivery {
   attempts: number;
   url: string;
   isActive: boolean;
+  secrets: string[];
 }
 
+interface Outcome {
+  delivery: ClaimedDelivery;
+  startedAt: Date;
+  result: SendResult;
+}
+
+/** Concurrent attempts share their database round trips: claims and outcomes are written in batches. */
+const BATCH = { cache: false, maxBatchSize: 250, batchScheduleFn: (flush: () => void) => setTimeout(flush, 2) };
+
 /**
- * Runs one delivery attempt: lease it in PostgreSQL (so a duplicate job cannot send twice at
- * once), POST the signed body, record the outcome and schedule the next attempt.
+ * Runs delivery attempts: lease each in PostgreSQL (so a duplicate job cannot send twice at once),
+ * POST the signed body, record the outcome (committed before the job completes) and schedule the
+ * next attempt.
  */
 export class DeliveryWorker {
+  private readonly claims = new DataLoader<DeliveryJob, ClaimedDelivery | null>((jobs) => this.claimBatch(jobs), BATCH);
+  private readonly outcomes = new DataLoader<Outcome, void>((batch) => this.recordBatch(batch), BATCH);
+
   constructor(
     private readonly db: Knex,
     private readonly sender: WebhookSender,
@@ -39,77 +54,91 @@ export class DeliveryWorker {
   ) {}
 
   async attempt(job: DeliveryJob): Promise<void> {
-    const claimed = await this.claim(job);
-    if (!claimed) return;
-    if (!claimed.isActive) {
+    const delivery = await this.claims.load(job);
+    if (!delivery) return;
+    if (!delivery.isActive) {
       await this.db('webhook_deliveries')
-        .where({ id: claimed.id })
+        .where({ id: delivery.id })
         .update({ status: 'FAILED', errorMessage: 'subscription is inactive', nextAttemptAt: null, leaseUntil: null, updatedAt: this.db.fn.now() });
       return;
     }
-    const secrets: string[] = await this.db('webhook_secrets')
-      .where({ subscriptionId: claimed.subscriptionId })
-      .where((q) => q.whereNull('expiresAt').orWhere('expiresAt', '>', this.db.fn.now()))
-      .orderBy('id', 'desc')
-      .pluck('secret');
-    const body = JSON.stringify(claimed.payload);
+    const body = JSON.stringify(delivery.payload);
     const startedAt = new Date();
-    const result = await this.sender.send(claimed.url, body, signatureHeaders(secrets, claimed.eventId, body, startedAt));
-    await this.record(claimed, startedAt, result);
+    const result = await this.sender.send(delivery.url, body, signatureHeaders(delivery.secrets, delivery.eventId, body, startedAt));
+    this.metrics?.webhookAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
+    await this.outcomes.load({ delivery, startedAt, result });
   }
 
-  private async claim(job: DeliveryJob): Promise<ClaimedDelivery | null> {
+  private async claimBatch(jobs: readonly DeliveryJob[]): Promise<(ClaimedDelivery | null)[]> {
     const { rows } = await this.db.raw(
       `UPDATE webhook_deliveries d
           SET lease_until = now() + (? * interval '1 millisecond')
-         FROM webhook_subscriptions s
-        WHERE d.id = ? AND s.id = d.subscription_id AND d.attempts = ?
+         FROM webhook_subscriptions s, unnest(?::uuid[], ?::int[]) AS j(id, attempts)
+        WHERE d.id = j.id AND d.attempts = j.attempts AND s.id = d.subscription_id
           AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= now() + interval '1 second'
           AND (d.lease_until IS NULL OR d.lease_until < now())
-      RETURNING d.id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId", d.payload, d.attempts, s.url, s.is_active AS "isActive"`,
-      [this.policy.leaseMs, job.deliveryId, job.attempts],
+      RETURNING d.id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId", d.payload, d.attempts, s.url, s.is_active AS "isActive",
+        ARRAY(SELECT w.secret FROM webhook_secrets w
+               WHERE w.subscription_id = d.subscription_id AND (w.expires_at IS NULL OR w.expires_at > now())
+               ORDER BY w.id DESC) AS secrets`,
+      [this.policy.leaseMs, jobs.map((j) => j.deliveryId), jobs.map((j) => j.attempts)],
     );
-    return (rows[0] as ClaimedDelivery | undefined) ?? null;
-  }
-
-  private async record(delivery: ClaimedDelivery, startedAt: Date, result: Awaited<ReturnType<WebhookSender['send']>>): Promise<void> {
-    const attempts = delivery.attempts + 1;
-    const schedule = this.policy.retryScheduleMs;
-    const gone = result.statusCode === 410;
-    const nextAttemptAt = result.ok || gone || attempts >= schedule.length ? null : new Date(Date.now() + schedule[attempts]);
-    const next = await this.db.transaction(async (trx) => {
-      const [row] = await trx('webhook_deliveries')
-        .where({ id: delivery.id, attempts: delivery.attempts })
-        .update({
-          status: result.ok ? 'SUCCESS' : 'FAILED',
-          attempts,
-          responseStatusCode: result.statusCode,
-          errorMessage: result.errorMessage,
-          nextAttemptAt,
-          leaseUntil: null,
-          lastAttemptAt: startedAt,
-          deliveredAt: result.ok ? trx.fn.now() : null,
-          updatedAt: trx.fn.now(),
-        })
-        .returning(['id', 'attempts', 'nextAttemptAt']);
-      if (!row) return null; // another worker recorded this attempt after our lease ran out
-      await trx('webhook_delivery_attempts')
-        .insert({ deliveryId: delivery.id, attempt: attempts, startedAt, durationMs: result.durationMs, responseStatusCode: result.statusCode, errorMessage: result.errorMessage })
-        .onConflict(['deliveryId', 'attempt'])
-        .ignore();
-      await this.updateHealth(trx, delivery.subscriptionId, result.ok, gone);
+    const claimed = new Map((rows as ClaimedDelivery[]).map((r) => [r.id, r]));
+    // Two jobs for the same attempt in one batch: only the first sends.
+    return jobs.map((j) => {
+      const row = claimed.get(j.deliveryId) ?? null;
+      claimed.delete(j.deliveryId);
       return row;
     });
-    this.metrics?.webhookAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
-    if (next?.nextAttemptAt) await this.scheduler.schedule([next]);
   }
 
-  /** Tracks how long a subscription has been failing; deactivates it on 410 Gone or after too long. */
-  private async updateHealth(trx: Knex.Transaction, subscriptionId: string, ok: boolean, gone: boolean): Promise<void> {
-    if (ok) {
-      await trx('webhook_subscriptions').where({ id: subscriptionId }).whereNotNull('failingSince').update({ failingSince: null });
-      return;
+  private async recordBatch(outcomes: readonly Outcome[]): Promise<void[]> {
+    const schedule = this.policy.retryScheduleMs;
+    const rows = outcomes.map(({ delivery, startedAt, result }) => {
+      const attempts = delivery.attempts + 1;
+      const final = result.ok || result.statusCode === 410 || attempts >= schedule.length;
+      return { id: delivery.id, previous: delivery.attempts, status: result.ok ? 'SUCCESS' : 'FAILED', code: result.statusCode, error: result.errorMessage, nextAt: final ? null : new Date(Date.now() + schedule[attempts]), startedAt, durationMs: result.durationMs, ok: result.ok };
+    });
+    const due = await this.db.transaction(async (trx) => {
+      const { rows: updated } = await trx.raw(
+        `UPDATE webhook_deliveries d
+            SET status = v.status, attempts = v.previous + 1, response_status_code = v.code, error_message = v.error,
+                next_attempt_at = v.next_at, lease_until = NULL, last_attempt_at = v.started_at,
+                delivered_at = CASE WHEN v.ok THEN now() END, updated_at = now()
+           FROM unnest(?::uuid[], ?::int[], ?::text[], ?::int[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::boolean[])
+                AS v(id, previous, status, code, error, next_at, started_at, ok)
+          WHERE d.id = v.id AND d.attempts = v.previous
+      RETURNING d.id, d.attempts, d.next_attempt_at AS "nextAttemptAt"`,
+        ['id', 'previous', 'status', 'code', 'error', 'nextAt', 'startedAt', 'ok'].map((k) => rows.map((r) => r[k as keyof typeof r])) as unknown as Knex.RawBinding[],
+      );
+      // A row not updated was recorded by another worker after our lease ran out.
+      const recorded = new Set((updated as { id: string }[]).map((u) => u.id));
+      const mine = rows.filter((r) => recorded.has(r.id));
+      if (mine.length) {
+        await trx('webhook_delivery_attempts')
+          .insert(mine.map((r) => ({ deliveryId: r.id, attempt: r.previous + 1, startedAt: r.startedAt, durationMs: r.durationMs, responseStatusCode: r.code, errorMessage: r.error })))
+          .onConflict(['deliveryId', 'attempt'])
+          .ignore();
+      }
+      await this.updateHealth(trx, outcomes.filter((o) => recorded.has(o.delivery.id)));
+      return updated as { id: string; attempts: number; nextAttemptAt: Date | null }[];
+    });
+    await this.scheduler.schedule(due.filter((d) => d.nextAttemptAt));
+    return outcomes.map(() => undefined);
+  }
+
+  /** Tracks how long each subscription has been failing; deactivates it on 410 Gone or after too long. */
+  private async updateHealth(trx: Knex.Transaction, outcomes: Outcome[]): Promise<void> {
+    const healthy = [...new Set(outcomes.filter((o) => o.result.ok).map((o) => o.delivery.subscriptionId))];
+    if (healthy.length) await trx('webhook_subscriptions').whereIn('id', healthy).whereNotNull('failingSince').update({ failingSince: null });
+    const failing = new Map<string, boolean>();
+    for (const o of outcomes) {
+      if (!o.result.ok) failing.set(o.delivery.subscriptionId, (failing.get(o.delivery.subscriptionId) ?? false) || o.result.statusCode === 410);
     }
+    for (const [subscriptionId, gone] of failing) await this.recordFailure(trx, subscriptionId, gone);
+  }
+
+  private async recordFailure(trx: Knex.Transaction, subscriptionId: string, gone: boolean): Promise<void> {
     const [subscription] = await trx('webhook_subscriptions')
       .where({ id: subscriptionId })
       .update({ failingSince: trx.raw('coalesce(failing_since, now())') })

@@ -2,7 +2,7 @@ import type { Platform } from '../../platform/platform';
 import { OutboxRelay } from '../../platform/events/outbox-relay';
 import { OutboundGuard } from '../../platform/net/outbound-guard';
 import { JobQueue } from '../../platform/queue';
-import { DeliveryJob, DeliveryScheduler } from './delivery-scheduler';
+import { DeliveryBatch, DeliveryScheduler } from './delivery-scheduler';
 import { DeliveryFanout } from './delivery-fanout';
 import { DeliverySweeper } from './delivery-sweeper';
 import { DeliveryWorker } from './delivery-worker';
@@ -10,8 +10,8 @@ import { WebhookSender } from './webhook-sender';
 
 export const DELIVERY_QUEUE = 'webhook-deliveries';
 
-export function deliveryQueue(platform: Platform): JobQueue<DeliveryJob> {
-  return platform.jobQueue<DeliveryJob>(DELIVERY_QUEUE);
+export function deliveryQueue(platform: Platform): JobQueue<DeliveryBatch> {
+  return platform.jobQueue<DeliveryBatch>(DELIVERY_QUEUE);
 }
 
 export interface RunningDelivery {
@@ -37,7 +37,11 @@ export function startWebhookDelivery(platform: Platform): RunningDelivery {
     logger,
     platform.metrics,
   );
-  queue.work((job) => worker.attempt(job), { concurrency: config.WEBHOOK_CONCURRENCY, lockDurationMs: config.WEBHOOK_LEASE_MS });
+  // WEBHOOK_CONCURRENCY counts jobs; each job holds up to 50 deliveries sent at once.
+  queue.work(async (batch) => void (await Promise.all(batch.deliveries.map((d) => worker.attempt(d)))), {
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    lockDurationMs: config.WEBHOOK_LEASE_MS,
+  });
   const relay = new OutboxRelay(db, [new DeliveryFanout(scheduler), platform.liveFeed.relayConsumer()], logger, config.OUTBOX_POLL_INTERVAL_MS);
   const sweeper = new DeliverySweeper(db, scheduler, logger, config.WEBHOOK_SWEEP_INTERVAL_MS);
   relay.start();

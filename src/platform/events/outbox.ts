@@ -27,20 +27,20 @@ export class Outbox {
   constructor(private readonly environment: string) {}
 
   async publish<T extends object>(trx: Knex.Transaction | Knex, input: PublishInput<T>): Promise<EventEnvelope<T>> {
-    const envelope: EventEnvelope<T> = {
-      id: randomUUID(),
-      type: input.type,
-      version: EVENT_VERSION,
-      timestamp: new Date().toISOString(),
-      environment: this.environment === 'production' ? 'prod' : 'sandbox',
-      data: input.data,
-    };
-    await trx('outbox_events').insert({
-      id: envelope.id,
-      organizationId: input.organizationId,
-      type: envelope.type,
-      envelope: JSON.stringify(envelope),
-    });
+    const [envelope] = await this.publishMany(trx, [input]);
     return envelope;
+  }
+
+  /** Several events in one insert, in the order given. */
+  async publishMany<T extends object>(trx: Knex.Transaction | Knex, inputs: PublishInput<T>[]): Promise<EventEnvelope<T>[]> {
+    const environment = this.environment === 'production' ? 'prod' : 'sandbox';
+    const timestamp = new Date().toISOString();
+    const envelopes = inputs.map((input): EventEnvelope<T> => ({ id: randomUUID(), type: input.type, version: EVENT_VERSION, timestamp, environment, data: input.data }));
+    if (envelopes.length) {
+      await trx('outbox_events').insert(
+        envelopes.map((envelope, i) => ({ id: envelope.id, organizationId: inputs[i].organizationId, type: envelope.type, envelope: JSON.stringify(envelope) })),
+      );
+    }
+    return envelopes;
   }
 }
