@@ -1,0 +1,183 @@
+import { feeFor } from './fees';
+import { BookSide, OrderNode } from './order-book';
+import type { CancelReason, Command, DepthLevel, EngineEvent, MarketRules, PlaceOrder, RejectReason, RestingOrder, Side } from './types';
+
+/**
+ * One market's central limit order book with price-time priority. Pure and synchronous: the same
+ * commands from the same state give the same events.
+ *
+ * Rules:
+ * - A trade happens at the resting (maker) order's price.
+ * - LIMIT GTC rests what it cannot fill; IOC cancels the rest (IOC_REMAINDER); FOK fills completely
+ *   or not at all (FOK_NOT_FILLABLE, nothing traded). MARKET takes what there is and never rests
+ *   (NO_LIQUIDITY for the rest); its timeInForce is ignored except FOK.
+ * - postOnly: rejected (POST_ONLY_WOULD_TAKE) if it would trade on arrival; otherwise rests.
+ * - Self-trade prevention, "cancel taker": when the next resting order to match belongs to the
+ *   incoming order's owner, the incoming order's remainder is cancelled (SELF_TRADE); what it
+ *   already traded stands and the resting order is untouched. A FOK order counts only the liquidity
+ *   ahead of the owner's own first resting order.
+ * - Fees: maker and taker rates in parts per million of price × quantity, rounded up (feeFor).
+ * - Every event carries the market's next sequence number.
+ */
+export class MatchingEngine {
+  private readonly bids = new BookSide('BUY');
+  private readonly asks = new BookSide('SELL');
+  private readonly orders = new Map<string, OrderNode>();
+  private seq: number;
+
+  constructor(
+    private readonly rules: MarketRules,
+    startSequence = 0,
+  ) {
+    this.seq = startSequence;
+  }
+
+  get sequence(): number {
+    return this.seq;
+  }
+
+  apply(command: Command, out: EngineEvent[] = []): EngineEvent[] {
+    if (command.kind === 'cancel') this.cancel(command.id, out);
+    else this.place(command, out);
+    return out;
+  }
+
+  /** Rebuilds resting orders, in the priority order given (as `snapshot()` lists them). */
+  restore(orders: RestingOrder[]): void {
+    for (const o of orders) {
+      const node = new OrderNode(o.id, o.owner, o.side, o.price, o.remaining);
+      this.orders.set(o.id, node);
+      this.sideOf(o.side).append(node);
+    }
+  }
+
+  snapshot(): RestingOrder[] {
+    return [...this.bids.snapshot(), ...this.asks.snapshot()];
+  }
+
+  depth(levels: number): { bids: DepthLevel[]; asks: DepthLevel[] } {
+    return { bids: this.bids.depth(levels), asks: this.asks.depth(levels) };
+  }
+
+  bestBid(): number | null {
+    return this.bids.best()?.price ?? null;
+  }
+
+  bestAsk(): number | null {
+    return this.asks.best()?.price ?? null;
+  }
+
+  order(id: string): RestingOrder | null {
+    const n = this.orders.get(id);
+    return n ? { id: n.id, owner: n.owner, side: n.side, price: n.price, remaining: n.remaining } : null;
+  }
+
+  private place(order: PlaceOrder, out: EngineEvent[]): void {
+    const reason = this.validate(order);
+    if (reason) {
+      out.push({ type: 'rejected', orderId: order.id, reason, sequence: ++this.seq });
+      return;
+    }
+    const isLimit = order.type === 'LIMIT';
+    const limit = isLimit ? order.price! : order.side === 'BUY' ? Infinity : -Infinity;
+    const opposite = order.side === 'BUY' ? this.asks : this.bids;
+    out.push({ type: 'accepted', orderId: order.id, sequence: ++this.seq });
+
+    if (order.timeInForce === 'FOK' && this.fillable(opposite, order.owner, limit) < order.quantity) {
+      out.push({ type: 'cancelled', orderId: order.id, remaining: order.quantity, reason: 'FOK_NOT_FILLABLE', sequence: ++this.seq });
+      return;
+    }
+
+    let remaining = order.quantity;
+    let stopped: CancelReason | null = null;
+    while (remaining > 0) {
+      const level = opposite.best();
+      if (!level || opposite.better(limit, level.price)) break;
+      const maker = level.head!;
+      if (maker.owner === order.owner) {
+        stopped = 'SELF_TRADE';
+        break;
+      }
+      const quantity = maker.remaining < remaining ? maker.remaining : remaining;
+      const notional = maker.price * quantity;
+      out.push({
+        type: 'trade',
+        makerOrderId: maker.id,
+        takerOrderId: order.id,
+        makerOwner: maker.owner,
+        takerOwner: order.owner,
+        takerSide: order.side,
+        price: maker.price,
+        quantity,
+        makerFee: feeFor(notional, this.rules.makerFeePpm),
+        takerFee: feeFor(notional, this.rules.takerFeePpm),
+        sequence: ++this.seq,
+      });
+      remaining -= quantity;
+      if (quantity === maker.remaining) {
+        opposite.remove(maker);
+        this.orders.delete(maker.id);
+        out.push({ type: 'filled', orderId: maker.id, sequence: ++this.seq });
+      } else {
+        maker.remaining -= quantity;
+        level.quantity -= quantity;
+      }
+    }
+
+    if (remaining === 0) {
+      out.push({ type: 'filled', orderId: order.id, sequence: ++this.seq });
+    } else if (stopped || !isLimit || order.timeInForce !== 'GTC') {
+      const why: CancelReason = stopped ?? (isLimit ? 'IOC_REMAINDER' : 'NO_LIQUIDITY');
+      out.push({ type: 'cancelled', orderId: order.id, remaining, reason: why, sequence: ++this.seq });
+    } else {
+      const node = new OrderNode(order.id, order.owner, order.side, order.price!, remaining);
+      this.orders.set(order.id, node);
+      this.sideOf(order.side).append(node);
+      out.push({ type: 'rested', orderId: order.id, side: order.side, price: order.price!, remaining, sequence: ++this.seq });
+    }
+  }
+
+  private cancel(id: string, out: EngineEvent[]): void {
+    const node = this.orders.get(id);
+    if (!node) {
+      out.push({ type: 'rejected', orderId: id, reason: 'ORDER_NOT_FOUND', sequence: ++this.seq });
+      return;
+    }
+    this.sideOf(node.side).remove(node);
+    this.orders.delete(id);
+    out.push({ type: 'cancelled', orderId: id, remaining: node.remaining, reason: 'USER', sequence: ++this.seq });
+  }
+
+  private validate(order: PlaceOrder): RejectReason | null {
+    if (!Number.isSafeInteger(order.quantity) || order.quantity <= 0) return 'INVALID_QUANTITY';
+    if (this.orders.has(order.id)) return 'DUPLICATE_ORDER_ID';
+    if (order.type === 'MARKET') return order.postOnly ? 'POST_ONLY_WOULD_TAKE' : null;
+    const price = order.price;
+    if (price === undefined || !Number.isSafeInteger(price) || price <= 0) return 'INVALID_PRICE';
+    if (!Number.isSafeInteger(price * order.quantity)) return 'INVALID_QUANTITY';
+    if (price * order.quantity < this.rules.minNotional) return 'BELOW_MIN_NOTIONAL';
+    if (order.postOnly) {
+      const best = (order.side === 'BUY' ? this.asks : this.bids).best();
+      if (best && !(order.side === 'BUY' ? price < best.price : price > best.price)) return 'POST_ONLY_WOULD_TAKE';
+    }
+    return null;
+  }
+
+  /** Quantity an incoming order could take up to `limit` before reaching its owner's own order. */
+  private fillable(opposite: BookSide, owner: string, limit: number): number {
+    let total = 0;
+    for (let i = opposite.levels.length - 1; i >= 0; i--) {
+      const level = opposite.levels[i];
+      if (opposite.better(limit, level.price)) break;
+      for (let n = level.head; n; n = n.next) {
+        if (n.owner === owner) return total;
+        total += n.remaining;
+      }
+    }
+    return total;
+  }
+
+  private sideOf(side: Side): BookSide {
+    return side === 'BUY' ? this.bids : this.asks;
+  }
+}
