@@ -8,6 +8,7 @@ import { coreRoutes } from '../rest-compat/routes/core';
 import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import type { Logger } from './platform/logger';
 import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
+import { ChainNetworks } from './modules/chains/chain-networks';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -33,7 +34,14 @@ export function parseRoles(text: string): Set<Role> {
 export async function startKeel(config: Config, logger?: Logger): Promise<Keel> {
   const roles = parseRoles(config.KEEL_ROLES);
   const platform = await openPlatform(config, logger);
-  const services = createServices(platform);
+  let networks: ChainNetworks;
+  try {
+    networks = await ChainNetworks.open(config, platform.db, platform.logger);
+  } catch (e) {
+    await platform.close();
+    throw e;
+  }
+  const services = createServices(platform, networks);
   const keel: Keel = {
     platform,
     services,
@@ -41,6 +49,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
       await keel.webhookDelivery?.stop();
       await platform.close();
+      await networks.close();
     },
   };
   try {

@@ -7,6 +7,12 @@ import { DeliveryScheduler } from './modules/webhooks/delivery-scheduler';
 import { deliveryQueue } from './modules/webhooks/webhook-delivery';
 import { OutboundGuard } from './platform/net/outbound-guard';
 import type { LiveEventFeed } from './platform/events/live-feed';
+import { ChainService } from './modules/chains/chain.service';
+import type { ChainNetworks } from './modules/chains/chain-networks';
+import { MasterWalletService } from './modules/wallets/master-wallet.service';
+import { AddressService } from './modules/wallets/address.service';
+import { WalletKeys } from './modules/wallets/wallet-keys';
+import { loadMasterKey, SecretBox } from './platform/crypto/secret-box';
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -16,12 +22,33 @@ export interface Services {
   webhooks: WebhookService;
   /** Committed events as they happen, for GraphQL subscriptions. */
   liveFeed: LiveEventFeed;
+  chains: ChainService;
+  /** The chains of this deployment and their JSON-RPC providers. */
+  networks: ChainNetworks;
+  walletKeys: WalletKeys;
+  masterWallets: MasterWalletService;
+  addresses: AddressService;
 }
 
-export function createServices(platform: Platform): Services {
-  const { db, config } = platform;
+export function createServices(platform: Platform, networks: ChainNetworks): Services {
+  const { db, config, outbox } = platform;
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations);
   const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS);
-  return { organizations, apiKeys, engineStatus: new EngineStatusService(config.KEEL_ENV), webhooks, liveFeed: platform.liveFeed };
+  const chains = new ChainService(db);
+  const walletKeys = new WalletKeys(new SecretBox(loadMasterKey(config, platform.logger)));
+  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
+  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
+  return {
+    organizations,
+    apiKeys,
+    engineStatus: new EngineStatusService(config.KEEL_ENV),
+    webhooks,
+    liveFeed: platform.liveFeed,
+    chains,
+    networks,
+    walletKeys,
+    masterWallets,
+    addresses,
+  };
 }

@@ -21,4 +21,24 @@ export const coreRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/webhook-events', field: 'webhookEvents', envelope: 'coreList', summary: 'The delivery log (subscriptionId, status, limit, offset), newest first', tag: 'Webhooks' },
   { method: 'GET', path: '/v1/webhook-events/{eventId}', field: 'webhookEvent', params: { eventId: 'id' }, envelope: 'single', summary: 'One delivery record', tag: 'Webhooks' },
   { method: 'POST', path: '/v1/webhook-events/{eventId}/resend', field: 'resendWebhookEvent', params: { eventId: 'id' }, envelope: 'single', summary: 'Attempt the delivery again now', tag: 'Webhooks' },
+
+  { method: 'GET', path: '/v1/blockchains', field: 'blockchains', envelope: 'coreList', summary: 'The chains this deployment runs on (limit, offset, isActive)', tag: 'Chains and assets' },
+  { method: 'GET', path: '/v1/blockchains/{id}', field: 'blockchain', envelope: 'single', summary: 'One chain', tag: 'Chains and assets' },
+  { method: 'GET', path: '/v1/assets', field: 'assets', envelope: 'coreList', summary: 'Native coins and tokens (blockchainId, symbol, isNative, limit, offset)', tag: 'Chains and assets' },
+  { method: 'GET', path: '/v1/assets/{id}', field: 'asset', envelope: 'single', summary: 'One asset', tag: 'Chains and assets' },
+
+  { method: 'POST', path: '/v1/master-wallets', field: 'createMasterWallet', body: 'input', envelope: 'single', status: 201, summary: 'Create an HD master wallet on a chain (blockchainId, name, description, metadata, configurations)', tag: 'Master wallets' },
+  { method: 'GET', path: '/v1/master-wallets', field: 'masterWallets', envelope: 'coreList', summary: 'List master wallets (isActive, blockchainId, limit, offset), newest first', tag: 'Master wallets' },
+  { method: 'GET', path: '/v1/master-wallets/{masterId}', field: 'masterWallet', params: { masterId: 'id' }, envelope: 'single', summary: 'Get a master wallet with its analytics and enabled blockchains', tag: 'Master wallets' },
+  { method: 'PATCH', path: '/v1/master-wallets/{masterId}', field: 'updateMasterWallet', params: { masterId: 'id' }, body: 'input', envelope: 'single', summary: 'Update name, description, metadata, isActive; configurations are merged one level deep', tag: 'Master wallets' },
+  { method: 'GET', path: '/v1/master-wallets/{masterId}/balances', field: 'masterWalletBalances', params: { masterId: 'id' }, envelope: 'single', summary: "The wallet address's on-chain balance of every registered asset (blockchainId filter)", tag: 'Master wallets' },
+  { method: 'POST', path: '/v1/master-wallets/{masterId}/monitoring/{blockchainId}/disable', field: 'disableMasterWalletMonitoring', params: { masterId: 'id' }, envelope: 'dataWithMessage', summary: 'Stop watching the wallet and its addresses for deposits on a chain', tag: 'Master wallets' },
+  { method: 'POST', path: '/v1/master-wallets/{masterId}/monitoring/{blockchainId}/enable', field: 'enableMasterWalletMonitoring', params: { masterId: 'id' }, envelope: 'dataWithMessage', summary: 'Watch the wallet on a chain again (MONITORING_FAILED when it cannot be)', tag: 'Master wallets' },
+
+  { method: 'POST', path: '/v1/master-wallets/{masterId}/addresses', field: 'createAddress', params: { masterId: 'masterWalletId' }, body: 'input', envelope: 'single', status: 201, summary: 'Derive the next deposit address (name, metadata)', tag: 'Addresses' },
+  { method: 'GET', path: '/v1/master-wallets/{masterId}/addresses', field: 'addresses', params: { masterId: 'masterWalletId' }, envelope: 'coreList', summary: "A master wallet's deposit addresses (isActive, limit, offset), newest first", tag: 'Addresses' },
+  { method: 'GET', path: '/v1/addresses/{addressId}', field: 'address', params: { addressId: 'id' }, envelope: 'single', summary: 'Get a deposit address', tag: 'Addresses' },
+  { method: 'PATCH', path: '/v1/addresses/{addressId}', field: 'updateAddress', params: { addressId: 'id' }, body: 'input', envelope: 'single', summary: 'Update name, metadata or isActive', tag: 'Addresses' },
+  { method: 'POST', path: '/v1/addresses/{addressId}/deactivate', field: 'deactivateAddress', params: { addressId: 'id' }, envelope: 'single', summary: 'Deactivate an address: Keel stops watching it', tag: 'Addresses' },
+  { method: 'GET', path: '/v1/addresses/{addressId}/recoverable-assets', field: 'recoverableAssets', params: { addressId: 'id' }, envelope: 'single', summary: 'Native and token balances at the address, read from the chain (blockchainId required; rpcUrl; tokenAddresses comma-separated)', tag: 'Addresses' },
 ];

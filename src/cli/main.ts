@@ -8,6 +8,7 @@ import { openPlatform } from '../platform/platform';
 import { createLogger } from '../platform/logger';
 import { createServices } from '../services';
 import { startKeel } from '../app';
+import { ChainNetworks } from '../modules/chains/chain-networks';
 import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schema';
 import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
@@ -66,7 +67,7 @@ org
     const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
     const platform = await openPlatform(config, createLogger('silent'));
     try {
-      const services = createServices(platform);
+      const services = createServices(platform, await ChainNetworks.fromRegistry(platform.db));
       const result = await onboardOrganization(platform.db, services, { name: opts.name, tier: opts.tier, proAccess: opts.pro });
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } finally {

@@ -8,10 +8,12 @@ import { OrganizationResolver } from '../modules/organizations/organization.reso
 import { ApiKeyResolver } from '../modules/api-keys/api-key.resolver';
 import { EngineStatusResolver } from '../modules/engine-status/engine-status.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
+import { ChainResolver } from '../modules/chains/chain.resolver';
+import { WalletResolver } from '../modules/wallets/wallet.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver],
+  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver],
   pro: [EngineStatusResolver],
 };
 

@@ -27,6 +27,8 @@ export const configSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
   GRAPHQL_INTROSPECTION: bool.default(true),
   WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
+  /** Lets the recoverable-assets call read through a caller's rpcUrl on loopback or a private network. */
+  RECOVERY_RPC_ALLOW_PRIVATE_URLS: bool.default(false),
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()
     .default('0,5000,30000,300000,1800000,3600000,7200000,21600000')
@@ -44,6 +46,29 @@ export const configSchema = z.object({
   WEBHOOK_DEACTIVATE_AFTER_SECONDS: z.coerce.number().int().positive().default(5 * 86_400),
   WEBHOOK_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(50),
+  /** JSON array of chains (see chain-config.ts); unset in sandbox: Keel runs its own dev chains. */
+  KEEL_CHAINS: z.string().optional(),
+  DEV_CHAIN_IDS: z
+    .string()
+    .default('31337,31338')
+    .transform((text, ctx) => {
+      const ids = text.split(',').map((part) => Number(part.trim()));
+      if (!ids.length || ids.some((id) => !Number.isSafeInteger(id) || id <= 0) || new Set(ids).size !== ids.length) {
+        ctx.addIssue({ code: 'custom', message: 'a comma-separated list of distinct positive chain ids' });
+      }
+      return ids;
+    }),
+  /** The first dev chain listens here, the next on the port after it; 0: ports the OS picks. */
+  DEV_CHAIN_PORT: z.coerce.number().int().min(0).max(65535).default(8545),
+  DEV_CHAIN_BLOCK_INTERVAL_MS: z.coerce.number().int().min(0).default(1_000),
+  DEV_CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).default(2),
+  /** 32 bytes, hex or base64: the key-encryption key for wallet secrets. */
+  KEEL_MASTER_KEY: z.string().optional(),
+  CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+  /** Blocks read per watcher step. */
+  CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),
+  /** How many recent block hashes the watcher keeps to find where a reorg forked. */
+  CHAIN_REORG_WINDOW_BLOCKS: z.coerce.number().int().min(8).default(256),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -57,6 +82,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config = { ...parsed.data, ...overrides };
   if (config.KEEL_ENV === 'production' && config.WEBHOOKS_ALLOW_PRIVATE_URLS) {
     throw new Error('Invalid configuration:\n  WEBHOOKS_ALLOW_PRIVATE_URLS: not allowed in production (it lets webhooks reach private networks)');
+  }
+  if (config.KEEL_ENV === 'production' && config.RECOVERY_RPC_ALLOW_PRIVATE_URLS) {
+    throw new Error('Invalid configuration:\n  RECOVERY_RPC_ALLOW_PRIVATE_URLS: not allowed in production');
+  }
+  if (config.KEEL_ENV === 'production' && !config.KEEL_MASTER_KEY) {
+    throw new Error('Invalid configuration:\n  KEEL_MASTER_KEY: required in production (32 bytes, hex or base64): it encrypts every wallet secret');
+  }
+  if (config.KEEL_ENV === 'production' && !config.KEEL_CHAINS) {
+    throw new Error('Invalid configuration:\n  KEEL_CHAINS: required in production (dev chains run only in sandbox)');
   }
   return config;
 }

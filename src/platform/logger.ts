@@ -12,11 +12,13 @@ export const REDACT_PATHS = [
   '*.secret',
   '*.mnemonic',
   '*.privateKey',
+  '*.sealedMnemonic',
   '*.password',
   'apiKey',
   'secret',
   'mnemonic',
   'privateKey',
+  'sealedMnemonic',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

@@ -1,4 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDb, migrate } from '../../src/platform/db/knex';
+import { loadConfig } from '../../src/platform/config';
+import { createLogger } from '../../src/platform/logger';
+import { startDevChains } from '../../src/modules/chains/chain-networks';
+import { formatChainsConfig } from '../../src/modules/chains/chain-config';
+import type { DevChain } from '../../src/platform/chain/devchain';
 import { databaseUrl, RUN_PREFIX_ENV, templateDb, withAdmin } from './databases';
 
 function alive(pid: number): boolean {
@@ -16,6 +25,7 @@ function alive(pid: number): boolean {
  */
 export default async function globalSetup(): Promise<void> {
   process.env[RUN_PREFIX_ENV] = `keel_test_${process.pid}`;
+  await startSharedDevChains();
   const template = templateDb();
   await withAdmin(async (c) => {
     const old = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'keel_test_%'`);
@@ -31,4 +41,19 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * Two dev chains for the whole run (ports the OS picks, blocks every second), handed to every test
+ * file and Keel child process through KEEL_CHAINS, with one key-encryption key. A test that
+ * rewrites a chain's history (reorgs) starts a chain of its own.
+ */
+async function startSharedDevChains(): Promise<void> {
+  const chains: DevChain[] = [];
+  (globalThis as { keelTestChains?: DevChain[] }).keelTestChains = chains;
+  const dataDir = mkdtempSync(join(tmpdir(), 'keel-test-chains-'));
+  const config = loadConfig({}, { DEV_CHAIN_PORT: 0, DEV_CHAIN_BLOCK_INTERVAL_MS: 1000, DEV_CHAIN_CONFIRMATIONS: 2, KEEL_DATA_DIR: dataDir });
+  const specs = await startDevChains(config, chains, createLogger('silent'));
+  process.env.KEEL_CHAINS = formatChainsConfig(specs);
+  process.env.KEEL_MASTER_KEY = randomBytes(32).toString('hex');
 }

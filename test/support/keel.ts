@@ -5,6 +5,7 @@ import { onboardOrganization, OnboardedOrganization } from '../../src/modules/or
 import type { Tier } from '../../src/platform/auth/permissions';
 import { createTestDatabase, dropTestDatabase, runPrefix } from './databases';
 import { ApiClient } from './api-client';
+import type { Logger } from '../../src/platform/logger';
 
 export interface TestKeel {
   keel: Keel;
@@ -22,7 +23,7 @@ export interface TestOrg extends OnboardedOrganization {
 }
 
 /** A whole Keel (both hosts) on real PostgreSQL and Redis, with its own database and Redis prefix. */
-export async function startTestKeel(overrides: Partial<Config> = {}): Promise<TestKeel> {
+export async function startTestKeel(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}): Promise<TestKeel> {
   const name = `${runPrefix()}_${randomBytes(4).toString('hex')}`;
   const databaseUrl = await createTestDatabase(name);
   const config = loadConfig(
@@ -35,10 +36,12 @@ export async function startTestKeel(overrides: Partial<Config> = {}): Promise<Te
       PRO_PORT: 0,
       LOG_LEVEL: 'silent',
       DB_POOL_MAX: 5,
+      KEEL_CHAINS: process.env.KEEL_CHAINS,
+      KEEL_MASTER_KEY: process.env.KEEL_MASTER_KEY,
       ...overrides,
     },
   );
-  const keel = await startKeel(config);
+  const keel = await startKeel(config, opts.logger);
   let orgs = 0;
   return {
     keel,

@@ -7,8 +7,8 @@ const ACTIONS = ['swap_executed', 'swap_failed', 'transfer_executed', 'transfer_
 const RULE_ACTIONS = ['created', 'updated', 'deleted', 'executed', 'failed'];
 
 export const EVENT_NAMES: readonly string[] = [
-  ...['incoming_transfer', 'created', 'updated', ...ACTIONS].map((a) => `address.${a}`),
-  ...['incoming_transfer', 'created', 'updated', ...ACTIONS].map((a) => `master.${a}`),
+  ...['incoming_transfer', 'incoming_transfer_reverted', 'created', 'updated', ...ACTIONS].map((a) => `address.${a}`),
+  ...['incoming_transfer', 'incoming_transfer_reverted', 'created', 'updated', ...ACTIONS].map((a) => `master.${a}`),
   ...['created', 'updated', 'deleted'].map((a) => `payment_link.${a}`),
   ...['created', 'updated'].map((a) => `payment_link_transfer.${a}`),
   ...RULE_ACTIONS.map((a) => `address_settlement_rule.${a}`),

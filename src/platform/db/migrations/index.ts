@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import * as m001 from './001_foundation';
 import * as m002 from './002_webhooks';
+import * as m003 from './003_custody';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -9,6 +10,7 @@ import * as m002 from './002_webhooks';
 const migrations: Record<string, Knex.Migration> = {
   '001_foundation': m001,
   '002_webhooks': m002,
+  '003_custody': m003,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,169 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import type { Config } from '../../platform/config';
+import type { Logger } from '../../platform/logger';
+import { DevChain, deployTestTokens, devChainAccount, startDevChain } from '../../platform/chain/devchain';
+import { ChainSpec, parseChainsConfig } from './chain-config';
+import { AssetModel, BlockchainModel, NATIVE_ASSET_ADDRESS } from './chain.model';
+
+/** One chain Keel talks to: its registry id, its configuration and a JSON-RPC provider. */
+export interface ChainNetwork {
+  blockchainId: string;
+  spec: ChainSpec;
+  provider: ethers.JsonRpcProvider;
+}
+
+export function jsonRpcProvider(rpcUrl: string, chainId: number): ethers.JsonRpcProvider {
+  // staticNetwork: no eth_chainId probe per request; cacheTimeout -1: reads always see the latest state.
+  return new ethers.JsonRpcProvider(rpcUrl, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1, pollingInterval: 250 });
+}
+
+/**
+ * The chains of this deployment: KEEL_CHAINS, or in sandbox when it is unset, Keel's own Hardhat
+ * dev chains (DEV_CHAIN_IDS) with the test tokens deployed. Either way the registry tables are
+ * brought in line on open, so blockchains and assets are readable at once.
+ */
+export class ChainNetworks {
+  private readonly byBlockchainId = new Map<string, ChainNetwork>();
+
+  private constructor(
+    networks: ChainNetwork[],
+    private readonly devChains: DevChain[],
+  ) {
+    for (const n of networks) this.byBlockchainId.set(n.blockchainId, n);
+  }
+
+  static async open(config: Config, db: Knex, logger: Logger): Promise<ChainNetworks> {
+    const devChains: DevChain[] = [];
+    try {
+      const specs = config.KEEL_CHAINS ? parseChainsConfig(config.KEEL_CHAINS) : await startDevChains(config, devChains, logger);
+      if (config.KEEL_ENV === 'production' && specs.some((s) => s.dev)) throw new Error('KEEL_CHAINS: dev chains are not allowed in production');
+      const networks: ChainNetwork[] = [];
+      for (const spec of specs) {
+        const blockchainId = await syncRegistry(db, spec);
+        networks.push({ blockchainId, spec, provider: jsonRpcProvider(spec.rpcUrl, spec.chainId) });
+      }
+      return new ChainNetworks(networks, devChains);
+    } catch (e) {
+      await Promise.all(devChains.map((c) => c.stop()));
+      throw e;
+    }
+  }
+
+  /**
+   * The chains as the registry last recorded them, without starting or checking anything: for
+   * operator commands that run beside a live deployment (`keel dev fund`, `keel org create`).
+   */
+  static async fromRegistry(db: Knex): Promise<ChainNetworks> {
+    const rows = await BlockchainModel.query(db).where({ isActive: true });
+    const tokens = await AssetModel.query(db).where({ isNative: false, isActive: true });
+    return new ChainNetworks(
+      rows.map((r) => {
+        const spec: ChainSpec = {
+          chainId: Number(r.chainId),
+          name: r.name,
+          slug: r.slug,
+          symbol: r.symbol,
+          nativeDecimals: 18,
+          rpcUrl: r.rpcUrl,
+          confirmations: r.confirmations,
+          network: r.network,
+          tokenStandard: r.tokenStandard,
+          logoUrl: r.logoUrl,
+          tokens: tokens.filter((t) => t.blockchainId === r.id).map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, address: t.address, standard: t.standard, logoUrl: t.logoUrl })),
+          dev: r.isDev,
+        };
+        return { blockchainId: r.id, spec, provider: jsonRpcProvider(r.rpcUrl, spec.chainId) };
+      }),
+      [],
+    );
+  }
+
+  all(): ChainNetwork[] {
+    return [...this.byBlockchainId.values()];
+  }
+
+  get(blockchainId: string): ChainNetwork | undefined {
+    return this.byBlockchainId.get(blockchainId);
+  }
+
+  /** The chains this process started itself (sandbox without KEEL_CHAINS). */
+  get startedDevChains(): readonly DevChain[] {
+    return this.devChains;
+  }
+
+  async close(): Promise<void> {
+    for (const n of this.byBlockchainId.values()) n.provider.destroy();
+    await Promise.all(this.devChains.map((c) => c.stop()));
+  }
+}
+
+/** Starts DEV_CHAIN_IDS and deploys the test tokens on each; the ChainSpecs that describe them. */
+export async function startDevChains(config: Config, started: DevChain[], logger: Logger): Promise<ChainSpec[]> {
+  const specs: ChainSpec[] = [];
+  for (const [i, chainId] of config.DEV_CHAIN_IDS.entries()) {
+    const chain = await startDevChain({
+      chainId,
+      port: config.DEV_CHAIN_PORT === 0 ? 0 : config.DEV_CHAIN_PORT + i,
+      blockIntervalMs: config.DEV_CHAIN_BLOCK_INTERVAL_MS,
+      dataDir: config.KEEL_DATA_DIR,
+    });
+    started.push(chain);
+    const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
+    logger.info({ chainId, rpcUrl: chain.rpcUrl }, 'dev chain started');
+    specs.push(devChainSpec(chainId, chain.rpcUrl, config.DEV_CHAIN_CONFIRMATIONS, tokens));
+  }
+  return specs;
+}
+
+export function devChainSpec(chainId: number, rpcUrl: string, confirmations: number, tokens: { symbol: string; name: string; decimals: number; address: string }[]): ChainSpec {
+  return {
+    chainId,
+    name: `Keel Dev Chain ${chainId}`,
+    slug: `dev-${chainId}`,
+    symbol: 'ETH',
+    nativeName: 'Dev Ether',
+    nativeDecimals: 18,
+    rpcUrl,
+    confirmations,
+    network: 'devnet',
+    tokenStandard: 'ERC20',
+    logoUrl: '',
+    tokens: tokens.map((t) => ({ ...t, standard: 'ERC20', logoUrl: '' })),
+    dev: true,
+  };
+}
+
+/** Upserts the chain and its assets (native coin first); returns the chain's registry id. */
+async function syncRegistry(db: Knex, spec: ChainSpec): Promise<string> {
+  return db.transaction(async (trx) => {
+    const configurations = { confirmations: spec.confirmations, ...(spec.explorerUrl ? { explorerUrl: spec.explorerUrl } : {}) };
+    const [chain] = await trx('blockchains')
+      .insert({
+        chain_id: spec.chainId,
+        name: spec.name,
+        slug: spec.slug,
+        symbol: spec.symbol,
+        network: spec.network,
+        token_standard: spec.tokenStandard,
+        logo_url: spec.logoUrl,
+        is_dev: spec.dev,
+        rpc_url: spec.rpcUrl,
+        confirmations: spec.confirmations,
+        configurations,
+      })
+      .onConflict('chain_id')
+      .merge(['name', 'slug', 'symbol', 'network', 'token_standard', 'logo_url', 'is_dev', 'rpc_url', 'confirmations', 'configurations', 'updated_at'])
+      .returning('id');
+    const blockchainId = (chain as { id: string }).id;
+    const assets = [
+      { name: spec.nativeName ?? spec.symbol, symbol: spec.symbol, decimals: spec.nativeDecimals, address: NATIVE_ASSET_ADDRESS, standard: 'native', logo_url: spec.logoUrl, is_native: true },
+      ...spec.tokens.map((t) => ({ name: t.name, symbol: t.symbol, decimals: t.decimals, address: ethers.getAddress(t.address), standard: t.standard, logo_url: t.logoUrl, is_native: false })),
+    ];
+    await trx('assets')
+      .insert(assets.map((a) => ({ ...a, blockchain_id: blockchainId, network: spec.network })))
+      .onConflict(['blockchain_id', 'address'])
+      .merge(['name', 'symbol', 'decimals', 'standard', 'logo_url', 'is_native', 'network', 'updated_at']);
+    return blockchainId;
+  });
+}

@@ -1,0 +1,33 @@
+import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { IdArg } from '../../graphql/types/id';
+import { KeelError } from '../../platform/errors';
+import { AssetListArgs, AssetPage, AssetType, BlockchainListArgs, BlockchainPage, BlockchainType } from './chain.types';
+
+@Resolver()
+export class ChainResolver {
+  @Authorized('read')
+  @Query(() => BlockchainPage, { description: 'The chains this deployment runs on' })
+  async blockchains(@Args() args: BlockchainListArgs, @Ctx() ctx: GraphQLContext): Promise<BlockchainPage> {
+    return ctx.services.chains.listBlockchains(args);
+  }
+
+  @Authorized('read')
+  @Query(() => BlockchainType)
+  async blockchain(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BlockchainType> {
+    return ctx.services.chains.getBlockchain(IdArg.uuid('Blockchain', id));
+  }
+
+  @Authorized('read')
+  @Query(() => AssetPage, { description: 'Native coins and tokens, filtered by blockchainId, symbol or isNative' })
+  async assets(@Args() args: AssetListArgs, @Ctx() ctx: GraphQLContext): Promise<AssetPage> {
+    if (args.blockchainId && !IdArg.isUuid(args.blockchainId)) throw KeelError.invalidField('blockchainId', 'must be a UUID');
+    return ctx.services.chains.listAssets(args);
+  }
+
+  @Authorized('read')
+  @Query(() => AssetType)
+  async asset(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AssetType> {
+    return ctx.services.chains.getAsset(IdArg.uuid('Asset', id));
+  }
+}

@@ -1,0 +1,94 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { AssetModel, BlockchainModel } from './chain.model';
+import type { AssetType, BlockchainType } from './chain.types';
+
+export function blockchainView(b: BlockchainModel): BlockchainType {
+  return {
+    id: b.id,
+    name: b.name,
+    slug: b.slug,
+    symbol: b.symbol,
+    isActive: b.isActive,
+    isEvmCompatible: b.isEvmCompatible,
+    configurations: b.configurations,
+    chainId: Number(b.chainId),
+    logoUrl: b.logoUrl,
+    tokenStandard: b.tokenStandard,
+    network: b.network,
+    createdAt: b.createdAt,
+    updatedAt: b.updatedAt,
+  };
+}
+
+export function assetView(a: AssetModel, chain: BlockchainModel): AssetType {
+  return {
+    id: a.id,
+    name: a.name,
+    symbol: a.symbol,
+    decimals: a.decimals,
+    address: a.address,
+    standard: a.standard,
+    logoUrl: a.logoUrl,
+    isActive: a.isActive,
+    isNative: a.isNative,
+    network: a.network,
+    configurations: a.configurations,
+    blockchain: blockchainView(chain),
+    blockchainId: a.blockchainId,
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
+  };
+}
+
+/** The registry of chains and assets: public reference data, the same for every organisation. */
+export class ChainService {
+  constructor(private readonly db: Knex) {}
+
+  async listBlockchains(args: PageArgs & { isActive?: boolean }): Promise<PageResult<BlockchainType>> {
+    const q = BlockchainModel.query(this.db).modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
+    const [rows, total] = await Promise.all([q.clone().orderBy('chainId').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    return toPage(rows.map(blockchainView), total, args);
+  }
+
+  async blockchainRow(id: string): Promise<BlockchainModel> {
+    const row = await BlockchainModel.query(this.db).findById(id);
+    if (!row) throw KeelError.notFound('Blockchain');
+    return row;
+  }
+
+  async getBlockchain(id: string): Promise<BlockchainType> {
+    return blockchainView(await this.blockchainRow(id));
+  }
+
+  async listAssets(args: PageArgs & { blockchainId?: string; symbol?: string; isNative?: boolean }): Promise<PageResult<AssetType>> {
+    const q = AssetModel.query(this.db).modify((b) => {
+      if (args.blockchainId) b.where('blockchainId', args.blockchainId);
+      if (args.symbol) b.whereRaw('upper(symbol) = upper(?)', [args.symbol]);
+      if (args.isNative !== undefined) b.where('isNative', args.isNative);
+    });
+    const [rows, total] = await Promise.all([q.clone().orderBy([{ column: 'blockchainId' }, { column: 'isNative', order: 'desc' }, { column: 'symbol' }]).limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    return toPage(await this.withChains(rows), total, args);
+  }
+
+  async getAsset(id: string): Promise<AssetType> {
+    const row = await AssetModel.query(this.db).findById(id);
+    if (!row) throw KeelError.notFound('Asset');
+    return (await this.withChains([row]))[0];
+  }
+
+  async assetRow(id: string): Promise<AssetModel | undefined> {
+    return AssetModel.query(this.db).findById(id);
+  }
+
+  async assetsOf(blockchainId: string): Promise<AssetModel[]> {
+    return AssetModel.query(this.db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
+  }
+
+  async withChains(assets: AssetModel[]): Promise<AssetType[]> {
+    const ids = [...new Set(assets.map((a) => a.blockchainId))];
+    const chains = new Map((await BlockchainModel.query(this.db).findByIds(ids)).map((c) => [c.id, c]));
+    return assets.map((a) => assetView(a, chains.get(a.blockchainId)!));
+  }
+}

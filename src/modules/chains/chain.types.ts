@@ -1,0 +1,59 @@
+import { IsOptional, Length } from 'class-validator';
+import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
+import { Page, PageArgs } from '../../graphql/types/page';
+import { JSONObject } from '../../graphql/types/scalars';
+
+@ObjectType('Blockchain')
+export class BlockchainType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() slug!: string;
+  @Field({ description: 'The native coin' }) symbol!: string;
+  @Field() isActive!: boolean;
+  @Field() isEvmCompatible!: boolean;
+  @Field(() => JSONObject, { nullable: true, description: 'confirmations (blocks before a deposit counts), explorerUrl' })
+  configurations!: Record<string, unknown> | null;
+  @Field(() => Int) chainId!: number;
+  @Field() logoUrl!: string;
+  @Field() tokenStandard!: string;
+  @Field({ description: 'mainnet, a testnet name, or devnet for Keel\'s sandbox chains' }) network!: string;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('Asset')
+export class AssetType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() symbol!: string;
+  @Field(() => Int) decimals!: number;
+  @Field({ description: 'The token contract; the zero address for the native coin' }) address!: string;
+  @Field({ description: 'ERC20, or native' }) standard!: string;
+  @Field() logoUrl!: string;
+  @Field() isActive!: boolean;
+  @Field() isNative!: boolean;
+  @Field() network!: string;
+  @Field(() => JSONObject, { nullable: true }) configurations!: Record<string, unknown> | null;
+  @Field(() => BlockchainType) blockchain!: BlockchainType;
+  @Field(() => ID) blockchainId!: string;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('BlockchainPage')
+export class BlockchainPage extends Page(BlockchainType) {}
+
+@ObjectType('AssetPage')
+export class AssetPage extends Page(AssetType) {}
+
+@ArgsType()
+export class BlockchainListArgs extends PageArgs {
+  @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
+}
+
+@ArgsType()
+export class AssetListArgs extends PageArgs {
+  @Field(() => String, { nullable: true }) @IsOptional() blockchainId?: string;
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 20) symbol?: string;
+  @Field(() => Boolean, { nullable: true }) @IsOptional() isNative?: boolean;
+}

@@ -1,0 +1,193 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import { KeelError } from '../../platform/errors';
+import type { Outbox } from '../../platform/events/outbox';
+import type { OutboundGuard } from '../../platform/net/outbound-guard';
+import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { BlockchainModel } from '../chains/chain.model';
+import type { ChainService } from '../chains/chain.service';
+import { ChainNetworks, jsonRpcProvider } from '../chains/chain-networks';
+import { AddressModel, MasterWalletModel } from './wallet.model';
+import { WalletKeys } from './wallet-keys';
+import type { MasterWalletService } from './master-wallet.service';
+import type { AddressType, RecoverableAssetsType } from './wallet.types';
+import { readBalances, readTokenFacts } from './balance-reader';
+import { checksumOrNull } from './wallet-configurations';
+
+const MAX_RECOVERY_TOKENS = 50;
+
+export interface CreateAddress {
+  name?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface UpdateAddress {
+  name?: string;
+  metadata?: Record<string, unknown>;
+  isActive?: boolean;
+}
+
+function addressView(a: AddressModel): AddressType {
+  return {
+    id: a.id,
+    address: a.address,
+    name: a.name,
+    masterWalletId: a.masterWalletId,
+    derivationIndex: a.derivationIndex,
+    metadata: a.metadata,
+    isActive: a.isActive,
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
+  };
+}
+
+function addressEventData(a: AddressType, wallet: MasterWalletModel): Record<string, unknown> {
+  return { ...addressView(a as AddressModel), masterWallet: { id: wallet.id, name: wallet.name, walletAddress: wallet.walletAddress } };
+}
+
+/** Deposit addresses: children of a master wallet's HD account, one per index, never reused. */
+export class AddressService {
+  constructor(
+    private readonly db: Knex,
+    private readonly outbox: Outbox,
+    private readonly wallets: MasterWalletService,
+    private readonly chains: ChainService,
+    private readonly networks: ChainNetworks,
+    private readonly rpcGuard: OutboundGuard,
+  ) {}
+
+  async create(organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressType> {
+    return this.db.transaction(async (trx) => {
+      // The row lock serialises concurrent requests for one wallet: each takes the next index once.
+      const [claimed] = await trx('master_wallets')
+        .where({ id: masterWalletId, organization_id: organizationId })
+        .increment('next_address_index', 1)
+        .returning(['next_address_index', 'account_xpub', 'is_active']);
+      if (!claimed) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+      if (!claimed.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
+      const index = Number(claimed.nextAddressIndex) - 1;
+      const row = await AddressModel.query(trx).insertAndFetch({
+        organizationId,
+        masterWalletId,
+        derivationIndex: index,
+        address: WalletKeys.addressAt(claimed.accountXpub, index),
+        name: input.name ?? null,
+        metadata: input.metadata ?? {},
+      } as Partial<AddressModel>);
+      const wallet = await this.wallets.row(organizationId, masterWalletId, trx);
+      const view = addressView(row);
+      await this.outbox.publish(trx, { organizationId, type: 'address.created', data: addressEventData(view, wallet) });
+      return view;
+    });
+  }
+
+  async list(organizationId: string, masterWalletId: string, args: PageArgs & { isActive?: boolean }): Promise<PageResult<AddressType>> {
+    await this.wallets.row(organizationId, masterWalletId);
+    const q = AddressModel.query(this.db)
+      .where({ organizationId, masterWalletId })
+      .modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
+    const [rows, total] = await Promise.all([q.clone().orderBy('derivationIndex', 'desc').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    return toPage(rows.map(addressView), total, args);
+  }
+
+  async get(organizationId: string, id: string): Promise<AddressType> {
+    return addressView(await this.row(organizationId, id));
+  }
+
+  async row(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<AddressModel> {
+    const row = await AddressModel.query(trx).findOne({ id, organizationId });
+    if (!row) throw KeelError.notFound('Address');
+    return row;
+  }
+
+  async update(organizationId: string, id: string, input: UpdateAddress): Promise<AddressType> {
+    return this.db.transaction(async (trx) => {
+      const current = await AddressModel.query(trx).findOne({ id, organizationId }).forUpdate();
+      if (!current) throw KeelError.notFound('Address');
+      const patch: Partial<AddressModel> = { updatedAt: new Date() };
+      if (input.name !== undefined) patch.name = input.name;
+      if (input.metadata !== undefined) patch.metadata = input.metadata;
+      if (input.isActive !== undefined) patch.isActive = input.isActive;
+      const row = await AddressModel.query(trx).patchAndFetchById(id, patch);
+      const wallet = await this.wallets.row(organizationId, row.masterWalletId, trx);
+      const view = addressView(row);
+      await this.outbox.publish(trx, { organizationId, type: 'address.updated', data: addressEventData(view, wallet) });
+      return view;
+    });
+  }
+
+  /**
+   * Native and token balances of a Keel-held address on a chain, read from the chain: what could
+   * be recovered from it. Tokens: the chain's registered tokens, or the given contracts.
+   */
+  async recoverableAssets(organizationId: string, id: string, args: { blockchainId: string; rpcUrl?: string; tokenAddresses?: string }): Promise<RecoverableAssetsType> {
+    const address = await this.row(organizationId, id);
+    const chain = await this.wallets.activeChain(args.blockchainId, 'blockchainId');
+    const tokens = args.tokenAddresses ? parseTokenList(args.tokenAddresses) : null;
+    const registered = await this.chains.assetsOf(chain.id);
+    const { provider, owned } = await this.readerFor(chain, args.rpcUrl);
+    try {
+      const known = new Map(registered.map((a) => [a.address.toLowerCase(), a]));
+      const wanted = tokens ?? registered.filter((a) => !a.isNative).map((a) => a.address);
+      const facts = await Promise.all(
+        wanted.map(async (tokenAddress) => {
+          const asset = known.get(tokenAddress.toLowerCase());
+          if (asset) return { address: asset.address, symbol: asset.symbol, name: asset.name, decimals: asset.decimals, logoUrl: asset.logoUrl };
+          const read = await readTokenFacts(provider, tokenAddress);
+          if (!read) throw new KeelError('INVALID_ADDRESS', `${tokenAddress} is not an ERC20 token on ${chain.name}`, { field: 'tokenAddresses' });
+          return { address: tokenAddress, ...read, logoUrl: '' };
+        }),
+      );
+      const [native, ...balances] = await readBalances(provider, address.address, [{ isNative: true, address: '' }, ...facts.map((f) => ({ isNative: false, address: f.address }))]);
+      return {
+        native: ethers.formatEther(native),
+        tokens: facts.map((f, i) => ({ ...f, balance: ethers.formatUnits(balances[i], f.decimals) })),
+      };
+    } catch (e) {
+      if (e instanceof KeelError) throw e;
+      throw new KeelError('UPSTREAM_ERROR', `Could not read balances from ${chain.name}'s node`);
+    } finally {
+      if (owned) provider.destroy();
+    }
+  }
+
+  private async readerFor(chain: BlockchainModel, rpcUrl?: string): Promise<{ provider: ethers.JsonRpcProvider; owned: boolean }> {
+    if (!rpcUrl) {
+      const network = this.networks.get(chain.id);
+      if (!network) throw new KeelError('INVALID_NETWORK', `${chain.name} has no reachable node in this deployment`);
+      return { provider: network.provider, owned: false };
+    }
+    const refused = await this.rpcGuard.refuseUrl(rpcUrl);
+    if (refused) throw KeelError.invalidField('rpcUrl', refused);
+    const provider = jsonRpcProvider(rpcUrl, Number(chain.chainId));
+    try {
+      const answered = await Promise.race([
+        provider.send('eth_chainId', []) as Promise<string>,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 5_000).unref()),
+      ]);
+      if (Number(answered) !== Number(chain.chainId)) {
+        throw new KeelError('INVALID_NETWORK', `rpcUrl serves chain ${Number(answered)}, not ${chain.name} (${chain.chainId})`);
+      }
+    } catch (e) {
+      provider.destroy();
+      if (e instanceof KeelError) throw e;
+      throw KeelError.invalidField('rpcUrl', 'did not answer eth_chainId');
+    }
+    return { provider, owned: true };
+  }
+}
+
+function parseTokenList(text: string): string[] {
+  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  if (!parts.length) throw KeelError.invalidField('tokenAddresses', 'must list at least one token address');
+  if (parts.length > MAX_RECOVERY_TOKENS) throw KeelError.invalidField('tokenAddresses', `at most ${MAX_RECOVERY_TOKENS} tokens`);
+  return [
+    ...new Set(
+      parts.map((p) => {
+        const checksummed = checksumOrNull(p);
+        if (!checksummed) throw new KeelError('INVALID_ADDRESS', `${p} is not a valid EVM address (format or checksum)`, { field: 'tokenAddresses' });
+        return checksummed;
+      }),
+    ),
+  ];
+}

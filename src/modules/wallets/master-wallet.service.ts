@@ -1,0 +1,237 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import { randomUUID } from 'node:crypto';
+import { KeelError } from '../../platform/errors';
+import type { Outbox } from '../../platform/events/outbox';
+import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { IdArg } from '../../graphql/types/id';
+import { BlockchainModel } from '../chains/chain.model';
+import { blockchainView, ChainService } from '../chains/chain.service';
+import type { ChainNetworks } from '../chains/chain-networks';
+import type { BlockchainType } from '../chains/chain.types';
+import { applyConfigurations, DEFAULT_CONFIGURATIONS, readConfigurations } from './wallet-configurations';
+import { MasterWalletModel } from './wallet.model';
+import { WalletKeys } from './wallet-keys';
+import type { AssetBalanceType, MasterWalletType } from './wallet.types';
+import { readBalances } from './balance-reader';
+
+export interface CreateMasterWallet {
+  blockchainId: string;
+  name: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+  configurations?: Record<string, unknown>;
+}
+
+export interface UpdateMasterWallet {
+  name?: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+  configurations?: Record<string, unknown>;
+  isActive?: boolean;
+}
+
+interface WalletChainRow {
+  masterWalletId: string;
+  blockchainId: string;
+  monitoringEnabled: boolean;
+}
+
+export function walletNotFound(): KeelError {
+  return new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+}
+
+/** Master wallets: HD wallets whose keys Keel holds, on one chain or (multi-chain) every EVM chain. */
+export class MasterWalletService {
+  constructor(
+    private readonly db: Knex,
+    private readonly outbox: Outbox,
+    private readonly keys: WalletKeys,
+    private readonly chains: ChainService,
+    private readonly networks: ChainNetworks,
+  ) {}
+
+  async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletType> {
+    const chain = await this.activeChain(input.blockchainId, 'blockchainId');
+    const configurations = applyConfigurations(DEFAULT_CONFIGURATIONS, input.configurations);
+    const id = randomUUID();
+    const keys = this.keys.create(id);
+    const wallet = await this.db.transaction(async (trx) => {
+      const row = await MasterWalletModel.query(trx).insertAndFetch({
+        id,
+        organizationId,
+        blockchainId: chain.id,
+        name: input.name,
+        description: input.description ?? null,
+        walletAddress: keys.walletAddress,
+        sealedMnemonic: keys.sealedMnemonic,
+        accountXpub: keys.accountXpub,
+        configurations,
+        metadata: input.metadata ?? {},
+      } as Partial<MasterWalletModel>);
+      await this.syncChains(trx, row);
+      const view = await this.view(row, trx);
+      await this.outbox.publish(trx, { organizationId, type: 'master.created', data: walletEventData(view) });
+      return view;
+    });
+    return wallet;
+  }
+
+  async list(organizationId: string, args: PageArgs & { isActive?: boolean; blockchainId?: string }): Promise<PageResult<MasterWalletType>> {
+    const q = MasterWalletModel.query(this.db)
+      .where({ organizationId })
+      .modify((b) => {
+        if (args.isActive !== undefined) b.where('isActive', args.isActive);
+        if (args.blockchainId) b.whereExists(this.db('master_wallet_chains').whereRaw('master_wallet_id = master_wallets.id').where('blockchain_id', args.blockchainId));
+      });
+    const [rows, total] = await Promise.all([q.clone().orderBy('createdAt', 'desc').orderBy('id').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    return toPage(await this.views(rows), total, args);
+  }
+
+  async get(organizationId: string, id: string): Promise<MasterWalletType> {
+    return this.view(await this.row(organizationId, id));
+  }
+
+  /** The wallet row, or WALLET_NOT_FOUND (404) when it is unknown or another organisation's. */
+  async row(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletModel> {
+    const row = await MasterWalletModel.query(trx).findOne({ id, organizationId });
+    if (!row) throw walletNotFound();
+    return row;
+  }
+
+  async update(organizationId: string, id: string, input: UpdateMasterWallet): Promise<MasterWalletType> {
+    return this.db.transaction(async (trx) => {
+      const current = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
+      if (!current) throw walletNotFound();
+      const patch: Partial<MasterWalletModel> = { updatedAt: new Date() };
+      if (input.name !== undefined) patch.name = input.name;
+      if (input.description !== undefined) patch.description = input.description;
+      if (input.metadata !== undefined) patch.metadata = input.metadata;
+      if (input.isActive !== undefined) patch.isActive = input.isActive;
+      if (input.configurations !== undefined) patch.configurations = applyConfigurations(readConfigurations(current.configurations), input.configurations);
+      const row = await MasterWalletModel.query(trx).patchAndFetchById(id, patch);
+      if (input.configurations !== undefined) await this.syncChains(trx, row);
+      const view = await this.view(row, trx);
+      await this.outbox.publish(trx, { organizationId, type: 'master.updated', data: walletEventData(view) });
+      return view;
+    });
+  }
+
+  /** Turns deposit watching on a chain on or off; MONITORING_FAILED where it cannot be turned on. */
+  async setMonitoring(organizationId: string, id: string, blockchainId: string, enabled: boolean): Promise<{ data: MasterWalletType; message: string }> {
+    const chain = await this.chains.blockchainRow(blockchainId);
+    return this.db.transaction(async (trx) => {
+      const wallet = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
+      if (!wallet) throw walletNotFound();
+      const updated = await trx('master_wallet_chains').where({ master_wallet_id: id, blockchain_id: chain.id }).update({ monitoring_enabled: enabled });
+      if (enabled) {
+        if (!updated) throw new KeelError('MONITORING_FAILED', `The wallet is not enabled on ${chain.name}; create it there or turn on configurations.enableMultiChain`);
+        if (!chain.isActive) throw new KeelError('MONITORING_FAILED', `${chain.name} is not active`);
+        if (!wallet.isActive) throw new KeelError('MONITORING_FAILED', 'The wallet is deactivated');
+        if (!this.networks.get(chain.id)) throw new KeelError('MONITORING_FAILED', `${chain.name} has no reachable node in this deployment`);
+      } else if (!updated) {
+        throw new KeelError('MONITORING_FAILED', `The wallet is not enabled on ${chain.name}`);
+      }
+      const row = await MasterWalletModel.query(trx).patchAndFetchById(id, { updatedAt: new Date() });
+      const view = await this.view(row, trx);
+      await this.outbox.publish(trx, { organizationId, type: 'master.updated', data: walletEventData(view) });
+      return { data: view, message: `Monitoring ${enabled ? 'enabled' : 'disabled'} on ${chain.name}` };
+    });
+  }
+
+  /** Balances read from the chains, per asset, for the wallet's own address. */
+  async balances(organizationId: string, id: string, blockchainId?: string): Promise<AssetBalanceType[]> {
+    const wallet = await this.row(organizationId, id);
+    const chainIds = (await this.walletChains([id])).filter((c) => !blockchainId || c.blockchainId === blockchainId).map((c) => c.blockchainId);
+    if (blockchainId && !chainIds.length) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on that blockchain');
+    const out: AssetBalanceType[] = [];
+    for (const chainId of chainIds) {
+      const network = this.networks.get(chainId);
+      if (!network) continue;
+      const assets = await this.chains.assetsOf(chainId);
+      const views = await this.chains.withChains(assets);
+      const raw = await readBalances(network.provider, wallet.walletAddress, assets);
+      assets.forEach((a, i) => out.push({ asset: views[i], blockchainId: chainId, rawBalance: raw[i].toString(), balance: ethers.formatUnits(raw[i], a.decimals) }));
+    }
+    return out;
+  }
+
+  /** A chain that exists, is active and is EVM (the only kind Keel holds keys for). */
+  async activeChain(blockchainId: string, field: string): Promise<BlockchainModel> {
+    const chain = IdArg.isUuid(blockchainId) ? await BlockchainModel.query(this.db).findById(blockchainId) : undefined;
+    if (!chain) throw KeelError.invalidField(field, 'unknown blockchain');
+    if (!chain.isActive || !chain.isEvmCompatible) throw new KeelError('INVALID_NETWORK', `${chain.name} is not available for wallets`);
+    return chain;
+  }
+
+  /** enabledBlockchains: the wallet's own chain, plus every active EVM chain with enableMultiChain. */
+  private async syncChains(trx: Knex.Transaction, wallet: MasterWalletModel): Promise<void> {
+    const multi = readConfigurations(wallet.configurations).enableMultiChain;
+    const wanted: string[] = multi
+      ? (await BlockchainModel.query(trx).where({ isActive: true, isEvmCompatible: true }).select('id')).map((c) => c.id)
+      : [wallet.blockchainId];
+    await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).whereNotIn('blockchain_id', wanted).delete();
+    await trx('master_wallet_chains')
+      .insert(wanted.map((blockchainId) => ({ master_wallet_id: wallet.id, blockchain_id: blockchainId })))
+      .onConflict(['master_wallet_id', 'blockchain_id'])
+      .ignore();
+  }
+
+  private async walletChains(ids: string[], trx: Knex | Knex.Transaction = this.db): Promise<WalletChainRow[]> {
+    return trx('master_wallet_chains').whereIn('master_wallet_id', ids).orderBy('created_at').select('master_wallet_id', 'blockchain_id', 'monitoring_enabled');
+  }
+
+  private async view(row: MasterWalletModel, trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType> {
+    return (await this.views([row], trx))[0];
+  }
+
+  private async views(rows: MasterWalletModel[], trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType[]> {
+    if (!rows.length) return [];
+    const ids = rows.map((r) => r.id);
+    const [links, counts] = await Promise.all([
+      this.walletChains(ids, trx),
+      trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count'),
+    ]);
+    const chainRows = await BlockchainModel.query(trx).findByIds([...new Set([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)])]);
+    const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
+    const addressCounts = new Map(counts.map((c) => [c.masterWalletId, Number(c.count)]));
+    return rows.map((r) => {
+      const own = links.filter((l) => l.masterWalletId === r.id);
+      const chain = chains.get(r.blockchainId) as BlockchainType;
+      return {
+        id: r.id,
+        name: r.name,
+        description: r.description,
+        walletAddress: r.walletAddress,
+        network: chain.network,
+        blockchain: chain,
+        blockchainId: r.blockchainId,
+        configurations: readConfigurations(r.configurations) as unknown as Record<string, unknown>,
+        metadata: r.metadata,
+        // Settlement rules and payment links are counted here once those modules exist; none can exist yet.
+        analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: 0, paymentLinksCount: 0 },
+        isActive: r.isActive,
+        enabledBlockchains: own.map((l) => chains.get(l.blockchainId) as BlockchainType),
+        monitoring: own.map((l) => ({ blockchainId: l.blockchainId, enabled: l.monitoringEnabled })),
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      };
+    });
+  }
+}
+
+/** master.* event data: the wallet as the API shows it, without analytics. */
+export function walletEventData(w: MasterWalletType): Record<string, unknown> {
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    walletAddress: w.walletAddress,
+    network: w.network,
+    blockchain: { id: w.blockchain.id, name: w.blockchain.name, slug: w.blockchain.slug },
+    enabledBlockchains: w.enabledBlockchains.map((b) => ({ id: b.id, name: b.name, slug: b.slug })),
+    configurations: w.configurations,
+    metadata: w.metadata,
+    isActive: w.isActive,
+  };
+}

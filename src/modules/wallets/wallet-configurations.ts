@@ -1,0 +1,78 @@
+import { ethers } from 'ethers';
+import { z } from 'zod';
+import { KeelError } from '../../platform/errors';
+
+const decimalString = z.string().regex(/^(0|[1-9]\d{0,59})(\.\d{1,36})?$/, 'must be a non-negative decimal string such as "100.5"');
+const optionalDecimal = z.union([z.literal(''), decimalString]);
+const evmAddress = z.string().refine((v) => checksumOrNull(v) !== null, 'must be an EVM address with a valid checksum');
+const optionalAddress = z.union([z.literal(''), evmAddress]);
+
+/** The spec's master wallet configurations, every field optional on input; unknown keys refused. */
+const configurationsPatch = z
+  .object({
+    aml: z.object({ message: z.string().max(500), provider: z.string().max(100), status: z.string().max(50) }).partial().strict(),
+    enableGaslessWithdraw: z.boolean(),
+    enableMultiChain: z.boolean(),
+    autoSweep: z.object({ enabled: z.boolean(), threshold: decimalString, destinationAddress: optionalAddress }).partial().strict(),
+    security: z
+      .object({ requireApprovalForTransfers: z.boolean(), maxTransferAmount: optionalDecimal, allowedRecipients: z.array(evmAddress).max(1_000) })
+      .partial()
+      .strict(),
+    monitoring: z.object({ enableBalanceTracking: z.boolean(), enableTransactionTracking: z.boolean(), alertOnLargeTransfers: optionalDecimal }).partial().strict(),
+  })
+  .partial()
+  .strict();
+
+export type ConfigurationsPatch = z.infer<typeof configurationsPatch>;
+
+export interface WalletConfigurations {
+  aml: { message: string; provider: string; status: string };
+  enableGaslessWithdraw: boolean;
+  enableMultiChain: boolean;
+  autoSweep: { enabled: boolean; threshold: string; destinationAddress: string };
+  security: { requireApprovalForTransfers: boolean; maxTransferAmount: string; allowedRecipients: string[] };
+  monitoring: { enableBalanceTracking: boolean; enableTransactionTracking: boolean; alertOnLargeTransfers: string };
+}
+
+export const DEFAULT_CONFIGURATIONS: WalletConfigurations = {
+  aml: { message: '', provider: '', status: 'NOT_CHECKED' },
+  enableGaslessWithdraw: false,
+  enableMultiChain: false,
+  autoSweep: { enabled: false, threshold: '0', destinationAddress: '' },
+  security: { requireApprovalForTransfers: false, maxTransferAmount: '', allowedRecipients: [] },
+  monitoring: { enableBalanceTracking: true, enableTransactionTracking: true, alertOnLargeTransfers: '' },
+};
+
+export function checksumOrNull(value: string): string | null {
+  try {
+    return /^0x[0-9a-fA-F]{40}$/.test(value) ? ethers.getAddress(value) : null;
+  } catch {
+    return null; // mixed case with a wrong checksum
+  }
+}
+
+/** Validates a patch (422 naming the field at fault) and merges it over `current`, one level deep. */
+export function applyConfigurations(current: WalletConfigurations, patch: unknown): WalletConfigurations {
+  if (patch === undefined || patch === null) return current;
+  const parsed = configurationsPatch.safeParse(patch);
+  if (!parsed.success) {
+    throw KeelError.validation(parsed.error.issues.map((i) => ({ field: ['configurations', ...i.path].join('.'), error: i.message })));
+  }
+  const p = parsed.data;
+  const next: WalletConfigurations = {
+    aml: { ...current.aml, ...p.aml },
+    enableGaslessWithdraw: p.enableGaslessWithdraw ?? current.enableGaslessWithdraw,
+    enableMultiChain: p.enableMultiChain ?? current.enableMultiChain,
+    autoSweep: { ...current.autoSweep, ...p.autoSweep },
+    security: { ...current.security, ...p.security },
+    monitoring: { ...current.monitoring, ...p.monitoring },
+  };
+  if (next.autoSweep.destinationAddress) next.autoSweep.destinationAddress = ethers.getAddress(next.autoSweep.destinationAddress);
+  next.security.allowedRecipients = [...new Set(next.security.allowedRecipients.map((a) => ethers.getAddress(a)))];
+  return next;
+}
+
+/** Stored configurations may predate a field: fill in defaults when reading. */
+export function readConfigurations(stored: Partial<WalletConfigurations> | null | undefined): WalletConfigurations {
+  return applyConfigurations(DEFAULT_CONFIGURATIONS, stored ?? {});
+}

@@ -1,0 +1,34 @@
+import { Model } from 'objection';
+import type { WalletConfigurations } from './wallet-configurations';
+
+export class MasterWalletModel extends Model {
+  static override tableName = 'master_wallets';
+  id!: string;
+  organizationId!: string;
+  blockchainId!: string;
+  name!: string;
+  description!: string | null;
+  walletAddress!: string;
+  sealedMnemonic!: string;
+  accountXpub!: string;
+  nextAddressIndex!: number;
+  configurations!: WalletConfigurations;
+  metadata!: Record<string, unknown>;
+  isActive!: boolean;
+  createdAt!: Date;
+  updatedAt!: Date;
+}
+
+export class AddressModel extends Model {
+  static override tableName = 'addresses';
+  id!: string;
+  organizationId!: string;
+  masterWalletId!: string;
+  derivationIndex!: number;
+  address!: string;
+  name!: string | null;
+  metadata!: Record<string, unknown>;
+  isActive!: boolean;
+  createdAt!: Date;
+  updatedAt!: Date;
+}

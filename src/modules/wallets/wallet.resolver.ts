@@ -1,0 +1,116 @@
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { IdArg } from '../../graphql/types/id';
+import { KeelError } from '../../platform/errors';
+import {
+  AddressListArgs,
+  AddressPage,
+  AddressType,
+  AssetBalanceType,
+  BalanceArgs,
+  CreateAddressInput,
+  CreateMasterWalletInput,
+  MasterWalletListArgs,
+  MasterWalletPage,
+  MasterWalletType,
+  MasterWalletWithMessageType,
+  RecoverableAssetsArgs,
+  RecoverableAssetsType,
+  UpdateAddressInput,
+  UpdateMasterWalletInput,
+} from './wallet.types';
+
+const walletId = (id: string) => {
+  if (!IdArg.isUuid(id)) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+  return id.toLowerCase();
+};
+
+function optionalUuid(field: string, value: string | undefined): string | undefined {
+  if (value !== undefined && !IdArg.isUuid(value)) throw KeelError.invalidField(field, 'must be a UUID');
+  return value?.toLowerCase();
+}
+
+@Resolver()
+export class WalletResolver {
+  @Authorized('write')
+  @Mutation(() => MasterWalletType, { description: 'Creates an HD master wallet; its secret never leaves Keel' })
+  createMasterWallet(@Arg('input') input: CreateMasterWalletInput, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
+    return ctx.services.masterWallets.create(ctx.principal.organizationId, input);
+  }
+
+  @Authorized('read')
+  @Query(() => MasterWalletPage)
+  masterWallets(@Args() args: MasterWalletListArgs, @Ctx() ctx: GraphQLContext): Promise<MasterWalletPage> {
+    return ctx.services.masterWallets.list(ctx.principal.organizationId, { ...args, blockchainId: optionalUuid('blockchainId', args.blockchainId) });
+  }
+
+  @Authorized('read')
+  @Query(() => MasterWalletType)
+  masterWallet(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
+    return ctx.services.masterWallets.get(ctx.principal.organizationId, walletId(id));
+  }
+
+  @Authorized('write')
+  @Mutation(() => MasterWalletType)
+  updateMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateMasterWalletInput, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
+    return ctx.services.masterWallets.update(ctx.principal.organizationId, walletId(id), input);
+  }
+
+  @Authorized('write')
+  @Mutation(() => MasterWalletWithMessageType, { description: 'Stops watching the wallet and its addresses for deposits on a chain' })
+  disableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, walletId(id), IdArg.uuid('Blockchain', blockchainId), false);
+  }
+
+  @Authorized('write')
+  @Mutation(() => MasterWalletWithMessageType, { description: 'Watches the wallet and its addresses for deposits on a chain again' })
+  enableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, walletId(id), IdArg.uuid('Blockchain', blockchainId), true);
+  }
+
+  @Authorized('read')
+  @Query(() => [AssetBalanceType], { description: "The wallet address's on-chain balance of every registered asset" })
+  masterWalletBalances(@Arg('id', () => ID) id: string, @Args() args: BalanceArgs, @Ctx() ctx: GraphQLContext): Promise<AssetBalanceType[]> {
+    return ctx.services.masterWallets.balances(ctx.principal.organizationId, walletId(id), optionalUuid('blockchainId', args.blockchainId));
+  }
+
+  @Authorized('write')
+  @Mutation(() => AddressType, { description: 'Derives the next deposit address of the master wallet' })
+  createAddress(
+    @Arg('masterWalletId', () => ID) masterWalletId: string,
+    @Arg('input', () => CreateAddressInput, { nullable: true }) input: CreateAddressInput | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AddressType> {
+    return ctx.services.addresses.create(ctx.principal.organizationId, walletId(masterWalletId), input ?? {});
+  }
+
+  @Authorized('read')
+  @Query(() => AddressPage, { description: 'Deposit addresses of a master wallet, newest first' })
+  addresses(@Arg('masterWalletId', () => ID) masterWalletId: string, @Args() args: AddressListArgs, @Ctx() ctx: GraphQLContext): Promise<AddressPage> {
+    return ctx.services.addresses.list(ctx.principal.organizationId, walletId(masterWalletId), args);
+  }
+
+  @Authorized('read')
+  @Query(() => AddressType)
+  address(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
+    return ctx.services.addresses.get(ctx.principal.organizationId, IdArg.uuid('Address', id));
+  }
+
+  @Authorized('write')
+  @Mutation(() => AddressType)
+  updateAddress(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateAddressInput, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
+    return ctx.services.addresses.update(ctx.principal.organizationId, IdArg.uuid('Address', id), input);
+  }
+
+  @Authorized('write')
+  @Mutation(() => AddressType, { description: 'Stops watching the address; it is never handed out again' })
+  deactivateAddress(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
+    return ctx.services.addresses.update(ctx.principal.organizationId, IdArg.uuid('Address', id), { isActive: false });
+  }
+
+  @Authorized('read')
+  @Query(() => RecoverableAssetsType, { description: 'Native and token balances held at the address on a chain, read from the chain' })
+  recoverableAssets(@Arg('id', () => ID) id: string, @Args() args: RecoverableAssetsArgs, @Ctx() ctx: GraphQLContext): Promise<RecoverableAssetsType> {
+    return ctx.services.addresses.recoverableAssets(ctx.principal.organizationId, IdArg.uuid('Address', id), args);
+  }
+}

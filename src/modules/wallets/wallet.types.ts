@@ -1,0 +1,151 @@
+import { IsOptional, Length } from 'class-validator';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Page, PageArgs } from '../../graphql/types/page';
+import { JSONObject } from '../../graphql/types/scalars';
+import { AssetType, BlockchainType } from '../chains/chain.types';
+
+@ObjectType('MasterWalletAnalytics')
+export class MasterWalletAnalyticsType {
+  @Field(() => Int) addressesCount!: number;
+  @Field(() => Int) autoSettlementRulesCount!: number;
+  @Field(() => Int) paymentLinksCount!: number;
+}
+
+@ObjectType('WalletMonitoring')
+export class WalletMonitoringType {
+  @Field(() => ID) blockchainId!: string;
+  @Field({ description: 'Whether Keel watches the wallet and its addresses for deposits on this chain' }) enabled!: boolean;
+}
+
+@ObjectType('MasterWallet')
+export class MasterWalletType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field(() => String, { nullable: true }) description!: string | null;
+  @Field({ description: 'Address 0 of the HD wallet (m/44\'/60\'/0\'/0/0); the same on every EVM chain' }) walletAddress!: string;
+  @Field() network!: string;
+  @Field(() => BlockchainType, { description: 'The chain the wallet was created on' }) blockchain!: BlockchainType;
+  @Field(() => ID) blockchainId!: string;
+  @Field(() => JSONObject, { description: 'aml, enableGaslessWithdraw, enableMultiChain, autoSweep, security, monitoring' })
+  configurations!: Record<string, unknown>;
+  @Field(() => JSONObject) metadata!: Record<string, unknown>;
+  @Field(() => MasterWalletAnalyticsType) analytics!: MasterWalletAnalyticsType;
+  @Field() isActive!: boolean;
+  @Field(() => [BlockchainType]) enabledBlockchains!: BlockchainType[];
+  @Field(() => [WalletMonitoringType]) monitoring!: WalletMonitoringType[];
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('MasterWalletPage')
+export class MasterWalletPage extends Page(MasterWalletType) {}
+
+@ObjectType('MasterWalletWithMessage')
+export class MasterWalletWithMessageType {
+  @Field(() => MasterWalletType) data!: MasterWalletType;
+  @Field() message!: string;
+}
+
+@ArgsType()
+export class MasterWalletListArgs extends PageArgs {
+  @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
+  @Field(() => String, { nullable: true }) @IsOptional() blockchainId?: string;
+}
+
+@InputType('CreateMasterWalletInput')
+export class CreateMasterWalletInput {
+  @Field() blockchainId!: string;
+  @Field() @Length(1, 200) name!: string;
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
+  @Field(() => JSONObject, { nullable: true }) @IsOptional() metadata?: Record<string, unknown>;
+  @Field(() => JSONObject, { nullable: true, description: 'Any subset of the configurations; the rest take defaults' })
+  @IsOptional()
+  configurations?: Record<string, unknown>;
+}
+
+@InputType('UpdateMasterWalletInput')
+export class UpdateMasterWalletInput {
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 200) name?: string;
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
+  @Field(() => JSONObject, { nullable: true, description: 'Replaces the metadata' }) @IsOptional() metadata?: Record<string, unknown>;
+  @Field(() => JSONObject, { nullable: true, description: 'Merged over the current configurations, one level deep' })
+  @IsOptional()
+  configurations?: Record<string, unknown>;
+  @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
+}
+
+@ObjectType('AssetBalance')
+export class AssetBalanceType {
+  @Field(() => AssetType) asset!: AssetType;
+  @Field(() => ID) blockchainId!: string;
+  @Field({ description: 'In whole units, e.g. "12.5"' }) balance!: string;
+  @Field({ description: 'In the smallest unit' }) rawBalance!: string;
+}
+
+@ArgsType()
+export class BalanceArgs {
+  @Field(() => String, { nullable: true, description: 'One chain; default every enabled chain' }) @IsOptional() blockchainId?: string;
+}
+
+@ObjectType('Address')
+export class AddressType {
+  @Field(() => ID) id!: string;
+  @Field() address!: string;
+  @Field(() => String, { nullable: true }) name!: string | null;
+  @Field(() => ID) masterWalletId!: string;
+  @Field(() => Int, { description: "i in m/44'/60'/0'/0/i; never reused" }) derivationIndex!: number;
+  @Field(() => JSONObject) metadata!: Record<string, unknown>;
+  @Field() isActive!: boolean;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('AddressPage')
+export class AddressPage extends Page(AddressType) {}
+
+@ArgsType()
+export class AddressListArgs extends PageArgs {
+  @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
+}
+
+@InputType('CreateAddressInput')
+export class CreateAddressInput {
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 200) name?: string;
+  @Field(() => JSONObject, { nullable: true }) @IsOptional() metadata?: Record<string, unknown>;
+}
+
+@InputType('UpdateAddressInput')
+export class UpdateAddressInput {
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 200) name?: string;
+  @Field(() => JSONObject, { nullable: true }) @IsOptional() metadata?: Record<string, unknown>;
+  @Field(() => Boolean, { nullable: true, description: 'false deactivates: Keel stops watching the address' }) @IsOptional() isActive?: boolean;
+}
+
+@ObjectType('RecoverableToken')
+export class RecoverableTokenType {
+  @Field() address!: string;
+  @Field() symbol!: string;
+  @Field() balance!: string;
+  @Field() name!: string;
+  @Field() logoUrl!: string;
+  @Field(() => Int) decimals!: number;
+}
+
+@ObjectType('RecoverableAssets')
+export class RecoverableAssetsType {
+  @Field({ description: 'Native balance in whole units' }) native!: string;
+  @Field(() => [RecoverableTokenType]) tokens!: RecoverableTokenType[];
+}
+
+@ArgsType()
+export class RecoverableAssetsArgs {
+  @Field() blockchainId!: string;
+  @Field(() => String, { nullable: true, description: 'Read through this JSON-RPC URL instead of the configured one (public addresses only)' })
+  @IsOptional()
+  @Length(1, 2048)
+  rpcUrl?: string;
+  @Field(() => String, { nullable: true, description: 'Comma-separated token contracts; default the registered tokens of the chain' })
+  @IsOptional()
+  @Length(1, 10_000)
+  tokenAddresses?: string;
+}
