@@ -9,7 +9,8 @@ afterAll(() => t.stop());
 
 test('`keel start` on SIGTERM answers the requests in flight, then exits 0 promptly', async () => {
   const org = await t.createOrg();
-  const { child, coreUrl } = await startKeelProcess(t.config, 'api,worker');
+  // Budgets scaled up: 200 requests at once test draining, not rate limits.
+  const { child, coreUrl } = await startKeelProcess(t.config, 'api,worker', { RATE_LIMIT_SCALE: '100' });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const inFlight = Array.from({ length: 200 }, () => fetch(`${coreUrl}/v1/api-keys`, { headers: { apiKey: org.adminKey, orgId: org.orgId } }).then((r) => r.status));
   await Promise.race(inFlight); // the server is busy answering
