@@ -9,6 +9,7 @@ import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import type { Logger } from './platform/logger';
 import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { ChainNetworks } from './modules/chains/chain-networks';
+import { DepositWatcher, startDepositWatchers } from './modules/transfers/deposit-watcher';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -18,6 +19,7 @@ export interface Keel {
   core?: RunningHost;
   pro?: RunningHost;
   webhookDelivery?: RunningDelivery;
+  depositWatchers?: { stop(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     async stop() {
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
       await keel.webhookDelivery?.stop();
+      await keel.depositWatchers?.stop();
       await platform.close();
       await networks.close();
     },
@@ -61,7 +64,11 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
       keel.pro = await listen(app, config.HOST, config.PRO_PORT);
     }
-    if (roles.has('worker')) keel.webhookDelivery = startWebhookDelivery(platform);
+    if (roles.has('worker')) {
+      keel.webhookDelivery = startWebhookDelivery(platform);
+      const options = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
+      keel.depositWatchers = startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, options, platform.logger));
+    }
   } catch (e) {
     await keel.stop();
     throw e;

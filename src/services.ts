@@ -13,6 +13,10 @@ import { MasterWalletService } from './modules/wallets/master-wallet.service';
 import { AddressService } from './modules/wallets/address.service';
 import { WalletKeys } from './modules/wallets/wallet-keys';
 import { loadMasterKey, SecretBox } from './platform/crypto/secret-box';
+import { WatchedWallets } from './modules/wallets/watched-wallets';
+import { ChainActivityRecorder } from './modules/transfers/chain-activity-recorder';
+import { TransferHistoryService } from './modules/transfers/transfer-history.service';
+import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -28,6 +32,11 @@ export interface Services {
   walletKeys: WalletKeys;
   masterWallets: MasterWalletService;
   addresses: AddressService;
+  watchedWallets: WatchedWallets;
+  /** Records chain activity of watched wallets; the deposit watchers write through it. */
+  chainActivity: ChainActivityRecorder;
+  transferHistory: TransferHistoryService;
+  devFaucet: DevFaucetService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -40,6 +49,10 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
   return {
+    watchedWallets: new WatchedWallets(db),
+    chainActivity: new ChainActivityRecorder(db, outbox),
+    transferHistory: new TransferHistoryService(db, masterWallets, addresses, chains),
+    devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
     organizations,
     apiKeys,
     engineStatus: new EngineStatusService(config.KEEL_ENV),

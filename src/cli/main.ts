@@ -66,11 +66,37 @@ org
   .action(async (opts: { name: string; tier: Tier; pro: boolean }) => {
     const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
     const platform = await openPlatform(config, createLogger('silent'));
+    const networks = await ChainNetworks.fromRegistry(platform.db);
     try {
-      const services = createServices(platform, await ChainNetworks.fromRegistry(platform.db));
+      const services = createServices(platform, networks);
       const result = await onboardOrganization(platform.db, services, { name: opts.name, tier: opts.tier, proAccess: opts.pro });
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } finally {
+      await networks.close();
+      await platform.close();
+    }
+  });
+
+const dev = program.command('dev').description('Sandbox helpers');
+dev
+  .command('fund')
+  .description('Send dev coins or test tokens from the dev chain faucet to an address (sandbox only)')
+  .requiredOption('--address <address>', 'recipient, e.g. a master wallet or deposit address')
+  .option('--asset <asset>', 'asset symbol or id (USDC, USDT, DAI, ETH); default the native coin')
+  .requiredOption('--amount <amount>', 'whole units, e.g. 250.5')
+  .option('--blockchain <chain>', 'blockchain id, chain id or slug; default the first dev chain')
+  .action(async (opts: { address: string; asset?: string; amount: string; blockchain?: string }) => {
+    const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
+    const platform = await openPlatform(config, createLogger('silent'));
+    const networks = await ChainNetworks.fromRegistry(platform.db);
+    try {
+      const services = createServices(platform, networks);
+      const chain = opts.blockchain ? networks.all().find((n) => [n.blockchainId, String(n.spec.chainId), n.spec.slug].includes(opts.blockchain!)) : undefined;
+      if (opts.blockchain && !chain) throw new Error(`Unknown blockchain '${opts.blockchain}'`);
+      const result = await services.devFaucet.fund({ blockchainId: chain?.blockchainId, address: opts.address, asset: opts.asset, amount: opts.amount });
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } finally {
+      await networks.close();
       await platform.close();
     }
   });

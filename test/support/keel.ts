@@ -13,6 +13,8 @@ export interface TestKeel {
   coreUrl: string;
   proUrl: string;
   createOrg(opts?: { name?: string; tier?: Tier; proAccess?: boolean }): Promise<TestOrg>;
+  /** Stops this Keel and starts a new one on the same database and Redis prefix (new ports). */
+  restart(overrides?: Partial<Config>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,14 +43,21 @@ export async function startTestKeel(overrides: Partial<Config> = {}, opts: { log
       ...overrides,
     },
   );
-  const keel = await startKeel(config, opts.logger);
   let orgs = 0;
-  return {
-    keel,
+  const t: TestKeel = {
+    keel: await startKeel(config, opts.logger),
     config,
-    coreUrl: keel.core?.url ?? '',
-    proUrl: keel.pro?.url ?? '',
+    coreUrl: '',
+    proUrl: '',
+    async restart(more = {}) {
+      await t.keel.stop();
+      t.config = { ...config, ...more };
+      t.keel = await startKeel(t.config, opts.logger);
+      t.coreUrl = t.keel.core?.url ?? '';
+      t.proUrl = t.keel.pro?.url ?? '';
+    },
     async createOrg(opts = {}) {
+      const keel = t.keel;
       const org = await onboardOrganization(keel.platform.db, keel.services, {
         name: opts.name ?? `Org ${++orgs}`,
         tier: opts.tier ?? 'Business',
@@ -62,6 +71,7 @@ export async function startTestKeel(overrides: Partial<Config> = {}, opts: { log
       };
     },
     async stop() {
+      const keel = t.keel;
       const redis = keel.platform.redis;
       for await (const keys of redis.scanIterator({ MATCH: `${config.REDIS_PREFIX}*`, COUNT: 500 })) {
         if (keys.length) await redis.del(keys);
@@ -70,4 +80,7 @@ export async function startTestKeel(overrides: Partial<Config> = {}, opts: { log
       await dropTestDatabase(name);
     },
   };
+  t.coreUrl = t.keel.core?.url ?? '';
+  t.proUrl = t.keel.pro?.url ?? '';
+  return t;
 }

@@ -82,6 +82,11 @@ export class ChainService {
     return AssetModel.query(this.db).findById(id);
   }
 
+  async assetViews(ids: string[]): Promise<Map<string, AssetType>> {
+    const rows = ids.length ? await AssetModel.query(this.db).findByIds([...new Set(ids)]) : [];
+    return new Map((await this.withChains(rows)).map((a) => [a.id, a]));
+  }
+
   async assetsOf(blockchainId: string): Promise<AssetModel[]> {
     return AssetModel.query(this.db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
   }

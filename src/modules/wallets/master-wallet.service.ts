@@ -1,5 +1,4 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { randomUUID } from 'node:crypto';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
@@ -14,6 +13,7 @@ import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
 import type { AssetBalanceType, MasterWalletType } from './wallet.types';
 import { readBalances } from './balance-reader';
+import { formatAmount } from '../../platform/amounts';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -151,7 +151,7 @@ export class MasterWalletService {
       const assets = await this.chains.assetsOf(chainId);
       const views = await this.chains.withChains(assets);
       const raw = await readBalances(network.provider, wallet.walletAddress, assets);
-      assets.forEach((a, i) => out.push({ asset: views[i], blockchainId: chainId, rawBalance: raw[i].toString(), balance: ethers.formatUnits(raw[i], a.decimals) }));
+      assets.forEach((a, i) => out.push({ asset: views[i], blockchainId: chainId, rawBalance: raw[i].toString(), balance: formatAmount(raw[i], a.decimals) }));
     }
     return out;
   }

@@ -379,6 +379,22 @@ async function serialized<T>(key: string, fn: () => Promise<T>): Promise<T> {
     if (senderQueues.get(key) === settled) senderQueues.delete(key);
   }
 }
+/**
+ * Another process (a parallel test file, `keel dev fund` beside a server) may take the same pending
+ * nonce of the shared funded account; the loser simply tries again with the next one.
+ */
+async function retryNonceClash<T>(send: () => Promise<T>, attempts = 8): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await send();
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      const clash = code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED' || /nonce/i.test((e as Error).message ?? '');
+      if (!clash || i >= attempts) throw e;
+      await new Promise((r) => setTimeout(r, 20 * i));
+    }
+  }
+}
 const senderKey = (rpcUrl: string, address: string) => `${rpcUrl}|${address.toLowerCase()}`;
 
 let artifactCache: { abi: ethers.InterfaceAbi; bytecode: string } | undefined;
@@ -469,11 +485,12 @@ export async function fundFromFaucet(rpcUrl: string, fundedPrivateKey: string, r
   const value = ethers.parseUnits(req.amount, req.token ? req.token.decimals : 18);
   if (value <= 0n) throw new Error(`fundFromFaucet: amount must be positive, got ${req.amount}`);
   return withWallet(rpcUrl, fundedPrivateKey, async (wallet) => {
-    const tx = await serialized(senderKey(rpcUrl, wallet.address), async (): Promise<ethers.TransactionResponse> => {
+    const send = (): Promise<ethers.TransactionResponse> => {
       if (!req.token) return wallet.sendTransaction({ to, value });
       const token = new ethers.Contract(ethers.getAddress(req.token.address), ERC20_TRANSFER_ABI, wallet);
       return token.transfer(to, value) as Promise<ethers.ContractTransactionResponse>;
-    });
+    };
+    const tx = await serialized(senderKey(rpcUrl, wallet.address), () => retryNonceClash(send));
     if (req.wait !== false) await tx.wait();
     return { txHash: tx.hash };
   });

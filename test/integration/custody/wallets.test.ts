@@ -173,7 +173,7 @@ describe('master wallets', () => {
     await fundFromFaucet(chains[0].rpcUrl, devChainAccount(0).privateKey, { to: w.walletAddress, token: usdc, amount: '250.25' });
     const res = await call(org.core, 'GET', `/v1/master-wallets/${w.id}/balances`);
     const bySymbol = Object.fromEntries(res.body.data.map((b: { asset: { symbol: string }; balance: string }) => [b.asset.symbol, b.balance]));
-    expect(bySymbol).toEqual({ ETH: '1.5', DAI: '0.0', USDC: '250.25', USDT: '0.0' });
+    expect(bySymbol).toEqual({ ETH: '1.5', DAI: '0', USDC: '250.25', USDT: '0' });
   });
 });
 
@@ -224,7 +224,7 @@ describe('deposit addresses', () => {
     const all = await call(org.core, 'GET', `/v1/addresses/${a.id}/recoverable-assets?blockchainId=${w.blockchainId}`);
     expect(all.status).toBe(200);
     expect(all.body.data.native).toBe('0.25');
-    expect(all.body.data.tokens.find((tk: { symbol: string }) => tk.symbol === 'DAI')).toEqual({ address: dai.address, symbol: 'DAI', name: dai.name, decimals: 18, balance: '42.0', logoUrl: '' });
+    expect(all.body.data.tokens.find((tk: { symbol: string }) => tk.symbol === 'DAI')).toEqual({ address: dai.address, symbol: 'DAI', name: dai.name, decimals: 18, balance: '42', logoUrl: '' });
     const one = await call(org.core, 'GET', `/v1/addresses/${a.id}/recoverable-assets?blockchainId=${w.blockchainId}&tokenAddresses=${dai.address.toLowerCase()}`);
     expect(one.body.data.tokens).toHaveLength(1);
 
@@ -249,7 +249,7 @@ describe('deposit addresses', () => {
       const a = (await o.core.post(`/v1/master-wallets/${w.id}/addresses`)).body.data;
       const ok = await o.core.get(`/v1/addresses/${a.id}/recoverable-assets?blockchainId=${blockchains[0].id}&rpcUrl=${encodeURIComponent(chains[0].rpcUrl)}`);
       expect(ok.status).toBe(200);
-      expect(ok.body.data.native).toBe('0.0');
+      expect(ok.body.data.native).toBe('0');
       const wrong = await o.core.get(`/v1/addresses/${a.id}/recoverable-assets?blockchainId=${blockchains[0].id}&rpcUrl=${encodeURIComponent(chains[1].rpcUrl)}`);
       expect(wrong.body.error.code).toBe('INVALID_NETWORK');
     } finally {

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import * as m001 from './001_foundation';
 import * as m002 from './002_webhooks';
 import * as m003 from './003_custody';
+import * as m004 from './004_chain_watch';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -11,6 +12,7 @@ const migrations: Record<string, Knex.Migration> = {
   '001_foundation': m001,
   '002_webhooks': m002,
   '003_custody': m003,
+  '004_chain_watch': m004,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,30 @@
+import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { IsOptional, Length } from 'class-validator';
+import type { GraphQLContext } from '../../graphql/context';
+
+@InputType()
+export class DevFaucetInput {
+  @Field(() => String, { nullable: true, description: 'Default: the first dev chain' }) @IsOptional() blockchainId?: string;
+  @Field() @Length(1, 100) address!: string;
+  @Field(() => String, { nullable: true, description: 'Asset id or symbol (USDC, USDT, DAI, ETH); default the native coin' }) @IsOptional() @Length(1, 64) asset?: string;
+  @Field({ description: 'Whole units, e.g. "250.5"; at most 1,000,000' }) @Length(1, 80) amount!: string;
+}
+
+@ObjectType()
+export class DevFaucetResultType {
+  @Field() txHash!: string;
+  @Field(() => ID) blockchainId!: string;
+  @Field(() => ID) assetId!: string;
+  @Field() symbol!: string;
+  @Field() to!: string;
+  @Field() amount!: string;
+}
+
+@Resolver()
+export class DevFaucetResolver {
+  @Authorized('write')
+  @Mutation(() => DevFaucetResultType, { description: 'Sandbox only: sends dev coins or test tokens on a Keel dev chain, mined before it answers' })
+  devFaucet(@Arg('input') input: DevFaucetInput, @Ctx() ctx: GraphQLContext): Promise<DevFaucetResultType> {
+    return ctx.services.devFaucet.fund(input);
+  }
+}

@@ -1,0 +1,177 @@
+import { Knex } from 'knex';
+import type { Outbox, PublishInput } from '../../platform/events/outbox';
+import type { WatchedWallet } from '../wallets/watched-wallets';
+import type { ScannedBlock, ScannedRange } from './block-scanner';
+import { ChainCursor, ChainTransferModel } from './chain-transfer.model';
+import { formatAmount } from '../../platform/amounts';
+
+/** What the recorder needs to know about a chain's assets to label what it saw. */
+export interface ChainAssets {
+  blockchain: { id: string; name: string; slug: string };
+  /** By lower-cased token contract address; the native coin under NATIVE_KEY. */
+  byToken: Map<string, { id: string; symbol: string; decimals: number; address: string }>;
+}
+export const NATIVE_KEY = 'native';
+
+/**
+ * Told of every incoming transfer as it is confirmed and as a reorg takes it back, inside the
+ * transaction that records it (the trading ledger credits and reverses here).
+ */
+export interface DepositListener {
+  confirmed(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void>;
+  reverted(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void>;
+}
+
+/** Someone else (another worker) moved the cursor first; this scan's work is dropped. */
+export class CursorMovedError extends Error {}
+
+/**
+ * Writes what the deposit watcher saw: transfers, the block hashes it walked, and its cursor, in one
+ * transaction guarded by the cursor it started from. Exactly once follows from that guard and from
+ * the unique (chain, tx hash, log index, direction) key.
+ */
+export class ChainActivityRecorder {
+  private readonly listeners: DepositListener[] = [];
+
+  constructor(
+    private readonly db: Knex,
+    private readonly outbox: Outbox,
+  ) {}
+
+  onDeposit(listener: DepositListener): void {
+    this.listeners.push(listener);
+  }
+
+  async cursor(blockchainId: string): Promise<ChainCursor | null> {
+    const row = await this.db('chain_cursors').where({ blockchainId }).first();
+    return row ? { blockNumber: Number(row.blockNumber), blockHash: row.blockHash } : null;
+  }
+
+  /** Starts watching a chain at `block` (history before it is not scanned). */
+  async startAt(blockchainId: string, block: ScannedBlock): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('chain_cursors').insert({ blockchainId, blockNumber: block.number, blockHash: block.hash }).onConflict('blockchain_id').ignore();
+      await trx('chain_blocks').insert({ blockchainId, blockNumber: block.number, blockHash: block.hash }).onConflict(['blockchain_id', 'block_number']).ignore();
+    });
+  }
+
+  /** The hashes recorded for recent blocks, newest first. */
+  async recentBlocks(blockchainId: string): Promise<ChainCursor[]> {
+    const rows = await this.db('chain_blocks').where({ blockchainId }).orderBy('blockNumber', 'desc');
+    return rows.map((r) => ({ blockNumber: Number(r.blockNumber), blockHash: r.blockHash }));
+  }
+
+  async record(assets: ChainAssets, expected: ChainCursor, range: ScannedRange, watched: Map<string, WatchedWallet>, reorgWindow: number): Promise<ChainTransferModel[]> {
+    const blockchainId = assets.blockchain.id;
+    return this.db.transaction(async (trx) => {
+      await this.claimCursor(trx, blockchainId, expected);
+      const confirmed: ChainTransferModel[] = [];
+      for (const row of transferRows(assets, range, watched)) {
+        const [saved] = await trx('chain_transfers')
+          .insert(row)
+          .onConflict(['blockchain_id', 'tx_hash', 'log_index', 'direction'])
+          // A transfer a reorg took back and the new fork included again counts again, once.
+          .merge({ status: 'CONFIRMED', revertedAt: null, blockNumber: row.blockNumber, blockHash: row.blockHash, blockTimestamp: row.blockTimestamp })
+          .where('chain_transfers.status', 'REVERTED')
+          .returning('*');
+        if (saved && saved.direction === 'incoming') confirmed.push(ChainTransferModel.fromDatabaseJson(saved as never));
+      }
+      for (const deposit of confirmed) for (const l of this.listeners) await l.confirmed(trx, deposit);
+      await this.outbox.publishMany(trx, confirmed.map((d) => incomingEvent('incoming_transfer', d, assets, watched)));
+
+      const last = range.blocks[range.blocks.length - 1];
+      await trx('chain_blocks').insert(range.blocks.map((b) => ({ blockchainId, blockNumber: b.number, blockHash: b.hash }))).onConflict(['blockchain_id', 'block_number']).merge();
+      await trx('chain_blocks').where({ blockchainId }).where('blockNumber', '<', last.number - reorgWindow).delete();
+      await trx('chain_cursors').where({ blockchainId }).update({ blockNumber: last.number, blockHash: last.hash, updatedAt: trx.fn.now() });
+      return confirmed;
+    });
+  }
+
+  /**
+   * Undoes everything recorded above `ancestor` (the newest block both forks share): transfers become
+   * REVERTED, listeners take back what they credited, and *.incoming_transfer_reverted is emitted.
+   */
+  async rewind(assets: ChainAssets, expected: ChainCursor, ancestor: ChainCursor, watched: Map<string, WatchedWallet>): Promise<ChainTransferModel[]> {
+    const blockchainId = assets.blockchain.id;
+    return this.db.transaction(async (trx) => {
+      await this.claimCursor(trx, blockchainId, expected);
+      const rows = await trx('chain_transfers')
+        .where({ blockchainId, status: 'CONFIRMED' })
+        .where('blockNumber', '>', ancestor.blockNumber)
+        .update({ status: 'REVERTED', revertedAt: trx.fn.now() })
+        .returning('*');
+      const reverted = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never)).filter((t) => t.direction === 'incoming');
+      for (const deposit of reverted) for (const l of this.listeners) await l.reverted(trx, deposit);
+      await this.outbox.publishMany(trx, reverted.map((d) => incomingEvent('incoming_transfer_reverted', d, assets, watched)));
+      await trx('chain_blocks').where({ blockchainId }).where('blockNumber', '>', ancestor.blockNumber).delete();
+      await trx('chain_blocks').insert({ blockchainId, blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash }).onConflict(['blockchain_id', 'block_number']).merge();
+      await trx('chain_cursors').where({ blockchainId }).update({ blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash, updatedAt: trx.fn.now() });
+      return reverted;
+    });
+  }
+
+  private async claimCursor(trx: Knex.Transaction, blockchainId: string, expected: ChainCursor): Promise<void> {
+    const current = await trx('chain_cursors').where({ blockchainId }).forUpdate().first();
+    if (!current || Number(current.blockNumber) !== expected.blockNumber || current.blockHash !== expected.blockHash) {
+      throw new CursorMovedError(`cursor of ${blockchainId} moved`);
+    }
+  }
+}
+
+function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<string, WatchedWallet>) {
+  const rows = [];
+  for (const t of range.transfers) {
+    const asset = assets.byToken.get(t.token ? t.token.toLowerCase() : NATIVE_KEY);
+    if (!asset) continue;
+    const sender = watched.get(t.from.toLowerCase());
+    const receiver = watched.get(t.to.toLowerCase());
+    const internal = !!sender && !!receiver && sender.organizationId === receiver.organizationId;
+    const category = internal ? 'internal' : t.token ? 'erc20' : 'external';
+    for (const [direction, wallet] of [['incoming', receiver], ['outgoing', sender]] as const) {
+      if (!wallet) continue;
+      rows.push({
+        organizationId: wallet.organizationId,
+        blockchainId: assets.blockchain.id,
+        masterWalletId: wallet.masterWalletId,
+        addressId: wallet.kind === 'address' ? wallet.id : null,
+        assetId: asset.id,
+        direction,
+        category,
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        blockNumber: t.blockNumber,
+        blockHash: t.blockHash,
+        blockTimestamp: t.blockTimestamp,
+        fromAddress: t.from,
+        toAddress: t.to,
+        rawValue: t.rawValue.toString(),
+      });
+    }
+  }
+  return rows;
+}
+
+/** address.* for a deposit address, master.* for the master wallet's own address; the spec's data shape. */
+function incomingEvent(name: 'incoming_transfer' | 'incoming_transfer_reverted', d: ChainTransferModel, assets: ChainAssets, watched: Map<string, WatchedWallet>): PublishInput<Record<string, unknown>> {
+  const asset = [...assets.byToken.values()].find((a) => a.id === d.assetId)!;
+  const wallet = watched.get(d.toAddress.toLowerCase());
+  return {
+    organizationId: d.organizationId,
+    type: `${d.addressId ? 'address' : 'master'}.${name}`,
+    data: {
+      id: d.id,
+      hash: d.txHash,
+      logIndex: d.logIndex,
+      blockNumber: String(d.blockNumber),
+      blockHash: d.blockHash,
+      from: d.fromAddress,
+      to: d.toAddress,
+      value: formatAmount(BigInt(d.rawValue), asset.decimals),
+      category: d.category,
+      asset: { id: asset.id, symbol: asset.symbol, decimals: asset.decimals },
+      blockchain: assets.blockchain,
+      wallet: { id: d.addressId ?? d.masterWalletId, name: wallet?.name ?? null, walletAddress: d.toAddress, masterWalletId: d.masterWalletId },
+      rawContract: { address: asset.address, decimals: asset.decimals, rawValue: d.rawValue },
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import type { ChainService } from '../chains/chain.service';
+import type { AssetType } from '../chains/chain.types';
+import type { AddressService } from '../wallets/address.service';
+import type { MasterWalletService } from '../wallets/master-wallet.service';
+import { ChainTransferModel } from './chain-transfer.model';
+import type { TransferListArgs, TransferListType, TransferRecordType } from './transfer.types';
+import { formatAmount } from '../../platform/amounts';
+
+export type TransferScope = { masterWalletId: string } | { addressId: string };
+
+/** The recorded transfers of one master wallet (with its addresses) or of one deposit address. */
+export class TransferHistoryService {
+  constructor(
+    private readonly db: Knex,
+    private readonly masterWallets: MasterWalletService,
+    private readonly addresses: AddressService,
+    private readonly chains: ChainService,
+  ) {}
+
+  async list(organizationId: string, scope: TransferScope, args: TransferListArgs): Promise<TransferListType> {
+    if ('masterWalletId' in scope) await this.masterWallets.row(organizationId, scope.masterWalletId);
+    else await this.addresses.row(organizationId, scope.addressId);
+    const filtered = ChainTransferModel.query(this.db)
+      .where({ organizationId, ...scope })
+      .modify((q) => {
+        if (args.direction) q.where({ direction: args.direction });
+        if (args.assetId) q.where({ assetId: args.assetId });
+        if (args.blockchainId) q.where({ blockchainId: args.blockchainId });
+        if (args.status) q.where({ status: args.status });
+      });
+    const after = args.cursor ? decodeCursor(args.cursor) : undefined;
+    const op = args.sort === 'ASC' ? '>' : '<';
+    const order = args.sort === 'ASC' ? 'asc' : 'desc';
+    const [rows, total] = await Promise.all([
+      filtered
+        .clone()
+        .modify((q) => {
+          if (after) q.whereRaw(`(block_number, id) ${op} (?, ?)`, [after.blockNumber, after.id]);
+        })
+        .orderBy([
+          { column: 'blockNumber', order: order },
+          { column: 'id', order: order },
+        ])
+        .limit(args.limit + 1),
+      filtered.clone().resultSize(),
+    ]);
+    const page = rows.slice(0, args.limit);
+    const assets = await this.chains.assetViews(page.map((r) => r.assetId));
+    const last = page[page.length - 1];
+    const hasMore = rows.length > args.limit;
+    return {
+      transfer: page.map((r) => record(r, assets)),
+      pageInfo: { hasMore, nextCursor: hasMore && last ? encodeCursor(last) : null },
+      totalCount: total,
+    };
+  }
+}
+
+function record(r: ChainTransferModel, assets: Map<string, AssetType>): TransferRecordType {
+  const asset = assets.get(r.assetId)!;
+  return {
+    id: r.id,
+    category: r.category,
+    direction: r.direction,
+    status: r.status,
+    blockNum: String(r.blockNumber),
+    hash: r.txHash,
+    logIndex: r.logIndex,
+    from: r.fromAddress,
+    to: r.toAddress,
+    symbol: asset.symbol,
+    value: Number(formatAmount(BigInt(r.rawValue), asset.decimals)),
+    asset,
+    rawContract: { value: r.rawValue, address: asset.address, decimal: String(asset.decimals) },
+    timestamp: new Date(r.blockTimestamp).toISOString(),
+    blockchainId: r.blockchainId,
+    masterWalletId: r.masterWalletId,
+    addressId: r.addressId,
+  };
+}
+
+function encodeCursor(r: ChainTransferModel): string {
+  return Buffer.from(JSON.stringify([String(r.blockNumber), r.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { blockNumber: string; id: string } {
+  try {
+    const [blockNumber, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof blockNumber === 'string' && /^\d{1,19}$/.test(blockNumber) && typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) return { blockNumber, id };
+  } catch {
+    // fall through
+  }
+  throw KeelError.invalidField('cursor', 'is not a cursor this endpoint returned');
+}
