@@ -10,6 +10,7 @@ import type { Logger } from './platform/logger';
 import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { ChainNetworks } from './modules/chains/chain-networks';
 import { DepositWatcher, startDepositWatchers } from './modules/transfers/deposit-watcher';
+import { TransactionSender } from './modules/transfers/transaction-sender';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -20,6 +21,7 @@ export interface Keel {
   pro?: RunningHost;
   webhookDelivery?: RunningDelivery;
   depositWatchers?: { stop(): Promise<void> };
+  transactionSender?: { stop(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
       await keel.webhookDelivery?.stop();
       await keel.depositWatchers?.stop();
+      await keel.transactionSender?.stop();
       await platform.close();
       await networks.close();
     },
@@ -67,6 +70,8 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     if (roles.has('worker')) {
       keel.webhookDelivery = startWebhookDelivery(platform);
       const options = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
+      const sender = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, platform.logger);
+      keel.transactionSender = sender.start();
       keel.depositWatchers = startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, options, platform.logger));
     }
   } catch (e) {

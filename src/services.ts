@@ -17,6 +17,8 @@ import { WatchedWallets } from './modules/wallets/watched-wallets';
 import { ChainActivityRecorder } from './modules/transfers/chain-activity-recorder';
 import { TransferHistoryService } from './modules/transfers/transfer-history.service';
 import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
+import { SendingWallets } from './modules/wallets/sending-wallets';
+import { TransferService } from './modules/transfers/transfer.service';
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -37,6 +39,8 @@ export interface Services {
   chainActivity: ChainActivityRecorder;
   transferHistory: TransferHistoryService;
   devFaucet: DevFaucetService;
+  sendingWallets: SendingWallets;
+  transfers: TransferService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -46,6 +50,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS);
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(new SecretBox(loadMasterKey(config, platform.logger)));
+  const sendingWallets = new SendingWallets(db, walletKeys);
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
   return {
@@ -53,6 +58,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     chainActivity: new ChainActivityRecorder(db, outbox),
     transferHistory: new TransferHistoryService(db, masterWallets, addresses, chains),
     devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
+    sendingWallets,
+    transfers: new TransferService(db, sendingWallets, chains, networks),
     organizations,
     apiKeys,
     engineStatus: new EngineStatusService(config.KEEL_ENV),

@@ -69,6 +69,12 @@ export const configSchema = z.object({
   CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),
   /** How many recent block hashes the watcher keeps to find where a reorg forked. */
   CHAIN_REORG_WINDOW_BLOCKS: z.coerce.number().int().min(8).default(256),
+  /** How often the transaction sender signs queued transfers and checks sent ones. */
+  TRANSFER_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+  /** A sent transaction still unmined after this long, and priced below the market, is re-sent with a higher fee. */
+  TRANSFER_FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(30_000),
+  /** Each re-send raises both fee caps by at least this much (nodes require 10% to replace). */
+  TRANSFER_FEE_BUMP_PERCENT: z.coerce.number().int().min(10).max(500).default(25),
 });
 
 export type Config = z.infer<typeof configSchema>;

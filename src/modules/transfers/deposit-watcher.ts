@@ -1,4 +1,5 @@
 import type { Logger } from '../../platform/logger';
+import { startPollingLoop } from '../../platform/polling-loop';
 import type { ChainNetwork } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { WatchedWallets } from '../wallets/watched-wallets';
@@ -19,10 +20,6 @@ export interface DepositWatcherOptions {
  * cursor guard lets one commit and the others' work is discarded.
  */
 export class DepositWatcher {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
-
   constructor(
     private readonly network: ChainNetwork,
     private readonly recorder: ChainActivityRecorder,
@@ -32,22 +29,10 @@ export class DepositWatcher {
     private readonly logger: Logger,
   ) {}
 
-  start(): void {
-    const loop = async () => {
-      this.running = this.tick().then(
-        () => undefined,
-        (e) => this.logger.warn({ chainId: this.network.spec.chainId, err: e instanceof Error ? e.message : String(e) }, 'deposit watcher: scan failed, retrying'),
-      );
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(loop, this.options.pollIntervalMs);
-    };
-    this.timer = setTimeout(loop, 0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  start(): { stop(): Promise<void> } {
+    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) =>
+      this.logger.warn({ chainId: this.network.spec.chainId, err: e instanceof Error ? e.message : String(e) }, 'deposit watcher: scan failed, retrying'),
+    );
   }
 
   /** One step: walk back over a reorg, or scan the next confirmed blocks. Returns blocks advanced. */
@@ -123,7 +108,6 @@ export class DepositWatcher {
 
 /** One watcher per chain of the deployment. */
 export function startDepositWatchers(networks: ChainNetwork[], make: (n: ChainNetwork) => DepositWatcher): { stop(): Promise<void> } {
-  const watchers = networks.map(make);
-  for (const w of watchers) w.start();
-  return { stop: () => Promise.all(watchers.map((w) => w.stop())).then(() => undefined) };
+  const loops = networks.map((n) => make(n).start());
+  return { stop: () => Promise.all(loops.map((l) => l.stop())).then(() => undefined) };
 }

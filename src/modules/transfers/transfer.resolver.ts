@@ -1,8 +1,8 @@
-import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdArg } from '../../graphql/types/id';
 import { KeelError } from '../../platform/errors';
-import { TransferListArgs, TransferListType } from './transfer.types';
+import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferListArgs, TransferListType, TransferPage, TransferType } from './transfer.types';
 
 function filters(args: TransferListArgs): TransferListArgs {
   for (const field of ['assetId', 'blockchainId'] as const) {
@@ -11,18 +11,64 @@ function filters(args: TransferListArgs): TransferListArgs {
   return args;
 }
 
+function masterId(id: string): string {
+  if (!IdArg.isUuid(id)) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+  return id.toLowerCase();
+}
+
 @Resolver()
 export class TransferResolver {
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from the master wallet and its deposit addresses, cursor-paged' })
   masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    if (!IdArg.isUuid(id)) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
-    return ctx.services.transferHistory.list(ctx.principal.organizationId, { masterWalletId: id.toLowerCase() }, filters(args));
+    return ctx.services.transferHistory.list(ctx.principal.organizationId, { masterWalletId: masterId(id) }, filters(args));
   }
 
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
   addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
     return ctx.services.transferHistory.list(ctx.principal.organizationId, { addressId: IdArg.uuid('Address', id) }, filters(args));
+  }
+
+  @Authorized('write')
+  @Mutation(() => TransferType, { description: 'Sends assets from the master wallet address: one transaction per line, queued or held for approval' })
+  transferFromMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+    return ctx.services.transfers.create(ctx.principal.organizationId, { masterWalletId: masterId(id) }, input);
+  }
+
+  @Authorized('write')
+  @Mutation(() => TransferType, { description: 'Sends assets from a deposit address' })
+  transferFromAddress(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+    return ctx.services.transfers.create(ctx.principal.organizationId, { addressId: IdArg.uuid('Address', id) }, input);
+  }
+
+  @Authorized('write')
+  @Mutation(() => GasEstimateType, { description: 'What sending these lines from the master wallet would cost in gas at current fees' })
+  estimateTransferGas(@Arg('id', () => ID) id: string, @Arg('input') input: EstimateGasInput, @Ctx() ctx: GraphQLContext): Promise<GasEstimateType> {
+    return ctx.services.transfers.estimateGas(ctx.principal.organizationId, masterId(id), input.assets);
+  }
+
+  @Authorized('read')
+  @Query(() => TransferPage, { description: 'Withdrawals, sweeps and gas top-ups, newest first' })
+  transfers(@Args() args: TransferFilterArgs, @Ctx() ctx: GraphQLContext): Promise<TransferPage> {
+    return ctx.services.transfers.list(ctx.principal.organizationId, args);
+  }
+
+  @Authorized('read')
+  @Query(() => TransferType)
+  transfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+    return ctx.services.transfers.get(ctx.principal.organizationId, IdArg.uuid('Transfer', id));
+  }
+
+  @Authorized('admin')
+  @Mutation(() => TransferType, { description: 'Releases a transfer held by security.requireApprovalForTransfers (admin keys only)' })
+  approveTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+    return ctx.services.transfers.decide(ctx.principal.organizationId, IdArg.uuid('Transfer', id), true);
+  }
+
+  @Authorized('admin')
+  @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only)' })
+  rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+    return ctx.services.transfers.decide(ctx.principal.organizationId, IdArg.uuid('Transfer', id), false);
   }
 }

@@ -3,6 +3,7 @@ import * as m001 from './001_foundation';
 import * as m002 from './002_webhooks';
 import * as m003 from './003_custody';
 import * as m004 from './004_chain_watch';
+import * as m006 from './006_transfers';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -13,6 +14,7 @@ const migrations: Record<string, Knex.Migration> = {
   '002_webhooks': m002,
   '003_custody': m003,
   '004_chain_watch': m004,
+  '006_transfers': m006,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

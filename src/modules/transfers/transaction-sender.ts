@@ -1,0 +1,327 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import type { Logger } from '../../platform/logger';
+import type { Outbox } from '../../platform/events/outbox';
+import { formatAmount } from '../../platform/amounts';
+import { startPollingLoop } from '../../platform/polling-loop';
+import type { ChainNetworks } from '../chains/chain-networks';
+import type { ChainService } from '../chains/chain.service';
+import type { SendingWallets } from '../wallets/sending-wallets';
+import { transactionRequest } from './transaction-request';
+
+export interface TransactionSenderOptions {
+  pollIntervalMs: number;
+  bumpAfterMs: number;
+  bumpPercent: number;
+}
+
+/** A line of a transfer as the sender works on it (transfer_items joined with its transfer). */
+export interface SendingItem {
+  id: string;
+  transferId: string;
+  organizationId: string;
+  masterWalletId: string;
+  addressId: string | null;
+  blockchainId: string;
+  fromAddress: string;
+  kind: string;
+  assetId: string;
+  recipient: string;
+  rawAmount: string;
+  status: string;
+  nonce: string | null;
+  txHash: string | null;
+  rawTx: string | null;
+  gasLimit: string | null;
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  replacedTxHashes: string[];
+  submittedAt: Date | null;
+  updatedAt: Date;
+}
+
+/** Told when a line is final, inside the transaction that records it (sweeps, the trading ledger). */
+export interface TransferOutcomeListener {
+  executed(trx: Knex.Transaction, item: SendingItem): Promise<void>;
+}
+
+const BATCH = 20;
+/** A signed transaction not yet accepted by the node is offered again after this long. */
+const REBROADCAST_AFTER_MS = 2_000;
+
+/**
+ * Sends queued transfer lines. Nonces come from sender_nonces under a row lock, and each signed
+ * transaction is committed before it is broadcast: a crash can only re-send the same bytes, so
+ * concurrent lines from one address never share a nonce and none is lost. A transaction left
+ * unmined below the market fee is signed again with the same nonce and a higher fee; the earlier
+ * hash is kept, and whichever of them is mined settles the line.
+ */
+export class TransactionSender {
+  private readonly listeners: TransferOutcomeListener[] = [];
+
+  constructor(
+    private readonly db: Knex,
+    private readonly outbox: Outbox,
+    private readonly networks: ChainNetworks,
+    private readonly chains: ChainService,
+    private readonly wallets: SendingWallets,
+    private readonly options: TransactionSenderOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  onExecuted(listener: TransferOutcomeListener): void {
+    this.listeners.push(listener);
+  }
+
+  start(): { stop(): Promise<void> } {
+    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'transaction sender: step failed, retrying'));
+  }
+
+  async tick(): Promise<void> {
+    await this.failOrphans();
+    for (const item of await this.items(['QUEUED'])) await this.submit(item);
+    for (const item of await this.items(['SIGNED'])) if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await this.broadcast(item, item.rawTx!);
+    for (const item of await this.items(['SUBMITTED'])) await this.follow(item);
+  }
+
+  private async items(statuses: string[]): Promise<SendingItem[]> {
+    return this.db('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .whereIn('i.status', statuses)
+      .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
+      .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')))
+      .orderBy([{ column: 'i.createdAt' }, { column: 'i.position' }])
+      .limit(BATCH)
+      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
+  }
+
+  /** A line waiting on another line that failed can never run. */
+  private async failOrphans(): Promise<void> {
+    const orphans: SendingItem[] = await this.db('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .join('transfer_items as d', 'd.id', 'i.afterItemId')
+      .where('i.status', 'QUEUED')
+      .where('d.status', 'FAILED')
+      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
+    for (const item of orphans) await this.finish(item, { status: 'FAILED', error: 'the transaction it waited for failed' });
+  }
+
+  private async submit(item: SendingItem): Promise<void> {
+    const network = this.networks.get(item.blockchainId);
+    const asset = await this.chains.assetRow(item.assetId);
+    if (!network || !asset) return this.finish(item, { status: 'FAILED', error: 'the chain or asset is no longer configured' });
+    const request = transactionRequest(asset, item.recipient, BigInt(item.rawAmount));
+    let gasLimit: bigint;
+    try {
+      gasLimit = ((await network.provider.estimateGas({ from: item.fromAddress, ...request })) * 12n) / 10n;
+    } catch (e) {
+      return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${shortReason(e)}` });
+    }
+    const fees = await network.provider.getFeeData();
+    const signer = await this.wallets.signer(item.masterWalletId, await this.derivationIndex(item), network.provider);
+    const signed = await this.db.transaction(async (trx) => {
+      const locked = await trx('transfer_items').where({ id: item.id, status: 'QUEUED' }).forUpdate().skipLocked().first();
+      if (!locked) return null;
+      const nonce = await this.takeNonce(trx, item, network.provider);
+      const tx = ethers.Transaction.from(
+        await signer.signTransaction({
+          type: 2,
+          chainId: network.spec.chainId,
+          nonce,
+          gasLimit,
+          maxFeePerGas: fees.maxFeePerGas!,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas!,
+          ...request,
+        }),
+      );
+      await trx('transfer_items')
+        .where({ id: item.id })
+        .update({ status: 'SIGNED', nonce, txHash: tx.hash, rawTx: tx.serialized, gasLimit: gasLimit.toString(), maxFeePerGas: fees.maxFeePerGas!.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas!.toString(), updatedAt: trx.fn.now() });
+      await trx('transfers').where({ id: item.transferId, status: 'QUEUED' }).update({ status: 'SUBMITTED', updatedAt: trx.fn.now() });
+      return { ...item, nonce: String(nonce), txHash: tx.hash, rawTx: tx.serialized };
+    });
+    if (signed) await this.broadcast(signed, signed.rawTx);
+  }
+
+  /** The next nonce of the sending address: ours, unless something else has sent from it meanwhile. */
+  private async takeNonce(trx: Knex.Transaction, item: SendingItem, provider: ethers.JsonRpcProvider): Promise<number> {
+    const key = { blockchainId: item.blockchainId, address: item.fromAddress };
+    await trx('sender_nonces').insert({ ...key, nextNonce: 0 }).onConflict(['blockchain_id', 'address']).ignore();
+    const row = await trx('sender_nonces').where(key).forUpdate().first();
+    const onChain = await provider.getTransactionCount(item.fromAddress, 'pending');
+    const nonce = Math.max(Number(row.nextNonce), onChain);
+    await trx('sender_nonces').where(key).update({ nextNonce: nonce + 1 });
+    return nonce;
+  }
+
+  private async broadcast(item: SendingItem, rawTx: string): Promise<void> {
+    const network = this.networks.get(item.blockchainId)!;
+    try {
+      await network.provider.broadcastTransaction(rawTx);
+    } catch (e) {
+      if (/already known|known transaction|already imported/i.test(messageOf(e))) {
+        // The node has it: fall through to SUBMITTED.
+      } else if (isNonceTaken(e)) {
+        // Mined already (ours) or taken by a transaction Keel did not send: the follower decides.
+        if (await network.provider.getTransactionReceipt(item.txHash!)) return this.markSubmitted(item);
+        return this.requeue(item, `nonce ${item.nonce} was used by another transaction`);
+      } else if (isDefinitive(e)) {
+        return this.releaseOrWait(item, shortReason(e));
+      } else {
+        this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'broadcast failed; will retry');
+        return;
+      }
+    }
+    await this.markSubmitted(item);
+  }
+
+  private async markSubmitted(item: SendingItem): Promise<void> {
+    await this.db('transfer_items').where({ id: item.id }).whereIn('status', ['SIGNED', 'SUBMITTED']).update({ status: 'SUBMITTED', submittedAt: this.db.fn.now(), error: null, updatedAt: this.db.fn.now() });
+  }
+
+  /** Signed again from scratch with a fresh nonce. */
+  private async requeue(item: SendingItem, reason: string): Promise<void> {
+    this.logger.warn({ itemId: item.id, reason }, 'transfer line re-queued');
+    await this.db('transfer_items').where({ id: item.id }).update({ status: 'QUEUED', nonce: null, txHash: null, rawTx: null, error: reason, updatedAt: this.db.fn.now() });
+  }
+
+  /**
+   * The node refused the transaction for good. If its nonce is the newest taken, it is given back and
+   * the line fails; otherwise later transactions depend on it, so it stays signed and is offered again.
+   */
+  private async releaseOrWait(item: SendingItem, reason: string): Promise<void> {
+    const released = await this.db.transaction(async (trx) => {
+      const n = await trx('sender_nonces').where({ blockchainId: item.blockchainId, address: item.fromAddress }).forUpdate().first();
+      if (Number(n.nextNonce) !== Number(item.nonce) + 1) return false;
+      await trx('sender_nonces').where({ blockchainId: item.blockchainId, address: item.fromAddress }).update({ nextNonce: Number(item.nonce) });
+      return true;
+    });
+    if (released) return this.finish(item, { status: 'FAILED', error: reason });
+    await this.db('transfer_items').where({ id: item.id }).update({ error: reason, updatedAt: this.db.fn.now() });
+  }
+
+  /** Waits for a receipt of any of the line's transactions and its confirmations; bumps the fee when stuck. */
+  private async follow(item: SendingItem): Promise<void> {
+    const network = this.networks.get(item.blockchainId);
+    if (!network) return;
+    const hashes = [item.txHash!, ...item.replacedTxHashes];
+    const receipts = await Promise.all(hashes.map((h) => network.provider.getTransactionReceipt(h)));
+    const receipt = receipts.find((r) => r !== null);
+    if (receipt) {
+      const head = await network.provider.getBlockNumber();
+      if (head - receipt.blockNumber + 1 < network.spec.confirmations) return;
+      return this.finish(item, {
+        status: receipt.status === 1 ? 'CONFIRMED' : 'FAILED',
+        error: receipt.status === 1 ? null : 'the transaction reverted on chain',
+        txHash: receipt.hash,
+        replacedTxHashes: hashes.filter((h) => h !== receipt.hash),
+        blockNumber: receipt.blockNumber,
+        gasUsed: receipt.gasUsed.toString(),
+        feePaid: (receipt.gasUsed * receipt.gasPrice).toString(),
+      });
+    }
+    if (Date.now() - new Date(item.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bumpIfUnderpriced(item, network.provider, network.spec.chainId);
+  }
+
+  private async bumpIfUnderpriced(item: SendingItem, provider: ethers.JsonRpcProvider, chainId: number): Promise<void> {
+    const [latest, fees] = await Promise.all([provider.getBlock('latest'), provider.getFeeData()]);
+    const baseFee = latest?.baseFeePerGas ?? 0n;
+    const oldMax = BigInt(item.maxFeePerGas!);
+    const oldTip = BigInt(item.maxPriorityFeePerGas!);
+    if (oldMax >= baseFee + oldTip) return; // priced at the market: it only needs patience
+    const raise = (v: bigint) => (v * BigInt(100 + this.options.bumpPercent) + 99n) / 100n;
+    const tip = max(raise(oldTip), fees.maxPriorityFeePerGas ?? 0n);
+    const maxFee = max(raise(oldMax), 2n * baseFee + tip);
+    const asset = (await this.chains.assetRow(item.assetId))!;
+    const signer = await this.wallets.signer(item.masterWalletId, await this.derivationIndex(item), provider);
+    const tx = ethers.Transaction.from(
+      await signer.signTransaction({ type: 2, chainId, nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...transactionRequest(asset, item.recipient, BigInt(item.rawAmount)) }),
+    );
+    // Recorded before it is broadcast: after a crash, every hash that might be mined is known.
+    await this.db('transfer_items')
+      .where({ id: item.id, txHash: item.txHash })
+      .update({ txHash: tx.hash, rawTx: tx.serialized, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: [...item.replacedTxHashes, item.txHash!], submittedAt: this.db.fn.now(), updatedAt: this.db.fn.now() });
+    this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.hash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
+    try {
+      await provider.broadcastTransaction(tx.serialized);
+    } catch (e) {
+      this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'fee bump broadcast failed; will retry');
+    }
+  }
+
+  /** Marks a line final, settles its transfer's status and emits the transfer event, in one transaction. */
+  private async finish(item: SendingItem, outcome: { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string }): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const updated = await trx('transfer_items')
+        .where({ id: item.id })
+        .whereNotIn('status', ['CONFIRMED', 'FAILED', 'REJECTED'])
+        .update({ ...outcome, updatedAt: trx.fn.now() })
+        .returning('id');
+      if (!updated.length) return;
+      const lines: { status: string }[] = await trx('transfer_items').where({ transferId: item.transferId }).select('status');
+      const open = lines.some((l) => !['CONFIRMED', 'FAILED', 'REJECTED'].includes(l.status));
+      const status = open ? 'SUBMITTED' : lines.every((l) => l.status === 'CONFIRMED') ? 'CONFIRMED' : 'FAILED';
+      await trx('transfers').where({ id: item.transferId }).update({ status, updatedAt: trx.fn.now() });
+      const final = { ...item, ...outcome, status: outcome.status } as SendingItem;
+      if (outcome.status === 'CONFIRMED') for (const l of this.listeners) await l.executed(trx, final);
+      await this.outbox.publish(trx, await this.event(item, outcome));
+    });
+    if (outcome.status === 'FAILED') this.logger.warn({ itemId: item.id, error: outcome.error }, 'transfer line failed');
+  }
+
+  private async event(item: SendingItem, outcome: { status: string; error: string | null; txHash?: string; blockNumber?: number; feePaid?: string }) {
+    const [asset, chain, wallet] = await Promise.all([this.chains.assetRow(item.assetId), this.chains.blockchainRow(item.blockchainId), this.wallets.resolve(item.organizationId, item.addressId ? { addressId: item.addressId } : { masterWalletId: item.masterWalletId }).catch(() => null)]);
+    const explorer = (chain.configurations as { explorerUrl?: string } | null)?.explorerUrl;
+    const txhash = outcome.txHash ?? item.txHash;
+    return {
+      organizationId: item.organizationId,
+      type: `${item.addressId ? 'address' : 'master'}.${outcome.status === 'CONFIRMED' ? 'transfer_executed' : 'transfer_failed'}`,
+      data: {
+        transferId: item.transferId,
+        itemId: item.id,
+        kind: item.kind,
+        status: outcome.status,
+        txhash,
+        explorerUrl: explorer && txhash ? `${explorer.replace(/\/$/, '')}/tx/${txhash}` : '',
+        from: item.fromAddress,
+        to: item.recipient,
+        amount: formatAmount(BigInt(item.rawAmount), asset!.decimals),
+        asset: { id: asset!.id, symbol: asset!.symbol, decimals: asset!.decimals },
+        blockchain: { id: chain.id, name: chain.name },
+        wallet: { id: item.addressId ?? item.masterWalletId, name: wallet?.name ?? null, walletAddress: item.fromAddress, masterWalletId: item.masterWalletId },
+        blockNumber: outcome.blockNumber === undefined ? null : String(outcome.blockNumber),
+        gasFee: outcome.feePaid ? formatAmount(BigInt(outcome.feePaid), 18) : null,
+        error: outcome.error,
+      },
+    };
+  }
+
+  private async derivationIndex(item: SendingItem): Promise<number> {
+    if (!item.addressId) return 0;
+    return (await this.wallets.resolve(item.organizationId, { addressId: item.addressId })).derivationIndex;
+  }
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+function messageOf(e: unknown): string {
+  const err = e as { shortMessage?: string; message?: string; info?: { error?: { message?: string } } };
+  return [err.info?.error?.message, err.shortMessage, err.message].filter(Boolean).join(' | ');
+}
+
+function shortReason(e: unknown): string {
+  const err = e as { info?: { error?: { message?: string } }; shortMessage?: string; message?: string };
+  return (err.info?.error?.message ?? err.shortMessage ?? err.message ?? String(e)).slice(0, 300);
+}
+
+function isNonceTaken(e: unknown): boolean {
+  const code = (e as { code?: string }).code;
+  return code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED' || /nonce too low|replacement transaction underpriced/i.test(messageOf(e));
+}
+
+function isDefinitive(e: unknown): boolean {
+  const code = (e as { code?: string }).code;
+  return code === 'INSUFFICIENT_FUNDS' || code === 'CALL_EXCEPTION' || /insufficient funds|exceeds block gas limit|intrinsic gas too low/i.test(messageOf(e));
+}

@@ -1,0 +1,229 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import { KeelError } from '../../platform/errors';
+import { formatAmount } from '../../platform/amounts';
+import { toPage, PageResult } from '../../graphql/types/page';
+import { IdArg } from '../../graphql/types/id';
+import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
+import type { ChainService } from '../chains/chain.service';
+import type { AssetType } from '../chains/chain.types';
+import { readBalances } from '../wallets/balance-reader';
+import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
+import { checkTransferPolicy, PolicyLine } from './transfer-policy';
+import { transactionRequest } from './transaction-request';
+import type { GasEstimateType, TransferFilterArgs, TransferItemType, TransferLineInput, TransferType } from './transfer.types';
+
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
+
+/** A line checked and priced: the asset it moves and its amount in the smallest unit. */
+interface PricedLine extends PolicyLine {
+  asset: AssetType;
+  recipient: string;
+}
+
+/** Statuses a line passes through before it is final. */
+export const OPEN_ITEM_STATUSES = ['PENDING_APPROVAL', 'QUEUED', 'SIGNED', 'SUBMITTED'] as const;
+
+/**
+ * Withdrawals: checked against the wallet's security configuration and its on-chain balance, then
+ * queued (or held for approval) as one transaction per line for the transaction sender.
+ */
+export class TransferService {
+  constructor(
+    private readonly db: Knex,
+    private readonly wallets: SendingWallets,
+    private readonly chains: ChainService,
+    private readonly networks: ChainNetworks,
+  ) {}
+
+  async create(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[]; note?: string }): Promise<TransferType> {
+    const wallet = await this.wallets.resolve(organizationId, source);
+    const { network, lines } = await this.price(wallet, input.assets);
+    checkTransferPolicy(wallet.configurations.security, lines);
+    await this.ensureFunds(wallet, network, lines);
+    const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
+    const id = await this.db.transaction((trx) => this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null));
+    return this.get(organizationId, id);
+  }
+
+  /** Records a transfer Keel decided on itself (sweeps, gas top-ups), inside the caller's transaction. */
+  async enqueue(
+    trx: Knex.Transaction,
+    wallet: SendingWallet,
+    blockchainId: string,
+    kind: TransferKind,
+    lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[],
+  ): Promise<{ transferId: string; itemIds: string[] }> {
+    const transferId = await this.insert(trx, wallet, blockchainId, kind, 'QUEUED', lines, null);
+    const items = await trx('transfer_items').where({ transferId }).orderBy('position').select('id');
+    return { transferId, itemIds: items.map((i: { id: string }) => i.id) };
+  }
+
+  async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLineInput[]): Promise<GasEstimateType> {
+    const wallet = await this.wallets.resolve(organizationId, { masterWalletId });
+    const { network, lines } = await this.price(wallet, assets);
+    const [fees, limits] = await Promise.all([
+      network.provider.getFeeData(),
+      Promise.all(lines.map((l) => network.provider.estimateGas({ from: wallet.address, ...transactionRequest(l.asset, l.recipient, l.rawAmount) }).catch(() => null))),
+    ]);
+    const failed = limits.findIndex((l) => l === null);
+    if (failed >= 0) throw new KeelError('INSUFFICIENT_FUNDS', `assets.${failed}: the chain refuses this transfer from ${wallet.address} (balance too low?)`, { fields: [{ field: `assets.${failed}`, error: 'INVALID_FIELD' }] });
+    const gas = (limits as bigint[]).reduce((a, b) => a + b, 0n);
+    const wei = gas * (fees.maxFeePerGas ?? fees.gasPrice ?? 0n);
+    const chain = await this.chains.getBlockchain(network.blockchainId);
+    return {
+      assets: lines.map((l) => ({ amount: formatAmount(l.rawAmount, l.asset.decimals), asset: l.asset, blockchain: chain, destinationAddress: l.recipient })),
+      estimatedFee: { amount: formatAmount(wei, 18), value: wei.toString(), callGasLimit: gas.toString(), verificationGasLimi: '0' },
+    };
+  }
+
+  async list(organizationId: string, args: TransferFilterArgs): Promise<PageResult<TransferType>> {
+    if (args.masterWalletId !== undefined && !IdArg.isUuid(args.masterWalletId)) throw KeelError.invalidField('masterWalletId', 'must be a UUID');
+    const q = this.db('transfers')
+      .where({ organizationId })
+      .modify((b) => {
+        if (args.status) b.where({ status: args.status });
+        if (args.masterWalletId) b.where({ masterWalletId: args.masterWalletId });
+      });
+    const [rows, [{ count }]] = await Promise.all([q.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(args.limit).offset(args.offset), q.clone().count({ count: '*' })]);
+    return toPage(await this.views(rows), Number(count), args);
+  }
+
+  async get(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<TransferType> {
+    const row = IdArg.isUuid(id) ? await trx('transfers').where({ id, organizationId }).first() : undefined;
+    if (!row) throw KeelError.notFound('Transfer');
+    return (await this.views([row], trx))[0];
+  }
+
+  /** Approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
+  async decide(organizationId: string, id: string, approve: boolean): Promise<TransferType> {
+    return this.db.transaction(async (trx) => {
+      const row = IdArg.isUuid(id) ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : undefined;
+      if (!row) throw KeelError.notFound('Transfer');
+      if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
+      const status = approve ? 'QUEUED' : 'REJECTED';
+      await trx('transfers').where({ id }).update({ status, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+      await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() });
+      return this.get(organizationId, id, trx);
+    });
+  }
+
+  /** Resolves assets and amounts; every line must be on one chain the wallet is enabled on. */
+  private async price(wallet: SendingWallet, input: TransferLineInput[]): Promise<{ network: ChainNetwork; lines: PricedLine[] }> {
+    const assets = await this.chains.assetViews(input.filter((l) => IdArg.isUuid(l.assetId)).map((l) => l.assetId.toLowerCase()));
+    const lines = input.map((l, i): PricedLine => {
+      const asset = assets.get(l.assetId.toLowerCase());
+      if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
+      return { asset, recipient: recipientAddress(l.recipient, i), rawAmount: rawAmount(l.amount, asset.decimals, i) };
+    });
+    const blockchainId = lines[0].asset.blockchainId;
+    if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
+    const network = this.networks.get(blockchainId);
+    if (!network || !wallet.blockchainIds.includes(blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
+    return { network, lines };
+  }
+
+  /**
+   * The chain balance must cover this transfer plus every line still on its way out from the same
+   * address, and the native balance must leave room for gas.
+   */
+  private async ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
+    const pending: { assetId: string; total: string }[] = await this.db('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .where({ 't.fromAddress': wallet.address, 't.blockchainId': network.blockchainId })
+      .whereIn('i.status', OPEN_ITEM_STATUSES)
+      .groupBy('i.assetId')
+      .select('i.assetId', this.db.raw('sum(i.raw_amount)::text as total'));
+    const needed = new Map<string, bigint>();
+    for (const p of pending) needed.set(p.assetId, BigInt(p.total));
+    for (const l of lines) needed.set(l.asset.id, (needed.get(l.asset.id) ?? 0n) + l.rawAmount);
+    const byId = new Map(lines.map((l) => [l.asset.id, l.asset]));
+    const ids = [...new Set(lines.map((l) => l.asset.id))];
+    const balances = await readBalances(network.provider, wallet.address, ids.map((id) => byId.get(id)!));
+    ids.forEach((id, i) => {
+      if (balances[i] < needed.get(id)!) {
+        const asset = byId.get(id)!;
+        throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds ${formatAmount(balances[i], asset.decimals)} ${asset.symbol}; this transfer and those in flight need ${formatAmount(needed.get(id)!, asset.decimals)}`, {
+          assetId: id,
+          available: formatAmount(balances[i], asset.decimals),
+          required: formatAmount(needed.get(id)!, asset.decimals),
+        });
+      }
+    });
+    if (!wallet.configurations.enableGaslessWithdraw && (await network.provider.getBalance(wallet.address)) === 0n) {
+      throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds no native coin to pay gas`);
+    }
+  }
+
+  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[], note: string | null): Promise<string> {
+    const [transfer] = await trx('transfers')
+      .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
+      .returning('id');
+    const transferId = (transfer as { id: string }).id;
+    await trx('transfer_items').insert(
+      lines.map((l, position) => ({ transferId, position, assetId: l.asset.id, recipient: l.recipient, rawAmount: l.rawAmount.toString(), status, afterItemId: l.afterItemId ?? null })),
+    );
+    return transferId;
+  }
+
+  private async views(rows: Record<string, any>[], trx: Knex | Knex.Transaction = this.db): Promise<TransferType[]> {
+    if (!rows.length) return [];
+    const items: Record<string, any>[] = await trx('transfer_items').whereIn('transferId', rows.map((r) => r.id)).orderBy(['transferId', 'position']);
+    const assets = await this.chains.assetViews(items.map((i) => i.assetId));
+    return rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      status: r.status,
+      masterWalletId: r.masterWalletId,
+      addressId: r.addressId,
+      blockchainId: r.blockchainId,
+      fromAddress: r.fromAddress,
+      note: r.note,
+      decidedAt: r.decidedAt,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+      items: items.filter((i) => i.transferId === r.id).map((i) => itemView(i, assets.get(i.assetId)!)),
+    }));
+  }
+}
+
+function itemView(i: Record<string, any>, asset: AssetType): TransferItemType {
+  return {
+    id: i.id,
+    position: i.position,
+    asset,
+    recipient: i.recipient,
+    amount: formatAmount(BigInt(i.rawAmount), asset.decimals),
+    rawAmount: String(i.rawAmount),
+    status: i.status,
+    txHash: i.txHash,
+    replacedTxHashes: i.replacedTxHashes ?? [],
+    nonce: i.nonce === null ? null : String(i.nonce),
+    blockNumber: i.blockNumber === null ? null : String(i.blockNumber),
+    gasFee: i.feePaid === null ? null : formatAmount(BigInt(i.feePaid), 18),
+    error: i.error,
+    submittedAt: i.submittedAt,
+  };
+}
+
+/** Checksummed; a mixed-case address with a bad checksum is refused rather than silently fixed. */
+function recipientAddress(text: string, i: number): string {
+  try {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw new Error('format');
+    return ethers.getAddress(text);
+  } catch {
+    throw new KeelError('INVALID_ADDRESS', `assets.${i}.recipient is not a valid EVM address (format or checksum)`, { fields: [{ field: `assets.${i}.recipient`, error: 'INVALID_FIELD' }] });
+  }
+}
+
+function rawAmount(text: string, decimals: number, i: number): bigint {
+  let raw: bigint;
+  try {
+    if (!/^\d+(\.\d+)?$/.test(text)) throw new Error('format');
+    raw = ethers.parseUnits(text, decimals);
+  } catch {
+    throw KeelError.invalidField(`assets.${i}.amount`, `must be a positive decimal string with at most ${decimals} decimals`);
+  }
+  if (raw <= 0n) throw KeelError.invalidField(`assets.${i}.amount`, 'must be above 0');
+  return raw;
+}

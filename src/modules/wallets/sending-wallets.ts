@@ -1,0 +1,69 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import { KeelError } from '../../platform/errors';
+import { IdArg } from '../../graphql/types/id';
+import { readConfigurations, WalletConfigurations } from './wallet-configurations';
+import { AddressModel, MasterWalletModel } from './wallet.model';
+import type { WalletKeys } from './wallet-keys';
+
+export type WalletSource = { masterWalletId: string } | { addressId: string };
+
+/** An address Keel can send from: a master wallet's own address (index 0) or a deposit address. */
+export interface SendingWallet {
+  organizationId: string;
+  masterWalletId: string;
+  /** Null for the master wallet's own address. */
+  addressId: string | null;
+  derivationIndex: number;
+  address: string;
+  name: string | null;
+  masterWalletName: string;
+  masterWalletAddress: string;
+  configurations: WalletConfigurations;
+  /** The chains the master wallet is enabled on. */
+  blockchainIds: string[];
+}
+
+/** The sending side of wallets: who may send from where, and the signing keys (opened per signature). */
+export class SendingWallets {
+  constructor(
+    private readonly db: Knex,
+    private readonly keys: WalletKeys,
+  ) {}
+
+  async resolve(organizationId: string, source: WalletSource, trx: Knex | Knex.Transaction = this.db): Promise<SendingWallet> {
+    let address: AddressModel | undefined;
+    let masterWalletId: string;
+    if ('addressId' in source) {
+      address = IdArg.isUuid(source.addressId) ? await AddressModel.query(trx).findOne({ id: source.addressId, organizationId }) : undefined;
+      if (!address) throw KeelError.notFound('Address');
+      if (!address.isActive) throw new KeelError('CONFLICT', 'The address is deactivated');
+      masterWalletId = address.masterWalletId;
+    } else {
+      masterWalletId = source.masterWalletId;
+    }
+    const wallet = IdArg.isUuid(masterWalletId) ? await MasterWalletModel.query(trx).findOne({ id: masterWalletId, organizationId }) : undefined;
+    if (!wallet) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+    if (!wallet.isActive) throw new KeelError('CONFLICT', 'The master wallet is inactive');
+    const chains = await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).select('blockchain_id');
+    return {
+      organizationId,
+      masterWalletId: wallet.id,
+      addressId: address?.id ?? null,
+      derivationIndex: address?.derivationIndex ?? 0,
+      address: address?.address ?? wallet.walletAddress,
+      name: address ? address.name : wallet.name,
+      masterWalletName: wallet.name,
+      masterWalletAddress: wallet.walletAddress,
+      configurations: readConfigurations(wallet.configurations),
+      blockchainIds: chains.map((c: { blockchainId: string }) => c.blockchainId),
+    };
+  }
+
+  /** The key of address `index` of a master wallet, connected to `provider`; hold it only to sign. */
+  async signer(masterWalletId: string, index: number, provider: ethers.Provider): Promise<ethers.HDNodeWallet> {
+    const wallet = await MasterWalletModel.query(this.db).findById(masterWalletId);
+    if (!wallet) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+    return this.keys.signer(wallet.id, wallet.sealedMnemonic, index, provider);
+  }
+}

@@ -1,0 +1,259 @@
+import { ethers } from 'ethers';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+import { DevChain, deployTestTokens, devChainAccount, mine, rpc, setAutomine, startDevChain } from '../../../src/platform/chain/devchain';
+import { devChainSpec } from '../../../src/modules/chains/chain-networks';
+import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
+
+const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 };
+const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
+
+interface Asset {
+  id: string;
+  symbol: string;
+  address: string;
+  blockchainId: string;
+}
+
+async function assetsOf(org: TestOrg, blockchainId: string): Promise<Record<string, Asset>> {
+  const res = await org.core.request('GET', `/v1/assets?blockchainId=${blockchainId}&limit=100`);
+  return Object.fromEntries(res.body.data.map((a: Asset) => [a.symbol, a]));
+}
+
+async function createWallet(org: TestOrg, blockchainId: string, configurations?: object) {
+  const res = await org.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Payouts', configurations } });
+  expect(res.status).toBe(201);
+  return res.body.data as { id: string; walletAddress: string };
+}
+
+async function fund(org: TestOrg, blockchainId: string, address: string, amount: string, asset?: string) {
+  const res = await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId, address, amount, asset } });
+  expect(res.status).toBe(200);
+}
+
+const recipient = () => ethers.Wallet.createRandom().address;
+
+async function settled(org: TestOrg, transferId: string) {
+  return eventually(async () => {
+    const res = await org.core.request('GET', `/v1/transfers/${transferId}`);
+    return ['CONFIRMED', 'FAILED', 'REJECTED'].includes(res.body.data.status) && res.body.data;
+  }, 30_000);
+}
+
+describe('transfers on the shared dev chains', () => {
+  let t: TestKeel;
+  let org: TestOrg;
+  let other: TestOrg;
+  let chainA: string;
+  let chainB: string;
+  let assets: Record<string, Asset>;
+  let provider: ethers.JsonRpcProvider;
+
+  beforeAll(async () => {
+    t = await startTestKeel(FAST);
+    org = await t.createOrg();
+    other = await t.createOrg();
+    const chains = (await org.core.request('GET', '/v1/blockchains')).body.data;
+    [chainA, chainB] = chains.map((c: { id: string }) => c.id);
+    assets = await assetsOf(org, chainA);
+    provider = t.keel.services.networks.get(chainA)!.provider;
+  });
+  afterAll(() => t?.stop());
+
+  const balanceOf = async (symbol: string, owner: string) =>
+    symbol === 'ETH' ? provider.getBalance(owner) : (erc20.decodeFunctionResult('balanceOf', await provider.call({ to: assets[symbol].address, data: erc20.encodeFunctionData('balanceOf', [owner]) }))[0] as bigint);
+
+  test('sends a token and the native coin to two recipients, each line one confirmed transaction, and reports master.transfer_executed', async () => {
+    const wallet = await createWallet(org, chainA);
+    await fund(org, chainA, wallet.walletAddress, '2');
+    await fund(org, chainA, wallet.walletAddress, '100', 'USDC');
+    const [r1, r2] = [recipient(), recipient()];
+    const res = await org.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, {
+      body: { assets: [{ assetId: assets.USDC.id, recipient: r1, amount: '40.5' }, { assetId: assets.ETH.id, recipient: r2, amount: '0.25' }], note: 'payout #1' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'QUEUED', kind: 'withdrawal', fromAddress: wallet.walletAddress, note: 'payout #1', addressId: null });
+
+    const done = await settled(org, res.body.data.id);
+    expect(done.status).toBe('CONFIRMED');
+    expect(done.items.map((i: { status: string }) => i.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    expect(done.items.map((i: { nonce: string }) => i.nonce)).toEqual(['0', '1']);
+    expect(await balanceOf('USDC', r1)).toBe(40_500_000n);
+    expect(await balanceOf('ETH', r2)).toBe(ethers.parseEther('0.25'));
+    expect(Number(done.items[1].gasFee)).toBeGreaterThan(0);
+
+    const events = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' })).map((r) => r.envelope.data).filter((d) => d.transferId === done.id);
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ status: 'CONFIRMED', txhash: done.items[0].txHash, from: wallet.walletAddress, to: r1, amount: '40.5', asset: { symbol: 'USDC', decimals: 6 }, blockchain: { id: chainA } });
+
+    // The sender's own history shows the withdrawals as outgoing.
+    const history = await eventually(async () => {
+      const h = await org.core.request('GET', `/v1/master-wallets/${wallet.id}/transactions?direction=outgoing`);
+      return h.body.totalCount === 2 && h.body;
+    });
+    expect(history.transfer.map((r: { hash: string }) => r.hash).sort()).toEqual(done.items.map((i: { txHash: string }) => i.txHash).sort());
+  });
+
+  test('concurrent transfers from one address take consecutive nonces, none shared and none skipped', async () => {
+    const wallet = await createWallet(org, chainA);
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
+    await fund(org, chainA, address.address, '1');
+    await fund(org, chainA, address.address, '100', 'USDT');
+    const recipients = Array.from({ length: 8 }, recipient);
+    const created = await Promise.all(recipients.map((r) => org.core.request('POST', `/v1/addresses/${address.id}/transfer`, { body: { assets: [{ assetId: assets.USDT.id, recipient: r, amount: '5' }] } })));
+    expect(created.map((c) => c.status)).toEqual(Array(8).fill(201));
+    const done = await Promise.all(created.map((c) => settled(org, c.body.data.id)));
+    expect(done.map((d) => d.status)).toEqual(Array(8).fill('CONFIRMED'));
+    expect(done.map((d) => Number(d.items[0].nonce)).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    for (const r of recipients) expect(await balanceOf('USDT', r)).toBe(5_000_000n);
+    expect(await provider.getTransactionCount(address.address)).toBe(8);
+  });
+
+  test('refuses what cannot be sent: too little balance, bad addresses, another chain, unknown wallets', async () => {
+    const wallet = await createWallet(org, chainA);
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, wallet.walletAddress, '10', 'USDC');
+    const send = (line: object, id = wallet.id, client = org.core) => client.request('POST', `/v1/master-wallets/${id}/transfer`, { body: { assets: [line] } });
+
+    const poor = await send({ assetId: assets.USDC.id, recipient: recipient(), amount: '10.000001' });
+    expect(poor.status).toBe(400);
+    expect(poor.body.error).toMatchObject({ code: 'INSUFFICIENT_FUNDS', details: { available: '10', required: '10.000001' } });
+
+    const good = recipient();
+    const badChecksum = good.slice(0, 2) + good.slice(2).split('').map((c) => (/[a-f]/.test(c) ? c.toUpperCase() : /[A-F]/.test(c) ? c.toLowerCase() : c)).join('');
+    for (const bad of [badChecksum, '0x1234', 'not an address']) {
+      const res = await send({ assetId: assets.USDC.id, recipient: bad, amount: '1' });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_ADDRESS');
+      expect(res.body.error.details.fields[0].field).toBe('assets.0.recipient');
+    }
+    const lowercase = await send({ assetId: assets.USDC.id, recipient: good.toLowerCase(), amount: '1' });
+    expect(lowercase.status).toBe(201);
+    expect(lowercase.body.data.items[0].recipient).toBe(good);
+
+    const otherChain = await assetsOf(org, chainB);
+    const wrongChain = await send({ assetId: otherChain.USDC.id, recipient: recipient(), amount: '1' });
+    expect(wrongChain.status).toBe(400);
+    expect(wrongChain.body.error.code).toBe('INVALID_NETWORK');
+
+    const zero = await send({ assetId: assets.USDC.id, recipient: recipient(), amount: '0' });
+    expect(zero.status).toBe(422);
+    expect((await send({ assetId: assets.USDC.id, recipient: recipient(), amount: '1' }, wallet.id, other.core)).body.error.code).toBe('WALLET_NOT_FOUND');
+    expect((await other.core.request('GET', `/v1/transfers/${lowercase.body.data.id}`)).status).toBe(404);
+    expect((await send({ assetId: assets.USDC.id, recipient: recipient(), amount: '1' }, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  test('a line the chain refuses fails and is reported as master.transfer_failed', async () => {
+    const wallet = await createWallet(org, chainA);
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, wallet.walletAddress, '5', 'DAI');
+    // ERC-20 tokens refuse transfers to the zero address.
+    const res = await org.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, { body: { assets: [{ assetId: assets.DAI.id, recipient: ethers.ZeroAddress, amount: '1' }] } });
+    const done = await settled(org, res.body.data.id);
+    expect(done).toMatchObject({ status: 'FAILED', items: [{ status: 'FAILED', error: expect.stringMatching(/refuses/) }] });
+    const events = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_failed' })).map((r) => r.envelope.data);
+    expect(events.find((d) => d.transferId === done.id)).toMatchObject({ status: 'FAILED', amount: '1', asset: { symbol: 'DAI' } });
+  });
+
+  test('configurations.security: the amount cap and the recipient list refuse; approval holds a transfer until an admin decides', async () => {
+    const allowed = recipient();
+    const wallet = await createWallet(org, chainA, { security: { maxTransferAmount: '10', allowedRecipients: [allowed], requireApprovalForTransfers: true } });
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, wallet.walletAddress, '50', 'USDC');
+    const send = (to: string, amount: string) => org.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: to, amount }] } });
+
+    const tooMuch = await send(allowed, '10.5');
+    expect(tooMuch.status).toBe(403);
+    expect(tooMuch.body.error.message).toMatch(/maxTransferAmount/);
+    const stranger = await send(recipient(), '1');
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.error.message).toMatch(/allowedRecipients/);
+
+    const held = await send(allowed, '10');
+    expect(held.status).toBe(201);
+    expect(held.body.data.status).toBe('PENDING_APPROVAL');
+    const refused = await send(allowed, '2');
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await org.core.request('GET', `/v1/transfers/${held.body.data.id}`)).body.data.items[0]).toMatchObject({ status: 'PENDING_APPROVAL', txHash: null });
+
+    const writeKey = (await org.core.request('POST', '/v1/api-keys', { body: { name: 'ops', scopes: ['read', 'write'] } })).body.data.secret;
+    const writer = org.core.with({ apiKey: writeKey, orgId: org.orgId });
+    expect((await writer.request('POST', `/v1/transfers/${held.body.data.id}/approve`)).status).toBe(403);
+
+    const approved = await org.core.request('POST', `/v1/transfers/${held.body.data.id}/approve`);
+    expect(approved.body.data).toMatchObject({ status: 'QUEUED', decidedAt: expect.any(String) });
+    const rejected = await org.core.request('POST', `/v1/transfers/${refused.body.data.id}/reject`);
+    expect(rejected.body.data).toMatchObject({ status: 'REJECTED', items: [{ status: 'REJECTED' }] });
+    expect((await org.core.request('POST', `/v1/transfers/${refused.body.data.id}/approve`)).status).toBe(409);
+
+    expect((await settled(org, held.body.data.id)).status).toBe('CONFIRMED');
+    expect(await balanceOf('USDC', allowed)).toBe(10_000_000n);
+    const list = await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`);
+    expect(list.body).toMatchObject({ total: 2, hasMore: false });
+  });
+
+  test('estimates gas in the spec shape', async () => {
+    const wallet = await createWallet(org, chainA);
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, wallet.walletAddress, '10', 'USDC');
+    const r = recipient();
+    const res = await org.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer/estimate-gas`, {
+      body: { assets: [{ assetId: assets.USDC.id, recipient: r, amount: '1' }, { assetId: assets.ETH.id, recipient: r, amount: '0.1' }] },
+    });
+    expect(res.status).toBe(200);
+    const { assets: lines, estimatedFee } = res.body.data;
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ amount: '1', asset: { id: assets.USDC.id }, blockchain: { id: chainA }, destinationAddress: r });
+    expect(Number(estimatedFee.callGasLimit)).toBeGreaterThan(21_000 + 21_000);
+    expect(estimatedFee.verificationGasLimi).toBe('0');
+    expect(BigInt(estimatedFee.value)).toBe(ethers.parseEther(estimatedFee.amount));
+  });
+});
+
+describe('a transaction stuck below the market fee', () => {
+  let chain: DevChain;
+  let t: TestKeel;
+
+  beforeAll(async () => {
+    chain = await startDevChain({ chainId: 31_340, port: 0, blockIntervalMs: 0 });
+    const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
+    t = await startTestKeel({ ...FAST, TRANSFER_FEE_BUMP_AFTER_MS: 300, KEEL_CHAINS: formatChainsConfig([devChainSpec(31_340, chain.rpcUrl, 1, tokens)]) });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.stop();
+    await chain?.stop();
+  });
+
+  test('is re-sent with the same nonce and a higher fee; the replaced hash is kept and the new one confirms', async () => {
+    const org = await t.createOrg();
+    const [chainId] = (await org.core.request('GET', '/v1/blockchains')).body.data.map((c: { id: string }) => c.id);
+    const assets = await assetsOf(org, chainId);
+    const wallet = await createWallet(org, chainId);
+    await fund(org, chainId, wallet.walletAddress, '5');
+
+    await setAutomine(chain.rpcUrl, false);
+    const res = await org.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, { body: { assets: [{ assetId: assets.ETH.id, recipient: recipient(), amount: '0.5' }] } });
+    const first = await eventually(async () => {
+      const item = (await org.core.request('GET', `/v1/transfers/${res.body.data.id}`)).body.data.items[0];
+      return item.status === 'SUBMITTED' && item;
+    });
+    // The market moves: the next block's base fee jumps far above what the transaction offers.
+    await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(ethers.parseUnits('500', 'gwei'))]);
+    await mine(chain.rpcUrl, 1);
+    const bumped = await eventually(async () => {
+      const item = (await org.core.request('GET', `/v1/transfers/${res.body.data.id}`)).body.data.items[0];
+      return item.replacedTxHashes.length > 0 && item;
+    });
+    expect(bumped.replacedTxHashes[0]).toBe(first.txHash);
+    expect(bumped.nonce).toBe(first.nonce);
+    await setAutomine(chain.rpcUrl, true);
+    await mine(chain.rpcUrl, 2);
+
+    const done = await settled(org, res.body.data.id);
+    expect(done.status).toBe('CONFIRMED');
+    expect(done.items[0].replacedTxHashes).toContain(first.txHash);
+    expect(done.items[0].txHash).not.toBe(first.txHash);
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    expect(await provider.getTransactionReceipt(first.txHash)).toBeNull();
+  });
+});
