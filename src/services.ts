@@ -19,6 +19,7 @@ import { TransferHistoryService } from './modules/transfers/transfer-history.ser
 import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/transfers/transfer.service';
+import { AutoSweeper } from './modules/transfers/auto-sweeper';
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -51,15 +52,18 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(new SecretBox(loadMasterKey(config, platform.logger)));
   const sendingWallets = new SendingWallets(db, walletKeys);
+  const transfers = new TransferService(db, sendingWallets, chains, networks);
+  const chainActivity = new ChainActivityRecorder(db, outbox);
+  chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
   return {
     watchedWallets: new WatchedWallets(db),
-    chainActivity: new ChainActivityRecorder(db, outbox),
+    chainActivity,
     transferHistory: new TransferHistoryService(db, masterWallets, addresses, chains),
     devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
     sendingWallets,
-    transfers: new TransferService(db, sendingWallets, chains, networks),
+    transfers,
     organizations,
     apiKeys,
     engineStatus: new EngineStatusService(config.KEEL_ENV),

@@ -192,6 +192,44 @@ describe('transfers on the shared dev chains', () => {
     expect(list.body).toMatchObject({ total: 2, hasMore: false });
   });
 
+  test('autoSweep: a token balance reaching the threshold is swept to the master wallet, gas topped up from it first', async () => {
+    const wallet = await createWallet(org, chainA, { autoSweep: { enabled: true, threshold: '50' }, enableGaslessWithdraw: true });
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, address.address, '30', 'USDC');
+    await eventually(async () => (await org.core.request('GET', `/v1/addresses/${address.id}/transactions`)).body.totalCount === 1);
+    expect((await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.total).toBe(0); // below the threshold
+
+    await fund(org, chainA, address.address, '25', 'USDC');
+    const sweeps = await eventually(async () => {
+      const list = (await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.data;
+      return list.length === 2 && list.every((x: { status: string }) => x.status === 'CONFIRMED') && list;
+    }, 30_000);
+    const byKind = Object.fromEntries(sweeps.map((x: { kind: string }) => [x.kind, x]));
+    expect(byKind.gas_topup).toMatchObject({ fromAddress: wallet.walletAddress, items: [{ recipient: address.address, asset: { symbol: 'ETH' } }] });
+    expect(byKind.sweep).toMatchObject({ fromAddress: address.address, addressId: address.id, items: [{ recipient: wallet.walletAddress, amount: '55' }] });
+    expect(await balanceOf('USDC', address.address)).toBe(0n);
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(55_000_000n);
+    const events = (await t.keel.platform.db('outbox_events').where({ type: 'address.transfer_executed' })).map((r) => r.envelope.data);
+    expect(events.find((d) => d.transferId === byKind.sweep.id)).toMatchObject({ kind: 'sweep', amount: '55', wallet: { id: address.id } });
+  });
+
+  test('autoSweep of the native coin sends the balance less gas to the destination address', async () => {
+    const destination = recipient();
+    const wallet = await createWallet(org, chainA, { autoSweep: { enabled: true, threshold: '1', destinationAddress: destination } });
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
+    await fund(org, chainA, address.address, '1.5');
+    const [sweep] = await eventually(async () => {
+      const list = (await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.data;
+      return list.length === 1 && list[0].status === 'CONFIRMED' && list;
+    }, 30_000);
+    expect(sweep).toMatchObject({ kind: 'sweep', items: [{ recipient: destination }] });
+    const received = await balanceOf('ETH', destination);
+    expect(received).toBe(BigInt(sweep.items[0].rawAmount));
+    expect(received).toBeGreaterThan(ethers.parseEther('1.49'));
+    expect(received).toBeLessThan(ethers.parseEther('1.5'));
+  });
+
   test('estimates gas in the spec shape', async () => {
     const wallet = await createWallet(org, chainA);
     await fund(org, chainA, wallet.walletAddress, '1');

@@ -1,0 +1,90 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import Decimal from 'decimal.js';
+import type { Logger } from '../../platform/logger';
+import type { ChainNetworks } from '../chains/chain-networks';
+import type { ChainService } from '../chains/chain.service';
+import type { AssetType } from '../chains/chain.types';
+import { readBalances } from '../wallets/balance-reader';
+import type { SendingWallets } from '../wallets/sending-wallets';
+import type { DepositListener } from './chain-activity-recorder';
+import type { ChainTransferModel } from './chain-transfer.model';
+import { transactionRequest } from './transaction-request';
+import { OPEN_ITEM_STATUSES, TransferService } from './transfer.service';
+
+/** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
+const GAS_HEADROOM = 2n;
+
+/**
+ * configurations.autoSweep: when a confirmed deposit brings a deposit address's balance of an asset
+ * to the threshold (in that asset's units), the whole balance is swept to destinationAddress or the
+ * master wallet. A token sweep first gets its gas from the master wallet when enableGaslessWithdraw
+ * is on; without it, only an address already holding gas is swept.
+ */
+export class AutoSweeper implements DepositListener {
+  constructor(
+    private readonly wallets: SendingWallets,
+    private readonly chains: ChainService,
+    private readonly networks: ChainNetworks,
+    private readonly transfers: TransferService,
+    private readonly logger: Logger,
+  ) {}
+
+  async confirmed(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
+    // Internal moves (a gas top-up from the master wallet among them) are Keel's own doing, not deposits to sweep.
+    if (!deposit.addressId || deposit.direction !== 'incoming' || deposit.category === 'internal') return;
+    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId }, trx).catch(() => null);
+    const sweep = source?.configurations.autoSweep;
+    if (!source || !sweep?.enabled) return;
+    const network = this.networks.get(deposit.blockchainId);
+    const asset = (await this.chains.assetViews([deposit.assetId])).get(deposit.assetId);
+    if (!network || !asset) return;
+
+    const [balance] = await readBalances(network.provider, source.address, [asset]);
+    const inFlight = await this.inFlight(trx, source.address, deposit.blockchainId, asset.id);
+    const threshold = BigInt(new Decimal(sweep.threshold || '0').mul(new Decimal(10).pow(asset.decimals)).floor().toFixed(0));
+    const available = balance - inFlight;
+    if (available <= 0n || available < threshold) return;
+
+    const fees = await network.provider.getFeeData();
+    const gasPrice = (fees.maxFeePerGas ?? fees.gasPrice ?? 0n) * GAS_HEADROOM;
+    const destination = sweep.destinationAddress || source.masterWalletAddress;
+    const gasLimit = await network.provider.estimateGas({ from: source.address, ...transactionRequest(asset, destination, available) }).catch(() => null);
+    if (gasLimit === null) return;
+    const gasCost = gasLimit * gasPrice;
+
+    if (asset.isNative) {
+      if (available <= gasCost) return;
+      await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - gasCost }]);
+      return;
+    }
+    const native = (await this.chains.assetsOf(deposit.blockchainId)).find((a) => a.isNative);
+    const [nativeBalance] = await readBalances(network.provider, source.address, [{ isNative: true, address: ethers.ZeroAddress }]);
+    let afterItemId: string | undefined;
+    if (nativeBalance < gasCost) {
+      if (!source.configurations.enableGaslessWithdraw || !native) {
+        this.logger.info({ addressId: source.addressId, asset: asset.symbol }, 'auto-sweep skipped: the address has no gas and enableGaslessWithdraw is off');
+        return;
+      }
+      const master = await this.wallets.resolve(deposit.organizationId, { masterWalletId: source.masterWalletId }, trx);
+      const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetType;
+      const topUp = await this.transfers.enqueue(trx, master, deposit.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: source.address, rawAmount: gasCost - nativeBalance }]);
+      afterItemId = topUp.itemIds[0];
+    }
+    await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
+  }
+
+  async reverted(): Promise<void> {
+    // A sweep already sent stays sent; the reverted deposit is reported by its own event.
+  }
+
+  /** What is already on its way out of the address in this asset. */
+  private async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string): Promise<bigint> {
+    const [row] = await trx('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId })
+      .whereIn('i.status', OPEN_ITEM_STATUSES)
+      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
+    return BigInt((row as { total: string }).total);
+  }
+}
