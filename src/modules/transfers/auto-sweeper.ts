@@ -30,10 +30,17 @@ export class AutoSweeper implements DepositListener {
     private readonly logger: Logger,
   ) {}
 
-  async confirmed(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
+  async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     // Internal moves (a gas top-up from the master wallet among them) are Keel's own doing, not deposits to sweep.
-    if (!deposit.addressId || deposit.direction !== 'incoming' || deposit.category === 'internal') return;
-    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId }, trx).catch(() => null);
+    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal');
+    if (!candidates.length) return;
+    const sweeping = await this.wallets.withAutoSweep([...new Set(candidates.map((d) => d.masterWalletId))], trx);
+    for (const deposit of candidates) if (sweeping.has(deposit.masterWalletId)) await this.sweepAfter(trx, deposit);
+  }
+
+  /** Sweeps the address of one deposit if its balance (less what is already leaving) reached the threshold. */
+  private async sweepAfter(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
+    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return;
     const network = this.networks.get(deposit.blockchainId);

@@ -18,8 +18,9 @@ export const NATIVE_KEY = 'native';
  * transaction that records it (the trading ledger credits and reverses here).
  */
 export interface DepositListener {
-  confirmed(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void>;
-  reverted(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void>;
+  /** The incoming transfers one scan confirmed, in chain order. */
+  confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void>;
+  reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void>;
 }
 
 /** Someone else (another worker) moved the cursor first; this scan's work is dropped. */
@@ -65,18 +66,18 @@ export class ChainActivityRecorder {
     const blockchainId = assets.blockchain.id;
     return this.db.transaction(async (trx) => {
       await this.claimCursor(trx, blockchainId, expected);
-      const confirmed: ChainTransferModel[] = [];
-      for (const row of transferRows(assets, range, watched)) {
-        const [saved] = await trx('chain_transfers')
-          .insert(row)
-          .onConflict(['blockchain_id', 'tx_hash', 'log_index', 'direction'])
-          // A transfer a reorg took back and the new fork included again counts again, once.
-          .merge({ status: 'CONFIRMED', revertedAt: null, blockNumber: row.blockNumber, blockHash: row.blockHash, blockTimestamp: row.blockTimestamp })
-          .where('chain_transfers.status', 'REVERTED')
-          .returning('*');
-        if (saved && saved.direction === 'incoming') confirmed.push(ChainTransferModel.fromDatabaseJson(saved as never));
-      }
-      for (const deposit of confirmed) for (const l of this.listeners) await l.confirmed(trx, deposit);
+      const rows = transferRows(assets, range, watched);
+      const saved = rows.length
+        ? await trx('chain_transfers')
+            .insert(rows)
+            .onConflict(['blockchain_id', 'tx_hash', 'log_index', 'direction'])
+            // A transfer a reorg took back and the new fork included again counts again, once.
+            .merge(['status', 'reverted_at', 'block_number', 'block_hash', 'block_timestamp'])
+            .where('chain_transfers.status', 'REVERTED')
+            .returning('*')
+        : [];
+      const confirmed = saved.map((r) => ChainTransferModel.fromDatabaseJson(r as never)).filter((t) => t.direction === 'incoming');
+      if (confirmed.length) for (const l of this.listeners) await l.confirmed(trx, confirmed);
       await this.outbox.publishMany(trx, confirmed.map((d) => incomingEvent('incoming_transfer', d, assets, watched)));
 
       const last = range.blocks[range.blocks.length - 1];
@@ -101,7 +102,7 @@ export class ChainActivityRecorder {
         .update({ status: 'REVERTED', revertedAt: trx.fn.now() })
         .returning('*');
       const reverted = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never)).filter((t) => t.direction === 'incoming');
-      for (const deposit of reverted) for (const l of this.listeners) await l.reverted(trx, deposit);
+      if (reverted.length) for (const l of this.listeners) await l.reverted(trx, reverted);
       await this.outbox.publishMany(trx, reverted.map((d) => incomingEvent('incoming_transfer_reverted', d, assets, watched)));
       await trx('chain_blocks').where({ blockchainId }).where('blockNumber', '>', ancestor.blockNumber).delete();
       await trx('chain_blocks').insert({ blockchainId, blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash }).onConflict(['blockchain_id', 'block_number']).merge();

@@ -57,9 +57,12 @@ export class DepositWatcher {
     const [assets, watched] = await Promise.all([this.assets(), this.wallets.on(blockchainId)]);
     const tokens = [...assets.byToken.entries()].filter(([k]) => k !== NATIVE_KEY).map(([, a]) => a.address);
     try {
+      const scanStarted = Date.now();
       const range = await scanBlocks(provider, { from: cursor.blockNumber + 1, to }, tokens, (a) => watched.has(a.toLowerCase()));
       if (range.blocks[0].parentHash !== cursor.blockHash) throw new ChainMovedError('the chain moved under the cursor');
+      const recordStarted = Date.now();
       const confirmed = await this.recorder.record(assets, cursor, range, watched, this.options.reorgWindowBlocks);
+      this.logger.debug({ chainId: spec.chainId, fromBlock: cursor.blockNumber + 1, toBlock: to, transfers: range.transfers.length, scanMs: recordStarted - scanStarted, recordMs: Date.now() - recordStarted }, 'blocks scanned');
       if (confirmed.length) this.logger.info({ chainId: spec.chainId, deposits: confirmed.length, toBlock: to }, 'deposits confirmed');
       return range.blocks.length;
     } catch (e) {

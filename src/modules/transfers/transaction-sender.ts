@@ -220,6 +220,11 @@ export class TransactionSender {
         feePaid: (receipt.gasUsed * receipt.gasPrice).toString(),
       });
     }
+    if (!(await network.provider.getTransaction(item.txHash!))) {
+      // The node does not know the transaction in force (dropped, or its broadcast failed): offer it again.
+      await network.provider.broadcastTransaction(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));
+      return;
+    }
     if (Date.now() - new Date(item.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bumpIfUnderpriced(item, network.provider, network.spec.chainId);
   }
 

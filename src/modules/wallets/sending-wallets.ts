@@ -60,6 +60,12 @@ export class SendingWallets {
     };
   }
 
+  /** Of these master wallets, the ids of those with configurations.autoSweep.enabled. */
+  async withAutoSweep(ids: string[], trx: Knex | Knex.Transaction = this.db): Promise<Set<string>> {
+    const rows = await trx('master_wallets').whereIn('id', ids).whereRaw(`(configurations->'autoSweep'->>'enabled')::boolean`).select('id');
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
   /** The key of address `index` of a master wallet, connected to `provider`; hold it only to sign. */
   async signer(masterWalletId: string, index: number, provider: ethers.Provider): Promise<ethers.HDNodeWallet> {
     const wallet = await MasterWalletModel.query(this.db).findById(masterWalletId);

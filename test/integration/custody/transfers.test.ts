@@ -255,7 +255,7 @@ describe('a transaction stuck below the market fee', () => {
   beforeAll(async () => {
     chain = await startDevChain({ chainId: 31_340, port: 0, blockIntervalMs: 0 });
     const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
-    t = await startTestKeel({ ...FAST, TRANSFER_FEE_BUMP_AFTER_MS: 300, KEEL_CHAINS: formatChainsConfig([devChainSpec(31_340, chain.rpcUrl, 1, tokens)]) });
+    t = await startTestKeel({ ...FAST, LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent', TRANSFER_FEE_BUMP_AFTER_MS: 300, KEEL_CHAINS: formatChainsConfig([devChainSpec(31_340, chain.rpcUrl, 1, tokens)]) });
   }, 60_000);
   afterAll(async () => {
     await t?.stop();
