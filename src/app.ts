@@ -71,6 +71,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       keel.webhookDelivery = startWebhookDelivery(platform);
       const options = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
       const sender = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, platform.logger);
+      sender.onOutcome(services.custodyLedgerSync);
       keel.transactionSender = sender.start();
       keel.depositWatchers = startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, options, platform.logger));
     }

@@ -13,6 +13,10 @@ import { MasterWalletService } from './modules/wallets/master-wallet.service';
 import { AddressService } from './modules/wallets/address.service';
 import { WalletKeys } from './modules/wallets/wallet-keys';
 import { loadMasterKey, SecretBox } from './platform/crypto/secret-box';
+import { MarketService } from './modules/markets/market.service';
+import { LedgerService } from './modules/ledger/ledger.service';
+import { OrderService } from './modules/orders/order.service';
+import { MarketDataService } from './modules/orders/market-data.service';
 import { WatchedWallets } from './modules/wallets/watched-wallets';
 import { ChainActivityRecorder } from './modules/transfers/chain-activity-recorder';
 import { TransferHistoryService } from './modules/transfers/transfer-history.service';
@@ -20,6 +24,7 @@ import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/transfers/transfer.service';
 import { AutoSweeper } from './modules/transfers/auto-sweeper';
+import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -42,6 +47,13 @@ export interface Services {
   devFaucet: DevFaucetService;
   sendingWallets: SendingWallets;
   transfers: TransferService;
+  /** Order book: markets, the internal ledger, orders (one engine per market), market data. */
+  markets: MarketService;
+  ledger: LedgerService;
+  /** Credits deposits to the ledger and debits transfers out; the transaction sender reports failures to it. */
+  custodyLedgerSync: CustodyLedgerSync;
+  orders: OrderService;
+  marketData: MarketDataService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -52,11 +64,17 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(new SecretBox(loadMasterKey(config, platform.logger)));
   const sendingWallets = new SendingWallets(db, walletKeys);
-  const transfers = new TransferService(db, sendingWallets, chains, networks);
-  const chainActivity = new ChainActivityRecorder(db, outbox);
-  chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
+  const ledger = new LedgerService(db, masterWallets, addresses);
+  const custodyLedgerSync = new CustodyLedgerSync(ledger);
+  const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync);
+  const chainActivity = new ChainActivityRecorder(db, outbox);
+  // The ledger first: a sweep takes what the deposit has just credited.
+  chainActivity.onDeposit(custodyLedgerSync);
+  chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
+  const markets = new MarketService(db, chains);
+  const orders = new OrderService(db, markets, ledger);
   return {
     watchedWallets: new WatchedWallets(db),
     chainActivity,
@@ -74,5 +92,10 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     walletKeys,
     masterWallets,
     addresses,
+    markets,
+    ledger,
+    custodyLedgerSync,
+    orders,
+    marketData: new MarketDataService(db, markets, orders),
   };
 }

@@ -24,11 +24,9 @@ export interface TestOrg extends OnboardedOrganization {
   proAdmin: ApiClient;
 }
 
-/** A whole Keel (both hosts) on real PostgreSQL and Redis, with its own database and Redis prefix. */
-export async function startTestKeel(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}): Promise<TestKeel> {
-  const name = `${runPrefix()}_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = await createTestDatabase(name);
-  const config = loadConfig(
+/** A test Keel's configuration: its own database and Redis prefix, loopback, any free ports, the run's dev chains. */
+export function testKeelConfig(name: string, databaseUrl: string, overrides: Partial<Config> = {}): Config {
+  return loadConfig(
     {},
     {
       DATABASE_URL: databaseUrl,
@@ -43,6 +41,12 @@ export async function startTestKeel(overrides: Partial<Config> = {}, opts: { log
       ...overrides,
     },
   );
+}
+
+/** A whole Keel (both hosts) on real PostgreSQL and Redis, with its own database and Redis prefix. */
+export async function startTestKeel(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}): Promise<TestKeel> {
+  const name = `${runPrefix()}_${randomBytes(4).toString('hex')}`;
+  const config = testKeelConfig(name, await createTestDatabase(name), overrides);
   let orgs = 0;
   const t: TestKeel = {
     keel: await startKeel(config, opts.logger),

@@ -35,7 +35,11 @@ export class AutoSweeper implements DepositListener {
     const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal');
     if (!candidates.length) return;
     const sweeping = await this.wallets.withAutoSweep([...new Set(candidates.map((d) => d.masterWalletId))], trx);
-    for (const deposit of candidates) if (sweeping.has(deposit.masterWalletId)) await this.sweepAfter(trx, deposit);
+    for (const deposit of candidates) {
+      if (!sweeping.has(deposit.masterWalletId)) continue;
+      // A savepoint: a sweep that cannot be arranged must never stop the deposit from being recorded.
+      await trx.transaction((sp) => this.sweepAfter(sp, deposit)).catch((e) => this.logger.warn({ addressId: deposit.addressId, err: e instanceof Error ? e.message : String(e) }, 'auto-sweep not arranged'));
+    }
   }
 
   /** Sweeps the address of one deposit if its balance (less what is already leaving) reached the threshold. */
@@ -50,7 +54,10 @@ export class AutoSweeper implements DepositListener {
     const [balance] = await readBalances(network.provider, source.address, [asset]);
     const inFlight = await this.inFlight(trx, source.address, deposit.blockchainId, asset.id);
     const threshold = BigInt(new Decimal(sweep.threshold || '0').mul(new Decimal(10).pow(asset.decimals)).floor().toFixed(0));
-    const available = balance - inFlight;
+    // Never more than the ledger can give: what is locked in open orders stays.
+    const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
+    const onChain = balance - inFlight;
+    const available = onChain < spendable ? onChain : spendable;
     if (available <= 0n || available < threshold) return;
 
     const fees = await network.provider.getFeeData();
@@ -74,6 +81,10 @@ export class AutoSweeper implements DepositListener {
         return;
       }
       const master = await this.wallets.resolve(deposit.organizationId, { masterWalletId: source.masterWalletId }, trx);
+      if ((await this.transfers.spendable(trx, master.masterWalletId, native.id)) < gasCost - nativeBalance) {
+        this.logger.info({ masterWalletId: master.masterWalletId }, 'auto-sweep skipped: the master wallet cannot spare the gas');
+        return;
+      }
       const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetType;
       const topUp = await this.transfers.enqueue(trx, master, deposit.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: source.address, rawAmount: gasCost - nativeBalance }]);
       afterItemId = topUp.itemIds[0];

@@ -40,9 +40,10 @@ export interface SendingItem {
   updatedAt: Date;
 }
 
-/** Told when a line is final, inside the transaction that records it (sweeps, the trading ledger). */
+/** Told when a line is final, inside the transaction that records it (the trading ledger refunds failures). */
 export interface TransferOutcomeListener {
-  executed(trx: Knex.Transaction, item: SendingItem): Promise<void>;
+  executed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
+  failed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
 }
 
 const BATCH = 20;
@@ -69,7 +70,7 @@ export class TransactionSender {
     private readonly logger: Logger,
   ) {}
 
-  onExecuted(listener: TransferOutcomeListener): void {
+  onOutcome(listener: TransferOutcomeListener): void {
     this.listeners.push(listener);
   }
 
@@ -268,7 +269,7 @@ export class TransactionSender {
       const status = open ? 'SUBMITTED' : lines.every((l) => l.status === 'CONFIRMED') ? 'CONFIRMED' : 'FAILED';
       await trx('transfers').where({ id: item.transferId }).update({ status, updatedAt: trx.fn.now() });
       const final = { ...item, ...outcome, status: outcome.status } as SendingItem;
-      if (outcome.status === 'CONFIRMED') for (const l of this.listeners) await l.executed(trx, final);
+      for (const l of this.listeners) await (outcome.status === 'CONFIRMED' ? l.executed : l.failed)?.call(l, trx, final);
       await this.outbox.publish(trx, await this.event(item, outcome));
     });
     if (outcome.status === 'FAILED') this.logger.warn({ itemId: item.id, error: outcome.error }, 'transfer line failed');

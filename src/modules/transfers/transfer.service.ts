@@ -15,6 +15,28 @@ import type { GasEstimateType, TransferFilterArgs, TransferItemType, TransferLin
 
 export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
 
+/** A line's claim on a wallet's funds in the trading ledger. */
+export interface FundsLine {
+  organizationId: string;
+  /** The deposit address id, or the master wallet id for its own address. */
+  walletId: string;
+  assetId: string;
+  rawAmount: bigint;
+  itemId: string;
+}
+
+/**
+ * Where transfers take their funds from besides the chain: the trading ledger, so that what is
+ * locked in open orders cannot also be withdrawn.
+ */
+export interface TransferFunds {
+  spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint>;
+  /** Takes the lines' amounts; INSUFFICIENT_FUNDS when the wallet's available balance is short. */
+  reserve(trx: Knex.Transaction, lines: FundsLine[]): Promise<void>;
+  /** Gives back what reserve took (a rejected or failed line). */
+  release(trx: Knex.Transaction, lines: FundsLine[]): Promise<void>;
+}
+
 /** A line checked and priced: the asset it moves and its amount in the smallest unit. */
 interface PricedLine extends PolicyLine {
   asset: AssetType;
@@ -34,7 +56,12 @@ export class TransferService {
     private readonly wallets: SendingWallets,
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
+    private readonly funds: TransferFunds,
   ) {}
+
+  async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
+    return this.funds.spendable(trx, walletId, assetId);
+  }
 
   async create(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[]; note?: string }): Promise<TransferType> {
     const wallet = await this.wallets.resolve(organizationId, source);
@@ -103,7 +130,8 @@ export class TransferService {
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
       const status = approve ? 'QUEUED' : 'REJECTED';
       await trx('transfers').where({ id }).update({ status, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
-      await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() });
+      const items = await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
+      if (!approve) await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
       return this.get(organizationId, id, trx);
     });
   }
@@ -160,8 +188,12 @@ export class TransferService {
       .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
       .returning('id');
     const transferId = (transfer as { id: string }).id;
-    await trx('transfer_items').insert(
-      lines.map((l, position) => ({ transferId, position, assetId: l.asset.id, recipient: l.recipient, rawAmount: l.rawAmount.toString(), status, afterItemId: l.afterItemId ?? null })),
+    const items: { id: string }[] = await trx('transfer_items')
+      .insert(lines.map((l, position) => ({ transferId, position, assetId: l.asset.id, recipient: l.recipient, rawAmount: l.rawAmount.toString(), status, afterItemId: l.afterItemId ?? null })))
+      .returning('id');
+    await this.funds.reserve(
+      trx,
+      lines.map((l, i) => ({ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id })),
     );
     return transferId;
   }

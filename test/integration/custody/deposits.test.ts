@@ -269,6 +269,9 @@ describe('deposits on a chain of their own (confirmations, reorgs, restarts)', (
     const reports = (await events(t, 'address.incoming_transfer_reverted')).filter((e) => e.data.hash === hash);
     expect(reports).toHaveLength(1);
     expect(reports[0].data).toMatchObject({ value: '7', wallet: { id: address.id } });
+    // The trading ledger took the credit back: only the 10 USDC of the first test remain.
+    const ledger = await t.keel.services.ledger.balance(t.keel.platform.db, address.id, reverted.asset.id);
+    expect(ledger.available).toBe(10_000_000n);
 
     // The chain goes on; more blocks change nothing.
     await mine(chain.rpcUrl, 3);

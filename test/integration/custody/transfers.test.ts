@@ -26,9 +26,13 @@ async function createWallet(org: TestOrg, blockchainId: string, configurations?:
   return res.body.data as { id: string; walletAddress: string };
 }
 
+let keelUnderTest: TestKeel;
+
+/** Funds from the faucet and waits until the deposit is confirmed (and so credited): only then is it spendable. */
 async function fund(org: TestOrg, blockchainId: string, address: string, amount: string, asset?: string) {
   const res = await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId, address, amount, asset } });
   expect(res.status).toBe(200);
+  await eventually(async () => (await keelUnderTest.keel.platform.db('chain_transfers').where({ txHash: res.body.data.txHash, direction: 'incoming' }).first()) !== undefined, 30_000);
 }
 
 const recipient = () => ethers.Wallet.createRandom().address;
@@ -51,6 +55,7 @@ describe('transfers on the shared dev chains', () => {
 
   beforeAll(async () => {
     t = await startTestKeel(FAST);
+    keelUnderTest = t;
     org = await t.createOrg();
     other = await t.createOrg();
     const chains = (await org.core.request('GET', '/v1/blockchains')).body.data;
@@ -99,14 +104,14 @@ describe('transfers on the shared dev chains', () => {
     const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
     await fund(org, chainA, address.address, '1');
     await fund(org, chainA, address.address, '100', 'USDT');
-    const recipients = Array.from({ length: 8 }, recipient);
+    const recipients = Array.from({ length: 20 }, recipient);
     const created = await Promise.all(recipients.map((r) => org.core.request('POST', `/v1/addresses/${address.id}/transfer`, { body: { assets: [{ assetId: assets.USDT.id, recipient: r, amount: '5' }] } })));
-    expect(created.map((c) => c.status)).toEqual(Array(8).fill(201));
+    expect(created.map((c) => c.status)).toEqual(Array(20).fill(201));
     const done = await Promise.all(created.map((c) => settled(org, c.body.data.id)));
-    expect(done.map((d) => d.status)).toEqual(Array(8).fill('CONFIRMED'));
-    expect(done.map((d) => Number(d.items[0].nonce)).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(done.map((d) => d.status)).toEqual(Array(20).fill('CONFIRMED'));
+    expect(done.map((d) => Number(d.items[0].nonce)).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     for (const r of recipients) expect(await balanceOf('USDT', r)).toBe(5_000_000n);
-    expect(await provider.getTransactionCount(address.address)).toBe(8);
+    expect(await provider.getTransactionCount(address.address)).toBe(20);
   });
 
   test('refuses what cannot be sent: too little balance, bad addresses, another chain, unknown wallets', async () => {
@@ -255,7 +260,7 @@ describe('a transaction stuck below the market fee', () => {
   beforeAll(async () => {
     chain = await startDevChain({ chainId: 31_340, port: 0, blockIntervalMs: 0 });
     const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
-    t = await startTestKeel({ ...FAST, LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent', TRANSFER_FEE_BUMP_AFTER_MS: 300, KEEL_CHAINS: formatChainsConfig([devChainSpec(31_340, chain.rpcUrl, 1, tokens)]) });
+    keelUnderTest = t = await startTestKeel({ ...FAST, LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent', TRANSFER_FEE_BUMP_AFTER_MS: 300, KEEL_CHAINS: formatChainsConfig([devChainSpec(31_340, chain.rpcUrl, 1, tokens)]) });
   }, 60_000);
   afterAll(async () => {
     await t?.stop();

@@ -4,6 +4,7 @@ import * as m002 from './002_webhooks';
 import * as m003 from './003_custody';
 import * as m004 from './004_chain_watch';
 import * as m006 from './006_transfers';
+import * as m005 from './005_trading';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -15,6 +16,7 @@ const migrations: Record<string, Knex.Migration> = {
   '003_custody': m003,
   '004_chain_watch': m004,
   '006_transfers': m006,
+  '005_trading': m005,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

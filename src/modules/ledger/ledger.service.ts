@@ -1,0 +1,269 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import type { MasterWalletService } from '../wallets/master-wallet.service';
+import type { AddressService } from '../wallets/address.service';
+
+export type EntryKind = 'credit' | 'debit' | 'lock' | 'unlock' | 'fill' | 'fee';
+
+/**
+ * One change to the ledger. walletId null is the venue's fee account (kind 'fee' only).
+ * Deltas are base units of the asset; a balance may never go below zero.
+ */
+export interface LedgerMove {
+  organizationId: string | null;
+  walletId: string | null;
+  assetId: string;
+  kind: EntryKind;
+  available: bigint;
+  locked: bigint;
+  reference: string;
+}
+
+export interface CreditInput {
+  organizationId: string;
+  /** A master wallet id or a deposit address id. */
+  walletId: string;
+  assetId: string;
+  /** Base units, > 0. */
+  amount: bigint;
+  /** Unique per credit (e.g. `deposit:<chainId>:<txHash>:<logIndex>`): a repeated reference is a no-op. */
+  reference: string;
+}
+
+export type DebitInput = CreditInput;
+
+export interface Balance {
+  walletId: string;
+  assetId: string;
+  available: bigint;
+  locked: bigint;
+}
+
+export interface AssetInvariant {
+  assetId: string;
+  /** Sum of available + locked over every wallet. */
+  balances: bigint;
+  /** Collected into the fee account. */
+  fees: bigint;
+  credited: bigint;
+  /** Positive: what left through debits (reversals included). */
+  debited: bigint;
+  /** Sum of every wallet entry's deltas: must equal `balances` (the table matches its journal). */
+  journal: bigint;
+  holds: boolean;
+}
+
+type Db = Knex | Knex.Transaction;
+
+function isCheckViolation(e: unknown): boolean {
+  return (e as { code?: string }).code === '23514';
+}
+
+function positiveAmount(amount: bigint): void {
+  if (typeof amount !== 'bigint' || amount <= 0n) throw KeelError.invalidField('amount', 'must be a positive whole number of base units');
+}
+
+/**
+ * The internal ledger: per (wallet, asset) available and locked amounts, and an append-only journal
+ * of every change. Every public method that changes money takes the caller's transaction, so a
+ * deposit, an order placement or a fill commits together with what caused it.
+ *
+ * Balance rows are always updated in (wallet_id, asset_id) order within one call, so two
+ * transactions that touch the same wallets cannot deadlock on them.
+ */
+export class LedgerService {
+  constructor(
+    private readonly db: Knex,
+    private readonly masterWallets: MasterWalletService,
+    private readonly addresses: AddressService,
+  ) {}
+
+  /**
+   * Adds `amount` to the wallet's available balance. Idempotent per reference: a second call with
+   * the same reference changes nothing and returns applied false (safe for a watcher that retries).
+   */
+  async credit(trx: Knex.Transaction, input: CreditInput): Promise<{ applied: boolean }> {
+    positiveAmount(input.amount);
+    const inserted = await this.journal(trx, [{ ...input, kind: 'credit', available: input.amount, locked: 0n }], `credit:${input.reference}`);
+    if (!inserted) return { applied: false };
+    await this.applyBalances(trx, [{ ...input, kind: 'credit', available: input.amount, locked: 0n }]);
+    return { applied: true };
+  }
+
+  /**
+   * Takes back a credit (a chain reorg dropped the deposit): as much as is still available, at
+   * most the credited amount. Idempotent per reference. `shortfall` is what could not be taken
+   * back because it is locked in orders or already traded away.
+   */
+  async reverseCredit(trx: Knex.Transaction, input: { reference: string }): Promise<{ applied: boolean; reversed: bigint; shortfall: bigint }> {
+    const credit = await trx('ledger_entries').where({ idempotencyKey: `credit:${input.reference}` }).first();
+    if (!credit) return { applied: false, reversed: 0n, shortfall: 0n };
+    const amount = BigInt(credit.availableDelta);
+    const balance = await trx('ledger_balances').where({ walletId: credit.walletId, assetId: credit.assetId }).forUpdate().first();
+    const available = balance ? BigInt(balance.available) : 0n;
+    const take = available < amount ? available : amount;
+    const move: LedgerMove = { organizationId: credit.organizationId, walletId: credit.walletId, assetId: credit.assetId, kind: 'debit', available: -take, locked: 0n, reference: `reversal:${input.reference}` };
+    const inserted = await this.journal(trx, [move], `reversal:${input.reference}`);
+    if (!inserted) return { applied: false, reversed: 0n, shortfall: 0n };
+    if (take > 0n) await this.applyBalances(trx, [move]);
+    return { applied: true, reversed: take, shortfall: amount - take };
+  }
+
+  /** Takes `amount` from available (a withdrawal). INSUFFICIENT_FUNDS when there is not enough. Idempotent per reference. */
+  async debit(trx: Knex.Transaction, input: DebitInput): Promise<{ applied: boolean }> {
+    positiveAmount(input.amount);
+    const move: LedgerMove = { ...input, kind: 'debit', available: -input.amount, locked: 0n };
+    const inserted = await this.journal(trx, [move], `debit:${input.reference}`);
+    if (!inserted) return { applied: false };
+    await this.applyBalances(trx, [move]);
+    return { applied: true };
+  }
+
+  /** Moves available → locked. INSUFFICIENT_FUNDS when available is short. */
+  async lock(trx: Knex.Transaction, input: DebitInput): Promise<void> {
+    positiveAmount(input.amount);
+    await this.apply(trx, [{ ...input, kind: 'lock', available: -input.amount, locked: input.amount }]);
+  }
+
+  /** Moves locked → available. */
+  async unlock(trx: Knex.Transaction, input: DebitInput): Promise<void> {
+    positiveAmount(input.amount);
+    await this.apply(trx, [{ ...input, kind: 'unlock', available: input.amount, locked: -input.amount }]);
+  }
+
+  /**
+   * Journals and applies a set of moves atomically (within trx): INSUFFICIENT_FUNDS when any
+   * balance would go below zero. Moves on the fee account (walletId null) are journal-only.
+   */
+  async apply(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
+    const real = moves.filter((m) => m.available !== 0n || m.locked !== 0n);
+    if (real.length === 0) return;
+    for (const m of real) if (m.walletId === null && m.kind !== 'fee') throw new Error('Only fee moves may target the fee account');
+    await this.journal(trx, real, null);
+    await this.applyBalances(trx, real.filter((m) => m.walletId !== null));
+  }
+
+  async balance(db: Db, walletId: string, assetId: string): Promise<Balance> {
+    const row = await db('ledger_balances').where({ walletId, assetId }).first();
+    return { walletId, assetId, available: row ? BigInt(row.available) : 0n, locked: row ? BigInt(row.locked) : 0n };
+  }
+
+  async balances(walletId: string, db: Db = this.db): Promise<Balance[]> {
+    const rows = await db('ledger_balances').where({ walletId }).orderBy('assetId');
+    return rows.map((r: { assetId: string; available: string; locked: string }) => ({ walletId, assetId: r.assetId, available: BigInt(r.available), locked: BigInt(r.locked) }));
+  }
+
+  /** 404 NOT_FOUND unless the id is a master wallet or deposit address of the organisation. */
+  async assertWallet(organizationId: string, walletId: string): Promise<void> {
+    const notFound = () => new KeelError('NOT_FOUND', 'Wallet not found');
+    const isMissing = (e: unknown) => e instanceof KeelError && e.status === 404;
+    try {
+      await this.masterWallets.row(organizationId, walletId);
+      return;
+    } catch (e) {
+      if (!isMissing(e)) throw e;
+    }
+    try {
+      await this.addresses.row(organizationId, walletId);
+    } catch (e) {
+      if (isMissing(e)) throw notFound();
+      throw e;
+    }
+  }
+
+  /**
+   * Per asset: sum(balances) + fees collected = credited − debited, and the balance table matches
+   * the sum of its journal. The query a reconciliation job or a test runs.
+   */
+  async invariant(db: Db = this.db): Promise<AssetInvariant[]> {
+    const { rows } = await db.raw(`
+      WITH j AS (
+        SELECT asset_id,
+               coalesce(sum(available_delta + locked_delta) FILTER (WHERE wallet_id IS NOT NULL), 0) AS journal,
+               coalesce(sum(available_delta) FILTER (WHERE kind = 'fee'), 0) AS fees,
+               coalesce(sum(available_delta) FILTER (WHERE kind = 'credit'), 0) AS credited,
+               coalesce(-sum(available_delta) FILTER (WHERE kind = 'debit'), 0) AS debited
+          FROM ledger_entries GROUP BY asset_id
+      ), b AS (
+        SELECT asset_id, sum(available + locked) AS balances FROM ledger_balances GROUP BY asset_id
+      )
+      SELECT coalesce(j.asset_id, b.asset_id) AS "assetId", coalesce(b.balances, 0)::text AS balances, coalesce(j.fees, 0)::text AS fees,
+             coalesce(j.credited, 0)::text AS credited, coalesce(j.debited, 0)::text AS debited, coalesce(j.journal, 0)::text AS journal
+        FROM j FULL JOIN b ON b.asset_id = j.asset_id
+       ORDER BY 1`);
+    return (rows as Record<string, string>[]).map((r) => {
+      const out = {
+        assetId: r.assetId,
+        balances: BigInt(r.balances),
+        fees: BigInt(r.fees),
+        credited: BigInt(r.credited),
+        debited: BigInt(r.debited),
+        journal: BigInt(r.journal),
+      };
+      return { ...out, holds: out.balances + out.fees === out.credited - out.debited && out.journal === out.balances };
+    });
+  }
+
+  /** Appends journal rows; with a key, returns false when that key was already journalled. */
+  private async journal(trx: Knex.Transaction, moves: LedgerMove[], idempotencyKey: string | null): Promise<boolean> {
+    const rows = moves.map((m) => ({
+      organizationId: m.organizationId,
+      walletId: m.walletId,
+      assetId: m.assetId,
+      kind: m.kind,
+      availableDelta: m.available.toString(),
+      lockedDelta: m.locked.toString(),
+      reference: m.reference,
+      idempotencyKey,
+    }));
+    if (idempotencyKey === null) {
+      await trx('ledger_entries').insert(rows);
+      return true;
+    }
+    const inserted = await trx('ledger_entries').insert(rows).onConflict('idempotencyKey').ignore().returning('id');
+    return inserted.length > 0;
+  }
+
+  /** Sums moves per (wallet, asset) and applies them in key order. */
+  private async applyBalances(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
+    const sums = new Map<string, { walletId: string; assetId: string; organizationId: string; available: bigint; locked: bigint }>();
+    for (const m of moves) {
+      if (m.walletId === null) continue;
+      const key = `${m.walletId}|${m.assetId}`;
+      const s = sums.get(key) ?? { walletId: m.walletId, assetId: m.assetId, organizationId: m.organizationId!, available: 0n, locked: 0n };
+      s.available += m.available;
+      s.locked += m.locked;
+      sums.set(key, s);
+    }
+    const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
+    for (const s of ordered) {
+      if (s.available === 0n && s.locked === 0n) continue;
+      const insufficient = () => new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance', { walletId: s.walletId, assetId: s.assetId });
+      try {
+        // PostgreSQL checks an INSERT's candidate row before ON CONFLICT, so update first and
+        // insert only a row that starts non-negative.
+        const updated = await trx.raw(
+          `UPDATE ledger_balances SET available = available + ?::numeric, locked = locked + ?::numeric, updated_at = now()
+            WHERE wallet_id = ? AND asset_id = ? AND organization_id = ? RETURNING wallet_id`,
+          [s.available.toString(), s.locked.toString(), s.walletId, s.assetId, s.organizationId],
+        );
+        if (updated.rows.length > 0) continue;
+        const other = await trx('ledger_balances').where({ walletId: s.walletId, assetId: s.assetId }).first();
+        if (other) throw new Error(`Ledger: wallet ${s.walletId} belongs to another organisation`);
+        if (s.available < 0n || s.locked < 0n) throw insufficient();
+        await trx.raw(
+          `INSERT INTO ledger_balances (wallet_id, asset_id, organization_id, available, locked)
+           VALUES (?, ?, ?, ?::numeric, ?::numeric)
+           ON CONFLICT (wallet_id, asset_id) DO UPDATE
+             SET available = ledger_balances.available + EXCLUDED.available,
+                 locked = ledger_balances.locked + EXCLUDED.locked,
+                 updated_at = now()`,
+          [s.walletId, s.assetId, s.organizationId, s.available.toString(), s.locked.toString()],
+        );
+      } catch (e) {
+        if (isCheckViolation(e)) throw insufficient();
+        throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Exact decimal arithmetic on bigints for the order book: decimal strings at the edge, integers
+ * (ticks, lots, base units) inside. Never a float.
+ */
+const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
+
+/** A non-negative decimal as an integer and a power-of-ten scale: value = int / 10^scale. */
+export interface Scaled {
+  int: bigint;
+  scale: number;
+}
+
+export function parseDecimal(text: string): Scaled | null {
+  const m = DECIMAL.exec(text);
+  if (!m) return null;
+  const frac = m[2] ?? '';
+  return { int: BigInt(m[1] + frac), scale: frac.length };
+}
+
+export const pow10 = (n: number): bigint => 10n ** BigInt(n);
+
+/** value × 10^decimals if that is a whole number, else null. */
+export function toUnits(value: Scaled, decimals: number): bigint | null {
+  if (decimals >= value.scale) return value.int * pow10(decimals - value.scale);
+  const div = pow10(value.scale - decimals);
+  return value.int % div === 0n ? value.int / div : null;
+}
+
+/** a / b if that is a whole number, else null (b > 0). */
+export function divideExact(a: Scaled, b: Scaled): bigint | null {
+  const scale = Math.max(a.scale, b.scale);
+  const x = a.int * pow10(scale - a.scale);
+  const y = b.int * pow10(scale - b.scale);
+  return x % y === 0n ? x / y : null;
+}
+
+/** ceil(a / b) for a >= 0, b > 0. */
+export function divideCeil(a: Scaled, b: Scaled): bigint {
+  const scale = Math.max(a.scale, b.scale);
+  const x = a.int * pow10(scale - a.scale);
+  const y = b.int * pow10(scale - b.scale);
+  return (x + y - 1n) / y;
+}
+
+export function multiply(a: Scaled, n: bigint): Scaled {
+  return { int: a.int * n, scale: a.scale };
+}
+
+/** Renders int / 10^scale without trailing zeros ("1.50" → "1.5", "2.000" → "2"). */
+export function formatScaled(int: bigint, scale: number): string {
+  const negative = int < 0n;
+  let digits = (negative ? -int : int).toString();
+  if (scale > 0) {
+    digits = digits.padStart(scale + 1, '0');
+    const whole = digits.slice(0, digits.length - scale);
+    const frac = digits.slice(digits.length - scale).replace(/0+$/, '');
+    digits = frac ? `${whole}.${frac}` : whole;
+  }
+  return negative ? `-${digits}` : digits;
+}
+
+export function formatDecimal(value: Scaled): string {
+  return formatScaled(value.int, value.scale);
+}
+
+/** Normalises a decimal string as PostgreSQL NUMERIC returns it. */
+export function normalizeDecimal(text: string): string {
+  const negative = text.startsWith('-');
+  const parsed = parseDecimal(negative ? text.slice(1) : text);
+  if (!parsed) return text;
+  return formatScaled(negative ? -parsed.int : parsed.int, parsed.scale);
+}

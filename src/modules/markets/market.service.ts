@@ -1,0 +1,216 @@
+import { Knex } from 'knex';
+import type { MarketRules } from '../../engine';
+import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { IdArg } from '../../graphql/types/id';
+import { KeelError } from '../../platform/errors';
+import type { ChainService } from '../chains/chain.service';
+import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from './decimal';
+import { MarketModel } from './market.model';
+import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
+
+/** Highest fee rate a market may charge (10%). */
+const MAX_FEE_PPM = 100_000n;
+
+/**
+ * Everything the order service needs to turn decimals into the engine's integers and back.
+ *
+ * - price ticks = price / tickSize; quantity lots = quantity / lotSize (both exact, else 422)
+ * - one lot is `lotUnits` base units of the base asset
+ * - one tick × one lot is `notionalUnit` base units of the quote asset; fees and minNotional are
+ *   expressed in those units inside the engine
+ */
+export interface TradingRules {
+  market: MarketType;
+  baseDecimals: number;
+  quoteDecimals: number;
+  tick: Scaled;
+  lot: Scaled;
+  lotUnits: bigint;
+  notionalUnit: bigint;
+  engine: MarketRules;
+  /** The market's last committed engine sequence. */
+  sequence: number;
+}
+
+type ChangeListener = (marketId: string) => Promise<void> | void;
+
+export function marketView(m: MarketModel, base: { symbol: string; blockchainId: string }, quote: { symbol: string }): MarketType {
+  return {
+    id: m.id,
+    symbol: m.symbol,
+    baseAssetId: m.baseAssetId,
+    quoteAssetId: m.quoteAssetId,
+    baseSymbol: base.symbol,
+    quoteSymbol: quote.symbol,
+    blockchainId: base.blockchainId,
+    tickSize: normalizeDecimal(m.tickSize),
+    lotSize: normalizeDecimal(m.lotSize),
+    minNotional: normalizeDecimal(m.minNotional),
+    makerFee: normalizeDecimal(m.makerFee),
+    takerFee: normalizeDecimal(m.takerFee),
+    status: m.status as MarketStatus,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+  };
+}
+
+function positive(field: string, text: string): Scaled {
+  const v = parseDecimal(text);
+  if (!v || v.int <= 0n) throw KeelError.invalidField(field, 'must be a positive decimal');
+  return v;
+}
+
+function feePpm(field: string, text: string): bigint {
+  const v = parseDecimal(text);
+  const ppm = v ? toUnits(v, 6) : null;
+  if (ppm === null) throw KeelError.invalidField(field, 'must be a decimal rate with at most 6 decimal places, e.g. "0.001"');
+  if (ppm > MAX_FEE_PPM) throw KeelError.invalidField(field, 'must be at most 0.1');
+  return ppm;
+}
+
+/** Markets: the pairs this deployment trades, with their tick, lot, minimum and fees. */
+export class MarketService {
+  private readonly listeners: ChangeListener[] = [];
+
+  constructor(
+    private readonly db: Knex,
+    private readonly chains: ChainService,
+  ) {}
+
+  /** Called after a market's rules or status change (the order service reloads its engine). */
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  async list(args: PageArgs & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
+    const q = MarketModel.query(this.db).modify((b) => (args.status ? b.where('status', args.status) : b));
+    const [rows, total] = await Promise.all([q.clone().orderBy('symbol').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    return toPage(await this.views(rows), total, args);
+  }
+
+  async get(symbol: string): Promise<MarketType> {
+    return (await this.views([await this.row(symbol)]))[0];
+  }
+
+  /** The market by symbol (or by id), or 404 NOT_FOUND. */
+  async row(symbolOrId: string, trx: Knex | Knex.Transaction = this.db): Promise<MarketModel> {
+    const bySymbol = await MarketModel.query(trx).findOne({ symbol: symbolOrId.toUpperCase() });
+    const row = bySymbol ?? (IdArg.isUuid(symbolOrId) ? await MarketModel.query(trx).findById(symbolOrId.toLowerCase()) : undefined);
+    if (!row) throw new KeelError('NOT_FOUND', `Market '${symbolOrId}' not found`);
+    return row;
+  }
+
+  async create(input: CreateMarketInput): Promise<MarketType> {
+    const baseAssetId = IdArg.isUuid(input.baseAssetId) ? input.baseAssetId.toLowerCase() : null;
+    const quoteAssetId = IdArg.isUuid(input.quoteAssetId) ? input.quoteAssetId.toLowerCase() : null;
+    const base = baseAssetId ? await this.chains.assetRow(baseAssetId) : undefined;
+    const quote = quoteAssetId ? await this.chains.assetRow(quoteAssetId) : undefined;
+    if (!base) throw KeelError.invalidField('baseAssetId', 'is not a known asset');
+    if (!quote) throw KeelError.invalidField('quoteAssetId', 'is not a known asset');
+    if (base.id === quote.id) throw KeelError.invalidField('quoteAssetId', 'must differ from baseAssetId');
+    if (base.blockchainId !== quote.blockchainId) throw KeelError.invalidField('quoteAssetId', 'must be on the same blockchain as the base asset (trades settle on-chain)');
+    const values = {
+      tickSize: input.tickSize,
+      lotSize: input.lotSize,
+      minNotional: input.minNotional ?? '0',
+      makerFee: input.makerFee ?? '0',
+      takerFee: input.takerFee ?? '0',
+    };
+    this.rulesFrom(values, base.decimals, quote.decimals);
+    const existing = await MarketModel.query(this.db).findOne({ symbol: input.symbol });
+    if (existing) throw new KeelError('DUPLICATE_ENTRY', `Market '${input.symbol}' already exists`);
+    try {
+      const row = await MarketModel.query(this.db).insertAndFetch({
+        symbol: input.symbol,
+        baseAssetId: base.id,
+        quoteAssetId: quote.id,
+        ...values,
+        status: input.status ?? MarketStatus.ACTIVE,
+      });
+      return marketView(row, base, quote);
+    } catch (e) {
+      if ((e as { nativeError?: { code?: string }; code?: string }).nativeError?.code === '23505' || (e as { code?: string }).code === '23505') {
+        throw new KeelError('DUPLICATE_ENTRY', `Market '${input.symbol}' already exists`);
+      }
+      throw e;
+    }
+  }
+
+  async update(symbol: string, input: UpdateMarketInput): Promise<MarketType> {
+    const row = await this.db.transaction(async (trx) => {
+      const current = await this.row(symbol, trx);
+      const locked = await MarketModel.query(trx).findById(current.id).forUpdate();
+      const patch: Partial<MarketModel> = {};
+      if (input.minNotional !== undefined) patch.minNotional = input.minNotional;
+      if (input.makerFee !== undefined) patch.makerFee = input.makerFee;
+      if (input.takerFee !== undefined) patch.takerFee = input.takerFee;
+      if (input.status !== undefined) patch.status = input.status;
+      const merged = { ...locked!, ...patch };
+      const [base, quote] = await Promise.all([this.chains.assetRow(merged.baseAssetId), this.chains.assetRow(merged.quoteAssetId)]);
+      this.rulesFrom(merged, base!.decimals, quote!.decimals);
+      if (Object.keys(patch).length === 0) return locked!;
+      return MarketModel.query(trx).patchAndFetchById(current.id, { ...patch, updatedAt: new Date() });
+    });
+    for (const listener of this.listeners) await listener(row.id);
+    return (await this.views([row]))[0];
+  }
+
+  /** The market's integer rules, from its current row. */
+  async tradingRules(marketId: string): Promise<TradingRules> {
+    const row = await this.row(marketId);
+    const [base, quote] = await Promise.all([this.chains.assetRow(row.baseAssetId), this.chains.assetRow(row.quoteAssetId)]);
+    const rules = this.rulesFrom(row, base!.decimals, quote!.decimals);
+    return { market: marketView(row, base!, quote!), baseDecimals: base!.decimals, quoteDecimals: quote!.decimals, sequence: Number(row.sequence), ...rules };
+  }
+
+  /** Records the engine sequence the caller's transaction commits (the order service, per command). */
+  async setSequence(trx: Knex.Transaction, marketId: string, sequence: number): Promise<void> {
+    await MarketModel.query(trx).findById(marketId).patch({ sequence: String(sequence) });
+  }
+
+  /** Asset decimals by id, for rendering ledger amounts. */
+  async assetDecimals(assetId: string): Promise<{ symbol: string; decimals: number } | undefined> {
+    const a = await this.chains.assetRow(assetId);
+    return a ? { symbol: a.symbol, decimals: a.decimals } : undefined;
+  }
+
+  private rulesFrom(
+    v: { tickSize: string; lotSize: string; minNotional: string; makerFee: string; takerFee: string },
+    baseDecimals: number,
+    quoteDecimals: number,
+  ): Omit<TradingRules, 'market' | 'baseDecimals' | 'quoteDecimals' | 'sequence'> {
+    const tick = positive('tickSize', normalizeDecimal(v.tickSize));
+    const lot = positive('lotSize', normalizeDecimal(v.lotSize));
+    const minNotional = parseDecimal(normalizeDecimal(v.minNotional));
+    if (!minNotional) throw KeelError.invalidField('minNotional', 'must be a non-negative decimal');
+    const makerFeePpm = feePpm('makerFee', normalizeDecimal(v.makerFee));
+    const takerFeePpm = feePpm('takerFee', normalizeDecimal(v.takerFee));
+    const lotUnits = toUnits(lot, baseDecimals);
+    if (lotUnits === null) throw KeelError.invalidField('lotSize', `must be a whole number of base units (at most ${baseDecimals} decimal places)`);
+    const notionalUnit = toUnits({ int: tick.int * lot.int, scale: tick.scale + lot.scale }, quoteDecimals);
+    if (notionalUnit === null) {
+      throw KeelError.invalidField('tickSize', `tickSize × lotSize (${formatDecimal({ int: tick.int * lot.int, scale: tick.scale + lot.scale })}) must be a whole number of quote base units (10^-${quoteDecimals})`);
+    }
+    const minTicksLots = divideCeil({ int: minNotional.int * pow10(quoteDecimals), scale: minNotional.scale }, { int: notionalUnit, scale: 0 });
+    if (minTicksLots > BigInt(Number.MAX_SAFE_INTEGER)) throw KeelError.invalidField('minNotional', 'is too large');
+    return {
+      tick,
+      lot,
+      lotUnits,
+      notionalUnit,
+      engine: { minNotional: Number(minTicksLots), makerFeePpm: Number(makerFeePpm), takerFeePpm: Number(takerFeePpm) },
+    };
+  }
+
+  private async views(rows: MarketModel[]): Promise<MarketType[]> {
+    const ids = [...new Set(rows.flatMap((r) => [r.baseAssetId, r.quoteAssetId]))];
+    const assets = new Map<string, { symbol: string; blockchainId: string }>();
+    await Promise.all(
+      ids.map(async (id) => {
+        const a = await this.chains.assetRow(id);
+        if (a) assets.set(id, a);
+      }),
+    );
+    return rows.map((r) => marketView(r, assets.get(r.baseAssetId)!, assets.get(r.quoteAssetId)!));
+  }
+}

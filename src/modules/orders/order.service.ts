@@ -1,0 +1,693 @@
+import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
+import { EngineEvent, MatchingEngine, RejectReason } from '../../engine';
+import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { IdArg } from '../../graphql/types/id';
+import { ErrorCode, KeelError } from '../../platform/errors';
+import type { LedgerMove, LedgerService } from '../ledger/ledger.service';
+import { divideExact, formatScaled, normalizeDecimal, parseDecimal, pow10 } from '../markets/decimal';
+import type { MarketService, TradingRules } from '../markets/market.service';
+import { OrderModel, TradeModel } from './order.model';
+import {
+  BookLevelType,
+  FillType,
+  LedgerBalanceType,
+  Liquidity,
+  OrderBookType,
+  OrderKind,
+  OrderSide,
+  OrderStatus,
+  OrderType,
+  PlaceOrderInput,
+  SettlementStatus,
+  TimeInForce,
+  TradeType,
+} from './order.types';
+
+const LIVE: OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const PPM = 1_000_000n;
+
+/** One market's engine, rebuilt from the open orders in PostgreSQL whenever it is (re)loaded. */
+interface Runtime {
+  rules: TradingRules;
+  engine: MatchingEngine;
+}
+
+/** An order a command touches, with its money state as the command changes it. */
+interface Working {
+  id: string;
+  isNew: boolean;
+  organizationId: string;
+  walletId: string;
+  side: OrderSide;
+  lockAssetId: string | null;
+  lockedAmount: bigint;
+  remainingLots: bigint;
+  filledLots: bigint;
+  filledNotional: bigint;
+  feesPaid: bigint;
+  status: OrderStatus;
+  statusReason: string | null;
+  restSequence: number | null;
+}
+
+interface NewOrder {
+  working: Working;
+  row: Partial<OrderModel>;
+  lock: bigint;
+}
+
+/** ceil(notional × ppm / 10^6): the engine's fee rounding (fees.ts), on bigints. */
+function feeCeil(notional: bigint, ppm: number): bigint {
+  return (notional * BigInt(ppm) + PPM - 1n) / PPM;
+}
+
+const REJECT_CODES: Record<RejectReason, ErrorCode> = {
+  INVALID_PRICE: 'INVALID_PRICE',
+  INVALID_QUANTITY: 'INVALID_QUANTITY',
+  BELOW_MIN_NOTIONAL: 'BELOW_MIN_NOTIONAL',
+  POST_ONLY_WOULD_TAKE: 'POST_ONLY_WOULD_TAKE',
+  DUPLICATE_ORDER_ID: 'CONFLICT',
+  ORDER_NOT_FOUND: 'NOT_FOUND',
+};
+
+/**
+ * Orders: placement and cancellation through one in-process matching engine per market.
+ *
+ * Commands for a market run one at a time (a per-market promise chain). Each command is checked,
+ * applied to the engine, and its effects — the order row, maker order updates, trades, ledger
+ * moves and the market's sequence — are committed in one PostgreSQL transaction before the
+ * caller gets an answer. If that transaction fails, the engine (already changed) is dropped and
+ * rebuilt from PostgreSQL on the next command, so memory never runs ahead of the record.
+ *
+ * Money: a BUY locks quote, a SELL locks base, in the wallet's ledger balance. Fees are charged in
+ * the quote asset: the buyer pays price × quantity + fee, the seller receives price × quantity − fee.
+ */
+export class OrderService {
+  private readonly runtimes = new Map<string, Runtime>();
+  private readonly viewRules = new Map<string, Promise<TradingRules>>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly markets: MarketService,
+    private readonly ledger: LedgerService,
+  ) {
+    // A changed market (fees, minimum, status) reloads its engine after the commands already queued.
+    markets.onChange((marketId) =>
+      this.serial(marketId, async () => {
+        this.runtimes.delete(marketId);
+        this.viewRules.delete(marketId);
+      }),
+    );
+  }
+
+  async place(organizationId: string, input: PlaceOrderInput): Promise<OrderType> {
+    if (!IdArg.isUuid(input.walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
+    const walletId = input.walletId.toLowerCase();
+    await this.ledger.assertWallet(organizationId, walletId);
+    const market = await this.markets.row(input.market);
+    if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
+    const id = randomUUID();
+    const outcome = await this.serial(market.id, () => this.retryingTransient(() => this.placeNow(organizationId, walletId, id, market.id, input)));
+    if (outcome.rejected) {
+      const reason = outcome.rejected;
+      throw new KeelError(REJECT_CODES[reason], `The order was rejected: ${reason}`, { orderId: id, reason });
+    }
+    return this.get(organizationId, id);
+  }
+
+  async cancel(organizationId: string, orderId: string): Promise<OrderType> {
+    const id = IdArg.uuid('Order', orderId);
+    const row = await this.row(organizationId, id);
+    if (!LIVE.includes(row.status as OrderStatus)) throw new KeelError('ORDER_NOT_CANCELLABLE', `The order is ${row.status} and cannot be cancelled`, { status: row.status });
+    await this.serial(row.marketId, () => this.retryingTransient(async () => {
+      const current = await this.row(organizationId, id);
+      if (!LIVE.includes(current.status as OrderStatus)) throw new KeelError('ORDER_NOT_CANCELLABLE', `The order is ${current.status} and cannot be cancelled`, { status: current.status });
+      for (let attempt = 0; ; attempt++) {
+        const rt = await this.runtime(row.marketId);
+        const events = rt.engine.apply({ kind: 'cancel', id });
+        if (events[0].type === 'rejected') {
+          // The engine disagrees with the record: rebuild it from the record and try once more.
+          this.runtimes.delete(row.marketId);
+          if (attempt === 0) continue;
+          throw new KeelError('INTERNAL_ERROR', 'The order book is out of step with the order record');
+        }
+        await this.commit(row.marketId, rt, events, null);
+        return;
+      }
+    }));
+    return this.get(organizationId, id);
+  }
+
+  async get(organizationId: string, orderId: string): Promise<OrderType> {
+    const row = await this.row(organizationId, IdArg.uuid('Order', orderId));
+    return (await this.views([row]))[0];
+  }
+
+  async list(organizationId: string, args: PageArgs & { market?: string; status?: OrderStatus; walletId?: string }): Promise<PageResult<OrderType>> {
+    let marketId: string | undefined;
+    if (args.market) {
+      try {
+        marketId = (await this.markets.row(args.market)).id;
+      } catch (e) {
+        if (e instanceof KeelError && e.status === 404) return toPage([], 0, args);
+        throw e;
+      }
+    }
+    if (args.walletId && !IdArg.isUuid(args.walletId)) return toPage([], 0, args);
+    const q = OrderModel.query(this.db)
+      .where({ organizationId })
+      .modify((b) => {
+        if (marketId) b.where('marketId', marketId);
+        if (args.status) b.where('status', args.status);
+        if (args.walletId) b.where('walletId', args.walletId.toLowerCase());
+      });
+    const [rows, total] = await Promise.all([q.clone().orderBy('createdAt', 'desc').orderBy('sequence', 'desc').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    return toPage(await this.views(rows), total, args);
+  }
+
+  async fills(organizationId: string, orderId: string, page: PageArgs): Promise<PageResult<FillType>> {
+    const order = await this.row(organizationId, IdArg.uuid('Order', orderId));
+    const q = TradeModel.query(this.db).where((b) => b.where('makerOrderId', order.id).orWhere('takerOrderId', order.id));
+    const [rows, total] = await Promise.all([q.clone().orderBy('sequence').limit(page.limit).offset(page.offset), q.clone().resultSize()]);
+    return toPage(
+      rows.map((t) => {
+        const maker = t.makerOrderId === order.id;
+        return {
+          id: `${t.id}:${maker ? 'M' : 'T'}`,
+          tradeId: t.id,
+          orderId: order.id,
+          marketId: t.marketId,
+          side: order.side as OrderSide,
+          liquidity: maker ? Liquidity.MAKER : Liquidity.TAKER,
+          price: normalizeDecimal(t.price),
+          quantity: normalizeDecimal(t.quantity),
+          fee: normalizeDecimal(maker ? t.makerFee : t.takerFee),
+          sequence: String(t.sequence),
+          createdAt: t.createdAt,
+        };
+      }),
+      total,
+      page,
+    );
+  }
+
+  /** Trades of a wallet, visible only to an organisation that has placed an order with it (else 404). */
+  async walletTrades(organizationId: string, walletId: string, page: PageArgs): Promise<PageResult<TradeType>> {
+    const notFound = new KeelError('NOT_FOUND', 'Wallet not found');
+    if (!IdArg.isUuid(walletId)) throw notFound;
+    const id = walletId.toLowerCase();
+    const placed = await OrderModel.query(this.db).where({ organizationId, walletId: id }).select('id').first();
+    if (!placed) throw notFound;
+    const q = TradeModel.query(this.db).where((b) => b.where('makerWalletId', id).orWhere('takerWalletId', id));
+    const [rows, total] = await Promise.all([q.clone().orderBy('createdAt', 'desc').orderBy('sequence', 'desc').limit(page.limit).offset(page.offset), q.clone().resultSize()]);
+    return toPage(await this.tradeViews(rows), total, page);
+  }
+
+  async marketTrades(symbol: string, page: PageArgs): Promise<PageResult<TradeType>> {
+    const market = await this.markets.row(symbol);
+    const q = TradeModel.query(this.db).where({ marketId: market.id });
+    const [rows, total] = await Promise.all([q.clone().orderBy('sequence', 'desc').limit(page.limit).offset(page.offset), q.clone().resultSize()]);
+    return toPage(await this.tradeViews(rows), total, page);
+  }
+
+  /** Depth from the market's engine, read in turn with the market's commands (so it is committed state). */
+  async book(symbol: string, levels: number): Promise<OrderBookType> {
+    const market = await this.markets.row(symbol);
+    return this.serial(market.id, async () => {
+      const { rules, engine } = await this.runtime(market.id);
+      const depth = engine.depth(levels);
+      const level = (l: { price: number; quantity: number; orders: number }): BookLevelType => ({
+        price: this.price(rules, BigInt(l.price)),
+        quantity: this.quantity(rules, BigInt(l.quantity)),
+        orders: l.orders,
+      });
+      return { market: rules.market.symbol, sequence: String(engine.sequence), bids: depth.bids.map(level), asks: depth.asks.map(level), timestamp: new Date() };
+    });
+  }
+
+  /** Best bid and ask as decimal strings. */
+  async touch(marketId: string): Promise<{ bestBid: string | null; bestAsk: string | null }> {
+    return this.serial(marketId, async () => {
+      const { rules, engine } = await this.runtime(marketId);
+      const bid = engine.bestBid();
+      const ask = engine.bestAsk();
+      return { bestBid: bid === null ? null : this.price(rules, BigInt(bid)), bestAsk: ask === null ? null : this.price(rules, BigInt(ask)) };
+    });
+  }
+
+  /** The wallet's ledger balances (the wallet must be the organisation's). */
+  async walletBalances(organizationId: string, walletId: string): Promise<LedgerBalanceType[]> {
+    if (!IdArg.isUuid(walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
+    const id = walletId.toLowerCase();
+    await this.ledger.assertWallet(organizationId, id);
+    const balances = await this.ledger.balances(id);
+    return Promise.all(
+      balances.map(async (b) => {
+        const asset = await this.markets.assetDecimals(b.assetId);
+        const decimals = asset?.decimals ?? 0;
+        return { walletId: id, assetId: b.assetId, symbol: asset?.symbol ?? '', available: formatScaled(b.available, decimals), locked: formatScaled(b.locked, decimals) };
+      }),
+    );
+  }
+
+  /** Loads every market's engine now rather than on its first command (optional warm-up at start). */
+  async warmUp(marketIds: string[]): Promise<void> {
+    for (const id of marketIds) await this.serial(id, () => this.runtime(id));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private async placeNow(organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput): Promise<{ rejected?: RejectReason }> {
+    const rt = await this.runtime(marketId);
+    const { rules, engine } = rt;
+    const market = rules.market;
+    if (market.status === 'HALTED') throw new KeelError('MARKET_HALTED', `Market ${market.symbol} is halted: it accepts no new orders`, { market: market.symbol });
+    const type = input.type ?? OrderKind.LIMIT;
+    const timeInForce = input.timeInForce ?? TimeInForce.GTC;
+    const postOnly = input.postOnly ?? false;
+
+    const quantity = parseDecimal(input.quantity);
+    if (!quantity || quantity.int <= 0n) throw KeelError.invalidField('quantity', 'must be a positive decimal');
+    const lots = divideExact(quantity, rules.lot);
+    if (lots === null) throw KeelError.invalidField('quantity', `must be a multiple of the lot size ${market.lotSize}`);
+    if (lots > MAX_SAFE) throw KeelError.invalidField('quantity', 'is too large');
+
+    let ticks: bigint | null = null;
+    if (type === OrderKind.LIMIT) {
+      if (input.price === undefined || input.price === null) throw KeelError.validation([{ field: 'price', error: 'is required for LIMIT orders' }]);
+      const price = parseDecimal(input.price);
+      if (!price || price.int <= 0n) throw KeelError.invalidField('price', 'must be a positive decimal');
+      ticks = divideExact(price, rules.tick);
+      if (ticks === null) throw KeelError.invalidField('price', `must be a multiple of the tick size ${market.tickSize}`);
+      if (ticks * lots > MAX_SAFE) throw KeelError.invalidField('quantity', 'price × quantity is too large');
+      if (ticks * lots < BigInt(rules.engine.minNotional)) {
+        throw new KeelError('BELOW_MIN_NOTIONAL', `price × quantity must be at least ${market.minNotional} ${market.quoteSymbol}`, { fields: [{ field: 'quantity', error: `price × quantity is below the minimum notional ${market.minNotional}` }] });
+      }
+    } else {
+      if (input.price !== undefined && input.price !== null) throw KeelError.invalidField('price', 'must be absent for MARKET orders');
+      if (postOnly) throw KeelError.invalidField('postOnly', 'applies to LIMIT orders only');
+    }
+
+    // What the order holds while it lives.
+    const side = input.side;
+    const lockAssetId = side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId;
+    let lock: bigint;
+    if (side === OrderSide.SELL) {
+      lock = lots * rules.lotUnits;
+    } else if (ticks !== null) {
+      const notional = ticks * lots;
+      lock = (notional + feeCeil(notional, Math.max(rules.engine.makerFeePpm, rules.engine.takerFeePpm))) * rules.notionalUnit;
+    } else {
+      lock = this.marketBuyCost(rt, lots);
+    }
+    if (lock > 0n) {
+      const balance = await this.ledger.balance(this.db, walletId, lockAssetId);
+      if (balance.available < lock) {
+        const decimals = side === OrderSide.BUY ? rules.quoteDecimals : rules.baseDecimals;
+        throw new KeelError('INSUFFICIENT_FUNDS', `Insufficient ${side === OrderSide.BUY ? market.quoteSymbol : market.baseSymbol} balance: the order needs ${formatScaled(lock, decimals)}, ${formatScaled(balance.available, decimals)} is available`, {
+          assetId: lockAssetId,
+          required: formatScaled(lock, decimals),
+          available: formatScaled(balance.available, decimals),
+        });
+      }
+    }
+
+    const events = engine.apply({
+      kind: 'place',
+      id,
+      // Self-trade prevention is per wallet (the ledger account), as the engine documents.
+      owner: walletId,
+      side,
+      type,
+      price: ticks === null ? undefined : Number(ticks),
+      quantity: Number(lots),
+      timeInForce,
+      postOnly,
+    });
+    const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
+    const working: Working = {
+      id,
+      isNew: true,
+      organizationId,
+      walletId,
+      side,
+      lockAssetId: rejected ? null : lockAssetId,
+      lockedAmount: rejected ? 0n : lock,
+      remainingLots: lots,
+      filledLots: 0n,
+      filledNotional: 0n,
+      feesPaid: 0n,
+      status: OrderStatus.OPEN,
+      statusReason: null,
+      restSequence: null,
+    };
+    const order: NewOrder = {
+      working,
+      lock: rejected ? 0n : lock,
+      row: {
+        id,
+        organizationId,
+        marketId,
+        walletId,
+        clientOrderId: input.clientOrderId ?? null,
+        side,
+        type,
+        timeInForce,
+        postOnly,
+        price: ticks === null ? null : this.price(rules, ticks),
+        quantity: this.quantity(rules, lots),
+        priceTicks: ticks === null ? null : String(ticks),
+        quantityLots: String(lots),
+        sequence: String(events[0].sequence),
+      },
+    };
+    await this.commit(marketId, rt, events, order);
+    return { rejected };
+  }
+
+  /**
+   * A MARKET BUY is priced against the book when it is matched (commands are serialised, so the
+   * book cannot move in between): the cost of taking `lots` from the asks, plus the taker fee
+   * rounded up per resting order. The order locks that; what it does not spend is released.
+   */
+  private marketBuyCost(rt: Runtime, lots: bigint): bigint {
+    let remaining = lots;
+    let total = 0n;
+    for (const level of rt.engine.depth(Number.MAX_SAFE_INTEGER).asks) {
+      if (remaining === 0n) break;
+      const take = BigInt(level.quantity) < remaining ? BigInt(level.quantity) : remaining;
+      const notional = BigInt(level.price) * take;
+      total += notional + feeCeil(notional, rt.rules.engine.takerFeePpm) + BigInt(level.orders - 1);
+      remaining -= take;
+    }
+    return total * rt.rules.notionalUnit;
+  }
+
+  /** Commits one command's events; on any failure the engine is dropped (rebuilt from the record). */
+  private async commit(marketId: string, rt: Runtime, events: EngineEvent[], order: NewOrder | null): Promise<void> {
+    try {
+      await this.db.transaction((trx) => this.persist(trx, marketId, rt, events, order));
+    } catch (e) {
+      this.runtimes.delete(marketId);
+      if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
+        throw new KeelError('DUPLICATE_ENTRY', 'clientOrderId is already used by another order of this organisation', { fields: [{ field: 'clientOrderId', error: 'is already used' }] });
+      }
+      throw e;
+    }
+  }
+
+  private async persist(trx: Knex.Transaction, marketId: string, rt: Runtime, events: EngineEvent[], order: NewOrder | null): Promise<void> {
+    const { rules } = rt;
+    const market = rules.market;
+    const working = new Map<string, Working>();
+    const moves: LedgerMove[] = [];
+    if (order) {
+      working.set(order.working.id, order.working);
+      if (order.lock > 0n) {
+        moves.push({ organizationId: order.working.organizationId, walletId: order.working.walletId, assetId: order.working.lockAssetId!, kind: 'lock', available: -order.lock, locked: order.lock, reference: `order:${order.working.id}` });
+      }
+    }
+    const touched = new Set<string>();
+    for (const e of events) {
+      if (e.type === 'trade') touched.add(e.makerOrderId);
+      else if (e.type === 'cancelled' || e.type === 'filled') touched.add(e.orderId);
+    }
+    const existingIds = [...touched].filter((id) => !working.has(id));
+    if (existingIds.length) {
+      const rows = await OrderModel.query(trx).whereIn('id', existingIds).forUpdate();
+      for (const r of rows) {
+        working.set(r.id, {
+          id: r.id,
+          isNew: false,
+          organizationId: r.organizationId,
+          walletId: r.walletId,
+          side: r.side as OrderSide,
+          lockAssetId: r.lockAssetId,
+          lockedAmount: BigInt(r.lockedAmount),
+          remainingLots: BigInt(r.remainingLots),
+          filledLots: BigInt(r.filledLots),
+          filledNotional: BigInt(r.filledNotional),
+          feesPaid: BigInt(r.feesPaid),
+          status: r.status as OrderStatus,
+          statusReason: r.statusReason,
+          restSequence: r.restSequence === null ? null : Number(r.restSequence),
+        });
+      }
+    }
+    const must = (id: string): Working => {
+      const w = working.get(id);
+      if (!w) throw new Error(`Order ${id} is in the book but not in the record`);
+      return w;
+    };
+    const release = (w: Working) => {
+      if (w.lockedAmount > 0n) {
+        moves.push({ organizationId: w.organizationId, walletId: w.walletId, assetId: w.lockAssetId!, kind: 'unlock', available: w.lockedAmount, locked: -w.lockedAmount, reference: `order:${w.id}` });
+        w.lockedAmount = 0n;
+      }
+    };
+    const trades: Partial<TradeModel>[] = [];
+
+    for (const e of events) {
+      switch (e.type) {
+        case 'accepted':
+          break;
+        case 'rejected': {
+          const w = must(e.orderId);
+          w.status = OrderStatus.REJECTED;
+          w.statusReason = e.reason;
+          break;
+        }
+        case 'trade': {
+          const maker = must(e.makerOrderId);
+          const taker = must(e.takerOrderId);
+          const buyer = e.takerSide === 'BUY' ? taker : maker;
+          const seller = e.takerSide === 'BUY' ? maker : taker;
+          const lots = BigInt(e.quantity);
+          const notional = BigInt(e.price) * lots;
+          const cost = notional * rules.notionalUnit;
+          const base = lots * rules.lotUnits;
+          let makerFee = BigInt(e.makerFee) * rules.notionalUnit;
+          let takerFee = BigInt(e.takerFee) * rules.notionalUnit;
+          if (buyer.lockedAmount < cost) throw new Error(`Order ${buyer.id}: lock ${buyer.lockedAmount} below trade cost ${cost}`);
+          // Per-fill fee rounding (or a fee raised while the order rested) can exceed what the
+          // order locked for fees; the venue then charges what is left of the lock.
+          const buyerFeeWanted = buyer === taker ? takerFee : makerFee;
+          const buyerFee = buyer.lockedAmount - cost < buyerFeeWanted ? buyer.lockedAmount - cost : buyerFeeWanted;
+          if (buyer === taker) takerFee = buyerFee;
+          else makerFee = buyerFee;
+          const sellerFee = seller === taker ? takerFee : makerFee;
+          const tradeId = randomUUID();
+          const ref = `trade:${tradeId}`;
+          moves.push(
+            { organizationId: buyer.organizationId, walletId: buyer.walletId, assetId: market.quoteAssetId, kind: 'fill', available: 0n, locked: -(cost + buyerFee), reference: ref },
+            { organizationId: buyer.organizationId, walletId: buyer.walletId, assetId: market.baseAssetId, kind: 'fill', available: base, locked: 0n, reference: ref },
+            { organizationId: seller.organizationId, walletId: seller.walletId, assetId: market.baseAssetId, kind: 'fill', available: 0n, locked: -base, reference: ref },
+            { organizationId: seller.organizationId, walletId: seller.walletId, assetId: market.quoteAssetId, kind: 'fill', available: cost - sellerFee, locked: 0n, reference: ref },
+            { organizationId: null, walletId: null, assetId: market.quoteAssetId, kind: 'fee', available: buyerFee + sellerFee, locked: 0n, reference: ref },
+          );
+          buyer.lockedAmount -= cost + buyerFee;
+          seller.lockedAmount -= base;
+          if (seller.lockedAmount < 0n) throw new Error(`Order ${seller.id}: lock below zero`);
+          for (const [w, fee] of [
+            [maker, makerFee],
+            [taker, takerFee],
+          ] as const) {
+            w.filledLots += lots;
+            w.filledNotional += notional;
+            w.remainingLots -= lots;
+            w.feesPaid += fee;
+          }
+          maker.status = OrderStatus.PARTIALLY_FILLED;
+          trades.push({
+            id: tradeId,
+            marketId,
+            sequence: String(e.sequence),
+            makerOrderId: maker.id,
+            takerOrderId: taker.id,
+            makerWalletId: maker.walletId,
+            takerWalletId: taker.walletId,
+            takerSide: e.takerSide,
+            price: this.price(rules, BigInt(e.price)),
+            quantity: this.quantity(rules, lots),
+            quoteAmount: formatScaled(cost, rules.quoteDecimals),
+            makerFee: formatScaled(makerFee, rules.quoteDecimals),
+            takerFee: formatScaled(takerFee, rules.quoteDecimals),
+            settlementBatchId: null,
+            settlementStatus: SettlementStatus.QUEUED,
+          });
+          break;
+        }
+        case 'rested': {
+          const w = must(e.orderId);
+          w.status = w.filledLots > 0n ? OrderStatus.PARTIALLY_FILLED : OrderStatus.OPEN;
+          w.restSequence = e.sequence;
+          break;
+        }
+        case 'filled': {
+          const w = must(e.orderId);
+          w.status = OrderStatus.FILLED;
+          w.remainingLots = 0n;
+          release(w);
+          break;
+        }
+        case 'cancelled': {
+          const w = must(e.orderId);
+          w.status = e.reason === 'USER' || e.reason === 'SELF_TRADE' ? OrderStatus.CANCELLED : OrderStatus.EXPIRED;
+          w.statusReason = e.reason;
+          release(w);
+          break;
+        }
+      }
+    }
+
+    const now = new Date();
+    for (const w of working.values()) {
+      const state = {
+        remainingLots: String(w.remainingLots),
+        filledLots: String(w.filledLots),
+        filledNotional: String(w.filledNotional),
+        feesPaid: String(w.feesPaid),
+        status: w.status,
+        statusReason: w.statusReason,
+        lockedAmount: String(w.lockedAmount),
+        restSequence: w.restSequence === null ? null : String(w.restSequence),
+      };
+      if (w.isNew) await OrderModel.query(trx).insert({ ...order!.row, ...state, lockAssetId: w.lockAssetId, createdAt: now, updatedAt: now });
+      else await OrderModel.query(trx).findById(w.id).patch({ ...state, updatedAt: now });
+    }
+    if (trades.length) await TradeModel.query(trx).insert(trades.map((t) => ({ ...t, createdAt: now })));
+    await this.ledger.apply(trx, moves);
+    await this.markets.setSequence(trx, marketId, rt.engine.sequence);
+  }
+
+  /**
+   * Runs a command again (on a rebuilt engine) when PostgreSQL aborted its transaction for a
+   * deadlock or a serialisation failure; commit() has already dropped the engine by then.
+   */
+  private async retryingTransient<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (attempt >= 2 || (code !== '40P01' && code !== '40001')) throw e;
+      }
+    }
+  }
+
+  private serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(key, tail);
+    void tail.then(() => {
+      if (this.queues.get(key) === tail) this.queues.delete(key);
+    });
+    return next;
+  }
+
+  private async runtime(marketId: string): Promise<Runtime> {
+    const cached = this.runtimes.get(marketId);
+    if (cached) return cached;
+    const rules = await this.markets.tradingRules(marketId);
+    const open = await OrderModel.query(this.db).where({ marketId }).whereIn('status', LIVE).orderBy('restSequence').orderBy('id');
+    const engine = new MatchingEngine(rules.engine, rules.sequence);
+    engine.restore(open.map((o) => ({ id: o.id, owner: o.walletId, side: o.side, price: Number(o.priceTicks), remaining: Number(o.remainingLots) })));
+    const rt = { rules, engine };
+    this.runtimes.set(marketId, rt);
+    this.viewRules.set(marketId, Promise.resolve(rules));
+    return rt;
+  }
+
+  private rulesFor(marketId: string): Promise<TradingRules> {
+    let rules = this.viewRules.get(marketId);
+    if (!rules) {
+      rules = this.markets.tradingRules(marketId);
+      rules.catch(() => this.viewRules.delete(marketId));
+      this.viewRules.set(marketId, rules);
+    }
+    return rules;
+  }
+
+  private async row(organizationId: string, id: string): Promise<OrderModel> {
+    const row = await OrderModel.query(this.db).findOne({ id, organizationId });
+    if (!row) throw new KeelError('NOT_FOUND', 'Order not found');
+    return row;
+  }
+
+  private async assertClientOrderIdFree(organizationId: string, clientOrderId: string): Promise<void> {
+    const taken = await OrderModel.query(this.db).findOne({ organizationId, clientOrderId });
+    if (taken) {
+      throw new KeelError('DUPLICATE_ENTRY', 'clientOrderId is already used by another order of this organisation', { fields: [{ field: 'clientOrderId', error: 'is already used' }], orderId: taken.id });
+    }
+  }
+
+  private price(rules: TradingRules, ticks: bigint): string {
+    return formatScaled(ticks * rules.tick.int, rules.tick.scale);
+  }
+
+  private quantity(rules: TradingRules, lots: bigint): string {
+    return formatScaled(lots * rules.lot.int, rules.lot.scale);
+  }
+
+  private async views(rows: OrderModel[]): Promise<OrderType[]> {
+    const rules = new Map<string, TradingRules>();
+    for (const id of new Set(rows.map((r) => r.marketId))) rules.set(id, await this.rulesFor(id));
+    return rows.map((o) => {
+      const r = rules.get(o.marketId)!;
+      const filled = BigInt(o.filledLots);
+      const total = BigInt(o.quantityLots);
+      return {
+        id: o.id,
+        clientOrderId: o.clientOrderId,
+        marketId: o.marketId,
+        market: r.market.symbol,
+        walletId: o.walletId,
+        side: o.side as OrderSide,
+        type: o.type as OrderKind,
+        timeInForce: o.timeInForce as TimeInForce,
+        postOnly: o.postOnly,
+        price: o.price === null ? null : normalizeDecimal(o.price),
+        quantity: normalizeDecimal(o.quantity),
+        filledQuantity: this.quantity(r, filled),
+        remainingQuantity: this.quantity(r, total - filled),
+        averagePrice: filled > 0n ? formatScaled((BigInt(o.filledNotional) * r.tick.int * pow10(6)) / filled, r.tick.scale + 6) : null,
+        fee: formatScaled(BigInt(o.feesPaid), r.quoteDecimals),
+        status: o.status as OrderStatus,
+        statusReason: o.statusReason,
+        sequence: String(o.sequence),
+        createdAt: o.createdAt,
+        updatedAt: o.updatedAt,
+      };
+    });
+  }
+
+  private async tradeViews(rows: TradeModel[]): Promise<TradeType[]> {
+    const symbols = new Map<string, string>();
+    for (const id of new Set(rows.map((r) => r.marketId))) symbols.set(id, (await this.rulesFor(id)).market.symbol);
+    return rows.map((t) => ({
+      id: t.id,
+      marketId: t.marketId,
+      market: symbols.get(t.marketId)!,
+      sequence: String(t.sequence),
+      makerOrderId: t.makerOrderId,
+      takerOrderId: t.takerOrderId,
+      makerWalletId: t.makerWalletId,
+      takerWalletId: t.takerWalletId,
+      takerSide: t.takerSide as OrderSide,
+      price: normalizeDecimal(t.price),
+      quantity: normalizeDecimal(t.quantity),
+      makerFee: normalizeDecimal(t.makerFee),
+      takerFee: normalizeDecimal(t.takerFee),
+      settlementBatchId: t.settlementBatchId,
+      settlementStatus: t.settlementStatus as SettlementStatus,
+      createdAt: t.createdAt,
+    }));
+  }
+}

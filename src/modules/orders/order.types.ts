@@ -1,0 +1,217 @@
+import { IsOptional, Length, Max, Min } from 'class-validator';
+import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Page, PageArgs } from '../../graphql/types/page';
+import { Decimal } from '../../graphql/types/scalars';
+
+export enum OrderSide {
+  BUY = 'BUY',
+  SELL = 'SELL',
+}
+registerEnumType(OrderSide, { name: 'OrderSide' });
+
+export enum OrderKind {
+  LIMIT = 'LIMIT',
+  MARKET = 'MARKET',
+}
+registerEnumType(OrderKind, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
+
+export enum TimeInForce {
+  GTC = 'GTC',
+  IOC = 'IOC',
+  FOK = 'FOK',
+}
+registerEnumType(TimeInForce, {
+  name: 'TimeInForce',
+  description: 'GTC: rest until filled or cancelled. IOC: fill what is possible now, expire the rest. FOK: fill completely now or expire untouched.',
+});
+
+export enum OrderStatus {
+  OPEN = 'OPEN',
+  PARTIALLY_FILLED = 'PARTIALLY_FILLED',
+  FILLED = 'FILLED',
+  CANCELLED = 'CANCELLED',
+  REJECTED = 'REJECTED',
+  EXPIRED = 'EXPIRED',
+}
+registerEnumType(OrderStatus, {
+  name: 'OrderStatus',
+  description:
+    'OPEN: resting, nothing filled. PARTIALLY_FILLED: resting, some filled. FILLED: nothing left. CANCELLED: the rest was cancelled (by the owner, or by self-trade prevention). EXPIRED: the rest ended by time in force (IOC, FOK, MARKET). REJECTED: refused by the engine (post-only would take).',
+});
+
+export enum Liquidity {
+  MAKER = 'MAKER',
+  TAKER = 'TAKER',
+}
+registerEnumType(Liquidity, { name: 'Liquidity' });
+
+export enum SettlementStatus {
+  QUEUED = 'QUEUED',
+  BATCHED = 'BATCHED',
+  SUBMITTED = 'SUBMITTED',
+  CONFIRMED = 'CONFIRMED',
+  FAILED = 'FAILED',
+  REORGED = 'REORGED',
+  REPLACED = 'REPLACED',
+}
+registerEnumType(SettlementStatus, { name: 'SettlementStatus' });
+
+@ObjectType('Order')
+export class OrderType {
+  @Field(() => ID) id!: string;
+  @Field(() => String, { nullable: true }) clientOrderId!: string | null;
+  @Field(() => ID) marketId!: string;
+  @Field({ description: 'The market symbol' }) market!: string;
+  @Field(() => ID) walletId!: string;
+  @Field(() => OrderSide) side!: OrderSide;
+  @Field(() => OrderKind) type!: OrderKind;
+  @Field(() => TimeInForce) timeInForce!: TimeInForce;
+  @Field() postOnly!: boolean;
+  @Field(() => Decimal, { nullable: true, description: 'Limit price; null for MARKET' }) price!: string | null;
+  @Field(() => Decimal) quantity!: string;
+  @Field(() => Decimal) filledQuantity!: string;
+  @Field(() => Decimal, { description: 'quantity − filledQuantity' }) remainingQuantity!: string;
+  @Field(() => Decimal, { nullable: true, description: 'Volume-weighted price of the fills' }) averagePrice!: string | null;
+  @Field(() => Decimal, { description: 'Fees paid, in the quote asset' }) fee!: string;
+  @Field(() => OrderStatus) status!: OrderStatus;
+  @Field(() => String, { nullable: true, description: 'Why the order ended: USER, SELF_TRADE, IOC_REMAINDER, NO_LIQUIDITY, FOK_NOT_FILLABLE, POST_ONLY_WOULD_TAKE' })
+  statusReason!: string | null;
+  @Field({ description: 'Market sequence of the event that accepted (or rejected) the order' }) sequence!: string;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('OrderPage')
+export class OrderPage extends Page(OrderType) {}
+
+@ArgsType()
+export class OrderListArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Market symbol' }) @IsOptional() market?: string;
+  @Field(() => OrderStatus, { nullable: true }) @IsOptional() status?: OrderStatus;
+  @Field(() => ID, { nullable: true }) @IsOptional() walletId?: string;
+}
+
+@InputType('PlaceOrderInput')
+export class PlaceOrderInput {
+  @Field(() => ID, { description: 'A master wallet or deposit address of the organisation; its ledger balance funds the order' }) walletId!: string;
+  @Field({ description: 'Market symbol, e.g. ETH-USDC' }) market!: string;
+  @Field(() => OrderSide) side!: OrderSide;
+  @Field(() => OrderKind, { nullable: true, description: 'Default LIMIT' }) @IsOptional() type?: OrderKind;
+  @Field(() => Decimal, { nullable: true, description: 'Required for LIMIT (a multiple of tickSize); absent for MARKET' }) @IsOptional() price?: string;
+  @Field(() => Decimal, { description: 'In the base asset; a multiple of lotSize' }) quantity!: string;
+  @Field(() => TimeInForce, { nullable: true, description: 'Default GTC' }) @IsOptional() timeInForce?: TimeInForce;
+  @Field(() => Boolean, { nullable: true, description: 'Reject instead of taking liquidity; LIMIT only' }) @IsOptional() postOnly?: boolean;
+  @Field(() => String, { nullable: true, description: 'Your own id; unique per organisation' }) @IsOptional() @Length(1, 64) clientOrderId?: string;
+}
+
+@ObjectType('Trade')
+export class TradeType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) marketId!: string;
+  @Field() market!: string;
+  @Field({ description: 'Market event sequence, as a string' }) sequence!: string;
+  @Field(() => ID) makerOrderId!: string;
+  @Field(() => ID) takerOrderId!: string;
+  @Field(() => ID) makerWalletId!: string;
+  @Field(() => ID) takerWalletId!: string;
+  @Field(() => OrderSide) takerSide!: OrderSide;
+  @Field(() => Decimal) price!: string;
+  @Field(() => Decimal) quantity!: string;
+  @Field(() => Decimal, { description: 'In the quote asset' }) makerFee!: string;
+  @Field(() => Decimal, { description: 'In the quote asset' }) takerFee!: string;
+  @Field(() => ID, { nullable: true }) settlementBatchId!: string | null;
+  @Field(() => SettlementStatus) settlementStatus!: SettlementStatus;
+  @Field() createdAt!: Date;
+}
+
+@ObjectType('TradePage')
+export class TradePage extends Page(TradeType) {}
+
+@ObjectType('Fill', { description: "One trade seen from one order's side" })
+export class FillType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) tradeId!: string;
+  @Field(() => ID) orderId!: string;
+  @Field(() => ID) marketId!: string;
+  @Field(() => OrderSide) side!: OrderSide;
+  @Field(() => Liquidity) liquidity!: Liquidity;
+  @Field(() => Decimal) price!: string;
+  @Field(() => Decimal) quantity!: string;
+  @Field(() => Decimal, { description: 'In the quote asset' }) fee!: string;
+  @Field() sequence!: string;
+  @Field() createdAt!: Date;
+}
+
+@ObjectType('FillPage')
+export class FillPage extends Page(FillType) {}
+
+@ObjectType('BookLevel')
+export class BookLevelType {
+  @Field(() => Decimal) price!: string;
+  @Field(() => Decimal) quantity!: string;
+  @Field(() => Int) orders!: number;
+}
+
+@ObjectType('OrderBook')
+export class OrderBookType {
+  @Field() market!: string;
+  @Field({ description: 'Market sequence the book reflects' }) sequence!: string;
+  @Field(() => [BookLevelType], { description: 'Best (highest) first' }) bids!: BookLevelType[];
+  @Field(() => [BookLevelType], { description: 'Best (lowest) first' }) asks!: BookLevelType[];
+  @Field() timestamp!: Date;
+}
+
+@ObjectType('Ticker')
+export class TickerType {
+  @Field() market!: string;
+  @Field(() => Decimal, { nullable: true }) last!: string | null;
+  @Field(() => Decimal, { nullable: true }) bestBid!: string | null;
+  @Field(() => Decimal, { nullable: true }) bestAsk!: string | null;
+  @Field(() => Decimal, { nullable: true, description: 'First trade price of the last 24 hours' }) open24h!: string | null;
+  @Field(() => Decimal, { nullable: true }) high24h!: string | null;
+  @Field(() => Decimal, { nullable: true }) low24h!: string | null;
+  @Field(() => Decimal, { description: 'Base volume of the last 24 hours' }) volume24h!: string;
+  @Field(() => Decimal, { description: 'Quote volume of the last 24 hours' }) quoteVolume24h!: string;
+  @Field(() => Decimal, { nullable: true, description: 'last − open24h' }) change24h!: string | null;
+  @Field(() => Decimal, { nullable: true, description: '(last − open24h) / open24h × 100, 4 decimals' }) changePercent24h!: string | null;
+  @Field(() => Int) trades24h!: number;
+  @Field() timestamp!: Date;
+}
+
+@ObjectType('Candle')
+export class CandleType {
+  @Field({ description: 'Start of the interval' }) time!: Date;
+  @Field(() => Decimal) open!: string;
+  @Field(() => Decimal) high!: string;
+  @Field(() => Decimal) low!: string;
+  @Field(() => Decimal) close!: string;
+  @Field(() => Decimal) volume!: string;
+}
+
+@ArgsType()
+export class BookArgs {
+  @Field() symbol!: string;
+  @Field(() => Int, { defaultValue: 20, description: 'Price levels per side, 1..500' })
+  @Min(1)
+  @Max(500)
+  levels: number = 20;
+}
+
+@ArgsType()
+export class CandleArgs {
+  @Field() symbol!: string;
+  @Field({ description: 'One of 1m, 5m, 15m, 1h, 4h, 1d' }) interval!: string;
+  @Field(() => Int, { defaultValue: 100, description: 'How many intervals back from now, 1..500' })
+  @Min(1)
+  @Max(500)
+  count: number = 100;
+}
+
+@ObjectType('LedgerBalance', { description: "A wallet's trading balance of one asset in Keel's ledger" })
+export class LedgerBalanceType {
+  @Field(() => ID) walletId!: string;
+  @Field(() => ID) assetId!: string;
+  @Field() symbol!: string;
+  @Field(() => Decimal) available!: string;
+  @Field(() => Decimal, { description: 'Held by open orders' }) locked!: string;
+}

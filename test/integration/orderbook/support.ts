@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../../../src/platform/config';
+import { testKeelConfig } from '../../support/keel';
+import { Keel, startKeel } from '../../../src/app';
+import { onboardOrganization, OnboardedOrganization } from '../../../src/modules/organizations/onboarding';
+import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
+import { ApiClient } from '../../support/api-client';
+import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
+
+/** An organisation with clients that follow Keel across restarts. */
+export interface BookOrg extends OnboardedOrganization {
+  core(): ApiClient;
+  /** Trade permissions (everything but orderbook_market:manage). */
+  pro(): ApiClient;
+  /** Every order-book permission. */
+  proAdmin(): ApiClient;
+  /** A pro-host key with exactly these permissions. */
+  proWith(permissions: string[]): Promise<ApiClient>;
+}
+
+/**
+ * A whole Keel on real PostgreSQL, Redis and the dev chains, with its own database, that can be
+ * stopped and started again on the same database (the order-book restart test needs that).
+ */
+export class BookKeel {
+  keel!: Keel;
+  private orgs = 0;
+  private constructor(
+    readonly name: string,
+    readonly config: Config,
+  ) {}
+
+  static async start(overrides: Partial<Config> = {}): Promise<BookKeel> {
+    const name = `${runPrefix()}_ob_${randomBytes(4).toString('hex')}`;
+    const databaseUrl = await createTestDatabase(name);
+    const config = testKeelConfig(name, databaseUrl, { RATE_LIMIT_SCALE: 1000, ...overrides });
+    const k = new BookKeel(name, config);
+    k.keel = await startKeel(config);
+    return k;
+  }
+
+  get db() {
+    return this.keel.platform.db;
+  }
+
+  get services() {
+    return this.keel.services;
+  }
+
+  async restart(): Promise<void> {
+    await this.keel.stop();
+    this.keel = await startKeel(this.config);
+  }
+
+  async stop(): Promise<void> {
+    const redis = this.keel.platform.redis;
+    for await (const keys of redis.scanIterator({ MATCH: `${this.config.REDIS_PREFIX}*`, COUNT: 500 })) {
+      if (keys.length) await redis.del(keys);
+    }
+    await this.keel.stop();
+    await dropTestDatabase(this.name);
+  }
+
+  async createOrg(): Promise<BookOrg> {
+    const org = await onboardOrganization(this.db, this.services, { name: `Book org ${++this.orgs}`, tier: 'Business', proAccess: true });
+    const client = (host: 'core' | 'pro', apiKey: string) => new ApiClient((host === 'core' ? this.keel.core?.url : this.keel.pro?.url) ?? '', { apiKey, orgId: org.orgId });
+    return {
+      ...org,
+      core: () => client('core', org.adminKey),
+      pro: () => client('pro', org.proKey!),
+      proAdmin: () => client('pro', org.proAdminKey!),
+      proWith: async (permissions: string[]) => {
+        const issued = await this.services.apiKeys.issue({ organizationId: org.orgId, name: `perm ${permissions.join(',') || 'none'}`, host: 'pro', scopes: permissions, tier: 'Business' });
+        return client('pro', issued.secret);
+      },
+    };
+  }
+
+  /** Asset ids of the first dev chain by symbol. */
+  async assets(): Promise<Record<string, { id: string; decimals: number; blockchainId: string }>> {
+    const chainId = parseChainsConfig(process.env.KEEL_CHAINS!)[0].chainId;
+    const chain = (await this.services.chains.listBlockchains({ limit: 100, offset: 0 })).items.find((b) => b.chainId === chainId)!;
+    const assets = await this.services.chains.listAssets({ limit: 100, offset: 0, blockchainId: chain.id });
+    return Object.fromEntries(assets.items.map((a) => [a.symbol, { id: a.id, decimals: a.decimals, blockchainId: chain.id }]));
+  }
+
+  /** A master wallet of the organisation on the first dev chain, created through the core REST API. */
+  async wallet(org: BookOrg, name = 'Trading'): Promise<string> {
+    const { ETH } = await this.assets();
+    const res = await org.core().post('/v1/master-wallets', { blockchainId: ETH.blockchainId, name });
+    if (res.status !== 201) throw new Error(`master wallet: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data.id;
+  }
+
+  /** Credits the ledger directly (as the deposit watcher will). */
+  async credit(org: BookOrg, walletId: string, assetId: string, amount: bigint, reference = `test:${randomBytes(8).toString('hex')}`): Promise<void> {
+    await this.db.transaction((trx) => this.services.ledger.credit(trx, { organizationId: org.orgId, walletId, assetId, amount, reference }));
+  }
+}
+
+export const units = (text: string, decimals: number): bigint => {
+  const [whole, frac = ''] = text.split('.');
+  return BigInt(whole + frac.padEnd(decimals, '0').slice(0, decimals));
+};
+
+/** The body of POST /markets for the suites' ETH-USDC-style market: tick 0.01, lot 0.001, min notional 1, fees 0.1% / 0.2%. */
+export function marketBody(symbol: string, base: { id: string }, quote: { id: string }, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { symbol, baseAssetId: base.id, quoteAssetId: quote.id, tickSize: '0.01', lotSize: '0.001', minNotional: '1', makerFee: '0.001', takerFee: '0.002', ...extra };
+}

@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { divideCeil, divideExact, formatScaled, normalizeDecimal, parseDecimal, toUnits } from '../../../src/modules/markets/decimal';
+import { feeFor } from '../../../src/engine';
+
+const d = (s: string) => parseDecimal(s)!;
+
+describe('order-book decimals', () => {
+  it('parses and formats decimal strings exactly', () => {
+    expect(parseDecimal('12.50')).toEqual({ int: 1250n, scale: 2 });
+    expect(parseDecimal('0')).toEqual({ int: 0n, scale: 0 });
+    for (const bad of ['', '-1', '1.', '.5', '01', '1e3', '1,5', ' 1']) expect(parseDecimal(bad)).toBeNull();
+    expect(formatScaled(1250n, 2)).toBe('12.5');
+    expect(formatScaled(5n, 3)).toBe('0.005');
+    expect(formatScaled(2000n, 3)).toBe('2');
+    expect(formatScaled(-15n, 1)).toBe('-1.5');
+    expect(normalizeDecimal('2000.000000000000')).toBe('2000');
+    expect(normalizeDecimal('0.00100')).toBe('0.001');
+  });
+
+  it('converts to base units only when exact', () => {
+    expect(toUnits(d('1.5'), 18)).toBe(1_500_000_000_000_000_000n);
+    expect(toUnits(d('0.001'), 6)).toBe(1000n);
+    expect(toUnits(d('0.0000001'), 6)).toBeNull();
+    expect(toUnits(d('1.000000'), 0)).toBe(1n);
+  });
+
+  it('divides exactly into ticks and lots, or refuses', () => {
+    expect(divideExact(d('2000'), d('0.01'))).toBe(200_000n);
+    expect(divideExact(d('100.005'), d('0.01'))).toBeNull();
+    expect(divideExact(d('1.5'), d('0.001'))).toBe(1500n);
+    expect(divideExact(d('0.0005'), d('0.001'))).toBeNull();
+    expect(divideCeil(d('1'), d('0.3'))).toBe(4n);
+    expect(divideCeil(d('0.9'), d('0.3'))).toBe(3n);
+  });
+
+  it('round-trips any decimal through parse and format', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 24 }), (int, scale) => {
+        const text = formatScaled(int, scale);
+        const back = parseDecimal(text)!;
+        expect(back.int * 10n ** BigInt(scale)).toBe(int * 10n ** BigInt(back.scale));
+      }),
+    );
+  });
+
+  it("the order service's bigint fee rounding matches the engine's", () => {
+    const feeCeil = (n: bigint, ppm: number) => (n * BigInt(ppm) + 999_999n) / 1_000_000n;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: 0, max: 100_000 }), (notional, ppm) => {
+        expect(feeCeil(BigInt(notional), ppm)).toBe(BigInt(feeFor(notional, ppm)));
+      }),
+    );
+  });
+});
