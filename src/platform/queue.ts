@@ -22,6 +22,8 @@ export class JobQueue<T> {
   private readonly connection: IORedis;
   private readonly queue: Queue;
   private readonly workers: Worker[] = [];
+  /** BullMQ leaves connections it was handed open; these are closed by close(). */
+  private readonly workerConnections: IORedis[] = [];
 
   constructor(
     private readonly name: string,
@@ -41,8 +43,10 @@ export class JobQueue<T> {
   }
 
   work(handler: (data: T) => Promise<void>, options: WorkOptions): void {
+    const connection = this.connection.duplicate({ maxRetriesPerRequest: null });
+    this.workerConnections.push(connection);
     const worker = new Worker<T>(this.name, (job: Job<T>) => handler(job.data), {
-      connection: this.connection.duplicate({ maxRetriesPerRequest: null }),
+      connection,
       prefix: this.prefix,
       concurrency: options.concurrency,
       lockDuration: options.lockDurationMs,
@@ -60,6 +64,7 @@ export class JobQueue<T> {
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()));
     await this.queue.close();
+    for (const c of this.workerConnections) c.disconnect();
     this.connection.disconnect();
   }
 }
