@@ -289,6 +289,9 @@ describe('a transaction stuck below the market fee', () => {
     });
     expect(bumped.replacedTxHashes[0]).toBe(first.txHash);
     expect(bumped.nonce).toBe(first.nonce);
+    // The replacement is recorded before it is broadcast; let it reach the mempool before mining resumes.
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    await eventually(async () => (await provider.getTransaction(bumped.txHash)) !== null);
     await setAutomine(chain.rpcUrl, true);
     await mine(chain.rpcUrl, 2);
 
@@ -296,7 +299,6 @@ describe('a transaction stuck below the market fee', () => {
     expect(done.status).toBe('CONFIRMED');
     expect(done.items[0].replacedTxHashes).toContain(first.txHash);
     expect(done.items[0].txHash).not.toBe(first.txHash);
-    const provider = t.keel.services.networks.get(chainId)!.provider;
     expect(await provider.getTransactionReceipt(first.txHash)).toBeNull();
   });
 });
