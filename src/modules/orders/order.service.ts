@@ -58,6 +58,57 @@ interface NewOrder {
   lock: bigint;
 }
 
+/** One command matched in memory, waiting for its commit. */
+interface Matched {
+  events: EngineEvent[];
+  order: NewOrder | null;
+  rejected?: RejectReason;
+}
+
+/** A placement waiting for its market's next group commit. */
+interface QueuedPlacement {
+  organizationId: string;
+  walletId: string;
+  id: string;
+  input: PlaceOrderInput;
+  settled: boolean;
+  resolve(outcome: { rejected?: RejectReason }): void;
+  reject(e: unknown): void;
+}
+
+/** Most placements matched and committed together in one transaction. */
+const GROUP_COMMIT_MAX = 256;
+
+/**
+ * Available balances as one group of placements sees them: the committed balance less what the
+ * earlier placements of the group lock. (What the group's fills would pay out is not counted, so a
+ * group never promises more than the ledger will allow.)
+ */
+class GroupFunds {
+  private readonly committed = new Map<string, Promise<bigint>>();
+  private readonly reserved = new Map<string, bigint>();
+
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly db: Knex,
+  ) {}
+
+  async available(walletId: string, assetId: string): Promise<bigint> {
+    const key = `${walletId}|${assetId}`;
+    let base = this.committed.get(key);
+    if (!base) {
+      base = this.ledger.balance(this.db, walletId, assetId).then((b) => b.available);
+      this.committed.set(key, base);
+    }
+    return (await base) - (this.reserved.get(key) ?? 0n);
+  }
+
+  reserve(walletId: string, assetId: string, amount: bigint): void {
+    const key = `${walletId}|${assetId}`;
+    this.reserved.set(key, (this.reserved.get(key) ?? 0n) + amount);
+  }
+}
+
 /** ceil(notional × ppm / 10^6): the engine's fee rounding (fees.ts), on bigints. */
 function feeCeil(notional: bigint, ppm: number): bigint {
   return (notional * BigInt(ppm) + PPM - 1n) / PPM;
@@ -88,6 +139,10 @@ export class OrderService {
   private readonly runtimes = new Map<string, Runtime>();
   private readonly viewRules = new Map<string, Promise<TradingRules>>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly placements = new Map<string, QueuedPlacement[]>();
+  /** Facts that never change once true, cached for the placement path: wallet → its organisation, symbol → market id. */
+  private readonly walletOwners = new Map<string, string>();
+  private readonly marketIds = new Map<string, string>();
 
   constructor(
     private readonly db: Knex,
@@ -106,11 +161,11 @@ export class OrderService {
   async place(organizationId: string, input: PlaceOrderInput): Promise<OrderType> {
     if (!IdArg.isUuid(input.walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
     const walletId = input.walletId.toLowerCase();
-    await this.ledger.assertWallet(organizationId, walletId);
-    const market = await this.markets.row(input.market);
+    await this.assertOwnWallet(organizationId, walletId);
+    const market = { id: await this.marketId(input.market) };
     if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
     const id = randomUUID();
-    const outcome = await this.serial(market.id, () => this.retryingTransient(() => this.placeNow(organizationId, walletId, id, market.id, input)));
+    const outcome = await this.enqueuePlacement(market.id, { organizationId, walletId, id, input });
     if (outcome.rejected) {
       const reason = outcome.rejected;
       throw new KeelError(REJECT_CODES[reason], `The order was rejected: ${reason}`, { orderId: id, reason });
@@ -134,7 +189,7 @@ export class OrderService {
           if (attempt === 0) continue;
           throw new KeelError('INTERNAL_ERROR', 'The order book is out of step with the order record');
         }
-        await this.commit(row.marketId, rt, events, null);
+        await this.commit(row.marketId, rt, [{ events, order: null }]);
         return;
       }
     }));
@@ -260,8 +315,86 @@ export class OrderService {
 
   // ---------------------------------------------------------------------------------------------
 
+  private async assertOwnWallet(organizationId: string, walletId: string): Promise<void> {
+    if (this.walletOwners.get(walletId) === organizationId) return;
+    await this.ledger.assertWallet(organizationId, walletId);
+    if (this.walletOwners.size >= 100_000) this.walletOwners.clear();
+    this.walletOwners.set(walletId, organizationId);
+  }
+
+  private async marketId(symbol: string): Promise<string> {
+    const cached = this.marketIds.get(symbol);
+    if (cached) return cached;
+    const id = (await this.markets.row(symbol)).id;
+    if (this.marketIds.size >= 10_000) this.marketIds.clear();
+    this.marketIds.set(symbol, id);
+    return id;
+  }
+
+  /**
+   * Group commit: placements that arrive while their market is busy wait in a queue; the next turn
+   * matches all of them in arrival order and commits them in one transaction, and each answer
+   * follows that commit. If the group's transaction fails, the engine is rebuilt and the group's
+   * placements run again one at a time, so one bad placement cannot sink the others.
+   */
+  private enqueuePlacement(marketId: string, p: Omit<QueuedPlacement, 'settled' | 'resolve' | 'reject'>): Promise<{ rejected?: RejectReason }> {
+    return new Promise((resolve, reject) => {
+      let queue = this.placements.get(marketId);
+      if (!queue) {
+        queue = [];
+        this.placements.set(marketId, queue);
+        void this.serial(marketId, () => this.drainPlacements(marketId));
+      }
+      queue.push({ ...p, settled: false, resolve, reject });
+    });
+  }
+
+  private async drainPlacements(marketId: string): Promise<void> {
+    const queue = this.placements.get(marketId) ?? [];
+    this.placements.delete(marketId);
+    for (let i = 0; i < queue.length; i += GROUP_COMMIT_MAX) {
+      const group = queue.slice(i, i + GROUP_COMMIT_MAX);
+      try {
+        await this.placeGroup(marketId, group);
+      } catch {
+        for (const p of group.filter((q) => !q.settled)) {
+          await this.retryingTransient(() => this.placeNow(p.organizationId, p.walletId, p.id, marketId, p.input)).then(p.resolve, p.reject);
+        }
+      }
+    }
+  }
+
+  private async placeGroup(marketId: string, group: QueuedPlacement[]): Promise<void> {
+    const rt = await this.runtime(marketId);
+    const funds = new GroupFunds(this.ledger, this.db);
+    const matched: { p: QueuedPlacement; m: Matched }[] = [];
+    for (const p of group) {
+      try {
+        matched.push({ p, m: await this.match(rt, p.organizationId, p.walletId, p.id, marketId, p.input, funds) });
+      } catch (e) {
+        // Refused before it reached the engine: nothing to undo.
+        p.settled = true;
+        p.reject(e);
+      }
+    }
+    if (!matched.length) return;
+    await this.commit(marketId, rt, matched.map((x) => x.m));
+    for (const { p, m } of matched) {
+      p.settled = true;
+      p.resolve({ rejected: m.rejected });
+    }
+  }
+
+  /** One placement on its own: its own balance read, match and commit. */
   private async placeNow(organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput): Promise<{ rejected?: RejectReason }> {
     const rt = await this.runtime(marketId);
+    const m = await this.match(rt, organizationId, walletId, id, marketId, input, new GroupFunds(this.ledger, this.db));
+    await this.commit(marketId, rt, [m]);
+    return { rejected: m.rejected };
+  }
+
+  /** Checks a placement, reserves what it locks in `funds` and applies it to the engine (not yet committed). */
+  private async match(rt: Runtime, organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput, funds: GroupFunds): Promise<Matched> {
     const { rules, engine } = rt;
     const market = rules.market;
     if (market.status === 'HALTED') throw new KeelError('MARKET_HALTED', `Market ${market.symbol} is halted: it accepts no new orders`, { market: market.symbol });
@@ -304,13 +437,13 @@ export class OrderService {
       lock = this.marketBuyCost(rt, lots);
     }
     if (lock > 0n) {
-      const balance = await this.ledger.balance(this.db, walletId, lockAssetId);
-      if (balance.available < lock) {
+      const available = await funds.available(walletId, lockAssetId);
+      if (available < lock) {
         const decimals = side === OrderSide.BUY ? rules.quoteDecimals : rules.baseDecimals;
-        throw new KeelError('INSUFFICIENT_FUNDS', `Insufficient ${side === OrderSide.BUY ? market.quoteSymbol : market.baseSymbol} balance: the order needs ${formatScaled(lock, decimals)}, ${formatScaled(balance.available, decimals)} is available`, {
+        throw new KeelError('INSUFFICIENT_FUNDS', `Insufficient ${side === OrderSide.BUY ? market.quoteSymbol : market.baseSymbol} balance: the order needs ${formatScaled(lock, decimals)}, ${formatScaled(available, decimals)} is available`, {
           assetId: lockAssetId,
           required: formatScaled(lock, decimals),
-          available: formatScaled(balance.available, decimals),
+          available: formatScaled(available, decimals),
         });
       }
     }
@@ -364,8 +497,8 @@ export class OrderService {
         sequence: String(events[0].sequence),
       },
     };
-    await this.commit(marketId, rt, events, order);
-    return { rejected };
+    if (!rejected && lock > 0n) funds.reserve(walletId, lockAssetId, lock);
+    return { events, order, rejected };
   }
 
   /**
@@ -386,10 +519,10 @@ export class OrderService {
     return total * rt.rules.notionalUnit;
   }
 
-  /** Commits one command's events; on any failure the engine is dropped (rebuilt from the record). */
-  private async commit(marketId: string, rt: Runtime, events: EngineEvent[], order: NewOrder | null): Promise<void> {
+  /** Commits matched commands in one transaction; on any failure the engine is dropped (rebuilt from the record). */
+  private async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<void> {
     try {
-      await this.db.transaction((trx) => this.persist(trx, marketId, rt, events, order));
+      await this.db.transaction((trx) => this.persist(trx, marketId, rt, commands));
     } catch (e) {
       this.runtimes.delete(marketId);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
@@ -399,17 +532,26 @@ export class OrderService {
     }
   }
 
-  private async persist(trx: Knex.Transaction, marketId: string, rt: Runtime, events: EngineEvent[], order: NewOrder | null): Promise<void> {
+  /**
+   * Writes what a run of commands did, in their order: new order rows (one insert), every touched
+   * order's final state, trades (one insert), the ledger moves (summed per balance row) and the
+   * market's sequence.
+   */
+  private async persist(trx: Knex.Transaction, marketId: string, rt: Runtime, commands: Matched[]): Promise<void> {
     const { rules } = rt;
     const market = rules.market;
     const working = new Map<string, Working>();
+    const newRows = new Map<string, Partial<OrderModel>>();
     const moves: LedgerMove[] = [];
-    if (order) {
+    for (const { order } of commands) {
+      if (!order) continue;
       working.set(order.working.id, order.working);
+      newRows.set(order.working.id, order.row);
       if (order.lock > 0n) {
         moves.push({ organizationId: order.working.organizationId, walletId: order.working.walletId, assetId: order.working.lockAssetId!, kind: 'lock', available: -order.lock, locked: order.lock, reference: `order:${order.working.id}` });
       }
     }
+    const events = commands.flatMap((c) => c.events);
     const touched = new Set<string>();
     for (const e of events) {
       if (e.type === 'trade') touched.add(e.makerOrderId);
@@ -544,6 +686,7 @@ export class OrderService {
     }
 
     const now = new Date();
+    const inserts: Partial<OrderModel>[] = [];
     for (const w of working.values()) {
       const state = {
         remainingLots: String(w.remainingLots),
@@ -555,9 +698,10 @@ export class OrderService {
         lockedAmount: String(w.lockedAmount),
         restSequence: w.restSequence === null ? null : String(w.restSequence),
       };
-      if (w.isNew) await OrderModel.query(trx).insert({ ...order!.row, ...state, lockAssetId: w.lockAssetId, createdAt: now, updatedAt: now });
+      if (w.isNew) inserts.push({ ...newRows.get(w.id)!, ...state, lockAssetId: w.lockAssetId, createdAt: now, updatedAt: now });
       else await OrderModel.query(trx).findById(w.id).patch({ ...state, updatedAt: now });
     }
+    if (inserts.length) await trx('orders').insert(inserts);
     if (trades.length) await TradeModel.query(trx).insert(trades.map((t) => ({ ...t, createdAt: now })));
     await this.ledger.apply(trx, moves);
     await this.markets.setSequence(trx, marketId, rt.engine.sequence);
