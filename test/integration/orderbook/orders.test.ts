@@ -149,6 +149,21 @@ describe('placement rules', () => {
     await a.pro().delete(`/v1/orderbook/orders/${first.body.data.id}`);
   });
 
+  it('commits placements that arrive together as a group, and one failing placement does not sink the rest', async () => {
+    // Sent at once, these share group commits; the two with one clientOrderId both pass the early
+    // check, so the second fails only at commit, which makes its group retry one by one.
+    const bodies = Array.from({ length: 12 }, (_, i) => ({ walletId: walletA, side: 'BUY', price: String(90 + i), quantity: '0.1', clientOrderId: i < 2 ? 'racing' : `group-${i}` }));
+    const answers = await Promise.all(bodies.map((body) => place(a, body)));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((x) => x === 201)).toHaveLength(11);
+    expect(answers.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(['DUPLICATE_ENTRY']);
+    const ids = answers.filter((r) => r.status === 201).map((r) => r.body.data.id);
+    expect(new Set(answers.filter((r) => r.status === 201).map((r) => r.body.data.sequence)).size).toBe(11);
+    for (const id of ids) expect((await a.pro().delete(`/v1/orderbook/orders/${id}`)).status).toBe(200);
+    const invariant = await k.services.ledger.invariant();
+    expect(invariant.every((x) => x.holds)).toBe(true);
+  });
+
   it('rejects a post-only order that would take, recording it as REJECTED', async () => {
     // b rests a SELL at 5000 (previous test); a post-only BUY at 5000 would take it.
     const res = await place(a, { walletId: walletA, side: 'BUY', price: '5000', quantity: '0.1', postOnly: true });
