@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { EngineEvent, MatchingEngine, RejectReason } from '../../engine';
+import { MatchingEngine, RejectReason } from '../../engine';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { IdArg } from '../../graphql/types/id';
 import { ErrorCode, KeelError } from '../../platform/errors';
-import type { LedgerMove, LedgerService } from '../ledger/ledger.service';
+import type { LedgerService } from '../ledger/ledger.service';
 import { divideExact, formatScaled, normalizeDecimal, parseDecimal, pow10 } from '../markets/decimal';
 import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
+import { Matched, NewOrder, persistCommands, Runtime, Working } from './order-persistence';
+import { feeCeil, priceOf, quantityOf } from './order-units';
 import {
   BookLevelType,
   FillType,
@@ -26,44 +28,7 @@ import {
 
 const LIVE: OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const PPM = 1_000_000n;
 
-/** One market's engine, rebuilt from the open orders in PostgreSQL whenever it is (re)loaded. */
-interface Runtime {
-  rules: TradingRules;
-  engine: MatchingEngine;
-}
-
-/** An order a command touches, with its money state as the command changes it. */
-interface Working {
-  id: string;
-  isNew: boolean;
-  organizationId: string;
-  walletId: string;
-  side: OrderSide;
-  lockAssetId: string | null;
-  lockedAmount: bigint;
-  remainingLots: bigint;
-  filledLots: bigint;
-  filledNotional: bigint;
-  feesPaid: bigint;
-  status: OrderStatus;
-  statusReason: string | null;
-  restSequence: number | null;
-}
-
-interface NewOrder {
-  working: Working;
-  row: Partial<OrderModel>;
-  lock: bigint;
-}
-
-/** One command matched in memory, waiting for its commit. */
-interface Matched {
-  events: EngineEvent[];
-  order: NewOrder | null;
-  rejected?: RejectReason;
-}
 
 /** A placement waiting for its market's next group commit. */
 interface QueuedPlacement {
@@ -109,11 +74,6 @@ class GroupFunds {
   }
 }
 
-/** ceil(notional × ppm / 10^6): the engine's fee rounding (fees.ts), on bigints. */
-function feeCeil(notional: bigint, ppm: number): bigint {
-  return (notional * BigInt(ppm) + PPM - 1n) / PPM;
-}
-
 const REJECT_CODES: Record<RejectReason, ErrorCode> = {
   INVALID_PRICE: 'INVALID_PRICE',
   INVALID_QUANTITY: 'INVALID_QUANTITY',
@@ -128,8 +88,8 @@ const REJECT_CODES: Record<RejectReason, ErrorCode> = {
  *
  * Commands for a market run one at a time (a per-market promise chain). Each command is checked,
  * applied to the engine, and its effects — the order row, maker order updates, trades, ledger
- * moves and the market's sequence — are committed in one PostgreSQL transaction before the
- * caller gets an answer. If that transaction fails, the engine (already changed) is dropped and
+ * moves and the market's sequence — are committed to PostgreSQL before the caller gets an answer
+ * (placements that queue up meanwhile are committed together: see enqueuePlacement). If that transaction fails, the engine (already changed) is dropped and
  * rebuilt from PostgreSQL on the next command, so memory never runs ahead of the record.
  *
  * Money: a BUY locks quote, a SELL locks base, in the wallet's ledger balance. Fees are charged in
@@ -275,8 +235,8 @@ export class OrderService {
       const { rules, engine } = await this.runtime(market.id);
       const depth = engine.depth(levels);
       const level = (l: { price: number; quantity: number; orders: number }): BookLevelType => ({
-        price: this.price(rules, BigInt(l.price)),
-        quantity: this.quantity(rules, BigInt(l.quantity)),
+        price: priceOf(rules, BigInt(l.price)),
+        quantity: quantityOf(rules, BigInt(l.quantity)),
         orders: l.orders,
       });
       return { market: rules.market.symbol, sequence: String(engine.sequence), bids: depth.bids.map(level), asks: depth.asks.map(level), timestamp: new Date() };
@@ -289,7 +249,7 @@ export class OrderService {
       const { rules, engine } = await this.runtime(marketId);
       const bid = engine.bestBid();
       const ask = engine.bestAsk();
-      return { bestBid: bid === null ? null : this.price(rules, BigInt(bid)), bestAsk: ask === null ? null : this.price(rules, BigInt(ask)) };
+      return { bestBid: bid === null ? null : priceOf(rules, BigInt(bid)), bestAsk: ask === null ? null : priceOf(rules, BigInt(ask)) };
     });
   }
 
@@ -490,8 +450,8 @@ export class OrderService {
         type,
         timeInForce,
         postOnly,
-        price: ticks === null ? null : this.price(rules, ticks),
-        quantity: this.quantity(rules, lots),
+        price: ticks === null ? null : priceOf(rules, ticks),
+        quantity: quantityOf(rules, lots),
         priceTicks: ticks === null ? null : String(ticks),
         quantityLots: String(lots),
         sequence: String(events[0].sequence),
@@ -522,7 +482,7 @@ export class OrderService {
   /** Commits matched commands in one transaction; on any failure the engine is dropped (rebuilt from the record). */
   private async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<void> {
     try {
-      await this.db.transaction((trx) => this.persist(trx, marketId, rt, commands));
+      await this.db.transaction((trx) => persistCommands(trx, this.ledger, this.markets, marketId, rt, commands));
     } catch (e) {
       this.runtimes.delete(marketId);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
@@ -530,181 +490,6 @@ export class OrderService {
       }
       throw e;
     }
-  }
-
-  /**
-   * Writes what a run of commands did, in their order: new order rows (one insert), every touched
-   * order's final state, trades (one insert), the ledger moves (summed per balance row) and the
-   * market's sequence.
-   */
-  private async persist(trx: Knex.Transaction, marketId: string, rt: Runtime, commands: Matched[]): Promise<void> {
-    const { rules } = rt;
-    const market = rules.market;
-    const working = new Map<string, Working>();
-    const newRows = new Map<string, Partial<OrderModel>>();
-    const moves: LedgerMove[] = [];
-    for (const { order } of commands) {
-      if (!order) continue;
-      working.set(order.working.id, order.working);
-      newRows.set(order.working.id, order.row);
-      if (order.lock > 0n) {
-        moves.push({ organizationId: order.working.organizationId, walletId: order.working.walletId, assetId: order.working.lockAssetId!, kind: 'lock', available: -order.lock, locked: order.lock, reference: `order:${order.working.id}` });
-      }
-    }
-    const events = commands.flatMap((c) => c.events);
-    const touched = new Set<string>();
-    for (const e of events) {
-      if (e.type === 'trade') touched.add(e.makerOrderId);
-      else if (e.type === 'cancelled' || e.type === 'filled') touched.add(e.orderId);
-    }
-    const existingIds = [...touched].filter((id) => !working.has(id));
-    if (existingIds.length) {
-      const rows = await OrderModel.query(trx).whereIn('id', existingIds).forUpdate();
-      for (const r of rows) {
-        working.set(r.id, {
-          id: r.id,
-          isNew: false,
-          organizationId: r.organizationId,
-          walletId: r.walletId,
-          side: r.side as OrderSide,
-          lockAssetId: r.lockAssetId,
-          lockedAmount: BigInt(r.lockedAmount),
-          remainingLots: BigInt(r.remainingLots),
-          filledLots: BigInt(r.filledLots),
-          filledNotional: BigInt(r.filledNotional),
-          feesPaid: BigInt(r.feesPaid),
-          status: r.status as OrderStatus,
-          statusReason: r.statusReason,
-          restSequence: r.restSequence === null ? null : Number(r.restSequence),
-        });
-      }
-    }
-    const must = (id: string): Working => {
-      const w = working.get(id);
-      if (!w) throw new Error(`Order ${id} is in the book but not in the record`);
-      return w;
-    };
-    const release = (w: Working) => {
-      if (w.lockedAmount > 0n) {
-        moves.push({ organizationId: w.organizationId, walletId: w.walletId, assetId: w.lockAssetId!, kind: 'unlock', available: w.lockedAmount, locked: -w.lockedAmount, reference: `order:${w.id}` });
-        w.lockedAmount = 0n;
-      }
-    };
-    const trades: Partial<TradeModel>[] = [];
-
-    for (const e of events) {
-      switch (e.type) {
-        case 'accepted':
-          break;
-        case 'rejected': {
-          const w = must(e.orderId);
-          w.status = OrderStatus.REJECTED;
-          w.statusReason = e.reason;
-          break;
-        }
-        case 'trade': {
-          const maker = must(e.makerOrderId);
-          const taker = must(e.takerOrderId);
-          const buyer = e.takerSide === 'BUY' ? taker : maker;
-          const seller = e.takerSide === 'BUY' ? maker : taker;
-          const lots = BigInt(e.quantity);
-          const notional = BigInt(e.price) * lots;
-          const cost = notional * rules.notionalUnit;
-          const base = lots * rules.lotUnits;
-          let makerFee = BigInt(e.makerFee) * rules.notionalUnit;
-          let takerFee = BigInt(e.takerFee) * rules.notionalUnit;
-          if (buyer.lockedAmount < cost) throw new Error(`Order ${buyer.id}: lock ${buyer.lockedAmount} below trade cost ${cost}`);
-          // Per-fill fee rounding (or a fee raised while the order rested) can exceed what the
-          // order locked for fees; the venue then charges what is left of the lock.
-          const buyerFeeWanted = buyer === taker ? takerFee : makerFee;
-          const buyerFee = buyer.lockedAmount - cost < buyerFeeWanted ? buyer.lockedAmount - cost : buyerFeeWanted;
-          if (buyer === taker) takerFee = buyerFee;
-          else makerFee = buyerFee;
-          const sellerFee = seller === taker ? takerFee : makerFee;
-          const tradeId = randomUUID();
-          const ref = `trade:${tradeId}`;
-          moves.push(
-            { organizationId: buyer.organizationId, walletId: buyer.walletId, assetId: market.quoteAssetId, kind: 'fill', available: 0n, locked: -(cost + buyerFee), reference: ref },
-            { organizationId: buyer.organizationId, walletId: buyer.walletId, assetId: market.baseAssetId, kind: 'fill', available: base, locked: 0n, reference: ref },
-            { organizationId: seller.organizationId, walletId: seller.walletId, assetId: market.baseAssetId, kind: 'fill', available: 0n, locked: -base, reference: ref },
-            { organizationId: seller.organizationId, walletId: seller.walletId, assetId: market.quoteAssetId, kind: 'fill', available: cost - sellerFee, locked: 0n, reference: ref },
-            { organizationId: null, walletId: null, assetId: market.quoteAssetId, kind: 'fee', available: buyerFee + sellerFee, locked: 0n, reference: ref },
-          );
-          buyer.lockedAmount -= cost + buyerFee;
-          seller.lockedAmount -= base;
-          if (seller.lockedAmount < 0n) throw new Error(`Order ${seller.id}: lock below zero`);
-          for (const [w, fee] of [
-            [maker, makerFee],
-            [taker, takerFee],
-          ] as const) {
-            w.filledLots += lots;
-            w.filledNotional += notional;
-            w.remainingLots -= lots;
-            w.feesPaid += fee;
-          }
-          maker.status = OrderStatus.PARTIALLY_FILLED;
-          trades.push({
-            id: tradeId,
-            marketId,
-            sequence: String(e.sequence),
-            makerOrderId: maker.id,
-            takerOrderId: taker.id,
-            makerWalletId: maker.walletId,
-            takerWalletId: taker.walletId,
-            takerSide: e.takerSide,
-            price: this.price(rules, BigInt(e.price)),
-            quantity: this.quantity(rules, lots),
-            quoteAmount: formatScaled(cost, rules.quoteDecimals),
-            makerFee: formatScaled(makerFee, rules.quoteDecimals),
-            takerFee: formatScaled(takerFee, rules.quoteDecimals),
-            settlementBatchId: null,
-            settlementStatus: SettlementStatus.QUEUED,
-          });
-          break;
-        }
-        case 'rested': {
-          const w = must(e.orderId);
-          w.status = w.filledLots > 0n ? OrderStatus.PARTIALLY_FILLED : OrderStatus.OPEN;
-          w.restSequence = e.sequence;
-          break;
-        }
-        case 'filled': {
-          const w = must(e.orderId);
-          w.status = OrderStatus.FILLED;
-          w.remainingLots = 0n;
-          release(w);
-          break;
-        }
-        case 'cancelled': {
-          const w = must(e.orderId);
-          w.status = e.reason === 'USER' || e.reason === 'SELF_TRADE' ? OrderStatus.CANCELLED : OrderStatus.EXPIRED;
-          w.statusReason = e.reason;
-          release(w);
-          break;
-        }
-      }
-    }
-
-    const now = new Date();
-    const inserts: Partial<OrderModel>[] = [];
-    for (const w of working.values()) {
-      const state = {
-        remainingLots: String(w.remainingLots),
-        filledLots: String(w.filledLots),
-        filledNotional: String(w.filledNotional),
-        feesPaid: String(w.feesPaid),
-        status: w.status,
-        statusReason: w.statusReason,
-        lockedAmount: String(w.lockedAmount),
-        restSequence: w.restSequence === null ? null : String(w.restSequence),
-      };
-      if (w.isNew) inserts.push({ ...newRows.get(w.id)!, ...state, lockAssetId: w.lockAssetId, createdAt: now, updatedAt: now });
-      else await OrderModel.query(trx).findById(w.id).patch({ ...state, updatedAt: now });
-    }
-    if (inserts.length) await trx('orders').insert(inserts);
-    if (trades.length) await TradeModel.query(trx).insert(trades.map((t) => ({ ...t, createdAt: now })));
-    await this.ledger.apply(trx, moves);
-    await this.markets.setSequence(trx, marketId, rt.engine.sequence);
   }
 
   /**
@@ -772,14 +557,6 @@ export class OrderService {
     }
   }
 
-  private price(rules: TradingRules, ticks: bigint): string {
-    return formatScaled(ticks * rules.tick.int, rules.tick.scale);
-  }
-
-  private quantity(rules: TradingRules, lots: bigint): string {
-    return formatScaled(lots * rules.lot.int, rules.lot.scale);
-  }
-
   private async views(rows: OrderModel[]): Promise<OrderType[]> {
     const rules = new Map<string, TradingRules>();
     for (const id of new Set(rows.map((r) => r.marketId))) rules.set(id, await this.rulesFor(id));
@@ -799,8 +576,8 @@ export class OrderService {
         postOnly: o.postOnly,
         price: o.price === null ? null : normalizeDecimal(o.price),
         quantity: normalizeDecimal(o.quantity),
-        filledQuantity: this.quantity(r, filled),
-        remainingQuantity: this.quantity(r, total - filled),
+        filledQuantity: quantityOf(r, filled),
+        remainingQuantity: quantityOf(r, total - filled),
         averagePrice: filled > 0n ? formatScaled((BigInt(o.filledNotional) * r.tick.int * pow10(6)) / filled, r.tick.scale + 6) : null,
         fee: formatScaled(BigInt(o.feesPaid), r.quoteDecimals),
         status: o.status as OrderStatus,
