@@ -67,7 +67,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
   const ledger = new LedgerService(db, masterWallets, addresses);
-  const custodyLedgerSync = new CustodyLedgerSync(ledger);
+  const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // The ledger first: a sweep takes what the deposit has just credited.

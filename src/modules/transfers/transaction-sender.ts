@@ -38,6 +38,8 @@ export interface SendingItem {
   replacedTxHashes: string[];
   submittedAt: Date | null;
   updatedAt: Date;
+  /** Gas used × effective price in wei, once mined. */
+  feePaid?: string | null;
 }
 
 /** Told when a line is final, inside the transaction that records it (the trading ledger refunds failures). */

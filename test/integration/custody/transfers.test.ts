@@ -86,6 +86,15 @@ describe('transfers on the shared dev chains', () => {
     expect(await balanceOf('USDC', r1)).toBe(40_500_000n);
     expect(await balanceOf('ETH', r2)).toBe(ethers.parseEther('0.25'));
     expect(Number(done.items[1].gasFee)).toBeGreaterThan(0);
+    // The trading ledger mirrors the chain: the amounts left when requested, the gas when mined.
+    const gas = done.items.reduce((sum: bigint, i: { gasFee: string }) => sum + ethers.parseEther(i.gasFee), 0n);
+    const ledgerEth = await eventually(async () => {
+      const b = await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id);
+      return b.available !== ethers.parseEther('1.75') && b;
+    });
+    expect(ledgerEth.available).toBe(ethers.parseEther('1.75') - gas);
+    expect(ledgerEth.available).toBe(await balanceOf('ETH', wallet.walletAddress));
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id)).available).toBe(59_500_000n);
 
     const events = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' })).map((r) => r.envelope.data).filter((d) => d.transferId === done.id);
     expect(events).toHaveLength(2);
