@@ -246,9 +246,12 @@ export class TransactionSender {
       await signer.signTransaction({ type: 2, chainId, nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...transactionRequest(asset, item.recipient, BigInt(item.rawAmount)) }),
     );
     // Recorded before it is broadcast: after a crash, every hash that might be mined is known.
-    await this.db('transfer_items')
-      .where({ id: item.id, txHash: item.txHash })
+    const recorded = await this.db('transfer_items')
+      .where({ id: item.id, txHash: item.txHash, status: 'SUBMITTED' })
       .update({ txHash: tx.hash, rawTx: tx.serialized, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: [...item.replacedTxHashes, item.txHash!], submittedAt: this.db.fn.now(), updatedAt: this.db.fn.now() });
+    // Another worker bumped (or settled) the line first: broadcasting ours would put a hash on the
+    // chain that no record knows.
+    if (!recorded) return;
     this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.hash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
     try {
       await provider.broadcastTransaction(tx.serialized);

@@ -4,6 +4,7 @@ import { eventually } from '../../support/eventually';
 import { DevChain, deployTestTokens, devChainAccount, mine, rpc, setAutomine, startDevChain } from '../../../src/platform/chain/devchain';
 import { devChainSpec } from '../../../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
+import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
 
 const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 };
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
@@ -108,19 +109,28 @@ describe('transfers on the shared dev chains', () => {
     expect(history.transfer.map((r: { hash: string }) => r.hash).sort()).toEqual(done.items.map((i: { txHash: string }) => i.txHash).sort());
   });
 
-  test('concurrent transfers from one address take consecutive nonces, none shared and none skipped', async () => {
+  test('concurrent transfers from one address take consecutive nonces, none shared and none skipped, with two senders at work', async () => {
     const wallet = await createWallet(org, chainA);
     const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
     await fund(org, chainA, address.address, '1');
     await fund(org, chainA, address.address, '100', 'USDT');
-    const recipients = Array.from({ length: 20 }, recipient);
-    const created = await Promise.all(recipients.map((r) => org.core.request('POST', `/v1/addresses/${address.id}/transfer`, { body: { assets: [{ assetId: assets.USDT.id, recipient: r, amount: '5' }] } })));
-    expect(created.map((c) => c.status)).toEqual(Array(20).fill(201));
-    const done = await Promise.all(created.map((c) => settled(org, c.body.data.id)));
-    expect(done.map((d) => d.status)).toEqual(Array(20).fill('CONFIRMED'));
-    expect(done.map((d) => Number(d.items[0].nonce)).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    for (const r of recipients) expect(await balanceOf('USDT', r)).toBe(5_000_000n);
-    expect(await provider.getTransactionCount(address.address)).toBe(20);
+    // A second worker's sender, as another node would run it, competes for the same lines.
+    const { services, platform } = t.keel;
+    const secondSender = new TransactionSender(platform.db, platform.outbox, services.networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 30_000, bumpPercent: 25 }, platform.logger);
+    secondSender.onOutcome(services.custodyLedgerSync);
+    const second = secondSender.start();
+    try {
+      const recipients = Array.from({ length: 20 }, recipient);
+      const created = await Promise.all(recipients.map((r) => org.core.request('POST', `/v1/addresses/${address.id}/transfer`, { body: { assets: [{ assetId: assets.USDT.id, recipient: r, amount: '5' }] } })));
+      expect(created.map((c) => c.status)).toEqual(Array(20).fill(201));
+      const done = await Promise.all(created.map((c) => settled(org, c.body.data.id)));
+      expect(done.map((d) => d.status)).toEqual(Array(20).fill('CONFIRMED'));
+      expect(done.map((d) => Number(d.items[0].nonce)).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      for (const r of recipients) expect(await balanceOf('USDT', r)).toBe(5_000_000n);
+      expect(await provider.getTransactionCount(address.address)).toBe(20);
+    } finally {
+      await second.stop();
+    }
   });
 
   test('refuses what cannot be sent: too little balance, bad addresses, another chain, unknown wallets', async () => {
