@@ -8,6 +8,7 @@ import { DevChain, deployTestTokens, devChainAccount, fundFromFaucet, mine, reve
 import { devChainSpec } from '../../../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
 import { DevFaucetService } from '../../../src/modules/dev-faucet/dev-faucet.service';
+import { DepositWatcher } from '../../../src/modules/transfers/deposit-watcher';
 import { MasterWalletModel } from '../../../src/modules/wallets/wallet.model';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -180,6 +181,29 @@ describe('deposits on the shared dev chains', () => {
       expect(res.status).toBe(422);
       expect(['VALIDATION_ERROR', 'INVALID_FIELD']).toContain(res.body.error.code);
       expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    }
+  });
+
+  test('two watchers on one chain (two worker nodes) still record and report each deposit once', async () => {
+    const wallet = await createWallet(org);
+    const address = await createAddress(org, wallet.id, 'Shared');
+    const { services, platform } = t.keel;
+    const config = t.config;
+    const network = services.networks.get(wallet.blockchainId)!;
+    const rival = new DepositWatcher(network, services.chainActivity, services.chains, services.watchedWallets, { pollIntervalMs: 50, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }, platform.logger);
+    const loop = rival.start();
+    try {
+      const hashes: string[] = [];
+      for (const amount of ['1', '2', '3']) {
+        hashes.push((await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: wallet.blockchainId, address: address.address, asset: 'USDC', amount } })).body.data.txHash);
+      }
+      await eventually(async () => (await history(org.core, `/v1/addresses/${address.id}`)).totalCount === 3);
+      const reported = (await events(t, 'address.incoming_transfer')).filter((e) => e.data.to === address.address);
+      expect(reported.map((e) => e.data.hash).sort()).toEqual([...hashes].sort());
+      const credited = await services.ledger.balance(platform.db, address.id, reported[0].data.asset.id);
+      expect(credited.available).toBe(6_000_000n);
+    } finally {
+      await loop.stop();
     }
   });
 
