@@ -200,6 +200,7 @@ export async function persistCommands(trx: Knex.Transaction, ledger: LedgerServi
 
   const now = new Date();
   const inserts: Partial<OrderModel>[] = [];
+  const updates: (string | null)[][] = [];
   for (const w of working.values()) {
     const state = {
       remainingLots: String(w.remainingLots),
@@ -212,7 +213,20 @@ export async function persistCommands(trx: Knex.Transaction, ledger: LedgerServi
       restSequence: w.restSequence === null ? null : String(w.restSequence),
     };
     if (w.isNew) inserts.push({ ...newRows.get(w.id)!, ...state, lockAssetId: w.lockAssetId, createdAt: now, updatedAt: now });
-    else await OrderModel.query(trx).findById(w.id).patch({ ...state, updatedAt: now });
+    else updates.push([w.id, state.remainingLots, state.filledLots, state.filledNotional, state.feesPaid, state.status, state.statusReason, state.lockedAmount, state.restSequence]);
+  }
+  if (updates.length) {
+    // Every touched resting order in one statement, however many the group filled.
+    await trx.raw(
+      `UPDATE orders AS o
+          SET remaining_lots = v.remaining_lots::bigint, filled_lots = v.filled_lots::bigint, filled_notional = v.filled_notional::numeric,
+              fees_paid = v.fees_paid::numeric, status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount::numeric,
+              rest_sequence = v.rest_sequence::bigint, updated_at = ?
+         FROM (VALUES ${updates.map(() => '(?::uuid, ?, ?, ?, ?, ?, ?::text, ?, ?)').join(', ')})
+           AS v(id, remaining_lots, filled_lots, filled_notional, fees_paid, status, status_reason, locked_amount, rest_sequence)
+        WHERE o.id = v.id`,
+      [now, ...updates.flat()],
+    );
   }
   if (inserts.length) await trx('orders').insert(inserts);
   if (trades.length) await TradeModel.query(trx).insert(trades.map((t) => ({ ...t, createdAt: now })));
