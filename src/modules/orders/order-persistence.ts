@@ -48,9 +48,9 @@ export interface Matched {
 /**
  * Writes what a run of commands did, in their order: new order rows (one insert), every touched
  * order's final state, trades (one insert), the ledger moves (summed per balance row) and the
- * market's sequence.
+ * market's sequence. Returns the new orders' rows as written.
  */
-export async function persistCommands(trx: Knex.Transaction, ledger: LedgerService, markets: MarketService, marketId: string, rt: Runtime, commands: Matched[]): Promise<void> {
+export async function persistCommands(trx: Knex.Transaction, ledger: LedgerService, markets: MarketService, marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
   const { rules } = rt;
   const market = rules.market;
   const working = new Map<string, Working>();
@@ -232,4 +232,6 @@ export async function persistCommands(trx: Knex.Transaction, ledger: LedgerServi
   if (trades.length) await TradeModel.query(trx).insert(trades.map((t) => ({ ...t, createdAt: now })));
   await ledger.apply(trx, moves);
   await markets.setSequence(trx, marketId, rt.engine.sequence);
+  // The new orders as committed, so the answers need not read them back.
+  return new Map(inserts.map((row) => [row.id!, row as OrderModel]));
 }

@@ -37,8 +37,14 @@ interface QueuedPlacement {
   id: string;
   input: PlaceOrderInput;
   settled: boolean;
-  resolve(outcome: { rejected?: RejectReason }): void;
+  resolve(outcome: PlacementOutcome): void;
   reject(e: unknown): void;
+}
+
+/** What became of a placement: rejected by the engine, or the order row as committed (absent when it must be read back). */
+interface PlacementOutcome {
+  rejected?: RejectReason;
+  row?: OrderModel;
 }
 
 /** Most placements matched and committed together in one transaction. */
@@ -130,7 +136,7 @@ export class OrderService {
       const reason = outcome.rejected;
       throw new KeelError(REJECT_CODES[reason], `The order was rejected: ${reason}`, { orderId: id, reason });
     }
-    return this.get(organizationId, id);
+    return outcome.row ? (await this.views([outcome.row]))[0] : this.get(organizationId, id);
   }
 
   async cancel(organizationId: string, orderId: string): Promise<OrderType> {
@@ -297,7 +303,7 @@ export class OrderService {
    * follows that commit. If the group's transaction fails, the engine is rebuilt and the group's
    * placements run again one at a time, so one bad placement cannot sink the others.
    */
-  private enqueuePlacement(marketId: string, p: Omit<QueuedPlacement, 'settled' | 'resolve' | 'reject'>): Promise<{ rejected?: RejectReason }> {
+  private enqueuePlacement(marketId: string, p: Omit<QueuedPlacement, 'settled' | 'resolve' | 'reject'>): Promise<PlacementOutcome> {
     return new Promise((resolve, reject) => {
       let queue = this.placements.get(marketId);
       if (!queue) {
@@ -338,19 +344,19 @@ export class OrderService {
       }
     }
     if (!matched.length) return;
-    await this.commit(marketId, rt, matched.map((x) => x.m));
+    const rows = await this.commit(marketId, rt, matched.map((x) => x.m));
     for (const { p, m } of matched) {
       p.settled = true;
-      p.resolve({ rejected: m.rejected });
+      p.resolve({ rejected: m.rejected, row: rows.get(p.id) });
     }
   }
 
   /** One placement on its own: its own balance read, match and commit. */
-  private async placeNow(organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput): Promise<{ rejected?: RejectReason }> {
+  private async placeNow(organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput): Promise<PlacementOutcome> {
     const rt = await this.runtime(marketId);
     const m = await this.match(rt, organizationId, walletId, id, marketId, input, new GroupFunds(this.ledger, this.db));
-    await this.commit(marketId, rt, [m]);
-    return { rejected: m.rejected };
+    const rows = await this.commit(marketId, rt, [m]);
+    return { rejected: m.rejected, row: rows.get(id) };
   }
 
   /** Checks a placement, reserves what it locks in `funds` and applies it to the engine (not yet committed). */
@@ -480,9 +486,9 @@ export class OrderService {
   }
 
   /** Commits matched commands in one transaction; on any failure the engine is dropped (rebuilt from the record). */
-  private async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<void> {
+  private async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
     try {
-      await this.db.transaction((trx) => persistCommands(trx, this.ledger, this.markets, marketId, rt, commands));
+      return await this.db.transaction((trx) => persistCommands(trx, this.ledger, this.markets, marketId, rt, commands));
     } catch (e) {
       this.runtimes.delete(marketId);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
