@@ -224,6 +224,36 @@ export class LedgerService {
     return inserted.length > 0;
   }
 
+  /**
+   * Several balance rows at once (a group of fills): locks them in key order, then updates them in
+   * one statement. False when a row is missing or belongs to another organisation; the caller then
+   * applies the rows one by one (which creates missing rows). INSUFFICIENT_FUNDS when one would go
+   * below zero.
+   */
+  private async applyExisting(trx: Knex.Transaction, rows: { walletId: string; assetId: string; organizationId: string; available: bigint; locked: bigint }[]): Promise<boolean> {
+    const keys = rows.map((r) => [r.walletId, r.assetId, r.organizationId]);
+    const locked = await trx.raw(
+      `SELECT wallet_id FROM ledger_balances
+        WHERE (wallet_id, asset_id, organization_id) IN (${keys.map(() => '(?::uuid, ?::uuid, ?::uuid)').join(', ')})
+        ORDER BY wallet_id, asset_id FOR UPDATE`,
+      keys.flat(),
+    );
+    if (locked.rows.length !== rows.length) return false;
+    try {
+      await trx.raw(
+        `UPDATE ledger_balances AS b
+            SET available = b.available + v.available::numeric, locked = b.locked + v.locked::numeric, updated_at = now()
+           FROM (VALUES ${rows.map(() => '(?::uuid, ?::uuid, ?, ?)').join(', ')}) AS v(wallet_id, asset_id, available, locked)
+          WHERE b.wallet_id = v.wallet_id AND b.asset_id = v.asset_id`,
+        rows.flatMap((r) => [r.walletId, r.assetId, r.available.toString(), r.locked.toString()]),
+      );
+    } catch (e) {
+      if (isCheckViolation(e)) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance');
+      throw e;
+    }
+    return true;
+  }
+
   /** Sums moves per (wallet, asset) and applies them in key order. */
   private async applyBalances(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
     const sums = new Map<string, { walletId: string; assetId: string; organizationId: string; available: bigint; locked: bigint }>();
@@ -235,7 +265,8 @@ export class LedgerService {
       s.locked += m.locked;
       sums.set(key, s);
     }
-    const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
+    const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s).filter((s) => s.available !== 0n || s.locked !== 0n);
+    if (ordered.length > 1 && (await this.applyExisting(trx, ordered))) return;
     for (const s of ordered) {
       if (s.available === 0n && s.locked === 0n) continue;
       const insufficient = () => new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance', { walletId: s.walletId, assetId: s.assetId });
