@@ -1,0 +1,38 @@
+import { checkTransferPolicy } from '../../../src/modules/transfers/transfer-policy';
+import { formatAmount } from '../../../src/platform/amounts';
+
+const usdc = { decimals: 6, symbol: 'USDC' };
+const alice = '0x1111111111111111111111111111111111111111';
+const bob = '0x2222222222222222222222222222222222222222';
+const open = { requireApprovalForTransfers: false, maxTransferAmount: '', allowedRecipients: [] as string[] };
+
+describe('configurations.security applied to transfer lines', () => {
+  test('an empty policy allows any recipient and amount', () => {
+    expect(() => checkTransferPolicy(open, [{ asset: usdc, recipient: bob, rawAmount: 10n ** 30n }])).not.toThrow();
+  });
+
+  test('maxTransferAmount caps each line in its own asset, inclusive', () => {
+    const policy = { ...open, maxTransferAmount: '10.5' };
+    expect(() => checkTransferPolicy(policy, [{ asset: usdc, recipient: bob, rawAmount: 10_500_000n }])).not.toThrow();
+    expect(() => checkTransferPolicy(policy, [{ asset: usdc, recipient: bob, rawAmount: 10_500_001n }])).toThrow(expect.objectContaining({ code: 'FORBIDDEN', details: { fields: [{ field: 'assets.0.amount', error: 'INVALID_FIELD' }] } }));
+    // Decimals beyond the asset's own are dropped, never rounded up into a larger cap.
+    expect(() => checkTransferPolicy({ ...open, maxTransferAmount: '1.0000009' }, [{ asset: usdc, recipient: bob, rawAmount: 1_000_001n }])).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+
+  test('allowedRecipients names the only recipients, whatever their letter case', () => {
+    const policy = { ...open, allowedRecipients: [alice] };
+    expect(() => checkTransferPolicy(policy, [{ asset: usdc, recipient: alice.toUpperCase().replace('0X', '0x'), rawAmount: 1n }])).not.toThrow();
+    expect(() => checkTransferPolicy(policy, [{ asset: usdc, recipient: alice, rawAmount: 1n }, { asset: usdc, recipient: bob, rawAmount: 1n }])).toThrow(
+      expect.objectContaining({ code: 'FORBIDDEN', details: { fields: [{ field: 'assets.1.recipient', error: 'INVALID_FIELD' }] } }),
+    );
+  });
+});
+
+describe('amounts at the edge', () => {
+  test('are plain decimals in whole units', () => {
+    expect(formatAmount(1_500_000n, 6)).toBe('1.5');
+    expect(formatAmount(0n, 18)).toBe('0');
+    expect(formatAmount(10n ** 18n, 18)).toBe('1');
+    expect(formatAmount(1n, 18)).toBe('0.000000000000000001');
+  });
+});
