@@ -65,6 +65,8 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     }
     if (roles.has('orderbook')) {
       const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
+      // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
+      await services.orders.warmUp(await services.markets.ids());
       keel.pro = await listen(app, config.HOST, config.PRO_PORT);
     }
     if (roles.has('worker')) {

@@ -88,6 +88,11 @@ export class MarketService {
     return toPage(await this.views(rows), total, args);
   }
 
+  /** Every market's id, for loading engines at start. */
+  async ids(): Promise<string[]> {
+    return (await MarketModel.query(this.db).select('id')).map((m) => m.id);
+  }
+
   async get(symbol: string): Promise<MarketType> {
     return (await this.views([await this.row(symbol)]))[0];
   }
