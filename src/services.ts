@@ -63,9 +63,9 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS);
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(new SecretBox(loadMasterKey(config, platform.logger)));
-  const sendingWallets = new SendingWallets(db, walletKeys);
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
+  const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync);

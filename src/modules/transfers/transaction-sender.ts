@@ -121,7 +121,7 @@ export class TransactionSender {
       return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${shortReason(e)}` });
     }
     const fees = await network.provider.getFeeData();
-    const signer = await this.wallets.signer(item.masterWalletId, await this.derivationIndex(item), network.provider);
+    const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, network.provider);
     const signed = await this.db.transaction(async (trx) => {
       const locked = await trx('transfer_items').where({ id: item.id, status: 'QUEUED' }).forUpdate().skipLocked().first();
       if (!locked) return null;
@@ -241,7 +241,7 @@ export class TransactionSender {
     const tip = max(raise(oldTip), fees.maxPriorityFeePerGas ?? 0n);
     const maxFee = max(raise(oldMax), 2n * baseFee + tip);
     const asset = (await this.chains.assetRow(item.assetId))!;
-    const signer = await this.wallets.signer(item.masterWalletId, await this.derivationIndex(item), provider);
+    const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, provider);
     const tx = ethers.Transaction.from(
       await signer.signTransaction({ type: 2, chainId, nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...transactionRequest(asset, item.recipient, BigInt(item.rawAmount)) }),
     );
@@ -305,11 +305,6 @@ export class TransactionSender {
         error: outcome.error,
       },
     };
-  }
-
-  private async derivationIndex(item: SendingItem): Promise<number> {
-    if (!item.addressId) return 0;
-    return (await this.wallets.resolve(item.organizationId, { addressId: item.addressId })).derivationIndex;
   }
 }
 

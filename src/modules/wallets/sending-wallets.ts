@@ -3,7 +3,9 @@ import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { IdArg } from '../../graphql/types/id';
 import { readConfigurations, WalletConfigurations } from './wallet-configurations';
-import { AddressModel, MasterWalletModel } from './wallet.model';
+import type { AddressModel } from './wallet.model';
+import { walletNotFound, type MasterWalletService } from './master-wallet.service';
+import type { AddressService } from './address.service';
 import type { WalletKeys } from './wallet-keys';
 
 export type WalletSource = { masterWalletId: string } | { addressId: string };
@@ -29,21 +31,23 @@ export class SendingWallets {
   constructor(
     private readonly db: Knex,
     private readonly keys: WalletKeys,
+    private readonly masterWallets: MasterWalletService,
+    private readonly addresses: AddressService,
   ) {}
 
   async resolve(organizationId: string, source: WalletSource, trx: Knex | Knex.Transaction = this.db): Promise<SendingWallet> {
     let address: AddressModel | undefined;
     let masterWalletId: string;
     if ('addressId' in source) {
-      address = IdArg.isUuid(source.addressId) ? await AddressModel.query(trx).findOne({ id: source.addressId, organizationId }) : undefined;
-      if (!address) throw KeelError.notFound('Address');
+      if (!IdArg.isUuid(source.addressId)) throw KeelError.notFound('Address');
+      address = await this.addresses.row(organizationId, source.addressId, trx);
       if (!address.isActive) throw new KeelError('CONFLICT', 'The address is deactivated');
       masterWalletId = address.masterWalletId;
     } else {
       masterWalletId = source.masterWalletId;
     }
-    const wallet = IdArg.isUuid(masterWalletId) ? await MasterWalletModel.query(trx).findOne({ id: masterWalletId, organizationId }) : undefined;
-    if (!wallet) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+    if (!IdArg.isUuid(masterWalletId)) throw walletNotFound();
+    const wallet = await this.masterWallets.row(organizationId, masterWalletId, trx);
     if (!wallet.isActive) throw new KeelError('CONFLICT', 'The master wallet is inactive');
     const chains = await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).select('blockchain_id');
     return {
@@ -66,10 +70,9 @@ export class SendingWallets {
     return new Set(rows.map((r: { id: string }) => r.id));
   }
 
-  /** The key of address `index` of a master wallet, connected to `provider`; hold it only to sign. */
-  async signer(masterWalletId: string, index: number, provider: ethers.Provider): Promise<ethers.HDNodeWallet> {
-    const wallet = await MasterWalletModel.query(this.db).findById(masterWalletId);
-    if (!wallet) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
-    return this.keys.signer(wallet.id, wallet.sealedMnemonic, index, provider);
+  /** The key of a master wallet's own address, or of one of its deposit addresses, connected to `provider`; hold it only to sign. */
+  async signer(organizationId: string, masterWalletId: string, addressId: string | null, provider: ethers.Provider): Promise<ethers.HDNodeWallet> {
+    const [wallet, address] = await Promise.all([this.masterWallets.row(organizationId, masterWalletId), addressId ? this.addresses.row(organizationId, addressId) : undefined]);
+    return this.keys.signer(wallet.id, wallet.sealedMnemonic, address?.derivationIndex ?? 0, provider);
   }
 }
