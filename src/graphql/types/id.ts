@@ -14,4 +14,10 @@ export const IdArg = {
   isUuid(value: string): boolean {
     return UUID.test(value);
   },
+  /** An optional id used as a filter: absent stays absent; anything but a UUID is 422 naming the field. */
+  filter(field: string, value: string | undefined): string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!UUID.test(value)) throw KeelError.invalidField(field, 'must be a UUID');
+    return value.toLowerCase();
+  },
 };

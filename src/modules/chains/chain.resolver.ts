@@ -1,7 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdArg } from '../../graphql/types/id';
-import { KeelError } from '../../platform/errors';
 import { AssetListArgs, AssetPage, AssetType, BlockchainListArgs, BlockchainPage, BlockchainType } from './chain.types';
 
 @Resolver()
@@ -21,8 +20,7 @@ export class ChainResolver {
   @Authorized('read')
   @Query(() => AssetPage, { description: 'Native coins and tokens, filtered by blockchainId, symbol or isNative' })
   async assets(@Args() args: AssetListArgs, @Ctx() ctx: GraphQLContext): Promise<AssetPage> {
-    if (args.blockchainId && !IdArg.isUuid(args.blockchainId)) throw KeelError.invalidField('blockchainId', 'must be a UUID');
-    return ctx.services.chains.listAssets(args);
+    return ctx.services.chains.listAssets({ ...args, blockchainId: IdArg.filter('blockchainId', args.blockchainId || undefined) });
   }
 
   @Authorized('read')

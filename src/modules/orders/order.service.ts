@@ -128,10 +128,10 @@ export class OrderService {
     if (!IdArg.isUuid(input.walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
     const walletId = input.walletId.toLowerCase();
     await this.assertOwnWallet(organizationId, walletId);
-    const market = { id: await this.marketId(input.market) };
+    const marketId = await this.marketId(input.market);
     if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
     const id = randomUUID();
-    const outcome = await this.enqueuePlacement(market.id, { organizationId, walletId, id, input });
+    const outcome = await this.enqueuePlacement(marketId, { organizationId, walletId, id, input });
     if (outcome.rejected) {
       const reason = outcome.rejected;
       throw new KeelError(REJECT_CODES[reason], `The order was rejected: ${reason}`, { orderId: id, reason });

@@ -87,25 +87,25 @@ export class TransactionSender {
     for (const item of await this.items(['SUBMITTED'])) await this.follow(item);
   }
 
-  private async items(statuses: string[]): Promise<SendingItem[]> {
+  /** Lines with their transfer's sending side: the one shape every step of the sender reads. */
+  private sendingItems(): Knex.QueryBuilder {
     return this.db('transfer_items as i')
       .join('transfers as t', 't.id', 'i.transferId')
+      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
+  }
+
+  private async items(statuses: string[]): Promise<SendingItem[]> {
+    return this.sendingItems()
       .whereIn('i.status', statuses)
       .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
       .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')))
       .orderBy([{ column: 'i.createdAt' }, { column: 'i.position' }])
-      .limit(BATCH)
-      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
+      .limit(BATCH);
   }
 
   /** A line waiting on another line that failed can never run. */
   private async failOrphans(): Promise<void> {
-    const orphans: SendingItem[] = await this.db('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .join('transfer_items as d', 'd.id', 'i.afterItemId')
-      .where('i.status', 'QUEUED')
-      .where('d.status', 'FAILED')
-      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
+    const orphans: SendingItem[] = await this.sendingItems().join('transfer_items as d', 'd.id', 'i.afterItemId').where('i.status', 'QUEUED').where('d.status', 'FAILED');
     for (const item of orphans) await this.finish(item, { status: 'FAILED', error: 'the transaction it waited for failed' });
   }
 

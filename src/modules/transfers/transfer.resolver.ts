@@ -1,19 +1,11 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdArg } from '../../graphql/types/id';
-import { KeelError } from '../../platform/errors';
+import { masterWalletIdArg } from '../wallets/master-wallet.service';
 import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferListArgs, TransferListType, TransferPage, TransferType } from './transfer.types';
 
 function filters(args: TransferListArgs): TransferListArgs {
-  for (const field of ['assetId', 'blockchainId'] as const) {
-    if (args[field] !== undefined && !IdArg.isUuid(args[field]!)) throw KeelError.invalidField(field, 'must be a UUID');
-  }
-  return args;
-}
-
-function masterId(id: string): string {
-  if (!IdArg.isUuid(id)) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
-  return id.toLowerCase();
+  return { ...args, assetId: IdArg.filter('assetId', args.assetId), blockchainId: IdArg.filter('blockchainId', args.blockchainId) };
 }
 
 @Resolver()
@@ -21,7 +13,7 @@ export class TransferResolver {
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from the master wallet and its deposit addresses, cursor-paged' })
   masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.transferHistory.list(ctx.principal.organizationId, { masterWalletId: masterId(id) }, filters(args));
+    return ctx.services.transferHistory.list(ctx.principal.organizationId, { masterWalletId: masterWalletIdArg(id) }, filters(args));
   }
 
   @Authorized('read')
@@ -33,7 +25,7 @@ export class TransferResolver {
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from the master wallet address: one transaction per line, queued or held for approval' })
   transferFromMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.create(ctx.principal.organizationId, { masterWalletId: masterId(id) }, input);
+    return ctx.services.transfers.create(ctx.principal.organizationId, { masterWalletId: masterWalletIdArg(id) }, input);
   }
 
   @Authorized('write')
@@ -45,7 +37,7 @@ export class TransferResolver {
   @Authorized('write')
   @Mutation(() => GasEstimateType, { description: 'What sending these lines from the master wallet would cost in gas at current fees' })
   estimateTransferGas(@Arg('id', () => ID) id: string, @Arg('input') input: EstimateGasInput, @Ctx() ctx: GraphQLContext): Promise<GasEstimateType> {
-    return ctx.services.transfers.estimateGas(ctx.principal.organizationId, masterId(id), input.assets);
+    return ctx.services.transfers.estimateGas(ctx.principal.organizationId, masterWalletIdArg(id), input.assets);
   }
 
   @Authorized('read')

@@ -69,8 +69,8 @@ export class TransferService {
     checkTransferPolicy(wallet.configurations.security, lines);
     await this.ensureFunds(wallet, network, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
-    const id = await this.db.transaction((trx) => this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null));
-    return this.get(organizationId, id);
+    const { transferId } = await this.db.transaction((trx) => this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null));
+    return this.get(organizationId, transferId);
   }
 
   /** Records a transfer Keel decided on itself (sweeps, gas top-ups), inside the caller's transaction. */
@@ -81,9 +81,7 @@ export class TransferService {
     kind: TransferKind,
     lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[],
   ): Promise<{ transferId: string; itemIds: string[] }> {
-    const transferId = await this.insert(trx, wallet, blockchainId, kind, 'QUEUED', lines, null);
-    const items = await trx('transfer_items').where({ transferId }).orderBy('position').select('id');
-    return { transferId, itemIds: items.map((i: { id: string }) => i.id) };
+    return this.insert(trx, wallet, blockchainId, kind, 'QUEUED', lines, null);
   }
 
   async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLineInput[]): Promise<GasEstimateType> {
@@ -105,12 +103,12 @@ export class TransferService {
   }
 
   async list(organizationId: string, args: TransferFilterArgs): Promise<PageResult<TransferType>> {
-    if (args.masterWalletId !== undefined && !IdArg.isUuid(args.masterWalletId)) throw KeelError.invalidField('masterWalletId', 'must be a UUID');
+    const masterWalletId = IdArg.filter('masterWalletId', args.masterWalletId);
     const q = this.db('transfers')
       .where({ organizationId })
       .modify((b) => {
         if (args.status) b.where({ status: args.status });
-        if (args.masterWalletId) b.where({ masterWalletId: args.masterWalletId });
+        if (masterWalletId) b.where({ masterWalletId });
       });
     const [rows, [{ count }]] = await Promise.all([q.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(args.limit).offset(args.offset), q.clone().count({ count: '*' })]);
     return toPage(await this.views(rows), Number(count), args);
@@ -183,7 +181,7 @@ export class TransferService {
     }
   }
 
-  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[], note: string | null): Promise<string> {
+  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
     const [transfer] = await trx('transfers')
       .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
       .returning('id');
@@ -195,7 +193,7 @@ export class TransferService {
       trx,
       lines.map((l, i) => ({ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id })),
     );
-    return transferId;
+    return { transferId, itemIds: items.map((i) => i.id) };
   }
 
   private async views(rows: Record<string, any>[], trx: Knex | Knex.Transaction = this.db): Promise<TransferType[]> {

@@ -41,6 +41,12 @@ export function walletNotFound(): KeelError {
   return new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
 }
 
+/** A master wallet id from a request: anything but a UUID cannot name one, so it is not found. */
+export function masterWalletIdArg(id: string): string {
+  if (!IdArg.isUuid(id)) throw walletNotFound();
+  return id.toLowerCase();
+}
+
 /** Master wallets: HD wallets whose keys Keel holds, on one chain or (multi-chain) every EVM chain. */
 export class MasterWalletService {
   constructor(

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdArg } from '../../graphql/types/id';
-import { KeelError } from '../../platform/errors';
+import { masterWalletIdArg } from './master-wallet.service';
 import {
   AddressListArgs,
   AddressPage,
@@ -20,15 +20,7 @@ import {
   UpdateMasterWalletInput,
 } from './wallet.types';
 
-const walletId = (id: string) => {
-  if (!IdArg.isUuid(id)) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
-  return id.toLowerCase();
-};
 
-function optionalUuid(field: string, value: string | undefined): string | undefined {
-  if (value !== undefined && !IdArg.isUuid(value)) throw KeelError.invalidField(field, 'must be a UUID');
-  return value?.toLowerCase();
-}
 
 @Resolver()
 export class WalletResolver {
@@ -41,37 +33,37 @@ export class WalletResolver {
   @Authorized('read')
   @Query(() => MasterWalletPage)
   masterWallets(@Args() args: MasterWalletListArgs, @Ctx() ctx: GraphQLContext): Promise<MasterWalletPage> {
-    return ctx.services.masterWallets.list(ctx.principal.organizationId, { ...args, blockchainId: optionalUuid('blockchainId', args.blockchainId) });
+    return ctx.services.masterWallets.list(ctx.principal.organizationId, { ...args, blockchainId: IdArg.filter('blockchainId', args.blockchainId) });
   }
 
   @Authorized('read')
   @Query(() => MasterWalletType)
   masterWallet(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
-    return ctx.services.masterWallets.get(ctx.principal.organizationId, walletId(id));
+    return ctx.services.masterWallets.get(ctx.principal.organizationId, masterWalletIdArg(id));
   }
 
   @Authorized('write')
   @Mutation(() => MasterWalletType)
   updateMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateMasterWalletInput, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
-    return ctx.services.masterWallets.update(ctx.principal.organizationId, walletId(id), input);
+    return ctx.services.masterWallets.update(ctx.principal.organizationId, masterWalletIdArg(id), input);
   }
 
   @Authorized('write')
   @Mutation(() => MasterWalletWithMessageType, { description: 'Stops watching the wallet and its addresses for deposits on a chain' })
   disableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, walletId(id), IdArg.uuid('Blockchain', blockchainId), false);
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.uuid('Blockchain', blockchainId), false);
   }
 
   @Authorized('write')
   @Mutation(() => MasterWalletWithMessageType, { description: 'Watches the wallet and its addresses for deposits on a chain again' })
   enableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, walletId(id), IdArg.uuid('Blockchain', blockchainId), true);
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.uuid('Blockchain', blockchainId), true);
   }
 
   @Authorized('read')
   @Query(() => [AssetBalanceType], { description: "The wallet address's on-chain balance of every registered asset" })
   masterWalletBalances(@Arg('id', () => ID) id: string, @Args() args: BalanceArgs, @Ctx() ctx: GraphQLContext): Promise<AssetBalanceType[]> {
-    return ctx.services.masterWallets.balances(ctx.principal.organizationId, walletId(id), optionalUuid('blockchainId', args.blockchainId));
+    return ctx.services.masterWallets.balances(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.filter('blockchainId', args.blockchainId));
   }
 
   @Authorized('write')
@@ -81,13 +73,13 @@ export class WalletResolver {
     @Arg('input', () => CreateAddressInput, { nullable: true }) input: CreateAddressInput | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<AddressType> {
-    return ctx.services.addresses.create(ctx.principal.organizationId, walletId(masterWalletId), input ?? {});
+    return ctx.services.addresses.create(ctx.principal.organizationId, masterWalletIdArg(masterWalletId), input ?? {});
   }
 
   @Authorized('read')
   @Query(() => AddressPage, { description: 'Deposit addresses of a master wallet, newest first' })
   addresses(@Arg('masterWalletId', () => ID) masterWalletId: string, @Args() args: AddressListArgs, @Ctx() ctx: GraphQLContext): Promise<AddressPage> {
-    return ctx.services.addresses.list(ctx.principal.organizationId, walletId(masterWalletId), args);
+    return ctx.services.addresses.list(ctx.principal.organizationId, masterWalletIdArg(masterWalletId), args);
   }
 
   @Authorized('read')

@@ -84,8 +84,7 @@ export class WebhookResolver {
   @Authorized('read')
   @Query(() => WebhookDeliveryPage, { description: 'The delivery log, newest first' })
   webhookEvents(@Args() args: WebhookDeliveryListArgs, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryPage> {
-    if (args.subscriptionId && !IdArg.isUuid(args.subscriptionId)) throw KeelError.invalidField('subscriptionId', 'must be a UUID');
-    return as(ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, args));
+    return as(ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, { ...args, subscriptionId: IdArg.filter('subscriptionId', args.subscriptionId || undefined) }));
   }
 
   @Authorized('read')
