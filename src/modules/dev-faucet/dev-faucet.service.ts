@@ -3,7 +3,7 @@ import { KeelError } from '../../platform/errors';
 import { devChainAccount, fundFromFaucet } from '../../platform/chain/devchain';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
-import { formatAmount } from '../../platform/amounts';
+import { formatScaled, parseUnits } from '../../platform/decimal';
 
 export interface FaucetInput {
   /** Default: the first dev chain. */
@@ -48,18 +48,14 @@ export class DevFaucetService {
     const wanted = input.asset?.trim();
     const asset = wanted ? assets.find((a) => a.id === wanted.toLowerCase() || a.symbol.toUpperCase() === wanted.toUpperCase()) : assets.find((a) => a.isNative);
     if (!asset) throw KeelError.invalidField('asset', `no asset ${wanted} on this chain`);
-    let units: bigint;
-    try {
-      units = ethers.parseUnits(input.amount, asset.decimals);
-    } catch {
-      throw KeelError.invalidField('amount', `must be a decimal string with at most ${asset.decimals} decimals`);
-    }
+    const units = parseUnits(input.amount, asset.decimals);
+    if (units === null) throw KeelError.invalidField('amount', `must be a decimal string with at most ${asset.decimals} decimals`);
     if (units <= 0n || units > MAX_FAUCET_AMOUNT * 10n ** BigInt(asset.decimals)) throw KeelError.invalidField('amount', `must be above 0 and at most ${MAX_FAUCET_AMOUNT}`);
     const { txHash } = await fundFromFaucet(network.spec.rpcUrl, devChainAccount(0).privateKey, {
       to: input.address,
       amount: input.amount,
       token: asset.isNative ? undefined : { address: asset.address, decimals: asset.decimals },
     });
-    return { txHash, blockchainId: network.blockchainId, assetId: asset.id, symbol: asset.symbol, to: ethers.getAddress(input.address), amount: formatAmount(units, asset.decimals) };
+    return { txHash, blockchainId: network.blockchainId, assetId: asset.id, symbol: asset.symbol, to: ethers.getAddress(input.address), amount: formatScaled(units, asset.decimals) };
   }
 }

@@ -4,7 +4,7 @@ import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { IdArg } from '../../graphql/types/id';
 import { KeelError } from '../../platform/errors';
 import type { ChainService } from '../chains/chain.service';
-import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from './decimal';
+import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
 import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
 

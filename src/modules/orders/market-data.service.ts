@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import { normalizeDecimal } from '../markets/decimal';
+import { normalizeDecimal } from '../../platform/decimal';
 import type { MarketService } from '../markets/market.service';
 import type { OrderService } from './order.service';
 import type { CandleType, TickerType } from './order.types';

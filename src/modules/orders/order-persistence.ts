@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import type { EngineEvent, MatchingEngine, RejectReason } from '../../engine';
 import type { LedgerMove, LedgerService } from '../ledger/ledger.service';
-import { formatScaled } from '../markets/decimal';
+import { formatScaled } from '../../platform/decimal';
 import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
 import { OrderSide, OrderStatus, SettlementStatus } from './order.types';

@@ -1,5 +1,5 @@
 import type { TradingRules } from '../markets/market.service';
-import { formatScaled } from '../markets/decimal';
+import { formatScaled } from '../../platform/decimal';
 
 const PPM = 1_000_000n;
 

@@ -5,7 +5,7 @@ import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { IdArg } from '../../graphql/types/id';
 import { ErrorCode, KeelError } from '../../platform/errors';
 import type { LedgerService } from '../ledger/ledger.service';
-import { divideExact, formatScaled, normalizeDecimal, parseDecimal, pow10 } from '../markets/decimal';
+import { divideExact, formatScaled, normalizeDecimal, parseDecimal, pow10 } from '../../platform/decimal';
 import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
 import { Matched, NewOrder, persistCommands, Runtime, Working } from './order-persistence';

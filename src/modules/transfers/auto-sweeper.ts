@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
-import Decimal from 'decimal.js';
+import { toUnitsFloor } from '../../platform/decimal';
 import type { Logger } from '../../platform/logger';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
@@ -53,7 +53,7 @@ export class AutoSweeper implements DepositListener {
 
     const [balance] = await readBalances(network.provider, source.address, [asset]);
     const inFlight = await this.inFlight(trx, source.address, deposit.blockchainId, asset.id);
-    const threshold = BigInt(new Decimal(sweep.threshold || '0').mul(new Decimal(10).pow(asset.decimals)).floor().toFixed(0));
+    const threshold = toUnitsFloor(sweep.threshold || '0', asset.decimals);
     // Never more than the ledger can give: what is locked in open orders stays.
     const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
     const onChain = balance - inFlight;

@@ -3,7 +3,7 @@ import type { Outbox, PublishInput } from '../../platform/events/outbox';
 import type { WatchedWallet } from '../wallets/watched-wallets';
 import type { ScannedBlock, ScannedRange } from './block-scanner';
 import { ChainCursor, ChainTransferModel } from './chain-transfer.model';
-import { formatAmount } from '../../platform/amounts';
+import { formatScaled } from '../../platform/decimal';
 
 /** What the recorder needs to know about a chain's assets to label what it saw. */
 export interface ChainAssets {
@@ -167,7 +167,7 @@ function incomingEvent(name: 'incoming_transfer' | 'incoming_transfer_reverted',
       blockHash: d.blockHash,
       from: d.fromAddress,
       to: d.toAddress,
-      value: formatAmount(BigInt(d.rawValue), asset.decimals),
+      value: formatScaled(BigInt(d.rawValue), asset.decimals),
       category: d.category,
       asset: { id: asset.id, symbol: asset.symbol, decimals: asset.decimals },
       blockchain: assets.blockchain,

@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import type { Outbox } from '../../platform/events/outbox';
-import { formatAmount } from '../../platform/amounts';
+import { formatScaled } from '../../platform/decimal';
 import { startPollingLoop } from '../../platform/polling-loop';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
@@ -296,12 +296,12 @@ export class TransactionSender {
         explorerUrl: explorer && txhash ? `${explorer.replace(/\/$/, '')}/tx/${txhash}` : '',
         from: item.fromAddress,
         to: item.recipient,
-        amount: formatAmount(BigInt(item.rawAmount), asset!.decimals),
+        amount: formatScaled(BigInt(item.rawAmount), asset!.decimals),
         asset: { id: asset!.id, symbol: asset!.symbol, decimals: asset!.decimals },
         blockchain: { id: chain.id, name: chain.name },
         wallet: { id: item.addressId ?? item.masterWalletId, name: wallet?.name ?? null, walletAddress: item.fromAddress, masterWalletId: item.masterWalletId },
         blockNumber: outcome.blockNumber === undefined ? null : String(outcome.blockNumber),
-        gasFee: outcome.feePaid ? formatAmount(BigInt(outcome.feePaid), 18) : null,
+        gasFee: outcome.feePaid ? formatScaled(BigInt(outcome.feePaid), 18) : null,
         error: outcome.error,
       },
     };

@@ -6,7 +6,7 @@ import type { AddressService } from '../wallets/address.service';
 import type { MasterWalletService } from '../wallets/master-wallet.service';
 import { ChainTransferModel } from './chain-transfer.model';
 import type { TransferListArgs, TransferListType, TransferRecordType } from './transfer.types';
-import { formatAmount } from '../../platform/amounts';
+import { formatScaled } from '../../platform/decimal';
 
 export type TransferScope = { masterWalletId: string } | { addressId: string };
 
@@ -71,7 +71,7 @@ function record(r: ChainTransferModel, assets: Map<string, AssetType>): Transfer
     from: r.fromAddress,
     to: r.toAddress,
     symbol: asset.symbol,
-    value: Number(formatAmount(BigInt(r.rawValue), asset.decimals)),
+    value: Number(formatScaled(BigInt(r.rawValue), asset.decimals)),
     asset,
     rawContract: { value: r.rawValue, address: asset.address, decimal: String(asset.decimals) },
     timestamp: new Date(r.blockTimestamp).toISOString(),

@@ -1,4 +1,4 @@
-import Decimal from 'decimal.js';
+import { toUnitsFloor } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { WalletConfigurations } from '../wallets/wallet-configurations';
 
@@ -18,15 +18,10 @@ export function checkTransferPolicy(security: WalletConfigurations['security'], 
     if (allowed.size && !allowed.has(l.recipient.toLowerCase())) {
       throw new KeelError('FORBIDDEN', `assets.${i}.recipient is not in the wallet's security.allowedRecipients`, { fields: [{ field: `assets.${i}.recipient`, error: 'INVALID_FIELD' }] });
     }
-    if (security.maxTransferAmount && l.rawAmount > maxRaw(security.maxTransferAmount, l.asset.decimals)) {
+    if (security.maxTransferAmount && l.rawAmount > toUnitsFloor(security.maxTransferAmount, l.asset.decimals)) {
       throw new KeelError('FORBIDDEN', `assets.${i}.amount exceeds the wallet's security.maxTransferAmount (${security.maxTransferAmount} ${l.asset.symbol})`, {
         fields: [{ field: `assets.${i}.amount`, error: 'INVALID_FIELD' }],
       });
     }
   });
-}
-
-/** The cap in the asset's smallest unit; digits beyond the asset's decimals are dropped. */
-function maxRaw(cap: string, decimals: number): bigint {
-  return BigInt(new Decimal(cap).mul(new Decimal(10).pow(decimals)).floor().toFixed(0));
 }

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import { formatAmount } from '../../platform/amounts';
+import { formatScaled, parseUnits } from '../../platform/decimal';
 import { toPage, PageResult } from '../../graphql/types/page';
 import { IdArg } from '../../graphql/types/id';
 import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
@@ -97,8 +97,8 @@ export class TransferService {
     const wei = gas * (fees.maxFeePerGas ?? fees.gasPrice ?? 0n);
     const chain = await this.chains.getBlockchain(network.blockchainId);
     return {
-      assets: lines.map((l) => ({ amount: formatAmount(l.rawAmount, l.asset.decimals), asset: l.asset, blockchain: chain, destinationAddress: l.recipient })),
-      estimatedFee: { amount: formatAmount(wei, 18), value: wei.toString(), callGasLimit: gas.toString(), verificationGasLimi: '0' },
+      assets: lines.map((l) => ({ amount: formatScaled(l.rawAmount, l.asset.decimals), asset: l.asset, blockchain: chain, destinationAddress: l.recipient })),
+      estimatedFee: { amount: formatScaled(wei, 18), value: wei.toString(), callGasLimit: gas.toString(), verificationGasLimi: '0' },
     };
   }
 
@@ -169,10 +169,10 @@ export class TransferService {
     ids.forEach((id, i) => {
       if (balances[i] < needed.get(id)!) {
         const asset = byId.get(id)!;
-        throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds ${formatAmount(balances[i], asset.decimals)} ${asset.symbol}; this transfer and those in flight need ${formatAmount(needed.get(id)!, asset.decimals)}`, {
+        throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds ${formatScaled(balances[i], asset.decimals)} ${asset.symbol}; this transfer and those in flight need ${formatScaled(needed.get(id)!, asset.decimals)}`, {
           assetId: id,
-          available: formatAmount(balances[i], asset.decimals),
-          required: formatAmount(needed.get(id)!, asset.decimals),
+          available: formatScaled(balances[i], asset.decimals),
+          required: formatScaled(needed.get(id)!, asset.decimals),
         });
       }
     });
@@ -223,14 +223,14 @@ function itemView(i: Record<string, any>, asset: AssetType): TransferItemType {
     position: i.position,
     asset,
     recipient: i.recipient,
-    amount: formatAmount(BigInt(i.rawAmount), asset.decimals),
+    amount: formatScaled(BigInt(i.rawAmount), asset.decimals),
     rawAmount: String(i.rawAmount),
     status: i.status,
     txHash: i.txHash,
     replacedTxHashes: i.replacedTxHashes ?? [],
     nonce: i.nonce === null ? null : String(i.nonce),
     blockNumber: i.blockNumber === null ? null : String(i.blockNumber),
-    gasFee: i.feePaid === null ? null : formatAmount(BigInt(i.feePaid), 18),
+    gasFee: i.feePaid === null ? null : formatScaled(BigInt(i.feePaid), 18),
     error: i.error,
     submittedAt: i.submittedAt,
   };
@@ -247,13 +247,8 @@ function recipientAddress(text: string, i: number): string {
 }
 
 function rawAmount(text: string, decimals: number, i: number): bigint {
-  let raw: bigint;
-  try {
-    if (!/^\d+(\.\d+)?$/.test(text)) throw new Error('format');
-    raw = ethers.parseUnits(text, decimals);
-  } catch {
-    throw KeelError.invalidField(`assets.${i}.amount`, `must be a positive decimal string with at most ${decimals} decimals`);
-  }
+  const raw = parseUnits(text, decimals);
+  if (raw === null) throw KeelError.invalidField(`assets.${i}.amount`, `must be a positive decimal string with at most ${decimals} decimals`);
   if (raw <= 0n) throw KeelError.invalidField(`assets.${i}.amount`, 'must be above 0');
   return raw;
 }

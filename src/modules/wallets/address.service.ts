@@ -13,7 +13,7 @@ import type { MasterWalletService } from './master-wallet.service';
 import type { AddressType, RecoverableAssetsType } from './wallet.types';
 import { readBalances, readTokenFacts } from './balance-reader';
 import { checksumOrNull } from './wallet-configurations';
-import { formatAmount } from '../../platform/amounts';
+import { formatScaled } from '../../platform/decimal';
 
 const MAX_RECOVERY_TOKENS = 50;
 
@@ -141,8 +141,8 @@ export class AddressService {
       );
       const [native, ...balances] = await readBalances(provider, address.address, [{ isNative: true, address: '' }, ...facts.map((f) => ({ isNative: false, address: f.address }))]);
       return {
-        native: formatAmount(native, 18),
-        tokens: facts.map((f, i) => ({ ...f, balance: formatAmount(balances[i], f.decimals) })),
+        native: formatScaled(native, 18),
+        tokens: facts.map((f, i) => ({ ...f, balance: formatScaled(balances[i], f.decimals) })),
       };
     } catch (e) {
       if (e instanceof KeelError) throw e;

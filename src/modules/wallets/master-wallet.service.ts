@@ -13,7 +13,7 @@ import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
 import type { AssetBalanceType, MasterWalletType } from './wallet.types';
 import { readBalances } from './balance-reader';
-import { formatAmount } from '../../platform/amounts';
+import { formatScaled } from '../../platform/decimal';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -157,7 +157,7 @@ export class MasterWalletService {
       const assets = await this.chains.assetsOf(chainId);
       const views = await this.chains.withChains(assets);
       const raw = await readBalances(network.provider, wallet.walletAddress, assets);
-      assets.forEach((a, i) => out.push({ asset: views[i], blockchainId: chainId, rawBalance: raw[i].toString(), balance: formatAmount(raw[i], a.decimals) }));
+      assets.forEach((a, i) => out.push({ asset: views[i], blockchainId: chainId, rawBalance: raw[i].toString(), balance: formatScaled(raw[i], a.decimals) }));
     }
     return out;
   }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { divideCeil, divideExact, formatScaled, normalizeDecimal, parseDecimal, toUnits } from '../../../src/modules/markets/decimal';
+import { divideCeil, divideExact, formatScaled, normalizeDecimal, parseDecimal, toUnits } from '../../../src/platform/decimal';
 import { feeFor } from '../../../src/engine';
 
 const d = (s: string) => parseDecimal(s)!;

@@ -1,5 +1,5 @@
 import { checkTransferPolicy } from '../../../src/modules/transfers/transfer-policy';
-import { formatAmount } from '../../../src/platform/amounts';
+import { formatScaled } from '../../../src/platform/decimal';
 
 const usdc = { decimals: 6, symbol: 'USDC' };
 const alice = '0x1111111111111111111111111111111111111111';
@@ -30,9 +30,9 @@ describe('configurations.security applied to transfer lines', () => {
 
 describe('amounts at the edge', () => {
   test('are plain decimals in whole units', () => {
-    expect(formatAmount(1_500_000n, 6)).toBe('1.5');
-    expect(formatAmount(0n, 18)).toBe('0');
-    expect(formatAmount(10n ** 18n, 18)).toBe('1');
-    expect(formatAmount(1n, 18)).toBe('0.000000000000000001');
+    expect(formatScaled(1_500_000n, 6)).toBe('1.5');
+    expect(formatScaled(0n, 18)).toBe('0');
+    expect(formatScaled(10n ** 18n, 18)).toBe('1');
+    expect(formatScaled(1n, 18)).toBe('0.000000000000000001');
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Exact decimal arithmetic on bigints for the order book: decimal strings at the edge, integers
- * (ticks, lots, base units) inside. Never a float.
+ * Exact decimal arithmetic on bigints: decimal strings at the edge, integers (base units, ticks,
+ * lots) inside. Never a float. One mechanism for the order book, custody and transfers.
  */
 const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
 
@@ -26,6 +26,19 @@ export function toUnits(value: Scaled, decimals: number): bigint | null {
   return value.int % div === 0n ? value.int / div : null;
 }
 
+/** A decimal string in base units; null when it is not a plain decimal or has more than `decimals` digits after the point. */
+export function parseUnits(text: string, decimals: number): bigint | null {
+  const value = parseDecimal(text);
+  return value ? toUnits(value, decimals) : null;
+}
+
+/** A decimal string in base units, digits beyond `decimals` dropped (a cap or a threshold, never rounded up). */
+export function toUnitsFloor(text: string, decimals: number): bigint {
+  const value = parseDecimal(text);
+  if (!value) throw new Error(`not a decimal: ${text}`);
+  return (value.int * pow10(decimals)) / pow10(value.scale);
+}
+
 /** a / b if that is a whole number, else null (b > 0). */
 export function divideExact(a: Scaled, b: Scaled): bigint | null {
   const scale = Math.max(a.scale, b.scale);
@@ -46,7 +59,7 @@ export function multiply(a: Scaled, n: bigint): Scaled {
   return { int: a.int * n, scale: a.scale };
 }
 
-/** Renders int / 10^scale without trailing zeros ("1.50" → "1.5", "2.000" → "2"). */
+/** Renders int / 10^scale without trailing zeros ("1.50" → "1.5", "2.000" → "2"): base units as whole units. */
 export function formatScaled(int: bigint, scale: number): string {
   const negative = int < 0n;
   let digits = (negative ? -int : int).toString();
