@@ -2,7 +2,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# The lock file lacks other platforms' optional packages, which `npm ci` refuses; `npm install` installs the locked versions.
+RUN npm ci --ignore-scripts --no-audit --no-fund || npm install --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN mkdir -p build && npm run build && npm prune --omit=dev
 
