@@ -5,10 +5,12 @@ import { freshDatabase, keelCli, median, startKeelProcess, stopProcess } from '.
  * Authenticated GET throughput on the core host: `GET /v1/api-keys` (auth, rate limit, the REST
  * shim, a GraphQL execution and a PostgreSQL query per request) at 50 connections.
  * Rate limits are raised (RATE_LIMIT_SCALE) but still counted in Redis on every request.
+ * A third argument names another path, e.g. `/health` for the unauthenticated ceiling.
  */
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
   const runs = Number(args[1] ?? 3);
+  const path = args[2] ?? '/v1/api-keys';
   const port = 4900;
   const env = {
     DATABASE_URL: await freshDatabase('keel_bench_http'),
@@ -25,7 +27,7 @@ export async function run(args: string[]): Promise<object> {
     const results = [];
     for (let i = 0; i < runs + 1; i++) {
       const r = await autocannon({
-        url: `http://127.0.0.1:${port}/v1/api-keys`,
+        url: `http://127.0.0.1:${port}${path}`,
         connections: 50,
         duration: i === 0 ? 3 : seconds,
         headers: { apiKey: org.adminKey, orgId: org.orgId },
@@ -35,7 +37,7 @@ export async function run(args: string[]): Promise<object> {
     }
     return {
       benchmark: 'http',
-      endpoint: 'GET /v1/api-keys (core host, authenticated)',
+      endpoint: `GET ${path} (core host${path.startsWith('/v1/') ? ', authenticated' : ''})`,
       connections: 50,
       secondsPerRun: seconds,
       runs: results,
