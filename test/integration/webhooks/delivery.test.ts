@@ -15,7 +15,6 @@ beforeAll(async () => {
     WEBHOOKS_ALLOW_PRIVATE_URLS: true,
     WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE,
     WEBHOOK_SWEEP_INTERVAL_MS: 500,
-    WEBHOOK_LEASE_MS: 3_000,
     OUTBOX_POLL_INTERVAL_MS: 20,
   });
   org = await t.createOrg();
