@@ -2,13 +2,14 @@ import knexFactory, { Knex } from 'knex';
 import { knexSnakeCaseMappers, Model } from 'objection';
 import { Client } from 'pg';
 import { migrationSource } from './migrations';
+import { PreparingPgClient } from './preparing-pg-client';
 
 export type Db = Knex;
 
 /** NUMERIC and BIGINT stay strings: money is never a JavaScript number. */
 export function createDb(databaseUrl: string, poolMax = 20): Db {
   const db = knexFactory({
-    client: 'pg',
+    client: PreparingPgClient as unknown as typeof Knex.Client,
     connection: databaseUrl,
     pool: { min: 0, max: poolMax },
     ...knexSnakeCaseMappers(),
