@@ -7,6 +7,7 @@ import type { RedisClient } from '../../platform/redis';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import type { OrganizationService } from '../organizations/organization.service';
 import { ApiKeyModel } from './api-key.model';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 export interface ApiKeyView extends ApiKeyModel {
   status: 'ACTIVE' | 'REVOKED';
@@ -75,11 +76,8 @@ export class ApiKeyService {
 
   async list(organizationId: string, page: PageArgs): Promise<PageResult<ApiKeyView>> {
     const query = ApiKeyModel.query(this.db).where({ organizationId });
-    const [items, total] = await Promise.all([
-      query.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
-      query.clone().resultSize(),
-    ]);
-    return toPage(items.map(view), total, page);
+    const { rows, total } = await fetchPage<ApiKeyModel>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    return toPage(rows.map(view), total, page);
   }
 
   async get(organizationId: string, id: string): Promise<ApiKeyView> {

@@ -3,6 +3,7 @@ import { KeelError } from '../../platform/errors';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { AssetModel, BlockchainModel } from './chain.model';
 import type { AssetType, BlockchainType } from './chain.types';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 export function blockchainView(b: BlockchainModel): BlockchainType {
   return {
@@ -48,7 +49,7 @@ export class ChainService {
 
   async listBlockchains(args: PageArgs & { isActive?: boolean }): Promise<PageResult<BlockchainType>> {
     const q = BlockchainModel.query(this.db).modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
-    const [rows, total] = await Promise.all([q.clone().orderBy('chainId').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<BlockchainModel>(q, args, [{ column: 'chainId' }]);
     return toPage(rows.map(blockchainView), total, args);
   }
 
@@ -68,7 +69,7 @@ export class ChainService {
       if (args.symbol) b.whereRaw('upper(symbol) = upper(?)', [args.symbol]);
       if (args.isNative !== undefined) b.where('isNative', args.isNative);
     });
-    const [rows, total] = await Promise.all([q.clone().orderBy([{ column: 'blockchainId' }, { column: 'isNative', order: 'desc' }, { column: 'symbol' }]).limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<AssetModel>(q, args, [{ column: 'blockchainId' }, { column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
     return toPage(await this.withChains(rows), total, args);
   }
 

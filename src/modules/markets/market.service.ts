@@ -7,6 +7,7 @@ import type { ChainService } from '../chains/chain.service';
 import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
 import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -84,7 +85,7 @@ export class MarketService {
 
   async list(args: PageArgs & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
     const q = MarketModel.query(this.db).modify((b) => (args.status ? b.where('status', args.status) : b));
-    const [rows, total] = await Promise.all([q.clone().orderBy('symbol').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<MarketModel>(q, args, [{ column: 'symbol' }]);
     return toPage(await this.views(rows), total, args);
   }
 

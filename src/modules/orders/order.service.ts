@@ -25,6 +25,7 @@ import {
   TimeInForce,
   TradeType,
 } from './order.types';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 const LIVE: OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -185,14 +186,14 @@ export class OrderService {
         if (args.status) b.where('status', args.status);
         if (args.walletId) b.where('walletId', args.walletId.toLowerCase());
       });
-    const [rows, total] = await Promise.all([q.clone().orderBy('createdAt', 'desc').orderBy('sequence', 'desc').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<OrderModel>(q, args, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
     return toPage(await this.views(rows), total, args);
   }
 
   async fills(organizationId: string, orderId: string, page: PageArgs): Promise<PageResult<FillType>> {
     const order = await this.row(organizationId, IdArg.uuid('Order', orderId));
     const q = TradeModel.query(this.db).where((b) => b.where('makerOrderId', order.id).orWhere('takerOrderId', order.id));
-    const [rows, total] = await Promise.all([q.clone().orderBy('sequence').limit(page.limit).offset(page.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence' }]);
     return toPage(
       rows.map((t) => {
         const maker = t.makerOrderId === order.id;
@@ -223,14 +224,14 @@ export class OrderService {
     const placed = await OrderModel.query(this.db).where({ organizationId, walletId: id }).select('id').first();
     if (!placed) throw notFound;
     const q = TradeModel.query(this.db).where((b) => b.where('makerWalletId', id).orWhere('takerWalletId', id));
-    const [rows, total] = await Promise.all([q.clone().orderBy('createdAt', 'desc').orderBy('sequence', 'desc').limit(page.limit).offset(page.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
     return toPage(await this.tradeViews(rows), total, page);
   }
 
   async marketTrades(symbol: string, page: PageArgs): Promise<PageResult<TradeType>> {
     const market = await this.markets.row(symbol);
     const q = TradeModel.query(this.db).where({ marketId: market.id });
-    const [rows, total] = await Promise.all([q.clone().orderBy('sequence', 'desc').limit(page.limit).offset(page.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence', order: 'desc' }]);
     return toPage(await this.tradeViews(rows), total, page);
   }
 

@@ -12,6 +12,7 @@ import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sen
 import { checkTransferPolicy, PolicyLine } from './transfer-policy';
 import { transactionRequest } from './transaction-request';
 import type { GasEstimateType, TransferFilterArgs, TransferItemType, TransferLineInput, TransferType } from './transfer.types';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
 
@@ -110,8 +111,8 @@ export class TransferService {
         if (args.status) b.where({ status: args.status });
         if (masterWalletId) b.where({ masterWalletId });
       });
-    const [rows, [{ count }]] = await Promise.all([q.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(args.limit).offset(args.offset), q.clone().count({ count: '*' })]);
-    return toPage(await this.views(rows), Number(count), args);
+    const { rows, total } = await fetchPage<Record<string, any>>(q, args, [{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    return toPage(await this.views(rows), total, args);
   }
 
   async get(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<TransferType> {

@@ -14,6 +14,7 @@ import type { AddressType, RecoverableAssetsType } from './wallet.types';
 import { readBalances, readTokenFacts } from './balance-reader';
 import { checksumOrNull } from './wallet-configurations';
 import { formatScaled } from '../../platform/decimal';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 const MAX_RECOVERY_TOKENS = 50;
 
@@ -87,7 +88,7 @@ export class AddressService {
     const q = AddressModel.query(this.db)
       .where({ organizationId, masterWalletId })
       .modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
-    const [rows, total] = await Promise.all([q.clone().orderBy('derivationIndex', 'desc').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<AddressModel>(q, args, [{ column: 'derivationIndex', order: 'desc' }]);
     return toPage(rows.map(addressView), total, args);
   }
 

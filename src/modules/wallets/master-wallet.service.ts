@@ -14,6 +14,7 @@ import { WalletKeys } from './wallet-keys';
 import type { AssetBalanceType, MasterWalletType } from './wallet.types';
 import { readBalances } from './balance-reader';
 import { formatScaled } from '../../platform/decimal';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -90,7 +91,7 @@ export class MasterWalletService {
         if (args.isActive !== undefined) b.where('isActive', args.isActive);
         if (args.blockchainId) b.whereExists(this.db('master_wallet_chains').whereRaw('master_wallet_id = master_wallets.id').where('blockchain_id', args.blockchainId));
       });
-    const [rows, total] = await Promise.all([q.clone().orderBy('createdAt', 'desc').orderBy('id').limit(args.limit).offset(args.offset), q.clone().resultSize()]);
+    const { rows, total } = await fetchPage<MasterWalletModel>(q, args, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
     return toPage(await this.views(rows), total, args);
   }
 

@@ -6,6 +6,7 @@ import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { WebhookDeliveryModel, WebhookSubscriptionModel, DeliveryStatus } from './webhook.model';
 import { generateWebhookSecret } from './webhook-signing';
 import type { DeliveryScheduler } from './delivery-scheduler';
+import { fetchPage } from '../../platform/db/fetch-page';
 
 export interface SubscriptionView extends WebhookSubscriptionModel {
   secret: string | null;
@@ -71,11 +72,8 @@ export class WebhookService {
   async list(organizationId: string, page: PageArgs & { isActive?: boolean }): Promise<PageResult<SubscriptionView>> {
     const query = WebhookSubscriptionModel.query(this.db).where({ organizationId });
     if (page.isActive !== undefined && page.isActive !== null) query.where({ isActive: page.isActive });
-    const [items, total] = await Promise.all([
-      query.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
-      query.clone().resultSize(),
-    ]);
-    return toPage(items.map((s) => subscriptionView(s)), total, page);
+    const { rows, total } = await fetchPage<WebhookSubscriptionModel>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    return toPage(rows.map((s) => subscriptionView(s)), total, page);
   }
 
   async get(organizationId: string, id: string): Promise<SubscriptionView> {
@@ -142,11 +140,8 @@ export class WebhookService {
     const query = WebhookDeliveryModel.query(this.db).where({ organizationId });
     if (args.subscriptionId) query.where({ subscriptionId: args.subscriptionId });
     if (args.status) query.where({ status: args.status });
-    const [items, total] = await Promise.all([
-      query.clone().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'eventSequence', order: 'desc' }]).limit(args.limit).offset(args.offset),
-      query.clone().resultSize(),
-    ]);
-    return toPage(items.map(deliveryView), total, args);
+    const { rows, total } = await fetchPage<WebhookDeliveryModel>(query, args, [{ column: 'createdAt', order: 'desc' }, { column: 'eventSequence', order: 'desc' }]);
+    return toPage(rows.map(deliveryView), total, args);
   }
 
   async getDelivery(organizationId: string, id: string): Promise<DeliveryView> {

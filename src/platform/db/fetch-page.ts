@@ -1,0 +1,30 @@
+import type { Knex } from 'knex';
+import type { QueryBuilder } from 'objection';
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+export type OrderBy = { column: string; order?: 'asc' | 'desc' }[];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Query = QueryBuilder<any, any> | Knex.QueryBuilder;
+
+/**
+ * One page of a filtered query and the size of the whole result. The total is only counted
+ * when the page cannot tell it: a page shorter than the limit is the end of the list, so
+ * most small lists (an organisation's keys, webhooks, markets) cost one query, not two.
+ */
+export async function fetchPage<Row>(query: Query, page: PageWindow, orderBy: OrderBy): Promise<{ rows: Row[]; total: number }> {
+  const rows = (await (query.clone() as Knex.QueryBuilder).orderBy(orderBy).limit(page.limit).offset(page.offset)) as Row[];
+  if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
+  if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
+  return { rows, total: await countOf(query) };
+}
+
+async function countOf(query: Query): Promise<number> {
+  if ('resultSize' in query) return query.clone().resultSize();
+  const [{ count }] = await query.clone().clearSelect().clearOrder().count({ count: '*' });
+  return Number(count);
+}
