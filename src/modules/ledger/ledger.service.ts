@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
+import { part, StatementPart } from '../../platform/db/one-statement';
 import type { MasterWalletService } from '../wallets/master-wallet.service';
 import type { AddressService } from '../wallets/address.service';
 
@@ -57,6 +58,50 @@ type Db = Knex | Knex.Transaction;
 
 function isCheckViolation(e: unknown): boolean {
   return (e as { code?: string }).code === '23514';
+}
+
+interface BalanceChange {
+  walletId: string;
+  assetId: string;
+  organizationId: string;
+  available: bigint;
+  locked: bigint;
+}
+
+/** Moves summed per (wallet, asset), in key order, without the fee account and without no-ops. */
+function balanceChanges(moves: LedgerMove[]): BalanceChange[] {
+  const sums = new Map<string, BalanceChange>();
+  for (const m of moves) {
+    if (m.walletId === null) continue;
+    const key = `${m.walletId}|${m.assetId}`;
+    const s = sums.get(key) ?? { walletId: m.walletId, assetId: m.assetId, organizationId: m.organizationId!, available: 0n, locked: 0n };
+    s.available += m.available;
+    s.locked += m.locked;
+    sums.set(key, s);
+  }
+  return [...sums.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, s]) => s)
+    .filter((s) => s.available !== 0n || s.locked !== 0n);
+}
+
+function journalRows(moves: LedgerMove[], idempotencyKey: string | null) {
+  return moves.map((m) => ({
+    organizationId: m.organizationId,
+    walletId: m.walletId,
+    assetId: m.assetId,
+    kind: m.kind,
+    availableDelta: m.available.toString(),
+    lockedDelta: m.locked.toString(),
+    reference: m.reference,
+    idempotencyKey,
+  }));
+}
+
+function realMoves(moves: LedgerMove[]): LedgerMove[] {
+  const real = moves.filter((m) => m.available !== 0n || m.locked !== 0n);
+  for (const m of real) if (m.walletId === null && m.kind !== 'fee') throw new Error('Only fee moves may target the fee account');
+  return real;
 }
 
 function positiveAmount(amount: bigint): void {
@@ -136,16 +181,73 @@ export class LedgerService {
    * balance would go below zero. Moves on the fee account (walletId null) are journal-only.
    */
   async apply(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
-    const real = moves.filter((m) => m.available !== 0n || m.locked !== 0n);
+    const real = realMoves(moves);
     if (real.length === 0) return;
-    for (const m of real) if (m.walletId === null && m.kind !== 'fee') throw new Error('Only fee moves may target the fee account');
     await this.journal(trx, real, null);
     await this.applyBalances(trx, real.filter((m) => m.walletId !== null));
+  }
+
+  /**
+   * What apply() does, as parts of one statement (see runAsOneStatement), for a caller that writes
+   * everything a command did in a single round trip. Balance rows are locked in key order, updated,
+   * and created where missing. A balance that would go below zero fails the whole statement with
+   * an error that `isInsufficientFunds` recognises.
+   */
+  statementParts(moves: LedgerMove[]): StatementPart[] {
+    const real = realMoves(moves);
+    if (real.length === 0) return [];
+    const parts = [part('ledger_journal', this.db('ledger_entries').insert(journalRows(real, null)))];
+    const changes = balanceChanges(real);
+    if (changes.length === 0) return parts;
+    const values = `(VALUES ${changes.map(() => '(?::uuid, ?::uuid, ?::uuid, ?::numeric, ?::numeric)').join(', ')}) AS v(wallet_id, asset_id, organization_id, available, locked)`;
+    const valueBindings = changes.flatMap((c) => [c.walletId, c.assetId, c.organizationId, c.available.toString(), c.locked.toString()]);
+    parts.push(
+      {
+        name: 'ledger_locked',
+        sql: `SELECT wallet_id, asset_id FROM ledger_balances
+               WHERE (wallet_id, asset_id) IN (${changes.map(() => '(?::uuid, ?::uuid)').join(', ')})
+               ORDER BY wallet_id, asset_id FOR UPDATE`,
+        bindings: changes.flatMap((c) => [c.walletId, c.assetId]),
+      },
+      {
+        name: 'ledger_updated',
+        sql: `UPDATE ledger_balances AS b
+                 SET available = b.available + v.available, locked = b.locked + v.locked, updated_at = now()
+                FROM ${values} JOIN ledger_locked AS l ON l.wallet_id = v.wallet_id AND l.asset_id = v.asset_id
+               WHERE b.wallet_id = v.wallet_id AND b.asset_id = v.asset_id AND b.organization_id = v.organization_id
+           RETURNING b.wallet_id, b.asset_id`,
+        bindings: valueBindings,
+      },
+      {
+        // A wallet's first balance in an asset; a negative start fails the non-negative check.
+        name: 'ledger_created',
+        sql: `INSERT INTO ledger_balances (wallet_id, asset_id, organization_id, available, locked)
+              SELECT v.wallet_id, v.asset_id, v.organization_id, v.available, v.locked FROM ${values}
+               WHERE NOT EXISTS (SELECT 1 FROM ledger_updated AS u WHERE u.wallet_id = v.wallet_id AND u.asset_id = v.asset_id)`,
+        bindings: valueBindings,
+      },
+    );
+    return parts;
+  }
+
+  /** True for the error a statement built from statementParts fails with when a balance would go below zero. */
+  static isInsufficientFunds(e: unknown): boolean {
+    return isCheckViolation(e);
   }
 
   async balance(db: Db, walletId: string, assetId: string): Promise<Balance> {
     const row = await db('ledger_balances').where({ walletId, assetId }).first();
     return { walletId, assetId, available: row ? BigInt(row.available) : 0n, locked: row ? BigInt(row.locked) : 0n };
+  }
+
+  /** Available amounts of several (wallet, asset) pairs in one query, keyed `walletId|assetId`; absent rows are absent. */
+  async availableMany(db: Db, keys: { walletId: string; assetId: string }[]): Promise<Map<string, bigint>> {
+    const unique = [...new Map(keys.map((k) => [`${k.walletId}|${k.assetId}`, k])).values()];
+    const { rows } = await db.raw(
+      `SELECT wallet_id AS "walletId", asset_id AS "assetId", available FROM ledger_balances WHERE (wallet_id, asset_id) IN (${unique.map(() => '(?::uuid, ?::uuid)').join(', ')})`,
+      unique.flatMap((k) => [k.walletId, k.assetId]),
+    );
+    return new Map((rows as { walletId: string; assetId: string; available: string }[]).map((r) => [`${r.walletId}|${r.assetId}`, BigInt(r.available)]));
   }
 
   async balances(walletId: string, db: Db = this.db): Promise<Balance[]> {
@@ -206,16 +308,7 @@ export class LedgerService {
 
   /** Appends journal rows; with a key, returns false when that key was already journalled. */
   private async journal(trx: Knex.Transaction, moves: LedgerMove[], idempotencyKey: string | null): Promise<boolean> {
-    const rows = moves.map((m) => ({
-      organizationId: m.organizationId,
-      walletId: m.walletId,
-      assetId: m.assetId,
-      kind: m.kind,
-      availableDelta: m.available.toString(),
-      lockedDelta: m.locked.toString(),
-      reference: m.reference,
-      idempotencyKey,
-    }));
+    const rows = journalRows(moves, idempotencyKey);
     if (idempotencyKey === null) {
       await trx('ledger_entries').insert(rows);
       return true;
@@ -230,7 +323,7 @@ export class LedgerService {
    * applies the rows one by one (which creates missing rows). INSUFFICIENT_FUNDS when one would go
    * below zero.
    */
-  private async applyExisting(trx: Knex.Transaction, rows: { walletId: string; assetId: string; organizationId: string; available: bigint; locked: bigint }[]): Promise<boolean> {
+  private async applyExisting(trx: Knex.Transaction, rows: BalanceChange[]): Promise<boolean> {
     const keys = rows.map((r) => [r.walletId, r.assetId, r.organizationId]);
     const locked = await trx.raw(
       `SELECT wallet_id FROM ledger_balances
@@ -256,16 +349,7 @@ export class LedgerService {
 
   /** Sums moves per (wallet, asset) and applies them in key order. */
   private async applyBalances(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
-    const sums = new Map<string, { walletId: string; assetId: string; organizationId: string; available: bigint; locked: bigint }>();
-    for (const m of moves) {
-      if (m.walletId === null) continue;
-      const key = `${m.walletId}|${m.assetId}`;
-      const s = sums.get(key) ?? { walletId: m.walletId, assetId: m.assetId, organizationId: m.organizationId!, available: 0n, locked: 0n };
-      s.available += m.available;
-      s.locked += m.locked;
-      sums.set(key, s);
-    }
-    const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s).filter((s) => s.available !== 0n || s.locked !== 0n);
+    const ordered = balanceChanges(moves);
     if (ordered.length > 1 && (await this.applyExisting(trx, ordered))) return;
     for (const s of ordered) {
       if (s.available === 0n && s.locked === 0n) continue;

@@ -8,6 +8,7 @@ import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scale
 import { MarketModel } from './market.model';
 import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
 import { fetchPage } from '../../platform/db/fetch-page';
+import { part, StatementPart } from '../../platform/db/one-statement';
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -170,8 +171,9 @@ export class MarketService {
   }
 
   /** Records the engine sequence the caller's transaction commits (the order service, per command). */
-  async setSequence(trx: Knex.Transaction, marketId: string, sequence: number): Promise<void> {
-    await MarketModel.query(trx).findById(marketId).patch({ sequence: String(sequence) });
+  /** Records the market's last sequence number, as a part of the statement that commits its commands. */
+  sequencePart(marketId: string, sequence: number): StatementPart {
+    return part('market_sequence', this.db('markets').where({ id: marketId }).update({ sequence: String(sequence) }));
   }
 
   /** Asset decimals by id, for rendering ledger amounts. */

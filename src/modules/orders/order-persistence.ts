@@ -1,17 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import type { EngineEvent, MatchingEngine, RejectReason } from '../../engine';
-import type { LedgerMove, LedgerService } from '../ledger/ledger.service';
+import { LedgerMove, LedgerService } from '../ledger/ledger.service';
+import { KeelError } from '../../platform/errors';
+import { part, runAsOneStatement, StatementPart } from '../../platform/db/one-statement';
 import { formatScaled } from '../../platform/decimal';
 import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
 import { OrderSide, OrderStatus, SettlementStatus } from './order.types';
 import { priceOf, quantityOf } from './order-units';
 
-/** One market's engine, rebuilt from the open orders in PostgreSQL whenever it is (re)loaded. */
+/**
+ * One market's engine and the money state of its resting orders, both rebuilt from the open
+ * orders in PostgreSQL whenever they are (re)loaded. They change only with a committed command;
+ * a failed commit drops the runtime.
+ */
 export interface Runtime {
   rules: TradingRules;
   engine: MatchingEngine;
+  resting: Map<string, Working>;
 }
 
 /** An order a command touches, with its money state as the command changes it. */
@@ -32,6 +39,26 @@ export interface Working {
   restSequence: number | null;
 }
 
+/** A live order's record as the runtime works with it. */
+export function workingFromRow(r: OrderModel): Working {
+  return {
+    id: r.id,
+    isNew: false,
+    organizationId: r.organizationId,
+    walletId: r.walletId,
+    side: r.side as OrderSide,
+    lockAssetId: r.lockAssetId,
+    lockedAmount: BigInt(r.lockedAmount),
+    remainingLots: BigInt(r.remainingLots),
+    filledLots: BigInt(r.filledLots),
+    filledNotional: BigInt(r.filledNotional),
+    feesPaid: BigInt(r.feesPaid),
+    status: r.status as OrderStatus,
+    statusReason: r.statusReason,
+    restSequence: r.restSequence === null ? null : Number(r.restSequence),
+  };
+}
+
 export interface NewOrder {
   working: Working;
   row: Partial<OrderModel>;
@@ -46,11 +73,12 @@ export interface Matched {
 }
 
 /**
- * Writes what a run of commands did, in their order: new order rows (one insert), every touched
- * order's final state, trades (one insert), the ledger moves (summed per balance row) and the
- * market's sequence. Returns the new orders' rows as written.
+ * Writes what a run of commands did, in their order, as one statement (one round trip, atomic):
+ * new order rows, every touched order's final state, trades, the ledger moves (summed per balance
+ * row) and the market's sequence. Then brings the runtime's resting orders up to date. Returns the
+ * new orders' rows as written.
  */
-export async function persistCommands(trx: Knex.Transaction, ledger: LedgerService, markets: MarketService, marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
+export async function persistCommands(db: Knex, ledger: LedgerService, markets: MarketService, marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
   const { rules } = rt;
   const market = rules.market;
   const working = new Map<string, Working>();
@@ -70,31 +98,13 @@ export async function persistCommands(trx: Knex.Transaction, ledger: LedgerServi
     if (e.type === 'trade') touched.add(e.makerOrderId);
     else if (e.type === 'cancelled' || e.type === 'filled') touched.add(e.orderId);
   }
-  const existingIds = [...touched].filter((id) => !working.has(id));
-  if (existingIds.length) {
-    const rows = await OrderModel.query(trx).whereIn('id', existingIds).forUpdate();
-    for (const r of rows) {
-      working.set(r.id, {
-        id: r.id,
-        isNew: false,
-        organizationId: r.organizationId,
-        walletId: r.walletId,
-        side: r.side as OrderSide,
-        lockAssetId: r.lockAssetId,
-        lockedAmount: BigInt(r.lockedAmount),
-        remainingLots: BigInt(r.remainingLots),
-        filledLots: BigInt(r.filledLots),
-        filledNotional: BigInt(r.filledNotional),
-        feesPaid: BigInt(r.feesPaid),
-        status: r.status as OrderStatus,
-        statusReason: r.statusReason,
-        restSequence: r.restSequence === null ? null : Number(r.restSequence),
-      });
-    }
-  }
   const must = (id: string): Working => {
-    const w = working.get(id);
-    if (!w) throw new Error(`Order ${id} is in the book but not in the record`);
+    let w = working.get(id);
+    if (!w) {
+      w = rt.resting.get(id);
+      if (!w) throw new Error(`Order ${id} is in the book but not in the record`);
+      working.set(id, w);
+    }
     return w;
   };
   const release = (w: Working) => {
@@ -215,23 +225,34 @@ export async function persistCommands(trx: Knex.Transaction, ledger: LedgerServi
     if (w.isNew) inserts.push({ ...newRows.get(w.id)!, ...state, lockAssetId: w.lockAssetId, createdAt: now, updatedAt: now });
     else updates.push([w.id, state.remainingLots, state.filledLots, state.filledNotional, state.feesPaid, state.status, state.statusReason, state.lockedAmount, state.restSequence]);
   }
+  const parts: StatementPart[] = [];
   if (updates.length) {
-    // Every touched resting order in one statement, however many the group filled.
-    await trx.raw(
-      `UPDATE orders AS o
-          SET remaining_lots = v.remaining_lots::bigint, filled_lots = v.filled_lots::bigint, filled_notional = v.filled_notional::numeric,
-              fees_paid = v.fees_paid::numeric, status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount::numeric,
-              rest_sequence = v.rest_sequence::bigint, updated_at = ?
-         FROM (VALUES ${updates.map(() => '(?::uuid, ?, ?, ?, ?, ?, ?::text, ?, ?)').join(', ')})
-           AS v(id, remaining_lots, filled_lots, filled_notional, fees_paid, status, status_reason, locked_amount, rest_sequence)
-        WHERE o.id = v.id`,
-      [now, ...updates.flat()],
-    );
+    parts.push({
+      name: 'orders_updated',
+      sql: `UPDATE orders AS o
+               SET remaining_lots = v.remaining_lots::bigint, filled_lots = v.filled_lots::bigint, filled_notional = v.filled_notional::numeric,
+                   fees_paid = v.fees_paid::numeric, status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount::numeric,
+                   rest_sequence = v.rest_sequence::bigint, updated_at = ?
+              FROM (VALUES ${updates.map(() => '(?::uuid, ?, ?, ?, ?, ?, ?::text, ?, ?)').join(', ')})
+                AS v(id, remaining_lots, filled_lots, filled_notional, fees_paid, status, status_reason, locked_amount, rest_sequence)
+             WHERE o.id = v.id`,
+      bindings: [now, ...updates.flat()],
+    });
   }
-  if (inserts.length) await trx('orders').insert(inserts);
-  if (trades.length) await TradeModel.query(trx).insert(trades.map((t) => ({ ...t, createdAt: now })));
-  await ledger.apply(trx, moves);
-  await markets.setSequence(trx, marketId, rt.engine.sequence);
+  if (inserts.length) parts.push(part('orders_created', db('orders').insert(inserts)));
+  if (trades.length) parts.push(part('trades_created', db('trades').insert(trades.map((t) => ({ ...t, createdAt: now })))));
+  parts.push(...ledger.statementParts(moves), markets.sequencePart(marketId, rt.engine.sequence));
+  try {
+    await runAsOneStatement(db, parts);
+  } catch (e) {
+    if (LedgerService.isInsufficientFunds(e)) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance');
+    throw e;
+  }
+  for (const w of working.values()) {
+    const resting = (w.status === OrderStatus.OPEN || w.status === OrderStatus.PARTIALLY_FILLED) && w.restSequence !== null;
+    if (resting) rt.resting.set(w.id, { ...w, isNew: false });
+    else rt.resting.delete(w.id);
+  }
   // The new orders as committed, so the answers need not read them back.
   return new Map(inserts.map((row) => [row.id!, row as OrderModel]));
 }

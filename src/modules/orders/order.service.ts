@@ -8,7 +8,7 @@ import type { LedgerService } from '../ledger/ledger.service';
 import { divideExact, formatScaled, normalizeDecimal, parseDecimal, pow10 } from '../../platform/decimal';
 import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
-import { Matched, NewOrder, persistCommands, Runtime, Working } from './order-persistence';
+import { Matched, NewOrder, persistCommands, Runtime, Working, workingFromRow } from './order-persistence';
 import { feeCeil, priceOf, quantityOf } from './order-units';
 import {
   BookLevelType,
@@ -73,6 +73,17 @@ class GroupFunds {
       this.committed.set(key, base);
     }
     return (await base) - (this.reserved.get(key) ?? 0n);
+  }
+
+  /** Reads the committed balances a group will ask for in one query rather than one each. */
+  prefetch(keys: { walletId: string; assetId: string }[]): void {
+    const missing = keys.filter((k) => !this.committed.has(`${k.walletId}|${k.assetId}`));
+    if (!missing.length) return;
+    const read = this.ledger.availableMany(this.db, missing);
+    for (const k of missing) {
+      const key = `${k.walletId}|${k.assetId}`;
+      this.committed.set(key, read.then((found) => found.get(key) ?? 0n));
+    }
   }
 
   reserve(walletId: string, assetId: string, amount: bigint): void {
@@ -334,6 +345,8 @@ export class OrderService {
   private async placeGroup(marketId: string, group: QueuedPlacement[]): Promise<void> {
     const rt = await this.runtime(marketId);
     const funds = new GroupFunds(this.ledger, this.db);
+    const { market } = rt.rules;
+    funds.prefetch(group.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
     const matched: { p: QueuedPlacement; m: Matched }[] = [];
     for (const p of group) {
       try {
@@ -486,10 +499,10 @@ export class OrderService {
     return total * rt.rules.notionalUnit;
   }
 
-  /** Commits matched commands in one transaction; on any failure the engine is dropped (rebuilt from the record). */
+  /** Commits matched commands in one statement; on any failure the runtime is dropped (rebuilt from the record). */
   private async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
     try {
-      return await this.db.transaction((trx) => persistCommands(trx, this.ledger, this.markets, marketId, rt, commands));
+      return await persistCommands(this.db, this.ledger, this.markets, marketId, rt, commands);
     } catch (e) {
       this.runtimes.delete(marketId);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
@@ -535,7 +548,7 @@ export class OrderService {
     const open = await OrderModel.query(this.db).where({ marketId }).whereIn('status', LIVE).orderBy('restSequence').orderBy('id');
     const engine = new MatchingEngine(rules.engine, rules.sequence);
     engine.restore(open.map((o) => ({ id: o.id, owner: o.walletId, side: o.side, price: Number(o.priceTicks), remaining: Number(o.remainingLots) })));
-    const rt = { rules, engine };
+    const rt: Runtime = { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])) };
     this.runtimes.set(marketId, rt);
     this.viewRules.set(marketId, Promise.resolve(rules));
     return rt;

@@ -1,0 +1,99 @@
+import { createDb, Db } from '../../../src/platform/db/knex';
+import { fetchPage } from '../../../src/platform/db/fetch-page';
+import { runAsOneStatement, part } from '../../../src/platform/db/one-statement';
+import { MAX_BINDINGS_TO_PREPARE } from '../../../src/platform/db/preparing-pg-client';
+import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
+
+const NAME = `${runPrefix()}_platform_db`;
+let db: Db;
+
+beforeAll(async () => {
+  // One pooled connection, so every query below runs in the session it inspects.
+  db = createDb(await createTestDatabase(NAME), 1);
+  await db.raw('CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, amount int NOT NULL CHECK (amount >= 0))');
+});
+
+afterAll(async () => {
+  await db.destroy();
+  await dropTestDatabase(NAME);
+});
+
+beforeEach(() => db('items').delete());
+
+async function preparedStatements(): Promise<string[]> {
+  const { rows } = await db.raw('SELECT statement FROM pg_prepared_statements');
+  return rows.map((r: { statement: string }) => r.statement);
+}
+
+describe('the database client', () => {
+  it('prepares a parameterised statement once per connection and reuses it', async () => {
+    await db('items').insert({ id: 1, label: 'a', amount: 1 });
+    for (let i = 0; i < 3; i++) expect(await db('items').where({ id: 1 }).first()).toMatchObject({ label: 'a' });
+    const lookups = (await preparedStatements()).filter((s) => s.startsWith('select * from "items" where "id" = $1'));
+    expect(lookups).toHaveLength(1);
+  });
+
+  it('leaves statements without bindings and large batches unnamed', async () => {
+    const before = (await preparedStatements()).length;
+    const rows = Array.from({ length: MAX_BINDINGS_TO_PREPARE }, (_, i) => ({ id: 100 + i, label: 'batch', amount: i }));
+    await db('items').insert(rows);
+    await db.raw('SELECT count(*) FROM items');
+    expect((await preparedStatements()).length).toBe(before);
+  });
+});
+
+describe('fetchPage', () => {
+  beforeEach(() => db('items').insert(Array.from({ length: 7 }, (_, i) => ({ id: i + 1, label: `item ${i + 1}`, amount: i }))));
+  const order = [{ column: 'id' }];
+
+  async function queriesDuring(fn: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const record = (q: { sql: string }) => seen.push(q.sql);
+    db.on('query', record);
+    try {
+      await fn();
+    } finally {
+      db.off('query', record);
+    }
+    return seen;
+  }
+
+  it('tells the total from a short page without counting', async () => {
+    let page: unknown;
+    const queries = await queriesDuring(async () => (page = await fetchPage<{ id: number }>(db('items'), { limit: 5, offset: 5 }, order)));
+    expect(page).toEqual({ rows: [expect.objectContaining({ id: 6 }), expect.objectContaining({ id: 7 })], total: 7 });
+    expect(queries).toHaveLength(1);
+  });
+
+  it('counts when the page is full or past the end', async () => {
+    const queries = await queriesDuring(async () => expect((await fetchPage(db('items'), { limit: 3, offset: 0 }, order)).total).toBe(7));
+    expect(queries).toHaveLength(2);
+    expect(await fetchPage(db('items'), { limit: 3, offset: 50 }, order)).toEqual({ rows: [], total: 7 });
+    expect(await fetchPage(db('items').where('amount', '>', 100), { limit: 3, offset: 0 }, order)).toEqual({ rows: [], total: 0 });
+  });
+});
+
+describe('runAsOneStatement', () => {
+  it('applies every part together', async () => {
+    await db('items').insert({ id: 1, label: 'a', amount: 5 });
+    await runAsOneStatement(db, [
+      part('added', db('items').insert({ id: 2, label: 'b', amount: 1 })),
+      part('changed', db('items').where({ id: 1 }).update({ amount: 4 })),
+    ]);
+    expect(await db('items').orderBy('id').select('id', 'amount')).toEqual([
+      { id: 1, amount: 4 },
+      { id: 2, amount: 1 },
+    ]);
+  });
+
+  it('applies none of them when one fails', async () => {
+    await db('items').insert({ id: 1, label: 'a', amount: 5 });
+    await expect(
+      runAsOneStatement(db, [
+        part('added', db('items').insert({ id: 2, label: 'b', amount: 1 })),
+        part('overdrawn', db('items').where({ id: 1 }).update({ amount: -1 })),
+      ]),
+    ).rejects.toMatchObject({ code: '23514' });
+    expect(await db('items').orderBy('id').select('id', 'amount')).toEqual([{ id: 1, amount: 5 }]);
+  });
+});
