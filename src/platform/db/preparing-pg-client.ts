@@ -35,6 +35,12 @@ export function statementName(sql: string): string {
 }
 
 const namedCount = new WeakMap<PgConnection, number>();
+/** Statements a schema change made unusable on a connection; they run unnamed there from then on. */
+const staleNames = new WeakMap<PgConnection, Set<string>>();
+
+function isStalePlan(e: unknown): boolean {
+  return (e as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String((e as Error).message));
+}
 
 /**
  * The knex PostgreSQL client, but each parameterised statement is sent as a named prepared
@@ -44,18 +50,29 @@ const namedCount = new WeakMap<PgConnection, number>();
  */
 export class PreparingPgClient extends (KnexPgClient as new (config: object) => { _query(connection: unknown, obj: KnexQueryObject): Promise<unknown> }) {
   override _query(connection: unknown, obj: KnexQueryObject): Promise<unknown> {
-    if (obj.bindings?.length && obj.bindings.length <= MAX_BINDINGS_TO_PREPARE && !obj.options?.name) {
-      const pg = (connection as { connection?: PgConnection }).connection;
-      if (pg?.parsedStatements) {
-        const name = statementName(obj.sql);
-        const known = pg.parsedStatements[name] !== undefined;
-        const count = namedCount.get(pg) ?? 0;
-        if (known || count < MAX_PREPARED_PER_CONNECTION) {
-          if (!known) namedCount.set(pg, count + 1);
-          obj.options = { ...obj.options, name };
-        }
-      }
-    }
-    return super._query(connection, obj);
+    const pg = (connection as { connection?: PgConnection }).connection;
+    const name = pg?.parsedStatements && obj.bindings?.length && obj.bindings.length <= MAX_BINDINGS_TO_PREPARE && !obj.options?.name ? this.nameFor(pg, obj.sql) : undefined;
+    if (!name) return super._query(connection, obj);
+    return super._query(connection, { ...obj, options: { ...obj.options, name } }).catch((e: unknown) => {
+      // A migration changed a table under a prepared `SELECT *`: PostgreSQL refuses that plan for
+      // good, so this connection stops naming the statement, and the query runs again unnamed
+      // unless a transaction (now aborted) holds the connection.
+      if (!isStalePlan(e)) throw e;
+      const stale = staleNames.get(pg!) ?? new Set<string>();
+      stale.add(name);
+      staleNames.set(pg!, stale);
+      if ((connection as { __knexTxId?: string }).__knexTxId) throw e;
+      return super._query(connection, obj);
+    });
+  }
+
+  private nameFor(pg: PgConnection, sql: string): string | undefined {
+    const name = statementName(sql);
+    if (staleNames.get(pg)?.has(name)) return undefined;
+    if (pg.parsedStatements[name] !== undefined) return name;
+    const count = namedCount.get(pg) ?? 0;
+    if (count >= MAX_PREPARED_PER_CONNECTION) return undefined;
+    namedCount.set(pg, count + 1);
+    return name;
   }
 }

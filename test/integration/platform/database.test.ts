@@ -33,6 +33,21 @@ describe('the database client', () => {
     expect(lookups).toHaveLength(1);
   });
 
+  it('keeps answering after a migration changes a table under a prepared SELECT *', async () => {
+    await db('items').insert({ id: 1, label: 'a', amount: 1 });
+    expect(await db('items').where({ id: 1 }).first()).toEqual({ id: 1, label: 'a', amount: 1 });
+    expect(await db.transaction((trx) => trx('items').where({ amount: 1 }).first())).toEqual({ id: 1, label: 'a', amount: 1 });
+    await db.raw('ALTER TABLE items ADD COLUMN note text');
+    try {
+      expect(await db('items').where({ id: 1 }).first()).toEqual({ id: 1, label: 'a', amount: 1, note: null });
+      // Inside a transaction the first stale use aborts it; the statement is not named again.
+      await expect(db.transaction((trx) => trx('items').where({ amount: 1 }).first())).rejects.toMatchObject({ code: '0A000' });
+      expect(await db.transaction((trx) => trx('items').where({ amount: 1 }).first())).toMatchObject({ note: null });
+    } finally {
+      await db.raw('ALTER TABLE items DROP COLUMN note');
+    }
+  });
+
   it('leaves statements without bindings and large batches unnamed', async () => {
     const before = (await preparedStatements()).length;
     const rows = Array.from({ length: MAX_BINDINGS_TO_PREPARE }, (_, i) => ({ id: 100 + i, label: 'batch', amount: i }));
