@@ -25,6 +25,8 @@ export const configSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
+  /** Named prepared statements; turn off behind a pooler that does not keep them (PgBouncer transaction mode before 1.21). */
+  DB_PREPARED_STATEMENTS: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),
   WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
   /** Lets the recoverable-assets call read through a caller's rpcUrl on loopback or a private network. */

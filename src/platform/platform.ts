@@ -30,7 +30,7 @@ export interface Platform {
 
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
   await ensureDatabase(config.DATABASE_URL);
-  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX);
+  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS });
   const applied = await migrate(db);
   if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
   const redis = await connectRedis(config.REDIS_URL);

@@ -7,9 +7,9 @@ import { PreparingPgClient } from './preparing-pg-client';
 export type Db = Knex;
 
 /** NUMERIC and BIGINT stay strings: money is never a JavaScript number. */
-export function createDb(databaseUrl: string, poolMax = 20): Db {
+export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStatements?: boolean } = {}): Db {
   const db = knexFactory({
-    client: PreparingPgClient as unknown as typeof Knex.Client,
+    client: opts.preparedStatements === false ? 'pg' : (PreparingPgClient as unknown as typeof Knex.Client),
     connection: databaseUrl,
     pool: { min: 0, max: poolMax },
     ...knexSnakeCaseMappers(),

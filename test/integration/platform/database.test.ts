@@ -48,6 +48,17 @@ describe('the database client', () => {
     }
   });
 
+  it('names nothing when prepared statements are turned off (DB_PREPARED_STATEMENTS=false)', async () => {
+    const plain = createDb(db.client.config.connection, 1, { preparedStatements: false });
+    try {
+      expect(await plain('items').where({ id: 42 })).toEqual([]);
+      const { rows } = await plain.raw('SELECT count(*)::int AS n FROM pg_prepared_statements');
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await plain.destroy();
+    }
+  });
+
   it('leaves statements without bindings and large batches unnamed', async () => {
     const before = (await preparedStatements()).length;
     const rows = Array.from({ length: MAX_BINDINGS_TO_PREPARE }, (_, i) => ({ id: 100 + i, label: 'batch', amount: i }));
