@@ -1,17 +1,42 @@
 import autocannon from 'autocannon';
-import { freshDatabase, keelCli, median, startKeelProcess, stopProcess } from './support';
+import { join } from 'node:path';
+import { freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(url: string, seconds: number, headers: Record<string, string>): Promise<Run> {
+  const r = await autocannon({ url, connections: 50, duration: seconds, headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+function summary(runs: Run[]) {
+  return {
+    requestsPerSecond: median(runs.map((r) => r.rps)),
+    latencyP50Ms: median(runs.map((r) => r.p50)),
+    latencyP99Ms: median(runs.map((r) => r.p99)),
+  };
+}
 
 /**
  * Authenticated GET throughput on the core host: `GET /v1/api-keys` (auth, rate limit, the REST
  * shim, a GraphQL execution and a PostgreSQL query per request) at 50 connections.
  * Rate limits are raised (RATE_LIMIT_SCALE) but still counted in Redis on every request.
- * A third argument names another path, e.g. `/health` for the unauthenticated ceiling.
+ * Beside it, run for run, the yardstick: a bare node:http server running the same SQL (see
+ * http-floor-server.ts), so the figure can be read against what this machine allows.
+ * A third argument names another path, e.g. `/health` for the unauthenticated ceiling (no yardstick).
  */
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
   const runs = Number(args[1] ?? 3);
   const path = args[2] ?? '/v1/api-keys';
   const port = 4900;
+  const floorPort = 4901;
   const env = {
     DATABASE_URL: await freshDatabase('keel_bench_http'),
     REDIS_PREFIX: 'keelbench:http:',
@@ -22,33 +47,33 @@ export async function run(args: string[]): Promise<object> {
   };
   keelCli(['migrate'], env);
   const org = JSON.parse(keelCli(['org', 'create', '--name', 'bench', '--tier', 'Business', '--json'], env));
-  const child = await startKeelProcess(env, `http://127.0.0.1:${port}/ready`);
+  const headers = { apiKey: org.adminKey, orgId: org.orgId };
+  const withYardstick = path === '/v1/api-keys';
+  const keel = await startKeelProcess(env, `http://127.0.0.1:${port}/ready`);
+  const floor = withYardstick
+    ? await startNodeProcess([join(__dirname, 'http-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, ORG_ID: org.orgId, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`)
+    : undefined;
   try {
-    const results = [];
-    for (let i = 0; i < runs + 1; i++) {
-      const r = await autocannon({
-        url: `http://127.0.0.1:${port}${path}`,
-        connections: 50,
-        duration: i === 0 ? 3 : seconds,
-        headers: { apiKey: org.adminKey, orgId: org.orgId },
-      });
-      if (i === 0) continue; // warm-up
-      results.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+    const keelRuns: Run[] = [];
+    const floorRuns: Run[] = [];
+    await load(`http://127.0.0.1:${port}${path}`, 3, headers); // warm-up
+    if (floor) await load(`http://127.0.0.1:${floorPort}/`, 3, {});
+    for (let i = 0; i < runs; i++) {
+      keelRuns.push(await load(`http://127.0.0.1:${port}${path}`, seconds, headers));
+      if (floor) floorRuns.push(await load(`http://127.0.0.1:${floorPort}/`, seconds, {}));
     }
     return {
       benchmark: 'http',
       endpoint: `GET ${path} (core host${path.startsWith('/v1/') ? ', authenticated' : ''})`,
       connections: 50,
       secondsPerRun: seconds,
-      runs: results,
-      median: {
-        requestsPerSecond: median(results.map((r) => r.rps)),
-        latencyP50Ms: median(results.map((r) => r.p50)),
-        latencyP99Ms: median(results.map((r) => r.p99)),
-      },
+      runs: keelRuns,
+      median: summary(keelRuns),
+      ...(floor ? { yardstick: { what: 'node:http + the same prepared SQL, nothing else', runs: floorRuns, median: summary(floorRuns) } } : {}),
       target: { requestsPerSecond: 5000, latencyP99Ms: 20 },
     };
   } finally {
-    await stopProcess(child);
+    await stopProcess(keel);
+    if (floor) await stopProcess(floor);
   }
 }

@@ -24,8 +24,13 @@ export function keelCli(args: string[], env: NodeJS.ProcessEnv): string {
   return execFileSync(process.execPath, [join(ROOT, 'bin', 'keel.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
 }
 
-export async function startKeelProcess(env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), join(ROOT, 'bin', 'keel.js'), 'start'], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+export function startKeelProcess(env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
+  return startNodeProcess([join(ROOT, 'bin', 'keel.js'), 'start'], env, readyUrl);
+}
+
+/** Starts a Node.js script in its own process (profiled when BENCH_CPU_PROF names a folder) and waits until readyUrl answers. */
+export async function startNodeProcess(args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     try {
@@ -36,7 +41,7 @@ export async function startKeelProcess(env: NodeJS.ProcessEnv, readyUrl: string)
     await new Promise((r) => setTimeout(r, 200));
   }
   child.kill('SIGKILL');
-  throw new Error(`Keel did not become ready at ${readyUrl}`);
+  throw new Error(`${args[0]} did not become ready at ${readyUrl}`);
 }
 
 export async function stopProcess(child: ChildProcess): Promise<void> {
