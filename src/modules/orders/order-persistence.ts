@@ -93,11 +93,6 @@ export async function persistCommands(db: Knex, ledger: LedgerService, markets: 
     }
   }
   const events = commands.flatMap((c) => c.events);
-  const touched = new Set<string>();
-  for (const e of events) {
-    if (e.type === 'trade') touched.add(e.makerOrderId);
-    else if (e.type === 'cancelled' || e.type === 'filled') touched.add(e.orderId);
-  }
   const must = (id: string): Working => {
     let w = working.get(id);
     if (!w) {
