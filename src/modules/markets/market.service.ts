@@ -170,10 +170,13 @@ export class MarketService {
     return { market: marketView(row, base!, quote!), baseDecimals: base!.decimals, quoteDecimals: quote!.decimals, sequence: Number(row.sequence), ...rules };
   }
 
-  /** Records the engine sequence the caller's transaction commits (the order service, per command). */
-  /** Records the market's last sequence number, as a part of the statement that commits its commands. */
-  sequencePart(marketId: string, sequence: number): StatementPart {
-    return part('market_sequence', this.db('markets').where({ id: marketId }).update({ sequence: String(sequence) }));
+  /**
+   * Moves the market's sequence from `from` to `to`, as a part of the statement that commits its
+   * commands. The part requires its row: if the stored sequence is no longer `from` (another
+   * process wrote to this market), the whole statement is refused and nothing is written.
+   */
+  sequencePart(marketId: string, from: number, to: number): StatementPart {
+    return { ...part('market_sequence', this.db('markets').where({ id: marketId, sequence: String(from) }).update({ sequence: String(to) }, ['id'])), expectRows: 1 };
   }
 
   /** Asset decimals by id, for rendering ledger amounts. */

@@ -19,6 +19,8 @@ export interface Runtime {
   rules: TradingRules;
   engine: MatchingEngine;
   resting: Map<string, Working>;
+  /** The market sequence PostgreSQL holds: each commit moves it from this value, or is refused. */
+  committedSequence: number;
 }
 
 /** An order a command touches, with its money state as the command changes it. */
@@ -236,13 +238,14 @@ export async function persistCommands(db: Knex, ledger: LedgerService, markets: 
   }
   if (inserts.length) parts.push(part('orders_created', db('orders').insert(inserts)));
   if (trades.length) parts.push(part('trades_created', db('trades').insert(trades.map((t) => ({ ...t, createdAt: now })))));
-  parts.push(...ledger.statementParts(moves), markets.sequencePart(marketId, rt.engine.sequence));
+  parts.push(...ledger.statementParts(moves), markets.sequencePart(marketId, rt.committedSequence, rt.engine.sequence));
   try {
     await runAsOneStatement(db, parts);
   } catch (e) {
     if (LedgerService.isInsufficientFunds(e)) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance');
     throw e;
   }
+  rt.committedSequence = rt.engine.sequence;
   for (const w of working.values()) {
     const resting = (w.status === OrderStatus.OPEN || w.status === OrderStatus.PARTIALLY_FILLED) && w.restSequence !== null;
     if (resting) rt.resting.set(w.id, { ...w, isNew: false });

@@ -26,6 +26,7 @@ import {
   TradeType,
 } from './order.types';
 import { fetchPage } from '../../platform/db/fetch-page';
+import { StatementCheckFailed } from '../../platform/db/one-statement';
 
 const LIVE: OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -513,8 +514,9 @@ export class OrderService {
   }
 
   /**
-   * Runs a command again (on a rebuilt engine) when PostgreSQL aborted its transaction for a
-   * deadlock or a serialisation failure; commit() has already dropped the engine by then.
+   * Runs a command again (on a rebuilt engine) when PostgreSQL aborted its statement for a
+   * deadlock or a serialisation failure, or refused it because the market's sequence moved
+   * (another process wrote to the market); commit() has already dropped the engine by then.
    */
   private async retryingTransient<T>(fn: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -522,7 +524,8 @@ export class OrderService {
         return await fn();
       } catch (e) {
         const code = (e as { code?: string }).code;
-        if (attempt >= 2 || (code !== '40P01' && code !== '40001')) throw e;
+        const transient = code === '40P01' || code === '40001' || e instanceof StatementCheckFailed;
+        if (attempt >= 2 || !transient) throw e;
       }
     }
   }
@@ -548,7 +551,7 @@ export class OrderService {
     const open = await OrderModel.query(this.db).where({ marketId }).whereIn('status', LIVE).orderBy('restSequence').orderBy('id');
     const engine = new MatchingEngine(rules.engine, rules.sequence);
     engine.restore(open.map((o) => ({ id: o.id, owner: o.walletId, side: o.side, price: Number(o.priceTicks), remaining: Number(o.remainingLots) })));
-    const rt: Runtime = { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])) };
+    const rt: Runtime = { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence };
     this.runtimes.set(marketId, rt);
     this.viewRules.set(marketId, Promise.resolve(rules));
     return rt;

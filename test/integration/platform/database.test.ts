@@ -1,6 +1,6 @@
 import { createDb, Db } from '../../../src/platform/db/knex';
 import { fetchPage } from '../../../src/platform/db/fetch-page';
-import { runAsOneStatement, part } from '../../../src/platform/db/one-statement';
+import { runAsOneStatement, part, StatementCheckFailed } from '../../../src/platform/db/one-statement';
 import { MAX_BINDINGS_TO_PREPARE } from '../../../src/platform/db/preparing-pg-client';
 import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
 
@@ -121,5 +121,17 @@ describe('runAsOneStatement', () => {
       ]),
     ).rejects.toMatchObject({ code: '23514' });
     expect(await db('items').orderBy('id').select('id', 'amount')).toEqual([{ id: 1, amount: 5 }]);
+  });
+
+  it('is refused as a whole when a part does not touch the rows it requires', async () => {
+    await db('items').insert({ id: 1, label: 'a', amount: 5 });
+    const moveFrom = (expected: number) => ({ ...part('moved', db('items').where({ id: 1, amount: expected }).update({ amount: 6 }, ['id'])), expectRows: 1 });
+    await expect(runAsOneStatement(db, [part('added', db('items').insert({ id: 2, label: 'b', amount: 1 })), moveFrom(4)])).rejects.toBeInstanceOf(StatementCheckFailed);
+    expect(await db('items').orderBy('id').select('id', 'amount')).toEqual([{ id: 1, amount: 5 }]);
+    await runAsOneStatement(db, [part('added', db('items').insert({ id: 2, label: 'b', amount: 1 })), moveFrom(5)]);
+    expect(await db('items').orderBy('id').select('id', 'amount')).toEqual([
+      { id: 1, amount: 6 },
+      { id: 2, amount: 1 },
+    ]);
   });
 });

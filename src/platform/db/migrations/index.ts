@@ -5,6 +5,7 @@ import * as m003 from './003_custody';
 import * as m004 from './004_chain_watch';
 import * as m006 from './006_transfers';
 import * as m005 from './005_trading';
+import * as m007 from './007_statement_checks';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -17,6 +18,7 @@ const migrations: Record<string, Knex.Migration> = {
   '004_chain_watch': m004,
   '006_transfers': m006,
   '005_trading': m005,
+  '007_statement_checks': m007,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
