@@ -110,8 +110,8 @@ function positiveAmount(amount: bigint): void {
 
 /**
  * The internal ledger: per (wallet, asset) available and locked amounts, and an append-only journal
- * of every change. Every public method that changes money takes the caller's transaction, so a
- * deposit, an order placement or a fill commits together with what caused it.
+ * of every change. Money changes commit with what caused them: a deposit or a withdrawal through
+ * the caller's transaction, the order book's placements and fills as parts of its one statement.
  *
  * Balance rows are always updated in (wallet_id, asset_id) order within one call, so two
  * transactions that touch the same wallets cannot deadlock on them.
@@ -164,34 +164,12 @@ export class LedgerService {
     return { applied: true };
   }
 
-  /** Moves available → locked. INSUFFICIENT_FUNDS when available is short. */
-  async lock(trx: Knex.Transaction, input: DebitInput): Promise<void> {
-    positiveAmount(input.amount);
-    await this.apply(trx, [{ ...input, kind: 'lock', available: -input.amount, locked: input.amount }]);
-  }
-
-  /** Moves locked → available. */
-  async unlock(trx: Knex.Transaction, input: DebitInput): Promise<void> {
-    positiveAmount(input.amount);
-    await this.apply(trx, [{ ...input, kind: 'unlock', available: input.amount, locked: -input.amount }]);
-  }
-
   /**
-   * Journals and applies a set of moves atomically (within trx): INSUFFICIENT_FUNDS when any
-   * balance would go below zero. Moves on the fee account (walletId null) are journal-only.
-   */
-  async apply(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
-    const real = realMoves(moves);
-    if (real.length === 0) return;
-    await this.journal(trx, real, null);
-    await this.applyBalances(trx, real.filter((m) => m.walletId !== null));
-  }
-
-  /**
-   * What apply() does, as parts of one statement (see runAsOneStatement), for a caller that writes
-   * everything a command did in a single round trip. Balance rows are locked in key order, updated,
-   * and created where missing. A balance that would go below zero fails the whole statement with
-   * an error that `isInsufficientFunds` recognises.
+   * Journals and applies a set of moves as parts of one statement (see runAsOneStatement), for a
+   * caller that writes everything a command did in a single round trip. Moves on the fee account
+   * (walletId null) are journal-only. Balance rows are locked in key order, updated, and created
+   * where missing. A balance that would go below zero fails the whole statement with an error that
+   * `isInsufficientFunds` recognises.
    */
   statementParts(moves: LedgerMove[]): StatementPart[] {
     const real = realMoves(moves);
@@ -306,53 +284,16 @@ export class LedgerService {
     });
   }
 
-  /** Appends journal rows; with a key, returns false when that key was already journalled. */
-  private async journal(trx: Knex.Transaction, moves: LedgerMove[], idempotencyKey: string | null): Promise<boolean> {
+  /** Appends journal rows under a key; false when that key was already journalled. */
+  private async journal(trx: Knex.Transaction, moves: LedgerMove[], idempotencyKey: string): Promise<boolean> {
     const rows = journalRows(moves, idempotencyKey);
-    if (idempotencyKey === null) {
-      await trx('ledger_entries').insert(rows);
-      return true;
-    }
     const inserted = await trx('ledger_entries').insert(rows).onConflict('idempotencyKey').ignore().returning('id');
     return inserted.length > 0;
   }
 
-  /**
-   * Several balance rows at once (a group of fills): locks them in key order, then updates them in
-   * one statement. False when a row is missing or belongs to another organisation; the caller then
-   * applies the rows one by one (which creates missing rows). INSUFFICIENT_FUNDS when one would go
-   * below zero.
-   */
-  private async applyExisting(trx: Knex.Transaction, rows: BalanceChange[]): Promise<boolean> {
-    const keys = rows.map((r) => [r.walletId, r.assetId, r.organizationId]);
-    const locked = await trx.raw(
-      `SELECT wallet_id FROM ledger_balances
-        WHERE (wallet_id, asset_id, organization_id) IN (${keys.map(() => '(?::uuid, ?::uuid, ?::uuid)').join(', ')})
-        ORDER BY wallet_id, asset_id FOR UPDATE`,
-      keys.flat(),
-    );
-    if (locked.rows.length !== rows.length) return false;
-    try {
-      await trx.raw(
-        `UPDATE ledger_balances AS b
-            SET available = b.available + v.available::numeric, locked = b.locked + v.locked::numeric, updated_at = now()
-           FROM (VALUES ${rows.map(() => '(?::uuid, ?::uuid, ?, ?)').join(', ')}) AS v(wallet_id, asset_id, available, locked)
-          WHERE b.wallet_id = v.wallet_id AND b.asset_id = v.asset_id`,
-        rows.flatMap((r) => [r.walletId, r.assetId, r.available.toString(), r.locked.toString()]),
-      );
-    } catch (e) {
-      if (isCheckViolation(e)) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance');
-      throw e;
-    }
-    return true;
-  }
-
   /** Sums moves per (wallet, asset) and applies them in key order. */
   private async applyBalances(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
-    const ordered = balanceChanges(moves);
-    if (ordered.length > 1 && (await this.applyExisting(trx, ordered))) return;
-    for (const s of ordered) {
-      if (s.available === 0n && s.locked === 0n) continue;
+    for (const s of balanceChanges(moves)) {
       const insufficient = () => new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance', { walletId: s.walletId, assetId: s.assetId });
       try {
         // PostgreSQL checks an INSERT's candidate row before ON CONFLICT, so update first and

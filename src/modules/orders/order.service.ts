@@ -68,12 +68,8 @@ class GroupFunds {
 
   async available(walletId: string, assetId: string): Promise<bigint> {
     const key = `${walletId}|${assetId}`;
-    let base = this.committed.get(key);
-    if (!base) {
-      base = this.ledger.balance(this.db, walletId, assetId).then((b) => b.available);
-      this.committed.set(key, base);
-    }
-    return (await base) - (this.reserved.get(key) ?? 0n);
+    this.prefetch([{ walletId, assetId }]);
+    return (await this.committed.get(key)!) - (this.reserved.get(key) ?? 0n);
   }
 
   /** Reads the committed balances a group will ask for in one query rather than one each. */
@@ -83,7 +79,10 @@ class GroupFunds {
     const read = this.ledger.availableMany(this.db, missing);
     for (const k of missing) {
       const key = `${k.walletId}|${k.assetId}`;
-      this.committed.set(key, read.then((found) => found.get(key) ?? 0n));
+      const amount = read.then((found) => found.get(key) ?? 0n);
+      // A placement refused before it asks for its balance never awaits this: a failed read must not go unhandled.
+      amount.catch(() => undefined);
+      this.committed.set(key, amount);
     }
   }
 
