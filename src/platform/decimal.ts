@@ -55,10 +55,6 @@ export function divideCeil(a: Scaled, b: Scaled): bigint {
   return (x + y - 1n) / y;
 }
 
-export function multiply(a: Scaled, n: bigint): Scaled {
-  return { int: a.int * n, scale: a.scale };
-}
-
 /** Renders int / 10^scale without trailing zeros ("1.50" → "1.5", "2.000" → "2"): base units as whole units. */
 export function formatScaled(int: bigint, scale: number): string {
   const negative = int < 0n;

@@ -24,7 +24,7 @@ interface KnexQueryObject {
 const names = new Map<string, string>();
 
 /** A statement name derived from the SQL text, so every connection agrees on it. */
-export function statementName(sql: string): string {
+function statementName(sql: string): string {
   let name = names.get(sql);
   if (name === undefined) {
     if (names.size >= 10_000) names.clear();
