@@ -4,6 +4,7 @@ import { buildSchema, NonEmptyArray, PubSub } from 'type-graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import type { Host } from '../platform/auth/permissions';
 import { authChecker } from './auth-checker';
+import { validateArguments } from './validate-arguments';
 import { OrganizationResolver } from '../modules/organizations/organization.resolver';
 import { ApiKeyResolver } from '../modules/api-keys/api-key.resolver';
 import { EngineStatusResolver } from '../modules/engine-status/engine-status.resolver';
@@ -31,7 +32,7 @@ export async function buildHostSchema(host: Host, pubSub: PubSub = createPubSub(
     resolvers: HOST_RESOLVERS[host],
     authChecker,
     authMode: 'error',
-    validate: { forbidUnknownValues: false },
+    validateFn: validateArguments,
   });
 }
 
