@@ -23,20 +23,26 @@ function summary(runs: Run[]) {
   };
 }
 
+interface Yardstick {
+  what: string;
+  port: number;
+  env: NodeJS.ProcessEnv;
+}
+
 /**
  * Authenticated GET throughput on the core host: `GET /v1/api-keys` (auth, rate limit, the REST
  * shim, a GraphQL execution and a PostgreSQL query per request) at 50 connections.
  * Rate limits are raised (RATE_LIMIT_SCALE) but still counted in Redis on every request.
- * Beside it, run for run, the yardstick: a bare node:http server running the same SQL (see
- * http-floor-server.ts), so the figure can be read against what this machine allows.
- * A third argument names another path, e.g. `/health` for the unauthenticated ceiling (no yardstick).
+ * Beside it, run for run, two yardsticks (see http-floor-server.ts): a bare node:http server
+ * running the same SQL, and the same server spending the key's rate limit in Redis first, so the
+ * figure can be read against what this machine allows.
+ * A third argument names another path, e.g. `/health` for the unauthenticated ceiling (no yardsticks).
  */
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
   const runs = Number(args[1] ?? 3);
   const path = args[2] ?? '/v1/api-keys';
   const port = 4900;
-  const floorPort = 4901;
   const env = {
     DATABASE_URL: await freshDatabase('keel_bench_http'),
     REDIS_PREFIX: 'keelbench:http:',
@@ -48,19 +54,26 @@ export async function run(args: string[]): Promise<object> {
   keelCli(['migrate'], env);
   const org = JSON.parse(keelCli(['org', 'create', '--name', 'bench', '--tier', 'Business', '--json'], env));
   const headers = { apiKey: org.adminKey, orgId: org.orgId };
-  const withYardstick = path === '/v1/api-keys';
-  const keel = await startKeelProcess(env, `http://127.0.0.1:${port}/ready`);
-  const floor = withYardstick
-    ? await startNodeProcess([join(__dirname, 'http-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, ORG_ID: org.orgId, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`)
-    : undefined;
+  const floorEnv = { DATABASE_URL: env.DATABASE_URL, ORG_ID: org.orgId };
+  const yardsticks: Yardstick[] =
+    path === '/v1/api-keys'
+      ? [
+          { what: 'node:http + the same prepared SQL, nothing else', port: 4901, env: floorEnv },
+          { what: "node:http + Keel's Redis rate limit + the same prepared SQL", port: 4902, env: { ...floorEnv, RATE_LIMIT_KEY: 'bench' } },
+        ]
+      : [];
+  const processes = [await startKeelProcess(env, `http://127.0.0.1:${port}/ready`)];
   try {
+    for (const y of yardsticks) {
+      processes.push(await startNodeProcess([join(__dirname, 'http-floor-server.js')], { ...y.env, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
+    }
     const keelRuns: Run[] = [];
-    const floorRuns: Run[] = [];
+    const yardstickRuns: Run[][] = yardsticks.map(() => []);
     await load(`http://127.0.0.1:${port}${path}`, 3, headers); // warm-up
-    if (floor) await load(`http://127.0.0.1:${floorPort}/`, 3, {});
+    for (const y of yardsticks) await load(`http://127.0.0.1:${y.port}/`, 3, {});
     for (let i = 0; i < runs; i++) {
       keelRuns.push(await load(`http://127.0.0.1:${port}${path}`, seconds, headers));
-      if (floor) floorRuns.push(await load(`http://127.0.0.1:${floorPort}/`, seconds, {}));
+      for (const [j, y] of yardsticks.entries()) yardstickRuns[j].push(await load(`http://127.0.0.1:${y.port}/`, seconds, {}));
     }
     return {
       benchmark: 'http',
@@ -69,11 +82,10 @@ export async function run(args: string[]): Promise<object> {
       secondsPerRun: seconds,
       runs: keelRuns,
       median: summary(keelRuns),
-      ...(floor ? { yardstick: { what: 'node:http + the same prepared SQL, nothing else', runs: floorRuns, median: summary(floorRuns) } } : {}),
+      yardsticks: yardsticks.map((y, j) => ({ what: y.what, runs: yardstickRuns[j], median: summary(yardstickRuns[j]) })),
       target: { requestsPerSecond: 5000, latencyP99Ms: 20 },
     };
   } finally {
-    await stopProcess(keel);
-    if (floor) await stopProcess(floor);
+    for (const child of processes) await stopProcess(child);
   }
 }

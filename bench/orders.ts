@@ -1,5 +1,7 @@
 import autocannon from 'autocannon';
-import { freshDatabase, keelCli, median, startKeelProcess, stopProcess } from './support';
+import { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
 async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
   const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -14,6 +16,8 @@ async function call(url: string, method: string, headers: Record<string, string>
  * Two wallets funded through the faucet and the deposit watcher (the real path) trade one market:
  * limit orders of 0.01 ETH, buys at 1990–2005 and sells at 1995–2010 USDC, so about a third cross
  * and the rest rest. 50 connections; 1 warm-up and `runs` measured runs; medians reported.
+ * Beside it, run for run and with the same bodies, the yardstick (orders-floor-server.ts): a bare
+ * node:http server that spends the rate limit in Redis and group-commits each order as one row.
  */
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
@@ -35,6 +39,7 @@ export async function run(args: string[]): Promise<object> {
   };
   keelCli(['migrate'], env);
   const child = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
+  let floor: ChildProcess | undefined;
   try {
     const org = JSON.parse(keelCli(['org', 'create', '--name', 'bench', '--tier', 'Business', '--json'], env));
     const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
@@ -62,27 +67,41 @@ export async function run(args: string[]): Promise<object> {
       const cents = Math.floor(Math.random() * 1500);
       return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market: 'ETH-USDC', side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
     };
-    const results = [];
-    for (let i = 0; i < runs + 1; i++) {
+    const floorPort = 4922;
+    floor = await startNodeProcess([join(__dirname, 'orders-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`);
+    const load = async (url: string, duration: number) => {
       const r = await autocannon({
-        url: `${proUrl}/v1/orderbook/orders`,
+        url,
         connections,
-        duration: i === 0 ? 3 : seconds,
+        duration,
         requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
       });
-      if (i === 0) continue;
-      results.push({ ordersPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+      return { ordersPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+    };
+    const keelUrl = `${proUrl}/v1/orderbook/orders`;
+    const floorUrl = `http://127.0.0.1:${floorPort}/`;
+    await load(keelUrl, 3); // warm-up
+    await load(floorUrl, 3);
+    type Run = Awaited<ReturnType<typeof load>>;
+    const results: Run[] = [];
+    const floorResults: Run[] = [];
+    for (let i = 0; i < runs; i++) {
+      results.push(await load(keelUrl, seconds));
+      floorResults.push(await load(floorUrl, seconds));
     }
+    const summary = (rs: Run[]) => ({ ordersPerSecond: median(rs.map((r) => r.ordersPerSecond)), latencyP50Ms: median(rs.map((r) => r.p50)), latencyP99Ms: median(rs.map((r) => r.p99)) });
     return {
       benchmark: 'orders',
       endpoint: 'POST /v1/orderbook/orders (pro host, committed before the answer)',
       connections,
       secondsPerRun: seconds,
       runs: results,
-      median: { ordersPerSecond: median(results.map((r) => r.ordersPerSecond)), latencyP50Ms: median(results.map((r) => r.p50)), latencyP99Ms: median(results.map((r) => r.p99)) },
+      median: summary(results),
+      yardstick: { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', runs: floorResults, median: summary(floorResults) },
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {
     await stopProcess(child);
+    if (floor) await stopProcess(floor);
   }
 }

@@ -1,0 +1,73 @@
+import { createServer, IncomingMessage } from 'node:http';
+import { Pool } from 'pg';
+import { connectRedis } from '../src/platform/redis';
+import { RateLimiter } from '../src/platform/rate-limit';
+
+/**
+ * The orders benchmark's yardstick: node:http that answers each `POST` only after the order is
+ * durably stored, the least issue 5 asks of an acknowledged order, and nothing more: the key's rate
+ * limit spent in Redis (Keel's own RateLimiter), the JSON body parsed, and the order inserted as one
+ * row, group-committed (every order that arrives while a commit runs goes into the next one, a
+ * single multi-row INSERT). No authentication, matching, balances, trades or ORM.
+ */
+async function main(): Promise<void> {
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+  await pool.query('CREATE TABLE IF NOT EXISTS floor_orders (id bigserial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:floor:', 100_000);
+  const port = Number(process.env.PORT);
+
+  let waiting: { body: unknown; done: (id: string) => void; failed: (e: unknown) => void }[] = [];
+  let committing = false;
+  const commitWaiting = async (): Promise<void> => {
+    committing = true;
+    while (waiting.length) {
+      const group = waiting;
+      waiting = [];
+      try {
+        const { rows } = await pool.query({
+          name: 'insert-orders',
+          text: 'INSERT INTO floor_orders (body) SELECT unnest($1::jsonb[]) RETURNING id',
+          values: [group.map((o) => JSON.stringify(o.body))],
+        });
+        group.forEach((o, i) => o.done(String(rows[i].id)));
+      } catch (e) {
+        group.forEach((o) => o.failed(e));
+      }
+    }
+    committing = false;
+  };
+  const store = (body: unknown) =>
+    new Promise<string>((done, failed) => {
+      waiting.push({ body, done, failed });
+      if (!committing) void commitWaiting();
+    });
+
+  const readBody = async (req: IncomingMessage): Promise<unknown> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  };
+
+  createServer((req, res) => {
+    if (req.url === '/ready') {
+      res.end('ok');
+      return;
+    }
+    rateLimiter
+      .consume('Business', 'bench')
+      .then(() => readBody(req))
+      .then((order) => store(order))
+      .then((id) => {
+        const body = JSON.stringify({ data: { id, status: 'OPEN' } });
+        res.writeHead(201, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      })
+      .catch(() => {
+        res.writeHead(500);
+        res.end();
+      });
+  }).listen(port, '127.0.0.1');
+}
+
+process.on('SIGTERM', () => process.exit(0));
+void main();
