@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import { part, StatementPart } from '../../platform/db/one-statement';
+import { insertRowsPart, rowsOf, StatementPart } from '../../platform/db/one-statement';
 import type { MasterWalletService } from '../wallets/master-wallet.service';
 import type { AddressService } from '../wallets/address.service';
 
@@ -174,35 +174,39 @@ export class LedgerService {
   statementParts(moves: LedgerMove[]): StatementPart[] {
     const real = realMoves(moves);
     if (real.length === 0) return [];
-    const parts = [part('ledger_journal', this.db('ledger_entries').insert(journalRows(real, null)))];
+    const parts = [insertRowsPart('ledger_journal', 'ledger_entries', journalRows(real, null))];
     const changes = balanceChanges(real);
     if (changes.length === 0) return parts;
-    const values = `(VALUES ${changes.map(() => '(?::uuid, ?::uuid, ?::uuid, ?::numeric, ?::numeric)').join(', ')}) AS v(wallet_id, asset_id, organization_id, available, locked)`;
-    const valueBindings = changes.flatMap((c) => [c.walletId, c.assetId, c.organizationId, c.available.toString(), c.locked.toString()]);
+    const changed = rowsOf(
+      'ledger_balances',
+      changes.map((c) => ({ walletId: c.walletId, assetId: c.assetId, organizationId: c.organizationId, available: c.available.toString(), locked: c.locked.toString() })),
+    );
     parts.push(
+      { name: 'ledger_changes', sql: `SELECT wallet_id, asset_id, organization_id, available, locked FROM ${changed.sql}`, bindings: changed.bindings },
       {
         name: 'ledger_locked',
+        // ANY(ARRAY(...)) keeps this an index lookup, as in orders_updated.
         sql: `SELECT wallet_id, asset_id FROM ledger_balances
-               WHERE (wallet_id, asset_id) IN (${changes.map(() => '(?::uuid, ?::uuid)').join(', ')})
+               WHERE wallet_id = ANY(ARRAY(SELECT wallet_id FROM ledger_changes)) AND (wallet_id, asset_id) IN (SELECT wallet_id, asset_id FROM ledger_changes)
                ORDER BY wallet_id, asset_id FOR UPDATE`,
-        bindings: changes.flatMap((c) => [c.walletId, c.assetId]),
+        bindings: [],
       },
       {
         name: 'ledger_updated',
         sql: `UPDATE ledger_balances AS b
                  SET available = b.available + v.available, locked = b.locked + v.locked, updated_at = now()
-                FROM ${values} JOIN ledger_locked AS l ON l.wallet_id = v.wallet_id AND l.asset_id = v.asset_id
+                FROM ledger_changes AS v JOIN ledger_locked AS l ON l.wallet_id = v.wallet_id AND l.asset_id = v.asset_id
                WHERE b.wallet_id = v.wallet_id AND b.asset_id = v.asset_id AND b.organization_id = v.organization_id
            RETURNING b.wallet_id, b.asset_id`,
-        bindings: valueBindings,
+        bindings: [],
       },
       {
         // A wallet's first balance in an asset; a negative start fails the non-negative check.
         name: 'ledger_created',
         sql: `INSERT INTO ledger_balances (wallet_id, asset_id, organization_id, available, locked)
-              SELECT v.wallet_id, v.asset_id, v.organization_id, v.available, v.locked FROM ${values}
+              SELECT v.wallet_id, v.asset_id, v.organization_id, v.available, v.locked FROM ledger_changes AS v
                WHERE NOT EXISTS (SELECT 1 FROM ledger_updated AS u WHERE u.wallet_id = v.wallet_id AND u.asset_id = v.asset_id)`,
-        bindings: valueBindings,
+        bindings: [],
       },
     );
     return parts;

@@ -3,7 +3,7 @@ import { Knex } from 'knex';
 import type { EngineEvent, MatchingEngine, RejectReason } from '../../engine';
 import { LedgerMove, LedgerService } from '../ledger/ledger.service';
 import { KeelError } from '../../platform/errors';
-import { part, runAsOneStatement, StatementPart } from '../../platform/db/one-statement';
+import { insertRowsPart, rowsOf, runAsOneStatement, StatementPart } from '../../platform/db/one-statement';
 import { formatScaled } from '../../platform/decimal';
 import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
@@ -207,7 +207,7 @@ export async function persistCommands(db: Knex, ledger: LedgerService, markets: 
 
   const now = new Date();
   const inserts: Partial<OrderModel>[] = [];
-  const updates: (string | null)[][] = [];
+  const updates: Partial<OrderModel>[] = [];
   for (const w of working.values()) {
     const state = {
       remainingLots: String(w.remainingLots),
@@ -218,26 +218,31 @@ export async function persistCommands(db: Knex, ledger: LedgerService, markets: 
       statusReason: w.statusReason,
       lockedAmount: String(w.lockedAmount),
       restSequence: w.restSequence === null ? null : String(w.restSequence),
+      updatedAt: now,
     };
-    if (w.isNew) inserts.push({ ...newRows.get(w.id)!, ...state, lockAssetId: w.lockAssetId, createdAt: now, updatedAt: now });
-    else updates.push([w.id, state.remainingLots, state.filledLots, state.filledNotional, state.feesPaid, state.status, state.statusReason, state.lockedAmount, state.restSequence]);
+    if (w.isNew) inserts.push({ ...newRows.get(w.id)!, ...state, lockAssetId: w.lockAssetId, createdAt: now });
+    else updates.push({ id: w.id, ...state });
   }
   const parts: StatementPart[] = [];
   if (updates.length) {
-    parts.push({
-      name: 'orders_updated',
-      sql: `UPDATE orders AS o
-               SET remaining_lots = v.remaining_lots::bigint, filled_lots = v.filled_lots::bigint, filled_notional = v.filled_notional::numeric,
-                   fees_paid = v.fees_paid::numeric, status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount::numeric,
-                   rest_sequence = v.rest_sequence::bigint, updated_at = ?
-              FROM (VALUES ${updates.map(() => '(?::uuid, ?, ?, ?, ?, ?, ?::text, ?, ?)').join(', ')})
-                AS v(id, remaining_lots, filled_lots, filled_notional, fees_paid, status, status_reason, locked_amount, rest_sequence)
-             WHERE o.id = v.id`,
-      bindings: [now, ...updates.flat()],
-    });
+    const changed = rowsOf('orders', updates);
+    parts.push(
+      { name: 'orders_changes', sql: `SELECT * FROM ${changed.sql}`, bindings: changed.bindings },
+      {
+        // ANY(ARRAY(...)) makes PostgreSQL look the rows up by primary key: it cannot see how few
+        // rows the jsonb holds and would otherwise scan the whole table.
+        name: 'orders_updated',
+        sql: `UPDATE orders AS o
+                 SET remaining_lots = v.remaining_lots, filled_lots = v.filled_lots, filled_notional = v.filled_notional, fees_paid = v.fees_paid,
+                     status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount, rest_sequence = v.rest_sequence, updated_at = v.updated_at
+                FROM orders_changes AS v
+               WHERE o.id = v.id AND o.id = ANY(ARRAY(SELECT id FROM orders_changes))`,
+        bindings: [],
+      },
+    );
   }
-  if (inserts.length) parts.push(part('orders_created', db('orders').insert(inserts)));
-  if (trades.length) parts.push(part('trades_created', db('trades').insert(trades.map((t) => ({ ...t, createdAt: now })))));
+  if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
+  if (trades.length) parts.push(insertRowsPart('trades_created', 'trades', trades.map((t) => ({ ...t, createdAt: now }))));
   parts.push(...ledger.statementParts(moves), markets.sequencePart(marketId, rt.committedSequence, rt.engine.sequence));
   try {
     await runAsOneStatement(db, parts);

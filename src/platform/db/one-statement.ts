@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { snakeCaseMappers } from 'objection';
 
 /** One write of a composed statement: a named data-modifying CTE; later parts may refer to earlier names. */
 export interface StatementPart {
@@ -22,6 +23,30 @@ export function part(name: string, query: Knex.QueryBuilder | Knex.Raw): Stateme
   return { name, sql, bindings };
 }
 
+const toColumns = snakeCaseMappers().format;
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Rows as a relation of `table`'s row type, to read from in a part: the rows travel as one jsonb
+ * binding, so the part's text is the same whatever their number. PostgreSQL then parses and plans
+ * it once per connection (a prepared statement) instead of a new statement of thousands of bindings
+ * for every group. Keys are column names, camelCase mapped as the ORM maps it; a key a row lacks
+ * reads as NULL. Values go through JSON: pass bigint and exact decimals as strings.
+ */
+export function rowsOf(table: string, rows: object[]): { sql: string; bindings: [string] } {
+  if (!IDENTIFIER.test(table)) throw new Error(`Table name '${table}' must be a lower-case SQL identifier`);
+  return { sql: `jsonb_populate_recordset(NULL::${table}, ?::jsonb)`, bindings: [JSON.stringify(rows.map((r) => toColumns(r)))] };
+}
+
+/** Inserts rows through rowsOf. The columns written are the first row's keys; the others take their defaults. */
+export function insertRowsPart(name: string, table: string, rows: object[]): StatementPart {
+  if (rows.length === 0) throw new Error(`${name}: no rows to insert`);
+  const columns = Object.keys(toColumns(rows[0]) as object);
+  for (const c of columns) if (!IDENTIFIER.test(c)) throw new Error(`${name}: column '${c}' must be a lower-case SQL identifier`);
+  const source = rowsOf(table, rows);
+  return { name, sql: `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM ${source.sql}`, bindings: source.bindings };
+}
+
 /**
  * Runs several writes as a single SQL statement (`WITH a AS (...), b AS (...) SELECT 1`).
  * A statement is atomic on its own, so this needs no BEGIN and COMMIT: one round trip instead of
@@ -30,7 +55,7 @@ export function part(name: string, query: Knex.QueryBuilder | Knex.Raw): Stateme
  */
 export async function runAsOneStatement(db: Knex, parts: StatementPart[]): Promise<void> {
   if (parts.length === 0) return;
-  for (const p of parts) if (!/^[a-z_]+$/.test(p.name)) throw new Error(`Statement part name '${p.name}' must be lower-case letters and underscores`);
+  for (const p of parts) if (!IDENTIFIER.test(p.name)) throw new Error(`Statement part name '${p.name}' must be a lower-case SQL identifier`);
   const checks = parts.filter((p) => p.expectRows !== undefined);
   // keel_assert is migration 007's: it raises KL001 with the part's name.
   const last = checks.length ? `SELECT ${checks.map((p) => `keel_assert((SELECT count(*) FROM ${p.name}) = ${Number(p.expectRows)}, '${p.name}')`).join(', ')}` : 'SELECT 1';

@@ -1,6 +1,6 @@
 import { createDb, Db } from '../../../src/platform/db/knex';
 import { fetchPage } from '../../../src/platform/db/fetch-page';
-import { runAsOneStatement, part, StatementCheckFailed } from '../../../src/platform/db/one-statement';
+import { insertRowsPart, part, rowsOf, runAsOneStatement, StatementCheckFailed } from '../../../src/platform/db/one-statement';
 import { MAX_BINDINGS_TO_PREPARE } from '../../../src/platform/db/preparing-pg-client';
 import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
 
@@ -11,6 +11,7 @@ beforeAll(async () => {
   // One pooled connection, so every query below runs in the session it inspects.
   db = createDb(await createTestDatabase(NAME), 1);
   await db.raw('CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, amount int NOT NULL CHECK (amount >= 0))');
+  await db.raw('CREATE TABLE typed (id uuid PRIMARY KEY, amount numeric NOT NULL, big_count bigint, flag boolean, noted_at timestamptz, note text, created_at timestamptz NOT NULL DEFAULT now())');
 });
 
 afterAll(async () => {
@@ -18,7 +19,10 @@ afterAll(async () => {
   await dropTestDatabase(NAME);
 });
 
-beforeEach(() => db('items').delete());
+beforeEach(async () => {
+  await db('items').delete();
+  await db('typed').delete();
+});
 
 async function preparedStatements(): Promise<string[]> {
   const { rows } = await db.raw('SELECT statement FROM pg_prepared_statements');
@@ -133,5 +137,50 @@ describe('runAsOneStatement', () => {
       { id: 1, amount: 6 },
       { id: 2, amount: 1 },
     ]);
+  });
+});
+
+describe('rows passed as one jsonb binding (rowsOf, insertRowsPart)', () => {
+  const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+  it('inserts exact values of every type, and the defaults of columns no row names', async () => {
+    const notedAt = new Date('2026-11-23T08:00:00.123Z');
+    const rows = [
+      { id: uuid(1), amount: '123456789012345678901234.000000000000000001', bigCount: '9007199254740993', flag: true, notedAt, note: `O'Brien "quoted" \\ ü 😀` },
+      { id: uuid(2), amount: '0', bigCount: null, flag: false, notedAt: null, note: null },
+    ];
+    await runAsOneStatement(db, [insertRowsPart('added', 'typed', rows)]);
+    const stored = await db('typed').orderBy('id').select('id', db.raw('amount::text AS amount'), db.raw('big_count::text AS big_count'), 'flag', 'notedAt', 'note', 'createdAt');
+    expect(stored.map(({ createdAt, ...r }: { createdAt: Date }) => r)).toEqual(rows);
+    for (const r of stored) expect(r.createdAt).toBeInstanceOf(Date);
+  });
+
+  it('keeps one statement text, prepared once, whatever the number of rows', async () => {
+    const write = (from: number, count: number) =>
+      runAsOneStatement(db, [insertRowsPart('added', 'typed', Array.from({ length: count }, (_, i) => ({ id: uuid(from + i), amount: String(i) })))]);
+    await write(1, 2);
+    await write(10, 3);
+    await write(100, 500);
+    expect(await db('typed').count({ n: '*' }).first()).toEqual({ n: '505' });
+    const inserts = (await preparedStatements()).filter((s) => s.includes('INSERT INTO typed (id, amount) SELECT'));
+    expect(inserts).toHaveLength(1);
+  });
+
+  it('serves as the source of an UPDATE', async () => {
+    await db('items').insert([
+      { id: 1, label: 'a', amount: 5 },
+      { id: 2, label: 'b', amount: 5 },
+    ]);
+    const changes = rowsOf('items', [{ id: 2, amount: 7 }]);
+    await runAsOneStatement(db, [{ name: 'changed', sql: `UPDATE items AS i SET amount = v.amount FROM ${changes.sql} AS v WHERE i.id = v.id`, bindings: changes.bindings }]);
+    expect(await db('items').orderBy('id').select('id', 'amount')).toEqual([
+      { id: 1, amount: 5 },
+      { id: 2, amount: 7 },
+    ]);
+  });
+
+  it('refuses a table or column name that is not a plain identifier', () => {
+    expect(() => rowsOf('items; DROP TABLE items', [])).toThrow(/identifier/);
+    expect(() => insertRowsPart('added', 'items', [{ 'id) VALUES (1); --': 1 }])).toThrow(/identifier/);
   });
 });
