@@ -17,6 +17,7 @@ import { buildOpenApi } from '../../rest-compat/openapi';
 import type { RouteRow } from '../../rest-compat/route-table';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
+import { registerTextCheck } from './text-check';
 import { requestIdFor } from './request-context';
 
 export interface HostOptions {
@@ -51,6 +52,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler(errorHandler(platform.logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
+  registerTextCheck(app);
   registerGuards(app, host, platform);
 
   app.addHook('onResponse', async (request, reply) => {

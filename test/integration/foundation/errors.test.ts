@@ -58,6 +58,28 @@ test('a body that breaks the schema is 422 with details.fields', async () => {
   expect(notObject.status).toBe(400);
 });
 
+test('text holding the NUL character (U+0000) is 422 naming the field, in a body, a path or a GraphQL variable, and writes nothing', async () => {
+  const keysBefore = (await org.core.get('/v1/api-keys')).body.total;
+  const named = await org.core.post('/v1/api-keys', { name: 'a\u0000b', scopes: ['read'] });
+  expect(named.status).toBe(422);
+  expectEnvelope(named.body, 'INVALID_FIELD');
+  expect(named.body.error.details.fields).toEqual([{ field: 'name', error: 'must not contain the NUL character (U+0000)' }]);
+
+  const nested = await org.core.post('/v1/api-keys', { name: 'ok', scopes: ['read', '\u0000'] });
+  expect(nested.status).toBe(422);
+  expect(nested.body.error.details.fields[0].field).toBe('scopes.1');
+
+  const inPath = await org.core.get('/v1/transfers/a%00b');
+  expect(inPath.status).toBe(422);
+  expect(inPath.body.error.details.fields[0].field).toBe('transferId');
+
+  const graphql = await org.core.graphql('mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { id } }', { input: { name: 'a\u0000b', scopes: ['read'] } });
+  expect(graphql.status).toBe(422);
+  expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: 'variables.input.name' }] } });
+
+  expect((await org.core.get('/v1/api-keys')).body.total).toBe(keysBefore);
+});
+
 test('an unknown route is 404 NOT_FOUND in the envelope', async () => {
   const res = await org.core.get('/v1/does-not-exist');
   expect(res.status).toBe(404);
