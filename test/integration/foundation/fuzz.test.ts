@@ -17,7 +17,8 @@ const bodies = fc.oneof(
   fc.json(),
   fc.string(),
   fc.constantFrom('{', '[]', 'null', '{"name":', '{"scopes":[{"a":1}],"name":"x"}', '{"query":"{ apiKeys(limit: -5) { total } }"}', '\u0000'),
-  fc.record({ name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)), scopes: fc.oneof(fc.array(fc.string()), fc.string()), tier: fc.string(), host: fc.string() }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+  // Any code point, control characters and lone surrogates included, in otherwise valid bodies.
+  fc.record({ name: fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.integer(), fc.constant(null)), scopes: fc.oneof(fc.array(fc.string({ unit: 'binary' })), fc.string()), tier: fc.string(), host: fc.string() }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
 );
 const credentials = fc.oneof(
   fc.constant({ apiKey: 'VALID', orgId: 'VALID' }),
