@@ -6,6 +6,8 @@ export interface RelayedEvent {
   sequence: string;
   organizationId: string | null;
   envelope: EventEnvelope;
+  /** When the event's transaction recorded it (PostgreSQL's clock). */
+  createdAt: Date;
 }
 
 /**
@@ -58,8 +60,8 @@ export class OutboxRelay {
   async relayOnce(): Promise<number> {
     const afterCommit: (() => Promise<void>)[] = [];
     const count = await this.db.transaction(async (trx) => {
-      const rows: { sequence: string; organizationId: string | null; envelope: EventEnvelope }[] = await trx('outbox_events')
-        .select('sequence', 'organizationId', 'envelope')
+      const rows: RelayedEvent[] = await trx('outbox_events')
+        .select('sequence', 'organizationId', 'envelope', 'createdAt')
         .whereNull('dispatchedAt')
         .orderBy('sequence')
         .limit(this.batchSize)

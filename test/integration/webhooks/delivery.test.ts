@@ -142,6 +142,23 @@ test('a subscription to master.* gets master events only; an upper-case identifi
   expect(deposits.receiver.requests.map((q) => JSON.parse(q.body).type).sort()).toEqual(['address.incoming_transfer', 'master.incoming_transfer']);
 });
 
+test('a subscription receives only events recorded after it was created, however late the relay reads them', async () => {
+  const { receiver: r, url } = await receiver();
+  await subscribe(url);
+  const { db, outbox } = t.keel.platform;
+  // Recorded a minute before the subscription existed; committed only now, as if the relay lagged.
+  const earlier = await db.transaction(async (trx) => {
+    const event = await outbox.publish(trx, { organizationId: org.orgId, type: 'master.created', data: {} });
+    await trx('outbox_events').where({ id: event.id }).update({ createdAt: new Date(Date.now() - 60_000) });
+    return event;
+  });
+  const later = await publish('master.updated');
+  await eventually(() => r.requests.length >= 1);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(r.requests.map((q) => JSON.parse(q.body).id)).toEqual([later.id]);
+  expect(await db('outbox_events').where({ id: earlier.id }).whereNotNull('dispatchedAt').first()).toBeDefined();
+});
+
 test('a 410 Gone deactivates the subscription at once, visibly', async () => {
   const { receiver: r, url } = await receiver(() => 410);
   const sub = await subscribe(url);
