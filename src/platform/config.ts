@@ -28,6 +28,9 @@ export const configSchema = z.object({
   /** Named prepared statements; turn off behind a pooler that does not keep them (PgBouncer transaction mode before 1.21). */
   DB_PREPARED_STATEMENTS: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
+  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5_000),
   WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
   /** Lets the recoverable-assets call read through a caller's rpcUrl on loopback or a private network. */
   RECOVERY_RPC_ALLOW_PRIVATE_URLS: bool.default(false),

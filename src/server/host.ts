@@ -11,6 +11,7 @@ import type { Principal } from '../platform/auth/principal';
 import type { Services } from '../services';
 import type { GraphQLContext } from '../graphql/context';
 import { errorExtensions, toKeelError } from '../graphql/errors';
+import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql/query-limits';
 import { KeelError } from '../platform/errors';
 import { registerRestRoutes } from '../../rest-compat/handler';
 import { buildOpenApi } from '../../rest-compat/openapi';
@@ -65,9 +66,14 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   const contextFor = (principal: Principal, requestId: string): GraphQLContext => ({ host, principal, requestId, services });
 
+  const { config } = platform;
+  const limits = queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST });
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
-    introspection: platform.config.GRAPHQL_INTROSPECTION,
+    validationRules: limits,
+    // Stops parsing an oversized document early; over graphql-ws the same count is a validation rule.
+    parseOptions: { maxTokens: MAX_TOKENS },
+    introspection: config.GRAPHQL_INTROSPECTION,
     includeStacktraceInErrorResponses: false,
     // Keel drains and stops on SIGTERM itself (src/cli); Apollo must not race it with its own handler.
     stopOnTerminationSignals: false,
@@ -118,10 +124,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   app.get('/metrics', async (_request, reply) => reply.type(platform.metrics.registry.contentType).send(await platform.metrics.registry.metrics()));
 
   // graphql-ws on the same port and path; credentials come in connectionParams.
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.BODY_LIMIT_BYTES });
   const wsServer = useServer<Record<string, unknown>, { principal?: Principal; requestId?: string }>(
     {
       schema,
+      validate: validateWithLimits(limits),
       onConnect: async (ctx) => {
         try {
           const params = ctx.connectionParams ?? {};

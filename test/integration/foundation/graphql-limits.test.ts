@@ -1,0 +1,72 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { buildHostSchema } from '../../../src/graphql/schema';
+import { queryLimitRules, validateWithLimits } from '../../../src/graphql/query-limits';
+import { loadConfig } from '../../../src/platform/config';
+import { compileRoute } from '../../../rest-compat/compile';
+import { coreRoutes } from '../../../rest-compat/routes/core';
+import { orderbookRoutes } from '../../../rest-compat/routes/orderbook';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+
+let t: TestKeel;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await startTestKeel({ GRAPHQL_MAX_DEPTH: 3, GRAPHQL_MAX_ALIASES: 2, GRAPHQL_MAX_COST: 40 });
+  org = await t.createOrg();
+});
+afterAll(() => t.stop());
+
+const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `k${i}: apiKeys { total }`).join(' ')} }`;
+
+test('a document over the alias limit is refused with 400 before any resolver runs', async () => {
+  expect((await org.core.graphql(aliased(2))).status).toBe(200);
+  const res = await org.core.graphql(aliased(3));
+  expect(res.status).toBe(400);
+  expect(res.body.data).toBeUndefined();
+  expect(res.body.errors[0].message).toMatch(/aliases/i);
+  expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', requestId: expect.any(String) });
+});
+
+test('a document nested deeper than the limit is refused', async () => {
+  expect((await org.core.graphql('{ apiKeys { items { id } } }')).status).toBe(200);
+  const res = await org.core.graphql('{ apiKeys { items { id } } organization { id } assets { items { blockchain { id } } } }');
+  expect(res.status).toBe(400);
+  expect(res.body.errors[0].message).toMatch(/depth/i);
+});
+
+test('a document whose cost is over the limit is refused', async () => {
+  const res = await org.core.graphql('{ organization { id name tier proAccess createdAt updatedAt } apiKeys { total limit offset hasMore items { id name host environment scopes tier prefix status lastRotatedAt revokedAt createdAt updatedAt } } }');
+  expect(res.status).toBe(400);
+  expect(res.body.errors[0].message).toMatch(/cost/i);
+});
+
+test('an oversized document stops being parsed at the token limit', async () => {
+  const res = await org.core.graphql(`{ ${'organization { id } '.repeat(6_000)}}`);
+  expect(res.status).toBe(400);
+  expect(res.body.errors[0].message).toMatch(/tokens/i);
+});
+
+test('the same limits apply to subscriptions over graphql-ws', async () => {
+  const client = createClient({ url: `${t.coreUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { apiKey: org.adminKey, orgId: org.orgId }, retryAttempts: 0, lazyCloseTimeout: 0 });
+  try {
+    const outcome = await new Promise<unknown>((resolve) => {
+      client.subscribe({ query: 'subscription { a: events { id } b: events { id } c: events { id } }' }, { next: resolve, error: resolve, complete: () => undefined });
+    });
+    expect(JSON.stringify(outcome)).toMatch(/aliases/i);
+  } finally {
+    await client.dispose();
+  }
+});
+
+test('with the default limits, every operation the REST shim runs would pass as a client query', async () => {
+  const config = loadConfig({});
+  const validateDocument = validateWithLimits(queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST }));
+  for (const [host, rows] of [['core', coreRoutes], ['pro', orderbookRoutes]] as const) {
+    const schema = await buildHostSchema(host);
+    for (const row of rows) {
+      const { document } = compileRoute(schema, row);
+      expect({ route: `${row.method} ${row.path}`, errors: validateDocument(schema, document).map((e) => e.message) }).toEqual({ route: `${row.method} ${row.path}`, errors: [] });
+    }
+  }
+});
