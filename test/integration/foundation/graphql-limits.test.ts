@@ -1,5 +1,6 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { getIntrospectionQuery, parse } from 'graphql';
 import { buildHostSchema } from '../../../src/graphql/schema';
 import { queryLimitRules, validateWithLimits } from '../../../src/graphql/query-limits';
 import { loadConfig } from '../../../src/platform/config';
@@ -59,7 +60,7 @@ test('the same limits apply to subscriptions over graphql-ws', async () => {
   }
 });
 
-test('with the default limits, every operation the REST shim runs would pass as a client query', async () => {
+test('with the default limits, every operation the REST shim runs, and the introspection query tools send, would pass', async () => {
   const config = loadConfig({});
   const validateDocument = validateWithLimits(queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST }));
   for (const [host, rows] of [['core', coreRoutes], ['pro', orderbookRoutes]] as const) {
@@ -68,5 +69,6 @@ test('with the default limits, every operation the REST shim runs would pass as 
       const { document } = compileRoute(schema, row);
       expect({ route: `${row.method} ${row.path}`, errors: validateDocument(schema, document).map((e) => e.message) }).toEqual({ route: `${row.method} ${row.path}`, errors: [] });
     }
+    expect(validateDocument(schema, parse(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true })))).toEqual([]);
   }
 });
