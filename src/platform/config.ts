@@ -31,6 +31,7 @@ export const configSchema = z.object({
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5_000),
+  WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(20),
   WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
   /** Lets the recoverable-assets call read through a caller's rpcUrl on loopback or a private network. */
   RECOVERY_RPC_ALLOW_PRIVATE_URLS: bool.default(false),

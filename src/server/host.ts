@@ -19,6 +19,7 @@ import type { RouteRow } from '../../rest-compat/route-table';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
 import { registerTextCheck } from './text-check';
+import { subscriptionCap } from './subscription-cap';
 import { requestIdFor } from './request-context';
 
 export interface HostOptions {
@@ -129,6 +130,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     {
       schema,
       validate: validateWithLimits(limits),
+      onSubscribe: subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION),
       onConnect: async (ctx) => {
         try {
           const params = ctx.connectionParams ?? {};

@@ -8,12 +8,13 @@ import { compileRoute } from '../../../rest-compat/compile';
 import { coreRoutes } from '../../../rest-compat/routes/core';
 import { orderbookRoutes } from '../../../rest-compat/routes/orderbook';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
 
 let t: TestKeel;
 let org: TestOrg;
 
 beforeAll(async () => {
-  t = await startTestKeel({ GRAPHQL_MAX_DEPTH: 3, GRAPHQL_MAX_ALIASES: 2, GRAPHQL_MAX_COST: 40 });
+  t = await startTestKeel({ GRAPHQL_MAX_DEPTH: 3, GRAPHQL_MAX_ALIASES: 2, GRAPHQL_MAX_COST: 40, WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: 2, OUTBOX_POLL_INTERVAL_MS: 20 });
   org = await t.createOrg();
 });
 afterAll(() => t.stop());
@@ -55,6 +56,34 @@ test('the same limits apply to subscriptions over graphql-ws', async () => {
       client.subscribe({ query: 'subscription { a: events { id } b: events { id } c: events { id } }' }, { next: resolve, error: resolve, complete: () => undefined });
     });
     expect(JSON.stringify(outcome)).toMatch(/aliases/i);
+  } finally {
+    await client.dispose();
+  }
+});
+
+test('one graphql-ws connection holds at most the configured number of live subscriptions', async () => {
+  const client = createClient({ url: `${t.coreUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { apiKey: org.adminKey, orgId: org.orgId }, retryAttempts: 0 });
+  const subscribe = () => {
+    const received: unknown[] = [];
+    const outcome: { error?: unknown } = {};
+    const stop = client.subscribe({ query: 'subscription { events { id } }' }, { next: (v) => received.push(v), error: (e) => (outcome.error = e), complete: () => undefined });
+    return { received, outcome, stop };
+  };
+  try {
+    const [first] = [subscribe(), subscribe()];
+    const third = subscribe();
+    await eventually(() => third.outcome.error !== undefined);
+    expect(JSON.stringify(third.outcome.error)).toContain('RATE_LIMIT_EXCEEDED');
+
+    first.stop();
+    const fourth = subscribe();
+    const { db, outbox } = t.keel.platform;
+    // Published until the fourth (admitted once the first completed) sees one: it may start listening after the first.
+    await eventually(async () => {
+      await db.transaction((trx) => outbox.publish(trx, { organizationId: org.orgId, type: 'master.created', data: {} }));
+      return fourth.received.length > 0;
+    });
+    expect(fourth.outcome.error).toBeUndefined();
   } finally {
     await client.dispose();
   }
