@@ -1,7 +1,7 @@
-import { createServer } from 'node:http';
 import { Pool } from 'pg';
 import { connectRedis } from '../src/platform/redis';
 import { RateLimiter } from '../src/platform/rate-limit';
+import { serveJson } from './support';
 
 /**
  * The http benchmark's yardsticks: node:http and one prepared PostgreSQL query per request, the
@@ -19,32 +19,15 @@ async function main(): Promise<void> {
     ? new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:floor:', 100_000)
     : undefined;
 
-  const answer = async (): Promise<string> => {
+  serveJson(port, async () => {
     if (rateLimiter) await rateLimiter.consume('Business', rateLimitKey!);
     const { rows } = await pool.query({
       name: 'keys',
       text: 'SELECT * FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id LIMIT 50 OFFSET 0',
       values: [orgId],
     });
-    return JSON.stringify({ data: rows, total: rows.length, hasMore: false });
-  };
-
-  createServer((req, res) => {
-    if (req.url === '/ready') {
-      res.end('ok');
-      return;
-    }
-    answer()
-      .then((body) => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-        res.end(body);
-      })
-      .catch(() => {
-        res.writeHead(500);
-        res.end();
-      });
-  }).listen(port, '127.0.0.1');
+    return { status: 200, body: { data: rows, total: rows.length, hasMore: false } };
+  });
 }
 
-process.on('SIGTERM', () => process.exit(0));
 void main();

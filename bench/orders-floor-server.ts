@@ -1,7 +1,8 @@
-import { createServer, IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Pool } from 'pg';
 import { connectRedis } from '../src/platform/redis';
 import { RateLimiter } from '../src/platform/rate-limit';
+import { serveJson } from './support';
 
 /**
  * The orders benchmark's yardstick: node:http that answers each `POST` only after the order is
@@ -48,26 +49,11 @@ async function main(): Promise<void> {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   };
 
-  createServer((req, res) => {
-    if (req.url === '/ready') {
-      res.end('ok');
-      return;
-    }
-    rateLimiter
-      .consume('Business', 'bench')
-      .then(() => readBody(req))
-      .then((order) => store(order))
-      .then((id) => {
-        const body = JSON.stringify({ data: { id, status: 'OPEN' } });
-        res.writeHead(201, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-        res.end(body);
-      })
-      .catch(() => {
-        res.writeHead(500);
-        res.end();
-      });
-  }).listen(port, '127.0.0.1');
+  serveJson(port, async (req) => {
+    await rateLimiter.consume('Business', 'bench');
+    const id = await store(await readBody(req));
+    return { status: 201, body: { data: { id, status: 'OPEN' } } };
+  });
 }
 
-process.on('SIGTERM', () => process.exit(0));
 void main();

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createServer, IncomingMessage } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -51,4 +52,28 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
   });
+}
+
+/**
+ * A yardstick's whole HTTP layer: bare node:http on loopback, `/ready` for startNodeProcess, every
+ * other request answered with `answer`'s status and JSON body (500 if it fails). Exits on SIGTERM.
+ */
+export function serveJson(port: number, answer: (req: IncomingMessage) => Promise<{ status: number; body: unknown }>): void {
+  createServer((req, res) => {
+    if (req.url === '/ready') {
+      res.end('ok');
+      return;
+    }
+    answer(req)
+      .then(({ status, body }) => {
+        const text = JSON.stringify(body);
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      })
+      .catch(() => {
+        res.writeHead(500);
+        res.end();
+      });
+  }).listen(port, '127.0.0.1');
+  process.on('SIGTERM', () => process.exit(0));
 }
