@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { join } from 'node:path';
-import { freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
 interface Run {
   rps: number;
@@ -52,7 +52,7 @@ export async function run(args: string[]): Promise<object> {
     RATE_LIMIT_SCALE: '100000',
   };
   keelCli(['migrate'], env);
-  const org = JSON.parse(keelCli(['org', 'create', '--name', 'bench', '--tier', 'Business', '--json'], env));
+  const org = createBenchOrganization(env);
   const headers = { apiKey: org.adminKey, orgId: org.orgId };
   const floorEnv = { DATABASE_URL: env.DATABASE_URL, ORG_ID: org.orgId };
   const yardsticks: Yardstick[] =

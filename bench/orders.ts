@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
 async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
   const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -41,7 +41,7 @@ export async function run(args: string[]): Promise<object> {
   const child = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
   let floor: ChildProcess | undefined;
   try {
-    const org = JSON.parse(keelCli(['org', 'create', '--name', 'bench', '--tier', 'Business', '--json'], env));
+    const org = createBenchOrganization(env);
     const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
     const proHeaders = { apiKey: org.proKey, orgId: org.orgId };
     const coreUrl = `http://127.0.0.1:${core}`;

@@ -25,6 +25,18 @@ export function keelCli(args: string[], env: NodeJS.ProcessEnv): string {
   return execFileSync(process.execPath, [join(ROOT, 'bin', 'keel.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
 }
 
+export interface BenchOrganization {
+  orgId: string;
+  adminKey: string;
+  proKey: string;
+  proAdminKey: string;
+}
+
+/** A Business-tier organisation made the way an operator makes one: `keel org create`. */
+export function createBenchOrganization(env: NodeJS.ProcessEnv): BenchOrganization {
+  return JSON.parse(keelCli(['org', 'create', '--name', 'bench', '--tier', 'Business', '--json'], env));
+}
+
 export function startKeelProcess(env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
   return startNodeProcess([join(ROOT, 'bin', 'keel.js'), 'start'], env, readyUrl);
 }

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDb } from '../src/platform/db/knex';
 import { Outbox } from '../src/platform/events/outbox';
-import { freshDatabase, keelCli, median, startKeelProcess, stopProcess } from './support';
+import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, stopProcess } from './support';
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
@@ -29,7 +29,7 @@ export async function run(args: string[]): Promise<object> {
     WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
   };
   keelCli(['migrate'], env);
-  const org = JSON.parse(keelCli(['org', 'create', '--name', 'bench', '--tier', 'Business', '--json'], env));
+  const org = createBenchOrganization(env);
 
   const receipts = new Map<string, number>();
   const receiver = createServer((req, res) => {
