@@ -1,27 +1,8 @@
-import autocannon from 'autocannon';
 import { join } from 'node:path';
-import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(url: string, seconds: number, headers: Record<string, string>): Promise<Run> {
-  const r = await autocannon({ url, connections: 50, duration: seconds, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
-
-function summary(runs: Run[]) {
-  return {
-    requestsPerSecond: median(runs.map((r) => r.rps)),
-    latencyP50Ms: median(runs.map((r) => r.p50)),
-    latencyP99Ms: median(runs.map((r) => r.p99)),
-  };
-}
+const load = (url: string, seconds: number, headers: Record<string, string>) => loadRun({ url, connections: 50, duration: seconds, headers });
+const summary = (runs: LoadRun[]) => medianRun(runs, 'requestsPerSecond');
 
 interface Yardstick {
   what: string;
@@ -67,8 +48,8 @@ export async function run(args: string[]): Promise<object> {
     for (const y of yardsticks) {
       processes.push(await startNodeProcess([join(__dirname, 'http-floor-server.js')], { ...y.env, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
     }
-    const keelRuns: Run[] = [];
-    const yardstickRuns: Run[][] = yardsticks.map(() => []);
+    const keelRuns: LoadRun[] = [];
+    const yardstickRuns: LoadRun[][] = yardsticks.map(() => []);
     await load(`http://127.0.0.1:${port}${path}`, 3, headers); // warm-up
     for (const y of yardsticks) await load(`http://127.0.0.1:${y.port}/`, 3, {});
     for (let i = 0; i < runs; i++) {

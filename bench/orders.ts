@@ -1,7 +1,6 @@
-import autocannon from 'autocannon';
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
 async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
   const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -69,27 +68,24 @@ export async function run(args: string[]): Promise<object> {
     };
     const floorPort = 4922;
     floor = await startNodeProcess([join(__dirname, 'orders-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`);
-    const load = async (url: string, duration: number) => {
-      const r = await autocannon({
+    const load = (url: string, duration: number) =>
+      loadRun({
         url,
         connections,
         duration,
         requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
       });
-      return { ordersPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-    };
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = `http://127.0.0.1:${floorPort}/`;
     await load(keelUrl, 3); // warm-up
     await load(floorUrl, 3);
-    type Run = Awaited<ReturnType<typeof load>>;
-    const results: Run[] = [];
-    const floorResults: Run[] = [];
+    const results: LoadRun[] = [];
+    const floorResults: LoadRun[] = [];
     for (let i = 0; i < runs; i++) {
       results.push(await load(keelUrl, seconds));
       floorResults.push(await load(floorUrl, seconds));
     }
-    const summary = (rs: Run[]) => ({ ordersPerSecond: median(rs.map((r) => r.ordersPerSecond)), latencyP50Ms: median(rs.map((r) => r.p50)), latencyP99Ms: median(rs.map((r) => r.p99)) });
+    const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
     return {
       benchmark: 'orders',
       endpoint: 'POST /v1/orderbook/orders (pro host, committed before the answer)',

@@ -1,3 +1,4 @@
+import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, IncomingMessage } from 'node:http';
 import { execFileSync } from 'node:child_process';
@@ -10,6 +11,29 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** One autocannon run, as every HTTP benchmark reports it. */
+export interface LoadRun {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function loadRun(options: autocannon.Options): Promise<LoadRun> {
+  const r = await autocannon(options);
+  return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+/** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
+export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> {
+  return {
+    [rateName]: median(runs.map((r) => r.perSecond)),
+    latencyP50Ms: median(runs.map((r) => r.p50)),
+    latencyP99Ms: median(runs.map((r) => r.p99)),
+  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number>;
 }
 
 export async function freshDatabase(name: string, server = 'postgres://postgres@127.0.0.1:5432'): Promise<string> {
