@@ -9,6 +9,7 @@ import { MarketModel } from './market.model';
 import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { part, StatementPart } from '../../platform/db/one-statement';
+import type { RedisChannel } from '../../platform/redis-channel';
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -79,11 +80,22 @@ export class MarketService {
   constructor(
     private readonly db: Knex,
     private readonly chains: ChainService,
+    /** Tells the other nodes a market's rules changed, so an idle node reloads them at once. */
+    private readonly changes?: RedisChannel,
   ) {}
 
-  /** Called after a market's rules or status change (the order service reloads its engine). */
+  /** Called after a market's rules or status change, on this node or (once listening) any other. */
   onChange(listener: ChangeListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Hears the changes other nodes announce (the order-book role listens). */
+  listenForChanges(): Promise<void> {
+    return this.changes?.listen((marketId) => void this.changed(marketId)) ?? Promise.resolve();
+  }
+
+  stopListening(): Promise<void> {
+    return this.changes?.close() ?? Promise.resolve();
   }
 
   async list(args: PageArgs & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
@@ -160,7 +172,8 @@ export class MarketService {
       if (Object.keys(patch).length === 0) return locked!;
       return MarketModel.query(trx).patchAndFetchById(current.id, { ...patch, updatedAt: new Date() });
     });
-    for (const listener of this.listeners) await listener(row.id);
+    await this.changed(row.id);
+    this.changes?.announce(row.id);
     return (await this.views([row]))[0];
   }
 
@@ -223,6 +236,10 @@ export class MarketService {
       notionalUnit,
       engine: { minNotional: Number(minTicksLots), makerFeePpm: Number(makerFeePpm), takerFeePpm: Number(takerFeePpm) },
     };
+  }
+
+  private async changed(marketId: string): Promise<void> {
+    for (const listener of this.listeners) await listener(marketId);
   }
 
   private async views(rows: MarketModel[]): Promise<MarketType[]> {
