@@ -91,7 +91,7 @@ export class MarketService {
 
   /** Hears the changes other nodes announce (the order-book role listens). */
   listenForChanges(): Promise<void> {
-    return this.changes?.listen((marketId) => void this.changed(marketId)) ?? Promise.resolve();
+    return this.changes?.listen((marketId) => void this.changed(marketId).catch(() => undefined)) ?? Promise.resolve();
   }
 
   stopListening(): Promise<void> {
