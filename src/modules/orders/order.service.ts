@@ -548,7 +548,7 @@ export class OrderService {
    * Runs a command again (on a rebuilt engine) when PostgreSQL aborted its statement for a
    * deadlock or a serialisation failure, or refused it because the market's sequence or rules
    * moved (another process wrote to the market, or the market was changed); the engine has been
-   * dropped by then.
+   * dropped by then. A command refused three times is answered 503, having written nothing.
    */
   private async retryingTransient<T>(fn: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -557,7 +557,8 @@ export class OrderService {
       } catch (e) {
         const code = (e as { code?: string }).code;
         const transient = code === '40P01' || code === '40001' || e instanceof StatementCheckFailed || e instanceof MarketRulesChanged;
-        if (attempt >= 2 || !transient) throw e;
+        if (!transient) throw e;
+        if (attempt >= 2) throw new KeelError('SERVICE_UNAVAILABLE', 'The market kept changing while the command ran; nothing was written, try again');
       }
     }
   }

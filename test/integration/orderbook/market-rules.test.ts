@@ -1,5 +1,8 @@
 import { Keel, startKeel } from '../../../src/app';
 import { MarketStatus } from '../../../src/modules/markets/market.types';
+import type { MarketService } from '../../../src/modules/markets/market.service';
+import { OrderService } from '../../../src/modules/orders/order.service';
+import { OrderSide } from '../../../src/modules/orders/order.types';
 import { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { BookKeel, BookOrg, marketBody, units } from './support';
@@ -141,6 +144,21 @@ it('node B hears a change made on node A without any command of its own', async 
   await changeOnA({ takerFee: '0.003' });
   await eventually(() => heard.includes(marketId));
   await changeOnA({ takerFee: '0.002' });
+});
+
+it('a command whose market keeps changing under it is answered 503 SERVICE_UNAVAILABLE, having written nothing', async () => {
+  // Rules that are never the stored ones: every rules-based refusal is found stale and run again.
+  const restless: MarketService = Object.create(k.services.markets, { rulesVersion: { value: async () => -1 } });
+  const orders = new OrderService(k.db, restless, k.services.ledger);
+  await changeOnA({ status: MarketStatus.HALTED });
+  const ordersBefore = await k.db('orders').count({ n: '*' }).first();
+  try {
+    const placing = orders.place(seller.orgId, { walletId: sellerWallet, market: SYMBOL, side: OrderSide.SELL, price: '2000', quantity: '1' });
+    await expect(placing).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(await k.db('orders').count({ n: '*' }).first()).toEqual(ordersBefore);
+  } finally {
+    await changeOnA({ status: MarketStatus.ACTIVE });
+  }
 });
 
 // Redis messages are hints: a node that misses them (Redis away, reconnecting) still obeys the
