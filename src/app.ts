@@ -51,6 +51,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     services,
     async stop() {
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
+      await services.markets.stopListening();
       await keel.webhookDelivery?.stop();
       await keel.depositWatchers?.stop();
       await keel.transactionSender?.stop();
@@ -65,6 +66,8 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     }
     if (roles.has('orderbook')) {
       const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
+      // Listening first: a market change made while the books load reloads them again.
+      await services.markets.listenForChanges();
       // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
       await services.orders.warmUp(await services.markets.ids());
       keel.pro = await listen(app, config.HOST, config.PRO_PORT);

@@ -25,6 +25,7 @@ import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/transfers/transfer.service';
 import { AutoSweeper } from './modules/transfers/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
+import { RedisChannel } from './platform/redis-channel';
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -73,7 +74,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   // The ledger first: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
-  const markets = new MarketService(db, chains);
+  const markets = new MarketService(db, chains, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger);
   return {
     watchedWallets: new WatchedWallets(db),

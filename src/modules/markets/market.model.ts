@@ -14,6 +14,8 @@ export class MarketModel extends Model {
   takerFee!: string;
   status!: 'ACTIVE' | 'HALTED';
   sequence!: string;
+  /** Moved by the database whenever status, fees or minimum change (migration 011). */
+  rulesVersion!: string;
   createdAt!: Date;
   updatedAt!: Date;
 }

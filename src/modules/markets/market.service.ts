@@ -9,6 +9,7 @@ import { MarketModel } from './market.model';
 import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { part, StatementPart } from '../../platform/db/one-statement';
+import type { RedisChannel } from '../../platform/redis-channel';
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -32,6 +33,8 @@ export interface TradingRules {
   engine: MarketRules;
   /** The market's last committed engine sequence. */
   sequence: number;
+  /** The version of status, fees and minimum these rules were read at (migration 011). */
+  rulesVersion: number;
 }
 
 type ChangeListener = (marketId: string) => Promise<void> | void;
@@ -77,11 +80,22 @@ export class MarketService {
   constructor(
     private readonly db: Knex,
     private readonly chains: ChainService,
+    /** Tells the other nodes a market's rules changed, so an idle node reloads them at once. */
+    private readonly changes?: RedisChannel,
   ) {}
 
-  /** Called after a market's rules or status change (the order service reloads its engine). */
+  /** Called after a market's rules or status change, on this node or (once listening) any other. */
   onChange(listener: ChangeListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Hears the changes other nodes announce (the order-book role listens). */
+  listenForChanges(): Promise<void> {
+    return this.changes?.listen((marketId) => void this.changed(marketId).catch(() => undefined)) ?? Promise.resolve();
+  }
+
+  stopListening(): Promise<void> {
+    return this.changes?.close() ?? Promise.resolve();
   }
 
   async list(args: PageArgs & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
@@ -158,7 +172,8 @@ export class MarketService {
       if (Object.keys(patch).length === 0) return locked!;
       return MarketModel.query(trx).patchAndFetchById(current.id, { ...patch, updatedAt: new Date() });
     });
-    for (const listener of this.listeners) await listener(row.id);
+    await this.changed(row.id);
+    this.changes?.announce(row.id);
     return (await this.views([row]))[0];
   }
 
@@ -167,16 +182,26 @@ export class MarketService {
     const row = await this.row(marketId);
     const [base, quote] = await Promise.all([this.chains.assetRow(row.baseAssetId), this.chains.assetRow(row.quoteAssetId)]);
     const rules = this.rulesFrom(row, base!.decimals, quote!.decimals);
-    return { market: marketView(row, base!, quote!), baseDecimals: base!.decimals, quoteDecimals: quote!.decimals, sequence: Number(row.sequence), ...rules };
+    return { market: marketView(row, base!, quote!), baseDecimals: base!.decimals, quoteDecimals: quote!.decimals, sequence: Number(row.sequence), rulesVersion: Number(row.rulesVersion), ...rules };
+  }
+
+  /** The market's stored rules version, to tell whether rules read earlier are still the market's. */
+  async rulesVersion(marketId: string): Promise<number> {
+    const row = await this.db('markets').where({ id: marketId }).first('rulesVersion');
+    return Number(row?.rulesVersion);
   }
 
   /**
    * Moves the market's sequence from `from` to `to`, as a part of the statement that commits its
    * commands. The part requires its row: if the stored sequence is no longer `from` (another
-   * process wrote to this market), the whole statement is refused and nothing is written.
+   * process wrote to this market) or its rules are no longer at `rulesVersion` (halted, or fees or
+   * minimum changed since the engine read them), the whole statement is refused and nothing is
+   * written. The UPDATE waits for a concurrent market change and re-checks the row it committed,
+   * so a commit is ordered either before a halt or after it, never beside it.
    */
-  sequencePart(marketId: string, from: number, to: number): StatementPart {
-    return { ...part('market_sequence', this.db('markets').where({ id: marketId, sequence: String(from) }).update({ sequence: String(to) }, ['id'])), expectRows: 1 };
+  sequencePart(marketId: string, from: number, to: number, rulesVersion: number): StatementPart {
+    const fenced = this.db('markets').where({ id: marketId, sequence: String(from), rulesVersion: String(rulesVersion) });
+    return { ...part('market_sequence', fenced.update({ sequence: String(to) }, ['id'])), expectRows: 1 };
   }
 
   /** Asset decimals by id, for rendering ledger amounts. */
@@ -189,7 +214,7 @@ export class MarketService {
     v: { tickSize: string; lotSize: string; minNotional: string; makerFee: string; takerFee: string },
     baseDecimals: number,
     quoteDecimals: number,
-  ): Omit<TradingRules, 'market' | 'baseDecimals' | 'quoteDecimals' | 'sequence'> {
+  ): Omit<TradingRules, 'market' | 'baseDecimals' | 'quoteDecimals' | 'sequence' | 'rulesVersion'> {
     const tick = positive('tickSize', normalizeDecimal(v.tickSize));
     const lot = positive('lotSize', normalizeDecimal(v.lotSize));
     const minNotional = parseDecimal(normalizeDecimal(v.minNotional));
@@ -211,6 +236,10 @@ export class MarketService {
       notionalUnit,
       engine: { minNotional: Number(minTicksLots), makerFeePpm: Number(makerFeePpm), takerFeePpm: Number(takerFeePpm) },
     };
+  }
+
+  private async changed(marketId: string): Promise<void> {
+    for (const listener of this.listeners) await listener(marketId);
   }
 
   private async views(rows: MarketModel[]): Promise<MarketType[]> {

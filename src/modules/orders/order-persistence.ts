@@ -243,7 +243,7 @@ export async function persistCommands(db: Knex, ledger: LedgerService, markets: 
   }
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
   if (trades.length) parts.push(insertRowsPart('trades_created', 'trades', trades.map((t) => ({ ...t, createdAt: now }))));
-  parts.push(...ledger.statementParts(moves), markets.sequencePart(marketId, rt.committedSequence, rt.engine.sequence));
+  parts.push(...ledger.statementParts(moves), markets.sequencePart(marketId, rt.committedSequence, rt.engine.sequence, rules.rulesVersion));
   try {
     await runAsOneStatement(db, parts);
   } catch (e) {

@@ -31,6 +31,12 @@ import { StatementCheckFailed } from '../../platform/db/one-statement';
 const LIVE: OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/** Refusals decided by the market's rules (status, minimum, the fee a BUY locks) rather than by the book. */
+const RULES_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['MARKET_HALTED', 'BELOW_MIN_NOTIONAL', 'INSUFFICIENT_FUNDS']);
+
+/** A runtime's rules were found stale: the command runs again on rules reloaded from the record. */
+class MarketRulesChanged extends Error {}
+
 
 /** A placement waiting for its market's next group commit. */
 interface QueuedPlacement {
@@ -335,6 +341,8 @@ export class OrderService {
       try {
         await this.placeGroup(marketId, group);
       } catch {
+        // The group may have reached the engine without committing: rebuild it from the record.
+        this.runtimes.delete(marketId);
         for (const p of group.filter((q) => !q.settled)) {
           await this.retryingTransient(() => this.placeNow(p.organizationId, p.walletId, p.id, marketId, p.input)).then(p.resolve, p.reject);
         }
@@ -348,14 +356,19 @@ export class OrderService {
     const { market } = rt.rules;
     funds.prefetch(group.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
     const matched: { p: QueuedPlacement; m: Matched }[] = [];
+    const refused: { p: QueuedPlacement; e: unknown }[] = [];
     for (const p of group) {
       try {
         matched.push({ p, m: await this.match(rt, p.organizationId, p.walletId, p.id, marketId, p.input, funds) });
       } catch (e) {
         // Refused before it reached the engine: nothing to undo.
-        p.settled = true;
-        p.reject(e);
+        refused.push({ p, e });
       }
+    }
+    await this.assertRulesCurrent(marketId, rt, refused.map((r) => r.e));
+    for (const { p, e } of refused) {
+      p.settled = true;
+      p.reject(e);
     }
     if (!matched.length) return;
     const rows = await this.commit(marketId, rt, matched.map((x) => x.m));
@@ -368,9 +381,28 @@ export class OrderService {
   /** One placement on its own: its own balance read, match and commit. */
   private async placeNow(organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput): Promise<PlacementOutcome> {
     const rt = await this.runtime(marketId);
-    const m = await this.match(rt, organizationId, walletId, id, marketId, input, new GroupFunds(this.ledger, this.db));
+    let m: Matched;
+    try {
+      m = await this.match(rt, organizationId, walletId, id, marketId, input, new GroupFunds(this.ledger, this.db));
+    } catch (e) {
+      await this.assertRulesCurrent(marketId, rt, [e]);
+      throw e;
+    }
     const rows = await this.commit(marketId, rt, [m]);
     return { rejected: m.rejected, row: rows.get(id) };
+  }
+
+  /**
+   * Accepted orders are fenced by the rules version at commit (MarketService.sequencePart); a
+   * refusal commits nothing, so before one decided by the rules is answered, the rules it was
+   * decided on must still be the stored ones. Otherwise the runtime is dropped and the command
+   * runs again: a node that missed a resume or a lowered minimum never keeps refusing.
+   */
+  private async assertRulesCurrent(marketId: string, rt: Runtime, refusals: unknown[]): Promise<void> {
+    if (!refusals.some((e) => e instanceof KeelError && RULES_REFUSALS.has(e.code))) return;
+    if ((await this.markets.rulesVersion(marketId)) === rt.rules.rulesVersion) return;
+    if (this.runtimes.get(marketId) === rt) this.runtimes.delete(marketId);
+    throw new MarketRulesChanged(`Market ${marketId}: rules changed since its engine was loaded`);
   }
 
   /** Checks a placement, reserves what it locks in `funds` and applies it to the engine (not yet committed). */
@@ -514,8 +546,9 @@ export class OrderService {
 
   /**
    * Runs a command again (on a rebuilt engine) when PostgreSQL aborted its statement for a
-   * deadlock or a serialisation failure, or refused it because the market's sequence moved
-   * (another process wrote to the market); commit() has already dropped the engine by then.
+   * deadlock or a serialisation failure, or refused it because the market's sequence or rules
+   * moved (another process wrote to the market, or the market was changed); the engine has been
+   * dropped by then. A command refused three times is answered 503, having written nothing.
    */
   private async retryingTransient<T>(fn: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -523,8 +556,9 @@ export class OrderService {
         return await fn();
       } catch (e) {
         const code = (e as { code?: string }).code;
-        const transient = code === '40P01' || code === '40001' || e instanceof StatementCheckFailed;
-        if (attempt >= 2 || !transient) throw e;
+        const transient = code === '40P01' || code === '40001' || e instanceof StatementCheckFailed || e instanceof MarketRulesChanged;
+        if (!transient) throw e;
+        if (attempt >= 2) throw new KeelError('SERVICE_UNAVAILABLE', 'The market kept changing while the command ran; nothing was written, try again');
       }
     }
   }

@@ -4,6 +4,7 @@ import { hashApiKey, parseApiKey } from './api-key-secret';
 import { Environment, Host, Tier } from './permissions';
 import { Principal } from './principal';
 import type { RedisClient } from '../redis';
+import { RedisChannel } from '../redis-channel';
 
 interface CachedKey {
   principal: Principal;
@@ -25,7 +26,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export class Authenticator {
   private readonly cache = new Map<string, CachedKey>();
-  private subscriber?: RedisClient;
+  private invalidations?: RedisChannel;
 
   constructor(
     private readonly db: Knex,
@@ -35,14 +36,12 @@ export class Authenticator {
   ) {}
 
   async listen(redis: RedisClient): Promise<void> {
-    this.subscriber = redis.duplicate();
-    this.subscriber.on('error', () => undefined);
-    await this.subscriber.connect();
-    await this.subscriber.subscribe(this.channel, (keyId) => this.forget(keyId));
+    this.invalidations = new RedisChannel(redis, this.channel);
+    await this.invalidations.listen((keyId) => this.forget(keyId));
   }
 
   async close(): Promise<void> {
-    if (this.subscriber?.isOpen) await this.subscriber.quit();
+    await this.invalidations?.close();
   }
 
   /** Drops a key from this node's cache; call `announce` to reach the other nodes. */

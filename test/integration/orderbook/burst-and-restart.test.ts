@@ -1,4 +1,4 @@
-import { BookKeel, BookOrg, units } from './support';
+import { BookKeel, BookOrg, lockMismatches, units } from './support';
 
 /**
  * A seeded random burst of concurrent orders and cancels on two markets sharing wallets, then:
@@ -100,14 +100,7 @@ describe('a random burst of orders and cancels', () => {
     expect(BigInt(fees!.s)).toBeGreaterThan(0n);
 
     // Every wallet's locked amount is exactly what its open orders hold; ended orders hold nothing.
-    const { rows: mismatched } = await k.db.raw(`
-      SELECT b.wallet_id, b.asset_id, b.locked, coalesce(o.held, 0) AS held
-        FROM ledger_balances b
-        LEFT JOIN (SELECT wallet_id, lock_asset_id, sum(locked_amount) AS held FROM orders
-                    WHERE status IN ('OPEN', 'PARTIALLY_FILLED') GROUP BY 1, 2) o
-          ON o.wallet_id = b.wallet_id AND o.lock_asset_id = b.asset_id
-       WHERE b.locked <> coalesce(o.held, 0)`);
-    expect(mismatched).toEqual([]);
+    expect(await lockMismatches(k.db)).toEqual([]);
     const stale = await k.db('orders').whereNotIn('status', ['OPEN', 'PARTIALLY_FILLED']).where('lockedAmount', '<>', 0).count({ n: '*' }).first();
     expect(Number(stale!.n)).toBe(0);
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Config } from '../../../src/platform/config';
 import { testKeelConfig } from '../../support/keel';
 import { Keel, startKeel } from '../../../src/app';
@@ -96,6 +97,18 @@ export class BookKeel {
   async credit(org: BookOrg, walletId: string, assetId: string, amount: bigint, reference = `test:${randomBytes(8).toString('hex')}`): Promise<void> {
     await this.db.transaction((trx) => this.services.ledger.credit(trx, { organizationId: org.orgId, walletId, assetId, amount, reference }));
   }
+}
+
+/** Ledger balances whose locked amount is not exactly what the wallet's open orders hold (none when the books balance). */
+export async function lockMismatches(db: Knex): Promise<unknown[]> {
+  const { rows } = await db.raw(`
+    SELECT b.wallet_id, b.asset_id, b.locked, coalesce(o.held, 0) AS held
+      FROM ledger_balances b
+      LEFT JOIN (SELECT wallet_id, lock_asset_id, sum(locked_amount) AS held FROM orders
+                  WHERE status IN ('OPEN', 'PARTIALLY_FILLED') GROUP BY 1, 2) o
+        ON o.wallet_id = b.wallet_id AND o.lock_asset_id = b.asset_id
+     WHERE b.locked <> coalesce(o.held, 0)`);
+  return rows;
 }
 
 export const units = (text: string, decimals: number): bigint => {
