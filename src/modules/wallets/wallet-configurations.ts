@@ -72,6 +72,18 @@ export function applyConfigurations(current: WalletConfigurations, patch: unknow
   return next;
 }
 
+/**
+ * The sections that decide where money may go (transfer cap, approvals, allowed recipients, where
+ * sweeps send deposits): changing them needs the `admin` scope, not just `write`.
+ */
+export const ADMIN_SECTIONS = ['security', 'autoSweep'] as const;
+
+/** The admin-only sections a configurations patch touches, as `configurations.<section>`. */
+export function adminSectionsIn(patch: unknown): string[] {
+  if (patch === null || typeof patch !== 'object') return [];
+  return ADMIN_SECTIONS.filter((s) => s in patch).map((s) => `configurations.${s}`);
+}
+
 /** Stored configurations may predate a field: fill in defaults when reading. */
 export function readConfigurations(stored: Partial<WalletConfigurations> | null | undefined): WalletConfigurations {
   return applyConfigurations(DEFAULT_CONFIGURATIONS, stored ?? {});
