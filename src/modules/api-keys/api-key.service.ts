@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { generateApiKey } from '../../platform/auth/api-key-secret';
-import { CORE_SCOPES, Environment, Host, PRO_PERMISSIONS, Tier } from '../../platform/auth/permissions';
+import { CORE_SCOPES, Environment, Host, PRO_PERMISSIONS, Tier, TIERS } from '../../platform/auth/permissions';
 import type { Authenticator } from '../../platform/auth/authenticator';
 import type { RedisClient } from '../../platform/redis';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
@@ -70,6 +70,9 @@ export class ApiKeyService {
     const org = await this.organizations.get(organizationId);
     if (input.host === 'pro' && !org.proAccess) {
       throw KeelError.forbidden('Order-book access is granted by the operator on request; this organisation does not have it');
+    }
+    if (input.tier && TIERS.indexOf(input.tier) > TIERS.indexOf(org.tier)) {
+      throw KeelError.invalidField('tier', `must not exceed the organisation's tier (${org.tier})`);
     }
     return this.issue({ organizationId, name: input.name, host: input.host, scopes: input.scopes, tier: input.tier ?? org.tier });
   }
