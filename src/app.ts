@@ -54,6 +54,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       await keel.webhookDelivery?.stop();
       await keel.depositWatchers?.stop();
       await keel.transactionSender?.stop();
+      await services.markets.changes.close();
       await platform.close();
       await networks.close();
     },
@@ -67,6 +68,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
       // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
       await services.orders.warmUp(await services.markets.ids());
+      await services.markets.changes.listen();
       keel.pro = await listen(app, config.HOST, config.PRO_PORT);
     }
     if (roles.has('worker')) {

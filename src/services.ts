@@ -14,6 +14,7 @@ import { AddressService } from './modules/wallets/address.service';
 import { WalletKeys } from './modules/wallets/wallet-keys';
 import { loadMasterKey, SecretBox } from './platform/crypto/secret-box';
 import { MarketService } from './modules/markets/market.service';
+import { MarketChanges } from './modules/markets/market-changes';
 import { LedgerService } from './modules/ledger/ledger.service';
 import { OrderService } from './modules/orders/order.service';
 import { MarketDataService } from './modules/orders/market-data.service';
@@ -73,7 +74,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   // The ledger first: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
-  const markets = new MarketService(db, chains);
+  const markets = new MarketService(db, chains, new MarketChanges(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger);
   return {
     watchedWallets: new WatchedWallets(db),

@@ -6,6 +6,7 @@ import { KeelError } from '../../platform/errors';
 import type { ChainService } from '../chains/chain.service';
 import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
+import type { MarketChanges } from './market-changes';
 import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { part, StatementPart } from '../../platform/db/one-statement';
@@ -33,8 +34,6 @@ export interface TradingRules {
   /** The market's last committed engine sequence. */
   sequence: number;
 }
-
-type ChangeListener = (marketId: string) => Promise<void> | void;
 
 export function marketView(m: MarketModel, base: { symbol: string; blockchainId: string }, quote: { symbol: string }): MarketType {
   return {
@@ -72,16 +71,16 @@ function feePpm(field: string, text: string): bigint {
 
 /** Markets: the pairs this deployment trades, with their tick, lot, minimum and fees. */
 export class MarketService {
-  private readonly listeners: ChangeListener[] = [];
-
   constructor(
     private readonly db: Knex,
     private readonly chains: ChainService,
+    /** Tells this and every other Keel process when a market's rules or status change. */
+    readonly changes: MarketChanges,
   ) {}
 
-  /** Called after a market's rules or status change (the order service reloads its engine). */
-  onChange(listener: ChangeListener): void {
-    this.listeners.push(listener);
+  /** Called after a market's rules or status change, here or in another process (the order service reloads its engine). */
+  onChange(listener: (marketId: string) => Promise<void> | void): void {
+    this.changes.on(listener);
   }
 
   async list(args: PageArgs & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
@@ -158,7 +157,7 @@ export class MarketService {
       if (Object.keys(patch).length === 0) return locked!;
       return MarketModel.query(trx).patchAndFetchById(current.id, { ...patch, updatedAt: new Date() });
     });
-    for (const listener of this.listeners) await listener(row.id);
+    await this.changes.announce(row.id);
     return (await this.views([row]))[0];
   }
 
