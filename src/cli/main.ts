@@ -10,6 +10,7 @@ import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schem
 import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
 import { printFromServices } from './with-services';
+import { registerOperatorCommands } from './operator-commands';
 
 const program = new Command();
 program.name('keel').description('Keel: wallets, payments and an order-book exchange');
@@ -92,6 +93,8 @@ program
     }
     console.log(`wrote ${Object.values(SCHEMA_FILES).map((f) => join(opts.out, f)).join(', ')}`);
   });
+
+registerOperatorCommands(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(e instanceof Error ? e.message : String(e));
