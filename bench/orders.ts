@@ -46,8 +46,8 @@ export async function run(args: string[]): Promise<object> {
     const coreUrl = `http://127.0.0.1:${core}`;
     const proUrl = `http://127.0.0.1:${pro}`;
     const [chain] = (await call(`${coreUrl}/v1/blockchains`, 'GET', coreHeaders)).data;
-    const assets = Object.fromEntries((await call(`${coreUrl}/v1/assets?blockchainId=${chain.id}`, 'GET', coreHeaders)).data.map((a: { symbol: string }) => [a.symbol, a]));
-    await call(`${proUrl}/v1/orderbook/markets`, 'POST', { apiKey: org.proAdminKey, orgId: org.orgId }, { symbol: 'ETH-USDC', baseAssetId: assets.ETH.id, quoteAssetId: assets.USDC.id, tickSize: '0.01', lotSize: '0.001', minNotional: '1', makerFee: '0.001', takerFee: '0.002' });
+    // Markets are the operator's: created with its command, as a deployment would.
+    keelCli(['market', 'create', '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'USDC', amount: '1000000' });

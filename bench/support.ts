@@ -53,7 +53,6 @@ export interface BenchOrganization {
   orgId: string;
   adminKey: string;
   proKey: string;
-  proAdminKey: string;
 }
 
 /** A Business-tier organisation made the way an operator makes one: `keel org create`. */

@@ -2,13 +2,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { execute, GraphQLSchema } from 'graphql';
 import { toKeelError } from '../src/graphql/errors';
 import type { GraphQLContext } from '../src/graphql/context';
+import { authorizeOperation } from '../src/graphql/root-field-grants';
 import { CompiledRoute, compileRoute, toGraphQLPath } from './compile';
 import { envelope } from './envelope';
 import type { RouteRow } from './route-table';
 
 /**
- * The one handler behind every REST row: bind the request to the operation's variables, run the
- * pre-parsed GraphQL operation in-process, and envelope the result. No endpoint has code of its own.
+ * The one handler behind every REST row: authorise the caller for the row's root field, bind the
+ * request to the operation's variables, run the pre-parsed GraphQL operation in-process, and
+ * envelope the result. No endpoint has code of its own.
  */
 export function registerRestRoutes(
   app: FastifyInstance,
@@ -22,6 +24,9 @@ export function registerRestRoutes(
     app.route({
       method: row.method,
       url: toGraphQLPath(row.path),
+      // Before the body's text check, idempotency claim and variable binding: a caller without the
+      // grant learns nothing about its input.
+      preValidation: async (req) => authorizeOperation(contextFor(req), schema, route.document),
       handler: async (req, reply) => {
         const variableValues = route.variables({
           params: req.params as Record<string, string>,

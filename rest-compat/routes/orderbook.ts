@@ -5,9 +5,9 @@ export const orderbookRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/orderbook/engine/status', field: 'engineStatus', envelope: 'single', summary: 'Engine status of the answering node', tag: 'Engine' },
 
   { method: 'GET', path: '/v1/orderbook/markets', field: 'markets', envelope: 'proList', summary: 'List markets (status, limit, offset), by symbol', tag: 'Markets' },
-  { method: 'POST', path: '/v1/orderbook/markets', field: 'createMarket', body: 'input', envelope: 'single', status: 201, summary: 'Create a market (symbol, baseAssetId, quoteAssetId, tickSize, lotSize, minNotional, makerFee, takerFee, status)', tag: 'Markets' },
+  { method: 'POST', path: '/v1/orderbook/markets', field: 'createMarket', body: 'input', envelope: 'single', status: 201, summary: "Create a market (symbol, baseAssetId, quoteAssetId, tickSize, lotSize, minNotional, makerFee, takerFee, status); the operator's key only (keel operator key create), or keel market create", tag: 'Markets' },
   { method: 'GET', path: '/v1/orderbook/markets/{symbol}', field: 'market', envelope: 'single', summary: 'Get a market', tag: 'Markets' },
-  { method: 'PATCH', path: '/v1/orderbook/markets/{symbol}', field: 'updateMarket', body: 'input', envelope: 'single', summary: 'Change fees, minNotional or status (HALTED refuses new orders)', tag: 'Markets' },
+  { method: 'PATCH', path: '/v1/orderbook/markets/{symbol}', field: 'updateMarket', body: 'input', envelope: 'single', summary: "Change fees, minNotional or status (HALTED refuses new orders); the operator's key only, or keel market update", tag: 'Markets' },
   { method: 'GET', path: '/v1/orderbook/markets/{symbol}/book', field: 'orderBook', envelope: 'single', summary: 'Depth per price level (levels, default 20, at most 500)', tag: 'Market data' },
   { method: 'GET', path: '/v1/orderbook/markets/{symbol}/trades', field: 'marketTrades', envelope: 'proList', summary: "The market's trades, newest first (limit, offset)", tag: 'Market data' },
   { method: 'GET', path: '/v1/orderbook/markets/{symbol}/ticker', field: 'ticker', envelope: 'single', summary: 'Last price, best bid and ask, 24-hour open, high, low, volume and change', tag: 'Market data' },

@@ -4,14 +4,13 @@ import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../platform/config';
 import { createDb, ensureDatabase, migrate } from '../platform/db/knex';
-import { openPlatform } from '../platform/platform';
 import { createLogger } from '../platform/logger';
-import { createServices } from '../services';
 import { startKeel } from '../app';
-import { ChainNetworks } from '../modules/chains/chain-networks';
 import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schema';
 import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
+import { printFromServices } from './with-services';
+import { registerOperatorCommands } from './operator-commands';
 
 const program = new Command();
 program.name('keel').description('Keel: wallets, payments and an order-book exchange');
@@ -63,19 +62,9 @@ org
   .addOption(new Option('--tier <tier>', 'rate-limit tier').choices(['Starter', 'Pro', 'Business']).default('Starter'))
   .option('--no-pro', 'do not grant order-book (Pro) access')
   .option('--json', 'print JSON (the default output)')
-  .action(async (opts: { name: string; tier: Tier; pro: boolean }) => {
-    const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
-    const platform = await openPlatform(config, createLogger('silent'));
-    const networks = await ChainNetworks.fromRegistry(platform.db);
-    try {
-      const services = createServices(platform, networks);
-      const result = await onboardOrganization(platform.db, services, { name: opts.name, tier: opts.tier, proAccess: opts.pro });
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    } finally {
-      await networks.close();
-      await platform.close();
-    }
-  });
+  .action((opts: { name: string; tier: Tier; pro: boolean }) =>
+    printFromServices(({ services, platform }) => onboardOrganization(platform.db, services, { name: opts.name, tier: opts.tier, proAccess: opts.pro })),
+  );
 
 const dev = program.command('dev').description('Sandbox helpers');
 dev
@@ -85,21 +74,13 @@ dev
   .option('--asset <asset>', 'asset symbol or id (USDC, USDT, DAI, ETH); default the native coin')
   .requiredOption('--amount <amount>', 'whole units, e.g. 250.5')
   .option('--blockchain <chain>', 'blockchain id, chain id or slug; default the first dev chain')
-  .action(async (opts: { address: string; asset?: string; amount: string; blockchain?: string }) => {
-    const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
-    const platform = await openPlatform(config, createLogger('silent'));
-    const networks = await ChainNetworks.fromRegistry(platform.db);
-    try {
-      const services = createServices(platform, networks);
-      const chain = opts.blockchain ? networks.all().find((n) => [n.blockchainId, String(n.spec.chainId), n.spec.slug].includes(opts.blockchain!)) : undefined;
+  .action((opts: { address: string; asset?: string; amount: string; blockchain?: string }) =>
+    printFromServices(async ({ services, networks }) => {
+      const chain = opts.blockchain ? networks.find(opts.blockchain) : undefined;
       if (opts.blockchain && !chain) throw new Error(`Unknown blockchain '${opts.blockchain}'`);
-      const result = await services.devFaucet.fund({ blockchainId: chain?.blockchainId, address: opts.address, asset: opts.asset, amount: opts.amount });
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    } finally {
-      await networks.close();
-      await platform.close();
-    }
-  });
+      return services.devFaucet.fund({ blockchainId: chain?.blockchainId, address: opts.address, asset: opts.asset, amount: opts.amount });
+    }),
+  );
 
 program
   .command('schema')
@@ -112,6 +93,8 @@ program
     }
     console.log(`wrote ${Object.values(SCHEMA_FILES).map((f) => join(opts.out, f)).join(', ')}`);
   });
+
+registerOperatorCommands(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(e instanceof Error ? e.message : String(e));

@@ -3,15 +3,21 @@ import { KeelError } from '../platform/errors';
 import type { GraphQLContext } from './context';
 
 /**
+ * Throws 403 FORBIDDEN naming the scope (core) or permission (pro) the caller's key lacks, and
+ * what it is needed for when that is narrower than the operation (`to change configurations.security`).
+ */
+export function requireGrant(context: Pick<GraphQLContext, 'host' | 'principal'>, need: string, purpose?: string): void {
+  if (context.principal.can(need)) return;
+  const kind = context.host === 'pro' ? 'permission' : 'scope';
+  throw KeelError.forbidden(`This API key lacks the ${kind} '${need}'${purpose ? ` ${purpose}` : ''}`);
+}
+
+/**
  * `@Authorized('read')` on the core host, `@Authorized('orderbook_order:create')` on the pro host.
- * A missing grant is a 403 whose message names what is missing.
+ * The same grants are checked before any argument is coerced (root-field-grants.ts); this check
+ * stays for field resolvers reached any other way.
  */
 export const authChecker: AuthChecker<GraphQLContext> = ({ context }, required) => {
-  for (const need of required) {
-    if (!context.principal.can(need)) {
-      const kind = context.host === 'pro' ? 'permission' : 'scope';
-      throw KeelError.forbidden(`This API key lacks the ${kind} '${need}'`);
-    }
-  }
+  for (const need of required) requireGrant(context, need);
   return true;
 };

@@ -5,6 +5,7 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import type { Host } from '../platform/auth/permissions';
 import { authChecker } from './auth-checker';
 import { validateArguments } from './validate-arguments';
+import { registerRootFieldGrants } from './root-field-grants';
 import { OrganizationResolver } from '../modules/organizations/organization.resolver';
 import { ApiKeyResolver } from '../modules/api-keys/api-key.resolver';
 import { EngineStatusResolver } from '../modules/engine-status/engine-status.resolver';
@@ -27,13 +28,15 @@ export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
  * realtime feed get an in-process one.
  */
 export async function buildHostSchema(host: Host, pubSub: PubSub = createPubSub()): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     pubSub,
     resolvers: HOST_RESOLVERS[host],
     authChecker,
     authMode: 'error',
     validateFn: validateArguments,
   });
+  registerRootFieldGrants(schema, HOST_RESOLVERS[host]);
+  return schema;
 }
 
 /** The SDL written to schema/<file>.graphql by `npm run schema`. */

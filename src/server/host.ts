@@ -2,7 +2,7 @@ import Fastify, { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import { GraphQLSchema } from 'graphql';
+import { GraphQLError, GraphQLSchema } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Host } from '../platform/auth/permissions';
@@ -12,7 +12,8 @@ import type { Services } from '../services';
 import type { GraphQLContext } from '../graphql/context';
 import { errorExtensions, toKeelError } from '../graphql/errors';
 import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql/query-limits';
-import { KeelError } from '../platform/errors';
+import { isKeelError, KeelError } from '../platform/errors';
+import { authorizeDocumentText } from '../graphql/root-field-grants';
 import { registerRestRoutes } from '../../rest-compat/handler';
 import { buildOpenApi } from '../../rest-compat/openapi';
 import type { RouteRow } from '../../rest-compat/route-table';
@@ -105,6 +106,12 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   app.route({
     url: '/graphql',
     method: ['GET', 'POST'],
+    // Authorisation before validation: the document's root fields are checked against the key
+    // before the body's text check, the idempotency claim or any variable coercion.
+    preValidation: async (request: FastifyRequest) => {
+      const params = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown } | undefined;
+      authorizeDocumentText(contextFor(request.principal!, request.id), schema, params?.query, params?.operationName);
+    },
     handler: fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) }),
   });
 
@@ -125,12 +132,21 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   app.get('/metrics', async (_request, reply) => reply.type(platform.metrics.registry.contentType).send(await platform.metrics.registry.metrics()));
 
   // graphql-ws on the same port and path; credentials come in connectionParams.
+  const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.BODY_LIMIT_BYTES });
   const wsServer = useServer<Record<string, unknown>, { principal?: Principal; requestId?: string }>(
     {
       schema,
       validate: validateWithLimits(limits),
-      onSubscribe: subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION),
+      onSubscribe: (ctx, _id, payload) => {
+        try {
+          authorizeDocumentText(contextFor(ctx.extra.principal!, ctx.extra.requestId!), schema, payload.query, payload.operationName);
+        } catch (e) {
+          if (isKeelError(e)) return [new GraphQLError(e.message, { originalError: e })];
+          throw e;
+        }
+        return capSubscriptions(ctx);
+      },
       onConnect: async (ctx) => {
         try {
           const params = ctx.connectionParams ?? {};

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Config, loadConfig } from '../../src/platform/config';
 import { startKeel, Keel } from '../../src/app';
 import { onboardOrganization, OnboardedOrganization } from '../../src/modules/organizations/onboarding';
+import { issueOperatorKey } from '../../src/modules/organizations/operator-key';
 import type { Tier } from '../../src/platform/auth/permissions';
 import { createTestDatabase, dropTestDatabase, runPrefix } from './databases';
 import { ApiClient } from './api-client';
@@ -13,6 +14,8 @@ export interface TestKeel {
   coreUrl: string;
   proUrl: string;
   createOrg(opts?: { name?: string; tier?: Tier; proAccess?: boolean }): Promise<TestOrg>;
+  /** A pro-host client with a fresh operator key: markets are the operator's to create and manage. */
+  operator(): Promise<ApiClient>;
   /** Stops this Keel and starts a new one on the same database and Redis prefix (new ports). */
   restart(overrides?: Partial<Config>): Promise<void>;
   stop(): Promise<void>;
@@ -21,7 +24,6 @@ export interface TestKeel {
 export interface TestOrg extends OnboardedOrganization {
   core: ApiClient;
   pro: ApiClient;
-  proAdmin: ApiClient;
 }
 
 /** A test Keel's configuration: its own database and Redis prefix, loopback, any free ports, the run's dev chains. */
@@ -71,8 +73,11 @@ export async function startTestKeel(overrides: Partial<Config> = {}, opts: { log
         ...org,
         core: new ApiClient(keel.core?.url ?? '', { apiKey: org.adminKey, orgId: org.orgId }),
         pro: new ApiClient(keel.pro?.url ?? '', { apiKey: org.proKey ?? '', orgId: org.orgId }),
-        proAdmin: new ApiClient(keel.pro?.url ?? '', { apiKey: org.proAdminKey ?? '', orgId: org.orgId }),
       };
+    },
+    async operator() {
+      const { orgId, key } = await issueOperatorKey(t.keel.services);
+      return new ApiClient(t.keel.pro?.url ?? '', { apiKey: key, orgId });
     },
     async stop() {
       const keel = t.keel;

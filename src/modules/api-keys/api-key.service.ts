@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { generateApiKey } from '../../platform/auth/api-key-secret';
-import { CORE_SCOPES, Environment, Host, PRO_PERMISSIONS, Tier } from '../../platform/auth/permissions';
+import { CORE_SCOPES, Environment, Host, operatorOnly, PRO_PERMISSIONS, Tier, TIERS } from '../../platform/auth/permissions';
 import type { Authenticator } from '../../platform/auth/authenticator';
 import type { RedisClient } from '../../platform/redis';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
@@ -27,6 +27,11 @@ export interface IssueInput {
   tier: Tier;
 }
 
+/** 403 naming the operator permission a tenant's key was to be given. */
+function operatorPermissionRefused(permissions: string[]): KeelError {
+  return KeelError.forbidden(`Only the operator's keys may hold ${permissions.map((p) => `'${p}'`).join(', ')}; markets are managed with \`keel market\` or an operator key`);
+}
+
 function view(key: ApiKeyModel): ApiKeyView {
   return Object.assign(key, { status: key.revokedAt ? ('REVOKED' as const) : ('ACTIVE' as const) });
 }
@@ -43,6 +48,8 @@ export class ApiKeyService {
   ) {}
 
   async issue(input: IssueInput, trx?: Knex.Transaction): Promise<IssuedKey> {
+    const reserved = operatorOnly(input.scopes);
+    if (reserved.length && !(await this.organizations.get(input.organizationId, trx)).isOperator) throw operatorPermissionRefused(reserved);
     const allowed: readonly string[] = input.host === 'core' ? CORE_SCOPES : PRO_PERMISSIONS;
     const unknown = input.scopes.filter((s) => !allowed.includes(s));
     if (unknown.length) {
@@ -71,6 +78,9 @@ export class ApiKeyService {
     if (input.host === 'pro' && !org.proAccess) {
       throw KeelError.forbidden('Order-book access is granted by the operator on request; this organisation does not have it');
     }
+    if (input.tier && TIERS.indexOf(input.tier) > TIERS.indexOf(org.tier)) {
+      throw KeelError.invalidField('tier', `must not exceed the organisation's tier (${org.tier})`);
+    }
     return this.issue({ organizationId, name: input.name, host: input.host, scopes: input.scopes, tier: input.tier ?? org.tier });
   }
 
@@ -91,6 +101,8 @@ export class ApiKeyService {
     const result = await this.db.transaction(async (trx) => {
       const key = await this.find(trx, organizationId, id, true);
       if (key.revokedAt) throw new KeelError('CONFLICT', 'A revoked key cannot be rotated');
+      const reserved = operatorOnly(key.scopes);
+      if (reserved.length && !(await this.organizations.get(organizationId, trx)).isOperator) throw operatorPermissionRefused(reserved);
       const generated = generateApiKey(key.host, key.environment);
       const expiresAt = new Date(Date.now() + grace * 1000);
       await trx('api_key_secrets').where({ apiKeyId: id }).where((q) => q.whereNull('expiresAt').orWhere('expiresAt', '>', expiresAt)).update({ expiresAt });

@@ -46,11 +46,11 @@ export class ApiKeyPage extends Page(ApiKeyType) {}
 export class CreateApiKeyInput {
   @Field() @Length(1, 100) name!: string;
   @Field(() => ApiKeyHost, { defaultValue: ApiKeyHost.CORE }) host: ApiKeyHost = ApiKeyHost.CORE;
-  @Field(() => [String], { description: 'Core: any of read, write, admin. Pro: order-book permission names.' })
+  @Field(() => [String], { description: "Core: any of read, write, admin. Pro: order-book permission names but orderbook_market:manage (the operator's alone)." })
   @ArrayMinSize(1)
   @ArrayMaxSize(10)
   scopes!: string[];
-  @Field(() => TierEnum, { nullable: true, description: "Rate-limit tier; defaults to the organisation's tier" })
+  @Field(() => TierEnum, { nullable: true, description: "Rate-limit tier; defaults to, and may not exceed, the organisation's tier" })
   @IsOptional()
   tier?: TierEnum;
 }

@@ -87,6 +87,11 @@ export class ChainNetworks {
     return this.byBlockchainId.get(blockchainId);
   }
 
+  /** The chain an operator names on the command line: its blockchain id, chain id or slug. */
+  find(reference: string): ChainNetwork | undefined {
+    return this.all().find((n) => [n.blockchainId, String(n.spec.chainId), n.spec.slug].includes(reference));
+  }
+
   /** The chains this process started itself (sandbox without KEEL_CHAINS). */
   get startedDevChains(): readonly DevChain[] {
     return this.devChains;

@@ -20,13 +20,13 @@ export class MarketResolver {
   }
 
   @Authorized('orderbook_market:manage')
-  @Mutation(() => MarketType, { description: 'Opens a market for trading; tickSize × lotSize must be a whole number of quote base units' })
+  @Mutation(() => MarketType, { description: "Opens a market for trading (the operator's key only); tickSize × lotSize must be a whole number of quote base units" })
   createMarket(@Arg('input') input: CreateMarketInput, @Ctx() ctx: GraphQLContext): Out<MarketType> {
     return as(ctx.services.markets.create(input));
   }
 
   @Authorized('orderbook_market:manage')
-  @Mutation(() => MarketType, { description: 'Changes fees, minimum notional or status (HALTED refuses new orders)' })
+  @Mutation(() => MarketType, { description: "Changes fees, minimum notional or status (the operator's key only; HALTED refuses new orders)" })
   updateMarket(@Arg('symbol') symbol: string, @Arg('input') input: UpdateMarketInput, @Ctx() ctx: GraphQLContext): Out<MarketType> {
     return as(ctx.services.markets.update(symbol, input));
   }

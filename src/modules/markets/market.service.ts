@@ -37,8 +37,6 @@ export interface TradingRules {
   rulesVersion: number;
 }
 
-type ChangeListener = (marketId: string) => Promise<void> | void;
-
 export function marketView(m: MarketModel, base: { symbol: string; blockchainId: string }, quote: { symbol: string }): MarketType {
   return {
     id: m.id,
@@ -72,6 +70,8 @@ function feePpm(field: string, text: string): bigint {
   if (ppm > MAX_FEE_PPM) throw KeelError.invalidField(field, 'must be at most 0.1');
   return ppm;
 }
+
+type ChangeListener = (marketId: string) => Promise<void> | void;
 
 /** Markets: the pairs this deployment trades, with their tick, lot, minimum and fees. */
 export class MarketService {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Tier } from '../../platform/auth/permissions';
-import { PRO_PERMISSIONS, PRO_TRADE_PERMISSIONS } from '../../platform/auth/permissions';
+import { PRO_TRADE_PERMISSIONS } from '../../platform/auth/permissions';
 import type { Services } from '../../services';
 
 export interface OnboardedOrganization {
@@ -9,10 +9,12 @@ export interface OnboardedOrganization {
   tier: Tier;
   adminKey: string;
   proKey?: string;
-  proAdminKey?: string;
 }
 
-/** The operator's `keel org create`: an organisation and its first keys, in one transaction. */
+/**
+ * The operator's `keel org create`: an organisation and its first keys, in one transaction. Its
+ * order-book key trades; managing markets is the operator's (operator-key.ts).
+ */
 export async function onboardOrganization(db: Knex, services: Services, input: { name: string; tier: Tier; proAccess: boolean }): Promise<OnboardedOrganization> {
   return db.transaction(async (trx) => {
     const org = await services.organizations.create(input, trx);
@@ -22,7 +24,6 @@ export async function onboardOrganization(db: Knex, services: Services, input: {
     const result: OnboardedOrganization = { orgId: org.id, name: org.name, tier: org.tier, adminKey };
     if (input.proAccess) {
       result.proKey = await issue('trading', 'pro', PRO_TRADE_PERMISSIONS);
-      result.proAdminKey = await issue('trading-admin', 'pro', [...PRO_PERMISSIONS]);
     }
     return result;
   });

@@ -7,6 +7,8 @@ export class OrganizationModel extends Model {
   name!: string;
   tier!: Tier;
   proAccess!: boolean;
+  /** The deployment operator's own organisation (at most one): the only holder of operator permissions. */
+  isOperator!: boolean;
   createdAt!: Date;
   updatedAt!: Date;
 }

@@ -6,6 +6,7 @@ import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
 import { readBalances } from '../wallets/balance-reader';
+import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import type { DepositListener } from './chain-activity-recorder';
 import type { ChainTransferModel } from './chain-transfer.model';
@@ -18,7 +19,7 @@ const GAS_HEADROOM = 2n;
 /**
  * configurations.autoSweep: when a confirmed deposit brings a deposit address's balance of an asset
  * to the threshold (in that asset's units), the whole balance is swept to destinationAddress or the
- * master wallet. A token sweep first gets its gas from the master wallet when enableGaslessWithdraw
+ * master wallet (only ever the wallet itself or one of its security.allowedRecipients). A token sweep first gets its gas from the master wallet when enableGaslessWithdraw
  * is on; without it, only an address already holding gas is swept.
  */
 export class AutoSweeper implements DepositListener {
@@ -47,6 +48,11 @@ export class AutoSweeper implements DepositListener {
     const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return;
+    // Checked when set, and again here: security.allowedRecipients may have changed since.
+    if (!sweepDestinationAllowed(source.configurations, source.masterWalletAddress)) {
+      this.logger.warn({ addressId: source.addressId }, 'auto-sweep skipped: the destination is neither the wallet nor one of its allowed recipients');
+      return;
+    }
     const network = this.networks.get(deposit.blockchainId);
     const asset = (await this.chains.assetViews([deposit.assetId])).get(deposit.assetId);
     if (!network || !asset) return;

@@ -3,25 +3,33 @@ import { KeelError } from '../../platform/errors';
 import type { WalletConfigurations } from '../wallets/wallet-configurations';
 
 export interface PolicyLine {
-  asset: { decimals: number; symbol: string };
+  asset: { id: string; decimals: number; symbol: string };
   recipient: string;
   rawAmount: bigint;
 }
 
+function refused(field: string, message: string): KeelError {
+  return new KeelError('FORBIDDEN', message, { fields: [{ field, error: 'INVALID_FIELD' }] });
+}
+
 /**
- * configurations.security: every line must go to an allowed recipient (when the list is not empty)
- * and move at most maxTransferAmount, read in the units of the line's own asset.
+ * configurations.security: every line must go to an allowed recipient (when the list is not empty),
+ * and the request's total of each asset may be at most maxTransferAmount, read in that asset's
+ * units: splitting an amount over several lines moves no more than one line could.
  */
 export function checkTransferPolicy(security: WalletConfigurations['security'], lines: PolicyLine[]): void {
   const allowed = new Set(security.allowedRecipients.map((a) => a.toLowerCase()));
+  const totals = new Map<string, bigint>();
   lines.forEach((l, i) => {
     if (allowed.size && !allowed.has(l.recipient.toLowerCase())) {
-      throw new KeelError('FORBIDDEN', `assets.${i}.recipient is not in the wallet's security.allowedRecipients`, { fields: [{ field: `assets.${i}.recipient`, error: 'INVALID_FIELD' }] });
+      throw refused(`assets.${i}.recipient`, `assets.${i}.recipient is not in the wallet's security.allowedRecipients`);
     }
-    if (security.maxTransferAmount && l.rawAmount > toUnitsFloor(security.maxTransferAmount, l.asset.decimals)) {
-      throw new KeelError('FORBIDDEN', `assets.${i}.amount exceeds the wallet's security.maxTransferAmount (${security.maxTransferAmount} ${l.asset.symbol})`, {
-        fields: [{ field: `assets.${i}.amount`, error: 'INVALID_FIELD' }],
-      });
+    if (!security.maxTransferAmount) return;
+    const total = (totals.get(l.asset.id) ?? 0n) + l.rawAmount;
+    totals.set(l.asset.id, total);
+    if (total > toUnitsFloor(security.maxTransferAmount, l.asset.decimals)) {
+      throw refused(`assets.${i}.amount`, `The request's total of ${l.asset.symbol} exceeds the wallet's security.maxTransferAmount (${security.maxTransferAmount} ${l.asset.symbol}) at assets.${i}.amount`);
     }
   });
 }
+

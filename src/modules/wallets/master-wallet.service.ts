@@ -8,7 +8,7 @@ import { BlockchainModel } from '../chains/chain.model';
 import { blockchainView, ChainService } from '../chains/chain.service';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { BlockchainType } from '../chains/chain.types';
-import { applyConfigurations, DEFAULT_CONFIGURATIONS, readConfigurations } from './wallet-configurations';
+import { applyConfigurations, assertSweepDestination, DEFAULT_CONFIGURATIONS, readConfigurations } from './wallet-configurations';
 import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
 import type { AssetBalanceType, MasterWalletType } from './wallet.types';
@@ -63,6 +63,7 @@ export class MasterWalletService {
     const configurations = applyConfigurations(DEFAULT_CONFIGURATIONS, input.configurations);
     const id = randomUUID();
     const keys = this.keys.create(id);
+    assertSweepDestination(configurations, keys.walletAddress);
     const wallet = await this.db.transaction(async (trx) => {
       const row = await MasterWalletModel.query(trx).insertAndFetch({
         id,
@@ -115,7 +116,10 @@ export class MasterWalletService {
       if (input.description !== undefined) patch.description = input.description;
       if (input.metadata !== undefined) patch.metadata = input.metadata;
       if (input.isActive !== undefined) patch.isActive = input.isActive;
-      if (input.configurations !== undefined) patch.configurations = applyConfigurations(readConfigurations(current.configurations), input.configurations);
+      if (input.configurations !== undefined) {
+        patch.configurations = applyConfigurations(readConfigurations(current.configurations), input.configurations);
+        assertSweepDestination(patch.configurations, current.walletAddress);
+      }
       const row = await MasterWalletModel.query(trx).patchAndFetchById(id, patch);
       if (input.configurations !== undefined) await this.syncChains(trx, row);
       const view = await this.view(row, trx);

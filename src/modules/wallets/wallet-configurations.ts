@@ -72,6 +72,35 @@ export function applyConfigurations(current: WalletConfigurations, patch: unknow
   return next;
 }
 
+/**
+ * The sections that decide where money may go (transfer cap, approvals, allowed recipients, where
+ * sweeps send deposits): changing them needs the `admin` scope, not just `write`.
+ */
+export const ADMIN_SECTIONS = ['security', 'autoSweep'] as const;
+
+/** The admin-only sections a configurations patch touches, as `configurations.<section>`. */
+export function adminSectionsIn(patch: unknown): string[] {
+  if (patch === null || typeof patch !== 'object') return [];
+  return ADMIN_SECTIONS.filter((s) => s in patch).map((s) => `configurations.${s}`);
+}
+
+/**
+ * Where sweeps may send a wallet's deposits: the master wallet itself or one of its
+ * security.allowedRecipients (an empty list allows only the wallet itself: a sweep moves money
+ * without anyone asking, so it never reaches an address the policy does not name).
+ */
+export function sweepDestinationAllowed(configurations: WalletConfigurations, walletAddress: string): boolean {
+  const destination = (configurations.autoSweep.destinationAddress || walletAddress).toLowerCase();
+  return destination === walletAddress.toLowerCase() || configurations.security.allowedRecipients.some((a) => a.toLowerCase() === destination);
+}
+
+/** 422 naming configurations.autoSweep.destinationAddress when sweeps could leave the policy. */
+export function assertSweepDestination(configurations: WalletConfigurations, walletAddress: string): void {
+  if (!sweepDestinationAllowed(configurations, walletAddress)) {
+    throw KeelError.invalidField('configurations.autoSweep.destinationAddress', "must be the wallet's own address or one of security.allowedRecipients");
+  }
+}
+
 /** Stored configurations may predate a field: fill in defaults when reading. */
 export function readConfigurations(stored: Partial<WalletConfigurations> | null | undefined): WalletConfigurations {
   return applyConfigurations(DEFAULT_CONFIGURATIONS, stored ?? {});

@@ -58,7 +58,7 @@ export class CreateMasterWalletInput {
   @Field() @Length(1, 200) name!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
   @Field(() => JSONObject, { nullable: true }) @IsOptional() metadata?: Record<string, unknown>;
-  @Field(() => JSONObject, { nullable: true, description: 'Any subset of the configurations; the rest take defaults' })
+  @Field(() => JSONObject, { nullable: true, description: 'Any subset of the configurations; the rest take defaults. security and autoSweep need the admin scope; autoSweep.destinationAddress must be the wallet or one of security.allowedRecipients' })
   @IsOptional()
   configurations?: Record<string, unknown>;
 }
@@ -68,7 +68,7 @@ export class UpdateMasterWalletInput {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 200) name?: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
   @Field(() => JSONObject, { nullable: true, description: 'Replaces the metadata' }) @IsOptional() metadata?: Record<string, unknown>;
-  @Field(() => JSONObject, { nullable: true, description: 'Merged over the current configurations, one level deep' })
+  @Field(() => JSONObject, { nullable: true, description: 'Merged over the current configurations, one level deep. security and autoSweep need the admin scope' })
   @IsOptional()
   configurations?: Record<string, unknown>;
   @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;

@@ -86,11 +86,12 @@ export class Authenticator {
   private async load(hash: Buffer): Promise<CachedKey | undefined> {
     const row = await this.db('api_key_secrets as s')
       .join('api_keys as k', 'k.id', 's.api_key_id')
+      .join('organizations as o', 'o.id', 'k.organization_id')
       .where('s.secret_hash', hash)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 's.expires_at');
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 's.expires_at', 'o.is_operator');
     if (!row) return undefined;
     return {
-      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier),
+      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true),
       revokedAt: row.revokedAt,
       secretExpiresAt: row.expiresAt,
       cachedUntil: Date.now() + this.cacheTtlMs,

@@ -12,8 +12,22 @@ export const PRO_PERMISSIONS = [
 ] as const;
 export type ProPermission = (typeof PRO_PERMISSIONS)[number];
 
+/**
+ * Permissions only the operator's organisation may hold: markets are shared by every
+ * organisation, so managing them is the deployment's business, not a tenant's.
+ */
+export const OPERATOR_PERMISSIONS: readonly ProPermission[] = ['orderbook_market:manage'];
+
 /** The Trade scope: every order-book permission but market management. */
-export const PRO_TRADE_PERMISSIONS: ProPermission[] = PRO_PERMISSIONS.filter((p) => p !== 'orderbook_market:manage');
+export const PRO_TRADE_PERMISSIONS: ProPermission[] = PRO_PERMISSIONS.filter((p) => !OPERATOR_PERMISSIONS.includes(p));
+
+/** What a key of the operator's organisation is issued with: reading and managing markets. */
+export const OPERATOR_KEY_PERMISSIONS: ProPermission[] = ['orderbook_market:read', ...OPERATOR_PERMISSIONS];
+
+/** The operator permissions among `scopes`: what a tenant key may never be granted. */
+export function operatorOnly(scopes: readonly string[]): string[] {
+  return scopes.filter((s) => (OPERATOR_PERMISSIONS as readonly string[]).includes(s));
+}
 
 export type Host = 'core' | 'pro';
 export type Environment = 'sandbox' | 'production';
@@ -23,9 +37,11 @@ export const TIERS: Tier[] = ['Starter', 'Pro', 'Business'];
 /**
  * Whether a set of granted scopes satisfies a required one. On the core host `admin` implies
  * everything; `read` and `write` are independent (read = queries / GET, write = mutations).
- * On the pro host permissions are exact.
+ * On the pro host permissions are exact, and an operator permission counts only for the operator's
+ * own keys, whatever a stored key claims.
  */
-export function grants(host: Host, granted: ReadonlySet<string>, required: string): boolean {
+export function grants(host: Host, granted: ReadonlySet<string>, required: string, operator: boolean): boolean {
   if (host === 'core') return granted.has('admin') || granted.has(required);
+  if (!operator && operatorOnly([required]).length) return false;
   return granted.has(required);
 }

@@ -9,9 +9,11 @@ export class Principal {
     readonly environment: Environment,
     readonly scopes: ReadonlySet<string>,
     readonly tier: Tier,
+    /** Whether the key belongs to the operator's organisation (see OPERATOR_PERMISSIONS). */
+    readonly operator = false,
   ) {}
 
   can(required: string): boolean {
-    return grants(this.host, this.scopes, required);
+    return grants(this.host, this.scopes, required, this.operator);
   }
 }

@@ -240,7 +240,8 @@ describe('transfers on the shared dev chains', () => {
 
   test('autoSweep of the native coin sends the balance less gas to the destination address', async () => {
     const destination = recipient();
-    const wallet = await createWallet(org, chainA, { autoSweep: { enabled: true, threshold: '1', destinationAddress: destination } });
+    // A sweep destination other than the wallet must be one of its allowed recipients.
+    const wallet = await createWallet(org, chainA, { autoSweep: { enabled: true, threshold: '1', destinationAddress: destination }, security: { allowedRecipients: [destination] } });
     const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
     await fund(org, chainA, address.address, '1.5');
     const [sweep] = await eventually(async () => {

@@ -10,7 +10,8 @@ let org: TestOrg;
 beforeAll(async () => {
   t = await startTestKeel();
   org = await t.createOrg();
-  for (let i = 0; i < 4; i++) await org.core.post('/v1/api-keys', { name: `k${i}`, scopes: ['read'] });
+  // Seven keys in all with onboarding's two.
+  for (let i = 0; i < 5; i++) await org.core.post('/v1/api-keys', { name: `k${i}`, scopes: ['read'] });
 });
 afterAll(() => t.stop());
 

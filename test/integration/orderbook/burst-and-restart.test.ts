@@ -27,7 +27,7 @@ beforeAll(async () => {
     ['ETH-USDC', USDC],
     ['ETH-DAI', DAI],
   ] as const) {
-    const res = await orgs[0].proAdmin().post('/v1/orderbook/markets', { symbol, baseAssetId: ETH.id, quoteAssetId: quote.id, tickSize: '0.01', lotSize: '0.001', minNotional: '0', makerFee: '0.0007', takerFee: '0.0013' });
+    const res = await (await k.operator()).post('/v1/orderbook/markets', { symbol, baseAssetId: ETH.id, quoteAssetId: quote.id, tickSize: '0.01', lotSize: '0.001', minNotional: '0', makerFee: '0.0007', takerFee: '0.0013' });
     expect(res.status).toBe(201);
   }
   for (const org of orgs) {

@@ -18,7 +18,7 @@ beforeAll(async () => {
   seller = await k.createOrg();
   buyer = await k.createOrg();
   const { ETH, USDC } = await k.assets();
-  expect((await seller.proAdmin().post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC))).status).toBe(201);
+  expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC))).status).toBe(201);
   sellerWallet = await k.wallet(seller);
   buyerWallet = await k.wallet(buyer);
   await k.credit(seller, sellerWallet, ETH.id, units('10', ETH.decimals));

@@ -33,7 +33,7 @@ beforeAll(async () => {
   seller = await k.createOrg();
   buyer = await k.createOrg();
   const { ETH, USDC } = await k.assets();
-  expect((await seller.proAdmin().post('/v1/orderbook/markets', marketBody(SYMBOL, ETH, USDC))).status).toBe(201);
+  expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody(SYMBOL, ETH, USDC))).status).toBe(201);
   marketId = (await k.services.markets.row(SYMBOL)).id;
   sellerWallet = await k.wallet(seller);
   buyerWallet = await k.wallet(buyer);

@@ -1,4 +1,4 @@
-import { PRO_PERMISSIONS } from '../../../src/platform/auth/permissions';
+import { operatorOnly, PRO_TRADE_PERMISSIONS } from '../../../src/platform/auth/permissions';
 import { ApiClient } from '../../support/api-client';
 import { BookKeel, BookOrg, marketBody, units } from './support';
 
@@ -22,7 +22,7 @@ const market = (symbol: string, extra: Record<string, unknown> = {}) => marketBo
 
 describe('markets', () => {
   it('creates a market with the spec fields and lists it for every organisation', async () => {
-    const res = await org.proAdmin().post('/v1/orderbook/markets', market('ETH-USDC'));
+    const res = await (await k.operator()).post('/v1/orderbook/markets', market('ETH-USDC'));
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
       symbol: 'ETH-USDC',
@@ -48,23 +48,23 @@ describe('markets', () => {
   });
 
   it('validates markets', async () => {
-    const dup = await org.proAdmin().post('/v1/orderbook/markets', market('ETH-USDC'));
+    const dup = await (await k.operator()).post('/v1/orderbook/markets', market('ETH-USDC'));
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('DUPLICATE_ENTRY');
     // 0.01 × 0.00001 = 0.0000001 USDC: not a whole base unit of USDC (6 decimals).
-    const unit = await org.proAdmin().post('/v1/orderbook/markets', market('ETH-USDX', { lotSize: '0.00001' }));
+    const unit = await (await k.operator()).post('/v1/orderbook/markets', market('ETH-USDX', { lotSize: '0.00001' }));
     expect(unit.status).toBe(422);
     expect(unit.body.error.details.fields[0].field).toBe('tickSize');
-    const fee = await org.proAdmin().post('/v1/orderbook/markets', market('ETH-USDX', { takerFee: '0.0000001' }));
+    const fee = await (await k.operator()).post('/v1/orderbook/markets', market('ETH-USDX', { takerFee: '0.0000001' }));
     expect(fee.status).toBe(422);
     expect(fee.body.error.details.fields[0].field).toBe('takerFee');
-    const same = await org.proAdmin().post('/v1/orderbook/markets', market('ETH-ETH', { quoteAssetId: ETH.id }));
+    const same = await (await k.operator()).post('/v1/orderbook/markets', market('ETH-ETH', { quoteAssetId: ETH.id }));
     expect(same.status).toBe(422);
-    const unknown = await org.proAdmin().post('/v1/orderbook/markets', market('ETH-USDX', { quoteAssetId: '00000000-0000-4000-8000-000000000000' }));
+    const unknown = await (await k.operator()).post('/v1/orderbook/markets', market('ETH-USDX', { quoteAssetId: '00000000-0000-4000-8000-000000000000' }));
     expect(unknown.status).toBe(422);
-    const symbol = await org.proAdmin().post('/v1/orderbook/markets', market('eth/usdc'));
+    const symbol = await (await k.operator()).post('/v1/orderbook/markets', market('eth/usdc'));
     expect(symbol.status).toBe(422);
-    expect((await org.proAdmin().post('/v1/orderbook/markets', market('ETH-DAI', { quoteAssetId: DAI.id }))).status).toBe(201);
+    expect((await (await k.operator()).post('/v1/orderbook/markets', market('ETH-DAI', { quoteAssetId: DAI.id }))).status).toBe(201);
   });
 
   it('halts a market: new orders are refused with MARKET_HALTED, cancels still work', async () => {
@@ -73,7 +73,7 @@ describe('markets', () => {
     const resting = await org.pro().post('/v1/orderbook/orders', { walletId: wallet, market: 'ETH-USDC', side: 'BUY', price: '100', quantity: '1' });
     expect(resting.status).toBe(201);
 
-    const halted = await org.proAdmin().patch('/v1/orderbook/markets/ETH-USDC', { status: 'HALTED', takerFee: '0.003' });
+    const halted = await (await k.operator()).patch('/v1/orderbook/markets/ETH-USDC', { status: 'HALTED', takerFee: '0.003' });
     expect(halted.status).toBe(200);
     expect(halted.body.data).toMatchObject({ status: 'HALTED', takerFee: '0.003', makerFee: '0.001' });
     const refused = await org.pro().post('/v1/orderbook/orders', { walletId: wallet, market: 'ETH-USDC', side: 'BUY', price: '100', quantity: '1' });
@@ -82,10 +82,10 @@ describe('markets', () => {
     expect((await org.pro().get('/v1/orderbook/markets/ETH-USDC/book')).body.data.bids).toEqual([{ price: '100', quantity: '1', orders: 1 }]);
     expect((await org.pro().delete(`/v1/orderbook/orders/${resting.body.data.id}`)).status).toBe(200);
 
-    expect((await org.proAdmin().patch('/v1/orderbook/markets/ETH-USDC', { status: 'ACTIVE' })).body.data.status).toBe('ACTIVE');
+    expect((await (await k.operator()).patch('/v1/orderbook/markets/ETH-USDC', { status: 'ACTIVE' })).body.data.status).toBe('ACTIVE');
     expect((await org.pro().post('/v1/orderbook/orders', { walletId: wallet, market: 'ETH-USDC', side: 'BUY', price: '100', quantity: '1' })).status).toBe(201);
-    expect((await org.proAdmin().patch('/v1/orderbook/markets/NOPE-USDC', { status: 'ACTIVE' })).status).toBe(404);
-    expect((await org.proAdmin().patch('/v1/orderbook/markets/ETH-USDC', { makerFee: '0.5' })).status).toBe(422);
+    expect((await (await k.operator()).patch('/v1/orderbook/markets/NOPE-USDC', { status: 'ACTIVE' })).status).toBe(404);
+    expect((await (await k.operator()).patch('/v1/orderbook/markets/ETH-USDC', { makerFee: '0.5' })).status).toBe(422);
   });
 });
 
@@ -111,13 +111,14 @@ describe('permissions', () => {
   ];
 
   it.each(endpoints)('$method $path needs $permission (403 names it; granted, it passes the check)', async ({ method, path, body, permission }) => {
-    const without: ApiClient = await org.proWith(PRO_PERMISSIONS.filter((p) => p !== permission));
+    const without: ApiClient = await org.proWith(PRO_TRADE_PERMISSIONS.filter((p) => p !== permission));
     const denied = await without.request(method, path, { body });
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('FORBIDDEN');
     expect(denied.body.error.message).toContain(permission);
 
-    const only: ApiClient = await org.proWith([permission]);
+    // Market management is the operator's: its key is the one that holds that permission.
+    const only: ApiClient = operatorOnly([permission]).length ? await k.operator() : await org.proWith([permission]);
     const allowed = await only.request(method, path, { body });
     expect(allowed.status).not.toBe(403);
     expect(allowed.status).not.toBe(401);

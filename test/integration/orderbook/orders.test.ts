@@ -27,7 +27,7 @@ beforeAll(async () => {
   const assets = await k.assets();
   ETH = assets.ETH;
   USDC = assets.USDC;
-  const created = await a.proAdmin().post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC));
+  const created = await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC));
   expect(created.status).toBe(201);
   walletA = await k.wallet(a);
   walletB = await k.wallet(b);

@@ -40,7 +40,7 @@ const balances = async (walletId: string) => {
 
 test('funded on chain, detected, credited, traded; a withdrawal cannot take what an order holds', async () => {
   const { ETH, USDC } = await k.assets();
-  expect((await org.proAdmin().post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC))).status).toBe(201);
+  expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC))).status).toBe(201);
   const seller = (await org.core().post('/v1/master-wallets', { blockchainId: ETH.blockchainId, name: 'Seller' })).body.data;
   const buyerWallet = (await org.core().post('/v1/master-wallets', { blockchainId: ETH.blockchainId, name: 'Buyer' })).body.data;
   const buyer = (await org.core().post(`/v1/master-wallets/${buyerWallet.id}/addresses`, {})).body.data;

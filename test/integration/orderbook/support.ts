@@ -4,6 +4,7 @@ import type { Config } from '../../../src/platform/config';
 import { testKeelConfig } from '../../support/keel';
 import { Keel, startKeel } from '../../../src/app';
 import { onboardOrganization, OnboardedOrganization } from '../../../src/modules/organizations/onboarding';
+import { issueOperatorKey, OperatorKey } from '../../../src/modules/organizations/operator-key';
 import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
 import { ApiClient } from '../../support/api-client';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
@@ -11,10 +12,8 @@ import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
 /** An organisation with clients that follow Keel across restarts. */
 export interface BookOrg extends OnboardedOrganization {
   core(): ApiClient;
-  /** Trade permissions (everything but orderbook_market:manage). */
+  /** Trade permissions (everything but orderbook_market:manage, which only the operator holds). */
   pro(): ApiClient;
-  /** Every order-book permission. */
-  proAdmin(): ApiClient;
   /** A pro-host key with exactly these permissions. */
   proWith(permissions: string[]): Promise<ApiClient>;
 }
@@ -26,6 +25,7 @@ export interface BookOrg extends OnboardedOrganization {
 export class BookKeel {
   keel!: Keel;
   private orgs = 0;
+  private operatorKey?: OperatorKey;
   private constructor(
     readonly name: string,
     readonly config: Config,
@@ -62,6 +62,12 @@ export class BookKeel {
     await dropTestDatabase(this.name);
   }
 
+  /** A client with the operator's key: markets are the operator's to create and manage. */
+  async operator(): Promise<ApiClient> {
+    this.operatorKey ??= await issueOperatorKey(this.services);
+    return new ApiClient(this.keel.pro?.url ?? '', { apiKey: this.operatorKey.key, orgId: this.operatorKey.orgId });
+  }
+
   async createOrg(): Promise<BookOrg> {
     const org = await onboardOrganization(this.db, this.services, { name: `Book org ${++this.orgs}`, tier: 'Business', proAccess: true });
     const client = (host: 'core' | 'pro', apiKey: string) => new ApiClient((host === 'core' ? this.keel.core?.url : this.keel.pro?.url) ?? '', { apiKey, orgId: org.orgId });
@@ -69,7 +75,6 @@ export class BookKeel {
       ...org,
       core: () => client('core', org.adminKey),
       pro: () => client('pro', org.proKey!),
-      proAdmin: () => client('pro', org.proAdminKey!),
       proWith: async (permissions: string[]) => {
         const issued = await this.services.apiKeys.issue({ organizationId: org.orgId, name: `perm ${permissions.join(',') || 'none'}`, host: 'pro', scopes: permissions, tier: 'Business' });
         return client('pro', issued.secret);

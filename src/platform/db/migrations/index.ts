@@ -7,6 +7,7 @@ import * as m006 from './006_transfers';
 import * as m005 from './005_trading';
 import * as m007 from './007_statement_checks';
 import * as m011 from './011_market_rules_version';
+import * as m009 from './009_operator';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -21,6 +22,7 @@ const migrations: Record<string, Knex.Migration> = {
   '005_trading': m005,
   '007_statement_checks': m007,
   '011_market_rules_version': m011,
+  '009_operator': m009,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
