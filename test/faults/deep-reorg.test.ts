@@ -75,6 +75,8 @@ describe('a deep reorg of a deposit already locked in an order', () => {
     expect(await onChain()).toBe(USDC('20'));
     // 19.8 was still available and is taken back; the 80.2 the order holds is owed.
     expect(await usdcBalance()).toMatchObject({ available: '0', locked: '100.2', debt: '80.2' });
+    const graphql = await org.pro.request('POST', '/graphql', { body: { query: 'query($id: ID!) { walletBalances(walletId: $id) { assetId available locked debt } }', variables: { id: wallet.id } } });
+    expect(graphql.body.data.walletBalances).toContainEqual({ assetId: usdc.id, available: '0', locked: '100.2', debt: '80.2' });
     await expectNoMoneyCreated();
     expect(await events('wallet.debt_recorded')).toEqual([expect.objectContaining({ walletId: wallet.id, assetId: usdc.id, amount: '80200000', outstanding: '80200000' })]);
     expect(await debtMetric('recorded')).toBe(1);
