@@ -26,6 +26,7 @@ import { TransferService } from './modules/transfers/transfer.service';
 import { AutoSweeper } from './modules/transfers/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
+import { WalletDebts } from './modules/ledger/wallet-debts';
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -68,7 +69,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
-  const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, platform.logger);
+  const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // The ledger first: a sweep takes what the deposit has just credited.

@@ -20,5 +20,5 @@ export const orderbookRoutes: RouteRow[] = [
   { method: 'DELETE', path: '/v1/orderbook/orders/{id}', field: 'cancelOrder', envelope: 'single', summary: 'Cancel the rest of an open order and release its lock', tag: 'Orders' },
 
   { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/trades', field: 'walletTrades', envelope: 'proList', summary: "A wallet's trades (limit default 50, offset default 0); 404 unless this organisation has placed an order with the wallet", tag: 'Wallets' },
-  { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/balances', field: 'walletBalances', envelope: 'single', summary: "A wallet's trading balances in the ledger (available, locked)", tag: 'Wallets' },
+  { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/balances', field: 'walletBalances', envelope: 'single', summary: "A wallet's trading balances in the ledger (available, locked, and debt: owed after a reorg took back a deposit already spent or locked)", tag: 'Wallets' },
 ];

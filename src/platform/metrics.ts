@@ -6,6 +6,7 @@ export class Metrics {
   readonly httpRequests: Counter<'host' | 'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'host' | 'method' | 'route'>;
   readonly webhookAttempts: Counter<'outcome'>;
+  readonly walletDebts: Counter<'event'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -26,6 +27,12 @@ export class Metrics {
       name: 'keel_webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome (success, failure)',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.walletDebts = new Counter({
+      name: 'keel_wallet_debt_events_total',
+      help: 'Wallet debts recorded (a reorg took back a deposit already spent or locked) and repaid, by event (recorded, repaid)',
+      labelNames: ['event'],
       registers: [this.registry],
     });
   }

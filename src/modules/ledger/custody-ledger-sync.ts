@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
 import type { DepositListener } from '../transfers/chain-activity-recorder';
 import type { ChainTransferModel } from '../transfers/chain-transfer.model';
 import type { TransferFunds, FundsLine } from '../transfers/transfer.service';
@@ -6,38 +7,58 @@ import type { SendingItem, TransferOutcomeListener } from '../transfers/transact
 import type { ChainService } from '../chains/chain.service';
 import type { Logger } from '../../platform/logger';
 import type { LedgerService } from './ledger.service';
+import type { WalletDebts } from './wallet-debts';
 
 /** One credit per deposit per block it was mined in: a deposit a reorg re-mined elsewhere counts again. */
 const depositReference = (d: ChainTransferModel) => `deposit:${d.blockchainId}:${d.txHash}:${d.logIndex}:${d.blockHash}`;
 
 /**
- * Keeps the trading ledger in step with custody: confirmed deposits are credited and reorged ones
- * taken back; a transfer out is debited when it is requested and refunded if it fails or is rejected;
+ * Keeps the trading ledger in step with custody: confirmed deposits are credited (repaying any debt
+ * of the wallet in the asset first) and reorged ones taken back, what was already spent or locked
+ * becoming a debt; a transfer out is debited when it is requested and refunded if it fails or is rejected;
  * the gas a mined transaction paid is debited from the sender's native balance.
  */
 export class CustodyLedgerSync implements DepositListener, TransferFunds, TransferOutcomeListener {
   constructor(
     private readonly ledger: LedgerService,
     private readonly chains: ChainService,
+    private readonly debts: WalletDebts,
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * A deposit a reorg re-mined in another block is credited again (its reference names the block),
+   * and first repays the debt its reversal left: in all it counts once.
+   */
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     for (const d of deposits) {
-      await this.ledger.credit(trx, { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d) });
+      const credit = { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d) };
+      if ((await this.ledger.credit(trx, credit)).applied) await this.debts.repayFrom(trx, credit);
     }
   }
 
   async reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
-    for (const d of deposits) await this.ledger.reverseCredit(trx, { reference: depositReference(d) });
+    for (const d of deposits) {
+      const reference = depositReference(d);
+      const { shortfall } = await this.ledger.reverseCredit(trx, { reference });
+      if (shortfall > 0n) {
+        await this.debts.record(trx, { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: shortfall, reference });
+        this.logger.warn({ walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, shortfall: shortfall.toString() }, 'reorged deposit was already spent or locked: debt recorded');
+      }
+    }
   }
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
-    return (await this.ledger.balance(trx, walletId, assetId)).available;
+    return this.ledger.spendable(trx, walletId, assetId);
   }
 
+  /** Takes each line's amount from what the wallet may spend: nothing while it owes a debt in the asset. */
   async reserve(trx: Knex.Transaction, lines: FundsLine[]): Promise<void> {
-    for (const l of lines) await this.ledger.debit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer:${l.itemId}` });
+    for (const l of lines) {
+      const spendable = await this.ledger.spendable(trx, l.walletId, l.assetId);
+      if (spendable < l.rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance: the ledger holds less than this line that the wallet may spend (nothing while it owes a debt in the asset)', { walletId: l.walletId, assetId: l.assetId });
+      await this.ledger.debit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer:${l.itemId}` });
+    }
   }
 
   async release(trx: Knex.Transaction, lines: FundsLine[]): Promise<void> {

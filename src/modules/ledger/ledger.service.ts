@@ -40,6 +40,11 @@ export interface Balance {
   locked: bigint;
 }
 
+/** A balance with what the wallet owes in the asset (see WalletDebts). */
+export interface BalanceWithDebt extends Balance {
+  debt: bigint;
+}
+
 export interface AssetInvariant {
   assetId: string;
   /** Sum of available + locked over every wallet. */
@@ -222,19 +227,34 @@ export class LedgerService {
     return { walletId, assetId, available: row ? BigInt(row.available) : 0n, locked: row ? BigInt(row.locked) : 0n };
   }
 
-  /** Available amounts of several (wallet, asset) pairs in one query, keyed `walletId|assetId`; absent rows are absent. */
+  /**
+   * What may be spent (withdrawn or locked by an order) of several (wallet, asset) pairs in one
+   * query, keyed `walletId|assetId`; absent rows are absent. The available balance, or nothing
+   * while the wallet owes a debt in the asset (see WalletDebts): the one rule every spender reads.
+   */
   async availableMany(db: Db, keys: { walletId: string; assetId: string }[]): Promise<Map<string, bigint>> {
     const unique = [...new Map(keys.map((k) => [`${k.walletId}|${k.assetId}`, k])).values()];
     const { rows } = await db.raw(
-      `SELECT wallet_id AS "walletId", asset_id AS "assetId", available FROM ledger_balances WHERE (wallet_id, asset_id) IN (${unique.map(() => '(?::uuid, ?::uuid)').join(', ')})`,
+      `SELECT b.wallet_id AS "walletId", b.asset_id AS "assetId", CASE WHEN d.amount > 0 THEN 0 ELSE b.available END AS available
+         FROM ledger_balances b LEFT JOIN wallet_debts d ON d.wallet_id = b.wallet_id AND d.asset_id = b.asset_id
+        WHERE (b.wallet_id, b.asset_id) IN (${unique.map(() => '(?::uuid, ?::uuid)').join(', ')})`,
       unique.flatMap((k) => [k.walletId, k.assetId]),
     );
     return new Map((rows as { walletId: string; assetId: string; available: string }[]).map((r) => [`${r.walletId}|${r.assetId}`, BigInt(r.available)]));
   }
 
-  async balances(walletId: string, db: Db = this.db): Promise<Balance[]> {
-    const rows = await db('ledger_balances').where({ walletId }).orderBy('assetId');
-    return rows.map((r: { assetId: string; available: string; locked: string }) => ({ walletId, assetId: r.assetId, available: BigInt(r.available), locked: BigInt(r.locked) }));
+  /** availableMany for one pair: 0 when there is no balance. */
+  async spendable(db: Db, walletId: string, assetId: string): Promise<bigint> {
+    return (await this.availableMany(db, [{ walletId, assetId }])).get(`${walletId}|${assetId}`) ?? 0n;
+  }
+
+  async balances(walletId: string, db: Db = this.db): Promise<BalanceWithDebt[]> {
+    const rows = await db('ledger_balances as b')
+      .leftJoin('wallet_debts as d', (j) => j.on('d.walletId', 'b.walletId').andOn('d.assetId', 'b.assetId'))
+      .where('b.walletId', walletId)
+      .orderBy('b.assetId')
+      .select('b.assetId', 'b.available', 'b.locked', db.raw('coalesce(d.amount, 0)::text AS debt'));
+    return rows.map((r: { assetId: string; available: string; locked: string; debt: string }) => ({ walletId, assetId: r.assetId, available: BigInt(r.available), locked: BigInt(r.locked), debt: BigInt(r.debt) }));
   }
 
   /** 404 NOT_FOUND unless the id is a master wallet or deposit address of the organisation. */

@@ -287,7 +287,7 @@ export class OrderService {
       balances.map(async (b) => {
         const asset = await this.markets.assetDecimals(b.assetId);
         const decimals = asset?.decimals ?? 0;
-        return { walletId: id, assetId: b.assetId, symbol: asset?.symbol ?? '', available: formatScaled(b.available, decimals), locked: formatScaled(b.locked, decimals) };
+        return { walletId: id, assetId: b.assetId, symbol: asset?.symbol ?? '', available: formatScaled(b.available, decimals), locked: formatScaled(b.locked, decimals), debt: formatScaled(b.debt, decimals) };
       }),
     );
   }

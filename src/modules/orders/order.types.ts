@@ -214,4 +214,5 @@ export class LedgerBalanceType {
   @Field() symbol!: string;
   @Field(() => Decimal) available!: string;
   @Field(() => Decimal, { description: 'Held by open orders' }) locked!: string;
+  @Field(() => Decimal, { description: 'Owed after a chain reorg took back a deposit already spent or locked; while above zero nothing of the asset can be withdrawn or locked by a new order, and deposits repay it first' }) debt!: string;
 }

@@ -8,6 +8,7 @@ import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import { transactionRequest } from './transaction-request';
+import { lineHashes, nodeKnowsAny, nonceFate } from './nonce-fate';
 
 export interface TransactionSenderOptions {
   pollIntervalMs: number;
@@ -58,6 +59,11 @@ const REBROADCAST_AFTER_MS = 2_000;
  * concurrent lines from one address never share a nonce and none is lost. A transaction left
  * unmined below the market fee is signed again with the same nonce and a higher fee; the earlier
  * hash is kept, and whichever of them is mined settles the line.
+ *
+ * Every change of a line is a compare-and-set on the status and hash this sender read (`transition`):
+ * when another sender moved the line first, this one stops instead of acting on what it read. A line
+ * is signed again with a new nonce, or failed and refunded, only when none of its signed transactions
+ * can still be mined (see nonceFate).
  */
 export class TransactionSender {
   private readonly listeners: TransferOutcomeListener[] = [];
@@ -137,11 +143,10 @@ export class TransactionSender {
           ...request,
         }),
       );
-      await trx('transfer_items')
-        .where({ id: item.id })
-        .update({ status: 'SIGNED', nonce, txHash: tx.hash, rawTx: tx.serialized, gasLimit: gasLimit.toString(), maxFeePerGas: fees.maxFeePerGas!.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas!.toString(), updatedAt: trx.fn.now() });
+      const changes = { status: 'SIGNED', nonce: String(nonce), txHash: tx.hash, rawTx: tx.serialized, gasLimit: gasLimit.toString(), maxFeePerGas: fees.maxFeePerGas!.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas!.toString() };
+      if (!(await this.transition(trx, item, changes))) return null;
       await trx('transfers').where({ id: item.transferId, status: 'QUEUED' }).update({ status: 'SUBMITTED', updatedAt: trx.fn.now() });
-      return { ...item, nonce: String(nonce), txHash: tx.hash, rawTx: tx.serialized };
+      return { ...item, ...changes };
     });
     if (signed) await this.broadcast(signed, signed.rawTx);
   }
@@ -165,11 +170,10 @@ export class TransactionSender {
       if (/already known|known transaction|already imported/i.test(messageOf(e))) {
         // The node has it: fall through to SUBMITTED.
       } else if (isNonceTaken(e)) {
-        // Mined already (ours) or taken by a transaction Keel did not send: the follower decides.
-        if (await network.provider.getTransactionReceipt(item.txHash!)) return this.markSubmitted(item);
-        return this.requeue(item, `nonce ${item.nonce} was used by another transaction`);
+        // Ours (mined or pending) or another's: only a nonce another transaction took for good is given up.
+        if ((await nonceFate(network.provider, network.spec.confirmations, item)).kind === 'taken') return this.requeue(item, `nonce ${item.nonce} was used by another transaction`);
       } else if (isDefinitive(e)) {
-        return this.releaseOrWait(item, shortReason(e));
+        return this.releaseOrWait(item, network.provider, shortReason(e));
       } else {
         this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'broadcast failed; will retry');
         return;
@@ -178,39 +182,63 @@ export class TransactionSender {
     await this.markSubmitted(item);
   }
 
-  private async markSubmitted(item: SendingItem): Promise<void> {
-    await this.db('transfer_items').where({ id: item.id }).whereIn('status', ['SIGNED', 'SUBMITTED']).update({ status: 'SUBMITTED', submittedAt: this.db.fn.now(), error: null, updatedAt: this.db.fn.now() });
+  /**
+   * Moves a line on from the status and transaction hash this sender read, and only from them. False
+   * when another sender moved it first: the caller must then stop, as what it read is stale.
+   */
+  private async transition(db: Knex | Knex.Transaction, item: SendingItem, changes: Record<string, unknown>): Promise<boolean> {
+    const updated = await db('transfer_items')
+      .where({ id: item.id, status: item.status })
+      .where((q) => (item.txHash === null ? q.whereNull('txHash') : q.where('txHash', item.txHash)))
+      .update({ ...changes, updatedAt: db.fn.now() });
+    return updated > 0;
   }
 
-  /** Signed again from scratch with a fresh nonce. */
-  private async requeue(item: SendingItem, reason: string): Promise<void> {
-    this.logger.warn({ itemId: item.id, reason }, 'transfer line re-queued');
-    await this.db('transfer_items').where({ id: item.id }).update({ status: 'QUEUED', nonce: null, txHash: null, rawTx: null, error: reason, updatedAt: this.db.fn.now() });
+  private async markSubmitted(item: SendingItem): Promise<void> {
+    await this.transition(this.db, item, { status: 'SUBMITTED', submittedAt: this.db.fn.now(), error: null });
   }
 
   /**
-   * The node refused the transaction for good. If its nonce is the newest taken, it is given back and
-   * the line fails; otherwise later transactions depend on it, so it stays signed and is offered again.
+   * Signed again from scratch with a fresh nonce: only for a line whose nonce another transaction
+   * took for good. Its earlier hashes stay in replacedTxHashes, so they are still watched.
    */
-  private async releaseOrWait(item: SendingItem, reason: string): Promise<void> {
-    const released = await this.db.transaction(async (trx) => {
-      const n = await trx('sender_nonces').where({ blockchainId: item.blockchainId, address: item.fromAddress }).forUpdate().first();
-      if (Number(n.nextNonce) !== Number(item.nonce) + 1) return false;
-      await trx('sender_nonces').where({ blockchainId: item.blockchainId, address: item.fromAddress }).update({ nextNonce: Number(item.nonce) });
-      return true;
-    });
-    if (released) return this.finish(item, { status: 'FAILED', error: reason });
-    await this.db('transfer_items').where({ id: item.id }).update({ error: reason, updatedAt: this.db.fn.now() });
+  private async requeue(item: SendingItem, reason: string): Promise<void> {
+    const moved = await this.transition(this.db, item, { status: 'QUEUED', nonce: null, txHash: null, rawTx: null, replacedTxHashes: lineHashes(item), error: reason });
+    if (moved) this.logger.warn({ itemId: item.id, reason }, 'transfer line re-queued');
   }
 
-  /** Waits for a receipt of any of the line's transactions and its confirmations; bumps the fee when stuck. */
+  /**
+   * The node refused the transaction for good. A line the node still holds a transaction of (an
+   * earlier broadcast went through) may yet be mined, so it is followed, never refunded. Otherwise,
+   * if its nonce is the newest taken, the nonce is given back and the line fails, in one
+   * transaction; if later transactions depend on the nonce, it stays signed and is offered again.
+   */
+  private async releaseOrWait(item: SendingItem, provider: ethers.JsonRpcProvider, reason: string): Promise<void> {
+    if (await nodeKnowsAny(provider, item)) return this.markSubmitted(item);
+    const key = { blockchainId: item.blockchainId, address: item.fromAddress };
+    const failed = await this.db.transaction(async (trx) => {
+      const n = await trx('sender_nonces').where(key).forUpdate().first();
+      if (Number(n.nextNonce) !== Number(item.nonce) + 1) return false;
+      if (!(await this.finishIn(trx, item, { status: 'FAILED', error: reason }))) return false;
+      await trx('sender_nonces').where(key).update({ nextNonce: Number(item.nonce) });
+      return true;
+    });
+    if (failed) this.logger.warn({ itemId: item.id, error: reason }, 'transfer line failed');
+    else await this.transition(this.db, item, { error: reason });
+  }
+
+  /**
+   * Waits for a receipt of any of the line's transactions and its confirmations; signs it again with
+   * a new nonce if another transaction took its nonce for good; bumps the fee when stuck.
+   */
   private async follow(item: SendingItem): Promise<void> {
     const network = this.networks.get(item.blockchainId);
     if (!network) return;
-    const hashes = [item.txHash!, ...item.replacedTxHashes];
-    const receipts = await Promise.all(hashes.map((h) => network.provider.getTransactionReceipt(h)));
-    const receipt = receipts.find((r) => r !== null);
-    if (receipt) {
+    const hashes = lineHashes(item);
+    const fate = await nonceFate(network.provider, network.spec.confirmations, item);
+    if (fate.kind === 'taken') return this.requeue(item, `nonce ${item.nonce} was used by another transaction`);
+    if (fate.kind === 'mined') {
+      const receipt = fate.receipt;
       const head = await network.provider.getBlockNumber();
       if (head - receipt.blockNumber + 1 < network.spec.confirmations) return;
       return this.finish(item, {
@@ -246,9 +274,7 @@ export class TransactionSender {
       await signer.signTransaction({ type: 2, chainId, nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...transactionRequest(asset, item.recipient, BigInt(item.rawAmount)) }),
     );
     // Recorded before it is broadcast: after a crash, every hash that might be mined is known.
-    const recorded = await this.db('transfer_items')
-      .where({ id: item.id, txHash: item.txHash, status: 'SUBMITTED' })
-      .update({ txHash: tx.hash, rawTx: tx.serialized, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: [...item.replacedTxHashes, item.txHash!], submittedAt: this.db.fn.now(), updatedAt: this.db.fn.now() });
+    const recorded = await this.transition(this.db, item, { txHash: tx.hash, rawTx: tx.serialized, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: lineHashes(item), submittedAt: this.db.fn.now() });
     // Another worker bumped (or settled) the line first: broadcasting ours would put a hash on the
     // chain that no record knows.
     if (!recorded) return;
@@ -261,23 +287,22 @@ export class TransactionSender {
   }
 
   /** Marks a line final, settles its transfer's status and emits the transfer event, in one transaction. */
-  private async finish(item: SendingItem, outcome: { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string }): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      const updated = await trx('transfer_items')
-        .where({ id: item.id })
-        .whereNotIn('status', ['CONFIRMED', 'FAILED', 'REJECTED'])
-        .update({ ...outcome, updatedAt: trx.fn.now() })
-        .returning('id');
-      if (!updated.length) return;
-      const lines: { status: string }[] = await trx('transfer_items').where({ transferId: item.transferId }).select('status');
-      const open = lines.some((l) => !['CONFIRMED', 'FAILED', 'REJECTED'].includes(l.status));
-      const status = open ? 'SUBMITTED' : lines.every((l) => l.status === 'CONFIRMED') ? 'CONFIRMED' : 'FAILED';
-      await trx('transfers').where({ id: item.transferId }).update({ status, updatedAt: trx.fn.now() });
-      const final = { ...item, ...outcome, status: outcome.status } as SendingItem;
-      for (const l of this.listeners) await (outcome.status === 'CONFIRMED' ? l.executed : l.failed)?.call(l, trx, final);
-      await this.outbox.publish(trx, await this.event(item, outcome));
-    });
-    if (outcome.status === 'FAILED') this.logger.warn({ itemId: item.id, error: outcome.error }, 'transfer line failed');
+  private async finish(item: SendingItem, outcome: Outcome): Promise<void> {
+    const done = await this.db.transaction((trx) => this.finishIn(trx, item, outcome));
+    if (done && outcome.status === 'FAILED') this.logger.warn({ itemId: item.id, error: outcome.error }, 'transfer line failed');
+  }
+
+  /** finish inside the caller's transaction; false (and nothing done) when another sender moved the line first. */
+  private async finishIn(trx: Knex.Transaction, item: SendingItem, outcome: Outcome): Promise<boolean> {
+    if (!(await this.transition(trx, item, outcome))) return false;
+    const lines: { status: string }[] = await trx('transfer_items').where({ transferId: item.transferId }).select('status');
+    const open = lines.some((l) => !['CONFIRMED', 'FAILED', 'REJECTED'].includes(l.status));
+    const status = open ? 'SUBMITTED' : lines.every((l) => l.status === 'CONFIRMED') ? 'CONFIRMED' : 'FAILED';
+    await trx('transfers').where({ id: item.transferId }).update({ status, updatedAt: trx.fn.now() });
+    const final = { ...item, ...outcome, status: outcome.status } as SendingItem;
+    for (const l of this.listeners) await (outcome.status === 'CONFIRMED' ? l.executed : l.failed)?.call(l, trx, final);
+    await this.outbox.publish(trx, await this.event(item, outcome));
+    return true;
   }
 
   private async event(item: SendingItem, outcome: { status: string; error: string | null; txHash?: string; blockNumber?: number; feePaid?: string }) {
@@ -307,6 +332,8 @@ export class TransactionSender {
     };
   }
 }
+
+type Outcome = { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string };
 
 function max(a: bigint, b: bigint): bigint {
   return a > b ? a : b;

@@ -13,6 +13,9 @@ export const EVENT_NAMES: readonly string[] = [
   ...['created', 'updated'].map((a) => `payment_link_transfer.${a}`),
   ...RULE_ACTIONS.map((a) => `address_settlement_rule.${a}`),
   ...RULE_ACTIONS.map((a) => `master_settlement_rule.${a}`),
+  // Keel's own: a reorg left a wallet owing what it had already spent or locked, and its repayment.
+  'wallet.debt_recorded',
+  'wallet.debt_repaid',
 ];
 
 export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*'];

@@ -8,6 +8,7 @@ import * as m005 from './005_trading';
 import * as m007 from './007_statement_checks';
 import * as m011 from './011_market_rules_version';
 import * as m009 from './009_operator';
+import * as m010 from './010_wallet_debts';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -23,6 +24,7 @@ const migrations: Record<string, Knex.Migration> = {
   '007_statement_checks': m007,
   '011_market_rules_version': m011,
   '009_operator': m009,
+  '010_wallet_debts': m010,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

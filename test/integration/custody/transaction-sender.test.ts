@@ -1,0 +1,186 @@
+import { ethers } from 'ethers';
+import type { TestKeel, TestOrg } from '../../support/keel';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { eventually } from '../../support/eventually';
+import { devChainAccount, mine, rpc, setAutomine } from '../../../src/platform/chain/devchain';
+import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
+import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
+
+const CONFIRMATIONS = 2;
+const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
+type Broadcast = (provider: ethers.JsonRpcProvider, rawTx: string) => Promise<unknown>;
+
+/**
+ * A withdrawal is paid at most once: the senders here are driven tick by tick (Keel's own sender
+ * waits ten minutes between ticks), on a chain that mines only when a transaction arrives or the
+ * test mines, so the test decides what each sender sees.
+ */
+describe('the transaction sender pays each line at most once', () => {
+  let k: OwnChainKeel;
+  let t: TestKeel;
+  let org: TestOrg;
+  let chainId: string;
+  let assets: OwnChainKeel['assets'];
+  let provider: ethers.JsonRpcProvider;
+
+  beforeAll(async () => {
+    k = await startKeelOnOwnChain(31_350, CONFIRMATIONS, { TRANSFER_POLL_INTERVAL_MS: 600_000 });
+    ({ t, org, assets, blockchainId: chainId } = k);
+    provider = t.keel.services.networks.get(chainId)!.provider;
+  }, 60_000);
+  afterAll(() => k?.stop());
+  afterEach(() => setAutomine(k.chain.rpcUrl, true));
+
+  /** A sender as another worker would run it; `broadcast` stands in for the node's answer to a broadcast. */
+  function sender(broadcast?: Broadcast): TransactionSender {
+    const { services, platform } = t.keel;
+    const networks = broadcast
+      ? ({
+          get: (id: string) => {
+            const n = services.networks.get(id)!;
+            const p = new Proxy(n.provider, {
+              get: (target, prop) => {
+                if (prop === 'broadcastTransaction') return (raw: string) => broadcast(target, raw);
+                const value = Reflect.get(target, prop, target);
+                return typeof value === 'function' ? value.bind(target) : value; // private fields need the real provider as `this`
+              },
+            });
+            return { ...n, provider: p };
+          },
+        } as unknown as ChainNetworks)
+      : services.networks;
+    const s = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 600_000, bumpPercent: 25 }, platform.logger);
+    s.onOutcome(services.custodyLedgerSync);
+    return s;
+  }
+
+  /** The node takes the transaction, then answers with `error` (as a load balancer in front of two nodes may). */
+  const acceptsThenAnswers =
+    (error: { code: string; message: string }): Broadcast =>
+    async (p, raw) => {
+      await p.broadcastTransaction(raw);
+      throw Object.assign(new Error(error.message), { code: error.code });
+    };
+
+  async function fundedWallet(eth: string, usdc?: string) {
+    const wallet = (await org.core.request('POST', '/v1/master-wallets', { body: { blockchainId: chainId, name: 'Payouts' } })).body.data as { id: string; walletAddress: string };
+    for (const [asset, amount] of [['ETH', eth], ['USDC', usdc]] as const) {
+      if (!amount) continue;
+      const { txHash } = (await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: chainId, address: wallet.walletAddress, asset, amount } })).body.data;
+      await mine(k.chain.rpcUrl, CONFIRMATIONS);
+      await eventually(async () => (await t.keel.platform.db('ledger_entries').where('reference', 'like', `deposit:${chainId}:${txHash}:%`).first()) !== undefined);
+    }
+    return wallet;
+  }
+
+  const transfer = async (walletId: string, lines: { asset: string; recipient: string; amount: string }[]) => {
+    const res = await org.core.request('POST', `/v1/master-wallets/${walletId}/transfer`, { body: { assets: lines.map((l) => ({ assetId: assets[l.asset].id, recipient: l.recipient, amount: l.amount })) } });
+    expect(res.status).toBe(201);
+    return res.body.data.id as string;
+  };
+  const lineOf = async (transferId: string) => (await org.core.request('GET', `/v1/transfers/${transferId}`)).body.data.items[0];
+  const usdcOf = async (owner: string) => erc20.decodeFunctionResult('balanceOf', await provider.call({ to: assets.USDC.address, data: erc20.encodeFunctionData('balanceOf', [owner]) }))[0] as bigint;
+  const ledgerEntries = (itemId: string) => t.keel.platform.db('ledger_entries').where('reference', 'like', `%:${itemId}`).orderBy('id').pluck('reference');
+
+  /** Ticks the senders together, mining a block after each round, until `done` holds. */
+  async function tickUntil<T>(senders: TransactionSender[], done: () => Promise<T | false>, rounds = 40): Promise<T> {
+    for (let i = 0; i < rounds; i++) {
+      await Promise.all(senders.map((s) => s.tick()));
+      const value = await done();
+      if (value) return value;
+      await mine(k.chain.rpcUrl, 1);
+    }
+    throw new Error(`not done after ${rounds} rounds`);
+  }
+
+  test('two senders ticking together on the same queued withdrawals send each line exactly once', async () => {
+    const wallet = await fundedWallet('1', '100');
+    const recipients = Array.from({ length: 8 }, () => ethers.Wallet.createRandom().address);
+    const transfers: string[] = [];
+    for (const r of recipients) transfers.push(await transfer(wallet.id, [{ asset: 'USDC', recipient: r, amount: '2.5' }]));
+
+    const [a, b] = [sender(), sender()];
+    const lines = await tickUntil([a, b], async () => {
+      const all = await Promise.all(transfers.map(lineOf));
+      return all.every((l) => l.status === 'CONFIRMED') && all;
+    });
+
+    for (const r of recipients) expect(await usdcOf(r)).toBe(2_500_000n);
+    expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(recipients.length); // one transaction per line
+    expect(new Set(lines.map((l: { txHash: string }) => l.txHash)).size).toBe(recipients.length);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id)).available).toBe(80_000_000n);
+    const executed = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' })).filter((e) => transfers.includes(e.envelope.data.transferId));
+    expect(executed).toHaveLength(recipients.length);
+  });
+
+  test('a nonce a transaction Keel did not send takes for good is signed again with a fresh nonce and paid once', async () => {
+    const wallet = await fundedWallet('1');
+    const payee = ethers.Wallet.createRandom().address;
+    await setAutomine(k.chain.rpcUrl, false);
+    const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
+    const s = sender();
+    await s.tick();
+    const first = await lineOf(id);
+    expect(first.status).toBe('SUBMITTED');
+
+    // The node forgets Keel's transaction, and the same key spends the nonce outside Keel.
+    await rpc(k.chain.rpcUrl, 'hardhat_dropTransaction', [first.txHash]);
+    const key = await t.keel.services.sendingWallets.signer(org.orgId, wallet.id, null, provider);
+    await provider.broadcastTransaction(await key.signTransaction({ type: 2, chainId: 31_350, nonce: Number(first.nonce), to: devChainAccount(1).address, value: 1n, gasLimit: 21_000n, maxFeePerGas: ethers.parseUnits('50', 'gwei'), maxPriorityFeePerGas: 1n }));
+    await mine(k.chain.rpcUrl, 1);
+    await s.tick();
+    expect(await lineOf(id)).toMatchObject({ status: 'SUBMITTED', nonce: first.nonce }); // not yet final: Keel keeps following its hash
+
+    await mine(k.chain.rpcUrl, 1);
+    const done = await tickUntil([s], async () => {
+      const l = await lineOf(id);
+      return l.status === 'CONFIRMED' && l;
+    });
+    expect(done.nonce).toBe(String(Number(first.nonce) + 1));
+    expect(done.replacedTxHashes).toContain(first.txHash);
+    expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.1'));
+    expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(2); // the outside one and Keel's one
+    expect(await ledgerEntries(done.id)).toEqual([`transfer:${done.id}`, `gas:${done.id}`]);
+  });
+
+  test('"replacement underpriced" or "nonce too low" for Keel\'s own transaction, pending or mined, does not sign it again', async () => {
+    const wallet = await fundedWallet('1');
+    const [pendingPayee, minedPayee] = [ethers.Wallet.createRandom().address, ethers.Wallet.createRandom().address];
+    const underpriced = sender(acceptsThenAnswers({ code: 'REPLACEMENT_UNDERPRICED', message: 'replacement transaction underpriced' }));
+    const tooLow = sender(acceptsThenAnswers({ code: 'NONCE_EXPIRED', message: 'nonce too low' }));
+
+    await setAutomine(k.chain.rpcUrl, false);
+    const pending = await transfer(wallet.id, [{ asset: 'ETH', recipient: pendingPayee, amount: '0.1' }]);
+    for (let i = 0; i < 3; i++) await underpriced.tick();
+    expect(await lineOf(pending)).toMatchObject({ error: null, status: 'SUBMITTED', nonce: '0', replacedTxHashes: [] });
+    expect(await provider.getTransactionCount(wallet.walletAddress, 'pending')).toBe(1);
+
+    await setAutomine(k.chain.rpcUrl, true); // the answer comes after the transaction was mined
+    const mined = await transfer(wallet.id, [{ asset: 'ETH', recipient: minedPayee, amount: '0.2' }]);
+    await tooLow.tick();
+    await tooLow.tick();
+    expect(await lineOf(mined)).toMatchObject({ status: 'SUBMITTED', nonce: '1', replacedTxHashes: [] });
+
+    await tickUntil([sender()], async () => (await lineOf(pending)).status === 'CONFIRMED' && (await lineOf(mined)).status === 'CONFIRMED');
+    expect(await provider.getBalance(pendingPayee)).toBe(ethers.parseEther('0.1'));
+    expect(await provider.getBalance(minedPayee)).toBe(ethers.parseEther('0.2'));
+    expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(2);
+  });
+
+  test('a line the node refuses while one of its transactions can still be mined is not failed or refunded', async () => {
+    const wallet = await fundedWallet('1');
+    const payee = ethers.Wallet.createRandom().address;
+    const refusing = sender(acceptsThenAnswers({ code: 'INSUFFICIENT_FUNDS', message: 'insufficient funds for gas * price + value' }));
+    await setAutomine(k.chain.rpcUrl, false);
+    const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.3' }]);
+    for (let i = 0; i < 3; i++) await refusing.tick();
+    const line = await lineOf(id);
+    expect(line.status).toBe('SUBMITTED');
+    expect(await ledgerEntries(line.id)).toEqual([`transfer:${line.id}`]); // reserved, not refunded
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id)).available).toBe(ethers.parseEther('0.7'));
+
+    await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
+    expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.3'));
+    expect(await ledgerEntries(line.id)).toEqual([`transfer:${line.id}`, `gas:${line.id}`]);
+  });
+});
