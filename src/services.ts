@@ -73,7 +73,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork);
-  const orders = new OrderService(db, markets, ledger);
+  const orders = new OrderService(db, markets, ledger, unitOfWork);
   return {
     watchedWallets: new WatchedWallets(db),
     chainActivity,
