@@ -67,19 +67,21 @@ export class TransferService {
   }
 
   async create(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[]; note?: string }): Promise<TransferType> {
-    // The checks run inside the unit of work: a retry of a committed withdrawal is answered from
-    // its record, not refused by balances the withdrawal itself has since spent.
-    const { transferId } = await this.uow.run('withdrawal', (trx) => this.checkAndInsert(trx, organizationId, source, input));
+    const { transferId } = await this.uow.runChecked(
+      'withdrawal',
+      () => this.check(organizationId, source, input),
+      (trx, { wallet, network, lines, status }) => this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null),
+    );
     return this.get(organizationId, transferId);
   }
 
-  private async checkAndInsert(trx: Knex.Transaction, organizationId: string, source: WalletSource, input: { assets: TransferLineInput[]; note?: string }): Promise<{ transferId: string; itemIds: string[] }> {
+  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[] }) {
     const wallet = await this.wallets.resolve(organizationId, source);
     const { network, lines } = await this.price(wallet, input.assets);
     checkTransferPolicy(wallet.configurations.security, lines);
     await this.ensureFunds(wallet, network, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
-    return this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null);
+    return { wallet, network, lines, status };
   }
 
   /** Records a transfer Keel decided on itself (sweeps, gas top-ups), inside the caller's transaction. */

@@ -57,16 +57,31 @@ export class UnitOfWork {
 
   /** `name` identifies the work to failpoints (`after-commit:<name>`). */
   async run<R>(name: string, work: (trx: Knex.Transaction) => Promise<R>): Promise<R> {
+    return this.runChecked(name, async () => undefined, (trx) => work(trx));
+  }
+
+  /**
+   * The same, with checks that read what the work will change (balances, say) run first, outside
+   * the transaction, and only when the step has no recorded result: a retry is answered from the
+   * record, not refused by the state the first attempt left.
+   */
+  async runChecked<C, R>(name: string, check: () => Promise<C>, work: (trx: Knex.Transaction, checked: C) => Promise<R>): Promise<R> {
     const step = this.nextStep();
+    if (step) {
+      const earlier = await this.idempotency.recordedNow<R>(step);
+      if (earlier.found) return earlier.value;
+    }
+    const checked = await check();
     let ran = true;
     const result = await this.db.transaction(async (trx) => {
-      if (!step) return work(trx);
+      if (!step) return work(trx, checked);
+      // Under the claim's row lock: a second attempt that took the claim over meanwhile is seen here.
       const recorded = await this.idempotency.recorded<R>(trx, step);
       if (recorded.found) {
         ran = false;
         return recorded.value;
       }
-      const value = await work(trx);
+      const value = await work(trx, checked);
       await this.idempotency.record(trx, step, value);
       return value;
     });
