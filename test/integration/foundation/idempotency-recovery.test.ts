@@ -98,6 +98,18 @@ describe('a retry after a crash that followed the commit replays the committed w
     expect(after).toBe(locked);
   });
 
+  test('order cancel: the retry gets the cancelled order, not ORDER_NOT_CANCELLABLE', async () => {
+    const placed = await org.pro().post('/v1/orderbook/orders', { walletId, market: 'ETH-USDC', side: 'BUY', type: 'LIMIT', price: '90', quantity: '1' });
+    expect(placed.status).toBe(201);
+    const key = randomUUID();
+    const first = await org.pro().delete(`/v1/orderbook/orders/${placed.body.data.id}`, { 'Idempotency-Key': key });
+    expect(first.status).toBe(200);
+    await crashAfterCommit(key);
+    const retry = await org.pro().delete(`/v1/orderbook/orders/${placed.body.data.id}`, { 'Idempotency-Key': key });
+    expect(retry.status).toBe(200);
+    expect(retry.body.data).toEqual(first.body.data);
+  });
+
   test('two mutations in one GraphQL document are recorded in order and both replayed', async () => {
     const key = randomUUID();
     const doc = () =>
