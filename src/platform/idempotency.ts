@@ -135,7 +135,11 @@ export class IdempotencyStore {
     await trx.raw(sql, bindings as Knex.RawBinding[]);
   }
 
-  /** Records steps' results as a part of a composed statement (runAsOneStatement), atomic with the rest of it. */
+  /**
+   * Records steps' results as a part of a composed statement (runAsOneStatement), atomic with the
+   * rest of it. The statement is refused if a step already has a result: an attempt that took the
+   * claim over committed it first, and this one must not commit the work a second time.
+   */
   resultsPart(entries: readonly { step: ClaimStep; value: unknown }[]): StatementPart {
     const rows = entries.map(({ step, value }) => ({
       api_key_id: step.apiKeyId,
@@ -147,9 +151,10 @@ export class IdempotencyStore {
       name: 'idempotency_results',
       sql: `UPDATE idempotency_keys AS k SET results = k.results || jsonb_build_object(r.step, r.sealed)
               FROM jsonb_to_recordset(?::jsonb) AS r(api_key_id uuid, key text, step text, sealed text)
-             WHERE k.api_key_id = r.api_key_id AND k.key = r.key
+             WHERE k.api_key_id = r.api_key_id AND k.key = r.key AND k.results -> r.step IS NULL
          RETURNING 1`,
       bindings: [JSON.stringify(rows)],
+      expectRows: rows.length,
     };
   }
 
