@@ -83,7 +83,8 @@ export function buildOpenApi(opts: { title: string; version: string; serverUrl: 
           in: 'header',
           required: false,
           schema: { type: 'string', maxLength: 255 },
-          description: 'Replays the first response (200, Idempotent-Replayed: true) for 24 hours',
+          description:
+            'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice',
         },
       },
       responses: Object.fromEntries(

@@ -11,6 +11,7 @@ import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhoo
 import { ChainNetworks } from './modules/chains/chain-networks';
 import { DepositWatcher, startDepositWatchers } from './modules/transfers/deposit-watcher';
 import { TransactionSender } from './modules/transfers/transaction-sender';
+import { startPollingLoop } from './platform/polling-loop';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -22,6 +23,7 @@ export interface Keel {
   webhookDelivery?: RunningDelivery;
   depositWatchers?: { stop(): Promise<void> };
   transactionSender?: { stop(): Promise<void> };
+  idempotencyPurge?: { stop(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       await keel.webhookDelivery?.stop();
       await keel.depositWatchers?.stop();
       await keel.transactionSender?.stop();
+      await keel.idempotencyPurge?.stop();
       await platform.close();
       await networks.close();
     },
@@ -78,6 +81,11 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       const sender = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, platform.logger);
       sender.onOutcome(services.custodyLedgerSync);
       keel.transactionSender = sender.start();
+      keel.idempotencyPurge = startPollingLoop(
+        () => platform.idempotency.purgeExpired(),
+        config.IDEMPOTENCY_PURGE_INTERVAL_MS,
+        (e) => platform.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
+      );
       keel.depositWatchers = startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, options, platform.logger));
     }
   } catch (e) {

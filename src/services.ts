@@ -12,7 +12,6 @@ import type { ChainNetworks } from './modules/chains/chain-networks';
 import { MasterWalletService } from './modules/wallets/master-wallet.service';
 import { AddressService } from './modules/wallets/address.service';
 import { WalletKeys } from './modules/wallets/wallet-keys';
-import { loadMasterKey, SecretBox } from './platform/crypto/secret-box';
 import { MarketService } from './modules/markets/market.service';
 import { LedgerService } from './modules/ledger/ledger.service';
 import { OrderService } from './modules/orders/order.service';
@@ -59,24 +58,24 @@ export interface Services {
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
-  const { db, config, outbox } = platform;
+  const { db, config, outbox, unitOfWork } = platform;
   const organizations = new OrganizationService(db);
-  const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations);
-  const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS);
+  const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
+  const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, unitOfWork);
   const chains = new ChainService(db);
-  const walletKeys = new WalletKeys(new SecretBox(loadMasterKey(config, platform.logger)));
-  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
-  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
+  const walletKeys = new WalletKeys(platform.secretBox);
+  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork);
+  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), unitOfWork);
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
-  const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync);
+  const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // The ledger first: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
-  const markets = new MarketService(db, chains, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
-  const orders = new OrderService(db, markets, ledger);
+  const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
+  const orders = new OrderService(db, markets, ledger, unitOfWork);
   return {
     watchedWallets: new WatchedWallets(db),
     chainActivity,

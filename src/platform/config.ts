@@ -21,6 +21,9 @@ export const configSchema = z.object({
   API_KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   IDEMPOTENCY_LOCK_SECONDS: z.coerce.number().int().positive().default(60),
+  IDEMPOTENCY_PURGE_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
+  /** Test hook, sandbox only: `after-commit:<unit of work>,…` kills the process right after that work commits. */
+  KEEL_FAILPOINTS: z.string().default(''),
   RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
@@ -97,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (config.KEEL_ENV === 'production' && config.RECOVERY_RPC_ALLOW_PRIVATE_URLS) {
     throw new Error('Invalid configuration:\n  RECOVERY_RPC_ALLOW_PRIVATE_URLS: not allowed in production');
+  }
+  if (config.KEEL_ENV === 'production' && config.KEEL_FAILPOINTS) {
+    throw new Error('Invalid configuration:\n  KEEL_FAILPOINTS: a test hook, not allowed in production');
   }
   if (config.KEEL_ENV === 'production' && !config.KEEL_MASTER_KEY) {
     throw new Error('Invalid configuration:\n  KEEL_MASTER_KEY: required in production (32 bytes, hex or base64): it encrypts every wallet secret');

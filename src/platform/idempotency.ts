@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { KeelError } from './errors';
+import type { SecretBox } from './crypto/secret-box';
+import type { StatementPart } from './db/one-statement';
+import { decodeResult, encodeResult } from './result-codec';
 
 export interface StoredResponse {
   status: number;
@@ -18,19 +21,39 @@ export interface IdempotentRequest {
   body: unknown;
 }
 
+/** A request's claim on its key, as the units of work it runs carry it. */
+export interface ClaimRef {
+  apiKeyId: string;
+  key: string;
+}
+
+/** One unit of work of a claimed request: the n-th, in the order the request ran them. */
+export interface ClaimStep extends ClaimRef {
+  step: number;
+}
+
+/** A step's recorded result, if an earlier attempt of the request committed it. */
+export type Recorded<R> = { found: true; value: R } | { found: false };
+
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * Idempotency keys, after Stripe's design: a key is claimed atomically in PostgreSQL before the
  * work runs, the first response is stored, and a repeat replays it. The same key with another
  * request is refused (422); a repeat while the first is still running gets 409. A claim whose
- * worker died is taken over once its lock is older than `lockSeconds`.
+ * worker died is taken over once its lock is older than `lockSeconds`, or at once after a 5xx.
+ *
+ * The results of the work a request commits are recorded on its claim in the work's own
+ * transaction (see UnitOfWork), so a crash between that commit and the stored response costs a
+ * replay, not a second execution: a take-over keeps them (only expiry wipes a claim). Stored
+ * responses and results are sealed (SecretBox), as some hold secrets shown once.
  */
 export class IdempotencyStore {
   constructor(
     private readonly db: Knex,
     private readonly ttlSeconds: number,
     private readonly lockSeconds: number,
+    private readonly box: SecretBox,
   ) {}
 
   static validKey(key: string): boolean {
@@ -51,11 +74,13 @@ export class IdempotencyStore {
        ON CONFLICT (api_key_id, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, method = EXCLUDED.method, path = EXCLUDED.path,
              locked_at = now(), expires_at = EXCLUDED.expires_at, response_status = NULL,
-             response_body = NULL, response_content_type = NULL, created_at = now()
+             response_body = NULL, response_content_type = NULL, created_at = now(),
+             results = CASE WHEN idempotency_keys.expires_at <= now() THEN '{}'::jsonb ELSE idempotency_keys.results END
          WHERE idempotency_keys.expires_at <= now()
             OR (idempotency_keys.response_status IS NULL
                 AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
-                AND idempotency_keys.locked_at < now() - make_interval(secs => ?::double precision))
+                AND (idempotency_keys.locked_at IS NULL
+                     OR idempotency_keys.locked_at < now() - make_interval(secs => ?::double precision)))
        RETURNING 1`,
       [req.apiKeyId, req.key, fingerprint, req.method, req.path, this.ttlSeconds, this.lockSeconds],
     );
@@ -72,21 +97,87 @@ export class IdempotencyStore {
     if (row.responseStatus === null) {
       throw new KeelError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly');
     }
-    return { kind: 'replay', response: { status: row.responseStatus, body: row.responseBody, contentType: row.responseContentType } };
+    const body = isSealed(row.responseBody) ? this.box.open(row.responseBody, sealedAs(req, 'response')) : row.responseBody;
+    return { kind: 'replay', response: { status: row.responseStatus, body, contentType: row.responseContentType } };
   }
 
   async complete(apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
+    const body = this.box.seal(response.body, sealedAs({ apiKeyId, key }, 'response'));
     await this.db('idempotency_keys')
       .where({ apiKeyId, key })
-      .update({ responseStatus: response.status, responseBody: response.body, responseContentType: response.contentType, lockedAt: null });
+      .update({ responseStatus: response.status, responseBody: body, responseContentType: response.contentType, lockedAt: null });
   }
 
-  /** Server errors are not stored: the client's retry with the same key should run the work again. */
+  /**
+   * Server errors are not stored: the client's retry with the same key should run again. A claim
+   * on which work was already committed is kept and unlocked, so that retry replays that work's
+   * results at once instead of doing it twice.
+   */
   async release(apiKeyId: string, key: string): Promise<void> {
-    await this.db('idempotency_keys').where({ apiKeyId, key }).whereNull('responseStatus').delete();
+    const open = () => this.db('idempotency_keys').where({ apiKeyId, key }).whereNull('responseStatus');
+    await open().whereRaw(`results <> '{}'::jsonb`).update({ lockedAt: null });
+    await open().whereRaw(`results = '{}'::jsonb`).delete();
+  }
+
+  /** The step's result if an earlier attempt committed it; locks the claim until `trx` ends. */
+  async recorded<R>(trx: Knex.Transaction, step: ClaimStep): Promise<Recorded<R>> {
+    return this.readRecorded<R>(trx, step, true);
+  }
+
+  /** The same, without a lock: for work committed as a part of a composed statement (resultsPart). */
+  async recordedNow<R>(step: ClaimStep): Promise<Recorded<R>> {
+    return this.readRecorded<R>(this.db, step, false);
+  }
+
+  /** Records the step's result on its claim, inside the transaction of the work that produced it. */
+  async record(trx: Knex.Transaction, step: ClaimStep, value: unknown): Promise<void> {
+    const { sql, bindings } = this.resultsPart([{ step, value }]);
+    await trx.raw(sql, bindings as Knex.RawBinding[]);
+  }
+
+  /**
+   * Records steps' results as a part of a composed statement (runAsOneStatement), atomic with the
+   * rest of it. The statement is refused if a step already has a result: an attempt that took the
+   * claim over committed it first, and this one must not commit the work a second time.
+   */
+  resultsPart(entries: readonly { step: ClaimStep; value: unknown }[]): StatementPart {
+    const rows = entries.map(({ step, value }) => ({
+      api_key_id: step.apiKeyId,
+      key: step.key,
+      step: String(step.step),
+      sealed: this.box.seal(encodeResult(value), sealedAs(step, `step ${step.step}`)),
+    }));
+    return {
+      name: 'idempotency_results',
+      sql: `UPDATE idempotency_keys AS k SET results = k.results || jsonb_build_object(r.step, r.sealed)
+              FROM jsonb_to_recordset(?::jsonb) AS r(api_key_id uuid, key text, step text, sealed text)
+             WHERE k.api_key_id = r.api_key_id AND k.key = r.key AND k.results -> r.step IS NULL
+         RETURNING 1`,
+      bindings: [JSON.stringify(rows)],
+      expectRows: rows.length,
+    };
+  }
+
+  private async readRecorded<R>(db: Knex, step: ClaimStep, lock: boolean): Promise<Recorded<R>> {
+    const query = db('idempotency_keys')
+      .where({ apiKeyId: step.apiKeyId, key: step.key })
+      .first(db.raw('results ->> ?::text AS sealed', [String(step.step)]));
+    const row = await (lock ? query.forUpdate() : query);
+    const sealed: unknown = row?.sealed;
+    return typeof sealed === 'string' ? { found: true, value: decodeResult<R>(this.box.open(sealed, sealedAs(step, `step ${step.step}`))) } : { found: false };
   }
 
   async purgeExpired(): Promise<number> {
     return this.db('idempotency_keys').where('expiresAt', '<=', this.db.fn.now()).delete();
   }
+}
+
+/** Each sealed value is bound to its claim and its place there, so it cannot be replayed for another. */
+function sealedAs(claim: ClaimRef, what: string): string {
+  return `idempotency:${claim.apiKeyId}:${claim.key}:${what}`;
+}
+
+/** Responses stored before they were sealed (migration 008) are read as they are until they expire. */
+function isSealed(body: string): boolean {
+  return body.startsWith('v1.');
 }

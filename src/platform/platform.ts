@@ -10,6 +10,9 @@ import { IdempotencyStore } from './idempotency';
 import { Metrics } from './metrics';
 import { LiveEventFeed } from './events/live-feed';
 import { JobQueue } from './queue';
+import { loadMasterKey, SecretBox } from './crypto/secret-box';
+import { UnitOfWork } from './db/unit-of-work';
+import { Failpoints } from './failpoints';
 
 /** The shared infrastructure every module and host uses, opened once per process. */
 export interface Platform {
@@ -21,6 +24,10 @@ export interface Platform {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
+  /** Seals secrets at rest under KEEL_MASTER_KEY. */
+  secretBox: SecretBox;
+  /** The transaction state-changing work runs in, recorded on the request's idempotency claim. */
+  unitOfWork: UnitOfWork;
   metrics: Metrics;
   liveFeed: LiveEventFeed;
   /** The named Redis-backed job queue, opened on first use and closed with the platform. */
@@ -38,6 +45,8 @@ export async function openPlatform(config: Config, logger = createLogger(config.
   await authenticator.listen(redis);
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
   const queues = new Map<string, JobQueue<unknown>>();
+  const secretBox = new SecretBox(loadMasterKey(config, logger));
+  const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS, secretBox);
   return {
     config,
     db,
@@ -46,7 +55,9 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     outbox: new Outbox(config.KEEL_ENV),
     authenticator,
     rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE),
-    idempotency: new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS),
+    idempotency,
+    secretBox,
+    unitOfWork: new UnitOfWork(db, idempotency, Failpoints.fromConfig(config, logger)),
     metrics: new Metrics(),
     liveFeed,
     jobQueue<T>(name: string): JobQueue<T> {

@@ -3,6 +3,7 @@ import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
 import { IdempotencyStore } from '../platform/idempotency';
 import { KeelError } from '../platform/errors';
+import { UnitOfWork } from '../platform/db/unit-of-work';
 import { header } from './request-context';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
@@ -17,6 +18,8 @@ function pathOf(url: string): string {
 /**
  * Per-request guards shared by REST and GraphQL: authentication, then the key's rate limit
  * (onRequest, before the body is read), then idempotency (preHandler, once the body is parsed).
+ * The handler runs in a unit-of-work scope that carries the request's claim, so the work it
+ * commits is recorded on the claim in the same transaction (see UnitOfWork).
  */
 export function registerGuards(app: FastifyInstance, host: Host, platform: Platform): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -29,6 +32,9 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     request.principal = principal;
     setRateLimitHeaders(reply, await platform.rateLimiter.consume(principal.tier, principal.apiKeyId));
   });
+
+  // A callback hook: what follows it, the handler included, runs inside the scope.
+  app.addHook('preHandler', (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => UnitOfWork.scope(done));
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const key = header(request.headers['idempotency-key']);
@@ -50,6 +56,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
       return reply.send(body);
     }
     request.idempotencyKey = key;
+    UnitOfWork.bindClaim({ apiKeyId: request.principal.apiKeyId, key });
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {

@@ -8,6 +8,7 @@ import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import type { OrganizationService } from '../organizations/organization.service';
 import { ApiKeyModel } from './api-key.model';
 import { fetchPage } from '../../platform/db/fetch-page';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 export interface ApiKeyView extends ApiKeyModel {
   status: 'ACTIVE' | 'REVOKED';
@@ -45,6 +46,7 @@ export class ApiKeyService {
     private readonly authenticator: Authenticator,
     private readonly redis: RedisClient,
     private readonly organizations: OrganizationService,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async issue(input: IssueInput, trx?: Knex.Transaction): Promise<IssuedKey> {
@@ -67,10 +69,9 @@ export class ApiKeyService {
         prefix: generated.prefix,
       });
       await t('api_key_secrets').insert({ secretHash: generated.hash, apiKeyId: key.id });
-      return key;
+      return { key: view(key), secret: generated.secret, previousSecretExpiresAt: null };
     };
-    const key = trx ? await run(trx) : await this.db.transaction(run);
-    return { key: view(key), secret: generated.secret, previousSecretExpiresAt: null };
+    return trx ? run(trx) : this.uow.run('api-key.create', run);
   }
 
   async create(organizationId: string, input: { name: string; host: Host; scopes: string[]; tier?: Tier }): Promise<IssuedKey> {
@@ -98,7 +99,7 @@ export class ApiKeyService {
   /** A new secret; the previous ones keep working until the grace period ends. */
   async rotate(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<IssuedKey> {
     const grace = gracePeriodSeconds ?? this.rotationGraceSeconds;
-    const result = await this.db.transaction(async (trx) => {
+    const result = await this.uow.run('api-key.rotate', async (trx) => {
       const key = await this.find(trx, organizationId, id, true);
       if (key.revokedAt) throw new KeelError('CONFLICT', 'A revoked key cannot be rotated');
       const reserved = operatorOnly(key.scopes);
@@ -115,7 +116,7 @@ export class ApiKeyService {
   }
 
   async revoke(organizationId: string, id: string): Promise<ApiKeyView> {
-    const key = await this.db.transaction(async (trx) => {
+    const key = await this.uow.run('api-key.revoke', async (trx) => {
       const found = await this.find(trx, organizationId, id, true);
       if (found.revokedAt) return found;
       return ApiKeyModel.query(trx).patchAndFetchById(id, { revokedAt: new Date(), updatedAt: new Date() });

@@ -10,6 +10,7 @@ import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from '
 import { fetchPage } from '../../platform/db/fetch-page';
 import { part, StatementPart } from '../../platform/db/one-statement';
 import type { RedisChannel } from '../../platform/redis-channel';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -80,6 +81,7 @@ export class MarketService {
   constructor(
     private readonly db: Knex,
     private readonly chains: ChainService,
+    private readonly uow: UnitOfWork,
     /** Tells the other nodes a market's rules changed, so an idle node reloads them at once. */
     private readonly changes?: RedisChannel,
   ) {}
@@ -138,17 +140,19 @@ export class MarketService {
       takerFee: input.takerFee ?? '0',
     };
     this.rulesFrom(values, base.decimals, quote.decimals);
-    const existing = await MarketModel.query(this.db).findOne({ symbol: input.symbol });
-    if (existing) throw new KeelError('DUPLICATE_ENTRY', `Market '${input.symbol}' already exists`);
     try {
-      const row = await MarketModel.query(this.db).insertAndFetch({
-        symbol: input.symbol,
-        baseAssetId: base.id,
-        quoteAssetId: quote.id,
-        ...values,
-        status: input.status ?? MarketStatus.ACTIVE,
+      return await this.uow.run('market.create', async (trx) => {
+        const existing = await MarketModel.query(trx).findOne({ symbol: input.symbol });
+        if (existing) throw new KeelError('DUPLICATE_ENTRY', `Market '${input.symbol}' already exists`);
+        const row = await MarketModel.query(trx).insertAndFetch({
+          symbol: input.symbol,
+          baseAssetId: base.id,
+          quoteAssetId: quote.id,
+          ...values,
+          status: input.status ?? MarketStatus.ACTIVE,
+        });
+        return marketView(row, base, quote);
       });
-      return marketView(row, base, quote);
     } catch (e) {
       if ((e as { nativeError?: { code?: string }; code?: string }).nativeError?.code === '23505' || (e as { code?: string }).code === '23505') {
         throw new KeelError('DUPLICATE_ENTRY', `Market '${input.symbol}' already exists`);
@@ -158,7 +162,7 @@ export class MarketService {
   }
 
   async update(symbol: string, input: UpdateMarketInput): Promise<MarketType> {
-    const row = await this.db.transaction(async (trx) => {
+    const row = await this.uow.run('market.update', async (trx) => {
       const current = await this.row(symbol, trx);
       const locked = await MarketModel.query(trx).findById(current.id).forUpdate();
       const patch: Partial<MarketModel> = {};

@@ -9,6 +9,7 @@ import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
 import { OrderSide, OrderStatus, SettlementStatus } from './order.types';
 import { priceOf, quantityOf } from './order-units';
+import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 
 /**
  * One market's engine and the money state of its resting orders, both rebuilt from the open
@@ -72,15 +73,17 @@ export interface Matched {
   events: EngineEvent[];
   order: NewOrder | null;
   rejected?: RejectReason;
+  /** The request's idempotency step this command completes, and the result recorded for it. */
+  record?: StepResult;
 }
 
 /**
  * Writes what a run of commands did, in their order, as one statement (one round trip, atomic):
  * new order rows, every touched order's final state, trades, the ledger moves (summed per balance
  * row) and the market's sequence. Then brings the runtime's resting orders up to date. Returns the
- * new orders' rows as written.
+ * new orders' rows as written. The commands' idempotency results are recorded in the same statement.
  */
-export async function persistCommands(db: Knex, ledger: LedgerService, markets: MarketService, marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
+export async function persistCommands(db: Knex, ledger: LedgerService, markets: MarketService, uow: UnitOfWork, marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
   const { rules } = rt;
   const market = rules.market;
   const working = new Map<string, Working>();
@@ -244,6 +247,8 @@ export async function persistCommands(db: Knex, ledger: LedgerService, markets: 
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
   if (trades.length) parts.push(insertRowsPart('trades_created', 'trades', trades.map((t) => ({ ...t, createdAt: now }))));
   parts.push(...ledger.statementParts(moves), markets.sequencePart(marketId, rt.committedSequence, rt.engine.sequence, rules.rulesVersion));
+  const records = commands.flatMap((c) => (c.record ? [c.record] : []));
+  if (records.length) parts.push(uow.resultsPart(records));
   try {
     await runAsOneStatement(db, parts);
   } catch (e) {

@@ -27,6 +27,8 @@ import {
 } from './order.types';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { StatementCheckFailed } from '../../platform/db/one-statement';
+import type { ClaimStep } from '../../platform/idempotency';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 const LIVE: OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -44,6 +46,8 @@ interface QueuedPlacement {
   walletId: string;
   id: string;
   input: PlaceOrderInput;
+  /** The request's idempotency step the placement completes. */
+  step?: ClaimStep;
   settled: boolean;
   resolve(outcome: PlacementOutcome): void;
   reject(e: unknown): void;
@@ -53,6 +57,18 @@ interface QueuedPlacement {
 interface PlacementOutcome {
   rejected?: RejectReason;
   row?: OrderModel;
+}
+
+/** What an idempotent placement records: a retry answers from it. */
+interface PlacedOrder {
+  orderId: string;
+  rejected?: RejectReason;
+}
+
+function recordingPlacement(m: Matched, orderId: string, step: ClaimStep | undefined): Matched {
+  if (!step) return m;
+  const value: PlacedOrder = { orderId, rejected: m.rejected };
+  return { ...m, record: { step, value } };
 }
 
 /** Most placements matched and committed together in one transaction. */
@@ -132,6 +148,7 @@ export class OrderService {
     private readonly db: Knex,
     private readonly markets: MarketService,
     private readonly ledger: LedgerService,
+    private readonly uow: UnitOfWork,
   ) {
     // A changed market (fees, minimum, status) reloads its engine after the commands already queued.
     markets.onChange((marketId) =>
@@ -143,22 +160,28 @@ export class OrderService {
   }
 
   async place(organizationId: string, input: PlaceOrderInput): Promise<OrderType> {
+    const { step, recorded } = await this.uow.reserve<PlacedOrder>();
+    if (recorded.found) return this.answerPlacement(organizationId, recorded.value.orderId, recorded.value.rejected);
     if (!IdArg.isUuid(input.walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
     const walletId = input.walletId.toLowerCase();
     await this.assertOwnWallet(organizationId, walletId);
     const marketId = await this.marketId(input.market);
     if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
     const id = randomUUID();
-    const outcome = await this.enqueuePlacement(marketId, { organizationId, walletId, id, input });
-    if (outcome.rejected) {
-      const reason = outcome.rejected;
-      throw new KeelError(REJECT_CODES[reason], `The order was rejected: ${reason}`, { orderId: id, reason });
-    }
-    return outcome.row ? (await this.views([outcome.row]))[0] : this.get(organizationId, id);
+    const outcome = await this.enqueuePlacement(marketId, { organizationId, walletId, id, input, step });
+    this.uow.committed('order.place');
+    return this.answerPlacement(organizationId, id, outcome.rejected, outcome.row);
+  }
+
+  private async answerPlacement(organizationId: string, id: string, rejected: RejectReason | undefined, row?: OrderModel): Promise<OrderType> {
+    if (rejected) throw new KeelError(REJECT_CODES[rejected], `The order was rejected: ${rejected}`, { orderId: id, reason: rejected });
+    return row ? (await this.views([row]))[0] : this.get(organizationId, id);
   }
 
   async cancel(organizationId: string, orderId: string): Promise<OrderType> {
     const id = IdArg.uuid('Order', orderId);
+    const { step, recorded } = await this.uow.reserve<{ orderId: string }>();
+    if (recorded.found) return this.get(organizationId, id);
     const row = await this.row(organizationId, id);
     if (!LIVE.includes(row.status as OrderStatus)) throw new KeelError('ORDER_NOT_CANCELLABLE', `The order is ${row.status} and cannot be cancelled`, { status: row.status });
     await this.serial(row.marketId, () => this.retryingTransient(async () => {
@@ -173,10 +196,11 @@ export class OrderService {
           if (attempt === 0) continue;
           throw new KeelError('INTERNAL_ERROR', 'The order book is out of step with the order record');
         }
-        await this.commit(row.marketId, rt, [{ events, order: null }]);
+        await this.commit(row.marketId, rt, [{ events, order: null, record: step && { step, value: { orderId: id } } }]);
         return;
       }
     }));
+    this.uow.committed('order.cancel');
     return this.get(organizationId, id);
   }
 
@@ -344,7 +368,7 @@ export class OrderService {
         // The group may have reached the engine without committing: rebuild it from the record.
         this.runtimes.delete(marketId);
         for (const p of group.filter((q) => !q.settled)) {
-          await this.retryingTransient(() => this.placeNow(p.organizationId, p.walletId, p.id, marketId, p.input)).then(p.resolve, p.reject);
+          await this.retryingTransient(() => this.placeNow(p.organizationId, p.walletId, p.id, marketId, p.input, p.step)).then(p.resolve, p.reject);
         }
       }
     }
@@ -359,7 +383,7 @@ export class OrderService {
     const refused: { p: QueuedPlacement; e: unknown }[] = [];
     for (const p of group) {
       try {
-        matched.push({ p, m: await this.match(rt, p.organizationId, p.walletId, p.id, marketId, p.input, funds) });
+        matched.push({ p, m: recordingPlacement(await this.match(rt, p.organizationId, p.walletId, p.id, marketId, p.input, funds), p.id, p.step) });
       } catch (e) {
         // Refused before it reached the engine: nothing to undo.
         refused.push({ p, e });
@@ -379,11 +403,11 @@ export class OrderService {
   }
 
   /** One placement on its own: its own balance read, match and commit. */
-  private async placeNow(organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput): Promise<PlacementOutcome> {
+  private async placeNow(organizationId: string, walletId: string, id: string, marketId: string, input: PlaceOrderInput, step?: ClaimStep): Promise<PlacementOutcome> {
     const rt = await this.runtime(marketId);
     let m: Matched;
     try {
-      m = await this.match(rt, organizationId, walletId, id, marketId, input, new GroupFunds(this.ledger, this.db));
+      m = recordingPlacement(await this.match(rt, organizationId, walletId, id, marketId, input, new GroupFunds(this.ledger, this.db)), id, step);
     } catch (e) {
       await this.assertRulesCurrent(marketId, rt, [e]);
       throw e;
@@ -534,7 +558,7 @@ export class OrderService {
   /** Commits matched commands in one statement; on any failure the runtime is dropped (rebuilt from the record). */
   private async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
     try {
-      return await persistCommands(this.db, this.ledger, this.markets, marketId, rt, commands);
+      return await persistCommands(this.db, this.ledger, this.markets, this.uow, marketId, rt, commands);
     } catch (e) {
       this.runtimes.delete(marketId);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {

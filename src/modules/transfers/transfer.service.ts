@@ -13,6 +13,7 @@ import { checkTransferPolicy, PolicyLine } from './transfer-policy';
 import { transactionRequest } from './transaction-request';
 import type { GasEstimateType, TransferFilterArgs, TransferItemType, TransferLineInput, TransferType } from './transfer.types';
 import { fetchPage } from '../../platform/db/fetch-page';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
 
@@ -58,6 +59,7 @@ export class TransferService {
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
     private readonly funds: TransferFunds,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
@@ -65,13 +67,21 @@ export class TransferService {
   }
 
   async create(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[]; note?: string }): Promise<TransferType> {
+    const { transferId } = await this.uow.runChecked(
+      'withdrawal',
+      () => this.check(organizationId, source, input),
+      (trx, { wallet, network, lines, status }) => this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null),
+    );
+    return this.get(organizationId, transferId);
+  }
+
+  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[] }) {
     const wallet = await this.wallets.resolve(organizationId, source);
     const { network, lines } = await this.price(wallet, input.assets);
     checkTransferPolicy(wallet.configurations.security, lines);
     await this.ensureFunds(wallet, network, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
-    const { transferId } = await this.db.transaction((trx) => this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null));
-    return this.get(organizationId, transferId);
+    return { wallet, network, lines, status };
   }
 
   /** Records a transfer Keel decided on itself (sweeps, gas top-ups), inside the caller's transaction. */
@@ -123,7 +133,7 @@ export class TransferService {
 
   /** Approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
   async decide(organizationId: string, id: string, approve: boolean): Promise<TransferType> {
-    return this.db.transaction(async (trx) => {
+    return this.uow.run(approve ? 'transfer.approve' : 'transfer.reject', async (trx) => {
       const row = IdArg.isUuid(id) ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : undefined;
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);

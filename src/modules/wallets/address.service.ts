@@ -15,6 +15,7 @@ import { readBalances, readTokenFacts } from './balance-reader';
 import { checksumOrNull } from './wallet-configurations';
 import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 const MAX_RECOVERY_TOKENS = 50;
 
@@ -56,10 +57,11 @@ export class AddressService {
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
     private readonly rpcGuard: OutboundGuard,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async create(organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressType> {
-    return this.db.transaction(async (trx) => {
+    return this.uow.run('address.create', async (trx) => {
       // The row lock serialises concurrent requests for one wallet: each takes the next index once.
       const [claimed] = await trx('master_wallets')
         .where({ id: masterWalletId, organization_id: organizationId })
@@ -103,7 +105,7 @@ export class AddressService {
   }
 
   async update(organizationId: string, id: string, input: UpdateAddress): Promise<AddressType> {
-    return this.db.transaction(async (trx) => {
+    return this.uow.run('address.update', async (trx) => {
       const current = await AddressModel.query(trx).findOne({ id, organizationId }).forUpdate();
       if (!current) throw KeelError.notFound('Address');
       const patch: Partial<AddressModel> = { updatedAt: new Date() };

@@ -15,6 +15,7 @@ import type { AssetBalanceType, MasterWalletType } from './wallet.types';
 import { readBalances } from './balance-reader';
 import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -56,6 +57,7 @@ export class MasterWalletService {
     private readonly keys: WalletKeys,
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletType> {
@@ -64,7 +66,7 @@ export class MasterWalletService {
     const id = randomUUID();
     const keys = this.keys.create(id);
     assertSweepDestination(configurations, keys.walletAddress);
-    const wallet = await this.db.transaction(async (trx) => {
+    const wallet = await this.uow.run('master-wallet.create', async (trx) => {
       const row = await MasterWalletModel.query(trx).insertAndFetch({
         id,
         organizationId,
@@ -108,7 +110,7 @@ export class MasterWalletService {
   }
 
   async update(organizationId: string, id: string, input: UpdateMasterWallet): Promise<MasterWalletType> {
-    return this.db.transaction(async (trx) => {
+    return this.uow.run('master-wallet.update', async (trx) => {
       const current = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
       if (!current) throw walletNotFound();
       const patch: Partial<MasterWalletModel> = { updatedAt: new Date() };
@@ -131,7 +133,7 @@ export class MasterWalletService {
   /** Turns deposit watching on a chain on or off; MONITORING_FAILED where it cannot be turned on. */
   async setMonitoring(organizationId: string, id: string, blockchainId: string, enabled: boolean): Promise<{ data: MasterWalletType; message: string }> {
     const chain = await this.chains.blockchainRow(blockchainId);
-    return this.db.transaction(async (trx) => {
+    return this.uow.run('master-wallet.monitoring', async (trx) => {
       const wallet = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
       if (!wallet) throw walletNotFound();
       const updated = await trx('master_wallet_chains').where({ master_wallet_id: id, blockchain_id: chain.id }).update({ monitoring_enabled: enabled });

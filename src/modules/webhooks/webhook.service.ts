@@ -7,6 +7,7 @@ import { WebhookDeliveryModel, WebhookSubscriptionModel, DeliveryStatus } from '
 import { generateWebhookSecret } from './webhook-signing';
 import type { DeliveryScheduler } from './delivery-scheduler';
 import { fetchPage } from '../../platform/db/fetch-page';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 export interface SubscriptionView extends WebhookSubscriptionModel {
   secret: string | null;
@@ -48,13 +49,14 @@ export class WebhookService {
     private readonly guard: OutboundGuard,
     private readonly scheduler: DeliveryScheduler,
     private readonly rotationGraceSeconds: number,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async create(organizationId: string, developerId: string | null, input: CreateWebhook): Promise<SubscriptionView> {
     await this.checkUrl(input.url);
     const eventTypes = this.checkEventTypes(input.eventTypes);
     const secret = generateWebhookSecret();
-    const subscription = await this.db.transaction(async (trx) => {
+    return this.uow.run('webhook.create', async (trx) => {
       const created = await WebhookSubscriptionModel.query(trx).insertAndFetch({
         organizationId,
         developerId,
@@ -64,9 +66,8 @@ export class WebhookService {
         eventTypes,
       });
       await trx('webhook_secrets').insert({ subscriptionId: created.id, secret });
-      return created;
+      return subscriptionView(created, secret);
     });
-    return subscriptionView(subscription, secret);
   }
 
   async list(organizationId: string, page: PageArgs & { isActive?: boolean }): Promise<PageResult<SubscriptionView>> {
@@ -91,15 +92,14 @@ export class WebhookService {
       patch.isActive = input.isActive;
       if (input.isActive) Object.assign(patch, { failingSince: null, deactivatedAt: null, deactivationReason: null });
     }
-    const updated = await this.db.transaction(async (trx) => {
+    return this.uow.run('webhook.update', async (trx) => {
       await this.findSubscription(trx, organizationId, id, true);
-      return WebhookSubscriptionModel.query(trx).patchAndFetchById(id, patch);
+      return subscriptionView(await WebhookSubscriptionModel.query(trx).patchAndFetchById(id, patch));
     });
-    return subscriptionView(updated);
   }
 
   async delete(organizationId: string, id: string): Promise<SubscriptionView> {
-    return this.db.transaction(async (trx) => {
+    return this.uow.run('webhook.delete', async (trx) => {
       const found = await this.findSubscription(trx, organizationId, id, true);
       await WebhookSubscriptionModel.query(trx).deleteById(id);
       return subscriptionView(found);
@@ -110,7 +110,7 @@ export class WebhookService {
   async rotateSecret(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<SubscriptionView> {
     const grace = Math.min(gracePeriodSeconds ?? this.rotationGraceSeconds, MAX_ROTATION_GRACE_SECONDS);
     const secret = generateWebhookSecret();
-    const updated = await this.db.transaction(async (trx) => {
+    return this.uow.run('webhook.rotate-secret', async (trx) => {
       await this.findSubscription(trx, organizationId, id, true);
       const expiresAt = new Date(Date.now() + grace * 1000);
       await trx('webhook_secrets')
@@ -118,9 +118,8 @@ export class WebhookService {
         .where((q) => q.whereNull('expiresAt').orWhere('expiresAt', '>', expiresAt))
         .update({ expiresAt });
       await trx('webhook_secrets').insert({ subscriptionId: id, secret });
-      return WebhookSubscriptionModel.query(trx).patchAndFetchById(id, { updatedAt: new Date() });
+      return subscriptionView(await WebhookSubscriptionModel.query(trx).patchAndFetchById(id, { updatedAt: new Date() }), secret);
     });
-    return subscriptionView(updated, secret);
   }
 
   /** Queues every FAILED delivery of the subscription created since `since` for one more attempt now. */

@@ -29,7 +29,7 @@ afterAll(() => k?.stop());
 describe('two processes writing one market', () => {
   it('refuses the stale one, which reloads and then matches against what the other wrote', async () => {
     // A second order service on the same database, its engine loaded before the SELL below exists.
-    const other = new OrderService(k.db, k.services.markets, k.services.ledger);
+    const other = new OrderService(k.db, k.services.markets, k.services.ledger, k.keel.platform.unitOfWork);
     const market = await k.services.markets.row('ETH-USDC');
     await other.warmUp([market.id]);
 

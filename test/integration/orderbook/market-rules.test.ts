@@ -149,7 +149,7 @@ it('node B hears a change made on node A without any command of its own', async 
 it('a command whose market keeps changing under it is answered 503 SERVICE_UNAVAILABLE, having written nothing', async () => {
   // Rules that are never the stored ones: every rules-based refusal is found stale and run again.
   const restless: MarketService = Object.create(k.services.markets, { rulesVersion: { value: async () => -1 } });
-  const orders = new OrderService(k.db, restless, k.services.ledger);
+  const orders = new OrderService(k.db, restless, k.services.ledger, k.keel.platform.unitOfWork);
   await changeOnA({ status: MarketStatus.HALTED });
   const ordersBefore = await k.db('orders').count({ n: '*' }).first();
   try {

@@ -9,6 +9,7 @@ import * as m007 from './007_statement_checks';
 import * as m011 from './011_market_rules_version';
 import * as m009 from './009_operator';
 import * as m010 from './010_wallet_debts';
+import * as m008 from './008_idempotency_results';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -25,6 +26,7 @@ const migrations: Record<string, Knex.Migration> = {
   '011_market_rules_version': m011,
   '009_operator': m009,
   '010_wallet_debts': m010,
+  '008_idempotency_results': m008,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

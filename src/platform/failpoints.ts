@@ -1,0 +1,30 @@
+import type { Config } from './config';
+import type { Logger } from './logger';
+
+/**
+ * A test hook for crash tests (KEEL_FAILPOINTS, sandbox only; production refuses to start with
+ * it): `after-commit:<name>` kills this process with SIGKILL right after the unit of work `<name>`
+ * commits, before anything answers the request, the window a crash-safe design must survive.
+ */
+export class Failpoints {
+  private constructor(
+    private readonly armed: ReadonlySet<string>,
+    private readonly logger: Logger,
+  ) {}
+
+  static fromConfig(config: Pick<Config, 'KEEL_ENV' | 'KEEL_FAILPOINTS'>, logger: Logger): Failpoints {
+    const names = config.KEEL_ENV === 'sandbox' ? config.KEEL_FAILPOINTS.split(',').map((s) => s.trim()).filter(Boolean) : [];
+    if (names.length) logger.warn({ failpoints: names }, 'KEEL_FAILPOINTS is set: this process kills itself at these points (a test hook)');
+    return new Failpoints(new Set(names), logger);
+  }
+
+  static none(logger: Logger): Failpoints {
+    return new Failpoints(new Set(), logger);
+  }
+
+  hit(point: string): void {
+    if (!this.armed.has(point)) return;
+    this.logger.fatal({ failpoint: point }, 'failpoint reached: killing the process');
+    process.kill(process.pid, 'SIGKILL');
+  }
+}
