@@ -2,6 +2,7 @@ import { ArrayMaxSize, ArrayMinSize, IsIn, IsOptional, Length, Max, Min, Validat
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import { Page, PageArgs } from '../../graphql/types/page';
+import { DateRangeArgs } from '../../graphql/types/date-range';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
 export class RawContractType {
@@ -45,7 +46,7 @@ export class TransferListType {
 }
 
 @ArgsType()
-export class TransferListArgs {
+export class TransferListArgs extends DateRangeArgs {
   @Field(() => String, { nullable: true, description: 'incoming or outgoing; both when absent' }) @IsOptional() @IsIn(['incoming', 'outgoing']) direction?: 'incoming' | 'outgoing';
   @Field(() => String, { defaultValue: 'DESC', description: 'ASC (oldest first) or DESC (newest first), by block' }) @IsIn(['ASC', 'DESC']) sort: 'ASC' | 'DESC' = 'DESC';
   @Field(() => String, { nullable: true, description: 'pageInfo.nextCursor of the previous page' }) @IsOptional() cursor?: string;
