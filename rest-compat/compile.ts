@@ -77,8 +77,9 @@ function coerceQueryValue(name: string, raw: unknown, type: GraphQLInputType): u
   if (isScalarType(inner)) {
     switch (inner.name) {
       case 'Int': {
-        if (!/^-?\d{1,10}$/.test(text)) throw KeelError.invalidField(name, 'must be an integer');
-        return Number(text);
+        const n = Number(text);
+        if (!/^-?\d{1,10}$/.test(text) || n !== (n | 0)) throw KeelError.invalidField(name, 'must be a 32-bit integer');
+        return n;
       }
       case 'Float': {
         const n = Number(text);
