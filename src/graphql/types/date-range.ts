@@ -4,12 +4,13 @@ import { DATE_RANGE_FORMAT, DateRange, isDateRangeBound, isOrderedDateRange } fr
 
 /** class-validator's name for the format check; the OpenAPI document reads it as `format: date-time`. */
 export const IS_DATE_RANGE_BOUND = 'isDateRangeBound';
+export const NOT_AFTER_TO = 'notAfterTo';
 
 const IsDateRangeBound = () => ValidateBy({ name: IS_DATE_RANGE_BOUND, validator: { validate: isDateRangeBound, defaultMessage: () => `must be ${DATE_RANGE_FORMAT}` } });
 
 const NotAfterTo = () =>
   ValidateBy({
-    name: 'notAfterTo',
+    name: NOT_AFTER_TO,
     validator: { validate: (_from: unknown, args?: ValidationArguments) => isOrderedDateRange(args?.object as DateRange), defaultMessage: () => 'must not be later than to' },
   });
 
