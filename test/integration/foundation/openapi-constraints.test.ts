@@ -68,6 +68,7 @@ test('the document states the enforced bounds, enums, defaults and formats', () 
   expect(param('pro', '/v1/orderbook/markets/{marketSymbol}/candles', 'count')).toMatchObject({ minimum: 1, maximum: 500, default: 100 });
   expect(param('pro', '/v1/orderbook/orders', 'status').enum).toEqual(expect.arrayContaining(['OPEN', 'FILLED', 'CANCELLED']));
   expect(param('core', '/v1/master-wallets/{masterId}/transactions', 'direction')).toMatchObject({ enum: ['incoming', 'outgoing'] });
+  expect(param('core', '/v1/assets', 'blockchainId')).toMatchObject({ format: 'uuid' });
   const rotate = docs.core.components.schemas.RotateApiKeyInput.properties.gracePeriodSeconds;
   expect(rotate).toMatchObject({ maximum: 604800 });
 });
