@@ -19,7 +19,8 @@ export function registerProtocolChecks(app: FastifyInstance): void {
   });
   app.addHook('preParsing', async (request) => {
     const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+    if (hasBody && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
       throw new KeelError('BAD_REQUEST', 'Content-Encoding is not supported: send the body uncompressed', undefined, 415);
     }
   });

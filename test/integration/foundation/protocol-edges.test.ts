@@ -83,6 +83,11 @@ describe('a Content-Encoding Keel does not decode is 415, never read as plain JS
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', status: 415 });
   });
 
+  test('a request without a body is not refused for the header', async () => {
+    const res = await rawRequest(t.coreUrl, `GET /v1/organization HTTP/1.1\r\nHost: localhost\r\n${credentials(org.core)}Content-Encoding: gzip\r\n\r\n`);
+    expect(res.status).toBe(200);
+  });
+
   test('identity is the plain body', async () => {
     const res = await rawRequest(t.coreUrl, post('/v1/api-keys', 'Content-Type: application/json\r\nContent-Encoding: identity\r\n', body));
     expect(res.status).toBe(201);
