@@ -27,7 +27,9 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
   const keel = fromParser(error);
   const requestId = randomUUID();
   this.log.debug({ err: error, requestId }, 'client error');
-  if (socket.writable) {
+  // As Node's default does: never write into a response already under way on this connection.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     const body = JSON.stringify(errorEnvelope(keel, requestId));
     socket.write(
       `HTTP/1.1 ${keel.status} ${STATUS_CODES[keel.status]}\r\n` +
