@@ -20,6 +20,7 @@ import {
 } from 'graphql';
 import { FieldError, KeelError } from '../src/platform/errors';
 import { SchemaConverter } from './json-schema';
+import { checkQueryParameters } from './query-parameters';
 import type { RouteRow } from './route-table';
 
 export interface CompiledRoute {
@@ -70,16 +71,15 @@ function ajvFields(errors: ErrorObject[] | null | undefined, prefix: string): Fi
 function coerceQueryValue(name: string, raw: unknown, type: GraphQLInputType): unknown {
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) {
-    const parts = Array.isArray(raw) ? raw : String(raw).split(',').filter((s) => s !== '');
-    return parts.map((p) => coerceQueryValue(name, p, inner.ofType));
+    return String(raw).split(',').filter((s) => s !== '').map((p) => coerceQueryValue(name, p, inner.ofType));
   }
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  const text = String(value);
+  const text = String(raw);
   if (isScalarType(inner)) {
     switch (inner.name) {
       case 'Int': {
-        if (!/^-?\d{1,10}$/.test(text)) throw KeelError.invalidField(name, 'must be an integer');
-        return Number(text);
+        const n = Number(text);
+        if (!/^-?\d{1,10}$/.test(text) || n !== (n | 0)) throw KeelError.invalidField(name, 'must be a 32-bit integer');
+        return n;
       }
       case 'Float': {
         const n = Number(text);
@@ -124,6 +124,7 @@ export function compileRoute(schema: GraphQLSchema, row: RouteRow): CompiledRout
   if (row.body && !bodyArg) throw new Error(`Route ${row.method} ${row.path}: body argument '${row.body}' not found`);
   const bound = new Set([...pathArgs.map((p) => p.arg.name), ...(bodyArg ? [bodyArg.name] : [])]);
   const queryArgs = fieldDef.args.filter((a) => !bound.has(a.name));
+  const queryNames = new Set(queryArgs.map((a) => a.name));
 
   const varDefs = fieldDef.args
     .map((a) => {
@@ -149,6 +150,7 @@ export function compileRoute(schema: GraphQLSchema, row: RouteRow): CompiledRout
     queryArgs,
     bodyArg,
     variables(req) {
+      checkQueryParameters(req.query, queryNames);
       const vars: Record<string, unknown> = {};
       for (const { param, arg } of pathArgs) vars[arg.name] = coerceQueryValue(param, req.params[param], arg.type);
       const fieldErrors: FieldError[] = [];

@@ -16,6 +16,8 @@ import {
   isScalarType,
 } from 'graphql';
 
+import { constraintsOf, inputClassOf } from './constraints';
+
 export type JsonSchema = Record<string, unknown>;
 
 const DECIMAL_PATTERN = '^-?(0|[1-9]\\d{0,59})(\\.\\d{1,36})?$';
@@ -50,15 +52,26 @@ function nullable(schema: JsonSchema): JsonSchema {
   return schema;
 }
 
+/** A schema with the class-validator checks of its property added; `items` go to an array's items. */
+export function withChecks(schema: JsonSchema, checks: { value: JsonSchema; items: JsonSchema }): JsonSchema {
+  const out = { ...schema, ...checks.value };
+  if (Object.keys(checks.items).length && out.items) out.items = { ...(out.items as JsonSchema), ...checks.items };
+  return out;
+}
+
 /**
  * JSON Schema for GraphQL types: request bodies are validated against it before a GraphQL
  * operation runs (so errors name the body's own fields), and the OpenAPI document is built from it.
- * `refs` collects named object, input and enum types for `components.schemas`.
+ * `refs` collects named object, input and enum types for `components.schemas`. With `documentChecks`
+ * (the OpenAPI document) input fields also state their class-validator checks and defaults; bodies
+ * are checked against those by class-validator itself, in the operation.
  */
 export class SchemaConverter {
   readonly components: Record<string, JsonSchema> = {};
 
-  constructor(private readonly refPrefix = '#/components/schemas/') {}
+  constructor(private readonly options: { documentChecks?: boolean } = {}) {}
+
+  private readonly refPrefix = '#/components/schemas/';
 
   /** Inline schema (no $ref) for validating a value of an input type. */
   input(type: GraphQLInputType): JsonSchema {
@@ -74,8 +87,14 @@ export class SchemaConverter {
     const obj = type as GraphQLInputObjectType;
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
+    const decorated = this.options.documentChecks ? inputClassOf(obj.name) : undefined;
     for (const field of Object.values(obj.getFields())) {
-      properties[field.name] = { ...this.input(field.type), ...(field.description ? { description: field.description } : {}) };
+      const schema = decorated ? withChecks(this.input(field.type), constraintsOf(decorated, field.name)) : this.input(field.type);
+      properties[field.name] = {
+        ...schema,
+        ...(this.options.documentChecks && field.defaultValue !== undefined ? { default: field.defaultValue } : {}),
+        ...(field.description ? { description: field.description } : {}),
+      };
       if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
     }
     return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };

@@ -1,15 +1,21 @@
-import { GraphQLSchema, isNonNullType } from 'graphql';
+import { GraphQLArgument, GraphQLSchema, isNonNullType } from 'graphql';
 import type { CompiledRoute } from './compile';
-import { JsonSchema, SchemaConverter } from './json-schema';
+import { MAX_URL_LENGTH } from '../src/server/protocol-checks';
+import { argsClassesOf, constraintsOf } from './constraints';
+import { JsonSchema, SchemaConverter, withChecks } from './json-schema';
 import type { Envelope } from './route-table';
 
 const ERROR_RESPONSES: Record<string, string> = {
-  '400': 'Malformed request (BAD_REQUEST)',
+  '400': 'Malformed request or JSON (BAD_REQUEST)',
   '401': 'Missing or invalid credentials (UNAUTHORIZED)',
   '403': 'The key lacks the scope or permission named in the message (FORBIDDEN)',
   '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
   '409': 'Conflict (CONFLICT, DUPLICATE_ENTRY; order placement on a non-leader node: NOT_LEADER)',
-  '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields',
+  '413': 'Body over the size limit (BAD_REQUEST)',
+  '414': `URL over ${MAX_URL_LENGTH} characters (BAD_REQUEST)`,
+  '415': 'A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST)',
+  '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter',
+  '431': 'Request line and headers over 16 KiB (BAD_REQUEST)',
   '429': 'Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}',
 };
 
@@ -26,9 +32,14 @@ function envelopeSchema(kind: Envelope, result: JsonSchema, itemsOf: (s: JsonSch
   }
 }
 
+/** A query argument's schema with the checks its @ArgsType class declares for it. */
+function argumentSchema(converter: SchemaConverter, route: CompiledRoute, arg: GraphQLArgument): JsonSchema {
+  return argsClassesOf(route.operation, route.row.field).reduce((schema, cls) => withChecks(schema, constraintsOf(cls, arg.name)), converter.input(arg.type));
+}
+
 /** OpenAPI 3.1, generated from the same route rows and GraphQL schema that serve the requests. */
 export function buildOpenApi(opts: { title: string; version: string; serverUrl: string; schema: GraphQLSchema; routes: CompiledRoute[] }): Record<string, unknown> {
-  const converter = new SchemaConverter();
+  const converter = new SchemaConverter({ documentChecks: true });
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of opts.routes) {
     const { row, fieldDef } = route;
@@ -39,12 +50,12 @@ export function buildOpenApi(opts: { title: string; version: string; serverUrl: 
       return page?.properties?.items ?? { type: 'array' };
     };
     const parameters = [
-      ...route.pathArgs.map(({ param, arg }) => ({ name: param, in: 'path', required: true, schema: converter.input(arg.type), description: arg.description ?? undefined })),
+      ...route.pathArgs.map(({ param, arg }) => ({ name: param, in: 'path', required: true, schema: argumentSchema(converter, route, arg), description: arg.description ?? undefined })),
       ...route.queryArgs.map((arg) => ({
         name: arg.name,
         in: 'query',
         required: isNonNullType(arg.type) && arg.defaultValue === undefined,
-        schema: { ...converter.input(arg.type), ...(arg.defaultValue !== undefined ? { default: arg.defaultValue } : {}) },
+        schema: { ...argumentSchema(converter, route, arg), ...(arg.defaultValue !== undefined ? { default: arg.defaultValue } : {}) },
         description: arg.description ?? undefined,
       })),
     ];

@@ -33,18 +33,25 @@ export function isGraphQLPath(url: string): boolean {
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: KeelError): FastifyReply {
   if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
   reply.code(error.status);
+  // Errors raised before the guards run (414, framework errors) carry the id too.
+  reply.header('X-Request-Id', request.id);
   if (isGraphQLPath(request.url)) {
     return reply.send({ errors: [{ message: error.message, extensions: errorExtensions(error, request.id) }] });
   }
-  return reply.send({
+  return reply.send(errorEnvelope(error, request.id));
+}
+
+/** The spec's REST error envelope. */
+export function errorEnvelope(error: KeelError, requestId: string): { error: Record<string, unknown> } {
+  return {
     error: {
       code: error.code,
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
       timestamp: new Date().toISOString(),
-      requestId: request.id,
+      requestId,
     },
-  });
+  };
 }
 
 export function errorHandler(logger: Logger) {

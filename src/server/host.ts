@@ -20,6 +20,8 @@ import type { RouteRow } from '../../rest-compat/route-table';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
 import { registerTextCheck } from './text-check';
+import { clientErrorHandler } from './client-error';
+import { registerProtocolChecks } from './protocol-checks';
 import { subscriptionCap } from './subscription-cap';
 import { requestIdFor } from './request-context';
 
@@ -46,6 +48,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     genReqId: requestIdFor,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    clientErrorHandler,
     // A URL Fastify cannot decode never reaches the router: answer it in the envelope too.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
@@ -55,6 +58,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler(errorHandler(platform.logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
+  registerProtocolChecks(app);
   registerTextCheck(app);
   registerGuards(app, host, platform);
 

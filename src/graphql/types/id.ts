@@ -1,3 +1,4 @@
+import { IS_UUID, ValidateBy } from 'class-validator';
 import { KeelError } from '../../platform/errors';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -21,3 +22,9 @@ export const IdArg = {
     return value.toLowerCase();
   },
 };
+
+/**
+ * An optional id filter argument: a UUID or 422 naming it, checked with the other arguments. Named as
+ * class-validator's own UUID check, so the OpenAPI document states `format: uuid` for it.
+ */
+export const IsIdFilter = () => ValidateBy({ name: IS_UUID, validator: { validate: (value: unknown) => typeof value === 'string' && IdArg.isUuid(value), defaultMessage: () => 'must be a UUID' } });

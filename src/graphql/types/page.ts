@@ -1,9 +1,10 @@
 import { Max, Min } from 'class-validator';
 import { ArgsType, ClassType, Field, Int, ObjectType } from 'type-graphql';
+import { DateRangeArgs } from './date-range';
 
-/** Offset paging, with the spec's bounds: limit 1..100 (default 50), offset >= 0 (default 0). */
+/** Offset paging, with the spec's bounds: limit 1..100 (default 50), offset >= 0 (default 0), and the date range. */
 @ArgsType()
-export class PageArgs {
+export class PageArgs extends DateRangeArgs {
   @Field(() => Int, { defaultValue: 50 })
   @Min(1)
   @Max(100)

@@ -1,5 +1,6 @@
 import { IsOptional, Length } from 'class-validator';
 import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
+import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { JSONObject } from '../../graphql/types/scalars';
 
@@ -53,7 +54,7 @@ export class BlockchainListArgs extends PageArgs {
 
 @ArgsType()
 export class AssetListArgs extends PageArgs {
-  @Field(() => String, { nullable: true }) @IsOptional() blockchainId?: string;
+  @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() blockchainId?: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 20) symbol?: string;
   @Field(() => Boolean, { nullable: true }) @IsOptional() isNative?: boolean;
 }

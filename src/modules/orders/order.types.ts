@@ -1,4 +1,5 @@
-import { IsOptional, Length, Max, Min } from 'class-validator';
+import { IsIn, IsOptional, Length, Max, Min } from 'class-validator';
+import { CANDLE_INTERVALS, MAX_CANDLES } from './market-data.service';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
@@ -200,10 +201,10 @@ export class BookArgs {
 @ArgsType()
 export class CandleArgs {
   @Field() symbol!: string;
-  @Field({ description: 'One of 1m, 5m, 15m, 1h, 4h, 1d' }) interval!: string;
+  @Field({ description: 'One of 1m, 5m, 15m, 1h, 4h, 1d' }) @IsIn(Object.keys(CANDLE_INTERVALS)) interval!: string;
   @Field(() => Int, { defaultValue: 100, description: 'How many intervals back from now, 1..500' })
   @Min(1)
-  @Max(500)
+  @Max(MAX_CANDLES)
   count: number = 100;
 }
 

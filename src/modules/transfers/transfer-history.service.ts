@@ -7,6 +7,7 @@ import type { MasterWalletService } from '../wallets/master-wallet.service';
 import { ChainTransferModel } from './chain-transfer.model';
 import type { TransferListArgs, TransferListType, TransferRecordType } from './transfer.types';
 import { formatScaled } from '../../platform/decimal';
+import { withinDateRange } from '../../platform/db/date-range';
 
 export type TransferScope = { masterWalletId: string } | { addressId: string };
 
@@ -29,6 +30,8 @@ export class TransferHistoryService {
         if (args.assetId) q.where({ assetId: args.assetId });
         if (args.blockchainId) q.where({ blockchainId: args.blockchainId });
         if (args.status) q.where({ status: args.status });
+        // A chain transfer is created when its block is: the range is on the block's time.
+        withinDateRange(q, args, 'blockTimestamp');
       });
     const after = args.cursor ? decodeCursor(args.cursor) : undefined;
     const op = args.sort === 'ASC' ? '>' : '<';

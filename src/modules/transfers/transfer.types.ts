@@ -1,7 +1,9 @@
 import { ArrayMaxSize, ArrayMinSize, IsIn, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { IsIdFilter } from '../../graphql/types/id';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import { Page, PageArgs } from '../../graphql/types/page';
+import { DateRangeArgs } from '../../graphql/types/date-range';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
 export class RawContractType {
@@ -45,13 +47,13 @@ export class TransferListType {
 }
 
 @ArgsType()
-export class TransferListArgs {
+export class TransferListArgs extends DateRangeArgs {
   @Field(() => String, { nullable: true, description: 'incoming or outgoing; both when absent' }) @IsOptional() @IsIn(['incoming', 'outgoing']) direction?: 'incoming' | 'outgoing';
   @Field(() => String, { defaultValue: 'DESC', description: 'ASC (oldest first) or DESC (newest first), by block' }) @IsIn(['ASC', 'DESC']) sort: 'ASC' | 'DESC' = 'DESC';
   @Field(() => String, { nullable: true, description: 'pageInfo.nextCursor of the previous page' }) @IsOptional() cursor?: string;
   @Field(() => Int, { defaultValue: 50 }) @Min(1) @Max(100) limit: number = 50;
-  @Field(() => String, { nullable: true, description: 'Only this asset' }) @IsOptional() assetId?: string;
-  @Field(() => String, { nullable: true, description: 'Only this chain' }) @IsOptional() blockchainId?: string;
+  @Field(() => String, { nullable: true, description: 'Only this asset' }) @IsOptional() @IsIdFilter() assetId?: string;
+  @Field(() => String, { nullable: true, description: 'Only this chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
   @Field(() => String, { nullable: true, description: 'CONFIRMED or REVERTED; both when absent' }) @IsOptional() @IsIn(['CONFIRMED', 'REVERTED']) status?: 'CONFIRMED' | 'REVERTED';
 }
 
@@ -113,7 +115,7 @@ export class TransferPage extends Page(TransferType) {}
 @ArgsType()
 export class TransferFilterArgs extends PageArgs {
   @Field(() => String, { nullable: true }) @IsOptional() status?: string;
-  @Field(() => String, { nullable: true }) @IsOptional() masterWalletId?: string;
+  @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() masterWalletId?: string;
 }
 
 @ObjectType()

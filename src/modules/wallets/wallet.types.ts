@@ -1,5 +1,6 @@
 import { IsOptional, Length } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { JSONObject } from '../../graphql/types/scalars';
 import { AssetType, BlockchainType } from '../chains/chain.types';
@@ -49,7 +50,7 @@ export class MasterWalletWithMessageType {
 @ArgsType()
 export class MasterWalletListArgs extends PageArgs {
   @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
-  @Field(() => String, { nullable: true }) @IsOptional() blockchainId?: string;
+  @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() blockchainId?: string;
 }
 
 @InputType('CreateMasterWalletInput')
@@ -84,7 +85,7 @@ export class AssetBalanceType {
 
 @ArgsType()
 export class BalanceArgs {
-  @Field(() => String, { nullable: true, description: 'One chain; default every enabled chain' }) @IsOptional() blockchainId?: string;
+  @Field(() => String, { nullable: true, description: 'One chain; default every enabled chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
 }
 
 @ObjectType('Address')

@@ -1,5 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { JSONObject } from '../../graphql/types/scalars';
 
@@ -103,7 +104,7 @@ export class WebhookDeliveryPage extends Page(WebhookDeliveryType) {}
 
 @ArgsType()
 export class WebhookDeliveryListArgs extends PageArgs {
-  @Field(() => ID, { nullable: true }) @IsOptional() subscriptionId?: string;
+  @Field(() => ID, { nullable: true }) @IsOptional() @IsIdFilter() subscriptionId?: string;
   @Field(() => WebhookDeliveryStatus, { nullable: true }) @IsOptional() status?: WebhookDeliveryStatus;
 }
 

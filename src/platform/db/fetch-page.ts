@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { QueryBuilder } from 'objection';
+import { DateRange, withinDateRange } from './date-range';
 
-export interface PageWindow {
+export interface PageWindow extends DateRange {
   limit: number;
   offset: number;
 }
@@ -12,11 +13,13 @@ export type OrderBy = { column: string; order?: 'asc' | 'desc' }[];
 type Query = QueryBuilder<any, any> | Knex.QueryBuilder;
 
 /**
- * One page of a filtered query and the size of the whole result. The total is only counted
- * when the page cannot tell it: a page shorter than the limit is the end of the list, so
- * most small lists (an organisation's keys, webhooks, markets) cost one query, not two.
+ * One page of a filtered query, within the page's date range on `createdAt`, and the size of the
+ * whole result. The total is only counted when the page cannot tell it: a page shorter than the
+ * limit is the end of the list, so most small lists (an organisation's keys, webhooks, markets)
+ * cost one query, not two.
  */
-export async function fetchPage<Row>(query: Query, page: PageWindow, orderBy: OrderBy): Promise<{ rows: Row[]; total: number }> {
+export async function fetchPage<Row>(filtered: Query, page: PageWindow, orderBy: OrderBy): Promise<{ rows: Row[]; total: number }> {
+  const query = withinDateRange(filtered.clone(), page);
   const rows = (await (query.clone() as Knex.QueryBuilder).orderBy(orderBy).limit(page.limit).offset(page.offset)) as Row[];
   if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
   if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };

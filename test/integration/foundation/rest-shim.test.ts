@@ -71,7 +71,7 @@ describe('OpenAPI', () => {
     const list = doc.paths['/v1/api-keys'].get;
     const schema = list.responses['200'].content['application/json'].schema;
     expect(Object.keys(schema.properties)).toEqual(['data', 'total', 'hasMore']);
-    expect(list.parameters.map((p: any) => p.name)).toEqual(['limit', 'offset']);
+    expect(list.parameters.map((p: any) => p.name)).toEqual(['from', 'to', 'limit', 'offset']);
   });
 });
 

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { KeelError } from '../platform/errors';
+
+/** Longest request target (path and query) Keel reads; Node's own header limit (16 KiB) includes it. */
+export const MAX_URL_LENGTH = 8192;
+
+/**
+ * HTTP-level refusals Fastify does not make itself: a URL over MAX_URL_LENGTH is 414 before anything
+ * else runs; a body with a Content-Encoding other than identity is 415 once the caller is
+ * authenticated, because Keel does not decode compressed bodies and must never read one as plain JSON.
+ * Bodies are JSON only: Fastify's built-in text/plain parser is removed so such a body is 415 too.
+ */
+export function registerProtocolChecks(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request) => {
+    if ((request.raw.url ?? '').length > MAX_URL_LENGTH) {
+      throw new KeelError('BAD_REQUEST', `The URL is longer than ${MAX_URL_LENGTH} characters`, undefined, 414);
+    }
+  });
+  app.addHook('preParsing', async (request) => {
+    const encoding = request.headers['content-encoding'];
+    const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+    if (hasBody && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new KeelError('BAD_REQUEST', 'Content-Encoding is not supported: send the body uncompressed', undefined, 415);
+    }
+  });
+}

@@ -1,0 +1,95 @@
+import { gzipSync } from 'node:zlib';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { rawRequest, RawResponse } from '../../support/raw-http';
+import type { ApiClient } from '../../support/api-client';
+
+let t: TestKeel;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await startTestKeel({ BODY_LIMIT_BYTES: 10_000 });
+  org = await t.createOrg();
+});
+afterAll(() => t.stop());
+
+function credentials(client: ApiClient): string {
+  return `apiKey: ${client.credentials.apiKey}\r\norgId: ${client.credentials.orgId}\r\n`;
+}
+
+function post(path: string, headers: string, body: string | Buffer): Buffer {
+  const head = `POST ${path} HTTP/1.1\r\nHost: localhost\r\n${credentials(org.core)}${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+}
+
+function expectEnvelope(res: RawResponse, status: number, code = 'BAD_REQUEST') {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe('string');
+  expect(Number.isNaN(Date.parse(res.body.error.timestamp))).toBe(false);
+  expect(res.body.error.requestId).toMatch(/\S{8,}/);
+  expect(res.headers['x-request-id']).toBe(res.body.error.requestId);
+}
+
+describe('errors the HTTP layer raises answer in the envelope with a request id', () => {
+  test('headers over Node’s limit (refused by its parser, before Fastify): 431', async () => {
+    const res = await rawRequest(t.coreUrl, `GET /v1/api-keys HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectEnvelope(res, 431);
+    expect(res.headers.connection).toBe('close');
+  });
+
+  test('a request line the parser cannot read: 400', async () => {
+    expectEnvelope(await rawRequest(t.coreUrl, 'GET /v1/api-keys HTTP/1.1\r\nHost: localhost\r\nBad Header Name: x\r\n\r\n'), 400);
+  });
+
+  test('a URL over 8,192 characters: 414, before authentication', async () => {
+    const res = await rawRequest(t.coreUrl, `GET /v1/api-keys?name=${'a'.repeat(9_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    expectEnvelope(res, 414);
+  });
+
+  test('a body over BODY_LIMIT_BYTES: 413', async () => {
+    const body = JSON.stringify({ name: 'x'.repeat(20_000), scopes: ['read'] });
+    expectEnvelope(await rawRequest(t.coreUrl, post('/v1/api-keys', 'Content-Type: application/json\r\n', body)), 413);
+  });
+
+  test.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])('a %s body (JSON only): 415', async (type) => {
+    expectEnvelope(await rawRequest(t.coreUrl, post('/v1/api-keys', `Content-Type: ${type}\r\n`, 'name=x')), 415);
+  });
+
+  test('malformed JSON: 400', async () => {
+    expectEnvelope(await rawRequest(t.coreUrl, post('/v1/api-keys', 'Content-Type: application/json\r\n', '{"name": ')), 400);
+  });
+});
+
+describe('a Content-Encoding Keel does not decode is 415, never read as plain JSON', () => {
+  const body = JSON.stringify({ name: 'encoded', scopes: ['read'] });
+
+  test.each([
+    ['gzip, with a gzip body', 'gzip', gzipSync(body)],
+    ['gzip, with a plain body', 'gzip', Buffer.from(body)],
+    ['br', 'br', Buffer.from(body)],
+    ['an unknown coding', 'x-made-up', Buffer.from(body)],
+  ])('%s', async (_name, encoding, bytes) => {
+    const res = await rawRequest(t.coreUrl, post('/v1/api-keys', `Content-Type: application/json\r\nContent-Encoding: ${encoding}\r\n`, bytes));
+    expectEnvelope(res, 415);
+    const keys = await org.core.get('/v1/api-keys');
+    expect(keys.body.data.map((k: { name: string }) => k.name)).not.toContain('encoded');
+  });
+
+  test('on /graphql too, in the GraphQL error shape', async () => {
+    const query = JSON.stringify({ query: '{ organization { id } }' });
+    const res = await rawRequest(t.coreUrl, post('/graphql', 'Content-Type: application/json\r\nContent-Encoding: gzip\r\n', gzipSync(query)));
+    expect(res.status).toBe(415);
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', status: 415 });
+  });
+
+  test('a request without a body is not refused for the header', async () => {
+    const res = await rawRequest(t.coreUrl, `GET /v1/organization HTTP/1.1\r\nHost: localhost\r\n${credentials(org.core)}Content-Encoding: gzip\r\n\r\n`);
+    expect(res.status).toBe(200);
+  });
+
+  test('identity is the plain body', async () => {
+    const res = await rawRequest(t.coreUrl, post('/v1/api-keys', 'Content-Type: application/json\r\nContent-Encoding: identity\r\n', body));
+    expect(res.status).toBe(201);
+  });
+});
