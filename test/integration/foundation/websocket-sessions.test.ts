@@ -38,7 +38,10 @@ function openSocket(baseUrl: string, credentials: { apiKey: string; orgId: strin
     lazyCloseTimeout: 0,
     on: {
       connected: () => onConnected(),
-      closed: (event) => void closes.push({ code: (event as CloseEvent).code, reason: String((event as CloseEvent).reason) }),
+      closed: (event) => {
+        const { code, reason } = event as { code: number; reason: unknown };
+        closes.push({ code, reason: String(reason) });
+      },
     },
   });
   const socket: Socket = {
