@@ -19,6 +19,7 @@ import { registerGuards } from './guards';
 import { registerTextCheck } from './text-check';
 import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
+import { registerMetricsRoute } from './metrics-route';
 
 export interface HostOptions {
   host: Host;
@@ -120,7 +121,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     const ready = postgres === 'ok' && redis === 'ok';
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', postgres, redis });
   });
-  app.get('/metrics', async (_request, reply) => reply.type(platform.metrics.registry.contentType).send(await platform.metrics.registry.metrics()));
+  registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);
 
   attachGraphqlWs(app, { host, schema, platform, validate: validateWithLimits(limits), contextFor });
   app.addHook('onClose', async () => {
