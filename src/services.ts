@@ -6,6 +6,7 @@ import { WebhookService } from './modules/webhooks/webhook.service';
 import { DeliveryScheduler } from './modules/webhooks/delivery-scheduler';
 import { deliveryQueue } from './modules/webhooks/webhook-delivery';
 import { OutboundGuard } from './platform/net/outbound-guard';
+import { GuardedHttp } from './platform/net/guarded-http';
 import type { LiveEventFeed } from './platform/events/live-feed';
 import { ChainService } from './modules/chains/chain.service';
 import type { ChainNetworks } from './modules/chains/chain-networks';
@@ -25,6 +26,10 @@ import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/transfers/transfer.service';
 import { AutoSweeper } from './modules/transfers/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
+
+/** A caller's recovery RPC node gets this long per request and may answer this much. */
+const RECOVERY_RPC_TIMEOUT_MS = 5_000;
+const RECOVERY_RPC_MAX_RESPONSE_BYTES = 1_048_576;
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -64,7 +69,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(new SecretBox(loadMasterKey(config, platform.logger)));
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks);
-  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS));
+  const recoveryRpc = new GuardedHttp(new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), { timeoutMs: RECOVERY_RPC_TIMEOUT_MS, maxResponseBytes: RECOVERY_RPC_MAX_RESPONSE_BYTES, keepAliveMs: 1_000 });
+  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, recoveryRpc);
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, platform.logger);
