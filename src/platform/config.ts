@@ -71,6 +71,8 @@ export const configSchema = z.object({
   DEV_CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).default(2),
   /** 32 bytes, hex or base64: the key-encryption key for wallet secrets. */
   KEEL_MASTER_KEY: z.string().optional(),
+  /** During a key rotation: the key being retired; secrets sealed under it still open until `keel secrets reseal`. */
+  KEEL_MASTER_KEY_PREVIOUS: z.string().optional(),
   /** Set: /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16).optional(),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),

@@ -10,6 +10,7 @@ import { IdempotencyStore } from './idempotency';
 import { Metrics } from './metrics';
 import { LiveEventFeed } from './events/live-feed';
 import { JobQueue } from './queue';
+import { loadSecretBox, SecretBox } from './crypto/secret-box';
 
 /** The shared infrastructure every module and host uses, opened once per process. */
 export interface Platform {
@@ -23,6 +24,8 @@ export interface Platform {
   idempotency: IdempotencyStore;
   metrics: Metrics;
   liveFeed: LiveEventFeed;
+  /** Seals and opens secrets at rest under KEEL_MASTER_KEY (and KEEL_MASTER_KEY_PREVIOUS during a rotation). */
+  secretBox: SecretBox;
   /** The named Redis-backed job queue, opened on first use and closed with the platform. */
   jobQueue<T>(name: string): JobQueue<T>;
   close(): Promise<void>;
@@ -31,7 +34,8 @@ export interface Platform {
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
   await ensureDatabase(config.DATABASE_URL);
   const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS });
-  const applied = await migrate(db);
+  const secretBox = loadSecretBox(config, logger);
+  const applied = await migrate(db, { secretBox });
   if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
   const redis = await connectRedis(config.REDIS_URL);
   const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`);
@@ -49,6 +53,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     idempotency: new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS),
     metrics: new Metrics(),
     liveFeed,
+    secretBox,
     jobQueue<T>(name: string): JobQueue<T> {
       let queue = queues.get(name);
       if (!queue) queues.set(name, (queue = new JobQueue<unknown>(name, config.REDIS_URL, `${config.REDIS_PREFIX}bull`)));

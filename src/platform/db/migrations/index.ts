@@ -6,6 +6,8 @@ import * as m004 from './004_chain_watch';
 import * as m006 from './006_transfers';
 import * as m005 from './005_trading';
 import * as m007 from './007_statement_checks';
+import { sealWebhookSecrets } from './012_sealed_secret_versions';
+import type { MigrationContext } from './context';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -21,9 +23,16 @@ const migrations: Record<string, Knex.Migration> = {
   '007_statement_checks': m007,
 };
 
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(migrations).sort(),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => migrations[name],
+/** Migrations that rewrite data with a key take it from the context. */
+const withContext: Record<string, (context: MigrationContext) => Knex.Migration> = {
+  '012_sealed_secret_versions': sealWebhookSecrets,
 };
+
+export function migrationSource(context: MigrationContext = {}): Knex.MigrationSource<string> {
+  return {
+    getMigrations: async () => [...Object.keys(migrations), ...Object.keys(withContext)].sort(),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => migrations[name] ?? withContext[name](context),
+  };
+}
 
