@@ -12,6 +12,9 @@ import { ChainNetworks } from '../modules/chains/chain-networks';
 import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schema';
 import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
+import { resealColumn } from '../platform/crypto/reseal';
+import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
+import { SEALED_WEBHOOK_SECRETS } from '../modules/webhooks/webhook-signing';
 
 const program = new Command();
 program.name('keel').description('Keel: wallets, payments and an order-book exchange');
@@ -111,6 +114,24 @@ program
       writeFileSync(join(opts.out, SCHEMA_FILES[host]), printHostSchema(await buildHostSchema(host)));
     }
     console.log(`wrote ${Object.values(SCHEMA_FILES).map((f) => join(opts.out, f)).join(', ')}`);
+  });
+
+const secrets = program.command('secrets').description('Secrets at rest');
+secrets
+  .command('reseal')
+  .description('Re-seal every wallet and webhook secret under KEEL_MASTER_KEY (the old key in KEEL_MASTER_KEY_PREVIOUS)')
+  .action(async () => {
+    const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
+    const platform = await openPlatform(config, createLogger('silent'));
+    try {
+      const resealed = {
+        masterWallets: await resealColumn(platform.db, platform.secretBox, SEALED_MNEMONICS),
+        webhookSecrets: await resealColumn(platform.db, platform.secretBox, SEALED_WEBHOOK_SECRETS),
+      };
+      process.stdout.write(`${JSON.stringify({ keyId: platform.secretBox.currentKeyId, resealed })}\n`);
+    } finally {
+      await platform.close();
+    }
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => {
