@@ -13,6 +13,7 @@ import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schem
 import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
 import { resealColumn } from '../platform/crypto/reseal';
+import { loadSecretBox } from '../platform/crypto/secret-box';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
 import { SEALED_WEBHOOK_SECRETS } from '../modules/webhooks/webhook-signing';
 
@@ -53,7 +54,8 @@ program
     const config = loadConfig();
     await ensureDatabase(config.DATABASE_URL);
     const db = createDb(config.DATABASE_URL, 2);
-    const applied = await migrate(db);
+    // A migration that seals data (012) needs the key-encryption key.
+    const applied = await migrate(db, { secretBox: loadSecretBox(config, createLogger(config.LOG_LEVEL)) });
     await db.destroy();
     console.log(JSON.stringify({ applied }));
   });
