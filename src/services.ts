@@ -6,6 +6,7 @@ import { WebhookService } from './modules/webhooks/webhook.service';
 import { DeliveryScheduler } from './modules/webhooks/delivery-scheduler';
 import { deliveryQueue } from './modules/webhooks/webhook-delivery';
 import { OutboundGuard } from './platform/net/outbound-guard';
+import { GuardedHttp } from './platform/net/guarded-http';
 import type { LiveEventFeed } from './platform/events/live-feed';
 import { ChainService } from './modules/chains/chain.service';
 import type { ChainNetworks } from './modules/chains/chain-networks';
@@ -26,6 +27,10 @@ import { AutoSweeper } from './modules/transfers/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+
+/** A caller's recovery RPC node gets this long per request and may answer this much. */
+const RECOVERY_RPC_TIMEOUT_MS = 5_000;
+const RECOVERY_RPC_MAX_RESPONSE_BYTES = 1_048_576;
 
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
@@ -61,11 +66,12 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const { db, config, outbox, unitOfWork } = platform;
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
-  const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, unitOfWork);
+  const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, platform.secretBox, unitOfWork);
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(platform.secretBox);
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork);
-  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), unitOfWork);
+  const recoveryRpc = new GuardedHttp(new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), { timeoutMs: RECOVERY_RPC_TIMEOUT_MS, maxResponseBytes: RECOVERY_RPC_MAX_RESPONSE_BYTES, keepAliveMs: 1_000 });
+  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, recoveryRpc, unitOfWork);
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);

@@ -11,6 +11,10 @@ import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
 import { printFromServices } from './with-services';
 import { registerOperatorCommands } from './operator-commands';
+import { resealColumn } from '../platform/crypto/reseal';
+import { loadSecretBox } from '../platform/crypto/secret-box';
+import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
+import { SEALED_WEBHOOK_SECRETS } from '../modules/webhooks/webhook-signing';
 
 const program = new Command();
 program.name('keel').description('Keel: wallets, payments and an order-book exchange');
@@ -49,7 +53,8 @@ program
     const config = loadConfig();
     await ensureDatabase(config.DATABASE_URL);
     const db = createDb(config.DATABASE_URL, 2);
-    const applied = await migrate(db);
+    // A migration that seals data (012) needs the key-encryption key.
+    const applied = await migrate(db, { secretBox: loadSecretBox(config, createLogger(config.LOG_LEVEL)) });
     await db.destroy();
     console.log(JSON.stringify({ applied }));
   });
@@ -95,6 +100,20 @@ program
   });
 
 registerOperatorCommands(program);
+
+const secrets = program.command('secrets').description('Secrets at rest');
+secrets
+  .command('reseal')
+  .description('Re-seal every wallet and webhook secret under KEEL_MASTER_KEY (the old key in KEEL_MASTER_KEY_PREVIOUS)')
+  .action(() =>
+    printFromServices(async ({ platform }) => ({
+      keyId: platform.secretBox.currentKeyId,
+      resealed: {
+        masterWallets: await resealColumn(platform.db, platform.secretBox, SEALED_MNEMONICS),
+        webhookSecrets: await resealColumn(platform.db, platform.secretBox, SEALED_WEBHOOK_SECRETS),
+      },
+    })),
+  );
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(e instanceof Error ? e.message : String(e));

@@ -61,3 +61,10 @@ export function toKeelError(error: unknown): KeelError {
 export function errorExtensions(error: KeelError, requestId: string): Record<string, unknown> {
   return { code: error.code, status: error.status, ...(error.details ? { details: error.details } : {}), requestId };
 }
+
+/** Wraps anything thrown before execution (a KeelError most often) so GraphQL servers can send it. */
+export function asGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  const original = error instanceof Error ? error : new Error(String(error));
+  return new GraphQLError(original.message, { originalError: original });
+}

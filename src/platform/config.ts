@@ -30,7 +30,8 @@ export const configSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
   /** Named prepared statements; turn off behind a pooler that does not keep them (PgBouncer transaction mode before 1.21). */
   DB_PREPARED_STATEMENTS: bool.default(true),
-  GRAPHQL_INTROSPECTION: bool.default(true),
+  /** Unset: on in sandbox, off in production (see loadConfig). */
+  GRAPHQL_INTROSPECTION: bool.optional(),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5_000),
@@ -73,6 +74,10 @@ export const configSchema = z.object({
   DEV_CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).default(2),
   /** 32 bytes, hex or base64: the key-encryption key for wallet secrets. */
   KEEL_MASTER_KEY: z.string().optional(),
+  /** During a key rotation: the key being retired; secrets sealed under it still open until `keel secrets reseal`. */
+  KEEL_MASTER_KEY_PREVIOUS: z.string().optional(),
+  /** Set: /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
   /** Blocks read per watcher step. */
   CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),
@@ -86,7 +91,7 @@ export const configSchema = z.object({
   TRANSFER_FEE_BUMP_PERCENT: z.coerce.number().int().min(10).max(500).default(25),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = configSchema.safeParse(env);
@@ -94,7 +99,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const config = { ...parsed.data, ...overrides };
+  const merged = { ...parsed.data, ...overrides };
+  // A production schema is not handed to whoever holds a key; sandbox keeps it for tooling.
+  const config: Config = { ...merged, GRAPHQL_INTROSPECTION: merged.GRAPHQL_INTROSPECTION ?? merged.KEEL_ENV !== 'production' };
   if (config.KEEL_ENV === 'production' && config.WEBHOOKS_ALLOW_PRIVATE_URLS) {
     throw new Error('Invalid configuration:\n  WEBHOOKS_ALLOW_PRIVATE_URLS: not allowed in production (it lets webhooks reach private networks)');
   }

@@ -13,12 +13,16 @@ export const REDACT_PATHS = [
   '*.mnemonic',
   '*.privateKey',
   '*.sealedMnemonic',
+  '*.sealedSecret',
+  '*.sealedSecrets',
   '*.password',
   'apiKey',
   'secret',
   'mnemonic',
   'privateKey',
   'sealedMnemonic',
+  'sealedSecret',
+  'sealedSecrets',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

@@ -10,7 +10,7 @@ import { IdempotencyStore } from './idempotency';
 import { Metrics } from './metrics';
 import { LiveEventFeed } from './events/live-feed';
 import { JobQueue } from './queue';
-import { loadMasterKey, SecretBox } from './crypto/secret-box';
+import { loadSecretBox, SecretBox } from './crypto/secret-box';
 import { UnitOfWork } from './db/unit-of-work';
 import { Failpoints } from './failpoints';
 
@@ -24,12 +24,12 @@ export interface Platform {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
-  /** Seals secrets at rest under KEEL_MASTER_KEY. */
-  secretBox: SecretBox;
   /** The transaction state-changing work runs in, recorded on the request's idempotency claim. */
   unitOfWork: UnitOfWork;
   metrics: Metrics;
   liveFeed: LiveEventFeed;
+  /** Seals and opens secrets at rest under KEEL_MASTER_KEY (and KEEL_MASTER_KEY_PREVIOUS during a rotation). */
+  secretBox: SecretBox;
   /** The named Redis-backed job queue, opened on first use and closed with the platform. */
   jobQueue<T>(name: string): JobQueue<T>;
   close(): Promise<void>;
@@ -38,14 +38,14 @@ export interface Platform {
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
   await ensureDatabase(config.DATABASE_URL);
   const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS });
-  const applied = await migrate(db);
+  const secretBox = loadSecretBox(config, logger);
+  const applied = await migrate(db, { secretBox });
   if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
   const redis = await connectRedis(config.REDIS_URL);
   const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`);
   await authenticator.listen(redis);
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
   const queues = new Map<string, JobQueue<unknown>>();
-  const secretBox = new SecretBox(loadMasterKey(config, logger));
   const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS, secretBox);
   return {
     config,
@@ -56,10 +56,10 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     authenticator,
     rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE),
     idempotency,
-    secretBox,
     unitOfWork: new UnitOfWork(db, idempotency, Failpoints.fromConfig(config, logger)),
     metrics: new Metrics(),
     liveFeed,
+    secretBox,
     jobQueue<T>(name: string): JobQueue<T> {
       let queue = queues.get(name);
       if (!queue) queues.set(name, (queue = new JobQueue<unknown>(name, config.REDIS_URL, `${config.REDIS_PREFIX}bull`)));

@@ -3,8 +3,6 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { GraphQLError, GraphQLSchema } from 'graphql';
-import { WebSocketServer } from 'ws';
-import { useServer } from 'graphql-ws/use/ws';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
 import type { Principal } from '../platform/auth/principal';
@@ -22,8 +20,9 @@ import { registerGuards } from './guards';
 import { registerTextCheck } from './text-check';
 import { clientErrorHandler } from './client-error';
 import { registerProtocolChecks } from './protocol-checks';
-import { subscriptionCap } from './subscription-cap';
 import { requestIdFor } from './request-context';
+import { attachGraphqlWs } from './graphql-ws';
+import { registerMetricsRoute } from './metrics-route';
 
 export interface HostOptions {
   host: Host;
@@ -133,59 +132,13 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     const ready = postgres === 'ok' && redis === 'ok';
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', postgres, redis });
   });
-  app.get('/metrics', async (_request, reply) => reply.type(platform.metrics.registry.contentType).send(await platform.metrics.registry.metrics()));
+  registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);
 
-  // graphql-ws on the same port and path; credentials come in connectionParams.
-  const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: config.BODY_LIMIT_BYTES });
-  const wsServer = useServer<Record<string, unknown>, { principal?: Principal; requestId?: string }>(
-    {
-      schema,
-      validate: validateWithLimits(limits),
-      onSubscribe: (ctx, _id, payload) => {
-        try {
-          authorizeDocumentText(contextFor(ctx.extra.principal!, ctx.extra.requestId!), schema, payload.query, payload.operationName);
-        } catch (e) {
-          if (isKeelError(e)) return [new GraphQLError(e.message, { originalError: e })];
-          throw e;
-        }
-        return capSubscriptions(ctx);
-      },
-      onConnect: async (ctx) => {
-        try {
-          const params = ctx.connectionParams ?? {};
-          const credentials = { apiKey: params.apiKey as string | undefined, orgId: (params.orgId ?? params.appId) as string | undefined };
-          ctx.extra.principal = await platform.authenticator.authenticate(host, credentials);
-          ctx.extra.requestId = requestIdFor(ctx.extra.request);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      context: (ctx) => contextFor(ctx.extra.principal!, ctx.extra.requestId!),
-      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
-      onNext: (ctx, _id, _payload, _args, result) =>
-        result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result,
-    },
-    wss,
-  );
-  app.server.on('upgrade', (request, socket, head) => {
-    if ((request.url ?? '').split('?')[0] !== '/graphql') {
-      socket.destroy();
-      return;
-    }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
-  });
+  attachGraphqlWs(app, { host, schema, platform, validate: validateWithLimits(limits), contextFor });
   app.addHook('onClose', async () => {
-    await wsServer.dispose();
     await apollo.stop();
   });
   return app;
-}
-
-function formatWsError(error: Parameters<typeof toKeelError>[0], requestId: string) {
-  const keel = toKeelError(error);
-  return { message: keel.message, path: (error as { path?: unknown }).path, extensions: errorExtensions(keel, requestId) };
 }
 
 export async function listen(app: FastifyInstance, hostname: string, port: number): Promise<RunningHost> {

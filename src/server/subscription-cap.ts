@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { KeelError } from '../platform/errors';
+import { asGraphQLError } from '../graphql/errors';
 
 /**
  * graphql-ws `onSubscribe`: at most `max` live operations on one connection. Each subscription
@@ -11,7 +12,6 @@ import { KeelError } from '../platform/errors';
 export function subscriptionCap(max: number) {
   return (ctx: { subscriptions: Record<string, unknown> }): readonly GraphQLError[] | void => {
     if (Object.keys(ctx.subscriptions).length <= max) return;
-    const error = new KeelError('RATE_LIMIT_EXCEEDED', `At most ${max} subscriptions may run on one connection; complete one first`, { limit: max });
-    return [new GraphQLError(error.message, { originalError: error })];
+    return [asGraphQLError(new KeelError('RATE_LIMIT_EXCEEDED', `At most ${max} subscriptions may run on one connection; complete one first`, { limit: max }))];
   };
 }

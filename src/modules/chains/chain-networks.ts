@@ -13,7 +13,7 @@ export interface ChainNetwork {
   provider: ethers.JsonRpcProvider;
 }
 
-export function jsonRpcProvider(rpcUrl: string, chainId: number): ethers.JsonRpcProvider {
+export function jsonRpcProvider(rpcUrl: string | ethers.FetchRequest, chainId: number): ethers.JsonRpcProvider {
   // staticNetwork: no eth_chainId probe per request; cacheTimeout -1: reads always see the latest state.
   return new ethers.JsonRpcProvider(rpcUrl, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1, pollingInterval: 250 });
 }

@@ -2,7 +2,8 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
-import type { OutboundGuard } from '../../platform/net/outbound-guard';
+import type { GuardedHttp } from '../../platform/net/guarded-http';
+import { guardedFetchRequest } from '../../platform/net/guarded-rpc';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { BlockchainModel } from '../chains/chain.model';
 import type { ChainService } from '../chains/chain.service';
@@ -56,7 +57,8 @@ export class AddressService {
     private readonly wallets: MasterWalletService,
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
-    private readonly rpcGuard: OutboundGuard,
+    /** The guarded connector a caller's rpcUrl is read through. */
+    private readonly rpcConnector: GuardedHttp,
     private readonly uow: UnitOfWork,
   ) {}
 
@@ -161,14 +163,11 @@ export class AddressService {
       if (!network) throw new KeelError('INVALID_NETWORK', `${chain.name} has no reachable node in this deployment`);
       return { provider: network.provider, owned: false };
     }
-    const refused = await this.rpcGuard.refuseUrl(rpcUrl);
+    const refused = await this.rpcConnector.guard.refuseUrl(rpcUrl);
     if (refused) throw KeelError.invalidField('rpcUrl', refused);
-    const provider = jsonRpcProvider(rpcUrl, Number(chain.chainId));
+    const provider = jsonRpcProvider(guardedFetchRequest(this.rpcConnector, rpcUrl), Number(chain.chainId));
     try {
-      const answered = await Promise.race([
-        provider.send('eth_chainId', []) as Promise<string>,
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 5_000).unref()),
-      ]);
+      const answered: string = await provider.send('eth_chainId', []);
       if (Number(answered) !== Number(chain.chainId)) {
         throw new KeelError('INVALID_NETWORK', `rpcUrl serves chain ${Number(answered)}, not ${chain.name} (${chain.chainId})`);
       }

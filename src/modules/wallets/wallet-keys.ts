@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { ethers } from 'ethers';
 import type { SecretBox } from '../../platform/crypto/secret-box';
+import type { SealedColumn } from '../../platform/crypto/reseal';
 
 /** BIP-44 for Ethereum: m/44'/60'/0'/0/i. Index 0 is the master wallet's own address. */
 export const ACCOUNT_PATH = "m/44'/60'/0'/0";
+
+/** Where master wallets' sealed mnemonics live, for `keel secrets reseal`. */
+export const SEALED_MNEMONICS: SealedColumn = { table: 'master_wallets', column: 'sealedMnemonic', boundBy: 'id' };
 
 export interface NewWalletKeys {
   sealedMnemonic: string;

@@ -141,7 +141,7 @@ export class RecoverableAssetsType {
 @ArgsType()
 export class RecoverableAssetsArgs {
   @Field() blockchainId!: string;
-  @Field(() => String, { nullable: true, description: 'Read through this JSON-RPC URL instead of the configured one (public addresses only)' })
+  @Field(() => String, { nullable: true, description: 'Read through this JSON-RPC URL instead of the configured one: public addresses only, checked again at connect time; redirects are not followed; each request gets 5 s and 1 MiB' })
   @IsOptional()
   @Length(1, 2048)
   rpcUrl?: string;

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { Knex } from 'knex';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
+import type { SecretBox } from '../../platform/crypto/secret-box';
 import type { SendResult, WebhookSender } from './webhook-sender';
 import { signatureHeaders } from './webhook-signing';
 import type { DeliveryJob, DeliveryScheduler } from './delivery-scheduler';
@@ -23,7 +24,7 @@ interface ClaimedDelivery {
   attempts: number;
   url: string;
   isActive: boolean;
-  secrets: string[];
+  sealedSecrets: string[];
 }
 
 interface Outcome {
@@ -47,6 +48,7 @@ export class DeliveryWorker {
   constructor(
     private readonly db: Knex,
     private readonly sender: WebhookSender,
+    private readonly box: SecretBox,
     private readonly scheduler: DeliveryScheduler,
     private readonly policy: DeliveryPolicy,
     private readonly logger: Logger,
@@ -64,7 +66,8 @@ export class DeliveryWorker {
     }
     const body = JSON.stringify(delivery.payload);
     const startedAt = new Date();
-    const result = await this.sender.send(delivery.url, body, signatureHeaders(delivery.secrets, delivery.eventId, body, startedAt));
+    const secrets = delivery.sealedSecrets.map((sealed) => this.box.open(sealed, delivery.subscriptionId));
+    const result = await this.sender.send(delivery.url, body, signatureHeaders(secrets, delivery.eventId, body, startedAt));
     this.metrics?.webhookAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
     await this.outcomes.load({ delivery, startedAt, result });
   }
@@ -78,9 +81,9 @@ export class DeliveryWorker {
           AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= now() + interval '1 second'
           AND (d.lease_until IS NULL OR d.lease_until < now())
       RETURNING d.id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId", d.payload, d.attempts, s.url, s.is_active AS "isActive",
-        ARRAY(SELECT w.secret FROM webhook_secrets w
+        ARRAY(SELECT w.sealed_secret FROM webhook_secrets w
                WHERE w.subscription_id = d.subscription_id AND (w.expires_at IS NULL OR w.expires_at > now())
-               ORDER BY w.id DESC) AS secrets`,
+               ORDER BY w.id DESC) AS "sealedSecrets"`,
       [this.policy.leaseMs, jobs.map((j) => j.deliveryId), jobs.map((j) => j.attempts)],
     );
     const claimed = new Map((rows as ClaimedDelivery[]).map((r) => [r.id, r]));

@@ -32,6 +32,7 @@ export function startWebhookDelivery(platform: Platform): RunningDelivery {
   const worker = new DeliveryWorker(
     db,
     sender,
+    platform.secretBox,
     scheduler,
     { retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS, leaseMs: config.WEBHOOK_LEASE_MS, deactivateAfterSeconds: config.WEBHOOK_DEACTIVATE_AFTER_SECONDS },
     logger,

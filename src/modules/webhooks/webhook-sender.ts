@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { GuardedHttp, OutboundRequestError } from '../../platform/net/guarded-http';
 import type { OutboundGuard } from '../../platform/net/outbound-guard';
 
 export interface SendResult {
@@ -10,67 +10,33 @@ export interface SendResult {
 
 const RESPONSE_BODY_CAP = 1_024;
 
-/**
- * POSTs one signed body. Redirects are not followed, the whole exchange is bounded by the timeout,
- * at most RESPONSE_BODY_CAP bytes of the answer are read, and every connection re-checks the
- * resolved address through the outbound guard.
- */
+/** POSTs one signed body through the guarded connector; at most RESPONSE_BODY_CAP bytes of the answer are kept. */
 export class WebhookSender {
-  private readonly agent: Agent;
+  private readonly http: GuardedHttp;
 
-  constructor(
-    guard: OutboundGuard,
-    private readonly timeoutMs: number,
-  ) {
-    this.agent = new Agent({ connect: { lookup: guard.lookup as never, timeout: timeoutMs }, keepAliveTimeout: 10_000, connections: 256 });
+  constructor(guard: OutboundGuard, timeoutMs: number) {
+    this.http = new GuardedHttp(guard, { timeoutMs, maxResponseBytes: RESPONSE_BODY_CAP });
   }
 
   async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
     const started = performance.now();
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const durationMs = () => Math.round(performance.now() - started);
     try {
-      const response = await request(url, {
+      const response = await this.http.request(url, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'Keel-Webhooks/1.0', ...headers },
-        dispatcher: this.agent,
-        signal,
       });
-      const excerpt = await readCapped(response.body);
+      const excerpt = response.body.toString('utf8').trim();
       const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return {
-        ok,
-        statusCode: response.statusCode,
-        errorMessage: ok ? null : `receiver answered ${response.statusCode}${excerpt ? `: ${excerpt}` : ''}`,
-        durationMs: Math.round(performance.now() - started),
-      };
+      return { ok, statusCode: response.statusCode, errorMessage: ok ? null : `receiver answered ${response.statusCode}${excerpt ? `: ${excerpt}` : ''}`, durationMs: durationMs() };
     } catch (error) {
-      const message = signal.aborted ? `no answer within ${this.timeoutMs} ms` : describe(error);
-      return { ok: false, statusCode: null, errorMessage: message, durationMs: Math.round(performance.now() - started) };
+      if (!(error instanceof OutboundRequestError)) throw error;
+      return { ok: false, statusCode: null, errorMessage: error.message, durationMs: durationMs() };
     }
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.http.close();
   }
-}
-
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_BODY_CAP) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_CAP).toString('utf8').trim();
-}
-
-function describe(error: unknown): string {
-  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const inner = e.cause ?? e;
-  return [inner.code, inner.message].filter(Boolean).join(': ') || 'request failed';
 }

@@ -1,4 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import type { SealedColumn } from '../../platform/crypto/reseal';
+
+/** Signing secrets are sealed at rest, bound to their subscription (`keel secrets reseal` moves them to a new key). */
+export const SEALED_WEBHOOK_SECRETS: SealedColumn = { table: 'webhook_secrets', column: 'sealedSecret', boundBy: 'subscriptionId' };
 
 /**
  * Two signatures on every delivery, one per active secret each (space-separated during a rotation):

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { OutboundGuard } from '../../platform/net/outbound-guard';
+import type { SecretBox } from '../../platform/crypto/secret-box';
 import { unknownEventTypes } from '../../platform/events/catalogue';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { WebhookDeliveryModel, WebhookSubscriptionModel, DeliveryStatus } from './webhook.model';
@@ -49,6 +50,7 @@ export class WebhookService {
     private readonly guard: OutboundGuard,
     private readonly scheduler: DeliveryScheduler,
     private readonly rotationGraceSeconds: number,
+    private readonly box: SecretBox,
     private readonly uow: UnitOfWork,
   ) {}
 
@@ -65,7 +67,7 @@ export class WebhookService {
         url: input.url,
         eventTypes,
       });
-      await trx('webhook_secrets').insert({ subscriptionId: created.id, secret });
+      await trx('webhook_secrets').insert({ subscriptionId: created.id, sealedSecret: this.box.seal(secret, created.id) });
       return subscriptionView(created, secret);
     });
   }
@@ -117,7 +119,7 @@ export class WebhookService {
         .where({ subscriptionId: id })
         .where((q) => q.whereNull('expiresAt').orWhere('expiresAt', '>', expiresAt))
         .update({ expiresAt });
-      await trx('webhook_secrets').insert({ subscriptionId: id, secret });
+      await trx('webhook_secrets').insert({ subscriptionId: id, sealedSecret: this.box.seal(secret, id) });
       return subscriptionView(await WebhookSubscriptionModel.query(trx).patchAndFetchById(id, { updatedAt: new Date() }), secret);
     });
   }

@@ -18,6 +18,12 @@ export interface Credentials {
   orgId?: string;
 }
 
+/** A valid key's principal and when the presented secret stops working (null: until revoked or rotated). */
+export interface KeySession {
+  principal: Principal;
+  secretExpiresAt: Date | null;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -27,6 +33,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class Authenticator {
   private readonly cache = new Map<string, CachedKey>();
   private invalidations?: RedisChannel;
+  private readonly invalidationListeners = new Set<(keyId: string) => void>();
 
   constructor(
     private readonly db: Knex,
@@ -37,7 +44,16 @@ export class Authenticator {
 
   async listen(redis: RedisClient): Promise<void> {
     this.invalidations = new RedisChannel(redis, this.channel);
-    await this.invalidations.listen((keyId) => this.forget(keyId));
+    await this.invalidations.listen((keyId) => {
+      this.forget(keyId);
+      for (const listener of this.invalidationListeners) listener(keyId);
+    });
+  }
+
+  /** Calls `listener` with the key's id whenever any node revokes or rotates a key; returns the unsubscribe. */
+  onInvalidate(listener: (keyId: string) => void): () => void {
+    this.invalidationListeners.add(listener);
+    return () => this.invalidationListeners.delete(listener);
   }
 
   async close(): Promise<void> {
@@ -55,6 +71,11 @@ export class Authenticator {
   }
 
   async authenticate(host: Host, credentials: Credentials): Promise<Principal> {
+    return (await this.session(host, credentials)).principal;
+  }
+
+  /** Like `authenticate`, and also tells when the presented secret expires (for long-lived connections). */
+  async session(host: Host, credentials: Credentials): Promise<KeySession> {
     const { apiKey, orgId } = credentials;
     if (!apiKey || !orgId) throw KeelError.unauthorized('Missing apiKey or orgId header');
     const parsed = parseApiKey(apiKey);
@@ -80,7 +101,7 @@ export class Authenticator {
       throw KeelError.unauthorized('This API key was rotated and its grace period has ended');
     }
     if (entry.principal.organizationId !== orgId.toLowerCase()) throw KeelError.unauthorized('Invalid API key for this organisation');
-    return entry.principal;
+    return { principal: entry.principal, secretExpiresAt: entry.secretExpiresAt };
   }
 
   private async load(hash: Buffer): Promise<CachedKey | undefined> {

@@ -2,6 +2,7 @@ import knexFactory, { Knex } from 'knex';
 import { knexSnakeCaseMappers, Model } from 'objection';
 import { Client } from 'pg';
 import { migrationSource } from './migrations';
+import type { MigrationContext } from './migrations/context';
 import { PreparingPgClient } from './preparing-pg-client';
 
 export type Db = Knex;
@@ -42,7 +43,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function migrate(db: Db): Promise<string[]> {
-  const [, applied] = await db.migrate.latest({ migrationSource });
+export async function migrate(db: Db, context: MigrationContext = {}): Promise<string[]> {
+  const [, applied] = await db.migrate.latest({ migrationSource: migrationSource(context) });
   return applied as string[];
 }

@@ -1,15 +1,23 @@
-import { lookup as dnsLookup, LookupAddress } from 'node:dns';
-import { promises as dns } from 'node:dns';
+import { LookupAddress, promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+/** Every address a name resolves to; the system resolver unless a test supplies another. */
+export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
+
+const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true });
+
 /**
- * Keeps server-side requests to caller-supplied URLs (webhooks) off loopback, private, link-local
- * and cloud-metadata addresses. The URL is checked when it is saved, and every connection checks
- * the addresses the name resolves to at that moment, so a DNS change cannot slip past the first check.
+ * Keeps server-side requests to caller-supplied URLs (webhooks, recovery RPC URLs) off loopback,
+ * private, link-local and cloud-metadata addresses. The URL is checked when it is saved, and every
+ * connection checks the addresses the name resolves to at that moment, so a DNS change cannot slip
+ * past the first check.
  */
 export class OutboundGuard {
-  constructor(private readonly allowPrivate: boolean) {}
+  constructor(
+    private readonly allowPrivate: boolean,
+    private readonly resolve: Resolve = systemResolve,
+  ) {}
 
   /** A reason the URL may not be used, or null when it may. */
   async refuseUrl(raw: string): Promise<string | null> {
@@ -23,10 +31,10 @@ export class OutboundGuard {
     if (this.allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'must use https';
     if (url.protocol !== 'https:') return 'must use https';
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host)) return isPublicAddress(host) ? null : `${host} is not a public address`;
+    if (isIP(host)) return this.refuseLiteral(host);
     let addresses: { address: string }[];
     try {
-      addresses = await dns.lookup(host, { all: true });
+      addresses = await this.resolve(host);
     } catch {
       return `${host} does not resolve`;
     }
@@ -34,11 +42,17 @@ export class OutboundGuard {
     return blocked ? `${host} resolves to ${blocked.address}, which is not a public address` : null;
   }
 
+  /** A reason a host written as an IP address may not be connected to (a connection makes no lookup for it), or null. */
+  refuseLiteral(hostname: string): string | null {
+    const host = hostname.replace(/^\[|\]$/g, '');
+    if (this.allowPrivate || !isIP(host)) return null;
+    return isPublicAddress(host) ? null : `${host} is not a public address`;
+  }
+
   /** A `lookup` for net/tls connect options that refuses non-public answers. */
   readonly lookup = (hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const list = addresses as LookupAddress[];
+    this.resolve(hostname).then((list) => {
+      if (!list.length) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), []);
       if (!this.allowPrivate) {
         const blocked = list.find((a) => !isPublicAddress(a.address));
         if (blocked) {
@@ -49,7 +63,7 @@ export class OutboundGuard {
       }
       if ((options as { all?: boolean }).all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
-    });
+    }, (err: NodeJS.ErrnoException) => callback(err, []));
   };
 }
 

@@ -10,6 +10,8 @@ import * as m011 from './011_market_rules_version';
 import * as m009 from './009_operator';
 import * as m010 from './010_wallet_debts';
 import * as m008 from './008_idempotency_results';
+import { sealWebhookSecrets } from './012_sealed_secret_versions';
+import type { MigrationContext } from './context';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -29,9 +31,16 @@ const migrations: Record<string, Knex.Migration> = {
   '008_idempotency_results': m008,
 };
 
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(migrations).sort(),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => migrations[name],
+/** Migrations that rewrite data with a key take it from the context. */
+const withContext: Record<string, (context: MigrationContext) => Knex.Migration> = {
+  '012_sealed_secret_versions': sealWebhookSecrets,
 };
+
+export function migrationSource(context: MigrationContext = {}): Knex.MigrationSource<string> {
+  return {
+    getMigrations: async () => [...Object.keys(migrations), ...Object.keys(withContext)].sort(),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => migrations[name] ?? withContext[name](context),
+  };
+}
 

@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Host } from '../platform/auth/permissions';
+import type { Platform } from '../platform/platform';
+import type { Principal } from '../platform/auth/principal';
+import type { GraphQLContext } from '../graphql/context';
+import { asGraphQLError, errorExtensions, toKeelError } from '../graphql/errors';
+import { subscriptionCap } from './subscription-cap';
+import { prepareSocketOperation } from './socket-operation';
+import { SocketSession, SocketSessions } from './socket-sessions';
+import { requestIdFor } from './request-context';
+import { authorizeDocumentText } from '../graphql/root-field-grants';
+
+export interface GraphqlWsOptions {
+  host: Host;
+  schema: GraphQLSchema;
+  platform: Platform;
+  validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[];
+  contextFor(principal: Principal, requestId: string): GraphQLContext;
+}
+
+type ConnectionExtra = {
+  session?: SocketSession;
+  requestId?: string;
+};
+
+/** How often every open connection's key is re-checked even without an invalidation (one lost with Redis). */
+const MIN_RECHECK_MS = 1_000;
+
+/**
+ * graphql-ws on the host's port at /graphql. Credentials come in connectionParams; every subscribe
+ * message re-checks the key and spends its rate limit like an HTTP request, and only subscriptions
+ * run. A connection is closed (4401) once its key is revoked or its rotated-out secret expires.
+ */
+export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): void {
+  const { host, schema, platform, validate, contextFor } = opts;
+  const { config } = platform;
+  const sessions = new SocketSessions(platform.authenticator, host, Math.max(config.AUTH_CACHE_TTL_MS, MIN_RECHECK_MS));
+  const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.BODY_LIMIT_BYTES });
+  const wsServer = useServer<Record<string, unknown>, ConnectionExtra>(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        const credentials = { apiKey: params.apiKey as string | undefined, orgId: (params.orgId ?? params.appId) as string | undefined };
+        try {
+          ctx.extra.session = await sessions.open(credentials, (code, reason) => ctx.extra.socket.close(code, reason));
+        } catch {
+          return false;
+        }
+        ctx.extra.requestId = requestIdFor(ctx.extra.request);
+        return true;
+      },
+      onClose: (ctx) => {
+        if (ctx.extra.session) sessions.end(ctx.extra.session);
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        let principal: Principal;
+        try {
+          principal = await sessions.check(ctx.extra.session!);
+          await platform.rateLimiter.consume(principal.tier, principal.apiKeyId);
+          authorizeDocumentText(contextFor(principal, ctx.extra.requestId!), schema, payload.query, payload.operationName);
+        } catch (error) {
+          return [asGraphQLError(error)];
+        }
+        const capped = capSubscriptions(ctx);
+        if (capped) return capped;
+        const operation = prepareSocketOperation(schema, validate, payload);
+        if (Array.isArray(operation)) return operation;
+        return { ...operation, schema, contextValue: contextFor(principal, ctx.extra.requestId!) };
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
+      onNext: (ctx, _id, _payload, _args, result) =>
+        result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result,
+    },
+    wss,
+  );
+  app.server.on('upgrade', (request, socket, head) => {
+    if ((request.url ?? '').split('?')[0] !== '/graphql') {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  });
+  app.addHook('onClose', async () => {
+    sessions.dispose();
+    await wsServer.dispose();
+  });
+}
+
+function formatWsError(error: Parameters<typeof toKeelError>[0], requestId: string) {
+  const keel = toKeelError(error);
+  return { message: keel.message, path: (error as { path?: unknown }).path, extensions: errorExtensions(keel, requestId) };
+}

@@ -1,0 +1,115 @@
+import { CloseCode } from 'graphql-ws';
+import type { Authenticator, Credentials, KeySession } from '../platform/auth/authenticator';
+import type { Host } from '../platform/auth/permissions';
+import type { Principal } from '../platform/auth/principal';
+import { isKeelError } from '../platform/errors';
+
+
+/** setTimeout's longest delay; a later expiry is re-checked when this one fires. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** One open websocket connection and the key it authenticated with. */
+export interface SocketSession {
+  readonly credentials: Credentials;
+  principal: Principal;
+  close(code: number, reason: string): void;
+  expiryTimer?: NodeJS.Timeout;
+}
+
+/**
+ * Keeps long-lived connections under the same key rules as HTTP requests. A session is checked
+ * through the authenticator (its per-node cache) on every operation; it is closed when any node
+ * revokes or rotates its key and the key no longer authenticates, when its secret's rotation grace
+ * ends, and, should an invalidation be lost with Redis, at the next periodic check.
+ */
+export class SocketSessions {
+  private readonly byKey = new Map<string, Set<SocketSession>>();
+  private readonly stopListening: () => void;
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly authenticator: Authenticator,
+    private readonly host: Host,
+    recheckEveryMs: number,
+  ) {
+    this.stopListening = authenticator.onInvalidate((keyId) => void this.recheckKey(keyId));
+    this.sweep = setInterval(() => void this.recheckAll(), recheckEveryMs);
+    this.sweep.unref();
+  }
+
+  /** Authenticates a new connection and tracks it; throws the KeelError when the key does not authenticate. */
+  async open(credentials: Credentials, close: SocketSession['close']): Promise<SocketSession> {
+    const { principal, secretExpiresAt } = await this.authenticator.session(this.host, credentials);
+    const session: SocketSession = { credentials, principal, close };
+    let sessions = this.byKey.get(principal.apiKeyId);
+    if (!sessions) this.byKey.set(principal.apiKeyId, (sessions = new Set()));
+    sessions.add(session);
+    this.scheduleExpiry(session, secretExpiresAt);
+    return session;
+  }
+
+  /** Re-authenticates the session's key (cached per node); closes the connection and throws when it no longer authenticates. */
+  async check(session: SocketSession): Promise<Principal> {
+    return this.apply(session, this.authenticator.session(this.host, session.credentials));
+  }
+
+  private async apply(session: SocketSession, verdict: Promise<KeySession>): Promise<Principal> {
+    try {
+      const { principal, secretExpiresAt } = await verdict;
+      session.principal = principal;
+      if (this.byKey.get(principal.apiKeyId)?.has(session)) this.scheduleExpiry(session, secretExpiresAt);
+      return principal;
+    } catch (error) {
+      // Only a verdict on the key closes the connection; a database hiccup fails this operation alone.
+      if (isKeelError(error) && error.code === 'UNAUTHORIZED') this.end(session, error.message);
+      throw error;
+    }
+  }
+
+  /** Stops tracking the session, closing its connection with `reason` when one is given (4401: graphql-ws clients do not reconnect after it). */
+  end(session: SocketSession, reason?: string): void {
+    clearTimeout(session.expiryTimer);
+    const sessions = this.byKey.get(session.principal.apiKeyId);
+    sessions?.delete(session);
+    if (sessions?.size === 0) this.byKey.delete(session.principal.apiKeyId);
+    if (reason !== undefined) session.close(CloseCode.Unauthorized, reason);
+  }
+
+  dispose(): void {
+    this.stopListening();
+    clearInterval(this.sweep);
+    for (const sessions of this.byKey.values()) for (const session of sessions) clearTimeout(session.expiryTimer);
+    this.byKey.clear();
+  }
+
+  private scheduleExpiry(session: SocketSession, secretExpiresAt: Date | null): void {
+    clearTimeout(session.expiryTimer);
+    session.expiryTimer = undefined;
+    if (!secretExpiresAt) return;
+    const delay = Math.min(Math.max(0, secretExpiresAt.getTime() - Date.now()), MAX_TIMER_MS);
+    session.expiryTimer = setTimeout(() => void this.quietCheck(session), delay);
+    session.expiryTimer.unref();
+  }
+
+  /** One lookup per distinct secret, however many connections use it. */
+  private async recheckKey(keyId: string): Promise<void> {
+    const verdicts = new Map<string, Promise<KeySession>>();
+    const sessions = [...(this.byKey.get(keyId) ?? [])];
+    await Promise.all(
+      sessions.map((session) => {
+        const { apiKey, orgId } = session.credentials;
+        const id = `${apiKey}\n${orgId}`;
+        if (!verdicts.has(id)) verdicts.set(id, this.authenticator.session(this.host, session.credentials));
+        return this.apply(session, verdicts.get(id)!).catch(() => undefined);
+      }),
+    );
+  }
+
+  private async recheckAll(): Promise<void> {
+    await Promise.all([...this.byKey.keys()].map((keyId) => this.recheckKey(keyId)));
+  }
+
+  private async quietCheck(session: SocketSession): Promise<void> {
+    await this.check(session).catch(() => undefined);
+  }
+}

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getIntrospectionQuery } from 'graphql';
+import { loadConfig } from '../../../src/platform/config';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+/** The run's dev chains, listed as a production deployment lists its nodes (production refuses dev chains). */
+const PRODUCTION_CHAINS = JSON.stringify((JSON.parse(process.env.KEEL_CHAINS!) as Record<string, unknown>[]).map((chain) => ({ ...chain, dev: false })));
+const PRODUCTION = { KEEL_ENV: 'production', KEEL_MASTER_KEY: process.env.KEEL_MASTER_KEY, KEEL_CHAINS: PRODUCTION_CHAINS };
+
+describe('GraphQL introspection', () => {
+  test('is on in sandbox and off in production unless GRAPHQL_INTROSPECTION says otherwise', () => {
+    expect(loadConfig({}).GRAPHQL_INTROSPECTION).toBe(true);
+    expect(loadConfig(PRODUCTION).GRAPHQL_INTROSPECTION).toBe(false);
+    expect(loadConfig({ ...PRODUCTION, GRAPHQL_INTROSPECTION: 'true' }).GRAPHQL_INTROSPECTION).toBe(true);
+    expect(loadConfig({ GRAPHQL_INTROSPECTION: 'false' }).GRAPHQL_INTROSPECTION).toBe(false);
+  });
+});
+
+describe('a production Keel with METRICS_TOKEN set', () => {
+  let t: TestKeel;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await startTestKeel({ KEEL_ENV: 'production', KEEL_CHAINS: PRODUCTION_CHAINS, METRICS_TOKEN });
+    org = await t.createOrg();
+  });
+  afterAll(() => t.stop());
+
+  test('refuses the introspection query and still answers ordinary ones', async () => {
+    const introspection = await org.core.graphql(getIntrospectionQuery());
+    expect(introspection.status).toBe(400);
+    expect(introspection.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(JSON.stringify(introspection.body)).not.toContain('createApiKey');
+    const ordinary = await org.core.graphql('{ organization { id } }');
+    expect(ordinary.body).toEqual({ data: { organization: { id: org.orgId } } });
+  });
+
+  test('answers /metrics only with the bearer token; without it 401 in the envelope', async () => {
+    for (const base of [t.coreUrl, t.proUrl]) {
+      for (const authorization of [undefined, 'Bearer wrong-token-0123456789abcdef', METRICS_TOKEN]) {
+        const res = await fetch(`${base}/metrics`, { headers: authorization ? { authorization } : {} });
+        expect(res.status).toBe(401);
+        const body = (await res.json()) as { error: Record<string, unknown> };
+        expect(body.error).toMatchObject({ code: 'UNAUTHORIZED', requestId: expect.any(String) });
+        expect(JSON.stringify(body)).not.toContain(METRICS_TOKEN);
+      }
+      const ok = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('keel_http_requests_total');
+    }
+  });
+});
+
+test('docker-compose.yml publishes PostgreSQL and Redis on loopback only', () => {
+  const compose = readFileSync(join(__dirname, '..', '..', '..', 'docker-compose.yml'), 'utf8');
+  const published = (service: string) => {
+    const block = compose.split(/\n  (?=\S)/).find((b) => b.startsWith(`${service}:`)) ?? '';
+    return JSON.parse(/ports: (\[.*\])/.exec(block)?.[1] ?? '[]') as string[];
+  };
+  expect(published('postgres')).toEqual(['127.0.0.1:5432:5432']);
+  expect(published('redis')).toEqual(['127.0.0.1:6379:6379']);
+});

@@ -1,0 +1,161 @@
+import { Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { startKeel, Keel } from '../../../src/app';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+
+let t: TestKeel;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await startTestKeel();
+  org = await t.createOrg();
+});
+afterAll(() => t.stop());
+
+interface Socket {
+  client: Client;
+  /** Close frames the client saw: graphql-ws reports them to every open operation too. */
+  closes: { code: number; reason: string }[];
+  connected: Promise<void>;
+  subscribe(query: string): { received: unknown[]; error?: unknown };
+}
+
+const sockets: Socket[] = [];
+afterEach(async () => {
+  await Promise.all(sockets.splice(0).map((s) => s.client.dispose()));
+});
+
+function openSocket(baseUrl: string, credentials: { apiKey: string; orgId: string }): Socket {
+  const closes: Socket['closes'] = [];
+  let onConnected!: () => void;
+  const connected = new Promise<void>((resolve) => (onConnected = resolve));
+  const client = createClient({
+    url: `${baseUrl.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: credentials,
+    retryAttempts: 0,
+    lazyCloseTimeout: 0,
+    on: {
+      connected: () => onConnected(),
+      closed: (event) => {
+        const { code, reason } = event as { code: number; reason: unknown };
+        closes.push({ code, reason: String(reason) });
+      },
+    },
+  });
+  const socket: Socket = {
+    client,
+    closes,
+    connected,
+    subscribe(query) {
+      const outcome: { received: unknown[]; error?: unknown } = { received: [] };
+      client.subscribe({ query }, { next: (v) => outcome.received.push(v), error: (e) => (outcome.error = e), complete: () => undefined });
+      return outcome;
+    },
+  };
+  sockets.push(socket);
+  return socket;
+}
+
+const EVENTS = 'subscription { events { id type } }';
+
+async function newKey(scopes = ['read']): Promise<{ id: string; secret: string }> {
+  const res = await org.core.post('/v1/api-keys', { name: `ws-${Date.now()}`, scopes });
+  expect(res.status).toBe(201);
+  return { id: res.body.data.id, secret: res.body.data.secret };
+}
+
+function errorCodes(error: unknown): string[] {
+  return Array.isArray(error) ? error.map((e) => e.extensions?.code) : [];
+}
+
+describe('a revoked key', () => {
+  let second: Keel;
+  beforeAll(async () => {
+    second = await startKeel({ ...t.config, KEEL_ROLES: 'api' });
+  });
+  afterAll(() => second.stop());
+
+  test('has its open subscriptions closed within a second, on every node sharing the database and Redis', async () => {
+    const key = await newKey();
+    const here = openSocket(t.coreUrl, { apiKey: key.secret, orgId: org.orgId });
+    const there = openSocket(second.core!.url, { apiKey: key.secret, orgId: org.orgId });
+    const subscriptions = [here.subscribe(EVENTS), there.subscribe(EVENTS)];
+    await Promise.all([here.connected, there.connected]);
+
+    const revokedAt = Date.now();
+    expect((await org.core.delete(`/v1/api-keys/${key.id}`)).status).toBe(200);
+    await eventually(() => here.closes.length > 0 && there.closes.length > 0, 5_000, 10);
+    expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    for (const socket of [here, there]) expect(socket.closes).toEqual([{ code: 4401, reason: 'This API key has been revoked' }]);
+    for (const s of subscriptions) expect(s.error).toMatchObject({ code: 4401 });
+  });
+
+  test('whose invalidation never reached the node (lost with Redis) is still closed once the node re-checks it', async () => {
+    const key = await newKey(['read', 'write', 'admin']);
+    const socket = openSocket(t.coreUrl, { apiKey: key.secret, orgId: org.orgId });
+    socket.subscribe(EVENTS);
+    await socket.connected;
+    // Revoked behind the authenticator's back: no broadcast, so only the periodic re-check can notice.
+    await t.keel.platform.db('api_keys').where({ id: key.id }).update({ revokedAt: new Date() });
+
+    await eventually(() => socket.closes.length > 0, 2 * t.config.AUTH_CACHE_TTL_MS + 2_000);
+    expect(socket.closes[0]).toEqual({ code: 4401, reason: 'This API key has been revoked' });
+  });
+});
+
+describe('a rotated key', () => {
+  test("closes the old secret's sockets when its grace period ends, and keeps the new secret's", async () => {
+    const key = await newKey();
+    const old = openSocket(t.coreUrl, { apiKey: key.secret, orgId: org.orgId });
+    old.subscribe(EVENTS);
+    await old.connected;
+
+    const rotated = await org.core.post(`/v1/api-keys/${key.id}/rotate`, { gracePeriodSeconds: 2 });
+    expect(rotated.status).toBe(200);
+    const expiresAt = new Date(rotated.body.data.previousSecretExpiresAt).getTime();
+    const current = openSocket(t.coreUrl, { apiKey: rotated.body.data.secret, orgId: org.orgId });
+    current.subscribe(EVENTS);
+    await current.connected;
+
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(old.closes).toEqual([]);
+    await eventually(() => old.closes.length > 0, 5_000, 10);
+    expect(Date.now() - expiresAt).toBeLessThan(1_000);
+    expect(old.closes[0]).toEqual({ code: 4401, reason: 'This API key was rotated and its grace period has ended' });
+    expect(current.closes).toEqual([]);
+  });
+});
+
+describe('operations over a socket', () => {
+  test('run subscriptions only: a mutation or a query gets BAD_REQUEST and does nothing', async () => {
+    const before = await org.core.get('/v1/api-keys');
+    const socket = openSocket(t.coreUrl, { apiKey: org.adminKey, orgId: org.orgId });
+    const mutation = socket.subscribe('mutation { createApiKey(input: {name: "over-ws", scopes: ["read"]}) { id secret } }');
+    const query = socket.subscribe('{ apiKeys { total } }');
+    await eventually(() => mutation.error && query.error);
+
+    expect(errorCodes(mutation.error)).toEqual(['BAD_REQUEST']);
+    expect(JSON.stringify(mutation.error)).toMatch(/Only subscriptions run over graphql-ws; send mutations to POST \/graphql/);
+    expect(errorCodes(query.error)).toEqual(['BAD_REQUEST']);
+    expect(mutation.received).toEqual([]);
+    expect((await org.core.get('/v1/api-keys')).body.total).toBe(before.body.total);
+  });
+
+  test("spend the key's rate limit, shared with its HTTP requests, and are refused with RATE_LIMIT_EXCEEDED when over", async () => {
+    const starter = await t.createOrg({ tier: 'Starter' }); // 5 requests a second
+    const socket = openSocket(t.coreUrl, { apiKey: starter.adminKey, orgId: starter.orgId });
+    const burst = Array.from({ length: 8 }, () => socket.subscribe(EVENTS));
+    await eventually(() => burst.filter((s) => s.error).length >= 3);
+    const http = await starter.core.get('/v1/api-keys');
+
+    const refused = burst.filter((s) => s.error);
+    for (const s of refused) {
+      expect(errorCodes(s.error)).toEqual(['RATE_LIMIT_EXCEEDED']);
+      expect((s.error as { extensions: { details: unknown } }[])[0].extensions.details).toMatchObject({ limit: 5, remaining: 0 });
+    }
+    expect(http.status).toBe(429);
+    expect(socket.closes).toEqual([]);
+  });
+});
