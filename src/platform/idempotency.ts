@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { KeelError } from './errors';
-import type { SecretBox } from './crypto/secret-box';
+import { SecretBox } from './crypto/secret-box';
 import type { StatementPart } from './db/one-statement';
 import { decodeResult, encodeResult } from './result-codec';
 
@@ -97,7 +97,8 @@ export class IdempotencyStore {
     if (row.responseStatus === null) {
       throw new KeelError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly');
     }
-    const body = isSealed(row.responseBody) ? this.box.open(row.responseBody, sealedAs(req, 'response')) : row.responseBody;
+    // A response stored before migration 008 is plain text, read as it is until it expires.
+    const body = SecretBox.isSealed(row.responseBody) ? this.box.open(row.responseBody, sealedAs(req, 'response')) : row.responseBody;
     return { kind: 'replay', response: { status: row.responseStatus, body, contentType: row.responseContentType } };
   }
 
@@ -175,9 +176,4 @@ export class IdempotencyStore {
 /** Each sealed value is bound to its claim and its place there, so it cannot be replayed for another. */
 function sealedAs(claim: ClaimRef, what: string): string {
   return `idempotency:${claim.apiKeyId}:${claim.key}:${what}`;
-}
-
-/** Responses stored before they were sealed (migration 008) are read as they are until they expire. */
-function isSealed(body: string): boolean {
-  return body.startsWith('v1.');
 }

@@ -62,6 +62,11 @@ export class SecretBox {
     throw new Error('SecretBox: the secret does not open with this key (wrong KEEL_MASTER_KEY, or tampered)');
   }
 
+  /** Whether a stored text is a sealed secret (either format) rather than plain text stored before sealing began. */
+  static isSealed(text: string): boolean {
+    return text.startsWith(`${FORMAT}.`) || text.startsWith(`${UNVERSIONED}.`);
+  }
+
   /** Whether the sealed secret is under another key than the current one (or names none). */
   sealedUnderOtherKey(sealed: string): boolean {
     return parseSealed(sealed).keyIdOf !== this.currentKeyId;
