@@ -25,6 +25,10 @@ export const configSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
+  /** A request waiting longer than this for a PostgreSQL connection gets 503 SERVICE_UNAVAILABLE. */
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(800),
+  /** A Redis command (rate limit, queue add, readiness ping) unanswered after this counts as Redis down. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
   /** Named prepared statements; turn off behind a pooler that does not keep them (PgBouncer transaction mode before 1.21). */
   DB_PREPARED_STATEMENTS: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),

@@ -30,11 +30,17 @@ export interface Platform {
 
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
   await ensureDatabase(config.DATABASE_URL);
-  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS });
-  const applied = await migrate(db);
-  if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
-  const redis = await connectRedis(config.REDIS_URL);
-  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`);
+  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+  let redis: RedisClient;
+  try {
+    const applied = await migrate(db);
+    if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
+    redis = await connectRedis(config.REDIS_URL);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`, config.REDIS_COMMAND_TIMEOUT_MS);
   await authenticator.listen(redis);
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
   const queues = new Map<string, JobQueue<unknown>>();
@@ -45,13 +51,13 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     logger,
     outbox: new Outbox(config.KEEL_ENV),
     authenticator,
-    rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE),
+    rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE, config.REDIS_COMMAND_TIMEOUT_MS),
     idempotency: new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS),
     metrics: new Metrics(),
     liveFeed,
     jobQueue<T>(name: string): JobQueue<T> {
       let queue = queues.get(name);
-      if (!queue) queues.set(name, (queue = new JobQueue<unknown>(name, config.REDIS_URL, `${config.REDIS_PREFIX}bull`)));
+      if (!queue) queues.set(name, (queue = new JobQueue<unknown>(name, config.REDIS_URL, `${config.REDIS_PREFIX}bull`, config.REDIS_COMMAND_TIMEOUT_MS)));
       return queue as JobQueue<T>;
     },
     async close() {

@@ -21,6 +21,7 @@ import { registerGuards } from './guards';
 import { registerTextCheck } from './text-check';
 import { subscriptionCap } from './subscription-cap';
 import { requestIdFor } from './request-context';
+import { checkReadiness } from '../platform/readiness';
 
 export interface HostOptions {
   host: Host;
@@ -117,9 +118,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {
-    const checks = await Promise.allSettled([platform.db.raw('SELECT 1'), platform.redis.ping()]);
-    const [postgres, redis] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unavailable'));
-    const ready = postgres === 'ok' && redis === 'ok';
+    const { ready, postgres, redis } = await checkReadiness(platform.db, platform.redis, { postgresMs: config.DB_ACQUIRE_TIMEOUT_MS, redisMs: config.REDIS_COMMAND_TIMEOUT_MS });
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', postgres, redis });
   });
   app.get('/metrics', async (_request, reply) => reply.type(platform.metrics.registry.contentType).send(await platform.metrics.registry.metrics()));
