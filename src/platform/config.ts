@@ -29,6 +29,8 @@ export const configSchema = z.object({
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(800),
   /** A Redis command (rate limit, queue add, readiness ping) unanswered after this counts as Redis down. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
+  /** `keel start` gives up on an unreachable PostgreSQL or Redis after this. */
+  STARTUP_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(4_000),
   /** Named prepared statements; turn off behind a pooler that does not keep them (PgBouncer transaction mode before 1.21). */
   DB_PREPARED_STATEMENTS: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),

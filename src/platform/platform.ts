@@ -10,6 +10,7 @@ import { IdempotencyStore } from './idempotency';
 import { Metrics } from './metrics';
 import { LiveEventFeed } from './events/live-feed';
 import { JobQueue } from './queue';
+import { reach } from './dependency-unreachable';
 
 /** The shared infrastructure every module and host uses, opened once per process. */
 export interface Platform {
@@ -29,13 +30,13 @@ export interface Platform {
 }
 
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
-  await ensureDatabase(config.DATABASE_URL);
+  await reach('PostgreSQL', config.DATABASE_URL, () => ensureDatabase(config.DATABASE_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
   const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
   let redis: RedisClient;
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
-    redis = await connectRedis(config.REDIS_URL);
+    redis = await reach('Redis', config.REDIS_URL, () => connectRedis(config.REDIS_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
   } catch (error) {
     await db.destroy();
     throw error;
