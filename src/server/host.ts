@@ -43,6 +43,8 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const { host, schema, platform, services } = opts;
   const app = Fastify({
     bodyLimit: platform.config.BODY_LIMIT_BYTES,
+    // A client that trickles its request (slowloris) is cut off instead of holding a socket forever.
+    requestTimeout: platform.config.HTTP_REQUEST_TIMEOUT_MS,
     genReqId: requestIdFor,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -53,6 +55,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     },
   });
 
+  app.server.headersTimeout = platform.config.HTTP_HEADERS_TIMEOUT_MS;
   app.setErrorHandler(errorHandler(platform.logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   registerTextCheck(app);
