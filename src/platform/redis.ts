@@ -14,24 +14,30 @@ export function reconnectDelayMs(retries: number): number {
 /**
  * One node-redis connection; callers prefix their keys with config.REDIS_PREFIX. While Redis is
  * unreachable, commands fail at once instead of queueing for the reconnect; the client reconnects
- * with backoff and resubscribes its channels by itself. The first connection must succeed within
- * `connectTimeoutMs`, so a node never starts half-way.
+ * with backoff and resubscribes its channels by itself. The first connection must succeed at once
+ * (within `connectTimeoutMs`), so a node never starts half-way.
  */
 export async function connectRedis(url: string, connectTimeoutMs = 4_000): Promise<RedisClient> {
+  let connected = false;
   const client = createClient({
     url,
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_PENDING_COMMANDS,
-    socket: { connectTimeout: Math.min(connectTimeoutMs, 1_000), reconnectStrategy: reconnectDelayMs },
+    // Refused or unreachable at start: fail at once with the cause; once up, always come back.
+    socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: (retries, cause) => (connected ? reconnectDelayMs(retries) : cause) },
   });
-  client.on('error', () => {
+  let socketError: unknown;
+  client.on('error', (error) => {
     // Reconnects on its own; /ready reports the outage.
+    socketError = error;
   });
   try {
     await withinMs(client.connect(), connectTimeoutMs, 'Redis');
+    connected = true;
   } catch (error) {
-    client.destroy();
-    throw error;
+    if (client.isOpen) client.destroy();
+    // connect() reports only that the client closed; the socket's error says why (ECONNREFUSED, …).
+    throw socketError ?? error;
   }
   return client;
 }
