@@ -15,8 +15,8 @@ const CONNECTION_ERRORS = new Set([
   'SocketClosedUnexpectedlyError',
   'TimeoutError',
 ]);
-/** node-postgres and ioredis say it only in the message. */
-const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Connection is closed|Stream isn't writeable|The queue is full)/;
+/** node-postgres and ioredis say it only in the message (which knex prefixes with the SQL). */
+const CONNECTION_MESSAGES = /(Connection terminated|Client has encountered a connection error|Connection is closed|Stream isn't writeable|The queue is full)/;
 
 /** True when `error` (or what caused it) says PostgreSQL or Redis could not be reached or went away. */
 export function isConnectionFailure(error: unknown, depth = 0): boolean {
@@ -24,7 +24,8 @@ export function isConnectionFailure(error: unknown, depth = 0): boolean {
   const { code } = error as { code?: unknown };
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || POSTGRES_CODES.test(code))) return true;
   if (CONNECTION_ERRORS.has(error.name) || CONNECTION_ERRORS.has(error.constructor.name) || CONNECTION_MESSAGES.test(error.message)) return true;
-  const nested = [error.cause, ...(error instanceof AggregateError ? error.errors : [])];
+  // objection's DBError keeps the driver's error (and its SQLSTATE) as nativeError.
+  const nested = [error.cause, (error as { nativeError?: unknown }).nativeError, ...(error instanceof AggregateError ? error.errors : [])];
   return nested.some((e) => isConnectionFailure(e, depth + 1));
 }
 
