@@ -2,7 +2,7 @@ import { startTestKeel, TestKeel, TestOrg } from '../support/keel';
 import { KeelProcess, startKeelProcess, stopKeelProcess } from '../support/keel-process';
 import { eventually, WebhookReceiver } from '../support/webhook-receiver';
 import { PrivateRedis } from '../support/private-redis';
-import { LoadRequest, Sample, steadyLoad } from '../support/steady-load';
+import { adminHeaders, LoadRequest, Sample, steadyLoad, warmUp } from '../support/steady-load';
 import { createClient } from 'redis';
 
 /** The documented bound: with Redis down or paused, every request is answered within this. */
@@ -29,8 +29,7 @@ beforeAll(async () => {
   const [first] = await publishEvents(1);
   await eventually(() => receiver.eventIds().includes(first));
   resendId = (await t.keel.platform.db('webhook_deliveries').where({ eventId: first }).first('id')).id;
-  // Warm up: the first request of each kind compiles its code paths; the bound is about outages.
-  for (const r of requests()) await fetch(r.url, r.init);
+  await warmUp(requests());
 }, 60_000);
 
 afterAll(async () => {
@@ -52,11 +51,10 @@ async function publishEvents(n: number): Promise<string[]> {
 /** Authenticated REST and GraphQL reads of three organisations, a webhook resend (a queue add) and /ready. */
 function requests(): LoadRequest[] {
   const base = keel.coreUrl!;
-  const auth = (org: TestOrg) => ({ apiKey: org.adminKey, orgId: org.orgId, 'content-type': 'application/json' });
   return [
-    ...orgs.map((org) => ({ name: 'rest', url: `${base}/v1/api-keys`, init: { headers: auth(org) } })),
-    { name: 'graphql', url: `${base}/graphql`, init: { method: 'POST', headers: auth(orgs[1]), body: JSON.stringify({ query: '{ organization { id } }' }) } },
-    { name: 'resend', url: `${base}/v1/webhook-events/${resendId}/resend`, init: { method: 'POST', headers: auth(orgs[0]), body: '{}' } },
+    ...orgs.map((org) => ({ name: 'rest', url: `${base}/v1/api-keys`, init: { headers: adminHeaders(org) } })),
+    { name: 'graphql', url: `${base}/graphql`, init: { method: 'POST', headers: adminHeaders(orgs[1]), body: JSON.stringify({ query: '{ organization { id } }' }) } },
+    { name: 'resend', url: `${base}/v1/webhook-events/${resendId}/resend`, init: { method: 'POST', headers: adminHeaders(orgs[0]), body: '{}' } },
     { name: 'ready', url: `${base}/ready` },
   ];
 }

@@ -9,6 +9,8 @@ export interface KeelProcess {
   child: ChildProcess;
   coreUrl?: string;
   proUrl?: string;
+  /** Everything the process has printed so far (its log lines). */
+  output(): string;
 }
 
 function spawnKeel(args: string[], env: Record<string, string | undefined>): ChildProcess {
@@ -67,7 +69,7 @@ export async function startKeelProcess(config: Config, roles: string, env: Recor
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`keel process exited with ${code}:\n${output}`)));
   });
-  return { child, coreUrl: started.core, proUrl: started.pro };
+  return { child, coreUrl: started.core, proUrl: started.pro, output: () => output };
 }
 
 export async function stopKeelProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

@@ -59,3 +59,13 @@ export function steadyLoad(requests: LoadRequest[], pauseMs: number, giveUpMs = 
     },
   };
 }
+
+/** The headers of an authenticated JSON request with an organisation's admin key. */
+export function adminHeaders(org: { adminKey: string; orgId: string }): Record<string, string> {
+  return { apiKey: org.adminKey, orgId: org.orgId, 'content-type': 'application/json' };
+}
+
+/** Sends each request once: the first of each kind compiles its code paths, and a bound is about outages, not that. */
+export async function warmUp(requests: LoadRequest[]): Promise<void> {
+  for (const r of requests) await fetch(r.url, r.init);
+}
