@@ -11,6 +11,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '409': 'Conflict (CONFLICT, DUPLICATE_ENTRY; order placement on a non-leader node: NOT_LEADER)',
   '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields',
   '429': 'Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}',
+  '503': 'PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE)',
 };
 
 function envelopeSchema(kind: Envelope, result: JsonSchema, itemsOf: (s: JsonSchema) => JsonSchema): JsonSchema {
