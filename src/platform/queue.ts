@@ -39,6 +39,8 @@ export class JobQueue<T> {
       // Reconnects on its own; callers see failures through their own commands.
     });
     this.queue = new Queue(name, { connection: this.connection, prefix, defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 } });
+    // Without a listener BullMQ prints every reconnect failure to stderr; add() reports outages itself.
+    this.queue.on('error', () => undefined);
   }
 
   /** Queues the jobs; false when Redis did not take them in time (they stay due in PostgreSQL). */
