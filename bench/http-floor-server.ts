@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT);
   const rateLimitKey = process.env.RATE_LIMIT_KEY;
   const rateLimiter = rateLimitKey
-    ? new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:floor:', 100_000)
+    ? new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:floor:', 100_000, 250)
     : undefined;
 
   serveJson(port, async () => {

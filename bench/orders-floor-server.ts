@@ -14,7 +14,7 @@ import { serveJson } from './support';
 async function main(): Promise<void> {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
   await pool.query('CREATE TABLE IF NOT EXISTS floor_orders (id bigserial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
-  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:floor:', 100_000);
+  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:floor:', 100_000, 250);
   const port = Number(process.env.PORT);
 
   let waiting: { body: unknown; done: (id: string) => void; failed: (e: unknown) => void }[] = [];

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import { ValidationError } from 'class-validator';
 import { ArgumentValidationError } from 'type-graphql';
 import { FieldError, isKeelError, KeelError } from '../platform/errors';
+import { unavailableError } from '../platform/unavailable';
 
 /** Flattens class-validator errors into the spec's `details.fields` list. */
 function fieldsFromValidation(errors: ValidationError[], parent = ''): FieldError[] {
@@ -54,7 +55,7 @@ export function toKeelError(error: unknown): KeelError {
       return new KeelError('BAD_REQUEST', current.message);
     }
   }
-  return new KeelError('INTERNAL_ERROR', 'Internal error');
+  return unavailableError(current) ?? new KeelError('INTERNAL_ERROR', 'Internal error');
 }
 
 /** The `extensions` a GraphQL client sees: the spec's code plus details and the request id. */

@@ -28,6 +28,16 @@ export const configSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),
+  /** A request waiting longer than this for a PostgreSQL connection gets 503 SERVICE_UNAVAILABLE. */
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(800),
+  /** A Redis command (rate limit, queue add, readiness ping) unanswered after this counts as Redis down. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
+  /** `keel start` gives up on an unreachable PostgreSQL or Redis after this. */
+  STARTUP_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(4_000),
+  /** A request (headers and body received, answer sent) taking longer is cut off with 408/closed. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** A client must send its complete request headers within this. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Named prepared statements; turn off behind a pooler that does not keep them (PgBouncer transaction mode before 1.21). */
   DB_PREPARED_STATEMENTS: bool.default(true),
   /** Unset: on in sandbox, off in production (see loadConfig). */

@@ -13,6 +13,7 @@ import { JobQueue } from './queue';
 import { loadSecretBox, SecretBox } from './crypto/secret-box';
 import { UnitOfWork } from './db/unit-of-work';
 import { Failpoints } from './failpoints';
+import { reach } from './dependency-unreachable';
 
 /** The shared infrastructure every module and host uses, opened once per process. */
 export interface Platform {
@@ -36,13 +37,19 @@ export interface Platform {
 }
 
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
-  await ensureDatabase(config.DATABASE_URL);
-  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS });
+  await reach('PostgreSQL', config.DATABASE_URL, () => ensureDatabase(config.DATABASE_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
+  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
   const secretBox = loadSecretBox(config, logger);
-  const applied = await migrate(db, { secretBox });
-  if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
-  const redis = await connectRedis(config.REDIS_URL);
-  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`);
+  let redis: RedisClient;
+  try {
+    const applied = await migrate(db, { secretBox });
+    if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
+    redis = await reach('Redis', config.REDIS_URL, () => connectRedis(config.REDIS_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`, config.REDIS_COMMAND_TIMEOUT_MS);
   await authenticator.listen(redis);
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
   const queues = new Map<string, JobQueue<unknown>>();
@@ -54,7 +61,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     logger,
     outbox: new Outbox(config.KEEL_ENV),
     authenticator,
-    rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE),
+    rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE, config.REDIS_COMMAND_TIMEOUT_MS),
     idempotency,
     unitOfWork: new UnitOfWork(db, idempotency, Failpoints.fromConfig(config, logger)),
     metrics: new Metrics(),
@@ -62,7 +69,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     secretBox,
     jobQueue<T>(name: string): JobQueue<T> {
       let queue = queues.get(name);
-      if (!queue) queues.set(name, (queue = new JobQueue<unknown>(name, config.REDIS_URL, `${config.REDIS_PREFIX}bull`)));
+      if (!queue) queues.set(name, (queue = new JobQueue<unknown>(name, config.REDIS_URL, `${config.REDIS_PREFIX}bull`, config.REDIS_COMMAND_TIMEOUT_MS)));
       return queue as JobQueue<T>;
     },
     async close() {

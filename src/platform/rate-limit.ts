@@ -1,4 +1,4 @@
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
 import { KeelError } from './errors';
 import { Tier, TIERS } from './auth/permissions';
 import type { RedisClient } from './redis';
@@ -23,40 +23,52 @@ export interface RateLimitState {
   reset: number;
 }
 
+interface Window {
+  points: number;
+  limiter: RateLimiterAbstract;
+}
+
 /**
  * Counts requests per API key in Redis, so every node spends one shared budget.
  * The reported window is the tightest one: the one with the fewest requests left.
+ * When Redis does not answer within `redisTimeoutMs` (down, paused, reconnecting), each window
+ * falls back to an in-process counter with the same budget (rate-limiter-flexible's insurance
+ * limiter): per node while Redis is away, and shared again as soon as it answers.
  */
 export class RateLimiter {
-  private readonly limiters: Record<Tier, RateLimiterRedis[]>;
+  private readonly limiters: Record<Tier, Window[]>;
 
-  constructor(redis: RedisClient, prefix: string, scale: number) {
+  constructor(redis: RedisClient, prefix: string, scale: number, redisTimeoutMs: number) {
     this.limiters = Object.fromEntries(
       TIERS.map((tier) => [
         tier,
-        WINDOWS.map(
-          (w) =>
-            new RateLimiterRedis({
-              storeClient: redis,
-              useRedisPackage: true,
-              keyPrefix: `${prefix}rl:${tier}:${w.name}`,
-              points: Math.max(1, Math.round(TIER_LIMITS[tier][w.field] * scale)),
-              duration: w.seconds,
-            }),
-        ),
+        WINDOWS.map((w) => {
+          const points = Math.max(1, Math.round(TIER_LIMITS[tier][w.field] * scale));
+          const keyPrefix = `${prefix}rl:${tier}:${w.name}`;
+          const shared = new RateLimiterRedis({
+            storeClient: redis,
+            useRedisPackage: true,
+            rejectIfRedisNotReady: true,
+            keyPrefix,
+            points,
+            duration: w.seconds,
+            insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: w.seconds }),
+          });
+          return { points, limiter: new RLWrapperTimeouts({ limiter: shared, timeoutMs: redisTimeoutMs }) };
+        }),
       ]),
-    ) as Record<Tier, RateLimiterRedis[]>;
+    ) as Record<Tier, Window[]>;
   }
 
   /** Spends one request; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
   async consume(tier: Tier, keyId: string): Promise<RateLimitState> {
     const limiters = this.limiters[tier];
-    const outcomes = await Promise.allSettled(limiters.map((l) => l.consume(keyId)));
+    const outcomes = await Promise.allSettled(limiters.map((w) => w.limiter.consume(keyId)));
     let tightest: RateLimitState | undefined;
     let exceeded: RateLimitState | undefined;
     outcomes.forEach((o, i) => {
       const res = o.status === 'fulfilled' ? o.value : o.reason;
-      if (!(res instanceof RateLimiterRes)) return; // store failure: fail open, /ready reports Redis
+      if (!(res instanceof RateLimiterRes)) return; // both stores failed: fail open
       const state = {
         limit: limiters[i].points,
         remaining: Math.max(0, res.remainingPoints),

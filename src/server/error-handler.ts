@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isKeelError, KeelError } from '../platform/errors';
 import { RateLimitExceeded } from '../platform/rate-limit';
 import { errorExtensions } from '../graphql/errors';
+import { unavailableError } from '../platform/unavailable';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import type { Logger } from '../platform/logger';
 
@@ -56,7 +57,7 @@ export function errorEnvelope(error: KeelError, requestId: string): { error: Rec
 
 export function errorHandler(logger: Logger) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = isKeelError(error) ? error : fromFastify(error);
+    const known = isKeelError(error) ? error : (unavailableError(error) ?? fromFastify(error));
     if (known) return sendError(request, reply, known);
     logger.error({ err: error, requestId: request.id, url: request.routeOptions?.url }, 'unhandled error');
     return sendError(request, reply, new KeelError('INTERNAL_ERROR', 'Internal error; quote the requestId when contacting support'));

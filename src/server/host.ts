@@ -23,6 +23,7 @@ import { registerProtocolChecks } from './protocol-checks';
 import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
+import { checkReadiness } from '../platform/readiness';
 
 export interface HostOptions {
   host: Host;
@@ -44,6 +45,8 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const { host, schema, platform, services } = opts;
   const app = Fastify({
     bodyLimit: platform.config.BODY_LIMIT_BYTES,
+    // A client that trickles its request (slowloris) is cut off instead of holding a socket forever.
+    requestTimeout: platform.config.HTTP_REQUEST_TIMEOUT_MS,
     genReqId: requestIdFor,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -55,6 +58,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     },
   });
 
+  app.server.headersTimeout = platform.config.HTTP_HEADERS_TIMEOUT_MS;
   app.setErrorHandler(errorHandler(platform.logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   registerProtocolChecks(app);
@@ -127,9 +131,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {
-    const checks = await Promise.allSettled([platform.db.raw('SELECT 1'), platform.redis.ping()]);
-    const [postgres, redis] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unavailable'));
-    const ready = postgres === 'ok' && redis === 'ok';
+    const { ready, postgres, redis } = await checkReadiness(platform.db, platform.redis, { postgresMs: config.DB_ACQUIRE_TIMEOUT_MS, redisMs: config.REDIS_COMMAND_TIMEOUT_MS });
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', postgres, redis });
   });
   registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);

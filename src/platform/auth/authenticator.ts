@@ -5,6 +5,7 @@ import { Environment, Host, Tier } from './permissions';
 import { Principal } from './principal';
 import type { RedisClient } from '../redis';
 import { RedisChannel } from '../redis-channel';
+import { withinMs } from '../time-bound';
 
 interface CachedKey {
   principal: Principal;
@@ -40,6 +41,7 @@ export class Authenticator {
     private readonly environment: Environment,
     private readonly cacheTtlMs: number,
     private readonly channel: string,
+    private readonly redisTimeoutMs: number,
   ) {}
 
   async listen(redis: RedisClient): Promise<void> {
@@ -65,9 +67,13 @@ export class Authenticator {
     for (const [hash, entry] of this.cache) if (entry.principal.apiKeyId === keyId) this.cache.delete(hash);
   }
 
+  /**
+   * Best effort: with Redis unreachable the other nodes cannot be told, and drop the key when their
+   * cache entry expires (AUTH_CACHE_TTL_MS); the change itself is already committed in PostgreSQL.
+   */
   async announce(redis: RedisClient, keyId: string): Promise<void> {
     this.forget(keyId);
-    await redis.publish(this.channel, keyId);
+    await withinMs(redis.publish(this.channel, keyId), this.redisTimeoutMs, 'Redis').catch(() => undefined);
   }
 
   async authenticate(host: Host, credentials: Credentials): Promise<Principal> {

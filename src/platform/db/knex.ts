@@ -7,11 +7,16 @@ import { PreparingPgClient } from './preparing-pg-client';
 
 export type Db = Knex;
 
-/** NUMERIC and BIGINT stay strings: money is never a JavaScript number. */
-export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStatements?: boolean } = {}): Db {
+/**
+ * NUMERIC and BIGINT stay strings: money is never a JavaScript number. A query that cannot get a
+ * connection within `acquireTimeoutMs` (PostgreSQL down, pool exhausted) fails with KnexTimeoutError
+ * instead of waiting; connections that broke are dropped by the pool and replaced on demand.
+ */
+export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStatements?: boolean; acquireTimeoutMs?: number } = {}): Db {
   const db = knexFactory({
     client: opts.preparedStatements === false ? 'pg' : (PreparingPgClient as unknown as typeof Knex.Client),
     connection: databaseUrl,
+    acquireConnectionTimeout: opts.acquireTimeoutMs ?? 60_000,
     pool: { min: 0, max: poolMax },
     ...knexSnakeCaseMappers(),
   });
@@ -20,13 +25,13 @@ export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStat
 }
 
 /** Creates the database named in the URL when it does not exist yet. */
-export async function ensureDatabase(databaseUrl: string): Promise<void> {
+export async function ensureDatabase(databaseUrl: string, connectTimeoutMs = 10_000): Promise<void> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`Unsupported database name in DATABASE_URL: ${name}`);
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = new Client({ connectionString: admin.toString(), connectionTimeoutMillis: connectTimeoutMs });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

@@ -1,0 +1,71 @@
+/** One request of a steady load: what came back and how long it took (status 0: no answer within the client's limit). */
+export interface Sample {
+  name: string;
+  status: number;
+  /** When it was sent, in ms since the load started. */
+  at: number;
+  ms: number;
+  body: unknown;
+}
+
+export interface LoadRequest {
+  name: string;
+  url: string;
+  init?: RequestInit;
+}
+
+export interface SteadyLoad {
+  readonly samples: Sample[];
+  stop(): Promise<Sample[]>;
+}
+
+/**
+ * Each request in `requests` runs in its own loop, one at a time with `pauseMs` between, until
+ * stop(); every answer's latency is recorded. A client gives up after `giveUpMs` so a hang shows as
+ * a slow sample instead of a stuck test.
+ */
+export function steadyLoad(requests: LoadRequest[], pauseMs: number, giveUpMs = 5_000): SteadyLoad {
+  const samples: Sample[] = [];
+  let running = true;
+  const origin = performance.now();
+  const loop = async (request: LoadRequest) => {
+    while (running) {
+      const started = performance.now();
+      let status = 0;
+      let body: unknown;
+      try {
+        const res = await fetch(request.url, { ...request.init, signal: AbortSignal.timeout(giveUpMs) });
+        status = res.status;
+        const text = await res.text();
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      } catch (error) {
+        body = String(error);
+      }
+      samples.push({ name: request.name, status, at: started - origin, ms: performance.now() - started, body });
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  };
+  const loops = requests.map(loop);
+  return {
+    samples,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return samples;
+    },
+  };
+}
+
+/** The headers of an authenticated JSON request with an organisation's admin key. */
+export function adminHeaders(org: { adminKey: string; orgId: string }): Record<string, string> {
+  return { apiKey: org.adminKey, orgId: org.orgId, 'content-type': 'application/json' };
+}
+
+/** Sends each request once: the first of each kind compiles its code paths, and a bound is about outages, not that. */
+export async function warmUp(requests: LoadRequest[]): Promise<void> {
+  for (const r of requests) await fetch(r.url, r.init);
+}
