@@ -10,6 +10,7 @@ import type { Logger } from './platform/logger';
 import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { ChainNetworks } from './modules/chains/chain-networks';
 import { DepositWatcher, startDepositWatchers } from './modules/transfers/deposit-watcher';
+import { ChainResetReconciler } from './modules/transfers/chain-reset';
 import { TransactionSender } from './modules/transfers/transaction-sender';
 
 export type Role = 'api' | 'orderbook' | 'worker';
@@ -59,6 +60,8 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     },
   };
   try {
+    const resets = new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger);
+    for (const n of networks.all()) await resets.reconcile(n, networks.startedHere(n));
     if (roles.has('api')) {
       const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
       keel.core = await listen(app, config.HOST, config.CORE_PORT);

@@ -6,6 +6,7 @@ import * as m004 from './004_chain_watch';
 import * as m006 from './006_transfers';
 import * as m005 from './005_trading';
 import * as m007 from './007_statement_checks';
+import * as m013 from './013_chain_identity';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -19,6 +20,7 @@ const migrations: Record<string, Knex.Migration> = {
   '006_transfers': m006,
   '005_trading': m005,
   '007_statement_checks': m007,
+  '013_chain_identity': m013,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
