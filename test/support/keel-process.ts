@@ -9,6 +9,8 @@ export interface KeelProcess {
   child: ChildProcess;
   coreUrl?: string;
   proUrl?: string;
+  /** Everything the process has written to stdout and stderr so far (JSON log lines). */
+  output(): string;
 }
 
 export async function startKeelProcess(config: Config, roles: string, env: Record<string, string> = {}): Promise<KeelProcess> {
@@ -32,7 +34,7 @@ export async function startKeelProcess(config: Config, roles: string, env: Recor
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`keel process exited with ${code}:\n${output}`)));
   });
-  return { child, coreUrl: started.core, proUrl: started.pro };
+  return { child, coreUrl: started.core, proUrl: started.pro, output: () => output };
 }
 
 export async function stopKeelProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
