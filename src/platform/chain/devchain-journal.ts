@@ -148,6 +148,9 @@ export function hardhatJournalPlugin(options: JournalPluginOptions): void {
       const got = await hashAt(p, e.n);
       if (got !== e.h) throw new Error(`block ${e.n} replayed as ${got}, recorded ${e.h}`);
     }
+    // The replay set the chain's clock to the last recorded block; the next block is dated now again.
+    const last = entries[entries.length - 1];
+    if (last) await call(p, 'evm_setNextBlockTimestamp', [Math.max(Math.floor(Date.now() / 1000), last.t + 1)]);
     await call(p, 'evm_setAutomine', [true]);
   }
 
