@@ -60,8 +60,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     },
   };
   try {
-    const resets = new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger);
-    for (const n of networks.all()) await resets.reconcile(n, networks.startedHere(n));
+    await new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger).reconcileAll(networks);
     if (roles.has('api')) {
       const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
       keel.core = await listen(app, config.HOST, config.CORE_PORT);

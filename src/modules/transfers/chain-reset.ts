@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { Logger } from '../../platform/logger';
-import type { ChainNetwork } from '../chains/chain-networks';
+import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
 import type { DepositListener } from './chain-activity-recorder';
 import { ChainTransferModel } from './chain-transfer.model';
 
@@ -14,6 +14,9 @@ export interface ChainResetOutcome {
   /** Per asset id: what the ledger still holds of the chain's assets after the reversals, in base units: money no chain backs. */
   unbacked: Record<string, string>;
 }
+
+/** How long the start waits for a chain's block 0 before going on without the check. */
+const GENESIS_TIMEOUT_MS = 10_000;
 
 /** Cancels the live orders that lock any of these assets (their locks released). */
 export interface OrderCanceller {
@@ -38,11 +41,26 @@ export class ChainResetReconciler {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Checks every chain before Keel serves. A chain Keel cannot reach now is not checked (a warning
+   * says so) and Keel starts anyway, as it did before: its watcher retries until the chain answers.
+   */
+  async reconcileAll(networks: ChainNetworks): Promise<void> {
+    for (const n of networks.all()) {
+      const startedHere = networks.startedHere(n);
+      try {
+        await this.reconcile(n, startedHere);
+      } catch (e) {
+        if (startedHere || !(e instanceof ChainUnreachableError)) throw e;
+        this.logger.warn({ chainId: n.spec.chainId, err: e.message }, 'chain identity not checked: the chain did not answer');
+      }
+    }
+  }
+
   /** `startedHere`: a dev chain this process started, whose history cannot legitimately reorganise across a restart. */
   async reconcile(network: ChainNetwork, startedHere: boolean): Promise<ChainResetOutcome | undefined> {
-    const { provider, blockchainId, spec } = network;
-    const genesis = (await provider.getBlock(0))?.hash;
-    if (!genesis) throw new Error(`chain ${spec.chainId} has no block 0`);
+    const { blockchainId, spec } = network;
+    const genesis = await genesisHash(network);
     const recorded = await this.identity(this.db, blockchainId);
     const reason = await this.resetReason(network, recorded, genesis, startedHere);
     if (!reason) {
@@ -92,6 +110,23 @@ export class ChainResetReconciler {
       .select('assetId', this.db.raw('sum(available + locked)::text AS total'))
       .havingRaw('sum(available + locked) <> 0');
     return Object.fromEntries(rows.map((r) => [r.assetId, r.total]));
+  }
+}
+
+/** The chain did not give its block 0 (down, or too slow). */
+class ChainUnreachableError extends Error {}
+
+async function genesisHash({ provider, spec }: ChainNetwork): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ChainUnreachableError(`no answer within ${GENESIS_TIMEOUT_MS / 1000} s`)), GENESIS_TIMEOUT_MS);
+  });
+  try {
+    const block = await Promise.race([provider.getBlock(0).catch((e: Error) => Promise.reject(new ChainUnreachableError(e.message))), timeout]);
+    if (!block?.hash) throw new ChainUnreachableError(`chain ${spec.chainId} has no block 0`);
+    return block.hash;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
