@@ -87,8 +87,9 @@ export function hardhatJournalPlugin(options: JournalPluginOptions): void {
 
   const call = <T>(p: Provider, method: string, params: unknown[] = []) => p.request({ method, params }) as Promise<T>;
 
-  function readEntries(): Entry[] {
-    if (!fs.existsSync(options.journalPath)) return [];
+  /** The journal's blocks; `torn` when its last line was cut short by a crash mid-write. */
+  function readEntries(): { entries: Entry[]; torn: boolean } {
+    if (!fs.existsSync(options.journalPath)) return { entries: [], torn: false };
     const lines = fs.readFileSync(options.journalPath, 'utf8').split('\n');
     const entries: Entry[] = [];
     for (const line of lines.slice(1)) {
@@ -96,11 +97,18 @@ export function hardhatJournalPlugin(options: JournalPluginOptions): void {
       try {
         entries.push(JSON.parse(line) as Entry);
       } catch {
-        // A torn last line: that block was never answered to anyone (answers wait for the write).
-        break;
+        // That block was never answered to anyone (answers wait for the write): it is dropped.
+        return { entries, torn: true };
       }
     }
-    return entries;
+    return { entries, torn: false };
+  }
+
+  /** Replaces the journal with these entries (write and rename, so a crash leaves the old or the new). */
+  function rewrite(entries: Entry[]): void {
+    const tmp = `${options.journalPath}.tmp`;
+    fs.writeFileSync(tmp, [options.header, ...entries].map((e) => `${JSON.stringify(e)}\n`).join(''));
+    fs.renameSync(tmp, options.journalPath);
   }
 
   function rawTransaction(tx: Record<string, unknown>): string {
@@ -156,29 +164,24 @@ export function hardhatJournalPlugin(options: JournalPluginOptions): void {
 
   subtask(TASK_NODE_GET_PROVIDER).setAction(async (args, _hre, runSuper) => {
     const provider = (await runSuper(args)) as Provider;
-    let entries = readEntries();
+    const { entries, torn } = readEntries();
     try {
       await replay(provider, entries);
     } catch (e) {
       console.error(`${options.unreplayableMarker}: ${(e as Error).message}`);
       process.exit(3);
     }
-    if (!fs.existsSync(options.journalPath) || entries.length === 0) {
-      fs.writeFileSync(options.journalPath, `${JSON.stringify(options.header)}\n`);
-    }
+    if (torn || entries.length === 0) rewrite(entries);
     const hashes = new Map(entries.map((e) => [e.n, e.h]));
     let journaled = entries.length;
-    entries = [];
+    entries.length = 0;
 
     /** Rewinds the journal to the newest block the chain still has (after evm_revert, hardhat_reset). */
     async function rewind(): Promise<void> {
       let keep = journaled;
       while (keep > 0 && (await hashAt(provider, keep)) !== hashes.get(keep)) keep--;
       if (keep === journaled) return;
-      const kept = readEntries().filter((e) => e.n <= keep);
-      const tmp = `${options.journalPath}.tmp`;
-      fs.writeFileSync(tmp, [JSON.stringify(options.header), ...kept.map((e) => JSON.stringify(e))].join('\n') + '\n');
-      fs.renameSync(tmp, options.journalPath);
+      rewrite(readEntries().entries.filter((e) => e.n <= keep));
       for (let n = keep + 1; n <= journaled; n++) hashes.delete(n);
       journaled = keep;
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ethers } from 'ethers';
@@ -41,6 +41,19 @@ test('a chain with a data dir comes back with the same blocks and balances, with
   await fundFromFaucet(again.rpcUrl, funded, { to: alice, amount: '1' });
   await again.stop();
   expect(readFileSync(journal, 'utf8').trim().split('\n').length - 1).toBeGreaterThan(Number(head.number));
+});
+
+test('a last line cut short by a crash mid-write is dropped (no one saw that block) and the journal goes on after it', async () => {
+  appendFileSync(journal, '{"n":9999,"h":"0x12');
+  const again = await start();
+  expect(again.history).toBe('restored');
+  await fundFromFaucet(again.rpcUrl, funded, { to: alice, amount: '1' });
+  const head = await block(again, 'latest');
+  await again.stop();
+  const lines = readFileSync(journal, 'utf8').trim().split('\n');
+  const numbers = lines.map((l) => JSON.parse(l).n); // every line whole again
+  expect(numbers.at(-1)).toBeGreaterThanOrEqual(Number(head.number));
+  expect(numbers).not.toContain(9999);
 });
 
 test('a journal that no longer replays to its recorded hashes is set aside, and the chain starts from a new genesis', async () => {
