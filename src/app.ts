@@ -10,6 +10,7 @@ import type { Logger } from './platform/logger';
 import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { ChainNetworks } from './modules/chains/chain-networks';
 import { DepositWatcher, startDepositWatchers } from './modules/transfers/deposit-watcher';
+import { ChainResetReconciler } from './modules/transfers/chain-reset';
 import { TransactionSender } from './modules/transfers/transaction-sender';
 import { startPollingLoop } from './platform/polling-loop';
 
@@ -63,6 +64,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     },
   };
   try {
+    await new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger).reconcileAll(networks);
     if (roles.has('api')) {
       const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
       keel.core = await listen(app, config.HOST, config.CORE_PORT);

@@ -97,6 +97,11 @@ export class ChainNetworks {
     return this.devChains;
   }
 
+  /** True for a dev chain this process started itself (its history cannot reorganise across a restart). */
+  startedHere(network: ChainNetwork): boolean {
+    return this.devChains.some((c) => c.chainId === network.spec.chainId);
+  }
+
   async close(): Promise<void> {
     for (const n of this.byBlockchainId.values()) n.provider.destroy();
     await Promise.all(this.devChains.map((c) => c.stop()));
@@ -115,7 +120,8 @@ export async function startDevChains(config: Config, started: DevChain[], logger
     });
     started.push(chain);
     const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
-    logger.info({ chainId, rpcUrl: chain.rpcUrl }, 'dev chain started');
+    if (chain.history === 'discarded') logger.warn({ chainId, reason: chain.discardReason }, 'dev chain journal could not be replayed: set aside, the chain starts from a new genesis');
+    logger.info({ chainId, rpcUrl: chain.rpcUrl, history: chain.history }, chain.history === 'restored' ? 'dev chain restored from its journal' : 'dev chain started');
     specs.push(devChainSpec(chainId, chain.rpcUrl, config.DEV_CHAIN_CONFIRMATIONS, tokens));
   }
   return specs;

@@ -16,6 +16,8 @@ export class BlockchainModel extends Model {
   rpcUrl!: string;
   confirmations!: number;
   configurations!: Record<string, unknown> | null;
+  /** Block 0's hash as first seen; null until the chain has been checked once. */
+  genesisHash!: string | null;
   createdAt!: Date;
   updatedAt!: Date;
 }

@@ -204,6 +204,22 @@ export class OrderService {
     return this.get(organizationId, id);
   }
 
+  /** Cancels every live order that locks one of the assets, releasing its lock; the ids it cancelled. */
+  async cancelLocking(assetIds: string[]): Promise<string[]> {
+    if (assetIds.length === 0) return [];
+    const live = await OrderModel.query(this.db).whereIn('lockAssetId', assetIds).whereIn('status', LIVE).orderBy('id');
+    const cancelled: string[] = [];
+    for (const o of live) {
+      try {
+        await this.cancel(o.organizationId, o.id);
+        cancelled.push(o.id);
+      } catch (e) {
+        if (!(e instanceof KeelError && e.code === 'ORDER_NOT_CANCELLABLE')) throw e; // filled or cancelled meanwhile
+      }
+    }
+    return cancelled;
+  }
+
   async get(organizationId: string, orderId: string): Promise<OrderType> {
     const row = await this.row(organizationId, IdArg.uuid('Order', orderId));
     return (await this.views([row]))[0];

@@ -12,6 +12,7 @@ import * as m010 from './010_wallet_debts';
 import * as m008 from './008_idempotency_results';
 import { sealWebhookSecrets } from './012_sealed_secret_versions';
 import type { MigrationContext } from './context';
+import * as m013 from './013_chain_identity';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -29,6 +30,7 @@ const migrations: Record<string, Knex.Migration> = {
   '009_operator': m009,
   '010_wallet_debts': m010,
   '008_idempotency_results': m008,
+  '013_chain_identity': m013,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */

@@ -1,0 +1,137 @@
+import { Knex } from 'knex';
+import type { Logger } from '../../platform/logger';
+import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
+import type { DepositListener } from './chain-activity-recorder';
+import { ChainTransferModel } from './chain-transfer.model';
+
+/** Why Keel takes a chain for reset rather than reorganised. */
+export type ChainResetReason = 'genesis-changed' | 'cursor-block-gone';
+
+export interface ChainResetOutcome {
+  reason: ChainResetReason;
+  revertedDeposits: number;
+  cancelledOrders: number;
+  /** Per asset id: what the ledger still holds of the chain's assets after the reversals, in base units: money no chain backs. */
+  unbacked: Record<string, string>;
+}
+
+/** How long the start waits for a chain's block 0 before going on without the check. */
+const GENESIS_TIMEOUT_MS = 10_000;
+
+/** Cancels the live orders that lock any of these assets (their locks released). */
+export interface OrderCanceller {
+  cancelLocking(assetIds: string[]): Promise<string[]>;
+}
+
+/**
+ * A chain that was reset (a dev chain started afresh) is not a reorg of every block: at start Keel
+ * compares the chain's genesis hash with the one it recorded (and, for a dev chain it started
+ * itself, the block at the watcher's cursor). On a reset the ledger follows the chain: orders that
+ * lock the chain's assets are cancelled, every deposit Keel confirmed on it is reverted and its
+ * credit taken back at once (not block by block), and the watcher restarts from the new chain's
+ * head. What the ledger still holds of those assets (credits already traded away or sent) is
+ * reported as unbacked. Re-running after a crash is safe: the reset is recorded last, in the same
+ * transaction as the reversals.
+ */
+export class ChainResetReconciler {
+  constructor(
+    private readonly db: Knex,
+    private readonly deposits: DepositListener,
+    private readonly orders: OrderCanceller,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Checks every chain before Keel serves. A chain Keel cannot reach now is not checked (a warning
+   * says so) and Keel starts anyway, as it did before: its watcher retries until the chain answers.
+   */
+  async reconcileAll(networks: ChainNetworks): Promise<void> {
+    for (const n of networks.all()) {
+      const startedHere = networks.startedHere(n);
+      try {
+        await this.reconcile(n, startedHere);
+      } catch (e) {
+        if (startedHere || !(e instanceof ChainUnreachableError)) throw e;
+        this.logger.warn({ chainId: n.spec.chainId, err: e.message }, 'chain identity not checked: the chain did not answer');
+      }
+    }
+  }
+
+  /** `startedHere`: a dev chain this process started, whose history cannot legitimately reorganise across a restart. */
+  async reconcile(network: ChainNetwork, startedHere: boolean): Promise<ChainResetOutcome | undefined> {
+    const { blockchainId, spec } = network;
+    const genesis = await genesisHash(network);
+    const recorded = await this.identity(this.db, blockchainId);
+    const reason = await this.resetReason(network, recorded, genesis, startedHere);
+    if (!reason) {
+      if (recorded.genesisHash !== genesis) await this.db('blockchains').where({ id: blockchainId }).update({ genesisHash: genesis });
+      return undefined;
+    }
+    const assetIds: string[] = await this.db('assets').where({ blockchainId }).pluck('id');
+    const cancelled = await this.orders.cancelLocking(assetIds);
+    const reverted = await this.db.transaction(async (trx) => {
+      const now = await this.identity(trx, blockchainId, true);
+      if (now.genesisHash !== recorded.genesisHash || now.cursorHash !== recorded.cursorHash) return undefined; // another process reconciled it
+      const rows = await trx('chain_transfers').where({ blockchainId, status: 'CONFIRMED', direction: 'incoming' }).update({ status: 'REVERTED', revertedAt: trx.fn.now() }).returning('*');
+      const deposits = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never));
+      if (deposits.length) await this.deposits.reverted(trx, deposits);
+      await trx('chain_blocks').where({ blockchainId }).delete();
+      await trx('chain_cursors').where({ blockchainId }).delete();
+      await trx('blockchains').where({ id: blockchainId }).update({ genesisHash: genesis });
+      return deposits.length;
+    });
+    if (reverted === undefined) return undefined;
+    const outcome: ChainResetOutcome = { reason, revertedDeposits: reverted, cancelledOrders: cancelled.length, unbacked: await this.unbacked(assetIds) };
+    this.logger.error(
+      { chainId: spec.chainId, ...outcome, recordedGenesis: recorded.genesisHash, genesis, cursorBlock: recorded.cursorBlock },
+      'chain reset: the chain no longer holds the history Keel recorded; its deposits were taken back at once, orders locking its assets cancelled, and the watcher restarts from the new head',
+    );
+    return outcome;
+  }
+
+  private async resetReason(network: ChainNetwork, recorded: Identity, genesis: string, startedHere: boolean): Promise<ChainResetReason | undefined> {
+    if (recorded.genesisHash && recorded.genesisHash !== genesis) return 'genesis-changed';
+    if (!startedHere || recorded.cursorBlock === null) return undefined;
+    const atCursor = await network.provider.getBlock(recorded.cursorBlock);
+    return atCursor?.hash === recorded.cursorHash ? undefined : 'cursor-block-gone';
+  }
+
+  private async identity(db: Knex, blockchainId: string, forUpdate = false): Promise<Identity> {
+    const chain = forUpdate ? await db('blockchains').where({ id: blockchainId }).forUpdate().first() : await db('blockchains').where({ id: blockchainId }).first();
+    const cursor = await db('chain_cursors').where({ blockchainId }).first();
+    return { genesisHash: chain?.genesisHash ?? null, cursorBlock: cursor ? Number(cursor.blockNumber) : null, cursorHash: cursor?.blockHash ?? null };
+  }
+
+  private async unbacked(assetIds: string[]): Promise<Record<string, string>> {
+    if (assetIds.length === 0) return {};
+    const rows: { assetId: string; total: string }[] = await this.db('ledger_balances')
+      .whereIn('assetId', assetIds)
+      .groupBy('assetId')
+      .select('assetId', this.db.raw('sum(available + locked)::text AS total'))
+      .havingRaw('sum(available + locked) <> 0');
+    return Object.fromEntries(rows.map((r) => [r.assetId, r.total]));
+  }
+}
+
+/** The chain did not give its block 0 (down, or too slow). */
+class ChainUnreachableError extends Error {}
+
+async function genesisHash({ provider, spec }: ChainNetwork): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ChainUnreachableError(`no answer within ${GENESIS_TIMEOUT_MS / 1000} s`)), GENESIS_TIMEOUT_MS);
+  });
+  try {
+    const block = await Promise.race([provider.getBlock(0).catch((e: Error) => Promise.reject(new ChainUnreachableError(e.message))), timeout]);
+    if (!block?.hash) throw new ChainUnreachableError(`chain ${spec.chainId} has no block 0`);
+    return block.hash;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface Identity {
+  genesisHash: string | null;
+  cursorBlock: number | null;
+  cursorHash: string | null;
+}

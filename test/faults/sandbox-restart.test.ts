@@ -1,0 +1,160 @@
+/**
+ * Fault: a sandbox `keel start` with its own dev chains is stopped (SIGTERM, then SIGKILL) and
+ * started again on the same database and data dir; then its chains' data is deleted (a reset).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { ApiClient } from '../support/api-client';
+import { createTestDatabase, dropTestDatabase, runPrefix } from '../support/databases';
+import { eventually } from '../support/eventually';
+import { testKeelConfig } from '../support/keel';
+import { KeelProcess, startKeelProcess, stopKeelProcess } from '../support/keel-process';
+import { marketBody } from '../integration/orderbook/support';
+
+jest.setTimeout(180_000);
+
+const ROOT = join(__dirname, '..', '..');
+const name = `${runPrefix()}_sbx_${randomBytes(4).toString('hex')}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'keel-sandbox-restart-'));
+let config: ReturnType<typeof testKeelConfig>;
+let keel: KeelProcess;
+let org: { orgId: string; adminKey: string; proKey: string; proAdminKey: string };
+const ids = { chain: '', ETH: '', USDC: '', wallet: '', address: '' };
+
+/** The sandbox as `npm start` runs it: its own dev chain (one, to keep it quick), blocks every 500 ms. */
+const start = () =>
+  startKeelProcess(config, 'api,orderbook,worker', {
+    KEEL_CHAINS: '',
+    KEEL_DATA_DIR: dataDir,
+    DEV_CHAIN_PORT: '0',
+    DEV_CHAIN_IDS: '31337',
+    DEV_CHAIN_BLOCK_INTERVAL_MS: '500',
+    CHAIN_POLL_INTERVAL_MS: '200',
+    RATE_LIMIT_SCALE: '100',
+  });
+const core = () => new ApiClient(keel.coreUrl!, { apiKey: org.adminKey, orgId: org.orgId });
+const pro = () => new ApiClient(keel.proUrl!, { apiKey: org.proKey, orgId: org.orgId });
+const proAdmin = () => new ApiClient(keel.proUrl!, { apiKey: org.proAdminKey, orgId: org.orgId });
+
+/** Log lines (JSON) whose message starts with `prefix`. */
+const logged = (prefix: string) =>
+  keel
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string })
+    .filter((l) => l.msg.startsWith(prefix));
+
+/** Retries `check` until it stops throwing (the last failure is reported on time-out). */
+async function eventuallyPasses(check: () => Promise<void>, timeoutMs = 30_000): Promise<void> {
+  let failure: unknown;
+  const passed = await eventually(() => check().then(() => true, (e) => ((failure = e), false)), timeoutMs, 200).catch(() => false);
+  if (!passed) throw failure;
+}
+
+async function fund(address: string, asset: string, amount: string): Promise<void> {
+  const res = await core().post('/v1/dev/faucet', { blockchainId: ids.chain, address, asset, amount });
+  if (res.status !== 200 && res.status !== 201) throw new Error(`faucet: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Everything a restart must keep: trading balances, on-chain balances, open orders, deposits. */
+async function state() {
+  const [balances, addressBalances, onChain, orders, deposits] = await Promise.all([
+    pro().get(`/v1/orderbook/wallets/${ids.wallet}/balances`),
+    pro().get(`/v1/orderbook/wallets/${ids.address}/balances`),
+    core().get(`/v1/master-wallets/${ids.wallet}/balances`),
+    pro().get('/v1/orderbook/orders?status=OPEN'),
+    core().get(`/v1/master-wallets/${ids.wallet}/transactions?direction=incoming&sort=ASC`),
+  ]);
+  return {
+    balances: balances.body.data,
+    addressBalances: addressBalances.body.data,
+    onChain: onChain.body.data.map((b: { asset: { symbol: string }; rawBalance: string }) => [b.asset.symbol, b.rawBalance]),
+    orders: orders.body.data,
+    deposits: deposits.body.transfer.map((d: Record<string, unknown>) => [d.hash, d.logIndex, d.blockNum, d.status, d.symbol, d.value]),
+  };
+}
+
+beforeAll(async () => {
+  config = testKeelConfig(name, await createTestDatabase(name));
+  // The test database is a copy of the migrated template, so `keel org create` need not wait for Keel.
+  const orgCreated = promisify(execFile)(process.execPath, ['-r', join(__dirname, '..', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), 'org', 'create', '--name', 'Sandbox', '--tier', 'Business', '--json'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, REDIS_PREFIX: config.REDIS_PREFIX },
+  });
+  const [started, created] = await Promise.all([start(), orgCreated]);
+  keel = started;
+  org = JSON.parse(created.stdout.trim().split('\n').pop()!);
+  ids.chain = (await core().get('/v1/blockchains')).body.data[0].id;
+  for (const a of (await core().get(`/v1/assets?blockchainId=${ids.chain}`)).body.data) if (a.symbol in ids) ids[a.symbol as 'ETH' | 'USDC'] = a.id;
+  expect((await proAdmin().post('/v1/orderbook/markets', marketBody('ETH-USDC', { id: ids.ETH }, { id: ids.USDC }))).status).toBe(201);
+});
+
+afterAll(async () => {
+  if (keel) await stopKeelProcess(keel.child, 'SIGKILL');
+  await dropTestDatabase(name).catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a sandbox restart', () => {
+  let before: Awaited<ReturnType<typeof state>>;
+
+  test('funded wallets with open orders', async () => {
+    const wallet = await core().post('/v1/master-wallets', { blockchainId: ids.chain, name: 'Treasury' });
+    ids.wallet = wallet.body.data.id;
+    const address = await core().post(`/v1/master-wallets/${ids.wallet}/addresses`, { name: 'Customer' });
+    ids.address = address.body.data.id;
+    await fund(wallet.body.data.walletAddress, 'ETH', '5');
+    await fund(wallet.body.data.walletAddress, 'USDC', '3000');
+    await fund(address.body.data.address, 'USDC', '40');
+    await eventuallyPasses(async () => {
+      const balances = (await pro().get(`/v1/orderbook/wallets/${ids.wallet}/balances`)).body.data;
+      expect(balances.map((b: { symbol: string; available: string }) => [b.symbol, b.available]).sort()).toEqual([['ETH', '5'], ['USDC', '3000']]);
+      expect((await pro().get(`/v1/orderbook/wallets/${ids.address}/balances`)).body.data[0]).toMatchObject({ symbol: 'USDC', available: '40' });
+    });
+    const order = (body: Record<string, string>) => pro().post('/v1/orderbook/orders', { walletId: ids.wallet, market: 'ETH-USDC', type: 'LIMIT', timeInForce: 'GTC', ...body });
+    expect((await order({ side: 'BUY', price: '2000', quantity: '0.5' })).status).toBe(201);
+    expect((await order({ side: 'SELL', price: '3000', quantity: '2' })).status).toBe(201);
+    before = await state();
+    expect(before.orders).toHaveLength(2);
+    expect(JSON.stringify(before.balances)).toContain('"locked":"2"');
+  });
+
+  test.each(['SIGTERM', 'SIGKILL'] as const)('after %s keeps chain, balances, orders and deposits, with no reorg', async (signal) => {
+    await stopKeelProcess(keel.child, signal);
+    keel = await start();
+    expect(logged('dev chain restored from its journal')).toHaveLength(1);
+    expect(await state()).toEqual(before);
+    // The watcher goes on from its cursor: a new deposit is credited, and nothing before it was taken for a reorg.
+    await fund((await core().get(`/v1/addresses/${ids.address}`)).body.data.address, 'USDC', '1');
+    await eventuallyPasses(async () => expect((await pro().get(`/v1/orderbook/wallets/${ids.address}/balances`)).body.data[0].available).toBe(signal === 'SIGTERM' ? '41' : '42'));
+    expect(logged('chain reorganised')).toEqual([]);
+    expect(logged('reorg deeper')).toEqual([]);
+    expect(logged('chain reset')).toEqual([]);
+    before = await state();
+  });
+
+  test('after its chain data is deleted, says "chain reset" once, and leaves no order locking money that is gone', async () => {
+    await stopKeelProcess(keel.child, 'SIGTERM');
+    for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true });
+    keel = await start();
+    const resets = logged('chain reset');
+    expect(resets).toHaveLength(1);
+    expect(resets[0]).toMatchObject({ reason: 'genesis-changed', revertedDeposits: 5, cancelledOrders: 2, unbacked: {} });
+    const after = await state();
+    expect(after.orders).toEqual([]);
+    for (const b of [...after.balances, ...after.addressBalances]) expect(b).toMatchObject({ available: '0', locked: '0' });
+    // The new chain is followed from its head: a deposit on it is credited as usual.
+    await fund((await core().get(`/v1/master-wallets/${ids.wallet}`)).body.data.walletAddress, 'USDC', '7');
+    await eventuallyPasses(async () => {
+      const usdc = (await pro().get(`/v1/orderbook/wallets/${ids.wallet}/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'USDC');
+      expect(usdc).toMatchObject({ available: '7', locked: '0' });
+    });
+    expect(logged('chain reorganised')).toEqual([]);
+    expect(logged('reorg deeper')).toEqual([]);
+  });
+});
