@@ -22,7 +22,9 @@ const name = `${runPrefix()}_sbx_${randomBytes(4).toString('hex')}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'keel-sandbox-restart-'));
 let config: ReturnType<typeof testKeelConfig>;
 let keel: KeelProcess;
-let org: { orgId: string; adminKey: string; proKey: string; proAdminKey: string };
+let org: { orgId: string; adminKey: string; proKey: string };
+/** Markets are the operator's to create (`keel operator key create`). */
+let operator: { orgId: string; key: string };
 const ids = { chain: '', ETH: '', USDC: '', wallet: '', address: '' };
 
 /** The sandbox as `npm start` runs it: its own dev chain (one, to keep it quick), blocks every 500 ms. */
@@ -38,7 +40,7 @@ const start = () =>
   });
 const core = () => new ApiClient(keel.coreUrl!, { apiKey: org.adminKey, orgId: org.orgId });
 const pro = () => new ApiClient(keel.proUrl!, { apiKey: org.proKey, orgId: org.orgId });
-const proAdmin = () => new ApiClient(keel.proUrl!, { apiKey: org.proAdminKey, orgId: org.orgId });
+const operatorClient = () => new ApiClient(keel.proUrl!, { apiKey: operator.key, orgId: operator.orgId });
 
 /** Log lines (JSON) whose message starts with `prefix`. */
 const logged = (prefix: string) =>
@@ -82,16 +84,19 @@ async function state() {
 beforeAll(async () => {
   config = testKeelConfig(name, await createTestDatabase(name));
   // The test database is a copy of the migrated template, so `keel org create` need not wait for Keel.
-  const orgCreated = promisify(execFile)(process.execPath, ['-r', join(__dirname, '..', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), 'org', 'create', '--name', 'Sandbox', '--tier', 'Business', '--json'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, REDIS_PREFIX: config.REDIS_PREFIX },
-  });
-  const [started, created] = await Promise.all([start(), orgCreated]);
+  const cli = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['-r', join(__dirname, '..', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, REDIS_PREFIX: config.REDIS_PREFIX },
+    });
+  const lastLine = (out: { stdout: string }) => JSON.parse(out.stdout.trim().split('\n').pop()!);
+  const [started, created, operatorKey] = await Promise.all([start(), cli('org', 'create', '--name', 'Sandbox', '--tier', 'Business', '--json'), cli('operator', 'key', 'create', '--json')]);
   keel = started;
-  org = JSON.parse(created.stdout.trim().split('\n').pop()!);
+  org = lastLine(created);
+  operator = lastLine(operatorKey);
   ids.chain = (await core().get('/v1/blockchains')).body.data[0].id;
   for (const a of (await core().get(`/v1/assets?blockchainId=${ids.chain}`)).body.data) if (a.symbol in ids) ids[a.symbol as 'ETH' | 'USDC'] = a.id;
-  expect((await proAdmin().post('/v1/orderbook/markets', marketBody('ETH-USDC', { id: ids.ETH }, { id: ids.USDC }))).status).toBe(201);
+  expect((await operatorClient().post('/v1/orderbook/markets', marketBody('ETH-USDC', { id: ids.ETH }, { id: ids.USDC }))).status).toBe(201);
 });
 
 afterAll(async () => {
