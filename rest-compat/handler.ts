@@ -26,7 +26,7 @@ export function registerRestRoutes(
       url: toGraphQLPath(row.path),
       // Before the body's text check, idempotency claim and variable binding: a caller without the
       // grant learns nothing about its input.
-      preValidation: async (req) => authorizeOperation(contextFor(req), schema, route.document),
+      preValidation: async (req) => authorizeOperation(contextFor(req), schema, route.document, undefined, rawVariables(route, req)),
       handler: async (req, reply) => {
         const variableValues = route.variables({
           params: req.params as Record<string, string>,
@@ -41,4 +41,12 @@ export function registerRestRoutes(
     });
   }
   return compiled;
+}
+
+/** The request's values under the operation's variable names (each named after its argument), as sent. */
+function rawVariables(route: CompiledRoute, req: FastifyRequest): Record<string, unknown> {
+  const variables: Record<string, unknown> = {};
+  for (const { param, arg } of route.pathArgs) variables[arg.name] = (req.params as Record<string, string>)[param];
+  if (route.bodyArg) variables[route.bodyArg.name] = req.body;
+  return variables;
 }

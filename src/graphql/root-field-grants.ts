@@ -1,13 +1,48 @@
-import { DocumentNode, FragmentDefinitionNode, getOperationAST, GraphQLSchema, Kind, parse, SelectionSetNode } from 'graphql';
-import { getMetadataStorage } from 'type-graphql';
+import { DocumentNode, FieldNode, FragmentDefinitionNode, getOperationAST, GraphQLSchema, Kind, parse, SelectionSetNode, valueFromASTUntyped } from 'graphql';
+import { getMetadataStorage, UseMiddleware } from 'type-graphql';
 import { MAX_TOKENS } from './query-limits';
 import { requireGrant } from './auth-checker';
 import type { GraphQLContext } from './context';
 
 type RootKind = 'query' | 'mutation' | 'subscription';
 
-/** Per schema: `<operation kind>.<root field>` → the grants its @Authorized decorator names. */
-const grantsBySchema = new WeakMap<GraphQLSchema, Map<string, string[]>>();
+/** A grant a root field needs only for some arguments (a wallet's security settings need `admin`). */
+export interface ArgumentGrant {
+  grant: string;
+  /** Appended to the 403's message, e.g. "to change configurations.security". */
+  purpose: string;
+}
+/** Reads the arguments as the caller sent them (not yet coerced or validated) and names any further grant they need. */
+export type ArgumentGrantRule = (args: Record<string, unknown>) => ArgumentGrant | undefined;
+
+interface FieldGrants {
+  roles: string[];
+  rule?: ArgumentGrantRule;
+}
+
+/** Per schema: `<operation kind>.<root field>` → what its @Authorized and @AuthorizedWhen decorators require. */
+const grantsBySchema = new WeakMap<GraphQLSchema, Map<string, FieldGrants>>();
+const argumentRules = new Map<Function, Map<string, ArgumentGrantRule>>();
+
+/**
+ * Beside @Authorized: a further grant the root field needs when its arguments touch something more
+ * sensitive. Checked with the others, before any argument is coerced or validated.
+ */
+export function AuthorizedWhen(rule: ArgumentGrantRule): MethodDecorator {
+  // Checked again on the coerced arguments when the field runs, like @Authorized's authChecker, for
+  // a field reached any other way.
+  const atExecution = UseMiddleware(({ args, context }: { args: Record<string, unknown>; context: GraphQLContext }, next: () => Promise<unknown>) => {
+    const extra = rule(args);
+    if (extra) requireGrant(context, extra.grant, extra.purpose);
+    return next();
+  });
+  return (target, methodName, descriptor) => {
+    const rules = argumentRules.get(target.constructor) ?? new Map<string, ArgumentGrantRule>();
+    rules.set(String(methodName), rule);
+    argumentRules.set(target.constructor, rules);
+    atExecution(target, methodName, descriptor);
+  };
+}
 
 /**
  * Records, for a schema built by type-graphql from `resolvers`, what each root field's @Authorized
@@ -16,7 +51,7 @@ const grantsBySchema = new WeakMap<GraphQLSchema, Map<string, string[]>>();
  */
 export function registerRootFieldGrants(schema: GraphQLSchema, resolvers: readonly Function[]): void {
   const storage = getMetadataStorage();
-  const grants = new Map<string, string[]>();
+  const grants = new Map<string, FieldGrants>();
   const kinds: [RootKind, { target: Function; methodName: string; schemaName: string }[]][] = [
     ['query', storage.queries],
     ['mutation', storage.mutations],
@@ -27,18 +62,19 @@ export function registerRootFieldGrants(schema: GraphQLSchema, resolvers: readon
       if (!resolvers.includes(d.target)) continue;
       const field = storage.authorizedFields.find((a) => a.target === d.target && a.fieldName === d.methodName);
       const resolver = storage.authorizedResolver.find((a) => a.target === d.target);
-      const roles = (field ?? resolver)?.roles as string[] | undefined;
-      if (roles?.length) grants.set(`${kind}.${d.schemaName}`, roles);
+      const roles = ((field ?? resolver)?.roles as string[] | undefined) ?? [];
+      const rule = argumentRules.get(d.target)?.get(d.methodName);
+      if (roles.length || rule) grants.set(`${kind}.${d.schemaName}`, { roles, rule });
     }
   }
   grantsBySchema.set(schema, grants);
 }
 
 /** The root fields an operation selects, through fragments at the root level too. */
-function rootFields(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
-  const names: string[] = [];
+function rootFields(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): FieldNode[] {
+  const names: FieldNode[] = [];
   for (const s of selectionSet.selections) {
-    if (s.kind === Kind.FIELD) names.push(s.name.value);
+    if (s.kind === Kind.FIELD) names.push(s);
     else if (s.kind === Kind.INLINE_FRAGMENT) names.push(...rootFields(s.selectionSet, fragments, seen));
     else if (!seen.has(s.name.value)) {
       seen.add(s.name.value);
@@ -51,24 +87,42 @@ function rootFields(selectionSet: SelectionSetNode, fragments: Map<string, Fragm
 
 /**
  * Authorisation before validation: every root field the operation selects must be granted to the
- * caller's key, whatever its arguments or variables, or the request is 403 naming what is missing.
+ * caller's key, whatever its arguments or variables, or the request is 403 naming what is missing;
+ * so must what @AuthorizedWhen asks of the arguments as sent (`variables` raw, before coercion).
  * A document that names no runnable operation is left to graphql-js to report.
  */
-export function authorizeOperation(context: Pick<GraphQLContext, 'host' | 'principal'>, schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): void {
+export function authorizeOperation(
+  context: Pick<GraphQLContext, 'host' | 'principal'>,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  variables: Record<string, unknown> = {},
+): void {
   const operation = getOperationAST(document, operationName);
   const grants = grantsBySchema.get(schema);
   if (!operation || !grants) return;
   const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
   for (const field of rootFields(operation.selectionSet, fragments)) {
-    for (const need of grants.get(`${operation.operation}.${field}`) ?? []) requireGrant(context, need);
+    const needs = grants.get(`${operation.operation}.${field.name.value}`);
+    if (!needs) continue;
+    for (const need of needs.roles) requireGrant(context, need);
+    const extra = needs.rule?.(rawArguments(field, variables));
+    if (extra) requireGrant(context, extra.grant, extra.purpose);
   }
+}
+
+/** A field's arguments as the caller sent them: literals as written, variables as given (nothing coerced). */
+function rawArguments(field: FieldNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const arg of field.arguments ?? []) args[arg.name.value] = valueFromASTUntyped(arg.value, variables);
+  return args;
 }
 
 /**
  * `authorizeOperation` for a client's document as sent (GraphQL over HTTP or graphql-ws), before
  * anything else reads it. A document that does not parse is left to the server to report.
  */
-export function authorizeDocumentText(context: Pick<GraphQLContext, 'host' | 'principal'>, schema: GraphQLSchema, query: unknown, operationName?: unknown): void {
+export function authorizeDocumentText(context: Pick<GraphQLContext, 'host' | 'principal'>, schema: GraphQLSchema, query: unknown, operationName?: unknown, variables?: unknown): void {
   if (typeof query !== 'string') return;
   let document: DocumentNode;
   try {
@@ -76,5 +130,6 @@ export function authorizeDocumentText(context: Pick<GraphQLContext, 'host' | 'pr
   } catch {
     return;
   }
-  authorizeOperation(context, schema, document, typeof operationName === 'string' ? operationName : undefined);
+  const given = variables !== null && typeof variables === 'object' && !Array.isArray(variables) ? (variables as Record<string, unknown>) : {};
+  authorizeOperation(context, schema, document, typeof operationName === 'string' ? operationName : undefined, given);
 }

@@ -62,7 +62,7 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
         try {
           principal = await sessions.check(ctx.extra.session!);
           await platform.rateLimiter.consume(principal.tier, principal.apiKeyId);
-          authorizeDocumentText(contextFor(principal, ctx.extra.requestId!), schema, payload.query, payload.operationName);
+          authorizeDocumentText(contextFor(principal, ctx.extra.requestId!), schema, payload.query, payload.operationName, payload.variables);
         } catch (error) {
           return [asGraphQLError(error)];
         }

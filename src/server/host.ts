@@ -116,8 +116,8 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     // Authorisation before validation: the document's root fields are checked against the key
     // before the body's text check, the idempotency claim or any variable coercion.
     preValidation: async (request: FastifyRequest) => {
-      const params = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown } | undefined;
-      authorizeDocumentText(contextFor(request.principal!, request.id), schema, params?.query, params?.operationName);
+      const params = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
+      authorizeDocumentText(contextFor(request.principal!, request.id), schema, params?.query, params?.operationName, variablesOf(params?.variables));
     },
     handler: fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) }),
   });
@@ -159,4 +159,14 @@ export async function listen(app: FastifyInstance, hostname: string, port: numbe
     }
   };
   return { app, url: `http://${shown}:${actualPort}`, close };
+}
+
+/** GraphQL over GET sends its variables as JSON text. */
+function variablesOf(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { IdArg } from '../../graphql/types/id';
-import { requireGrant } from '../../graphql/auth-checker';
+import { AuthorizedWhen } from '../../graphql/root-field-grants';
 import { masterWalletIdArg } from './master-wallet.service';
 import { adminSectionsIn } from './wallet-configurations';
 import {
@@ -23,17 +23,18 @@ import {
 } from './wallet.types';
 
 /** Settings that decide where money may go change only with the `admin` scope; the rest of a wallet with `write`. */
-function authorizeConfigurations(ctx: GraphQLContext, configurations: unknown): void {
-  const sections = adminSectionsIn(configurations);
-  if (sections.length) requireGrant(ctx, 'admin', `to change ${sections.join(' or ')}`);
-}
+const adminForMoneySettings = (args: Record<string, unknown>) => {
+  const input = args.input as { configurations?: unknown } | null | undefined;
+  const sections = adminSectionsIn(input?.configurations);
+  return sections.length ? { grant: 'admin', purpose: `to change ${sections.join(' or ')}` } : undefined;
+};
 
 @Resolver()
 export class WalletResolver {
   @Authorized('write')
+  @AuthorizedWhen(adminForMoneySettings)
   @Mutation(() => MasterWalletType, { description: 'Creates an HD master wallet; its secret never leaves Keel' })
   createMasterWallet(@Arg('input') input: CreateMasterWalletInput, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
-    authorizeConfigurations(ctx, input.configurations);
     return ctx.services.masterWallets.create(ctx.principal.organizationId, input);
   }
 
@@ -50,9 +51,9 @@ export class WalletResolver {
   }
 
   @Authorized('write')
+  @AuthorizedWhen(adminForMoneySettings)
   @Mutation(() => MasterWalletType)
   updateMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateMasterWalletInput, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
-    authorizeConfigurations(ctx, input.configurations);
     return ctx.services.masterWallets.update(ctx.principal.organizationId, masterWalletIdArg(id), input);
   }
 

@@ -51,6 +51,19 @@ describe('security and autoSweep settings need the admin scope', () => {
     expect(create.body.errors[0].message).toContain("'admin'");
   });
 
+  it('a write key touching security with an otherwise invalid body is still 403 naming admin, not 422 (REST, GraphQL with variables and with literals)', async () => {
+    const wallet = await adminWallet();
+    const invalid = { name: 42, configurations: { security: { maxTransferAmount: 'not a number' } } };
+    for (const res of [await writer.post('/v1/master-wallets', { ...invalid, blockchainId: 'not-a-uuid' }), await writer.patch(`/v1/master-wallets/${wallet.id}`, invalid)]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toContain("'admin'");
+    }
+    const withVariables = await writer.graphql('mutation($id: ID!, $input: UpdateMasterWalletInput!) { updateMasterWallet(id: $id, input: $input) { id } }', { id: wallet.id, input: invalid });
+    expect(withVariables.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const literal = await writer.graphql(`mutation { updateMasterWallet(id: "${wallet.id}", input: { name: 42, configurations: { security: { maxTransferAmount: "x" } } }) { id } }`);
+    expect(literal.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
   it('other fields stay write: name, metadata and the other configurations', async () => {
     const created = await writer.post('/v1/master-wallets', { blockchainId: chainId, name: 'Ops', configurations: { monitoring: { alertOnLargeTransfers: '100' } } });
     expect(created.status).toBe(201);
