@@ -10,7 +10,10 @@ import { devChainSpec } from '../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../src/modules/chains/chain-config';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
 import { DepositWatcher } from '../src/modules/transfers/deposit-watcher';
-import { deployTestTokens, devChainAccount, mine, setAutomine, startDevChain } from '../src/platform/chain/devchain';
+import { startDevChain } from '../src/platform/chain/devchain';
+import { devChainAccount } from '../src/platform/chain/dev-accounts';
+import { deployTestTokens } from '../src/platform/chain/test-tokens';
+import { mine, setAutomine } from '../test/support/chain-controls';
 import { freshDatabase, median } from './support';
 
 const CHAIN_ID = 31_399;

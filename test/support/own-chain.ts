@@ -1,5 +1,7 @@
 import type { Config } from '../../src/platform/config';
-import { DevChain, deployTestTokens, devChainAccount, startDevChain } from '../../src/platform/chain/devchain';
+import { DevChain, startDevChain } from '../../src/platform/chain/devchain';
+import { devChainAccount } from '../../src/platform/chain/dev-accounts';
+import { deployTestTokens } from '../../src/platform/chain/test-tokens';
 import { devChainSpec } from '../../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../../src/modules/chains/chain-config';
 import { startTestKeel, TestKeel, TestOrg } from './keel';

@@ -2,7 +2,9 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
-import { DevChain, deployTestTokens, devChainAccount, startDevChain } from '../../platform/chain/devchain';
+import { DevChain, startDevChain } from '../../platform/chain/devchain';
+import { devChainAccount } from '../../platform/chain/dev-accounts';
+import { deployTestTokens } from '../../platform/chain/test-tokens';
 import { ChainSpec, parseChainsConfig } from './chain-config';
 import { AssetModel, BlockchainModel, NATIVE_ASSET_ADDRESS } from './chain.model';
 

@@ -1,7 +1,11 @@
 import { ethers } from 'ethers';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
-import { DevChain, deployTestTokens, devChainAccount, mine, rpc, setAutomine, startDevChain } from '../../../src/platform/chain/devchain';
+import { DevChain, startDevChain } from '../../../src/platform/chain/devchain';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import { deployTestTokens } from '../../../src/platform/chain/test-tokens';
+import { mine, setAutomine } from '../../support/chain-controls';
 import { devChainSpec } from '../../../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
 import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
