@@ -60,7 +60,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       await keel.transactionSender?.stop();
       await keel.idempotencyPurge?.stop();
       await platform.close();
-      await networks.close();
+      await networks.stop();
     },
   };
   try {
