@@ -6,11 +6,11 @@ import { ethers } from 'ethers';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { startKeel } from '../src/app';
-import { devChainSpec } from '../src/modules/chains/chain-networks';
-import { formatChainsConfig } from '../src/modules/chains/chain-config';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
 import { DepositWatcher } from '../src/modules/transfers/deposit-watcher';
-import { deployTestTokens, devChainAccount, mine, setAutomine, startDevChain } from '../src/platform/chain/devchain';
+import { devChainAccount } from '../src/platform/chain/dev-accounts';
+import { mine, setAutomine } from '../test/support/chain-controls';
+import { startOwnChain } from '../test/support/own-chain';
 import { freshDatabase, median } from './support';
 
 const CHAIN_ID = 31_399;
@@ -37,8 +37,7 @@ export async function run(args: string[]): Promise<object> {
   const addresses = Number(args[4] ?? 500);
 
   const dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-chain-'));
-  const chain = await startDevChain({ chainId: CHAIN_ID, port: 0, blockIntervalMs: 0, dataDir });
-  const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
+  const { chain, tokens, keelChains } = await startOwnChain(CHAIN_ID, 1, dataDir);
   const config = loadConfig(
     {},
     {
@@ -50,7 +49,7 @@ export async function run(args: string[]): Promise<object> {
       PRO_PORT: 0,
       LOG_LEVEL: 'silent',
       KEEL_MASTER_KEY: randomBytes(32).toString('hex'),
-      KEEL_CHAINS: formatChainsConfig([devChainSpec(CHAIN_ID, chain.rpcUrl, 1, tokens)]),
+      KEEL_CHAINS: keelChains,
     },
   );
   const keel = await startKeel(config, createLogger(process.env.BENCH_LOG_LEVEL === 'debug' ? 'debug' : 'silent'));

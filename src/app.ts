@@ -7,12 +7,15 @@ import { createHost, listen, RunningHost } from './server/host';
 import { coreRoutes } from '../rest-compat/routes/core';
 import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import type { Logger } from './platform/logger';
-import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
+import { WebhookDelivery } from './modules/webhooks/webhook-delivery';
+import { DeliveryFanout } from './modules/webhooks/delivery-fanout';
 import { ChainNetworks } from './modules/chains/chain-networks';
 import { DepositWatcher, startDepositWatchers } from './modules/transfers/deposit-watcher';
 import { ChainResetReconciler } from './modules/transfers/chain-reset';
 import { TransactionSender } from './modules/transfers/transaction-sender';
+import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
+import { loopWorker, Worker, Workers } from './platform/worker';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -21,10 +24,6 @@ export interface Keel {
   services: Services;
   core?: RunningHost;
   pro?: RunningHost;
-  webhookDelivery?: RunningDelivery;
-  depositWatchers?: { stop(): Promise<void> };
-  transactionSender?: { stop(): Promise<void> };
-  idempotencyPurge?: { stop(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -37,62 +36,77 @@ export function parseRoles(text: string): Set<Role> {
   return roles;
 }
 
-/** Starts the roles asked for: the core host (api), the pro host (orderbook) and background work (worker). */
+/**
+ * Starts the roles asked for: the core host (api), the pro host (orderbook) and background work
+ * (worker). This is the one place where each role's pieces are built, from the services.
+ */
 export async function startKeel(config: Config, logger?: Logger): Promise<Keel> {
   const roles = parseRoles(config.KEEL_ROLES);
   const platform = await openPlatform(config, logger);
-  let networks: ChainNetworks;
+  const networks = new ChainNetworks({ config, db: platform.db, logger: platform.logger });
   try {
-    networks = await ChainNetworks.open(config, platform.db, platform.logger);
+    await networks.start();
   } catch (e) {
     await platform.close();
     throw e;
   }
   const services = createServices(platform, networks);
+  const workers = new Workers();
   const keel: Keel = {
     platform,
     services,
     async stop() {
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
-      await services.markets.stopListening();
-      await keel.webhookDelivery?.stop();
-      await keel.depositWatchers?.stop();
-      await keel.transactionSender?.stop();
-      await keel.idempotencyPurge?.stop();
+      await workers.stopAll();
       await platform.close();
-      await networks.close();
+      await networks.stop();
     },
   };
   try {
+    // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts.
     await new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger).reconcileAll(networks);
-    if (roles.has('api')) {
-      const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
-      keel.core = await listen(app, config.HOST, config.CORE_PORT);
-    }
-    if (roles.has('orderbook')) {
-      const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
-      // Listening first: a market change made while the books load reloads them again.
-      await services.markets.listenForChanges();
-      // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
-      await services.orders.warmUp(await services.markets.ids());
-      keel.pro = await listen(app, config.HOST, config.PRO_PORT);
-    }
-    if (roles.has('worker')) {
-      keel.webhookDelivery = startWebhookDelivery(platform);
-      const options = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
-      const sender = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, platform.logger);
-      sender.onOutcome(services.custodyLedgerSync);
-      keel.transactionSender = sender.start();
-      keel.idempotencyPurge = startPollingLoop(
-        () => platform.idempotency.purgeExpired(),
-        config.IDEMPOTENCY_PURGE_INTERVAL_MS,
-        (e) => platform.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
-      );
-      keel.depositWatchers = startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, options, platform.logger));
-    }
+    if (roles.has('api')) keel.core = await startApiRole(platform, services);
+    if (roles.has('orderbook')) keel.pro = await startOrderbookRole(platform, services, workers);
+    if (roles.has('worker')) for (const worker of workerRole(platform, services, networks)) await workers.start(worker);
   } catch (e) {
     await keel.stop();
     throw e;
   }
   return keel;
+}
+
+async function startApiRole(platform: Platform, services: Services): Promise<RunningHost> {
+  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
+  return listen(app, platform.config.HOST, platform.config.CORE_PORT);
+}
+
+async function startOrderbookRole(platform: Platform, services: Services, workers: Workers): Promise<RunningHost> {
+  const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
+  // Listening first: a market change made while the books load reloads them again.
+  await workers.start({ start: () => services.markets.listenForChanges(), stop: () => services.markets.stopListening() });
+  // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
+  await services.orders.warmUp(await services.markets.ids());
+  return listen(app, platform.config.HOST, platform.config.PRO_PORT);
+}
+
+/** The worker role's background work, in start order (stopped in reverse). */
+function workerRole(platform: Platform, services: Services, networks: ChainNetworks): Worker[] {
+  const { config, db, logger } = platform;
+  const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
+  sender.onOutcome(services.custodyLedgerSync);
+  const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
+  return [
+    new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),
+    // Committed events to webhook deliveries and to the live feed of GraphQL subscriptions.
+    new OutboxRelay(db, [new DeliveryFanout(services.deliveryScheduler), platform.liveFeed.relayConsumer()], logger, config.OUTBOX_POLL_INTERVAL_MS),
+    loopWorker(() => sender.start()),
+    loopWorker(() =>
+      startPollingLoop(
+        () => platform.idempotency.purgeExpired(),
+        config.IDEMPOTENCY_PURGE_INTERVAL_MS,
+        (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
+      ),
+    ),
+    loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
+  ];
 }

@@ -38,6 +38,10 @@ export interface Services {
   apiKeys: ApiKeyService;
   engineStatus: EngineStatusService;
   webhooks: WebhookService;
+  /** Queues webhook deliveries: the service, the worker role's outbox fan-out and its sweeper share it. */
+  deliveryScheduler: DeliveryScheduler;
+  /** Where webhooks may be sent (private addresses only with WEBHOOKS_ALLOW_PRIVATE_URLS). */
+  webhookGuard: OutboundGuard;
   /** Committed events as they happen, for GraphQL subscriptions. */
   liveFeed: LiveEventFeed;
   chains: ChainService;
@@ -66,7 +70,9 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const { db, config, outbox, unitOfWork } = platform;
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
-  const webhooks = new WebhookService(db, new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), new DeliveryScheduler(deliveryQueue(platform)), config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, platform.secretBox, unitOfWork);
+  const deliveryScheduler = new DeliveryScheduler(deliveryQueue(platform));
+  const webhookGuard = new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS);
+  const webhooks = new WebhookService(db, webhookGuard, deliveryScheduler, config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, platform.secretBox, unitOfWork);
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(platform.secretBox);
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork);
@@ -93,6 +99,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     apiKeys,
     engineStatus: new EngineStatusService(config.KEEL_ENV),
     webhooks,
+    deliveryScheduler,
+    webhookGuard,
     liveFeed: platform.liveFeed,
     chains,
     networks,

@@ -22,7 +22,7 @@ export async function printFromServices(run: (context: OperatorContext) => Promi
     const result = await run({ services: createServices(platform, networks), networks, platform });
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
-    await networks.close();
+    await networks.stop();
     await platform.close();
   }
 }

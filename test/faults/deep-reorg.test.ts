@@ -2,7 +2,8 @@ import { ethers } from 'ethers';
 import type { TestKeel, TestOrg } from '../support/keel';
 import { OwnChainKeel, startKeelOnOwnChain } from '../support/own-chain';
 import { eventually } from '../support/eventually';
-import { devChainAccount, mine, revert, snapshot } from '../../src/platform/chain/devchain';
+import { devChainAccount } from '../../src/platform/chain/dev-accounts';
+import { mine, revert, snapshot } from '../support/chain-controls';
 
 const CONFIRMATIONS = 2;
 const USDC = (text: string) => ethers.parseUnits(text, 6);

@@ -2,28 +2,26 @@
  * Fault: a sandbox `keel start` with its own dev chains is stopped (SIGTERM, then SIGKILL) and
  * started again on the same database and data dir; then its chains' data is deleted (a reset).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { ApiClient } from '../support/api-client';
 import { createTestDatabase, dropTestDatabase, runPrefix } from '../support/databases';
 import { eventually } from '../support/eventually';
 import { testKeelConfig } from '../support/keel';
+import { keelCommand } from '../support/keel-cli';
 import { KeelProcess, startKeelProcess, stopKeelProcess } from '../support/keel-process';
 import { marketBody } from '../integration/orderbook/support';
 
 jest.setTimeout(180_000);
 
-const ROOT = join(__dirname, '..', '..');
 const name = `${runPrefix()}_sbx_${randomBytes(4).toString('hex')}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'keel-sandbox-restart-'));
 let config: ReturnType<typeof testKeelConfig>;
 let keel: KeelProcess;
 let org: { orgId: string; adminKey: string; proKey: string };
-/** Markets are the operator's to create (`keel operator key create`). */
+/** Markets are the operator's to create. */
 let operator: { orgId: string; key: string };
 const ids = { chain: '', ETH: '', USDC: '', wallet: '', address: '' };
 
@@ -83,17 +81,12 @@ async function state() {
 
 beforeAll(async () => {
   config = testKeelConfig(name, await createTestDatabase(name));
-  // The test database is a copy of the migrated template, so `keel org create` need not wait for Keel.
-  const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ['-r', join(__dirname, '..', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, REDIS_PREFIX: config.REDIS_PREFIX },
-    });
-  const lastLine = (out: { stdout: string }) => JSON.parse(out.stdout.trim().split('\n').pop()!);
-  const [started, created, operatorKey] = await Promise.all([start(), cli('org', 'create', '--name', 'Sandbox', '--tier', 'Business', '--json'), cli('operator', 'key', 'create', '--json')]);
-  keel = started;
-  org = lastLine(created);
-  operator = lastLine(operatorKey);
+  // The test database is a copy of the migrated template, so `keel org create` and `keel operator key create` need not wait for Keel.
+  [keel, org, operator] = await Promise.all([
+    start(),
+    keelCommand<typeof org>(config, ['org', 'create', '--name', 'Sandbox', '--tier', 'Business', '--json']),
+    keelCommand<typeof operator>(config, ['operator', 'key', 'create', '--json']),
+  ]);
   ids.chain = (await core().get('/v1/blockchains')).body.data[0].id;
   for (const a of (await core().get(`/v1/assets?blockchainId=${ids.chain}`)).body.data) if (a.symbol in ids) ids[a.symbol as 'ETH' | 'USDC'] = a.id;
   expect((await operatorClient().post('/v1/orderbook/markets', marketBody('ETH-USDC', { id: ids.ETH }, { id: ids.USDC }))).status).toBe(201);

@@ -2,7 +2,10 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
-import { DevChain, deployTestTokens, devChainAccount, startDevChain } from '../../platform/chain/devchain';
+import { DevChain, startDevChain } from '../../platform/chain/devchain';
+import { devChainAccount } from '../../platform/chain/dev-accounts';
+import { deployTestTokens } from '../../platform/chain/test-tokens';
+import type { Worker } from '../../platform/worker';
 import { ChainSpec, parseChainsConfig } from './chain-config';
 import { AssetModel, BlockchainModel, NATIVE_ASSET_ADDRESS } from './chain.model';
 
@@ -23,29 +26,31 @@ export function jsonRpcProvider(rpcUrl: string | ethers.FetchRequest, chainId: n
  * dev chains (DEV_CHAIN_IDS) with the test tokens deployed. Either way the registry tables are
  * brought in line on open, so blockchains and assets are readable at once.
  */
-export class ChainNetworks {
+export class ChainNetworks implements Worker {
   private readonly byBlockchainId = new Map<string, ChainNetwork>();
+  private readonly devChains: DevChain[] = [];
 
-  private constructor(
-    networks: ChainNetwork[],
-    private readonly devChains: DevChain[],
-  ) {
-    for (const n of networks) this.byBlockchainId.set(n.blockchainId, n);
-  }
+  /** Without a source the set starts empty and start() has nothing to do (fromRegistry fills it). */
+  constructor(private readonly source?: { config: Config; db: Knex; logger: Logger }) {}
 
   static async open(config: Config, db: Knex, logger: Logger): Promise<ChainNetworks> {
-    const devChains: DevChain[] = [];
+    const networks = new ChainNetworks({ config, db, logger });
+    await networks.start();
+    return networks;
+  }
+
+  async start(): Promise<void> {
+    if (!this.source) return;
+    const { config, db, logger } = this.source;
     try {
-      const specs = config.KEEL_CHAINS ? parseChainsConfig(config.KEEL_CHAINS) : await startDevChains(config, devChains, logger);
+      const specs = config.KEEL_CHAINS ? parseChainsConfig(config.KEEL_CHAINS) : await startDevChains(config, this.devChains, logger);
       if (config.KEEL_ENV === 'production' && specs.some((s) => s.dev)) throw new Error('KEEL_CHAINS: dev chains are not allowed in production');
-      const networks: ChainNetwork[] = [];
       for (const spec of specs) {
         const blockchainId = await syncRegistry(db, spec);
-        networks.push({ blockchainId, spec, provider: jsonRpcProvider(spec.rpcUrl, spec.chainId) });
+        this.add({ blockchainId, spec, provider: jsonRpcProvider(spec.rpcUrl, spec.chainId) });
       }
-      return new ChainNetworks(networks, devChains);
     } catch (e) {
-      await Promise.all(devChains.map((c) => c.stop()));
+      await this.stop();
       throw e;
     }
   }
@@ -57,26 +62,29 @@ export class ChainNetworks {
   static async fromRegistry(db: Knex): Promise<ChainNetworks> {
     const rows = await BlockchainModel.query(db).where({ isActive: true });
     const tokens = await AssetModel.query(db).where({ isNative: false, isActive: true });
-    return new ChainNetworks(
-      rows.map((r) => {
-        const spec: ChainSpec = {
-          chainId: Number(r.chainId),
-          name: r.name,
-          slug: r.slug,
-          symbol: r.symbol,
-          nativeDecimals: 18,
-          rpcUrl: r.rpcUrl,
-          confirmations: r.confirmations,
-          network: r.network,
-          tokenStandard: r.tokenStandard,
-          logoUrl: r.logoUrl,
-          tokens: tokens.filter((t) => t.blockchainId === r.id).map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, address: t.address, standard: t.standard, logoUrl: t.logoUrl })),
-          dev: r.isDev,
-        };
-        return { blockchainId: r.id, spec, provider: jsonRpcProvider(r.rpcUrl, spec.chainId) };
-      }),
-      [],
-    );
+    const networks = new ChainNetworks();
+    for (const r of rows) {
+      const spec: ChainSpec = {
+        chainId: Number(r.chainId),
+        name: r.name,
+        slug: r.slug,
+        symbol: r.symbol,
+        nativeDecimals: 18,
+        rpcUrl: r.rpcUrl,
+        confirmations: r.confirmations,
+        network: r.network,
+        tokenStandard: r.tokenStandard,
+        logoUrl: r.logoUrl,
+        tokens: tokens.filter((t) => t.blockchainId === r.id).map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, address: t.address, standard: t.standard, logoUrl: t.logoUrl })),
+        dev: r.isDev,
+      };
+      networks.add({ blockchainId: r.id, spec, provider: jsonRpcProvider(r.rpcUrl, spec.chainId) });
+    }
+    return networks;
+  }
+
+  private add(network: ChainNetwork): void {
+    this.byBlockchainId.set(network.blockchainId, network);
   }
 
   all(): ChainNetwork[] {
@@ -102,7 +110,8 @@ export class ChainNetworks {
     return this.devChains.some((c) => c.chainId === network.spec.chainId);
   }
 
-  async close(): Promise<void> {
+  /** Closes the providers and stops the dev chains this process started. */
+  async stop(): Promise<void> {
     for (const n of this.byBlockchainId.values()) n.provider.destroy();
     await Promise.all(this.devChains.map((c) => c.stop()));
   }

@@ -1,6 +1,7 @@
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import { devChainAccount, fundFromFaucet } from '../../platform/chain/devchain';
+import { devChainAccount } from '../../platform/chain/dev-accounts';
+import { fundFromFaucet } from '../../platform/chain/faucet';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import { formatScaled, parseUnits } from '../../platform/decimal';

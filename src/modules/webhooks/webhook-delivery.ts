@@ -1,9 +1,8 @@
 import type { Platform } from '../../platform/platform';
-import { OutboxRelay } from '../../platform/events/outbox-relay';
-import { OutboundGuard } from '../../platform/net/outbound-guard';
+import type { OutboundGuard } from '../../platform/net/outbound-guard';
 import { JobQueue } from '../../platform/queue';
+import type { Worker } from '../../platform/worker';
 import { DeliveryBatch, DeliveryScheduler } from './delivery-scheduler';
-import { DeliveryFanout } from './delivery-fanout';
 import { DeliverySweeper } from './delivery-sweeper';
 import { DeliveryWorker } from './delivery-worker';
 import { WebhookSender } from './webhook-sender';
@@ -14,46 +13,47 @@ export function deliveryQueue(platform: Platform): JobQueue<DeliveryBatch> {
   return platform.jobQueue<DeliveryBatch>(DELIVERY_QUEUE);
 }
 
-export interface RunningDelivery {
-  relay: OutboxRelay;
-  sweeper: DeliverySweeper;
-  stop(): Promise<void>;
-}
-
 /**
- * The worker role's share of webhooks: the outbox relay (fan-out to deliveries and to the live
- * feed), the queue consumer that attempts deliveries, and the sweeper that re-queues overdue ones.
+ * The worker role's share of webhooks: the queue consumer that attempts deliveries, and the sweeper
+ * that re-queues overdue ones. The outbox relay that fans events out to deliveries is a worker of
+ * its own (see app.ts).
  */
-export function startWebhookDelivery(platform: Platform): RunningDelivery {
-  const { config, db, logger } = platform;
-  const queue = deliveryQueue(platform);
-  const scheduler = new DeliveryScheduler(queue);
-  const sender = new WebhookSender(new OutboundGuard(config.WEBHOOKS_ALLOW_PRIVATE_URLS), config.WEBHOOK_TIMEOUT_MS);
-  const worker = new DeliveryWorker(
-    db,
-    sender,
-    platform.secretBox,
-    scheduler,
-    { retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS, leaseMs: config.WEBHOOK_LEASE_MS, deactivateAfterSeconds: config.WEBHOOK_DEACTIVATE_AFTER_SECONDS },
-    logger,
-    platform.metrics,
-  );
-  // WEBHOOK_CONCURRENCY counts jobs; each job holds up to 50 deliveries sent at once.
-  queue.work(async (batch) => void (await Promise.all(batch.deliveries.map((d) => worker.attempt(d)))), {
-    concurrency: config.WEBHOOK_CONCURRENCY,
-    lockDurationMs: config.WEBHOOK_LEASE_MS,
-  });
-  const relay = new OutboxRelay(db, [new DeliveryFanout(scheduler), platform.liveFeed.relayConsumer()], logger, config.OUTBOX_POLL_INTERVAL_MS);
-  const sweeper = new DeliverySweeper(db, scheduler, logger, config.WEBHOOK_SWEEP_INTERVAL_MS);
-  relay.start();
-  sweeper.start();
-  return {
-    relay,
-    sweeper,
-    async stop() {
-      sweeper.stop();
-      await relay.stop();
-      await sender.close();
-    },
-  };
+export class WebhookDelivery implements Worker {
+  private readonly sender: WebhookSender;
+  private readonly sweeper: DeliverySweeper;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly scheduler: DeliveryScheduler,
+    guard: OutboundGuard,
+  ) {
+    const { config, db, logger } = platform;
+    this.sender = new WebhookSender(guard, config.WEBHOOK_TIMEOUT_MS);
+    this.sweeper = new DeliverySweeper(db, scheduler, logger, config.WEBHOOK_SWEEP_INTERVAL_MS);
+  }
+
+  start(): void {
+    const { config, db, logger } = this.platform;
+    const worker = new DeliveryWorker(
+      db,
+      this.sender,
+      this.platform.secretBox,
+      this.scheduler,
+      { retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS, leaseMs: config.WEBHOOK_LEASE_MS, deactivateAfterSeconds: config.WEBHOOK_DEACTIVATE_AFTER_SECONDS },
+      logger,
+      this.platform.metrics,
+    );
+    // WEBHOOK_CONCURRENCY counts jobs; each job holds up to 50 deliveries sent at once.
+    deliveryQueue(this.platform).work(async (batch) => void (await Promise.all(batch.deliveries.map((d) => worker.attempt(d)))), {
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      lockDurationMs: config.WEBHOOK_LEASE_MS,
+    });
+    this.sweeper.start();
+  }
+
+  /** The queue consumer stops with the platform's job queues. */
+  async stop(): Promise<void> {
+    this.sweeper.stop();
+    await this.sender.close();
+  }
 }

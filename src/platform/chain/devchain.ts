@@ -12,23 +12,16 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ethers } from 'ethers';
+import { DEV_CHAIN_MNEMONIC, DevAccount, devChainAccount } from './dev-accounts';
+import { rpc } from './json-rpc';
 import { hardhatJournalPlugin, JOURNAL_FILE, JournalHeader, readJournalHeader, UNREPLAYABLE_MARKER } from './devchain-journal';
 
-/** Hardhat's default mnemonic: publicly known keys, never use them anywhere real. */
-export const DEV_CHAIN_MNEMONIC = 'test test test test test test test test test test test junk';
 const DEV_ACCOUNT_COUNT = 10;
 /** Native balance of each dev account: 1,000,000 coins (in wei). */
 const DEV_ACCOUNT_BALANCE = (10n ** 24n).toString();
 const DEFAULT_BLOCK_INTERVAL_MS = 1000;
 const DEFAULT_START_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
-const RPC_TIMEOUT_MS = 10_000;
-
-export interface DevAccount {
-  address: string;
-  privateKey: string;
-}
 
 export interface DevChainOptions {
   chainId: number;
@@ -68,41 +61,6 @@ export interface DevChain {
 }
 
 export type DevChainHistory = 'fresh' | 'restored' | 'discarded';
-
-export interface TestToken {
-  symbol: string;
-  name: string;
-  decimals: number;
-  address: string;
-}
-
-/** Deployed in this order, so their addresses follow from the deployer's nonces 0, 1, 2. */
-export const TEST_TOKENS: readonly Omit<TestToken, 'address'>[] = [
-  { symbol: 'USDC', name: 'Test USD Coin', decimals: 6 },
-  { symbol: 'USDT', name: 'Test Tether USD', decimals: 6 },
-  { symbol: 'DAI', name: 'Test Dai Stablecoin', decimals: 18 },
-];
-/** Minted to the deployer for each token, in whole tokens: one trillion. */
-const TEST_TOKEN_SUPPLY = '1000000000000';
-
-// ---------------------------------------------------------------------------------------------
-// Accounts
-
-const accountCache = new Map<number, DevAccount>();
-
-/** Account `index` of DEV_CHAIN_MNEMONIC (m/44'/60'/0'/0/index); #0 to #9 are funded on dev chains. */
-export function devChainAccount(index = 0): DevAccount {
-  let account = accountCache.get(index);
-  if (!account) {
-    const wallet = ethers.HDNodeWallet.fromPhrase(DEV_CHAIN_MNEMONIC, undefined, `m/44'/60'/0'/0/${index}`);
-    account = { address: wallet.address, privateKey: wallet.privateKey };
-    accountCache.set(index, account);
-  }
-  return account;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Chain processes
 
 interface Running {
   child: ChildProcess;
@@ -351,206 +309,4 @@ async function launch(opts: DevChainOptions, workDir: string, tempDir: string | 
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Raw JSON-RPC and Hardhat helpers (reorg tests and the like)
-
-let rpcId = 0;
-
-/** One JSON-RPC call over HTTP; throws with the node's message on a JSON-RPC error. */
-export async function rpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = [], timeoutMs = RPC_TIMEOUT_MS): Promise<T> {
-  const res = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await res.text();
-  let body: { result?: T; error?: { code?: number; message?: string } };
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new Error(`${method} at ${rpcUrl}: HTTP ${res.status}, not JSON-RPC: ${text.slice(0, 200)}`);
-  }
-  if (body.error) throw new Error(`${method} at ${rpcUrl}: ${body.error.message ?? 'error'} (${body.error.code ?? '?'})`);
-  return body.result as T;
-}
-
-/** evm_snapshot: an id to revert to. Hardhat snapshot ids are single-use. */
-export function snapshot(rpcUrl: string): Promise<string> {
-  return rpc<string>(rpcUrl, 'evm_snapshot');
-}
-
-/** evm_revert: drops every block (and pending tx) after the snapshot; throws if the id is unknown. */
-export async function revert(rpcUrl: string, id: string): Promise<void> {
-  const ok = await rpc<boolean>(rpcUrl, 'evm_revert', [id]);
-  if (ok !== true) throw new Error(`evm_revert at ${rpcUrl}: unknown or already used snapshot ${id}`);
-}
-
-/** hardhat_mine: mines `blocks` blocks at once (pending transactions go into the first). */
-export async function mine(rpcUrl: string, blocks = 1): Promise<void> {
-  if (!Number.isSafeInteger(blocks) || blocks < 1) throw new Error(`mine: invalid block count ${blocks}`);
-  await rpc(rpcUrl, 'hardhat_mine', [ethers.toQuantity(blocks)]);
-}
-
-/** evm_setAutomine: with automine off, transactions wait in the mempool for interval mining or mine(). */
-export async function setAutomine(rpcUrl: string, on: boolean): Promise<void> {
-  await rpc(rpcUrl, 'evm_setAutomine', [on]);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Transactions
-
-/**
- * Read-after-write must not see ethers' 250 ms call cache, and tx.wait() should notice an
- * interval-mined block sooner than the default 4 s polling would.
- */
-function provider(rpcUrl: string): ethers.JsonRpcProvider {
-  return new ethers.JsonRpcProvider(rpcUrl, undefined, { cacheTimeout: -1, pollingInterval: 100 });
-}
-
-async function withWallet<T>(rpcUrl: string, privateKey: string, fn: (wallet: ethers.Wallet) => Promise<T>): Promise<T> {
-  const p = provider(rpcUrl);
-  try {
-    return await fn(new ethers.Wallet(privateKey, p));
-  } finally {
-    p.destroy();
-  }
-}
-
-/**
- * Sends from one account go one at a time (per chain) up to their broadcast, so concurrent
- * callers in this process never pick the same pending nonce.
- */
-const senderQueues = new Map<string, Promise<unknown>>();
-async function serialized<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = senderQueues.get(key) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  senderQueues.set(key, settled);
-  try {
-    return await run;
-  } finally {
-    if (senderQueues.get(key) === settled) senderQueues.delete(key);
-  }
-}
-/**
- * Another process (a parallel test file, `keel dev fund` beside a server) may take the same pending
- * nonce of the shared funded account; the loser simply tries again with the next one.
- */
-async function retryNonceClash<T>(send: () => Promise<T>, attempts = 8): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await send();
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      const clash = code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED' || /nonce/i.test((e as Error).message ?? '');
-      if (!clash || i >= attempts) throw e;
-      await new Promise((r) => setTimeout(r, 20 * i));
-    }
-  }
-}
-const senderKey = (rpcUrl: string, address: string) => `${rpcUrl}|${address.toLowerCase()}`;
-
-let artifactCache: { abi: ethers.InterfaceAbi; bytecode: string } | undefined;
-
-/** build/contracts/TestToken.json, found by walking up from this file (works from src/ and dist/). */
-export function loadTestTokenArtifact(): { abi: ethers.InterfaceAbi; bytecode: string } {
-  if (artifactCache) return artifactCache;
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'build', 'contracts', 'TestToken.json');
-    if (fs.existsSync(candidate)) {
-      const artifact = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { abi: ethers.InterfaceAbi; bytecode: string };
-      artifactCache = { abi: artifact.abi, bytecode: artifact.bytecode };
-      return artifactCache;
-    }
-    if (path.dirname(dir) === dir) {
-      throw new Error('build/contracts/TestToken.json not found: run `node scripts/compile-contracts.js` (part of `npm run build`)');
-    }
-  }
-}
-
-/** Where deployTestTokens puts TEST_TOKENS for a deployer that has sent nothing before. */
-export function predictTestTokenAddresses(deployer: string, firstNonce = 0): string[] {
-  return TEST_TOKENS.map((_, i) => ethers.getCreateAddress({ from: deployer, nonce: firstNonce + i }));
-}
-
-/**
- * Deploys TEST_TOKENS (USDC 6, USDT 6, DAI 18 decimals) from the signer and mints one trillion of
- * each to it. On a fresh chain the signer's first transactions are the three deployments, so the
- * addresses are always predictTestTokenAddresses(signer). Idempotent: if the tokens are already at
- * those addresses, they are returned as they are. A signer that has sent other transactions first
- * still gets tokens, at addresses that follow from its current nonce.
- */
-export async function deployTestTokens(rpcUrl: string, signerPrivateKey: string): Promise<TestToken[]> {
-  const { abi, bytecode } = loadTestTokenArtifact();
-  return withWallet(rpcUrl, signerPrivateKey, (wallet) =>
-    serialized(senderKey(rpcUrl, wallet.address), async () => {
-      const p = wallet.provider as ethers.JsonRpcProvider;
-      const canonical = predictTestTokenAddresses(wallet.address);
-      const codes = await Promise.all(canonical.map((a) => p.getCode(a)));
-      const present = codes.filter((c) => c !== '0x').length;
-      if (present === TEST_TOKENS.length) {
-        return TEST_TOKENS.map((t, i) => ({ ...t, address: canonical[i] }));
-      }
-      if (present > 0) throw new Error(`deployTestTokens: only ${present} of ${TEST_TOKENS.length} test tokens exist at their addresses`);
-
-      const factory = new ethers.ContractFactory(abi, bytecode, wallet);
-      const nonce = await p.getTransactionCount(wallet.address, 'pending');
-      // All deployments first (nonces n..n+2, so the addresses are known up front), then the mints.
-      const deployTxs = [];
-      for (const [i, t] of TEST_TOKENS.entries()) {
-        const tx = await factory.getDeployTransaction(t.name, t.symbol, t.decimals);
-        deployTxs.push(await wallet.sendTransaction({ ...tx, nonce: nonce + i }));
-      }
-      const receipts = await Promise.all(deployTxs.map((tx) => tx.wait()));
-      const addresses = receipts.map((r, i) => {
-        if (!r?.contractAddress) throw new Error(`deployTestTokens: ${TEST_TOKENS[i].symbol} deployment has no contract address`);
-        return r.contractAddress;
-      });
-      const mintTxs = [];
-      for (const [i, t] of TEST_TOKENS.entries()) {
-        const token = new ethers.Contract(addresses[i], abi, wallet);
-        mintTxs.push(
-          await token.mint(wallet.address, ethers.parseUnits(TEST_TOKEN_SUPPLY, t.decimals), { nonce: nonce + TEST_TOKENS.length + i }),
-        );
-      }
-      await Promise.all(mintTxs.map((tx: ethers.ContractTransactionResponse) => tx.wait()));
-      return TEST_TOKENS.map((t, i) => ({ ...t, address: addresses[i] }));
-    }),
-  );
-}
-
-const ERC20_TRANSFER_ABI = ['function transfer(address to, uint256 amount) returns (bool)'];
-
-export interface FaucetRequest {
-  to: string;
-  /** Absent: native coin (18 decimals). */
-  token?: { address: string; decimals: number };
-  /** Decimal string in whole units, e.g. "12.5"; parsed with ethers.parseUnits, never as a float. */
-  amount: string;
-  /** Wait for the transaction to be mined (default true). False returns right after broadcast. */
-  wait?: boolean;
-}
-
-/** Sends native coin or an ERC20 from the funded account. */
-export async function fundFromFaucet(rpcUrl: string, fundedPrivateKey: string, req: FaucetRequest): Promise<{ txHash: string }> {
-  const to = ethers.getAddress(req.to);
-  if (typeof req.amount !== 'string') throw new Error('fundFromFaucet: amount must be a decimal string');
-  const value = ethers.parseUnits(req.amount, req.token ? req.token.decimals : 18);
-  if (value <= 0n) throw new Error(`fundFromFaucet: amount must be positive, got ${req.amount}`);
-  return withWallet(rpcUrl, fundedPrivateKey, async (wallet) => {
-    const send = (): Promise<ethers.TransactionResponse> => {
-      if (!req.token) return wallet.sendTransaction({ to, value });
-      const token = new ethers.Contract(ethers.getAddress(req.token.address), ERC20_TRANSFER_ABI, wallet);
-      return token.transfer(to, value) as Promise<ethers.ContractTransactionResponse>;
-    };
-    const tx = await serialized(senderKey(rpcUrl, wallet.address), () => retryNonceClash(send));
-    if (req.wait !== false) await tx.wait();
-    return { txHash: tx.hash };
-  });
 }

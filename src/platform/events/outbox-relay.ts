@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import type { Logger } from '../logger';
 import type { EventEnvelope } from './outbox';
+import type { Worker } from '../worker';
 
 export interface RelayedEvent {
   sequence: string;
@@ -23,7 +24,7 @@ export interface OutboxConsumer {
  * Moves committed outbox rows to their consumers, in sequence order, in batches. Several relays
  * may run against one database: each batch is claimed with SKIP LOCKED.
  */
-export class OutboxRelay {
+export class OutboxRelay implements Worker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;

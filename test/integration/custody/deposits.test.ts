@@ -1,17 +1,17 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { ethers } from 'ethers';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
-import { DevChain, deployTestTokens, devChainAccount, fundFromFaucet, mine, revert, snapshot, startDevChain } from '../../../src/platform/chain/devchain';
-import { devChainSpec } from '../../../src/modules/chains/chain-networks';
-import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
+import type { DevChain } from '../../../src/platform/chain/devchain';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
+import { mine, revert, snapshot } from '../../support/chain-controls';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { keelDevFund } from '../../support/keel-cli';
 import { DevFaucetService } from '../../../src/modules/dev-faucet/dev-faucet.service';
 import { DepositWatcher } from '../../../src/modules/transfers/deposit-watcher';
 import { MasterWalletModel } from '../../../src/modules/wallets/wallet.model';
 
-const ROOT = join(__dirname, '..', '..', '..');
 const FAST_WATCH = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100 };
 
 interface Wallet {
@@ -114,18 +114,7 @@ describe('deposits on the shared dev chains', () => {
 
   test('a deposit to the master wallet address is master.incoming_transfer, and `keel dev fund` walks the same path', async () => {
     const wallet = await createWallet(org);
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), 'dev', 'fund', '--address', wallet.walletAddress, '--asset', 'DAI', '--amount', '12.25'], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: t.config.DATABASE_URL, REDIS_PREFIX: t.config.REDIS_PREFIX },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c) => (stdout += c));
-      child.stderr.on('data', (c) => (stderr += c));
-      child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`keel dev fund exited ${code}: ${stderr}`))));
-    });
-    const funded = JSON.parse(out);
+    const funded = await keelDevFund(t.config, wallet.walletAddress, 'DAI', '12.25');
     expect(funded).toMatchObject({ symbol: 'DAI', amount: '12.25', to: wallet.walletAddress });
 
     const list = await eventually(async () => {
@@ -232,6 +221,7 @@ describe('deposits on the shared dev chains', () => {
 
 describe('deposits on a chain of their own (confirmations, reorgs, restarts)', () => {
   const CONFIRMATIONS = 3;
+  let k: OwnChainKeel;
   let chain: DevChain;
   let t: TestKeel;
   let org: TestOrg;
@@ -239,20 +229,12 @@ describe('deposits on a chain of their own (confirmations, reorgs, restarts)', (
   let address: Address;
 
   beforeAll(async () => {
-    // Blocks only when a transaction arrives or the test mines, so the test decides every height.
-    chain = await startDevChain({ chainId: 31_339, port: 0, blockIntervalMs: 0 });
-    const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
-    t = await startTestKeel({ ...FAST_WATCH, KEEL_CHAINS: formatChainsConfig([devChainSpec(31_339, chain.rpcUrl, CONFIRMATIONS, tokens)]) });
-    org = await t.createOrg();
+    k = await startKeelOnOwnChain(31_339, CONFIRMATIONS, FAST_WATCH);
+    ({ chain, t, org } = k);
     wallet = await createWallet(org);
     address = await createAddress(org, wallet.id);
-    // Let the watcher take its starting place before anything is sent.
-    await eventually(async () => (await t.keel.platform.db('chain_cursors').first()) !== undefined);
   }, 60_000);
-  afterAll(async () => {
-    await t?.stop();
-    await chain?.stop();
-  });
+  afterAll(() => k?.stop());
 
   const fund = (amount: string, asset = 'USDC', to = address.address) => org.core.request('POST', '/v1/dev/faucet', { body: { address: to, asset, amount } }).then((r) => r.body.data.txHash as string);
   const settle = () => new Promise((r) => setTimeout(r, 600));

@@ -2,7 +2,9 @@ import { ethers } from 'ethers';
 import type { TestKeel, TestOrg } from '../../support/keel';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
-import { devChainAccount, mine, rpc, setAutomine } from '../../../src/platform/chain/devchain';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import { mine, setAutomine } from '../../support/chain-controls';
 import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
 import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
 

@@ -1,9 +1,10 @@
 import { ethers } from 'ethers';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
-import { DevChain, deployTestTokens, devChainAccount, mine, rpc, setAutomine, startDevChain } from '../../../src/platform/chain/devchain';
-import { devChainSpec } from '../../../src/modules/chains/chain-networks';
-import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
+import type { DevChain } from '../../../src/platform/chain/devchain';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import { mine, setAutomine } from '../../support/chain-controls';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
 
 const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 };
@@ -274,18 +275,16 @@ describe('transfers on the shared dev chains', () => {
 });
 
 describe('a transaction stuck below the market fee', () => {
+  let k: OwnChainKeel;
   let chain: DevChain;
   let t: TestKeel;
 
   beforeAll(async () => {
-    chain = await startDevChain({ chainId: 31_340, port: 0, blockIntervalMs: 0 });
-    const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
-    keelUnderTest = t = await startTestKeel({ ...FAST, LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent', TRANSFER_FEE_BUMP_AFTER_MS: 300, KEEL_CHAINS: formatChainsConfig([devChainSpec(31_340, chain.rpcUrl, 1, tokens)]) });
+    k = await startKeelOnOwnChain(31_340, 1, { ...FAST, LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent', TRANSFER_FEE_BUMP_AFTER_MS: 300 });
+    ({ chain, t } = k);
+    keelUnderTest = t;
   }, 60_000);
-  afterAll(async () => {
-    await t?.stop();
-    await chain?.stop();
-  });
+  afterAll(() => k?.stop());
 
   test('is re-sent with the same nonce and a higher fee; the replaced hash is kept and the new one confirms', async () => {
     const org = await t.createOrg();

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { ethers } from 'ethers';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { createLogger } from '../../../src/platform/logger';
-import { devChainAccount, fundFromFaucet } from '../../../src/platform/chain/devchain';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
 import { MasterWalletModel } from '../../../src/modules/wallets/wallet.model';
 

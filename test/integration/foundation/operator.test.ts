@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
 import { ApiClient } from '../../support/api-client';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { keelCommand } from '../../support/keel-cli';
 
 /**
  * Markets are shared by every organisation, so managing them is the operator's: `keel market`,
@@ -15,14 +13,8 @@ let operator: ApiClient;
 let assets: Record<string, { id: string }>;
 let cliMarket: Record<string, unknown>;
 const chainId = parseChainsConfig(process.env.KEEL_CHAINS!)[0].chainId;
-const ROOT = join(__dirname, '..', '..', '..');
 
-/** `keel <args>` from the TypeScript sources in a child process, as an operator runs it beside the deployment. */
-async function keel(args: string[]): Promise<unknown> {
-  const env = { ...process.env, DATABASE_URL: t.config.DATABASE_URL, REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX, LOG_LEVEL: 'silent' };
-  const { stdout } = await promisify(execFile)(process.execPath, ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), ...args], { cwd: ROOT, env, timeout: 60_000 });
-  return JSON.parse(stdout);
-}
+const keel = (args: string[]) => keelCommand<unknown>(t.config, args);
 
 const marketBody = (symbol: string, base: string, quote: string) => ({ symbol, baseAssetId: assets[base].id, quoteAssetId: assets[quote].id, tickSize: '0.01', lotSize: '0.001' });
 

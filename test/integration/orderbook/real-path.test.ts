@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { ethers } from 'ethers';
 import { BookKeel, BookOrg, marketBody } from './support';
 import { eventually } from '../../support/eventually';
+import { keelDevFund } from '../../support/keel-cli';
 
 /**
  * The sandbox path end to end, nothing credited by hand: `keel dev fund` sends coins on the dev
  * chain, the deposit watcher confirms and credits them, the wallets trade, and a withdrawal can take
  * only what open orders do not hold.
  */
-const ROOT = join(__dirname, '..', '..', '..');
 let k: BookKeel;
 let org: BookOrg;
 
@@ -18,20 +16,6 @@ beforeAll(async () => {
   org = await k.createOrg();
 });
 afterAll(() => k?.stop());
-
-function keelDevFund(address: string, asset: string, amount: string): Promise<{ txHash: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), 'dev', 'fund', '--address', address, '--asset', asset, '--amount', amount], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: k.config.DATABASE_URL, REDIS_PREFIX: k.config.REDIS_PREFIX },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
-  });
-}
 
 const balances = async (walletId: string) => {
   const res = await org.pro().get(`/v1/orderbook/wallets/${walletId}/balances`);
@@ -45,8 +29,8 @@ test('funded on chain, detected, credited, traded; a withdrawal cannot take what
   const buyerWallet = (await org.core().post('/v1/master-wallets', { blockchainId: ETH.blockchainId, name: 'Buyer' })).body.data;
   const buyer = (await org.core().post(`/v1/master-wallets/${buyerWallet.id}/addresses`, {})).body.data;
 
-  await keelDevFund(seller.walletAddress, 'ETH', '3');
-  await keelDevFund(buyer.address, 'USDC', '5000');
+  await keelDevFund(k.config, seller.walletAddress, 'ETH', '3');
+  await keelDevFund(k.config, buyer.address, 'USDC', '5000');
   await eventually(async () => (await balances(seller.id)).ETH?.available === '3' && (await balances(buyer.id)).USDC?.available === '5000', 30_000);
 
   const sell = await org.pro().post('/v1/orderbook/orders', { walletId: seller.id, market: 'ETH-USDC', side: 'SELL', type: 'LIMIT', price: '2000', quantity: '2' });

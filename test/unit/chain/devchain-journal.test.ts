@@ -2,7 +2,11 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ethers } from 'ethers';
-import { DevChain, devChainAccount, fundFromFaucet, revert, rpc, snapshot, startDevChain } from '../../../src/platform/chain/devchain';
+import { DevChain, startDevChain } from '../../../src/platform/chain/devchain';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
+import { revert, snapshot } from '../../support/chain-controls';
 import { JOURNAL_FILE } from '../../../src/platform/chain/devchain-journal';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'keel-devchain-journal-'));

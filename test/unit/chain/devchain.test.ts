@@ -4,19 +4,12 @@
  */
 import net from 'node:net';
 import { ethers } from 'ethers';
-import {
-  DevChain,
-  deployTestTokens,
-  devChainAccount,
-  fundFromFaucet,
-  mine,
-  predictTestTokenAddresses,
-  revert,
-  rpc,
-  setAutomine,
-  snapshot,
-  startDevChain,
-} from '../../../src/platform/chain/devchain';
+import { DevChain, startDevChain } from '../../../src/platform/chain/devchain';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import { deployTestTokens, predictTestTokenAddresses } from '../../../src/platform/chain/test-tokens';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
+import { mine, revert, setAutomine, snapshot } from '../../support/chain-controls';
 
 const ERC20_ABI = [
   'function balanceOf(address) view returns (uint256)',

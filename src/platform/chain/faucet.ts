@@ -1,0 +1,32 @@
+import { ethers } from 'ethers';
+import { retryNonceClash, senderKey, serialized, withWallet } from './dev-sender';
+
+const ERC20_TRANSFER_ABI = ['function transfer(address to, uint256 amount) returns (bool)'];
+
+export interface FaucetRequest {
+  to: string;
+  /** Absent: native coin (18 decimals). */
+  token?: { address: string; decimals: number };
+  /** Decimal string in whole units, e.g. "12.5"; parsed with ethers.parseUnits, never as a float. */
+  amount: string;
+  /** Wait for the transaction to be mined (default true). False returns right after broadcast. */
+  wait?: boolean;
+}
+
+/** Sends native coin or an ERC20 from the funded account. */
+export async function fundFromFaucet(rpcUrl: string, fundedPrivateKey: string, req: FaucetRequest): Promise<{ txHash: string }> {
+  const to = ethers.getAddress(req.to);
+  if (typeof req.amount !== 'string') throw new Error('fundFromFaucet: amount must be a decimal string');
+  const value = ethers.parseUnits(req.amount, req.token ? req.token.decimals : 18);
+  if (value <= 0n) throw new Error(`fundFromFaucet: amount must be positive, got ${req.amount}`);
+  return withWallet(rpcUrl, fundedPrivateKey, async (wallet) => {
+    const send = (): Promise<ethers.TransactionResponse> => {
+      if (!req.token) return wallet.sendTransaction({ to, value });
+      const token = new ethers.Contract(ethers.getAddress(req.token.address), ERC20_TRANSFER_ABI, wallet);
+      return token.transfer(to, value) as Promise<ethers.ContractTransactionResponse>;
+    };
+    const tx = await serialized(senderKey(rpcUrl, wallet.address), () => retryNonceClash(send));
+    if (req.wait !== false) await tx.wait();
+    return { txHash: tx.hash };
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * Hardhat dev chain controls that only tests and benchmarks use: snapshots, reverts (reorgs), mining
+ * on demand and automine.
+ */
+import { ethers } from 'ethers';
+import { rpc } from '../../src/platform/chain/json-rpc';
+
+/** evm_snapshot: an id to revert to. Hardhat snapshot ids are single-use. */
+export function snapshot(rpcUrl: string): Promise<string> {
+  return rpc<string>(rpcUrl, 'evm_snapshot');
+}
+
+/** evm_revert: drops every block (and pending tx) after the snapshot; throws if the id is unknown. */
+export async function revert(rpcUrl: string, id: string): Promise<void> {
+  const ok = await rpc<boolean>(rpcUrl, 'evm_revert', [id]);
+  if (ok !== true) throw new Error(`evm_revert at ${rpcUrl}: unknown or already used snapshot ${id}`);
+}
+
+/** hardhat_mine: mines `blocks` blocks at once (pending transactions go into the first). */
+export async function mine(rpcUrl: string, blocks = 1): Promise<void> {
+  if (!Number.isSafeInteger(blocks) || blocks < 1) throw new Error(`mine: invalid block count ${blocks}`);
+  await rpc(rpcUrl, 'hardhat_mine', [ethers.toQuantity(blocks)]);
+}
+
+/** evm_setAutomine: with automine off, transactions wait in the mempool for interval mining or mine(). */
+export async function setAutomine(rpcUrl: string, on: boolean): Promise<void> {
+  await rpc(rpcUrl, 'evm_setAutomine', [on]);
+}
