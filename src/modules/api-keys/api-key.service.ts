@@ -4,7 +4,7 @@ import { generateApiKey } from '../../platform/auth/api-key-secret';
 import { CORE_SCOPES, Environment, Host, operatorOnly, PRO_PERMISSIONS, Tier, TIERS } from '../../platform/auth/permissions';
 import type { Authenticator } from '../../platform/auth/authenticator';
 import type { RedisClient } from '../../platform/redis';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import type { OrganizationService } from '../organizations/organization.service';
 import { ApiKeyModel } from './api-key.model';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -85,7 +85,7 @@ export class ApiKeyService {
     return this.issue({ organizationId, name: input.name, host: input.host, scopes: input.scopes, tier: input.tier ?? org.tier });
   }
 
-  async list(organizationId: string, page: PageArgs): Promise<PageResult<ApiKeyView>> {
+  async list(organizationId: string, page: PageWindow): Promise<PageResult<ApiKeyView>> {
     const query = ApiKeyModel.query(this.db).where({ organizationId });
     const { rows, total } = await fetchPage<ApiKeyModel>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
     return toPage(rows.map(view), total, page);

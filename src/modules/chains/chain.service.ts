@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { AssetModel, BlockchainModel } from './chain.model';
 import type { AssetType, BlockchainType } from './chain.types';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -47,7 +47,7 @@ export function assetView(a: AssetModel, chain: BlockchainModel): AssetType {
 export class ChainService {
   constructor(private readonly db: Knex) {}
 
-  async listBlockchains(args: PageArgs & { isActive?: boolean }): Promise<PageResult<BlockchainType>> {
+  async listBlockchains(args: PageWindow & { isActive?: boolean }): Promise<PageResult<BlockchainType>> {
     const q = BlockchainModel.query(this.db).modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
     const { rows, total } = await fetchPage<BlockchainModel>(q, args, [{ column: 'chainId' }]);
     return toPage(rows.map(blockchainView), total, args);
@@ -63,7 +63,7 @@ export class ChainService {
     return blockchainView(await this.blockchainRow(id));
   }
 
-  async listAssets(args: PageArgs & { blockchainId?: string; symbol?: string; isNative?: boolean }): Promise<PageResult<AssetType>> {
+  async listAssets(args: PageWindow & { blockchainId?: string; symbol?: string; isNative?: boolean }): Promise<PageResult<AssetType>> {
     const q = AssetModel.query(this.db).modify((b) => {
       if (args.blockchainId) b.where('blockchainId', args.blockchainId);
       if (args.symbol) b.whereRaw('upper(symbol) = upper(?)', [args.symbol]);

@@ -1,11 +1,11 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { IdArg } from '../../graphql/types/id';
+import { Ids } from '../../platform/ids';
 import { masterWalletIdArg } from '../wallets/master-wallet.service';
 import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferListArgs, TransferListType, TransferPage, TransferType } from './transfer.types';
 
 function filters(args: TransferListArgs): TransferListArgs {
-  return { ...args, assetId: IdArg.filter('assetId', args.assetId), blockchainId: IdArg.filter('blockchainId', args.blockchainId) };
+  return { ...args, assetId: Ids.filter('assetId', args.assetId), blockchainId: Ids.filter('blockchainId', args.blockchainId) };
 }
 
 @Resolver()
@@ -19,7 +19,7 @@ export class TransferResolver {
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
   addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.transferHistory.list(ctx.principal.organizationId, { addressId: IdArg.uuid('Address', id) }, filters(args));
+    return ctx.services.transferHistory.list(ctx.principal.organizationId, { addressId: Ids.uuid('Address', id) }, filters(args));
   }
 
   @Authorized('write')
@@ -31,7 +31,7 @@ export class TransferResolver {
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from a deposit address' })
   transferFromAddress(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.create(ctx.principal.organizationId, { addressId: IdArg.uuid('Address', id) }, input);
+    return ctx.services.transfers.create(ctx.principal.organizationId, { addressId: Ids.uuid('Address', id) }, input);
   }
 
   @Authorized('write')
@@ -49,18 +49,18 @@ export class TransferResolver {
   @Authorized('read')
   @Query(() => TransferType)
   transfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.get(ctx.principal.organizationId, IdArg.uuid('Transfer', id));
+    return ctx.services.transfers.get(ctx.principal.organizationId, Ids.uuid('Transfer', id));
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Releases a transfer held by security.requireApprovalForTransfers (admin keys only)' })
   approveTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.decide(ctx.principal.organizationId, IdArg.uuid('Transfer', id), true);
+    return ctx.services.transfers.decide(ctx.principal.organizationId, Ids.uuid('Transfer', id), true);
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only)' })
   rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.decide(ctx.principal.organizationId, IdArg.uuid('Transfer', id), false);
+    return ctx.services.transfers.decide(ctx.principal.organizationId, Ids.uuid('Transfer', id), false);
   }
 }

@@ -2,8 +2,8 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, parseUnits } from '../../platform/decimal';
-import { toPage, PageResult } from '../../graphql/types/page';
-import { IdArg } from '../../graphql/types/id';
+import { toPage, PageResult } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
@@ -114,7 +114,7 @@ export class TransferService {
   }
 
   async list(organizationId: string, args: TransferFilterArgs): Promise<PageResult<TransferType>> {
-    const masterWalletId = IdArg.filter('masterWalletId', args.masterWalletId);
+    const masterWalletId = Ids.filter('masterWalletId', args.masterWalletId);
     const q = this.db('transfers')
       .where({ organizationId })
       .modify((b) => {
@@ -126,7 +126,7 @@ export class TransferService {
   }
 
   async get(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<TransferType> {
-    const row = IdArg.isUuid(id) ? await trx('transfers').where({ id, organizationId }).first() : undefined;
+    const row = Ids.isUuid(id) ? await trx('transfers').where({ id, organizationId }).first() : undefined;
     if (!row) throw KeelError.notFound('Transfer');
     return (await this.views([row], trx))[0];
   }
@@ -134,7 +134,7 @@ export class TransferService {
   /** Approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
   async decide(organizationId: string, id: string, approve: boolean): Promise<TransferType> {
     return this.uow.run(approve ? 'transfer.approve' : 'transfer.reject', async (trx) => {
-      const row = IdArg.isUuid(id) ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : undefined;
+      const row = Ids.isUuid(id) ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : undefined;
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
       const status = approve ? 'QUEUED' : 'REJECTED';
@@ -147,7 +147,7 @@ export class TransferService {
 
   /** Resolves assets and amounts; every line must be on one chain the wallet is enabled on. */
   private async price(wallet: SendingWallet, input: TransferLineInput[]): Promise<{ network: ChainNetwork; lines: PricedLine[] }> {
-    const assets = await this.chains.assetViews(input.filter((l) => IdArg.isUuid(l.assetId)).map((l) => l.assetId.toLowerCase()));
+    const assets = await this.chains.assetViews(input.filter((l) => Ids.isUuid(l.assetId)).map((l) => l.assetId.toLowerCase()));
     const lines = input.map((l, i): PricedLine => {
       const asset = assets.get(l.assetId.toLowerCase());
       if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');

@@ -4,7 +4,7 @@ import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import type { GuardedHttp } from '../../platform/net/guarded-http';
 import { guardedFetchRequest } from '../../platform/net/guarded-rpc';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { BlockchainModel } from '../chains/chain.model';
 import type { ChainService } from '../chains/chain.service';
 import { ChainNetworks, jsonRpcProvider } from '../chains/chain-networks';
@@ -87,7 +87,7 @@ export class AddressService {
     });
   }
 
-  async list(organizationId: string, masterWalletId: string, args: PageArgs & { isActive?: boolean }): Promise<PageResult<AddressType>> {
+  async list(organizationId: string, masterWalletId: string, args: PageWindow & { isActive?: boolean }): Promise<PageResult<AddressType>> {
     await this.wallets.row(organizationId, masterWalletId);
     const q = AddressModel.query(this.db)
       .where({ organizationId, masterWalletId })

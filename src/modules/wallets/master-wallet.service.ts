@@ -2,8 +2,8 @@ import { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
-import { IdArg } from '../../graphql/types/id';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import { BlockchainModel } from '../chains/chain.model';
 import { blockchainView, ChainService } from '../chains/chain.service';
 import type { ChainNetworks } from '../chains/chain-networks';
@@ -45,7 +45,7 @@ export function walletNotFound(): KeelError {
 
 /** A master wallet id from a request: anything but a UUID cannot name one, so it is not found. */
 export function masterWalletIdArg(id: string): string {
-  if (!IdArg.isUuid(id)) throw walletNotFound();
+  if (!Ids.isUuid(id)) throw walletNotFound();
   return id.toLowerCase();
 }
 
@@ -87,7 +87,7 @@ export class MasterWalletService {
     return wallet;
   }
 
-  async list(organizationId: string, args: PageArgs & { isActive?: boolean; blockchainId?: string }): Promise<PageResult<MasterWalletType>> {
+  async list(organizationId: string, args: PageWindow & { isActive?: boolean; blockchainId?: string }): Promise<PageResult<MasterWalletType>> {
     const q = MasterWalletModel.query(this.db)
       .where({ organizationId })
       .modify((b) => {
@@ -171,7 +171,7 @@ export class MasterWalletService {
 
   /** A chain that exists, is active and is EVM (the only kind Keel holds keys for). */
   async activeChain(blockchainId: string, field: string): Promise<BlockchainModel> {
-    const chain = IdArg.isUuid(blockchainId) ? await BlockchainModel.query(this.db).findById(blockchainId) : undefined;
+    const chain = Ids.isUuid(blockchainId) ? await BlockchainModel.query(this.db).findById(blockchainId) : undefined;
     if (!chain) throw KeelError.invalidField(field, 'unknown blockchain');
     if (!chain.isActive || !chain.isEvmCompatible) throw new KeelError('INVALID_NETWORK', `${chain.name} is not available for wallets`);
     return chain;

@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { IdArg } from '../../graphql/types/id';
+import { Ids } from '../../platform/ids';
 import { requireGrant } from '../../graphql/auth-checker';
 import { masterWalletIdArg } from './master-wallet.service';
 import { adminSectionsIn } from './wallet-configurations';
@@ -40,7 +40,7 @@ export class WalletResolver {
   @Authorized('read')
   @Query(() => MasterWalletPage)
   masterWallets(@Args() args: MasterWalletListArgs, @Ctx() ctx: GraphQLContext): Promise<MasterWalletPage> {
-    return ctx.services.masterWallets.list(ctx.principal.organizationId, { ...args, blockchainId: IdArg.filter('blockchainId', args.blockchainId) });
+    return ctx.services.masterWallets.list(ctx.principal.organizationId, { ...args, blockchainId: Ids.filter('blockchainId', args.blockchainId) });
   }
 
   @Authorized('read')
@@ -59,19 +59,19 @@ export class WalletResolver {
   @Authorized('write')
   @Mutation(() => MasterWalletWithMessageType, { description: 'Stops watching the wallet and its addresses for deposits on a chain' })
   disableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.uuid('Blockchain', blockchainId), false);
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), Ids.uuid('Blockchain', blockchainId), false);
   }
 
   @Authorized('write')
   @Mutation(() => MasterWalletWithMessageType, { description: 'Watches the wallet and its addresses for deposits on a chain again' })
   enableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.uuid('Blockchain', blockchainId), true);
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), Ids.uuid('Blockchain', blockchainId), true);
   }
 
   @Authorized('read')
   @Query(() => [AssetBalanceType], { description: "The wallet address's on-chain balance of every registered asset" })
   masterWalletBalances(@Arg('id', () => ID) id: string, @Args() args: BalanceArgs, @Ctx() ctx: GraphQLContext): Promise<AssetBalanceType[]> {
-    return ctx.services.masterWallets.balances(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.filter('blockchainId', args.blockchainId));
+    return ctx.services.masterWallets.balances(ctx.principal.organizationId, masterWalletIdArg(id), Ids.filter('blockchainId', args.blockchainId));
   }
 
   @Authorized('write')
@@ -93,24 +93,24 @@ export class WalletResolver {
   @Authorized('read')
   @Query(() => AddressType)
   address(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
-    return ctx.services.addresses.get(ctx.principal.organizationId, IdArg.uuid('Address', id));
+    return ctx.services.addresses.get(ctx.principal.organizationId, Ids.uuid('Address', id));
   }
 
   @Authorized('write')
   @Mutation(() => AddressType)
   updateAddress(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateAddressInput, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
-    return ctx.services.addresses.update(ctx.principal.organizationId, IdArg.uuid('Address', id), input);
+    return ctx.services.addresses.update(ctx.principal.organizationId, Ids.uuid('Address', id), input);
   }
 
   @Authorized('write')
   @Mutation(() => AddressType, { description: 'Stops watching the address; it is never handed out again' })
   deactivateAddress(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
-    return ctx.services.addresses.update(ctx.principal.organizationId, IdArg.uuid('Address', id), { isActive: false });
+    return ctx.services.addresses.update(ctx.principal.organizationId, Ids.uuid('Address', id), { isActive: false });
   }
 
   @Authorized('read')
   @Query(() => RecoverableAssetsType, { description: 'Native and token balances held at the address on a chain, read from the chain' })
   recoverableAssets(@Arg('id', () => ID) id: string, @Args() args: RecoverableAssetsArgs, @Ctx() ctx: GraphQLContext): Promise<RecoverableAssetsType> {
-    return ctx.services.addresses.recoverableAssets(ctx.principal.organizationId, IdArg.uuid('Address', id), args);
+    return ctx.services.addresses.recoverableAssets(ctx.principal.organizationId, Ids.uuid('Address', id), args);
   }
 }

@@ -3,7 +3,7 @@ import { KeelError } from '../../platform/errors';
 import type { OutboundGuard } from '../../platform/net/outbound-guard';
 import type { SecretBox } from '../../platform/crypto/secret-box';
 import { unknownEventTypes } from '../../platform/events/catalogue';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { WebhookDeliveryModel, WebhookSubscriptionModel, DeliveryStatus } from './webhook.model';
 import { generateWebhookSecret } from './webhook-signing';
 import type { DeliveryScheduler } from './delivery-scheduler';
@@ -72,7 +72,7 @@ export class WebhookService {
     });
   }
 
-  async list(organizationId: string, page: PageArgs & { isActive?: boolean }): Promise<PageResult<SubscriptionView>> {
+  async list(organizationId: string, page: PageWindow & { isActive?: boolean }): Promise<PageResult<SubscriptionView>> {
     const query = WebhookSubscriptionModel.query(this.db).where({ organizationId });
     if (page.isActive !== undefined && page.isActive !== null) query.where({ isActive: page.isActive });
     const { rows, total } = await fetchPage<WebhookSubscriptionModel>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
@@ -137,7 +137,7 @@ export class WebhookService {
     return rows.length;
   }
 
-  async listDeliveries(organizationId: string, args: PageArgs & { subscriptionId?: string; status?: DeliveryStatus }): Promise<PageResult<DeliveryView>> {
+  async listDeliveries(organizationId: string, args: PageWindow & { subscriptionId?: string; status?: DeliveryStatus }): Promise<PageResult<DeliveryView>> {
     const query = WebhookDeliveryModel.query(this.db).where({ organizationId });
     if (args.subscriptionId) query.where({ subscriptionId: args.subscriptionId });
     if (args.status) query.where({ status: args.status });
