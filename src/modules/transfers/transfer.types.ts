@@ -4,6 +4,7 @@ import { IsIdFilter } from '../../graphql/types/id';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { DateRangeArgs } from '../../graphql/types/date-range';
+import { PAGE_LIMIT } from '../../platform/paging';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
 export class RawContractType {
@@ -51,7 +52,7 @@ export class TransferListArgs extends DateRangeArgs {
   @Field(() => String, { nullable: true, description: 'incoming or outgoing; both when absent' }) @IsOptional() @IsIn(['incoming', 'outgoing']) direction?: 'incoming' | 'outgoing';
   @Field(() => String, { defaultValue: 'DESC', description: 'ASC (oldest first) or DESC (newest first), by block' }) @IsIn(['ASC', 'DESC']) sort: 'ASC' | 'DESC' = 'DESC';
   @Field(() => String, { nullable: true, description: 'pageInfo.nextCursor of the previous page' }) @IsOptional() cursor?: string;
-  @Field(() => Int, { defaultValue: 50 }) @Min(1) @Max(100) limit: number = 50;
+  @Field(() => Int, { defaultValue: PAGE_LIMIT.default }) @Min(PAGE_LIMIT.min) @Max(PAGE_LIMIT.max) limit: number = PAGE_LIMIT.default;
   @Field(() => String, { nullable: true, description: 'Only this asset' }) @IsOptional() @IsIdFilter() assetId?: string;
   @Field(() => String, { nullable: true, description: 'Only this chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
   @Field(() => String, { nullable: true, description: 'CONFIRMED or REVERTED; both when absent' }) @IsOptional() @IsIn(['CONFIRMED', 'REVERTED']) status?: 'CONFIRMED' | 'REVERTED';
