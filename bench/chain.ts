@@ -9,7 +9,7 @@ import { startKeel } from '../src/app';
 import { devChainSpec } from '../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../src/modules/chains/chain-config';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
-import { DepositWatcher } from '../src/modules/transfers/deposit-watcher';
+import { DepositWatcher } from '../src/modules/deposits/deposit-watcher';
 import { deployTestTokens, devChainAccount, mine, setAutomine, startDevChain } from '../src/platform/chain/devchain';
 import { freshDatabase, median } from './support';
 

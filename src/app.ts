@@ -9,9 +9,9 @@ import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import type { Logger } from './platform/logger';
 import { RunningDelivery, startWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { ChainNetworks } from './modules/chains/chain-networks';
-import { DepositWatcher, startDepositWatchers } from './modules/transfers/deposit-watcher';
-import { ChainResetReconciler } from './modules/transfers/chain-reset';
-import { TransactionSender } from './modules/transfers/transaction-sender';
+import { DepositWatcher, startDepositWatchers } from './modules/deposits/deposit-watcher';
+import { ChainResetReconciler } from './modules/deposits/chain-reset';
+import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { startPollingLoop } from './platform/polling-loop';
 
 export type Role = 'api' | 'orderbook' | 'worker';

@@ -8,7 +8,7 @@ import { DevChain, deployTestTokens, devChainAccount, fundFromFaucet, mine, reve
 import { devChainSpec } from '../../../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
 import { DevFaucetService } from '../../../src/modules/dev-faucet/dev-faucet.service';
-import { DepositWatcher } from '../../../src/modules/transfers/deposit-watcher';
+import { DepositWatcher } from '../../../src/modules/deposits/deposit-watcher';
 import { MasterWalletModel } from '../../../src/modules/wallets/wallet.model';
 
 const ROOT = join(__dirname, '..', '..', '..');

@@ -4,7 +4,7 @@ import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
 import { devChainAccount, mine, rpc, setAutomine } from '../../../src/platform/chain/devchain';
 import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
-import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
+import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);

@@ -4,7 +4,7 @@ import { eventually } from '../../support/eventually';
 import { DevChain, deployTestTokens, devChainAccount, mine, rpc, setAutomine, startDevChain } from '../../../src/platform/chain/devchain';
 import { devChainSpec } from '../../../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../../../src/modules/chains/chain-config';
-import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
+import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
 
 const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 };
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);

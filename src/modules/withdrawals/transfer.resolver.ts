@@ -2,26 +2,10 @@ import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-
 import type { GraphQLContext } from '../../graphql/context';
 import { Ids } from '../../platform/ids';
 import { masterWalletIdArg } from '../wallets/master-wallet.service';
-import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferListArgs, TransferListType, TransferPage, TransferType } from './transfer.types';
-
-function filters(args: TransferListArgs): TransferListArgs {
-  return { ...args, assetId: Ids.filter('assetId', args.assetId), blockchainId: Ids.filter('blockchainId', args.blockchainId) };
-}
+import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferPage, TransferType } from './transfer.types';
 
 @Resolver()
 export class TransferResolver {
-  @Authorized('read')
-  @Query(() => TransferListType, { description: 'Transfers to and from the master wallet and its deposit addresses, cursor-paged' })
-  masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.transferHistory.list(ctx.principal.organizationId, { masterWalletId: masterWalletIdArg(id) }, filters(args));
-  }
-
-  @Authorized('read')
-  @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
-  addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.transferHistory.list(ctx.principal.organizationId, { addressId: Ids.uuid('Address', id) }, filters(args));
-  }
-
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from the master wallet address: one transaction per line, queued or held for approval' })
   transferFromMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {

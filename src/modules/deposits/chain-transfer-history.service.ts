@@ -5,14 +5,14 @@ import type { AssetType } from '../chains/chain.types';
 import type { AddressService } from '../wallets/address.service';
 import type { MasterWalletService } from '../wallets/master-wallet.service';
 import { ChainTransferModel } from './chain-transfer.model';
-import type { TransferListArgs, TransferListType, TransferRecordType } from './transfer.types';
+import type { TransferListArgs, TransferListType, TransferRecordType } from './chain-transfer.types';
 import { formatScaled } from '../../platform/decimal';
 import { withinDateRange } from '../../platform/db/date-range';
 
 export type TransferScope = { masterWalletId: string } | { addressId: string };
 
 /** The recorded transfers of one master wallet (with its addresses) or of one deposit address. */
-export class TransferHistoryService {
+export class ChainTransferHistoryService {
   constructor(
     private readonly db: Knex,
     private readonly masterWallets: MasterWalletService,
