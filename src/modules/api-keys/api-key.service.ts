@@ -5,6 +5,7 @@ import { CORE_SCOPES, Environment, Host, operatorOnly, PRO_PERMISSIONS, Tier, TI
 import type { Authenticator } from '../../platform/auth/authenticator';
 import type { RedisClient } from '../../platform/redis';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import type { OrganizationService } from '../organizations/organization.service';
 import { ApiKeyModel } from './api-key.model';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -92,12 +93,14 @@ export class ApiKeyService {
   }
 
   async get(organizationId: string, id: string): Promise<ApiKeyView> {
+    id = Ids.uuid('id', id);
     const key = await this.find(this.db, organizationId, id);
     return view(key);
   }
 
   /** A new secret; the previous ones keep working until the grace period ends. */
   async rotate(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<IssuedKey> {
+    id = Ids.uuid('id', id);
     const grace = gracePeriodSeconds ?? this.rotationGraceSeconds;
     const result = await this.uow.run('api-key.rotate', async (trx) => {
       const key = await this.find(trx, organizationId, id, true);
@@ -116,6 +119,7 @@ export class ApiKeyService {
   }
 
   async revoke(organizationId: string, id: string): Promise<ApiKeyView> {
+    id = Ids.uuid('id', id);
     const key = await this.uow.run('api-key.revoke', async (trx) => {
       const found = await this.find(trx, organizationId, id, true);
       if (found.revokedAt) return found;

@@ -1,9 +1,10 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
+import { Ids } from '../../platform/ids';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
 import type { AddressService } from '../wallets/address.service';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
+import { MasterWalletService, parseMasterWalletId } from '../wallets/master-wallet.service';
 import { ChainTransferModel } from './chain-transfer.model';
 import type { TransferListArgs, TransferListType, TransferRecordType } from './chain-transfer.types';
 import { formatScaled } from '../../platform/decimal';
@@ -21,14 +22,17 @@ export class ChainTransferHistoryService {
   ) {}
 
   async list(organizationId: string, scope: TransferScope, args: TransferListArgs): Promise<TransferListType> {
+    scope = 'masterWalletId' in scope ? { masterWalletId: parseMasterWalletId(scope.masterWalletId) } : { addressId: Ids.uuid('Address', scope.addressId) };
+    const assetId = Ids.filter('assetId', args.assetId);
+    const blockchainId = Ids.filter('blockchainId', args.blockchainId);
     if ('masterWalletId' in scope) await this.masterWallets.row(organizationId, scope.masterWalletId);
     else await this.addresses.row(organizationId, scope.addressId);
     const filtered = ChainTransferModel.query(this.db)
       .where({ organizationId, ...scope })
       .modify((q) => {
         if (args.direction) q.where({ direction: args.direction });
-        if (args.assetId) q.where({ assetId: args.assetId });
-        if (args.blockchainId) q.where({ blockchainId: args.blockchainId });
+        if (assetId) q.where({ assetId });
+        if (blockchainId) q.where({ blockchainId });
         if (args.status) q.where({ status: args.status });
         // A chain transfer is created when its block is: the range is on the block's time.
         withinDateRange(q, args, 'blockTimestamp');

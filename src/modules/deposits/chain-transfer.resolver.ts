@@ -1,12 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { Ids } from '../../platform/ids';
-import { masterWalletIdArg } from '../wallets/master-wallet.service';
 import { TransferListArgs, TransferListType } from './chain-transfer.types';
-
-function filters(args: TransferListArgs): TransferListArgs {
-  return { ...args, assetId: Ids.filter('assetId', args.assetId), blockchainId: Ids.filter('blockchainId', args.blockchainId) };
-}
 
 /** The recorded on-chain transfers of a master wallet or a deposit address. */
 @Resolver()
@@ -14,12 +8,12 @@ export class ChainTransferResolver {
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from the master wallet and its deposit addresses, cursor-paged' })
   masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { masterWalletId: masterWalletIdArg(id) }, filters(args));
+    return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { masterWalletId: id }, args);
   }
 
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
   addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { addressId: Ids.uuid('Address', id) }, filters(args));
+    return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { addressId: id }, args);
   }
 }

@@ -43,8 +43,8 @@ export function walletNotFound(): KeelError {
   return new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
 }
 
-/** A master wallet id from a request: anything but a UUID cannot name one, so it is not found. */
-export function masterWalletIdArg(id: string): string {
+/** A master wallet id from a caller: anything but a UUID cannot name one, so it is WALLET_NOT_FOUND. */
+export function parseMasterWalletId(id: string): string {
   if (!Ids.isUuid(id)) throw walletNotFound();
   return id.toLowerCase();
 }
@@ -88,6 +88,7 @@ export class MasterWalletService {
   }
 
   async list(organizationId: string, args: PageWindow & { isActive?: boolean; blockchainId?: string }): Promise<PageResult<MasterWalletType>> {
+    args = { ...args, blockchainId: Ids.filter('blockchainId', args.blockchainId) };
     const q = MasterWalletModel.query(this.db)
       .where({ organizationId })
       .modify((b) => {
@@ -104,12 +105,13 @@ export class MasterWalletService {
 
   /** The wallet row, or WALLET_NOT_FOUND (404) when it is unknown or another organisation's. */
   async row(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletModel> {
-    const row = await MasterWalletModel.query(trx).findOne({ id, organizationId });
+    const row = await MasterWalletModel.query(trx).findOne({ id: parseMasterWalletId(id), organizationId });
     if (!row) throw walletNotFound();
     return row;
   }
 
   async update(organizationId: string, id: string, input: UpdateMasterWallet): Promise<MasterWalletType> {
+    id = parseMasterWalletId(id);
     return this.uow.run('master-wallet.update', async (trx) => {
       const current = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
       if (!current) throw walletNotFound();
@@ -132,6 +134,7 @@ export class MasterWalletService {
 
   /** Turns deposit watching on a chain on or off; MONITORING_FAILED where it cannot be turned on. */
   async setMonitoring(organizationId: string, id: string, blockchainId: string, enabled: boolean): Promise<{ data: MasterWalletType; message: string }> {
+    id = parseMasterWalletId(id);
     const chain = await this.chains.blockchainRow(blockchainId);
     return this.uow.run('master-wallet.monitoring', async (trx) => {
       const wallet = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
@@ -154,6 +157,8 @@ export class MasterWalletService {
 
   /** Balances read from the chains, per asset, for the wallet's own address. */
   async balances(organizationId: string, id: string, blockchainId?: string): Promise<AssetBalanceType[]> {
+    id = parseMasterWalletId(id);
+    blockchainId = Ids.filter('blockchainId', blockchainId);
     const wallet = await this.row(organizationId, id);
     const chainIds = (await this.walletChains([id])).filter((c) => !blockchainId || c.blockchainId === blockchainId).map((c) => c.blockchainId);
     if (blockchainId && !chainIds.length) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on that blockchain');

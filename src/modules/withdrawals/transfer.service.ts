@@ -126,15 +126,17 @@ export class TransferService {
   }
 
   async get(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<TransferType> {
-    const row = Ids.isUuid(id) ? await trx('transfers').where({ id, organizationId }).first() : undefined;
+    id = Ids.uuid('Transfer', id);
+    const row = await trx('transfers').where({ id, organizationId }).first();
     if (!row) throw KeelError.notFound('Transfer');
     return (await this.views([row], trx))[0];
   }
 
   /** Approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
   async decide(organizationId: string, id: string, approve: boolean): Promise<TransferType> {
+    id = Ids.uuid('Transfer', id);
     return this.uow.run(approve ? 'transfer.approve' : 'transfer.reject', async (trx) => {
-      const row = Ids.isUuid(id) ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : undefined;
+      const row = await trx('transfers').where({ id, organizationId }).forUpdate().first();
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
       const status = approve ? 'QUEUED' : 'REJECTED';
