@@ -4,6 +4,7 @@ import { IsIdFilter } from '../../graphql/types/id';
 import { DateRangeArgs } from '../../graphql/types/date-range';
 import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
+import type { ChainTransferFilter, ChainTransferPage, ChainTransferView } from './chain-transfer-history.service';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
 export class RawContractType {
@@ -13,7 +14,7 @@ export class RawContractType {
 }
 
 @ObjectType({ description: 'Value that moved on chain to or from a wallet, seen from that wallet' })
-export class TransferRecordType {
+export class TransferRecordType implements ChainTransferView {
   @Field(() => ID) id!: string;
   @Field({ description: 'external (native coin), erc20, or internal (between two wallets of the organisation)' }) category!: string;
   @Field({ description: 'incoming or outgoing' }) direction!: string;
@@ -40,14 +41,14 @@ export class CursorPageInfoType {
 }
 
 @ObjectType({ description: "The spec's master wallet transfer list wrapper" })
-export class TransferListType {
+export class TransferListType implements ChainTransferPage {
   @Field(() => [TransferRecordType]) transfer!: TransferRecordType[];
   @Field(() => CursorPageInfoType) pageInfo!: CursorPageInfoType;
   @Field(() => Int, { description: 'Records matching the filters, across all pages' }) totalCount!: number;
 }
 
 @ArgsType()
-export class TransferListArgs extends DateRangeArgs {
+export class TransferListArgs extends DateRangeArgs implements ChainTransferFilter {
   @Field(() => String, { nullable: true, description: 'incoming or outgoing; both when absent' }) @IsOptional() @IsIn(['incoming', 'outgoing']) direction?: 'incoming' | 'outgoing';
   @Field(() => String, { defaultValue: 'DESC', description: 'ASC (oldest first) or DESC (newest first), by block' }) @IsIn(['ASC', 'DESC']) sort: 'ASC' | 'DESC' = 'DESC';
   @Field(() => String, { nullable: true, description: 'pageInfo.nextCursor of the previous page' }) @IsOptional() cursor?: string;

@@ -3,9 +3,10 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { IsIdFilter } from '../../graphql/types/id';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import { Page, PageArgs } from '../../graphql/types/page';
+import type { GasEstimateView, TransferFilter, TransferItemView, TransferLine, TransferView } from './transfer.service';
 
 @InputType()
-export class TransferLineInput {
+export class TransferLineInput implements TransferLine {
   @Field() @Length(1, 64) assetId!: string;
   @Field({ description: 'EVM address; mixed case must carry a valid checksum' }) @Length(1, 100) recipient!: string;
   @Field({ description: 'Whole units, e.g. "12.5"' }) @Length(1, 80) amount!: string;
@@ -23,7 +24,7 @@ export class EstimateGasInput {
 }
 
 @ObjectType()
-export class TransferItemType {
+export class TransferItemType implements TransferItemView {
   @Field(() => ID) id!: string;
   @Field(() => Int) position!: number;
   @Field(() => AssetType) asset!: AssetType;
@@ -41,7 +42,7 @@ export class TransferItemType {
 }
 
 @ObjectType({ description: 'A withdrawal, sweep or gas top-up: lines sent from one wallet address on one chain' })
-export class TransferType {
+export class TransferType implements TransferView {
   @Field(() => ID) id!: string;
   @Field({ description: 'withdrawal, sweep or gas_topup' }) kind!: string;
   @Field({ description: 'PENDING_APPROVAL, QUEUED, SUBMITTED, CONFIRMED, FAILED (any line failed), REJECTED' }) status!: string;
@@ -60,7 +61,7 @@ export class TransferType {
 export class TransferPage extends Page(TransferType) {}
 
 @ArgsType()
-export class TransferFilterArgs extends PageArgs {
+export class TransferFilterArgs extends PageArgs implements TransferFilter {
   @Field(() => String, { nullable: true }) @IsOptional() status?: string;
   @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() masterWalletId?: string;
 }
@@ -83,7 +84,7 @@ export class EstimatedFeeType {
 }
 
 @ObjectType()
-export class GasEstimateType {
+export class GasEstimateType implements GasEstimateView {
   @Field(() => [GasEstimateLineType]) assets!: GasEstimateLineType[];
   @Field(() => EstimatedFeeType) estimatedFee!: EstimatedFeeType;
 }
