@@ -7,7 +7,7 @@ import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { startKeel } from '../src/app';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
-import { DepositWatcher } from '../src/modules/transfers/deposit-watcher';
+import { DepositWatcher } from '../src/modules/deposits/deposit-watcher';
 import { devChainAccount } from '../src/platform/chain/dev-accounts';
 import { mine, setAutomine } from '../test/support/chain-controls';
 import { startOwnChain } from '../test/support/own-chain';

@@ -1,5 +1,5 @@
 import type { Envelope } from './route-table';
-import type { PageResult } from '../src/graphql/types/page';
+import type { PageResult } from '../src/platform/paging';
 
 /** Shapes a GraphQL result into the spec's REST envelope. */
 export function envelope(kind: Envelope, value: unknown): unknown {

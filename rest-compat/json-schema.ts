@@ -17,10 +17,11 @@ import {
 } from 'graphql';
 
 import { constraintsOf, inputClassOf } from './constraints';
+import { DECIMAL_STRING } from '../src/platform/decimal';
 
 export type JsonSchema = Record<string, unknown>;
 
-const DECIMAL_PATTERN = '^-?(0|[1-9]\\d{0,59})(\\.\\d{1,36})?$';
+const DECIMAL_PATTERN = DECIMAL_STRING.source;
 
 function scalarSchema(type: GraphQLScalarType): JsonSchema {
   switch (type.name) {

@@ -18,12 +18,12 @@ import { LedgerService } from './modules/ledger/ledger.service';
 import { OrderService } from './modules/orders/order.service';
 import { MarketDataService } from './modules/orders/market-data.service';
 import { WatchedWallets } from './modules/wallets/watched-wallets';
-import { ChainActivityRecorder } from './modules/transfers/chain-activity-recorder';
-import { TransferHistoryService } from './modules/transfers/transfer-history.service';
+import { ChainActivityRecorder } from './modules/deposits/chain-activity-recorder';
+import { ChainTransferHistoryService } from './modules/deposits/chain-transfer-history.service';
 import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 import { SendingWallets } from './modules/wallets/sending-wallets';
-import { TransferService } from './modules/transfers/transfer.service';
-import { AutoSweeper } from './modules/transfers/auto-sweeper';
+import { TransferService } from './modules/withdrawals/transfer.service';
+import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
@@ -53,7 +53,7 @@ export interface Services {
   watchedWallets: WatchedWallets;
   /** Records chain activity of watched wallets; the deposit watchers write through it. */
   chainActivity: ChainActivityRecorder;
-  transferHistory: TransferHistoryService;
+  chainTransferHistory: ChainTransferHistoryService;
   devFaucet: DevFaucetService;
   sendingWallets: SendingWallets;
   transfers: TransferService;
@@ -91,7 +91,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   return {
     watchedWallets: new WatchedWallets(db),
     chainActivity,
-    transferHistory: new TransferHistoryService(db, masterWallets, addresses, chains),
+    chainTransferHistory: new ChainTransferHistoryService(db, masterWallets, addresses, chains),
     devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
     sendingWallets,
     transfers,

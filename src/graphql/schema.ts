@@ -14,12 +14,13 @@ import { ChainResolver } from '../modules/chains/chain.resolver';
 import { WalletResolver } from '../modules/wallets/wallet.resolver';
 import { MarketResolver } from '../modules/markets/market.resolver';
 import { OrderResolver } from '../modules/orders/order.resolver';
-import { TransferResolver } from '../modules/transfers/transfer.resolver';
+import { ChainTransferResolver } from '../modules/deposits/chain-transfer.resolver';
+import { TransferResolver } from '../modules/withdrawals/transfer.resolver';
 import { DevFaucetResolver } from '../modules/dev-faucet/dev-faucet.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, TransferResolver, DevFaucetResolver],
+  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver],
   pro: [EngineStatusResolver, MarketResolver, OrderResolver],
 };
 

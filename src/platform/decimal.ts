@@ -4,6 +4,11 @@
  */
 const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
 
+/** What the API accepts as a decimal string: at most 60 whole and 36 fraction digits, no leading zeros. */
+const EDGE_DIGITS = '(0|[1-9]\\d{0,59})(\\.\\d{1,36})?';
+export const DECIMAL_STRING = new RegExp(`^-?${EDGE_DIGITS}$`);
+export const NON_NEGATIVE_DECIMAL_STRING = new RegExp(`^${EDGE_DIGITS}$`);
+
 /** A non-negative decimal as an integer and a power-of-ten scale: value = int / 10^scale. */
 export interface Scaled {
   int: bigint;

@@ -1,30 +1,8 @@
 import { IS_UUID, ValidateBy } from 'class-validator';
-import { KeelError } from '../../platform/errors';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const IdArg = {
-  /**
-   * Ids are UUIDs. A malformed id cannot name anything the caller owns, so it is a 404,
-   * exactly like an id that belongs to another organisation.
-   */
-  uuid(what: string, value: string): string {
-    if (!UUID.test(value)) throw KeelError.notFound(what === 'id' ? 'Resource' : what);
-    return value.toLowerCase();
-  },
-  isUuid(value: string): boolean {
-    return UUID.test(value);
-  },
-  /** An optional id used as a filter: absent stays absent; anything but a UUID is 422 naming the field. */
-  filter(field: string, value: string | undefined): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (!UUID.test(value)) throw KeelError.invalidField(field, 'must be a UUID');
-    return value.toLowerCase();
-  },
-};
+import { Ids } from '../../platform/ids';
 
 /**
  * An optional id filter argument: a UUID or 422 naming it, checked with the other arguments. Named as
  * class-validator's own UUID check, so the OpenAPI document states `format: uuid` for it.
  */
-export const IsIdFilter = () => ValidateBy({ name: IS_UUID, validator: { validate: (value: unknown) => typeof value === 'string' && IdArg.isUuid(value), defaultMessage: () => 'must be a UUID' } });
+export const IsIdFilter = () => ValidateBy({ name: IS_UUID, validator: { validate: (value: unknown) => typeof value === 'string' && Ids.isUuid(value), defaultMessage: () => 'must be a UUID' } });

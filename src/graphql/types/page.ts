@@ -1,26 +1,19 @@
 import { Max, Min } from 'class-validator';
 import { ArgsType, ClassType, Field, Int, ObjectType } from 'type-graphql';
+import { PAGE_LIMIT, PAGE_OFFSET, PageResult, PageWindow } from '../../platform/paging';
 import { DateRangeArgs } from './date-range';
 
-/** Offset paging, with the spec's bounds: limit 1..100 (default 50), offset >= 0 (default 0), and the date range. */
+/** Offset paging as GraphQL arguments, with the spec's bounds (platform/paging) and the date range. */
 @ArgsType()
-export class PageArgs extends DateRangeArgs {
-  @Field(() => Int, { defaultValue: 50 })
-  @Min(1)
-  @Max(100)
-  limit: number = 50;
+export class PageArgs extends DateRangeArgs implements PageWindow {
+  @Field(() => Int, { defaultValue: PAGE_LIMIT.default })
+  @Min(PAGE_LIMIT.min)
+  @Max(PAGE_LIMIT.max)
+  limit: number = PAGE_LIMIT.default;
 
-  @Field(() => Int, { defaultValue: 0 })
-  @Min(0)
-  offset: number = 0;
-}
-
-export interface PageResult<T> {
-  items: T[];
-  total: number;
-  hasMore: boolean;
-  limit: number;
-  offset: number;
+  @Field(() => Int, { defaultValue: PAGE_OFFSET.default })
+  @Min(PAGE_OFFSET.min)
+  offset: number = PAGE_OFFSET.default;
 }
 
 /** A page of T; the REST shim reshapes it into the core or order-book list envelope. */
@@ -43,8 +36,4 @@ export function Page<T extends object>(itemType: ClassType<T>) {
     offset!: number;
   }
   return PageClass;
-}
-
-export function toPage<T>(items: T[], total: number, page: PageArgs): PageResult<T> {
-  return { items, total, hasMore: page.offset + items.length < total, limit: page.limit, offset: page.offset };
 }

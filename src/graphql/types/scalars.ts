@@ -1,7 +1,6 @@
 import { GraphQLScalarType, Kind } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-
-const DECIMAL = /^-?(0|[1-9]\d{0,59})(\.\d{1,36})?$/;
+import { DECIMAL_STRING } from '../../platform/decimal';
 
 /** Money and prices: decimal strings at the edge, never floats. */
 export const Decimal = new GraphQLScalarType<string, string>({
@@ -9,11 +8,11 @@ export const Decimal = new GraphQLScalarType<string, string>({
   description: 'A decimal number as a string, e.g. "12.50". Never a float.',
   serialize: (v) => String(v),
   parseValue: (v) => {
-    if (typeof v !== 'string' || !DECIMAL.test(v)) throw new TypeError('must be a decimal string such as "12.50"');
+    if (typeof v !== 'string' || !DECIMAL_STRING.test(v)) throw new TypeError('must be a decimal string such as "12.50"');
     return v;
   },
   parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING || !DECIMAL.test(ast.value)) throw new TypeError('must be a decimal string such as "12.50"');
+    if (ast.kind !== Kind.STRING || !DECIMAL_STRING.test(ast.value)) throw new TypeError('must be a decimal string such as "12.50"');
     return ast.value;
   },
 });

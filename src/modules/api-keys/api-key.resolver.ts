@@ -1,7 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { PageArgs } from '../../graphql/types/page';
-import { IdArg } from '../../graphql/types/id';
 import { ApiKeyPage, ApiKeyType, ApiKeyWithSecretType, CreateApiKeyInput, RotateApiKeyInput } from './api-key.types';
 import type { IssuedKey } from './api-key.service';
 
@@ -20,7 +19,7 @@ export class ApiKeyResolver {
   @Authorized('admin')
   @Query(() => ApiKeyType)
   apiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ApiKeyType> {
-    return ctx.services.apiKeys.get(ctx.principal.organizationId, IdArg.uuid('id', id)) as unknown as Promise<ApiKeyType>;
+    return ctx.services.apiKeys.get(ctx.principal.organizationId, id) as unknown as Promise<ApiKeyType>;
   }
 
   @Authorized('admin')
@@ -36,12 +35,12 @@ export class ApiKeyResolver {
     @Arg('input', () => RotateApiKeyInput, { nullable: true }) input: RotateApiKeyInput | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ApiKeyWithSecretType> {
-    return withSecret(await ctx.services.apiKeys.rotate(ctx.principal.organizationId, IdArg.uuid('id', id), input?.gracePeriodSeconds));
+    return withSecret(await ctx.services.apiKeys.rotate(ctx.principal.organizationId, id, input?.gracePeriodSeconds));
   }
 
   @Authorized('admin')
   @Mutation(() => ApiKeyType, { description: 'Revokes a key at once, on every node' })
   revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ApiKeyType> {
-    return ctx.services.apiKeys.revoke(ctx.principal.organizationId, IdArg.uuid('id', id)) as unknown as Promise<ApiKeyType>;
+    return ctx.services.apiKeys.revoke(ctx.principal.organizationId, id) as unknown as Promise<ApiKeyType>;
   }
 }

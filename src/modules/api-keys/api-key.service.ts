@@ -4,7 +4,8 @@ import { generateApiKey } from '../../platform/auth/api-key-secret';
 import { CORE_SCOPES, Environment, Host, operatorOnly, PRO_PERMISSIONS, Tier, TIERS } from '../../platform/auth/permissions';
 import type { Authenticator } from '../../platform/auth/authenticator';
 import type { RedisClient } from '../../platform/redis';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import type { OrganizationService } from '../organizations/organization.service';
 import { ApiKeyModel } from './api-key.model';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -85,19 +86,21 @@ export class ApiKeyService {
     return this.issue({ organizationId, name: input.name, host: input.host, scopes: input.scopes, tier: input.tier ?? org.tier });
   }
 
-  async list(organizationId: string, page: PageArgs): Promise<PageResult<ApiKeyView>> {
+  async list(organizationId: string, page: PageWindow): Promise<PageResult<ApiKeyView>> {
     const query = ApiKeyModel.query(this.db).where({ organizationId });
     const { rows, total } = await fetchPage<ApiKeyModel>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
     return toPage(rows.map(view), total, page);
   }
 
   async get(organizationId: string, id: string): Promise<ApiKeyView> {
+    id = Ids.uuid('id', id);
     const key = await this.find(this.db, organizationId, id);
     return view(key);
   }
 
   /** A new secret; the previous ones keep working until the grace period ends. */
   async rotate(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<IssuedKey> {
+    id = Ids.uuid('id', id);
     const grace = gracePeriodSeconds ?? this.rotationGraceSeconds;
     const result = await this.uow.run('api-key.rotate', async (trx) => {
       const key = await this.find(trx, organizationId, id, true);
@@ -116,6 +119,7 @@ export class ApiKeyService {
   }
 
   async revoke(organizationId: string, id: string): Promise<ApiKeyView> {
+    id = Ids.uuid('id', id);
     const key = await this.uow.run('api-key.revoke', async (trx) => {
       const found = await this.find(trx, organizationId, id, true);
       if (found.revokedAt) return found;

@@ -1,6 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { IdArg } from '../../graphql/types/id';
 import { AssetListArgs, AssetPage, AssetType, BlockchainListArgs, BlockchainPage, BlockchainType } from './chain.types';
 
 @Resolver()
@@ -14,18 +13,18 @@ export class ChainResolver {
   @Authorized('read')
   @Query(() => BlockchainType)
   async blockchain(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<BlockchainType> {
-    return ctx.services.chains.getBlockchain(IdArg.uuid('Blockchain', id));
+    return ctx.services.chains.getBlockchain(id);
   }
 
   @Authorized('read')
   @Query(() => AssetPage, { description: 'Native coins and tokens, filtered by blockchainId, symbol or isNative' })
   async assets(@Args() args: AssetListArgs, @Ctx() ctx: GraphQLContext): Promise<AssetPage> {
-    return ctx.services.chains.listAssets({ ...args, blockchainId: IdArg.filter('blockchainId', args.blockchainId || undefined) });
+    return ctx.services.chains.listAssets(args);
   }
 
   @Authorized('read')
   @Query(() => AssetType)
   async asset(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AssetType> {
-    return ctx.services.chains.getAsset(IdArg.uuid('Asset', id));
+    return ctx.services.chains.getAsset(id);
   }
 }

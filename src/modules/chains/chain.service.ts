@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import { AssetModel, BlockchainModel } from './chain.model';
 import type { AssetType, BlockchainType } from './chain.types';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -47,14 +48,14 @@ export function assetView(a: AssetModel, chain: BlockchainModel): AssetType {
 export class ChainService {
   constructor(private readonly db: Knex) {}
 
-  async listBlockchains(args: PageArgs & { isActive?: boolean }): Promise<PageResult<BlockchainType>> {
+  async listBlockchains(args: PageWindow & { isActive?: boolean }): Promise<PageResult<BlockchainType>> {
     const q = BlockchainModel.query(this.db).modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
     const { rows, total } = await fetchPage<BlockchainModel>(q, args, [{ column: 'chainId' }]);
     return toPage(rows.map(blockchainView), total, args);
   }
 
   async blockchainRow(id: string): Promise<BlockchainModel> {
-    const row = await BlockchainModel.query(this.db).findById(id);
+    const row = await BlockchainModel.query(this.db).findById(Ids.uuid('Blockchain', id));
     if (!row) throw KeelError.notFound('Blockchain');
     return row;
   }
@@ -63,9 +64,10 @@ export class ChainService {
     return blockchainView(await this.blockchainRow(id));
   }
 
-  async listAssets(args: PageArgs & { blockchainId?: string; symbol?: string; isNative?: boolean }): Promise<PageResult<AssetType>> {
+  async listAssets(args: PageWindow & { blockchainId?: string; symbol?: string; isNative?: boolean }): Promise<PageResult<AssetType>> {
+    const blockchainId = Ids.filter('blockchainId', args.blockchainId || undefined);
     const q = AssetModel.query(this.db).modify((b) => {
-      if (args.blockchainId) b.where('blockchainId', args.blockchainId);
+      if (blockchainId) b.where('blockchainId', blockchainId);
       if (args.symbol) b.whereRaw('upper(symbol) = upper(?)', [args.symbol]);
       if (args.isNative !== undefined) b.where('isNative', args.isNative);
     });
@@ -74,7 +76,7 @@ export class ChainService {
   }
 
   async getAsset(id: string): Promise<AssetType> {
-    const row = await AssetModel.query(this.db).findById(id);
+    const row = await AssetModel.query(this.db).findById(Ids.uuid('Asset', id));
     if (!row) throw KeelError.notFound('Asset');
     return (await this.withChains([row]))[0];
   }

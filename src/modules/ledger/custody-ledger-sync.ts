@@ -1,9 +1,9 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import type { DepositListener } from '../transfers/chain-activity-recorder';
-import type { ChainTransferModel } from '../transfers/chain-transfer.model';
-import type { TransferFunds, FundsLine } from '../transfers/transfer.service';
-import type { SendingItem, TransferOutcomeListener } from '../transfers/transaction-sender';
+import type { DepositListener } from '../deposits/chain-activity-recorder';
+import type { ChainTransferModel } from '../deposits/chain-transfer.model';
+import type { TransferFunds, FundsLine } from '../withdrawals/transfer.service';
+import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
 import type { ChainService } from '../chains/chain.service';
 import type { Logger } from '../../platform/logger';
 import type { LedgerService } from './ledger.service';

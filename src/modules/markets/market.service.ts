@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { MarketRules } from '../../engine';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
-import { IdArg } from '../../graphql/types/id';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import { KeelError } from '../../platform/errors';
 import type { ChainService } from '../chains/chain.service';
 import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
@@ -100,7 +100,7 @@ export class MarketService {
     return this.changes?.close() ?? Promise.resolve();
   }
 
-  async list(args: PageArgs & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
+  async list(args: PageWindow & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
     const q = MarketModel.query(this.db).modify((b) => (args.status ? b.where('status', args.status) : b));
     const { rows, total } = await fetchPage<MarketModel>(q, args, [{ column: 'symbol' }]);
     return toPage(await this.views(rows), total, args);
@@ -118,14 +118,14 @@ export class MarketService {
   /** The market by symbol (or by id), or 404 NOT_FOUND. */
   async row(symbolOrId: string, trx: Knex | Knex.Transaction = this.db): Promise<MarketModel> {
     const bySymbol = await MarketModel.query(trx).findOne({ symbol: symbolOrId.toUpperCase() });
-    const row = bySymbol ?? (IdArg.isUuid(symbolOrId) ? await MarketModel.query(trx).findById(symbolOrId.toLowerCase()) : undefined);
+    const row = bySymbol ?? (Ids.isUuid(symbolOrId) ? await MarketModel.query(trx).findById(symbolOrId.toLowerCase()) : undefined);
     if (!row) throw new KeelError('NOT_FOUND', `Market '${symbolOrId}' not found`);
     return row;
   }
 
   async create(input: CreateMarketInput): Promise<MarketType> {
-    const baseAssetId = IdArg.isUuid(input.baseAssetId) ? input.baseAssetId.toLowerCase() : null;
-    const quoteAssetId = IdArg.isUuid(input.quoteAssetId) ? input.quoteAssetId.toLowerCase() : null;
+    const baseAssetId = Ids.isUuid(input.baseAssetId) ? input.baseAssetId.toLowerCase() : null;
+    const quoteAssetId = Ids.isUuid(input.quoteAssetId) ? input.quoteAssetId.toLowerCase() : null;
     const base = baseAssetId ? await this.chains.assetRow(baseAssetId) : undefined;
     const quote = quoteAssetId ? await this.chains.assetRow(quoteAssetId) : undefined;
     if (!base) throw KeelError.invalidField('baseAssetId', 'is not a known asset');

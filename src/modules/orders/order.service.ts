@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { MatchingEngine, RejectReason } from '../../engine';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
-import { IdArg } from '../../graphql/types/id';
+import { PageWindow as PageArgs, PageResult, toPage } from '../../platform/paging';
+import { Ids as IdArg } from '../../platform/ids';
 import { ErrorCode, KeelError } from '../../platform/errors';
 import type { LedgerService } from '../ledger/ledger.service';
 import { divideExact, formatScaled, normalizeDecimal, parseDecimal, pow10 } from '../../platform/decimal';

@@ -4,13 +4,14 @@ import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import type { GuardedHttp } from '../../platform/net/guarded-http';
 import { guardedFetchRequest } from '../../platform/net/guarded-rpc';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import { BlockchainModel } from '../chains/chain.model';
 import type { ChainService } from '../chains/chain.service';
 import { ChainNetworks, jsonRpcProvider } from '../chains/chain-networks';
 import { AddressModel, MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
-import type { MasterWalletService } from './master-wallet.service';
+import { MasterWalletService, parseMasterWalletId } from './master-wallet.service';
 import type { AddressType, RecoverableAssetsType } from './wallet.types';
 import { readBalances, readTokenFacts } from './balance-reader';
 import { checksumOrNull } from './wallet-configurations';
@@ -63,6 +64,7 @@ export class AddressService {
   ) {}
 
   async create(organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressType> {
+    masterWalletId = parseMasterWalletId(masterWalletId);
     return this.uow.run('address.create', async (trx) => {
       // The row lock serialises concurrent requests for one wallet: each takes the next index once.
       const [claimed] = await trx('master_wallets')
@@ -87,7 +89,8 @@ export class AddressService {
     });
   }
 
-  async list(organizationId: string, masterWalletId: string, args: PageArgs & { isActive?: boolean }): Promise<PageResult<AddressType>> {
+  async list(organizationId: string, masterWalletId: string, args: PageWindow & { isActive?: boolean }): Promise<PageResult<AddressType>> {
+    masterWalletId = parseMasterWalletId(masterWalletId);
     await this.wallets.row(organizationId, masterWalletId);
     const q = AddressModel.query(this.db)
       .where({ organizationId, masterWalletId })
@@ -101,12 +104,13 @@ export class AddressService {
   }
 
   async row(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<AddressModel> {
-    const row = await AddressModel.query(trx).findOne({ id, organizationId });
+    const row = await AddressModel.query(trx).findOne({ id: Ids.uuid('Address', id), organizationId });
     if (!row) throw KeelError.notFound('Address');
     return row;
   }
 
   async update(organizationId: string, id: string, input: UpdateAddress): Promise<AddressType> {
+    id = Ids.uuid('Address', id);
     return this.uow.run('address.update', async (trx) => {
       const current = await AddressModel.query(trx).findOne({ id, organizationId }).forUpdate();
       if (!current) throw KeelError.notFound('Address');

@@ -2,8 +2,8 @@ import { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
-import { IdArg } from '../../graphql/types/id';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import { BlockchainModel } from '../chains/chain.model';
 import { blockchainView, ChainService } from '../chains/chain.service';
 import type { ChainNetworks } from '../chains/chain-networks';
@@ -43,9 +43,9 @@ export function walletNotFound(): KeelError {
   return new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
 }
 
-/** A master wallet id from a request: anything but a UUID cannot name one, so it is not found. */
-export function masterWalletIdArg(id: string): string {
-  if (!IdArg.isUuid(id)) throw walletNotFound();
+/** A master wallet id from a caller: anything but a UUID cannot name one, so it is WALLET_NOT_FOUND. */
+export function parseMasterWalletId(id: string): string {
+  if (!Ids.isUuid(id)) throw walletNotFound();
   return id.toLowerCase();
 }
 
@@ -87,7 +87,8 @@ export class MasterWalletService {
     return wallet;
   }
 
-  async list(organizationId: string, args: PageArgs & { isActive?: boolean; blockchainId?: string }): Promise<PageResult<MasterWalletType>> {
+  async list(organizationId: string, args: PageWindow & { isActive?: boolean; blockchainId?: string }): Promise<PageResult<MasterWalletType>> {
+    args = { ...args, blockchainId: Ids.filter('blockchainId', args.blockchainId) };
     const q = MasterWalletModel.query(this.db)
       .where({ organizationId })
       .modify((b) => {
@@ -104,12 +105,13 @@ export class MasterWalletService {
 
   /** The wallet row, or WALLET_NOT_FOUND (404) when it is unknown or another organisation's. */
   async row(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletModel> {
-    const row = await MasterWalletModel.query(trx).findOne({ id, organizationId });
+    const row = await MasterWalletModel.query(trx).findOne({ id: parseMasterWalletId(id), organizationId });
     if (!row) throw walletNotFound();
     return row;
   }
 
   async update(organizationId: string, id: string, input: UpdateMasterWallet): Promise<MasterWalletType> {
+    id = parseMasterWalletId(id);
     return this.uow.run('master-wallet.update', async (trx) => {
       const current = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
       if (!current) throw walletNotFound();
@@ -132,6 +134,7 @@ export class MasterWalletService {
 
   /** Turns deposit watching on a chain on or off; MONITORING_FAILED where it cannot be turned on. */
   async setMonitoring(organizationId: string, id: string, blockchainId: string, enabled: boolean): Promise<{ data: MasterWalletType; message: string }> {
+    id = parseMasterWalletId(id);
     const chain = await this.chains.blockchainRow(blockchainId);
     return this.uow.run('master-wallet.monitoring', async (trx) => {
       const wallet = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
@@ -154,6 +157,8 @@ export class MasterWalletService {
 
   /** Balances read from the chains, per asset, for the wallet's own address. */
   async balances(organizationId: string, id: string, blockchainId?: string): Promise<AssetBalanceType[]> {
+    id = parseMasterWalletId(id);
+    blockchainId = Ids.filter('blockchainId', blockchainId);
     const wallet = await this.row(organizationId, id);
     const chainIds = (await this.walletChains([id])).filter((c) => !blockchainId || c.blockchainId === blockchainId).map((c) => c.blockchainId);
     if (blockchainId && !chainIds.length) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on that blockchain');
@@ -171,7 +176,7 @@ export class MasterWalletService {
 
   /** A chain that exists, is active and is EVM (the only kind Keel holds keys for). */
   async activeChain(blockchainId: string, field: string): Promise<BlockchainModel> {
-    const chain = IdArg.isUuid(blockchainId) ? await BlockchainModel.query(this.db).findById(blockchainId) : undefined;
+    const chain = Ids.isUuid(blockchainId) ? await BlockchainModel.query(this.db).findById(blockchainId) : undefined;
     if (!chain) throw KeelError.invalidField(field, 'unknown blockchain');
     if (!chain.isActive || !chain.isEvmCompatible) throw new KeelError('INVALID_NETWORK', `${chain.name} is not available for wallets`);
     return chain;

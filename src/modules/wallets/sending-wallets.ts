@@ -1,10 +1,9 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import { IdArg } from '../../graphql/types/id';
 import { readConfigurations, WalletConfigurations } from './wallet-configurations';
 import type { AddressModel } from './wallet.model';
-import { walletNotFound, type MasterWalletService } from './master-wallet.service';
+import type { MasterWalletService } from './master-wallet.service';
 import type { AddressService } from './address.service';
 import type { WalletKeys } from './wallet-keys';
 
@@ -39,14 +38,12 @@ export class SendingWallets {
     let address: AddressModel | undefined;
     let masterWalletId: string;
     if ('addressId' in source) {
-      if (!IdArg.isUuid(source.addressId)) throw KeelError.notFound('Address');
       address = await this.addresses.row(organizationId, source.addressId, trx);
       if (!address.isActive) throw new KeelError('CONFLICT', 'The address is deactivated');
       masterWalletId = address.masterWalletId;
     } else {
       masterWalletId = source.masterWalletId;
     }
-    if (!IdArg.isUuid(masterWalletId)) throw walletNotFound();
     const wallet = await this.masterWallets.row(organizationId, masterWalletId, trx);
     if (!wallet.isActive) throw new KeelError('CONFLICT', 'The master wallet is inactive');
     const chains = await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).select('blockchain_id');

@@ -1,8 +1,9 @@
 import { ethers } from 'ethers';
 import { z } from 'zod';
 import { KeelError } from '../../platform/errors';
+import { NON_NEGATIVE_DECIMAL_STRING } from '../../platform/decimal';
 
-const decimalString = z.string().regex(/^(0|[1-9]\d{0,59})(\.\d{1,36})?$/, 'must be a non-negative decimal string such as "100.5"');
+const decimalString = z.string().regex(NON_NEGATIVE_DECIMAL_STRING, 'must be a non-negative decimal string such as "100.5"');
 const optionalDecimal = z.union([z.literal(''), decimalString]);
 const evmAddress = z.string().refine((v) => checksumOrNull(v) !== null, 'must be an EVM address with a valid checksum');
 const optionalAddress = z.union([z.literal(''), evmAddress]);

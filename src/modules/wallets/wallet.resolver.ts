@@ -1,8 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { IdArg } from '../../graphql/types/id';
 import { AuthorizedWhen } from '../../graphql/root-field-grants';
-import { masterWalletIdArg } from './master-wallet.service';
 import { adminSectionsIn } from './wallet-configurations';
 import {
   AddressListArgs,
@@ -41,38 +39,38 @@ export class WalletResolver {
   @Authorized('read')
   @Query(() => MasterWalletPage)
   masterWallets(@Args() args: MasterWalletListArgs, @Ctx() ctx: GraphQLContext): Promise<MasterWalletPage> {
-    return ctx.services.masterWallets.list(ctx.principal.organizationId, { ...args, blockchainId: IdArg.filter('blockchainId', args.blockchainId) });
+    return ctx.services.masterWallets.list(ctx.principal.organizationId, args);
   }
 
   @Authorized('read')
   @Query(() => MasterWalletType)
   masterWallet(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
-    return ctx.services.masterWallets.get(ctx.principal.organizationId, masterWalletIdArg(id));
+    return ctx.services.masterWallets.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('write')
   @AuthorizedWhen(adminForMoneySettings)
   @Mutation(() => MasterWalletType)
   updateMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateMasterWalletInput, @Ctx() ctx: GraphQLContext): Promise<MasterWalletType> {
-    return ctx.services.masterWallets.update(ctx.principal.organizationId, masterWalletIdArg(id), input);
+    return ctx.services.masterWallets.update(ctx.principal.organizationId, id, input);
   }
 
   @Authorized('write')
   @Mutation(() => MasterWalletWithMessageType, { description: 'Stops watching the wallet and its addresses for deposits on a chain' })
   disableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.uuid('Blockchain', blockchainId), false);
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, id, blockchainId, false);
   }
 
   @Authorized('write')
   @Mutation(() => MasterWalletWithMessageType, { description: 'Watches the wallet and its addresses for deposits on a chain again' })
   enableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.uuid('Blockchain', blockchainId), true);
+    return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, id, blockchainId, true);
   }
 
   @Authorized('read')
   @Query(() => [AssetBalanceType], { description: "The wallet address's on-chain balance of every registered asset" })
   masterWalletBalances(@Arg('id', () => ID) id: string, @Args() args: BalanceArgs, @Ctx() ctx: GraphQLContext): Promise<AssetBalanceType[]> {
-    return ctx.services.masterWallets.balances(ctx.principal.organizationId, masterWalletIdArg(id), IdArg.filter('blockchainId', args.blockchainId));
+    return ctx.services.masterWallets.balances(ctx.principal.organizationId, id, args.blockchainId);
   }
 
   @Authorized('write')
@@ -82,36 +80,36 @@ export class WalletResolver {
     @Arg('input', () => CreateAddressInput, { nullable: true }) input: CreateAddressInput | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<AddressType> {
-    return ctx.services.addresses.create(ctx.principal.organizationId, masterWalletIdArg(masterWalletId), input ?? {});
+    return ctx.services.addresses.create(ctx.principal.organizationId, masterWalletId, input ?? {});
   }
 
   @Authorized('read')
   @Query(() => AddressPage, { description: 'Deposit addresses of a master wallet, newest first' })
   addresses(@Arg('masterWalletId', () => ID) masterWalletId: string, @Args() args: AddressListArgs, @Ctx() ctx: GraphQLContext): Promise<AddressPage> {
-    return ctx.services.addresses.list(ctx.principal.organizationId, masterWalletIdArg(masterWalletId), args);
+    return ctx.services.addresses.list(ctx.principal.organizationId, masterWalletId, args);
   }
 
   @Authorized('read')
   @Query(() => AddressType)
   address(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
-    return ctx.services.addresses.get(ctx.principal.organizationId, IdArg.uuid('Address', id));
+    return ctx.services.addresses.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('write')
   @Mutation(() => AddressType)
   updateAddress(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateAddressInput, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
-    return ctx.services.addresses.update(ctx.principal.organizationId, IdArg.uuid('Address', id), input);
+    return ctx.services.addresses.update(ctx.principal.organizationId, id, input);
   }
 
   @Authorized('write')
   @Mutation(() => AddressType, { description: 'Stops watching the address; it is never handed out again' })
   deactivateAddress(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AddressType> {
-    return ctx.services.addresses.update(ctx.principal.organizationId, IdArg.uuid('Address', id), { isActive: false });
+    return ctx.services.addresses.update(ctx.principal.organizationId, id, { isActive: false });
   }
 
   @Authorized('read')
   @Query(() => RecoverableAssetsType, { description: 'Native and token balances held at the address on a chain, read from the chain' })
   recoverableAssets(@Arg('id', () => ID) id: string, @Args() args: RecoverableAssetsArgs, @Ctx() ctx: GraphQLContext): Promise<RecoverableAssetsType> {
-    return ctx.services.addresses.recoverableAssets(ctx.principal.organizationId, IdArg.uuid('Address', id), args);
+    return ctx.services.addresses.recoverableAssets(ctx.principal.organizationId, id, args);
   }
 }

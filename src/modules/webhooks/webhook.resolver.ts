@@ -1,6 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { IdArg } from '../../graphql/types/id';
 import { KeelError } from '../../platform/errors';
 import { EVENT_NAMES, EVENT_WILDCARDS, eventTypesCover, UPPER_CASE_EVENT_TYPES, unknownEventTypes } from '../../platform/events/catalogue';
 import type { EventEnvelope } from '../../platform/events/outbox';
@@ -44,7 +43,7 @@ export class WebhookResolver {
   @Authorized('read')
   @Query(() => WebhookSubscriptionType)
   webhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.get(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id)));
+    return as(ctx.services.webhooks.get(ctx.principal.organizationId, id));
   }
 
   @Authorized('write')
@@ -56,13 +55,13 @@ export class WebhookResolver {
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType)
   updateWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateWebhookInput, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.update(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id), input));
+    return as(ctx.services.webhooks.update(ctx.principal.organizationId, id, input));
   }
 
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType, { description: 'Deletes the subscription and its delivery log' })
   deleteWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.delete(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id)));
+    return as(ctx.services.webhooks.delete(ctx.principal.organizationId, id));
   }
 
   @Authorized('write')
@@ -72,31 +71,31 @@ export class WebhookResolver {
     @Arg('input', () => RotateWebhookSecretInput, { nullable: true }) input: RotateWebhookSecretInput | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.rotateSecret(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id), input?.gracePeriodSeconds));
+    return as(ctx.services.webhooks.rotateSecret(ctx.principal.organizationId, id, input?.gracePeriodSeconds));
   }
 
   @Authorized('write')
   @Mutation(() => WebhookRecoveryType, { description: 'Re-sends every failed delivery created since a given time' })
   async recoverWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: RecoverWebhookInput, @Ctx() ctx: GraphQLContext): Promise<WebhookRecoveryType> {
-    return { resent: await ctx.services.webhooks.recover(ctx.principal.organizationId, IdArg.uuid('Webhook subscription', id), input.since) };
+    return { resent: await ctx.services.webhooks.recover(ctx.principal.organizationId, id, input.since) };
   }
 
   @Authorized('read')
   @Query(() => WebhookDeliveryPage, { description: 'The delivery log, newest first' })
   webhookEvents(@Args() args: WebhookDeliveryListArgs, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryPage> {
-    return as(ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, { ...args, subscriptionId: IdArg.filter('subscriptionId', args.subscriptionId || undefined) }));
+    return as(ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, args));
   }
 
   @Authorized('read')
   @Query(() => WebhookDeliveryType)
   webhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryType> {
-    return as(ctx.services.webhooks.getDelivery(ctx.principal.organizationId, IdArg.uuid('Webhook event', id)));
+    return as(ctx.services.webhooks.getDelivery(ctx.principal.organizationId, id));
   }
 
   @Authorized('write')
   @Mutation(() => WebhookDeliveryType, { description: 'Attempts the delivery again now' })
   resendWebhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryType> {
-    return as(ctx.services.webhooks.resend(ctx.principal.organizationId, IdArg.uuid('Webhook event', id)));
+    return as(ctx.services.webhooks.resend(ctx.principal.organizationId, id));
   }
 
   @Authorized('read')

@@ -3,7 +3,8 @@ import { KeelError } from '../../platform/errors';
 import type { OutboundGuard } from '../../platform/net/outbound-guard';
 import type { SecretBox } from '../../platform/crypto/secret-box';
 import { unknownEventTypes } from '../../platform/events/catalogue';
-import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import { WebhookDeliveryModel, WebhookSubscriptionModel, DeliveryStatus } from './webhook.model';
 import { generateWebhookSecret } from './webhook-signing';
 import type { DeliveryScheduler } from './delivery-scheduler';
@@ -34,6 +35,9 @@ export interface UpdateWebhook {
 }
 
 const MAX_ROTATION_GRACE_SECONDS = 604_800;
+/** What a 404 names. */
+const SUBSCRIPTION = 'Webhook subscription';
+const DELIVERY = 'Webhook event';
 
 function subscriptionView(model: WebhookSubscriptionModel, secret: string | null = null): SubscriptionView {
   return Object.assign(model, { secret });
@@ -72,7 +76,7 @@ export class WebhookService {
     });
   }
 
-  async list(organizationId: string, page: PageArgs & { isActive?: boolean }): Promise<PageResult<SubscriptionView>> {
+  async list(organizationId: string, page: PageWindow & { isActive?: boolean }): Promise<PageResult<SubscriptionView>> {
     const query = WebhookSubscriptionModel.query(this.db).where({ organizationId });
     if (page.isActive !== undefined && page.isActive !== null) query.where({ isActive: page.isActive });
     const { rows, total } = await fetchPage<WebhookSubscriptionModel>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
@@ -80,10 +84,12 @@ export class WebhookService {
   }
 
   async get(organizationId: string, id: string): Promise<SubscriptionView> {
+    id = Ids.uuid(SUBSCRIPTION, id);
     return subscriptionView(await this.findSubscription(this.db, organizationId, id));
   }
 
   async update(organizationId: string, id: string, input: UpdateWebhook): Promise<SubscriptionView> {
+    id = Ids.uuid(SUBSCRIPTION, id);
     if (input.url !== undefined && input.url !== null) await this.checkUrl(input.url);
     const patch: Partial<WebhookSubscriptionModel> = { updatedAt: new Date() };
     if (input.url != null) patch.url = input.url;
@@ -101,6 +107,7 @@ export class WebhookService {
   }
 
   async delete(organizationId: string, id: string): Promise<SubscriptionView> {
+    id = Ids.uuid(SUBSCRIPTION, id);
     return this.uow.run('webhook.delete', async (trx) => {
       const found = await this.findSubscription(trx, organizationId, id, true);
       await WebhookSubscriptionModel.query(trx).deleteById(id);
@@ -110,6 +117,7 @@ export class WebhookService {
 
   /** A new secret; the previous ones keep signing (alongside it) until the grace period ends. */
   async rotateSecret(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<SubscriptionView> {
+    id = Ids.uuid(SUBSCRIPTION, id);
     const grace = Math.min(gracePeriodSeconds ?? this.rotationGraceSeconds, MAX_ROTATION_GRACE_SECONDS);
     const secret = generateWebhookSecret();
     return this.uow.run('webhook.rotate-secret', async (trx) => {
@@ -126,6 +134,7 @@ export class WebhookService {
 
   /** Queues every FAILED delivery of the subscription created since `since` for one more attempt now. */
   async recover(organizationId: string, id: string, since: Date): Promise<number> {
+    id = Ids.uuid(SUBSCRIPTION, id);
     const subscription = await this.findSubscription(this.db, organizationId, id);
     if (!subscription.isActive) throw new KeelError('CONFLICT', 'The subscription is inactive; reactivate it (PUT isActive: true) before recovering deliveries');
     const rows = await this.db('webhook_deliveries')
@@ -137,27 +146,30 @@ export class WebhookService {
     return rows.length;
   }
 
-  async listDeliveries(organizationId: string, args: PageArgs & { subscriptionId?: string; status?: DeliveryStatus }): Promise<PageResult<DeliveryView>> {
+  async listDeliveries(organizationId: string, args: PageWindow & { subscriptionId?: string; status?: DeliveryStatus }): Promise<PageResult<DeliveryView>> {
+    const subscriptionId = Ids.filter('subscriptionId', args.subscriptionId || undefined);
     const query = WebhookDeliveryModel.query(this.db).where({ organizationId });
-    if (args.subscriptionId) query.where({ subscriptionId: args.subscriptionId });
+    if (subscriptionId) query.where({ subscriptionId });
     if (args.status) query.where({ status: args.status });
     const { rows, total } = await fetchPage<WebhookDeliveryModel>(query, args, [{ column: 'createdAt', order: 'desc' }, { column: 'eventSequence', order: 'desc' }]);
     return toPage(rows.map(deliveryView), total, args);
   }
 
   async getDelivery(organizationId: string, id: string): Promise<DeliveryView> {
+    id = Ids.uuid(DELIVERY, id);
     const delivery = await WebhookDeliveryModel.query(this.db).findOne({ id, organizationId });
-    if (!delivery) throw KeelError.notFound('Webhook event');
+    if (!delivery) throw KeelError.notFound(DELIVERY);
     return deliveryView(delivery);
   }
 
   /** One more attempt now, whatever the delivery's state; it does not restart the schedule. */
   async resend(organizationId: string, id: string): Promise<DeliveryView> {
+    id = Ids.uuid(DELIVERY, id);
     const [row] = await this.db('webhook_deliveries')
       .where({ id, organizationId })
       .update({ status: 'PENDING', nextAttemptAt: this.db.fn.now(), leaseUntil: null, updatedAt: this.db.fn.now() })
       .returning('*');
-    if (!row) throw KeelError.notFound('Webhook event');
+    if (!row) throw KeelError.notFound(DELIVERY);
     await this.scheduler.schedule([row]);
     return deliveryView(WebhookDeliveryModel.fromDatabaseJson(row));
   }
@@ -165,7 +177,7 @@ export class WebhookService {
   private async findSubscription(db: Knex | Knex.Transaction, organizationId: string, id: string, forUpdate = false): Promise<WebhookSubscriptionModel> {
     const q = WebhookSubscriptionModel.query(db).findOne({ id, organizationId });
     const found = await (forUpdate ? q.forUpdate() : q);
-    if (!found) throw KeelError.notFound('Webhook subscription');
+    if (!found) throw KeelError.notFound(SUBSCRIPTION);
     return found;
   }
 

@@ -1,11 +1,7 @@
 import type { Knex } from 'knex';
 import type { QueryBuilder } from 'objection';
-import { DateRange, withinDateRange } from './date-range';
-
-export interface PageWindow extends DateRange {
-  limit: number;
-  offset: number;
-}
+import type { PageWindow } from '../paging';
+import { withinDateRange } from './date-range';
 
 export type OrderBy = { column: string; order?: 'asc' | 'desc' }[];
 

@@ -9,7 +9,7 @@ import { mine, revert, snapshot } from '../../support/chain-controls';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { keelDevFund } from '../../support/keel-cli';
 import { DevFaucetService } from '../../../src/modules/dev-faucet/dev-faucet.service';
-import { DepositWatcher } from '../../../src/modules/transfers/deposit-watcher';
+import { DepositWatcher } from '../../../src/modules/deposits/deposit-watcher';
 import { MasterWalletModel } from '../../../src/modules/wallets/wallet.model';
 
 const FAST_WATCH = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100 };

@@ -6,7 +6,7 @@ import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, setAutomine } from '../../support/chain-controls';
 import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
-import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
+import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);

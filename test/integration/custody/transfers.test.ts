@@ -5,7 +5,7 @@ import type { DevChain } from '../../../src/platform/chain/devchain';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, setAutomine } from '../../support/chain-controls';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
-import { TransactionSender } from '../../../src/modules/transfers/transaction-sender';
+import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
 
 const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 };
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);

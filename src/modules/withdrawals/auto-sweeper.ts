@@ -8,8 +8,8 @@ import type { AssetType } from '../chains/chain.types';
 import { readBalances } from '../wallets/balance-reader';
 import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
 import type { SendingWallets } from '../wallets/sending-wallets';
-import type { DepositListener } from './chain-activity-recorder';
-import type { ChainTransferModel } from './chain-transfer.model';
+import type { DepositListener } from '../deposits/chain-activity-recorder';
+import type { ChainTransferModel } from '../deposits/chain-transfer.model';
 import { transactionRequest } from './transaction-request';
 import { OPEN_ITEM_STATUSES, TransferService } from './transfer.service';
 

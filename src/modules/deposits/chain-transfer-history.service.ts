@@ -1,18 +1,57 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
+import { Ids } from '../../platform/ids';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
 import type { AddressService } from '../wallets/address.service';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
+import { MasterWalletService, parseMasterWalletId } from '../wallets/master-wallet.service';
 import { ChainTransferModel } from './chain-transfer.model';
-import type { TransferListArgs, TransferListType, TransferRecordType } from './transfer.types';
 import { formatScaled } from '../../platform/decimal';
-import { withinDateRange } from '../../platform/db/date-range';
+import { DateRange, withinDateRange } from '../../platform/db/date-range';
 
 export type TransferScope = { masterWalletId: string } | { addressId: string };
 
+/** Which chain transfers to list: cursor-paged by block, newest first unless sort is ASC. */
+export interface ChainTransferFilter extends DateRange {
+  direction?: 'incoming' | 'outgoing';
+  sort: 'ASC' | 'DESC';
+  cursor?: string;
+  limit: number;
+  assetId?: string;
+  blockchainId?: string;
+  status?: 'CONFIRMED' | 'REVERTED';
+}
+
+/** A chain transfer seen from the watched wallet it moved to or from. */
+export interface ChainTransferView {
+  id: string;
+  category: string;
+  direction: string;
+  status: string;
+  blockNum: string;
+  hash: string;
+  logIndex: number;
+  from: string;
+  to: string;
+  symbol: string;
+  value: number;
+  asset: AssetType;
+  rawContract: { value: string; address: string; decimal: string };
+  timestamp: string;
+  blockchainId: string;
+  masterWalletId: string;
+  addressId: string | null;
+}
+
+/** The spec's wrapper: `transfer` is the page of chain transfers. */
+export interface ChainTransferPage {
+  transfer: ChainTransferView[];
+  pageInfo: { hasMore: boolean; nextCursor: string | null };
+  totalCount: number;
+}
+
 /** The recorded transfers of one master wallet (with its addresses) or of one deposit address. */
-export class TransferHistoryService {
+export class ChainTransferHistoryService {
   constructor(
     private readonly db: Knex,
     private readonly masterWallets: MasterWalletService,
@@ -20,15 +59,18 @@ export class TransferHistoryService {
     private readonly chains: ChainService,
   ) {}
 
-  async list(organizationId: string, scope: TransferScope, args: TransferListArgs): Promise<TransferListType> {
+  async list(organizationId: string, scope: TransferScope, args: ChainTransferFilter): Promise<ChainTransferPage> {
+    scope = 'masterWalletId' in scope ? { masterWalletId: parseMasterWalletId(scope.masterWalletId) } : { addressId: Ids.uuid('Address', scope.addressId) };
+    const assetId = Ids.filter('assetId', args.assetId);
+    const blockchainId = Ids.filter('blockchainId', args.blockchainId);
     if ('masterWalletId' in scope) await this.masterWallets.row(organizationId, scope.masterWalletId);
     else await this.addresses.row(organizationId, scope.addressId);
     const filtered = ChainTransferModel.query(this.db)
       .where({ organizationId, ...scope })
       .modify((q) => {
         if (args.direction) q.where({ direction: args.direction });
-        if (args.assetId) q.where({ assetId: args.assetId });
-        if (args.blockchainId) q.where({ blockchainId: args.blockchainId });
+        if (assetId) q.where({ assetId });
+        if (blockchainId) q.where({ blockchainId });
         if (args.status) q.where({ status: args.status });
         // A chain transfer is created when its block is: the range is on the block's time.
         withinDateRange(q, args, 'blockTimestamp');
@@ -61,7 +103,7 @@ export class TransferHistoryService {
   }
 }
 
-function record(r: ChainTransferModel, assets: Map<string, AssetType>): TransferRecordType {
+function record(r: ChainTransferModel, assets: Map<string, AssetType>): ChainTransferView {
   const asset = assets.get(r.assetId)!;
   return {
     id: r.id,

@@ -1,43 +1,25 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { IdArg } from '../../graphql/types/id';
-import { masterWalletIdArg } from '../wallets/master-wallet.service';
-import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferListArgs, TransferListType, TransferPage, TransferType } from './transfer.types';
-
-function filters(args: TransferListArgs): TransferListArgs {
-  return { ...args, assetId: IdArg.filter('assetId', args.assetId), blockchainId: IdArg.filter('blockchainId', args.blockchainId) };
-}
+import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferPage, TransferType } from './transfer.types';
 
 @Resolver()
 export class TransferResolver {
-  @Authorized('read')
-  @Query(() => TransferListType, { description: 'Transfers to and from the master wallet and its deposit addresses, cursor-paged' })
-  masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.transferHistory.list(ctx.principal.organizationId, { masterWalletId: masterWalletIdArg(id) }, filters(args));
-  }
-
-  @Authorized('read')
-  @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
-  addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
-    return ctx.services.transferHistory.list(ctx.principal.organizationId, { addressId: IdArg.uuid('Address', id) }, filters(args));
-  }
-
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from the master wallet address: one transaction per line, queued or held for approval' })
   transferFromMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.create(ctx.principal.organizationId, { masterWalletId: masterWalletIdArg(id) }, input);
+    return ctx.services.transfers.create(ctx.principal.organizationId, { masterWalletId: id }, input);
   }
 
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from a deposit address' })
   transferFromAddress(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.create(ctx.principal.organizationId, { addressId: IdArg.uuid('Address', id) }, input);
+    return ctx.services.transfers.create(ctx.principal.organizationId, { addressId: id }, input);
   }
 
   @Authorized('write')
   @Mutation(() => GasEstimateType, { description: 'What sending these lines from the master wallet would cost in gas at current fees' })
   estimateTransferGas(@Arg('id', () => ID) id: string, @Arg('input') input: EstimateGasInput, @Ctx() ctx: GraphQLContext): Promise<GasEstimateType> {
-    return ctx.services.transfers.estimateGas(ctx.principal.organizationId, masterWalletIdArg(id), input.assets);
+    return ctx.services.transfers.estimateGas(ctx.principal.organizationId, id, input.assets);
   }
 
   @Authorized('read')
@@ -49,18 +31,18 @@ export class TransferResolver {
   @Authorized('read')
   @Query(() => TransferType)
   transfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.get(ctx.principal.organizationId, IdArg.uuid('Transfer', id));
+    return ctx.services.transfers.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Releases a transfer held by security.requireApprovalForTransfers (admin keys only)' })
   approveTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.decide(ctx.principal.organizationId, IdArg.uuid('Transfer', id), true);
+    return ctx.services.transfers.decide(ctx.principal.organizationId, id, true);
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only)' })
   rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.decide(ctx.principal.organizationId, IdArg.uuid('Transfer', id), false);
+    return ctx.services.transfers.decide(ctx.principal.organizationId, id, false);
   }
 }

@@ -1,4 +1,4 @@
-import { checkTransferPolicy } from '../../../src/modules/transfers/transfer-policy';
+import { checkTransferPolicy } from '../../../src/modules/withdrawals/transfer-policy';
 import { formatScaled } from '../../../src/platform/decimal';
 
 const usdc = { id: 'usdc', decimals: 6, symbol: 'USDC' };

@@ -2,20 +2,69 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, parseUnits } from '../../platform/decimal';
-import { toPage, PageResult } from '../../graphql/types/page';
-import { IdArg } from '../../graphql/types/id';
+import { toPage, PageResult, PageWindow } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
 import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
-import type { AssetType } from '../chains/chain.types';
+import type { AssetType, BlockchainType } from '../chains/chain.types';
 import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
 import { checkTransferPolicy, PolicyLine } from './transfer-policy';
 import { transactionRequest } from './transaction-request';
-import type { GasEstimateType, TransferFilterArgs, TransferItemType, TransferLineInput, TransferType } from './transfer.types';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
 export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
+
+/** One line of a transfer as the caller asks for it: whole units of an asset to a recipient. */
+export interface TransferLine {
+  assetId: string;
+  recipient: string;
+  amount: string;
+}
+
+export interface TransferFilter extends PageWindow {
+  status?: string;
+  masterWalletId?: string;
+}
+
+export interface TransferItemView {
+  id: string;
+  position: number;
+  asset: AssetType;
+  recipient: string;
+  amount: string;
+  rawAmount: string;
+  status: string;
+  txHash: string | null;
+  replacedTxHashes: string[];
+  nonce: string | null;
+  blockNumber: string | null;
+  gasFee: string | null;
+  error: string | null;
+  submittedAt: Date | null;
+}
+
+/** The API's transfer resource: an outgoing withdrawal, sweep or gas top-up and its lines. */
+export interface TransferView {
+  id: string;
+  kind: string;
+  status: string;
+  masterWalletId: string;
+  addressId: string | null;
+  blockchainId: string;
+  fromAddress: string;
+  note: string | null;
+  items: TransferItemView[];
+  decidedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface GasEstimateView {
+  assets: { amount: string; asset: AssetType; blockchain: BlockchainType; destinationAddress: string }[];
+  estimatedFee: { amount: string; value: string; callGasLimit: string; verificationGasLimi: string };
+}
 
 /** A line's claim on a wallet's funds in the trading ledger. */
 export interface FundsLine {
@@ -66,7 +115,7 @@ export class TransferService {
     return this.funds.spendable(trx, walletId, assetId);
   }
 
-  async create(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[]; note?: string }): Promise<TransferType> {
+  async create(organizationId: string, source: WalletSource, input: { assets: TransferLine[]; note?: string }): Promise<TransferView> {
     const { transferId } = await this.uow.runChecked(
       'withdrawal',
       () => this.check(organizationId, source, input),
@@ -75,7 +124,7 @@ export class TransferService {
     return this.get(organizationId, transferId);
   }
 
-  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLineInput[] }) {
+  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }) {
     const wallet = await this.wallets.resolve(organizationId, source);
     const { network, lines } = await this.price(wallet, input.assets);
     checkTransferPolicy(wallet.configurations.security, lines);
@@ -95,7 +144,7 @@ export class TransferService {
     return this.insert(trx, wallet, blockchainId, kind, 'QUEUED', lines, null);
   }
 
-  async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLineInput[]): Promise<GasEstimateType> {
+  async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLine[]): Promise<GasEstimateView> {
     const wallet = await this.wallets.resolve(organizationId, { masterWalletId });
     const { network, lines } = await this.price(wallet, assets);
     const [fees, limits] = await Promise.all([
@@ -113,8 +162,8 @@ export class TransferService {
     };
   }
 
-  async list(organizationId: string, args: TransferFilterArgs): Promise<PageResult<TransferType>> {
-    const masterWalletId = IdArg.filter('masterWalletId', args.masterWalletId);
+  async list(organizationId: string, args: TransferFilter): Promise<PageResult<TransferView>> {
+    const masterWalletId = Ids.filter('masterWalletId', args.masterWalletId);
     const q = this.db('transfers')
       .where({ organizationId })
       .modify((b) => {
@@ -125,16 +174,18 @@ export class TransferService {
     return toPage(await this.views(rows), total, args);
   }
 
-  async get(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<TransferType> {
-    const row = IdArg.isUuid(id) ? await trx('transfers').where({ id, organizationId }).first() : undefined;
+  async get(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<TransferView> {
+    id = Ids.uuid('Transfer', id);
+    const row = await trx('transfers').where({ id, organizationId }).first();
     if (!row) throw KeelError.notFound('Transfer');
     return (await this.views([row], trx))[0];
   }
 
   /** Approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
-  async decide(organizationId: string, id: string, approve: boolean): Promise<TransferType> {
+  async decide(organizationId: string, id: string, approve: boolean): Promise<TransferView> {
+    id = Ids.uuid('Transfer', id);
     return this.uow.run(approve ? 'transfer.approve' : 'transfer.reject', async (trx) => {
-      const row = IdArg.isUuid(id) ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : undefined;
+      const row = await trx('transfers').where({ id, organizationId }).forUpdate().first();
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
       const status = approve ? 'QUEUED' : 'REJECTED';
@@ -146,8 +197,8 @@ export class TransferService {
   }
 
   /** Resolves assets and amounts; every line must be on one chain the wallet is enabled on. */
-  private async price(wallet: SendingWallet, input: TransferLineInput[]): Promise<{ network: ChainNetwork; lines: PricedLine[] }> {
-    const assets = await this.chains.assetViews(input.filter((l) => IdArg.isUuid(l.assetId)).map((l) => l.assetId.toLowerCase()));
+  private async price(wallet: SendingWallet, input: TransferLine[]): Promise<{ network: ChainNetwork; lines: PricedLine[] }> {
+    const assets = await this.chains.assetViews(input.filter((l) => Ids.isUuid(l.assetId)).map((l) => l.assetId.toLowerCase()));
     const lines = input.map((l, i): PricedLine => {
       const asset = assets.get(l.assetId.toLowerCase());
       if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
@@ -207,7 +258,7 @@ export class TransferService {
     return { transferId, itemIds: items.map((i) => i.id) };
   }
 
-  private async views(rows: Record<string, any>[], trx: Knex | Knex.Transaction = this.db): Promise<TransferType[]> {
+  private async views(rows: Record<string, any>[], trx: Knex | Knex.Transaction = this.db): Promise<TransferView[]> {
     if (!rows.length) return [];
     const items: Record<string, any>[] = await trx('transfer_items').whereIn('transferId', rows.map((r) => r.id)).orderBy(['transferId', 'position']);
     const assets = await this.chains.assetViews(items.map((i) => i.assetId));
@@ -228,7 +279,7 @@ export class TransferService {
   }
 }
 
-function itemView(i: Record<string, any>, asset: AssetType): TransferItemType {
+function itemView(i: Record<string, any>, asset: AssetType): TransferItemView {
   return {
     id: i.id,
     position: i.position,

@@ -1,0 +1,19 @@
+import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { TransferListArgs, TransferListType } from './chain-transfer.types';
+
+/** The recorded on-chain transfers of a master wallet or a deposit address. */
+@Resolver()
+export class ChainTransferResolver {
+  @Authorized('read')
+  @Query(() => TransferListType, { description: 'Transfers to and from the master wallet and its deposit addresses, cursor-paged' })
+  masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
+    return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { masterWalletId: id }, args);
+  }
+
+  @Authorized('read')
+  @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
+  addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
+    return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { addressId: id }, args);
+  }
+}

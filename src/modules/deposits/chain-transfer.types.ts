@@ -1,0 +1,59 @@
+import { IsIn, IsOptional, Max, Min } from 'class-validator';
+import { ArgsType, Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { IsIdFilter } from '../../graphql/types/id';
+import { DateRangeArgs } from '../../graphql/types/date-range';
+import { PAGE_LIMIT } from '../../platform/paging';
+import { AssetType } from '../chains/chain.types';
+import type { ChainTransferFilter, ChainTransferPage, ChainTransferView } from './chain-transfer-history.service';
+
+@ObjectType({ description: 'The token side of a transfer, exact' })
+export class RawContractType {
+  @Field({ description: 'The amount in the smallest unit, as a decimal string' }) value!: string;
+  @Field({ description: 'The token contract; the zero address for the native coin' }) address!: string;
+  @Field({ description: "The asset's decimals, as a decimal string" }) decimal!: string;
+}
+
+@ObjectType({ description: 'Value that moved on chain to or from a wallet, seen from that wallet' })
+export class TransferRecordType implements ChainTransferView {
+  @Field(() => ID) id!: string;
+  @Field({ description: 'external (native coin), erc20, or internal (between two wallets of the organisation)' }) category!: string;
+  @Field({ description: 'incoming or outgoing' }) direction!: string;
+  @Field({ description: 'CONFIRMED, or REVERTED when a reorg took its block off the chain' }) status!: string;
+  @Field({ description: 'Block number, decimal' }) blockNum!: string;
+  @Field() hash!: string;
+  @Field(() => Int, { description: 'Position of the ERC-20 log in its block; -1 for a native transfer' }) logIndex!: number;
+  @Field() from!: string;
+  @Field() to!: string;
+  @Field() symbol!: string;
+  @Field(() => Float, { description: 'In whole units, for display; rawContract.value is exact' }) value!: number;
+  @Field(() => AssetType) asset!: AssetType;
+  @Field(() => RawContractType) rawContract!: RawContractType;
+  @Field({ description: 'Block time, ISO 8601' }) timestamp!: string;
+  @Field(() => ID) blockchainId!: string;
+  @Field(() => ID) masterWalletId!: string;
+  @Field(() => ID, { nullable: true, description: 'The deposit address; null for the master wallet address' }) addressId!: string | null;
+}
+
+@ObjectType()
+export class CursorPageInfoType {
+  @Field() hasMore!: boolean;
+  @Field(() => String, { nullable: true, description: 'Pass as `cursor` for the next page; null on the last' }) nextCursor!: string | null;
+}
+
+@ObjectType({ description: "The spec's master wallet transfer list wrapper" })
+export class TransferListType implements ChainTransferPage {
+  @Field(() => [TransferRecordType]) transfer!: TransferRecordType[];
+  @Field(() => CursorPageInfoType) pageInfo!: CursorPageInfoType;
+  @Field(() => Int, { description: 'Records matching the filters, across all pages' }) totalCount!: number;
+}
+
+@ArgsType()
+export class TransferListArgs extends DateRangeArgs implements ChainTransferFilter {
+  @Field(() => String, { nullable: true, description: 'incoming or outgoing; both when absent' }) @IsOptional() @IsIn(['incoming', 'outgoing']) direction?: 'incoming' | 'outgoing';
+  @Field(() => String, { defaultValue: 'DESC', description: 'ASC (oldest first) or DESC (newest first), by block' }) @IsIn(['ASC', 'DESC']) sort: 'ASC' | 'DESC' = 'DESC';
+  @Field(() => String, { nullable: true, description: 'pageInfo.nextCursor of the previous page' }) @IsOptional() cursor?: string;
+  @Field(() => Int, { defaultValue: PAGE_LIMIT.default }) @Min(PAGE_LIMIT.min) @Max(PAGE_LIMIT.max) limit: number = PAGE_LIMIT.default;
+  @Field(() => String, { nullable: true, description: 'Only this asset' }) @IsOptional() @IsIdFilter() assetId?: string;
+  @Field(() => String, { nullable: true, description: 'Only this chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
+  @Field(() => String, { nullable: true, description: 'CONFIRMED or REVERTED; both when absent' }) @IsOptional() @IsIn(['CONFIRMED', 'REVERTED']) status?: 'CONFIRMED' | 'REVERTED';
+}
