@@ -16,7 +16,8 @@ let org: TestOrg;
 const docs: Record<'core' | 'pro', any> = { core: undefined, pro: undefined };
 
 beforeAll(async () => {
-  t = await startTestKeel();
+  // Every route of both hosts in a burst: this is not a rate-limit test.
+  t = await startTestKeel({ RATE_LIMIT_SCALE: 100 });
   org = await t.createOrg();
   docs.core = (await org.core.get('/v1/openapi.json')).body;
   docs.pro = (await org.pro.get('/v1/openapi.json')).body;
