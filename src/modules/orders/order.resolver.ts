@@ -10,7 +10,7 @@ import {
   OrderBookType,
   OrderListArgs,
   OrderPage,
-  OrderType,
+  OrderObject,
   PlaceOrderInput,
   TickerType,
   TradePage,
@@ -22,14 +22,14 @@ const as = <T>(value: Promise<unknown>): Out<T> => value as Out<T>;
 @Resolver()
 export class OrderResolver {
   @Authorized('orderbook_order:create')
-  @Mutation(() => OrderType, { description: 'Places an order; its effects are committed before the answer' })
-  placeOrder(@Arg('input') input: PlaceOrderInput, @Ctx() ctx: GraphQLContext): Out<OrderType> {
+  @Mutation(() => OrderObject, { description: 'Places an order; its effects are committed before the answer' })
+  placeOrder(@Arg('input') input: PlaceOrderInput, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
     return as(ctx.services.orders.place(ctx.principal.organizationId, input));
   }
 
   @Authorized('orderbook_order:cancel')
-  @Mutation(() => OrderType, { description: 'Cancels the unfilled rest of an OPEN or PARTIALLY_FILLED order and releases its lock' })
-  cancelOrder(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderType> {
+  @Mutation(() => OrderObject, { description: 'Cancels the unfilled rest of an OPEN or PARTIALLY_FILLED order and releases its lock' })
+  cancelOrder(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
     return as(ctx.services.orders.cancel(ctx.principal.organizationId, id));
   }
 
@@ -40,8 +40,8 @@ export class OrderResolver {
   }
 
   @Authorized('orderbook_order:read')
-  @Query(() => OrderType)
-  order(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderType> {
+  @Query(() => OrderObject)
+  order(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
     return as(ctx.services.orders.get(ctx.principal.organizationId, id));
   }
 

@@ -8,23 +8,13 @@ import type { LedgerService } from '../ledger/ledger.service';
 import { divideExact, formatScaled, normalizeDecimal, parseDecimal, pow10 } from '../../platform/decimal';
 import type { MarketService, TradingRules } from '../markets/market.service';
 import { OrderModel, TradeModel } from './order.model';
-import { Matched, NewOrder, persistCommands, Runtime, Working, workingFromRow } from './order-persistence';
+import { writeSettlement } from './order-persistence';
+import type { Runtime } from './market-runtime';
+import { isResting, Matched, NewOrder, newWorking, workingFromRow } from './working-order';
+import { settle } from './settlement';
 import { feeCeil, priceOf, quantityOf } from './order-units';
-import {
-  BookLevelType,
-  FillType,
-  LedgerBalanceType,
-  Liquidity,
-  OrderBookType,
-  OrderKind,
-  OrderSide,
-  OrderStatus,
-  OrderType,
-  PlaceOrderInput,
-  SettlementStatus,
-  TimeInForce,
-  TradeType,
-} from './order.types';
+import { Liquidity, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce } from './order.domain';
+import { BookLevelType, FillType, LedgerBalanceType, OrderBookType, OrderObject, PlaceOrderInput, TradeType } from './order.types';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { StatementCheckFailed } from '../../platform/db/one-statement';
 import type { ClaimStep } from '../../platform/idempotency';
@@ -159,7 +149,7 @@ export class OrderService {
     );
   }
 
-  async place(organizationId: string, input: PlaceOrderInput): Promise<OrderType> {
+  async place(organizationId: string, input: PlaceOrderInput): Promise<OrderObject> {
     const { step, recorded } = await this.uow.reserve<PlacedOrder>();
     if (recorded.found) return this.answerPlacement(organizationId, recorded.value.orderId, recorded.value.rejected);
     if (!IdArg.isUuid(input.walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
@@ -173,12 +163,12 @@ export class OrderService {
     return this.answerPlacement(organizationId, id, outcome.rejected, outcome.row);
   }
 
-  private async answerPlacement(organizationId: string, id: string, rejected: RejectReason | undefined, row?: OrderModel): Promise<OrderType> {
+  private async answerPlacement(organizationId: string, id: string, rejected: RejectReason | undefined, row?: OrderModel): Promise<OrderObject> {
     if (rejected) throw new KeelError(REJECT_CODES[rejected], `The order was rejected: ${rejected}`, { orderId: id, reason: rejected });
     return row ? (await this.views([row]))[0] : this.get(organizationId, id);
   }
 
-  async cancel(organizationId: string, orderId: string): Promise<OrderType> {
+  async cancel(organizationId: string, orderId: string): Promise<OrderObject> {
     const id = IdArg.uuid('Order', orderId);
     const { step, recorded } = await this.uow.reserve<{ orderId: string }>();
     if (recorded.found) return this.get(organizationId, id);
@@ -220,12 +210,12 @@ export class OrderService {
     return cancelled;
   }
 
-  async get(organizationId: string, orderId: string): Promise<OrderType> {
+  async get(organizationId: string, orderId: string): Promise<OrderObject> {
     const row = await this.row(organizationId, IdArg.uuid('Order', orderId));
     return (await this.views([row]))[0];
   }
 
-  async list(organizationId: string, args: PageArgs & { market?: string; status?: OrderStatus; walletId?: string }): Promise<PageResult<OrderType>> {
+  async list(organizationId: string, args: PageArgs & { market?: string; status?: OrderStatus; walletId?: string }): Promise<PageResult<OrderObject>> {
     let marketId: string | undefined;
     if (args.market) {
       try {
@@ -450,7 +440,7 @@ export class OrderService {
     const { rules, engine } = rt;
     const market = rules.market;
     if (market.status === 'HALTED') throw new KeelError('MARKET_HALTED', `Market ${market.symbol} is halted: it accepts no new orders`, { market: market.symbol });
-    const type = input.type ?? OrderKind.LIMIT;
+    const type = input.type ?? OrderType.LIMIT;
     const timeInForce = input.timeInForce ?? TimeInForce.GTC;
     const postOnly = input.postOnly ?? false;
 
@@ -461,7 +451,7 @@ export class OrderService {
     if (lots > MAX_SAFE) throw KeelError.invalidField('quantity', 'is too large');
 
     let ticks: bigint | null = null;
-    if (type === OrderKind.LIMIT) {
+    if (type === OrderType.LIMIT) {
       if (input.price === undefined || input.price === null) throw KeelError.validation([{ field: 'price', error: 'is required for LIMIT orders' }]);
       const price = parseDecimal(input.price);
       if (!price || price.int <= 0n) throw KeelError.invalidField('price', 'must be a positive decimal');
@@ -513,22 +503,7 @@ export class OrderService {
       postOnly,
     });
     const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
-    const working: Working = {
-      id,
-      isNew: true,
-      organizationId,
-      walletId,
-      side,
-      lockAssetId: rejected ? null : lockAssetId,
-      lockedAmount: rejected ? 0n : lock,
-      remainingLots: lots,
-      filledLots: 0n,
-      filledNotional: 0n,
-      feesPaid: 0n,
-      status: OrderStatus.OPEN,
-      statusReason: null,
-      restSequence: null,
-    };
+    const working = newWorking({ id, organizationId, walletId, side, lots, lockAssetId, lock, rejected: rejected !== undefined });
     const order: NewOrder = {
       working,
       lock: rejected ? 0n : lock,
@@ -574,7 +549,17 @@ export class OrderService {
   /** Commits matched commands in one statement; on any failure the runtime is dropped (rebuilt from the record). */
   private async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
     try {
-      return await persistCommands(this.db, this.ledger, this.markets, this.uow, marketId, rt, commands);
+      const settlement = settle(rt.rules, rt.resting, commands);
+      const newRows = new Map(commands.flatMap((c) => (c.order ? [[c.order.working.id, c.order.row] as const] : [])));
+      const records = commands.flatMap((c) => (c.record ? [c.record] : []));
+      const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion };
+      const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records);
+      rt.committedSequence = rt.engine.sequence;
+      for (const w of settlement.orders) {
+        if (isResting(w)) rt.resting.set(w.id, { ...w, isNew: false });
+        else rt.resting.delete(w.id);
+      }
+      return written;
     } catch (e) {
       this.runtimes.delete(marketId);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
@@ -653,7 +638,7 @@ export class OrderService {
     }
   }
 
-  private async views(rows: OrderModel[]): Promise<OrderType[]> {
+  private async views(rows: OrderModel[]): Promise<OrderObject[]> {
     const rules = new Map<string, TradingRules>();
     for (const id of new Set(rows.map((r) => r.marketId))) rules.set(id, await this.rulesFor(id));
     return rows.map((o) => {
@@ -667,7 +652,7 @@ export class OrderService {
         market: r.market.symbol,
         walletId: o.walletId,
         side: o.side as OrderSide,
-        type: o.type as OrderKind,
+        type: o.type as OrderType,
         timeInForce: o.timeInForce as TimeInForce,
         postOnly: o.postOnly,
         price: o.price === null ? null : normalizeDecimal(o.price),

@@ -4,68 +4,31 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
 
-export enum OrderSide {
-  BUY = 'BUY',
-  SELL = 'SELL',
-}
+import { Liquidity, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce } from './order.domain';
+
 registerEnumType(OrderSide, { name: 'OrderSide' });
-
-export enum OrderKind {
-  LIMIT = 'LIMIT',
-  MARKET = 'MARKET',
-}
-registerEnumType(OrderKind, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
-
-export enum TimeInForce {
-  GTC = 'GTC',
-  IOC = 'IOC',
-  FOK = 'FOK',
-}
+registerEnumType(OrderType, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
 registerEnumType(TimeInForce, {
   name: 'TimeInForce',
   description: 'GTC: rest until filled or cancelled. IOC: fill what is possible now, expire the rest. FOK: fill completely now or expire untouched.',
 });
-
-export enum OrderStatus {
-  OPEN = 'OPEN',
-  PARTIALLY_FILLED = 'PARTIALLY_FILLED',
-  FILLED = 'FILLED',
-  CANCELLED = 'CANCELLED',
-  REJECTED = 'REJECTED',
-  EXPIRED = 'EXPIRED',
-}
 registerEnumType(OrderStatus, {
   name: 'OrderStatus',
   description:
     'OPEN: resting, nothing filled. PARTIALLY_FILLED: resting, some filled. FILLED: nothing left. CANCELLED: the rest was cancelled (by the owner, or by self-trade prevention). EXPIRED: the rest ended by time in force (IOC, FOK, MARKET). REJECTED: refused by the engine (post-only would take).',
 });
-
-export enum Liquidity {
-  MAKER = 'MAKER',
-  TAKER = 'TAKER',
-}
 registerEnumType(Liquidity, { name: 'Liquidity' });
-
-export enum SettlementStatus {
-  QUEUED = 'QUEUED',
-  BATCHED = 'BATCHED',
-  SUBMITTED = 'SUBMITTED',
-  CONFIRMED = 'CONFIRMED',
-  FAILED = 'FAILED',
-  REORGED = 'REORGED',
-  REPLACED = 'REPLACED',
-}
 registerEnumType(SettlementStatus, { name: 'SettlementStatus' });
 
 @ObjectType('Order')
-export class OrderType {
+export class OrderObject {
   @Field(() => ID) id!: string;
   @Field(() => String, { nullable: true }) clientOrderId!: string | null;
   @Field(() => ID) marketId!: string;
   @Field({ description: 'The market symbol' }) market!: string;
   @Field(() => ID) walletId!: string;
   @Field(() => OrderSide) side!: OrderSide;
-  @Field(() => OrderKind) type!: OrderKind;
+  @Field(() => OrderType) type!: OrderType;
   @Field(() => TimeInForce) timeInForce!: TimeInForce;
   @Field() postOnly!: boolean;
   @Field(() => Decimal, { nullable: true, description: 'Limit price; null for MARKET' }) price!: string | null;
@@ -83,7 +46,7 @@ export class OrderType {
 }
 
 @ObjectType('OrderPage')
-export class OrderPage extends Page(OrderType) {}
+export class OrderPage extends Page(OrderObject) {}
 
 @ArgsType()
 export class OrderListArgs extends PageArgs {
@@ -97,7 +60,7 @@ export class PlaceOrderInput {
   @Field(() => ID, { description: 'A master wallet or deposit address of the organisation; its ledger balance funds the order' }) walletId!: string;
   @Field({ description: 'Market symbol, e.g. ETH-USDC' }) market!: string;
   @Field(() => OrderSide) side!: OrderSide;
-  @Field(() => OrderKind, { nullable: true, description: 'Default LIMIT' }) @IsOptional() type?: OrderKind;
+  @Field(() => OrderType, { nullable: true, description: 'Default LIMIT' }) @IsOptional() type?: OrderType;
   @Field(() => Decimal, { nullable: true, description: 'Required for LIMIT (a multiple of tickSize); absent for MARKET' }) @IsOptional() price?: string;
   @Field(() => Decimal, { description: 'In the base asset; a multiple of lotSize' }) quantity!: string;
   @Field(() => TimeInForce, { nullable: true, description: 'Default GTC' }) @IsOptional() timeInForce?: TimeInForce;
