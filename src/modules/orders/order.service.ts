@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { MatchingEngine, RejectReason } from '../../engine';
+import { MatchingEngine, PlaceOrder, RejectReason } from '../../engine';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { IdArg } from '../../graphql/types/id';
 import { ErrorCode, KeelError } from '../../platform/errors';
@@ -12,7 +12,7 @@ import { writeSettlement } from './order-persistence';
 import type { Runtime } from './market-runtime';
 import { isResting, Matched, NewOrder, newWorking, workingFromRow } from './working-order';
 import { settle } from './settlement';
-import { feeCeil, priceOf, quantityOf } from './order-units';
+import { priceOf, quantityOf } from './order-units';
 import { Liquidity, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce } from './order.domain';
 import { BookLevelType, FillType, LedgerBalanceType, OrderBookType, OrderObject, PlaceOrderInput, TradeType } from './order.types';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -458,26 +458,32 @@ export class OrderService {
       ticks = divideExact(price, rules.tick);
       if (ticks === null) throw KeelError.invalidField('price', `must be a multiple of the tick size ${market.tickSize}`);
       if (ticks * lots > MAX_SAFE) throw KeelError.invalidField('quantity', 'price × quantity is too large');
-      if (ticks * lots < BigInt(rules.engine.minNotional)) {
-        throw new KeelError('BELOW_MIN_NOTIONAL', `price × quantity must be at least ${market.minNotional} ${market.quoteSymbol}`, { fields: [{ field: 'quantity', error: `price × quantity is below the minimum notional ${market.minNotional}` }] });
-      }
     } else {
       if (input.price !== undefined && input.price !== null) throw KeelError.invalidField('price', 'must be absent for MARKET orders');
       if (postOnly) throw KeelError.invalidField('postOnly', 'applies to LIMIT orders only');
     }
 
-    // What the order holds while it lives.
     const side = input.side;
-    const lockAssetId = side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId;
-    let lock: bigint;
-    if (side === OrderSide.SELL) {
-      lock = lots * rules.lotUnits;
-    } else if (ticks !== null) {
-      const notional = ticks * lots;
-      lock = (notional + feeCeil(notional, Math.max(rules.engine.makerFeePpm, rules.engine.takerFeePpm))) * rules.notionalUnit;
-    } else {
-      lock = this.marketBuyCost(rt, lots);
+    const command: PlaceOrder = {
+      kind: 'place',
+      id,
+      // Self-trade prevention is per wallet (the ledger account), as the engine documents.
+      owner: walletId,
+      side,
+      type,
+      price: ticks === null ? undefined : Number(ticks),
+      quantity: Number(lots),
+      timeInForce,
+      postOnly,
+    };
+    // Refused before anything is locked; the engine's other rejections are recorded as REJECTED orders.
+    if (engine.check(command) === 'BELOW_MIN_NOTIONAL') {
+      throw new KeelError('BELOW_MIN_NOTIONAL', `price × quantity must be at least ${market.minNotional} ${market.quoteSymbol}`, { fields: [{ field: 'quantity', error: `price × quantity is below the minimum notional ${market.minNotional}` }] });
     }
+
+    // What the order holds while it lives.
+    const lockAssetId = side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId;
+    const lock = side === OrderSide.SELL ? lots * rules.lotUnits : engine.buyLock(command.quantity, command.price) * rules.notionalUnit;
     if (lock > 0n) {
       const available = await funds.available(walletId, lockAssetId);
       if (available < lock) {
@@ -490,18 +496,7 @@ export class OrderService {
       }
     }
 
-    const events = engine.apply({
-      kind: 'place',
-      id,
-      // Self-trade prevention is per wallet (the ledger account), as the engine documents.
-      owner: walletId,
-      side,
-      type,
-      price: ticks === null ? undefined : Number(ticks),
-      quantity: Number(lots),
-      timeInForce,
-      postOnly,
-    });
+    const events = engine.apply(command);
     const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
     const working = newWorking({ id, organizationId, walletId, side, lots, lockAssetId, lock, rejected: rejected !== undefined });
     const order: NewOrder = {
@@ -526,24 +521,6 @@ export class OrderService {
     };
     if (!rejected && lock > 0n) funds.reserve(walletId, lockAssetId, lock);
     return { events, order, rejected };
-  }
-
-  /**
-   * A MARKET BUY is priced against the book when it is matched (commands are serialised, so the
-   * book cannot move in between): the cost of taking `lots` from the asks, plus the taker fee
-   * rounded up per resting order. The order locks that; what it does not spend is released.
-   */
-  private marketBuyCost(rt: Runtime, lots: bigint): bigint {
-    let remaining = lots;
-    let total = 0n;
-    for (const level of rt.engine.depth(Number.MAX_SAFE_INTEGER).asks) {
-      if (remaining === 0n) break;
-      const take = BigInt(level.quantity) < remaining ? BigInt(level.quantity) : remaining;
-      const notional = BigInt(level.price) * take;
-      total += notional + feeCeil(notional, rt.rules.engine.takerFeePpm) + BigInt(level.orders - 1);
-      remaining -= take;
-    }
-    return total * rt.rules.notionalUnit;
   }
 
   /** Commits matched commands in one statement; on any failure the runtime is dropped (rebuilt from the record). */

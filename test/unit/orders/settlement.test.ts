@@ -31,10 +31,9 @@ function market() {
   let trades = 0;
   return {
     resting,
-    /** Places an order locking what the service would (a BUY: notional + the higher fee; a SELL: the base) unless `lock` says otherwise. */
+    /** Places a LIMIT order locking what the service would (a BUY: engine.buyLock; a SELL: the base) unless `lock` says otherwise. */
     place(id: string, wallet: string, side: OrderSide, ticks: number, lots: number, lock?: bigint) {
-      const notional = BigInt(ticks * lots);
-      lock ??= side === OrderSide.SELL ? BigInt(lots) * RULES.lotUnits : (notional + (notional * 2_000n + 999_999n) / 1_000_000n) * RULES.notionalUnit;
+      lock ??= side === OrderSide.SELL ? BigInt(lots) * RULES.lotUnits : engine.buyLock(lots, ticks) * RULES.notionalUnit;
       const events = engine.apply({ kind: 'place', id, owner: wallet, side, type: 'LIMIT', price: ticks, quantity: lots, timeInForce: 'GTC' });
       const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
       const lockAssetId = side === OrderSide.BUY ? 'USDC' : 'ETH';
