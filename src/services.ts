@@ -16,6 +16,7 @@ import { WalletKeys } from './modules/wallets/wallet-keys';
 import { MarketService } from './modules/markets/market.service';
 import { LedgerService } from './modules/ledger/ledger.service';
 import { OrderService } from './modules/orders/order.service';
+import { OrderQueries } from './modules/orders/order-queries';
 import { MarketDataService } from './modules/orders/market-data.service';
 import { WatchedWallets } from './modules/wallets/watched-wallets';
 import { ChainActivityRecorder } from './modules/transfers/chain-activity-recorder';
@@ -59,6 +60,7 @@ export interface Services {
   /** Credits deposits to the ledger and debits transfers out; the transaction sender reports failures to it. */
   custodyLedgerSync: CustodyLedgerSync;
   orders: OrderService;
+  orderQueries: OrderQueries;
   marketData: MarketDataService;
 }
 
@@ -103,6 +105,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     ledger,
     custodyLedgerSync,
     orders,
-    marketData: new MarketDataService(db, markets, orders),
+    orderQueries: orders.queries,
+    marketData: new MarketDataService(db, markets, orders.queries),
   };
 }

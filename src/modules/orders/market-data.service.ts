@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { normalizeDecimal } from '../../platform/decimal';
 import type { MarketService } from '../markets/market.service';
-import type { OrderService } from './order.service';
+import type { OrderQueries } from './order-queries';
 import type { CandleType, TickerType } from './order.types';
 
 /** Candle intervals and their length in seconds. Buckets are aligned to the Unix epoch (UTC). */
@@ -16,7 +16,7 @@ export class MarketDataService {
   constructor(
     private readonly db: Knex,
     private readonly markets: MarketService,
-    private readonly orders: OrderService,
+    private readonly orders: OrderQueries,
   ) {}
 
   async ticker(symbol: string): Promise<TickerType> {

@@ -38,3 +38,21 @@ export enum SettlementStatus {
   REORGED = 'REORGED',
   REPLACED = 'REPLACED',
 }
+
+/** The statuses of an order that rests in the book and can still trade or be cancelled. */
+export const LIVE_STATUSES: readonly OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
+
+/** A placement as the API takes it: decimals as strings, in the market's units. */
+export interface PlaceOrderInput {
+  walletId: string;
+  market: string;
+  side: OrderSide;
+  /** Default LIMIT. */
+  type?: OrderType;
+  price?: string | null;
+  quantity: string;
+  /** Default GTC. */
+  timeInForce?: TimeInForce;
+  postOnly?: boolean;
+  clientOrderId?: string | null;
+}

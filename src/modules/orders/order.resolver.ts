@@ -11,7 +11,7 @@ import {
   OrderListArgs,
   OrderPage,
   OrderObject,
-  PlaceOrderInput,
+  PlaceOrderInputType,
   TickerType,
   TradePage,
 } from './order.types';
@@ -23,7 +23,7 @@ const as = <T>(value: Promise<unknown>): Out<T> => value as Out<T>;
 export class OrderResolver {
   @Authorized('orderbook_order:create')
   @Mutation(() => OrderObject, { description: 'Places an order; its effects are committed before the answer' })
-  placeOrder(@Arg('input') input: PlaceOrderInput, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
+  placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
     return as(ctx.services.orders.place(ctx.principal.organizationId, input));
   }
 
@@ -36,25 +36,25 @@ export class OrderResolver {
   @Authorized('orderbook_order:read')
   @Query(() => OrderPage, { description: "The organisation's orders, newest first" })
   orders(@Args() args: OrderListArgs, @Ctx() ctx: GraphQLContext): Out<OrderPage> {
-    return as(ctx.services.orders.list(ctx.principal.organizationId, args));
+    return as(ctx.services.orderQueries.list(ctx.principal.organizationId, args));
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => OrderObject)
   order(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
-    return as(ctx.services.orders.get(ctx.principal.organizationId, id));
+    return as(ctx.services.orderQueries.get(ctx.principal.organizationId, id));
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => FillPage, { description: "An order's fills, oldest first" })
   orderFills(@Arg('id', () => ID) id: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<FillPage> {
-    return as(ctx.services.orders.fills(ctx.principal.organizationId, id, page));
+    return as(ctx.services.orderQueries.fills(ctx.principal.organizationId, id, page));
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => TradePage, { description: "A wallet's trades, newest first; 404 unless this organisation has placed an order with the wallet" })
   walletTrades(@Arg('walletId', () => ID) walletId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<TradePage> {
-    return as(ctx.services.orders.walletTrades(ctx.principal.organizationId, walletId, page));
+    return as(ctx.services.orderQueries.walletTrades(ctx.principal.organizationId, walletId, page));
   }
 
   @Authorized('orderbook_order:read')
@@ -66,13 +66,13 @@ export class OrderResolver {
   @Authorized('orderbook_market:read')
   @Query(() => OrderBookType, { description: 'Aggregated depth per price level' })
   orderBook(@Args() args: BookArgs, @Ctx() ctx: GraphQLContext): Out<OrderBookType> {
-    return as(ctx.services.orders.book(args.symbol, args.levels));
+    return as(ctx.services.orderQueries.book(args.symbol, args.levels));
   }
 
   @Authorized('orderbook_market:read')
   @Query(() => TradePage, { description: "A market's trades, newest first" })
   marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<TradePage> {
-    return as(ctx.services.orders.marketTrades(symbol, page));
+    return as(ctx.services.orderQueries.marketTrades(symbol, page));
   }
 
   @Authorized('orderbook_market:read')

@@ -4,7 +4,7 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
 
-import { Liquidity, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce } from './order.domain';
+import { Liquidity, OrderSide, OrderStatus, OrderType, PlaceOrderInput, SettlementStatus, TimeInForce } from './order.domain';
 
 registerEnumType(OrderSide, { name: 'OrderSide' });
 registerEnumType(OrderType, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
@@ -56,7 +56,7 @@ export class OrderListArgs extends PageArgs {
 }
 
 @InputType('PlaceOrderInput')
-export class PlaceOrderInput {
+export class PlaceOrderInputType implements PlaceOrderInput {
   @Field(() => ID, { description: 'A master wallet or deposit address of the organisation; its ledger balance funds the order' }) walletId!: string;
   @Field({ description: 'Market symbol, e.g. ETH-USDC' }) market!: string;
   @Field(() => OrderSide) side!: OrderSide;
