@@ -17,7 +17,8 @@ import { MarketService } from './modules/markets/market.service';
 import { LedgerService } from './modules/ledger/ledger.service';
 import { OrderService } from './modules/orders/order.service';
 import { OrderQueries } from './modules/orders/order-queries';
-import { MarketDataService } from './modules/orders/market-data.service';
+import { MarketDataService } from './modules/market-data/market-data.service';
+import { WalletBalances } from './modules/ledger/wallet-balances';
 import { WatchedWallets } from './modules/wallets/watched-wallets';
 import { ChainActivityRecorder } from './modules/transfers/chain-activity-recorder';
 import { TransferHistoryService } from './modules/transfers/transfer-history.service';
@@ -61,6 +62,7 @@ export interface Services {
   custodyLedgerSync: CustodyLedgerSync;
   orders: OrderService;
   orderQueries: OrderQueries;
+  walletBalances: WalletBalances;
   marketData: MarketDataService;
 }
 
@@ -106,6 +108,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     custodyLedgerSync,
     orders,
     orderQueries: orders.queries,
+    walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
   };
 }

@@ -3,16 +3,12 @@ import type { GraphQLContext } from '../../graphql/context';
 import { PageArgs } from '../../graphql/types/page';
 import {
   BookArgs,
-  CandleArgs,
-  CandleType,
   FillPage,
-  LedgerBalanceType,
   OrderBookType,
   OrderListArgs,
   OrderPage,
   OrderObject,
   PlaceOrderInputType,
-  TickerType,
   TradePage,
 } from './order.types';
 
@@ -57,12 +53,6 @@ export class OrderResolver {
     return as(ctx.services.orderQueries.walletTrades(ctx.principal.organizationId, walletId, page));
   }
 
-  @Authorized('orderbook_order:read')
-  @Query(() => [LedgerBalanceType], { description: "A wallet's trading balances in Keel's ledger" })
-  walletBalances(@Arg('walletId', () => ID) walletId: string, @Ctx() ctx: GraphQLContext): Out<LedgerBalanceType[]> {
-    return as(ctx.services.orders.walletBalances(ctx.principal.organizationId, walletId));
-  }
-
   @Authorized('orderbook_market:read')
   @Query(() => OrderBookType, { description: 'Aggregated depth per price level' })
   orderBook(@Args() args: BookArgs, @Ctx() ctx: GraphQLContext): Out<OrderBookType> {
@@ -73,17 +63,5 @@ export class OrderResolver {
   @Query(() => TradePage, { description: "A market's trades, newest first" })
   marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<TradePage> {
     return as(ctx.services.orderQueries.marketTrades(symbol, page));
-  }
-
-  @Authorized('orderbook_market:read')
-  @Query(() => TickerType, { description: 'Last price, touch and 24-hour statistics' })
-  ticker(@Arg('symbol') symbol: string, @Ctx() ctx: GraphQLContext): Out<TickerType> {
-    return as(ctx.services.marketData.ticker(symbol));
-  }
-
-  @Authorized('orderbook_market:read')
-  @Query(() => [CandleType], { description: 'OHLCV candles, oldest first; intervals without trades are left out' })
-  candles(@Args() args: CandleArgs, @Ctx() ctx: GraphQLContext): Out<CandleType[]> {
-    return as(ctx.services.marketData.candles(args.symbol, args.interval, args.count));
   }
 }

@@ -3,7 +3,6 @@ import { Knex } from 'knex';
 import type { RejectReason } from '../../engine';
 import { IdArg } from '../../graphql/types/id';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { formatScaled } from '../../platform/decimal';
 import { ErrorCode, KeelError } from '../../platform/errors';
 import type { LedgerService } from '../ledger/ledger.service';
 import type { MarketService } from '../markets/market.service';
@@ -11,7 +10,7 @@ import { MarketRuntimes } from './market-runtime';
 import { LIVE_STATUSES, OrderStatus, PlaceOrderInput } from './order.domain';
 import { OrderModel } from './order.model';
 import { OrderQueries } from './order-queries';
-import { LedgerBalanceType, OrderObject } from './order.types';
+import { OrderObject } from './order.types';
 import { PlacedOrder, PlacementQueue } from './placement-queue';
 
 const REJECT_CODES: Record<RejectReason, ErrorCode> = {
@@ -110,21 +109,6 @@ export class OrderService {
       }
     }
     return cancelled;
-  }
-
-  /** The wallet's ledger balances (the wallet must be the organisation's). */
-  async walletBalances(organizationId: string, walletId: string): Promise<LedgerBalanceType[]> {
-    if (!IdArg.isUuid(walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
-    const id = walletId.toLowerCase();
-    await this.ledger.assertWallet(organizationId, id);
-    const balances = await this.ledger.balances(id);
-    return Promise.all(
-      balances.map(async (b) => {
-        const asset = await this.markets.assetDecimals(b.assetId);
-        const decimals = asset?.decimals ?? 0;
-        return { walletId: id, assetId: b.assetId, symbol: asset?.symbol ?? '', available: formatScaled(b.available, decimals), locked: formatScaled(b.locked, decimals), debt: formatScaled(b.debt, decimals) };
-      }),
-    );
   }
 
   /** Loads every market's engine now rather than on its first command (optional warm-up at start). */

@@ -1,5 +1,4 @@
-import { IsIn, IsOptional, Length, Max, Min } from 'class-validator';
-import { CANDLE_INTERVALS, MAX_CANDLES } from './market-data.service';
+import { IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
@@ -125,33 +124,6 @@ export class OrderBookType {
   @Field() timestamp!: Date;
 }
 
-@ObjectType('Ticker')
-export class TickerType {
-  @Field() market!: string;
-  @Field(() => Decimal, { nullable: true }) last!: string | null;
-  @Field(() => Decimal, { nullable: true }) bestBid!: string | null;
-  @Field(() => Decimal, { nullable: true }) bestAsk!: string | null;
-  @Field(() => Decimal, { nullable: true, description: 'First trade price of the last 24 hours' }) open24h!: string | null;
-  @Field(() => Decimal, { nullable: true }) high24h!: string | null;
-  @Field(() => Decimal, { nullable: true }) low24h!: string | null;
-  @Field(() => Decimal, { description: 'Base volume of the last 24 hours' }) volume24h!: string;
-  @Field(() => Decimal, { description: 'Quote volume of the last 24 hours' }) quoteVolume24h!: string;
-  @Field(() => Decimal, { nullable: true, description: 'last − open24h' }) change24h!: string | null;
-  @Field(() => Decimal, { nullable: true, description: '(last − open24h) / open24h × 100, 4 decimals' }) changePercent24h!: string | null;
-  @Field(() => Int) trades24h!: number;
-  @Field() timestamp!: Date;
-}
-
-@ObjectType('Candle')
-export class CandleType {
-  @Field({ description: 'Start of the interval' }) time!: Date;
-  @Field(() => Decimal) open!: string;
-  @Field(() => Decimal) high!: string;
-  @Field(() => Decimal) low!: string;
-  @Field(() => Decimal) close!: string;
-  @Field(() => Decimal) volume!: string;
-}
-
 @ArgsType()
 export class BookArgs {
   @Field() symbol!: string;
@@ -159,24 +131,4 @@ export class BookArgs {
   @Min(1)
   @Max(500)
   levels: number = 20;
-}
-
-@ArgsType()
-export class CandleArgs {
-  @Field() symbol!: string;
-  @Field({ description: 'One of 1m, 5m, 15m, 1h, 4h, 1d' }) @IsIn(Object.keys(CANDLE_INTERVALS)) interval!: string;
-  @Field(() => Int, { defaultValue: 100, description: 'How many intervals back from now, 1..500' })
-  @Min(1)
-  @Max(MAX_CANDLES)
-  count: number = 100;
-}
-
-@ObjectType('LedgerBalance', { description: "A wallet's trading balance of one asset in Keel's ledger" })
-export class LedgerBalanceType {
-  @Field(() => ID) walletId!: string;
-  @Field(() => ID) assetId!: string;
-  @Field() symbol!: string;
-  @Field(() => Decimal) available!: string;
-  @Field(() => Decimal, { description: 'Held by open orders' }) locked!: string;
-  @Field(() => Decimal, { description: 'Owed after a chain reorg took back a deposit already spent or locked; while above zero nothing of the asset can be withdrawn or locked by a new order, and deposits repay it first' }) debt!: string;
 }
