@@ -6,9 +6,8 @@ import { normalizeDecimal } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { MarketService } from '../markets/market.service';
 import type { MarketRuntimes } from './market-runtime';
-import { Liquidity, OrderSide, OrderStatus } from './order.domain';
+import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
 import { OrderModel, TradeModel } from './order.model';
-import { BookLevelType, FillType, OrderBookType, OrderObject, TradeType } from './order.types';
 import { OrderViews } from './order-views';
 import { priceOf, quantityOf } from './order-units';
 
@@ -24,13 +23,13 @@ export class OrderQueries {
     this.views = new OrderViews(runtimes);
   }
 
-  async get(organizationId: string, orderId: string): Promise<OrderObject> {
+  async get(organizationId: string, orderId: string): Promise<Order> {
     const row = await this.row(organizationId, IdArg.uuid('Order', orderId));
     return (await this.views.orders([row]))[0];
   }
 
   /** The order as committed, shaped for the answer without reading it back when the placement has its row. */
-  async placed(organizationId: string, id: string, row?: OrderModel): Promise<OrderObject> {
+  async placed(organizationId: string, id: string, row?: OrderModel): Promise<Order> {
     return row ? (await this.views.orders([row]))[0] : this.get(organizationId, id);
   }
 
@@ -40,7 +39,7 @@ export class OrderQueries {
     return row;
   }
 
-  async list(organizationId: string, args: PageArgs & { market?: string; status?: OrderStatus; walletId?: string }): Promise<PageResult<OrderObject>> {
+  async list(organizationId: string, args: PageArgs & { market?: string; status?: OrderStatus; walletId?: string }): Promise<PageResult<Order>> {
     let marketId: string | undefined;
     if (args.market) {
       try {
@@ -62,7 +61,7 @@ export class OrderQueries {
     return toPage(await this.views.orders(rows), total, args);
   }
 
-  async fills(organizationId: string, orderId: string, page: PageArgs): Promise<PageResult<FillType>> {
+  async fills(organizationId: string, orderId: string, page: PageArgs): Promise<PageResult<Fill>> {
     const order = await this.row(organizationId, IdArg.uuid('Order', orderId));
     const q = TradeModel.query(this.db).where((b) => b.where('makerOrderId', order.id).orWhere('takerOrderId', order.id));
     const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence' }]);
@@ -89,7 +88,7 @@ export class OrderQueries {
   }
 
   /** Trades of a wallet, visible only to an organisation that has placed an order with it (else 404). */
-  async walletTrades(organizationId: string, walletId: string, page: PageArgs): Promise<PageResult<TradeType>> {
+  async walletTrades(organizationId: string, walletId: string, page: PageArgs): Promise<PageResult<Trade>> {
     const notFound = new KeelError('NOT_FOUND', 'Wallet not found');
     if (!IdArg.isUuid(walletId)) throw notFound;
     const id = walletId.toLowerCase();
@@ -100,7 +99,7 @@ export class OrderQueries {
     return toPage(await this.views.trades(rows), total, page);
   }
 
-  async marketTrades(symbol: string, page: PageArgs): Promise<PageResult<TradeType>> {
+  async marketTrades(symbol: string, page: PageArgs): Promise<PageResult<Trade>> {
     const market = await this.markets.row(symbol);
     const q = TradeModel.query(this.db).where({ marketId: market.id });
     const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence', order: 'desc' }]);
@@ -108,12 +107,12 @@ export class OrderQueries {
   }
 
   /** Depth from the market's engine, read in turn with the market's commands (so it is committed state). */
-  async book(symbol: string, levels: number): Promise<OrderBookType> {
+  async book(symbol: string, levels: number): Promise<OrderBook> {
     const market = await this.markets.row(symbol);
     return this.runtimes.serial(market.id, async () => {
       const { rules, engine } = await this.runtimes.runtime(market.id);
       const depth = engine.depth(levels);
-      const level = (l: { price: number; quantity: number; orders: number }): BookLevelType => ({
+      const level = (l: { price: number; quantity: number; orders: number }): BookLevel => ({
         price: priceOf(rules, BigInt(l.price)),
         quantity: quantityOf(rules, BigInt(l.quantity)),
         orders: l.orders,

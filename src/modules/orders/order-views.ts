@@ -1,16 +1,15 @@
 import { formatScaled, normalizeDecimal, pow10 } from '../../platform/decimal';
 import type { TradingRules } from '../markets/market.service';
 import type { MarketRuntimes } from './market-runtime';
-import { OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce } from './order.domain';
+import { Order, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce, Trade } from './order.domain';
 import type { OrderModel, TradeModel } from './order.model';
-import { OrderObject, TradeType } from './order.types';
 import { quantityOf } from './order-units';
 
 /** Order and trade records as the API shows them (decimal strings in the market's units). */
 export class OrderViews {
   constructor(private readonly runtimes: MarketRuntimes) {}
 
-  async orders(rows: OrderModel[]): Promise<OrderObject[]> {
+  async orders(rows: OrderModel[]): Promise<Order[]> {
     const rules = await this.rulesOf(rows);
     return rows.map((o) => {
       const r = rules.get(o.marketId)!;
@@ -41,7 +40,7 @@ export class OrderViews {
     });
   }
 
-  async trades(rows: TradeModel[]): Promise<TradeType[]> {
+  async trades(rows: TradeModel[]): Promise<Trade[]> {
     const rules = await this.rulesOf(rows);
     return rows.map((t) => ({
       id: t.id,

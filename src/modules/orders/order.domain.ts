@@ -56,3 +56,81 @@ export interface PlaceOrderInput {
   postOnly?: boolean;
   clientOrderId?: string | null;
 }
+
+/** An order as the API shows it: decimals as strings in the market's units. */
+export interface Order {
+  id: string;
+  clientOrderId: string | null;
+  marketId: string;
+  /** The market symbol. */
+  market: string;
+  walletId: string;
+  side: OrderSide;
+  type: OrderType;
+  timeInForce: TimeInForce;
+  postOnly: boolean;
+  /** Limit price; null for MARKET. */
+  price: string | null;
+  quantity: string;
+  filledQuantity: string;
+  remainingQuantity: string;
+  /** Volume-weighted price of the fills. */
+  averagePrice: string | null;
+  /** Fees paid, in the quote asset. */
+  fee: string;
+  status: OrderStatus;
+  statusReason: string | null;
+  /** Market sequence of the event that accepted (or rejected) the order. */
+  sequence: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Trade {
+  id: string;
+  marketId: string;
+  market: string;
+  sequence: string;
+  makerOrderId: string;
+  takerOrderId: string;
+  makerWalletId: string;
+  takerWalletId: string;
+  takerSide: OrderSide;
+  price: string;
+  quantity: string;
+  makerFee: string;
+  takerFee: string;
+  settlementBatchId: string | null;
+  settlementStatus: SettlementStatus;
+  createdAt: Date;
+}
+
+/** One trade seen from one order's side. */
+export interface Fill {
+  id: string;
+  tradeId: string;
+  orderId: string;
+  marketId: string;
+  side: OrderSide;
+  liquidity: Liquidity;
+  price: string;
+  quantity: string;
+  fee: string;
+  sequence: string;
+  createdAt: Date;
+}
+
+export interface BookLevel {
+  price: string;
+  quantity: string;
+  orders: number;
+}
+
+/** Depth per price level, best first on each side. */
+export interface OrderBook {
+  market: string;
+  sequence: string;
+  bids: BookLevel[];
+  asks: BookLevel[];
+  timestamp: Date;
+}

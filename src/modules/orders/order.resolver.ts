@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { PageArgs } from '../../graphql/types/page';
+import { PageArgs, PageResult } from '../../graphql/types/page';
+import type { Fill, Order, OrderBook, Trade } from './order.domain';
 import {
   BookArgs,
   FillPage,
@@ -12,56 +13,53 @@ import {
   TradePage,
 } from './order.types';
 
-type Out<T> = Promise<T>;
-const as = <T>(value: Promise<unknown>): Out<T> => value as Out<T>;
-
 @Resolver()
 export class OrderResolver {
   @Authorized('orderbook_order:create')
   @Mutation(() => OrderObject, { description: 'Places an order; its effects are committed before the answer' })
-  placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
-    return as(ctx.services.orders.place(ctx.principal.organizationId, input));
+  placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: GraphQLContext): Promise<Order> {
+    return ctx.services.orders.place(ctx.principal.organizationId, input);
   }
 
   @Authorized('orderbook_order:cancel')
   @Mutation(() => OrderObject, { description: 'Cancels the unfilled rest of an OPEN or PARTIALLY_FILLED order and releases its lock' })
-  cancelOrder(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
-    return as(ctx.services.orders.cancel(ctx.principal.organizationId, id));
+  cancelOrder(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<Order> {
+    return ctx.services.orders.cancel(ctx.principal.organizationId, id);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => OrderPage, { description: "The organisation's orders, newest first" })
-  orders(@Args() args: OrderListArgs, @Ctx() ctx: GraphQLContext): Out<OrderPage> {
-    return as(ctx.services.orderQueries.list(ctx.principal.organizationId, args));
+  orders(@Args() args: OrderListArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Order>> {
+    return ctx.services.orderQueries.list(ctx.principal.organizationId, args);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => OrderObject)
-  order(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderObject> {
-    return as(ctx.services.orderQueries.get(ctx.principal.organizationId, id));
+  order(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<Order> {
+    return ctx.services.orderQueries.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => FillPage, { description: "An order's fills, oldest first" })
-  orderFills(@Arg('id', () => ID) id: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<FillPage> {
-    return as(ctx.services.orderQueries.fills(ctx.principal.organizationId, id, page));
+  orderFills(@Arg('id', () => ID) id: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Fill>> {
+    return ctx.services.orderQueries.fills(ctx.principal.organizationId, id, page);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => TradePage, { description: "A wallet's trades, newest first; 404 unless this organisation has placed an order with the wallet" })
-  walletTrades(@Arg('walletId', () => ID) walletId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<TradePage> {
-    return as(ctx.services.orderQueries.walletTrades(ctx.principal.organizationId, walletId, page));
+  walletTrades(@Arg('walletId', () => ID) walletId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Trade>> {
+    return ctx.services.orderQueries.walletTrades(ctx.principal.organizationId, walletId, page);
   }
 
   @Authorized('orderbook_market:read')
   @Query(() => OrderBookType, { description: 'Aggregated depth per price level' })
-  orderBook(@Args() args: BookArgs, @Ctx() ctx: GraphQLContext): Out<OrderBookType> {
-    return as(ctx.services.orderQueries.book(args.symbol, args.levels));
+  orderBook(@Args() args: BookArgs, @Ctx() ctx: GraphQLContext): Promise<OrderBook> {
+    return ctx.services.orderQueries.book(args.symbol, args.levels);
   }
 
   @Authorized('orderbook_market:read')
   @Query(() => TradePage, { description: "A market's trades, newest first" })
-  marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<TradePage> {
-    return as(ctx.services.orderQueries.marketTrades(symbol, page));
+  marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Trade>> {
+    return ctx.services.orderQueries.marketTrades(symbol, page);
   }
 }

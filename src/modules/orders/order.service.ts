@@ -7,10 +7,9 @@ import { ErrorCode, KeelError } from '../../platform/errors';
 import type { LedgerService } from '../ledger/ledger.service';
 import type { MarketService } from '../markets/market.service';
 import { MarketRuntimes } from './market-runtime';
-import { LIVE_STATUSES, OrderStatus, PlaceOrderInput } from './order.domain';
+import { LIVE_STATUSES, Order, OrderStatus, PlaceOrderInput } from './order.domain';
 import { OrderModel } from './order.model';
 import { OrderQueries } from './order-queries';
-import { OrderObject } from './order.types';
 import { PlacedOrder, PlacementQueue } from './placement-queue';
 
 const REJECT_CODES: Record<RejectReason, ErrorCode> = {
@@ -49,7 +48,7 @@ export class OrderService {
     this.placements = new PlacementQueue(db, ledger, this.runtimes);
   }
 
-  async place(organizationId: string, input: PlaceOrderInput): Promise<OrderObject> {
+  async place(organizationId: string, input: PlaceOrderInput): Promise<Order> {
     const { step, recorded } = await this.uow.reserve<PlacedOrder>();
     if (recorded.found) return this.answerPlacement(organizationId, recorded.value.orderId, recorded.value.rejected);
     if (!IdArg.isUuid(input.walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
@@ -63,12 +62,12 @@ export class OrderService {
     return this.answerPlacement(organizationId, id, outcome.rejected, outcome.row);
   }
 
-  private async answerPlacement(organizationId: string, id: string, rejected: RejectReason | undefined, row?: OrderModel): Promise<OrderObject> {
+  private async answerPlacement(organizationId: string, id: string, rejected: RejectReason | undefined, row?: OrderModel): Promise<Order> {
     if (rejected) throw new KeelError(REJECT_CODES[rejected], `The order was rejected: ${rejected}`, { orderId: id, reason: rejected });
     return this.queries.placed(organizationId, id, row);
   }
 
-  async cancel(organizationId: string, orderId: string): Promise<OrderObject> {
+  async cancel(organizationId: string, orderId: string): Promise<Order> {
     const id = IdArg.uuid('Order', orderId);
     const { step, recorded } = await this.uow.reserve<{ orderId: string }>();
     if (recorded.found) return this.queries.get(organizationId, id);

@@ -3,7 +3,7 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
 
-import { Liquidity, OrderSide, OrderStatus, OrderType, PlaceOrderInput, SettlementStatus, TimeInForce } from './order.domain';
+import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, OrderType, PlaceOrderInput, SettlementStatus, TimeInForce, Trade } from './order.domain';
 
 registerEnumType(OrderSide, { name: 'OrderSide' });
 registerEnumType(OrderType, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
@@ -20,7 +20,7 @@ registerEnumType(Liquidity, { name: 'Liquidity' });
 registerEnumType(SettlementStatus, { name: 'SettlementStatus' });
 
 @ObjectType('Order')
-export class OrderObject {
+export class OrderObject implements Order {
   @Field(() => ID) id!: string;
   @Field(() => String, { nullable: true }) clientOrderId!: string | null;
   @Field(() => ID) marketId!: string;
@@ -68,7 +68,7 @@ export class PlaceOrderInputType implements PlaceOrderInput {
 }
 
 @ObjectType('Trade')
-export class TradeType {
+export class TradeType implements Trade {
   @Field(() => ID) id!: string;
   @Field(() => ID) marketId!: string;
   @Field() market!: string;
@@ -91,7 +91,7 @@ export class TradeType {
 export class TradePage extends Page(TradeType) {}
 
 @ObjectType('Fill', { description: "One trade seen from one order's side" })
-export class FillType {
+export class FillType implements Fill {
   @Field(() => ID) id!: string;
   @Field(() => ID) tradeId!: string;
   @Field(() => ID) orderId!: string;
@@ -109,14 +109,14 @@ export class FillType {
 export class FillPage extends Page(FillType) {}
 
 @ObjectType('BookLevel')
-export class BookLevelType {
+export class BookLevelType implements BookLevel {
   @Field(() => Decimal) price!: string;
   @Field(() => Decimal) quantity!: string;
   @Field(() => Int) orders!: number;
 }
 
 @ObjectType('OrderBook')
-export class OrderBookType {
+export class OrderBookType implements OrderBook {
   @Field() market!: string;
   @Field({ description: 'Market sequence the book reflects' }) sequence!: string;
   @Field(() => [BookLevelType], { description: 'Best (highest) first' }) bids!: BookLevelType[];
