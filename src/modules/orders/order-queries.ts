@@ -2,14 +2,13 @@ import { Knex } from 'knex';
 import { IdArg } from '../../graphql/types/id';
 import { PageArgs, PageResult, toPage } from '../../graphql/types/page';
 import { fetchPage } from '../../platform/db/fetch-page';
-import { normalizeDecimal } from '../../platform/decimal';
+import { formatMultiple, normalizeDecimal } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { MarketService } from '../markets/market.service';
 import type { MarketRuntimes } from './market-runtime';
 import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
 import { OrderModel, TradeModel } from './order.model';
 import { OrderViews } from './order-views';
-import { priceOf, quantityOf } from './order-units';
 
 /** Reads of orders, fills, trades and the live book. An organisation sees only its own orders (else 404). */
 export class OrderQueries {
@@ -113,8 +112,8 @@ export class OrderQueries {
       const { rules, engine } = await this.runtimes.runtime(market.id);
       const depth = engine.depth(levels);
       const level = (l: { price: number; quantity: number; orders: number }): BookLevel => ({
-        price: priceOf(rules, BigInt(l.price)),
-        quantity: quantityOf(rules, BigInt(l.quantity)),
+        price: formatMultiple(rules.tick, BigInt(l.price)),
+        quantity: formatMultiple(rules.lot, BigInt(l.quantity)),
         orders: l.orders,
       });
       return { market: rules.market.symbol, sequence: String(engine.sequence), bids: depth.bids.map(level), asks: depth.asks.map(level), timestamp: new Date() };
@@ -127,7 +126,7 @@ export class OrderQueries {
       const { rules, engine } = await this.runtimes.runtime(marketId);
       const bid = engine.bestBid();
       const ask = engine.bestAsk();
-      return { bestBid: bid === null ? null : priceOf(rules, BigInt(bid)), bestAsk: ask === null ? null : priceOf(rules, BigInt(ask)) };
+      return { bestBid: bid === null ? null : formatMultiple(rules.tick, BigInt(bid)), bestAsk: ask === null ? null : formatMultiple(rules.tick, BigInt(ask)) };
     });
   }
 }

@@ -1,9 +1,8 @@
-import { formatScaled, normalizeDecimal, pow10 } from '../../platform/decimal';
+import { formatMultiple, formatScaled, normalizeDecimal, pow10 } from '../../platform/decimal';
 import type { TradingRules } from '../markets/market.service';
 import type { MarketRuntimes } from './market-runtime';
 import { Order, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce, Trade } from './order.domain';
 import type { OrderModel, TradeModel } from './order.model';
-import { quantityOf } from './order-units';
 
 /** Order and trade records as the API shows them (decimal strings in the market's units). */
 export class OrderViews {
@@ -27,8 +26,8 @@ export class OrderViews {
         postOnly: o.postOnly,
         price: o.price === null ? null : normalizeDecimal(o.price),
         quantity: normalizeDecimal(o.quantity),
-        filledQuantity: quantityOf(r, filled),
-        remainingQuantity: quantityOf(r, total - filled),
+        filledQuantity: formatMultiple(r.lot, filled),
+        remainingQuantity: formatMultiple(r.lot, total - filled),
         averagePrice: filled > 0n ? formatScaled((BigInt(o.filledNotional) * r.tick.int * pow10(6)) / filled, r.tick.scale + 6) : null,
         fee: formatScaled(BigInt(o.feesPaid), r.quoteDecimals),
         status: o.status as OrderStatus,

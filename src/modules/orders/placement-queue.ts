@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { RejectReason } from '../../engine';
-import { formatScaled } from '../../platform/decimal';
+import { formatMultiple, formatScaled } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { ClaimStep } from '../../platform/idempotency';
 import type { LedgerService } from '../ledger/ledger.service';
@@ -8,7 +8,6 @@ import { GroupFunds } from './group-funds';
 import type { MarketRuntimes, Runtime } from './market-runtime';
 import { OrderSide, PlaceOrderInput } from './order.domain';
 import type { OrderModel } from './order.model';
-import { priceOf, quantityOf } from './order-units';
 import { checkPlacement } from './placement-checks';
 import { Matched, newWorking } from './working-order';
 
@@ -161,8 +160,8 @@ export class PlacementQueue {
       type: command.type,
       timeInForce: command.timeInForce,
       postOnly: command.postOnly ?? false,
-      price: ticks === null ? null : priceOf(rules, ticks),
-      quantity: quantityOf(rules, lots),
+      price: ticks === null ? null : formatMultiple(rules.tick, ticks),
+      quantity: formatMultiple(rules.lot, lots),
       priceTicks: ticks === null ? null : String(ticks),
       quantityLots: String(lots),
       sequence: String(events[0].sequence),

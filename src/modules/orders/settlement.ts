@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LedgerMove } from '../ledger/ledger.service';
-import { formatScaled } from '../../platform/decimal';
+import { formatMultiple, formatScaled } from '../../platform/decimal';
 import type { TradingRules } from '../markets/market.service';
 import type { TradeModel } from './order.model';
 import { OrderStatus, SettlementStatus } from './order.domain';
-import { priceOf, quantityOf } from './order-units';
 import type { Matched, Working } from './working-order';
 
 /** A trade as it is recorded. */
@@ -120,8 +119,8 @@ export function settle(rules: TradingRules, resting: ReadonlyMap<string, Working
           makerWalletId: maker.walletId,
           takerWalletId: taker.walletId,
           takerSide: e.takerSide,
-          price: priceOf(rules, BigInt(e.price)),
-          quantity: quantityOf(rules, lots),
+          price: formatMultiple(rules.tick, BigInt(e.price)),
+          quantity: formatMultiple(rules.lot, lots),
           quoteAmount: formatScaled(cost, rules.quoteDecimals),
           makerFee: formatScaled(makerFee, rules.quoteDecimals),
           takerFee: formatScaled(takerFee, rules.quoteDecimals),
