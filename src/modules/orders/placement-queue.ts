@@ -149,7 +149,7 @@ export class PlacementQueue {
 
     const events = engine.apply(command);
     const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
-    const working = newWorking({ id, organizationId, walletId, side: command.side as OrderSide, lots, lockAssetId, lock, rejected: rejected !== undefined });
+    const working = newWorking({ id, organizationId, walletId, side: input.side, lots, lockAssetId, lock, rejected: rejected !== undefined });
     const row: Partial<OrderModel> = {
       id,
       organizationId,
