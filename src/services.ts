@@ -16,7 +16,9 @@ import { WalletKeys } from './modules/wallets/wallet-keys';
 import { MarketService } from './modules/markets/market.service';
 import { LedgerService } from './modules/ledger/ledger.service';
 import { OrderService } from './modules/orders/order.service';
-import { MarketDataService } from './modules/orders/market-data.service';
+import { OrderQueries } from './modules/orders/order-queries';
+import { MarketDataService } from './modules/market-data/market-data.service';
+import { WalletBalances } from './modules/ledger/wallet-balances';
 import { WatchedWallets } from './modules/wallets/watched-wallets';
 import { ChainActivityRecorder } from './modules/deposits/chain-activity-recorder';
 import { ChainTransferHistoryService } from './modules/deposits/chain-transfer-history.service';
@@ -63,6 +65,8 @@ export interface Services {
   /** Credits deposits to the ledger and debits transfers out; the transaction sender reports failures to it. */
   custodyLedgerSync: CustodyLedgerSync;
   orders: OrderService;
+  orderQueries: OrderQueries;
+  walletBalances: WalletBalances;
   marketData: MarketDataService;
 }
 
@@ -111,6 +115,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     ledger,
     custodyLedgerSync,
     orders,
-    marketData: new MarketDataService(db, markets, orders),
+    orderQueries: orders.queries,
+    walletBalances: new WalletBalances(ledger, chains),
+    marketData: new MarketDataService(db, markets, orders.queries),
   };
 }

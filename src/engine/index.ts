@@ -1,3 +1,3 @@
 export * from './types';
 export { MatchingEngine } from './matching-engine';
-export { feeFor } from './fees';
+export { feeCeil, feeFor } from './fees';

@@ -1,4 +1,4 @@
-import { feeFor } from './fees';
+import { feeCeil, feeFor } from './fees';
 import { BookSide, OrderNode } from './order-book';
 import type { CancelReason, Command, DepthLevel, EngineEvent, MarketRules, PlaceOrder, RejectReason, RestingOrder, Side } from './types';
 
@@ -18,6 +18,7 @@ import type { CancelReason, Command, DepthLevel, EngineEvent, MarketRules, Place
  *   ahead of the owner's own first resting order.
  * - Fees: maker and taker rates in parts per million of price × quantity, rounded up (feeFor).
  * - Every event carries the market's next sequence number.
+ * - What a BUY locks before it is placed is quoted here too (buyLock), from the same fee rules.
  */
 export class MatchingEngine {
   private readonly bids = new BookSide('BUY');
@@ -70,6 +71,34 @@ export class MatchingEngine {
   order(id: string): RestingOrder | null {
     const n = this.orders.get(id);
     return n ? { id: n.id, owner: n.owner, side: n.side, price: n.price, remaining: n.remaining } : null;
+  }
+
+  /**
+   * Ticks × lots a BUY of `lots` must lock so that its fills and fees are always covered. A LIMIT
+   * order at `price`: its notional plus the fee at the higher rate (it may trade as maker or as
+   * taker). A MARKET order: the cost of taking `lots` from the asks as they stand, plus the taker
+   * fee rounded up per resting order; what it does not spend is released when it ends.
+   */
+  buyLock(lots: number, price?: number): bigint {
+    if (price !== undefined) {
+      const notional = BigInt(price) * BigInt(lots);
+      return notional + feeCeil(notional, Math.max(this.rules.makerFeePpm, this.rules.takerFeePpm));
+    }
+    let remaining = BigInt(lots);
+    let total = 0n;
+    for (const level of this.asks.depth(Number.MAX_SAFE_INTEGER)) {
+      if (remaining === 0n) break;
+      const take = BigInt(level.quantity) < remaining ? BigInt(level.quantity) : remaining;
+      const notional = BigInt(level.price) * take;
+      total += notional + feeCeil(notional, this.rules.takerFeePpm) + BigInt(level.orders - 1);
+      remaining -= take;
+    }
+    return total;
+  }
+
+  /** Why the engine would reject this placement now (the same checks `apply` makes), or null. */
+  check(order: PlaceOrder): RejectReason | null {
+    return this.validate(order);
   }
 
   private place(order: PlaceOrder, out: EngineEvent[]): void {

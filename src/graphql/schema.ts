@@ -16,12 +16,14 @@ import { MarketResolver } from '../modules/markets/market.resolver';
 import { OrderResolver } from '../modules/orders/order.resolver';
 import { ChainTransferResolver } from '../modules/deposits/chain-transfer.resolver';
 import { TransferResolver } from '../modules/withdrawals/transfer.resolver';
+import { MarketDataResolver } from '../modules/market-data/market-data.resolver';
+import { LedgerResolver } from '../modules/ledger/ledger.resolver';
 import { DevFaucetResolver } from '../modules/dev-faucet/dev-faucet.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
   core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver],
-  pro: [EngineStatusResolver, MarketResolver, OrderResolver],
+  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver],
 };
 
 /**

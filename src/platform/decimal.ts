@@ -73,6 +73,11 @@ export function formatScaled(int: bigint, scale: number): string {
   return negative ? `-${digits}` : digits;
 }
 
+/** `count` steps of `step` (ticks of a tick size, lots of a lot size) as a decimal string. */
+export function formatMultiple(step: Scaled, count: bigint): string {
+  return formatScaled(count * step.int, step.scale);
+}
+
 export function formatDecimal(value: Scaled): string {
   return formatScaled(value.int, value.scale);
 }

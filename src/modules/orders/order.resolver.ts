@@ -1,89 +1,66 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { PageArgs } from '../../graphql/types/page';
+import type { PageResult } from '../../platform/paging';
+import type { Fill, Order, OrderBook, Trade } from './order.domain';
 import {
   BookArgs,
-  CandleArgs,
-  CandleType,
   FillPage,
-  LedgerBalanceType,
   OrderBookType,
   OrderListArgs,
   OrderPage,
-  OrderType,
-  PlaceOrderInput,
-  TickerType,
+  OrderObject,
+  PlaceOrderInputType,
   TradePage,
 } from './order.types';
-
-type Out<T> = Promise<T>;
-const as = <T>(value: Promise<unknown>): Out<T> => value as Out<T>;
 
 @Resolver()
 export class OrderResolver {
   @Authorized('orderbook_order:create')
-  @Mutation(() => OrderType, { description: 'Places an order; its effects are committed before the answer' })
-  placeOrder(@Arg('input') input: PlaceOrderInput, @Ctx() ctx: GraphQLContext): Out<OrderType> {
-    return as(ctx.services.orders.place(ctx.principal.organizationId, input));
+  @Mutation(() => OrderObject, { description: 'Places an order; its effects are committed before the answer' })
+  placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: GraphQLContext): Promise<Order> {
+    return ctx.services.orders.place(ctx.principal.organizationId, input);
   }
 
   @Authorized('orderbook_order:cancel')
-  @Mutation(() => OrderType, { description: 'Cancels the unfilled rest of an OPEN or PARTIALLY_FILLED order and releases its lock' })
-  cancelOrder(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderType> {
-    return as(ctx.services.orders.cancel(ctx.principal.organizationId, id));
+  @Mutation(() => OrderObject, { description: 'Cancels the unfilled rest of an OPEN or PARTIALLY_FILLED order and releases its lock' })
+  cancelOrder(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<Order> {
+    return ctx.services.orders.cancel(ctx.principal.organizationId, id);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => OrderPage, { description: "The organisation's orders, newest first" })
-  orders(@Args() args: OrderListArgs, @Ctx() ctx: GraphQLContext): Out<OrderPage> {
-    return as(ctx.services.orders.list(ctx.principal.organizationId, args));
+  orders(@Args() args: OrderListArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Order>> {
+    return ctx.services.orderQueries.list(ctx.principal.organizationId, args);
   }
 
   @Authorized('orderbook_order:read')
-  @Query(() => OrderType)
-  order(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<OrderType> {
-    return as(ctx.services.orders.get(ctx.principal.organizationId, id));
+  @Query(() => OrderObject)
+  order(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<Order> {
+    return ctx.services.orderQueries.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => FillPage, { description: "An order's fills, oldest first" })
-  orderFills(@Arg('id', () => ID) id: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<FillPage> {
-    return as(ctx.services.orders.fills(ctx.principal.organizationId, id, page));
+  orderFills(@Arg('id', () => ID) id: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Fill>> {
+    return ctx.services.orderQueries.fills(ctx.principal.organizationId, id, page);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => TradePage, { description: "A wallet's trades, newest first; 404 unless this organisation has placed an order with the wallet" })
-  walletTrades(@Arg('walletId', () => ID) walletId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<TradePage> {
-    return as(ctx.services.orders.walletTrades(ctx.principal.organizationId, walletId, page));
-  }
-
-  @Authorized('orderbook_order:read')
-  @Query(() => [LedgerBalanceType], { description: "A wallet's trading balances in Keel's ledger" })
-  walletBalances(@Arg('walletId', () => ID) walletId: string, @Ctx() ctx: GraphQLContext): Out<LedgerBalanceType[]> {
-    return as(ctx.services.orders.walletBalances(ctx.principal.organizationId, walletId));
+  walletTrades(@Arg('walletId', () => ID) walletId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Trade>> {
+    return ctx.services.orderQueries.walletTrades(ctx.principal.organizationId, walletId, page);
   }
 
   @Authorized('orderbook_market:read')
   @Query(() => OrderBookType, { description: 'Aggregated depth per price level' })
-  orderBook(@Args() args: BookArgs, @Ctx() ctx: GraphQLContext): Out<OrderBookType> {
-    return as(ctx.services.orders.book(args.symbol, args.levels));
+  orderBook(@Args() args: BookArgs, @Ctx() ctx: GraphQLContext): Promise<OrderBook> {
+    return ctx.services.orderQueries.book(args.symbol, args.levels);
   }
 
   @Authorized('orderbook_market:read')
   @Query(() => TradePage, { description: "A market's trades, newest first" })
-  marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Out<TradePage> {
-    return as(ctx.services.orders.marketTrades(symbol, page));
-  }
-
-  @Authorized('orderbook_market:read')
-  @Query(() => TickerType, { description: 'Last price, touch and 24-hour statistics' })
-  ticker(@Arg('symbol') symbol: string, @Ctx() ctx: GraphQLContext): Out<TickerType> {
-    return as(ctx.services.marketData.ticker(symbol));
-  }
-
-  @Authorized('orderbook_market:read')
-  @Query(() => [CandleType], { description: 'OHLCV candles, oldest first; intervals without trades are left out' })
-  candles(@Args() args: CandleArgs, @Ctx() ctx: GraphQLContext): Out<CandleType[]> {
-    return as(ctx.services.marketData.candles(args.symbol, args.interval, args.count));
+  marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<Trade>> {
+    return ctx.services.orderQueries.marketTrades(symbol, page);
   }
 }

@@ -1,71 +1,33 @@
-import { IsIn, IsOptional, Length, Max, Min } from 'class-validator';
-import { CANDLE_INTERVALS, MAX_CANDLES } from './market-data.service';
+import { IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
 
-export enum OrderSide {
-  BUY = 'BUY',
-  SELL = 'SELL',
-}
+import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, OrderType, PlaceOrderInput, SettlementStatus, TimeInForce, Trade } from './order.domain';
+
 registerEnumType(OrderSide, { name: 'OrderSide' });
-
-export enum OrderKind {
-  LIMIT = 'LIMIT',
-  MARKET = 'MARKET',
-}
-registerEnumType(OrderKind, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
-
-export enum TimeInForce {
-  GTC = 'GTC',
-  IOC = 'IOC',
-  FOK = 'FOK',
-}
+registerEnumType(OrderType, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
 registerEnumType(TimeInForce, {
   name: 'TimeInForce',
   description: 'GTC: rest until filled or cancelled. IOC: fill what is possible now, expire the rest. FOK: fill completely now or expire untouched.',
 });
-
-export enum OrderStatus {
-  OPEN = 'OPEN',
-  PARTIALLY_FILLED = 'PARTIALLY_FILLED',
-  FILLED = 'FILLED',
-  CANCELLED = 'CANCELLED',
-  REJECTED = 'REJECTED',
-  EXPIRED = 'EXPIRED',
-}
 registerEnumType(OrderStatus, {
   name: 'OrderStatus',
   description:
     'OPEN: resting, nothing filled. PARTIALLY_FILLED: resting, some filled. FILLED: nothing left. CANCELLED: the rest was cancelled (by the owner, or by self-trade prevention). EXPIRED: the rest ended by time in force (IOC, FOK, MARKET). REJECTED: refused by the engine (post-only would take).',
 });
-
-export enum Liquidity {
-  MAKER = 'MAKER',
-  TAKER = 'TAKER',
-}
 registerEnumType(Liquidity, { name: 'Liquidity' });
-
-export enum SettlementStatus {
-  QUEUED = 'QUEUED',
-  BATCHED = 'BATCHED',
-  SUBMITTED = 'SUBMITTED',
-  CONFIRMED = 'CONFIRMED',
-  FAILED = 'FAILED',
-  REORGED = 'REORGED',
-  REPLACED = 'REPLACED',
-}
 registerEnumType(SettlementStatus, { name: 'SettlementStatus' });
 
 @ObjectType('Order')
-export class OrderType {
+export class OrderObject implements Order {
   @Field(() => ID) id!: string;
   @Field(() => String, { nullable: true }) clientOrderId!: string | null;
   @Field(() => ID) marketId!: string;
   @Field({ description: 'The market symbol' }) market!: string;
   @Field(() => ID) walletId!: string;
   @Field(() => OrderSide) side!: OrderSide;
-  @Field(() => OrderKind) type!: OrderKind;
+  @Field(() => OrderType) type!: OrderType;
   @Field(() => TimeInForce) timeInForce!: TimeInForce;
   @Field() postOnly!: boolean;
   @Field(() => Decimal, { nullable: true, description: 'Limit price; null for MARKET' }) price!: string | null;
@@ -83,7 +45,7 @@ export class OrderType {
 }
 
 @ObjectType('OrderPage')
-export class OrderPage extends Page(OrderType) {}
+export class OrderPage extends Page(OrderObject) {}
 
 @ArgsType()
 export class OrderListArgs extends PageArgs {
@@ -93,11 +55,11 @@ export class OrderListArgs extends PageArgs {
 }
 
 @InputType('PlaceOrderInput')
-export class PlaceOrderInput {
+export class PlaceOrderInputType implements PlaceOrderInput {
   @Field(() => ID, { description: 'A master wallet or deposit address of the organisation; its ledger balance funds the order' }) walletId!: string;
   @Field({ description: 'Market symbol, e.g. ETH-USDC' }) market!: string;
   @Field(() => OrderSide) side!: OrderSide;
-  @Field(() => OrderKind, { nullable: true, description: 'Default LIMIT' }) @IsOptional() type?: OrderKind;
+  @Field(() => OrderType, { nullable: true, description: 'Default LIMIT' }) @IsOptional() type?: OrderType;
   @Field(() => Decimal, { nullable: true, description: 'Required for LIMIT (a multiple of tickSize); absent for MARKET' }) @IsOptional() price?: string;
   @Field(() => Decimal, { description: 'In the base asset; a multiple of lotSize' }) quantity!: string;
   @Field(() => TimeInForce, { nullable: true, description: 'Default GTC' }) @IsOptional() timeInForce?: TimeInForce;
@@ -106,7 +68,7 @@ export class PlaceOrderInput {
 }
 
 @ObjectType('Trade')
-export class TradeType {
+export class TradeType implements Trade {
   @Field(() => ID) id!: string;
   @Field(() => ID) marketId!: string;
   @Field() market!: string;
@@ -129,7 +91,7 @@ export class TradeType {
 export class TradePage extends Page(TradeType) {}
 
 @ObjectType('Fill', { description: "One trade seen from one order's side" })
-export class FillType {
+export class FillType implements Fill {
   @Field(() => ID) id!: string;
   @Field(() => ID) tradeId!: string;
   @Field(() => ID) orderId!: string;
@@ -147,46 +109,19 @@ export class FillType {
 export class FillPage extends Page(FillType) {}
 
 @ObjectType('BookLevel')
-export class BookLevelType {
+export class BookLevelType implements BookLevel {
   @Field(() => Decimal) price!: string;
   @Field(() => Decimal) quantity!: string;
   @Field(() => Int) orders!: number;
 }
 
 @ObjectType('OrderBook')
-export class OrderBookType {
+export class OrderBookType implements OrderBook {
   @Field() market!: string;
   @Field({ description: 'Market sequence the book reflects' }) sequence!: string;
   @Field(() => [BookLevelType], { description: 'Best (highest) first' }) bids!: BookLevelType[];
   @Field(() => [BookLevelType], { description: 'Best (lowest) first' }) asks!: BookLevelType[];
   @Field() timestamp!: Date;
-}
-
-@ObjectType('Ticker')
-export class TickerType {
-  @Field() market!: string;
-  @Field(() => Decimal, { nullable: true }) last!: string | null;
-  @Field(() => Decimal, { nullable: true }) bestBid!: string | null;
-  @Field(() => Decimal, { nullable: true }) bestAsk!: string | null;
-  @Field(() => Decimal, { nullable: true, description: 'First trade price of the last 24 hours' }) open24h!: string | null;
-  @Field(() => Decimal, { nullable: true }) high24h!: string | null;
-  @Field(() => Decimal, { nullable: true }) low24h!: string | null;
-  @Field(() => Decimal, { description: 'Base volume of the last 24 hours' }) volume24h!: string;
-  @Field(() => Decimal, { description: 'Quote volume of the last 24 hours' }) quoteVolume24h!: string;
-  @Field(() => Decimal, { nullable: true, description: 'last − open24h' }) change24h!: string | null;
-  @Field(() => Decimal, { nullable: true, description: '(last − open24h) / open24h × 100, 4 decimals' }) changePercent24h!: string | null;
-  @Field(() => Int) trades24h!: number;
-  @Field() timestamp!: Date;
-}
-
-@ObjectType('Candle')
-export class CandleType {
-  @Field({ description: 'Start of the interval' }) time!: Date;
-  @Field(() => Decimal) open!: string;
-  @Field(() => Decimal) high!: string;
-  @Field(() => Decimal) low!: string;
-  @Field(() => Decimal) close!: string;
-  @Field(() => Decimal) volume!: string;
 }
 
 @ArgsType()
@@ -196,24 +131,4 @@ export class BookArgs {
   @Min(1)
   @Max(500)
   levels: number = 20;
-}
-
-@ArgsType()
-export class CandleArgs {
-  @Field() symbol!: string;
-  @Field({ description: 'One of 1m, 5m, 15m, 1h, 4h, 1d' }) @IsIn(Object.keys(CANDLE_INTERVALS)) interval!: string;
-  @Field(() => Int, { defaultValue: 100, description: 'How many intervals back from now, 1..500' })
-  @Min(1)
-  @Max(MAX_CANDLES)
-  count: number = 100;
-}
-
-@ObjectType('LedgerBalance', { description: "A wallet's trading balance of one asset in Keel's ledger" })
-export class LedgerBalanceType {
-  @Field(() => ID) walletId!: string;
-  @Field(() => ID) assetId!: string;
-  @Field() symbol!: string;
-  @Field(() => Decimal) available!: string;
-  @Field(() => Decimal, { description: 'Held by open orders' }) locked!: string;
-  @Field(() => Decimal, { description: 'Owed after a chain reorg took back a deposit already spent or locked; while above zero nothing of the asset can be withdrawn or locked by a new order, and deposits repay it first' }) debt!: string;
 }

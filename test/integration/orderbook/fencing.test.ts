@@ -1,6 +1,6 @@
 import { BookKeel, BookOrg, marketBody, units } from './support';
 import { OrderService } from '../../../src/modules/orders/order.service';
-import { OrderSide } from '../../../src/modules/orders/order.types';
+import { OrderSide } from '../../../src/modules/orders/order.domain';
 
 /**
  * A market's commits are fenced by its sequence: a process whose engine is behind the record

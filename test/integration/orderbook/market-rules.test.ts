@@ -2,7 +2,7 @@ import { Keel, startKeel } from '../../../src/app';
 import { MarketStatus } from '../../../src/modules/markets/market.types';
 import type { MarketService } from '../../../src/modules/markets/market.service';
 import { OrderService } from '../../../src/modules/orders/order.service';
-import { OrderSide } from '../../../src/modules/orders/order.types';
+import { OrderSide } from '../../../src/modules/orders/order.domain';
 import { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { BookKeel, BookOrg, marketBody, units } from './support';

@@ -2,12 +2,38 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { normalizeDecimal } from '../../platform/decimal';
 import type { MarketService } from '../markets/market.service';
-import type { OrderService } from './order.service';
-import type { CandleType, TickerType } from './order.types';
+import type { OrderQueries } from '../orders/order-queries';
 
 /** Candle intervals and their length in seconds. Buckets are aligned to the Unix epoch (UTC). */
 export const CANDLE_INTERVALS: Record<string, number> = { '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '4h': 14_400, '1d': 86_400 };
 export const MAX_CANDLES = 500;
+
+/** Last price, touch and 24-hour statistics of a market. */
+export interface Ticker {
+  market: string;
+  last: string | null;
+  bestBid: string | null;
+  bestAsk: string | null;
+  open24h: string | null;
+  high24h: string | null;
+  low24h: string | null;
+  volume24h: string;
+  quoteVolume24h: string;
+  change24h: string | null;
+  changePercent24h: string | null;
+  trades24h: number;
+  timestamp: Date;
+}
+
+/** OHLCV of one interval. */
+export interface Candle {
+  time: Date;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
 
 const dec = (v: string | null): string | null => (v === null ? null : normalizeDecimal(v));
 
@@ -16,10 +42,10 @@ export class MarketDataService {
   constructor(
     private readonly db: Knex,
     private readonly markets: MarketService,
-    private readonly orders: OrderService,
+    private readonly orders: OrderQueries,
   ) {}
 
-  async ticker(symbol: string): Promise<TickerType> {
+  async ticker(symbol: string): Promise<Ticker> {
     const market = await this.markets.row(symbol);
     const { rows } = await this.db.raw(
       `WITH day AS (
@@ -62,7 +88,7 @@ export class MarketDataService {
    * OHLCV per interval over the last `count` intervals (the current one included), oldest first.
    * Intervals without trades are left out.
    */
-  async candles(symbol: string, interval: string, count: number): Promise<CandleType[]> {
+  async candles(symbol: string, interval: string, count: number): Promise<Candle[]> {
     const seconds = CANDLE_INTERVALS[interval];
     if (!seconds) throw KeelError.invalidField('interval', `must be one of ${Object.keys(CANDLE_INTERVALS).join(', ')}`);
     if (!Number.isInteger(count) || count < 1 || count > MAX_CANDLES) throw KeelError.invalidField('count', `must be between 1 and ${MAX_CANDLES}`);

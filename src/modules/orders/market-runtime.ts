@@ -1,0 +1,158 @@
+import { Knex } from 'knex';
+import { MatchingEngine } from '../../engine';
+import { StatementCheckFailed } from '../../platform/db/one-statement';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import { ErrorCode, KeelError } from '../../platform/errors';
+import type { LedgerService } from '../ledger/ledger.service';
+import type { MarketService, TradingRules } from '../markets/market.service';
+import { writeSettlement } from './order-persistence';
+import { LIVE_STATUSES } from './order.domain';
+import { OrderModel } from './order.model';
+import { settle } from './settlement';
+import { isResting, Matched, Working, workingFromRow } from './working-order';
+
+/**
+ * One market's engine and the money state of its resting orders, both rebuilt from the open
+ * orders in PostgreSQL whenever they are (re)loaded. They change only with a committed command;
+ * a failed commit drops the runtime.
+ */
+export interface Runtime {
+  rules: TradingRules;
+  engine: MatchingEngine;
+  resting: Map<string, Working>;
+  /** The market sequence PostgreSQL holds: each commit moves it from this value, or is refused. */
+  committedSequence: number;
+}
+
+/** Refusals decided by the market's rules (status, minimum, the fee a BUY locks) rather than by the book. */
+const RULES_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['MARKET_HALTED', 'BELOW_MIN_NOTIONAL', 'INSUFFICIENT_FUNDS']);
+
+/** A runtime's rules were found stale: the command runs again on rules reloaded from the record. */
+class MarketRulesChanged extends Error {}
+
+/**
+ * The markets' runtimes in this process. Commands for a market run one at a time (a per-market
+ * promise chain, `serial`); each is applied to the engine and committed to PostgreSQL before its
+ * answer. If that commit fails, the engine (already changed) is dropped and rebuilt from PostgreSQL
+ * on the next command, so memory never runs ahead of the record.
+ */
+export class MarketRuntimes {
+  private readonly runtimes = new Map<string, Runtime>();
+  private readonly viewRules = new Map<string, Promise<TradingRules>>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly markets: MarketService,
+    private readonly ledger: LedgerService,
+    private readonly uow: UnitOfWork,
+  ) {
+    // A changed market (fees, minimum, status) reloads its engine after the commands already queued.
+    markets.onChange((marketId) =>
+      this.serial(marketId, async () => {
+        this.runtimes.delete(marketId);
+        this.viewRules.delete(marketId);
+      }),
+    );
+  }
+
+  /** Runs `fn` after the market's commands already queued, and before any queued later. */
+  serial<T>(marketId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(marketId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(marketId, tail);
+    void tail.then(() => {
+      if (this.queues.get(marketId) === tail) this.queues.delete(marketId);
+    });
+    return next;
+  }
+
+  /** The market's runtime, loaded from the record if it is not cached. Call it inside `serial`. */
+  async runtime(marketId: string): Promise<Runtime> {
+    const cached = this.runtimes.get(marketId);
+    if (cached) return cached;
+    const rules = await this.markets.tradingRules(marketId);
+    const open = await OrderModel.query(this.db).where({ marketId }).whereIn('status', LIVE_STATUSES).orderBy('restSequence').orderBy('id');
+    const engine = new MatchingEngine(rules.engine, rules.sequence);
+    engine.restore(open.map((o) => ({ id: o.id, owner: o.walletId, side: o.side, price: Number(o.priceTicks), remaining: Number(o.remainingLots) })));
+    const rt: Runtime = { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence };
+    this.runtimes.set(marketId, rt);
+    this.viewRules.set(marketId, Promise.resolve(rules));
+    return rt;
+  }
+
+  /** Forgets the market's runtime (only if it is still `rt`, when given): the next command rebuilds it from the record. */
+  drop(marketId: string, rt?: Runtime): void {
+    if (!rt || this.runtimes.get(marketId) === rt) this.runtimes.delete(marketId);
+  }
+
+  /** The market's rules for shaping answers: cached, without waiting for its commands. */
+  rules(marketId: string): Promise<TradingRules> {
+    let rules = this.viewRules.get(marketId);
+    if (!rules) {
+      rules = this.markets.tradingRules(marketId);
+      rules.catch(() => this.viewRules.delete(marketId));
+      this.viewRules.set(marketId, rules);
+    }
+    return rules;
+  }
+
+  /** Commits matched commands in one statement, then brings the runtime up to date; on any failure the runtime is dropped. */
+  async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
+    try {
+      const settlement = settle(rt.rules, rt.resting, commands);
+      const newRows = new Map(commands.flatMap((c) => (c.order ? [[c.order.working.id, c.order.row] as const] : [])));
+      const records = commands.flatMap((c) => (c.record ? [c.record] : []));
+      const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion };
+      const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records);
+      rt.committedSequence = rt.engine.sequence;
+      for (const w of settlement.orders) {
+        if (isResting(w)) rt.resting.set(w.id, { ...w, isNew: false });
+        else rt.resting.delete(w.id);
+      }
+      return written;
+    } catch (e) {
+      this.runtimes.delete(marketId);
+      if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
+        throw new KeelError('DUPLICATE_ENTRY', 'clientOrderId is already used by another order of this organisation', { fields: [{ field: 'clientOrderId', error: 'is already used' }] });
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Accepted orders are fenced by the rules version at commit (MarketService.sequencePart); a
+   * refusal commits nothing, so before one decided by the rules is answered, the rules it was
+   * decided on must still be the stored ones. Otherwise the runtime is dropped and the command
+   * runs again: a node that missed a resume or a lowered minimum never keeps refusing.
+   */
+  async assertRulesCurrent(marketId: string, rt: Runtime, refusals: unknown[]): Promise<void> {
+    if (!refusals.some((e) => e instanceof KeelError && RULES_REFUSALS.has(e.code))) return;
+    if ((await this.markets.rulesVersion(marketId)) === rt.rules.rulesVersion) return;
+    this.drop(marketId, rt);
+    throw new MarketRulesChanged(`Market ${marketId}: rules changed since its engine was loaded`);
+  }
+
+  /**
+   * Runs a command again (on a rebuilt engine) when PostgreSQL aborted its statement for a
+   * deadlock or a serialisation failure, or refused it because the market's sequence or rules
+   * moved (another process wrote to the market, or the market was changed); the engine has been
+   * dropped by then. A command refused three times is answered 503, having written nothing.
+   */
+  async retryingTransient<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        const transient = code === '40P01' || code === '40001' || e instanceof StatementCheckFailed || e instanceof MarketRulesChanged;
+        if (!transient) throw e;
+        if (attempt >= 2) throw new KeelError('SERVICE_UNAVAILABLE', 'The market kept changing while the command ran; nothing was written, try again');
+      }
+    }
+  }
+}

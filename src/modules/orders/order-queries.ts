@@ -1,0 +1,132 @@
+import { Knex } from 'knex';
+import { Ids } from '../../platform/ids';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { fetchPage } from '../../platform/db/fetch-page';
+import { formatMultiple, normalizeDecimal } from '../../platform/decimal';
+import { KeelError } from '../../platform/errors';
+import type { MarketService } from '../markets/market.service';
+import type { MarketRuntimes } from './market-runtime';
+import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
+import { OrderModel, TradeModel } from './order.model';
+import { OrderViews } from './order-views';
+
+/** Reads of orders, fills, trades and the live book. An organisation sees only its own orders (else 404). */
+export class OrderQueries {
+  private readonly views: OrderViews;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly markets: MarketService,
+    private readonly runtimes: MarketRuntimes,
+  ) {
+    this.views = new OrderViews(runtimes);
+  }
+
+  async get(organizationId: string, orderId: string): Promise<Order> {
+    const row = await this.row(organizationId, Ids.uuid('Order', orderId));
+    return (await this.views.orders([row]))[0];
+  }
+
+  /** The order as committed, shaped for the answer without reading it back when the placement has its row. */
+  async placed(organizationId: string, id: string, row?: OrderModel): Promise<Order> {
+    return row ? (await this.views.orders([row]))[0] : this.get(organizationId, id);
+  }
+
+  async row(organizationId: string, id: string): Promise<OrderModel> {
+    const row = await OrderModel.query(this.db).findOne({ id, organizationId });
+    if (!row) throw new KeelError('NOT_FOUND', 'Order not found');
+    return row;
+  }
+
+  async list(organizationId: string, args: PageWindow & { market?: string; status?: OrderStatus; walletId?: string }): Promise<PageResult<Order>> {
+    let marketId: string | undefined;
+    if (args.market) {
+      try {
+        marketId = (await this.markets.row(args.market)).id;
+      } catch (e) {
+        if (e instanceof KeelError && e.status === 404) return toPage([], 0, args);
+        throw e;
+      }
+    }
+    if (args.walletId && !Ids.isUuid(args.walletId)) return toPage([], 0, args);
+    const q = OrderModel.query(this.db)
+      .where({ organizationId })
+      .modify((b) => {
+        if (marketId) b.where('marketId', marketId);
+        if (args.status) b.where('status', args.status);
+        if (args.walletId) b.where('walletId', args.walletId.toLowerCase());
+      });
+    const { rows, total } = await fetchPage<OrderModel>(q, args, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
+    return toPage(await this.views.orders(rows), total, args);
+  }
+
+  async fills(organizationId: string, orderId: string, page: PageWindow): Promise<PageResult<Fill>> {
+    const order = await this.row(organizationId, Ids.uuid('Order', orderId));
+    const q = TradeModel.query(this.db).where((b) => b.where('makerOrderId', order.id).orWhere('takerOrderId', order.id));
+    const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence' }]);
+    return toPage(
+      rows.map((t) => {
+        const maker = t.makerOrderId === order.id;
+        return {
+          id: `${t.id}:${maker ? 'M' : 'T'}`,
+          tradeId: t.id,
+          orderId: order.id,
+          marketId: t.marketId,
+          side: order.side as OrderSide,
+          liquidity: maker ? Liquidity.MAKER : Liquidity.TAKER,
+          price: normalizeDecimal(t.price),
+          quantity: normalizeDecimal(t.quantity),
+          fee: normalizeDecimal(maker ? t.makerFee : t.takerFee),
+          sequence: String(t.sequence),
+          createdAt: t.createdAt,
+        };
+      }),
+      total,
+      page,
+    );
+  }
+
+  /** Trades of a wallet, visible only to an organisation that has placed an order with it (else 404). */
+  async walletTrades(organizationId: string, walletId: string, page: PageWindow): Promise<PageResult<Trade>> {
+    const notFound = new KeelError('NOT_FOUND', 'Wallet not found');
+    if (!Ids.isUuid(walletId)) throw notFound;
+    const id = walletId.toLowerCase();
+    const placed = await OrderModel.query(this.db).where({ organizationId, walletId: id }).select('id').first();
+    if (!placed) throw notFound;
+    const q = TradeModel.query(this.db).where((b) => b.where('makerWalletId', id).orWhere('takerWalletId', id));
+    const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
+    return toPage(await this.views.trades(rows), total, page);
+  }
+
+  async marketTrades(symbol: string, page: PageWindow): Promise<PageResult<Trade>> {
+    const market = await this.markets.row(symbol);
+    const q = TradeModel.query(this.db).where({ marketId: market.id });
+    const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence', order: 'desc' }]);
+    return toPage(await this.views.trades(rows), total, page);
+  }
+
+  /** Depth from the market's engine, read in turn with the market's commands (so it is committed state). */
+  async book(symbol: string, levels: number): Promise<OrderBook> {
+    const market = await this.markets.row(symbol);
+    return this.runtimes.serial(market.id, async () => {
+      const { rules, engine } = await this.runtimes.runtime(market.id);
+      const depth = engine.depth(levels);
+      const level = (l: { price: number; quantity: number; orders: number }): BookLevel => ({
+        price: formatMultiple(rules.tick, BigInt(l.price)),
+        quantity: formatMultiple(rules.lot, BigInt(l.quantity)),
+        orders: l.orders,
+      });
+      return { market: rules.market.symbol, sequence: String(engine.sequence), bids: depth.bids.map(level), asks: depth.asks.map(level), timestamp: new Date() };
+    });
+  }
+
+  /** Best bid and ask as decimal strings. */
+  async touch(marketId: string): Promise<{ bestBid: string | null; bestAsk: string | null }> {
+    return this.runtimes.serial(marketId, async () => {
+      const { rules, engine } = await this.runtimes.runtime(marketId);
+      const bid = engine.bestBid();
+      const ask = engine.bestAsk();
+      return { bestBid: bid === null ? null : formatMultiple(rules.tick, BigInt(bid)), bestAsk: ask === null ? null : formatMultiple(rules.tick, BigInt(ask)) };
+    });
+  }
+}

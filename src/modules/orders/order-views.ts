@@ -1,0 +1,69 @@
+import { formatMultiple, formatScaled, normalizeDecimal, pow10 } from '../../platform/decimal';
+import type { TradingRules } from '../markets/market.service';
+import type { MarketRuntimes } from './market-runtime';
+import { Order, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce, Trade } from './order.domain';
+import type { OrderModel, TradeModel } from './order.model';
+
+/** Order and trade records as the API shows them (decimal strings in the market's units). */
+export class OrderViews {
+  constructor(private readonly runtimes: MarketRuntimes) {}
+
+  async orders(rows: OrderModel[]): Promise<Order[]> {
+    const rules = await this.rulesOf(rows);
+    return rows.map((o) => {
+      const r = rules.get(o.marketId)!;
+      const filled = BigInt(o.filledLots);
+      const total = BigInt(o.quantityLots);
+      return {
+        id: o.id,
+        clientOrderId: o.clientOrderId,
+        marketId: o.marketId,
+        market: r.market.symbol,
+        walletId: o.walletId,
+        side: o.side as OrderSide,
+        type: o.type as OrderType,
+        timeInForce: o.timeInForce as TimeInForce,
+        postOnly: o.postOnly,
+        price: o.price === null ? null : normalizeDecimal(o.price),
+        quantity: normalizeDecimal(o.quantity),
+        filledQuantity: formatMultiple(r.lot, filled),
+        remainingQuantity: formatMultiple(r.lot, total - filled),
+        averagePrice: filled > 0n ? formatScaled((BigInt(o.filledNotional) * r.tick.int * pow10(6)) / filled, r.tick.scale + 6) : null,
+        fee: formatScaled(BigInt(o.feesPaid), r.quoteDecimals),
+        status: o.status as OrderStatus,
+        statusReason: o.statusReason,
+        sequence: String(o.sequence),
+        createdAt: o.createdAt,
+        updatedAt: o.updatedAt,
+      };
+    });
+  }
+
+  async trades(rows: TradeModel[]): Promise<Trade[]> {
+    const rules = await this.rulesOf(rows);
+    return rows.map((t) => ({
+      id: t.id,
+      marketId: t.marketId,
+      market: rules.get(t.marketId)!.market.symbol,
+      sequence: String(t.sequence),
+      makerOrderId: t.makerOrderId,
+      takerOrderId: t.takerOrderId,
+      makerWalletId: t.makerWalletId,
+      takerWalletId: t.takerWalletId,
+      takerSide: t.takerSide as OrderSide,
+      price: normalizeDecimal(t.price),
+      quantity: normalizeDecimal(t.quantity),
+      makerFee: normalizeDecimal(t.makerFee),
+      takerFee: normalizeDecimal(t.takerFee),
+      settlementBatchId: t.settlementBatchId,
+      settlementStatus: t.settlementStatus as SettlementStatus,
+      createdAt: t.createdAt,
+    }));
+  }
+
+  private async rulesOf(rows: { marketId: string }[]): Promise<Map<string, TradingRules>> {
+    const rules = new Map<string, TradingRules>();
+    for (const id of new Set(rows.map((r) => r.marketId))) rules.set(id, await this.runtimes.rules(id));
+    return rules;
+  }
+}

@@ -1,0 +1,136 @@
+/** The order book's vocabulary, as services take and return it. Names and values match the engine's and the API's. */
+export enum OrderSide {
+  BUY = 'BUY',
+  SELL = 'SELL',
+}
+
+export enum OrderType {
+  LIMIT = 'LIMIT',
+  MARKET = 'MARKET',
+}
+
+export enum TimeInForce {
+  GTC = 'GTC',
+  IOC = 'IOC',
+  FOK = 'FOK',
+}
+
+export enum OrderStatus {
+  OPEN = 'OPEN',
+  PARTIALLY_FILLED = 'PARTIALLY_FILLED',
+  FILLED = 'FILLED',
+  CANCELLED = 'CANCELLED',
+  REJECTED = 'REJECTED',
+  EXPIRED = 'EXPIRED',
+}
+
+export enum Liquidity {
+  MAKER = 'MAKER',
+  TAKER = 'TAKER',
+}
+
+export enum SettlementStatus {
+  QUEUED = 'QUEUED',
+  BATCHED = 'BATCHED',
+  SUBMITTED = 'SUBMITTED',
+  CONFIRMED = 'CONFIRMED',
+  FAILED = 'FAILED',
+  REORGED = 'REORGED',
+  REPLACED = 'REPLACED',
+}
+
+/** The statuses of an order that rests in the book and can still trade or be cancelled. */
+export const LIVE_STATUSES: readonly OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];
+
+/** A placement as the API takes it: decimals as strings, in the market's units. */
+export interface PlaceOrderInput {
+  walletId: string;
+  market: string;
+  side: OrderSide;
+  /** Default LIMIT. */
+  type?: OrderType;
+  price?: string | null;
+  quantity: string;
+  /** Default GTC. */
+  timeInForce?: TimeInForce;
+  postOnly?: boolean;
+  clientOrderId?: string | null;
+}
+
+/** An order as the API shows it: decimals as strings in the market's units. */
+export interface Order {
+  id: string;
+  clientOrderId: string | null;
+  marketId: string;
+  /** The market symbol. */
+  market: string;
+  walletId: string;
+  side: OrderSide;
+  type: OrderType;
+  timeInForce: TimeInForce;
+  postOnly: boolean;
+  /** Limit price; null for MARKET. */
+  price: string | null;
+  quantity: string;
+  filledQuantity: string;
+  remainingQuantity: string;
+  /** Volume-weighted price of the fills. */
+  averagePrice: string | null;
+  /** Fees paid, in the quote asset. */
+  fee: string;
+  status: OrderStatus;
+  statusReason: string | null;
+  /** Market sequence of the event that accepted (or rejected) the order. */
+  sequence: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Trade {
+  id: string;
+  marketId: string;
+  market: string;
+  sequence: string;
+  makerOrderId: string;
+  takerOrderId: string;
+  makerWalletId: string;
+  takerWalletId: string;
+  takerSide: OrderSide;
+  price: string;
+  quantity: string;
+  makerFee: string;
+  takerFee: string;
+  settlementBatchId: string | null;
+  settlementStatus: SettlementStatus;
+  createdAt: Date;
+}
+
+/** One trade seen from one order's side. */
+export interface Fill {
+  id: string;
+  tradeId: string;
+  orderId: string;
+  marketId: string;
+  side: OrderSide;
+  liquidity: Liquidity;
+  price: string;
+  quantity: string;
+  fee: string;
+  sequence: string;
+  createdAt: Date;
+}
+
+export interface BookLevel {
+  price: string;
+  quantity: string;
+  orders: number;
+}
+
+/** Depth per price level, best first on each side. */
+export interface OrderBook {
+  market: string;
+  sequence: string;
+  bids: BookLevel[];
+  asks: BookLevel[];
+  timestamp: Date;
+}

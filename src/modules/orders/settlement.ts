@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { LedgerMove } from '../ledger/ledger.service';
+import { formatMultiple, formatScaled } from '../../platform/decimal';
+import type { TradingRules } from '../markets/market.service';
+import type { TradeModel } from './order.model';
+import { OrderStatus, SettlementStatus } from './order.domain';
+import type { Matched, Working } from './working-order';
+
+/** A trade as it is recorded. */
+export type TradeRecord = Pick<
+  TradeModel,
+  'id' | 'marketId' | 'sequence' | 'makerOrderId' | 'takerOrderId' | 'makerWalletId' | 'takerWalletId' | 'takerSide' | 'price' | 'quantity' | 'quoteAmount' | 'makerFee' | 'takerFee' | 'settlementBatchId' | 'settlementStatus'
+>;
+
+/** What a run of matched commands does to the record. */
+export interface Settlement {
+  /** Every order the commands touched, in its state after them (the new ones included). */
+  orders: Working[];
+  trades: TradeRecord[];
+  /** Locks, fills, fees and releases, in event order. */
+  moves: LedgerMove[];
+}
+
+/**
+ * The engine's events of a run of commands, turned into order states and ledger moves. Pure: the
+ * resting orders given are copied, never changed.
+ *
+ * Money per trade (fees are in the quote asset): the buyer's lock pays price × quantity + its fee
+ * and the buyer receives the base; the seller's lock pays the base and the seller receives
+ * price × quantity − its fee; the venue receives both fees. An order that leaves the book releases
+ * what is left of its lock.
+ */
+export function settle(rules: TradingRules, resting: ReadonlyMap<string, Working>, commands: readonly Matched[], newTradeId: () => string = randomUUID): Settlement {
+  const market = rules.market;
+  const touched = new Map<string, Working>();
+  const moves: LedgerMove[] = [];
+  const trades: TradeRecord[] = [];
+  for (const { order } of commands) {
+    if (!order) continue;
+    touched.set(order.working.id, { ...order.working });
+    if (order.lock > 0n) {
+      moves.push({ organizationId: order.working.organizationId, walletId: order.working.walletId, assetId: order.working.lockAssetId!, kind: 'lock', available: -order.lock, locked: order.lock, reference: `order:${order.working.id}` });
+    }
+  }
+  const must = (id: string): Working => {
+    let w = touched.get(id);
+    if (!w) {
+      const before = resting.get(id);
+      if (!before) throw new Error(`Order ${id} is in the book but not in the record`);
+      w = { ...before };
+      touched.set(id, w);
+    }
+    return w;
+  };
+  const release = (w: Working) => {
+    if (w.lockedAmount > 0n) {
+      moves.push({ organizationId: w.organizationId, walletId: w.walletId, assetId: w.lockAssetId!, kind: 'unlock', available: w.lockedAmount, locked: -w.lockedAmount, reference: `order:${w.id}` });
+      w.lockedAmount = 0n;
+    }
+  };
+
+  for (const e of commands.flatMap((c) => c.events)) {
+    switch (e.type) {
+      case 'accepted':
+        break;
+      case 'rejected': {
+        const w = must(e.orderId);
+        w.status = OrderStatus.REJECTED;
+        w.statusReason = e.reason;
+        break;
+      }
+      case 'trade': {
+        const maker = must(e.makerOrderId);
+        const taker = must(e.takerOrderId);
+        const buyer = e.takerSide === 'BUY' ? taker : maker;
+        const seller = e.takerSide === 'BUY' ? maker : taker;
+        const lots = BigInt(e.quantity);
+        const notional = BigInt(e.price) * lots;
+        const cost = notional * rules.notionalUnit;
+        const base = lots * rules.lotUnits;
+        let makerFee = BigInt(e.makerFee) * rules.notionalUnit;
+        let takerFee = BigInt(e.takerFee) * rules.notionalUnit;
+        if (buyer.lockedAmount < cost) throw new Error(`Order ${buyer.id}: lock ${buyer.lockedAmount} below trade cost ${cost}`);
+        // Per-fill fee rounding (or a fee raised while the order rested) can exceed what the
+        // order locked for fees; the venue then charges what is left of the lock.
+        const buyerFeeWanted = buyer === taker ? takerFee : makerFee;
+        const buyerFee = buyer.lockedAmount - cost < buyerFeeWanted ? buyer.lockedAmount - cost : buyerFeeWanted;
+        if (buyer === taker) takerFee = buyerFee;
+        else makerFee = buyerFee;
+        const sellerFee = seller === taker ? takerFee : makerFee;
+        const tradeId = newTradeId();
+        const ref = `trade:${tradeId}`;
+        moves.push(
+          { organizationId: buyer.organizationId, walletId: buyer.walletId, assetId: market.quoteAssetId, kind: 'fill', available: 0n, locked: -(cost + buyerFee), reference: ref },
+          { organizationId: buyer.organizationId, walletId: buyer.walletId, assetId: market.baseAssetId, kind: 'fill', available: base, locked: 0n, reference: ref },
+          { organizationId: seller.organizationId, walletId: seller.walletId, assetId: market.baseAssetId, kind: 'fill', available: 0n, locked: -base, reference: ref },
+          { organizationId: seller.organizationId, walletId: seller.walletId, assetId: market.quoteAssetId, kind: 'fill', available: cost - sellerFee, locked: 0n, reference: ref },
+          { organizationId: null, walletId: null, assetId: market.quoteAssetId, kind: 'fee', available: buyerFee + sellerFee, locked: 0n, reference: ref },
+        );
+        buyer.lockedAmount -= cost + buyerFee;
+        seller.lockedAmount -= base;
+        if (seller.lockedAmount < 0n) throw new Error(`Order ${seller.id}: lock below zero`);
+        for (const [w, fee] of [
+          [maker, makerFee],
+          [taker, takerFee],
+        ] as const) {
+          w.filledLots += lots;
+          w.filledNotional += notional;
+          w.remainingLots -= lots;
+          w.feesPaid += fee;
+        }
+        maker.status = OrderStatus.PARTIALLY_FILLED;
+        trades.push({
+          id: tradeId,
+          marketId: market.id,
+          sequence: String(e.sequence),
+          makerOrderId: maker.id,
+          takerOrderId: taker.id,
+          makerWalletId: maker.walletId,
+          takerWalletId: taker.walletId,
+          takerSide: e.takerSide,
+          price: formatMultiple(rules.tick, BigInt(e.price)),
+          quantity: formatMultiple(rules.lot, lots),
+          quoteAmount: formatScaled(cost, rules.quoteDecimals),
+          makerFee: formatScaled(makerFee, rules.quoteDecimals),
+          takerFee: formatScaled(takerFee, rules.quoteDecimals),
+          settlementBatchId: null,
+          settlementStatus: SettlementStatus.QUEUED,
+        });
+        break;
+      }
+      case 'rested': {
+        const w = must(e.orderId);
+        w.status = w.filledLots > 0n ? OrderStatus.PARTIALLY_FILLED : OrderStatus.OPEN;
+        w.restSequence = e.sequence;
+        break;
+      }
+      case 'filled': {
+        const w = must(e.orderId);
+        w.status = OrderStatus.FILLED;
+        w.remainingLots = 0n;
+        release(w);
+        break;
+      }
+      case 'cancelled': {
+        const w = must(e.orderId);
+        w.status = e.reason === 'USER' || e.reason === 'SELF_TRADE' ? OrderStatus.CANCELLED : OrderStatus.EXPIRED;
+        w.statusReason = e.reason;
+        release(w);
+        break;
+      }
+    }
+  }
+  return { orders: [...touched.values()], trades, moves };
+}
