@@ -2,32 +2,29 @@ import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-grap
 import type { GraphQLContext } from '../../graphql/context';
 import { CreateMarketInput, MarketListArgs, MarketPage, MarketType, UpdateMarketInput } from './market.types';
 
-type Out<T> = Promise<T>;
-const as = <T>(value: Promise<unknown>): Out<T> => value as Out<T>;
-
 @Resolver()
 export class MarketResolver {
   @Authorized('orderbook_market:read')
   @Query(() => MarketPage, { description: 'Markets of this deployment, by symbol' })
-  markets(@Args() args: MarketListArgs, @Ctx() ctx: GraphQLContext): Out<MarketPage> {
-    return as(ctx.services.markets.list(args));
+  markets(@Args() args: MarketListArgs, @Ctx() ctx: GraphQLContext): Promise<MarketPage> {
+    return ctx.services.markets.list(args);
   }
 
   @Authorized('orderbook_market:read')
   @Query(() => MarketType)
-  market(@Arg('symbol') symbol: string, @Ctx() ctx: GraphQLContext): Out<MarketType> {
-    return as(ctx.services.markets.get(symbol));
+  market(@Arg('symbol') symbol: string, @Ctx() ctx: GraphQLContext): Promise<MarketType> {
+    return ctx.services.markets.get(symbol);
   }
 
   @Authorized('orderbook_market:manage')
   @Mutation(() => MarketType, { description: "Opens a market for trading (the operator's key only); tickSize × lotSize must be a whole number of quote base units" })
-  createMarket(@Arg('input') input: CreateMarketInput, @Ctx() ctx: GraphQLContext): Out<MarketType> {
-    return as(ctx.services.markets.create(input));
+  createMarket(@Arg('input') input: CreateMarketInput, @Ctx() ctx: GraphQLContext): Promise<MarketType> {
+    return ctx.services.markets.create(input);
   }
 
   @Authorized('orderbook_market:manage')
   @Mutation(() => MarketType, { description: "Changes fees, minimum notional or status (the operator's key only; HALTED refuses new orders)" })
-  updateMarket(@Arg('symbol') symbol: string, @Arg('input') input: UpdateMarketInput, @Ctx() ctx: GraphQLContext): Out<MarketType> {
-    return as(ctx.services.markets.update(symbol, input));
+  updateMarket(@Arg('symbol') symbol: string, @Arg('input') input: UpdateMarketInput, @Ctx() ctx: GraphQLContext): Promise<MarketType> {
+    return ctx.services.markets.update(symbol, input);
   }
 }
