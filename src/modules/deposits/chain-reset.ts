@@ -3,6 +3,7 @@ import type { Logger } from '../../platform/logger';
 import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
 import type { DepositListener } from './chain-activity-recorder';
 import { ChainTransferModel } from './chain-transfer.model';
+import { withinMs } from '../../platform/time-bound';
 
 /** Why Keel takes a chain for reset rather than reorganised. */
 export type ChainResetReason = 'genesis-changed' | 'cursor-block-gone';
@@ -117,17 +118,9 @@ export class ChainResetReconciler {
 class ChainUnreachableError extends Error {}
 
 async function genesisHash({ provider, spec }: ChainNetwork): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ChainUnreachableError(`no answer within ${GENESIS_TIMEOUT_MS / 1000} s`)), GENESIS_TIMEOUT_MS);
-  });
-  try {
-    const block = await Promise.race([provider.getBlock(0).catch((e: Error) => Promise.reject(new ChainUnreachableError(e.message))), timeout]);
-    if (!block?.hash) throw new ChainUnreachableError(`chain ${spec.chainId} has no block 0`);
-    return block.hash;
-  } finally {
-    clearTimeout(timer);
-  }
+  const block = await withinMs(provider.getBlock(0), GENESIS_TIMEOUT_MS, `chain ${spec.chainId}`).catch((e: Error) => Promise.reject(new ChainUnreachableError(e.message)));
+  if (!block?.hash) throw new ChainUnreachableError(`chain ${spec.chainId} has no block 0`);
+  return block.hash;
 }
 
 interface Identity {
