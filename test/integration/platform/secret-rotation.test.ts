@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { ApiClient } from '../../support/api-client';
 import { WebhookReceiver, eventually } from '../../support/webhook-receiver';
 import { keyId, SecretBox } from '../../../src/platform/crypto/secret-box';
 import { sealWebhookSecrets } from '../../../src/platform/db/migrations/012_sealed_secret_versions';
 import { keelSignature } from '../../../src/modules/webhooks/webhook-signing';
+import { keelCommand } from '../../support/keel-cli';
 
 const OLD_KEY = randomBytes(32).toString('hex');
 const NEW_KEY = randomBytes(32).toString('hex');
-const ROOT = join(__dirname, '..', '..', '..');
 
 let t: TestKeel;
 let org: TestOrg;
@@ -65,14 +63,7 @@ async function deliversSignedWith(secret: string): Promise<void> {
 }
 
 function reseal(env: Record<string, string>): Promise<{ keyId: string; resealed: Record<string, number> }> {
-  const child = spawn(process.execPath, ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), 'secrets', 'reseal'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: t.config.DATABASE_URL, REDIS_URL: t.config.REDIS_URL, REDIS_PREFIX: t.config.REDIS_PREFIX, KEEL_CHAINS: t.config.KEEL_CHAINS, ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c));
-  child.stderr.on('data', (c: Buffer) => (output += c));
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`reseal exited ${code}: ${output}`)))));
+  return keelCommand(t.config, ['secrets', 'reseal'], { KEEL_CHAINS: t.config.KEEL_CHAINS, ...env });
 }
 
 const sealedValues = async (): Promise<string[]> => [
