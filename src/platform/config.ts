@@ -1,5 +1,15 @@
 import { z } from 'zod';
 
+/** `https://app.example.com` or `http://localhost:3000`: what a browser sends as Origin. */
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Every environment variable Keel reads, validated once at start-up.
  * The README's configuration table is written from this schema; keep them in step.
@@ -88,6 +98,17 @@ export const configSchema = z.object({
   KEEL_MASTER_KEY_PREVIOUS: z.string().optional(),
   /** Set: /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /** Browser origins (`scheme://host[:port]`, comma-separated) allowed to call both hosts; none by default. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const origins = text.split(',').map((part) => part.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (!isOrigin(origin)) ctx.addIssue({ code: 'custom', message: `'${origin}' is not an origin (scheme://host[:port], no path)` });
+      }
+      return origins;
+    }),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
   /** Blocks read per watcher step. */
   CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),

@@ -12,11 +12,14 @@ import { prepareSocketOperation } from './socket-operation';
 import { SocketSession, SocketSessions } from './socket-sessions';
 import { requestIdFor } from './request-context';
 import { authorizeDocumentText } from '../graphql/root-field-grants';
+import type { OriginPolicy } from './cors';
 
 export interface GraphqlWsOptions {
   host: Host;
   schema: GraphQLSchema;
   platform: Platform;
+  /** Browser pages of other origins may not open a socket (the same rule as CORS). */
+  origins: OriginPolicy;
   validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[];
   contextFor(principal: Principal, requestId: string): GraphQLContext;
 }
@@ -35,7 +38,7 @@ const MIN_RECHECK_MS = 1_000;
  * run. A connection is closed (4401) once its key is revoked or its rotated-out secret expires.
  */
 export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): void {
-  const { host, schema, platform, validate, contextFor } = opts;
+  const { host, schema, platform, origins, validate, contextFor } = opts;
   const { config } = platform;
   const sessions = new SocketSessions(platform.authenticator, host, Math.max(config.AUTH_CACHE_TTL_MS, MIN_RECHECK_MS));
   const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
@@ -81,6 +84,11 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
   app.server.on('upgrade', (request, socket, head) => {
     if ((request.url ?? '').split('?')[0] !== '/graphql') {
       socket.destroy();
+      return;
+    }
+    // Browsers send no preflight for a websocket: a page of a disallowed origin is refused here.
+    if (!origins.admits(request.headers)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 18\r\n\r\nOrigin not allowed');
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));

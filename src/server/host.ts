@@ -17,6 +17,7 @@ import { buildOpenApi } from '../../rest-compat/openapi';
 import type { RouteRow } from '../../rest-compat/route-table';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
+import { OriginPolicy, registerCors } from './cors';
 import { registerTextCheck } from './text-check';
 import { clientErrorHandler } from './client-error';
 import { registerProtocolChecks } from './protocol-checks';
@@ -63,6 +64,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   registerProtocolChecks(app);
   registerTextCheck(app);
+  // Before the guards: a refused request (401, 429) still carries the CORS headers a page needs to read it.
+  const origins = new OriginPolicy(platform.config.CORS_ORIGINS);
+  registerCors(app, origins);
   registerGuards(app, host, platform);
 
   app.addHook('onResponse', async (request, reply) => {
@@ -136,7 +140,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   });
   registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);
 
-  attachGraphqlWs(app, { host, schema, platform, validate: validateWithLimits(limits), contextFor });
+  attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(limits), contextFor });
   app.addHook('onClose', async () => {
     await apollo.stop();
   });
