@@ -109,6 +109,10 @@ export const configSchema = z.object({
       }
       return origins;
     }),
+  /** Lifetime of an access token when its issuer names none. */
+  ACCESS_TOKEN_DEFAULT_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  /** Longest lifetime an access token may be issued with. */
+  ACCESS_TOKEN_MAX_TTL_SECONDS: z.coerce.number().int().positive().default(3_600),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
   /** Blocks read per watcher step. */
   CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),
@@ -144,6 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (config.KEEL_ENV === 'production' && !config.KEEL_MASTER_KEY) {
     throw new Error('Invalid configuration:\n  KEEL_MASTER_KEY: required in production (32 bytes, hex or base64): it encrypts every wallet secret');
+  }
+  if (config.ACCESS_TOKEN_DEFAULT_TTL_SECONDS > config.ACCESS_TOKEN_MAX_TTL_SECONDS) {
+    throw new Error('Invalid configuration:\n  ACCESS_TOKEN_DEFAULT_TTL_SECONDS: must not exceed ACCESS_TOKEN_MAX_TTL_SECONDS');
   }
   if (config.KEEL_ENV === 'production' && !config.KEEL_CHAINS) {
     throw new Error('Invalid configuration:\n  KEEL_CHAINS: required in production (dev chains run only in sandbox)');
