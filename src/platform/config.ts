@@ -113,6 +113,10 @@ export const configSchema = z.object({
   ACCESS_TOKEN_DEFAULT_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   /** Longest lifetime an access token may be issued with. */
   ACCESS_TOKEN_MAX_TTL_SECONDS: z.coerce.number().int().positive().default(3_600),
+  /** How long a persisted query's document is kept in Redis after it was last registered. */
+  APQ_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** Persisted-query documents each node keeps in memory in front of Redis (most recently used). */
+  APQ_LOCAL_ENTRIES: z.coerce.number().int().min(0).default(1_000),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
   /** Blocks read per watcher step. */
   CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),
