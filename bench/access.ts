@@ -1,71 +1,86 @@
 import { createHash } from 'node:crypto';
-import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, startKeelProcess, stopProcess } from './support';
+import { startKeel } from '../src/app';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
+import { onboardOrganization } from '../src/modules/organizations/onboarding';
+import { freshDatabase, median } from './support';
 
 const QUERY = '{ organization { id name tier } }';
 
 interface Variant {
-  what: string;
+  name: string;
   method: 'GET' | 'POST';
-  path: string;
+  url: string;
   headers: Record<string, string>;
-  body?: string;
+  payload?: unknown;
 }
 
 /**
- * What browser access costs per request on the core host, at 50 connections, variants run
- * alternately so they share the machine's state: the same read authenticated by API key and by an
- * access token (`Authorization: Bearer`: an HMAC check plus the issuing key's cached liveness), and
- * the same GraphQL query sent as a document over POST and as a persisted query's hash over GET.
- * Every request is authenticated and rate-limited in Redis (RATE_LIMIT_SCALE raised).
- * `npm run bench -- access [secondsPerRun=5] [runs=3]`.
+ * What browser access costs per request: CPU time inside one Keel process (Fastify's inject, no
+ * sockets), 20 requests in flight, the variants run alternately within each run so a busy machine
+ * weighs on all alike. The same authenticated read by API key and by access token (`Authorization:
+ * Bearer`), and the same GraphQL query as its document over POST and as a persisted query's hash
+ * over GET. CPU includes V8's garbage-collector threads; every request spends its rate limit in Redis.
+ * `npm run bench -- access [requestsPerRun=3000] [runs=3]`.
  */
 export async function run(args: string[]): Promise<object> {
-  const seconds = Number(args[0] ?? 5);
+  const requests = Number(args[0] ?? 3000);
   const runs = Number(args[1] ?? 3);
-  const port = 4910;
-  const env = {
+  const config = loadConfig({
+    ...process.env,
     DATABASE_URL: await freshDatabase('keel_bench_access'),
     REDIS_PREFIX: 'keelbench:access:',
-    CORE_PORT: String(port),
-    HOST: '127.0.0.1',
-    KEEL_ROLES: 'api',
+    CORE_PORT: '0',
+    PRO_PORT: '0',
     DEV_CHAIN_PORT: '0',
+    KEEL_ROLES: 'api',
     RATE_LIMIT_SCALE: '100000',
-  };
-  keelCli(['migrate'], env);
-  const org = createBenchOrganization(env);
-  const base = `http://127.0.0.1:${port}`;
-  const keyHeaders = { apiKey: org.adminKey, orgId: org.orgId };
-  const child = await startKeelProcess(env, `${base}/ready`);
+  });
+  const keel = await startKeel(config, createLogger('warn'));
   try {
-    const minted = await fetch(`${base}/v1/tokens`, { method: 'POST', headers: { ...keyHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ scopes: ['read'], ttlSeconds: 3600 }) });
-    const { token } = ((await minted.json()) as { data: { token: string } }).data;
+    const org = await onboardOrganization(keel.platform.db, keel.services, { name: 'bench', tier: 'Business', proAccess: false });
+    const app = keel.core!.app;
+    const key = { apikey: org.adminKey, orgid: org.orgId };
+    const minted = await app.inject({ method: 'POST', url: '/v1/tokens', headers: key, payload: { scopes: ['read'], ttlSeconds: 3600 } });
+    const token = minted.json().data.token as string;
     const extensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(QUERY).digest('hex') } };
-    // Registers the document once, as a client's first miss would.
-    await fetch(`${base}/graphql`, { method: 'POST', headers: { ...keyHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY, extensions }) });
+    // Registered once, as a client's first miss would.
+    await app.inject({ method: 'POST', url: '/graphql', headers: key, payload: { query: QUERY, extensions } });
 
     const variants: Variant[] = [
-      { what: 'GET /v1/organization, apiKey + orgId', method: 'GET', path: '/v1/organization', headers: keyHeaders },
-      { what: 'GET /v1/organization, Authorization: Bearer <token>', method: 'GET', path: '/v1/organization', headers: { Authorization: `Bearer ${token}` } },
-      { what: 'POST /graphql, the document', method: 'POST', path: '/graphql', headers: { ...keyHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) },
-      { what: "GET /graphql, the persisted query's hash", method: 'GET', path: `/graphql?${new URLSearchParams({ extensions: JSON.stringify(extensions) })}`, headers: keyHeaders },
+      { name: 'restByApiKey', method: 'GET', url: '/v1/organization', headers: key },
+      { name: 'restByBearerToken', method: 'GET', url: '/v1/organization', headers: { authorization: `Bearer ${token}` } },
+      { name: 'graphqlDocumentOverPost', method: 'POST', url: '/graphql', headers: key, payload: { query: QUERY } },
+      { name: 'persistedQueryOverGet', method: 'GET', url: `/graphql?${new URLSearchParams({ extensions: JSON.stringify(extensions) })}`, headers: key },
     ];
     for (const v of variants) {
-      const probe = await fetch(`${base}${v.path}`, { method: v.method, headers: v.headers, body: v.body });
-      const text = await probe.text();
-      if (probe.status !== 200 || text.includes('"errors"')) throw new Error(`${v.what}: ${probe.status} ${text}`);
+      const res = await app.inject({ method: v.method, url: v.url, headers: v.headers, payload: v.payload as object });
+      if (res.statusCode !== 200 || res.body.includes('"errors"')) throw new Error(`${v.name}: ${res.statusCode} ${res.body}`);
     }
-    const load = (v: Variant, duration: number) => loadRun({ url: `${base}${v.path}`, method: v.method, headers: v.headers, body: v.body, connections: 50, duration });
-    for (const v of variants) await load(v, 2); // warm-up
-    const results: LoadRun[][] = variants.map(() => []);
-    for (let i = 0; i < runs; i++) for (const [j, v] of variants.entries()) results[j].push(await load(v, seconds));
+    const cpu: number[][] = variants.map(() => []);
+    for (let i = 0; i < runs + 1; i++) {
+      for (const [j, v] of variants.entries()) {
+        const before = process.cpuUsage();
+        let sent = 0;
+        await Promise.all(
+          Array.from({ length: 20 }, async () => {
+            while (sent++ < requests) {
+              const res = await app.inject({ method: v.method, url: v.url, headers: v.headers, payload: v.payload as object });
+              if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode}`);
+            }
+          }),
+        );
+        const used = process.cpuUsage(before);
+        if (i > 0) cpu[j].push((used.user + used.system) / requests); // the first run warms up
+      }
+    }
     return {
       benchmark: 'access',
-      connections: 50,
-      secondsPerRun: seconds,
-      variants: variants.map((v, j) => ({ what: v.what, runs: results[j], median: medianRun(results[j], 'requestsPerSecond') })),
+      requestsPerRun: requests,
+      inFlight: 20,
+      cpuMicrosPerRequest: Object.fromEntries(variants.map((v, j) => [v.name, { median: Math.round(median(cpu[j])), runs: cpu[j].map(Math.round) }])),
     };
   } finally {
-    await stopProcess(child);
+    await keel.stop();
   }
 }
