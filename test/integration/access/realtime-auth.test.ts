@@ -100,5 +100,10 @@ test('is documented in the OpenAPI document of the order-book host', async () =>
   expect(doc.components.schemas.RealtimeAuthInput.properties.channels.description).toMatch(/book:<SYMBOL>/);
   expect(Object.keys(op.responses)).toContain('201');
   expect(doc.paths['/v1/orderbook/tokens'].post).toBeDefined();
-  expect((await org.core.get('/v1/openapi.json')).body.paths['/v1/tokens'].post.summary).toMatch(/bearer token/);
+  const core = (await org.core.get('/v1/openapi.json')).body;
+  expect(core.paths['/v1/tokens'].post.summary).toMatch(/bearer token/);
+  for (const d of [doc, core]) {
+    expect(d.security).toEqual([{ apiKey: [], orgId: [] }, { bearerToken: [] }]);
+    expect(d.components.securitySchemes.bearerToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  }
 });
