@@ -74,6 +74,18 @@ describe('a request from a page', () => {
     expect(unauthorized.headers.get('access-control-allow-origin')).toBe('https://ops.example.com');
   });
 
+  test('to /graphql, POST or a GET by URL, carries the same headers', async () => {
+    const headers = { Origin: DASHBOARD, apiKey: org.adminKey, orgId: org.orgId };
+    const post = await fetch(`${t.proUrl}/graphql`, { method: 'POST', headers: { ...headers, apiKey: org.proKey!, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ engineStatus { status } }' }) });
+    const get = await fetch(`${t.coreUrl}/graphql?${new URLSearchParams({ query: '{ organization { id } }' })}`, { headers });
+    for (const res of [post, get]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe(DASHBOARD);
+      expect(res.headers.get('vary')).toMatch(/Origin/);
+    }
+    expect(((await get.json()) as { data: { organization: { id: string } } }).data.organization.id).toBe(org.orgId);
+  });
+
   test('of another origin, or with no Origin (not a browser), gets no CORS header', async () => {
     for (const headers of [{ Origin: OTHER_SITE }, {}] as Record<string, string>[]) {
       const res = await fetch(`${t.coreUrl}/v1/organization`, { headers: { ...headers, apiKey: org.adminKey, orgId: org.orgId } });
