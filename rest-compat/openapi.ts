@@ -7,7 +7,7 @@ import type { Envelope } from './route-table';
 
 const ERROR_RESPONSES: Record<string, string> = {
   '400': 'Malformed request or JSON (BAD_REQUEST)',
-  '401': 'Missing or invalid credentials (UNAUTHORIZED)',
+  '401': 'Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN)',
   '403': 'The key lacks the scope or permission named in the message (FORBIDDEN)',
   '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
   '409': 'Conflict (CONFLICT, DUPLICATE_ENTRY; order placement on a non-leader node: NOT_LEADER)',
@@ -82,12 +82,14 @@ export function buildOpenApi(opts: { title: string; version: string; serverUrl: 
     openapi: '3.1.0',
     info: { title: opts.title, version: opts.version },
     servers: [{ url: opts.serverUrl }],
-    security: [{ apiKey: [], orgId: [] }],
+    // Either the key's headers, or a short-lived access token the key issued.
+    security: [{ apiKey: [], orgId: [] }, { bearerToken: [] }],
     paths,
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'apiKey' },
         orgId: { type: 'apiKey', in: 'header', name: 'orgId', description: 'Organisation id (appId is accepted as the same thing)' },
+        bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A short-lived access token issued by a key of this host (POST /v1/tokens, POST /v1/orderbook/tokens, POST /v1/orderbook/realtime/auth), carrying the organisation and at most the key's scopes" },
       },
       parameters: {
         IdempotencyKey: {

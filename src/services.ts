@@ -29,6 +29,7 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { AccessTokenService } from './modules/access-tokens/access-token.service';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -68,6 +69,8 @@ export interface Services {
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
+  /** Short-lived access tokens issued by keys (both hosts) and the order book's realtime authorisation. */
+  accessTokens: AccessTokenService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -118,5 +121,6 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     orderQueries: orders.queries,
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
+    accessTokens: new AccessTokenService(platform.accessTokens, markets, { defaultTtlSeconds: config.ACCESS_TOKEN_DEFAULT_TTL_SECONDS, maxTtlSeconds: config.ACCESS_TOKEN_MAX_TTL_SECONDS }),
   };
 }

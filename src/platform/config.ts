@@ -1,5 +1,15 @@
 import { z } from 'zod';
 
+/** `https://app.example.com` or `http://localhost:3000`: what a browser sends as Origin. */
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Every environment variable Keel reads, validated once at start-up.
  * The README's configuration table is written from this schema; keep them in step.
@@ -88,6 +98,25 @@ export const configSchema = z.object({
   KEEL_MASTER_KEY_PREVIOUS: z.string().optional(),
   /** Set: /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /** Browser origins (`scheme://host[:port]`, comma-separated) allowed to call both hosts; none by default. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const origins = text.split(',').map((part) => part.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (!isOrigin(origin)) ctx.addIssue({ code: 'custom', message: `'${origin}' is not an origin (scheme://host[:port], no path)` });
+      }
+      return origins;
+    }),
+  /** Lifetime of an access token when its issuer names none. */
+  ACCESS_TOKEN_DEFAULT_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  /** Longest lifetime an access token may be issued with. */
+  ACCESS_TOKEN_MAX_TTL_SECONDS: z.coerce.number().int().positive().default(3_600),
+  /** How long a persisted query's document is kept in Redis after it was last registered. */
+  APQ_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** Persisted-query documents each node keeps in memory in front of Redis (most recently used). */
+  APQ_LOCAL_ENTRIES: z.coerce.number().int().min(0).default(1_000),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
   /** Blocks read per watcher step. */
   CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),
@@ -123,6 +152,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (config.KEEL_ENV === 'production' && !config.KEEL_MASTER_KEY) {
     throw new Error('Invalid configuration:\n  KEEL_MASTER_KEY: required in production (32 bytes, hex or base64): it encrypts every wallet secret');
+  }
+  if (config.ACCESS_TOKEN_DEFAULT_TTL_SECONDS > config.ACCESS_TOKEN_MAX_TTL_SECONDS) {
+    throw new Error('Invalid configuration:\n  ACCESS_TOKEN_DEFAULT_TTL_SECONDS: must not exceed ACCESS_TOKEN_MAX_TTL_SECONDS');
   }
   if (config.KEEL_ENV === 'production' && !config.KEEL_CHAINS) {
     throw new Error('Invalid configuration:\n  KEEL_CHAINS: required in production (dev chains run only in sandbox)');

@@ -5,6 +5,7 @@ import { connectRedis, RedisClient } from './redis';
 import { createLogger, Logger } from './logger';
 import { Outbox } from './events/outbox';
 import { Authenticator } from './auth/authenticator';
+import { ACCESS_TOKEN_KEY_PURPOSE, AccessTokenSigner } from './auth/access-tokens';
 import { RateLimiter } from './rate-limit';
 import { IdempotencyStore } from './idempotency';
 import { Metrics } from './metrics';
@@ -23,6 +24,8 @@ export interface Platform {
   logger: Logger;
   outbox: Outbox;
   authenticator: Authenticator;
+  /** Signs and verifies short-lived access tokens under a key derived from KEEL_MASTER_KEY. */
+  accessTokens: AccessTokenSigner;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   /** The transaction state-changing work runs in, recorded on the request's idempotency claim. */
@@ -49,7 +52,8 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     await db.destroy();
     throw error;
   }
-  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`, config.REDIS_COMMAND_TIMEOUT_MS);
+  const accessTokens = new AccessTokenSigner(secretBox.deriveKeys(ACCESS_TOKEN_KEY_PURPOSE));
+  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`, config.REDIS_COMMAND_TIMEOUT_MS, accessTokens);
   await authenticator.listen(redis);
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
   const queues = new Map<string, JobQueue<unknown>>();
@@ -61,6 +65,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     logger,
     outbox: new Outbox(config.KEEL_ENV),
     authenticator,
+    accessTokens,
     rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE, config.REDIS_COMMAND_TIMEOUT_MS),
     idempotency,
     unitOfWork: new UnitOfWork(db, idempotency, Failpoints.fromConfig(config, logger)),

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
+import { CloseCode } from 'graphql-ws';
+import { isKeelError } from '../platform/errors';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
 import type { Principal } from '../platform/auth/principal';
@@ -12,11 +14,14 @@ import { prepareSocketOperation } from './socket-operation';
 import { SocketSession, SocketSessions } from './socket-sessions';
 import { requestIdFor } from './request-context';
 import { authorizeDocumentText } from '../graphql/root-field-grants';
+import type { OriginPolicy } from './cors';
 
 export interface GraphqlWsOptions {
   host: Host;
   schema: GraphQLSchema;
   platform: Platform;
+  /** Browser pages of other origins may not open a socket (the same rule as CORS). */
+  origins: OriginPolicy;
   validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[];
   contextFor(principal: Principal, requestId: string): GraphQLContext;
 }
@@ -30,12 +35,13 @@ type ConnectionExtra = {
 const MIN_RECHECK_MS = 1_000;
 
 /**
- * graphql-ws on the host's port at /graphql. Credentials come in connectionParams; every subscribe
+ * graphql-ws on the host's port at /graphql. Credentials come in connectionParams (`apiKey` and
+ * `orgId`, or an access token as `token`); every subscribe
  * message re-checks the key and spends its rate limit like an HTTP request, and only subscriptions
- * run. A connection is closed (4401) once its key is revoked or its rotated-out secret expires.
+ * run. A connection is closed (4401) once its key is revoked, its rotated-out secret expires or its token expires.
  */
 export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): void {
-  const { host, schema, platform, validate, contextFor } = opts;
+  const { host, schema, platform, origins, validate, contextFor } = opts;
   const { config } = platform;
   const sessions = new SocketSessions(platform.authenticator, host, Math.max(config.AUTH_CACHE_TTL_MS, MIN_RECHECK_MS));
   const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
@@ -45,10 +51,16 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
       schema,
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
-        const credentials = { apiKey: params.apiKey as string | undefined, orgId: (params.orgId ?? params.appId) as string | undefined };
+        const credentials = {
+          apiKey: params.apiKey as string | undefined,
+          orgId: (params.orgId ?? params.appId) as string | undefined,
+          token: typeof params.token === 'string' ? params.token : undefined,
+        };
         try {
           ctx.extra.session = await sessions.open(credentials, (code, reason) => ctx.extra.socket.close(code, reason));
-        } catch {
+        } catch (error) {
+          // A token's holder needs to know whether to fetch a new one: 4401 with the reason (graphql-ws then sends no 4403 of its own).
+          if (credentials.token !== undefined && isKeelError(error) && error.status === 401) ctx.extra.socket.close(CloseCode.Unauthorized, error.message);
           return false;
         }
         ctx.extra.requestId = requestIdFor(ctx.extra.request);
@@ -81,6 +93,11 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
   app.server.on('upgrade', (request, socket, head) => {
     if ((request.url ?? '').split('?')[0] !== '/graphql') {
       socket.destroy();
+      return;
+    }
+    // Browsers send no preflight for a websocket: a page of a disallowed origin is refused here.
+    if (!origins.admits(request.headers)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 18\r\n\r\nOrigin not allowed');
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));

@@ -4,7 +4,7 @@ import type { Platform } from '../platform/platform';
 import { IdempotencyStore } from '../platform/idempotency';
 import { KeelError } from '../platform/errors';
 import { UnitOfWork } from '../platform/db/unit-of-work';
-import { header } from './request-context';
+import { bearerToken, header } from './request-context';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
@@ -16,7 +16,8 @@ function pathOf(url: string): string {
 }
 
 /**
- * Per-request guards shared by REST and GraphQL: authentication, then the key's rate limit
+ * Per-request guards shared by REST and GraphQL: authentication (apiKey and orgId headers, or an
+ * access token as `Authorization: Bearer`), then the key's rate limit
  * (onRequest, before the body is read), then idempotency (preHandler, once the body is parsed).
  * The handler runs in a unit-of-work scope that carries the request's claim, so the work it
  * commits is recorded on the claim in the same transaction (see UnitOfWork).
@@ -28,6 +29,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     const principal = await platform.authenticator.authenticate(host, {
       apiKey: header(request.headers.apikey),
       orgId: header(request.headers.orgid) ?? header(request.headers.appid),
+      token: bearerToken(request.headers.authorization),
     });
     request.principal = principal;
     setRateLimitHeaders(reply, await platform.rateLimiter.consume(principal.tier, principal.apiKeyId));

@@ -17,6 +17,8 @@ import { buildOpenApi } from '../../rest-compat/openapi';
 import type { RouteRow } from '../../rest-compat/route-table';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
+import { OriginPolicy, registerCors } from './cors';
+import { PersistedQueryCache, persistedQueryHash } from './persisted-queries';
 import { registerTextCheck } from './text-check';
 import { clientErrorHandler } from './client-error';
 import { registerProtocolChecks } from './protocol-checks';
@@ -63,6 +65,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   registerProtocolChecks(app);
   registerTextCheck(app);
+  // Before the guards: a refused request (401, 429) still carries the CORS headers a page needs to read it.
+  const origins = new OriginPolicy(platform.config.CORS_ORIGINS);
+  registerCors(app, origins);
   registerGuards(app, host, platform);
 
   app.addHook('onResponse', async (request, reply) => {
@@ -77,8 +82,19 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   const { config } = platform;
   const limits = queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST });
+  const persistedQueries = new PersistedQueryCache(platform.redis, {
+    prefix: `${config.REDIS_PREFIX}${host}:`,
+    ttlSeconds: config.APQ_TTL_SECONDS,
+    localEntries: config.APQ_LOCAL_ENTRIES,
+    redisTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
+    // Automatic persisted queries: a hash stands for a document registered before (on any node).
+    persistedQueries: { cache: persistedQueries, ttl: config.APQ_TTL_SECONDS },
+    // A browser cannot send apiKey or Authorization cross-site without a CORS preflight, and every
+    // authenticated request carries one of them: that is the CSRF protection (also for GET).
+    csrfPrevention: { requestHeaders: ['apikey', 'authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] },
     validationRules: limits,
     // Stops parsing an oversized document early; over graphql-ws the same count is a validation rule.
     parseOptions: { maxTokens: MAX_TOKENS },
@@ -103,6 +119,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       },
     ],
     formatError: (formatted, error) => {
+      // The APQ protocol's own codes: clients look for them to send the full document.
+      const code = formatted.extensions?.code;
+      if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') return { message: formatted.message, extensions: { code } };
       const keel = toKeelError(error);
       if (keel.code === 'INTERNAL_ERROR') platform.logger.error({ err: error }, 'graphql resolver error');
       const { requestId: _omit, ...extensions } = errorExtensions(keel, '');
@@ -115,9 +134,12 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     method: ['GET', 'POST'],
     // Authorisation before validation: the document's root fields are checked against the key
     // before the body's text check, the idempotency claim or any variable coercion.
+    // A persisted query is authorised on the document its hash stands for (an unknown hash is
+    // Apollo's PERSISTED_QUERY_NOT_FOUND). Over GET Apollo runs queries only, never mutations.
     preValidation: async (request: FastifyRequest) => {
-      const params = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
-      authorizeDocumentText(contextFor(request.principal!, request.id), schema, params?.query, params?.operationName, variablesOf(params?.variables));
+      const params = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
+      const query = params?.query ?? (await persistedQueries.document(persistedQueryHash(params?.extensions)));
+      authorizeDocumentText(contextFor(request.principal!, request.id), schema, query, params?.operationName, variablesOf(params?.variables));
     },
     handler: fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) }),
   });
@@ -136,7 +158,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   });
   registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);
 
-  attachGraphqlWs(app, { host, schema, platform, validate: validateWithLimits(limits), contextFor });
+  attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(limits), contextFor });
   app.addHook('onClose', async () => {
     await apollo.stop();
   });

@@ -20,3 +20,9 @@ export function requestIdFor(req: IncomingMessage): string {
 export function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** The token of an `Authorization: Bearer <token>` header; undefined when there is none or another scheme. */
+export function bearerToken(value: string | string[] | undefined): string | undefined {
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header(value) ?? '');
+  return m ? m[1] : undefined;
+}

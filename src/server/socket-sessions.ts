@@ -8,7 +8,7 @@ import { isKeelError } from '../platform/errors';
 /** setTimeout's longest delay; a later expiry is re-checked when this one fires. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** One open websocket connection and the key it authenticated with. */
+/** One open websocket connection and the key (or access token) it authenticated with. */
 export interface SocketSession {
   readonly credentials: Credentials;
   principal: Principal;
@@ -20,7 +20,8 @@ export interface SocketSession {
  * Keeps long-lived connections under the same key rules as HTTP requests. A session is checked
  * through the authenticator (its per-node cache) on every operation; it is closed when any node
  * revokes or rotates its key and the key no longer authenticates, when its secret's rotation grace
- * ends, and, should an invalidation be lost with Redis, at the next periodic check.
+ * ends or its access token expires, and, should an invalidation be lost with Redis, at the next
+ * periodic check. A token's connection is tracked under its issuing key, so revoking the key ends it.
  */
 export class SocketSessions {
   private readonly byKey = new Map<string, Set<SocketSession>>();
@@ -61,7 +62,7 @@ export class SocketSessions {
       return principal;
     } catch (error) {
       // Only a verdict on the key closes the connection; a database hiccup fails this operation alone.
-      if (isKeelError(error) && error.code === 'UNAUTHORIZED') this.end(session, error.message);
+      if (isKeelError(error) && error.status === 401) this.end(session, error.message);
       throw error;
     }
   }
@@ -97,8 +98,8 @@ export class SocketSessions {
     const sessions = [...(this.byKey.get(keyId) ?? [])];
     await Promise.all(
       sessions.map((session) => {
-        const { apiKey, orgId } = session.credentials;
-        const id = `${apiKey}\n${orgId}`;
+        const { apiKey, orgId, token } = session.credentials;
+        const id = `${apiKey}\n${orgId}\n${token}`;
         if (!verdicts.has(id)) verdicts.set(id, this.authenticator.session(this.host, session.credentials));
         return this.apply(session, verdicts.get(id)!).catch(() => undefined);
       }),

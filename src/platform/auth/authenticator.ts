@@ -6,6 +6,7 @@ import { Principal } from './principal';
 import type { RedisClient } from '../redis';
 import { RedisChannel } from '../redis-channel';
 import { withinMs } from '../time-bound';
+import { AccessTokenSigner, TokenPrincipal } from './access-tokens';
 
 interface CachedKey {
   principal: Principal;
@@ -17,12 +18,26 @@ interface CachedKey {
 export interface Credentials {
   apiKey?: string;
   orgId?: string;
+  /** An access token (`Authorization: Bearer`, or the graphql-ws connection parameter `token`) instead of apiKey. */
+  token?: string;
 }
 
-/** A valid key's principal and when the presented secret stops working (null: until revoked or rotated). */
+/** A valid key's principal and when the presented secret or token stops working (null: until revoked or rotated). */
 export interface KeySession {
   principal: Principal;
   secretExpiresAt: Date | null;
+}
+
+/** The columns a key is authenticated from. */
+interface KeyRow {
+  id: string;
+  organizationId: string;
+  host: string;
+  environment: string;
+  scopes: string[];
+  tier: string;
+  revokedAt: Date | null;
+  isOperator: boolean | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -42,6 +57,8 @@ export class Authenticator {
     private readonly cacheTtlMs: number,
     private readonly channel: string,
     private readonly redisTimeoutMs: number,
+    /** Verifies access tokens; without it a token is refused as INVALID_TOKEN. */
+    private readonly tokens?: AccessTokenSigner,
   ) {}
 
   async listen(redis: RedisClient): Promise<void> {
@@ -82,6 +99,10 @@ export class Authenticator {
 
   /** Like `authenticate`, and also tells when the presented secret expires (for long-lived connections). */
   async session(host: Host, credentials: Credentials): Promise<KeySession> {
+    if (credentials.token !== undefined) {
+      if (credentials.apiKey !== undefined) throw KeelError.unauthorized('Send either an apiKey or a bearer token, not both');
+      return this.tokenSession(host, credentials.token, credentials.orgId);
+    }
     const { apiKey, orgId } = credentials;
     if (!apiKey || !orgId) throw KeelError.unauthorized('Missing apiKey or orgId header');
     const parsed = parseApiKey(apiKey);
@@ -110,18 +131,52 @@ export class Authenticator {
     return { principal: entry.principal, secretExpiresAt: entry.secretExpiresAt };
   }
 
+  /**
+   * An access token's session: the token verifies (signature, host, environment, expiry), and the
+   * key that issued it is live, read through the same cache as keys, so a revocation anywhere ends
+   * the key's tokens as it ends the key. 401 INVALID_TOKEN otherwise, TOKEN_EXPIRED once it expired.
+   */
+  private async tokenSession(host: Host, token: string, orgId: string | undefined): Promise<KeySession> {
+    if (!this.tokens) throw new KeelError('INVALID_TOKEN', 'Access tokens are not accepted here');
+    const claims = await this.tokens.verify(token, host, this.environment);
+    if (orgId !== undefined && orgId.toLowerCase() !== claims.organizationId) throw new KeelError('INVALID_TOKEN', 'The access token is for another organisation');
+    const cacheKey = `key:${claims.apiKeyId}`;
+    let entry = this.cache.get(cacheKey);
+    if (!entry || entry.cachedUntil < Date.now()) {
+      entry = await this.loadById(claims.apiKeyId);
+      if (entry) this.cache.set(cacheKey, entry);
+      else this.cache.delete(cacheKey);
+    }
+    if (!entry || entry.principal.organizationId !== claims.organizationId || entry.principal.host !== host) {
+      throw new KeelError('INVALID_TOKEN', 'The API key that issued this access token does not exist');
+    }
+    if (entry.revokedAt) throw new KeelError('INVALID_TOKEN', 'The API key that issued this access token has been revoked');
+    return { principal: new TokenPrincipal(claims, entry.principal), secretExpiresAt: claims.expiresAt };
+  }
+
+  private async loadById(apiKeyId: string): Promise<CachedKey | undefined> {
+    const row = await this.db('api_keys as k')
+      .join('organizations as o', 'o.id', 'k.organization_id')
+      .where('k.id', apiKeyId)
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'o.is_operator');
+    return row && this.cached(row, null);
+  }
+
+  private cached(row: KeyRow, secretExpiresAt: Date | null): CachedKey {
+    return {
+      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true),
+      revokedAt: row.revokedAt,
+      secretExpiresAt,
+      cachedUntil: Date.now() + this.cacheTtlMs,
+    };
+  }
+
   private async load(hash: Buffer): Promise<CachedKey | undefined> {
     const row = await this.db('api_key_secrets as s')
       .join('api_keys as k', 'k.id', 's.api_key_id')
       .join('organizations as o', 'o.id', 'k.organization_id')
       .where('s.secret_hash', hash)
       .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 's.expires_at', 'o.is_operator');
-    if (!row) return undefined;
-    return {
-      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true),
-      revokedAt: row.revokedAt,
-      secretExpiresAt: row.expiresAt,
-      cachedUntil: Date.now() + this.cacheTtlMs,
-    };
+    return row && this.cached(row, row.expiresAt);
   }
 }

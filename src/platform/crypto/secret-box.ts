@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
@@ -60,6 +60,15 @@ export class SecretBox {
       }
     }
     throw new Error('SecretBox: the secret does not open with this key (wrong KEEL_MASTER_KEY, or tampered)');
+  }
+
+  /**
+   * Keys for another purpose derived from the master keys (HKDF-SHA-256, `purpose` as info), the
+   * current one first, each named by its master key's id: what the current key signs, the previous
+   * one still verifies during a rotation.
+   */
+  deriveKeys(purpose: string, bytes = KEY_BYTES): { id: string; key: Buffer }[] {
+    return [...this.keys].map(([id, master]) => ({ id, key: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `keel:${purpose}`, bytes)) }));
   }
 
   /** Whether a stored text is a sealed secret (either format) rather than plain text stored before sealing began. */

@@ -1,0 +1,71 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { header } from './request-context';
+
+/** The request headers Keel reads, which a browser must be allowed to send. */
+export const CORS_ALLOWED_HEADERS = ['apiKey', 'orgId', 'appId', 'Authorization', 'Idempotency-Key', 'X-Request-Id', 'Content-Type'];
+/** The response headers a browser client needs to read. */
+export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed', 'Retry-After'];
+const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
+/** How long a browser may reuse a preflight's answer. */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/**
+ * The origin rule of both hosts, for HTTP (CORS) and websocket upgrades alike: a request without
+ * an Origin is not from a browser page and is not the rule's business; one with an Origin must name
+ * an origin of the allow-list (CORS_ORIGINS, empty by default: no page may call Keel).
+ */
+export class OriginPolicy {
+  private readonly allowed: ReadonlySet<string>;
+
+  constructor(origins: readonly string[]) {
+    this.allowed = new Set(origins);
+  }
+
+  /** Whether a request carrying these headers may proceed (no Origin, or an allowed one). */
+  admits(headers: IncomingHttpHeaders): boolean {
+    const origin = header(headers.origin);
+    return origin === undefined || this.allowed.has(origin);
+  }
+
+  /** The request's Origin when it is on the allow-list. */
+  allowedOrigin(headers: IncomingHttpHeaders): string | undefined {
+    const origin = header(headers.origin);
+    return origin !== undefined && this.allowed.has(origin) ? origin : undefined;
+  }
+
+  get enabled(): boolean {
+    return this.allowed.size > 0;
+  }
+}
+
+/**
+ * CORS without cookies: credentials are headers (apiKey or a bearer token), never ambient, so no
+ * Allow-Credentials. An allowed origin gets its own origin echoed on every answer (errors too: they
+ * are set before authentication) and a preflight answered 204; any other origin gets no CORS
+ * header at all, so the browser keeps the answer from the page.
+ */
+export function registerCors(app: FastifyInstance, policy: OriginPolicy): void {
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // Answers differ by Origin, so a shared cache must key them by it.
+    if (policy.enabled) reply.header('Vary', 'Origin');
+    const origin = policy.allowedOrigin(request.headers);
+    const preflight = request.method === 'OPTIONS' && header(request.headers.origin) !== undefined && header(request.headers['access-control-request-method']) !== undefined;
+    if (!origin) {
+      if (preflight) return reply.code(204).send();
+      return;
+    }
+    reply.header('Access-Control-Allow-Origin', origin);
+    if (!preflight) {
+      reply.header('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(', '));
+      return;
+    }
+    return reply
+      .code(204)
+      .header('Vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers')
+      .header('Access-Control-Allow-Methods', ALLOWED_METHODS)
+      .header('Access-Control-Allow-Headers', CORS_ALLOWED_HEADERS.join(', '))
+      .header('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS))
+      .send();
+  });
+}

@@ -1,0 +1,109 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { ApiResponse } from '../../support/api-client';
+import { eventually } from '../../support/eventually';
+import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
+
+let t: TestKeel;
+let org: TestOrg;
+const SYMBOL = 'RTA-USDC';
+
+beforeAll(async () => {
+  t = await startTestKeel();
+  org = await t.createOrg();
+  // One market, so market channels have something to name.
+  const chainId = parseChainsConfig(process.env.KEEL_CHAINS!)[0].chainId;
+  const chain = (await t.keel.services.chains.listBlockchains({ limit: 100, offset: 0 })).items.find((b) => b.chainId === chainId)!;
+  const assets = (await t.keel.services.chains.listAssets({ limit: 100, offset: 0, blockchainId: chain.id })).items;
+  const [base, quote] = [assets.find((a) => a.symbol === 'ETH')!, assets.find((a) => a.symbol === 'USDC')!];
+  const market = await (await t.operator()).post('/v1/orderbook/markets', { symbol: SYMBOL, baseAssetId: base.id, quoteAssetId: quote.id, tickSize: '0.01', lotSize: '0.001' });
+  expect(market.status).toBe(201);
+});
+afterAll(() => t?.stop());
+
+const AUTH = '/v1/orderbook/realtime/auth';
+
+function expectError(res: ApiResponse, status: number, code: string, message?: RegExp) {
+  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
+test('issues a token narrowed to the channels asked for: the principal it authenticates as may use those alone', async () => {
+  const res = await org.pro.post(AUTH, { channels: [`book:${SYMBOL}`, `trades:${SYMBOL.toLowerCase()}`, 'orders'], ttlSeconds: 120 });
+  expect(res.status).toBe(201);
+  const data = res.body.data;
+  expect(data).toMatchObject({
+    tokenType: 'Bearer',
+    host: 'pro',
+    organizationId: org.orgId,
+    expiresIn: 120,
+    channels: [`book:${SYMBOL}`, `trades:${SYMBOL}`, 'orders'],
+    scopes: ['orderbook_market:read', 'orderbook_order:read'],
+  });
+
+  const claims = await t.keel.platform.accessTokens.verify(data.token, 'pro', 'sandbox');
+  expect(claims).toMatchObject({ organizationId: org.orgId, channels: data.channels, scopes: data.scopes });
+  expect(claims.expiresAt.toISOString()).toBe(data.expiresAt);
+
+  const principal = await t.keel.platform.authenticator.authenticate('pro', { token: data.token });
+  expect(principal.organizationId).toBe(org.orgId);
+  expect(principal.mayUseChannel(`book:${SYMBOL}`)).toBe(true);
+  expect(principal.mayUseChannel('orders')).toBe(true);
+  expect(principal.mayUseChannel(`ticker:${SYMBOL}`)).toBe(false);
+  expect(principal.mayUseChannel('fills')).toBe(false);
+  // Realtime is for reading: the token cannot place orders although the key can.
+  expect(principal.can('orderbook_order:create')).toBe(false);
+});
+
+test('without channels the token may use every channel its permissions allow; GraphQL issues the same', async () => {
+  const res = await org.pro.graphql('mutation { authorizeRealtime(input: {permissions: ["orderbook_market:read"]}) { token channels scopes } }');
+  expect(res.body.errors).toBeUndefined();
+  const { token, channels, scopes } = res.body.data.authorizeRealtime;
+  expect({ channels, scopes }).toEqual({ channels: null, scopes: ['orderbook_market:read'] });
+  const principal = await t.keel.platform.authenticator.authenticate('pro', { token });
+  expect(principal.mayUseChannel(`candles:${SYMBOL}`)).toBe(true);
+  expect(principal.channels).toBeNull();
+});
+
+test('validates channel names, markets and what the token may carry', async () => {
+  expectError(await org.pro.post(AUTH, { channels: ['depth:RTA-USDC'] }), 422, 'INVALID_FIELD', /channels\.0: 'depth:RTA-USDC' is not a channel; channels are book:<SYMBOL>/);
+  expectError(await org.pro.post(AUTH, { channels: ['orders', 'book:NOPE-USDC'] }), 422, 'INVALID_FIELD', /channels\.1: no market 'NOPE-USDC'/);
+  // A public-feed token cannot name the private channels.
+  expectError(await org.pro.post(AUTH, { permissions: ['orderbook_market:read'], channels: ['fills'] }), 403, 'FORBIDDEN', /'fills' needs the permission 'orderbook_order:read'/);
+  expectError(await org.pro.post(AUTH, { permissions: ['orderbook_market:manage'] }), 403, 'FORBIDDEN', /lacks the permission 'orderbook_market:manage'/);
+  expectError(await org.pro.post(AUTH, { channels: [] }), 422, 'INVALID_FIELD', /channels/);
+});
+
+test('needs orderbook_market:read, like the rest of the engine operations group', async () => {
+  const issued = await t.keel.services.apiKeys.issue({ organizationId: org.orgId, name: 'orders only', host: 'pro', scopes: ['orderbook_order:read'], tier: 'Business' });
+  const res = await org.pro.with({ apiKey: issued.secret, orgId: org.orgId }).post(AUTH, {});
+  expectError(res, 403, 'FORBIDDEN', /orderbook_market:read/);
+});
+
+test('the token opens a graphql-ws connection on the order-book host (connection parameter `token`)', async () => {
+  const { body } = await org.pro.post(AUTH, { channels: [`ticker:${SYMBOL}`] });
+  let acknowledged = false;
+  const client = createClient({ url: `${t.proUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { token: body.data.token }, retryAttempts: 0, lazy: false, on: { connected: () => (acknowledged = true) } });
+  try {
+    await eventually(() => acknowledged, 5_000);
+  } finally {
+    await client.dispose();
+  }
+});
+
+test('is documented in the OpenAPI document of the order-book host', async () => {
+  const doc = (await org.pro.get('/v1/openapi.json')).body;
+  const op = doc.paths['/v1/orderbook/realtime/auth'].post;
+  expect(op.summary).toMatch(/Realtime channel authorisation/);
+  expect(op.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/RealtimeAuthInput');
+  expect(doc.components.schemas.RealtimeAuthInput.properties.channels.description).toMatch(/book:<SYMBOL>/);
+  expect(Object.keys(op.responses)).toContain('201');
+  expect(doc.paths['/v1/orderbook/tokens'].post).toBeDefined();
+  const core = (await org.core.get('/v1/openapi.json')).body;
+  expect(core.paths['/v1/tokens'].post.summary).toMatch(/bearer token/);
+  for (const d of [doc, core]) {
+    expect(d.security).toEqual([{ apiKey: [], orgId: [] }, { bearerToken: [] }]);
+    expect(d.components.securitySchemes.bearerToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  }
+});
