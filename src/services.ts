@@ -29,6 +29,11 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { SanctionsScreen } from './modules/aml/sanctions-screen';
+import { shippedSanctionsSnapshot } from './modules/aml/sanctions-files';
+import { PriceService } from './modules/prices/price.service';
+import { KeelPriceSource } from './modules/prices/keel-price-source';
+import { ReferencePrices } from './modules/prices/reference-prices';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -68,10 +73,16 @@ export interface Services {
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
+  /** In-process sanctions screening against the lists in use (the shipped snapshot or a newer one loaded with `keel aml load`). */
+  sanctions: SanctionsScreen;
+  /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */
+  prices: PriceService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
   const { db, config, outbox, unitOfWork } = platform;
+  const sanctions = new SanctionsScreen(shippedSanctionsSnapshot());
+  const prices = new PriceService(new KeelPriceSource(db, new ReferencePrices(config.PRICE_REFERENCES, config.PRICE_STABLECOINS), config.PRICE_TRADE_MAX_AGE_SECONDS), config.PRICE_CACHE_SECONDS);
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
   const deliveryScheduler = new DeliveryScheduler(deliveryQueue(platform));
@@ -118,5 +129,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     orderQueries: orders.queries,
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
+    sanctions,
+    prices,
   };
 }
