@@ -29,8 +29,10 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
-import { SanctionsScreen } from './modules/aml/sanctions-screen';
+import { SanctionsScreen, SanctionsSnapshot } from './modules/aml/sanctions-screen';
 import { shippedSanctionsSnapshot } from './modules/aml/sanctions-files';
+import { SanctionsLists } from './modules/aml/sanctions-lists';
+import { AmlService } from './modules/aml/aml.service';
 import { PriceService } from './modules/prices/price.service';
 import { KeelPriceSource } from './modules/prices/keel-price-source';
 import { ReferencePrices } from './modules/prices/reference-prices';
@@ -75,13 +77,19 @@ export interface Services {
   marketData: MarketDataService;
   /** In-process sanctions screening against the lists in use (the shipped snapshot or a newer one loaded with `keel aml load`). */
   sanctions: SanctionsScreen;
+  /** The lists loaded into PostgreSQL with `keel aml load`, and the snapshot shipped with Keel. */
+  sanctionsLists: SanctionsLists;
+  shippedSanctions: SanctionsSnapshot;
+  /** The AML API: batch checks and the lists in use. */
+  aml: AmlService;
   /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */
   prices: PriceService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
   const { db, config, outbox, unitOfWork } = platform;
-  const sanctions = new SanctionsScreen(shippedSanctionsSnapshot());
+  const shippedSanctions = shippedSanctionsSnapshot();
+  const sanctions = new SanctionsScreen(shippedSanctions);
   const prices = new PriceService(new KeelPriceSource(db, new ReferencePrices(config.PRICE_REFERENCES, config.PRICE_STABLECOINS), config.PRICE_TRADE_MAX_AGE_SECONDS), config.PRICE_CACHE_SECONDS);
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
@@ -130,6 +138,9 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
     sanctions,
+    sanctionsLists: new SanctionsLists(db),
+    shippedSanctions,
+    aml: new AmlService(sanctions),
     prices,
   };
 }

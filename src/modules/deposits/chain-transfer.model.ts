@@ -21,6 +21,9 @@ export class ChainTransferModel extends Model {
   rawValue!: string;
   status!: 'CONFIRMED' | 'REVERTED';
   revertedAt!: Date | null;
+  /** Set when the sender was on a sanctions list: the deposit is flagged and held from auto-sweep. */
+  amlFlaggedAt!: Date | null;
+  amlMatches!: { list: string; address: string }[] | null;
   createdAt!: Date;
 }
 
