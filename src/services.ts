@@ -33,6 +33,8 @@ import { SanctionsScreen, SanctionsSnapshot } from './modules/aml/sanctions-scre
 import { shippedSanctionsSnapshot } from './modules/aml/sanctions-files';
 import { SanctionsLists } from './modules/aml/sanctions-lists';
 import { AmlService } from './modules/aml/aml.service';
+import { SanctionedDepositFlagger } from './modules/aml/sanctioned-deposit-flagger';
+import { WalletAml } from './modules/aml/wallet-aml';
 import { PriceService } from './modules/prices/price.service';
 import { KeelPriceSource } from './modules/prices/keel-price-source';
 import { ReferencePrices } from './modules/prices/reference-prices';
@@ -98,15 +100,16 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const webhooks = new WebhookService(db, webhookGuard, deliveryScheduler, config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, platform.secretBox, unitOfWork);
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(platform.secretBox);
-  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork);
+  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork, new WalletAml(sanctions));
   const recoveryRpc = new GuardedHttp(new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), { timeoutMs: RECOVERY_RPC_TIMEOUT_MS, maxResponseBytes: RECOVERY_RPC_MAX_RESPONSE_BYTES, keepAliveMs: 1_000 });
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, recoveryRpc, unitOfWork);
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
-  const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork);
+  const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork, sanctions);
   const chainActivity = new ChainActivityRecorder(db, outbox);
-  // The ledger first: a sweep takes what the deposit has just credited.
+  // The AML screen first (a flagged deposit is held from auto-sweep), then the ledger: a sweep takes what the deposit has just credited.
+  chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));

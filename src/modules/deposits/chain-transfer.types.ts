@@ -13,6 +13,18 @@ export class RawContractType {
   @Field({ description: "The asset's decimals, as a decimal string" }) decimal!: string;
 }
 
+@ObjectType('SanctionListEntry', { description: 'A sanctions list entry: the list and the address as it writes it' })
+export class SanctionListEntryType {
+  @Field({ description: 'ETH, ARB, BSC, USDT, USDC, XBT, TRX, …' }) list!: string;
+  @Field() address!: string;
+}
+
+@ObjectType('TransferAmlFlag', { description: 'An incoming transfer whose sender is on a sanctions list: flagged, and its address held from auto-sweep' })
+export class TransferAmlFlagType {
+  @Field() flaggedAt!: Date;
+  @Field(() => [SanctionListEntryType], { description: 'The list entries the sender matched' }) matches!: SanctionListEntryType[];
+}
+
 @ObjectType({ description: 'Value that moved on chain to or from a wallet, seen from that wallet' })
 export class TransferRecordType implements ChainTransferView {
   @Field(() => ID) id!: string;
@@ -32,6 +44,7 @@ export class TransferRecordType implements ChainTransferView {
   @Field(() => ID) blockchainId!: string;
   @Field(() => ID) masterWalletId!: string;
   @Field(() => ID, { nullable: true, description: 'The deposit address; null for the master wallet address' }) addressId!: string | null;
+  @Field(() => TransferAmlFlagType, { nullable: true, description: 'Set when the sender of an incoming transfer is on a sanctions list; null otherwise' }) aml!: TransferAmlFlagType | null;
 }
 
 @ObjectType()

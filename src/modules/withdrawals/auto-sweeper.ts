@@ -33,7 +33,8 @@ export class AutoSweeper implements DepositListener {
 
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     // Internal moves (a gas top-up from the master wallet among them) are Keel's own doing, not deposits to sweep.
-    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal');
+    // A deposit from a sanctioned address (flagged by the AML screen before this runs) is held, not swept.
+    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal' && !d.amlFlaggedAt);
     if (!candidates.length) return;
     const sweeping = await this.wallets.withAutoSweep([...new Set(candidates.map((d) => d.masterWalletId))], trx);
     for (const deposit of candidates) {
@@ -48,6 +49,11 @@ export class AutoSweeper implements DepositListener {
     const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return;
+    // The whole balance is swept: while the address holds a flagged deposit, nothing leaves it automatically.
+    if (await this.holdsFlaggedDeposit(trx, deposit.addressId!)) {
+      this.logger.warn({ addressId: source.addressId }, 'auto-sweep held: the address received a deposit from a sanctioned address');
+      return;
+    }
     // Checked when set, and again here: security.allowedRecipients may have changed since.
     if (!sweepDestinationAllowed(source.configurations, source.masterWalletAddress)) {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep skipped: the destination is neither the wallet nor one of its allowed recipients');
@@ -100,6 +106,11 @@ export class AutoSweeper implements DepositListener {
 
   async reverted(): Promise<void> {
     // A sweep already sent stays sent; the reverted deposit is reported by its own event.
+  }
+
+  private async holdsFlaggedDeposit(trx: Knex.Transaction, addressId: string): Promise<boolean> {
+    const row = await trx('chain_transfers').where({ addressId, direction: 'incoming', status: 'CONFIRMED' }).whereNotNull('amlFlaggedAt').first('id');
+    return !!row;
   }
 
   /** What is already on its way out of the address in this asset. */
