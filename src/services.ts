@@ -35,6 +35,7 @@ import { SanctionsLists } from './modules/aml/sanctions-lists';
 import { AmlService } from './modules/aml/aml.service';
 import { SanctionedDepositFlagger } from './modules/aml/sanctioned-deposit-flagger';
 import { WalletAml } from './modules/aml/wallet-aml';
+import { FlaggedTransferService } from './modules/aml/flagged-transfer.service';
 import { PriceService } from './modules/prices/price.service';
 import { KeelPriceSource } from './modules/prices/keel-price-source';
 import { ReferencePrices } from './modules/prices/reference-prices';
@@ -84,6 +85,8 @@ export interface Services {
   shippedSanctions: SanctionsSnapshot;
   /** The AML API: batch checks and the lists in use. */
   aml: AmlService;
+  /** Deposits from sanctioned addresses: review and release. */
+  flaggedTransfers: FlaggedTransferService;
   /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */
   prices: PriceService;
 }
@@ -144,6 +147,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     sanctionsLists: new SanctionsLists(db),
     shippedSanctions,
     aml: new AmlService(sanctions),
+    flaggedTransfers: new FlaggedTransferService(db, chains, outbox, unitOfWork),
     prices,
   };
 }

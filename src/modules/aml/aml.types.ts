@@ -1,6 +1,9 @@
-import { ArrayMaxSize, ArrayMinSize, MaxLength } from 'class-validator';
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, MaxLength } from 'class-validator';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Page, PageArgs } from '../../graphql/types/page';
 import type { AmlBatchView, AmlIdentificationView, AmlResultView, SanctionsListsView } from './aml.service';
+import type { FlaggedTransferFilter, FlaggedTransferView } from './flagged-transfer.service';
+import type { SanctionMatch } from './sanctions-screen';
 
 @ObjectType('AmlIdentification', { description: 'A sanctions list entry the address matched' })
 export class AmlIdentificationType implements AmlIdentificationView {
@@ -48,4 +51,46 @@ export class AmlCheckBatchInput {
   @ArrayMaxSize(50)
   @MaxLength(128, { each: true })
   addresses!: string[];
+}
+
+@ObjectType('SanctionListEntry', { description: 'A sanctions list entry: the list and the address as it writes it' })
+export class SanctionListEntryType implements SanctionMatch {
+  @Field({ description: 'ETH, ARB, BSC, USDT, USDC, XBT, TRX, …' }) list!: string;
+  @Field() address!: string;
+}
+
+@ObjectType('FlaggedTransfer', { description: 'An incoming transfer from a sanctioned address: its address is held from auto-sweep until an admin releases it' })
+export class FlaggedTransferType implements FlaggedTransferView {
+  @Field(() => ID, { description: "The chain transfer's id, as in the wallet's transaction history" }) id!: string;
+  @Field() hash!: string;
+  @Field(() => Int) logIndex!: number;
+  @Field() blockNumber!: string;
+  @Field({ description: 'The sanctioned sender' }) from!: string;
+  @Field() to!: string;
+  @Field({ description: 'Whole units of the asset' }) amount!: string;
+  @Field({ description: 'Smallest units' }) rawValue!: string;
+  @Field(() => ID) assetId!: string;
+  @Field() symbol!: string;
+  @Field(() => ID) blockchainId!: string;
+  @Field(() => ID) masterWalletId!: string;
+  @Field(() => ID, { nullable: true, description: 'The deposit address; null for the master wallet address' }) addressId!: string | null;
+  @Field({ description: 'CONFIRMED, or REVERTED when a reorg took it back' }) status!: string;
+  @Field() flaggedAt!: Date;
+  @Field(() => [SanctionListEntryType], { description: 'The list entries the sender matched' }) matches!: SanctionListEntryType[];
+  @Field(() => Date, { nullable: true, description: 'When an admin released the hold; null while it holds' }) releasedAt!: Date | null;
+  @Field(() => String, { nullable: true, description: 'The API key that released it' }) releasedBy!: string | null;
+  @Field(() => String, { nullable: true }) releaseNote!: string | null;
+}
+
+@ObjectType('FlaggedTransferPage')
+export class FlaggedTransferPage extends Page(FlaggedTransferType) {}
+
+@ArgsType()
+export class FlaggedTransferArgs extends PageArgs implements FlaggedTransferFilter {
+  @Field(() => Boolean, { nullable: true, description: 'true: released only; false: still held only' }) @IsOptional() released?: boolean;
+}
+
+@InputType('ReleaseFlaggedTransferInput')
+export class ReleaseFlaggedTransferInput {
+  @Field({ description: 'Why the hold is lifted (kept with the transfer and sent in the event)' }) @Length(1, 1000) note!: string;
 }

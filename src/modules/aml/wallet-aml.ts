@@ -41,7 +41,7 @@ export class WalletAml {
   /** configurations.aml of each master wallet (its own address and its deposit addresses together). */
   async statuses(db: Knex | Knex.Transaction, masterWalletIds: string[]): Promise<Map<string, WalletAmlView>> {
     const rows: { masterWalletId: string; count: string }[] = masterWalletIds.length
-      ? await db('chain_transfers').whereIn('masterWalletId', masterWalletIds).where({ direction: 'incoming', status: 'CONFIRMED' }).whereNotNull('amlFlaggedAt').groupBy('masterWalletId').select('masterWalletId').count('* as count')
+      ? await db('chain_transfers').whereIn('masterWalletId', masterWalletIds).where({ direction: 'incoming', status: 'CONFIRMED' }).whereNotNull('amlFlaggedAt').whereNull('amlReleasedAt').groupBy('masterWalletId').select('masterWalletId').count('* as count')
       : [];
     const flagged = new Map(rows.map((r) => [r.masterWalletId, Number(r.count)]));
     const info = this.screen.info();
@@ -52,8 +52,8 @@ export class WalletAml {
         return [
           id,
           n
-            ? { status: 'FLAGGED', provider, message: `${n} incoming transfer${n === 1 ? '' : 's'} from sanctioned addresses; the receiving addresses are held from auto-sweep` }
-            : { status: 'CLEAR', provider, message: 'No incoming transfer from a sanctioned address' },
+            ? { status: 'FLAGGED', provider, message: `${n} incoming transfer${n === 1 ? '' : 's'} from sanctioned addresses awaiting review; the receiving addresses are held from auto-sweep` }
+            : { status: 'CLEAR', provider, message: 'No unreviewed incoming transfer from a sanctioned address' },
         ];
       }),
     );

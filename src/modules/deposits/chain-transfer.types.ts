@@ -4,6 +4,7 @@ import { IsIdFilter } from '../../graphql/types/id';
 import { DateRangeArgs } from '../../graphql/types/date-range';
 import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
+import { SanctionListEntryType } from '../aml/aml.types';
 import type { ChainTransferFilter, ChainTransferPage, ChainTransferView } from './chain-transfer-history.service';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
@@ -13,16 +14,11 @@ export class RawContractType {
   @Field({ description: "The asset's decimals, as a decimal string" }) decimal!: string;
 }
 
-@ObjectType('SanctionListEntry', { description: 'A sanctions list entry: the list and the address as it writes it' })
-export class SanctionListEntryType {
-  @Field({ description: 'ETH, ARB, BSC, USDT, USDC, XBT, TRX, …' }) list!: string;
-  @Field() address!: string;
-}
-
 @ObjectType('TransferAmlFlag', { description: 'An incoming transfer whose sender is on a sanctions list: flagged, and its address held from auto-sweep' })
 export class TransferAmlFlagType {
   @Field() flaggedAt!: Date;
   @Field(() => [SanctionListEntryType], { description: 'The list entries the sender matched' }) matches!: SanctionListEntryType[];
+  @Field(() => Date, { nullable: true, description: 'When an admin released the hold; null while it holds' }) releasedAt!: Date | null;
 }
 
 @ObjectType({ description: 'Value that moved on chain to or from a wallet, seen from that wallet' })

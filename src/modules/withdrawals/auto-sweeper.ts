@@ -49,7 +49,7 @@ export class AutoSweeper implements DepositListener {
     const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return;
-    // The whole balance is swept: while the address holds a flagged deposit, nothing leaves it automatically.
+    // The whole balance is swept: while the address holds a flagged deposit not released by an admin, nothing leaves it automatically.
     if (await this.holdsFlaggedDeposit(trx, deposit.addressId!)) {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep held: the address received a deposit from a sanctioned address');
       return;
@@ -109,7 +109,7 @@ export class AutoSweeper implements DepositListener {
   }
 
   private async holdsFlaggedDeposit(trx: Knex.Transaction, addressId: string): Promise<boolean> {
-    const row = await trx('chain_transfers').where({ addressId, direction: 'incoming', status: 'CONFIRMED' }).whereNotNull('amlFlaggedAt').first('id');
+    const row = await trx('chain_transfers').where({ addressId, direction: 'incoming', status: 'CONFIRMED' }).whereNotNull('amlFlaggedAt').whereNull('amlReleasedAt').first('id');
     return !!row;
   }
 

@@ -23,6 +23,8 @@ let other: TestOrg;
 let chainId: string;
 let ethAssetId: string;
 let rpcUrl: string;
+/** What the flagging test leaves for the review test. */
+let review: { walletId: string; taintedId: string; taintedAddress: string; flaggedId: string };
 
 beforeAll(async () => {
   t = await startTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SANCTIONS_REFRESH_INTERVAL_MS: 100 });
@@ -109,7 +111,7 @@ describe('deposits from a sanctioned address', () => {
       const res = await org.core.get(`/v1/addresses/${tainted.id}/transactions?direction=incoming`);
       return res.body.transfer.find((r: any) => r.hash === txHash);
     }, 30_000);
-    expect(record.aml).toEqual({ flaggedAt: expect.any(String), matches: [{ list: 'TEST', address: SANCTIONED_SENDER.address.toLowerCase() }] });
+    expect(record.aml).toEqual({ flaggedAt: expect.any(String), releasedAt: null, matches: [{ list: 'TEST', address: SANCTIONED_SENDER.address.toLowerCase() }] });
 
     const [event] = (await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flagged' })).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope));
     expect(event).toMatchObject({
@@ -130,6 +132,31 @@ describe('deposits from a sanctioned address', () => {
 
     const shown = (await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml;
     expect(shown).toMatchObject({ status: 'FLAGGED', message: expect.stringContaining('1 incoming transfer'), provider: expect.stringContaining('2099-01-01') });
+    review = { walletId: wallet.id, taintedId: tainted.id, taintedAddress: tainted.address, flaggedId: record.id };
+  });
+
+  test('an admin releases the hold after review (recorded, announced); the address is swept again; write keys and other organisations cannot', async () => {
+    const held = await org.core.get('/v1/aml/flagged-transfers?released=false');
+    expect(held.status).toBe(200);
+    expect(held.body.data).toEqual([expect.objectContaining({ id: review.flaggedId, from: SANCTIONED_SENDER.address, amount: '1', symbol: 'ETH', releasedAt: null, matches: [{ list: 'TEST', address: SANCTIONED_SENDER.address.toLowerCase() }] })]);
+
+    const writer = await t.keel.services.apiKeys.issue({ organizationId: org.orgId, name: 'writer', host: 'core', scopes: ['read', 'write'], tier: 'Business' });
+    const byWriter = await org.core.with({ apiKey: writer.secret, orgId: org.orgId }).post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'ok' });
+    expect(byWriter.status).toBe(403);
+    expect((await other.core.post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'ok' })).status).toBe(404);
+    expect((await other.core.get(`/v1/aml/flagged-transfers/${review.flaggedId}`)).status).toBe(404);
+    expect((await other.core.get('/v1/aml/flagged-transfers')).body.data).toEqual([]);
+
+    const released = await org.core.post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'refund arranged with compliance, case 42' });
+    expect(released.status).toBe(200);
+    expect(released.body.data).toMatchObject({ id: review.flaggedId, releasedAt: expect.any(String), releasedBy: expect.any(String), releaseNote: 'refund arranged with compliance, case 42' });
+    expect((await org.core.post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'again' })).status).toBe(409);
+    const [event] = (await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flag_released' })).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope));
+    expect(event.data).toMatchObject({ id: review.flaggedId, from: SANCTIONED_SENDER.address, amount: '1', note: 'refund arranged with compliance, case 42', addressId: review.taintedId });
+    expect((await org.core.get(`/v1/master-wallets/${review.walletId}`)).body.data.configurations.aml.status).toBe('CLEAR');
+
+    await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: review.taintedAddress, amount: '1' });
+    await eventually(async () => (await org.core.get(`/v1/transfers?masterWalletId=${review.walletId}`)).body.data.find((x: any) => x.kind === 'sweep' && x.addressId === review.taintedId), 30_000);
   });
 
   test("another organisation neither sees the flag nor is flagged itself", async () => {

@@ -19,15 +19,20 @@ export async function up(knex: Knex): Promise<void> {
     );
 
     -- A deposit from a sanctioned address: when it was flagged and the list entries it matched.
-    -- A flagged deposit holds its address from auto-sweep.
-    ALTER TABLE chain_transfers ADD COLUMN aml_flagged_at timestamptz, ADD COLUMN aml_matches jsonb;
-    CREATE INDEX chain_transfers_aml_flagged_idx ON chain_transfers (master_wallet_id, address_id) WHERE aml_flagged_at IS NOT NULL;
+    -- A flagged deposit holds its address from auto-sweep until an admin releases it (who, when, why).
+    ALTER TABLE chain_transfers
+      ADD COLUMN aml_flagged_at timestamptz,
+      ADD COLUMN aml_matches jsonb,
+      ADD COLUMN aml_released_at timestamptz,
+      ADD COLUMN aml_released_by uuid,
+      ADD COLUMN aml_release_note text;
+    CREATE INDEX chain_transfers_aml_flagged_idx ON chain_transfers (organization_id, aml_flagged_at) WHERE aml_flagged_at IS NOT NULL;
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    ALTER TABLE chain_transfers DROP COLUMN aml_flagged_at, DROP COLUMN aml_matches;
+    ALTER TABLE chain_transfers DROP COLUMN aml_flagged_at, DROP COLUMN aml_matches, DROP COLUMN aml_released_at, DROP COLUMN aml_released_by, DROP COLUMN aml_release_note;
     DROP TABLE sanctions_list_entries, sanctions_list_versions;
   `);
 }
