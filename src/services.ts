@@ -85,6 +85,8 @@ export interface Services {
   shippedSanctions: SanctionsSnapshot;
   /** The AML API: batch checks and the lists in use. */
   aml: AmlService;
+  /** A wallet's or address's configurations.aml, and the refusal of sanctioned sweep destinations and allowed recipients. */
+  walletAml: WalletAml;
   /** Deposits from sanctioned addresses: review and release. */
   flaggedTransfers: FlaggedTransferService;
   /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */
@@ -103,7 +105,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const webhooks = new WebhookService(db, webhookGuard, deliveryScheduler, config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, platform.secretBox, unitOfWork);
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(platform.secretBox);
-  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork, new WalletAml(sanctions));
+  const walletAml = new WalletAml(sanctions);
+  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork, walletAml);
   const recoveryRpc = new GuardedHttp(new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), { timeoutMs: RECOVERY_RPC_TIMEOUT_MS, maxResponseBytes: RECOVERY_RPC_MAX_RESPONSE_BYTES, keepAliveMs: 1_000 });
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, recoveryRpc, unitOfWork);
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
@@ -147,6 +150,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     sanctionsLists: new SanctionsLists(db),
     shippedSanctions,
     aml: new AmlService(sanctions),
+    walletAml,
     flaggedTransfers: new FlaggedTransferService(db, chains, outbox, unitOfWork),
     prices,
   };

@@ -40,21 +40,35 @@ export class WalletAml {
 
   /** configurations.aml of each master wallet (its own address and its deposit addresses together). */
   async statuses(db: Knex | Knex.Transaction, masterWalletIds: string[]): Promise<Map<string, WalletAmlView>> {
-    const rows: { masterWalletId: string; count: string }[] = masterWalletIds.length
-      ? await db('chain_transfers').whereIn('masterWalletId', masterWalletIds).where({ direction: 'incoming', status: 'CONFIRMED' }).whereNotNull('amlFlaggedAt').whereNull('amlReleasedAt').groupBy('masterWalletId').select('masterWalletId').count('* as count')
+    return this.statusesBy(db, 'masterWalletId', masterWalletIds);
+  }
+
+  /** configurations.aml of each deposit address (an agent wallet's addressWallet, for one), by address id. */
+  async addressStatuses(db: Knex | Knex.Transaction, addressIds: string[]): Promise<Map<string, WalletAmlView>> {
+    return this.statusesBy(db, 'addressId', addressIds);
+  }
+
+  private async statusesBy(db: Knex | Knex.Transaction, column: 'masterWalletId' | 'addressId', ids: string[]): Promise<Map<string, WalletAmlView>> {
+    const rows: { id: string; count: string }[] = ids.length
+      ? await db('chain_transfers')
+          .whereIn(column, ids)
+          .where({ direction: 'incoming', status: 'CONFIRMED' })
+          .whereNotNull('amlFlaggedAt')
+          .whereNull('amlReleasedAt')
+          .groupBy(column)
+          .select(`${column} as id`)
+          .count('* as count')
       : [];
-    const flagged = new Map(rows.map((r) => [r.masterWalletId, Number(r.count)]));
+    const flagged = new Map(rows.map((r) => [r.id, Number(r.count)]));
     const info = this.screen.info();
     const provider = `keel-sanctions-screen (OFAC SDN digital currency addresses${info.listDate ? `, list of ${info.listDate}` : ''})`;
     return new Map(
-      masterWalletIds.map((id) => {
+      ids.map((id) => {
         const n = flagged.get(id) ?? 0;
-        return [
-          id,
-          n
-            ? { status: 'FLAGGED', provider, message: `${n} incoming transfer${n === 1 ? '' : 's'} from sanctioned addresses awaiting review; the receiving addresses are held from auto-sweep` }
-            : { status: 'CLEAR', provider, message: 'No unreviewed incoming transfer from a sanctioned address' },
-        ];
+        const view: WalletAmlView = n
+          ? { status: 'FLAGGED', provider, message: `${n} incoming transfer${n === 1 ? '' : 's'} from sanctioned addresses awaiting review; the receiving addresses are held from auto-sweep` }
+          : { status: 'CLEAR', provider, message: 'No unreviewed incoming transfer from a sanctioned address' };
+        return [id, view];
       }),
     );
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ethers } from 'ethers';
@@ -166,5 +166,24 @@ describe('deposits from a sanctioned address', () => {
     expect((await other.core.get(`/v1/master-wallets/${mine.id}`)).status).toBe(404);
     const otherEvents = await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flagged', organizationId: other.orgId });
     expect(otherEvents).toEqual([]);
+  });
+});
+
+describe('keel aml load, a whole directory', () => {
+  test('replaces every list with a newer snapshot (date from its SOURCE.md); an older one is recorded but not used', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keel-aml-dir-'));
+    cpSync(shippedSanctionsDirectory(), dir, { recursive: true });
+    writeFileSync(path.join(dir, 'SOURCE.md'), 'OFAC SDN digital currency addresses, snapshot of 2100-01-01\n');
+    const newer = await keelCommand<any>(t.config, ['aml', 'load', dir]);
+    expect(newer).toMatchObject({ loaded: { listDate: '2100-01-01' }, keptFromPrevious: [], inUse: true });
+    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2100-01-01', 10_000);
+    const check = await org.core.post('/v1/aml/check-batch', { addresses: [SANCTIONED_SENDER.address, OFAC_ETH] });
+    // The TEST list was not in the directory: the dev account is no longer listed; OFAC's entries still are.
+    expect(check.body.data.map((r: any) => r.isSanctioned)).toEqual([false, true]);
+
+    writeFileSync(path.join(dir, 'SOURCE.md'), 'snapshot of 2000-01-01\n');
+    const older = await keelCommand<any>(t.config, ['aml', 'load', dir]);
+    expect(older).toMatchObject({ loaded: { listDate: '2000-01-01' }, inUse: false });
+    expect(await keelCommand<any>(t.config, ['aml', 'lists'])).toMatchObject({ listDate: '2100-01-01', source: dir });
   });
 });
