@@ -84,6 +84,26 @@ describe('withdrawals', () => {
     expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.total).toBe(0);
   });
 
+  test('approving a held transfer screens its recipient again: listed since the request, it is refused and stays held', async () => {
+    const wallet = await createWallet(org.core, { security: { requireApprovalForTransfers: true } });
+    await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: wallet.walletAddress, amount: '1' });
+    await eventually(async () => (await org.core.get(`/v1/master-wallets/${wallet.id}/transactions?direction=incoming`)).body.totalCount === 1, 30_000);
+    const recipient = ethers.Wallet.createRandom().address;
+    const held = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: ethAssetId, recipient, amount: '0.1' }] });
+    expect(held.status).toBe(201);
+    expect(held.body.data.status).toBe('PENDING_APPROVAL');
+
+    const { sanctionsLists, shippedSanctions } = t.keel.services;
+    await sanctionsLists.load({ source: 'test: recipient listed after the request', listDate: '2099-06-01', lists: [{ name: 'LATE', addresses: [recipient] }] }, await sanctionsLists.inUse(shippedSanctions));
+    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2099-06-01', 10_000);
+
+    const approve = await org.core.post(`/v1/transfers/${held.body.data.id}/approve`);
+    expect(approve.status).toBe(403);
+    expect(approve.body.error).toMatchObject({ code: 'SANCTIONED_ADDRESS', details: { matches: [{ list: 'LATE', address: recipient }] } });
+    expect((await org.core.get(`/v1/transfers/${held.body.data.id}`)).body.data.status).toBe('PENDING_APPROVAL');
+    expect((await org.core.post(`/v1/transfers/${held.body.data.id}/reject`)).body.data.status).toBe('REJECTED');
+  });
+
   test('a sweep destination or allowed recipient on a list is refused when configured', async () => {
     const refused = await org.core.post('/v1/master-wallets', {
       blockchainId: chainId,
@@ -113,10 +133,11 @@ describe('deposits from a sanctioned address', () => {
     }, 30_000);
     expect(record.aml).toEqual({ flaggedAt: expect.any(String), releasedAt: null, matches: [{ list: 'TEST', address: SANCTIONED_SENDER.address.toLowerCase() }] });
 
+    const listDate = (await org.core.get('/v1/aml/lists')).body.data.listDate;
     const [event] = (await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flagged' })).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope));
     expect(event).toMatchObject({
       type: 'address.incoming_transfer_flagged',
-      data: { hash: txHash, from: SANCTIONED_SENDER.address, to: tainted.address, rawValue: '1000000000000000000', matches: [{ list: 'TEST' }], listDate: '2099-01-01', heldFromAutoSweep: true, wallet: { id: tainted.id, masterWalletId: wallet.id } },
+      data: { hash: txHash, from: SANCTIONED_SENDER.address, to: tainted.address, rawValue: '1000000000000000000', matches: [{ list: 'TEST' }], listDate, heldFromAutoSweep: true, wallet: { id: tainted.id, masterWalletId: wallet.id } },
     });
 
     // The same wallet's other address, funded from a clean account, is swept: auto-sweep works here.
@@ -131,7 +152,7 @@ describe('deposits from a sanctioned address', () => {
     expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data.filter((x: any) => x.addressId === tainted.id)).toEqual([]);
 
     const shown = (await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml;
-    expect(shown).toMatchObject({ status: 'FLAGGED', message: expect.stringContaining('1 incoming transfer'), provider: expect.stringContaining('2099-01-01') });
+    expect(shown).toMatchObject({ status: 'FLAGGED', message: expect.stringContaining('1 incoming transfer'), provider: expect.stringContaining(listDate) });
     review = { walletId: wallet.id, taintedId: tainted.id, taintedAddress: tainted.address, flaggedId: record.id };
   });
 
