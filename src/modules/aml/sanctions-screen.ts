@@ -4,8 +4,10 @@
  *
  * EVM addresses (0x + 40 hex) are compared lower-cased, and one EVM address may be filed under
  * ETH, ARB, BSC, USDT, USDC (or ETC): every list's EVM entries share the one key space, so an
- * address matches whichever lists carry it. Other chains' formats (Bitcoin, Tron, Monero, …) are
- * case-sensitive and compared exactly as written (surrounding whitespace trimmed).
+ * address matches whichever lists carry it. Bech32 addresses (bc1…, ltc1…) and Bitcoin Cash
+ * CashAddr (q…/p…, with or without `bitcoincash:`), whose case carries no meaning, are compared
+ * lower-cased too. Other formats (Base58 Bitcoin, Tron, Monero, …) are case-sensitive and compared
+ * exactly as written (surrounding whitespace trimmed).
  */
 
 /** One list entry that matched: the list's name (e.g. ETH, XBT) and the address as the list writes it. */
@@ -48,11 +50,16 @@ export interface SanctionsListInfo {
 }
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const BECH32_ADDRESS = /^(?:bc|ltc|tb)1[02-9ac-hj-np-z]{6,87}$/i;
+const CASHADDR = /^(?:bitcoincash:)?([qp][02-9ac-hj-np-z]{41})$/i;
 
-/** The key an address is screened under: EVM lower-cased, everything else as written. */
+/** The key an address is screened under: EVM, Bech32 and CashAddr lower-cased, everything else as written. */
 export function normaliseAddress(address: string): string {
   const trimmed = address.trim();
-  return trimmed.length === 42 && EVM_ADDRESS.test(trimmed) ? trimmed.toLowerCase() : trimmed;
+  if (trimmed.length === 42 && EVM_ADDRESS.test(trimmed)) return trimmed.toLowerCase();
+  if (BECH32_ADDRESS.test(trimmed)) return trimmed.toLowerCase();
+  const cash = CASHADDR.exec(trimmed);
+  return cash ? cash[1].toLowerCase() : trimmed;
 }
 
 interface Index {

@@ -46,6 +46,13 @@ describe('screening', () => {
     expect(screen.screen(btc.toLowerCase()).sanctioned).toBe(false);
   });
 
+  test('Bech32 and CashAddr addresses, whose case means nothing, match in either case (CashAddr with or without its prefix)', () => {
+    const bech32 = shipped.lists.find((l) => l.name === 'XBT')!.addresses.find((a) => a.startsWith('bc1'))!;
+    expect(screen.screen(bech32.toUpperCase()).matches).toEqual([{ list: 'XBT', address: bech32 }]);
+    const cash = shipped.lists.find((l) => l.name === 'BCH')!.addresses.find((a) => a.startsWith('q'))!;
+    expect(screen.screen(`bitcoincash:${cash.toUpperCase()}`).matches).toEqual([{ list: 'BCH', address: cash }]);
+  });
+
   test('an unlisted or malformed address is clear', () => {
     for (const a of ['0x000000000000000000000000000000000000dEaD', '', 'not-an-address', '0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB']) {
       expect(screen.screen(a)).toEqual({ address: a, sanctioned: false, matches: [] });
