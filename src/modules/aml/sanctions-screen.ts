@@ -49,17 +49,22 @@ export interface SanctionsListInfo {
   lists: { name: string; entries: number }[];
 }
 
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BECH32_ADDRESS = /^(?:bc|ltc|tb)1[02-9ac-hj-np-z]{6,87}$/i;
 const CASHADDR = /^(?:bitcoincash:)?([qp][02-9ac-hj-np-z]{41})$/i;
 
 /** The key an address is screened under: EVM, Bech32 and CashAddr lower-cased, everything else as written. */
 export function normaliseAddress(address: string): string {
   const trimmed = address.trim();
-  if (trimmed.length === 42 && EVM_ADDRESS.test(trimmed)) return trimmed.toLowerCase();
-  if (BECH32_ADDRESS.test(trimmed)) return trimmed.toLowerCase();
-  const cash = CASHADDR.exec(trimmed);
-  return cash ? cash[1].toLowerCase() : trimmed;
+  // 0x + 40 characters: lower-cased without a pattern test (nothing else on any list starts with 0x).
+  if (trimmed.length === 42 && trimmed.charCodeAt(0) === 0x30 && (trimmed.charCodeAt(1) | 0x20) === 0x78) return trimmed.toLowerCase();
+  // Only addresses that can be Bech32 or CashAddr go through those patterns (their first letter says).
+  const first = trimmed.charCodeAt(0) | 0x20;
+  if ((first === 0x62 || first === 0x6c || first === 0x74) && BECH32_ADDRESS.test(trimmed)) return trimmed.toLowerCase();
+  if (first === 0x71 || first === 0x70 || first === 0x62) {
+    const cash = CASHADDR.exec(trimmed);
+    if (cash) return cash[1].toLowerCase();
+  }
+  return trimmed;
 }
 
 interface Index {
