@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { SanctionsScreen } from '../src/modules/aml/sanctions-screen';
 import { shippedSanctionsSnapshot } from '../src/modules/aml/sanctions-files';
 import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, median, medianRun, startKeelProcess, stopProcess } from './support';
@@ -14,6 +15,18 @@ function sampleAddresses(listed: string[], n: number): string[] {
     else out.push(`0x${randomBytes(20).toString('hex')}`);
   }
   return out;
+}
+
+/** A port nothing listens on now (the machine is shared: a fixed port may be another process's). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Screens `count` addresses (cycling through `sample`) and returns addresses per second. */
@@ -45,8 +58,9 @@ export async function run(args: string[]): Promise<object> {
   screenRate(screen, sample, 1_000_000); // warm-up (JIT)
   const inProcess = Array.from({ length: runs }, () => screenRate(screen, sample, count));
 
-  const port = 4930;
+  const port = await freePort();
   const env = {
+    DEV_CHAIN_PORT: '0',
     DATABASE_URL: await freshDatabase('keel_bench_aml'),
     REDIS_PREFIX: 'keelbench:aml:',
     CORE_PORT: String(port),
@@ -65,6 +79,8 @@ export async function run(args: string[]): Promise<object> {
     await post(50, 3); // warm-up
     const http: Record<string, LoadRun[]> = { '1': [], '50': [] };
     for (let i = 0; i < runs; i++) for (const n of [1, 50]) http[n].push(await post(n, seconds));
+    const failed = Object.values(http).flat().filter((r) => r.non2xx > 0 || r.errors > 0);
+    if (failed.length) throw new Error(`${failed.length} run(s) had non-2xx answers or errors: ${JSON.stringify(failed)}`);
     const summary = (n: number) => ({ ...medianRun(http[n], 'requestsPerSecond'), addressesPerSecond: Math.round(median(http[n].map((r) => r.perSecond)) * n), runs: http[n] });
     return {
       benchmark: 'aml',
