@@ -1,4 +1,6 @@
 import { BookKeel, BookOrg, marketBody, units } from '../orderbook/support';
+import { KeelPriceSource } from '../../../src/modules/prices/keel-price-source';
+import { ReferencePrices } from '../../../src/modules/prices/reference-prices';
 
 /**
  * POST /v1/assets/prices/tokens: configured references, stablecoins at par, and otherwise the last
@@ -60,6 +62,14 @@ describe('POST /v1/assets/prices/tokens', () => {
     expect(await k.services.prices.usdValue(assets.ETH.blockchainId, assets.ETH.id, '1.5')).toBe('3015.75');
     expect(await k.services.prices.usdValue(assets.ETH.blockchainId, '00000000-0000-4000-8000-000000000000', '1')).toBeNull();
     expect(await k.services.prices.usdValue('', 'DOGE', '1')).toBeNull();
+  });
+
+  test('a trade older than PRICE_TRADE_MAX_AGE_SECONDS no longer prices its base asset', async () => {
+    const lastTrade = new Date((await maker.pro().get('/v1/orderbook/markets/ETH-USDC/trades')).body.data[0].createdAt).getTime();
+    await new Promise((r) => setTimeout(r, Math.max(0, lastTrade + 1_100 - Date.now())));
+    const references = new ReferencePrices('', 'USDC,USDT,DAI');
+    expect(await new KeelPriceSource(k.db, references, 1).price('', 'ETH')).toMatchObject({ priceUsd: null, source: 'none', unavailableReason: expect.stringContaining('1s') });
+    expect(await new KeelPriceSource(k.db, references, 3_600).price('', 'ETH')).toMatchObject({ priceUsd: '2010.5', source: 'orderbook:ETH-USDC' });
   });
 
   test('GraphQL: the same prices', async () => {
