@@ -10,6 +10,7 @@ import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import type { DepositListener } from '../deposits/chain-activity-recorder';
 import type { ChainTransferModel } from '../deposits/chain-transfer.model';
+import { heldByAml } from '../aml/aml-holds';
 import { transactionRequest } from './transaction-request';
 import { OPEN_ITEM_STATUSES, TransferService } from './transfer.service';
 
@@ -50,7 +51,7 @@ export class AutoSweeper implements DepositListener {
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return;
     // The whole balance is swept: while the address holds a flagged deposit not released by an admin, nothing leaves it automatically.
-    if (await this.holdsFlaggedDeposit(trx, deposit.addressId!)) {
+    if (await heldByAml(trx, deposit.addressId!)) {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep held: the address received a deposit from a sanctioned address');
       return;
     }
@@ -106,11 +107,6 @@ export class AutoSweeper implements DepositListener {
 
   async reverted(): Promise<void> {
     // A sweep already sent stays sent; the reverted deposit is reported by its own event.
-  }
-
-  private async holdsFlaggedDeposit(trx: Knex.Transaction, addressId: string): Promise<boolean> {
-    const row = await trx('chain_transfers').where({ addressId, direction: 'incoming', status: 'CONFIRMED' }).whereNotNull('amlFlaggedAt').whereNull('amlReleasedAt').first('id');
-    return !!row;
   }
 
   /** What is already on its way out of the address in this asset. */
