@@ -19,6 +19,9 @@ export function registerAmlCommands(program: Command): void {
       printFromServices(async ({ services }) => {
         if (opts.date && !DATE.test(opts.date)) throw new Error('--date must be YYYY-MM-DD');
         const read = readSanctionsFiles(path, { list: opts.list, listDate: opts.date });
+        // A truncated download must not clear a list: an empty list file is refused.
+        const empty = read.lists.filter((l) => l.addresses.length === 0).map((l) => l.name);
+        if (empty.length) throw new Error(`Refusing to load empty list(s): ${empty.join(', ')} (a truncated file?)`);
         const snapshot = { ...read, listDate: read.listDate ?? new Date().toISOString().slice(0, 10) };
         const single = !statSync(path).isDirectory();
         const base = single ? await services.sanctionsLists.inUse(services.shippedSanctions) : undefined;

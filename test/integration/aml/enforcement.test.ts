@@ -53,6 +53,11 @@ describe('keel aml load', () => {
     expect(out).toMatchObject({ loaded: { listDate: '2099-01-01', source: file }, lists: [{ name: 'TEST', entries: 1 }], inUse: true });
     expect(out.keptFromPrevious).toEqual(expect.arrayContaining(['ETH', 'XBT', 'USDT']));
 
+    // An empty file (a truncated download) is refused rather than clearing its list.
+    const empty = path.join(dir, 'sanctioned_addresses_ETH.txt');
+    writeFileSync(empty, '\n');
+    await expect(keelCommand(t.config, ['aml', 'load', empty])).rejects.toThrow(/empty list/);
+
     const lists = await eventually(async () => {
       const res = await org.core.get('/v1/aml/lists');
       return res.body.data.listDate === '2099-01-01' && res.body.data;
