@@ -13,6 +13,8 @@ ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/build ./build
+# The sanctions snapshot screened against at start (data/sanctions/SOURCE.md says where it comes from).
+COPY --from=build /app/data ./data
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/package.json ./
 EXPOSE 4000 4001

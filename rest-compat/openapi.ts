@@ -8,7 +8,7 @@ import type { Envelope } from './route-table';
 const ERROR_RESPONSES: Record<string, string> = {
   '400': 'Malformed request or JSON (BAD_REQUEST)',
   '401': 'Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN)',
-  '403': 'The key lacks the scope or permission named in the message (FORBIDDEN)',
+  '403': 'The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches)',
   '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
   '409': 'Conflict (CONFLICT, DUPLICATE_ENTRY; order placement on a non-leader node: NOT_LEADER)',
   '413': 'Body over the size limit (BAD_REQUEST)',

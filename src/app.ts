@@ -16,6 +16,7 @@ import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
+import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -65,6 +66,8 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
   try {
     // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts.
     await new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger).reconcileAll(networks);
+    // Every role screens addresses in memory: each picks up a list loaded with `keel aml load`.
+    await workers.start(new SanctionsListWatcher(services.sanctionsLists, services.sanctions, services.shippedSanctions, platform.config.SANCTIONS_REFRESH_INTERVAL_MS, platform.logger));
     if (roles.has('api')) keel.core = await startApiRole(platform, services);
     if (roles.has('orderbook')) keel.pro = await startOrderbookRole(platform, services, workers);
     if (roles.has('worker')) for (const worker of workerRole(platform, services, networks)) await workers.start(worker);

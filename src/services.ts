@@ -30,6 +30,16 @@ import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
 import { AccessTokenService } from './modules/access-tokens/access-token.service';
+import { SanctionsScreen, SanctionsSnapshot } from './modules/aml/sanctions-screen';
+import { shippedSanctionsSnapshot } from './modules/aml/sanctions-files';
+import { SanctionsLists } from './modules/aml/sanctions-lists';
+import { AmlService } from './modules/aml/aml.service';
+import { SanctionedDepositFlagger } from './modules/aml/sanctioned-deposit-flagger';
+import { WalletAml } from './modules/aml/wallet-aml';
+import { FlaggedTransferService } from './modules/aml/flagged-transfer.service';
+import { PriceService } from './modules/prices/price.service';
+import { KeelPriceSource } from './modules/prices/keel-price-source';
+import { ReferencePrices } from './modules/prices/reference-prices';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -71,10 +81,26 @@ export interface Services {
   marketData: MarketDataService;
   /** Short-lived access tokens issued by keys (both hosts) and the order book's realtime authorisation. */
   accessTokens: AccessTokenService;
+  /** In-process sanctions screening against the lists in use (the shipped snapshot or a newer one loaded with `keel aml load`). */
+  sanctions: SanctionsScreen;
+  /** The lists loaded into PostgreSQL with `keel aml load`, and the snapshot shipped with Keel. */
+  sanctionsLists: SanctionsLists;
+  shippedSanctions: SanctionsSnapshot;
+  /** The AML API: batch checks and the lists in use. */
+  aml: AmlService;
+  /** A wallet's or address's configurations.aml, and the refusal of sanctioned sweep destinations and allowed recipients. */
+  walletAml: WalletAml;
+  /** Deposits from sanctioned addresses: review and release. */
+  flaggedTransfers: FlaggedTransferService;
+  /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */
+  prices: PriceService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
   const { db, config, outbox, unitOfWork } = platform;
+  const shippedSanctions = shippedSanctionsSnapshot();
+  const sanctions = new SanctionsScreen(shippedSanctions);
+  const prices = new PriceService(new KeelPriceSource(db, new ReferencePrices(config.PRICE_REFERENCES, config.PRICE_STABLECOINS), config.PRICE_TRADE_MAX_AGE_SECONDS), config.PRICE_CACHE_SECONDS);
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
   const deliveryScheduler = new DeliveryScheduler(deliveryQueue(platform));
@@ -82,15 +108,17 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const webhooks = new WebhookService(db, webhookGuard, deliveryScheduler, config.WEBHOOK_SECRET_ROTATION_GRACE_SECONDS, platform.secretBox, unitOfWork);
   const chains = new ChainService(db);
   const walletKeys = new WalletKeys(platform.secretBox);
-  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork);
+  const walletAml = new WalletAml(sanctions);
+  const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork, walletAml);
   const recoveryRpc = new GuardedHttp(new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), { timeoutMs: RECOVERY_RPC_TIMEOUT_MS, maxResponseBytes: RECOVERY_RPC_MAX_RESPONSE_BYTES, keepAliveMs: 1_000 });
   const addresses = new AddressService(db, outbox, masterWallets, chains, networks, recoveryRpc, unitOfWork);
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
-  const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork);
+  const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork, sanctions);
   const chainActivity = new ChainActivityRecorder(db, outbox);
-  // The ledger first: a sweep takes what the deposit has just credited.
+  // The AML screen first (a flagged deposit is held from auto-sweep), then the ledger: a sweep takes what the deposit has just credited.
+  chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
@@ -122,5 +150,12 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
     accessTokens: new AccessTokenService(platform.accessTokens, markets, { defaultTtlSeconds: config.ACCESS_TOKEN_DEFAULT_TTL_SECONDS, maxTtlSeconds: config.ACCESS_TOKEN_MAX_TTL_SECONDS }),
+    sanctions,
+    sanctionsLists: new SanctionsLists(db),
+    shippedSanctions,
+    aml: new AmlService(sanctions),
+    walletAml,
+    flaggedTransfers: new FlaggedTransferService(db, chains, outbox, unitOfWork),
+    prices,
   };
 }

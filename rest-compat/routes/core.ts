@@ -1,5 +1,7 @@
 import type { RouteRow } from '../route-table';
 import { accessTokenCoreRoutes } from './access-tokens';
+import { amlRoutes } from './aml';
+import { priceRoutes } from './prices';
 
 /** The core host's REST endpoints (/v1). */
 export const coreRoutes: RouteRow[] = [
@@ -53,4 +55,6 @@ export const coreRoutes: RouteRow[] = [
   { method: 'POST', path: '/v1/addresses/{addressId}/deactivate', field: 'deactivateAddress', params: { addressId: 'id' }, envelope: 'single', summary: 'Deactivate an address: Keel stops watching it', tag: 'Addresses' },
   { method: 'GET', path: '/v1/addresses/{addressId}/recoverable-assets', field: 'recoverableAssets', params: { addressId: 'id' }, envelope: 'single', summary: 'Native and token balances at the address, read from the chain (blockchainId required; rpcUrl; tokenAddresses comma-separated)', tag: 'Addresses' },
   ...accessTokenCoreRoutes,
+  ...amlRoutes,
+  ...priceRoutes,
 ];

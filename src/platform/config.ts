@@ -128,6 +128,16 @@ export const configSchema = z.object({
   TRANSFER_FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(30_000),
   /** Each re-send raises both fee caps by at least this much (nodes require 10% to replace). */
   TRANSFER_FEE_BUMP_PERCENT: z.coerce.number().int().min(10).max(500).default(25),
+  /** Sanctions lists: how often each process checks PostgreSQL for a list loaded with `keel aml load`. */
+  SANCTIONS_REFRESH_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** USD reference prices the operator states, a JSON object: {"ETH":"3000","WBTC":"97000"}. A reference pins the symbol's price. */
+  PRICE_REFERENCES: z.string().default(''),
+  /** USD stablecoins: at par (1) unless PRICE_REFERENCES says otherwise; order-book markets quoted in them price their base asset. */
+  PRICE_STABLECOINS: z.string().default('USDC,USDT,DAI'),
+  /** A price is served from cache for at most this long. */
+  PRICE_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+  /** An order-book trade older than this no longer prices its base asset (then the price is unavailable). */
+  PRICE_TRADE_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(86_400),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };

@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   WALLET_NOT_FOUND: 404,
   INVALID_ADDRESS: 400,
   MONITORING_FAILED: 400,
+  // Keel's own: a transfer or sweep to an address on a sanctions list is refused.
+  SANCTIONED_ADDRESS: 403,
   // Not in the spec's table, which names no code for these statuses.
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,

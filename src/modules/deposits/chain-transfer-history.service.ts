@@ -41,6 +41,8 @@ export interface ChainTransferView {
   blockchainId: string;
   masterWalletId: string;
   addressId: string | null;
+  /** The AML screening of an incoming transfer's sender: null when not flagged. */
+  aml: { flaggedAt: Date; matches: { list: string; address: string }[]; releasedAt: Date | null } | null;
 }
 
 /** The spec's wrapper: `transfer` is the page of chain transfers. */
@@ -123,6 +125,7 @@ function record(r: ChainTransferModel, assets: Map<string, AssetType>): ChainTra
     blockchainId: r.blockchainId,
     masterWalletId: r.masterWalletId,
     addressId: r.addressId,
+    aml: r.amlFlaggedAt ? { flaggedAt: r.amlFlaggedAt, matches: r.amlMatches ?? [], releasedAt: r.amlReleasedAt } : null,
   };
 }
 

@@ -21,6 +21,13 @@ export class ChainTransferModel extends Model {
   rawValue!: string;
   status!: 'CONFIRMED' | 'REVERTED';
   revertedAt!: Date | null;
+  /** Set when the sender was on a sanctions list: the deposit is flagged and held from auto-sweep. */
+  amlFlaggedAt!: Date | null;
+  amlMatches!: { list: string; address: string }[] | null;
+  /** When an admin released the hold of a flagged deposit (POST /v1/aml/flagged-transfers/{id}/release). */
+  amlReleasedAt!: Date | null;
+  amlReleasedBy!: string | null;
+  amlReleaseNote!: string | null;
   createdAt!: Date;
 }
 

@@ -4,6 +4,7 @@ import { IsIdFilter } from '../../graphql/types/id';
 import { DateRangeArgs } from '../../graphql/types/date-range';
 import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
+import { SanctionListEntryType } from '../aml/aml.types';
 import type { ChainTransferFilter, ChainTransferPage, ChainTransferView } from './chain-transfer-history.service';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
@@ -11,6 +12,13 @@ export class RawContractType {
   @Field({ description: 'The amount in the smallest unit, as a decimal string' }) value!: string;
   @Field({ description: 'The token contract; the zero address for the native coin' }) address!: string;
   @Field({ description: "The asset's decimals, as a decimal string" }) decimal!: string;
+}
+
+@ObjectType('TransferAmlFlag', { description: 'An incoming transfer whose sender is on a sanctions list: flagged, and its address held from auto-sweep' })
+export class TransferAmlFlagType {
+  @Field() flaggedAt!: Date;
+  @Field(() => [SanctionListEntryType], { description: 'The list entries the sender matched' }) matches!: SanctionListEntryType[];
+  @Field(() => Date, { nullable: true, description: 'When an admin released the hold; null while it holds' }) releasedAt!: Date | null;
 }
 
 @ObjectType({ description: 'Value that moved on chain to or from a wallet, seen from that wallet' })
@@ -32,6 +40,7 @@ export class TransferRecordType implements ChainTransferView {
   @Field(() => ID) blockchainId!: string;
   @Field(() => ID) masterWalletId!: string;
   @Field(() => ID, { nullable: true, description: 'The deposit address; null for the master wallet address' }) addressId!: string | null;
+  @Field(() => TransferAmlFlagType, { nullable: true, description: 'Set when the sender of an incoming transfer is on a sanctions list; null otherwise' }) aml!: TransferAmlFlagType | null;
 }
 
 @ObjectType()

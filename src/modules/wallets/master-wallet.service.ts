@@ -16,6 +16,7 @@ import { readBalances } from './balance-reader';
 import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import type { WalletAml } from '../aml/wallet-aml';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -58,6 +59,7 @@ export class MasterWalletService {
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
     private readonly uow: UnitOfWork,
+    private readonly aml: WalletAml,
   ) {}
 
   async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletType> {
@@ -66,6 +68,7 @@ export class MasterWalletService {
     const id = randomUUID();
     const keys = this.keys.create(id);
     assertSweepDestination(configurations, keys.walletAddress);
+    this.aml.assertConfigurations(configurations);
     const wallet = await this.uow.run('master-wallet.create', async (trx) => {
       const row = await MasterWalletModel.query(trx).insertAndFetch({
         id,
@@ -123,6 +126,7 @@ export class MasterWalletService {
       if (input.configurations !== undefined) {
         patch.configurations = applyConfigurations(readConfigurations(current.configurations), input.configurations);
         assertSweepDestination(patch.configurations, current.walletAddress);
+        this.aml.assertConfigurations(patch.configurations);
       }
       const row = await MasterWalletModel.query(trx).patchAndFetchById(id, patch);
       if (input.configurations !== undefined) await this.syncChains(trx, row);
@@ -206,9 +210,10 @@ export class MasterWalletService {
   private async views(rows: MasterWalletModel[], trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
-    const [links, counts] = await Promise.all([
+    const [links, counts, aml] = await Promise.all([
       this.walletChains(ids, trx),
       trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count'),
+      this.aml.statuses(trx, ids),
     ]);
     const chainRows = await BlockchainModel.query(trx).findByIds([...new Set([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)])]);
     const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
@@ -224,7 +229,8 @@ export class MasterWalletService {
         network: chain.network,
         blockchain: chain,
         blockchainId: r.blockchainId,
-        configurations: readConfigurations(r.configurations) as unknown as Record<string, unknown>,
+        // configurations.aml is Keel's own screening of the wallet's deposits, whatever was stored.
+        configurations: { ...readConfigurations(r.configurations), aml: aml.get(r.id) } as unknown as Record<string, unknown>,
         metadata: r.metadata,
         // Settlement rules and payment links are counted here once those modules exist; none can exist yet.
         analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: 0, paymentLinksCount: 0 },

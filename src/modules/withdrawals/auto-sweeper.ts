@@ -10,6 +10,7 @@ import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import type { DepositListener } from '../deposits/chain-activity-recorder';
 import type { ChainTransferModel } from '../deposits/chain-transfer.model';
+import { heldByAml } from '../aml/aml-holds';
 import { transactionRequest } from './transaction-request';
 import { OPEN_ITEM_STATUSES, TransferService } from './transfer.service';
 
@@ -33,7 +34,8 @@ export class AutoSweeper implements DepositListener {
 
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     // Internal moves (a gas top-up from the master wallet among them) are Keel's own doing, not deposits to sweep.
-    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal');
+    // A deposit from a sanctioned address (flagged by the AML screen before this runs) is held, not swept.
+    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal' && !d.amlFlaggedAt);
     if (!candidates.length) return;
     const sweeping = await this.wallets.withAutoSweep([...new Set(candidates.map((d) => d.masterWalletId))], trx);
     for (const deposit of candidates) {
@@ -48,6 +50,11 @@ export class AutoSweeper implements DepositListener {
     const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return;
+    // The whole balance is swept: while the address holds a flagged deposit not released by an admin, nothing leaves it automatically.
+    if (await heldByAml(trx, deposit.addressId!)) {
+      this.logger.warn({ addressId: source.addressId }, 'auto-sweep held: the address received a deposit from a sanctioned address');
+      return;
+    }
     // Checked when set, and again here: security.allowedRecipients may have changed since.
     if (!sweepDestinationAllowed(source.configurations, source.masterWalletAddress)) {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep skipped: the destination is neither the wallet nor one of its allowed recipients');

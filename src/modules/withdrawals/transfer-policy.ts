@@ -1,6 +1,28 @@
 import { toUnitsFloor } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { WalletConfigurations } from '../wallets/wallet-configurations';
+import type { ScreeningResult } from '../aml/sanctions-screen';
+
+/** Screens a recipient against the sanctions lists (the AML module's SanctionsScreen). */
+export interface RecipientScreen {
+  screen(address: string): ScreeningResult;
+}
+
+/**
+ * No line may go to an address on a sanctions list: 403 SANCTIONED_ADDRESS naming the line and
+ * carrying the list entries it matched. Withdrawals, approvals and Keel's own sweeps all pass here.
+ */
+export function checkSanctions(screen: RecipientScreen, lines: { recipient: string }[]): void {
+  lines.forEach((l, i) => {
+    const result = screen.screen(l.recipient);
+    if (result.sanctioned) {
+      throw new KeelError('SANCTIONED_ADDRESS', `assets.${i}.recipient ${l.recipient} is on a sanctions list (${result.matches.map((m) => m.list).join(', ')}); Keel does not send to it`, {
+        fields: [{ field: `assets.${i}.recipient`, error: 'SANCTIONED_ADDRESS' }],
+        matches: result.matches,
+      });
+    }
+  });
+}
 
 export interface PolicyLine {
   asset: { id: string; decimals: number; symbol: string };

@@ -9,7 +9,7 @@ import type { ChainService } from '../chains/chain.service';
 import type { AssetType, BlockchainType } from '../chains/chain.types';
 import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
-import { checkTransferPolicy, PolicyLine } from './transfer-policy';
+import { checkSanctions, checkTransferPolicy, PolicyLine, RecipientScreen } from './transfer-policy';
 import { transactionRequest } from './transaction-request';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
@@ -109,6 +109,7 @@ export class TransferService {
     private readonly networks: ChainNetworks,
     private readonly funds: TransferFunds,
     private readonly uow: UnitOfWork,
+    private readonly sanctions: RecipientScreen,
   ) {}
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
@@ -127,6 +128,7 @@ export class TransferService {
   private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }) {
     const wallet = await this.wallets.resolve(organizationId, source);
     const { network, lines } = await this.price(wallet, input.assets);
+    checkSanctions(this.sanctions, lines);
     checkTransferPolicy(wallet.configurations.security, lines);
     await this.ensureFunds(wallet, network, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
@@ -141,6 +143,7 @@ export class TransferService {
     kind: TransferKind,
     lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[],
   ): Promise<{ transferId: string; itemIds: string[] }> {
+    checkSanctions(this.sanctions, lines);
     return this.insert(trx, wallet, blockchainId, kind, 'QUEUED', lines, null);
   }
 
@@ -188,6 +191,8 @@ export class TransferService {
       const row = await trx('transfers').where({ id, organizationId }).forUpdate().first();
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
+      // The lists may have changed since the request: an approval is screened again.
+      if (approve) checkSanctions(this.sanctions, await trx('transfer_items').where({ transferId: id }).orderBy('position').select('recipient'));
       const status = approve ? 'QUEUED' : 'REJECTED';
       await trx('transfers').where({ id }).update({ status, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
       const items = await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);

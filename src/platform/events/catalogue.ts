@@ -16,6 +16,11 @@ export const EVENT_NAMES: readonly string[] = [
   // Keel's own: a reorg left a wallet owing what it had already spent or locked, and its repayment.
   'wallet.debt_recorded',
   'wallet.debt_repaid',
+  // Keel's own: an incoming transfer from a sanctioned address, flagged and held from auto-sweep, and an admin's release of it.
+  'address.incoming_transfer_flagged',
+  'master.incoming_transfer_flagged',
+  'address.incoming_transfer_flag_released',
+  'master.incoming_transfer_flag_released',
 ];
 
 export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*'];

@@ -1,0 +1,53 @@
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { readSanctionsFiles } from '../modules/aml/sanctions-files';
+import { printFromServices } from './with-services';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `keel aml`: the sanctions lists Keel screens against. */
+export function registerAmlCommands(program: Command): void {
+  const aml = program.command('aml').description('AML sanctions screening');
+  aml
+    .command('load <path>')
+    .description(
+      'Load a newer sanctions list into PostgreSQL: a directory of sanctioned_addresses_<LIST>.txt files (replaces every list; date from its SOURCE.md "snapshot of YYYY-MM-DD") or one such file (replaces that list only). Every Keel process screens against it within SANCTIONS_REFRESH_INTERVAL_MS if its date is not older than the shipped snapshot',
+    )
+    .option('--date <YYYY-MM-DD>', 'the date of the list (default: from SOURCE.md, else today)')
+    .option('--list <name>', 'the list a single file holds, when its name does not say (e.g. ETH, XBT)')
+    .action((path: string, opts: { date?: string; list?: string }) =>
+      printFromServices(async ({ services }) => {
+        if (opts.date && !DATE.test(opts.date)) throw new Error('--date must be YYYY-MM-DD');
+        const read = readSanctionsFiles(path, { list: opts.list, listDate: opts.date });
+        // A truncated download must not clear a list: an empty list file is refused.
+        const empty = read.lists.filter((l) => l.addresses.length === 0).map((l) => l.name);
+        if (empty.length) throw new Error(`Refusing to load empty list(s): ${empty.join(', ')} (a truncated file?)`);
+        const snapshot = { ...read, listDate: read.listDate ?? new Date().toISOString().slice(0, 10) };
+        const single = !statSync(path).isDirectory();
+        const base = single ? await services.sanctionsLists.inUse(services.shippedSanctions) : undefined;
+        const version = await services.sanctionsLists.load(snapshot, base);
+        const preferred = await services.sanctionsLists.preferred(services.shippedSanctions);
+        return {
+          loaded: version,
+          lists: snapshot.lists.map((l) => ({ name: l.name, entries: l.addresses.length })),
+          keptFromPrevious: base ? base.lists.filter((l) => !snapshot.lists.some((n) => n.name === l.name)).map((l) => l.name) : [],
+          inUse: preferred?.id === version.id,
+        };
+      }),
+    );
+  aml
+    .command('lists')
+    .description('Show the sanctions lists in use: the newest loaded version, or the snapshot shipped with Keel')
+    .action(() =>
+      printFromServices(async ({ services }) => {
+        const version = await services.sanctionsLists.preferred(services.shippedSanctions);
+        const snapshot = version ? await services.sanctionsLists.snapshot(version) : services.shippedSanctions;
+        return {
+          source: snapshot.source,
+          listDate: snapshot.listDate,
+          loadedAt: version?.loadedAt ?? null,
+          lists: snapshot.lists.map((l) => ({ name: l.name, entries: l.addresses.length })),
+        };
+      }),
+    );
+}

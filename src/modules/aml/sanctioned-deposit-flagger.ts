@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import type { Outbox } from '../../platform/events/outbox';
+import type { DepositListener } from '../deposits/chain-activity-recorder';
+import type { ChainTransferModel } from '../deposits/chain-transfer.model';
+import type { SanctionsScreen } from './sanctions-screen';
+
+/**
+ * Screens the sender of every confirmed deposit, in the transaction that records it: a deposit
+ * from a sanctioned address is flagged on its chain transfer (aml_flagged_at, aml_matches), raises
+ * `address.incoming_transfer_flagged` / `master.incoming_transfer_flagged`, and (the flag being
+ * set on the model before the auto-sweeper sees it) holds its address from auto-sweep.
+ * Registered before the other deposit listeners.
+ */
+export class SanctionedDepositFlagger implements DepositListener {
+  constructor(
+    private readonly screen: SanctionsScreen,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
+    const flagged = deposits.filter((d) => d.direction === 'incoming' && d.category !== 'internal' && this.screen.isSanctioned(d.fromAddress));
+    if (!flagged.length) return;
+    const listDate = this.screen.info().listDate;
+    for (const d of flagged) {
+      const matches = this.screen.screen(d.fromAddress).matches;
+      const [row] = await trx('chain_transfers').where({ id: d.id }).update({ amlFlaggedAt: trx.fn.now(), amlMatches: JSON.stringify(matches) }).returning(['amlFlaggedAt']);
+      d.amlFlaggedAt = (row as { amlFlaggedAt: Date }).amlFlaggedAt;
+      d.amlMatches = matches;
+    }
+    await this.outbox.publishMany(
+      trx,
+      flagged.map((d) => ({
+        organizationId: d.organizationId,
+        type: `${d.addressId ? 'address' : 'master'}.incoming_transfer_flagged`,
+        data: {
+          id: d.id,
+          hash: d.txHash,
+          logIndex: d.logIndex,
+          blockNumber: String(d.blockNumber),
+          from: d.fromAddress,
+          to: d.toAddress,
+          rawValue: d.rawValue,
+          assetId: d.assetId,
+          blockchainId: d.blockchainId,
+          wallet: { id: d.addressId ?? d.masterWalletId, walletAddress: d.toAddress, masterWalletId: d.masterWalletId },
+          matches: d.amlMatches,
+          listDate,
+          heldFromAutoSweep: true,
+        },
+      })),
+    );
+  }
+
+  async reverted(): Promise<void> {
+    // The flag stays on the (now REVERTED) record: the sender was sanctioned all the same.
+  }
+}

@@ -1,0 +1,12 @@
+import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { TokenPriceListType, TokenPricesInput } from './price.types';
+
+@Resolver()
+export class PriceResolver {
+  @Authorized('write')
+  @Mutation(() => TokenPriceListType, { description: 'USD prices of 1 to 100 tokens by symbol; a mutation because the spec makes it a POST (nothing changes)' })
+  tokenPrices(@Arg('input') input: TokenPricesInput, @Ctx() ctx: GraphQLContext): Promise<TokenPriceListType> {
+    return ctx.services.prices.pricesBySymbol(input.symbols);
+  }
+}

@@ -1,0 +1,215 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ethers } from 'ethers';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+import { keelCommand } from '../../support/keel-cli';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
+import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
+
+/**
+ * Sanctions enforced where money moves: withdrawals and sweeps to a listed address are refused;
+ * deposits from one are flagged, reported and held from auto-sweep. The test names a funded dev
+ * account as sanctioned by loading a list with `keel aml load`, so it can send from it.
+ */
+const OFAC_ETH = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n')[0].trim();
+const SANCTIONED_SENDER = devChainAccount(8);
+
+let t: TestKeel;
+let org: TestOrg;
+let other: TestOrg;
+let chainId: string;
+let ethAssetId: string;
+let rpcUrl: string;
+/** What the flagging test leaves for the review test. */
+let review: { walletId: string; taintedId: string; taintedAddress: string; flaggedId: string };
+
+beforeAll(async () => {
+  t = await startTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SANCTIONS_REFRESH_INTERVAL_MS: 100 });
+  org = await t.createOrg();
+  other = await t.createOrg();
+  chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
+  ethAssetId = (await org.core.get(`/v1/assets?blockchainId=${chainId}&symbol=ETH`)).body.data[0].id;
+  rpcUrl = t.keel.services.networks.get(chainId)!.spec.rpcUrl;
+});
+afterAll(() => t?.stop());
+
+const createWallet = async (client: typeof org.core, configurations?: object) => {
+  const res = await client.post('/v1/master-wallets', { blockchainId: chainId, name: 'Treasury', configurations });
+  expect(res.status).toBe(201);
+  return res.body.data as { id: string; walletAddress: string; configurations: any };
+};
+const createAddress = async (walletId: string) => (await org.core.post(`/v1/master-wallets/${walletId}/addresses`, { name: 'customer' })).body.data as { id: string; address: string };
+
+describe('keel aml load', () => {
+  test('loads a newer list into PostgreSQL with its date; running Keel screens against it, the other lists kept', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keel-aml-'));
+    const file = path.join(dir, 'sanctioned_addresses_TEST.txt');
+    // Written in lower case: the list's case does not matter for EVM addresses.
+    writeFileSync(file, `# test list\n${SANCTIONED_SENDER.address.toLowerCase()}\n`);
+    const out = await keelCommand<any>(t.config, ['aml', 'load', file, '--date', '2099-01-01']);
+    expect(out).toMatchObject({ loaded: { listDate: '2099-01-01', source: file }, lists: [{ name: 'TEST', entries: 1 }], inUse: true });
+    expect(out.keptFromPrevious).toEqual(expect.arrayContaining(['ETH', 'XBT', 'USDT']));
+
+    // An empty file (a truncated download) is refused rather than clearing its list.
+    const empty = path.join(dir, 'sanctioned_addresses_ETH.txt');
+    writeFileSync(empty, '\n');
+    await expect(keelCommand(t.config, ['aml', 'load', empty])).rejects.toThrow(/empty list/);
+
+    const lists = await eventually(async () => {
+      const res = await org.core.get('/v1/aml/lists');
+      return res.body.data.listDate === '2099-01-01' && res.body.data;
+    }, 10_000);
+    expect(lists.source).toBe(file);
+    expect(lists.lists).toContainEqual({ name: 'TEST', entries: 1 });
+    const check = await org.core.post('/v1/aml/check-batch', { addresses: [SANCTIONED_SENDER.address, OFAC_ETH] });
+    expect(check.body.data.map((r: any) => r.isSanctioned)).toEqual([true, true]);
+    expect(check.body.data[0].identifications).toMatchObject([{ list: 'TEST', listedAddress: SANCTIONED_SENDER.address.toLowerCase() }]);
+  });
+});
+
+describe('withdrawals', () => {
+  test('a transfer to a sanctioned recipient (any case) is refused with 403 SANCTIONED_ADDRESS naming the line; nothing is queued', async () => {
+    const wallet = await createWallet(org.core);
+    for (const recipient of [OFAC_ETH, OFAC_ETH.toLowerCase()]) {
+      const res = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, {
+        assets: [
+          { assetId: ethAssetId, recipient: ethers.Wallet.createRandom().address, amount: '0.1' },
+          { assetId: ethAssetId, recipient, amount: '0.1' },
+        ],
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({
+        code: 'SANCTIONED_ADDRESS',
+        details: { fields: [{ field: 'assets.1.recipient', error: 'SANCTIONED_ADDRESS' }], matches: expect.arrayContaining([{ list: 'ETH', address: OFAC_ETH }]) },
+      });
+    }
+    expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.total).toBe(0);
+  });
+
+  test('approving a held transfer screens its recipient again: listed since the request, it is refused and stays held', async () => {
+    const wallet = await createWallet(org.core, { security: { requireApprovalForTransfers: true } });
+    await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: wallet.walletAddress, amount: '1' });
+    await eventually(async () => (await org.core.get(`/v1/master-wallets/${wallet.id}/transactions?direction=incoming`)).body.totalCount === 1, 30_000);
+    const recipient = ethers.Wallet.createRandom().address;
+    const held = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: ethAssetId, recipient, amount: '0.1' }] });
+    expect(held.status).toBe(201);
+    expect(held.body.data.status).toBe('PENDING_APPROVAL');
+
+    const { sanctionsLists, shippedSanctions } = t.keel.services;
+    await sanctionsLists.load({ source: 'test: recipient listed after the request', listDate: '2099-06-01', lists: [{ name: 'LATE', addresses: [recipient] }] }, await sanctionsLists.inUse(shippedSanctions));
+    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2099-06-01', 10_000);
+
+    const approve = await org.core.post(`/v1/transfers/${held.body.data.id}/approve`);
+    expect(approve.status).toBe(403);
+    expect(approve.body.error).toMatchObject({ code: 'SANCTIONED_ADDRESS', details: { matches: [{ list: 'LATE', address: recipient }] } });
+    expect((await org.core.get(`/v1/transfers/${held.body.data.id}`)).body.data.status).toBe('PENDING_APPROVAL');
+    expect((await org.core.post(`/v1/transfers/${held.body.data.id}/reject`)).body.data.status).toBe('REJECTED');
+  });
+
+  test('a sweep destination or allowed recipient on a list is refused when configured', async () => {
+    const refused = await org.core.post('/v1/master-wallets', {
+      blockchainId: chainId,
+      name: 'Sweeping',
+      configurations: { autoSweep: { enabled: true, threshold: '1', destinationAddress: OFAC_ETH }, security: { allowedRecipients: [OFAC_ETH] } },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'SANCTIONED_ADDRESS', details: { fields: [{ field: 'configurations.autoSweep.destinationAddress' }] } });
+    const wallet = await createWallet(org.core);
+    const patched = await org.core.patch(`/v1/master-wallets/${wallet.id}`, { configurations: { security: { allowedRecipients: [ethers.getAddress(SANCTIONED_SENDER.address)] } } });
+    expect(patched.status).toBe(403);
+    expect(patched.body.error.details.fields[0].field).toBe('configurations.security.allowedRecipients.0');
+  });
+});
+
+describe('deposits from a sanctioned address', () => {
+  test('are flagged on the transfer record, raise address.incoming_transfer_flagged and hold the address from auto-sweep; a clean deposit is swept', async () => {
+    const wallet = await createWallet(org.core, { autoSweep: { enabled: true, threshold: '0.5' } });
+    expect(wallet.configurations.aml).toMatchObject({ status: 'CLEAR' });
+    const tainted = await createAddress(wallet.id);
+    const clean = await createAddress(wallet.id);
+
+    const { txHash } = await fundFromFaucet(rpcUrl, SANCTIONED_SENDER.privateKey, { to: tainted.address, amount: '1' });
+    const record = await eventually(async () => {
+      const res = await org.core.get(`/v1/addresses/${tainted.id}/transactions?direction=incoming`);
+      return res.body.transfer.find((r: any) => r.hash === txHash);
+    }, 30_000);
+    expect(record.aml).toEqual({ flaggedAt: expect.any(String), releasedAt: null, matches: [{ list: 'TEST', address: SANCTIONED_SENDER.address.toLowerCase() }] });
+
+    const listDate = (await org.core.get('/v1/aml/lists')).body.data.listDate;
+    const [event] = (await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flagged' })).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope));
+    expect(event).toMatchObject({
+      type: 'address.incoming_transfer_flagged',
+      data: { hash: txHash, from: SANCTIONED_SENDER.address, to: tainted.address, rawValue: '1000000000000000000', matches: [{ list: 'TEST' }], listDate, heldFromAutoSweep: true, wallet: { id: tainted.id, masterWalletId: wallet.id } },
+    });
+
+    // The same wallet's other address, funded from a clean account, is swept: auto-sweep works here.
+    await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: clean.address, amount: '1' });
+    await eventually(async () => (await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data.find((x: any) => x.kind === 'sweep' && x.addressId === clean.id), 30_000);
+    const sweeps = (await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data.filter((x: any) => x.addressId === tainted.id);
+    expect(sweeps).toEqual([]);
+
+    // A later clean deposit to the tainted address does not release it either.
+    const later = await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: tainted.address, amount: '1' });
+    await eventually(async () => (await org.core.get(`/v1/addresses/${tainted.id}/transactions?direction=incoming`)).body.transfer.find((r: any) => r.hash === later.txHash && r.aml === null), 30_000);
+    expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data.filter((x: any) => x.addressId === tainted.id)).toEqual([]);
+
+    const shown = (await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml;
+    expect(shown).toMatchObject({ status: 'FLAGGED', message: expect.stringContaining('1 incoming transfer'), provider: expect.stringContaining(listDate) });
+    review = { walletId: wallet.id, taintedId: tainted.id, taintedAddress: tainted.address, flaggedId: record.id };
+  });
+
+  test('an admin releases the hold after review (recorded, announced); the address is swept again; write keys and other organisations cannot', async () => {
+    const held = await org.core.get('/v1/aml/flagged-transfers?released=false');
+    expect(held.status).toBe(200);
+    expect(held.body.data).toEqual([expect.objectContaining({ id: review.flaggedId, from: SANCTIONED_SENDER.address, amount: '1', symbol: 'ETH', releasedAt: null, matches: [{ list: 'TEST', address: SANCTIONED_SENDER.address.toLowerCase() }] })]);
+
+    const writer = await t.keel.services.apiKeys.issue({ organizationId: org.orgId, name: 'writer', host: 'core', scopes: ['read', 'write'], tier: 'Business' });
+    const byWriter = await org.core.with({ apiKey: writer.secret, orgId: org.orgId }).post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'ok' });
+    expect(byWriter.status).toBe(403);
+    expect((await other.core.post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'ok' })).status).toBe(404);
+    expect((await other.core.get(`/v1/aml/flagged-transfers/${review.flaggedId}`)).status).toBe(404);
+    expect((await other.core.get('/v1/aml/flagged-transfers')).body.data).toEqual([]);
+
+    const released = await org.core.post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'refund arranged with compliance, case 42' });
+    expect(released.status).toBe(200);
+    expect(released.body.data).toMatchObject({ id: review.flaggedId, releasedAt: expect.any(String), releasedBy: expect.any(String), releaseNote: 'refund arranged with compliance, case 42' });
+    expect((await org.core.post(`/v1/aml/flagged-transfers/${review.flaggedId}/release`, { note: 'again' })).status).toBe(409);
+    const [event] = (await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flag_released' })).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope));
+    expect(event.data).toMatchObject({ id: review.flaggedId, from: SANCTIONED_SENDER.address, amount: '1', note: 'refund arranged with compliance, case 42', addressId: review.taintedId });
+    expect((await org.core.get(`/v1/master-wallets/${review.walletId}`)).body.data.configurations.aml.status).toBe('CLEAR');
+
+    await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: review.taintedAddress, amount: '1' });
+    await eventually(async () => (await org.core.get(`/v1/transfers?masterWalletId=${review.walletId}`)).body.data.find((x: any) => x.kind === 'sweep' && x.addressId === review.taintedId), 30_000);
+  });
+
+  test("another organisation neither sees the flag nor is flagged itself", async () => {
+    const wallet = await createWallet(other.core);
+    expect((await other.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml.status).toBe('CLEAR');
+    const mine = (await org.core.get('/v1/master-wallets')).body.data[0];
+    expect((await other.core.get(`/v1/master-wallets/${mine.id}`)).status).toBe(404);
+    const otherEvents = await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flagged', organizationId: other.orgId });
+    expect(otherEvents).toEqual([]);
+  });
+});
+
+describe('keel aml load, a whole directory', () => {
+  test('replaces every list with a newer snapshot (date from its SOURCE.md); an older one is recorded but not used', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keel-aml-dir-'));
+    cpSync(shippedSanctionsDirectory(), dir, { recursive: true });
+    writeFileSync(path.join(dir, 'SOURCE.md'), 'OFAC SDN digital currency addresses, snapshot of 2100-01-01\n');
+    const newer = await keelCommand<any>(t.config, ['aml', 'load', dir]);
+    expect(newer).toMatchObject({ loaded: { listDate: '2100-01-01' }, keptFromPrevious: [], inUse: true });
+    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2100-01-01', 10_000);
+    const check = await org.core.post('/v1/aml/check-batch', { addresses: [SANCTIONED_SENDER.address, OFAC_ETH] });
+    // The TEST list was not in the directory: the dev account is no longer listed; OFAC's entries still are.
+    expect(check.body.data.map((r: any) => r.isSanctioned)).toEqual([false, true]);
+
+    writeFileSync(path.join(dir, 'SOURCE.md'), 'snapshot of 2000-01-01\n');
+    const older = await keelCommand<any>(t.config, ['aml', 'load', dir]);
+    expect(older).toMatchObject({ loaded: { listDate: '2000-01-01' }, inUse: false });
+    expect(await keelCommand<any>(t.config, ['aml', 'lists'])).toMatchObject({ listDate: '2100-01-01', source: dir });
+  });
+});

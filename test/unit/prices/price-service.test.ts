@@ -1,0 +1,53 @@
+import { PriceService } from '../../../src/modules/prices/price.service';
+import type { PriceSource, TokenPrice } from '../../../src/modules/prices/price-source';
+import { parseReferences, ReferencePrices } from '../../../src/modules/prices/reference-prices';
+
+/** A source that counts how often it is asked and answers from a table. */
+class TableSource implements PriceSource {
+  asked = 0;
+  constructor(readonly table: Record<string, string | null>) {}
+  async price(blockchain: string, asset: string): Promise<TokenPrice> {
+    this.asked++;
+    const p = this.table[asset] ?? null;
+    return { blockchain, asset, priceUsd: p, source: p ? 'table' : 'none', asOf: p ? new Date() : null, unavailableReason: p ? undefined : 'not in table' };
+  }
+}
+
+describe('PriceService', () => {
+  test('serves a price from cache within PRICE_CACHE_SECONDS and asks the source again with the cache off', async () => {
+    const source = new TableSource({ ETH: '2000' });
+    const cached = new PriceService(source, 60);
+    await cached.prices([{ blockchain: '', asset: 'ETH' }]);
+    await cached.prices([{ blockchain: '', asset: 'ETH' }]);
+    expect(source.asked).toBe(1);
+    const uncached = new PriceService(source, 0);
+    await uncached.prices([{ blockchain: '', asset: 'ETH' }]);
+    await uncached.prices([{ blockchain: '', asset: 'ETH' }]);
+    expect(source.asked).toBe(3);
+  });
+
+  test('usdValue multiplies exactly, rounds down to 8 decimals, and is null without a price', async () => {
+    const service = new PriceService(new TableSource({ ETH: '2000.123456789', USDC: '1' }), 0);
+    expect(await service.usdValue('', 'ETH', '0.5')).toBe('1000.06172839');
+    expect(await service.usdValue('', 'USDC', '12.34')).toBe('12.34');
+    expect(await service.usdValue('', 'DOGE', '1')).toBeNull();
+    await expect(service.usdValue('', 'ETH', '-1')).rejects.toMatchObject({ code: 'INVALID_FIELD' });
+  });
+});
+
+describe('reference prices', () => {
+  test('a reference pins a symbol; stablecoins are at par otherwise; symbols are case-insensitive', () => {
+    const refs = new ReferencePrices('{"eth":"3000","USDT":"0.998"}', 'USDC,USDT');
+    expect(refs.lookup('ETH')).toEqual({ priceUsd: '3000', source: 'reference' });
+    expect(refs.lookup('usdt')).toEqual({ priceUsd: '0.998', source: 'reference' });
+    expect(refs.lookup('USDC')).toEqual({ priceUsd: '1', source: 'par' });
+    expect(refs.lookup('DAI')).toBeUndefined();
+  });
+
+  test('PRICE_REFERENCES that is not an object of decimal strings is refused at start', () => {
+    expect(() => parseReferences('[1]')).toThrow(/PRICE_REFERENCES/);
+    expect(() => parseReferences('{"ETH":"-3"}')).toThrow(/ETH/);
+    expect(() => parseReferences('{oops')).toThrow(/not JSON/);
+    expect(parseReferences('')).toEqual({});
+  });
+});
