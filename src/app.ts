@@ -16,6 +16,8 @@ import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
+import type { AgentPorts } from './modules/agents/agent-ports';
+import { AgentPaymentOutcomes } from './modules/agents/agent-payment-outcomes';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -40,7 +42,7 @@ export function parseRoles(text: string): Set<Role> {
  * Starts the roles asked for: the core host (api), the pro host (orderbook) and background work
  * (worker). This is the one place where each role's pieces are built, from the services.
  */
-export async function startKeel(config: Config, logger?: Logger): Promise<Keel> {
+export async function startKeel(config: Config, logger?: Logger, agentPorts?: Partial<AgentPorts>): Promise<Keel> {
   const roles = parseRoles(config.KEEL_ROLES);
   const platform = await openPlatform(config, logger);
   const networks = new ChainNetworks({ config, db: platform.db, logger: platform.logger });
@@ -50,7 +52,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     await platform.close();
     throw e;
   }
-  const services = createServices(platform, networks);
+  const services = createServices(platform, networks, agentPorts);
   const workers = new Workers();
   const keel: Keel = {
     platform,
@@ -94,6 +96,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const { config, db, logger } = platform;
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
   sender.onOutcome(services.custodyLedgerSync);
+  sender.onOutcome(new AgentPaymentOutcomes(services.agentPayments));
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),

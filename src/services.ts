@@ -29,6 +29,11 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { AgentService } from './modules/agents/agent.service';
+import { AgentWalletService } from './modules/agents/agent-wallet.service';
+import { AgentPolicyService } from './modules/agents/agent-policy.service';
+import { AgentPaymentService } from './modules/agents/agent-payment.service';
+import { AgentPorts, UNWIRED_SCREEN, UNWIRED_VALUER } from './modules/agents/agent-ports';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -68,9 +73,18 @@ export interface Services {
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
+  /** Agents: their keys, wallets, spending policies and policy-checked payments. */
+  agents: AgentService;
+  agentWallets: AgentWalletService;
+  agentPolicies: AgentPolicyService;
+  agentPayments: AgentPaymentService;
 }
 
-export function createServices(platform: Platform, networks: ChainNetworks): Services {
+/**
+ * `agentPorts`: what agent payments screen recipients and value amounts with. Until the aml and
+ * prices modules are wired here, payments are refused as unscreened and have no USD value.
+ */
+export function createServices(platform: Platform, networks: ChainNetworks, agentPorts: Partial<AgentPorts> = {}): Services {
   const { db, config, outbox, unitOfWork } = platform;
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
@@ -92,7 +106,15 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
+  const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
+  const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, unitOfWork);
+  const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
+  const agentPayments = new AgentPaymentService(db, outbox, agents, agentWallets, agentPolicies, chains, transfers, agentPorts.recipientScreen ?? UNWIRED_SCREEN, agentPorts.usdValuer ?? UNWIRED_VALUER, unitOfWork);
   return {
+    agents,
+    agentWallets,
+    agentPolicies,
+    agentPayments,
     watchedWallets: new WatchedWallets(db),
     chainActivity,
     chainTransferHistory: new ChainTransferHistoryService(db, masterWallets, addresses, chains),

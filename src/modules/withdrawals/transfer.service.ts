@@ -14,7 +14,7 @@ import { transactionRequest } from './transaction-request';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
-export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment';
 
 /** One line of a transfer as the caller asks for it: whole units of an asset to a recipient. */
 export interface TransferLine {
@@ -94,6 +94,14 @@ interface PricedLine extends PolicyLine {
   recipient: string;
 }
 
+/** A send checked and priced, ready to record (TransferService.prepare). */
+export interface PreparedTransfer {
+  wallet: SendingWallet;
+  network: ChainNetwork;
+  lines: PricedLine[];
+  status: 'PENDING_APPROVAL' | 'QUEUED';
+}
+
 /** Statuses a line passes through before it is final. */
 export const OPEN_ITEM_STATUSES = ['PENDING_APPROVAL', 'QUEUED', 'SIGNED', 'SUBMITTED'] as const;
 
@@ -124,12 +132,26 @@ export class TransferService {
     return this.get(organizationId, transferId);
   }
 
-  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }) {
+  /**
+   * A send checked as a withdrawal is (the wallet, its chain, its security configuration, the
+   * chain balance) but not yet recorded: for another module that records it with its own state
+   * change (`enqueuePrepared`, an agent payment).
+   */
+  async prepare(organizationId: string, source: WalletSource, assets: TransferLine[]): Promise<PreparedTransfer> {
+    return this.check(organizationId, source, { assets });
+  }
+
+  /** Records a prepared send inside the caller's transaction; queued, or held under requireApprovalForTransfers. */
+  async enqueuePrepared(trx: Knex.Transaction, prepared: PreparedTransfer, kind: TransferKind, note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+    return this.insert(trx, prepared.wallet, prepared.network.blockchainId, kind, prepared.status, prepared.lines, note);
+  }
+
+  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }): Promise<PreparedTransfer> {
     const wallet = await this.wallets.resolve(organizationId, source);
     const { network, lines } = await this.price(wallet, input.assets);
     checkTransferPolicy(wallet.configurations.security, lines);
     await this.ensureFunds(wallet, network, lines);
-    const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
+    const status = wallet.configurations.security.requireApprovalForTransfers ? ('PENDING_APPROVAL' as const) : ('QUEUED' as const);
     return { wallet, network, lines, status };
   }
 

@@ -115,10 +115,10 @@ export class Authenticator {
       .join('api_keys as k', 'k.id', 's.api_key_id')
       .join('organizations as o', 'o.id', 'k.organization_id')
       .where('s.secret_hash', hash)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 's.expires_at', 'o.is_operator');
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 's.expires_at', 'o.is_operator');
     if (!row) return undefined;
     return {
-      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true),
+      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true, row.agentId ?? null),
       revokedAt: row.revokedAt,
       secretExpiresAt: row.expiresAt,
       cachedUntil: Date.now() + this.cacheTtlMs,

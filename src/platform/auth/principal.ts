@@ -11,6 +11,8 @@ export class Principal {
     readonly tier: Tier,
     /** Whether the key belongs to the operator's organisation (see OPERATOR_PERMISSIONS). */
     readonly operator = false,
+    /** The agent whose key this is (scope 'agent'); null for every other key. */
+    readonly agentId: string | null = null,
   ) {}
 
   can(required: string): boolean {

@@ -16,9 +16,12 @@ export const EVENT_NAMES: readonly string[] = [
   // Keel's own: a reorg left a wallet owing what it had already spent or locked, and its repayment.
   'wallet.debt_recorded',
   'wallet.debt_repaid',
+  // Keel's own: agents, their wallets and policies, and each transition of an agent payment.
+  ...['created', 'updated', 'suspended', 'resumed', 'deleted', 'wallet_created', 'policy_updated'].map((a) => `agent.${a}`),
+  ...['pending_approval', 'policy_denied', 'approved', 'submitted', 'executed', 'failed'].map((a) => `agent_payment.${a}`),
 ];
 
-export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*'];
+export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'agent.*', 'agent_payment.*', '*'];
 
 /** Spelled exactly as the spec spells them (DEPOSITE_…, TRANFER_…); each covers the address and master forms. */
 export const UPPER_CASE_EVENT_TYPES: Readonly<Record<string, readonly string[]>> = {
