@@ -7,6 +7,7 @@ import type { Tier } from '../../src/platform/auth/permissions';
 import { createTestDatabase, dropTestDatabase, runPrefix } from './databases';
 import { ApiClient } from './api-client';
 import type { Logger } from '../../src/platform/logger';
+import type { AgentPorts } from '../../src/modules/agents/agent-ports';
 
 export interface TestKeel {
   keel: Keel;
@@ -46,19 +47,19 @@ export function testKeelConfig(name: string, databaseUrl: string, overrides: Par
 }
 
 /** A whole Keel (both hosts) on real PostgreSQL and Redis, with its own database and Redis prefix. */
-export async function startTestKeel(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}): Promise<TestKeel> {
+export async function startTestKeel(overrides: Partial<Config> = {}, opts: { logger?: Logger; agentPorts?: Partial<AgentPorts> } = {}): Promise<TestKeel> {
   const name = `${runPrefix()}_${randomBytes(4).toString('hex')}`;
   const config = testKeelConfig(name, await createTestDatabase(name), overrides);
   let orgs = 0;
   const t: TestKeel = {
-    keel: await startKeel(config, opts.logger),
+    keel: await startKeel(config, opts.logger, opts.agentPorts),
     config,
     coreUrl: '',
     proUrl: '',
     async restart(more = {}) {
       await t.keel.stop();
       t.config = { ...config, ...more };
-      t.keel = await startKeel(t.config, opts.logger);
+      t.keel = await startKeel(t.config, opts.logger, opts.agentPorts);
       t.coreUrl = t.keel.core?.url ?? '';
       t.proUrl = t.keel.pro?.url ?? '';
     },
