@@ -63,30 +63,12 @@ export interface AgentPaymentView {
   updatedAt: Date;
 }
 
-interface PaymentRow {
-  id: string;
-  organizationId: string;
-  agentId: string;
-  agentWalletId: string;
-  kind: string;
-  status: AgentPaymentStatus;
-  assetId: string;
-  blockchainId: string;
-  recipient: string;
+/** The stored row: the view's fields, with the amount in the smallest unit and the hash as stored. */
+interface PaymentRow extends Omit<AgentPaymentView, 'amount' | 'waasTxHash' | 'policyEvaluation'> {
   rawAmount: string;
-  amountUsd: string | null;
-  policyId: string | null;
-  policyEvaluation: PolicyEvaluation & Record<string, unknown>;
-  denialReason: string | null;
-  transferId: string | null;
-  transferItemId: string | null;
   txHash: string | null;
-  failureReason: string | null;
-  idempotencyKey: string | null;
-  decidedAt: Date | null;
-  executedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
+  transferItemId: string | null;
+  policyEvaluation: PolicyEvaluation & Record<string, unknown>;
 }
 
 const PAYMENT = 'Agent payment';
