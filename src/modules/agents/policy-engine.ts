@@ -89,6 +89,20 @@ function decimalUnits(text: string, decimals: number): bigint | null {
 
 const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
 
+/** A policy's lists as lower-cased sets, built once per rules object (a policy may list thousands of addresses). */
+interface Lookups {
+  chains: Set<string>;
+  assets: Set<string>;
+  allowed: Set<string>;
+  denied: Set<string>;
+}
+const lookupsOf = new WeakMap<PolicyRules, Lookups>();
+function lookups(r: PolicyRules): Lookups {
+  let l = lookupsOf.get(r);
+  if (!l) lookupsOf.set(r, (l = { chains: lower(r.allowedBlockchainIds), assets: lower(r.allowedAssetIds), allowed: lower(r.allowedRecipients), denied: lower(r.deniedRecipients) }));
+  return l;
+}
+
 export function evaluatePolicy(input: PolicyInput): PolicyEvaluation {
   const { policy, payment, window } = input;
   const rules: RuleResult[] = [];
@@ -100,22 +114,23 @@ export function evaluatePolicy(input: PolicyInput): PolicyEvaluation {
   }
   add('policy_exists', 'PASS', `policy version ${policy.version}`);
   const r = policy.rules;
+  const sets = lookups(r);
 
   add('agent_active', input.agentActive ? 'PASS' : 'FAIL', input.agentActive ? 'the agent is active' : 'the agent is suspended');
 
-  const chainAllowed = lower(r.allowedBlockchainIds).has(payment.blockchainId.toLowerCase());
+  const chainAllowed = sets.chains.has(payment.blockchainId.toLowerCase());
   add('blockchain_allowed', chainAllowed ? 'PASS' : 'FAIL', `blockchain ${payment.blockchainId} is ${chainAllowed ? '' : 'not '}in allowedBlockchainIds`);
 
-  const assetAllowed = lower(r.allowedAssetIds).has(payment.assetId.toLowerCase());
+  const assetAllowed = sets.assets.has(payment.assetId.toLowerCase());
   add('asset_allowed', assetAllowed ? 'PASS' : 'FAIL', assetAllowed ? `${payment.symbol} (${payment.assetId}) is in allowedAssetIds` : `${payment.symbol} (${payment.assetId}) is not in allowedAssetIds`);
 
   const recipient = payment.recipient.toLowerCase();
-  const denied = lower(r.deniedRecipients).has(recipient);
+  const denied = sets.denied.has(recipient);
   add('recipient_not_denied', denied ? 'FAIL' : 'PASS', denied ? `recipient ${payment.recipient} is in deniedRecipients` : `recipient ${payment.recipient} is not in deniedRecipients`);
 
   if (r.allowAnyRecipient) add('recipient_allowed', 'PASS', 'the policy allows any recipient');
   else {
-    const listed = lower(r.allowedRecipients).has(recipient);
+    const listed = sets.allowed.has(recipient);
     add('recipient_allowed', listed ? 'PASS' : 'FAIL', listed ? `recipient ${payment.recipient} is in allowedRecipients` : `recipient ${payment.recipient} is not in allowedRecipients`);
   }
 
