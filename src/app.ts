@@ -17,7 +17,6 @@ import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import type { AgentPorts } from './modules/agents/agent-ports';
-import { AgentPaymentOutcomes } from './modules/agents/agent-payment-outcomes';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -96,7 +95,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const { config, db, logger } = platform;
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
   sender.onOutcome(services.custodyLedgerSync);
-  sender.onOutcome(new AgentPaymentOutcomes(services.agentPayments));
+  sender.onOutcome(services.agentPaymentOutcomes);
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),

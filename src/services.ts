@@ -34,6 +34,7 @@ import { AgentWalletService } from './modules/agents/agent-wallet.service';
 import { AgentPolicyService } from './modules/agents/agent-policy.service';
 import { AgentPaymentService } from './modules/agents/agent-payment.service';
 import { AgentPorts, UNWIRED_SCREEN, UNWIRED_VALUER } from './modules/agents/agent-ports';
+import { AgentPaymentOutcomes } from './modules/agents/agent-payment-outcomes';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -78,6 +79,8 @@ export interface Services {
   agentWallets: AgentWalletService;
   agentPolicies: AgentPolicyService;
   agentPayments: AgentPaymentService;
+  /** Moves agent payments on as the transaction sender signs, confirms or fails their lines. */
+  agentPaymentOutcomes: AgentPaymentOutcomes;
 }
 
 /**
@@ -110,8 +113,11 @@ export function createServices(platform: Platform, networks: ChainNetworks, agen
   const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, unitOfWork);
   const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
   const agentPayments = new AgentPaymentService(db, outbox, agents, agentWallets, agentPolicies, chains, transfers, agentPorts.recipientScreen ?? UNWIRED_SCREEN, agentPorts.usdValuer ?? UNWIRED_VALUER, unitOfWork);
+  const agentPaymentOutcomes = new AgentPaymentOutcomes(agentPayments);
+  transfers.onRejected(agentPaymentOutcomes.rejected);
   return {
     agents,
+    agentPaymentOutcomes,
     agentWallets,
     agentPolicies,
     agentPayments,

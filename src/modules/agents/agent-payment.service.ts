@@ -172,6 +172,7 @@ export class AgentPaymentService {
   async approve(organizationId: string, decidedBy: string, agentId: string, id: string): Promise<AgentPaymentView> {
     const caller = { organizationId, agentId: null };
     const payment = await this.row(this.db, caller, agentId, id);
+    if ((await this.agents.row(this.db, caller, agentId)).status !== 'ACTIVE') throw new KeelError('CONFLICT', 'The agent is suspended: resume it before approving its payments');
     const screening = this.screen.screen(payment.recipient);
     const asset = await this.asset(payment.assetId);
     await this.uow.run('agent-payment.approve', async (trx) => {

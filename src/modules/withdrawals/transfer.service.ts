@@ -94,6 +94,9 @@ interface PricedLine extends PolicyLine {
   recipient: string;
 }
 
+/** Told of a transfer an administrator rejected: its kind and its lines. */
+export type TransferRejectionListener = (trx: Knex.Transaction, rejected: { kind: TransferKind; itemIds: string[] }) => Promise<void>;
+
 /** A send checked and priced, ready to record (TransferService.prepare). */
 export interface PreparedTransfer {
   wallet: SendingWallet;
@@ -118,6 +121,13 @@ export class TransferService {
     private readonly funds: TransferFunds,
     private readonly uow: UnitOfWork,
   ) {}
+
+  private readonly rejectionListeners: TransferRejectionListener[] = [];
+
+  /** Tells `listener` of each rejected transfer's lines, inside the transaction that rejects them (an agent payment fails with them). */
+  onRejected(listener: TransferRejectionListener): void {
+    this.rejectionListeners.push(listener);
+  }
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
     return this.funds.spendable(trx, walletId, assetId);
@@ -213,7 +223,10 @@ export class TransferService {
       const status = approve ? 'QUEUED' : 'REJECTED';
       await trx('transfers').where({ id }).update({ status, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
       const items = await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
-      if (!approve) await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
+      if (!approve) {
+        await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
+        for (const listener of this.rejectionListeners) await listener(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
+      }
       return this.get(organizationId, id, trx);
     });
   }

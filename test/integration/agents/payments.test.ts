@@ -206,6 +206,31 @@ describe('agent payments', () => {
     expect(await usdcOf(bob)).toBe(35_000_000n);
   });
 
+  test("a payment the master wallet holds for approval (requireApprovalForTransfers) waits there, and fails when that transfer is rejected", async () => {
+    const { id, client } = await createAgent('Doubly approved');
+    const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Guarded', configurations: { security: { requireApprovalForTransfers: true } } })).body.data;
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA, masterWalletId: master.id })).body.data;
+    await fund(wallet.addressWallet.walletAddress, '0.1');
+    await fund(wallet.addressWallet.walletAddress, '10', 'USDC');
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true });
+    const p = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: carol, amount: '3' });
+    expect(p.status).toBe('APPROVED');
+    const transfer = (await org.core.get(`/v1/transfers/${p.transferId}`)).body.data;
+    expect(transfer).toMatchObject({ kind: 'agent_payment', status: 'PENDING_APPROVAL' });
+    expect((await org.core.post(`/v1/transfers/${p.transferId}/reject`)).status).toBe(200);
+    const failed = (await org.core.get(`/v1/agents/${id}/payments/${p.id}`)).body.data;
+    expect(failed).toMatchObject({ status: 'FAILED', waasTxHash: null, failureReason: expect.stringMatching(/rejected/) });
+    expect(await usdcOf(carol)).toBe(0n);
+
+    // A suspended agent's held payments cannot be approved until it is resumed.
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true, approvalAboveUsd: '0' });
+    const held = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: carol, amount: '1' });
+    expect(held.status).toBe('PENDING');
+    await org.core.post(`/v1/agents/${id}/suspend`);
+    const refused = await org.core.post(`/v1/agents/${id}/payments/${held.id}/approve`);
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
+  });
+
   test('rolling-window limits count what is pending and sent, in asset units and in USD; chain allow list', async () => {
     const { id, client } = await createAgent('Windowed');
     const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA })).body.data;
