@@ -8,10 +8,10 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
-import type { TransferService } from '../withdrawals/transfer.service';
+import type { PreparedTransfer, TransferService } from '../withdrawals/transfer.service';
 import { checksumOrNull } from '../wallets/wallet-configurations';
 import type { AgentCaller, AgentService } from './agent.service';
-import type { AgentWalletRow, AgentWalletService } from './agent-wallet.service';
+import type { AgentWalletService } from './agent-wallet.service';
 import type { AgentPolicyService } from './agent-policy.service';
 import type { RecipientScreen, UsdValuer } from './agent-ports';
 import { evaluatePolicy, PolicyEvaluation } from './policy-engine';
@@ -125,13 +125,20 @@ export class AgentPaymentService {
     const amount = formatScaled(rawAmount, asset.decimals);
     const amountUsd = await this.valuer.usdValue(asset.blockchainId, asset.id, amount);
     const screening = this.screen.screen(recipient);
+    // The withdrawal checks (wallet, chain balance, the master wallet's security) read the chain, so
+    // they run before the transaction; their verdict matters only if the policy allows the payment.
+    const sending = await this.transfers.prepare(caller.organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient, amount }]).then(
+      (prepared) => ({ prepared, error: null }),
+      (error: unknown) => ({ prepared: null, error }),
+    );
 
     const id = await this.uow.run('agent-payment.request', async (trx) => {
       // The agent's row lock queues its payments: each sees what the one before it spent.
       const locked = await this.agents.row(trx, caller, agent.id, true);
       if (input.idempotencyKey) {
+        // A request with the same key that committed while this one waited for the lock.
         const earlier = await this.byIdempotencyKey(trx, agent.id, input.idempotencyKey);
-        if (earlier) return earlier.id;
+        if (earlier) return (await this.replay(earlier, input, trx)).id;
       }
       const policy = await this.policies.current(trx, agent.id);
       const windowSeconds = policy?.rules.windowSeconds ?? 0;
@@ -161,7 +168,10 @@ export class AgentPaymentService {
           idempotencyKey: input.idempotencyKey ?? null,
         })
         .returning('*');
-      if (status === 'APPROVED') await this.send(trx, row, wallet, asset, amount);
+      if (status === 'APPROVED') {
+        if (!sending.prepared) throw sending.error;
+        await this.send(trx, row, sending.prepared);
+      }
       await this.announce(trx, row.id);
       return row.id as string;
     });
@@ -175,17 +185,19 @@ export class AgentPaymentService {
     if ((await this.agents.row(this.db, caller, agentId)).status !== 'ACTIVE') throw new KeelError('CONFLICT', 'The agent is suspended: resume it before approving its payments');
     const screening = this.screen.screen(payment.recipient);
     const asset = await this.asset(payment.assetId);
+    const wallet = await this.wallets.row(this.db, caller, payment.agentId, payment.agentWalletId);
+    // Checked before the transaction (they read the chain): a payment that cannot be sent stays PENDING.
+    const prepared = screening.sanctioned ? null : await this.transfers.prepare(organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient: payment.recipient, amount: formatScaled(BigInt(payment.rawAmount), asset.decimals) }]);
     await this.uow.run('agent-payment.approve', async (trx) => {
       const row = await this.pending(trx, payment.id);
       const approval = { decision: screening.sanctioned ? 'DENIED' : 'APPROVED', by: decidedBy, at: new Date().toISOString(), screening };
       const evaluation = { ...row.policyEvaluation, approval };
-      if (screening.sanctioned) {
+      if (!prepared) {
         const reason = `recipient ${row.recipient} is on a sanctions list (${screening.matches.map((m) => m.list).join(', ')})`;
         await this.decide(trx, row.id, 'POLICY_DENIED', decidedBy, evaluation, reason);
       } else {
         await this.decide(trx, row.id, 'APPROVED', decidedBy, evaluation, null);
-        const wallet = await this.wallets.row(trx, caller, row.agentId, row.agentWalletId);
-        await this.send(trx, row, wallet, asset, formatScaled(BigInt(row.rawAmount), asset.decimals));
+        await this.send(trx, row, prepared);
       }
       await this.announce(trx, row.id);
     });
@@ -234,8 +246,8 @@ export class AgentPaymentService {
     for (const m of moved) await this.announce(trx, m.id);
   }
 
-  private async send(trx: Knex.Transaction, row: PaymentRow, wallet: AgentWalletRow, asset: AssetType, amount: string): Promise<void> {
-    const prepared = await this.transfers.prepare(row.organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient: row.recipient, amount }]);
+  /** Records the payment's transfer for the transaction sender, in the payment's transaction. */
+  private async send(trx: Knex.Transaction, row: PaymentRow, prepared: PreparedTransfer): Promise<void> {
     const { transferId, itemIds } = await this.transfers.enqueuePrepared(trx, prepared, 'agent_payment', `agent payment ${row.id}`);
     await trx('agent_payments').where({ id: row.id }).update({ transferId, transferItemId: itemIds[0], updatedAt: trx.fn.now() });
   }
@@ -276,15 +288,15 @@ export class AgentPaymentService {
   }
 
   /** The payment an idempotency key first created, if this request is the same one. */
-  private async replay(earlier: PaymentRow, input: RequestAgentPayment): Promise<AgentPaymentView> {
-    const asset = await this.asset(earlier.assetId);
+  private async replay(earlier: PaymentRow, input: RequestAgentPayment, db: Knex | Knex.Transaction = this.db): Promise<AgentPaymentView> {
+    const asset = await db('assets').where({ id: earlier.assetId }).first('decimals');
     const same =
       earlier.agentWalletId === input.agentWalletId.toLowerCase() &&
       earlier.assetId === input.assetId.toLowerCase() &&
       earlier.recipient.toLowerCase() === input.recipient.toLowerCase() &&
       parseUnits(input.amount, asset.decimals) === BigInt(earlier.rawAmount);
     if (!same) throw new KeelError('CONFLICT', 'idempotencyKey was already used for a different payment', { fields: [{ field: 'idempotencyKey', error: 'INVALID_FIELD' }] });
-    return (await this.views([earlier]))[0];
+    return (await this.views([earlier], db))[0];
   }
 
   private async row(db: Knex | Knex.Transaction, caller: AgentCaller, agentId: string, id: string): Promise<PaymentRow> {
@@ -297,12 +309,13 @@ export class AgentPaymentService {
   /** Publishes the payment's current status as its event, inside the transaction that set it. */
   private async announce(trx: Knex.Transaction, id: string): Promise<void> {
     const row: PaymentRow = await trx('agent_payments').where({ id }).first();
-    const [payment] = await this.views([row]);
+    const [payment] = await this.views([row], trx);
     await this.outbox.publish(trx, { organizationId: row.organizationId, type: EVENT_OF[row.status], data: { payment } });
   }
 
-  private async views(rows: PaymentRow[]): Promise<AgentPaymentView[]> {
-    const assets = await this.chains.assetViews(rows.map((r) => r.assetId));
+  /** Views of rows, read through `db` (the caller's transaction holds the one connection it needs). */
+  private async views(rows: PaymentRow[], db: Knex | Knex.Transaction = this.db): Promise<AgentPaymentView[]> {
+    const decimals = new Map<string, number>((await db('assets').whereIn('id', [...new Set(rows.map((r) => r.assetId))]).select('id', 'decimals')).map((a: { id: string; decimals: number }) => [a.id, a.decimals]));
     return rows.map((r) => ({
       id: r.id,
       organizationId: r.organizationId,
@@ -313,7 +326,7 @@ export class AgentPaymentService {
       assetId: r.assetId,
       blockchainId: r.blockchainId,
       recipient: r.recipient,
-      amount: formatScaled(BigInt(r.rawAmount), assets.get(r.assetId)!.decimals),
+      amount: formatScaled(BigInt(r.rawAmount), decimals.get(r.assetId)!),
       amountUsd: r.amountUsd === null ? null : normalizeDecimal(r.amountUsd),
       policyId: r.policyId,
       policyEvaluation: r.policyEvaluation,

@@ -256,6 +256,19 @@ describe('agent payments', () => {
     expect(wrongChain.policyEvaluation.policyVersion).toBe(3);
   });
 
+  test('concurrent requests of one agent are evaluated one at a time: only what fits the window is accepted', async () => {
+    const { id, client } = await createAgent('Concurrent');
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA })).body.data;
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true, assetLimits: [{ assetId: assets.USDC.id, maxPerWindow: '10', approvalAbove: '0' }] });
+    const results = await Promise.all(Array.from({ length: 6 }, () => client.post(`/v1/agents/${id}/payments`, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: alice, amount: '3' })));
+    expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
+    const statuses = results.map((r) => r.body.data.status).sort();
+    expect(statuses).toEqual(['PENDING', 'PENDING', 'PENDING', 'POLICY_DENIED', 'POLICY_DENIED', 'POLICY_DENIED']);
+    // The same idempotency key sent at once by several requests makes one payment.
+    const same = await Promise.all(Array.from({ length: 4 }, () => client.post(`/v1/agents/${id}/payments`, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: alice, amount: '1', idempotencyKey: 'once' })));
+    expect(new Set(same.map((r) => r.body.data.id)).size).toBe(1);
+  });
+
   test('idempotencyKey: the same request returns the first payment; a different one with the key is 409', async () => {
     const first = await pay(agentClient, agent.id, usdc(alice, '1', { idempotencyKey: 'order-42' }));
     const again = await pay(agentClient, agent.id, usdc(alice, '1', { idempotencyKey: 'order-42' }));
