@@ -22,12 +22,15 @@ const alice = recipient();
 const bob = recipient();
 const carol = recipient();
 const mallory = recipient();
-const sanctioned = recipient();
 
 // Real small stand-ins for the aml and prices services (see test/support/agent-ports.ts): a list
-// file on disk, and a configured reference table filled in once the assets' ids are known.
+// file this test writes, holding an address of the OFAC list as the shipped snapshot writes it
+// (shared/data/sanctions/sanctioned_addresses_ETH.txt, first line; on no other list), and a
+// configured reference table (USDC only) filled in once the assets' ids are known.
+const listed = '0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1';
+const sanctioned = ethers.getAddress(listed);
 const listDir = mkdtempSync(join(tmpdir(), 'keel-sanctions-'));
-writeFileSync(join(listDir, 'sanctioned_addresses_ETH.txt'), `${sanctioned.toLowerCase()}\n0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c\n`);
+writeFileSync(join(listDir, 'sanctioned_addresses_ETH.txt'), `${listed}\n0x03893a7c7463AE47D46bc7f091665f1893656003\n`);
 const referencePrices: Record<string, string> = {};
 
 let t: TestKeel;
@@ -78,7 +81,6 @@ beforeAll(async () => {
   [chainA, chainB] = (await org.core.get('/v1/blockchains')).body.data.map((c: { id: string }) => c.id);
   assets = Object.fromEntries((await org.core.get(`/v1/assets?blockchainId=${chainA}&limit=100`)).body.data.map((a: Asset) => [a.symbol, a]));
   referencePrices[assets.USDC.id] = '1';
-  referencePrices[assets.ETH.id] = '2000';
   provider = t.keel.services.networks.get(chainA)!.provider;
 
   const hook = await org.core.post('/v1/webhooks', { url: await receiver.start(), name: 'agent events', eventTypes: ['agent_payment.*'] });
@@ -109,7 +111,7 @@ describe('agent payments', () => {
 
     const set = await org.core.put(`/v1/agents/${agent.id}/policy`, {
       allowedBlockchainIds: [chainA],
-      allowedAssetIds: [assets.USDC.id, assets.DAI.id],
+      allowedAssetIds: [assets.USDC.id, assets.ETH.id],
       allowedRecipients: [alice, bob, mallory, sanctioned],
       deniedRecipients: [mallory],
       assetLimits: [{ assetId: assets.USDC.id, maxPerPayment: '50', maxPerWindow: '500', approvalAbove: '30' }],
@@ -152,10 +154,10 @@ describe('agent payments', () => {
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ['recipient not on the allow list', usdc(carol, '1'), 'recipient_allowed', /not in allowedRecipients/],
       ['recipient on the deny list', usdc(mallory, '1'), 'recipient_not_denied', /is in deniedRecipients/],
-      ['asset not allowed', { ...usdc(alice, '0.01'), assetId: assets.ETH.id }, 'asset_allowed', /ETH .* is not in allowedAssetIds/],
+      ['asset not allowed', { ...usdc(alice, '1'), assetId: assets.DAI.id }, 'asset_allowed', /DAI .* is not in allowedAssetIds/],
       ['per-payment limit in asset units', usdc(alice, '51'), 'per_payment_asset_limit', /51 USDC exceeds the per-payment limit of 50 USDC/],
       ['per-payment limit in USD', usdc(alice, '46'), 'per_payment_usd_limit', /46 USD exceeds the per-payment limit of 45 USD/],
-      ['no USD price for a USD rule', { ...usdc(alice, '1'), assetId: assets.DAI.id }, 'usd_value_known', /no USD price for DAI/],
+      ['no USD price for a USD rule', { ...usdc(alice, '0.01'), assetId: assets.ETH.id }, 'usd_value_known', /no USD price for ETH/],
     ];
     for (const [what, body, rule, reason] of cases) {
       const p = await pay(agentClient, agent.id, body);
@@ -163,18 +165,18 @@ describe('agent payments', () => {
       expect(p.denialReason).toMatch(reason);
       expect(p.transferId).toBeNull();
     }
-    // DAI has no configured price: the payment shows none rather than an invented one.
-    const dai = (await agentClient.get(`/v1/agents/${agent.id}/payments?status=POLICY_DENIED&limit=1`)).body.data[0];
-    expect(dai.amountUsd).toBeNull();
+    // ETH has no price (none configured, no trade on the order book): the payment shows none rather than an invented one.
+    const eth = (await agentClient.get(`/v1/agents/${agent.id}/payments?status=POLICY_DENIED&limit=1`)).body.data[0];
+    expect([eth.assetId, eth.amountUsd]).toEqual([assets.ETH.id, null]);
   });
 
   test('a sanctioned recipient is refused through the screen, even when the policy lists it', async () => {
-    const p = await pay(agentClient, agent.id, usdc(ethers.getAddress(sanctioned), '1'));
+    const p = await pay(agentClient, agent.id, usdc(sanctioned, '1'));
     expect(p.status).toBe('POLICY_DENIED');
     expect(ruleOutcome(p, 'recipient_allowed')).toBe('PASS');
     expect(ruleOutcome(p, 'recipient_not_sanctioned')).toBe('FAIL');
-    expect(p.denialReason).toBe(`recipient ${ethers.getAddress(sanctioned)} is on a sanctions list (ETH)`);
-    expect(p.policyEvaluation.screening).toMatchObject({ sanctioned: true, matches: [{ list: 'ETH', address: sanctioned.toLowerCase() }] });
+    expect(p.denialReason).toBe(`recipient ${sanctioned} is on a sanctions list (ETH)`);
+    expect(p.policyEvaluation.screening).toMatchObject({ sanctioned: true, matches: [{ list: 'ETH', address: listed }] });
   });
 
   test('above the approval threshold a payment waits; an admin approves it (sent) or rejects it (denied)', async () => {
