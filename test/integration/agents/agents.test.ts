@@ -74,9 +74,12 @@ describe('agents', () => {
       expect([method, path, r.status, r.body.error.code]).toEqual([method, path, 403, 'FORBIDDEN']);
       expect(r.body.error.message).toContain("'admin'");
     }
-    // A read key reads agents.
+    // A read key reads agents; a key without read does not, and is told which scope it lacks.
     const reader = await keyWith(org, ['read']);
     expect((await reader.get(`/v1/agents/${agent.id}`)).status).toBe(200);
+    const writeOnly = await keyWith(org, ['write']);
+    const refused = await writeOnly.get(`/v1/agents/${agent.id}/payments`);
+    expect([refused.status, refused.body.error.message]).toEqual([403, "This API key lacks the scope 'read'"]);
   });
 
   test("an agent's key reaches its own agent, wallets, policy and payments, and nothing else", async () => {
