@@ -281,6 +281,21 @@ describe('agent payments', () => {
     expect((await settled(agent.id, first.id)).status).toBe('EXECUTED');
   });
 
+  test('the same operations over GraphQL: the agent requests and reads, an admin decides', async () => {
+    const request = await agentClient.graphql(
+      'mutation($a: ID!, $i: RequestAgentPaymentInput!) { requestAgentPayment(agentId: $a, input: $i) { id status amountUsd policyEvaluation denialReason } }',
+      { a: agent.id, i: usdc(carol, '2') },
+    );
+    expect(request.body.data.requestAgentPayment).toMatchObject({ status: 'POLICY_DENIED', amountUsd: '2', denialReason: expect.stringMatching(/not in allowedRecipients/) });
+    const read = await agentClient.graphql('query($a: ID!) { agent(id: $a) { id status apiKeyPrefix } agentPayments(agentId: $a, status: POLICY_DENIED, limit: 1) { total items { id } } }', { a: agent.id });
+    expect(read.body.data.agent).toMatchObject({ id: agent.id, status: 'ACTIVE' });
+    expect(read.body.data.agentPayments.items[0].id).toBe(request.body.data.requestAgentPayment.id);
+    const forbidden = await agentClient.graphql('mutation($a: ID!, $p: ID!) { approveAgentPayment(agentId: $a, id: $p) { id } }', { a: agent.id, p: request.body.data.requestAgentPayment.id });
+    expect(forbidden.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const conflict = await org.core.graphql('mutation($a: ID!, $p: ID!) { approveAgentPayment(agentId: $a, id: $p) { id } }', { a: agent.id, p: request.body.data.requestAgentPayment.id });
+    expect(conflict.body.errors[0].extensions.code).toBe('CONFLICT');
+  });
+
   test('bad requests are refused before any evaluation: unknown wallet, asset or address', async () => {
     const cases: [Record<string, unknown>, number, string][] = [
       [usdc(alice, '1', { agentWalletId: '00000000-0000-4000-8000-000000000000' }), 404, 'NOT_FOUND'],
