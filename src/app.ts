@@ -97,6 +97,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const { config, db, logger } = platform;
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
   sender.onOutcome(services.custodyLedgerSync);
+  sender.onOutcome(services.agentPaymentOutcomes);
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),

@@ -40,6 +40,11 @@ import { FlaggedTransferService } from './modules/aml/flagged-transfer.service';
 import { PriceService } from './modules/prices/price.service';
 import { KeelPriceSource } from './modules/prices/keel-price-source';
 import { ReferencePrices } from './modules/prices/reference-prices';
+import { AgentService } from './modules/agents/agent.service';
+import { AgentWalletService } from './modules/agents/agent-wallet.service';
+import { AgentPolicyService } from './modules/agents/agent-policy.service';
+import { AgentPaymentService } from './modules/agents/agent-payment.service';
+import { AgentPaymentOutcomes } from './modules/agents/agent-payment-outcomes';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -94,6 +99,13 @@ export interface Services {
   flaggedTransfers: FlaggedTransferService;
   /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */
   prices: PriceService;
+  /** Agents: their keys, wallets, spending policies and policy-checked payments. */
+  agents: AgentService;
+  agentWallets: AgentWalletService;
+  agentPolicies: AgentPolicyService;
+  agentPayments: AgentPaymentService;
+  /** Moves agent payments on as the transaction sender signs, confirms or fails their lines. */
+  agentPaymentOutcomes: AgentPaymentOutcomes;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -123,7 +135,18 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
+  const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
+  const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, unitOfWork);
+  const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
+  const agentPayments = new AgentPaymentService(db, outbox, agents, agentWallets, agentPolicies, chains, transfers, sanctions, prices, unitOfWork);
+  const agentPaymentOutcomes = new AgentPaymentOutcomes(agentPayments);
+  transfers.onRejected(agentPaymentOutcomes.rejected);
   return {
+    agents,
+    agentPaymentOutcomes,
+    agentWallets,
+    agentPolicies,
+    agentPayments,
     watchedWallets: new WatchedWallets(db),
     chainActivity,
     chainTransferHistory: new ChainTransferHistoryService(db, masterWallets, addresses, chains),

@@ -2,6 +2,7 @@ import type { RouteRow } from '../route-table';
 import { accessTokenCoreRoutes } from './access-tokens';
 import { amlRoutes } from './aml';
 import { priceRoutes } from './prices';
+import { agentRoutes } from './agents';
 
 /** The core host's REST endpoints (/v1). */
 export const coreRoutes: RouteRow[] = [
@@ -57,4 +58,6 @@ export const coreRoutes: RouteRow[] = [
   ...accessTokenCoreRoutes,
   ...amlRoutes,
   ...priceRoutes,
+
+  ...agentRoutes,
 ];

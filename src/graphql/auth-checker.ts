@@ -1,5 +1,6 @@
 import { AuthChecker } from 'type-graphql';
 import { KeelError } from '../platform/errors';
+import { AGENT_READ } from '../platform/auth/permissions';
 import type { GraphQLContext } from './context';
 
 /**
@@ -9,6 +10,8 @@ import type { GraphQLContext } from './context';
 export function requireGrant(context: Pick<GraphQLContext, 'host' | 'principal'>, need: string, purpose?: string): void {
   if (context.principal.can(need)) return;
   const kind = context.host === 'pro' ? 'permission' : 'scope';
+  // Reading an agent's things is the agent's own key's or any read key's: an organisation key lacks 'read'.
+  if (need === AGENT_READ) need = 'read';
   throw KeelError.forbidden(`This API key lacks the ${kind} '${need}'${purpose ? ` ${purpose}` : ''}`);
 }
 

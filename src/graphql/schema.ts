@@ -21,11 +21,13 @@ import { LedgerResolver } from '../modules/ledger/ledger.resolver';
 import { DevFaucetResolver } from '../modules/dev-faucet/dev-faucet.resolver';
 import { AmlResolver } from '../modules/aml/aml.resolver';
 import { PriceResolver } from '../modules/prices/price.resolver';
+import { AgentResolver } from '../modules/agents/agent.resolver';
+import { AgentPaymentResolver } from '../modules/agents/agent-payment.resolver';
 import { AccessTokenResolver, RealtimeAuthResolver } from '../modules/access-tokens/access-token.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AccessTokenResolver],
+  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, AccessTokenResolver],
   pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, AccessTokenResolver, RealtimeAuthResolver],
 };
 

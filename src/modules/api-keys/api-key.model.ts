@@ -13,6 +13,8 @@ export class ApiKeyModel extends Model {
   prefix!: string;
   lastRotatedAt!: Date | null;
   revokedAt!: Date | null;
+  /** The agent this key belongs to (scope 'agent'); null for every other key. */
+  agentId!: string | null;
   createdAt!: Date;
   updatedAt!: Date;
 }

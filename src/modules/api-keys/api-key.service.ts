@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { generateApiKey } from '../../platform/auth/api-key-secret';
-import { CORE_SCOPES, Environment, Host, operatorOnly, PRO_PERMISSIONS, Tier, TIERS } from '../../platform/auth/permissions';
+import { AGENT_SCOPE, CORE_SCOPES, Environment, Host, operatorOnly, PRO_PERMISSIONS, Tier, TIERS } from '../../platform/auth/permissions';
 import type { Authenticator } from '../../platform/auth/authenticator';
 import type { RedisClient } from '../../platform/redis';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
@@ -27,6 +27,8 @@ export interface IssueInput {
   host: Host;
   scopes: string[];
   tier: Tier;
+  /** Issues an agent's key: linked to the agent, with the one scope 'agent'. */
+  agentId?: string;
 }
 
 /** 403 naming the operator permission a tenant's key was to be given. */
@@ -53,7 +55,7 @@ export class ApiKeyService {
   async issue(input: IssueInput, trx?: Knex.Transaction): Promise<IssuedKey> {
     const reserved = operatorOnly(input.scopes);
     if (reserved.length && !(await this.organizations.get(input.organizationId, trx)).isOperator) throw operatorPermissionRefused(reserved);
-    const allowed: readonly string[] = input.host === 'core' ? CORE_SCOPES : PRO_PERMISSIONS;
+    const allowed: readonly string[] = input.agentId ? [AGENT_SCOPE] : input.host === 'core' ? CORE_SCOPES : PRO_PERMISSIONS;
     const unknown = input.scopes.filter((s) => !allowed.includes(s));
     if (unknown.length) {
       throw KeelError.invalidField('scopes', `unknown ${input.host === 'core' ? 'scope' : 'permission'}: ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`);
@@ -68,6 +70,7 @@ export class ApiKeyService {
         scopes: [...new Set(input.scopes)],
         tier: input.tier,
         prefix: generated.prefix,
+        agentId: input.agentId ?? null,
       });
       await t('api_key_secrets').insert({ secretHash: generated.hash, apiKeyId: key.id });
       return { key: view(key), secret: generated.secret, previousSecretExpiresAt: null };
@@ -127,6 +130,17 @@ export class ApiKeyService {
     });
     await this.authenticator.announce(this.redis, id);
     return view(key);
+  }
+
+  /** Revokes every live key of an agent inside the caller's transaction; returns their ids for `announce`. */
+  async revokeAgentKeys(trx: Knex.Transaction, organizationId: string, agentId: string): Promise<string[]> {
+    const rows: { id: string }[] = await trx('api_keys').where({ organizationId, agentId }).whereNull('revokedAt').update({ revokedAt: trx.fn.now(), updatedAt: trx.fn.now() }).returning('id');
+    return rows.map((r) => r.id);
+  }
+
+  /** Tells every node to drop these keys now (after the transaction that revoked them committed). */
+  async announce(keyIds: string[]): Promise<void> {
+    for (const id of keyIds) await this.authenticator.announce(this.redis, id);
   }
 
   private async find(db: Knex | Knex.Transaction, organizationId: string, id: string, forUpdate = false): Promise<ApiKeyModel> {

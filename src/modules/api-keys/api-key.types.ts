@@ -28,6 +28,8 @@ export class ApiKeyType {
   @Field(() => ApiKeyStatus) status!: ApiKeyStatus;
   @Field(() => Date, { nullable: true }) lastRotatedAt!: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
+  @Field(() => ID, { nullable: true, description: "The agent this key belongs to (its one scope is 'agent'); null for the organisation's own keys" })
+  agentId!: string | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
 }

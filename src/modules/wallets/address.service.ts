@@ -64,29 +64,32 @@ export class AddressService {
   ) {}
 
   async create(organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressType> {
+    return this.uow.run('address.create', (trx) => this.createIn(trx, organizationId, masterWalletId, input));
+  }
+
+  /** `create` inside the caller's transaction (an agent wallet links the new address in the same one). */
+  async createIn(trx: Knex.Transaction, organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressType> {
     masterWalletId = parseMasterWalletId(masterWalletId);
-    return this.uow.run('address.create', async (trx) => {
-      // The row lock serialises concurrent requests for one wallet: each takes the next index once.
-      const [claimed] = await trx('master_wallets')
-        .where({ id: masterWalletId, organization_id: organizationId })
-        .increment('next_address_index', 1)
-        .returning(['next_address_index', 'account_xpub', 'is_active']);
-      if (!claimed) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
-      if (!claimed.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
-      const index = Number(claimed.nextAddressIndex) - 1;
-      const row = await AddressModel.query(trx).insertAndFetch({
-        organizationId,
-        masterWalletId,
-        derivationIndex: index,
-        address: WalletKeys.addressAt(claimed.accountXpub, index),
-        name: input.name ?? null,
-        metadata: input.metadata ?? {},
-      } as Partial<AddressModel>);
-      const wallet = await this.wallets.row(organizationId, masterWalletId, trx);
-      const view = addressView(row);
-      await this.outbox.publish(trx, { organizationId, type: 'address.created', data: addressEventData(view, wallet) });
-      return view;
-    });
+    // The row lock serialises concurrent requests for one wallet: each takes the next index once.
+    const [claimed] = await trx('master_wallets')
+      .where({ id: masterWalletId, organization_id: organizationId })
+      .increment('next_address_index', 1)
+      .returning(['next_address_index', 'account_xpub', 'is_active']);
+    if (!claimed) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
+    if (!claimed.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
+    const index = Number(claimed.nextAddressIndex) - 1;
+    const row = await AddressModel.query(trx).insertAndFetch({
+      organizationId,
+      masterWalletId,
+      derivationIndex: index,
+      address: WalletKeys.addressAt(claimed.accountXpub, index),
+      name: input.name ?? null,
+      metadata: input.metadata ?? {},
+    } as Partial<AddressModel>);
+    const wallet = await this.wallets.row(organizationId, masterWalletId, trx);
+    const view = addressView(row);
+    await this.outbox.publish(trx, { organizationId, type: 'address.created', data: addressEventData(view, wallet) });
+    return view;
   }
 
   async list(organizationId: string, masterWalletId: string, args: PageWindow & { isActive?: boolean }): Promise<PageResult<AddressType>> {

@@ -43,8 +43,10 @@ export interface SendingItem {
   feePaid?: string | null;
 }
 
-/** Told when a line is final, inside the transaction that records it (the trading ledger refunds failures). */
+/** Told when a line is signed and when it is final, inside the transaction that records it (the trading ledger refunds failures). */
 export interface TransferOutcomeListener {
+  /** The line was signed (its nonce and transaction hash are recorded), in the same transaction. */
+  signed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
   executed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
   failed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
 }
@@ -146,7 +148,9 @@ export class TransactionSender {
       const changes = { status: 'SIGNED', nonce: String(nonce), txHash: tx.hash, rawTx: tx.serialized, gasLimit: gasLimit.toString(), maxFeePerGas: fees.maxFeePerGas!.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas!.toString() };
       if (!(await this.transition(trx, item, changes))) return null;
       await trx('transfers').where({ id: item.transferId, status: 'QUEUED' }).update({ status: 'SUBMITTED', updatedAt: trx.fn.now() });
-      return { ...item, ...changes };
+      const signedItem = { ...item, ...changes };
+      for (const l of this.listeners) await l.signed?.call(l, trx, signedItem);
+      return signedItem;
     });
     if (signed) await this.broadcast(signed, signed.rawTx);
   }

@@ -14,7 +14,7 @@ import { transactionRequest } from './transaction-request';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
-export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment';
 
 /** One line of a transfer as the caller asks for it: whole units of an asset to a recipient. */
 export interface TransferLine {
@@ -94,6 +94,17 @@ interface PricedLine extends PolicyLine {
   recipient: string;
 }
 
+/** Told of a transfer an administrator rejected: its kind and its lines. */
+export type TransferRejectionListener = (trx: Knex.Transaction, rejected: { kind: TransferKind; itemIds: string[] }) => Promise<void>;
+
+/** A send checked and priced, ready to record (TransferService.prepare). */
+export interface PreparedTransfer {
+  wallet: SendingWallet;
+  network: ChainNetwork;
+  lines: PricedLine[];
+  status: 'PENDING_APPROVAL' | 'QUEUED';
+}
+
 /** Statuses a line passes through before it is final. */
 export const OPEN_ITEM_STATUSES = ['PENDING_APPROVAL', 'QUEUED', 'SIGNED', 'SUBMITTED'] as const;
 
@@ -112,6 +123,13 @@ export class TransferService {
     private readonly sanctions: RecipientScreen,
   ) {}
 
+  private readonly rejectionListeners: TransferRejectionListener[] = [];
+
+  /** Tells `listener` of each rejected transfer's lines, inside the transaction that rejects them (an agent payment fails with them). */
+  onRejected(listener: TransferRejectionListener): void {
+    this.rejectionListeners.push(listener);
+  }
+
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
     return this.funds.spendable(trx, walletId, assetId);
   }
@@ -125,13 +143,27 @@ export class TransferService {
     return this.get(organizationId, transferId);
   }
 
-  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }) {
+  /**
+   * A send checked as a withdrawal is (the wallet, its chain, its security configuration, the
+   * chain balance) but not yet recorded: for another module that records it with its own state
+   * change (`enqueuePrepared`, an agent payment).
+   */
+  async prepare(organizationId: string, source: WalletSource, assets: TransferLine[]): Promise<PreparedTransfer> {
+    return this.check(organizationId, source, { assets });
+  }
+
+  /** Records a prepared send inside the caller's transaction; queued, or held under requireApprovalForTransfers. */
+  async enqueuePrepared(trx: Knex.Transaction, prepared: PreparedTransfer, kind: TransferKind, note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+    return this.insert(trx, prepared.wallet, prepared.network.blockchainId, kind, prepared.status, prepared.lines, note);
+  }
+
+  private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }): Promise<PreparedTransfer> {
     const wallet = await this.wallets.resolve(organizationId, source);
     const { network, lines } = await this.price(wallet, input.assets);
     checkSanctions(this.sanctions, lines);
     checkTransferPolicy(wallet.configurations.security, lines);
     await this.ensureFunds(wallet, network, lines);
-    const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
+    const status = wallet.configurations.security.requireApprovalForTransfers ? ('PENDING_APPROVAL' as const) : ('QUEUED' as const);
     return { wallet, network, lines, status };
   }
 
@@ -196,7 +228,10 @@ export class TransferService {
       const status = approve ? 'QUEUED' : 'REJECTED';
       await trx('transfers').where({ id }).update({ status, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
       const items = await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
-      if (!approve) await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
+      if (!approve) {
+        await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
+        for (const listener of this.rejectionListeners) await listener(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
+      }
       return this.get(organizationId, id, trx);
     });
   }

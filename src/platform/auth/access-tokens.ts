@@ -135,7 +135,7 @@ export class TokenPrincipal extends Principal {
 
   constructor(claims: AccessTokenClaims, issuingKey: Principal) {
     const scopes = new Set(claims.scopes.filter((scope) => issuingKey.can(scope)));
-    super(claims.organizationId, claims.apiKeyId, claims.host, claims.environment, scopes, issuingKey.tier, issuingKey.operator, claims.channels ? new Set(claims.channels) : null);
+    super(claims.organizationId, claims.apiKeyId, claims.host, claims.environment, scopes, issuingKey.tier, issuingKey.operator, claims.channels ? new Set(claims.channels) : null, issuingKey.agentId);
     this.expiresAt = claims.expiresAt;
   }
 }

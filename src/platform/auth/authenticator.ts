@@ -38,6 +38,7 @@ interface KeyRow {
   tier: string;
   revokedAt: Date | null;
   isOperator: boolean | null;
+  agentId: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -158,13 +159,13 @@ export class Authenticator {
     const row = await this.db('api_keys as k')
       .join('organizations as o', 'o.id', 'k.organization_id')
       .where('k.id', apiKeyId)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'o.is_operator');
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 'o.is_operator');
     return row && this.cached(row, null);
   }
 
   private cached(row: KeyRow, secretExpiresAt: Date | null): CachedKey {
     return {
-      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true),
+      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true, null, row.agentId ?? null),
       revokedAt: row.revokedAt,
       secretExpiresAt,
       cachedUntil: Date.now() + this.cacheTtlMs,
@@ -176,7 +177,7 @@ export class Authenticator {
       .join('api_keys as k', 'k.id', 's.api_key_id')
       .join('organizations as o', 'o.id', 'k.organization_id')
       .where('s.secret_hash', hash)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 's.expires_at', 'o.is_operator');
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 's.expires_at', 'o.is_operator');
     return row && this.cached(row, row.expiresAt);
   }
 }

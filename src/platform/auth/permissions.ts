@@ -2,6 +2,16 @@
 export const CORE_SCOPES = ['read', 'write', 'admin'] as const;
 export type CoreScope = (typeof CORE_SCOPES)[number];
 
+/**
+ * An agent's key holds this one scope and nothing else: it may request payments (`agent`) and read
+ * its own agent, wallets, policy and payments (`agent:read`), which services confine to that agent.
+ * No other key is granted `agent` (admin included: payments are the agent's own requests), and it
+ * is not one of CORE_SCOPES, so no key created through the API can hold it.
+ */
+export const AGENT_SCOPE = 'agent';
+/** Reading an agent's things: granted to read and admin keys, and to the agent's own key. */
+export const AGENT_READ = 'agent:read';
+
 export const PRO_PERMISSIONS = [
   'orderbook_order:create',
   'orderbook_order:read',
@@ -41,7 +51,11 @@ export const TIERS: Tier[] = ['Starter', 'Pro', 'Business'];
  * own keys, whatever a stored key claims.
  */
 export function grants(host: Host, granted: ReadonlySet<string>, required: string, operator: boolean): boolean {
-  if (host === 'core') return granted.has('admin') || granted.has(required);
+  if (host === 'core') {
+    if (required === AGENT_SCOPE) return granted.has(AGENT_SCOPE);
+    if (required === AGENT_READ) return granted.has(AGENT_SCOPE) || granted.has('read') || granted.has('admin');
+    return granted.has('admin') || granted.has(required);
+  }
   if (!operator && operatorOnly([required]).length) return false;
   return granted.has(required);
 }

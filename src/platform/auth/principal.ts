@@ -13,6 +13,8 @@ export class Principal {
     readonly operator = false,
     /** Channels a realtime token was narrowed to; null: every channel its permissions allow. */
     readonly channels: ReadonlySet<string> | null = null,
+    /** The agent whose key this is (scope 'agent'); null for every other key. */
+    readonly agentId: string | null = null,
   ) {}
 
   can(required: string): boolean {

@@ -21,9 +21,12 @@ export const EVENT_NAMES: readonly string[] = [
   'master.incoming_transfer_flagged',
   'address.incoming_transfer_flag_released',
   'master.incoming_transfer_flag_released',
+  // Keel's own: agents, their wallets and policies, and each transition of an agent payment.
+  ...['created', 'updated', 'suspended', 'resumed', 'deleted', 'wallet_created', 'policy_updated'].map((a) => `agent.${a}`),
+  ...['pending_approval', 'policy_denied', 'approved', 'submitted', 'executed', 'failed'].map((a) => `agent_payment.${a}`),
 ];
 
-export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*'];
+export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'agent.*', 'agent_payment.*', '*'];
 
 /** Spelled exactly as the spec spells them (DEPOSITE_…, TRANFER_…); each covers the address and master forms. */
 export const UPPER_CASE_EVENT_TYPES: Readonly<Record<string, readonly string[]>> = {

@@ -14,6 +14,7 @@ import { sealWebhookSecrets } from './012_sealed_secret_versions';
 import type { MigrationContext } from './context';
 import * as m013 from './013_chain_identity';
 import * as m018 from './018_aml_screening';
+import * as m019 from './019_agents';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -33,6 +34,7 @@ const migrations: Record<string, Knex.Migration> = {
   '008_idempotency_results': m008,
   '013_chain_identity': m013,
   '018_aml_screening': m018,
+  '019_agents': m019,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */

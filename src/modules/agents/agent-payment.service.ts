@@ -1,0 +1,344 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import type { Outbox } from '../../platform/events/outbox';
+import { formatScaled, normalizeDecimal, parseUnits } from '../../platform/decimal';
+import { PageWindow, PageResult, toPage } from '../../platform/paging';
+import { Ids } from '../../platform/ids';
+import { fetchPage } from '../../platform/db/fetch-page';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import type { ChainService } from '../chains/chain.service';
+import type { AssetType } from '../chains/chain.types';
+import type { PreparedTransfer, TransferService } from '../withdrawals/transfer.service';
+import { checksumOrNull } from '../wallets/wallet-configurations';
+import type { AgentCaller, AgentService } from './agent.service';
+import type { AgentWalletService } from './agent-wallet.service';
+import type { AgentPolicyService } from './agent-policy.service';
+import type { RecipientScreen, UsdValuer } from './agent-ports';
+import { evaluatePolicy, PolicyEvaluation } from './policy-engine';
+
+export type AgentPaymentStatus = 'PENDING' | 'POLICY_DENIED' | 'APPROVED' | 'SUBMITTED' | 'EXECUTED' | 'FAILED';
+
+/** Statuses that count against the rolling-window limits: everything not refused or failed. */
+export const COUNTED_STATUSES: AgentPaymentStatus[] = ['PENDING', 'APPROVED', 'SUBMITTED', 'EXECUTED'];
+
+export interface RequestAgentPayment {
+  agentWalletId: string;
+  assetId: string;
+  recipient: string;
+  /** Whole units, e.g. "12.5". */
+  amount: string;
+  /** The same key again returns the payment it first created (409 if the request differs). */
+  idempotencyKey?: string;
+}
+
+export interface AgentPaymentFilter extends PageWindow {
+  agentWalletId?: string;
+  status?: AgentPaymentStatus;
+  /** By creation time; DESC (newest first) unless ASC. */
+  sort?: 'ASC' | 'DESC';
+}
+
+export interface AgentPaymentView {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  agentWalletId: string;
+  kind: string;
+  status: AgentPaymentStatus;
+  assetId: string;
+  blockchainId: string;
+  recipient: string;
+  amount: string;
+  amountUsd: string | null;
+  policyId: string | null;
+  policyEvaluation: Record<string, unknown>;
+  denialReason: string | null;
+  waasTxHash: string | null;
+  failureReason: string | null;
+  transferId: string | null;
+  idempotencyKey: string | null;
+  decidedAt: Date | null;
+  createdAt: Date;
+  executedAt: Date | null;
+  updatedAt: Date;
+}
+
+/** The stored row: the view's fields, with the amount in the smallest unit and the hash as stored. */
+interface PaymentRow extends Omit<AgentPaymentView, 'amount' | 'waasTxHash' | 'policyEvaluation'> {
+  rawAmount: string;
+  txHash: string | null;
+  transferItemId: string | null;
+  policyEvaluation: PolicyEvaluation & Record<string, unknown>;
+}
+
+const PAYMENT = 'Agent payment';
+
+/** The event each status is announced with. */
+const EVENT_OF: Record<AgentPaymentStatus, string> = {
+  PENDING: 'agent_payment.pending_approval',
+  POLICY_DENIED: 'agent_payment.policy_denied',
+  APPROVED: 'agent_payment.approved',
+  SUBMITTED: 'agent_payment.submitted',
+  EXECUTED: 'agent_payment.executed',
+  FAILED: 'agent_payment.failed',
+};
+
+/**
+ * Agent payments. An agent asks with its own key; the policy engine decides before anything is
+ * signed: POLICY_DENIED (with the reason), PENDING (above an approval threshold: an administrator
+ * approves or rejects) or APPROVED, when the payment becomes a transfer for the transaction sender
+ * in the same transaction. The sender reports SUBMITTED (signed, with its hash), EXECUTED or FAILED
+ * (AgentPaymentOutcomes).
+ *
+ * PENDING → APPROVED | POLICY_DENIED (rejected); APPROVED → SUBMITTED | FAILED; SUBMITTED → EXECUTED | FAILED.
+ */
+export class AgentPaymentService {
+  constructor(
+    private readonly db: Knex,
+    private readonly outbox: Outbox,
+    private readonly agents: AgentService,
+    private readonly wallets: AgentWalletService,
+    private readonly policies: AgentPolicyService,
+    private readonly chains: ChainService,
+    private readonly transfers: TransferService,
+    private readonly screen: RecipientScreen,
+    private readonly valuer: UsdValuer,
+    private readonly uow: UnitOfWork,
+  ) {}
+
+  /** A payment requested by the agent itself (its key): evaluated, stored with its evaluation, and sent when allowed. */
+  async request(caller: AgentCaller, agentId: string, input: RequestAgentPayment): Promise<AgentPaymentView> {
+    if (!caller.agentId) throw KeelError.forbidden("Only the agent's own key may request its payments");
+    const agent = await this.agents.row(this.db, caller, agentId);
+    if (input.idempotencyKey) {
+      const earlier = await this.byIdempotencyKey(this.db, agent.id, input.idempotencyKey);
+      if (earlier) return this.replay(earlier, input);
+    }
+    const wallet = await this.wallets.row(this.db, caller, agent.id, input.agentWalletId);
+    if (!wallet.isActive) throw KeelError.invalidField('agentWalletId', 'the agent wallet is deactivated');
+    const asset = await this.asset(input.assetId);
+    if (asset.blockchainId !== wallet.blockchainId) throw new KeelError('INVALID_NETWORK', "The asset is not on the agent wallet's blockchain", { fields: [{ field: 'assetId', error: 'INVALID_FIELD' }] });
+    const recipient = checksumOrNull(input.recipient);
+    if (!recipient) throw new KeelError('INVALID_ADDRESS', 'recipient is not a valid EVM address (format or checksum)', { fields: [{ field: 'recipient', error: 'INVALID_FIELD' }] });
+    const rawAmount = parseUnits(input.amount, asset.decimals);
+    if (rawAmount === null || rawAmount <= 0n) throw KeelError.invalidField('amount', `must be a decimal string above 0 with at most ${asset.decimals} decimals`);
+    const amount = formatScaled(rawAmount, asset.decimals);
+    const amountUsd = await this.valuer.usdValue(asset.blockchainId, asset.id, amount);
+    const screening = this.screen.screen(recipient);
+    // The withdrawal checks (wallet, chain balance, the master wallet's security) read the chain, so
+    // they run before the transaction; their verdict matters only if the policy allows the payment.
+    const sending = await this.transfers.prepare(caller.organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient, amount }]).then(
+      (prepared) => ({ prepared, error: null }),
+      (error: unknown) => ({ prepared: null, error }),
+    );
+
+    const id = await this.uow.run('agent-payment.request', async (trx) => {
+      // The agent's row lock queues its payments: each sees what the one before it spent.
+      const locked = await this.agents.row(trx, caller, agent.id, true);
+      if (input.idempotencyKey) {
+        // A request with the same key that committed while this one waited for the lock.
+        const earlier = await this.byIdempotencyKey(trx, agent.id, input.idempotencyKey);
+        if (earlier) return (await this.replay(earlier, input, trx)).id;
+      }
+      const policy = await this.policies.current(trx, agent.id);
+      const windowSeconds = policy?.rules.windowSeconds ?? 0;
+      const window = await this.windowTotals(trx, agent.id, asset.id, windowSeconds);
+      const evaluation = evaluatePolicy({
+        policy: policy ? { id: policy.id, version: policy.version, rules: policy.rules } : null,
+        agentActive: locked.status === 'ACTIVE',
+        payment: { blockchainId: asset.blockchainId, assetId: asset.id, decimals: asset.decimals, symbol: asset.symbol, recipient, rawAmount, amountUsd },
+        window,
+        screening,
+      });
+      const status: AgentPaymentStatus = evaluation.decision === 'DENY' ? 'POLICY_DENIED' : evaluation.decision === 'REQUIRE_APPROVAL' ? 'PENDING' : 'APPROVED';
+      const [row] = await trx('agent_payments')
+        .insert({
+          organizationId: caller.organizationId,
+          agentId: agent.id,
+          agentWalletId: wallet.id,
+          status,
+          assetId: asset.id,
+          blockchainId: asset.blockchainId,
+          recipient,
+          rawAmount: rawAmount.toString(),
+          amountUsd,
+          policyId: policy?.id ?? null,
+          policyEvaluation: JSON.stringify({ ...evaluation, evaluatedAt: new Date().toISOString(), screening }),
+          denialReason: evaluation.denialReason,
+          idempotencyKey: input.idempotencyKey ?? null,
+        })
+        .returning('*');
+      if (status === 'APPROVED') {
+        if (!sending.prepared) throw sending.error;
+        await this.send(trx, row, sending.prepared);
+      }
+      await this.announce(trx, row.id);
+      return row.id as string;
+    });
+    return this.get(caller, agent.id, id);
+  }
+
+  /** An administrator releases a payment held above an approval threshold: screened again, then sent. */
+  async approve(organizationId: string, decidedBy: string, agentId: string, id: string): Promise<AgentPaymentView> {
+    const caller = { organizationId, agentId: null };
+    const payment = await this.row(this.db, caller, agentId, id);
+    if ((await this.agents.row(this.db, caller, agentId)).status !== 'ACTIVE') throw new KeelError('CONFLICT', 'The agent is suspended: resume it before approving its payments');
+    const screening = this.screen.screen(payment.recipient);
+    const asset = await this.asset(payment.assetId);
+    const wallet = await this.wallets.row(this.db, caller, payment.agentId, payment.agentWalletId);
+    // Checked before the transaction (they read the chain): a payment that cannot be sent stays PENDING.
+    const prepared = screening.sanctioned ? null : await this.transfers.prepare(organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient: payment.recipient, amount: formatScaled(BigInt(payment.rawAmount), asset.decimals) }]);
+    await this.uow.run('agent-payment.approve', async (trx) => {
+      const row = await this.pending(trx, payment.id);
+      const approval = { decision: screening.sanctioned ? 'DENIED' : 'APPROVED', by: decidedBy, at: new Date().toISOString(), screening };
+      const evaluation = { ...row.policyEvaluation, approval };
+      if (!prepared) {
+        const reason = `recipient ${row.recipient} is on a sanctions list (${screening.matches.map((m) => m.list).join(', ')})`;
+        await this.decide(trx, row.id, 'POLICY_DENIED', decidedBy, evaluation, reason);
+      } else {
+        await this.decide(trx, row.id, 'APPROVED', decidedBy, evaluation, null);
+        await this.send(trx, row, prepared);
+      }
+      await this.announce(trx, row.id);
+    });
+    return this.get(caller, agentId, payment.id);
+  }
+
+  /** An administrator refuses a held payment: POLICY_DENIED, with the rejection as the reason. */
+  async reject(organizationId: string, decidedBy: string, agentId: string, id: string, reason?: string): Promise<AgentPaymentView> {
+    const caller = { organizationId, agentId: null };
+    const payment = await this.row(this.db, caller, agentId, id);
+    await this.uow.run('agent-payment.reject', async (trx) => {
+      const row = await this.pending(trx, payment.id);
+      const approval = { decision: 'REJECTED', by: decidedBy, at: new Date().toISOString(), reason: reason ?? null };
+      await this.decide(trx, row.id, 'POLICY_DENIED', decidedBy, { ...row.policyEvaluation, approval }, `Rejected by an administrator${reason ? `: ${reason}` : ''}`);
+      await this.announce(trx, row.id);
+    });
+    return this.get(caller, agentId, payment.id);
+  }
+
+  async list(caller: AgentCaller, agentId: string, filter: AgentPaymentFilter): Promise<PageResult<AgentPaymentView>> {
+    const agent = await this.agents.row(this.db, caller, agentId);
+    const agentWalletId = Ids.filter('agentWalletId', filter.agentWalletId);
+    const q = this.db('agent_payments')
+      .where({ organizationId: caller.organizationId, agentId: agent.id })
+      .modify((b) => {
+        if (agentWalletId) b.where({ agentWalletId });
+        if (filter.status) b.where({ status: filter.status });
+      });
+    const order = filter.sort === 'ASC' ? 'asc' : 'desc';
+    const { rows, total } = await fetchPage<PaymentRow>(q, filter, [{ column: 'createdAt', order }, { column: 'id', order }]);
+    return toPage(await this.views(rows), total, filter);
+  }
+
+  async get(caller: AgentCaller, agentId: string, id: string): Promise<AgentPaymentView> {
+    return (await this.views([await this.row(this.db, caller, agentId, id)]))[0];
+  }
+
+  /** Moves the payment of a transfer line on, as the transaction sender reports it (AgentPaymentOutcomes). */
+  async transferLineMoved(trx: Knex.Transaction, itemId: string, to: 'SUBMITTED' | 'EXECUTED' | 'FAILED', facts: { txHash: string | null; error: string | null }): Promise<void> {
+    const from: AgentPaymentStatus[] = to === 'SUBMITTED' ? ['APPROVED'] : ['APPROVED', 'SUBMITTED'];
+    const patch: Record<string, unknown> = { status: to, updatedAt: trx.fn.now() };
+    if (facts.txHash) patch.txHash = facts.txHash;
+    if (to === 'EXECUTED') patch.executedAt = trx.fn.now();
+    if (to === 'FAILED') patch.failureReason = facts.error ?? 'the transaction failed';
+    const moved: { id: string }[] = await trx('agent_payments').where({ transferItemId: itemId }).whereIn('status', from).update(patch).returning('id');
+    for (const m of moved) await this.announce(trx, m.id);
+  }
+
+  /** Records the payment's transfer for the transaction sender, in the payment's transaction. */
+  private async send(trx: Knex.Transaction, row: PaymentRow, prepared: PreparedTransfer): Promise<void> {
+    const { transferId, itemIds } = await this.transfers.enqueuePrepared(trx, prepared, 'agent_payment', `agent payment ${row.id}`);
+    await trx('agent_payments').where({ id: row.id }).update({ transferId, transferItemId: itemIds[0], updatedAt: trx.fn.now() });
+  }
+
+  private async decide(trx: Knex.Transaction, id: string, status: AgentPaymentStatus, decidedBy: string, evaluation: Record<string, unknown>, denialReason: string | null): Promise<void> {
+    await trx('agent_payments').where({ id }).update({ status, decidedBy, decidedAt: trx.fn.now(), policyEvaluation: JSON.stringify(evaluation), denialReason, updatedAt: trx.fn.now() });
+  }
+
+  private async pending(trx: Knex.Transaction, id: string): Promise<PaymentRow> {
+    const row: PaymentRow = await trx('agent_payments').where({ id }).forUpdate().first();
+    if (row.status !== 'PENDING') throw new KeelError('CONFLICT', `The payment is ${row.status}, not waiting for approval`);
+    return row;
+  }
+
+  /** What counts against the window: this asset in its units, and USD over every asset. */
+  private async windowTotals(trx: Knex.Transaction, agentId: string, assetId: string, windowSeconds: number) {
+    const since = new Date(Date.now() - windowSeconds * 1000);
+    const [totals] = await trx('agent_payments')
+      .where({ agentId })
+      .whereIn('status', COUNTED_STATUSES)
+      .where('createdAt', '>', since)
+      .select(
+        trx.raw('coalesce(sum(raw_amount) filter (where asset_id = ?), 0)::text as asset_raw', [assetId]),
+        trx.raw('coalesce(sum(amount_usd), 0)::text as usd'),
+        trx.raw('count(*) filter (where amount_usd is null)::int as without_usd'),
+      );
+    return { assetRaw: BigInt(totals.assetRaw), usd: normalizeDecimal(totals.usd), withoutUsd: Number(totals.withoutUsd) };
+  }
+
+  private async asset(assetId: string): Promise<AssetType> {
+    const asset = Ids.isUuid(assetId) ? (await this.chains.assetViews([assetId.toLowerCase()])).get(assetId.toLowerCase()) : undefined;
+    if (!asset || !asset.isActive) throw KeelError.invalidField('assetId', 'unknown asset');
+    return asset;
+  }
+
+  private async byIdempotencyKey(db: Knex | Knex.Transaction, agentId: string, key: string): Promise<PaymentRow | undefined> {
+    return db('agent_payments').where({ agentId, idempotencyKey: key }).first();
+  }
+
+  /** The payment an idempotency key first created, if this request is the same one. */
+  private async replay(earlier: PaymentRow, input: RequestAgentPayment, db: Knex | Knex.Transaction = this.db): Promise<AgentPaymentView> {
+    const asset = await db('assets').where({ id: earlier.assetId }).first('decimals');
+    const same =
+      earlier.agentWalletId === input.agentWalletId.toLowerCase() &&
+      earlier.assetId === input.assetId.toLowerCase() &&
+      earlier.recipient.toLowerCase() === input.recipient.toLowerCase() &&
+      parseUnits(input.amount, asset.decimals) === BigInt(earlier.rawAmount);
+    if (!same) throw new KeelError('CONFLICT', 'idempotencyKey was already used for a different payment', { fields: [{ field: 'idempotencyKey', error: 'INVALID_FIELD' }] });
+    return (await this.views([earlier], db))[0];
+  }
+
+  private async row(db: Knex | Knex.Transaction, caller: AgentCaller, agentId: string, id: string): Promise<PaymentRow> {
+    const agent = await this.agents.row(db, caller, agentId);
+    const row = await db('agent_payments').where({ id: Ids.uuid(PAYMENT, id), agentId: agent.id, organizationId: caller.organizationId }).first();
+    if (!row) throw KeelError.notFound(PAYMENT);
+    return row;
+  }
+
+  /** Publishes the payment's current status as its event, inside the transaction that set it. */
+  private async announce(trx: Knex.Transaction, id: string): Promise<void> {
+    const row: PaymentRow = await trx('agent_payments').where({ id }).first();
+    const [payment] = await this.views([row], trx);
+    await this.outbox.publish(trx, { organizationId: row.organizationId, type: EVENT_OF[row.status], data: { payment } });
+  }
+
+  /** Views of rows, read through `db` (the caller's transaction holds the one connection it needs). */
+  private async views(rows: PaymentRow[], db: Knex | Knex.Transaction = this.db): Promise<AgentPaymentView[]> {
+    const decimals = new Map<string, number>((await db('assets').whereIn('id', [...new Set(rows.map((r) => r.assetId))]).select('id', 'decimals')).map((a: { id: string; decimals: number }) => [a.id, a.decimals]));
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organizationId,
+      agentId: r.agentId,
+      agentWalletId: r.agentWalletId,
+      kind: r.kind,
+      status: r.status,
+      assetId: r.assetId,
+      blockchainId: r.blockchainId,
+      recipient: r.recipient,
+      amount: formatScaled(BigInt(r.rawAmount), decimals.get(r.assetId)!),
+      amountUsd: r.amountUsd === null ? null : normalizeDecimal(r.amountUsd),
+      policyId: r.policyId,
+      policyEvaluation: r.policyEvaluation,
+      denialReason: r.denialReason,
+      waasTxHash: r.txHash,
+      failureReason: r.failureReason,
+      transferId: r.transferId,
+      idempotencyKey: r.idempotencyKey,
+      decidedAt: r.decidedAt,
+      createdAt: r.createdAt,
+      executedAt: r.executedAt,
+      updatedAt: r.updatedAt,
+    }));
+  }
+}
