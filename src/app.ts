@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { FastifyInstance } from 'fastify';
 import { Config } from './platform/config';
 import { openPlatform, Platform } from './platform/platform';
 import { createServices, Services } from './services';
@@ -16,6 +17,9 @@ import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
+import { ClientRateLimiter } from './platform/rate-limit';
+import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
+import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -76,7 +80,12 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
 }
 
 async function startApiRole(platform: Platform, services: Services): Promise<RunningHost> {
-  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
+  const { config } = platform;
+  const publicRoutes = {
+    register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout),
+    limiter: new ClientRateLimiter(platform.redis, config.REDIS_PREFIX, 'checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE, config.REDIS_COMMAND_TIMEOUT_MS),
+  };
+  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API', publicRoutes });
   return listen(app, platform.config.HOST, platform.config.CORE_PORT);
 }
 
@@ -107,6 +116,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
         (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
       ),
     ),
+    new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, logger),
     loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
   ];
 }

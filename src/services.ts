@@ -29,6 +29,12 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { CheckoutDesk } from './modules/checkout/checkout-desk';
+import { CheckoutDeposits } from './modules/checkout/checkout-deposits';
+import { PaymentLinkService } from './modules/payment-links/payment-link.service';
+import { PaymentLinkCheckouts } from './modules/payment-links/payment-link-checkouts';
+import { PublicCheckoutService } from './modules/payment-links/public-checkout.service';
+import { PaymentIntentService } from './modules/payment-intents/payment-intent.service';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -68,6 +74,13 @@ export interface Services {
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
+  /** Payments: the checkout mechanics links and intents share, and the deposits matched to them. */
+  checkouts: CheckoutDesk;
+  checkoutDeposits: CheckoutDeposits;
+  paymentLinks: PaymentLinkService;
+  /** The public (no API key) side of payment links: the hosted page's API. */
+  publicCheckout: PublicCheckoutService;
+  paymentIntents: PaymentIntentService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -89,7 +102,15 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // The ledger first: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(custodyLedgerSync);
-  chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
+  const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger);
+  chainActivity.onDeposit(sweeper);
+  const checkouts = new CheckoutDesk(db, addresses, chains, config.PAYMENT_CONFIRMATIONS);
+  const checkoutDeposits = new CheckoutDeposits(checkouts, sweeper);
+  chainActivity.onDeposit(checkoutDeposits);
+  const paymentLinks = new PaymentLinkService(db, outbox, masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_PUBLIC_URL);
+  checkouts.own('link', new PaymentLinkCheckouts(paymentLinks, outbox));
+  const paymentIntents = new PaymentIntentService(db, outbox, masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS);
+  checkouts.own('intent', paymentIntents);
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
   return {
@@ -118,5 +139,10 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     orderQueries: orders.queries,
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
+    checkouts,
+    checkoutDeposits,
+    paymentLinks,
+    publicCheckout: new PublicCheckoutService(db, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS),
+    paymentIntents,
   };
 }

@@ -24,6 +24,8 @@ import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
 import { checkReadiness } from '../platform/readiness';
+import type { ClientRateLimiter } from '../platform/rate-limit';
+import { setRateLimitHeaders } from './rate-limit-headers';
 
 export interface HostOptions {
   host: Host;
@@ -32,6 +34,8 @@ export interface HostOptions {
   platform: Platform;
   services: Services;
   title: string;
+  /** Routes served without an API key (the public checkout API and page), rate-limited per client address. */
+  publicRoutes?: { register(app: FastifyInstance): void; limiter: ClientRateLimiter };
 }
 
 export interface RunningHost {
@@ -128,6 +132,17 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes });
     return openapi;
   });
+
+  if (opts.publicRoutes) {
+    const { register, limiter } = opts.publicRoutes;
+    await app.register(async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        route.config = { ...(route.config as object), public: true } as typeof route.config;
+      });
+      scope.addHook('onRequest', async (request, reply) => setRateLimitHeaders(reply, await limiter.consume(request.ip)));
+      register(scope);
+    });
+  }
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {

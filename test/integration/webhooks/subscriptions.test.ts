@@ -63,7 +63,7 @@ describe('creating a subscription', () => {
     const res = await org.core.get('/v1/webhooks/event-types');
     expect(res.status).toBe(200);
     expect(res.body.data.names).toContain('master_settlement_rule.executed');
-    expect(res.body.data.wildcards).toEqual(['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*']);
+    expect(res.body.data.wildcards).toEqual(['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'payment_intent.*', '*']);
     expect(res.body.data.upperCase).toContainEqual({ identifier: 'DEPOSITE_INCOMING_DETECTED', covers: ['address.incoming_transfer', 'master.incoming_transfer'] });
   });
 });
