@@ -5,7 +5,7 @@ import type { PublicCheckoutService } from './public-checkout.service';
 
 /** The hosted page's files, shipped next to this module (`npm run build` copies them to dist). */
 const PAGE_DIR = join(__dirname, 'checkout-page');
-const ASSETS: Record<string, string> = { 'checkout.css': 'text/css; charset=utf-8', 'checkout.js': 'text/javascript; charset=utf-8' };
+const ASSETS: Record<string, string> = { 'checkout.css': 'text/css; charset=utf-8', 'checkout.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml' };
 
 /**
  * Strict: the page runs only its own script and style, talks only to this host, loads images from

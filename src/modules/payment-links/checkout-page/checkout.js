@@ -171,8 +171,9 @@
       li.className = i < reached ? 'done' : i === reached ? 'current' : '';
       if (i === reached) li.setAttribute('aria-current', 'step'); else li.removeAttribute('aria-current');
     });
-    $('status-detail').textContent = s.amountReceived !== '0' ? 'Received so far: ' + s.amountReceived + ' ' + s.asset.symbol : '';
     var finished = st[0] === 'paid' || st[0] === 'expired' || st[0] === 'failed';
+    $('pay-title').textContent = finished ? 'Payment' : 'Send exactly';
+    $('status-detail').textContent = s.amountReceived !== '0' ? (finished ? 'Received: ' : 'Received so far: ') + s.amountReceived + ' ' + s.asset.symbol : '';
     show($('payment-details'), !finished);
     if (s.message) { $('message').textContent = s.message; show($('message'), true); }
     $('main').setAttribute('aria-busy', 'false');
