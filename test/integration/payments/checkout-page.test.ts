@@ -77,6 +77,7 @@ describe('the hosted checkout page in a real browser', () => {
     await page.getByLabel('Asset').selectOption(own.assets.USDC.id);
     await page.screenshot({ path: join(ARTIFACTS, '1-choose.png'), fullPage: true });
     // Keyboard only: the button is reachable and works with Enter.
+    const qrCode = page.waitForResponse((r) => r.url().endsWith('/qr.svg'));
     await page.getByRole('button', { name: 'Continue to payment' }).focus();
     await page.keyboard.press('Enter');
 
@@ -85,7 +86,9 @@ describe('the hosted checkout page in a real browser', () => {
     expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(await page.locator('#pay-amount').textContent()).toBe('7.25');
     expect(await page.locator('#pay-asset').textContent()).toBe('USDC');
-    expect(await page.locator('#qr').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    // The QR code is drawn by the server, as SVG, and shown.
+    expect((await qrCode).headers()['content-type']).toContain('image/svg+xml');
+    expect(await page.locator('#qr').isVisible()).toBe(true);
     expect(await page.locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
     expect(page.url()).toContain('?session=');
 
