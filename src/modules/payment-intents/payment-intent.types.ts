@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, Length, Max, Min } from 'class-validator';
+import { IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
@@ -59,7 +59,7 @@ export class CreatePaymentIntentInput implements CreatePaymentIntent {
   @Field(() => ID, { description: 'The settlement wallet: the deposit address is derived under it and paid funds are swept to it' }) masterWalletId!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
   @Field(() => JSONObject, { nullable: true }) @IsOptional() metadata?: Record<string, unknown>;
-  @Field(() => Int, { nullable: true, description: 'Default CHECKOUT_TTL_SECONDS (900); 5 to 604800' }) @IsOptional() @IsInt() @Min(5) @Max(604_800) expiresInSeconds?: number;
+  @Field(() => Int, { nullable: true, description: 'Default CHECKOUT_TTL_SECONDS (900); 5 to 604800' }) @IsOptional() @Min(5) @Max(604_800) expiresInSeconds?: number;
 }
 
 @InputType('CancelPaymentIntentInput')

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsInt, IsOptional, IsUrl, Length, Matches, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsOptional, IsUrl, Length, Matches, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
@@ -70,7 +70,7 @@ export class CreatePaymentLinkInput implements CreatePaymentLink {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 50) channel?: string;
   @Field({ description: 'e.g. USD or USDC' }) @Matches(CURRENCY, { message: 'must be 2-10 letters or digits, starting with a letter' }) currency!: string;
   @Field(() => Decimal, { nullable: true, description: 'Omit (or null) for an open amount the payer chooses' }) @IsOptional() amount?: string;
-  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(1) @Max(1_000_000) paymentLimit?: number;
+  @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(1_000_000) paymentLimit?: number;
   @Field(() => Date, { nullable: true }) @IsOptional() expiresAt?: Date;
   @Field(() => ID) evmSettlementWalletId!: string;
   @Field(() => String, { nullable: true, description: 'Refused (INVALID_NETWORK): no Solana in Keel' }) @IsOptional() solanaSettlementWalletId?: string;
@@ -91,7 +91,7 @@ export class UpdatePaymentLinkInput implements UpdatePaymentLink {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 50) channel?: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Matches(CURRENCY, { message: 'must be 2-10 letters or digits, starting with a letter' }) currency?: string;
   @Field(() => Decimal, { nullable: true, description: 'null makes the amount open' }) @IsOptional() amount?: string | null;
-  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(1) @Max(1_000_000) paymentLimit?: number;
+  @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(1_000_000) paymentLimit?: number;
   @Field(() => Date, { nullable: true }) @IsOptional() expiresAt?: Date;
   @Field(() => ID, { nullable: true }) @IsOptional() evmSettlementWalletId?: string;
   @Field(() => String, { nullable: true }) @IsOptional() solanaSettlementWalletId?: string;
