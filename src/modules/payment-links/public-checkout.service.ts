@@ -112,10 +112,13 @@ export class PublicCheckoutService {
 
     const address = await this.desk.newAddress(link.organizationId, link.evmSettlementWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
     const checkout = await this.uow.run('payment-link.checkout', async (trx) => {
-      // Under the link's lock: open checkouts hold their payment until they end, so a limit is never overrun.
-      const locked = await PaymentLinkModel.query(trx).findById(link.id).forUpdate();
-      const again = locked && (await this.unavailable(trx, locked));
-      if (!locked || again) throw again || KeelError.notFound(LINK);
+      // A limited link is checked again under its lock: open checkouts hold their payment until
+      // they end, so a limit is never overrun. Unlimited links take checkouts concurrently.
+      if (link.paymentLimit !== null) {
+        const locked = await PaymentLinkModel.query(trx).findById(link.id).forUpdate();
+        const again = locked && (await this.unavailable(trx, locked));
+        if (!locked || again) throw again || KeelError.notFound(LINK);
+      }
       return this.desk.insert(trx, { organizationId: link.organizationId, masterWalletId: link.evmSettlementWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id }, address);
     });
     return this.sessionView(checkout, link);
