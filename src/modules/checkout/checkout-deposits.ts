@@ -92,13 +92,17 @@ export class CheckoutDeposits implements DepositListener {
     const transfers = await CheckoutTransferModel.query(trx)
       .whereIn('chainTransferId', deposits.map((d) => d.id))
       .whereNot('status', 'REVERTED');
-    for (const transfer of transfers) {
-      let checkout = await this.desk.locked(trx, transfer.checkoutId);
+    for (const seen of transfers) {
+      let checkout = await this.desk.locked(trx, seen.checkoutId);
+      // Read again under the checkout's lock: the checkout watcher may have confirmed it meanwhile.
+      const transfer = await CheckoutTransferModel.query(trx).findById(seen.id).forUpdate();
+      if (!transfer || transfer.status === 'REVERTED') continue;
       const updated = await CheckoutTransferModel.query(trx).patchAndFetchById(transfer.id, { status: 'REVERTED', updatedAt: new Date() });
       if (transfer.kind === 'PAYMENT') {
         const value = BigInt(transfer.rawValue);
         const column = transfer.status === 'CONFIRMED' ? 'receivedRaw' : 'confirmingRaw';
-        checkout = await this.desk.update(trx, checkout, { [column]: (BigInt(checkout[column]) - value).toString() });
+        // What the head showed is gone with the fork: detection starts again from nothing.
+        checkout = await this.desk.update(trx, checkout, { [column]: (BigInt(checkout[column]) - value).toString(), seenRaw: '0' });
       }
       await this.desk.transferChanged(trx, checkout, updated, false);
     }

@@ -55,14 +55,18 @@ export class CheckoutWatcher implements Worker {
     }
   }
 
-  /** Recorded payments still confirming: their count from each chain's head. */
+  /**
+   * Recorded payments still confirming: their count from each chain's head, while their block is
+   * still the chain's block at that height (after a reorg the deposit watcher reverts them).
+   */
   async countConfirmations(): Promise<void> {
-    const rows: { id: string; blockchainId: string; blockNumber: string; confirmations: number }[] = await this.db('checkout_transfers as t')
+    const rows: { id: string; blockchainId: string; blockNumber: string; blockHash: string; confirmations: number }[] = await this.db('checkout_transfers as t')
       .join('checkouts as c', 'c.id', 't.checkoutId')
+      .join('chain_transfers as ct', 'ct.id', 't.chainTransferId')
       .where('t.status', 'CONFIRMING')
       .orderBy('t.createdAt')
       .limit(BATCH)
-      .select('t.id', 'c.blockchainId', 't.blockNumber', 't.confirmations');
+      .select('t.id', 'c.blockchainId', 't.blockNumber', 'ct.blockHash', 't.confirmations');
     const heads = new Map<string, number>();
     for (const row of rows) {
       const network = this.networks.get(row.blockchainId);
@@ -70,6 +74,7 @@ export class CheckoutWatcher implements Worker {
       if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await network.provider.getBlockNumber());
       const confirmations = heads.get(row.blockchainId)! - Number(row.blockNumber) + 1;
       if (confirmations <= row.confirmations) continue;
+      if ((await network.provider.getBlock(Number(row.blockNumber)))?.hash !== row.blockHash) continue;
       await this.db.transaction(async (trx) => {
         const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
         if (!transfer || transfer.status !== 'CONFIRMING') return;

@@ -3,10 +3,13 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, Browser, Page } from 'playwright-core';
-import { mine } from '../../support/chain-controls';
+import { mine, revert, snapshot } from '../../support/chain-controls';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { PAYMENT_CONFIG } from './support';
+import { ApiClient } from '../../support/api-client';
 
 const ARTIFACTS = join(__dirname, '../../../test-artifacts/checkout-page');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -115,4 +118,36 @@ describe('the hosted checkout page in a real browser', () => {
     expect(transfers).toMatchObject([{ kind: 'PAYMENT', status: 'CONFIRMED', txHash: paid.body.data.txHash, amount: '7.25' }]);
     expect(problems).toEqual([]);
   }, 120_000);
+
+  test('a reorg that drops a confirming payment reverts the payment-link transfer and reopens the checkout; paying again completes it', async () => {
+    const { org, blockchainId, chain, t } = own;
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Reorg shop' })).body.data;
+    const link = (await org.core.post('/v1/payment/links', { name: 'Reorg-proof', currency: 'USD', amount: '4', evmSettlementWalletId: wallet.id })).body.data;
+    const session = (await new ApiClient(t.coreUrl, {}).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId, assetId: own.assets.USDC.id })).body.data;
+    const sessionOf = async () => (await new ApiClient(t.coreUrl, {}).get(`/v1/checkout/sessions/${session.id}`)).body.data;
+    const transfersOf = async () => (await org.core.get(`/v1/payment/links/${link.id}/transfers`)).body.data;
+
+    const before = await snapshot(chain.rpcUrl);
+    await org.core.post('/v1/dev/faucet', { blockchainId, address: session.depositAddress, asset: 'USDC', amount: '4' });
+    await mine(chain.rpcUrl, 1);
+    await eventually(async () => (await sessionOf()).status === 'CONFIRMING');
+    expect(await transfersOf()).toMatchObject([{ status: 'CONFIRMING', confirmations: 2, requiredConfirmations: 4 }]);
+
+    // Another fork from before the payment, longer than the old one.
+    await revert(chain.rpcUrl, before);
+    await fundFromFaucet(chain.rpcUrl, devChainAccount(0).privateKey, { to: devChainAccount(7).address, amount: '1' });
+    await mine(chain.rpcUrl, 3);
+    await eventually(async () => (await transfersOf())[0]?.status === 'REVERTED', 20_000, 100);
+    expect(await sessionOf()).toMatchObject({ status: 'AWAITING_PAYMENT', amountReceived: '0', amountConfirming: '0' });
+    const reported = (await t.keel.platform.db('outbox_events').where({ type: 'payment_link_transfer.updated' }).select('envelope'))
+      .map((r: { envelope: any }) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope).data)
+      .filter((d: any) => d.paymentLinkId === link.id);
+    expect(reported.map((d: any) => d.status)).toEqual(['REVERTED']);
+
+    await org.core.post('/v1/dev/faucet', { blockchainId, address: session.depositAddress, asset: 'USDC', amount: '4' });
+    await mine(chain.rpcUrl, 3);
+    await eventually(async () => (await sessionOf()).status === 'PAID', 20_000, 100);
+    expect((await transfersOf()).map((x: any) => x.status).sort()).toEqual(['CONFIRMED', 'REVERTED']);
+    expect((await org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(1);
+  }, 60_000);
 });
