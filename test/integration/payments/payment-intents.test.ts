@@ -1,20 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { PAYMENT_CONFIG, Merchant, merchant, pay, received, startTestKeel, subscribe, eventually, WebhookReceiver, TestKeel } from './support';
+import { Merchant, pay, paymentWorld, received, eventually, WebhookReceiver, TestKeel } from './support';
 
 describe('payment intents through every status', () => {
-  let t: TestKeel;
-  let m: Merchant;
-  let other: Merchant;
-  const hooks = new WebhookReceiver();
-
-  beforeAll(async () => {
-    t = await startTestKeel(PAYMENT_CONFIG);
-    [m, other] = await Promise.all([merchant(t), merchant(t)]);
-    await subscribe(m, await hooks.start(), ['payment_intent.*']);
-  });
-  afterAll(async () => {
-    await hooks.stop();
-    await t?.stop();
+  const world = paymentWorld(['payment_intent.*']);
+  let t: TestKeel, m: Merchant, other: Merchant, hooks: WebhookReceiver;
+  beforeAll(() => {
+    ({ t, m, other, hooks } = world);
   });
 
   async function create(body: Record<string, unknown>, headers?: Record<string, string>) {

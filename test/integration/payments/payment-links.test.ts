@@ -1,19 +1,10 @@
-import { PAYMENT_CONFIG, Merchant, merchant, pay, publicClient, received, sessionReaches, startTestKeel, subscribe, eventually, WebhookReceiver, TestKeel } from './support';
+import { PAYMENT_CONFIG, Merchant, pay, paymentWorld, publicClient, received, sessionReaches, eventually, WebhookReceiver, TestKeel } from './support';
 
 describe('payment links paid end to end on the dev chain through the API', () => {
-  let t: TestKeel;
-  let m: Merchant;
-  let other: Merchant;
-  const hooks = new WebhookReceiver();
-
-  beforeAll(async () => {
-    t = await startTestKeel(PAYMENT_CONFIG);
-    [m, other] = await Promise.all([merchant(t), merchant(t)]);
-    await subscribe(m, await hooks.start(), ['payment_link.*', 'payment_link_transfer.*']);
-  });
-  afterAll(async () => {
-    await hooks.stop();
-    await t?.stop();
+  const world = paymentWorld(['payment_link.*', 'payment_link_transfer.*']);
+  let t: TestKeel, m: Merchant, other: Merchant, hooks: WebhookReceiver;
+  beforeAll(() => {
+    ({ t, m, other, hooks } = world);
   });
 
   async function createLink(body: Record<string, unknown>, owner = m) {

@@ -62,5 +62,29 @@ export async function sessionReaches(client: ApiClient, id: string, status: stri
   }, timeoutMs, 100);
 }
 
+export interface PaymentWorld {
+  t: TestKeel;
+  /** The merchant whose events `hooks` receives. */
+  m: Merchant;
+  /** Another organisation, for cross-organisation checks. */
+  other: Merchant;
+  hooks: WebhookReceiver;
+}
+
+/** A Keel for the describe block: two merchants, the first subscribed to `eventTypes` at a receiver. */
+export function paymentWorld(eventTypes: string[]): PaymentWorld {
+  const world = { hooks: new WebhookReceiver() } as PaymentWorld;
+  beforeAll(async () => {
+    world.t = await startTestKeel(PAYMENT_CONFIG);
+    [world.m, world.other] = await Promise.all([merchant(world.t), merchant(world.t)]);
+    await subscribe(world.m, await world.hooks.start(), eventTypes);
+  });
+  afterAll(async () => {
+    await world.hooks.stop();
+    await world.t?.stop();
+  });
+  return world;
+}
+
 export { eventually, WebhookReceiver, startTestKeel };
 export type { TestKeel, TestOrg };
