@@ -1,4 +1,4 @@
-import { PAYMENT_CONFIG, Merchant, pay, paymentWorld, publicClient, received, sessionReaches, eventually, WebhookReceiver, TestKeel } from './support';
+import { PAYMENT_CONFIG, Merchant, pay, paymentWorld, publicClient, received, sessionReaches, startTestKeel, eventually, WebhookReceiver, TestKeel } from './support';
 
 describe('payment links paid end to end on the dev chain through the API', () => {
   const world = paymentWorld(['payment_link.*', 'payment_link_transfer.*']);
@@ -200,6 +200,12 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect((await m.org.core.get(`/v1/payment/links?from=2000-01-01&to=2000-01-02`)).body.total).toBe(0);
     expect((await m.org.core.get(`/v1/payment/links?masterWalletId=${m.wallet.id}&isActive=true&search=Alpha`)).body.data.map((l: any) => l.id)).toEqual([a.id]);
 
+    // The same through GraphQL.
+    const bySlug = await m.org.core.graphql('query($slug: String!) { paymentLinkBySlug(slug: $slug) { id amount currency allowedAssets { symbol } checkoutUrl } }', { slug: a.slug });
+    expect(bySlug.body.data.paymentLinkBySlug).toMatchObject({ id: a.id, amount: '1', currency: 'USD', checkoutUrl: `/pay/${a.slug}` });
+    const viaGraphql = await m.org.core.graphql('mutation($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { slug amount paymentsConsumed } }', { input: { name: 'Gamma tea', currency: 'USD', amount: '3.5', evmSettlementWalletId: m.wallet.id, slug: `gamma-${a.id.slice(0, 8)}` } });
+    expect(viaGraphql.body.data.createPaymentLink).toEqual({ slug: `gamma-${a.id.slice(0, 8)}`, amount: '3.5', paymentsConsumed: 0 });
+
     const updated = await m.org.core.request('PUT', `/v1/payment/links/${a.id}`, { body: { name: 'Alpha tea, large', amount: '1.75', allowedAssetIds: [m.usdc.id], slug: `alpha-${a.id.slice(0, 8)}` } });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ name: 'Alpha tea, large', amount: '1.75', slug: `alpha-${a.id.slice(0, 8)}`, allowedAssets: [{ id: m.usdc.id }] });
@@ -220,9 +226,32 @@ describe('payment links paid end to end on the dev chain through the API', () =>
       const res = await other.org.core.request(method, path, method === 'PUT' ? { body: { name: 'mine now' } } : {});
       expect([method, path, res.status, res.body.error?.code]).toEqual([method, path, 404, 'NOT_FOUND']);
     }
+    const overGraphql = await other.org.core.graphql('query($id: ID!) { paymentLink(id: $id) { id } }', { id: a.id });
+    expect(overGraphql.body.errors[0].extensions.code).toBe('NOT_FOUND');
     const foreignWallet = await other.org.core.post('/v1/payment/links', { name: 'Theft', currency: 'USD', evmSettlementWalletId: m.wallet.id });
     expect(foreignWallet.status).toBe(404);
     expect((await other.org.core.get('/v1/payment/links')).body.total).toBe(0);
     expect((await m.org.core.get(`/v1/payment/links/not-a-uuid`)).status).toBe(404);
   }, 60_000);
+});
+
+describe('the public checkout API is rate-limited per client address', () => {
+  let t: TestKeel;
+  beforeAll(async () => {
+    t = await startTestKeel({ ...PAYMENT_CONFIG, CHECKOUT_RATE_LIMIT_PER_MINUTE: 3 });
+  });
+  afterAll(() => t?.stop());
+
+  test('the fourth request in a minute gets 429 RATE_LIMIT_EXCEEDED with the limit headers; API-key calls are not counted against it', async () => {
+    const client = publicClient(t);
+    for (let i = 0; i < 3; i++) {
+      const res = await client.get('/v1/checkout/links/no-such-link');
+      expect([res.status, res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining')]).toEqual([404, '3', String(2 - i)]);
+    }
+    const refused = await client.get('/pay/anything');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 3, remaining: 0 } });
+    const org = await t.createOrg();
+    expect((await org.core.get('/v1/payment/links')).status).toBe(200);
+  });
 });
