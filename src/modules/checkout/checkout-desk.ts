@@ -148,10 +148,6 @@ export class CheckoutDesk {
     } as Partial<CheckoutModel>);
   }
 
-  async row(id: string, trx: Knex | Knex.Transaction = this.db): Promise<CheckoutModel | undefined> {
-    return CheckoutModel.query(trx).findById(id);
-  }
-
   async locked(trx: Knex.Transaction, id: string): Promise<CheckoutModel> {
     return CheckoutModel.query(trx).findById(id).forUpdate().throwIfNotFound();
   }
