@@ -67,8 +67,9 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     },
   };
   try {
-    // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts.
-    await new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger).reconcileAll(networks);
+    // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts;
+    // a reset chain's deposits are taken back through every deposit listener (the ledger, checkouts).
+    await new ChainResetReconciler(platform.db, services.chainActivity.allListeners, services.orders, platform.logger).reconcileAll(networks);
     if (roles.has('api')) keel.core = await startApiRole(platform, services);
     if (roles.has('orderbook')) keel.pro = await startOrderbookRole(platform, services, workers);
     if (roles.has('worker')) for (const worker of workerRole(platform, services, networks)) await workers.start(worker);
