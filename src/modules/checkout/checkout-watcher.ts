@@ -20,6 +20,8 @@ const BATCH = 200;
  */
 export class CheckoutWatcher implements Worker {
   private loop?: { stop(): Promise<void> };
+  /** The head each chain had at its last detection pass. */
+  private readonly lookedAt = new Map<string, number>();
 
   constructor(
     private readonly db: Knex,
@@ -85,23 +87,33 @@ export class CheckoutWatcher implements Worker {
     }
   }
 
-  /** Checkouts still awaiting payment whose address holds the asset at the chain head: DETECTED. */
+  /**
+   * Checkouts still awaiting payment whose address holds the asset at the chain head: DETECTED.
+   * A chain whose head has not moved since its last look is skipped: a fresh address can only
+   * receive in a new block.
+   */
   async detect(): Promise<void> {
     const open = await CheckoutModel.query(this.db).where('status', 'AWAITING_PAYMENT').where('expiresAt', '>', new Date()).orderBy('createdAt', 'desc').limit(BATCH);
     if (!open.length) return;
     const assets = new Map((await AssetModel.query(this.db).findByIds([...new Set(open.map((c) => c.assetId))])).map((a) => [a.id, a]));
-    await Promise.all(
-      open.map(async (c) => {
-        const network = this.networks.get(c.blockchainId);
-        const asset = assets.get(c.assetId);
-        if (!network || !asset) return;
-        const [balance] = await readBalances(network.provider, c.depositAddress, [asset]);
-        if (balance <= 0n) return;
-        await this.db.transaction(async (trx) => {
-          const checkout = await this.desk.locked(trx, c.id);
-          if (checkout.status === 'AWAITING_PAYMENT') await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
-        });
-      }),
-    );
+    for (const blockchainId of new Set(open.map((c) => c.blockchainId))) {
+      const network = this.networks.get(blockchainId);
+      if (!network) continue;
+      const head = await network.provider.getBlockNumber();
+      if (this.lookedAt.get(blockchainId) === head) continue;
+      await Promise.all(
+        open
+          .filter((c) => c.blockchainId === blockchainId && assets.has(c.assetId))
+          .map(async (c) => {
+            const [balance] = await readBalances(network.provider, c.depositAddress, [assets.get(c.assetId)!]);
+            if (balance <= 0n) return;
+            await this.db.transaction(async (trx) => {
+              const checkout = await this.desk.locked(trx, c.id);
+              if (checkout.status === 'AWAITING_PAYMENT') await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
+            });
+          }),
+      );
+      this.lookedAt.set(blockchainId, head);
+    }
   }
 }
