@@ -20,6 +20,7 @@ import { loopWorker, Worker, Workers } from './platform/worker';
 import { ClientRateLimiter } from './platform/rate-limit';
 import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
 import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
+import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -85,6 +86,7 @@ async function startApiRole(platform: Platform, services: Services): Promise<Run
   const publicRoutes = {
     register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout),
     limiter: new ClientRateLimiter(platform.redis, config.REDIS_PREFIX, 'checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE, config.REDIS_COMMAND_TIMEOUT_MS),
+    openapiPaths: CHECKOUT_OPENAPI_PATHS,
   };
   const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API', publicRoutes });
   return listen(app, platform.config.HOST, platform.config.CORE_PORT);

@@ -35,7 +35,7 @@ export interface HostOptions {
   services: Services;
   title: string;
   /** Routes served without an API key (the public checkout API and page), rate-limited per client address. */
-  publicRoutes?: { register(app: FastifyInstance): void; limiter: ClientRateLimiter };
+  publicRoutes?: { register(app: FastifyInstance): void; limiter: ClientRateLimiter; openapiPaths: Record<string, Record<string, unknown>> };
 }
 
 export interface RunningHost {
@@ -129,7 +129,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
   let openapi: Record<string, unknown> | undefined;
   app.get('/v1/openapi.json', async () => {
-    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes });
+    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes, extraPaths: opts.publicRoutes?.openapiPaths });
     return openapi;
   });
 

@@ -232,6 +232,12 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect(foreignWallet.status).toBe(404);
     expect((await other.org.core.get('/v1/payment/links')).body.total).toBe(0);
     expect((await m.org.core.get(`/v1/payment/links/not-a-uuid`)).status).toBe(404);
+
+    // The API document: the rows above, and the public checkout without the API key.
+    const doc = (await publicClient(t).get('/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths['/v1/payment/links'])).toEqual(['post', 'get']);
+    expect(doc.paths['/v1/payment/intents/{id}/cancel'].post.tags).toEqual(['Payment intents']);
+    expect(doc.paths['/v1/checkout/links/{slug}/sessions'].post).toMatchObject({ security: [], tags: ['Public checkout'] });
   }, 60_000);
 });
 
