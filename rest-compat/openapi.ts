@@ -39,9 +39,17 @@ function argumentSchema(converter: SchemaConverter, route: CompiledRoute, arg: G
 }
 
 /** OpenAPI 3.1, generated from the same route rows and GraphQL schema that serve the requests. */
-export function buildOpenApi(opts: { title: string; version: string; serverUrl: string; schema: GraphQLSchema; routes: CompiledRoute[] }): Record<string, unknown> {
+export function buildOpenApi(opts: {
+  title: string;
+  version: string;
+  serverUrl: string;
+  schema: GraphQLSchema;
+  routes: CompiledRoute[];
+  /** Paths of routes that run no GraphQL operation (the public checkout), documented by hand. */
+  extraPaths?: Record<string, Record<string, unknown>>;
+}): Record<string, unknown> {
   const converter = new SchemaConverter({ documentChecks: true });
-  const paths: Record<string, Record<string, unknown>> = {};
+  const paths: Record<string, Record<string, unknown>> = { ...opts.extraPaths };
   for (const route of opts.routes) {
     const { row, fieldDef } = route;
     const result = converter.output(fieldDef.type);

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { FastifyInstance } from 'fastify';
 import { Config } from './platform/config';
 import { openPlatform, Platform } from './platform/platform';
 import { createServices, Services } from './services';
@@ -17,6 +18,10 @@ import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
+import { ClientRateLimiter } from './platform/rate-limit';
+import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
+import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
+import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -64,8 +69,9 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     },
   };
   try {
-    // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts.
-    await new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger).reconcileAll(networks);
+    // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts;
+    // a reset chain's deposits are taken back through every deposit listener (the ledger, checkouts).
+    await new ChainResetReconciler(platform.db, services.chainActivity.allListeners, services.orders, platform.logger).reconcileAll(networks);
     // Every role screens addresses in memory: each picks up a list loaded with `keel aml load`.
     await workers.start(new SanctionsListWatcher(services.sanctionsLists, services.sanctions, services.shippedSanctions, platform.config.SANCTIONS_REFRESH_INTERVAL_MS, platform.logger));
     if (roles.has('api')) keel.core = await startApiRole(platform, services);
@@ -79,7 +85,13 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
 }
 
 async function startApiRole(platform: Platform, services: Services): Promise<RunningHost> {
-  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
+  const { config } = platform;
+  const publicRoutes = {
+    register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout),
+    limiter: new ClientRateLimiter(platform.redis, config.REDIS_PREFIX, 'checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE, config.REDIS_COMMAND_TIMEOUT_MS),
+    openapiPaths: CHECKOUT_OPENAPI_PATHS,
+  };
+  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API', publicRoutes });
   return listen(app, platform.config.HOST, platform.config.CORE_PORT);
 }
 
@@ -111,6 +123,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
         (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
       ),
     ),
+    new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, logger),
     loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
   ];
 }

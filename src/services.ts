@@ -45,6 +45,12 @@ import { AgentWalletService } from './modules/agents/agent-wallet.service';
 import { AgentPolicyService } from './modules/agents/agent-policy.service';
 import { AgentPaymentService } from './modules/agents/agent-payment.service';
 import { AgentPaymentOutcomes } from './modules/agents/agent-payment-outcomes';
+import { CheckoutDesk } from './modules/checkout/checkout-desk';
+import { CheckoutDeposits } from './modules/checkout/checkout-deposits';
+import { PaymentLinkService } from './modules/payment-links/payment-link.service';
+import { PaymentLinkCheckouts } from './modules/payment-links/payment-link-checkouts';
+import { PublicCheckoutService } from './modules/payment-links/public-checkout.service';
+import { PaymentIntentService } from './modules/payment-intents/payment-intent.service';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -106,6 +112,13 @@ export interface Services {
   agentPayments: AgentPaymentService;
   /** Moves agent payments on as the transaction sender signs, confirms or fails their lines. */
   agentPaymentOutcomes: AgentPaymentOutcomes;
+  /** Payments: the checkout mechanics links and intents share, and the deposits matched to them. */
+  checkouts: CheckoutDesk;
+  checkoutDeposits: CheckoutDeposits;
+  paymentLinks: PaymentLinkService;
+  /** The public (no API key) side of payment links: the hosted page's API. */
+  publicCheckout: PublicCheckoutService;
+  paymentIntents: PaymentIntentService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -132,7 +145,15 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   // The AML screen first (a flagged deposit is held from auto-sweep), then the ledger: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
   chainActivity.onDeposit(custodyLedgerSync);
-  chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
+  const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger);
+  chainActivity.onDeposit(sweeper);
+  const checkouts = new CheckoutDesk(db, addresses, chains, config.PAYMENT_CONFIRMATIONS);
+  const checkoutDeposits = new CheckoutDeposits(checkouts, sweeper);
+  chainActivity.onDeposit(checkoutDeposits);
+  const paymentLinks = new PaymentLinkService(db, outbox, masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_PUBLIC_URL);
+  checkouts.own('link', new PaymentLinkCheckouts(paymentLinks, outbox));
+  const paymentIntents = new PaymentIntentService(db, outbox, masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS);
+  checkouts.own('intent', paymentIntents);
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
   const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
@@ -180,5 +201,10 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     walletAml,
     flaggedTransfers: new FlaggedTransferService(db, chains, outbox, unitOfWork),
     prices,
+    checkouts,
+    checkoutDeposits,
+    paymentLinks,
+    publicCheckout: new PublicCheckoutService(db, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS),
+    paymentIntents,
   };
 }

@@ -3,6 +3,7 @@ import { accessTokenCoreRoutes } from './access-tokens';
 import { amlRoutes } from './aml';
 import { priceRoutes } from './prices';
 import { agentRoutes } from './agents';
+import { paymentRoutes } from './payments';
 
 /** The core host's REST endpoints (/v1). */
 export const coreRoutes: RouteRow[] = [
@@ -60,4 +61,5 @@ export const coreRoutes: RouteRow[] = [
   ...priceRoutes,
 
   ...agentRoutes,
+  ...paymentRoutes,
 ];

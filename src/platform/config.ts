@@ -138,6 +138,16 @@ export const configSchema = z.object({
   PRICE_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   /** An order-book trade older than this no longer prices its base asset (then the price is unavailable). */
   PRICE_TRADE_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** How long a checkout (a payment link session or a payment intent) waits for its payment. */
+  CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(30).max(7 * 86_400).default(900),
+  /** Confirmations a payment needs before it counts as paid (at least the chain's own count). */
+  PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1_000).default(3),
+  /** How often the checkout watcher looks at open checkouts (detection at the head, confirmations, expiry). */
+  CHECKOUT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /** The public base URL of the core host, for payment links' checkoutUrl (`<url>/pay/<slug>`); empty: the path alone. */
+  CHECKOUT_PUBLIC_URL: z.string().default(''),
+  /** The public checkout API and page: requests per client address per minute. */
+  CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };

@@ -10,6 +10,11 @@ import { setRateLimitHeaders } from './rate-limit-headers';
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Routes a host registered as public (createHost's publicRoutes): no API key, their own rate limit. */
+function isPublicRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as { public?: boolean } | undefined)?.public === true;
+}
+
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
@@ -25,7 +30,7 @@ function pathOf(url: string): string {
 export function registerGuards(app: FastifyInstance, host: Host, platform: Platform): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Request-Id', request.id);
-    if (OPEN_PATHS.has(pathOf(request.url)) || request.method === 'OPTIONS') return;
+    if (OPEN_PATHS.has(pathOf(request.url)) || request.method === 'OPTIONS' || isPublicRoute(request)) return;
     const principal = await platform.authenticator.authenticate(host, {
       apiKey: header(request.headers.apikey),
       orgId: header(request.headers.orgid) ?? header(request.headers.appid),
