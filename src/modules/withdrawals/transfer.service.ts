@@ -14,7 +14,17 @@ import { transactionRequest } from './transaction-request';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
-export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup';
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'swap';
+
+/** A line Keel queues itself: a send of `rawAmount`, or a contract `call` (a DEX approval or swap) that moves it. */
+export interface QueuedLine {
+  asset: AssetType;
+  recipient: string;
+  rawAmount: bigint;
+  /** Runs only after this line confirmed. */
+  afterItemId?: string;
+  call?: { to: string; data: string; value: bigint };
+}
 
 /** One line of a transfer as the caller asks for it: whole units of an asset to a recipient. */
 export interface TransferLine {
@@ -139,9 +149,10 @@ export class TransferService {
     wallet: SendingWallet,
     blockchainId: string,
     kind: TransferKind,
-    lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[],
+    lines: QueuedLine[],
+    status: 'QUEUED' | 'PENDING_APPROVAL' = 'QUEUED',
   ): Promise<{ transferId: string; itemIds: string[] }> {
-    return this.insert(trx, wallet, blockchainId, kind, 'QUEUED', lines, null);
+    return this.insert(trx, wallet, blockchainId, kind, status, lines, null);
   }
 
   async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLine[]): Promise<GasEstimateView> {
@@ -243,17 +254,31 @@ export class TransferService {
     }
   }
 
-  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: QueuedLine[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
     const [transfer] = await trx('transfers')
       .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
       .returning('id');
     const transferId = (transfer as { id: string }).id;
     const items: { id: string }[] = await trx('transfer_items')
-      .insert(lines.map((l, position) => ({ transferId, position, assetId: l.asset.id, recipient: l.recipient, rawAmount: l.rawAmount.toString(), status, afterItemId: l.afterItemId ?? null })))
+      .insert(
+        lines.map((l, position) => ({
+          transferId,
+          position,
+          assetId: l.asset.id,
+          recipient: l.recipient,
+          rawAmount: l.rawAmount.toString(),
+          status,
+          afterItemId: l.afterItemId ?? null,
+          callTo: l.call?.to ?? null,
+          callData: l.call?.data ?? null,
+          callValue: l.call ? l.call.value.toString() : null,
+        })),
+      )
       .returning('id');
+    // A line that moves nothing (a DEX approval) takes nothing from the ledger.
     await this.funds.reserve(
       trx,
-      lines.map((l, i) => ({ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id })),
+      lines.map((l, i) => ({ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id })).filter((l) => l.rawAmount > 0n),
     );
     return { transferId, itemIds: items.map((i) => i.id) };
   }
