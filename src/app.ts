@@ -14,6 +14,7 @@ import { DepositWatcher, startDepositWatchers } from './modules/deposits/deposit
 import { ChainResetReconciler } from './modules/deposits/chain-reset';
 import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
+import { SwapOutcomes } from './modules/swaps/swap-outcomes';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 
@@ -94,6 +95,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const { config, db, logger } = platform;
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
   sender.onOutcome(services.custodyLedgerSync);
+  sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, logger));
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),

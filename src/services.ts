@@ -29,6 +29,9 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { SwapService } from './modules/swaps/swap.service';
+import { DexQuoter } from './modules/swaps/dex-quoter';
+import { DestinationScreen, UNSCREENED } from './modules/swaps/destination-screen';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -68,6 +71,10 @@ export interface Services {
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
+  /** Swaps on each chain's Uniswap V2. */
+  swaps: SwapService;
+  /** Checks every destination a swap or settlement rule sends to (the AML screening plugs in here). */
+  destinationScreen: DestinationScreen;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -86,6 +93,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork);
+  const destinationScreen: DestinationScreen = UNSCREENED;
+  const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // The ledger first: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(custodyLedgerSync);
@@ -118,5 +127,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     orderQueries: orders.queries,
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
+    swaps,
+    destinationScreen,
   };
 }

@@ -99,7 +99,7 @@ export interface TransferFunds {
 }
 
 /** A line checked and priced: the asset it moves and its amount in the smallest unit. */
-interface PricedLine extends PolicyLine {
+export interface PricedLine extends PolicyLine {
   asset: AssetType;
   recipient: string;
 }
@@ -226,7 +226,7 @@ export class TransferService {
    * The chain balance must cover this transfer plus every line still on its way out from the same
    * address, and the native balance must leave room for gas.
    */
-  private async ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
+  async ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
     const pending: { assetId: string; total: string }[] = await this.db('transfer_items as i')
       .join('transfers as t', 't.id', 'i.transferId')
       .where({ 't.fromAddress': wallet.address, 't.blockchainId': network.blockchainId })
