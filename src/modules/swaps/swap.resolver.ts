@@ -6,8 +6,8 @@ import { SwapFilterArgs, SwapInputType, SwapPage, SwapQuoteArgs, SwapQuoteType, 
 export class SwapResolver {
   @Authorized('read')
   @Query(() => SwapQuoteType, { description: "A quote from the chain's DEX: expected and minimum output, price impact, route, fees and gas" })
-  swapQuote(@Arg('input') input: SwapQuoteArgs, @Ctx() ctx: GraphQLContext): Promise<SwapQuoteType> {
-    return ctx.services.swaps.quote(input);
+  swapQuote(@Args() args: SwapQuoteArgs, @Ctx() ctx: GraphQLContext): Promise<SwapQuoteType> {
+    return ctx.services.swaps.quote(args);
   }
 
   @Authorized('write')

@@ -1,0 +1,93 @@
+import { ethers } from 'ethers';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
+
+describe("swaps on the dev chain's Uniswap V2", () => {
+  let t: TestKeel;
+  let org: TestOrg;
+  let other: TestOrg;
+  let chain: string;
+  let assets: Record<string, Asset>;
+  let provider: ethers.JsonRpcProvider;
+  let balanceOf: (symbol: string, owner: string) => Promise<bigint>;
+
+  beforeAll(async () => {
+    t = await startTestKeel(FAST);
+    org = await t.createOrg();
+    other = await t.createOrg();
+    chain = (await org.core.request('GET', '/v1/blockchains')).body.data[0].id;
+    assets = await assetsOf(org, chain);
+    provider = t.keel.services.networks.get(chain)!.provider;
+    balanceOf = balanceReader(provider, assets);
+  });
+  afterAll(() => t?.stop());
+
+  const swapDone = (id: string, client = org) =>
+    eventually(async () => {
+      const res = await client.core.request('GET', `/v1/swaps/${id}`);
+      return ['EXECUTED', 'FAILED', 'REJECTED'].includes(res.body.data.status) && res.body.data;
+    }, 45_000);
+
+  test('a quote names the route, expected and minimum output, price impact, pool fee and gas; the minimum follows the slippage tolerance', async () => {
+    const res = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.DAI.id}&amount=1000&slippageTolerance=1`);
+    expect(res.status).toBe(200);
+    const q = res.body.data;
+    expect(q.route.map((s: { symbol: string }) => s.symbol)).toEqual(['USDC', 'DAI']);
+    // 1,000 USDC into a 10M/10M pool: just under 997 DAI after the 0.3% fee and the trade's own impact.
+    expect(Number(q.expectedOutput)).toBeGreaterThan(996);
+    expect(Number(q.expectedOutput)).toBeLessThan(997);
+    expect(Number(q.minimumOutput)).toBeCloseTo(Number(q.expectedOutput) * 0.99, 6);
+    expect(Number(q.priceImpact)).toBeGreaterThan(0);
+    expect(Number(q.priceImpact)).toBeLessThan(0.1);
+    expect(q.fee).toMatchObject({ amount: '3', percent: '0.3', asset: { id: assets.USDC.id } });
+    expect(Number(q.gas.limit)).toBeGreaterThan(0);
+    expect(q.gas.approvalLimit).not.toBe('0');
+
+    const eth = (await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.ETH.id}&toAssetId=${assets.DAI.id}&amount=1&order=NO_SLIPPAGE`)).body.data;
+    expect(eth.minimumOutput).toBe(eth.expectedOutput);
+    expect(eth.gas.approvalLimit).toBe('0');
+
+    const bad = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.USDC.id}&amount=1`);
+    expect(bad.status).toBe(422);
+    const badOrder = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.DAI.id}&amount=1&order=SOONEST`);
+    expect(badOrder.status).toBe(422);
+    expect(badOrder.body.error.details.fields[0].field).toBe('order');
+  });
+
+  test('a token swap from a master wallet approves the router, then swaps; the recipient gets at least the minimum and master.swap_executed reports it', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '500', 'USDC');
+    const recipient = randomAddress();
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.USDC.id, toAssetId: assets.DAI.id, amount: '250', recipient, slippageTolerance: '0.5' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'QUEUED', amount: '250', recipient, route: ['USDC', 'DAI'], order: 'RECOMMENDED', slippageTolerance: '0.5' });
+    const done = await swapDone(res.body.data.id);
+    expect(done.status).toBe('EXECUTED');
+    const received = await balanceOf('DAI', recipient);
+    expect(ethers.formatUnits(received, 18).replace(/\.0$/, '')).toBe(done.outputAmount);
+    expect(received).toBeGreaterThanOrEqual(ethers.parseUnits(done.minimumOutput, 18));
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('250', 6));
+    const transfer = (await org.core.request('GET', `/v1/transfers/${done.transferId}`)).body.data;
+    expect(transfer.kind).toBe('swap');
+    expect(transfer.items.map((i: { status: string }) => i.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+
+    const event = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.swap_executed' }).whereRaw(`envelope->'data'->>'swapId' = ?`, [done.id]).first()) ?? false);
+    const data = event.envelope.data;
+    expect(data).toMatchObject({
+      status: 'EXECUTED',
+      txhash: done.txHash,
+      srcWalet: { id: wallet.id, name: 'Treasury', walletAddress: wallet.walletAddress },
+      dstAddress: recipient,
+      srcAsset: { id: assets.USDC.id, symbol: 'USDC', decimals: 6 },
+      dstAsset: { id: assets.DAI.id, symbol: 'DAI', decimals: 18 },
+      inputAmount: 250,
+      outputAmount: Number(done.outputAmount),
+      minOutputAmount: Number(done.minimumOutput),
+      blockchain: { id: chain },
+    });
+    expect(Number(data.gasFee)).toBeGreaterThan(0);
+  });
+});
