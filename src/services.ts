@@ -32,6 +32,8 @@ import { WalletDebts } from './modules/ledger/wallet-debts';
 import { SwapService } from './modules/swaps/swap.service';
 import { DexQuoter } from './modules/swaps/dex-quoter';
 import { DestinationScreen, UNSCREENED } from './modules/swaps/destination-screen';
+import { SettlementRuleService } from './modules/settlement-rules/settlement-rule.service';
+import { SettlementTrigger } from './modules/settlement-rules/settlement-trigger';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -75,6 +77,7 @@ export interface Services {
   swaps: SwapService;
   /** Checks every destination a swap or settlement rule sends to (the AML screening plugs in here). */
   destinationScreen: DestinationScreen;
+  settlementRules: SettlementRuleService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -99,6 +102,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   // The ledger first: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
+  chainActivity.onDeposit(new SettlementTrigger());
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
   return {
@@ -129,5 +133,6 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     marketData: new MarketDataService(db, markets, orders.queries),
     swaps,
     destinationScreen,
+    settlementRules: new SettlementRuleService(db, sendingWallets, chains, networks, outbox, unitOfWork),
   };
 }

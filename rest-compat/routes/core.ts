@@ -1,5 +1,6 @@
 import type { RouteRow } from '../route-table';
 import { swapRoutes } from './swaps';
+import { settlementRuleRoutes } from './settlement-rules';
 
 /** The core host's REST endpoints (/v1). */
 export const coreRoutes: RouteRow[] = [
@@ -53,4 +54,5 @@ export const coreRoutes: RouteRow[] = [
   { method: 'POST', path: '/v1/addresses/{addressId}/deactivate', field: 'deactivateAddress', params: { addressId: 'id' }, envelope: 'single', summary: 'Deactivate an address: Keel stops watching it', tag: 'Addresses' },
   { method: 'GET', path: '/v1/addresses/{addressId}/recoverable-assets', field: 'recoverableAssets', params: { addressId: 'id' }, envelope: 'single', summary: 'Native and token balances at the address, read from the chain (blockchainId required; rpcUrl; tokenAddresses comma-separated)', tag: 'Addresses' },
   ...swapRoutes,
+  ...settlementRuleRoutes,
 ];

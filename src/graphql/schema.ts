@@ -20,10 +20,11 @@ import { MarketDataResolver } from '../modules/market-data/market-data.resolver'
 import { LedgerResolver } from '../modules/ledger/ledger.resolver';
 import { DevFaucetResolver } from '../modules/dev-faucet/dev-faucet.resolver';
 import { SwapResolver } from '../modules/swaps/swap.resolver';
+import { SettlementRuleResolver } from '../modules/settlement-rules/settlement-rule.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, SwapResolver],
+  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, SwapResolver, SettlementRuleResolver],
   pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver],
 };
 

@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
-import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
+import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets/sending-wallets';
 import { OPEN_ITEM_STATUSES, QueuedLine, TransferService } from '../withdrawals/transfer.service';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
 import { APPROVAL_GAS, DexQuoter, DexRoute, SWAP_ORDERS, SwapOrder } from './dex-quoter';
@@ -185,7 +185,7 @@ export class SwapService {
   }
 
   private async check(organizationId: string, input: SwapInput) {
-    const wallet = await this.wallets.resolve(organizationId, walletSource(input));
+    const wallet = await this.wallets.resolve(organizationId, walletSourceOf(input));
     const priced = await this.price(input);
     if (!wallet.blockchainIds.includes(priced.from.blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
     const recipient = input.recipient ? checksummed(input.recipient, 'recipient') : wallet.address;
@@ -213,7 +213,7 @@ export class SwapService {
    * the approval (when the router's allowance does not cover this and the swaps already on their
    * way) and the swap, which waits for the approval to confirm.
    */
-  async enqueue(trx: Knex.Transaction, wallet: SendingWallet, priced: PricedSwap, recipient: string, status: 'QUEUED' | 'PENDING_APPROVAL' = 'QUEUED'): Promise<{ swapId: string; transferId: string; swapItemId: string }> {
+  async enqueue(trx: Knex.Transaction, wallet: SendingWallet, priced: PricedSwap, recipient: string, status: 'QUEUED' | 'PENDING_APPROVAL' = 'QUEUED', afterItemId?: string): Promise<{ swapId: string; transferId: string; swapItemId: string }> {
     const { network, from, to, amountIn, route, minOut } = priced;
     const router = this.dex.router(network);
     const lines: QueuedLine[] = [];
@@ -224,6 +224,8 @@ export class SwapService {
     }
     const deadline = Math.floor(Date.now() / 1000) + SWAP_DEADLINE_SECONDS;
     lines.push({ asset: from, recipient, rawAmount: amountIn, call: this.dex.swapCall(network, route, amountIn, minOut, recipient, deadline) });
+    // The first transaction may wait for another (a gas top-up of the sending address).
+    lines[0].afterItemId = afterItemId;
     const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'swap', lines, status);
     const swapItemId = itemIds[itemIds.length - 1];
     if (itemIds.length > 1) await trx('transfer_items').where({ id: swapItemId }).update({ afterItemId: itemIds[0] });
@@ -361,11 +363,6 @@ export function parseSlippage(text: string): bigint {
   return bp;
 }
 
-function walletSource(input: { masterWalletId?: string | null; addressId?: string | null }): WalletSource {
-  if (input.masterWalletId && !input.addressId) return { masterWalletId: Ids.uuid('Master wallet', input.masterWalletId) };
-  if (input.addressId && !input.masterWalletId) return { addressId: Ids.uuid('Address', input.addressId) };
-  throw KeelError.invalidField('masterWalletId', 'give exactly one of masterWalletId and addressId');
-}
 
 function checksummed(text: string, field: string): string {
   try {

@@ -206,13 +206,16 @@ export class MasterWalletService {
   private async views(rows: MasterWalletModel[], trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
-    const [links, counts] = await Promise.all([
+    const [links, counts, ruleCounts] = await Promise.all([
       this.walletChains(ids, trx),
       trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count'),
+      // Active settlement rules of the wallet and of its deposit addresses.
+      trx('settlement_rules').whereIn('master_wallet_id', ids).whereNull('deleted_at').where('is_active', true).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count'),
     ]);
     const chainRows = await BlockchainModel.query(trx).findByIds([...new Set([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)])]);
     const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
     const addressCounts = new Map(counts.map((c) => [c.masterWalletId, Number(c.count)]));
+    const settlementRuleCounts = new Map(ruleCounts.map((c) => [c.masterWalletId, Number(c.count)]));
     return rows.map((r) => {
       const own = links.filter((l) => l.masterWalletId === r.id);
       const chain = chains.get(r.blockchainId) as BlockchainType;
@@ -226,8 +229,8 @@ export class MasterWalletService {
         blockchainId: r.blockchainId,
         configurations: readConfigurations(r.configurations) as unknown as Record<string, unknown>,
         metadata: r.metadata,
-        // Settlement rules and payment links are counted here once those modules exist; none can exist yet.
-        analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: 0, paymentLinksCount: 0 },
+        // Payment links are counted here once that module exists; none can exist yet.
+        analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: settlementRuleCounts.get(r.id) ?? 0, paymentLinksCount: 0 },
         isActive: r.isActive,
         enabledBlockchains: own.map((l) => chains.get(l.blockchainId) as BlockchainType),
         monitoring: own.map((l) => ({ blockchainId: l.blockchainId, enabled: l.monitoringEnabled })),
