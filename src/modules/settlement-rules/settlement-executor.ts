@@ -8,7 +8,6 @@ import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
 import { OPEN_ITEM_STATUSES, TransferService } from '../withdrawals/transfer.service';
-import { transactionRequest } from '../withdrawals/transaction-request';
 import type { DestinationScreen } from '../swaps/destination-screen';
 import type { SwapService } from '../swaps/swap.service';
 import { APPROVAL_GAS } from '../swaps/dex-quoter';
@@ -73,40 +72,33 @@ export class SettlementExecutor {
     policy(wallet, from, destination, amount);
 
     if (!swap) {
-      const after = from.isNative ? undefined : await this.topUpGas(trx, wallet, network, TOKEN_SEND_GAS * gasPrice);
-      if (!from.isNative && !after) await this.ensureGas(network, wallet, from, destination, amount);
+      const after = from.isNative ? null : await this.gasFor(trx, wallet, network, TOKEN_SEND_GAS * gasPrice);
       const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'sweep', [{ asset: from, recipient: destination, rawAmount: amount, afterItemId: after ?? undefined }], status);
       return { kind: 'sweep', transferId, transferItemId: itemIds[itemIds.length - 1], swapId: null };
     }
     const priced = await this.swaps.priceRaw(from, to, amount, rule.orderType, String(rule.slippageTolerance));
     await this.swaps.admit(wallet, priced, destination);
-    const after = from.isNative ? undefined : await this.topUpGas(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice);
+    const after = from.isNative ? null : await this.gasFor(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice);
     const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, after ?? undefined);
     return { kind: 'swap', transferId: queued.transferId, transferItemId: queued.swapItemId, swapId: queued.swapId };
   }
 
   /**
-   * A deposit address with too little native coin for `gasCost` gets the difference from its master
-   * wallet first (the rule is the organisation's standing instruction to spend it); the id of that
-   * top-up line, or null when none is needed.
+   * Makes sure the sending address can pay `gasCost`: a deposit address with too little native coin
+   * gets the difference from its master wallet first (the rule is the organisation's standing
+   * instruction to spend it), and the id of that top-up line is returned; a master wallet without
+   * it is INSUFFICIENT_FUNDS (tried again later). Null when nothing is needed.
    */
-  private async topUpGas(trx: Knex.Transaction, wallet: SendingWallet, network: ChainNetwork, gasCost: bigint): Promise<string | null> {
-    if (!wallet.addressId) return null;
+  private async gasFor(trx: Knex.Transaction, wallet: SendingWallet, network: ChainNetwork, gasCost: bigint): Promise<string | null> {
     const [nativeBalance] = await readBalances(network.provider, wallet.address, [{ isNative: true, address: ethers.ZeroAddress }]);
     if (nativeBalance >= gasCost) return null;
+    if (!wallet.addressId) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds too little native coin to pay the gas of this settlement`);
     const native = (await this.chains.assetsOf(network.blockchainId)).find((a) => a.isNative);
     if (!native) throw new PermanentFailure('the chain has no native coin registered');
     const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetType;
     const master = await this.wallets.resolve(wallet.organizationId, { masterWalletId: wallet.masterWalletId }, trx);
     const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: wallet.address, rawAmount: gasCost - nativeBalance }]);
     return topUp.itemIds[0];
-  }
-
-  /** A token send from the master wallet: the chain must accept it now (the wallet pays its own gas). */
-  private async ensureGas(network: ChainNetwork, wallet: SendingWallet, asset: AssetType, destination: string, amount: bigint): Promise<void> {
-    await network.provider.estimateGas({ from: wallet.address, ...transactionRequest(asset, destination, amount) }).catch((e) => {
-      throw new KeelError('INSUFFICIENT_FUNDS', `the chain refuses the sweep from ${wallet.address}: ${(e as Error).message.slice(0, 200)}`);
-    });
   }
 
   private async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string): Promise<bigint> {
