@@ -90,4 +90,58 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     });
     expect(Number(data.gasFee)).toBeGreaterThan(0);
   });
+
+  test('a pool moved against the quote makes the swap fail before anything is swapped: the wallet keeps its tokens, the recipient gets nothing, master.swap_failed reports it', async () => {
+    // Chain B: moving its USDC/DAI pool cannot disturb the quotes other tests read on chain A.
+    const chainB = (await org.core.request('GET', '/v1/blockchains')).body.data[1].id;
+    const assetsB = await assetsOf(org, chainB);
+    const providerB = t.keel.services.networks.get(chainB)!.provider;
+    const balanceB = balanceReader(providerB, assetsB);
+    // Held for approval: the quote's minimum is fixed now, the swap is signed only after the pool moves.
+    const wallet = await createWallet(org, chainB, { security: { requireApprovalForTransfers: true } });
+    await fund(t, org, chainB, wallet.walletAddress, '1');
+    await fund(t, org, chainB, wallet.walletAddress, '100', 'USDC');
+    const recipient = randomAddress();
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assetsB.USDC.id, toAssetId: assetsB.DAI.id, amount: '100', recipient, order: 'NO_SLIPPAGE' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'PENDING_APPROVAL', slippageTolerance: '0' });
+    expect(res.body.data.minimumOutput).toBe(res.body.data.expectedOutput);
+
+    // Someone else sells USDC for DAI in the same pool: DAI per USDC falls.
+    const mover = devChainAccount(7);
+    await fund(t, org, chainB, mover.address, '1', undefined, false);
+    await fund(t, org, chainB, mover.address, '500000', 'USDC', false);
+    const signer = new ethers.Wallet(mover.privateKey, providerB);
+    const router = new ethers.Contract(t.keel.services.networks.get(chainB)!.spec.dex!.router, ['function swapExactTokensForTokens(uint, uint, address[], address, uint) returns (uint[])'], signer);
+    const usdc = new ethers.Contract(assetsB.USDC.address, ['function approve(address, uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)'], signer);
+    await eventually(async () => (await usdc.balanceOf(mover.address)) > 0n, 30_000);
+    await (await usdc.approve(await router.getAddress(), ethers.MaxUint256)).wait();
+    await (await router.swapExactTokensForTokens(ethers.parseUnits('500000', 6), 0, [assetsB.USDC.address, assetsB.DAI.address], mover.address, Math.floor(Date.now() / 1000) + 600)).wait();
+
+    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    const done = await swapDone(res.body.data.id);
+    expect(done.status).toBe('FAILED');
+    expect(done.error).toMatch(/INSUFFICIENT_OUTPUT_AMOUNT/);
+    expect(done.outputAmount).toBeNull();
+    expect(await balanceB('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('100', 6));
+    expect(await balanceB('DAI', recipient)).toBe(0n);
+    const failed = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.swap_failed' }).whereRaw(`envelope->'data'->>'swapId' = ?`, [done.id]).first()) ?? false);
+    expect(failed.envelope.data).toMatchObject({ status: 'FAILED', srcWalet: { id: wallet.id }, dstAddress: recipient, inputAmount: 100, outputAmount: 0, minOutputAmount: Number(done.minimumOutput) });
+  });
+
+  test("another organisation's swaps are 404, and so is swapping from its wallets", async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const mine = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.USDC.id, amount: '0.01' } });
+    expect(mine.status).toBe(201);
+    expect((await other.core.request('GET', `/v1/swaps/${mine.body.data.id}`)).status).toBe(404);
+    expect((await other.core.request('GET', '/v1/swaps')).body.data).toEqual([]);
+    const theirs = await other.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.USDC.id, amount: '0.01' } });
+    expect(theirs.status).toBe(404);
+    const done = await swapDone(mine.body.data.id);
+    expect(done).toMatchObject({ status: 'EXECUTED', recipient: wallet.walletAddress, route: ['ETH', 'USDC'] });
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits(done.outputAmount, 6));
+    const listed = (await org.core.request('GET', `/v1/swaps?masterWalletId=${wallet.id}&status=EXECUTED`)).body;
+    expect(listed).toMatchObject({ total: 1, data: [{ id: done.id }] });
+  });
 });
