@@ -7,7 +7,7 @@ import type { AssetType } from '../chains/chain.types';
 import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
-import { OPEN_ITEM_STATUSES, TransferService } from '../withdrawals/transfer.service';
+import type { TransferService } from '../withdrawals/transfer.service';
 import type { DestinationScreen } from '../swaps/destination-screen';
 import type { SwapService } from '../swaps/swap.service';
 import { APPROVAL_GAS } from '../swaps/dex-quoter';
@@ -65,7 +65,7 @@ export class SettlementExecutor {
       // The native coin pays for its own send: what is left after gas, never more than the deposit.
       const gas = (swap ? 200_000n : NATIVE_SEND_GAS) * gasPrice;
       const [balance] = await readBalances(network.provider, wallet.address, [from]);
-      const free = balance - (await this.inFlight(trx, wallet.address, network.blockchainId, from.id)) - gas;
+      const free = balance - (await this.transfers.inFlight(trx, wallet.address, network.blockchainId, from.id)) - gas;
       if (free < amount) amount = free;
       if (amount <= 0n) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} cannot pay the gas of this settlement out of the deposit`);
     }
@@ -99,15 +99,6 @@ export class SettlementExecutor {
     const master = await this.wallets.resolve(wallet.organizationId, { masterWalletId: wallet.masterWalletId }, trx);
     const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: wallet.address, rawAmount: gasCost - nativeBalance }]);
     return topUp.itemIds[0];
-  }
-
-  private async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string): Promise<bigint> {
-    const [row] = await trx('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId })
-      .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
-    return BigInt((row as { total: string }).total);
   }
 }
 

@@ -10,7 +10,7 @@ import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
 import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets/sending-wallets';
-import { OPEN_ITEM_STATUSES, QueuedLine, TransferService } from '../withdrawals/transfer.service';
+import type { QueuedLine, TransferService } from '../withdrawals/transfer.service';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
 import { APPROVAL_GAS, DexQuoter, DexRoute, SWAP_ORDERS, SwapOrder } from './dex-quoter';
 import type { DestinationScreen } from './destination-screen';
@@ -218,7 +218,8 @@ export class SwapService {
     const router = this.dex.router(network);
     const lines: QueuedLine[] = [];
     if (!from.isNative) {
-      const [allowance, pending] = await Promise.all([this.dex.allowance(network, from.address, wallet.address), this.pendingSwapInput(trx, wallet.address, from.id, router)]);
+      // The router's allowance must also cover the swaps from this address still on their way.
+      const [allowance, pending] = await Promise.all([this.dex.allowance(network, from.address, wallet.address), this.transfers.inFlight(trx, wallet.address, network.blockchainId, from.id, router)]);
       const needed = pending + amountIn;
       if (allowance < needed) lines.push({ asset: from, recipient: router, rawAmount: 0n, call: this.dex.approveCall(network, from.address, priced.order === 'FASTEST' ? ethers.MaxUint256 : needed) });
     }
@@ -253,16 +254,6 @@ export class SwapService {
       })
       .returning('id');
     return { swapId: (row as { id: string }).id, transferId, swapItemId };
-  }
-
-  /** Input of swaps from this address still on their way: the router's allowance must cover them too. */
-  private async pendingSwapInput(trx: Knex.Transaction, address: string, assetId: string, router: string): Promise<bigint> {
-    const [row] = await trx('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .where({ 't.fromAddress': address, 't.kind': 'swap', 'i.assetId': assetId, 'i.callTo': router })
-      .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
-    return BigInt((row as { total: string }).total);
   }
 
   async list(organizationId: string, args: SwapFilter): Promise<PageResult<SwapView>> {

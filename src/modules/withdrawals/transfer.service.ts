@@ -155,6 +155,20 @@ export class TransferService {
     return this.insert(trx, wallet, blockchainId, kind, status, lines, null);
   }
 
+  /**
+   * What is already on its way out of the address in this asset (lines not yet final); with
+   * `callTo`, only the lines that are calls of that contract (the swaps through one DEX router).
+   */
+  async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string, callTo?: string): Promise<bigint> {
+    const [row] = await trx('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId })
+      .modify((q) => (callTo ? q.where('i.callTo', callTo) : q))
+      .whereIn('i.status', OPEN_ITEM_STATUSES)
+      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
+    return BigInt((row as { total: string }).total);
+  }
+
   async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLine[]): Promise<GasEstimateView> {
     const wallet = await this.wallets.resolve(organizationId, { masterWalletId });
     const { network, lines } = await this.price(wallet, assets);
