@@ -63,6 +63,8 @@ export interface DexQuote {
  */
 export class DexQuoter {
   private readonly wethByRouter = new Map<string, Promise<{ weth: string; factory: string }>>();
+  /** Pair contracts by factory and tokens: a pair's address never changes once created. */
+  private readonly pairs = new Map<string, { pair: string; token0: string }>();
 
   router(network: ChainNetwork): string {
     const router = network.spec.dex?.router;
@@ -108,20 +110,32 @@ export class DexQuoter {
   async describe(network: ChainNetwork, route: DexRoute): Promise<DexQuote> {
     const { factory } = await this.contracts(network);
     // What the input would buy at the pools' current prices, after their fees, with no depth effect.
+    const hopsReserves = await Promise.all(
+      route.path.slice(0, -1).map(async (a, i) => {
+        const { pair, token0 } = await this.pair(network, factory, a, route.path[i + 1]);
+        const [r0, r1] = await call<bigint[]>(network, pair, PAIR, 'getReserves', []);
+        return token0.toLowerCase() === a.toLowerCase() ? [r0, r1] : [r1, r0];
+      }),
+    );
     let ideal = route.amounts[0] * 10n ** 18n;
-    for (let i = 0; i + 1 < route.path.length; i++) {
-      const [a, b] = [route.path[i], route.path[i + 1]];
-      const pair = await call<string>(network, factory, FACTORY, 'getPair', [a, b]);
-      const [[r0, r1], token0] = await Promise.all([call<bigint[]>(network, pair, PAIR, 'getReserves', []), call<string>(network, pair, PAIR, 'token0', [])]);
-      const [rIn, rOut] = token0.toLowerCase() === a.toLowerCase() ? [r0, r1] : [r1, r0];
-      ideal = (ideal * (1000n - POOL_FEE_PER_MILLE) * rOut) / (1000n * rIn);
-    }
+    for (const [rIn, rOut] of hopsReserves) ideal = (ideal * (1000n - POOL_FEE_PER_MILLE) * rOut) / (1000n * rIn);
     const idealOut = ideal / 10n ** 18n;
     const priceImpactPpm = idealOut > 0n && idealOut > route.output ? ((idealOut - route.output) * 1_000_000n) / idealOut : 0n;
     const hops = route.path.length - 1;
     const keptPerMille = (1000n - POOL_FEE_PER_MILLE) ** BigInt(hops);
     const feeRaw = route.amounts[0] - (route.amounts[0] * keptPerMille) / 1000n ** BigInt(hops);
     return { route, priceImpactPpm, feeRaw };
+  }
+
+  private async pair(network: ChainNetwork, factory: string, a: string, b: string): Promise<{ pair: string; token0: string }> {
+    const key = `${factory}|${[a, b].map((x) => x.toLowerCase()).sort().join('|')}`;
+    let known = this.pairs.get(key);
+    if (!known) {
+      const pair = await call<string>(network, factory, FACTORY, 'getPair', [a, b]);
+      known = { pair, token0: await call<string>(network, pair, PAIR, 'token0', []) };
+      this.pairs.set(key, known);
+    }
+    return known;
   }
 
   async allowance(network: ChainNetwork, token: string, owner: string): Promise<bigint> {
