@@ -22,7 +22,7 @@ export class SwapQuoteArgs implements SwapQuoteInput {
   @Field(() => String, { nullable: true, description: SLIPPAGE_DOC }) @IsOptional() @Length(1, 10) slippageTolerance?: string | null;
 }
 
-@InputType()
+@InputType('SwapInput')
 export class SwapInputType implements SwapInput {
   @Field(() => String, { nullable: true, description: 'Swap from the master wallet address (give this or addressId)' }) @IsOptional() @Length(1, 64) masterWalletId?: string | null;
   @Field(() => String, { nullable: true, description: 'Swap from a deposit address (give this or masterWalletId)' }) @IsOptional() @Length(1, 64) addressId?: string | null;

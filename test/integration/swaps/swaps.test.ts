@@ -49,6 +49,11 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(eth.minimumOutput).toBe(eth.expectedOutput);
     expect(eth.gas.approvalLimit).toBe('0');
 
+    // The same through GraphQL.
+    const gql = await org.core.request('POST', '/graphql', { body: { query: `{ swapQuote(fromAssetId: "${assets.ETH.id}", toAssetId: "${assets.USDC.id}", amount: "2", order: "CHEAPEST") { expectedOutput minimumOutput order route { symbol } } }` } });
+    expect(gql.body.data.swapQuote).toMatchObject({ order: 'CHEAPEST', route: [{ symbol: 'ETH' }, { symbol: 'USDC' }] });
+    expect(Number(gql.body.data.swapQuote.expectedOutput)).toBeGreaterThan(3900);
+
     const bad = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.USDC.id}&amount=1`);
     expect(bad.status).toBe(422);
     const badOrder = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.DAI.id}&amount=1&order=SOONEST`);
