@@ -164,8 +164,19 @@ export class SettlementRuleService {
     });
   }
 
+  /**
+   * Turns a rule on or off and nothing else: no re-validation, so a rule whose destination the
+   * wallet's policy no longer allows can always be switched off (such a rule fails at execution).
+   */
   async setActive(organizationId: string, id: string, isActive: boolean): Promise<SettlementRuleView> {
-    return this.update(organizationId, id, { isActive });
+    id = Ids.uuid('Settlement rule', id);
+    return this.uow.run(isActive ? 'settlement_rule.activate' : 'settlement_rule.deactivate', async (trx) => {
+      const [row] = await trx('settlement_rules').where({ id, organizationId }).whereNull('deletedAt').update({ isActive, updatedAt: trx.fn.now() }).returning('*');
+      if (!row) throw KeelError.notFound('Settlement rule');
+      const view = ruleView(row);
+      await this.publish(trx, organizationId, view, 'updated');
+      return view;
+    });
   }
 
   /** Deletes a rule: it matches nothing from now on and its pending executions are cancelled. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ethers } from 'ethers';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
@@ -148,5 +149,14 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits(done.outputAmount, 6));
     const listed = (await org.core.request('GET', `/v1/swaps?masterWalletId=${wallet.id}&status=EXECUTED`)).body;
     expect(listed).toMatchObject({ total: 1, data: [{ id: done.id }] });
+
+    // Idempotent: the same key returns the first swap (200) instead of swapping again.
+    const key = { 'Idempotency-Key': randomUUID() };
+    const body = { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.DAI.id, amount: '0.01' };
+    const first = await org.core.request('POST', '/v1/swaps', { body, headers: key });
+    const again = await org.core.request('POST', '/v1/swaps', { body, headers: key });
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    expect((await org.core.request('GET', `/v1/swaps?masterWalletId=${wallet.id}`)).body.total).toBe(2);
   });
 });
