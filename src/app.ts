@@ -98,7 +98,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const { config, db, logger } = platform;
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
   sender.onOutcome(services.custodyLedgerSync);
-  sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, logger));
+  sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
   const settlementOutcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: config.SETTLEMENT_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_MAX_ATTEMPTS }, logger);
   sender.onOutcome(settlementOutcomes);
   const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen);

@@ -6,7 +6,13 @@ import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
+import type { WatchedWallets } from '../wallets/watched-wallets';
 import { DexQuoter } from './dex-quoter';
+
+/** Credits a wallet's trading ledger (LedgerService.credit). */
+export interface LedgerCredit {
+  credit(trx: Knex.Transaction, input: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string }): Promise<unknown>;
+}
 
 /** A swap as it ended: what the listeners of swap outcomes (settlement rules) are told. */
 export interface SwapOutcome {
@@ -28,6 +34,8 @@ export class SwapOutcomes implements TransferOutcomeListener {
     private readonly chains: ChainService,
     private readonly wallets: SendingWallets,
     private readonly outbox: Outbox,
+    private readonly watched: WatchedWallets,
+    private readonly ledger: LedgerCredit,
     private readonly logger: Logger,
   ) {}
 
@@ -51,10 +59,24 @@ export class SwapOutcomes implements TransferOutcomeListener {
     }
     const status = mined ? 'EXECUTED' : 'FAILED';
     const error = mined ? null : (item as SendingItem & { error?: string | null }).error ?? 'the swap transaction failed';
+    if (outputRaw !== null && outputRaw > 0n) await this.creditNativeOutput(trx, swap, outputRaw);
     await trx('swaps')
       .where({ id: swap.id })
       .update({ status, outputRaw: outputRaw?.toString() ?? null, txHash: item.txHash, gasFee: item.feePaid ?? null, error, updatedAt: trx.fn.now() });
     await this.outbox.publish(trx, await this.event(swap, item, status, outputRaw, error));
+  }
+
+  /**
+   * The router pays a native-coin output with an internal call, which the deposit watcher (it reads
+   * top-level transactions and token logs) does not see: when the recipient is a wallet Keel
+   * watches, its ledger is credited here, once per swap. Token outputs are ordinary deposits.
+   */
+  private async creditNativeOutput(trx: Knex.Transaction, swap: Record<string, any>, outputRaw: bigint): Promise<void> {
+    const dst = await this.chains.assetRow(swap.dstAssetId);
+    if (!dst?.isNative) return;
+    const wallet = (await this.watched.on(swap.blockchainId)).get(String(swap.recipient).toLowerCase());
+    if (!wallet) return;
+    await this.ledger.credit(trx, { organizationId: wallet.organizationId, walletId: wallet.id, assetId: dst.id, amount: outputRaw, reference: `swap-output:${swap.id}` });
   }
 
   private async event(swap: Record<string, any>, item: SendingItem, status: string, outputRaw: bigint | null, error: string | null) {

@@ -97,6 +97,26 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(Number(data.gasFee)).toBeGreaterThan(0);
   });
 
+  test('a token-to-native swap back into the wallet: the router pays the coin internally, and the trading ledger still equals the chain', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '300', 'USDC');
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.USDC.id, toAssetId: assets.ETH.id, amount: '300', order: 'FASTEST' } });
+    expect(res.status).toBe(201);
+    const done = await swapDone(res.body.data.id);
+    expect(done).toMatchObject({ status: 'EXECUTED', recipient: wallet.walletAddress, route: ['USDC', 'ETH'] });
+    expect(Number(done.outputAmount)).toBeGreaterThan(0.14);
+    const { db } = t.keel.platform;
+    const ledger = await eventually(async () => {
+      const b = await t.keel.services.ledger.balance(db, wallet.id, assets.ETH.id);
+      // Both lines (approval and swap) have paid their gas once the transfer is final.
+      const transfer = (await org.core.request('GET', `/v1/transfers/${done.transferId}`)).body.data;
+      return transfer.status === 'CONFIRMED' && b;
+    });
+    expect(ledger.available).toBe(await balanceOf('ETH', wallet.walletAddress));
+    expect((await t.keel.services.ledger.balance(db, wallet.id, assets.USDC.id)).available).toBe(0n);
+  });
+
   test('a pool moved against the quote makes the swap fail before anything is swapped: the wallet keeps its tokens, the recipient gets nothing, master.swap_failed reports it', async () => {
     // Chain B: moving its USDC/DAI pool cannot disturb the quotes other tests read on chain A.
     const chainB = (await org.core.request('GET', '/v1/blockchains')).body.data[1].id;
