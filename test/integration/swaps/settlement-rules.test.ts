@@ -57,7 +57,7 @@ describe('settlement rules', () => {
       return list.filter((e: { status: string }) => e.status === 'EXECUTED').length >= count && list;
     }, 60_000);
 
-  test('a USDC deposit within the bounds is converted to DAI on the DEX and sent to the destination; one below the minimum is left alone', async () => {
+  test('a USDC deposit within the bounds is converted to DAI on the DEX and sent to the destination; those below the minimum or above the maximum are left alone', async () => {
     const wallet = await createWallet(org, chain);
     await fund(t, org, chain, wallet.walletAddress, '1');
     const destination = randomAddress();
@@ -73,17 +73,19 @@ describe('settlement rules', () => {
     expect((await org.core.request('GET', `/v1/master-wallets/${wallet.id}`)).body.data.analytics.autoSettlementRulesCount).toBe(1);
 
     const small = await fund(t, org, chain, wallet.walletAddress, '5', 'USDC');
+    const large = await fund(t, org, chain, wallet.walletAddress, '1000.01', 'USDC');
     await fund(t, org, chain, wallet.walletAddress, '200', 'USDC');
     const [done] = await executed(rule.id);
-    expect((await executions(rule.id)).map((e: { depositTxHash: string }) => e.depositTxHash)).not.toContain(small);
+    expect(await executions(rule.id)).toHaveLength(1);
+    expect([small, large]).not.toContain(done.depositTxHash);
     expect(done).toMatchObject({ kind: 'swap', amount: '200', asset: { symbol: 'USDC' }, attempts: 1 });
     const swap = (await org.core.request('GET', `/v1/swaps/${done.swapId}`)).body.data;
     expect(swap).toMatchObject({ status: 'EXECUTED', recipient: destination, amount: '200', route: ['USDC', 'DAI'] });
     const received = await balanceOf('DAI', destination);
     expect(received).toBeGreaterThanOrEqual(ethers.parseUnits(swap.minimumOutput, 18));
     expect(received).toBeGreaterThan(ethers.parseUnits('190', 18));
-    // The 5 USDC stayed; the 200 were swapped away.
-    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('5', 6));
+    // The 5 and the 1000.01 USDC stayed; the 200 were swapped away.
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('1005.01', 6));
 
     const event = await eventWhere('master_settlement_rule.executed', (d) => d.ruleId === rule.id);
     expect(event.data).toMatchObject({
