@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsInt, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
@@ -41,7 +41,7 @@ export class SettlementRuleCreateInput implements SettlementRuleInput {
   @Field(() => Boolean, { nullable: true, description: 'Default true' }) @IsOptional() isActive?: boolean | null;
   @Field(() => SettlementSourceInput) @ValidateNested() source!: SettlementSourceInput;
   @Field(() => SettlementDestinationInput) @ValidateNested() destination!: SettlementDestinationInput;
-  @Field(() => Int, { nullable: true, description: 'Seconds to wait after a deposit is confirmed (default 0, at most 30 days)' }) @IsOptional() @IsInt() @Min(0) @Max(2_592_000) delay?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Seconds to wait after a deposit is confirmed (default 0, at most 30 days)' }) @IsOptional() @Min(0) @Max(2_592_000) delay?: number | null;
 }
 
 @InputType()
@@ -53,7 +53,7 @@ export class SettlementRuleUpdateInput implements SettlementRulePatch {
   @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean | null;
   @Field(() => SettlementSourceInput, { nullable: true, description: 'Replaces the source as a whole' }) @IsOptional() @ValidateNested() source?: SettlementSourceInput | null;
   @Field(() => SettlementDestinationInput, { nullable: true, description: 'Replaces the destination as a whole' }) @IsOptional() @ValidateNested() destination?: SettlementDestinationInput | null;
-  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(0) @Max(2_592_000) delay?: number | null;
+  @Field(() => Int, { nullable: true }) @IsOptional() @Min(0) @Max(2_592_000) delay?: number | null;
 }
 
 @ObjectType('SettlementRuleSource')
