@@ -124,6 +124,24 @@ describe('settlement rules', () => {
     expect(event.data).toMatchObject({ wallet: { id: address.id, name: 'Customer 7' }, asset: { id: assets.ETH.id, symbol: 'ETH' }, amount: '0.5', txhash: done.txHash, destination: { assetId: assets.ETH.id, address: destination } });
   });
 
+  test('a USDC deposit to a deposit address without gas: the master wallet tops it up, then the address swaps to DAI (address.swap_executed)', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 9' } })).body.data;
+    const destination = randomAddress();
+    const rule = await createRule({ addressId: address.id, name: 'Convert', order: 'CHEAPEST', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: destination } });
+    await fund(t, org, chain, address.address, '75', 'USDC');
+    const [done] = await executed(rule.id);
+    expect(done).toMatchObject({ kind: 'swap', amount: '75' });
+    const swap = (await org.core.request('GET', `/v1/swaps/${done.swapId}`)).body.data;
+    expect(swap).toMatchObject({ status: 'EXECUTED', addressId: address.id, fromAddress: address.address, recipient: destination, order: 'CHEAPEST' });
+    expect(await balanceOf('DAI', destination)).toBeGreaterThanOrEqual(ethers.parseUnits(swap.minimumOutput, 18));
+    expect(await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id, addressId: null, kind: 'gas_topup' })).toHaveLength(1);
+    const swapEvent = await eventWhere('address.swap_executed', (d) => d.swapId === swap.id);
+    expect(swapEvent.data).toMatchObject({ srcWalet: { id: address.id, name: 'Customer 9', walletAddress: address.address }, dstAsset: { symbol: 'DAI' }, inputAmount: 75 });
+    await eventWhere('address_settlement_rule.executed', (d) => d.ruleId === rule.id && d.txhash === swap.txHash);
+  });
+
   test('a deactivated rule and a deleted rule do nothing; updates and deletion are reported', async () => {
     const wallet = await createWallet(org, chain);
     await fund(t, org, chain, wallet.walletAddress, '1');
