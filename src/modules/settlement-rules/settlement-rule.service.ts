@@ -1,5 +1,4 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
@@ -11,6 +10,7 @@ import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets/sending-wallets';
 import { parseOrder, parseSlippage, DEFAULT_SLIPPAGE } from '../swaps/swap.service';
+import { checksummedAddress } from '../withdrawals/evm-address';
 
 /** What a rule matches: deposits on one chain, of some assets (all when empty), within amount bounds (whole units). */
 export interface SettlementSource {
@@ -282,7 +282,7 @@ export class SettlementRuleService {
     if (assets.get(destinationAssetId)?.blockchainId !== destinationChain) throw KeelError.invalidField('destination.assetId', 'not an asset of destination.blockchainId');
     const swaps = sourceAssetIds.length === 0 || sourceAssetIds.some((id) => id !== destinationAssetId);
     if (swaps && !this.networks.get(sourceChain)?.spec.dex) throw new KeelError('INVALID_NETWORK', 'The chain has no DEX configured, so a rule must settle in the asset it receives', { fields: [{ field: 'destination.assetId', error: 'INVALID_FIELD' }] });
-    const address = checksummed(destination.address);
+    const address = checksummedAddress(destination.address, 'destination.address');
     const allowed = wallet.configurations.security.allowedRecipients.map((a) => a.toLowerCase());
     if (allowed.length && !allowed.includes(address.toLowerCase())) {
       throw new KeelError('FORBIDDEN', "destination.address is not in the wallet's security.allowedRecipients", { fields: [{ field: 'destination.address', error: 'INVALID_FIELD' }] });
@@ -353,13 +353,4 @@ function compare(a: string, b: string): number {
   const scale = Math.max(x.scale, y.scale);
   const [xi, yi] = [x.int * 10n ** BigInt(scale - x.scale), y.int * 10n ** BigInt(scale - y.scale)];
   return xi === yi ? 0 : xi > yi ? 1 : -1;
-}
-
-function checksummed(text: string): string {
-  try {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw new Error('format');
-    return ethers.getAddress(text);
-  } catch {
-    throw new KeelError('INVALID_ADDRESS', 'destination.address is not a valid EVM address (format or checksum)', { fields: [{ field: 'destination.address', error: 'INVALID_FIELD' }] });
-  }
 }

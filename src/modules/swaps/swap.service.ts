@@ -12,6 +12,7 @@ import type { AssetType } from '../chains/chain.types';
 import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets/sending-wallets';
 import type { QueuedLine, TransferService } from '../withdrawals/transfer.service';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
+import { checksummedAddress } from '../withdrawals/evm-address';
 import { APPROVAL_GAS, DexQuoter, DexRoute, SWAP_ORDERS, SwapOrder } from './dex-quoter';
 import type { DestinationScreen } from './destination-screen';
 
@@ -188,7 +189,7 @@ export class SwapService {
     const wallet = await this.wallets.resolve(organizationId, walletSourceOf(input));
     const priced = await this.price(input);
     if (!wallet.blockchainIds.includes(priced.from.blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
-    const recipient = input.recipient ? checksummed(input.recipient, 'recipient') : wallet.address;
+    const recipient = input.recipient ? checksummedAddress(input.recipient, 'recipient') : wallet.address;
     await this.admit(wallet, priced, recipient);
     await this.transfers.ensureFunds(wallet, priced.network, [{ asset: priced.from, recipient, rawAmount: priced.amountIn }]);
     const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
@@ -354,12 +355,3 @@ export function parseSlippage(text: string): bigint {
   return bp;
 }
 
-
-function checksummed(text: string, field: string): string {
-  try {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw new Error('format');
-    return ethers.getAddress(text);
-  } catch {
-    throw new KeelError('INVALID_ADDRESS', `${field} is not a valid EVM address (format or checksum)`, { fields: [{ field, error: 'INVALID_FIELD' }] });
-  }
-}

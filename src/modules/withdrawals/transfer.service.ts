@@ -1,5 +1,4 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
@@ -11,6 +10,7 @@ import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
 import { checkTransferPolicy, PolicyLine } from './transfer-policy';
 import { transactionRequest } from './transaction-request';
+import { checksummedAddress } from './evm-address';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
@@ -227,7 +227,7 @@ export class TransferService {
     const lines = input.map((l, i): PricedLine => {
       const asset = assets.get(l.assetId.toLowerCase());
       if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
-      return { asset, recipient: recipientAddress(l.recipient, i), rawAmount: rawAmount(l.amount, asset.decimals, i) };
+      return { asset, recipient: checksummedAddress(l.recipient, `assets.${i}.recipient`), rawAmount: rawAmount(l.amount, asset.decimals, i) };
     });
     const blockchainId = lines[0].asset.blockchainId;
     if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
@@ -337,15 +337,6 @@ function itemView(i: Record<string, any>, asset: AssetType): TransferItemView {
   };
 }
 
-/** Checksummed; a mixed-case address with a bad checksum is refused rather than silently fixed. */
-function recipientAddress(text: string, i: number): string {
-  try {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw new Error('format');
-    return ethers.getAddress(text);
-  } catch {
-    throw new KeelError('INVALID_ADDRESS', `assets.${i}.recipient is not a valid EVM address (format or checksum)`, { fields: [{ field: `assets.${i}.recipient`, error: 'INVALID_FIELD' }] });
-  }
-}
 
 function rawAmount(text: string, decimals: number, i: number): bigint {
   const raw = parseUnits(text, decimals);
