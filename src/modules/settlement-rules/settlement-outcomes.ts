@@ -71,6 +71,23 @@ export class SettlementOutcomes implements TransferOutcomeListener {
     if (row) await this.outbox.publish(trx, await executionEvent(trx, this.chains, this.wallets, row, { outcome: 'executed', txHash: item.txHash, error: null }));
   }
 
+  /**
+   * Executions whose transfer an administrator rejected (security.requireApprovalForTransfers):
+   * FAILED for good, with *.failed. The transaction sender never sees a rejected line, so the
+   * worker asks here on each pass.
+   */
+  async rejected(trx: Knex.Transaction): Promise<number> {
+    const rows: Record<string, any>[] = await trx('settlement_rule_executions as e')
+      .join('transfers as t', 't.id', 'e.transferId')
+      .where({ 'e.status': 'SUBMITTED', 't.status': 'REJECTED' })
+      .select('e.*')
+      .forUpdate()
+      .skipLocked()
+      .limit(50);
+    for (const execution of rows) await this.attemptFailed(trx, execution, 'the transfer was rejected by an administrator', true, true);
+    return rows.length;
+  }
+
   private async submittedFor(trx: Knex.Transaction, itemId: string): Promise<Record<string, any> | undefined> {
     return trx('settlement_rule_executions').where({ transferItemId: itemId, status: 'SUBMITTED' }).forUpdate().first();
   }

@@ -182,6 +182,26 @@ describe('settlement rules', () => {
     expect(await balanceOf('USDC', destination)).toBe(ethers.parseUnits('30', 6));
   });
 
+  test("under requireApprovalForTransfers the execution's transfer waits for approval; a rejected one fails the execution for good", async () => {
+    const wallet = await createWallet(org, chain, { security: { requireApprovalForTransfers: true } });
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'held', source: { blockchainId: chain, assetIds: [assets.DAI.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: randomAddress() } });
+    await fund(t, org, chain, wallet.walletAddress, '12', 'DAI');
+    const [submitted] = await eventually(async () => {
+      const list = await executions(rule.id);
+      return list[0]?.status === 'SUBMITTED' && list;
+    });
+    expect((await org.core.request('GET', `/v1/transfers/${submitted.transferId}`)).body.data.status).toBe('PENDING_APPROVAL');
+    expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/reject`)).status).toBe(200);
+    const [failed] = await eventually(async () => {
+      const list = await executions(rule.id);
+      return list[0]?.status === 'FAILED' && list;
+    });
+    expect(failed.error).toMatch(/rejected/);
+    const event = await eventWhere('master_settlement_rule.failed', (d) => d.ruleId === rule.id);
+    expect(event.data).toMatchObject({ amount: '12', nextAttemptAt: null, error: expect.stringMatching(/rejected/) });
+  });
+
   test('a rule fires once per deposit across a restart and with two workers racing for its execution', async () => {
     const wallet = await createWallet(org, chain);
     await fund(t, org, chain, wallet.walletAddress, '1');
