@@ -206,12 +206,11 @@ export class MasterWalletService {
   private async views(rows: MasterWalletModel[], trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
-    const [links, counts, ruleCounts] = await Promise.all([
-      this.walletChains(ids, trx),
-      trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count'),
-      // Active settlement rules of the wallet and of its deposit addresses.
-      trx('settlement_rules').whereIn('master_wallet_id', ids).whereNull('deleted_at').where('is_active', true).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count'),
-    ]);
+    // One after another: inside a transaction they share one connection anyway (pg warns on overlap).
+    const links = await this.walletChains(ids, trx);
+    const counts = await trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count');
+    // Active settlement rules of the wallet and of its deposit addresses.
+    const ruleCounts = await trx('settlement_rules').whereIn('master_wallet_id', ids).whereNull('deleted_at').where('is_active', true).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count');
     const chainRows = await BlockchainModel.query(trx).findByIds([...new Set([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)])]);
     const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
     const addressCounts = new Map(counts.map((c) => [c.masterWalletId, Number(c.count)]));
