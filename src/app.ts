@@ -15,6 +15,10 @@ import { DepositWatcher, startDepositWatchers } from './modules/deposits/deposit
 import { ChainResetReconciler } from './modules/deposits/chain-reset';
 import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
+import { SwapOutcomes } from './modules/swaps/swap-outcomes';
+import { SettlementOutcomes } from './modules/settlement-rules/settlement-outcomes';
+import { SettlementExecutor } from './modules/settlement-rules/settlement-executor';
+import { SettlementRuleWorker } from './modules/settlement-rules/settlement-rule-worker';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
@@ -110,12 +114,17 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
   sender.onOutcome(services.custodyLedgerSync);
   sender.onOutcome(services.agentPaymentOutcomes);
+  sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
+  const settlementOutcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: config.SETTLEMENT_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_MAX_ATTEMPTS }, logger);
+  sender.onOutcome(settlementOutcomes);
+  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen);
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),
     // Committed events to webhook deliveries and to the live feed of GraphQL subscriptions.
     new OutboxRelay(db, [new DeliveryFanout(services.deliveryScheduler), platform.liveFeed.relayConsumer()], logger, config.OUTBOX_POLL_INTERVAL_MS),
     loopWorker(() => sender.start()),
+    loopWorker(() => new SettlementRuleWorker(db, settlementExecutor, settlementOutcomes, { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS }, logger).start()),
     loopWorker(() =>
       startPollingLoop(
         () => platform.idempotency.purgeExpired(),

@@ -51,6 +51,12 @@ import { PaymentLinkService } from './modules/payment-links/payment-link.service
 import { PaymentLinkCheckouts } from './modules/payment-links/payment-link-checkouts';
 import { PublicCheckoutService } from './modules/payment-links/public-checkout.service';
 import { PaymentIntentService } from './modules/payment-intents/payment-intent.service';
+import { SwapService } from './modules/swaps/swap.service';
+import { DexQuoter } from './modules/swaps/dex-quoter';
+import type { DestinationScreen } from './modules/swaps/destination-screen';
+import { sanctionsDestinationScreen } from './modules/aml/sanctions-destination-screen';
+import { SettlementRuleService } from './modules/settlement-rules/settlement-rule.service';
+import { SettlementTrigger } from './modules/settlement-rules/settlement-trigger';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -119,6 +125,11 @@ export interface Services {
   /** The public (no API key) side of payment links: the hosted page's API. */
   publicCheckout: PublicCheckoutService;
   paymentIntents: PaymentIntentService;
+  /** Swaps on each chain's Uniswap V2. */
+  swaps: SwapService;
+  /** Checks every destination a swap or settlement rule sends to (the AML screening plugs in here). */
+  destinationScreen: DestinationScreen;
+  settlementRules: SettlementRuleService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -141,6 +152,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork, sanctions);
+  const destinationScreen = sanctionsDestinationScreen(sanctions);
+  const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // The AML screen first (a flagged deposit is held from auto-sweep), then the ledger: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
@@ -154,6 +167,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   checkouts.own('link', new PaymentLinkCheckouts(paymentLinks, outbox));
   const paymentIntents = new PaymentIntentService(db, outbox, masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS);
   checkouts.own('intent', paymentIntents);
+  chainActivity.onDeposit(new SettlementTrigger());
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
   const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
@@ -206,5 +220,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     paymentLinks,
     publicCheckout: new PublicCheckoutService(db, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS),
     paymentIntents,
+    swaps,
+    destinationScreen,
+    settlementRules: new SettlementRuleService(db, sendingWallets, chains, networks, outbox, unitOfWork),
   };
 }

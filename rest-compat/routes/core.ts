@@ -4,6 +4,8 @@ import { amlRoutes } from './aml';
 import { priceRoutes } from './prices';
 import { agentRoutes } from './agents';
 import { paymentRoutes } from './payments';
+import { swapRoutes } from './swaps';
+import { settlementRuleRoutes } from './settlement-rules';
 
 /** The core host's REST endpoints (/v1). */
 export const coreRoutes: RouteRow[] = [
@@ -62,4 +64,6 @@ export const coreRoutes: RouteRow[] = [
 
   ...agentRoutes,
   ...paymentRoutes,
+  ...swapRoutes,
+  ...settlementRuleRoutes,
 ];

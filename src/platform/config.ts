@@ -148,6 +148,12 @@ export const configSchema = z.object({
   CHECKOUT_PUBLIC_URL: z.string().default(''),
   /** The public checkout API and page: requests per client address per minute. */
   CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** How often the settlement-rule worker looks for due executions. */
+  SETTLEMENT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */
+  SETTLEMENT_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),
+  /** Attempts of one settlement execution before it is FAILED for good. */
+  SETTLEMENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };

@@ -12,7 +12,7 @@ import type { DepositListener } from '../deposits/chain-activity-recorder';
 import type { ChainTransferModel } from '../deposits/chain-transfer.model';
 import { heldByAml } from '../aml/aml-holds';
 import { transactionRequest } from './transaction-request';
-import { OPEN_ITEM_STATUSES, TransferService } from './transfer.service';
+import { TransferService } from './transfer.service';
 
 /** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
 const GAS_HEADROOM = 2n;
@@ -88,7 +88,7 @@ export class AutoSweeper implements DepositListener {
     if (!network || !asset) return;
 
     const [balance] = await readBalances(network.provider, source.address, [asset]);
-    const inFlight = await this.inFlight(trx, source.address, deposit.blockchainId, asset.id);
+    const inFlight = await this.transfers.inFlight(trx, source.address, deposit.blockchainId, asset.id);
     // Never more than the ledger can give: what is locked in open orders stays.
     const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
     const onChain = balance - inFlight;
@@ -128,15 +128,5 @@ export class AutoSweeper implements DepositListener {
 
   async reverted(): Promise<void> {
     // A sweep already sent stays sent; the reverted deposit is reported by its own event.
-  }
-
-  /** What is already on its way out of the address in this asset. */
-  private async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string): Promise<bigint> {
-    const [row] = await trx('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId })
-      .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
-    return BigInt((row as { total: string }).total);
   }
 }

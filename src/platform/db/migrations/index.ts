@@ -16,6 +16,7 @@ import * as m013 from './013_chain_identity';
 import * as m018 from './018_aml_screening';
 import * as m019 from './019_agents';
 import * as m016 from './016_payments';
+import * as m017 from './017_swaps_and_settlement_rules';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -37,6 +38,7 @@ const migrations: Record<string, Knex.Migration> = {
   '018_aml_screening': m018,
   '019_agents': m019,
   '016_payments': m016,
+  '017_swaps_and_settlement_rules': m017,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
