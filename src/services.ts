@@ -29,6 +29,11 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { ShardLeadership } from './modules/orders/shard-leadership';
+import { ShardMap } from './modules/orders/shard-map';
+import { FencedLeases } from './platform/fenced-leases';
+import type { Config } from './platform/config';
+import { hostname } from 'node:os';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -65,6 +70,8 @@ export interface Services {
   /** Credits deposits to the ledger and debits transfers out; the transaction sender reports failures to it. */
   custodyLedgerSync: CustodyLedgerSync;
   orders: OrderService;
+  /** Which order-book shards this node leads (leases in Redis, fencing tokens in PostgreSQL); the orderbook role starts it. */
+  shardLeadership: ShardLeadership;
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
@@ -91,7 +98,10 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(custodyLedgerSync);
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
-  const orders = new OrderService(db, markets, ledger, unitOfWork);
+  const shardLeadership = createShardLeadership(platform);
+  const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership);
+  const shardOf = (symbol: string) => shardLeadership.shards.shardOf(symbol);
+  shardLeadership.onShards({ gained: (shard) => orders.rebuildShard(shardOf, shard), lost: (shard) => orders.dropShard(shardOf, shard) });
   return {
     watchedWallets: new WatchedWallets(db),
     chainActivity,
@@ -101,7 +111,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     transfers,
     organizations,
     apiKeys,
-    engineStatus: new EngineStatusService(config.KEEL_ENV),
+    engineStatus: new EngineStatusService(config.KEEL_ENV, config.KEEL_ROLES, shardLeadership, orders),
     webhooks,
     deliveryScheduler,
     webhookGuard,
@@ -115,8 +125,30 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     ledger,
     custodyLedgerSync,
     orders,
+    shardLeadership,
     orderQueries: orders.queries,
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
   };
+}
+
+/** Processes started in this one (tests run several Keels side by side): the second and later get a suffix, so node ids stay unique. */
+let keelsInProcess = 0;
+
+/** KEEL_NODE_ID, or hostname:pid. */
+export function nodeIdOf(config: Pick<Config, 'KEEL_NODE_ID'>): string {
+  if (config.KEEL_NODE_ID) return config.KEEL_NODE_ID;
+  const n = ++keelsInProcess;
+  return `${hostname()}:${process.pid}${n > 1 ? `:${n}` : ''}`;
+}
+
+function createShardLeadership(platform: Platform): ShardLeadership {
+  const { config } = platform;
+  const shards = new ShardMap(config.ORDERBOOK_SHARDS, config.ORDERBOOK_SHARD_MAP);
+  const ttlMs = config.ORDERBOOK_LEASE_TTL_MS;
+  const marginMs = config.ORDERBOOK_LEASE_MARGIN_MS ?? Math.floor(ttlMs / 5);
+  const renewMs = config.ORDERBOOK_LEASE_RENEW_MS ?? Math.floor(ttlMs / 3);
+  if (renewMs + marginMs >= ttlMs) throw new Error(`Invalid configuration:\n  ORDERBOOK_LEASE_RENEW_MS (${renewMs}) + ORDERBOOK_LEASE_MARGIN_MS (${marginMs}) must be below ORDERBOOK_LEASE_TTL_MS (${ttlMs})`);
+  const options = { nodeId: nodeIdOf(config), eligible: shards.parseSelection(config.ORDERBOOK_LEAD_SHARDS), ttlMs, renewMs, marginMs };
+  return new ShardLeadership(platform.db, new FencedLeases(platform.redis, config.REDIS_PREFIX), shards, options, platform.logger);
 }
