@@ -140,6 +140,7 @@ export class MarketRuntimes {
       const newRows = new Map(commands.flatMap((c) => (c.order ? [[c.order.working.id, c.order.row] as const] : [])));
       const records = commands.flatMap((c) => (c.record ? [c.record] : []));
       const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion };
+      this.uow.committing('order.commit');
       const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records, rt.fence);
       rt.committedSequence = rt.engine.sequence;
       for (const w of settlement.orders) {
