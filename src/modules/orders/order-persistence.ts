@@ -72,7 +72,8 @@ export async function writeSettlement(
   if (settlement.trades.length) parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => ({ ...t, createdAt: now }))));
   parts.push(...ledger.statementParts(settlement.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
   if (records.length) parts.push(uow.resultsPart(records));
-  if (fence) parts.push(shardFencePart(fence));
+  // First, so a stale leader's statement is refused for its token before any other check.
+  if (fence) parts.unshift(shardFencePart(fence));
   try {
     await runAsOneStatement(db, parts);
   } catch (e) {

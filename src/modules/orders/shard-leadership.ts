@@ -127,6 +127,7 @@ export class ShardLeadership implements ShardGate {
   }
 
   fencedOut(fence: ShardFence): void {
+    this.logger.warn({ shard: fence.shard, fencingToken: fence.token, nodeId: this.nodeId }, 'a commit was refused by the shard fencing token in PostgreSQL: another node has taken the shard; nothing was written');
     if (this.held.get(fence.shard)?.token === fence.token) this.lose(fence.shard, 'a commit was refused: PostgreSQL holds a newer fencing token for the shard');
   }
 
