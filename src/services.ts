@@ -149,6 +149,7 @@ function createShardLeadership(platform: Platform): ShardLeadership {
   const marginMs = config.ORDERBOOK_LEASE_MARGIN_MS ?? Math.floor(ttlMs / 5);
   const renewMs = config.ORDERBOOK_LEASE_RENEW_MS ?? Math.floor(ttlMs / 3);
   if (renewMs + marginMs >= ttlMs) throw new Error(`Invalid configuration:\n  ORDERBOOK_LEASE_RENEW_MS (${renewMs}) + ORDERBOOK_LEASE_MARGIN_MS (${marginMs}) must be below ORDERBOOK_LEASE_TTL_MS (${ttlMs})`);
-  const options = { nodeId: nodeIdOf(config), eligible: shards.parseSelection(config.ORDERBOOK_LEAD_SHARDS), ttlMs, renewMs, marginMs };
+  const preferred = config.ORDERBOOK_PREFERRED_SHARDS === 'all' ? undefined : new Set(shards.parseSelection(config.ORDERBOOK_PREFERRED_SHARDS));
+  const options = { nodeId: nodeIdOf(config), eligible: shards.parseSelection(config.ORDERBOOK_LEAD_SHARDS), preferred, ttlMs, renewMs, marginMs };
   return new ShardLeadership(platform.db, new FencedLeases(platform.redis, config.REDIS_PREFIX), shards, options, platform.logger);
 }

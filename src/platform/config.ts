@@ -36,6 +36,8 @@ export const configSchema = z.object({
     }),
   /** The shards this node competes for: `all`, `none`, or a comma-separated list of shard numbers. */
   ORDERBOOK_LEAD_SHARDS: z.string().default('all'),
+  /** Of those, the ones this node takes as soon as they are free (`all`, `none` or a list); it takes the others only after seeing them free on two rounds running, so a layout can spread shards over nodes and still fail over. */
+  ORDERBOOK_PREFERRED_SHARDS: z.string().default('all'),
   /** A shard leader's lease in Redis lives this long unless renewed (the spec's "about 5 seconds"). */
   ORDERBOOK_LEASE_TTL_MS: z.coerce.number().int().min(300).default(5_000),
   /** How often leases are renewed and free shards competed for; unset: a third of the TTL. */

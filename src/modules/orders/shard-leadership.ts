@@ -9,6 +9,8 @@ export interface LeadershipOptions {
   nodeId: string;
   /** The shards this node competes for. */
   eligible: number[];
+  /** Shards taken as soon as they are free; the other eligible ones only once seen free on two rounds running, so the node preferring them takes them first. Undefined: all. */
+  preferred?: ReadonlySet<number>;
   ttlMs: number;
   renewMs: number;
   /** Orders stop this long before the lease could expire. */
@@ -66,6 +68,8 @@ export class ShardLeadership implements ShardGate {
   /** Other nodes' holdings as last seen (for NOT_LEADER's details.leader). */
   private readonly leaders = new Map<number, string | null>();
   private readonly warming = new Set<Promise<void>>();
+  /** Shards not preferred here that were free at the last round. */
+  private readonly seenFree = new Set<number>();
   private listener?: ShardListener;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -201,13 +205,29 @@ export class ShardLeadership implements ShardGate {
   }
 
   private async competeForFree(): Promise<void> {
-    const free = this.options.eligible.filter((s) => !this.held.has(s));
-    await Promise.all(free.map((shard) => this.compete(shard)));
+    const { eligible, preferred } = this.options;
+    const free = eligible.filter((s) => !this.held.has(s));
+    const now = free.filter((s) => !preferred || preferred.has(s) || this.seenFree.has(s));
+    const later = free.filter((s) => !now.includes(s));
+    if (later.length) {
+      try {
+        const holders = await this.leases.holders(later.map(leaseName));
+        later.forEach((shard, i) => {
+          const holder = holders[i];
+          if (holder) this.leaders.set(shard, holder.nodeId);
+          else this.seenFree.add(shard);
+        });
+      } catch (e) {
+        this.logger.warn({ err: (e as Error).message }, 'shard leases not read: Redis did not answer');
+      }
+    }
+    await Promise.all(now.map((shard) => this.compete(shard)));
   }
 
   private async compete(shard: number): Promise<void> {
     const { ttlMs, marginMs } = this.options;
     const name = leaseName(shard);
+    this.seenFree.delete(shard);
     const sent = performance.now();
     const sentAt = Date.now();
     let token: string;
