@@ -70,6 +70,10 @@ export class ShardLeadership implements ShardGate {
   private readonly warming = new Set<Promise<void>>();
   /** Shards not preferred here that were free at the last round. */
   private readonly seenFree = new Set<number>();
+  /** Shards being competed for now (a round and an expiry timer must not both take one). */
+  private readonly competing = new Set<number>();
+  /** One-shot attempts at the moment another node's lease would expire, so a dead leader is replaced without waiting for the next round. */
+  private readonly expiryTimers = new Map<number, NodeJS.Timeout>();
   private listener?: ShardListener;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -102,6 +106,8 @@ export class ShardLeadership implements ShardGate {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    for (const timer of this.expiryTimers.values()) clearTimeout(timer);
+    this.expiryTimers.clear();
     await this.running;
     const held = [...this.held.entries()];
     this.held.clear();
@@ -225,6 +231,28 @@ export class ShardLeadership implements ShardGate {
   }
 
   private async compete(shard: number): Promise<void> {
+    if (this.competing.has(shard) || this.held.has(shard)) return;
+    this.competing.add(shard);
+    try {
+      await this.take(shard);
+    } finally {
+      this.competing.delete(shard);
+    }
+  }
+
+  /** Tries again when the holder's lease would expire unless renewed: no later than that plus a few milliseconds. */
+  private armExpiry(shard: number, ttlMs: number): void {
+    const { preferred } = this.options;
+    if (this.stopped || this.expiryTimers.has(shard) || (preferred && !preferred.has(shard))) return;
+    const timer = setTimeout(() => {
+      this.expiryTimers.delete(shard);
+      if (!this.stopped) void this.compete(shard);
+    }, ttlMs + 5);
+    timer.unref();
+    this.expiryTimers.set(shard, timer);
+  }
+
+  private async take(shard: number): Promise<void> {
     const { ttlMs, marginMs } = this.options;
     const name = leaseName(shard);
     this.seenFree.delete(shard);
@@ -235,6 +263,7 @@ export class ShardLeadership implements ShardGate {
       const outcome = await this.leases.take(name, this.nodeId, ttlMs);
       if (!outcome.taken) {
         this.leaders.set(shard, outcome.holder?.nodeId ?? null);
+        if (outcome.holder) this.armExpiry(shard, outcome.holder.ttlMs);
         return;
       }
       token = outcome.token;

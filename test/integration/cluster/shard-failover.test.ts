@@ -119,7 +119,19 @@ describe('a node that does not lead the market', () => {
 
     const gql = await clientOn(follower).graphql('mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }', { input: order(t, 'ETH-DAI', 'SELL', '2100', '1', 'to-a-follower') });
     expect(gql.body.errors[0].extensions).toMatchObject({ code: 'NOT_LEADER', details: { leader: leader.nodeId } });
+    expect(Number(gql.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await k.db('orders').where({ marketId: marketIds['ETH-DAI'] }).count({ n: '*' }).first()).toEqual(before);
+
+    // The refusal is not stored under the request's Idempotency-Key: the same request at the leader runs.
+    const key = { 'Idempotency-Key': 'not-leader-then-leader' };
+    const body = order(t, 'ETH-DAI', 'SELL', '2100', '1', 'retried-at-the-leader');
+    expect((await clientOn(follower).post('/v1/orderbook/orders', body, key)).body.error.code).toBe('NOT_LEADER');
+    const atLeader = await clientOn(leader).post('/v1/orderbook/orders', body, key);
+    expect(atLeader.status).toBe(201);
+    expect(atLeader.headers.get('idempotent-replayed')).toBeNull();
+    const replayed = await clientOn(leader).post('/v1/orderbook/orders', body, key);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.data.id).toBe(atLeader.body.data.id);
 
     // A cancel too: only the leader cancels.
     const resting = await k.db('orders').where({ clientOrderId: 'after-takeover' }).first();
