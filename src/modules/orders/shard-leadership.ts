@@ -9,7 +9,7 @@ export interface LeadershipOptions {
   nodeId: string;
   /** The shards this node competes for. */
   eligible: number[];
-  /** Shards taken as soon as they are free; the other eligible ones only once seen free on two rounds running, so the node preferring them takes them first. Undefined: all. */
+  /** Shards taken as soon as they are free; the other eligible ones only once seen free on two rounds running, or 250 ms after another holder's lease expired, so the node preferring them takes them first. Undefined: all. */
   preferred?: ReadonlySet<number>;
   ttlMs: number;
   renewMs: number;
@@ -220,8 +220,10 @@ export class ShardLeadership implements ShardGate {
         const holders = await this.leases.holders(later.map(leaseName));
         later.forEach((shard, i) => {
           const holder = holders[i];
-          if (holder) this.leaders.set(shard, holder.nodeId);
-          else this.seenFree.add(shard);
+          if (holder) {
+            this.leaders.set(shard, holder.nodeId);
+            this.armExpiry(shard, holder.ttlMs);
+          } else this.seenFree.add(shard);
         });
       } catch (e) {
         this.logger.warn({ err: (e as Error).message }, 'shard leases not read: Redis did not answer');
@@ -240,14 +242,18 @@ export class ShardLeadership implements ShardGate {
     }
   }
 
-  /** Tries again when the holder's lease would expire unless renewed: no later than that plus a few milliseconds. */
+  /**
+   * Tries again when the holder's lease would expire unless renewed, a few milliseconds after; for
+   * a shard another node prefers, up to 250 ms later still, so that node (if alive) takes it first.
+   */
   private armExpiry(shard: number, ttlMs: number): void {
-    const { preferred } = this.options;
-    if (this.stopped || this.expiryTimers.has(shard) || (preferred && !preferred.has(shard))) return;
+    const { preferred, renewMs } = this.options;
+    if (this.stopped || this.expiryTimers.has(shard)) return;
+    const grace = preferred && !preferred.has(shard) ? Math.min(renewMs, 250) : 0;
     const timer = setTimeout(() => {
       this.expiryTimers.delete(shard);
       if (!this.stopped) void this.compete(shard);
-    }, ttlMs + 5);
+    }, ttlMs + 5 + grace);
     timer.unref();
     this.expiryTimers.set(shard, timer);
   }
