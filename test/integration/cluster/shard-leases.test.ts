@@ -5,6 +5,9 @@ import { LeadershipOptions, ShardLeadership } from '../../../src/modules/orders/
 import { ShardMap } from '../../../src/modules/orders/shard-map';
 import { eventually } from '../../support/eventually';
 import { startTestKeel, TestKeel } from '../../support/keel';
+import { TcpProxy } from '../../support/tcp-proxy';
+import { createDb } from '../../../src/platform/db/knex';
+import type { Knex } from 'knex';
 
 /**
  * Shard leadership against the real Redis and PostgreSQL, in process: two markets' worth of shards
@@ -15,8 +18,8 @@ let leases: FencedLeases;
 const running: ShardLeadership[] = [];
 const shards = new ShardMap(2, { 'ETH-USDC': 0, 'ETH-DAI': 1 });
 
-function leadership(nodeId: string, overrides: Partial<LeadershipOptions> = {}, store: FencedLeases = leases): ShardLeadership {
-  const l = new ShardLeadership(t.keel.platform.db, store, shards, { nodeId, eligible: [0, 1], ttlMs: 1000, renewMs: 250, marginMs: 200, ...overrides }, createLogger('silent'));
+function leadership(nodeId: string, overrides: Partial<LeadershipOptions> = {}, store: FencedLeases = leases, db: Knex = t.keel.platform.db): ShardLeadership {
+  const l = new ShardLeadership(db, store, shards, { nodeId, eligible: [0, 1], ttlMs: 1000, renewMs: 250, marginMs: 200, ...overrides }, createLogger('silent'));
   l.onShards({ gained: async () => undefined, lost: async () => undefined });
   running.push(l);
   return l;
@@ -100,4 +103,33 @@ it('a leader whose renewals fail stops taking orders before its lease can expire
   expect(holder).toMatchObject({ nodeId: 'node-a' });
   expect(holder!.ttlMs).toBeGreaterThan(0);
   await eventually(() => a.heldShards().length === 0, 5_000);
+});
+
+it('a leader that cannot reach PostgreSQL stops taking orders before its lease can expire, stops renewing it, and another node takes the shard', async () => {
+  // This node reaches PostgreSQL only through a proxy the test cuts.
+  const url = new URL(t.config.DATABASE_URL);
+  const proxy = new TcpProxy(Number(url.port || 5432));
+  await proxy.open();
+  url.port = String(proxy.port);
+  const cutOff = createDb(url.toString(), 2, { acquireTimeoutMs: 300 });
+  try {
+    const a = leadership('node-a', {}, leases, cutOff);
+    await a.start();
+    const b = leadership('node-b');
+    await b.start();
+    expect(a.heldShards().map((h) => h.shard)).toEqual([0, 1]);
+
+    await proxy.close();
+    const refused = await eventually(() => refusal(a, 'ETH-USDC'), 5_000, 5);
+    expect(refused.code).toBe('NOT_LEADER');
+    // Refused while its lease still stood: nobody else could have taken orders yet.
+    const [holder] = await leases.holders(['orderbook:shard:0']);
+    expect(holder === null || holder.nodeId === 'node-a').toBe(true);
+    await eventually(() => b.heldShards().length === 2 && b.heldShards().every((h) => h.state === 'LEADING'), 10_000);
+    expect(a.heldShards()).toEqual([]);
+    expect(refusal(b, 'ETH-USDC')).toBeUndefined();
+  } finally {
+    await proxy.close();
+    await cutOff.destroy();
+  }
 });
