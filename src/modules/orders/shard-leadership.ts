@@ -215,9 +215,12 @@ export class ShardLeadership implements ShardGate {
     const free = eligible.filter((s) => !this.held.has(s));
     const now = free.filter((s) => !preferred || preferred.has(s) || this.seenFree.has(s));
     const later = free.filter((s) => !now.includes(s));
-    if (later.length) {
+    // Shards this node does not compete for: only their leaders are noted (for NOT_LEADER's details.leader).
+    const watched = this.shards.all().filter((s) => !eligible.includes(s));
+    if (later.length || watched.length) {
       try {
-        const holders = await this.leases.holders(later.map(leaseName));
+        const holders = await this.leases.holders([...later, ...watched].map(leaseName));
+        watched.forEach((shard, i) => this.leaders.set(shard, holders[later.length + i]?.nodeId ?? null));
         later.forEach((shard, i) => {
           const holder = holders[i];
           if (holder) {

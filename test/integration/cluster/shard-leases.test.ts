@@ -58,6 +58,11 @@ it('one node leads each shard; the token is in Redis and in PostgreSQL; another 
   }
   expect(refusal(a, 'ETH-USDC')).toBeUndefined();
   expect(refusal(b, 'ETH-USDC')).toMatchObject({ code: 'NOT_LEADER', status: 409, retryAfterSeconds: 1, details: { leader: 'node-a', shard: 0 } });
+  // A node that competes for no shard still names the leader.
+  const c = leadership('node-c', { eligible: [] });
+  await c.start();
+  expect(c.heldShards()).toEqual([]);
+  expect(refusal(c, 'ETH-DAI')).toMatchObject({ code: 'NOT_LEADER', details: { leader: 'node-a', shard: 1 } });
 
   const before = a.heldShards()[0].fencingToken;
   await a.stop();
@@ -112,8 +117,8 @@ it('a leader that cannot reach PostgreSQL stops taking orders before its lease c
   await proxy.open();
   url.port = String(proxy.port);
   const cutOff = createDb(url.toString(), 2, { acquireTimeoutMs: 300 });
+  const a = leadership('node-a', {}, leases, cutOff);
   try {
-    const a = leadership('node-a', {}, leases, cutOff);
     await a.start();
     const b = leadership('node-b');
     await b.start();
@@ -129,6 +134,7 @@ it('a leader that cannot reach PostgreSQL stops taking orders before its lease c
     expect(a.heldShards()).toEqual([]);
     expect(refusal(b, 'ETH-USDC')).toBeUndefined();
   } finally {
+    await a.stop();
     await proxy.close();
     await cutOff.destroy();
   }
