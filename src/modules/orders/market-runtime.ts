@@ -117,6 +117,11 @@ export class MarketRuntimes {
     return { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence, fence };
   }
 
+  /** The sequence the market's cached runtime has committed up to; undefined when none is loaded. */
+  committedSequence(marketId: string): number | undefined {
+    return this.runtimes.get(marketId)?.committedSequence;
+  }
+
   /** Forgets the market's runtime (only if it is still `rt`, when given): the next command rebuilds it from the record. */
   drop(marketId: string, rt?: Runtime): void {
     if (!rt || this.runtimes.get(marketId) === rt) this.runtimes.delete(marketId);

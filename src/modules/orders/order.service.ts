@@ -150,13 +150,13 @@ export class OrderService {
     for (const m of await this.marketsOf(shardOf, shard)) this.runtimes.drop(m.id);
   }
 
-  /** Sequence and queue depth of the markets of these shards. */
+  /** Sequence (as the market's runtime has committed it, else as stored) and queue depth of the markets of these shards. */
   async engineView(shardOf: (symbol: string) => number, shards: number[]): Promise<MarketEngineView[]> {
     const wanted = new Set(shards);
     const rows: { id: string; symbol: string; sequence: string }[] = await this.db('markets').select('id', 'symbol', 'sequence').orderBy('symbol');
     return rows
       .filter((m) => wanted.has(shardOf(m.symbol)))
-      .map((m) => ({ marketId: m.id, symbol: m.symbol, sequence: String(m.sequence), queueDepth: this.placements.depth(m.id) }));
+      .map((m) => ({ marketId: m.id, symbol: m.symbol, sequence: String(this.runtimes.committedSequence(m.id) ?? m.sequence), queueDepth: this.placements.depth(m.id) }));
   }
 
   private async marketsOf(shardOf: (symbol: string) => number, shard: number): Promise<{ id: string; symbol: string }[]> {
