@@ -103,8 +103,9 @@ async function startOrderbookRole(platform: Platform, services: Services, worker
   const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
   // Listening first: a market change made while the books load reloads them again.
   await workers.start({ start: () => services.markets.listenForChanges(), stop: () => services.markets.stopListening() });
-  // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
-  await services.orders.warmUp(await services.markets.ids());
+  // Competes for the shards' leases; the books of the shards it takes are rebuilt from PostgreSQL
+  // before their orders are taken (a lone node leads every shard before it listens).
+  await workers.start({ start: () => services.shardLeadership.start(), stop: () => services.shardLeadership.stop() });
   return listen(app, platform.config.HOST, platform.config.PRO_PORT);
 }
 

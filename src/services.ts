@@ -57,6 +57,11 @@ import type { DestinationScreen } from './modules/swaps/destination-screen';
 import { sanctionsDestinationScreen } from './modules/aml/sanctions-destination-screen';
 import { SettlementRuleService } from './modules/settlement-rules/settlement-rule.service';
 import { SettlementTrigger } from './modules/settlement-rules/settlement-trigger';
+import { ShardLeadership } from './modules/orders/shard-leadership';
+import { ShardMap } from './modules/orders/shard-map';
+import { FencedLeases } from './platform/fenced-leases';
+import type { Config } from './platform/config';
+import { hostname } from 'node:os';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -93,6 +98,8 @@ export interface Services {
   /** Credits deposits to the ledger and debits transfers out; the transaction sender reports failures to it. */
   custodyLedgerSync: CustodyLedgerSync;
   orders: OrderService;
+  /** Which order-book shards this node leads (leases in Redis, fencing tokens in PostgreSQL); the orderbook role starts it. */
+  shardLeadership: ShardLeadership;
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
@@ -169,7 +176,10 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   checkouts.own('intent', paymentIntents);
   chainActivity.onDeposit(new SettlementTrigger());
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
-  const orders = new OrderService(db, markets, ledger, unitOfWork);
+  const shardLeadership = createShardLeadership(platform);
+  const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership);
+  const shardOf = (symbol: string) => shardLeadership.shards.shardOf(symbol);
+  shardLeadership.onShards({ gained: (shard) => orders.rebuildShard(shardOf, shard), lost: (shard) => orders.dropShard(shardOf, shard) });
   const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
   const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, unitOfWork);
   const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
@@ -190,7 +200,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     transfers,
     organizations,
     apiKeys,
-    engineStatus: new EngineStatusService(config.KEEL_ENV),
+    engineStatus: new EngineStatusService(config.KEEL_ENV, config.KEEL_ROLES, shardLeadership, orders),
     webhooks,
     deliveryScheduler,
     webhookGuard,
@@ -204,6 +214,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     ledger,
     custodyLedgerSync,
     orders,
+    shardLeadership,
     orderQueries: orders.queries,
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
@@ -224,4 +235,26 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     destinationScreen,
     settlementRules: new SettlementRuleService(db, sendingWallets, chains, networks, outbox, unitOfWork),
   };
+}
+
+/** Processes started in this one (tests run several Keels side by side): the second and later get a suffix, so node ids stay unique. */
+let keelsInProcess = 0;
+
+/** KEEL_NODE_ID, or hostname:pid. */
+export function nodeIdOf(config: Pick<Config, 'KEEL_NODE_ID'>): string {
+  if (config.KEEL_NODE_ID) return config.KEEL_NODE_ID;
+  const n = ++keelsInProcess;
+  return `${hostname()}:${process.pid}${n > 1 ? `:${n}` : ''}`;
+}
+
+function createShardLeadership(platform: Platform): ShardLeadership {
+  const { config } = platform;
+  const shards = new ShardMap(config.ORDERBOOK_SHARDS, config.ORDERBOOK_SHARD_MAP);
+  const ttlMs = config.ORDERBOOK_LEASE_TTL_MS;
+  const marginMs = config.ORDERBOOK_LEASE_MARGIN_MS ?? Math.floor(ttlMs / 5);
+  const renewMs = config.ORDERBOOK_LEASE_RENEW_MS ?? Math.floor(ttlMs / 3);
+  if (renewMs + marginMs >= ttlMs) throw new Error(`Invalid configuration:\n  ORDERBOOK_LEASE_RENEW_MS (${renewMs}) + ORDERBOOK_LEASE_MARGIN_MS (${marginMs}) must be below ORDERBOOK_LEASE_TTL_MS (${ttlMs})`);
+  const preferred = config.ORDERBOOK_PREFERRED_SHARDS === 'all' ? undefined : new Set(shards.parseSelection(config.ORDERBOOK_PREFERRED_SHARDS));
+  const options = { nodeId: nodeIdOf(config), eligible: shards.parseSelection(config.ORDERBOOK_LEAD_SHARDS), preferred, ttlMs, renewMs, marginMs };
+  return new ShardLeadership(platform.db, new FencedLeases(platform.redis, config.REDIS_PREFIX), shards, options, platform.logger);
 }

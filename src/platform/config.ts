@@ -26,6 +26,34 @@ export const configSchema = z.object({
   PRO_PORT: z.coerce.number().int().min(0).max(65535).default(4001),
   KEEL_ROLES: z.string().default('api,orderbook,worker'),
   KEEL_DATA_DIR: z.string().default('.keel'),
+  /** This node's name in the order-book cluster (shard leases, NOT_LEADER details, engine status); unset: hostname:pid. Must be unique per process. */
+  KEEL_NODE_ID: z.string().min(1).max(200).optional(),
+  /** Markets map to this many shards (a stable FNV-1a hash of the market symbol), unless ORDERBOOK_SHARD_MAP names the market. */
+  ORDERBOOK_SHARDS: z.coerce.number().int().min(1).max(1024).default(16),
+  /** Explicit placements that override the hash: `ETH-USDC=0,BTC-USDC=1`. */
+  ORDERBOOK_SHARD_MAP: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const map: Record<string, number> = {};
+      for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+        const [symbol, shard] = entry.split('=').map((x) => x.trim());
+        const n = Number(shard);
+        if (!symbol || !Number.isInteger(n) || n < 0) ctx.addIssue({ code: 'custom', message: `'${entry}': expected SYMBOL=shard (a non-negative integer)` });
+        else map[symbol.toUpperCase()] = n;
+      }
+      return map;
+    }),
+  /** The shards this node competes for: `all`, `none`, or a comma-separated list of shard numbers. */
+  ORDERBOOK_LEAD_SHARDS: z.string().default('all'),
+  /** Of those, the ones this node takes as soon as they are free (`all`, `none` or a list); it takes the others only after seeing them free on two rounds running, so a layout can spread shards over nodes and still fail over. */
+  ORDERBOOK_PREFERRED_SHARDS: z.string().default('all'),
+  /** A shard leader's lease in Redis lives this long unless renewed (the spec's "about 5 seconds"). */
+  ORDERBOOK_LEASE_TTL_MS: z.coerce.number().int().min(300).default(5_000),
+  /** How often leases are renewed and free shards competed for; unset: a third of the TTL. */
+  ORDERBOOK_LEASE_RENEW_MS: z.coerce.number().int().positive().optional(),
+  /** A leader stops accepting orders this long before its lease could expire (since its last successful renewal); unset: a fifth of the TTL. */
+  ORDERBOOK_LEASE_MARGIN_MS: z.coerce.number().int().min(0).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   API_KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),

@@ -70,7 +70,9 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     const key = request.idempotencyKey;
     if (!key || !request.principal || reply.getHeader('Idempotent-Replayed')) return payload;
     request.idempotencyKey = undefined;
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+    // Not stored either: a transient refusal that says when to retry (409 NOT_LEADER with Retry-After),
+    // so the retry, at the leader, runs instead of replaying the refusal.
+    if (reply.statusCode >= 500 || reply.hasHeader('retry-after') || typeof payload !== 'string') {
       await platform.idempotency.release(request.principal.apiKeyId, key);
     } else {
       const contentType = reply.getHeader('content-type');

@@ -111,6 +111,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       {
         async requestDidStart() {
           return {
+            // A transient refusal (NOT_LEADER) tells when to retry, as REST does.
+            async didEncounterErrors({ errors, response }) {
+              const retryAfter = errors.map((e) => toKeelError(e).retryAfterSeconds).find((s) => s !== undefined);
+              if (retryAfter !== undefined) response.http.headers.set('retry-after', String(retryAfter));
+            },
             async willSendResponse({ response, contextValue }) {
               if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
               response.body.singleResult.errors = response.body.singleResult.errors.map((e) => {

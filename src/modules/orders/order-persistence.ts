@@ -6,6 +6,7 @@ import type { MarketService } from '../markets/market.service';
 import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 import type { OrderModel } from './order.model';
 import type { Settlement } from './settlement';
+import { ShardFence, shardFencePart } from './shard-gate';
 
 /** Where a commit moves its market's sequence, fenced by the rules version its commands were matched on. */
 export interface SequenceMove {
@@ -18,7 +19,7 @@ export interface SequenceMove {
 /**
  * Writes a settlement as one statement (one round trip, atomic): new order rows, every touched
  * order's final state, trades, the ledger moves (summed per balance row), the market's sequence
- * and the commands' idempotency results. Returns the new orders' rows as written.
+ * the commands' idempotency results and, in a cluster, the check of the shard's fencing token. Returns the new orders' rows as written.
  */
 export async function writeSettlement(
   db: Knex,
@@ -29,6 +30,7 @@ export async function writeSettlement(
   settlement: Settlement,
   newRows: ReadonlyMap<string, Partial<OrderModel>>,
   records: StepResult[],
+  fence?: ShardFence,
 ): Promise<Map<string, OrderModel>> {
   const now = new Date();
   const inserts: Partial<OrderModel>[] = [];
@@ -70,6 +72,8 @@ export async function writeSettlement(
   if (settlement.trades.length) parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => ({ ...t, createdAt: now }))));
   parts.push(...ledger.statementParts(settlement.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
   if (records.length) parts.push(uow.resultsPart(records));
+  // First, so a stale leader's statement is refused for its token before any other check.
+  if (fence) parts.unshift(shardFencePart(fence));
   try {
     await runAsOneStatement(db, parts);
   } catch (e) {

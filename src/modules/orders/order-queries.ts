@@ -105,11 +105,11 @@ export class OrderQueries {
     return toPage(await this.views.trades(rows), total, page);
   }
 
-  /** Depth from the market's engine, read in turn with the market's commands (so it is committed state). */
+  /** Depth from the market's engine, read in turn with the market's commands (so it is committed state); on a node that does not lead the market, from PostgreSQL. */
   async book(symbol: string, levels: number): Promise<OrderBook> {
     const market = await this.markets.row(symbol);
     return this.runtimes.serial(market.id, async () => {
-      const { rules, engine } = await this.runtimes.runtime(market.id);
+      const { rules, engine } = await this.runtimes.readable(market.id);
       const depth = engine.depth(levels);
       const level = (l: { price: number; quantity: number; orders: number }): BookLevel => ({
         price: formatMultiple(rules.tick, BigInt(l.price)),
@@ -123,7 +123,7 @@ export class OrderQueries {
   /** Best bid and ask as decimal strings. */
   async touch(marketId: string): Promise<{ bestBid: string | null; bestAsk: string | null }> {
     return this.runtimes.serial(marketId, async () => {
-      const { rules, engine } = await this.runtimes.runtime(marketId);
+      const { rules, engine } = await this.runtimes.readable(marketId);
       const bid = engine.bestBid();
       const ask = engine.bestAsk();
       return { bestBid: bid === null ? null : formatMultiple(rules.tick, BigInt(bid)), bestAsk: ask === null ? null : formatMultiple(rules.tick, BigInt(ask)) };
