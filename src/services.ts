@@ -29,6 +29,8 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { RealtimeHub } from './modules/realtime/realtime-hub';
+import { RealtimeService } from './modules/realtime/realtime.service';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -68,6 +70,8 @@ export interface Services {
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
+  /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */
+  realtime: RealtimeService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -92,6 +96,11 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
+  const marketData = new MarketDataService(db, markets, orders.queries);
+  const walletBalances = new WalletBalances(ledger, chains);
+  const realtimeHub = new RealtimeHub(platform.realtimeBus);
+  // Every commit this node makes goes to the other nodes' feeds (and its own) after it commits.
+  orders.onCommitted(realtimeHub.publish);
   return {
     watchedWallets: new WatchedWallets(db),
     chainActivity,
@@ -116,7 +125,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     custodyLedgerSync,
     orders,
     orderQueries: orders.queries,
-    walletBalances: new WalletBalances(ledger, chains),
-    marketData: new MarketDataService(db, markets, orders.queries),
+    walletBalances,
+    marketData,
+    realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
-import { WebSocketServer } from 'ws';
+import { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import { WebSocket, WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
@@ -12,6 +12,10 @@ import { prepareSocketOperation } from './socket-operation';
 import { SocketSession, SocketSessions } from './socket-sessions';
 import { requestIdFor } from './request-context';
 import { authorizeDocumentText } from '../graphql/root-field-grants';
+import { subscribeShared } from './shared-execution';
+import { boundedDelivery } from './bounded-delivery';
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 export interface GraphqlWsOptions {
   host: Host;
@@ -29,6 +33,18 @@ type ConnectionExtra = {
 /** How often every open connection's key is re-checked even without an invalidation (one lost with Redis). */
 const MIN_RECHECK_MS = 1_000;
 
+/** Close code for a connection that does not read its messages fast enough (see README, "Realtime"). */
+export const SLOW_CONSUMER_CLOSE_CODE = 4008;
+/** A slow consumer's socket is destroyed this long after its close frame was queued, if it has not read it by then. */
+const SLOW_CONSUMER_GRACE_MS = 5_000;
+
+/** Closes a connection as a slow consumer (once), and destroys it if it does not read its close frame in time. */
+function closeSlowConsumer(socket: WebSocket, reason: string): void {
+  if (socket.readyState !== socket.OPEN) return;
+  socket.close(SLOW_CONSUMER_CLOSE_CODE, reason);
+  setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+}
+
 /**
  * graphql-ws on the host's port at /graphql. Credentials come in connectionParams; every subscribe
  * message re-checks the key and spends its rate limit like an HTTP request, and only subscriptions
@@ -43,6 +59,8 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
   const wsServer = useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema,
+      // An event delivered to many subscribers is executed once per distinct operation.
+      subscribe: subscribeShared,
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const credentials = { apiKey: params.apiKey as string | undefined, orgId: (params.orgId ?? params.appId) as string | undefined };
@@ -72,9 +90,20 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
         if (Array.isArray(operation)) return operation;
         return { ...operation, schema, contextValue: contextFor(principal, ctx.extra.requestId!) };
       },
+      onOperation: (ctx, _id, _payload, _args, result) => {
+        if (!isAsyncIterable(result)) return undefined;
+        const socket = ctx.extra.socket;
+        return boundedDelivery(result, config.WS_MAX_QUEUED_MESSAGES, () =>
+          closeSlowConsumer(socket, `Slow consumer: more than ${config.WS_MAX_QUEUED_MESSAGES} messages of a subscription waiting`),
+        );
+      },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
-      onNext: (ctx, _id, _payload, _args, result) =>
-        result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result,
+      onNext: (ctx, _id, _payload, _args, result) => {
+        if (ctx.extra.socket.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) {
+          closeSlowConsumer(ctx.extra.socket, `Slow consumer: more than ${config.WS_MAX_BUFFERED_BYTES} bytes unsent`);
+        }
+        return result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result;
+      },
     },
     wss,
   );

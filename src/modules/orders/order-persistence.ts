@@ -6,6 +6,7 @@ import type { MarketService } from '../markets/market.service';
 import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 import type { OrderModel } from './order.model';
 import type { Settlement } from './settlement';
+import { bookSequencePart } from './book-sequence';
 
 /** Where a commit moves its market's sequence, fenced by the rules version its commands were matched on. */
 export interface SequenceMove {
@@ -13,6 +14,8 @@ export interface SequenceMove {
   from: number;
   to: number;
   rulesVersion: number;
+  /** The market's book sequence (migration 021): moved from `from` to `to` when they differ. */
+  book?: { from: number; to: number };
 }
 
 /**
@@ -29,8 +32,8 @@ export async function writeSettlement(
   settlement: Settlement,
   newRows: ReadonlyMap<string, Partial<OrderModel>>,
   records: StepResult[],
+  now = new Date(),
 ): Promise<Map<string, OrderModel>> {
-  const now = new Date();
   const inserts: Partial<OrderModel>[] = [];
   const updates: Partial<OrderModel>[] = [];
   for (const w of settlement.orders) {
@@ -69,6 +72,7 @@ export async function writeSettlement(
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
   if (settlement.trades.length) parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => ({ ...t, createdAt: now }))));
   parts.push(...ledger.statementParts(settlement.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
+  if (sequence.book && sequence.book.to !== sequence.book.from) parts.push(bookSequencePart(sequence.marketId, sequence.book.from, sequence.book.to));
   if (records.length) parts.push(uow.resultsPart(records));
   try {
     await runAsOneStatement(db, parts);

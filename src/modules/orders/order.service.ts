@@ -11,6 +11,7 @@ import { LIVE_STATUSES, Order, OrderStatus, PlaceOrderInput } from './order.doma
 import { OrderModel } from './order.model';
 import { OrderQueries } from './order-queries';
 import { PlacedOrder, PlacementQueue } from './placement-queue';
+import type { CommitListener } from './committed-change';
 
 const REJECT_CODES: Record<RejectReason, ErrorCode> = {
   INVALID_PRICE: 'INVALID_PRICE',
@@ -108,6 +109,11 @@ export class OrderService {
       }
     }
     return cancelled;
+  }
+
+  /** Hears every commit this process makes (the realtime publisher). */
+  onCommitted(listener: CommitListener): void {
+    this.runtimes.onCommitted(listener);
   }
 
   /** Loads every market's engine now rather than on its first command (optional warm-up at start). */

@@ -11,9 +11,13 @@ export class Principal {
     readonly tier: Tier,
     /** Whether the key belongs to the operator's organisation (see OPERATOR_PERMISSIONS). */
     readonly operator = false,
+    /** Channels a realtime token was narrowed to; null: every channel its permissions allow. */
+    readonly channels: ReadonlySet<string> | null = null,
   ) {}
 
   can(required: string): boolean {
     return grants(this.host, this.scopes, required, this.operator);
   }
+
+  mayUseChannel(channel: string): boolean { return this.channels === null || this.channels.has(channel); }
 }
