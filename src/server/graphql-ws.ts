@@ -39,8 +39,9 @@ export const SLOW_CONSUMER_CLOSE_CODE = 4008;
 const SLOW_CONSUMER_GRACE_MS = 5_000;
 
 /** Closes a connection as a slow consumer (once), and destroys it if it does not read its close frame in time. */
-function closeSlowConsumer(socket: WebSocket, reason: string): void {
+function closeSlowConsumer(socket: WebSocket, reason: string, logger: Platform['logger']): void {
   if (socket.readyState !== socket.OPEN) return;
+  logger.warn({ code: SLOW_CONSUMER_CLOSE_CODE, reason }, 'realtime: slow consumer disconnected');
   socket.close(SLOW_CONSUMER_CLOSE_CODE, reason);
   setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
 }
@@ -94,13 +95,13 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
         if (!isAsyncIterable(result)) return undefined;
         const socket = ctx.extra.socket;
         return boundedDelivery(result, config.WS_MAX_QUEUED_MESSAGES, () =>
-          closeSlowConsumer(socket, `Slow consumer: more than ${config.WS_MAX_QUEUED_MESSAGES} messages of a subscription waiting`),
+          closeSlowConsumer(socket, `Slow consumer: more than ${config.WS_MAX_QUEUED_MESSAGES} messages of a subscription waiting`, platform.logger),
         );
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
       onNext: (ctx, _id, _payload, _args, result) => {
         if (ctx.extra.socket.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) {
-          closeSlowConsumer(ctx.extra.socket, `Slow consumer: more than ${config.WS_MAX_BUFFERED_BYTES} bytes unsent`);
+          closeSlowConsumer(ctx.extra.socket, `Slow consumer: more than ${config.WS_MAX_BUFFERED_BYTES} bytes unsent`, platform.logger);
         }
         return result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result;
       },
