@@ -1,0 +1,184 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
+
+async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+  const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Resident memory of a process, from /proc (Linux). */
+function rssBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
+  return Number(line.split(/\s+/)[1]) * 1024;
+}
+
+interface Delivery {
+  messages: number;
+  seconds: number;
+  messagesPerSecond: number;
+  lagP50Ms: number;
+  lagP99Ms: number;
+  closedEarly: number;
+}
+
+/** The subscriber process, driven over IPC: one request, one answer. */
+class Subscribers {
+  private readonly child: ChildProcess;
+  constructor() {
+    this.child = fork(join(__dirname, 'realtime-subscribers.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  }
+  ask<T>(command: object): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.child.once('message', (m: { error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m as T)));
+      this.child.send(command);
+    });
+  }
+  stop(): void {
+    this.child.kill('SIGKILL');
+  }
+}
+
+const MARKETS = [
+  ['ETH', 'USDC'],
+  ['ETH', 'USDT'],
+  ['ETH', 'DAI'],
+  ['USDC', 'USDT'],
+  ['USDT', 'USDC'],
+  ['DAI', 'USDC'],
+  ['USDC', 'DAI'],
+  ['DAI', 'USDT'],
+] as const;
+
+/**
+ * Realtime delivery: `connections` graphql-ws subscribers (default 1,000; a separate process) on
+ * one Keel node, each on the book and the trades of one of 8 markets, while orders flow into all
+ * 8 markets through the REST API (16 connections, random limit orders around 2,000, about a third
+ * crossing). Per run: messages delivered per second, p50/p99 lag from commit (the message's
+ * timestamp) to arrival; memory per connection from Keel's resident size before and after the
+ * subscribers connect. Beside it, run for run with the same order flow, the yardstick
+ * (realtime-floor-server.ts): bare `ws` broadcasting the same messages from the same Redis channel.
+ */
+export async function run(args: string[]): Promise<object> {
+  const connections = Number(args[0] ?? 1000);
+  const seconds = Number(args[1] ?? 10);
+  const runs = Number(args[2] ?? 3);
+  const core = 4930;
+  const pro = 4931;
+  const floorPort = 4932;
+  const env = {
+    DATABASE_URL: await freshDatabase('keel_bench_realtime'),
+    REDIS_PREFIX: 'keelbench:realtime:',
+    CORE_PORT: String(core),
+    PRO_PORT: String(pro),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_SCALE: '100000',
+    DEV_CHAIN_IDS: '31399',
+    DEV_CHAIN_PORT: '0',
+    CHAIN_POLL_INTERVAL_MS: '100',
+    KEEL_DATA_DIR: '.keel/bench-realtime',
+    WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '20',
+  };
+  keelCli(['migrate'], env);
+  const child = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
+  let floor: ChildProcess | undefined;
+  const subscribers = new Subscribers();
+  try {
+    for (const [base, quote] of MARKETS) {
+      keelCli(['market', 'create', '--base', base, '--quote', quote, '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
+    }
+    const org = createBenchOrganization(env);
+    const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
+    const proHeaders = { apiKey: org.proKey, orgId: org.orgId };
+    const coreUrl = `http://127.0.0.1:${core}`;
+    const proUrl = `http://127.0.0.1:${pro}`;
+    const [chain] = (await call(`${coreUrl}/v1/blockchains`, 'GET', coreHeaders)).data;
+    const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
+    const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
+    const funding: [typeof buyer, string][] = [
+      [buyer, 'USDC'],
+      [buyer, 'USDT'],
+      [buyer, 'DAI'],
+      [seller, 'ETH'],
+      [seller, 'USDC'],
+      [seller, 'USDT'],
+      [seller, 'DAI'],
+    ];
+    for (const [wallet, asset] of funding) await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: wallet.walletAddress, asset, amount: asset === 'ETH' ? '5000' : '1000000' });
+    for (const [wallet, symbol] of funding) {
+      for (;;) {
+        const balances = (await call(`${proUrl}/v1/orderbook/wallets/${wallet.id}/balances`, 'GET', proHeaders)).data as { symbol: string; available: string }[];
+        if (balances.some((b) => b.symbol === symbol && Number(b.available) > 0)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+
+    const symbols = MARKETS.map(([b, q]) => `${b}-${q}`);
+    let n = 0;
+    const nextOrder = () => {
+      const buy = n++ % 2 === 0;
+      const cents = Math.floor(Math.random() * 1500);
+      const market = symbols[Math.floor(n / 2) % symbols.length];
+      return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market, side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
+    };
+    const orderFlow = (duration: number) =>
+      autocannon({
+        url: `${proUrl}/v1/orderbook/orders`,
+        connections: 16,
+        duration,
+        requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
+      });
+    await orderFlow(3); // warm-up: books with depth on both sides
+
+    floor = await startNodeProcess([join(__dirname, 'realtime-floor-server.js')], { REDIS_PREFIX: env.REDIS_PREFIX, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`);
+    const measure = async (target: 'keel' | 'floor') => {
+      const before = rssBytes(target === 'keel' ? child.pid! : floor!.pid!);
+      const url = target === 'keel' ? `ws://127.0.0.1:${pro}` : `ws://127.0.0.1:${floorPort}`;
+      await subscribers.ask({ cmd: 'connect', target, url, connections, markets: symbols, apiKey: org.proKey, orgId: org.orgId });
+      await new Promise((r) => setTimeout(r, 1000));
+      const after = rssBytes(target === 'keel' ? child.pid! : floor!.pid!);
+      await subscribers.ask({ cmd: 'start' });
+      const load = await orderFlow(seconds);
+      const delivery = await subscribers.ask<Delivery>({ cmd: 'stop' });
+      await subscribers.ask({ cmd: 'close' });
+      return { ...delivery, ordersPerSecond: load.requests.average, memoryPerConnectionBytes: Math.round((after - before) / connections) };
+    };
+    const keelRuns = [];
+    const floorRuns = [];
+    for (let i = 0; i < runs; i++) {
+      keelRuns.push(await measure('keel'));
+      floorRuns.push(await measure('floor'));
+    }
+    type Run = (typeof keelRuns)[number];
+    const summary = (rs: Run[]) => ({
+      messagesPerSecond: Math.round(median(rs.map((r) => r.messagesPerSecond))),
+      lagP50Ms: median(rs.map((r) => r.lagP50Ms)),
+      lagP99Ms: median(rs.map((r) => r.lagP99Ms)),
+      ordersPerSecond: Math.round(median(rs.map((r) => r.ordersPerSecond))),
+      memoryPerConnectionBytes: median(rs.map((r) => r.memoryPerConnectionBytes)),
+    });
+    const keel = summary(keelRuns);
+    const yardstick = summary(floorRuns);
+    return {
+      benchmark: 'realtime',
+      what: `${connections} graphql-ws connections on one node, each subscribed to orderBook and trades of one of ${MARKETS.length} markets, while orders flow into all of them`,
+      connections,
+      secondsPerRun: seconds,
+      runs: keelRuns,
+      median: keel,
+      yardstick: { what: 'bare ws broadcasting the same book and trade messages from the same Redis channel', runs: floorRuns, median: yardstick },
+      ratioToYardstick: Number((keel.messagesPerSecond / yardstick.messagesPerSecond).toFixed(2)),
+      target: { messagesPerSecond: 100_000, lagP99Ms: 100 },
+    };
+  } finally {
+    subscribers.stop();
+    await stopProcess(child);
+    if (floor) await stopProcess(floor);
+  }
+}
