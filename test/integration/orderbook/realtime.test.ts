@@ -249,3 +249,24 @@ test('a slow consumer is disconnected (4008) while another subscriber keeps rece
   // GET shows at most 500 levels a side: the best 500 of the rebuilt book must be exactly those.
   expect({ bids: rebuilt.bids, asks: rebuilt.asks.slice(0, 500) }).toEqual({ bids: get.body.data.bids, asks: get.body.data.asks });
 }, 90_000);
+
+test('while Redis cannot take node A’s messages orders go on; the next message shows the gap and subscribers get a new SNAPSHOT that matches the book', async () => {
+  const feed = connect(nodeB.proUrl!, a).subscribe<BookMessage>(BOOK, { s: 'ETH-USDC' });
+  await eventually(() => feed.messages.length > 0);
+  const publisher = (k.keel.platform.realtimeBus as unknown as { publisher: { disconnect(): void; connect(): Promise<void>; status: string } }).publisher;
+  publisher.disconnect();
+  try {
+    for (let i = 0; i < 3; i++) expect((await place(b, walletB, { side: 'SELL', price: (2600 + i).toFixed(2), quantity: '0.01' })).status).toBe(201);
+  } finally {
+    await publisher.connect();
+  }
+  await eventually(() => publisher.status === 'ready');
+  expect((await place(b, walletB, { side: 'SELL', price: '2700', quantity: '0.01' })).status).toBe(201);
+
+  const finalSequence = await bookSequence();
+  await eventually(() => Number(feed.messages.at(-1)!.sequence) === finalSequence);
+  expect(feed.messages.filter((m) => m.kind === 'SNAPSHOT')).toHaveLength(2);
+  const rebuilt = rebuild(feed.messages);
+  const get = await a.pro().get('/v1/orderbook/markets/ETH-USDC/book?levels=500');
+  expect({ bids: rebuilt.bids, asks: rebuilt.asks.slice(0, 500) }).toEqual({ bids: get.body.data.bids, asks: get.body.data.asks });
+});
