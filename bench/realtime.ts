@@ -2,6 +2,8 @@ import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import IORedis from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
 async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
@@ -69,6 +71,8 @@ export async function run(args: string[]): Promise<object> {
   const connections = Number(args[0] ?? 1000);
   const seconds = Number(args[1] ?? 10);
   const runs = Number(args[2] ?? 3);
+  /** Changes per second injected on the bus in the capacity runs (each one trade, to every subscriber of its market). */
+  const injectedPerSecond = Number(args[3] ?? 800);
   const core = 4930;
   const pro = 4931;
   const floorPort = 4932;
@@ -155,6 +159,54 @@ export async function run(args: string[]): Promise<object> {
       keelRuns.push(await measure('keel'));
       floorRuns.push(await measure('floor'));
     }
+
+    // Capacity: the same subscribers, fed at a fixed rate with trade messages injected on the bus
+    // (as a committing node publishes them), so delivery is measured beyond what this machine's
+    // order flow can offer.
+    const marketIds = new Map<string, string>(((await call(`${proUrl}/v1/orderbook/markets?limit=100`, 'GET', proHeaders)).data as { id: string; symbol: string }[]).map((m) => [m.symbol, m.id]));
+    const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const inject = async (duration: number) => {
+      const perTick = Math.max(1, Math.round(injectedPerSecond / 100));
+      const end = Date.now() + duration * 1000;
+      let sequence = 1_000_000_000;
+      while (Date.now() < end) {
+        const tick = Date.now();
+        const pipeline = redis.pipeline();
+        for (let i = 0; i < perTick; i++) {
+          const symbol = symbols[i % symbols.length];
+          const trade = { id: randomUUID(), sequence: String(sequence++), makerOrderId: randomUUID(), takerOrderId: randomUUID(), makerWalletId: buyer.id, takerWalletId: seller.id, makerOrganizationId: '', takerOrganizationId: '', takerSide: 'SELL', price: '2000.5', quantity: '0.01', makerFee: '0.02', takerFee: '0.04', settlementStatus: 'QUEUED' };
+          pipeline.publish(`${env.REDIS_PREFIX}realtime`, JSON.stringify({ marketId: marketIds.get(symbol), symbol, committedAt: Date.now(), book: null, trades: [trade], orders: [], balances: [] }));
+        }
+        await pipeline.exec();
+        await new Promise((r) => setTimeout(r, Math.max(0, 10 - (Date.now() - tick))));
+      }
+    };
+    const capacity = async (target: 'keel' | 'floor') => {
+      const url = target === 'keel' ? `ws://127.0.0.1:${pro}` : `ws://127.0.0.1:${floorPort}`;
+      await subscribers.ask({ cmd: 'connect', target, url, connections, markets: symbols, apiKey: org.proKey, orgId: org.orgId });
+      await subscribers.ask({ cmd: 'start' });
+      await inject(seconds);
+      await new Promise((r) => setTimeout(r, 500));
+      const delivery = await subscribers.ask<Delivery>({ cmd: 'stop' });
+      await subscribers.ask({ cmd: 'close' });
+      return delivery;
+    };
+    const keelCapacity: Delivery[] = [];
+    const floorCapacity: Delivery[] = [];
+    try {
+      for (let i = 0; i < runs; i++) {
+        keelCapacity.push(await capacity('keel'));
+        floorCapacity.push(await capacity('floor'));
+      }
+    } finally {
+      redis.disconnect();
+    }
+    const capacitySummary = (rs: Delivery[]) => ({
+      messagesPerSecond: Math.round(median(rs.map((r) => r.messagesPerSecond))),
+      lagP50Ms: median(rs.map((r) => r.lagP50Ms)),
+      lagP99Ms: median(rs.map((r) => r.lagP99Ms)),
+      connectionsClosedAsSlow: median(rs.map((r) => r.closedEarly)),
+    });
     type Run = (typeof keelRuns)[number];
     const summary = (rs: Run[]) => ({
       messagesPerSecond: Math.round(median(rs.map((r) => r.messagesPerSecond))),
@@ -174,6 +226,11 @@ export async function run(args: string[]): Promise<object> {
       median: keel,
       yardstick: { what: 'bare ws broadcasting the same book and trade messages from the same Redis channel', runs: floorRuns, median: yardstick },
       ratioToYardstick: Number((keel.messagesPerSecond / yardstick.messagesPerSecond).toFixed(2)),
+      capacity: {
+        what: `${injectedPerSecond} trade messages/s injected on the Redis bus (${Math.round((injectedPerSecond * connections) / MARKETS.length)} deliveries/s offered), same subscribers`,
+        keel: { runs: keelCapacity, median: capacitySummary(keelCapacity) },
+        yardstick: { runs: floorCapacity, median: capacitySummary(floorCapacity) },
+      },
       target: { messagesPerSecond: 100_000, lagP99Ms: 100 },
     };
   } finally {
