@@ -4,14 +4,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { createBenchOrganization, freshDatabase, keelCli, median, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { callJson as call, keelCli, median, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
 
-async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
-  const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Resident memory of a process, from /proc (Linux). */
 function rssBytes(pid: number): number {
@@ -76,33 +70,13 @@ export async function run(args: string[]): Promise<object> {
   const core = 4930;
   const pro = 4931;
   const floorPort = 4932;
-  const env = {
-    DATABASE_URL: await freshDatabase('keel_bench_realtime'),
-    REDIS_PREFIX: 'keelbench:realtime:',
-    CORE_PORT: String(core),
-    PRO_PORT: String(pro),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_SCALE: '100000',
-    DEV_CHAIN_IDS: '31399',
-    DEV_CHAIN_PORT: '0',
-    CHAIN_POLL_INTERVAL_MS: '100',
-    KEEL_DATA_DIR: '.keel/bench-realtime',
-    WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '20',
-  };
-  keelCli(['migrate'], env);
-  const child = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
+  const { env, child, org, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('realtime', core, pro, 31399);
   let floor: ChildProcess | undefined;
   const subscribers = new Subscribers();
   try {
     for (const [base, quote] of MARKETS) {
       keelCli(['market', 'create', '--base', base, '--quote', quote, '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
     }
-    const org = createBenchOrganization(env);
-    const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
-    const proHeaders = { apiKey: org.proKey, orgId: org.orgId };
-    const coreUrl = `http://127.0.0.1:${core}`;
-    const proUrl = `http://127.0.0.1:${pro}`;
-    const [chain] = (await call(`${coreUrl}/v1/blockchains`, 'GET', coreHeaders)).data;
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
     const funding: [typeof buyer, string][] = [
@@ -115,13 +89,7 @@ export async function run(args: string[]): Promise<object> {
       [seller, 'DAI'],
     ];
     for (const [wallet, asset] of funding) await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: wallet.walletAddress, asset, amount: asset === 'ETH' ? '5000' : '1000000' });
-    for (const [wallet, symbol] of funding) {
-      for (;;) {
-        const balances = (await call(`${proUrl}/v1/orderbook/wallets/${wallet.id}/balances`, 'GET', proHeaders)).data as { symbol: string; available: string }[];
-        if (balances.some((b) => b.symbol === symbol && Number(b.available) > 0)) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    for (const [wallet, symbol] of funding) await untilCredited(proUrl, proHeaders, wallet.id, symbol);
 
     const symbols = MARKETS.map(([b, q]) => `${b}-${q}`);
     let n = 0;
