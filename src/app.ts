@@ -86,6 +86,8 @@ async function startOrderbookRole(platform: Platform, services: Services, worker
   await workers.start({ start: () => services.markets.listenForChanges(), stop: () => services.markets.stopListening() });
   // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
   await services.orders.warmUp(await services.markets.ids());
+  // Subscribers on this node see every node's commits from their first subscription on.
+  await services.realtime.listen();
   return listen(app, platform.config.HOST, platform.config.PRO_PORT);
 }
 

@@ -29,6 +29,11 @@ export class RealtimeService {
     private readonly walletBalances: WalletBalances,
   ) {}
 
+  /** Starts hearing every node's commits now (the order-book role, before its host listens), not with the first subscriber. */
+  listen(): Promise<void> {
+    return this.hub.ready();
+  }
+
   /** Channel `book:<SYMBOL>`: a SNAPSHOT, then an UPDATE per book sequence number (see BookMessage). */
   async book(access: ChannelAccess, symbol: string): Promise<AsyncIterableIterator<BookMessage>> {
     const market = await this.market(access, 'book', symbol);

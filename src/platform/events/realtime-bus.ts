@@ -1,4 +1,5 @@
 import IORedis from 'ioredis';
+import { withinMs } from '../time-bound';
 
 type Handler = (message: string) => void;
 
@@ -11,6 +12,7 @@ type Handler = (message: string) => void;
 export class RealtimeBus {
   private readonly publisher: IORedis;
   private subscriber?: IORedis;
+  private subscribed: Promise<unknown> = Promise.resolve();
   private readonly handlers = new Set<Handler>();
   /** Messages dropped because Redis could not take them. */
   dropped = 0;
@@ -39,24 +41,16 @@ export class RealtimeBus {
       sub.on('message', (_channel: string, message: string) => {
         for (const h of this.handlers) h(message);
       });
-      void sub.subscribe(this.channel).catch(() => undefined);
+      this.subscribed = sub.subscribe(this.channel).catch(() => undefined);
       this.subscriber = sub;
     }
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
   }
 
-  /** Resolves once this node's subscription is live (messages published later reach it). */
-  async ready(): Promise<void> {
-    const sub = this.subscriber;
-    if (!sub) return;
-    for (let i = 0; i < 200; i++) {
-      if (sub.status === 'ready') {
-        const [count] = (await sub.call('PUBSUB', 'NUMSUB', this.channel).catch(() => [])) as unknown[];
-        if (count !== undefined) return;
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  /** Resolves once this node's subscription is live (messages published later reach it), or after `withinMs` if Redis is away. */
+  async ready(ms = 2_000): Promise<void> {
+    await withinMs(this.subscribed, ms, 'Redis (realtime subscription)').catch(() => undefined);
   }
 
   async close(): Promise<void> {
