@@ -11,8 +11,7 @@ export class Principal {
     readonly tier: Tier,
     /** Whether the key belongs to the operator's organisation (see OPERATOR_PERMISSIONS). */
     readonly operator = false,
-    /** Channels a realtime token was narrowed to; null: every channel its permissions allow. */
-    readonly channels: ReadonlySet<string> | null = null,
+    /** Channels a realtime token was narrowed to; null: every channel its permissions allow. */ readonly channels: ReadonlySet<string> | null = null,
   ) {}
 
   can(required: string): boolean {
