@@ -172,6 +172,28 @@ test("private feeds carry the caller's own orders (every status), fills and bala
   expect(myBalances.messages.every((x) => x.walletId === walletA)).toBe(true);
 });
 
+test('ticker and candles are sent at once and again after a trade, on a node that took no order', async () => {
+  const c = connect(nodeB.proUrl!, a);
+  const ticker = c.subscribe('subscription { ticker(symbol: "ETH-USDC") { market last bestBid bestAsk trades24h } }');
+  const candles = c.subscribe('subscription { candles(symbol: "ETH-USDC", interval: "1m") { time open high low close volume } }');
+  const badInterval = c.subscribe('subscription { candles(symbol: "ETH-USDC", interval: "2m") { close } }');
+  await eventually(() => ticker.messages.length > 0 && badInterval.errors);
+  expect(badInterval.errors![0].extensions?.code).toBe('INVALID_FIELD');
+  const tradesBefore = ticker.messages.at(-1).trades24h;
+
+  await place(b, walletB, { side: 'SELL', price: '1996.5', quantity: '0.01' });
+  expect((await place(a, walletA, { side: 'BUY', price: '1996.5', quantity: '0.01' })).body.data.status).toBe('FILLED');
+  await eventually(() => ticker.messages.some((t) => t.trades24h === tradesBefore + 1));
+  const rest = await a.pro().get('/v1/orderbook/markets/ETH-USDC/ticker');
+  const afterTrade = ticker.messages.find((t) => t.trades24h === tradesBefore + 1)!;
+  expect(afterTrade).toMatchObject({ market: 'ETH-USDC', last: '1996.5' });
+  await eventually(() => ticker.messages.at(-1).bestAsk === rest.body.data.bestAsk && ticker.messages.at(-1).bestBid === rest.body.data.bestBid);
+  await eventually(() => candles.messages.some((x) => x.close === '1996.5'));
+  const last = candles.messages.at(-1);
+  const restCandles = await a.pro().get('/v1/orderbook/markets/ETH-USDC/candles?interval=1m&count=2');
+  expect(restCandles.body.data.find((x: { time: string }) => x.time === last.time)).toEqual(last);
+});
+
 test('channel permissions: market feeds need orderbook_market:read, private feeds orderbook_order:read, and a narrowed credential only its channels', async () => {
   const ordersOnly = await k.services.apiKeys.issue({ organizationId: a.orgId, name: 'orders only', host: 'pro', scopes: ['orderbook_order:read'], tier: 'Business' });
   const marketOnly = await k.services.apiKeys.issue({ organizationId: a.orgId, name: 'market only', host: 'pro', scopes: ['orderbook_market:read'], tier: 'Business' });
