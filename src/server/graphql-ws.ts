@@ -14,6 +14,8 @@ import { requestIdFor } from './request-context';
 import { authorizeDocumentText } from '../graphql/root-field-grants';
 import { subscribeShared } from './shared-execution';
 import { boundedDelivery } from './bounded-delivery';
+import { coalesceWrites } from './write-coalescing';
+import type { Duplex } from 'node:stream';
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
@@ -57,6 +59,8 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
   const sessions = new SocketSessions(platform.authenticator, host, Math.max(config.AUTH_CACHE_TTL_MS, MIN_RECHECK_MS));
   const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.BODY_LIMIT_BYTES });
+  /** Each connection's TCP socket, whose writes are coalesced per turn of the event loop. */
+  const rawSockets = new WeakMap<WebSocket, Duplex>();
   const wsServer = useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema,
@@ -100,6 +104,7 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
       onNext: (ctx, _id, _payload, _args, result) => {
+        coalesceWrites(rawSockets.get(ctx.extra.socket));
         if (ctx.extra.socket.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) {
           closeSlowConsumer(ctx.extra.socket, `Slow consumer: more than ${config.WS_MAX_BUFFERED_BYTES} bytes unsent`, platform.logger);
         }
@@ -113,7 +118,10 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
       socket.destroy();
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      rawSockets.set(ws, socket);
+      wss.emit('connection', ws, request);
+    });
   });
   app.addHook('onClose', async () => {
     sessions.dispose();

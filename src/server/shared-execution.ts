@@ -1,4 +1,4 @@
-import { createSourceEventStream, execute, ExecutionArgs, ExecutionResult, print } from 'graphql';
+import { createSourceEventStream, DocumentNode, execute, ExecutionArgs, ExecutionResult, print } from 'graphql';
 import { isShared } from '../platform/events/shared-stream';
 
 type Result = ExecutionResult | Promise<ExecutionResult>;
@@ -14,7 +14,7 @@ const results = new WeakMap<object, Map<string, Result>>();
 export async function subscribeShared(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
-  const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${print(args.document)}`;
+  const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${printed(args.document)}`;
   return mapEvents(source, (event) => {
     const run = () => execute({ ...args, rootValue: event });
     if (!isShared(event)) return run();
@@ -24,6 +24,13 @@ export async function subscribeShared(args: ExecutionArgs): Promise<AsyncIterabl
     if (!result) byOperation.set(key, (result = run()));
     return result;
   });
+}
+
+const texts = new WeakMap<DocumentNode, string>();
+function printed(document: DocumentNode): string {
+  let text = texts.get(document);
+  if (text === undefined) texts.set(document, (text = print(document)));
+  return text;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
