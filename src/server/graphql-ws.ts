@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import { WebSocket, WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Host } from '../platform/auth/permissions';
@@ -12,12 +12,12 @@ import { prepareSocketOperation } from './socket-operation';
 import { SocketSession, SocketSessions } from './socket-sessions';
 import { requestIdFor } from './request-context';
 import { authorizeDocumentText } from '../graphql/root-field-grants';
-import { subscribeShared } from './shared-execution';
+import { DeliveredResults, subscribeShared } from './shared-execution';
 import { boundedDelivery } from './bounded-delivery';
 import { coalesceWrites } from './write-coalescing';
 import type { Duplex } from 'node:stream';
 
-const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+const isAsyncIterable = (value: unknown): value is DeliveredResults => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 export interface GraphqlWsOptions {
   host: Host;

@@ -1,7 +1,7 @@
 import { createSourceEventStream, DocumentNode, execute, ExecutionArgs, ExecutionResult, print } from 'graphql';
-import { isShared } from '../platform/events/shared-stream';
+import { isPushSource, isShared, PushSource } from '../platform/events/shared-stream';
 
-type Result = ExecutionResult | Promise<ExecutionResult>;
+export type Result = ExecutionResult | Promise<ExecutionResult>;
 
 /** Per shared event object: its result per operation (document, operation name, variables). */
 const results = new WeakMap<object, Map<string, Result>>();
@@ -11,11 +11,11 @@ const results = new WeakMap<object, Map<string, Result>>();
  * its feed) is executed once per distinct operation and the result reused for every subscriber
  * with that operation, instead of once per subscriber.
  */
-export async function subscribeShared(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+export async function subscribeShared(args: ExecutionArgs): Promise<DeliveredResults | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
   const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${printed(args.document)}`;
-  return mapEvents(source, (event) => {
+  return mapEvents(source as AsyncIterable<unknown>, (event) => {
     const run = () => execute({ ...args, rootValue: event });
     if (!isShared(event)) return run();
     let byOperation = results.get(event);
@@ -37,9 +37,14 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-function mapEvents(source: AsyncIterable<unknown>, fn: (event: unknown) => Result): AsyncIterableIterator<ExecutionResult> {
+/** The results of a subscription, to be awaited in order (a result may still be computing). */
+export type DeliveredResults = AsyncIterableIterator<ExecutionResult> & Partial<PushSource<Result>>;
+
+function mapEvents(source: AsyncIterable<unknown>, fn: (event: unknown) => Result): DeliveredResults {
   const it = source[Symbol.asyncIterator]();
+  const push: Partial<PushSource<Result>> = isPushSource<unknown>(it) ? { attach: (sink, end) => it.attach((event) => sink(fn(event)), end) } : {};
   return {
+    ...push,
     async next() {
       const r = await it.next();
       if (r.done) return { value: undefined, done: true };

@@ -10,11 +10,26 @@ export function isShared(value: unknown): value is object {
   return typeof value === 'object' && value !== null && shared.has(value);
 }
 
-/** One subscriber's iterator: what was emitted to it and not yet taken. The consumer bounds it (graphql-ws pump). */
-class Subscriber<T> implements AsyncIterableIterator<T> {
+/**
+ * An iterator whose values can also be taken as they come, without a promise per value: after
+ * `attach`, each value is handed to `sink` at once (what was queued first), and `end` is called
+ * when the stream ends. The graphql-ws delivery uses it to keep the per-message cost down.
+ */
+export interface PushSource<T> {
+  attach(sink: (value: T) => void, end: () => void): void;
+}
+
+export function isPushSource<T>(value: unknown): value is PushSource<T> & AsyncIterableIterator<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { attach?: unknown }).attach === 'function';
+}
+
+/** One subscriber's iterator: what was emitted to it and not yet taken. The consumer bounds it (graphql-ws delivery). */
+class Subscriber<T> implements AsyncIterableIterator<T>, PushSource<T> {
   private readonly queue: T[] = [];
   private waiting: ((r: IteratorResult<T>) => void) | null = null;
   private done = false;
+  private sink: ((value: T) => void) | null = null;
+  private onEnd: (() => void) | null = null;
 
   constructor(
     first: T[],
@@ -23,9 +38,17 @@ class Subscriber<T> implements AsyncIterableIterator<T> {
     this.queue.push(...first);
   }
 
+  attach(sink: (value: T) => void, end: () => void): void {
+    this.sink = sink;
+    this.onEnd = end;
+    for (const v of this.queue.splice(0)) sink(v);
+    if (this.done) end();
+  }
+
   push(value: T): void {
     if (this.done) return;
-    if (this.waiting) {
+    if (this.sink) this.sink(value);
+    else if (this.waiting) {
       const w = this.waiting;
       this.waiting = null;
       w({ value, done: false });
@@ -51,6 +74,7 @@ class Subscriber<T> implements AsyncIterableIterator<T> {
     const w = this.waiting;
     this.waiting = null;
     w?.({ value: undefined, done: true });
+    this.onEnd?.();
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
