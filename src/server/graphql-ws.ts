@@ -12,7 +12,9 @@ import { prepareSocketOperation } from './socket-operation';
 import { SocketSession, SocketSessions } from './socket-sessions';
 import { requestIdFor } from './request-context';
 import { authorizeDocumentText } from '../graphql/root-field-grants';
-import { DeliveredResults, subscribeShared } from './shared-execution';
+import { DeliveredResults, Result, subscribeShared } from './shared-execution';
+import { directDelivery } from './direct-delivery';
+import type { PushSource } from '../platform/events/shared-stream';
 import { boundedDelivery } from './bounded-delivery';
 import { coalesceWrites } from './write-coalescing';
 import type { Duplex } from 'node:stream';
@@ -95,14 +97,26 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
         if (Array.isArray(operation)) return operation;
         return { ...operation, schema, contextValue: contextFor(principal, ctx.extra.requestId!) };
       },
-      onOperation: (ctx, _id, _payload, _args, result) => {
+      onOperation: (ctx, id, _payload, _args, result) => {
         if (!isAsyncIterable(result)) return undefined;
         const socket = ctx.extra.socket;
-        return boundedDelivery(result, config.WS_MAX_QUEUED_MESSAGES, () =>
-          closeSlowConsumer(socket, `Slow consumer: more than ${config.WS_MAX_QUEUED_MESSAGES} messages of a subscription waiting`, platform.logger),
-        );
+        const slow = (reason: string) => closeSlowConsumer(socket, reason, platform.logger);
+        // A shared feed's results go straight to the socket, serialised once for all their subscribers.
+        if (result.attach) {
+          return directDelivery(result as DeliveredResults & PushSource<Result>, {
+            socket,
+            id,
+            maxQueued: config.WS_MAX_QUEUED_MESSAGES,
+            maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+            overflow: slow,
+            withErrors: (r) => ({ ...r, errors: r.errors!.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never }),
+            beforeSend: () => coalesceWrites(rawSockets.get(socket)),
+          });
+        }
+        return boundedDelivery(result, config.WS_MAX_QUEUED_MESSAGES, () => slow(`Slow consumer: more than ${config.WS_MAX_QUEUED_MESSAGES} messages of a subscription waiting`));
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
+      // The messages graphql-ws sends itself (subscriptions other than shared feeds, e.g. `events`).
       onNext: (ctx, _id, _payload, _args, result) => {
         coalesceWrites(rawSockets.get(ctx.extra.socket));
         if (ctx.extra.socket.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) {

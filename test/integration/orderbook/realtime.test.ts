@@ -16,6 +16,7 @@ let walletA: string;
 let walletB: string;
 const clients: RealtimeClient[] = [];
 const MAX_QUEUED = 40;
+const MAX_BUFFERED = 65_536;
 
 const BOOK = 'subscription ($s: String!) { orderBook(symbol: $s) { market kind sequence bids { price quantity orders } asks { price quantity orders } } }';
 const TRADES = 'subscription ($s: String!) { trades(symbol: $s) { id sequence price quantity takerSide makerOrderId takerOrderId } }';
@@ -86,7 +87,7 @@ beforeAll(async () => {
   walletB = await k.wallet(b);
   await k.credit(a, walletA, USDC.id, units('100000', USDC.decimals));
   await k.credit(b, walletB, ETH.id, units('20', ETH.decimals));
-  nodeB = await startKeelProcess(k.config, 'orderbook', { RATE_LIMIT_SCALE: '1000', WS_MAX_QUEUED_MESSAGES: String(MAX_QUEUED), WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '100' });
+  nodeB = await startKeelProcess(k.config, 'orderbook', { RATE_LIMIT_SCALE: '1000', WS_MAX_QUEUED_MESSAGES: String(MAX_QUEUED), WS_MAX_BUFFERED_BYTES: String(MAX_BUFFERED), WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '100' });
 }, 60_000);
 
 afterEach(async () => {
