@@ -293,3 +293,29 @@ test('while Redis cannot take node A’s messages orders go on; the next message
   const get = await a.pro().get('/v1/orderbook/markets/ETH-USDC/book?levels=500');
   expect({ bids: rebuilt.bids, asks: rebuilt.asks.slice(0, 500) }).toEqual({ bids: get.body.data.bids, asks: get.body.data.asks });
 });
+
+test("the core host's events subscription: one stream per organisation, each subscriber still gets only its types", async () => {
+  const core = new RealtimeClient(k.keel.core!.url, { apiKey: a.adminKey, orgId: a.orgId });
+  clients.push(core);
+  const masters = core.subscribe('subscription { events(types: ["master.*"]) { id type data } }');
+  const all = core.subscribe('subscription { events { id type } }');
+  const addresses = connect(k.keel.core!.url, a, a.adminKey).subscribe('subscription { events(types: ["address.*"]) { id type } }');
+  await core.ready();
+  // Live once an event committed after the subscriptions reaches them.
+  const names: string[] = [];
+  await eventually(async () => {
+    names.push(`live ${names.length}`);
+    await k.wallet(a, names.at(-1));
+    return masters.messages.length > 0 && all.messages.length > 0;
+  });
+  const renamed = `renamed ${Date.now()}`;
+  const walletId = await k.wallet(a, renamed);
+  await eventually(() => masters.messages.some((e) => e.data?.name === renamed));
+  const created = masters.messages.find((e) => e.data?.name === renamed);
+  expect(created.type).toBe('master.created');
+  expect(created.data.id).toBe(walletId);
+  await eventually(() => all.messages.some((e) => e.id === created.id));
+  expect(masters.messages.every((e) => e.type.startsWith('master.'))).toBe(true);
+  expect(addresses.messages.every((e) => e.type.startsWith('address.'))).toBe(true);
+  expect(addresses.messages.some((e) => e.id === created.id)).toBe(false);
+});
