@@ -31,6 +31,8 @@ export interface CommittedBook {
 }
 
 const RELOAD_RETRY_MS = 500;
+/** Changes kept while the book (re)loads; past this they are dropped, and the gap they leave makes the feed reload again. */
+const MAX_PENDING = 10_000;
 
 const byPrice = (dir: 1 | -1) => (a: BookLevel, b: BookLevel) => dir * (Number(a.price) - Number(b.price));
 
@@ -81,8 +83,8 @@ export class BookFeed {
 
   private onChange(change: CommittedChange): void {
     if (!change.book) return;
-    if (this.sequence < 0) this.pending.push(change);
-    else this.apply(change);
+    if (this.sequence >= 0) this.apply(change);
+    else if (this.pending.length < MAX_PENDING) this.pending.push(change);
   }
 
   /** Applies a change in sequence (true), or starts a resync when one is missing (false). */

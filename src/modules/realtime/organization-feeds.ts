@@ -8,6 +8,8 @@ import type { RealtimeHub } from './realtime-hub';
 
 /** Immutable parts of orders remembered per organisation feed (the state comes with each change). */
 const MAX_REMEMBERED_ORDERS = 10_000;
+/** Changes waiting to be turned into messages; past this (PostgreSQL far behind) further ones are dropped rather than held. */
+const MAX_WAITING = 5_000;
 const FINAL: ReadonlySet<string> = new Set([OrderStatus.FILLED, OrderStatus.CANCELLED, OrderStatus.REJECTED, OrderStatus.EXPIRED]);
 
 /**
@@ -23,6 +25,7 @@ export class OrganizationFeeds {
   readonly balances: SharedStream<WalletBalance>;
   private readonly remembered = new Map<string, OrderModel>();
   private chain: Promise<void> = Promise.resolve();
+  private waiting = 0;
   private stopListening: (() => void) | null = null;
 
   constructor(
@@ -39,7 +42,12 @@ export class OrganizationFeeds {
 
   start(hub: RealtimeHub): void {
     this.stopListening ??= hub.onOrganization(this.organizationId, (c) => {
-      this.chain = this.chain.then(() => this.process(c)).catch(() => undefined);
+      if (this.waiting >= MAX_WAITING) return;
+      this.waiting++;
+      this.chain = this.chain
+        .then(() => this.process(c))
+        .catch(() => undefined)
+        .finally(() => this.waiting--);
     });
   }
 
