@@ -2,6 +2,7 @@ import { BookKeel, BookOrg, marketBody, units } from './support';
 import { KeelProcess, startKeelProcess, stopKeelProcess } from '../../support/keel-process';
 import { RawRealtimeSocket, RealtimeClient } from '../../support/realtime-client';
 import { eventually } from '../../support/eventually';
+import { ApiClient } from '../../support/api-client';
 
 /**
  * Realtime feeds across nodes: node A (in this process, every role) takes the orders; node B (a
@@ -132,6 +133,25 @@ test('a subscriber on a node that took no order rebuilds, from a snapshot and ga
   expect(trades.messages.map((t) => t.id).sort()).toEqual(listed.body.data.map((t: { id: string }) => t.id).sort());
   const sequences = trades.messages.map((t) => Number(t.sequence));
   expect(sequences).toEqual([...sequences].sort((x, y) => x - y));
+});
+
+test('the book sequence continues gaplessly when the node that commits the market changes back and forth', async () => {
+  const feed = connect(nodeB.proUrl!, a).subscribe<BookMessage>(BOOK, { s: 'ETH-USDC' });
+  await eventually(() => feed.messages.length > 0);
+  const onNode = (url: string, org: BookOrg) => new ApiClient(url, { apiKey: org.proKey!, orgId: org.orgId });
+  for (let i = 0; i < 6; i++) {
+    const url = i % 2 === 0 ? nodeB.proUrl! : k.keel.pro!.url;
+    const sell = await onNode(url, b).post('/v1/orderbook/orders', { market: 'ETH-USDC', type: 'LIMIT', walletId: walletB, side: 'SELL', price: (2200 + i).toFixed(2), quantity: '0.02' });
+    const buy = await onNode(url, a).post('/v1/orderbook/orders', { market: 'ETH-USDC', type: 'LIMIT', walletId: walletA, side: 'BUY', price: (1980 - i).toFixed(2), quantity: '0.02' });
+    expect([sell.status, buy.status]).toEqual([201, 201]);
+  }
+  const finalSequence = await bookSequence();
+  await eventually(() => Number(feed.messages.at(-1)!.sequence) === finalSequence);
+  expect(feed.messages.map((m) => m.kind)).toEqual(['SNAPSHOT', ...Array(12).fill('UPDATE')]);
+  const rebuilt = rebuild(feed.messages);
+  // Node A made the last commit, so its engine holds the committed book (node B's reloads with its next command).
+  const get = await a.pro().get('/v1/orderbook/markets/ETH-USDC/book?levels=500');
+  expect({ bids: rebuilt.bids, asks: rebuilt.asks }).toEqual({ bids: get.body.data.bids, asks: get.body.data.asks });
 });
 
 test("private feeds carry the caller's own orders (every status), fills and balances, never another organisation's", async () => {
