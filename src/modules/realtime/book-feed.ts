@@ -66,7 +66,7 @@ export class BookFeed {
     });
   }
 
-  start(hub: RealtimeHub): void {
+  start(hub: Pick<RealtimeHub, 'onMarket'>): void {
     this.stopListening = hub.onMarket(this.marketId, (c) => this.onChange(c));
     this.resync();
   }
