@@ -103,6 +103,8 @@ async function startOrderbookRole(platform: Platform, services: Services, worker
   const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
   // Listening first: a market change made while the books load reloads them again.
   await workers.start({ start: () => services.markets.listenForChanges(), stop: () => services.markets.stopListening() });
+  // Subscribers on this node see every node's commits from their first subscription on.
+  await services.realtime.listen();
   // Competes for the shards' leases; the books of the shards it takes are rebuilt from PostgreSQL
   // before their orders are taken (a lone node leads every shard before it listens).
   await workers.start({ start: () => services.shardLeadership.start(), stop: () => services.shardLeadership.stop() });

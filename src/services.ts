@@ -62,6 +62,8 @@ import { ShardMap } from './modules/orders/shard-map';
 import { FencedLeases } from './platform/fenced-leases';
 import type { Config } from './platform/config';
 import { hostname } from 'node:os';
+import { RealtimeHub } from './modules/realtime/realtime-hub';
+import { RealtimeService } from './modules/realtime/realtime.service';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -137,6 +139,8 @@ export interface Services {
   /** Checks every destination a swap or settlement rule sends to (the AML screening plugs in here). */
   destinationScreen: DestinationScreen;
   settlementRules: SettlementRuleService;
+  /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */
+  realtime: RealtimeService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -180,6 +184,11 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership);
   const shardOf = (symbol: string) => shardLeadership.shards.shardOf(symbol);
   shardLeadership.onShards({ gained: (shard) => orders.rebuildShard(shardOf, shard), lost: (shard) => orders.dropShard(shardOf, shard) });
+  const marketData = new MarketDataService(db, markets, orders.queries);
+  const walletBalances = new WalletBalances(ledger, chains);
+  const realtimeHub = new RealtimeHub(platform.realtimeBus);
+  // Every commit this node makes goes to the other nodes' feeds (and its own) after it commits.
+  orders.onCommitted(realtimeHub.publish);
   const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
   const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, unitOfWork);
   const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
@@ -216,8 +225,6 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     orders,
     shardLeadership,
     orderQueries: orders.queries,
-    walletBalances: new WalletBalances(ledger, chains),
-    marketData: new MarketDataService(db, markets, orders.queries),
     accessTokens: new AccessTokenService(platform.accessTokens, markets, { defaultTtlSeconds: config.ACCESS_TOKEN_DEFAULT_TTL_SECONDS, maxTtlSeconds: config.ACCESS_TOKEN_MAX_TTL_SECONDS }),
     sanctions,
     sanctionsLists: new SanctionsLists(db),
@@ -234,6 +241,9 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     swaps,
     destinationScreen,
     settlementRules: new SettlementRuleService(db, sendingWallets, chains, networks, outbox, unitOfWork),
+    walletBalances,
+    marketData,
+    realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
   };
 }
 

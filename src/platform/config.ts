@@ -84,6 +84,10 @@ export const configSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5_000),
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(20),
+  /** A subscription whose undelivered messages exceed this is a slow consumer: its connection is closed 4008. */
+  WS_MAX_QUEUED_MESSAGES: z.coerce.number().int().positive().default(1_000),
+  /** A connection whose socket holds more unsent bytes than this is a slow consumer: closed 4008. */
+  WS_MAX_BUFFERED_BYTES: z.coerce.number().int().positive().default(4_194_304),
   WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
   /** Lets the recoverable-assets call read through a caller's rpcUrl on loopback or a private network. */
   RECOVERY_RPC_ALLOW_PRIVATE_URLS: bool.default(false),

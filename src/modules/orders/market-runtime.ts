@@ -8,7 +8,9 @@ import type { MarketService, TradingRules } from '../markets/market.service';
 import { writeSettlement } from './order-persistence';
 import { LIVE_STATUSES } from './order.domain';
 import { OrderModel } from './order.model';
-import { settle } from './settlement';
+import { settle, Settlement } from './settlement';
+import { readBookSequence } from './book-sequence';
+import { CommitListener, describeCommit, touchedLevels } from './committed-change';
 import { isResting, Matched, Working, workingFromRow } from './working-order';
 import { isFencedOut, sameFence, ShardFence, ShardGate, SOLE_NODE } from './shard-gate';
 
@@ -25,6 +27,8 @@ export interface Runtime {
   committedSequence: number;
   /** The shard token it was loaded under: its commits are refused once another node holds the shard. */
   fence?: ShardFence;
+  /** The market's book sequence PostgreSQL holds (migration 021): a commit that changes levels moves it by one. */
+  bookSequence: number;
 }
 
 /** Refusals decided by the market's rules (status, minimum, the fee a BUY locks) rather than by the book. */
@@ -43,6 +47,7 @@ export class MarketRuntimes {
   private readonly runtimes = new Map<string, Runtime>();
   private readonly viewRules = new Map<string, Promise<TradingRules>>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly commitListeners: CommitListener[] = [];
 
   constructor(
     private readonly db: Knex,
@@ -58,6 +63,14 @@ export class MarketRuntimes {
         this.viewRules.delete(marketId);
       }),
     );
+  }
+
+  /**
+   * Hears every commit this process makes, right after it (before the market's next command).
+   * A listener must be quick and must not throw into the commit path: its failure is ignored.
+   */
+  onCommitted(listener: CommitListener): void {
+    this.commitListeners.push(listener);
   }
 
   /** Runs `fn` after the market's commands already queued, and before any queued later. */
@@ -114,7 +127,8 @@ export class MarketRuntimes {
     const open = await OrderModel.query(this.db).where({ marketId }).whereIn('status', LIVE_STATUSES).orderBy('restSequence').orderBy('id');
     const engine = new MatchingEngine(rules.engine, rules.sequence);
     engine.restore(open.map((o) => ({ id: o.id, owner: o.walletId, side: o.side, price: Number(o.priceTicks), remaining: Number(o.remainingLots) })));
-    return { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence, fence };
+    const bookSequence = await readBookSequence(this.db, marketId);
+    return { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence, bookSequence, fence };
   }
 
   /** The sequence the market's cached runtime has committed up to; undefined when none is loaded. */
@@ -144,14 +158,19 @@ export class MarketRuntimes {
       const settlement = settle(rt.rules, rt.resting, commands);
       const newRows = new Map(commands.flatMap((c) => (c.order ? [[c.order.working.id, c.order.row] as const] : [])));
       const records = commands.flatMap((c) => (c.record ? [c.record] : []));
-      const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion };
+      const levels = touchedLevels(commands.flatMap((c) => c.events));
+      const book = { from: rt.bookSequence, to: levels.size ? rt.bookSequence + 1 : rt.bookSequence };
+      const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion, book };
+      const committedAt = new Date();
       this.uow.committing('order.commit');
-      const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records, rt.fence);
+      const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records, rt.fence, committedAt);
       rt.committedSequence = rt.engine.sequence;
+      rt.bookSequence = book.to;
       for (const w of settlement.orders) {
         if (isResting(w)) rt.resting.set(w.id, { ...w, isNew: false });
         else rt.resting.delete(w.id);
       }
+      this.announce(rt, levels, settlement, newRows, committedAt);
       return written;
     } catch (e) {
       this.runtimes.delete(marketId);
@@ -161,6 +180,16 @@ export class MarketRuntimes {
         throw new KeelError('DUPLICATE_ENTRY', 'clientOrderId is already used by another order of this organisation', { fields: [{ field: 'clientOrderId', error: 'is already used' }] });
       }
       throw e;
+    }
+  }
+
+  private announce(rt: Runtime, levels: ReadonlySet<string>, settlement: Settlement, newRows: ReadonlyMap<string, Partial<OrderModel>>, committedAt: Date): void {
+    if (!this.commitListeners.length) return;
+    try {
+      const change = describeCommit(rt, levels, settlement, newRows, committedAt);
+      for (const listener of this.commitListeners) listener(change);
+    } catch {
+      // The realtime feeds are best effort; the commit stands.
     }
   }
 

@@ -22,6 +22,7 @@ export interface MarketEngineView {
   /** Placements waiting for the market's next group commit. */
   queueDepth: number;
 }
+import type { CommitListener } from './committed-change';
 
 const REJECT_CODES: Record<RejectReason, ErrorCode> = {
   INVALID_PRICE: 'INVALID_PRICE',
@@ -128,6 +129,11 @@ export class OrderService {
       }
     }
     return cancelled;
+  }
+
+  /** Hears every commit this process makes (the realtime publisher). */
+  onCommitted(listener: CommitListener): void {
+    this.runtimes.onCommitted(listener);
   }
 
   /** Loads every market's engine now rather than on its first command (optional warm-up at start). */
