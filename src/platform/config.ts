@@ -99,6 +99,22 @@ export const configSchema = z.object({
   TRANSFER_FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(30_000),
   /** Each re-send raises both fee caps by at least this much (nodes require 10% to replace). */
   TRANSFER_FEE_BUMP_PERCENT: z.coerce.number().int().min(10).max(500).default(25),
+  // On-chain settlement of trades (src/modules/settlement).
+  SETTLEMENT_ENABLED: bool.default(true),
+  /** A batch is formed once this many trades are queued on a chain, or the oldest waited SETTLEMENT_BATCH_MAX_AGE_MS. */
+  SETTLEMENT_BATCH_SIZE: z.coerce.number().int().positive().max(5_000).default(200),
+  SETTLEMENT_BATCH_MAX_AGE_MS: z.coerce.number().int().min(0).default(2_000),
+  SETTLEMENT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(250),
+  /** A settlement transaction unmined this long (and priced below the market) is re-sent with a higher fee. */
+  SETTLEMENT_FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(30_000),
+  SETTLEMENT_LEASE_MS: z.coerce.number().int().positive().default(15_000),
+  SETTLEMENT_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** The operator key that submits batches (hex). Dev chains default to dev account #7. */
+  SETTLEMENT_OPERATOR_KEY: z.string().optional(),
+  /** Where trading fees go on chain. Dev chains default to dev account #8. */
+  SETTLEMENT_FEE_RECIPIENT: z.string().optional(),
+  /** Seconds between an account's exit request and its own withdrawal from the contract (escape hatch). */
+  SETTLEMENT_EXIT_DELAY_SECONDS: z.coerce.number().int().min(0).default(604_800),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };

@@ -13,6 +13,7 @@ import * as m008 from './008_idempotency_results';
 import { sealWebhookSecrets } from './012_sealed_secret_versions';
 import type { MigrationContext } from './context';
 import * as m013 from './013_chain_identity';
+import * as m015 from './015_settlement';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -31,6 +32,7 @@ const migrations: Record<string, Knex.Migration> = {
   '010_wallet_debts': m010,
   '008_idempotency_results': m008,
   '013_chain_identity': m013,
+  '015_settlement': m015,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
