@@ -16,6 +16,8 @@ import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
+import { SettlementBatcher } from './modules/settlement/batcher';
+import { SettlementWorker } from './modules/settlement/settlement-worker';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -108,5 +110,20 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
       ),
     ),
     loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
+    ...(config.SETTLEMENT_ENABLED ? [settlementWorker(platform, services, networks)] : []),
   ];
+}
+
+/** Trades settled on chain in batches, one batcher per chain under a lease, and the periodic reconciliation. */
+function settlementWorker(platform: Platform, services: Services, networks: ChainNetworks): Worker {
+  const { config, db, logger } = platform;
+  const batcher = new SettlementBatcher(
+    db,
+    platform.outbox,
+    services.settlementFunding,
+    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS },
+    logger,
+  );
+  const options = { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS, leaseMs: config.SETTLEMENT_LEASE_MS, reconcileIntervalMs: config.SETTLEMENT_RECONCILE_INTERVAL_MS };
+  return new SettlementWorker(db, networks, services.settlementDeployments, batcher, services.settlementReconciler, platform.metrics, options, logger);
 }

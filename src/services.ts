@@ -29,6 +29,11 @@ import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
+import { SettlementBatchService } from './modules/settlement/settlement-batch.service';
+import { SettlementDeployments } from './modules/settlement/settlement-deployments';
+import { SettlementLedgerView } from './modules/settlement/settlement-ledger-view';
+import { SettlementReconciler } from './modules/settlement/settlement-reconciler';
+import { SettlementFunding } from './modules/settlement/funding';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -68,6 +73,11 @@ export interface Services {
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
+  /** On-chain settlement of trades: the contracts, the batches API, funding and reconciliation. */
+  settlementDeployments: SettlementDeployments;
+  settlementBatches: SettlementBatchService;
+  settlementFunding: SettlementFunding;
+  settlementReconciler: SettlementReconciler;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -92,6 +102,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const orders = new OrderService(db, markets, ledger, unitOfWork);
+  const settlementDeployments = new SettlementDeployments(db, config, platform.logger);
+  custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
   return {
     watchedWallets: new WatchedWallets(db),
     chainActivity,
@@ -118,5 +130,9 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     orderQueries: orders.queries,
     walletBalances: new WalletBalances(ledger, chains),
     marketData: new MarketDataService(db, markets, orders.queries),
+    settlementDeployments,
+    settlementBatches: new SettlementBatchService(db),
+    settlementFunding: new SettlementFunding(db, sendingWallets, custodyLedgerSync, platform.logger),
+    settlementReconciler: new SettlementReconciler(db, settlementDeployments),
   };
 }

@@ -11,6 +11,7 @@ import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
 import { printFromServices } from './with-services';
 import { registerOperatorCommands } from './operator-commands';
+import { registerSettlementCommands } from './settlement-commands';
 import { resealColumn } from '../platform/crypto/reseal';
 import { loadSecretBox } from '../platform/crypto/secret-box';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
@@ -100,6 +101,7 @@ program
   });
 
 registerOperatorCommands(program);
+registerSettlementCommands(program);
 
 const secrets = program.command('secrets').description('Secrets at rest');
 secrets

@@ -19,11 +19,12 @@ import { TransferResolver } from '../modules/withdrawals/transfer.resolver';
 import { MarketDataResolver } from '../modules/market-data/market-data.resolver';
 import { LedgerResolver } from '../modules/ledger/ledger.resolver';
 import { DevFaucetResolver } from '../modules/dev-faucet/dev-faucet.resolver';
+import { SettlementBatchResolver } from '../modules/settlement/settlement-batch.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
   core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver],
-  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver],
+  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, SettlementBatchResolver],
 };
 
 /**

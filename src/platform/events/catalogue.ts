@@ -16,9 +16,11 @@ export const EVENT_NAMES: readonly string[] = [
   // Keel's own: a reorg left a wallet owing what it had already spent or locked, and its repayment.
   'wallet.debt_recorded',
   'wallet.debt_repaid',
+  // Keel's own: a settlement batch holding the organisation's trades changed status.
+  ...['batched', 'submitted', 'confirmed', 'failed', 'reorged', 'replaced'].map((a) => `settlement_batch.${a}`),
 ];
 
-export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*'];
+export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'settlement_batch.*', '*'];
 
 /** Spelled exactly as the spec spells them (DEPOSITE_…, TRANFER_…); each covers the address and master forms. */
 export const UPPER_CASE_EVENT_TYPES: Readonly<Record<string, readonly string[]>> = {

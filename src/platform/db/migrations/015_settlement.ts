@@ -23,6 +23,8 @@ export async function up(knex: Knex): Promise<void> {
       market_ids uuid[] NOT NULL,
       trade_ids uuid[] NOT NULL,
       trade_count integer NOT NULL,
+      -- The organisations whose trades the batch holds: each is told of the batch's transitions.
+      organization_ids uuid[] NOT NULL DEFAULT '{}',
       from_address text,
       nonce bigint,
       tx_hash text,
@@ -39,6 +41,8 @@ export async function up(knex: Knex): Promise<void> {
       failure_reason text,
       submitted_at timestamptz,
       confirmed_at timestamptz,
+      -- When the proceeds of a final batch were handed back from the contract to the wallets.
+      released_at timestamptz,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     );
