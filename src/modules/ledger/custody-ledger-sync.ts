@@ -115,4 +115,11 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
     if (take > 0n) await this.ledger.debit(trx, { organizationId: charge.organizationId, walletId, assetId: native.id, amount: take, reference: charge.reference });
     if (take < fee) this.logger.warn({ reference: charge.reference, walletId, shortfall: (fee - take).toString() }, 'gas could not be fully charged to the trading ledger');
   }
+
+  /** Gives back what chargeGasTo took under `reference` (a reorg dropped the transaction); idempotent. */
+  async refundGas(trx: Knex.Transaction, reference: string): Promise<void> {
+    const charged = await trx('ledger_entries').where({ idempotencyKey: `debit:${reference}` }).first();
+    if (!charged) return;
+    await this.ledger.credit(trx, { organizationId: charged.organizationId, walletId: charged.walletId, assetId: charged.assetId, amount: -BigInt(charged.availableDelta), reference: `reorged:${reference}` });
+  }
 }

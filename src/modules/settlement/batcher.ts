@@ -154,7 +154,7 @@ export class SettlementBatcher {
       }
     }
     const { keys, deltas, needs } = await this.onChainBatch(batch);
-    await this.funding.fund(d, needs);
+    await this.funding.fund(d, needs, batch.id);
     const data = settleCalldata(batch.id, keys, deltas);
     const operator = d.operator.address;
     let gas: bigint;
@@ -276,6 +276,7 @@ export class SettlementBatcher {
         continue;
       }
       await this.db.transaction((trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain`));
+      await this.funding.refundDropped(d, batch.id);
       this.logger.warn({ batchId: batch.id, block: batch.blockNumber }, 'settlement batch reorged: it will be submitted again');
     }
   }

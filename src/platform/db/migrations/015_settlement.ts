@@ -62,6 +62,20 @@ export async function up(knex: Knex): Promise<void> {
     );
     CREATE INDEX settlement_batch_transitions_batch_idx ON settlement_batch_transitions (batch_id, id);
 
+    -- Transactions a paying wallet sent to fund the contract for a batch: their gas was charged to the
+    -- wallet's ledger, and is given back if a reorg drops them.
+    CREATE TABLE settlement_funding_txs (
+      tx_hash text PRIMARY KEY,
+      batch_id uuid NOT NULL REFERENCES settlement_batches(id) ON DELETE CASCADE,
+      blockchain_id uuid NOT NULL,
+      organization_id uuid NOT NULL,
+      wallet_id uuid NOT NULL,
+      block_hash text NOT NULL,
+      gas_refunded boolean NOT NULL DEFAULT false,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX settlement_funding_txs_batch_idx ON settlement_funding_txs (batch_id);
+
     -- One batcher per chain at a time: the holder renews its lease; another takes over when it lapses.
     CREATE TABLE settlement_leases (
       blockchain_id uuid PRIMARY KEY REFERENCES blockchains(id) ON DELETE CASCADE,
@@ -82,6 +96,6 @@ export async function down(knex: Knex): Promise<void> {
     DROP INDEX IF EXISTS trades_unsettled_idx;
     DROP INDEX IF EXISTS trades_settlement_batch_idx;
     ALTER TABLE trades DROP COLUMN IF EXISTS settlement_key;
-    DROP TABLE IF EXISTS settlement_leases, settlement_batch_transitions, settlement_batches, settlement_contracts;
+    DROP TABLE IF EXISTS settlement_leases, settlement_funding_txs, settlement_batch_transitions, settlement_batches, settlement_contracts;
   `);
 }
