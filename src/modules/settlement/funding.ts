@@ -85,8 +85,13 @@ export class SettlementFunding {
     const receipt = await sent.wait(1, 60_000);
     if (!receipt) throw new Error(`settlement funding ${sent.hash}: no receipt`);
     await this.db.transaction(async (trx) => {
-      await this.gas.chargeGasTo(trx, { organizationId: a.organizationId, walletId: a.walletId, blockchainId: network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: gasReference(receipt.hash) });
-      if (batchId) await trx('settlement_funding_txs').insert({ txHash: receipt.hash, batchId, blockchainId: network.blockchainId, organizationId: a.organizationId, walletId: a.walletId, blockHash: receipt.blockHash }).onConflict('tx_hash').ignore();
+      await this.gas.chargeGasTo(trx, { organizationId: a.organizationId, walletId: a.walletId, blockchainId: network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: gasReference(receipt.hash, receipt.blockHash) });
+      if (batchId) {
+        await trx('settlement_funding_txs')
+          .insert({ txHash: receipt.hash, batchId, blockchainId: network.blockchainId, organizationId: a.organizationId, walletId: a.walletId, blockHash: receipt.blockHash })
+          .onConflict('tx_hash')
+          .merge({ blockHash: receipt.blockHash, gasRefunded: false });
+      }
     });
     if (receipt.status !== 1) throw new Error(`settlement funding ${sent.hash} reverted`);
   }
@@ -99,13 +104,14 @@ export class SettlementFunding {
       if (receipt && receipt.blockHash === t.blockHash) continue;
       await this.db.transaction(async (trx) => {
         const claimed = await trx('settlement_funding_txs').where({ txHash: t.txHash, gasRefunded: false }).update({ gasRefunded: true });
-        if (claimed) await this.gas.refundGas(trx, gasReference(t.txHash));
+        if (claimed) await this.gas.refundGas(trx, gasReference(t.txHash, t.blockHash));
       });
     }
   }
 }
 
-const gasReference = (txHash: string) => `settlement-gas:${txHash}`;
+/** Per transaction and block: the same signed transaction mined again after a reorg pays its gas again. */
+const gasReference = (txHash: string, blockHash: string) => `settlement-gas:${txHash}:${blockHash}`;
 
 /**
  * After a reorg (or a dev chain rewound) the address's count on chain can fall below Keel's next
