@@ -20,7 +20,7 @@ export const EVENT_NAMES: readonly string[] = [
   ...['batched', 'submitted', 'confirmed', 'failed', 'reorged', 'replaced'].map((a) => `settlement_batch.${a}`),
 ];
 
-export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'settlement_batch.*', '*'];
+export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', '*'];
 
 /** Spelled exactly as the spec spells them (DEPOSITE_…, TRANFER_…); each covers the address and master forms. */
 export const UPPER_CASE_EVENT_TYPES: Readonly<Record<string, readonly string[]>> = {
