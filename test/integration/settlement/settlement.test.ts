@@ -1,4 +1,6 @@
 import { ethers } from 'ethers';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import type { Knex } from 'knex';
 import type { TestKeel, TestOrg } from '../../support/keel';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
@@ -9,6 +11,8 @@ import { rpc } from '../../../src/platform/chain/json-rpc';
 import { settlementInterface, revertReason } from '../../../src/modules/settlement/settlement-contract';
 import type { SettlementDeployment } from '../../../src/modules/settlement/settlement-deployments';
 import { walletAccounts } from '../../../src/modules/settlement/wallet-accounts';
+import { SettlementWorker } from '../../../src/modules/settlement/settlement-worker';
+import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
 
 /**
  * Trades settle on the dev chain in batches through the settlement contract: netted per wallet and
@@ -152,6 +156,8 @@ test(`${TRADES} trades between four wallets settle in batches, and every on-chai
   expect((await org1.pro.request('GET', '/v1/orderbook/settlement-batches/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   const trades = await org1.pro.request('GET', '/v1/orderbook/markets/ETH-USDC/trades?limit=1');
   expect(trades.body.data[0]).toMatchObject({ settlementStatus: 'CONFIRMED', settlementBatchId: expect.any(String) });
+  const openapi = await org1.pro.request('GET', '/v1/openapi.json');
+  expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v1/orderbook/settlement-batches', '/v1/orderbook/settlement-batches/{id}']));
   const gql = await org1.pro.request('POST', '/graphql', { body: { query: `{ settlementBatches(limit: 1) { total items { id status tradeCount transitions { to at } } } }` } });
   expect(gql.body.data.settlementBatches.total).toBe(batches.length);
   // Each transition is an outbox event for the organisations with trades in the batch.
@@ -167,6 +173,47 @@ test('a replayed batch is refused by the contract: a trade never settles twice',
   expect(await replay.catch((e) => revertReason(e))).toMatch(/^TradeAlreadySettled\(/);
   // Nobody but the operator may settle at all.
   expect(await provider.call({ from: wallets[0].walletAddress, to: sent.to!, data: sent.data }).catch((e) => revertReason(e))).toBe('NotOperator()');
+});
+
+test('a live subscription on the pro host follows the batches holding the organisation\'s trades', async () => {
+  const client = createClient({ url: `${t.proUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { apiKey: org2.proKey, orgId: org2.orgId }, retryAttempts: 0, lazyCloseTimeout: 0 });
+  try {
+    const all: { batchId: string; status: string; previousStatus: string | null; txHash: string | null }[] = [];
+    const confirmedOnly: { status: string }[] = [];
+    const fail = (e: unknown) => {
+      throw e;
+    };
+    client.subscribe({ query: 'subscription { settlementBatchUpdates { batchId status previousStatus txHash tradeCount } }' }, { next: (v) => all.push((v.data as any).settlementBatchUpdates), error: fail, complete: () => undefined });
+    client.subscribe({ query: 'subscription { settlementBatchUpdates(statuses: [CONFIRMED]) { status } }' }, { next: (v) => confirmedOnly.push((v.data as any).settlementBatchUpdates), error: fail, complete: () => undefined });
+    await sleep(500); // the subscriptions reach Redis
+    const id = await trade(A(), C(), 'SELL', '2000', '0.01');
+    await quiet();
+    const batch = await batchOf(id);
+    await eventually(() => all.some((e) => e.batchId === batch.id && e.status === 'CONFIRMED'), 10_000);
+    expect(all.filter((e) => e.batchId === batch.id).map((e) => `${e.previousStatus ?? '-'}>${e.status}`)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
+    expect(all.find((e) => e.status === 'CONFIRMED')!.txHash).toBe(batch.txHash);
+    await eventually(() => confirmedOnly.length >= 1, 10_000);
+    expect(confirmedOnly.every((e) => e.status === 'CONFIRMED')).toBe(true);
+  } finally {
+    await client.dispose();
+  }
+});
+
+test('two workers never settle one chain at once: a second waits for the lease and takes over when it lapses', async () => {
+  await pause(); // a lease held by someone else ("test"), as another worker would hold it
+  const id = await trade(B(), C(), 'SELL', '2000', '0.01');
+  const s = t.keel.services;
+  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.settlementFunding, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
+  const second = new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, t.keel.platform.metrics, { pollIntervalMs: 100, leaseMs: 2_000, reconcileIntervalMs: 60_000 }, t.keel.platform.logger);
+  await second.tick();
+  expect((await db('trades').where({ id }).first()).settlementStatus).toBe('QUEUED');
+  // The holder stops renewing: once the lease lapses the second worker takes it and settles.
+  await db('settlement_leases').where({ holder: 'test' }).update({ expiresAt: db.raw("now() - interval '1 second'") });
+  for (let i = 0; i < 40 && (await db('trades').where({ id }).first()).settlementStatus !== 'CONFIRMED'; i++) await second.tick();
+  expect((await db('trades').where({ id }).first()).settlementStatus).toBe('CONFIRMED');
+  expect((await db('settlement_leases').where({ blockchainId }).first()).holder).not.toBe('test');
+  await second.stop(); // gives the lease back to the running worker
+  await quiet();
 });
 
 test('what a wallet bought can be withdrawn once its trade is CONFIRMED, not before', async () => {
