@@ -17,6 +17,7 @@ import { OutboxRelay } from './platform/events/outbox-relay';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import { SettlementBatcher } from './modules/settlement/batcher';
+import { ProceedsRelease } from './modules/settlement/proceeds-release';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
 
 export type Role = 'api' | 'orderbook' | 'worker';
@@ -121,6 +122,7 @@ function settlementWorker(platform: Platform, services: Services, networks: Chai
     db,
     platform.outbox,
     services.settlementFunding,
+    new ProceedsRelease(db),
     { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS },
     logger,
   );

@@ -24,6 +24,8 @@ export interface SettlementWorkerOptions {
 export class SettlementWorker implements Worker {
   private readonly holder = randomUUID();
   private loops: { stop(): Promise<void> }[] = [];
+  /** The differences each chain's previous reconciliation found. */
+  private readonly lastDifferences = new Map<string, Set<string>>();
 
   constructor(
     private readonly db: Knex,
@@ -68,14 +70,23 @@ export class SettlementWorker implements Worker {
     return rows.length > 0;
   }
 
+  /**
+   * Counts a difference only when the previous run found the same one: money in flight (a deposit
+   * waiting for its confirmations, a funding transaction between its receipt and its gas charge)
+   * differs for a moment and is not what the metric is for.
+   */
   private async reconcile(): Promise<void> {
     for (const network of this.networks.all()) {
       const chain = network.spec.slug;
       try {
         const report = await this.reconciler.reconcile(network);
-        this.metrics.settlementDifferences.set({ chain }, report.differences.length);
-        this.metrics.settlementReconciliations.inc({ chain, outcome: report.differences.length ? 'differences' : 'clean' });
-        if (report.differences.length) this.logger.warn({ chain, differences: report.differences.length }, 'reconciliation: on-chain balances differ from the ledger');
+        const seen = new Set(report.differences.map((d) => `${d.walletId}|${d.assetId}|${d.difference}`));
+        const before = this.lastDifferences.get(network.blockchainId) ?? new Set<string>();
+        const lasting = [...seen].filter((k) => before.has(k));
+        this.lastDifferences.set(network.blockchainId, seen);
+        this.metrics.settlementDifferences.set({ chain }, lasting.length);
+        this.metrics.settlementReconciliations.inc({ chain, outcome: lasting.length ? 'differences' : 'clean' });
+        if (lasting.length) this.logger.warn({ chain, differences: lasting.length, sample: lasting.slice(0, 3) }, 'reconciliation: on-chain balances differ from the ledger');
       } catch (e) {
         this.metrics.settlementReconciliations.inc({ chain, outcome: 'error' });
         throw e;

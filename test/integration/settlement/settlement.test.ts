@@ -13,6 +13,7 @@ import type { SettlementDeployment } from '../../../src/modules/settlement/settl
 import { walletAccounts } from '../../../src/modules/settlement/wallet-accounts';
 import { SettlementWorker } from '../../../src/modules/settlement/settlement-worker';
 import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
+import { ProceedsRelease } from '../../../src/modules/settlement/proceeds-release';
 
 /**
  * Trades settle on the dev chain in batches through the settlement contract: netted per wallet and
@@ -203,7 +204,7 @@ test('two workers never settle one chain at once: a second waits for the lease a
   await pause(); // a lease held by someone else ("test"), as another worker would hold it
   const id = await trade(B(), C(), 'SELL', '2000', '0.01');
   const s = t.keel.services;
-  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.settlementFunding, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
+  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.settlementFunding, new ProceedsRelease(db), { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
   const second = new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, t.keel.platform.metrics, { pollIntervalMs: 100, leaseMs: 2_000, reconcileIntervalMs: 60_000 }, t.keel.platform.logger);
   await second.tick();
   expect((await db('trades').where({ id }).first()).settlementStatus).toBe('QUEUED');
