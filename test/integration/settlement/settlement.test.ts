@@ -200,20 +200,26 @@ test('a live subscription on the pro host follows the batches holding the organi
   }
 });
 
-test('two workers never settle one chain at once: a second waits for the lease and takes over when it lapses', async () => {
+test('two workers never settle one chain at once: a second waits for the lease, and whichever holds it settles, once', async () => {
   await pause(); // a lease held by someone else ("test"), as another worker would hold it
   const id = await trade(B(), C(), 'SELL', '2000', '0.01');
   const s = t.keel.services;
   const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.settlementFunding, new ProceedsRelease(db), { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
   const second = new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, t.keel.platform.metrics, { pollIntervalMs: 100, leaseMs: 2_000, reconcileIntervalMs: 60_000 }, t.keel.platform.logger);
-  await second.tick();
-  expect((await db('trades').where({ id }).first()).settlementStatus).toBe('QUEUED');
-  // The holder stops renewing: once the lease lapses the second worker takes it and settles.
-  await db('settlement_leases').where({ holder: 'test' }).update({ expiresAt: db.raw("now() - interval '1 second'") });
-  for (let i = 0; i < 40 && (await db('trades').where({ id }).first()).settlementStatus !== 'CONFIRMED'; i++) await second.tick();
-  expect((await db('trades').where({ id }).first()).settlementStatus).toBe('CONFIRMED');
-  expect((await db('settlement_leases').where({ blockchainId }).first()).holder).not.toBe('test');
-  await second.stop(); // gives the lease back to the running worker
+  try {
+    await second.tick();
+    expect((await db('trades').where({ id }).first()).settlementStatus).toBe('QUEUED');
+    // The holder stops renewing: once the lease lapses, the running worker and the second race for it.
+    await db('settlement_leases').where({ holder: 'test' }).update({ expiresAt: db.raw("now() - interval '1 second'") });
+    await eventually(async () => {
+      await second.tick();
+      return (await db('trades').where({ id }).first()).settlementStatus === 'CONFIRMED';
+    }, 30_000, 20);
+    expect((await db('settlement_leases').where({ blockchainId }).first()).holder).not.toBe('test');
+    expect(await transitionsOf((await batchOf(id)).id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
+  } finally {
+    await second.stop(); // gives up its lease, if it holds it
+  }
   await quiet();
 });
 
@@ -291,6 +297,8 @@ test('a stuck settlement transaction is replaced by a fee bump', async () => {
     }, 30_000);
     expect(bumped.replacedTxHashes).toEqual([sent.txHash]);
     expect(BigInt(bumped.maxFeePerGas)).toBeGreaterThan(BigInt(sent.maxFeePerGas));
+    // Recorded first, then broadcast: the next block includes it once the node holds it.
+    await eventually(() => provider.getTransaction(bumped.txHash), 10_000);
     await mine(rpcUrl, 1);
   } finally {
     await setAutomine(rpcUrl, true);
