@@ -7,7 +7,7 @@ import { lineHashes, nonceFate } from '../withdrawals/nonce-fate';
 import { bumpedFees } from '../withdrawals/fee-bump';
 import { BatchRow, BatchStatus, recordTransition, transition } from './batch-transitions';
 import { netTrades, NettableTrade } from './netting';
-import { ChainDelta, NATIVE_TOKEN, revertReason, settleCalldata } from './settlement-contract';
+import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, revertReason, settleCalldata } from './settlement-contract';
 import type { SettlementDeployment } from './settlement-deployments';
 import type { FundingNeed, SettlementFunding } from './funding';
 import { walletAccounts } from './wallet-accounts';
@@ -163,6 +163,8 @@ export class SettlementBatcher {
     try {
       gas = await provider.estimateGas({ from: operator, to: d.address, data });
     } catch (e) {
+      // Only the contract's refusal fails the batch; a node that cannot be reached is tried again next step.
+      if (!isDefinitiveRefusal(e)) throw e;
       return this.failAndSplit(batch, revertReason(e));
     }
     const fees = await provider.getFeeData();

@@ -5,7 +5,7 @@ import type { CustodyLedgerSync } from '../ledger/custody-ledger-sync';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import { takeSenderNonce } from '../withdrawals/sender-nonces';
 import type { SettlementDeployment } from './settlement-deployments';
-import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
+import { isDefinitiveRefusal, NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import type { WalletAccount } from './wallet-accounts';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)', 'function allowance(address,address) view returns (uint256)', 'function approve(address,uint256) returns (bool)']);
@@ -25,7 +25,7 @@ export interface FundingNeed {
  * key, what the contract still lacks for a batch (an ERC-20 is approved once first). The gas these
  * transactions pay is charged to the wallet's native balance in the ledger, as for transfers out.
  * A wallet that cannot cover its share is left short: the batch's simulation then names it and the
- * batch is split around it.
+ * batch is split around it. A funding transaction that reverts counts as refused too.
  */
 export class SettlementFunding {
   constructor(
@@ -43,7 +43,10 @@ export class SettlementFunding {
         if (held >= need.amount) continue;
         await this.deposit(d, need, need.amount - held, batchId);
       } catch (e) {
-        this.logger.warn({ walletId: need.account.walletId, token: need.token, err: e instanceof Error ? e.message.slice(0, 200) : String(e) }, 'settlement: could not fund the contract from the wallet');
+        // A wallet the chain refuses (no coin for gas, a token that reverts) is left short, and the
+        // batch isolates its trade; anything else (the node unreachable) ends this step, to be tried again.
+        if (!isDefinitiveRefusal(e)) throw e;
+        this.logger.warn({ walletId: need.account.walletId, token: need.token, err: e instanceof Error ? e.message.slice(0, 200) : String(e) }, 'settlement: the chain refuses to fund the contract from the wallet');
       }
     }
   }

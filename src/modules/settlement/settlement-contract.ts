@@ -56,6 +56,17 @@ export function revertReason(e: unknown): string {
   return (err.info?.error?.message ?? err.shortMessage ?? err.message ?? String(e)).slice(0, 300);
 }
 
+/**
+ * Whether a failed call or transaction was the chain refusing it for good (a revert, or a sender
+ * without the funds to pay), rather than trouble reaching the node (worth trying again).
+ */
+export function isDefinitiveRefusal(e: unknown): boolean {
+  const err = e as { code?: string; data?: string; info?: { error?: { message?: string } }; shortMessage?: string; message?: string };
+  if (err.code === 'CALL_EXCEPTION' || err.code === 'INSUFFICIENT_FUNDS') return true;
+  const text = [err.info?.error?.message, err.shortMessage, err.message].filter(Boolean).join(' ');
+  return /revert|insufficient funds/i.test(text);
+}
+
 /** Deploys KeelSettlement from `signer`; its address and deployment hash once mined. */
 export async function deploySettlementContract(
   signer: ethers.Signer,
