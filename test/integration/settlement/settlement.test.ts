@@ -350,3 +350,14 @@ test('keel reconcile is clean after all this, reports a planted difference and e
   const gauge = new RegExp(`keel_settlement_reconcile_differences\\{chain="dev-${CHAIN_ID}"\\} ${all}(\n|$)`);
   await eventually(async () => gauge.test(await t.keel.platform.metrics.registry.getSingleMetricAsString('keel_settlement_reconcile_differences')), 10_000);
 }, 90_000);
+
+test('keel settlement deploy deploys a contract on a chain and records it as the chain\'s settlement contract', async () => {
+  const before = await db('settlement_contracts').where({ blockchainId }).first();
+  const out = await keelCommand<{ address: string; operator: string; feeRecipient: string }>(t.config, ['settlement', 'deploy', '--chain', String(CHAIN_ID), '--exit-delay', '60']);
+  expect(out.address).not.toBe(before.address);
+  expect(await provider.getCode(out.address)).not.toBe('0x');
+  const deployed = new ethers.Contract(out.address, settlementInterface(), provider);
+  expect(await deployed.exitDelay()).toBe(60n);
+  expect(await deployed.operator()).toBe((await deployment()).operator.address);
+  expect((await db('settlement_contracts').where({ blockchainId }).first()).address).toBe(out.address);
+}, 60_000);
