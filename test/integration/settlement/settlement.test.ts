@@ -6,6 +6,7 @@ import type { TestKeel, TestOrg } from '../../support/keel';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
 import { keelCommand } from '../../support/keel-cli';
+import { ApiClient } from '../../support/api-client';
 import { mine, revert, setAutomine, snapshot } from '../../support/chain-controls';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { settlementInterface, revertReason } from '../../../src/modules/settlement/settlement-contract';
@@ -154,6 +155,13 @@ test(`${TRADES} trades between four wallets settle in batches, and every on-chai
   expect(Number(one.body.data.feePaid)).toBeGreaterThan(0);
   expect(one.body.data.transitions.map((x: { from: string | null; to: string }) => `${x.from ?? '-'}>${x.to}`)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
   expect((await org1.pro.request('GET', '/v1/orderbook/settlement-batches?status=FAILED')).body.data).toEqual([]);
+  const bad = await org1.pro.request('GET', '/v1/orderbook/settlement-batches?status=SETTLED');
+  expect(bad.status).toBe(422);
+  // Without orderbook_settlement:read: 403 naming it, before any argument is looked at.
+  const issued = await t.keel.services.apiKeys.issue({ organizationId: org1.orgId, name: 'no settlement', host: 'pro', scopes: ['orderbook_order:read'], tier: 'Business' });
+  const denied = await new ApiClient(t.proUrl, { apiKey: issued.secret, orgId: org1.orgId }).request('GET', '/v1/orderbook/settlement-batches?status=SETTLED');
+  expect(denied.status).toBe(403);
+  expect(denied.body.error.message).toMatch(/orderbook_settlement:read/);
   expect((await org1.pro.request('GET', '/v1/orderbook/settlement-batches/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   const trades = await org1.pro.request('GET', '/v1/orderbook/markets/ETH-USDC/trades?limit=1');
   expect(trades.body.data[0]).toMatchObject({ settlementStatus: 'CONFIRMED', settlementBatchId: expect.any(String) });
