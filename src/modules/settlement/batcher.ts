@@ -269,6 +269,8 @@ export class SettlementBatcher {
     const recent: BatchRow[] = await this.db('settlement_batches')
       .where({ blockchainId: d.network.blockchainId, status: 'CONFIRMED' })
       .where('blockNumber', '>', head - this.options.reorgWindowBlocks)
+      // Batches confirmed before the contract was (re)deployed belong to a chain that was reset, not reorganised.
+      .where('confirmedAt', '>=', d.since)
       .orderBy('blockNumber', 'desc');
     for (const batch of recent) {
       const receipt = await d.network.provider.getTransactionReceipt(batch.txHash!);

@@ -12,6 +12,8 @@ export interface SettlementDeployment {
   address: string;
   operator: ethers.Wallet;
   feeRecipient: string;
+  /** When this contract became the chain's (a dev chain reset deploys a new one). */
+  since: Date;
 }
 
 /** Dev chains: operator dev account #7, fee recipient dev account #8 (publicly known keys). */
@@ -48,9 +50,9 @@ export class SettlementDeployments {
   /** The chain's deployment when a contract is recorded, has code and an operator key is configured. */
   async get(network: ChainNetwork): Promise<SettlementDeployment | null> {
     const key = this.operatorKey(network);
-    const address = await this.address(network.blockchainId);
-    if (!key || !address) return null;
-    return { network, address, operator: new ethers.Wallet(key, network.provider), feeRecipient: this.feeRecipient(network) ?? ethers.ZeroAddress };
+    const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
+    if (!key || !row) return null;
+    return { network, address: row.address, operator: new ethers.Wallet(key, network.provider), feeRecipient: row.feeRecipient, since: row.updatedAt };
   }
 
   /** On a dev chain: deploys the contract unless the recorded one still has code (a reset chain lost it). */
