@@ -29,6 +29,9 @@ function hashesOf(batch: BatchRow): string[] {
   return lineHashes({ fromAddress: batch.fromAddress ?? '', nonce: batch.nonce, txHash: batch.txHash, replacedTxHashes: batch.replacedTxHashes ?? [] });
 }
 
+/** A batch that can never be put on chain as it is (one of its wallets has no address). */
+class UnsettleableBatch extends Error {}
+
 interface BatchTrade extends NettableTrade {
   settlementKey: string;
 }
@@ -77,14 +80,13 @@ export class SettlementBatcher {
   async formBatch(blockchainId: string, force = false): Promise<BatchRow | null> {
     return this.db.transaction(async (trx) => {
       const { rows } = await trx.raw(
-        `SELECT t.id, t.market_id AS "marketId", t.created_at AS "createdAt", mo.organization_id AS "makerOrg", tor.organization_id AS "takerOrg"
+        `SELECT t.id, t.created_at AS "createdAt"
            FROM trades t JOIN markets m ON m.id = t.market_id JOIN assets a ON a.id = m.base_asset_id
-           JOIN orders mo ON mo.id = t.maker_order_id JOIN orders tor ON tor.id = t.taker_order_id
           WHERE t.settlement_status = 'QUEUED' AND a.blockchain_id = ?
           ORDER BY t.settlement_key LIMIT ? FOR UPDATE OF t SKIP LOCKED`,
         [blockchainId, this.options.batchSize],
       );
-      const trades = rows as { id: string; marketId: string; createdAt: Date; makerOrg: string; takerOrg: string }[];
+      const trades = rows as { id: string; createdAt: Date }[];
       if (!trades.length) return null;
       const oldest = Math.min(...trades.map((t) => new Date(t.createdAt).getTime()));
       if (!force && trades.length < this.options.batchSize && Date.now() - oldest < this.options.maxAgeMs) return null;
@@ -138,7 +140,7 @@ export class SettlementBatcher {
     const needs: FundingNeed[] = [];
     for (const x of deltas) {
       const account = accounts.get(x.walletId);
-      if (!account) throw new Error(`settlement: wallet ${x.walletId} has no address`);
+      if (!account) throw new UnsettleableBatch(`wallet ${x.walletId} has no address on chain`);
       chainDeltas.push({ account: ethers.getAddress(account.address), token: token(x.assetId), amount: x.amount });
       if (x.amount < 0n) needs.push({ account, assetId: x.assetId, token: token(x.assetId), amount: -x.amount });
     }
@@ -155,7 +157,14 @@ export class SettlementBatcher {
         return;
       }
     }
-    const { keys, deltas, needs } = await this.onChainBatch(batch);
+    let onChain: Awaited<ReturnType<SettlementBatcher['onChainBatch']>>;
+    try {
+      onChain = await this.onChainBatch(batch);
+    } catch (e) {
+      if (e instanceof UnsettleableBatch) return this.failAndSplit(batch, e.message);
+      throw e;
+    }
+    const { keys, deltas, needs } = onChain;
     await this.funding.fund(d, needs, batch.id);
     const data = settleCalldata(batch.id, keys, deltas);
     const operator = d.operator.address;
