@@ -3,6 +3,7 @@ import { ethers } from 'ethers';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
+import { retryNonceClash, senderKey, serialized } from '../../platform/chain/dev-sender';
 import type { ChainNetwork } from '../chains/chain-networks';
 import { deploySettlementContract } from './settlement-contract';
 
@@ -71,8 +72,10 @@ export class SettlementDeployments {
     const feeRecipient = opts.feeRecipient ? ethers.getAddress(opts.feeRecipient) : this.feeRecipient(network);
     if (!operator) throw new Error('settlement deploy: no operator (set SETTLEMENT_OPERATOR_KEY or pass --operator)');
     if (!feeRecipient) throw new Error('settlement deploy: no fee recipient (set SETTLEMENT_FEE_RECIPIENT or pass --fee-recipient)');
-    const deployer = new ethers.NonceManager(new ethers.Wallet(deployerKey, network.provider));
-    const { address, txHash } = await deploySettlementContract(deployer, { operator, feeRecipient, exitDelaySeconds: opts.exitDelaySeconds ?? this.config.SETTLEMENT_EXIT_DELAY_SECONDS });
+    const wallet = new ethers.Wallet(deployerKey, network.provider);
+    const params = { operator, feeRecipient, exitDelaySeconds: opts.exitDelaySeconds ?? this.config.SETTLEMENT_EXIT_DELAY_SECONDS };
+    // The dev chains' deployer is also their faucet: one send at a time here, and a nonce another process took is retried.
+    const { address, txHash } = await serialized(senderKey(network.spec.rpcUrl, wallet.address), () => retryNonceClash(() => deploySettlementContract(new ethers.NonceManager(wallet), params)));
     await this.db('settlement_contracts')
       .insert({ blockchainId: network.blockchainId, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash })
       .onConflict('blockchain_id')
