@@ -131,7 +131,8 @@ it('a leader that cannot reach PostgreSQL stops taking orders before its lease c
     const [holder] = await leases.holders(['orderbook:shard:0']);
     expect(holder === null || holder.nodeId === 'node-a').toBe(true);
     await eventually(() => b.heldShards().length === 2 && b.heldShards().every((h) => h.state === 'LEADING'), 10_000);
-    expect(a.heldShards()).toEqual([]);
+    // Node A forgets the shards once its lease's time is up; on a busy machine its timer may fire just after B took them.
+    await eventually(() => a.heldShards().length === 0, 5_000);
     expect(refusal(b, 'ETH-USDC')).toBeUndefined();
   } finally {
     await a.stop();
