@@ -1,0 +1,236 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { BookKeel, BookOrg, marketBody, units } from '../integration/orderbook/support';
+import { buildConsoleBundle, launchChromium, screenshot, seriousAxeViolations, watchedPage, WatchedPage } from './support';
+
+/**
+ * The built-in console driven in Debian's Chromium: it signs in, works the core host's pages
+ * (organisation and keys, wallets with the dev faucet, deposits arriving live, approvals, webhooks)
+ * and the order book's (markets with depth and candle charts and trades that move without a reload,
+ * the caller's orders with cancel). Every page is screenshotted into test-artifacts/console/, checked
+ * with axe-core and must leave no console error (a CSP refusal would be one).
+ */
+let k: BookKeel;
+let org: BookOrg;
+let trader: BookOrg;
+let browser: Browser;
+let context: BrowserContext;
+let core: WatchedPage;
+let walletA: string;
+let walletB: string;
+
+const coreUrl = () => k.keel.core!.url;
+const proUrl = () => k.keel.pro!.url;
+
+beforeAll(async () => {
+  await buildConsoleBundle();
+  k = await BookKeel.start({ CHAIN_POLL_INTERVAL_MS: 100 });
+  org = await k.createOrg();
+  trader = await k.createOrg();
+  const { ETH, USDC } = await k.assets();
+  expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC))).status).toBe(201);
+  walletA = await k.wallet(org, 'Buyer');
+  walletB = await k.wallet(trader, 'Seller');
+  await k.credit(org, walletA, USDC.id, units('100000', USDC.decimals));
+  await k.credit(trader, walletB, ETH.id, units('100', ETH.decimals));
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(15_000);
+  context.on('dialog', (d) => d.accept());
+  core = await watchedPage(context);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await k?.stop();
+});
+
+afterEach(() => {
+  expect(core.problems).toEqual([]);
+});
+
+/** Marks the document; a reload would lose the mark. */
+const markDocument = (page: Page) => page.evaluate('window.keelMark = 1');
+const stillSameDocument = (page: Page) => page.evaluate('window.keelMark === 1');
+
+async function checkPage(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+}
+
+async function signInWithKey(page: Page, url: string, key: string, orgId: string): Promise<void> {
+  await page.goto(`${url}/console`);
+  // By keyboard: the key field, then the organisation, then Enter submits.
+  await page.getByRole('textbox', { name: 'API key', exact: true }).focus();
+  await page.keyboard.type(key);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(orgId);
+  await page.keyboard.press('Enter');
+  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+}
+
+describe('the console on the core host', () => {
+  test('is one static page under a strict Content-Security-Policy, served without credentials', async () => {
+    const res = await fetch(`${coreUrl()}/console`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    const body = await res.text();
+    expect(body).toContain('<meta name="keel-host" content="core">');
+    expect(body).not.toMatch(/<script>|<style|https?:\/\//);
+    expect((await fetch(`${coreUrl()}/console/app.js`)).headers.get('content-type')).toMatch(/javascript/);
+  });
+
+  test('signs in with a key (keyboard only), keeping a token and never the key', async () => {
+    await signInWithKey(core.page, coreUrl(), org.adminKey, org.orgId);
+    await core.page.getByRole('heading', { name: 'Organisation and keys', level: 2 }).waitFor();
+    await core.page.getByText(org.orgId).waitFor();
+    const stored = await core.page.evaluate<string>('JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage })');
+    expect(stored).not.toContain(org.adminKey);
+    expect(stored).toContain('"token"');
+    await core.page.getByTestId('live-status').getByText('Live').waitFor();
+    await checkPage(core.page, 'core-organization');
+  });
+
+  test('creates an API key and shows its secret once; the keyboard reaches the pages', async () => {
+    const { page } = core;
+    await page.getByLabel('Name', { exact: true }).fill('Console-made key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByTestId('secret').textContent();
+    expect(secret!.length).toBeGreaterThan(20);
+    await checkPage(page, 'core-key-secret');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('cell', { name: 'Console-made key', exact: true }).waitFor();
+    expect(await page.getByTestId('secret').count()).toBe(0);
+
+    // Tab from the top: the skip link, the brand, then the first page links.
+    await page.keyboard.press('Escape');
+    await page.evaluate('document.activeElement?.blur()');
+    const focused: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Tab');
+      focused.push(await page.evaluate<string>("document.activeElement?.textContent?.trim() ?? ''"));
+    }
+    expect(focused).toContain('Wallets');
+    await page.getByRole('link', { name: 'Wallets' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Master wallets' }).waitFor();
+  });
+
+  test('creates a wallet, funds it with the dev faucet and sees the deposit appear without a reload', async () => {
+    const { page } = core;
+    await markDocument(page);
+    await page.getByLabel('Name', { exact: true }).fill('Console treasury');
+    await page.getByRole('button', { name: 'Create wallet' }).click();
+    await page.getByRole('heading', { name: 'Wallet “Console treasury”' }).waitFor();
+    await page.getByLabel('Amount').fill('0.25');
+    await page.getByRole('button', { name: 'Fund this wallet' }).click();
+    const sent = page.getByText(/^Sent 0\.25 ETH/);
+    await sent.waitFor();
+    const txHash = (await sent.locator('code').textContent())!;
+    await checkPage(page, 'core-wallets');
+
+    await page.getByRole('link', { name: 'Deposits and withdrawals' }).click();
+    await page.getByRole('heading', { name: 'Deposits and withdrawals' }).waitFor();
+    // Nothing is reloaded or re-navigated: the events subscription brings the confirmed deposit.
+    await page.locator(`tr[data-hash="${txHash}"]`).waitFor({ timeout: 30_000 });
+    await page.locator(`tr[data-hash="${txHash}"]`).getByText('0.25 ETH').waitFor();
+    expect(await stillSameDocument(page)).toBe(true);
+    await page.getByRole('complementary', { name: 'Latest events' }).getByText('master.incoming_transfer').first().waitFor();
+    await checkPage(page, 'core-activity');
+  });
+
+  test('shows approvals and webhooks', async () => {
+    const { page } = core;
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('table', { name: 'Transfers waiting for approval' }).waitFor();
+    await checkPage(page, 'core-approvals');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('table', { name: 'Delivery log' }).waitFor();
+    await checkPage(page, 'core-webhooks');
+  });
+});
+
+describe('the order-book console on the pro host', () => {
+  let pro: WatchedPage;
+  beforeAll(async () => {
+    pro = await watchedPage(context);
+  });
+  afterEach(() => {
+    expect(pro.problems).toEqual([]);
+  });
+
+  const place = (who: BookOrg, walletId: string, side: 'BUY' | 'SELL', price: string, quantity: string) =>
+    who
+      .pro()
+      .post('/v1/orderbook/orders', { market: 'ETH-USDC', type: 'LIMIT', walletId, side, price, quantity })
+      .then((r) => {
+        expect(r.status).toBe(201);
+        return r.body.data as { id: string; status: string };
+      });
+
+  test('shows the market; two crossing orders move the depth chart, the trades and the candles without a reload', async () => {
+    const { page } = pro;
+    await signInWithKey(page, proUrl(), org.proKey!, org.orgId);
+    const depth = page.getByTestId('depth-chart');
+    const candles = page.getByTestId('candle-chart');
+    await depth.waitFor();
+    expect(await depth.getAttribute('data-asks')).toBe('0');
+    expect(await candles.getAttribute('data-candles')).toBe('0');
+    await markDocument(page);
+
+    const sell = await place(trader, walletB, 'SELL', '2000', '1.5');
+    await page.locator('[data-testid="depth-chart"][data-asks="1"]').waitFor();
+    const buy = await place(org, walletA, 'BUY', '2001', '1');
+    expect(buy.status).toBe('FILLED');
+    expect(sell.status).toBe('OPEN');
+
+    await page.locator('[data-testid="candle-chart"][data-candles="1"][data-last-close="2000"][data-volume="1"]').waitFor();
+    await page.getByRole('table', { name: 'Recent trades' }).getByRole('cell', { name: '2000' }).waitFor();
+    await page.getByTestId('last-price').getByText('2000').waitFor();
+    expect(await depth.getAttribute('data-asks')).toBe('1');
+    expect(await stillSameDocument(page)).toBe(true);
+    await checkPage(page, 'pro-markets');
+  });
+
+  test("lists the caller's orders and cancels one", async () => {
+    const { page } = pro;
+    const resting = await place(org, walletA, 'BUY', '1500', '0.5');
+    await page.getByRole('link', { name: 'My orders' }).click();
+    const row = page.locator(`tr[data-order-id="${resting.id}"]`);
+    await row.getByText('OPEN').waitFor();
+    await row.getByRole('button', { name: /Cancel order/ }).click();
+    await row.getByText('CANCELLED').waitFor();
+    const res = await org.pro().get(`/v1/orderbook/orders/${resting.id}`);
+    expect(res.body.data.status).toBe('CANCELLED');
+    await checkPage(page, 'pro-orders');
+  });
+});
+
+describe('on a phone-sized screen', () => {
+  test('signs in with a token minted by a server and stays readable', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    try {
+      const minted = await org.core().post('/v1/tokens', { scopes: ['read'], ttlSeconds: 600 });
+      expect(minted.status).toBe(201);
+      const w = await watchedPage(phone);
+      await w.page.goto(`${coreUrl()}/console#/wallets`);
+      await w.page.getByLabel('an access token').check();
+      await w.page.getByRole('textbox', { name: 'Access token', exact: true }).fill(minted.body.data.token);
+      await w.page.getByRole('button', { name: 'Sign in' }).click();
+      await w.page.getByRole('cell', { name: 'Console treasury', exact: true }).waitFor();
+      await checkPage(w.page, 'phone-core-wallets');
+      const overflow = await w.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow).toBeLessThanOrEqual(1);
+      const p = await watchedPage(phone);
+      await signInWithKey(p.page, proUrl(), org.proKey!, org.orgId);
+      await p.page.getByTestId('candle-chart').waitFor();
+      await checkPage(p.page, 'phone-pro-markets');
+      expect([...w.problems, ...p.problems]).toEqual([]);
+    } finally {
+      await phone.close();
+    }
+  });
+});
