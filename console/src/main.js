@@ -119,7 +119,7 @@ function App() {
       </div>
     </header>
     <main id="main" tabindex="-1">
-      <h1 class="visually-hidden">${route.title}</h1>
+      <h1 class="visually-hidden">Keel ${host === 'core' ? 'console' : 'order-book console'}</h1>
       <${Page} wallet=${wallet} setWallet=${setWallet} market=${market} setMarket=${setMarket} tick=${tick} />
       ${host === 'core' && html`<aside class="feed" aria-labelledby="feed-title">
         <h2 id="feed-title">Latest events</h2>

@@ -89,7 +89,8 @@ describe('the console on the core host', () => {
     await core.page.getByText(org.orgId).waitFor();
     const stored = await core.page.evaluate<string>('JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage })');
     expect(stored).not.toContain(org.adminKey);
-    expect(stored).toContain('"token"');
+    const session = JSON.parse(await core.page.evaluate<string>("sessionStorage.getItem('keel.console.session')"));
+    expect(session).toMatchObject({ host: 'core', organizationId: org.orgId, token: expect.stringMatching(/^eyJ/) });
     await core.page.getByTestId('live-status').getByText('Live').waitFor();
     await checkPage(core.page, 'core-organization');
   });
@@ -105,9 +106,9 @@ describe('the console on the core host', () => {
     await page.getByRole('cell', { name: 'Console-made key', exact: true }).waitFor();
     expect(await page.getByTestId('secret').count()).toBe(0);
 
-    // Tab from the top: the skip link, the brand, then the first page links.
-    await page.keyboard.press('Escape');
-    await page.evaluate('document.activeElement?.blur()');
+    // After a reload (still signed in: the token is in sessionStorage), Tab from the top reaches the page links.
+    await page.reload();
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor();
     const focused: string[] = [];
     for (let i = 0; i < 4; i++) {
       await page.keyboard.press('Tab');
@@ -139,6 +140,16 @@ describe('the console on the core host', () => {
     await page.locator(`tr[data-hash="${txHash}"]`).getByText('0.25 ETH').waitFor();
     expect(await stillSameDocument(page)).toBe(true);
     await page.getByRole('complementary', { name: 'Latest events' }).getByText('master.incoming_transfer').first().waitFor();
+
+    // With the page open (it does not poll), a second faucet payment appears as soon as Keel commits it.
+    const rows = page.getByRole('table', { name: 'Deposits to Console treasury' }).locator('tr[data-hash]');
+    expect(await rows.count()).toBe(1);
+    const wallet = (await org.core().get('/v1/master-wallets')).body.data.find((w: { name: string }) => w.name === 'Console treasury');
+    const second = await org.core().post('/v1/dev/faucet', { blockchainId: wallet.blockchainId, address: wallet.walletAddress, asset: 'USDC', amount: '12.5' });
+    expect(second.status).toBe(200);
+    await page.locator(`tr[data-hash="${second.body.data.txHash}"]`).getByText('12.5 USDC').waitFor({ timeout: 30_000 });
+    expect(await rows.count()).toBe(2);
+    expect(await stillSameDocument(page)).toBe(true);
     await checkPage(page, 'core-activity');
   });
 
