@@ -58,7 +58,7 @@ function MarketView({ market }) {
     <//>
     ${d && html`<div class="charts">
       <${DepthChart} symbol=${symbol} book=${d.orderBook} />
-      <${CandleChart} symbol=${symbol} interval=${interval} candles=${d.candles} />
+      <${CandleChart} key=${interval} symbol=${symbol} interval=${interval} candles=${d.candles} />
     </div>
     <${Table} caption="Recent trades" empty="No trades yet" rows=${d.marketTrades.items} rowAttrs=${(t) => ({ 'data-trade-id': t.id })} columns=${[
       { label: 'Time', render: (t) => when(t.createdAt) },

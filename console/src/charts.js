@@ -49,7 +49,7 @@ export function DepthChart({ symbol, book }) {
       height: 240,
       legend: { show: false },
       cursor: { show: false },
-      scales: { x: { time: false } },
+      scales: { x: { time: false, range: (_u, min, max) => padRange(min, max) }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [{ label: 'Price' }, { label: 'Cumulative quantity' }],
       series: [{}, { label: 'Bids', stroke: BID, fill: 'rgba(23,102,58,0.15)', paths: uPlot.paths.stepped({ align: -1 }) }, { label: 'Asks', stroke: ASK, fill: 'rgba(163,18,43,0.15)', paths: uPlot.paths.stepped({ align: 1 }) }],
     }),
@@ -87,6 +87,21 @@ function drawCandles(u) {
 
 const hidden = { paths: () => null, points: { show: false } };
 
+const INTERVAL_SECONDS = { '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '4h': 14400, '1d': 86400 };
+
+/** The last 40 intervals up to the latest candle (or now): a lone candle is not stretched over years. */
+function timeWindow(times, step) {
+  const end = Math.max(times.length ? times[times.length - 1] : 0, Math.floor(Date.now() / 1000 / step) * step) + step;
+  return [end - 40 * step, end];
+}
+
+/** A range around [min, max] with some air, also when they are equal or missing. */
+function padRange(min, max) {
+  if (min == null || max == null) return [0, 1];
+  const pad = Math.max((max - min) * 0.1, Math.abs(max) * 0.02, 1e-9);
+  return [min - pad, max + pad];
+}
+
 export function CandleChart({ symbol, interval, candles }) {
   const data = [candles.map((c) => Date.parse(c.time) / 1000), ...['open', 'high', 'low', 'close'].map((k) => candles.map((c) => Number(c[k])))];
   const box = useChart(
@@ -96,6 +111,7 @@ export function CandleChart({ symbol, interval, candles }) {
       legend: { show: false },
       cursor: { show: false },
       axes: [{}, { label: 'Price' }],
+      scales: { x: { range: (u) => timeWindow(u.data[0], INTERVAL_SECONDS[interval] ?? 60) }, y: { range: (_u, min, max) => padRange(min, max) } },
       series: [{}, { label: 'Open', ...hidden }, { label: 'High', ...hidden }, { label: 'Low', ...hidden }, { label: 'Close', ...hidden }],
       hooks: { draw: [drawCandles] },
     }),

@@ -80,7 +80,11 @@ describe('the console on the core host', () => {
     const body = await res.text();
     expect(body).toContain('<meta name="keel-host" content="core">');
     expect(body).not.toMatch(/<script>|<style|https?:\/\//);
-    expect((await fetch(`${coreUrl()}/console/app.js`)).headers.get('content-type')).toMatch(/javascript/);
+    const script = await fetch(`${coreUrl()}/console/app.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect(script.headers.get('content-encoding')).toBe('gzip');
+    expect(await script.text()).toContain('createAccessToken');
+    expect((await fetch(`${proUrl()}/console`)).status).toBe(200);
   });
 
   test('signs in with a key (keyboard only), keeping a token and never the key', async () => {
