@@ -226,9 +226,10 @@ export function WebhooksPage({ tick }) {
   const hooks = useQuery('query Hooks { webhooks(limit: 100, offset: 0) { items { id name url eventTypes isActive deactivationReason createdAt } } }', {});
   const [filter, setFilter] = useState('');
   const log = useQuery(
-    'query Deliveries($sub: ID) { webhookEvents(limit: 25, offset: 0, subscriptionId: $sub) { items { id type status attempts responseStatusCode errorMessage createdAt subscriptionId } } }',
+    'query Deliveries($sub: ID) { webhookEvents(limit: 25, offset: 0, subscriptionId: $sub) { items { id eventId type status attempts responseStatusCode errorMessage createdAt subscriptionId } } }',
     { sub: filter || null },
     [tick],
+    3000,
   );
   const [secret, setSecret] = useState(null);
   const action = useAction(() => {
@@ -266,7 +267,7 @@ export function WebhooksPage({ tick }) {
     </form>
     <${ErrorNote} error=${log.error} />
     ${filter && html`<p>Showing one subscription's deliveries. <button type="button" onClick=${() => setFilter('')}>Show all</button></p>`}
-    <${Table} caption="Delivery log" empty="No deliveries yet" rows=${log.data?.webhookEvents.items ?? []} columns=${[
+    <${Table} caption="Delivery log" empty="No deliveries yet" rows=${log.data?.webhookEvents.items ?? []} rowAttrs=${(d) => ({ 'data-delivery-id': d.id, 'data-event-id': d.eventId })} columns=${[
       { label: 'When', render: (d) => when(d.createdAt) },
       { label: 'Event', key: 'type' },
       { label: 'Status', key: 'status' },

@@ -1,5 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BookKeel, BookOrg, marketBody, units } from '../integration/orderbook/support';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 import { buildConsoleBundle, launchChromium, screenshot, seriousAxeViolations, watchedPage, WatchedPage } from './support';
 
 /**
@@ -17,13 +19,16 @@ let context: BrowserContext;
 let core: WatchedPage;
 let walletA: string;
 let walletB: string;
+const receiver = new WebhookReceiver();
+let hookUrl: string;
 
 const coreUrl = () => k.keel.core!.url;
 const proUrl = () => k.keel.pro!.url;
 
 beforeAll(async () => {
   await buildConsoleBundle();
-  k = await BookKeel.start({ CHAIN_POLL_INTERVAL_MS: 100 });
+  hookUrl = await receiver.start();
+  k = await BookKeel.start({ CHAIN_POLL_INTERVAL_MS: 100, WEBHOOKS_ALLOW_PRIVATE_URLS: true });
   org = await k.createOrg();
   trader = await k.createOrg();
   const { ETH, USDC } = await k.assets();
@@ -42,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await k?.stop();
+  await receiver.stop();
 });
 
 afterEach(() => {
@@ -157,13 +163,32 @@ describe('the console on the core host', () => {
     await checkPage(page, 'core-activity');
   });
 
-  test('shows approvals and webhooks', async () => {
+  test('shows approvals', async () => {
     const { page } = core;
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByRole('table', { name: 'Transfers waiting for approval' }).waitFor();
     await checkPage(page, 'core-approvals');
+  });
+
+  test('creates a webhook subscription, shows its delivery log and resends a delivery', async () => {
+    const { page } = core;
     await page.getByRole('link', { name: 'Webhooks' }).click();
-    await page.getByRole('table', { name: 'Delivery log' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Console hook');
+    await page.getByLabel('URL').fill(hookUrl);
+    await page.getByLabel('Event types (comma-separated)').fill('master.created');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    expect((await page.getByTestId('secret').textContent())!.length).toBeGreaterThan(20);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('cell', { name: 'Console hook', exact: true }).waitFor();
+
+    expect((await org.core().post('/v1/master-wallets', { blockchainId: (await k.assets()).ETH.blockchainId, name: 'Hooked' })).status).toBe(201);
+    const row = page.getByRole('table', { name: 'Delivery log' }).locator('tr[data-delivery-id]').first();
+    await row.getByText('SUCCESS').waitFor();
+    const eventId = await row.getAttribute('data-event-id');
+    expect(receiver.eventIds()).toEqual([eventId]);
+    await row.getByRole('button', { name: /Resend delivery/ }).click();
+    await eventually(() => receiver.eventIds().length === 2);
+    expect(receiver.eventIds()).toEqual([eventId, eventId]);
     await checkPage(page, 'core-webhooks');
   });
 });
