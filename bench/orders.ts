@@ -1,13 +1,6 @@
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, startKeelProcess, startNodeProcess, stopProcess } from './support';
-
-async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
-  const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+import { callJson as call, keelCli, LoadRun, loadRun, medianRun, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
 
 /**
  * End-to-end `POST /v1/orderbook/orders` on the pro host, Keel in its own process with its own dev
@@ -24,41 +17,16 @@ export async function run(args: string[]): Promise<object> {
   const connections = Number(args[2] ?? 50);
   const core = 4920;
   const pro = 4921;
-  const env = {
-    DATABASE_URL: await freshDatabase('keel_bench_orders'),
-    REDIS_PREFIX: 'keelbench:orders:',
-    CORE_PORT: String(core),
-    PRO_PORT: String(pro),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_SCALE: '100000',
-    DEV_CHAIN_IDS: '31398',
-    DEV_CHAIN_PORT: '0',
-    CHAIN_POLL_INTERVAL_MS: '100',
-    KEEL_DATA_DIR: '.keel/bench-orders',
-  };
-  keelCli(['migrate'], env);
-  const child = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
+  const { env, child, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('orders', core, pro, 31398);
   let floor: ChildProcess | undefined;
   try {
-    const org = createBenchOrganization(env);
-    const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
-    const proHeaders = { apiKey: org.proKey, orgId: org.orgId };
-    const coreUrl = `http://127.0.0.1:${core}`;
-    const proUrl = `http://127.0.0.1:${pro}`;
-    const [chain] = (await call(`${coreUrl}/v1/blockchains`, 'GET', coreHeaders)).data;
     // Markets are the operator's: created with its command, as a deployment would.
     keelCli(['market', 'create', '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'USDC', amount: '1000000' });
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: seller.walletAddress, asset: 'ETH', amount: '5000' });
-    for (const [wallet, symbol] of [[buyer, 'USDC'], [seller, 'ETH']] as const) {
-      for (;;) {
-        const balances = (await call(`${proUrl}/v1/orderbook/wallets/${wallet.id}/balances`, 'GET', proHeaders)).data as { symbol: string; available: string }[];
-        if (balances.some((b) => b.symbol === symbol && Number(b.available) > 0)) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    for (const [wallet, symbol] of [[buyer, 'USDC'], [seller, 'ETH']] as const) await untilCredited(proUrl, proHeaders, wallet.id, symbol);
 
     let n = 0;
     const nextOrder = () => {

@@ -112,3 +112,64 @@ export function serveJson(port: number, answer: (req: IncomingMessage) => Promis
   }).listen(port, '127.0.0.1');
   process.on('SIGTERM', () => process.exit(0));
 }
+
+/** A JSON call that throws on a non-2xx answer. */
+export async function callJson(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+  const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A trading benchmark's Keel in its own process, migrated, with a Business organisation and the first chain. */
+export interface TradingBench {
+  env: Record<string, string>;
+  child: ChildProcess;
+  org: BenchOrganization;
+  coreHeaders: Record<string, string>;
+  proHeaders: Record<string, string>;
+  coreUrl: string;
+  proUrl: string;
+  chain: { id: string };
+}
+
+export async function startTradingBench(name: string, core: number, pro: number, chainId: number): Promise<TradingBench> {
+  const env = await tradingBenchEnv(name, core, pro, chainId);
+  keelCli(['migrate'], env);
+  const child = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
+  try {
+    const org = createBenchOrganization(env);
+    const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
+    const coreUrl = `http://127.0.0.1:${core}`;
+    const [chain] = (await callJson(`${coreUrl}/v1/blockchains`, 'GET', coreHeaders)).data;
+    return { env, child, org, coreHeaders, proHeaders: { apiKey: org.proKey, orgId: org.orgId }, coreUrl, proUrl: `http://127.0.0.1:${pro}`, chain };
+  } catch (e) {
+    await stopProcess(child);
+    throw e;
+  }
+}
+
+/** The environment of a trading benchmark's Keel: its own database, Redis prefix, ports and dev chain. */
+async function tradingBenchEnv(name: string, core: number, pro: number, chainId: number): Promise<Record<string, string>> {
+  return {
+    DATABASE_URL: await freshDatabase(`keel_bench_${name}`),
+    REDIS_PREFIX: `keelbench:${name}:`,
+    CORE_PORT: String(core),
+    PRO_PORT: String(pro),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_SCALE: '100000',
+    DEV_CHAIN_IDS: String(chainId),
+    DEV_CHAIN_PORT: '0',
+    CHAIN_POLL_INTERVAL_MS: '100',
+    KEEL_DATA_DIR: `.keel/bench-${name}`,
+  };
+}
+
+/** Waits until the deposit watcher has credited the wallet's ledger balance of `symbol`. */
+export async function untilCredited(proUrl: string, headers: Record<string, string>, walletId: string, symbol: string): Promise<void> {
+  for (;;) {
+    const balances = (await callJson(`${proUrl}/v1/orderbook/wallets/${walletId}/balances`, 'GET', headers)).data as { symbol: string; available: string }[];
+    if (balances.some((b) => b.symbol === symbol && Number(b.available) > 0)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -4,6 +4,7 @@ import {
   getMetadataStorage as validationMetadata,
   IS_IN,
   IS_LENGTH,
+  IS_URL,
   IS_UUID,
   MATCHES,
   MAX,
@@ -32,6 +33,8 @@ const KEYWORDS: Record<string, (c: unknown[]) => JsonSchema> = {
   [ARRAY_MAX_SIZE]: ([n]) => ({ maxItems: n }),
   [MATCHES]: ([pattern]) => ({ pattern: pattern instanceof RegExp ? pattern.source : String(pattern) }),
   [IS_UUID]: () => ({ format: 'uuid' }),
+  // The allowed protocols (http/https, or https only) are checked by the server on top of this.
+  [IS_URL]: () => ({ format: 'uri' }),
   [IS_DATE_RANGE_BOUND]: () => ({ anyOf: [{ format: 'date' }, { format: 'date-time' }] }),
 };
 

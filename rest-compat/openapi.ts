@@ -10,7 +10,8 @@ const ERROR_RESPONSES: Record<string, string> = {
   '401': 'Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN)',
   '403': 'The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches)',
   '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
-  '409': 'Conflict (CONFLICT, DUPLICATE_ENTRY; order placement on a non-leader node: NOT_LEADER)',
+  '409':
+    "Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId",
   '413': 'Body over the size limit (BAD_REQUEST)',
   '414': `URL over ${MAX_URL_LENGTH} characters (BAD_REQUEST)`,
   '415': 'A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST)',
@@ -39,9 +40,17 @@ function argumentSchema(converter: SchemaConverter, route: CompiledRoute, arg: G
 }
 
 /** OpenAPI 3.1, generated from the same route rows and GraphQL schema that serve the requests. */
-export function buildOpenApi(opts: { title: string; version: string; serverUrl: string; schema: GraphQLSchema; routes: CompiledRoute[] }): Record<string, unknown> {
+export function buildOpenApi(opts: {
+  title: string;
+  version: string;
+  serverUrl: string;
+  schema: GraphQLSchema;
+  routes: CompiledRoute[];
+  /** Paths of routes that run no GraphQL operation (the public checkout), documented by hand. */
+  extraPaths?: Record<string, Record<string, unknown>>;
+}): Record<string, unknown> {
   const converter = new SchemaConverter({ documentChecks: true });
-  const paths: Record<string, Record<string, unknown>> = {};
+  const paths: Record<string, Record<string, unknown>> = { ...opts.extraPaths };
   for (const route of opts.routes) {
     const { row, fieldDef } = route;
     const result = converter.output(fieldDef.type);

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { FastifyInstance } from 'fastify';
 import { Config } from './platform/config';
 import { openPlatform, Platform } from './platform/platform';
 import { createServices, Services } from './services';
@@ -14,9 +15,17 @@ import { DepositWatcher, startDepositWatchers } from './modules/deposits/deposit
 import { ChainResetReconciler } from './modules/deposits/chain-reset';
 import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
+import { SwapOutcomes } from './modules/swaps/swap-outcomes';
+import { SettlementOutcomes } from './modules/settlement-rules/settlement-outcomes';
+import { SettlementExecutor } from './modules/settlement-rules/settlement-executor';
+import { SettlementRuleWorker } from './modules/settlement-rules/settlement-rule-worker';
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
+import { ClientRateLimiter } from './platform/rate-limit';
+import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
+import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
+import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -64,8 +73,9 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     },
   };
   try {
-    // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts.
-    await new ChainResetReconciler(platform.db, services.custodyLedgerSync, services.orders, platform.logger).reconcileAll(networks);
+    // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts;
+    // a reset chain's deposits are taken back through every deposit listener (the ledger, checkouts).
+    await new ChainResetReconciler(platform.db, services.chainActivity.allListeners, services.orders, platform.logger).reconcileAll(networks);
     // Every role screens addresses in memory: each picks up a list loaded with `keel aml load`.
     await workers.start(new SanctionsListWatcher(services.sanctionsLists, services.sanctions, services.shippedSanctions, platform.config.SANCTIONS_REFRESH_INTERVAL_MS, platform.logger));
     if (roles.has('api')) keel.core = await startApiRole(platform, services);
@@ -79,7 +89,13 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
 }
 
 async function startApiRole(platform: Platform, services: Services): Promise<RunningHost> {
-  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API' });
+  const { config } = platform;
+  const publicRoutes = {
+    register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout),
+    limiter: new ClientRateLimiter(platform.redis, config.REDIS_PREFIX, 'checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE, config.REDIS_COMMAND_TIMEOUT_MS),
+    openapiPaths: CHECKOUT_OPENAPI_PATHS,
+  };
+  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API', publicRoutes });
   return listen(app, platform.config.HOST, platform.config.CORE_PORT);
 }
 
@@ -87,8 +103,11 @@ async function startOrderbookRole(platform: Platform, services: Services, worker
   const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
   // Listening first: a market change made while the books load reloads them again.
   await workers.start({ start: () => services.markets.listenForChanges(), stop: () => services.markets.stopListening() });
-  // Books are rebuilt from PostgreSQL before the host takes orders, not on the first order.
-  await services.orders.warmUp(await services.markets.ids());
+  // Subscribers on this node see every node's commits from their first subscription on.
+  await services.realtime.listen();
+  // Competes for the shards' leases; the books of the shards it takes are rebuilt from PostgreSQL
+  // before their orders are taken (a lone node leads every shard before it listens).
+  await workers.start({ start: () => services.shardLeadership.start(), stop: () => services.shardLeadership.stop() });
   return listen(app, platform.config.HOST, platform.config.PRO_PORT);
 }
 
@@ -98,12 +117,17 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
   sender.onOutcome(services.custodyLedgerSync);
   sender.onOutcome(services.agentPaymentOutcomes);
+  sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
+  const settlementOutcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: config.SETTLEMENT_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_MAX_ATTEMPTS }, logger);
+  sender.onOutcome(settlementOutcomes);
+  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen);
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),
     // Committed events to webhook deliveries and to the live feed of GraphQL subscriptions.
     new OutboxRelay(db, [new DeliveryFanout(services.deliveryScheduler), platform.liveFeed.relayConsumer()], logger, config.OUTBOX_POLL_INTERVAL_MS),
     loopWorker(() => sender.start()),
+    loopWorker(() => new SettlementRuleWorker(db, settlementExecutor, settlementOutcomes, { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS }, logger).start()),
     loopWorker(() =>
       startPollingLoop(
         () => platform.idempotency.purgeExpired(),
@@ -111,6 +135,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
         (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
       ),
     ),
+    new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, logger),
     loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
   ];
 }

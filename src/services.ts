@@ -45,6 +45,25 @@ import { AgentWalletService } from './modules/agents/agent-wallet.service';
 import { AgentPolicyService } from './modules/agents/agent-policy.service';
 import { AgentPaymentService } from './modules/agents/agent-payment.service';
 import { AgentPaymentOutcomes } from './modules/agents/agent-payment-outcomes';
+import { CheckoutDesk } from './modules/checkout/checkout-desk';
+import { CheckoutDeposits } from './modules/checkout/checkout-deposits';
+import { PaymentLinkService } from './modules/payment-links/payment-link.service';
+import { PaymentLinkCheckouts } from './modules/payment-links/payment-link-checkouts';
+import { PublicCheckoutService } from './modules/payment-links/public-checkout.service';
+import { PaymentIntentService } from './modules/payment-intents/payment-intent.service';
+import { SwapService } from './modules/swaps/swap.service';
+import { DexQuoter } from './modules/swaps/dex-quoter';
+import type { DestinationScreen } from './modules/swaps/destination-screen';
+import { sanctionsDestinationScreen } from './modules/aml/sanctions-destination-screen';
+import { SettlementRuleService } from './modules/settlement-rules/settlement-rule.service';
+import { SettlementTrigger } from './modules/settlement-rules/settlement-trigger';
+import { ShardLeadership } from './modules/orders/shard-leadership';
+import { ShardMap } from './modules/orders/shard-map';
+import { FencedLeases } from './platform/fenced-leases';
+import type { Config } from './platform/config';
+import { hostname } from 'node:os';
+import { RealtimeHub } from './modules/realtime/realtime-hub';
+import { RealtimeService } from './modules/realtime/realtime.service';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -81,6 +100,8 @@ export interface Services {
   /** Credits deposits to the ledger and debits transfers out; the transaction sender reports failures to it. */
   custodyLedgerSync: CustodyLedgerSync;
   orders: OrderService;
+  /** Which order-book shards this node leads (leases in Redis, fencing tokens in PostgreSQL); the orderbook role starts it. */
+  shardLeadership: ShardLeadership;
   orderQueries: OrderQueries;
   walletBalances: WalletBalances;
   marketData: MarketDataService;
@@ -106,6 +127,20 @@ export interface Services {
   agentPayments: AgentPaymentService;
   /** Moves agent payments on as the transaction sender signs, confirms or fails their lines. */
   agentPaymentOutcomes: AgentPaymentOutcomes;
+  /** Payments: the checkout mechanics links and intents share, and the deposits matched to them. */
+  checkouts: CheckoutDesk;
+  checkoutDeposits: CheckoutDeposits;
+  paymentLinks: PaymentLinkService;
+  /** The public (no API key) side of payment links: the hosted page's API. */
+  publicCheckout: PublicCheckoutService;
+  paymentIntents: PaymentIntentService;
+  /** Swaps on each chain's Uniswap V2. */
+  swaps: SwapService;
+  /** Checks every destination a swap or settlement rule sends to (the AML screening plugs in here). */
+  destinationScreen: DestinationScreen;
+  settlementRules: SettlementRuleService;
+  /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */
+  realtime: RealtimeService;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -128,13 +163,32 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork, sanctions);
+  const destinationScreen = sanctionsDestinationScreen(sanctions);
+  const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // The AML screen first (a flagged deposit is held from auto-sweep), then the ledger: a sweep takes what the deposit has just credited.
   chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
   chainActivity.onDeposit(custodyLedgerSync);
-  chainActivity.onDeposit(new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger));
+  const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger);
+  chainActivity.onDeposit(sweeper);
+  const checkouts = new CheckoutDesk(db, addresses, chains, config.PAYMENT_CONFIRMATIONS);
+  const checkoutDeposits = new CheckoutDeposits(checkouts, sweeper);
+  chainActivity.onDeposit(checkoutDeposits);
+  const paymentLinks = new PaymentLinkService(db, outbox, masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_PUBLIC_URL);
+  checkouts.own('link', new PaymentLinkCheckouts(paymentLinks, outbox));
+  const paymentIntents = new PaymentIntentService(db, outbox, masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS);
+  checkouts.own('intent', paymentIntents);
+  chainActivity.onDeposit(new SettlementTrigger());
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
-  const orders = new OrderService(db, markets, ledger, unitOfWork);
+  const shardLeadership = createShardLeadership(platform);
+  const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership);
+  const shardOf = (symbol: string) => shardLeadership.shards.shardOf(symbol);
+  shardLeadership.onShards({ gained: (shard) => orders.rebuildShard(shardOf, shard), lost: (shard) => orders.dropShard(shardOf, shard) });
+  const marketData = new MarketDataService(db, markets, orders.queries);
+  const walletBalances = new WalletBalances(ledger, chains);
+  const realtimeHub = new RealtimeHub(platform.realtimeBus);
+  // Every commit this node makes goes to the other nodes' feeds (and its own) after it commits.
+  orders.onCommitted(realtimeHub.publish);
   const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
   const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, unitOfWork);
   const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
@@ -155,7 +209,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     transfers,
     organizations,
     apiKeys,
-    engineStatus: new EngineStatusService(config.KEEL_ENV),
+    engineStatus: new EngineStatusService(config.KEEL_ENV, config.KEEL_ROLES, shardLeadership, orders),
     webhooks,
     deliveryScheduler,
     webhookGuard,
@@ -169,9 +223,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     ledger,
     custodyLedgerSync,
     orders,
+    shardLeadership,
     orderQueries: orders.queries,
-    walletBalances: new WalletBalances(ledger, chains),
-    marketData: new MarketDataService(db, markets, orders.queries),
     accessTokens: new AccessTokenService(platform.accessTokens, markets, { defaultTtlSeconds: config.ACCESS_TOKEN_DEFAULT_TTL_SECONDS, maxTtlSeconds: config.ACCESS_TOKEN_MAX_TTL_SECONDS }),
     sanctions,
     sanctionsLists: new SanctionsLists(db),
@@ -180,5 +233,38 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     walletAml,
     flaggedTransfers: new FlaggedTransferService(db, chains, outbox, unitOfWork),
     prices,
+    checkouts,
+    checkoutDeposits,
+    paymentLinks,
+    publicCheckout: new PublicCheckoutService(db, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS),
+    paymentIntents,
+    swaps,
+    destinationScreen,
+    settlementRules: new SettlementRuleService(db, sendingWallets, chains, networks, outbox, unitOfWork),
+    walletBalances,
+    marketData,
+    realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
   };
+}
+
+/** Processes started in this one (tests run several Keels side by side): the second and later get a suffix, so node ids stay unique. */
+let keelsInProcess = 0;
+
+/** KEEL_NODE_ID, or hostname:pid. */
+export function nodeIdOf(config: Pick<Config, 'KEEL_NODE_ID'>): string {
+  if (config.KEEL_NODE_ID) return config.KEEL_NODE_ID;
+  const n = ++keelsInProcess;
+  return `${hostname()}:${process.pid}${n > 1 ? `:${n}` : ''}`;
+}
+
+function createShardLeadership(platform: Platform): ShardLeadership {
+  const { config } = platform;
+  const shards = new ShardMap(config.ORDERBOOK_SHARDS, config.ORDERBOOK_SHARD_MAP);
+  const ttlMs = config.ORDERBOOK_LEASE_TTL_MS;
+  const marginMs = config.ORDERBOOK_LEASE_MARGIN_MS ?? Math.floor(ttlMs / 5);
+  const renewMs = config.ORDERBOOK_LEASE_RENEW_MS ?? Math.floor(ttlMs / 3);
+  if (renewMs + marginMs >= ttlMs) throw new Error(`Invalid configuration:\n  ORDERBOOK_LEASE_RENEW_MS (${renewMs}) + ORDERBOOK_LEASE_MARGIN_MS (${marginMs}) must be below ORDERBOOK_LEASE_TTL_MS (${ttlMs})`);
+  const preferred = config.ORDERBOOK_PREFERRED_SHARDS === 'all' ? undefined : new Set(shards.parseSelection(config.ORDERBOOK_PREFERRED_SHARDS));
+  const options = { nodeId: nodeIdOf(config), eligible: shards.parseSelection(config.ORDERBOOK_LEAD_SHARDS), preferred, ttlMs, renewMs, marginMs };
+  return new ShardLeadership(platform.db, new FencedLeases(platform.redis, config.REDIS_PREFIX), shards, options, platform.logger);
 }

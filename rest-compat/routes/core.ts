@@ -3,6 +3,9 @@ import { accessTokenCoreRoutes } from './access-tokens';
 import { amlRoutes } from './aml';
 import { priceRoutes } from './prices';
 import { agentRoutes } from './agents';
+import { paymentRoutes } from './payments';
+import { swapRoutes } from './swaps';
+import { settlementRuleRoutes } from './settlement-rules';
 
 /** The core host's REST endpoints (/v1). */
 export const coreRoutes: RouteRow[] = [
@@ -60,4 +63,7 @@ export const coreRoutes: RouteRow[] = [
   ...priceRoutes,
 
   ...agentRoutes,
+  ...paymentRoutes,
+  ...swapRoutes,
+  ...settlementRuleRoutes,
 ];

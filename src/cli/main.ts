@@ -28,7 +28,7 @@ program
     const config = loadConfig(process.env, opts.roles ? { KEEL_ROLES: opts.roles } : {});
     const logger = createLogger(config.LOG_LEVEL);
     const keel = await startKeel(config, logger);
-    logger.info({ core: keel.core?.url, pro: keel.pro?.url, env: config.KEEL_ENV }, 'keel started');
+    logger.info({ core: keel.core?.url, pro: keel.pro?.url, env: config.KEEL_ENV, nodeId: keel.services.shardLeadership.nodeId, roles: config.KEEL_ROLES }, 'keel started');
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

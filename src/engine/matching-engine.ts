@@ -60,6 +60,11 @@ export class MatchingEngine {
     return { bids: this.bids.depth(levels), asks: this.asks.depth(levels) };
   }
 
+  /** The resting quantity and order count at one price of one side (zero when no order rests there). */
+  level(side: Side, price: number): { quantity: number; orders: number } {
+    return this.sideOf(side).levelAt(price);
+  }
+
   bestBid(): number | null {
     return this.bids.best()?.price ?? null;
   }
@@ -174,7 +179,7 @@ export class MatchingEngine {
     }
     this.sideOf(node.side).remove(node);
     this.orders.delete(id);
-    out.push({ type: 'cancelled', orderId: id, remaining: node.remaining, reason: 'USER', sequence: ++this.seq });
+    out.push({ type: 'cancelled', orderId: id, remaining: node.remaining, reason: 'USER', side: node.side, price: node.price, sequence: ++this.seq });
   }
 
   private validate(order: PlaceOrder): RejectReason | null {

@@ -77,6 +77,11 @@ export class BookSide {
     }
   }
 
+  levelAt(price: number): { quantity: number; orders: number } {
+    const l = this.byPrice.get(price);
+    return l ? { quantity: l.quantity, orders: l.count } : { quantity: 0, orders: 0 };
+  }
+
   depth(maxLevels: number): DepthLevel[] {
     const out: DepthLevel[] = [];
     for (let i = this.levels.length - 1; i >= 0 && out.length < maxLevels; i--) {

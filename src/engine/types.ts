@@ -64,7 +64,8 @@ export type EngineEvent = Sequenced &
       }
     | { type: 'rested'; orderId: string; side: Side; price: number; remaining: number }
     | { type: 'filled'; orderId: string }
-    | { type: 'cancelled'; orderId: string; remaining: number; reason: CancelReason }
+    /** `side` and `price` are set when the cancelled order was resting in the book (it left its level). */
+    | { type: 'cancelled'; orderId: string; remaining: number; reason: CancelReason; side?: Side; price?: number }
   );
 
 /** A resting order, as listed for snapshots and rebuilt from the durable record. */

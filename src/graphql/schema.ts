@@ -23,12 +23,17 @@ import { AmlResolver } from '../modules/aml/aml.resolver';
 import { PriceResolver } from '../modules/prices/price.resolver';
 import { AgentResolver } from '../modules/agents/agent.resolver';
 import { AgentPaymentResolver } from '../modules/agents/agent-payment.resolver';
+import { PaymentLinkResolver } from '../modules/payment-links/payment-link.resolver';
+import { PaymentIntentResolver } from '../modules/payment-intents/payment-intent.resolver';
+import { SwapResolver } from '../modules/swaps/swap.resolver';
+import { SettlementRuleResolver } from '../modules/settlement-rules/settlement-rule.resolver';
+import { RealtimeResolver } from '../modules/realtime/realtime.resolver';
 import { AccessTokenResolver, RealtimeAuthResolver } from '../modules/access-tokens/access-token.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, AccessTokenResolver],
-  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, AccessTokenResolver, RealtimeAuthResolver],
+  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, PaymentLinkResolver, PaymentIntentResolver, SwapResolver, SettlementRuleResolver, AccessTokenResolver],
+  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, RealtimeResolver, AccessTokenResolver, RealtimeAuthResolver],
 };
 
 /**

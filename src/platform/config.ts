@@ -26,6 +26,34 @@ export const configSchema = z.object({
   PRO_PORT: z.coerce.number().int().min(0).max(65535).default(4001),
   KEEL_ROLES: z.string().default('api,orderbook,worker'),
   KEEL_DATA_DIR: z.string().default('.keel'),
+  /** This node's name in the order-book cluster (shard leases, NOT_LEADER details, engine status); unset: hostname:pid. Must be unique per process. */
+  KEEL_NODE_ID: z.string().min(1).max(200).optional(),
+  /** Markets map to this many shards (a stable FNV-1a hash of the market symbol), unless ORDERBOOK_SHARD_MAP names the market. */
+  ORDERBOOK_SHARDS: z.coerce.number().int().min(1).max(1024).default(16),
+  /** Explicit placements that override the hash: `ETH-USDC=0,BTC-USDC=1`. */
+  ORDERBOOK_SHARD_MAP: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const map: Record<string, number> = {};
+      for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+        const [symbol, shard] = entry.split('=').map((x) => x.trim());
+        const n = Number(shard);
+        if (!symbol || !Number.isInteger(n) || n < 0) ctx.addIssue({ code: 'custom', message: `'${entry}': expected SYMBOL=shard (a non-negative integer)` });
+        else map[symbol.toUpperCase()] = n;
+      }
+      return map;
+    }),
+  /** The shards this node competes for: `all`, `none`, or a comma-separated list of shard numbers. */
+  ORDERBOOK_LEAD_SHARDS: z.string().default('all'),
+  /** Of those, the ones this node takes as soon as they are free (`all`, `none` or a list); it takes the others only after seeing them free on two rounds running, so a layout can spread shards over nodes and still fail over. */
+  ORDERBOOK_PREFERRED_SHARDS: z.string().default('all'),
+  /** A shard leader's lease in Redis lives this long unless renewed (the spec's "about 5 seconds"). */
+  ORDERBOOK_LEASE_TTL_MS: z.coerce.number().int().min(300).default(5_000),
+  /** How often leases are renewed and free shards competed for; unset: a third of the TTL. */
+  ORDERBOOK_LEASE_RENEW_MS: z.coerce.number().int().positive().optional(),
+  /** A leader stops accepting orders this long before its lease could expire (since its last successful renewal); unset: a fifth of the TTL. */
+  ORDERBOOK_LEASE_MARGIN_MS: z.coerce.number().int().min(0).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   API_KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
@@ -56,6 +84,10 @@ export const configSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5_000),
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(20),
+  /** A subscription whose undelivered messages exceed this is a slow consumer: its connection is closed 4008. */
+  WS_MAX_QUEUED_MESSAGES: z.coerce.number().int().positive().default(1_000),
+  /** A connection whose socket holds more unsent bytes than this is a slow consumer: closed 4008. */
+  WS_MAX_BUFFERED_BYTES: z.coerce.number().int().positive().default(4_194_304),
   WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
   /** Lets the recoverable-assets call read through a caller's rpcUrl on loopback or a private network. */
   RECOVERY_RPC_ALLOW_PRIVATE_URLS: bool.default(false),
@@ -138,6 +170,22 @@ export const configSchema = z.object({
   PRICE_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   /** An order-book trade older than this no longer prices its base asset (then the price is unavailable). */
   PRICE_TRADE_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** How long a checkout (a payment link session or a payment intent) waits for its payment. */
+  CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(30).max(7 * 86_400).default(900),
+  /** Confirmations a payment needs before it counts as paid (at least the chain's own count). */
+  PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1_000).default(3),
+  /** How often the checkout watcher looks at open checkouts (detection at the head, confirmations, expiry). */
+  CHECKOUT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /** The public base URL of the core host, for payment links' checkoutUrl (`<url>/pay/<slug>`); empty: the path alone. */
+  CHECKOUT_PUBLIC_URL: z.string().default(''),
+  /** The public checkout API and page: requests per client address per minute. */
+  CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** How often the settlement-rule worker looks for due executions. */
+  SETTLEMENT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */
+  SETTLEMENT_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),
+  /** Attempts of one settlement execution before it is FAILED for good. */
+  SETTLEMENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };

@@ -52,6 +52,8 @@ export class KeelError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details?: Record<string, unknown>;
+  /** A transient refusal: REST answers with `Retry-After: <seconds>` (NOT_LEADER). */
+  retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, status?: number) {
     super(message);
@@ -76,6 +78,13 @@ export class KeelError extends Error {
 
   static invalidField(field: string, error: string): KeelError {
     return new KeelError('INVALID_FIELD', `${field}: ${error}`, { fields: [{ field, error }] });
+  }
+
+  /** 409 NOT_LEADER: this node does not lead the market's shard; `leader` is the node that does, if known. Transient: retry after `retryAfterSeconds`. */
+  static notLeader(market: string, shard: number, leader: string | null, retryAfterSeconds: number): KeelError {
+    const error = new KeelError('NOT_LEADER', `This node does not lead shard ${shard} of market ${market}; retry in ${retryAfterSeconds} s${leader ? ` or send it to ${leader}` : ''}`, { leader, shard, market, retryAfterSeconds });
+    error.retryAfterSeconds = retryAfterSeconds;
+    return error;
   }
 
   static forbidden(message = 'Insufficient permission'): KeelError {

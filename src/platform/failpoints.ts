@@ -5,10 +5,12 @@ import type { Logger } from './logger';
  * A test hook for crash tests (KEEL_FAILPOINTS, sandbox only; production refuses to start with
  * it): `after-commit:<name>` kills this process with SIGKILL right after the unit of work `<name>`
  * commits, before anything answers the request, the window a crash-safe design must survive.
+ * `stop-<point>` instead stops the process (SIGSTOP) the first time it reaches `<point>`, e.g.
+ * `stop-before-commit:order.commit`: a stalled leader that a test resumes with SIGCONT later.
  */
 export class Failpoints {
   private constructor(
-    private readonly armed: ReadonlySet<string>,
+    private readonly armed: Set<string>,
     private readonly logger: Logger,
   ) {}
 
@@ -23,6 +25,11 @@ export class Failpoints {
   }
 
   hit(point: string): void {
+    if (this.armed.delete(`stop-${point}`)) {
+      this.logger.fatal({ failpoint: `stop-${point}` }, 'failpoint reached: stopping the process (SIGSTOP)');
+      process.kill(process.pid, 'SIGSTOP');
+      return;
+    }
     if (!this.armed.has(point)) return;
     this.logger.fatal({ failpoint: point }, 'failpoint reached: killing the process');
     process.kill(process.pid, 'SIGKILL');

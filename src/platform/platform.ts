@@ -10,6 +10,7 @@ import { RateLimiter } from './rate-limit';
 import { IdempotencyStore } from './idempotency';
 import { Metrics } from './metrics';
 import { LiveEventFeed } from './events/live-feed';
+import { RealtimeBus } from './events/realtime-bus';
 import { JobQueue } from './queue';
 import { loadSecretBox, SecretBox } from './crypto/secret-box';
 import { UnitOfWork } from './db/unit-of-work';
@@ -32,6 +33,8 @@ export interface Platform {
   unitOfWork: UnitOfWork;
   metrics: Metrics;
   liveFeed: LiveEventFeed;
+  /** Realtime order-book messages between the nodes (Redis pub/sub, best effort). */
+  realtimeBus: RealtimeBus;
   /** Seals and opens secrets at rest under KEEL_MASTER_KEY (and KEEL_MASTER_KEY_PREVIOUS during a rotation). */
   secretBox: SecretBox;
   /** The named Redis-backed job queue, opened on first use and closed with the platform. */
@@ -56,6 +59,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
   const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`, config.REDIS_COMMAND_TIMEOUT_MS, accessTokens);
   await authenticator.listen(redis);
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
+  const realtimeBus = new RealtimeBus(config.REDIS_URL, `${config.REDIS_PREFIX}realtime`);
   const queues = new Map<string, JobQueue<unknown>>();
   const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS, secretBox);
   return {
@@ -71,6 +75,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     unitOfWork: new UnitOfWork(db, idempotency, Failpoints.fromConfig(config, logger)),
     metrics: new Metrics(),
     liveFeed,
+    realtimeBus,
     secretBox,
     jobQueue<T>(name: string): JobQueue<T> {
       let queue = queues.get(name);
@@ -80,6 +85,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     async close() {
       await Promise.all([...queues.values()].map((q) => q.close()));
       await liveFeed.close();
+      await realtimeBus.close();
       await authenticator.close();
       if (redis.isOpen) await redis.quit();
       await db.destroy();

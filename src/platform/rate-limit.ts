@@ -42,46 +42,67 @@ export class RateLimiter {
     this.limiters = Object.fromEntries(
       TIERS.map((tier) => [
         tier,
-        WINDOWS.map((w) => {
-          const points = Math.max(1, Math.round(TIER_LIMITS[tier][w.field] * scale));
-          const keyPrefix = `${prefix}rl:${tier}:${w.name}`;
-          const shared = new RateLimiterRedis({
-            storeClient: redis,
-            useRedisPackage: true,
-            rejectIfRedisNotReady: true,
-            keyPrefix,
-            points,
-            duration: w.seconds,
-            insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: w.seconds }),
-          });
-          return { points, limiter: new RLWrapperTimeouts({ limiter: shared, timeoutMs: redisTimeoutMs }) };
-        }),
+        WINDOWS.map((w) => sharedWindow(redis, `${prefix}rl:${tier}:${w.name}`, Math.max(1, Math.round(TIER_LIMITS[tier][w.field] * scale)), w.seconds, redisTimeoutMs)),
       ]),
     ) as Record<Tier, Window[]>;
   }
 
   /** Spends one request; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
   async consume(tier: Tier, keyId: string): Promise<RateLimitState> {
-    const limiters = this.limiters[tier];
-    const outcomes = await Promise.allSettled(limiters.map((w) => w.limiter.consume(keyId)));
-    let tightest: RateLimitState | undefined;
-    let exceeded: RateLimitState | undefined;
-    outcomes.forEach((o, i) => {
-      const res = o.status === 'fulfilled' ? o.value : o.reason;
-      if (!(res instanceof RateLimiterRes)) return; // both stores failed: fail open
-      const state = {
-        limit: limiters[i].points,
-        remaining: Math.max(0, res.remainingPoints),
-        reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-      };
-      if (o.status === 'rejected' && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
-      if (!tightest || state.remaining < tightest.remaining) tightest = state;
-    });
-    if (exceeded) {
-      throw new RateLimitExceeded(exceeded);
-    }
-    return tightest ?? { limit: limiters[0].points, remaining: limiters[0].points, reset: Math.ceil(Date.now() / 1000) + 1 };
+    return consumeWindows(this.limiters[tier], keyId);
   }
+}
+
+/**
+ * The same shared budget for callers without an API key (the public checkout API and page): one
+ * window of `perMinute` requests per client address.
+ */
+export class ClientRateLimiter {
+  private readonly windows: Window[];
+
+  constructor(redis: RedisClient, prefix: string, name: string, perMinute: number, redisTimeoutMs: number) {
+    this.windows = [sharedWindow(redis, `${prefix}rl:client:${name}:m`, perMinute, 60, redisTimeoutMs)];
+  }
+
+  /** Spends one request of `clientKey` (its address); throws 429 RATE_LIMIT_EXCEEDED when over. */
+  async consume(clientKey: string): Promise<RateLimitState> {
+    return consumeWindows(this.windows, clientKey);
+  }
+}
+
+function sharedWindow(redis: RedisClient, keyPrefix: string, points: number, seconds: number, redisTimeoutMs: number): Window {
+  const shared = new RateLimiterRedis({
+    storeClient: redis,
+    useRedisPackage: true,
+    rejectIfRedisNotReady: true,
+    keyPrefix,
+    points,
+    duration: seconds,
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: seconds }),
+  });
+  return { points, limiter: new RLWrapperTimeouts({ limiter: shared, timeoutMs: redisTimeoutMs }) };
+}
+
+/** Spends one request in every window; the reported state is the tightest window's. */
+async function consumeWindows(limiters: Window[], key: string): Promise<RateLimitState> {
+  const outcomes = await Promise.allSettled(limiters.map((w) => w.limiter.consume(key)));
+  let tightest: RateLimitState | undefined;
+  let exceeded: RateLimitState | undefined;
+  outcomes.forEach((o, i) => {
+    const res = o.status === 'fulfilled' ? o.value : o.reason;
+    if (!(res instanceof RateLimiterRes)) return; // both stores failed: fail open
+    const state = {
+      limit: limiters[i].points,
+      remaining: Math.max(0, res.remainingPoints),
+      reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+    };
+    if (o.status === 'rejected' && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
+    if (!tightest || state.remaining < tightest.remaining) tightest = state;
+  });
+  if (exceeded) {
+    throw new RateLimitExceeded(exceeded);
+  }
+  return tightest ?? { limit: limiters[0].points, remaining: limiters[0].points, reset: Math.ceil(Date.now() / 1000) + 1 };
 }
 
 export class RateLimitExceeded extends KeelError {

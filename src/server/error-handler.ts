@@ -33,6 +33,7 @@ export function isGraphQLPath(url: string): boolean {
 /** REST gets the spec's envelope; GraphQL clients get `errors[].extensions` with the same code. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: KeelError): FastifyReply {
   if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   reply.code(error.status);
   // Errors raised before the guards run (414, framework errors) carry the id too.
   reply.header('X-Request-Id', request.id);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { CloseCode } from 'graphql-ws';
 import { isKeelError } from '../platform/errors';
@@ -15,6 +15,14 @@ import { SocketSession, SocketSessions } from './socket-sessions';
 import { requestIdFor } from './request-context';
 import { authorizeDocumentText } from '../graphql/root-field-grants';
 import type { OriginPolicy } from './cors';
+import { DeliveredResults, Result, subscribeShared } from './shared-execution';
+import { directDelivery } from './direct-delivery';
+import type { PushSource } from '../platform/events/shared-stream';
+import { boundedDelivery } from './bounded-delivery';
+import { coalesceWrites } from './write-coalescing';
+import type { Duplex } from 'node:stream';
+
+const isAsyncIterable = (value: unknown): value is DeliveredResults => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 export interface GraphqlWsOptions {
   host: Host;
@@ -34,6 +42,19 @@ type ConnectionExtra = {
 /** How often every open connection's key is re-checked even without an invalidation (one lost with Redis). */
 const MIN_RECHECK_MS = 1_000;
 
+/** Close code for a connection that does not read its messages fast enough (see README, "Realtime"). */
+export const SLOW_CONSUMER_CLOSE_CODE = 4008;
+/** A slow consumer's socket is destroyed this long after its close frame was queued, if it has not read it by then. */
+const SLOW_CONSUMER_GRACE_MS = 5_000;
+
+/** Closes a connection as a slow consumer (once), and destroys it if it does not read its close frame in time. */
+function closeSlowConsumer(socket: WebSocket, reason: string, logger: Platform['logger']): void {
+  if (socket.readyState !== socket.OPEN) return;
+  logger.warn({ code: SLOW_CONSUMER_CLOSE_CODE, reason }, 'realtime: slow consumer disconnected');
+  socket.close(SLOW_CONSUMER_CLOSE_CODE, reason);
+  setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+}
+
 /**
  * graphql-ws on the host's port at /graphql. Credentials come in connectionParams (`apiKey` and
  * `orgId`, or an access token as `token`); every subscribe
@@ -46,9 +67,13 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
   const sessions = new SocketSessions(platform.authenticator, host, Math.max(config.AUTH_CACHE_TTL_MS, MIN_RECHECK_MS));
   const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.BODY_LIMIT_BYTES });
+  /** Each connection's TCP socket, whose writes are coalesced per turn of the event loop. */
+  const rawSockets = new WeakMap<WebSocket, Duplex>();
   const wsServer = useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema,
+      // An event delivered to many subscribers is executed once per distinct operation.
+      subscribe: subscribeShared,
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const credentials = {
@@ -84,9 +109,33 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
         if (Array.isArray(operation)) return operation;
         return { ...operation, schema, contextValue: contextFor(principal, ctx.extra.requestId!) };
       },
+      onOperation: (ctx, id, _payload, _args, result) => {
+        if (!isAsyncIterable(result)) return undefined;
+        const socket = ctx.extra.socket;
+        const slow = (reason: string) => closeSlowConsumer(socket, reason, platform.logger);
+        // A shared feed's results go straight to the socket, serialised once for all their subscribers.
+        if (result.attach) {
+          return directDelivery(result as DeliveredResults & PushSource<Result>, {
+            socket,
+            id,
+            maxQueued: config.WS_MAX_QUEUED_MESSAGES,
+            maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+            overflow: slow,
+            withErrors: (r) => ({ ...r, errors: r.errors!.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never }),
+            beforeSend: () => coalesceWrites(rawSockets.get(socket)),
+          });
+        }
+        return boundedDelivery(result, config.WS_MAX_QUEUED_MESSAGES, () => slow(`Slow consumer: more than ${config.WS_MAX_QUEUED_MESSAGES} messages of a subscription waiting`));
+      },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatWsError(e, '')) as never,
-      onNext: (ctx, _id, _payload, _args, result) =>
-        result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result,
+      // The messages graphql-ws sends itself (subscriptions other than shared feeds, e.g. `events`).
+      onNext: (ctx, _id, _payload, _args, result) => {
+        coalesceWrites(rawSockets.get(ctx.extra.socket));
+        if (ctx.extra.socket.bufferedAmount > config.WS_MAX_BUFFERED_BYTES) {
+          closeSlowConsumer(ctx.extra.socket, `Slow consumer: more than ${config.WS_MAX_BUFFERED_BYTES} bytes unsent`, platform.logger);
+        }
+        return result.errors?.length ? { ...result, errors: result.errors.map((e) => formatWsError(e, ctx.extra.requestId ?? '')) as never } : result;
+      },
     },
     wss,
   );
@@ -100,7 +149,10 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 18\r\n\r\nOrigin not allowed');
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      rawSockets.set(ws, socket);
+      wss.emit('connection', ws, request);
+    });
   });
   app.addHook('onClose', async () => {
     sessions.dispose();

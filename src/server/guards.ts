@@ -11,6 +11,11 @@ import { isConsolePath } from './console-route';
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Routes a host registered as public (createHost's publicRoutes): no API key, their own rate limit. */
+function isPublicRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as { public?: boolean } | undefined)?.public === true;
+}
+
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
@@ -27,7 +32,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Request-Id', request.id);
     const path = pathOf(request.url);
-    if (OPEN_PATHS.has(path) || isConsolePath(path) || request.method === 'OPTIONS') return;
+    if (OPEN_PATHS.has(path) || isConsolePath(path) || request.method === 'OPTIONS' || isPublicRoute(request)) return;
     const principal = await platform.authenticator.authenticate(host, {
       apiKey: header(request.headers.apikey),
       orgId: header(request.headers.orgid) ?? header(request.headers.appid),
@@ -67,7 +72,9 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     const key = request.idempotencyKey;
     if (!key || !request.principal || reply.getHeader('Idempotent-Replayed')) return payload;
     request.idempotencyKey = undefined;
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+    // Not stored either: a transient refusal that says when to retry (409 NOT_LEADER with Retry-After),
+    // so the retry, at the leader, runs instead of replaying the refusal.
+    if (reply.statusCode >= 500 || reply.hasHeader('retry-after') || typeof payload !== 'string') {
       await platform.idempotency.release(request.principal.apiKeyId, key);
     } else {
       const contentType = reply.getHeader('content-type');

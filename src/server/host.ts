@@ -27,6 +27,8 @@ import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
 import { registerConsoleRoute } from './console-route';
 import { checkReadiness } from '../platform/readiness';
+import type { ClientRateLimiter } from '../platform/rate-limit';
+import { setRateLimitHeaders } from './rate-limit-headers';
 
 export interface HostOptions {
   host: Host;
@@ -35,6 +37,8 @@ export interface HostOptions {
   platform: Platform;
   services: Services;
   title: string;
+  /** Routes served without an API key (the public checkout API and page), rate-limited per client address. */
+  publicRoutes?: { register(app: FastifyInstance): void; limiter: ClientRateLimiter; openapiPaths: Record<string, Record<string, unknown>> };
 }
 
 export interface RunningHost {
@@ -108,6 +112,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       {
         async requestDidStart() {
           return {
+            // A transient refusal (NOT_LEADER) tells when to retry, as REST does.
+            async didEncounterErrors({ errors, response }) {
+              const retryAfter = errors.map((e) => toKeelError(e).retryAfterSeconds).find((s) => s !== undefined);
+              if (retryAfter !== undefined) response.http.headers.set('retry-after', String(retryAfter));
+            },
             async willSendResponse({ response, contextValue }) {
               if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
               response.body.singleResult.errors = response.body.singleResult.errors.map((e) => {
@@ -148,9 +157,20 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
   let openapi: Record<string, unknown> | undefined;
   app.get('/v1/openapi.json', async () => {
-    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes });
+    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes, extraPaths: opts.publicRoutes?.openapiPaths });
     return openapi;
   });
+
+  if (opts.publicRoutes) {
+    const { register, limiter } = opts.publicRoutes;
+    await app.register(async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        route.config = { ...(route.config as object), public: true } as typeof route.config;
+      });
+      scope.addHook('onRequest', async (request, reply) => setRateLimitHeaders(reply, await limiter.consume(request.ip)));
+      register(scope);
+    });
+  }
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {

@@ -10,6 +10,10 @@ export interface SocketOperation {
   variableValues?: Record<string, unknown> | null;
 }
 
+/** Documents already parsed and found valid, per schema and text: many subscribers send the same one. */
+const validDocuments = new WeakMap<GraphQLSchema, Map<string, DocumentNode>>();
+const MAX_CACHED_DOCUMENTS = 1_000;
+
 /**
  * Parses and validates a document sent over graphql-ws, and admits subscriptions only. Queries and
  * mutations go over HTTP, where idempotency keys, the body checks and per-request logs apply.
@@ -20,15 +24,21 @@ export function prepareSocketOperation(
   validate: (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[],
   payload: SubscribePayload,
 ): SocketOperation | readonly GraphQLError[] {
-  let document: DocumentNode;
-  try {
-    document = parse(payload.query, { maxTokens: MAX_TOKENS });
-  } catch (error) {
-    if (error instanceof GraphQLError) return [error];
-    throw error;
+  let cache = validDocuments.get(schema);
+  if (!cache) validDocuments.set(schema, (cache = new Map()));
+  let document = cache.get(payload.query);
+  if (!document) {
+    try {
+      document = parse(payload.query, { maxTokens: MAX_TOKENS });
+    } catch (error) {
+      if (error instanceof GraphQLError) return [error];
+      throw error;
+    }
+    const errors = validate(schema, document);
+    if (errors.length) return errors;
+    if (cache.size >= MAX_CACHED_DOCUMENTS) cache.clear();
+    cache.set(payload.query, document);
   }
-  const errors = validate(schema, document);
-  if (errors.length) return errors;
   const operation = getOperationAST(document, payload.operationName);
   if (!operation) return [new GraphQLError('Unable to identify the operation: name one with operationName')];
   if (operation.operation !== 'subscription') {

@@ -29,6 +29,8 @@ const chainSchema = z.object({
   logoUrl: z.string().default(''),
   explorerUrl: z.string().optional(),
   tokens: z.array(tokenSchema).default([]),
+  /** A Uniswap V2 deployment on the chain (its Router02; the factory and WETH are read from it): swaps and settlement rules use it. */
+  dex: z.object({ router: address }).optional(),
   /** A local dev chain: its first dev-mnemonic account funds the sandbox faucet. Sandbox only. */
   dev: z.boolean().default(false),
 });

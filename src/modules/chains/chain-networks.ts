@@ -5,6 +5,7 @@ import type { Logger } from '../../platform/logger';
 import { DevChain, startDevChain } from '../../platform/chain/devchain';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { deployTestTokens } from '../../platform/chain/test-tokens';
+import { deployDex } from '../../platform/chain/dex';
 import type { Worker } from '../../platform/worker';
 import { ChainSpec, parseChainsConfig } from './chain-config';
 import { AssetModel, BlockchainModel, NATIVE_ASSET_ADDRESS } from './chain.model';
@@ -78,6 +79,8 @@ export class ChainNetworks implements Worker {
         tokens: tokens.filter((t) => t.blockchainId === r.id).map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, address: t.address, standard: t.standard, logoUrl: t.logoUrl })),
         dev: r.isDev,
       };
+      const dexRouter = (r.configurations as { dexRouter?: string } | null)?.dexRouter;
+      if (dexRouter) spec.dex = { router: dexRouter };
       networks.add({ blockchainId: r.id, spec, provider: jsonRpcProvider(r.rpcUrl, spec.chainId) });
     }
     return networks;
@@ -129,14 +132,15 @@ export async function startDevChains(config: Config, started: DevChain[], logger
     });
     started.push(chain);
     const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
+    const dex = await deployDex(chain.rpcUrl, devChainAccount(0).privateKey, tokens);
     if (chain.history === 'discarded') logger.warn({ chainId, reason: chain.discardReason }, 'dev chain journal could not be replayed: set aside, the chain starts from a new genesis');
     logger.info({ chainId, rpcUrl: chain.rpcUrl, history: chain.history }, chain.history === 'restored' ? 'dev chain restored from its journal' : 'dev chain started');
-    specs.push(devChainSpec(chainId, chain.rpcUrl, config.DEV_CHAIN_CONFIRMATIONS, tokens));
+    specs.push(devChainSpec(chainId, chain.rpcUrl, config.DEV_CHAIN_CONFIRMATIONS, tokens, dex));
   }
   return specs;
 }
 
-export function devChainSpec(chainId: number, rpcUrl: string, confirmations: number, tokens: { symbol: string; name: string; decimals: number; address: string }[]): ChainSpec {
+export function devChainSpec(chainId: number, rpcUrl: string, confirmations: number, tokens: { symbol: string; name: string; decimals: number; address: string }[], dex?: { router: string }): ChainSpec {
   return {
     chainId,
     name: `Keel Dev Chain ${chainId}`,
@@ -150,6 +154,7 @@ export function devChainSpec(chainId: number, rpcUrl: string, confirmations: num
     tokenStandard: 'ERC20',
     logoUrl: '',
     tokens: tokens.map((t) => ({ ...t, standard: 'ERC20', logoUrl: '' })),
+    ...(dex ? { dex: { router: dex.router } } : {}),
     dev: true,
   };
 }
@@ -157,7 +162,7 @@ export function devChainSpec(chainId: number, rpcUrl: string, confirmations: num
 /** Upserts the chain and its assets (native coin first); returns the chain's registry id. */
 async function syncRegistry(db: Knex, spec: ChainSpec): Promise<string> {
   return db.transaction(async (trx) => {
-    const configurations = { confirmations: spec.confirmations, ...(spec.explorerUrl ? { explorerUrl: spec.explorerUrl } : {}) };
+    const configurations = { confirmations: spec.confirmations, ...(spec.explorerUrl ? { explorerUrl: spec.explorerUrl } : {}), ...(spec.dex ? { dexRouter: spec.dex.router } : {}) };
     const [chain] = await trx('blockchains')
       .insert({
         chain_id: spec.chainId,

@@ -43,6 +43,16 @@ export class ChainActivityRecorder {
     this.listeners.push(listener);
   }
 
+  /** Every listener as one, in the order they were added (the chain-reset reconciler takes deposits back through it). */
+  readonly allListeners: DepositListener = {
+    confirmed: async (trx, deposits) => {
+      for (const l of this.listeners) await l.confirmed(trx, deposits);
+    },
+    reverted: async (trx, deposits) => {
+      for (const l of this.listeners) await l.reverted(trx, deposits);
+    },
+  };
+
   async cursor(blockchainId: string): Promise<ChainCursor | null> {
     const row = await this.db('chain_cursors').where({ blockchainId }).first();
     return row ? { blockNumber: Number(row.blockNumber), blockHash: row.blockHash } : null;
@@ -77,7 +87,7 @@ export class ChainActivityRecorder {
             .returning('*')
         : [];
       const confirmed = saved.map((r) => ChainTransferModel.fromDatabaseJson(r as never)).filter((t) => t.direction === 'incoming');
-      if (confirmed.length) for (const l of this.listeners) await l.confirmed(trx, confirmed);
+      if (confirmed.length) await this.allListeners.confirmed(trx, confirmed);
       await this.outbox.publishMany(trx, confirmed.map((d) => incomingEvent('incoming_transfer', d, assets, watched)));
 
       const last = range.blocks[range.blocks.length - 1];
@@ -102,7 +112,7 @@ export class ChainActivityRecorder {
         .update({ status: 'REVERTED', revertedAt: trx.fn.now() })
         .returning('*');
       const reverted = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never)).filter((t) => t.direction === 'incoming');
-      if (reverted.length) for (const l of this.listeners) await l.reverted(trx, reverted);
+      if (reverted.length) await this.allListeners.reverted(trx, reverted);
       await this.outbox.publishMany(trx, reverted.map((d) => incomingEvent('incoming_transfer_reverted', d, assets, watched)));
       await trx('chain_blocks').where({ blockchainId }).where('blockNumber', '>', ancestor.blockNumber).delete();
       await trx('chain_blocks').insert({ blockchainId, blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash }).onConflict(['blockchain_id', 'block_number']).merge();

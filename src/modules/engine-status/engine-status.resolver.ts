@@ -6,7 +6,7 @@ import { EngineStatusType } from './engine-status.types';
 export class EngineStatusResolver {
   @Authorized('orderbook_market:read')
   @Query(() => EngineStatusType)
-  engineStatus(@Ctx() ctx: GraphQLContext): EngineStatusType {
+  engineStatus(@Ctx() ctx: GraphQLContext): Promise<EngineStatusType> {
     return ctx.services.engineStatus.status();
   }
 }

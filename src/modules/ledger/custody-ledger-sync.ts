@@ -62,7 +62,7 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
   }
 
   async release(trx: Knex.Transaction, lines: FundsLine[]): Promise<void> {
-    for (const l of lines) await this.ledger.credit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer-refund:${l.itemId}` });
+    for (const l of lines.filter((x) => x.rawAmount > 0n)) await this.ledger.credit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer-refund:${l.itemId}` });
   }
 
   async executed(trx: Knex.Transaction, item: SendingItem): Promise<void> {

@@ -45,7 +45,11 @@ export class MarketDataService {
     private readonly orders: OrderQueries,
   ) {}
 
-  async ticker(symbol: string): Promise<Ticker> {
+  /**
+   * `touch`: 'engine' reads best bid and ask from this node's engine (in turn with the market's
+   * commands); 'record' from the committed open orders in PostgreSQL (any node, leader or not).
+   */
+  async ticker(symbol: string, touchFrom: 'engine' | 'record' = 'engine'): Promise<Ticker> {
     const market = await this.markets.row(symbol);
     const { rows } = await this.db.raw(
       `WITH day AS (
@@ -66,7 +70,7 @@ export class MarketDataService {
       [market.id, market.id],
     );
     const r = rows[0] as Record<string, string | null> & { trades: number };
-    const touch = await this.orders.touch(market.id);
+    const touch = touchFrom === 'engine' ? await this.orders.touch(market.id) : await this.orders.committedTouch(market.id);
     return {
       market: market.symbol,
       last: dec(r.last),

@@ -8,8 +8,11 @@ import type { MarketService, TradingRules } from '../markets/market.service';
 import { writeSettlement } from './order-persistence';
 import { LIVE_STATUSES } from './order.domain';
 import { OrderModel } from './order.model';
-import { settle } from './settlement';
+import { settle, Settlement } from './settlement';
+import { readBookSequence } from './book-sequence';
+import { CommitListener, describeCommit, touchedLevels } from './committed-change';
 import { isResting, Matched, Working, workingFromRow } from './working-order';
+import { isFencedOut, sameFence, ShardFence, ShardGate, SOLE_NODE } from './shard-gate';
 
 /**
  * One market's engine and the money state of its resting orders, both rebuilt from the open
@@ -22,6 +25,10 @@ export interface Runtime {
   resting: Map<string, Working>;
   /** The market sequence PostgreSQL holds: each commit moves it from this value, or is refused. */
   committedSequence: number;
+  /** The shard token it was loaded under: its commits are refused once another node holds the shard. */
+  fence?: ShardFence;
+  /** The market's book sequence PostgreSQL holds (migration 021): a commit that changes levels moves it by one. */
+  bookSequence: number;
 }
 
 /** Refusals decided by the market's rules (status, minimum, the fee a BUY locks) rather than by the book. */
@@ -40,12 +47,14 @@ export class MarketRuntimes {
   private readonly runtimes = new Map<string, Runtime>();
   private readonly viewRules = new Map<string, Promise<TradingRules>>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly commitListeners: CommitListener[] = [];
 
   constructor(
     private readonly db: Knex,
     private readonly markets: MarketService,
     private readonly ledger: LedgerService,
     private readonly uow: UnitOfWork,
+    private readonly gate: ShardGate = SOLE_NODE,
   ) {
     // A changed market (fees, minimum, status) reloads its engine after the commands already queued.
     markets.onChange((marketId) =>
@@ -54,6 +63,14 @@ export class MarketRuntimes {
         this.viewRules.delete(marketId);
       }),
     );
+  }
+
+  /**
+   * Hears every commit this process makes, right after it (before the market's next command).
+   * A listener must be quick and must not throw into the commit path: its failure is ignored.
+   */
+  onCommitted(listener: CommitListener): void {
+    this.commitListeners.push(listener);
   }
 
   /** Runs `fn` after the market's commands already queued, and before any queued later. */
@@ -71,18 +88,52 @@ export class MarketRuntimes {
     return next;
   }
 
-  /** The market's runtime, loaded from the record if it is not cached. Call it inside `serial`. */
+  /**
+   * The market's runtime, loaded from the record if it is not cached or was loaded under another
+   * holding of its shard. Throws NOT_LEADER when this node does not hold the shard. Call it inside `serial`.
+   */
   async runtime(marketId: string): Promise<Runtime> {
+    const fence = this.gate.fence((await this.rules(marketId)).market.symbol);
     const cached = this.runtimes.get(marketId);
-    if (cached) return cached;
+    if (cached && sameFence(cached.fence, fence)) return cached;
+    const rt = await this.load(marketId, fence);
+    this.runtimes.set(marketId, rt);
+    this.viewRules.set(marketId, Promise.resolve(rt.rules));
+    return rt;
+  }
+
+  /** For reads: this node's runtime when it leads the market's shard, otherwise the book as PostgreSQL holds it now (not kept). */
+  async readable(marketId: string): Promise<Runtime> {
+    try {
+      return await this.runtime(marketId);
+    } catch (e) {
+      if (e instanceof KeelError && e.code === 'NOT_LEADER') return this.load(marketId, undefined);
+      throw e;
+    }
+  }
+
+  /** For work that is not a leader's (cancels of a chain reset): the leader's runtime here, or one loaded now under the shard's current token (not kept). */
+  async maintenance(marketId: string): Promise<Runtime> {
+    try {
+      return await this.runtime(marketId);
+    } catch (e) {
+      if (!(e instanceof KeelError && e.code === 'NOT_LEADER')) throw e;
+      return this.load(marketId, await this.gate.currentFence((await this.rules(marketId)).market.symbol));
+    }
+  }
+
+  private async load(marketId: string, fence: ShardFence | undefined): Promise<Runtime> {
     const rules = await this.markets.tradingRules(marketId);
     const open = await OrderModel.query(this.db).where({ marketId }).whereIn('status', LIVE_STATUSES).orderBy('restSequence').orderBy('id');
     const engine = new MatchingEngine(rules.engine, rules.sequence);
     engine.restore(open.map((o) => ({ id: o.id, owner: o.walletId, side: o.side, price: Number(o.priceTicks), remaining: Number(o.remainingLots) })));
-    const rt: Runtime = { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence };
-    this.runtimes.set(marketId, rt);
-    this.viewRules.set(marketId, Promise.resolve(rules));
-    return rt;
+    const bookSequence = await readBookSequence(this.db, marketId);
+    return { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence, bookSequence, fence };
+  }
+
+  /** The sequence the market's cached runtime has committed up to; undefined when none is loaded. */
+  committedSequence(marketId: string): number | undefined {
+    return this.runtimes.get(marketId)?.committedSequence;
   }
 
   /** Forgets the market's runtime (only if it is still `rt`, when given): the next command rebuilds it from the record. */
@@ -107,20 +158,38 @@ export class MarketRuntimes {
       const settlement = settle(rt.rules, rt.resting, commands);
       const newRows = new Map(commands.flatMap((c) => (c.order ? [[c.order.working.id, c.order.row] as const] : [])));
       const records = commands.flatMap((c) => (c.record ? [c.record] : []));
-      const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion };
-      const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records);
+      const levels = touchedLevels(commands.flatMap((c) => c.events));
+      const book = { from: rt.bookSequence, to: levels.size ? rt.bookSequence + 1 : rt.bookSequence };
+      const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion, book };
+      const committedAt = new Date();
+      this.uow.committing('order.commit');
+      const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records, rt.fence, committedAt);
       rt.committedSequence = rt.engine.sequence;
+      rt.bookSequence = book.to;
       for (const w of settlement.orders) {
         if (isResting(w)) rt.resting.set(w.id, { ...w, isNew: false });
         else rt.resting.delete(w.id);
       }
+      this.announce(rt, levels, settlement, newRows, committedAt);
       return written;
     } catch (e) {
       this.runtimes.delete(marketId);
+      // Another node holds the shard now: this one stops leading it (the retry then answers NOT_LEADER).
+      if (rt.fence && isFencedOut(e)) this.gate.fencedOut(rt.fence);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {
         throw new KeelError('DUPLICATE_ENTRY', 'clientOrderId is already used by another order of this organisation', { fields: [{ field: 'clientOrderId', error: 'is already used' }] });
       }
       throw e;
+    }
+  }
+
+  private announce(rt: Runtime, levels: ReadonlySet<string>, settlement: Settlement, newRows: ReadonlyMap<string, Partial<OrderModel>>, committedAt: Date): void {
+    if (!this.commitListeners.length) return;
+    try {
+      const change = describeCommit(rt, levels, settlement, newRows, committedAt);
+      for (const listener of this.commitListeners) listener(change);
+    } catch {
+      // The realtime feeds are best effort; the commit stands.
     }
   }
 
@@ -140,7 +209,8 @@ export class MarketRuntimes {
   /**
    * Runs a command again (on a rebuilt engine) when PostgreSQL aborted its statement for a
    * deadlock or a serialisation failure, or refused it because the market's sequence or rules
-   * moved (another process wrote to the market, or the market was changed); the engine has been
+   * moved (another process wrote to the market, or the market was changed) or its shard's fencing
+   * token did (the retry then finds this node no longer leads it); the engine has been
    * dropped by then. A command refused three times is answered 503, having written nothing.
    */
   async retryingTransient<T>(fn: () => Promise<T>): Promise<T> {

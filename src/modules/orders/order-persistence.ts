@@ -6,6 +6,8 @@ import type { MarketService } from '../markets/market.service';
 import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 import type { OrderModel } from './order.model';
 import type { Settlement } from './settlement';
+import { ShardFence, shardFencePart } from './shard-gate';
+import { bookSequencePart } from './book-sequence';
 
 /** Where a commit moves its market's sequence, fenced by the rules version its commands were matched on. */
 export interface SequenceMove {
@@ -13,12 +15,14 @@ export interface SequenceMove {
   from: number;
   to: number;
   rulesVersion: number;
+  /** The market's book sequence (migration 021): moved from `from` to `to` when they differ. */
+  book?: { from: number; to: number };
 }
 
 /**
  * Writes a settlement as one statement (one round trip, atomic): new order rows, every touched
  * order's final state, trades, the ledger moves (summed per balance row), the market's sequence
- * and the commands' idempotency results. Returns the new orders' rows as written.
+ * the commands' idempotency results and, in a cluster, the check of the shard's fencing token. Returns the new orders' rows as written.
  */
 export async function writeSettlement(
   db: Knex,
@@ -29,8 +33,9 @@ export async function writeSettlement(
   settlement: Settlement,
   newRows: ReadonlyMap<string, Partial<OrderModel>>,
   records: StepResult[],
+  fence: ShardFence | undefined,
+  now = new Date(),
 ): Promise<Map<string, OrderModel>> {
-  const now = new Date();
   const inserts: Partial<OrderModel>[] = [];
   const updates: Partial<OrderModel>[] = [];
   for (const w of settlement.orders) {
@@ -69,7 +74,10 @@ export async function writeSettlement(
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
   if (settlement.trades.length) parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => ({ ...t, createdAt: now }))));
   parts.push(...ledger.statementParts(settlement.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
+  if (sequence.book && sequence.book.to !== sequence.book.from) parts.push(bookSequencePart(sequence.marketId, sequence.book.from, sequence.book.to));
   if (records.length) parts.push(uow.resultsPart(records));
+  // First, so a stale leader's statement is refused for its token before any other check.
+  if (fence) parts.unshift(shardFencePart(fence));
   try {
     await runAsOneStatement(db, parts);
   } catch (e) {

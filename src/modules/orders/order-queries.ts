@@ -6,30 +6,30 @@ import { formatMultiple, normalizeDecimal } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { MarketService } from '../markets/market.service';
 import type { MarketRuntimes } from './market-runtime';
-import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
+import { BookLevel, Fill, LIVE_STATUSES, Liquidity, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
 import { OrderModel, TradeModel } from './order.model';
 import { OrderViews } from './order-views';
 
 /** Reads of orders, fills, trades and the live book. An organisation sees only its own orders (else 404). */
 export class OrderQueries {
-  private readonly views: OrderViews;
+  private readonly shapes: OrderViews;
 
   constructor(
     private readonly db: Knex,
     private readonly markets: MarketService,
     private readonly runtimes: MarketRuntimes,
   ) {
-    this.views = new OrderViews(runtimes);
+    this.shapes = new OrderViews(runtimes);
   }
 
   async get(organizationId: string, orderId: string): Promise<Order> {
     const row = await this.row(organizationId, Ids.uuid('Order', orderId));
-    return (await this.views.orders([row]))[0];
+    return (await this.shapes.orders([row]))[0];
   }
 
   /** The order as committed, shaped for the answer without reading it back when the placement has its row. */
   async placed(organizationId: string, id: string, row?: OrderModel): Promise<Order> {
-    return row ? (await this.views.orders([row]))[0] : this.get(organizationId, id);
+    return row ? (await this.shapes.orders([row]))[0] : this.get(organizationId, id);
   }
 
   async row(organizationId: string, id: string): Promise<OrderModel> {
@@ -57,7 +57,7 @@ export class OrderQueries {
         if (args.walletId) b.where('walletId', args.walletId.toLowerCase());
       });
     const { rows, total } = await fetchPage<OrderModel>(q, args, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
-    return toPage(await this.views.orders(rows), total, args);
+    return toPage(await this.shapes.orders(rows), total, args);
   }
 
   async fills(organizationId: string, orderId: string, page: PageWindow): Promise<PageResult<Fill>> {
@@ -95,21 +95,21 @@ export class OrderQueries {
     if (!placed) throw notFound;
     const q = TradeModel.query(this.db).where((b) => b.where('makerWalletId', id).orWhere('takerWalletId', id));
     const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
-    return toPage(await this.views.trades(rows), total, page);
+    return toPage(await this.shapes.trades(rows), total, page);
   }
 
   async marketTrades(symbol: string, page: PageWindow): Promise<PageResult<Trade>> {
     const market = await this.markets.row(symbol);
     const q = TradeModel.query(this.db).where({ marketId: market.id });
     const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence', order: 'desc' }]);
-    return toPage(await this.views.trades(rows), total, page);
+    return toPage(await this.shapes.trades(rows), total, page);
   }
 
-  /** Depth from the market's engine, read in turn with the market's commands (so it is committed state). */
+  /** Depth from the market's engine, read in turn with the market's commands (so it is committed state); on a node that does not lead the market, from PostgreSQL. */
   async book(symbol: string, levels: number): Promise<OrderBook> {
     const market = await this.markets.row(symbol);
     return this.runtimes.serial(market.id, async () => {
-      const { rules, engine } = await this.runtimes.runtime(market.id);
+      const { rules, engine } = await this.runtimes.readable(market.id);
       const depth = engine.depth(levels);
       const level = (l: { price: number; quantity: number; orders: number }): BookLevel => ({
         price: formatMultiple(rules.tick, BigInt(l.price)),
@@ -120,10 +120,55 @@ export class OrderQueries {
     });
   }
 
+  /** The organisation's orders of these ids (others are left out). */
+  async rowsByIds(organizationId: string, ids: string[]): Promise<OrderModel[]> {
+    return await OrderModel.query(this.db).where({ organizationId }).whereIn('id', ids);
+  }
+
+  /** Order rows as the API shows them. */
+  views(rows: OrderModel[]): Promise<Order[]> {
+    return this.shapes.orders(rows);
+  }
+
+  /**
+   * The market's whole book as PostgreSQL holds it, with its book sequence (migration 021) read
+   * in the same statement: the levels are exactly those after book message `sequence`. Any node
+   * can read it, leader or not.
+   */
+  async committedBook(marketId: string): Promise<{ market: string; sequence: string; bids: BookLevel[]; asks: BookLevel[] }> {
+    const rules = await this.runtimes.rules(marketId);
+    const { rows } = await this.db.raw(
+      `SELECT s.sequence::text AS "sequence", o.side, o.price_ticks::text AS "ticks", sum(o.remaining_lots)::text AS "lots", count(o.id)::int AS "orders"
+         FROM (SELECT coalesce((SELECT sequence FROM market_book_sequences WHERE market_id = ?), 0) AS sequence) s
+         LEFT JOIN orders o ON o.market_id = ? AND o.status = ANY(?)
+        GROUP BY s.sequence, o.side, o.price_ticks`,
+      [marketId, marketId, [...LIVE_STATUSES]],
+    );
+    const levels = (rows as { sequence: string; side: string | null; ticks: string | null; lots: string; orders: number }[]).filter((r) => r.side !== null && r.ticks !== null);
+    const level = (r: { ticks: string | null; lots: string; orders: number }): BookLevel => ({ price: formatMultiple(rules.tick, BigInt(r.ticks!)), quantity: formatMultiple(rules.lot, BigInt(r.lots)), orders: r.orders });
+    const side = (s: string, dir: 1 | -1) =>
+      levels
+        .filter((r) => r.side === s)
+        .sort((a, b) => dir * (Number(a.ticks) - Number(b.ticks)))
+        .map(level);
+    return { market: rules.market.symbol, sequence: String(rows[0]?.sequence ?? '0'), bids: side('BUY', -1), asks: side('SELL', 1) };
+  }
+
+  /** Best bid and ask of the committed open orders, as decimal strings. */
+  async committedTouch(marketId: string): Promise<{ bestBid: string | null; bestAsk: string | null }> {
+    const { rows } = await this.db.raw(
+      `SELECT (SELECT max(price) FROM orders WHERE market_id = ? AND status = ANY(?) AND side = 'BUY')::text AS "bestBid",
+              (SELECT min(price) FROM orders WHERE market_id = ? AND status = ANY(?) AND side = 'SELL')::text AS "bestAsk"`,
+      [marketId, [...LIVE_STATUSES], marketId, [...LIVE_STATUSES]],
+    );
+    const r = rows[0] as { bestBid: string | null; bestAsk: string | null };
+    return { bestBid: r.bestBid === null ? null : normalizeDecimal(r.bestBid), bestAsk: r.bestAsk === null ? null : normalizeDecimal(r.bestAsk) };
+  }
+
   /** Best bid and ask as decimal strings. */
   async touch(marketId: string): Promise<{ bestBid: string | null; bestAsk: string | null }> {
     return this.runtimes.serial(marketId, async () => {
-      const { rules, engine } = await this.runtimes.runtime(marketId);
+      const { rules, engine } = await this.runtimes.readable(marketId);
       const bid = engine.bestBid();
       const ask = engine.bestAsk();
       return { bestBid: bid === null ? null : formatMultiple(rules.tick, BigInt(bid)), bestAsk: ask === null ? null : formatMultiple(rules.tick, BigInt(ask)) };

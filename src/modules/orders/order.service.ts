@@ -11,6 +11,18 @@ import { LIVE_STATUSES, Order, OrderStatus, PlaceOrderInput } from './order.doma
 import { OrderModel } from './order.model';
 import { OrderQueries } from './order-queries';
 import { PlacedOrder, PlacementQueue } from './placement-queue';
+import { ShardGate, SOLE_NODE } from './shard-gate';
+
+/** A market as this node's engine holds it, for the engine status. */
+export interface MarketEngineView {
+  marketId: string;
+  symbol: string;
+  /** The market's last committed sequence number. */
+  sequence: string;
+  /** Placements waiting for the market's next group commit. */
+  queueDepth: number;
+}
+import type { CommitListener } from './committed-change';
 
 const REJECT_CODES: Record<RejectReason, ErrorCode> = {
   INVALID_PRICE: 'INVALID_PRICE',
@@ -42,8 +54,9 @@ export class OrderService {
     private readonly markets: MarketService,
     private readonly ledger: LedgerService,
     private readonly uow: UnitOfWork,
+    private readonly gate: ShardGate = SOLE_NODE,
   ) {
-    this.runtimes = new MarketRuntimes(db, markets, ledger, uow);
+    this.runtimes = new MarketRuntimes(db, markets, ledger, uow, gate);
     this.queries = new OrderQueries(db, markets, this.runtimes);
     this.placements = new PlacementQueue(db, ledger, this.runtimes);
   }
@@ -55,6 +68,8 @@ export class OrderService {
     const walletId = input.walletId.toLowerCase();
     await this.assertOwnWallet(organizationId, walletId);
     const marketId = await this.marketId(input.market);
+    // Only the leader of the market's shard takes orders (409 NOT_LEADER, transient, elsewhere).
+    this.gate.assertAccepting((await this.runtimes.rules(marketId)).market.symbol);
     if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
     const id = randomUUID();
     const outcome = await this.placements.place({ organizationId, walletId, marketId, id, input, step });
@@ -68,16 +83,22 @@ export class OrderService {
   }
 
   async cancel(organizationId: string, orderId: string): Promise<Order> {
+    return this.cancelAs(organizationId, orderId, 'leader');
+  }
+
+  /** `leader`: a caller's cancel, taken only by the leader of the market's shard; `maintenance`: Keel's own (a chain reset), on any node, fenced by the shard's current token. */
+  private async cancelAs(organizationId: string, orderId: string, as: 'leader' | 'maintenance'): Promise<Order> {
     const id = Ids.uuid('Order', orderId);
     const { step, recorded } = await this.uow.reserve<{ orderId: string }>();
     if (recorded.found) return this.queries.get(organizationId, id);
     const row = await this.queries.row(organizationId, id);
+    if (as === 'leader') this.gate.assertAccepting((await this.runtimes.rules(row.marketId)).market.symbol);
     assertCancellable(row);
     await this.runtimes.serial(row.marketId, () =>
       this.runtimes.retryingTransient(async () => {
         assertCancellable(await this.queries.row(organizationId, id));
         for (let attempt = 0; ; attempt++) {
-          const rt = await this.runtimes.runtime(row.marketId);
+          const rt = as === 'leader' ? await this.runtimes.runtime(row.marketId) : await this.runtimes.maintenance(row.marketId);
           const events = rt.engine.apply({ kind: 'cancel', id });
           if (events[0].type === 'rejected') {
             // The engine disagrees with the record: rebuild it from the record and try once more.
@@ -101,7 +122,7 @@ export class OrderService {
     const cancelled: string[] = [];
     for (const o of live) {
       try {
-        await this.cancel(o.organizationId, o.id);
+        await this.cancelAs(o.organizationId, o.id, 'maintenance');
         cancelled.push(o.id);
       } catch (e) {
         if (!(e instanceof KeelError && e.code === 'ORDER_NOT_CANCELLABLE')) throw e; // filled or cancelled meanwhile
@@ -110,9 +131,43 @@ export class OrderService {
     return cancelled;
   }
 
+  /** Hears every commit this process makes (the realtime publisher). */
+  onCommitted(listener: CommitListener): void {
+    this.runtimes.onCommitted(listener);
+  }
+
   /** Loads every market's engine now rather than on its first command (optional warm-up at start). */
   async warmUp(marketIds: string[]): Promise<void> {
     for (const id of marketIds) await this.runtimes.serial(id, () => this.runtimes.runtime(id));
+  }
+
+  /** This node has just taken `shard`: each of its markets' books is rebuilt from PostgreSQL, after the commands already queued. */
+  async rebuildShard(shardOf: (symbol: string) => number, shard: number): Promise<void> {
+    for (const m of await this.marketsOf(shardOf, shard)) {
+      await this.runtimes.serial(m.id, async () => {
+        this.runtimes.drop(m.id);
+        await this.runtimes.runtime(m.id);
+      });
+    }
+  }
+
+  /** This node no longer leads `shard`: its markets' books are dropped now (commands still queued find it gone and answer NOT_LEADER). */
+  async dropShard(shardOf: (symbol: string) => number, shard: number): Promise<void> {
+    for (const m of await this.marketsOf(shardOf, shard)) this.runtimes.drop(m.id);
+  }
+
+  /** Sequence (as the market's runtime has committed it, else as stored) and queue depth of the markets of these shards. */
+  async engineView(shardOf: (symbol: string) => number, shards: number[]): Promise<MarketEngineView[]> {
+    const wanted = new Set(shards);
+    const rows: { id: string; symbol: string; sequence: string }[] = await this.db('markets').select('id', 'symbol', 'sequence').orderBy('symbol');
+    return rows
+      .filter((m) => wanted.has(shardOf(m.symbol)))
+      .map((m) => ({ marketId: m.id, symbol: m.symbol, sequence: String(this.runtimes.committedSequence(m.id) ?? m.sequence), queueDepth: this.placements.depth(m.id) }));
+  }
+
+  private async marketsOf(shardOf: (symbol: string) => number, shard: number): Promise<{ id: string; symbol: string }[]> {
+    const rows: { id: string; symbol: string }[] = await this.db('markets').select('id', 'symbol').orderBy('symbol');
+    return rows.filter((m) => shardOf(m.symbol) === shard);
   }
 
   private async assertOwnWallet(organizationId: string, walletId: string): Promise<void> {

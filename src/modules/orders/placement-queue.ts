@@ -58,6 +58,11 @@ export class PlacementQueue {
     private readonly runtimes: MarketRuntimes,
   ) {}
 
+  /** Placements of the market waiting for its next turn. */
+  depth(marketId: string): number {
+    return this.queues.get(marketId)?.length ?? 0;
+  }
+
   place(p: Placement): Promise<PlacementOutcome> {
     return new Promise((resolve, reject) => {
       let queue = this.queues.get(p.marketId);

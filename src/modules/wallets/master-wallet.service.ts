@@ -210,14 +210,19 @@ export class MasterWalletService {
   private async views(rows: MasterWalletModel[], trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
-    const [links, counts, aml] = await Promise.all([
-      this.walletChains(ids, trx),
-      trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count'),
-      this.aml.statuses(trx, ids),
-    ]);
+    // One after another: inside a transaction they share one connection anyway (pg warns on overlap).
+    const links = await this.walletChains(ids, trx);
+    const counts = await trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count');
+    const aml = await this.aml.statuses(trx, ids);
+    // Payment links (not deleted) that settle into the wallet.
+    const linkCounts = await trx('payment_links').whereIn('evm_settlement_wallet_id', ids).whereNull('deleted_at').groupBy('evm_settlement_wallet_id').select('evm_settlement_wallet_id').count<{ evmSettlementWalletId: string; count: string }[]>('* as count');
+    // Active settlement rules of the wallet and of its deposit addresses.
+    const ruleCounts = await trx('settlement_rules').whereIn('master_wallet_id', ids).whereNull('deleted_at').where('is_active', true).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count');
     const chainRows = await BlockchainModel.query(trx).findByIds([...new Set([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)])]);
     const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
     const addressCounts = new Map(counts.map((c) => [c.masterWalletId, Number(c.count)]));
+    const paymentLinkCounts = new Map(linkCounts.map((c) => [c.evmSettlementWalletId, Number(c.count)]));
+    const settlementRuleCounts = new Map(ruleCounts.map((c) => [c.masterWalletId, Number(c.count)]));
     return rows.map((r) => {
       const own = links.filter((l) => l.masterWalletId === r.id);
       const chain = chains.get(r.blockchainId) as BlockchainType;
@@ -232,8 +237,7 @@ export class MasterWalletService {
         // configurations.aml is Keel's own screening of the wallet's deposits, whatever was stored.
         configurations: { ...readConfigurations(r.configurations), aml: aml.get(r.id) } as unknown as Record<string, unknown>,
         metadata: r.metadata,
-        // Settlement rules and payment links are counted here once those modules exist; none can exist yet.
-        analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: 0, paymentLinksCount: 0 },
+        analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: settlementRuleCounts.get(r.id) ?? 0, paymentLinksCount: paymentLinkCounts.get(r.id) ?? 0 },
         isActive: r.isActive,
         enabledBlockchains: own.map((l) => chains.get(l.blockchainId) as BlockchainType),
         monitoring: own.map((l) => ({ blockchainId: l.blockchainId, enabled: l.monitoringEnabled })),

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
+import { Ids } from '../../platform/ids';
 import { readConfigurations, WalletConfigurations } from './wallet-configurations';
 import type { AddressModel } from './wallet.model';
 import type { MasterWalletService } from './master-wallet.service';
@@ -8,6 +9,13 @@ import type { AddressService } from './address.service';
 import type { WalletKeys } from './wallet-keys';
 
 export type WalletSource = { masterWalletId: string } | { addressId: string };
+
+/** The wallet an input names with exactly one of masterWalletId and addressId (422 otherwise; a malformed id is 404). */
+export function walletSourceOf(input: { masterWalletId?: string | null; addressId?: string | null }): WalletSource {
+  if (input.masterWalletId && !input.addressId) return { masterWalletId: Ids.uuid('Master wallet', input.masterWalletId) };
+  if (input.addressId && !input.masterWalletId) return { addressId: Ids.uuid('Address', input.addressId) };
+  throw KeelError.invalidField('masterWalletId', 'give exactly one of masterWalletId and addressId');
+}
 
 /** An address Keel can send from: a master wallet's own address (index 0) or a deposit address. */
 export interface SendingWallet {

@@ -46,7 +46,7 @@ export class CreateWebhookInput {
   @Field({ description: 'HTTPS URL on a public address' }) @Length(1, 2048) url!: string;
   @Field() @Length(1, 200) name!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
-  @Field(() => [String], { description: 'Dotted event names, wildcards (address.*, master.*, payment_link.*, payment_link_transfer.*, *) or upper-case identifiers' })
+  @Field(() => [String], { description: 'Dotted event names, wildcards (address.*, master.*, payment_link.*, payment_link_transfer.*, payment_intent.*, *) or upper-case identifiers' })
   @ArrayMinSize(1)
   @ArrayMaxSize(100)
   eventTypes!: string[];

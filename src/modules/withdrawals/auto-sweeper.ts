@@ -7,12 +7,12 @@ import type { ChainService } from '../chains/chain.service';
 import type { AssetType } from '../chains/chain.types';
 import { readBalances } from '../wallets/balance-reader';
 import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
-import type { SendingWallets } from '../wallets/sending-wallets';
+import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
 import type { DepositListener } from '../deposits/chain-activity-recorder';
 import type { ChainTransferModel } from '../deposits/chain-transfer.model';
 import { heldByAml } from '../aml/aml-holds';
 import { transactionRequest } from './transaction-request';
-import { OPEN_ITEM_STATUSES, TransferService } from './transfer.service';
+import { TransferService } from './transfer.service';
 
 /** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
 const GAS_HEADROOM = 2n;
@@ -45,6 +45,21 @@ export class AutoSweeper implements DepositListener {
     }
   }
 
+  /**
+   * Sweeps a deposit address's whole balance of the deposit's asset to its master wallet whatever
+   * the wallet's autoSweep says, with gas from the master wallet when the address has none: a
+   * checkout address (payment links and intents) settles this way. Never stops the caller's
+   * transaction: a sweep that cannot be arranged is logged and the funds stay at the address.
+   */
+  async sweepToMaster(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
+    await trx
+      .transaction(async (sp) => {
+        const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, sp);
+        await this.sweep(sp, deposit, source, source.masterWalletAddress, 0n, true);
+      })
+      .catch((e) => this.logger.warn({ addressId: deposit.addressId, err: e instanceof Error ? e.message : String(e) }, 'settlement sweep not arranged'));
+  }
+
   /** Sweeps the address of one deposit if its balance (less what is already leaving) reached the threshold. */
   private async sweepAfter(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
     const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
@@ -63,10 +78,17 @@ export class AutoSweeper implements DepositListener {
     const network = this.networks.get(deposit.blockchainId);
     const asset = (await this.chains.assetViews([deposit.assetId])).get(deposit.assetId);
     if (!network || !asset) return;
+    await this.sweep(trx, deposit, source, sweep.destinationAddress || source.masterWalletAddress, toUnitsFloor(sweep.threshold || '0', asset.decimals), source.configurations.enableGaslessWithdraw);
+  }
+
+  /** Sends the address's available balance of the deposit's asset to `destination` once it reaches `threshold`. */
+  private async sweep(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<void> {
+    const network = this.networks.get(deposit.blockchainId);
+    const asset = (await this.chains.assetViews([deposit.assetId])).get(deposit.assetId);
+    if (!network || !asset) return;
 
     const [balance] = await readBalances(network.provider, source.address, [asset]);
-    const inFlight = await this.inFlight(trx, source.address, deposit.blockchainId, asset.id);
-    const threshold = toUnitsFloor(sweep.threshold || '0', asset.decimals);
+    const inFlight = await this.transfers.inFlight(trx, source.address, deposit.blockchainId, asset.id);
     // Never more than the ledger can give: what is locked in open orders stays.
     const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
     const onChain = balance - inFlight;
@@ -75,7 +97,6 @@ export class AutoSweeper implements DepositListener {
 
     const fees = await network.provider.getFeeData();
     const gasPrice = (fees.maxFeePerGas ?? fees.gasPrice ?? 0n) * GAS_HEADROOM;
-    const destination = sweep.destinationAddress || source.masterWalletAddress;
     const gasLimit = await network.provider.estimateGas({ from: source.address, ...transactionRequest(asset, destination, available) }).catch(() => null);
     if (gasLimit === null) return;
     const gasCost = gasLimit * gasPrice;
@@ -89,7 +110,7 @@ export class AutoSweeper implements DepositListener {
     const [nativeBalance] = await readBalances(network.provider, source.address, [{ isNative: true, address: ethers.ZeroAddress }]);
     let afterItemId: string | undefined;
     if (nativeBalance < gasCost) {
-      if (!source.configurations.enableGaslessWithdraw || !native) {
+      if (!gasFromMaster || !native) {
         this.logger.info({ addressId: source.addressId, asset: asset.symbol }, 'auto-sweep skipped: the address has no gas and enableGaslessWithdraw is off');
         return;
       }
@@ -107,15 +128,5 @@ export class AutoSweeper implements DepositListener {
 
   async reverted(): Promise<void> {
     // A sweep already sent stays sent; the reverted deposit is reported by its own event.
-  }
-
-  /** What is already on its way out of the address in this asset. */
-  private async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string): Promise<bigint> {
-    const [row] = await trx('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId })
-      .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
-    return BigInt((row as { total: string }).total);
   }
 }

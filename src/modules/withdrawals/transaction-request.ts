@@ -7,3 +7,16 @@ export function transactionRequest(asset: { isNative: boolean; address: string }
   if (asset.isNative) return { to: recipient, value: rawAmount, data: '0x' };
   return { to: asset.address, value: 0n, data: erc20.encodeFunctionData('transfer', [recipient, rawAmount]) };
 }
+
+/** A line that is a contract call (a DEX approval or swap) carries it; a plain send has none. */
+export interface LineCall {
+  callTo: string | null;
+  callData: string | null;
+  callValue: string | null;
+}
+
+/** What a transfer line signs: its own contract call when it has one, else the send of its amount. */
+export function lineRequest(asset: { isNative: boolean; address: string }, line: LineCall & { recipient: string; rawAmount: string }): { to: string; value: bigint; data: string } {
+  if (line.callTo) return { to: line.callTo, value: BigInt(line.callValue ?? 0), data: line.callData ?? '0x' };
+  return transactionRequest(asset, line.recipient, BigInt(line.rawAmount));
+}

@@ -7,7 +7,7 @@ import { startPollingLoop } from '../../platform/polling-loop';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { SendingWallets } from '../wallets/sending-wallets';
-import { transactionRequest } from './transaction-request';
+import { lineRequest, LineCall } from './transaction-request';
 import { lineHashes, nodeKnowsAny, nonceFate } from './nonce-fate';
 
 export interface TransactionSenderOptions {
@@ -17,7 +17,7 @@ export interface TransactionSenderOptions {
 }
 
 /** A line of a transfer as the sender works on it (transfer_items joined with its transfer). */
-export interface SendingItem {
+export interface SendingItem extends LineCall {
   id: string;
   transferId: string;
   organizationId: string;
@@ -121,7 +121,7 @@ export class TransactionSender {
     const network = this.networks.get(item.blockchainId);
     const asset = await this.chains.assetRow(item.assetId);
     if (!network || !asset) return this.finish(item, { status: 'FAILED', error: 'the chain or asset is no longer configured' });
-    const request = transactionRequest(asset, item.recipient, BigInt(item.rawAmount));
+    const request = lineRequest(asset, item);
     let gasLimit: bigint;
     try {
       gasLimit = ((await network.provider.estimateGas({ from: item.fromAddress, ...request })) * 12n) / 10n;
@@ -275,7 +275,7 @@ export class TransactionSender {
     const asset = (await this.chains.assetRow(item.assetId))!;
     const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, provider);
     const tx = ethers.Transaction.from(
-      await signer.signTransaction({ type: 2, chainId, nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...transactionRequest(asset, item.recipient, BigInt(item.rawAmount)) }),
+      await signer.signTransaction({ type: 2, chainId, nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...lineRequest(asset, item) }),
     );
     // Recorded before it is broadcast: after a crash, every hash that might be mined is known.
     const recorded = await this.transition(this.db, item, { txHash: tx.hash, rawTx: tx.serialized, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: lineHashes(item), submittedAt: this.db.fn.now() });
@@ -305,7 +305,8 @@ export class TransactionSender {
     await trx('transfers').where({ id: item.transferId }).update({ status, updatedAt: trx.fn.now() });
     const final = { ...item, ...outcome, status: outcome.status } as SendingItem;
     for (const l of this.listeners) await (outcome.status === 'CONFIRMED' ? l.executed : l.failed)?.call(l, trx, final);
-    await this.outbox.publish(trx, await this.event(item, outcome));
+    // A swap's lines are reported as the swap (its listener emits *.swap_executed / *.swap_failed).
+    if (item.kind !== 'swap') await this.outbox.publish(trx, await this.event(item, outcome));
     return true;
   }
 

@@ -1,5 +1,4 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
@@ -11,10 +10,21 @@ import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
 import { checkSanctions, checkTransferPolicy, PolicyLine, RecipientScreen } from './transfer-policy';
 import { transactionRequest } from './transaction-request';
+import { checksummedAddress } from './evm-address';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
-export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment';
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap';
+
+/** A line Keel queues itself: a send of `rawAmount`, or a contract `call` (a DEX approval or swap) that moves it. */
+export interface QueuedLine {
+  asset: AssetType;
+  recipient: string;
+  rawAmount: bigint;
+  /** Runs only after this line confirmed. */
+  afterItemId?: string;
+  call?: { to: string; data: string; value: bigint };
+}
 
 /** One line of a transfer as the caller asks for it: whole units of an asset to a recipient. */
 export interface TransferLine {
@@ -89,7 +99,7 @@ export interface TransferFunds {
 }
 
 /** A line checked and priced: the asset it moves and its amount in the smallest unit. */
-interface PricedLine extends PolicyLine {
+export interface PricedLine extends PolicyLine {
   asset: AssetType;
   recipient: string;
 }
@@ -173,10 +183,25 @@ export class TransferService {
     wallet: SendingWallet,
     blockchainId: string,
     kind: TransferKind,
-    lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[],
+    lines: QueuedLine[],
+    status: 'QUEUED' | 'PENDING_APPROVAL' = 'QUEUED',
   ): Promise<{ transferId: string; itemIds: string[] }> {
     checkSanctions(this.sanctions, lines);
-    return this.insert(trx, wallet, blockchainId, kind, 'QUEUED', lines, null);
+    return this.insert(trx, wallet, blockchainId, kind, status, lines, null);
+  }
+
+  /**
+   * What is already on its way out of the address in this asset (lines not yet final); with
+   * `callTo`, only the lines that are calls of that contract (the swaps through one DEX router).
+   */
+  async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string, callTo?: string): Promise<bigint> {
+    const [row] = await trx('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId })
+      .modify((q) => (callTo ? q.where('i.callTo', callTo) : q))
+      .whereIn('i.status', OPEN_ITEM_STATUSES)
+      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
+    return BigInt((row as { total: string }).total);
   }
 
   async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLine[]): Promise<GasEstimateView> {
@@ -242,7 +267,7 @@ export class TransferService {
     const lines = input.map((l, i): PricedLine => {
       const asset = assets.get(l.assetId.toLowerCase());
       if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
-      return { asset, recipient: recipientAddress(l.recipient, i), rawAmount: rawAmount(l.amount, asset.decimals, i) };
+      return { asset, recipient: checksummedAddress(l.recipient, `assets.${i}.recipient`), rawAmount: rawAmount(l.amount, asset.decimals, i) };
     });
     const blockchainId = lines[0].asset.blockchainId;
     if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
@@ -255,7 +280,7 @@ export class TransferService {
    * The chain balance must cover this transfer plus every line still on its way out from the same
    * address, and the native balance must leave room for gas.
    */
-  private async ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
+  async ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
     const pending: { assetId: string; total: string }[] = await this.db('transfer_items as i')
       .join('transfers as t', 't.id', 'i.transferId')
       .where({ 't.fromAddress': wallet.address, 't.blockchainId': network.blockchainId })
@@ -283,17 +308,31 @@ export class TransferService {
     }
   }
 
-  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: { asset: AssetType; recipient: string; rawAmount: bigint; afterItemId?: string }[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: QueuedLine[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
     const [transfer] = await trx('transfers')
       .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
       .returning('id');
     const transferId = (transfer as { id: string }).id;
     const items: { id: string }[] = await trx('transfer_items')
-      .insert(lines.map((l, position) => ({ transferId, position, assetId: l.asset.id, recipient: l.recipient, rawAmount: l.rawAmount.toString(), status, afterItemId: l.afterItemId ?? null })))
+      .insert(
+        lines.map((l, position) => ({
+          transferId,
+          position,
+          assetId: l.asset.id,
+          recipient: l.recipient,
+          rawAmount: l.rawAmount.toString(),
+          status,
+          afterItemId: l.afterItemId ?? null,
+          callTo: l.call?.to ?? null,
+          callData: l.call?.data ?? null,
+          callValue: l.call ? l.call.value.toString() : null,
+        })),
+      )
       .returning('id');
+    // A line that moves nothing (a DEX approval) takes nothing from the ledger.
     await this.funds.reserve(
       trx,
-      lines.map((l, i) => ({ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id })),
+      lines.map((l, i) => ({ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id })).filter((l) => l.rawAmount > 0n),
     );
     return { transferId, itemIds: items.map((i) => i.id) };
   }
@@ -338,15 +377,6 @@ function itemView(i: Record<string, any>, asset: AssetType): TransferItemView {
   };
 }
 
-/** Checksummed; a mixed-case address with a bad checksum is refused rather than silently fixed. */
-function recipientAddress(text: string, i: number): string {
-  try {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw new Error('format');
-    return ethers.getAddress(text);
-  } catch {
-    throw new KeelError('INVALID_ADDRESS', `assets.${i}.recipient is not a valid EVM address (format or checksum)`, { fields: [{ field: `assets.${i}.recipient`, error: 'INVALID_FIELD' }] });
-  }
-}
 
 function rawAmount(text: string, decimals: number, i: number): bigint {
   const raw = parseUnits(text, decimals);

@@ -109,6 +109,11 @@ export class UnitOfWork {
     this.failpoints.hit(`after-commit:${name}`);
   }
 
+  /** Work that commits as a part of a composed statement is about to send it (failpoints `stop-before-commit:<name>`). */
+  committing(name: string): void {
+    this.failpoints.hit(`before-commit:${name}`);
+  }
+
   private nextStep(): ClaimStep | undefined {
     const scope = requestScope.getStore();
     if (!scope) return undefined;

@@ -5,12 +5,15 @@
  */
 const ACTIONS = ['swap_executed', 'swap_failed', 'transfer_executed', 'transfer_failed', 'signed_success', 'signed_failed'];
 const RULE_ACTIONS = ['created', 'updated', 'deleted', 'executed', 'failed'];
+const PAYMENT_INTENT_ACTIONS = ['created', 'processing', 'succeeded', 'underpaid', 'overpaid', 'expired', 'cancelled'];
 
 export const EVENT_NAMES: readonly string[] = [
   ...['incoming_transfer', 'incoming_transfer_reverted', 'created', 'updated', ...ACTIONS].map((a) => `address.${a}`),
   ...['incoming_transfer', 'incoming_transfer_reverted', 'created', 'updated', ...ACTIONS].map((a) => `master.${a}`),
   ...['created', 'updated', 'deleted'].map((a) => `payment_link.${a}`),
   ...['created', 'updated'].map((a) => `payment_link_transfer.${a}`),
+  // Keel's payment intents: one event per status transition (README, Payment intents).
+  ...PAYMENT_INTENT_ACTIONS.map((a) => `payment_intent.${a}`),
   ...RULE_ACTIONS.map((a) => `address_settlement_rule.${a}`),
   ...RULE_ACTIONS.map((a) => `master_settlement_rule.${a}`),
   // Keel's own: a reorg left a wallet owing what it had already spent or locked, and its repayment.
@@ -26,7 +29,7 @@ export const EVENT_NAMES: readonly string[] = [
   ...['pending_approval', 'policy_denied', 'approved', 'submitted', 'executed', 'failed'].map((a) => `agent_payment.${a}`),
 ];
 
-export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'agent.*', 'agent_payment.*', '*'];
+export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'payment_intent.*', 'agent.*', 'agent_payment.*', '*'];
 
 /** Spelled exactly as the spec spells them (DEPOSITE_…, TRANFER_…); each covers the address and master forms. */
 export const UPPER_CASE_EVENT_TYPES: Readonly<Record<string, readonly string[]>> = {

@@ -3,6 +3,7 @@ import { createPubSub, PubSub } from '@graphql-yoga/subscription';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import type { EventEnvelope } from './outbox';
 import type { OutboxConsumer } from './outbox-relay';
+import { filterIterator, SharedStream } from './shared-stream';
 
 export type KeelPubSub = PubSub<Record<string, [string, EventEnvelope] | [EventEnvelope]>>;
 
@@ -15,6 +16,7 @@ export class LiveEventFeed {
   readonly pubSub: KeelPubSub;
   readonly topic: string;
   private readonly clients: IORedis[];
+  private readonly shared = new Map<string, SharedStream<EventEnvelope>>();
 
   constructor(redisUrl: string, prefix: string) {
     const publishClient = new IORedis(redisUrl, { lazyConnect: false });
@@ -34,11 +36,32 @@ export class LiveEventFeed {
     return { inTransaction: async (_trx, events) => async () => this.publish(events) };
   }
 
-  /** The organisation's events that pass `accept`, until the consumer stops iterating. */
-  async *stream(organizationId: string, accept: (envelope: EventEnvelope) => boolean): AsyncGenerator<EventEnvelope> {
-    for await (const envelope of this.pubSub.subscribe(this.topic, organizationId) as AsyncIterable<EventEnvelope>) {
-      if (accept(envelope)) yield envelope;
+  /**
+   * The organisation's events that pass `accept`, until the consumer stops iterating. One stream
+   * per organisation on this node is shared by all its subscribers (each envelope is the same
+   * object for all of them); each subscriber filters it.
+   */
+  stream(organizationId: string, accept: (envelope: EventEnvelope) => boolean): AsyncIterableIterator<EventEnvelope> {
+    let shared = this.shared.get(organizationId);
+    if (!shared) {
+      const source = (this.pubSub.subscribe(this.topic, organizationId) as AsyncIterable<EventEnvelope>)[Symbol.asyncIterator]();
+      const created = new SharedStream<EventEnvelope>(() => {
+        if (this.shared.get(organizationId) === created) this.shared.delete(organizationId);
+        void source.return?.();
+      });
+      this.shared.set(organizationId, created);
+      void (async () => {
+        for (;;) {
+          const r = await source.next().catch(() => ({ done: true as const, value: undefined }));
+          if (r.done) break;
+          created.emit(r.value);
+        }
+        if (this.shared.get(organizationId) === created) this.shared.delete(organizationId);
+        created.end();
+      })();
+      shared = created;
     }
+    return filterIterator(shared.subscribe(), accept);
   }
 
   async close(): Promise<void> {

@@ -59,7 +59,8 @@ describe('OpenAPI', () => {
       expect(op).toBeDefined();
       expect(op.responses[String(row.status ?? 200)]).toBeDefined();
     }
-    const count = Object.values(doc.paths).reduce((n: number, p: any) => n + Object.keys(p).length, 0);
+    // Every operation that runs a GraphQL field is a row; the rest (the public checkout) are documented by hand.
+    const count = Object.values(doc.paths).reduce((n: number, p: any) => n + Object.values(p).filter((op: any) => op['x-graphql-field']).length, 0);
     expect(count).toBe(rows.length);
   });
 

@@ -28,8 +28,9 @@ const buy = (price = '2000', quantity = '1') => ({ walletId: buyerWallet, market
 const changeOnA = (input: { status?: MarketStatus; takerFee?: string; makerFee?: string; minNotional?: string }) => k.services.markets.update(SYMBOL, input);
 
 beforeAll(async () => {
-  k = await BookKeel.start();
-  nodeB = await startKeel({ ...k.config, KEEL_ROLES: 'orderbook' });
+  // Node A competes for no shard, so node B leads every market and takes its orders.
+  k = await BookKeel.start({ ORDERBOOK_LEAD_SHARDS: 'none' });
+  nodeB = await startKeel({ ...k.config, KEEL_ROLES: 'orderbook', ORDERBOOK_LEAD_SHARDS: 'all' });
   seller = await k.createOrg();
   buyer = await k.createOrg();
   const { ETH, USDC } = await k.assets();

@@ -125,3 +125,43 @@ export const units = (text: string, decimals: number): bigint => {
 export function marketBody(symbol: string, base: { id: string }, quote: { id: string }, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { symbol, baseAssetId: base.id, quoteAssetId: quote.id, tickSize: '0.01', lotSize: '0.001', minNotional: '1', makerFee: '0.001', takerFee: '0.002', ...extra };
 }
+/**
+ * The market's record is whole: every order answered 2xx is there exactly once (by id and by
+ * clientOrderId, in its organisation), no clientOrderId twice; the market's sequence numbers are
+ * gapless and unshared (a GTC limit order's events are `accepted`, then `filled`, `rested` or
+ * (self-trade) `cancelled`, then `filled` once more if it rested and was filled as a maker; each
+ * trade is one event); the ledger conserves every asset and locks are what open orders hold.
+ */
+export async function expectMarketRecord(k: BookKeel, marketId: string, accepted: { id: string; clientOrderId: string; orgId: string }[]): Promise<void> {
+  // Every 2xx order exactly once, by id and by clientOrderId; no clientOrderId twice.
+  const rows: { id: string; clientOrderId: string; organizationId: string }[] = await k.db('orders').where({ marketId }).select('id', 'clientOrderId', 'organizationId');
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  expect(byId.size).toBe(rows.length);
+  const missing = accepted.filter((s) => byId.get(s.id)?.clientOrderId !== s.clientOrderId || byId.get(s.id)?.organizationId !== s.orgId);
+  expect(missing.map((s) => s.clientOrderId)).toEqual([]);
+  const twice = await k.db('orders').where({ marketId }).groupBy('organizationId', 'clientOrderId').havingRaw('count(*) > 1').select('clientOrderId');
+  expect(twice).toEqual([]);
+
+  // Gapless sequence: a GTC limit order's events are `accepted`, then `filled`, `rested` or (self-trade) `cancelled`,
+  // then `filled` once more if it rested and was filled as a maker; each trade is one event.
+  const { rows: counts } = await k.db.raw(
+    `SELECT (SELECT sequence FROM markets WHERE id = :m)::bigint AS stored,
+            (SELECT count(*) FROM trades WHERE market_id = :m)::bigint AS trades,
+            (SELECT count(DISTINCT sequence) FROM trades WHERE market_id = :m)::bigint AS trade_sequences,
+            (SELECT coalesce(sum(2 + CASE WHEN rest_sequence IS NOT NULL AND status = 'FILLED' THEN 1 ELSE 0 END), 0) FROM orders WHERE market_id = :m)::bigint AS order_events,
+            (SELECT count(*) FROM (SELECT sequence FROM orders WHERE market_id = :m UNION ALL SELECT rest_sequence FROM orders WHERE market_id = :m AND rest_sequence IS NOT NULL
+                                   UNION ALL SELECT sequence FROM trades WHERE market_id = :m) s)::bigint AS stored_events,
+            (SELECT count(DISTINCT s) FROM (SELECT sequence AS s FROM orders WHERE market_id = :m UNION ALL SELECT rest_sequence FROM orders WHERE market_id = :m AND rest_sequence IS NOT NULL
+                                   UNION ALL SELECT sequence FROM trades WHERE market_id = :m) u WHERE s BETWEEN 1 AND (SELECT sequence FROM markets WHERE id = :m))::bigint AS distinct_events`,
+    { m: marketId },
+  );
+  const c = counts[0];
+  expect(c.trades).toBe(c.trade_sequences);
+  expect(String(BigInt(c.order_events) + BigInt(c.trades))).toBe(c.stored);
+  expect(c.distinct_events).toBe(c.stored_events);
+
+  // Conservation per asset; locks are exactly the open orders' holdings.
+  for (const row of await k.services.ledger.invariant()) expect(row).toMatchObject({ holds: true });
+  expect(await lockMismatches(k.db)).toEqual([]);
+}
+

@@ -64,7 +64,7 @@ describe('creating a subscription', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.names).toContain('master_settlement_rule.executed');
     expect(res.body.data.names).toContain('agent_payment.executed');
-    expect(res.body.data.wildcards).toEqual(['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'agent.*', 'agent_payment.*', '*']);
+    expect(res.body.data.wildcards).toEqual(['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'payment_intent.*', 'agent.*', 'agent_payment.*', '*']);
     expect(res.body.data.upperCase).toContainEqual({ identifier: 'DEPOSITE_INCOMING_DETECTED', covers: ['address.incoming_transfer', 'master.incoming_transfer'] });
   });
 });

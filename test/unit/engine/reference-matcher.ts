@@ -24,7 +24,7 @@ export class ReferenceMatcher {
       if (!found) emit({ type: 'rejected', orderId: command.id, reason: 'ORDER_NOT_FOUND' });
       else {
         this.book = this.book.filter((o) => o !== found);
-        emit({ type: 'cancelled', orderId: found.id, remaining: found.remaining, reason: 'USER' });
+        emit({ type: 'cancelled', orderId: found.id, remaining: found.remaining, reason: 'USER', side: found.side, price: found.price });
       }
       return out;
     }

@@ -91,14 +91,14 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX agent_payments_window_idx ON agent_payments (agent_id, asset_id, created_at) WHERE status IN ('PENDING', 'APPROVED', 'SUBMITTED', 'EXECUTED');
 
     ALTER TABLE transfers DROP CONSTRAINT transfers_kind_check;
-    ALTER TABLE transfers ADD CONSTRAINT transfers_kind_check CHECK (kind IN ('withdrawal', 'sweep', 'gas_topup', 'agent_payment'));
+    ALTER TABLE transfers ADD CONSTRAINT transfers_kind_check CHECK (kind IN ('withdrawal', 'sweep', 'gas_topup', 'swap', 'agent_payment'));
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     ALTER TABLE transfers DROP CONSTRAINT transfers_kind_check;
-    ALTER TABLE transfers ADD CONSTRAINT transfers_kind_check CHECK (kind IN ('withdrawal', 'sweep', 'gas_topup'));
+    ALTER TABLE transfers ADD CONSTRAINT transfers_kind_check CHECK (kind IN ('withdrawal', 'sweep', 'gas_topup', 'swap'));
     DROP TABLE agent_payments, agent_policy_changes, agent_policies, agent_wallets;
     ALTER TABLE api_keys DROP COLUMN agent_id;
     DROP TABLE agents;

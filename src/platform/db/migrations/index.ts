@@ -15,6 +15,10 @@ import type { MigrationContext } from './context';
 import * as m013 from './013_chain_identity';
 import * as m018 from './018_aml_screening';
 import * as m019 from './019_agents';
+import * as m016 from './016_payments';
+import * as m017 from './017_swaps_and_settlement_rules';
+import * as m014 from './014_orderbook_shards';
+import * as m021 from './021_book_sequences';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -35,6 +39,10 @@ const migrations: Record<string, Knex.Migration> = {
   '013_chain_identity': m013,
   '018_aml_screening': m018,
   '019_agents': m019,
+  '016_payments': m016,
+  '017_swaps_and_settlement_rules': m017,
+  '014_orderbook_shards': m014,
+  '021_book_sequences': m021,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */

@@ -1,0 +1,16 @@
+import type { RouteRow } from '../route-table';
+
+/** Settlement rules of master wallets and deposit addresses (/v1/settlement-rules and the spec's wallet paths). */
+export const settlementRuleRoutes: RouteRow[] = [
+  { method: 'POST', path: '/v1/settlement-rules', field: 'createSettlementRule', body: 'input', envelope: 'single', status: 201, summary: 'Create a rule: `{masterWalletId | addressId, name, description, order, slippageTolerance, isActive, source: {blockchainId, assetIds, minAmount, maxAmount}, destination: {blockchainId, assetId, address}, delay}`. Matching confirmed deposits are swept to the destination, or swapped on the DEX when the destination asset differs', tag: 'Settlement rules' },
+  { method: 'GET', path: '/v1/settlement-rules', field: 'settlementRules', envelope: 'coreList', summary: 'Settlement rules, newest first (masterWalletId, addressId, isActive, limit, offset)', tag: 'Settlement rules' },
+  { method: 'GET', path: '/v1/settlement-rules/{ruleId}', field: 'settlementRule', params: { ruleId: 'id' }, envelope: 'single', summary: 'One settlement rule', tag: 'Settlement rules' },
+  { method: 'PATCH', path: '/v1/settlement-rules/{ruleId}', field: 'updateSettlementRule', params: { ruleId: 'id' }, body: 'input', envelope: 'single', summary: 'Change name, description, order, slippageTolerance, isActive, delay; source and destination are replaced as a whole', tag: 'Settlement rules' },
+  { method: 'POST', path: '/v1/settlement-rules/{ruleId}/activate', field: 'activateSettlementRule', params: { ruleId: 'id' }, envelope: 'single', summary: 'Match deposits again from now on', tag: 'Settlement rules' },
+  { method: 'POST', path: '/v1/settlement-rules/{ruleId}/deactivate', field: 'deactivateSettlementRule', params: { ruleId: 'id' }, envelope: 'single', summary: 'Stop matching deposits; executions not yet run are cancelled when they come due', tag: 'Settlement rules' },
+  { method: 'DELETE', path: '/v1/settlement-rules/{ruleId}', field: 'deleteSettlementRule', params: { ruleId: 'id' }, envelope: 'dataWithMessage', summary: 'Delete a rule (any wallet); its pending executions are cancelled', tag: 'Settlement rules' },
+  { method: 'GET', path: '/v1/settlement-rules/{ruleId}/executions', field: 'settlementRuleExecutions', params: { ruleId: 'ruleId' }, envelope: 'coreList', summary: "A rule's executions: one per matched deposit, with status, attempts, transfer or swap and transaction hash", tag: 'Settlement rules' },
+  { method: 'GET', path: '/v1/master-wallets/{masterId}/settlement-rules', field: 'masterWalletSettlementRules', params: { masterId: 'masterId' }, envelope: 'coreList', summary: "A master wallet's settlement rules (deposits to its own address)", tag: 'Settlement rules' },
+  { method: 'GET', path: '/v1/addresses/{addressId}/settlement-rules', field: 'addressSettlementRules', params: { addressId: 'addressId' }, envelope: 'coreList', summary: "A deposit address's settlement rules", tag: 'Settlement rules' },
+  { method: 'DELETE', path: '/v1/addresses/settlement-rules/{ruleId}', field: 'deleteSettlementRule', params: { ruleId: 'id' }, envelope: 'dataWithMessage', summary: 'Delete a settlement rule (the spec\'s address path; same as DELETE /v1/settlement-rules/{ruleId})', tag: 'Settlement rules' },
+];

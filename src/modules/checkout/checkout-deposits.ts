@@ -1,0 +1,115 @@
+import { Knex } from 'knex';
+import type { DepositListener } from '../deposits/chain-activity-recorder';
+import { ChainTransferModel } from '../deposits/chain-transfer.model';
+import type { AutoSweeper } from '../withdrawals/auto-sweeper';
+import type { CheckoutDesk } from './checkout-desk';
+import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
+import { classify } from './checkout-status';
+
+/**
+ * Matches recorded deposits to checkouts by their address, inside the deposit watcher's
+ * transaction: each becomes a checkout transfer (PAYMENT, LATE or REPEAT) that gathers
+ * confirmations; a PAYMENT counts towards the amount once it has them. A confirmed transfer's
+ * funds are swept to the settlement wallet. A reorg takes a transfer back (REVERTED).
+ */
+export class CheckoutDeposits implements DepositListener {
+  constructor(
+    private readonly desk: CheckoutDesk,
+    private readonly sweeper: AutoSweeper,
+  ) {}
+
+  async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
+    // Internal moves (the settlement sweep's gas top-up) are Keel's own doing, not payments.
+    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal');
+    if (!candidates.length) return;
+    const checkouts = await CheckoutModel.query(trx)
+      .whereIn('addressId', candidates.map((d) => d.addressId!))
+      .orderBy('id')
+      .forUpdate();
+    if (!checkouts.length) return;
+    const byAddress = new Map(checkouts.map((c) => [c.addressId, c]));
+    const chainConfirmations = await this.chainConfirmations(trx, checkouts.map((c) => c.blockchainId));
+    for (const deposit of candidates) {
+      let checkout = byAddress.get(deposit.addressId!);
+      if (!checkout) continue;
+      const kind = classify(checkout, new Date(deposit.blockTimestamp));
+      const confirmations = chainConfirmations.get(deposit.blockchainId) ?? 1;
+      const required = Math.max(confirmations, this.desk.paymentConfirmations);
+      const now = new Date();
+      const [row] = await trx('checkout_transfers')
+        .insert({
+          organizationId: deposit.organizationId,
+          checkoutId: checkout.id,
+          chainTransferId: deposit.id,
+          kind,
+          status: 'CONFIRMING',
+          txHash: deposit.txHash,
+          fromAddress: deposit.fromAddress,
+          rawValue: deposit.rawValue,
+          blockNumber: deposit.blockNumber,
+          confirmations,
+          requiredConfirmations: required,
+        })
+        // A transfer a reorg took back and the new fork included again is recorded again.
+        .onConflict('chain_transfer_id')
+        .merge({ kind, status: 'CONFIRMING', blockNumber: deposit.blockNumber, confirmations, requiredConfirmations: required, updatedAt: now })
+        .returning('*');
+      const transfer = CheckoutTransferModel.fromDatabaseJson(row);
+      if (kind === 'PAYMENT') checkout = await this.desk.update(trx, checkout, { confirmingRaw: (BigInt(checkout.confirmingRaw) + BigInt(deposit.rawValue)).toString() });
+      byAddress.set(checkout.addressId, checkout);
+      await this.desk.transferChanged(trx, checkout, transfer, true);
+      if (confirmations >= required) byAddress.set(checkout.addressId, await this.advance(trx, checkout, transfer, confirmations));
+    }
+  }
+
+  /**
+   * A transfer gained confirmations: recorded, and once it has the required count it is CONFIRMED,
+   * counts (a PAYMENT) and is swept to the settlement wallet. The caller holds the checkout's lock.
+   */
+  async advance(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, confirmations: number): Promise<CheckoutModel> {
+    const confirmed = confirmations >= transfer.requiredConfirmations;
+    const updated = await CheckoutTransferModel.query(trx).patchAndFetchById(transfer.id, {
+      confirmations: Math.min(confirmations, transfer.requiredConfirmations),
+      status: confirmed ? 'CONFIRMED' : 'CONFIRMING',
+      updatedAt: new Date(),
+    });
+    if (confirmed && transfer.kind === 'PAYMENT') {
+      const value = BigInt(transfer.rawValue);
+      checkout = await this.desk.update(trx, checkout, {
+        confirmingRaw: (BigInt(checkout.confirmingRaw) - value).toString(),
+        receivedRaw: (BigInt(checkout.receivedRaw) + value).toString(),
+      });
+    }
+    await this.desk.transferChanged(trx, checkout, updated, false);
+    if (confirmed) {
+      const deposit = await ChainTransferModel.query(trx).findById(transfer.chainTransferId);
+      if (deposit) await this.sweeper.sweepToMaster(trx, deposit);
+    }
+    return checkout;
+  }
+
+  async reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
+    const transfers = await CheckoutTransferModel.query(trx)
+      .whereIn('chainTransferId', deposits.map((d) => d.id))
+      .whereNot('status', 'REVERTED');
+    for (const seen of transfers) {
+      let checkout = await this.desk.locked(trx, seen.checkoutId);
+      // Read again under the checkout's lock: the checkout watcher may have confirmed it meanwhile.
+      const transfer = await CheckoutTransferModel.query(trx).findById(seen.id).forUpdate();
+      if (!transfer || transfer.status === 'REVERTED') continue;
+      const updated = await CheckoutTransferModel.query(trx).patchAndFetchById(transfer.id, { status: 'REVERTED', updatedAt: new Date() });
+      if (transfer.kind === 'PAYMENT') {
+        const value = BigInt(transfer.rawValue);
+        const column = transfer.status === 'CONFIRMED' ? 'receivedRaw' : 'confirmingRaw';
+        // What the head showed is gone with the fork: detection starts again from nothing.
+        checkout = await this.desk.update(trx, checkout, { [column]: (BigInt(checkout[column]) - value).toString(), seenRaw: '0' });
+      }
+      await this.desk.transferChanged(trx, checkout, updated, false);
+    }
+  }
+
+  private async chainConfirmations(trx: Knex.Transaction, blockchainIds: string[]): Promise<Map<string, number>> {
+    const rows: { id: string; confirmations: number }[] = await trx('blockchains').whereIn('id', [...new Set(blockchainIds)]).select('id', 'confirmations');
+    return new Map(rows.map((r) => [r.id, Number(r.confirmations)]));
+  }
+}

@@ -1,0 +1,244 @@
+import { Knex } from 'knex';
+import { formatScaled } from '../../platform/decimal';
+import type { AddressService } from '../wallets/address.service';
+import type { ChainService } from '../chains/chain.service';
+import type { AssetType } from '../chains/chain.types';
+import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus, SETTLED_STATUSES } from './checkout.model';
+import { statusOf } from './checkout-status';
+
+/** What a checkout's owner (a payment link, a payment intent) does when the checkout moves. */
+export interface CheckoutOwner {
+  /** The checkout changed status; inside the transaction that changed it. */
+  statusChanged(trx: Knex.Transaction, checkout: CheckoutModel, previous: CheckoutStatus): Promise<void>;
+  /** A deposit to the checkout was recorded (`created`) or changed (confirmations, a reorg). */
+  transferChanged(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, created: boolean): Promise<void>;
+}
+
+export type CheckoutOwnerKind = 'link' | 'intent';
+
+export interface NewCheckout {
+  organizationId: string;
+  masterWalletId: string;
+  blockchainId: string;
+  assetId: string;
+  expectedRaw: bigint;
+  expiresAt: Date;
+  paymentLinkId?: string;
+  paymentIntentId?: string;
+}
+
+export interface CheckoutAddress {
+  id: string;
+  address: string;
+}
+
+export interface ChainRef {
+  id: string;
+  name: string;
+  slug: string;
+  chainId: number;
+}
+
+export interface AssetRef {
+  id: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  /** The token contract; the zero address for the native coin. */
+  address: string;
+}
+
+/** A checkout as the API shows it. Amounts are decimal strings in the asset's units. */
+export interface CheckoutView {
+  id: string;
+  status: CheckoutStatus;
+  blockchain: ChainRef;
+  asset: AssetRef;
+  /** Where to pay: a fresh address under the settlement wallet, never reused. */
+  depositAddress: string;
+  amount: string;
+  amountReceived: string;
+  amountConfirming: string;
+  /** What is still missing (0 once paid). */
+  amountDue: string;
+  /** What arrived beyond the amount (OVERPAID). */
+  amountOverpaid: string;
+  /** EIP-681 payment request for wallets (the QR code encodes it). */
+  paymentUri: string;
+  expiresAt: Date;
+  paidAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A deposit to a checkout address. */
+export interface CheckoutTransferView {
+  id: string;
+  checkoutId: string;
+  kind: CheckoutTransferKind;
+  status: CheckoutTransferStatus;
+  txHash: string;
+  from: string;
+  to: string;
+  amount: string;
+  rawAmount: string;
+  asset: AssetRef;
+  blockchain: ChainRef;
+  blockNumber: string;
+  confirmations: number;
+  requiredConfirmations: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function assetRef(a: AssetType): AssetRef {
+  return { id: a.id, symbol: a.symbol, name: a.name, decimals: a.decimals, address: a.address };
+}
+
+function chainRef(a: AssetType): ChainRef {
+  return { id: a.blockchain.id, name: a.blockchain.name, slug: a.blockchain.slug, chainId: a.blockchain.chainId };
+}
+
+/** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…`, or the native `ethereum:<address>@<chain>?value=…`. */
+export function paymentUri(asset: AssetType, to: string, raw: bigint): string {
+  const chain = asset.blockchain.chainId;
+  return asset.isNative ? `ethereum:${to}@${chain}?value=${raw}` : `ethereum:${asset.address}@${chain}/transfer?address=${to}&uint256=${raw}`;
+}
+
+/**
+ * The checkout mechanics payment links and payment intents share: a fresh deposit address under
+ * the settlement wallet, the exact amount expected there, the expiry, and every status change,
+ * which it reports to the checkout's owner. Deposits reach it through CheckoutDeposits (the
+ * deposit watcher's listener) and the CheckoutWatcher (detection, confirmations, expiry).
+ */
+export class CheckoutDesk {
+  private readonly owners = new Map<CheckoutOwnerKind, CheckoutOwner>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly addresses: AddressService,
+    private readonly chains: ChainService,
+    /** Confirmations a payment needs to count (at least the chain's own). */
+    readonly paymentConfirmations: number,
+  ) {}
+
+  own(kind: CheckoutOwnerKind, owner: CheckoutOwner): void {
+    this.owners.set(kind, owner);
+  }
+
+  /** A fresh deposit address for a checkout (a unit of work of its own, like any address creation). */
+  async newAddress(organizationId: string, masterWalletId: string, name: string, metadata: Record<string, unknown>): Promise<CheckoutAddress> {
+    const created = await this.addresses.create(organizationId, masterWalletId, { name, metadata });
+    return { id: created.id, address: created.address };
+  }
+
+  /** Records the checkout in the owner's transaction. */
+  async insert(trx: Knex.Transaction, input: NewCheckout, address: CheckoutAddress): Promise<CheckoutModel> {
+    return CheckoutModel.query(trx).insertAndFetch({
+      organizationId: input.organizationId,
+      paymentLinkId: input.paymentLinkId ?? null,
+      paymentIntentId: input.paymentIntentId ?? null,
+      masterWalletId: input.masterWalletId,
+      blockchainId: input.blockchainId,
+      assetId: input.assetId,
+      addressId: address.id,
+      depositAddress: address.address,
+      expectedRaw: input.expectedRaw.toString(),
+      expiresAt: input.expiresAt,
+    } as Partial<CheckoutModel>);
+  }
+
+  async locked(trx: Knex.Transaction, id: string): Promise<CheckoutModel> {
+    return CheckoutModel.query(trx).findById(id).forUpdate().throwIfNotFound();
+  }
+
+  /**
+   * Applies `patch` (amounts) and moves the checkout to the status they put it in, telling the owner
+   * when it changed. The caller holds the checkout's row lock.
+   */
+  async update(trx: Knex.Transaction, checkout: CheckoutModel, patch: Partial<CheckoutModel>, now = new Date()): Promise<CheckoutModel> {
+    const status = statusOf({ ...checkout, ...patch } as CheckoutModel, now);
+    const paidAt = SETTLED_STATUSES.includes(status) ? (checkout.paidAt ?? now) : null;
+    const updated = await CheckoutModel.query(trx).patchAndFetchById(checkout.id, { ...patch, status, paidAt, updatedAt: now });
+    if (status !== checkout.status) await this.ownerOf(updated).statusChanged(trx, updated, checkout.status);
+    return updated;
+  }
+
+  /** Cancels an open checkout (a cancelled intent): it counts nothing from now on. */
+  async cancel(trx: Knex.Transaction, checkout: CheckoutModel): Promise<CheckoutModel> {
+    return this.update(trx, checkout, { status: 'CANCELLED' });
+  }
+
+  async transferChanged(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, created: boolean): Promise<void> {
+    await this.ownerOf(checkout).transferChanged(trx, checkout, transfer, created);
+  }
+
+  async views(rows: CheckoutModel[]): Promise<CheckoutView[]> {
+    const assets = await this.chains.assetViews(rows.map((r) => r.assetId));
+    return rows.map((c) => {
+      const asset = assets.get(c.assetId)!;
+      const expected = BigInt(c.expectedRaw);
+      const received = BigInt(c.receivedRaw);
+      const fmt = (v: bigint) => formatScaled(v, asset.decimals);
+      return {
+        id: c.id,
+        status: c.status,
+        blockchain: chainRef(asset),
+        asset: assetRef(asset),
+        depositAddress: c.depositAddress,
+        amount: fmt(expected),
+        amountReceived: fmt(received),
+        amountConfirming: fmt(BigInt(c.confirmingRaw)),
+        amountDue: fmt(received >= expected ? 0n : expected - received),
+        amountOverpaid: fmt(received > expected ? received - expected : 0n),
+        paymentUri: paymentUri(asset, c.depositAddress, expected),
+        expiresAt: c.expiresAt,
+        paidAt: c.paidAt,
+        createdAt: c.createdAt,
+        updatedAt: c.updatedAt,
+      };
+    });
+  }
+
+  async view(row: CheckoutModel): Promise<CheckoutView> {
+    return (await this.views([row]))[0];
+  }
+
+  /** The deposits to these checkouts, oldest first. */
+  async transfersOf(checkoutIds: string[], trx: Knex | Knex.Transaction = this.db): Promise<CheckoutTransferModel[]> {
+    if (!checkoutIds.length) return [];
+    return CheckoutTransferModel.query(trx).whereIn('checkoutId', checkoutIds).orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+  }
+
+  async transferViews(transfers: CheckoutTransferModel[], checkouts: Map<string, CheckoutModel>): Promise<CheckoutTransferView[]> {
+    const assets = await this.chains.assetViews([...checkouts.values()].map((c) => c.assetId));
+    return transfers.map((t) => {
+      const checkout = checkouts.get(t.checkoutId)!;
+      const asset = assets.get(checkout.assetId)!;
+      return {
+        id: t.id,
+        checkoutId: t.checkoutId,
+        kind: t.kind,
+        status: t.status,
+        txHash: t.txHash,
+        from: t.fromAddress,
+        to: checkout.depositAddress,
+        amount: formatScaled(BigInt(t.rawValue), asset.decimals),
+        rawAmount: t.rawValue,
+        asset: assetRef(asset),
+        blockchain: chainRef(asset),
+        blockNumber: String(t.blockNumber),
+        confirmations: t.confirmations,
+        requiredConfirmations: t.requiredConfirmations,
+        createdAt: t.createdAt,
+        updatedAt: t.updatedAt,
+      };
+    });
+  }
+
+  private ownerOf(checkout: CheckoutModel): CheckoutOwner {
+    const owner = this.owners.get(checkout.paymentLinkId ? 'link' : 'intent');
+    if (!owner) throw new Error(`no owner registered for the checkout ${checkout.id}`);
+    return owner;
+  }
+}

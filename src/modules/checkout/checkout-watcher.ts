@@ -1,0 +1,119 @@
+import { Knex } from 'knex';
+import type { Logger } from '../../platform/logger';
+import { startPollingLoop } from '../../platform/polling-loop';
+import type { Worker } from '../../platform/worker';
+import type { ChainNetworks } from '../chains/chain-networks';
+import { AssetModel } from '../chains/chain.model';
+import { readBalances } from '../wallets/balance-reader';
+import type { CheckoutDesk } from './checkout-desk';
+import type { CheckoutDeposits } from './checkout-deposits';
+import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
+
+/** At most this many checkouts (or transfers) are looked at per step of each kind. */
+const BATCH = 200;
+
+/**
+ * The checkouts' own loop (worker role): shows a payment as DETECTED as soon as the chain head
+ * carries it (before the deposit watcher records it at the chain's confirmation depth), counts
+ * the confirmations of recorded payments until they have the required number, and expires
+ * checkouts nobody paid in time.
+ */
+export class CheckoutWatcher implements Worker {
+  private loop?: { stop(): Promise<void> };
+  /** The head each chain had at its last detection pass. */
+  private readonly lookedAt = new Map<string, number>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly desk: CheckoutDesk,
+    private readonly deposits: CheckoutDeposits,
+    private readonly networks: ChainNetworks,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.loop = startPollingLoop(() => this.tick(), this.intervalMs, (e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'checkout watcher: step failed, retrying'));
+  }
+
+  async stop(): Promise<void> {
+    await this.loop?.stop();
+  }
+
+  async tick(): Promise<void> {
+    await this.expire();
+    await this.countConfirmations();
+    await this.detect();
+  }
+
+  /** Open checkouts with nothing counted, past their expiry: EXPIRED. */
+  async expire(): Promise<void> {
+    const due = await CheckoutModel.query(this.db).whereIn('status', ['AWAITING_PAYMENT', 'DETECTED']).where('expiresAt', '<=', new Date()).orderBy('expiresAt').limit(BATCH).select('id');
+    for (const { id } of due) {
+      await this.db.transaction(async (trx) => {
+        const checkout = await this.desk.locked(trx, id);
+        if (checkout.status === 'AWAITING_PAYMENT' || checkout.status === 'DETECTED') await this.desk.update(trx, checkout, {});
+      });
+    }
+  }
+
+  /**
+   * Recorded payments still confirming: their count from each chain's head, while their block is
+   * still the chain's block at that height (after a reorg the deposit watcher reverts them).
+   */
+  async countConfirmations(): Promise<void> {
+    const rows: { id: string; blockchainId: string; blockNumber: string; blockHash: string; confirmations: number }[] = await this.db('checkout_transfers as t')
+      .join('checkouts as c', 'c.id', 't.checkoutId')
+      .join('chain_transfers as ct', 'ct.id', 't.chainTransferId')
+      .where('t.status', 'CONFIRMING')
+      .orderBy('t.createdAt')
+      .limit(BATCH)
+      .select('t.id', 'c.blockchainId', 't.blockNumber', 'ct.blockHash', 't.confirmations');
+    const heads = new Map<string, number>();
+    for (const row of rows) {
+      const network = this.networks.get(row.blockchainId);
+      if (!network) continue;
+      if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await network.provider.getBlockNumber());
+      const confirmations = heads.get(row.blockchainId)! - Number(row.blockNumber) + 1;
+      if (confirmations <= row.confirmations) continue;
+      if ((await network.provider.getBlock(Number(row.blockNumber)))?.hash !== row.blockHash) continue;
+      await this.db.transaction(async (trx) => {
+        const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
+        if (!transfer || transfer.status !== 'CONFIRMING') return;
+        const checkout = await this.desk.locked(trx, transfer.checkoutId);
+        const fresh = await CheckoutTransferModel.query(trx).findById(row.id).forUpdate();
+        if (fresh?.status === 'CONFIRMING' && confirmations > fresh.confirmations) await this.deposits.advance(trx, checkout, fresh, confirmations);
+      });
+    }
+  }
+
+  /**
+   * Checkouts still awaiting payment whose address holds the asset at the chain head: DETECTED.
+   * A chain whose head has not moved since its last look is skipped: a fresh address can only
+   * receive in a new block.
+   */
+  async detect(): Promise<void> {
+    const open = await CheckoutModel.query(this.db).where('status', 'AWAITING_PAYMENT').where('expiresAt', '>', new Date()).orderBy('createdAt', 'desc').limit(BATCH);
+    if (!open.length) return;
+    const assets = new Map((await AssetModel.query(this.db).findByIds([...new Set(open.map((c) => c.assetId))])).map((a) => [a.id, a]));
+    for (const blockchainId of new Set(open.map((c) => c.blockchainId))) {
+      const network = this.networks.get(blockchainId);
+      if (!network) continue;
+      const head = await network.provider.getBlockNumber();
+      if (this.lookedAt.get(blockchainId) === head) continue;
+      await Promise.all(
+        open
+          .filter((c) => c.blockchainId === blockchainId && assets.has(c.assetId))
+          .map(async (c) => {
+            const [balance] = await readBalances(network.provider, c.depositAddress, [assets.get(c.assetId)!]);
+            if (balance <= 0n) return;
+            await this.db.transaction(async (trx) => {
+              const checkout = await this.desk.locked(trx, c.id);
+              if (checkout.status === 'AWAITING_PAYMENT') await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
+            });
+          }),
+      );
+      this.lookedAt.set(blockchainId, head);
+    }
+  }
+}

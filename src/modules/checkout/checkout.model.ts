@@ -1,0 +1,61 @@
+import { Model } from 'objection';
+
+/**
+ * AWAITING_PAYMENT: nothing seen yet. DETECTED: the chain head shows funds at the address, not yet
+ * confirmed. CONFIRMING: a payment is recorded and gathering confirmations. PAID / OVERPAID /
+ * UNDERPAID: every counted payment has its confirmations and the total is equal to / above / below
+ * the amount. EXPIRED: nothing counted arrived in time. CANCELLED: the owner cancelled it (intents).
+ */
+export type CheckoutStatus = 'AWAITING_PAYMENT' | 'DETECTED' | 'CONFIRMING' | 'PAID' | 'UNDERPAID' | 'OVERPAID' | 'EXPIRED' | 'CANCELLED';
+
+export const CHECKOUT_STATUSES: CheckoutStatus[] = ['AWAITING_PAYMENT', 'DETECTED', 'CONFIRMING', 'PAID', 'UNDERPAID', 'OVERPAID', 'EXPIRED', 'CANCELLED'];
+/** Still able to count a payment. */
+export const OPEN_STATUSES: CheckoutStatus[] = ['AWAITING_PAYMENT', 'DETECTED', 'CONFIRMING', 'UNDERPAID'];
+/** Paid in full (an overpayment is a payment). */
+export const SETTLED_STATUSES: CheckoutStatus[] = ['PAID', 'OVERPAID'];
+
+/** One fresh deposit address awaiting an exact amount of one asset, for a payment link or an intent. */
+export class CheckoutModel extends Model {
+  static override tableName = 'checkouts';
+  id!: string;
+  organizationId!: string;
+  paymentLinkId!: string | null;
+  paymentIntentId!: string | null;
+  masterWalletId!: string;
+  blockchainId!: string;
+  assetId!: string;
+  addressId!: string;
+  depositAddress!: string;
+  expectedRaw!: string;
+  receivedRaw!: string;
+  confirmingRaw!: string;
+  seenRaw!: string;
+  status!: CheckoutStatus;
+  expiresAt!: Date;
+  paidAt!: Date | null;
+  createdAt!: Date;
+  updatedAt!: Date;
+}
+
+/** PAYMENT counts towards the amount; LATE came after expiry or cancellation; REPEAT after it was paid. */
+export type CheckoutTransferKind = 'PAYMENT' | 'LATE' | 'REPEAT';
+export type CheckoutTransferStatus = 'CONFIRMING' | 'CONFIRMED' | 'REVERTED';
+
+/** A deposit to a checkout address (for a payment link: a payment-link transfer). */
+export class CheckoutTransferModel extends Model {
+  static override tableName = 'checkout_transfers';
+  id!: string;
+  organizationId!: string;
+  checkoutId!: string;
+  chainTransferId!: string;
+  kind!: CheckoutTransferKind;
+  status!: CheckoutTransferStatus;
+  txHash!: string;
+  fromAddress!: string;
+  rawValue!: string;
+  blockNumber!: string;
+  confirmations!: number;
+  requiredConfirmations!: number;
+  createdAt!: Date;
+  updatedAt!: Date;
+}

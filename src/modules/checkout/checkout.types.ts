@@ -1,0 +1,87 @@
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { AssetRef, ChainRef, CheckoutTransferView, CheckoutView } from './checkout-desk';
+import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.model';
+
+export const CheckoutStatusEnum: Record<CheckoutStatus, CheckoutStatus> = {
+  AWAITING_PAYMENT: 'AWAITING_PAYMENT',
+  DETECTED: 'DETECTED',
+  CONFIRMING: 'CONFIRMING',
+  PAID: 'PAID',
+  UNDERPAID: 'UNDERPAID',
+  OVERPAID: 'OVERPAID',
+  EXPIRED: 'EXPIRED',
+  CANCELLED: 'CANCELLED',
+};
+registerEnumType(CheckoutStatusEnum, {
+  name: 'CheckoutStatus',
+  description:
+    'AWAITING_PAYMENT: nothing seen. DETECTED: the chain head shows funds at the address. CONFIRMING: a payment is recorded and gathering confirmations. PAID / OVERPAID / UNDERPAID: every counted payment is confirmed and the total equals / exceeds / falls short of the amount (UNDERPAID accepts a top-up until the expiry). EXPIRED: nothing counted arrived in time. CANCELLED: cancelled by the merchant (intents).',
+});
+
+export const CheckoutTransferKindEnum: Record<CheckoutTransferKind, CheckoutTransferKind> = { PAYMENT: 'PAYMENT', LATE: 'LATE', REPEAT: 'REPEAT' };
+registerEnumType(CheckoutTransferKindEnum, {
+  name: 'CheckoutTransferKind',
+  description: 'PAYMENT counts towards the amount. LATE: mined after the expiry (by block time) or after a cancellation; not counted. REPEAT: arrived after the checkout was paid; not counted. LATE and REPEAT funds are still swept to the settlement wallet, for the merchant to refund.',
+});
+
+export const CheckoutTransferStatusEnum: Record<CheckoutTransferStatus, CheckoutTransferStatus> = { CONFIRMING: 'CONFIRMING', CONFIRMED: 'CONFIRMED', REVERTED: 'REVERTED' };
+registerEnumType(CheckoutTransferStatusEnum, {
+  name: 'CheckoutTransferStatus',
+  description: 'CONFIRMING: recorded, fewer than requiredConfirmations. CONFIRMED: has them (and counts, for a PAYMENT). REVERTED: a reorg took it back.',
+});
+
+@ObjectType('ChainRef')
+export class ChainRefType implements ChainRef {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() slug!: string;
+  @Field(() => Int) chainId!: number;
+}
+
+@ObjectType('AssetRef')
+export class AssetRefType implements AssetRef {
+  @Field(() => ID) id!: string;
+  @Field() symbol!: string;
+  @Field() name!: string;
+  @Field(() => Int) decimals!: number;
+  @Field({ description: 'The token contract; the zero address for the native coin' }) address!: string;
+}
+
+@ObjectType('Checkout', { description: 'One fresh deposit address awaiting an exact amount of one asset until an expiry' })
+export class CheckoutType implements CheckoutView {
+  @Field(() => ID) id!: string;
+  @Field(() => CheckoutStatusEnum) status!: CheckoutStatus;
+  @Field(() => ChainRefType) blockchain!: ChainRefType;
+  @Field(() => AssetRefType) asset!: AssetRefType;
+  @Field({ description: 'Where to pay: derived under the settlement wallet, never reused' }) depositAddress!: string;
+  @Field({ description: 'The exact amount expected, in the asset' }) amount!: string;
+  @Field({ description: 'Counted and confirmed so far' }) amountReceived!: string;
+  @Field({ description: 'Counted, still gathering confirmations' }) amountConfirming!: string;
+  @Field({ description: 'Still missing (0 once paid)' }) amountDue!: string;
+  @Field({ description: 'Received beyond the amount (OVERPAID)' }) amountOverpaid!: string;
+  @Field({ description: 'EIP-681 payment request (what the QR code encodes)' }) paymentUri!: string;
+  @Field() expiresAt!: Date;
+  @Field(() => Date, { nullable: true }) paidAt!: Date | null;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}
+
+@ObjectType('CheckoutTransfer', { description: 'A deposit to a checkout address' })
+export class CheckoutTransferType implements CheckoutTransferView {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) checkoutId!: string;
+  @Field(() => CheckoutTransferKindEnum) kind!: CheckoutTransferKind;
+  @Field(() => CheckoutTransferStatusEnum) status!: CheckoutTransferStatus;
+  @Field() txHash!: string;
+  @Field() from!: string;
+  @Field({ description: 'The checkout address' }) to!: string;
+  @Field({ description: 'Whole units of the asset' }) amount!: string;
+  @Field({ description: 'Smallest unit' }) rawAmount!: string;
+  @Field(() => AssetRefType) asset!: AssetRefType;
+  @Field(() => ChainRefType) blockchain!: ChainRefType;
+  @Field() blockNumber!: string;
+  @Field(() => Int) confirmations!: number;
+  @Field(() => Int, { description: "max(the chain's confirmations, PAYMENT_CONFIRMATIONS)" }) requiredConfirmations!: number;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+}

@@ -1,0 +1,20 @@
+import { Model } from 'objection';
+
+/**
+ * REQUIRES_PAYMENT: waiting for the deposit. PROCESSING: a payment is detected or confirming.
+ * SUCCEEDED / OVERPAID / UNDERPAID: the confirmed total met / exceeded / fell short of the amount.
+ * EXPIRED: nothing arrived in time. CANCELLED: the merchant cancelled it.
+ */
+export type PaymentIntentStatus = 'REQUIRES_PAYMENT' | 'PROCESSING' | 'SUCCEEDED' | 'UNDERPAID' | 'OVERPAID' | 'EXPIRED' | 'CANCELLED';
+
+export class PaymentIntentModel extends Model {
+  static override tableName = 'payment_intents';
+  id!: string;
+  organizationId!: string;
+  status!: PaymentIntentStatus;
+  description!: string | null;
+  metadata!: Record<string, unknown>;
+  cancellationReason!: string | null;
+  createdAt!: Date;
+  updatedAt!: Date;
+}

@@ -1,0 +1,34 @@
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { CancelPaymentIntentInput, CreatePaymentIntentInput, PaymentIntentListArgs, PaymentIntentPage, PaymentIntentType } from './payment-intent.types';
+
+@Resolver()
+export class PaymentIntentResolver {
+  @Authorized('write')
+  @Mutation(() => PaymentIntentType, { description: 'Creates a payment intent with its own deposit address and expiry (payment_intent.created); honours Idempotency-Key' })
+  createPaymentIntent(@Arg('input') input: CreatePaymentIntentInput, @Ctx() ctx: GraphQLContext): Promise<PaymentIntentType> {
+    return ctx.services.paymentIntents.create(ctx.principal.organizationId, input);
+  }
+
+  @Authorized('read')
+  @Query(() => PaymentIntentPage, { description: 'Payment intents, newest first (status, masterWalletId, from, to)' })
+  paymentIntents(@Args() args: PaymentIntentListArgs, @Ctx() ctx: GraphQLContext): Promise<PaymentIntentPage> {
+    return ctx.services.paymentIntents.list(ctx.principal.organizationId, args);
+  }
+
+  @Authorized('read')
+  @Query(() => PaymentIntentType)
+  paymentIntent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<PaymentIntentType> {
+    return ctx.services.paymentIntents.get(ctx.principal.organizationId, id);
+  }
+
+  @Authorized('write')
+  @Mutation(() => PaymentIntentType, { description: 'Cancels a REQUIRES_PAYMENT or UNDERPAID intent (payment_intent.cancelled); 409 otherwise' })
+  cancelPaymentIntent(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => CancelPaymentIntentInput, { nullable: true }) input: CancelPaymentIntentInput | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<PaymentIntentType> {
+    return ctx.services.paymentIntents.cancel(ctx.principal.organizationId, id, input?.reason);
+  }
+}

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { PublicCheckoutService } from './public-checkout.service';
+
+/** The hosted page's files, shipped next to this module (`npm run build` copies them to dist). */
+const PAGE_DIR = join(__dirname, 'checkout-page');
+const ASSETS: Record<string, string> = { 'checkout.css': 'text/css; charset=utf-8', 'checkout.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml' };
+
+/**
+ * Strict: the page runs only its own script and style, talks only to this host, loads images from
+ * this host (the QR code) or over HTTPS (the merchant's image), and cannot be framed.
+ */
+const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function secure(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('Content-Security-Policy', PAGE_CSP)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'no-referrer')
+    .header('X-Frame-Options', 'DENY')
+    .header('Cache-Control', 'no-store');
+}
+
+/**
+ * The public checkout (no API key; the host rate-limits it per client address):
+ * the hosted page at /pay/{slug}, and the JSON API its script calls.
+ */
+export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicCheckoutService): void {
+  const page = readFileSync(join(PAGE_DIR, 'index.html'), 'utf8');
+  const assets = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(PAGE_DIR, name), 'utf8')]));
+
+  app.get('/pay/:slug', async (_request, reply) => secure(reply).type('text/html; charset=utf-8').send(page));
+  app.get<{ Params: { name: string } }>('/pay/assets/:name', async (request, reply) => {
+    const body = assets.get(request.params.name);
+    if (body === undefined) return secure(reply).code(404).type('text/plain').send('Not found');
+    return secure(reply).type(ASSETS[request.params.name]).send(body);
+  });
+
+  app.get<{ Params: { slug: string } }>('/v1/checkout/links/:slug', async (request, reply) => secure(reply).send({ data: await checkout.link(request.params.slug) }));
+  app.post<{ Params: { slug: string }; Body: Record<string, unknown> | undefined }>('/v1/checkout/links/:slug/sessions', async (request, reply) =>
+    secure(reply)
+      .code(201)
+      .send({ data: await checkout.start(request.params.slug, request.body ?? {}) }),
+  );
+  app.get<{ Params: { id: string } }>('/v1/checkout/sessions/:id', async (request, reply) => secure(reply).send({ data: await checkout.session(request.params.id) }));
+  app.get<{ Params: { id: string } }>('/v1/checkout/sessions/:id/qr.svg', async (request, reply) => secure(reply).type('image/svg+xml').send(await checkout.qrCode(request.params.id)));
+}

@@ -1,0 +1,61 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import { parseUnits } from '../../platform/decimal';
+import { AssetModel } from '../chains/chain.model';
+import type { MasterWalletService } from '../wallets/master-wallet.service';
+import type { MasterWalletModel } from '../wallets/wallet.model';
+
+/** Stablecoins that pay a USD amount at par. */
+const USD_STABLECOINS = ['USDC', 'USDT', 'DAI'];
+
+export interface LinkTermsInput {
+  currency: string;
+  amount: string | null;
+  evmSettlementWalletId: string;
+  allowedBlockchainIds?: string[] | null;
+  allowedAssetIds?: string[] | null;
+}
+
+export interface LinkTerms {
+  wallet: MasterWalletModel;
+  allowedBlockchainIds: string[];
+  allowedAssetIds: string[];
+}
+
+/** Whether an asset pays an amount in `currency` at par: its own symbol, or a USD stablecoin for USD. */
+export function paysCurrency(symbol: string, currency: string): boolean {
+  const s = symbol.toUpperCase();
+  return s === currency || (currency === 'USD' && USD_STABLECOINS.includes(s));
+}
+
+/**
+ * What a link may be paid with, checked against its settlement wallet: the chains (default: every
+ * chain the wallet is enabled on) and the assets on them (default: those that pay the currency at
+ * par). The amount must be exact in every allowed asset's units.
+ */
+export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: MasterWalletService, organizationId: string, input: LinkTermsInput): Promise<LinkTerms> {
+  const wallet = await wallets.row(organizationId, input.evmSettlementWalletId, db);
+  if (!wallet.isActive) throw KeelError.invalidField('evmSettlementWalletId', 'the master wallet is deactivated');
+  const enabled: string[] = (await db('master_wallet_chains').where({ master_wallet_id: wallet.id }).orderBy('created_at').select('blockchain_id')).map((r: { blockchainId: string }) => r.blockchainId);
+  const chains = input.allowedBlockchainIds?.length ? [...new Set(input.allowedBlockchainIds.map((id) => id.toLowerCase()))] : enabled;
+  const foreign = chains.filter((id) => !enabled.includes(id));
+  if (foreign.length) throw KeelError.invalidField('allowedBlockchainIds', `the settlement wallet is not enabled on ${foreign.join(', ')}`);
+  const onChains = await AssetModel.query(db).whereIn('blockchainId', chains).where({ isActive: true });
+  let assets: AssetModel[];
+  if (input.allowedAssetIds?.length) {
+    const wanted = [...new Set(input.allowedAssetIds.map((id) => id.toLowerCase()))];
+    const unknown = wanted.filter((id) => !onChains.some((a) => a.id === id));
+    if (unknown.length) throw KeelError.invalidField('allowedAssetIds', `not an active asset of the allowed blockchains: ${unknown.join(', ')}`);
+    assets = onChains.filter((a) => wanted.includes(a.id));
+  } else {
+    assets = onChains.filter((a) => paysCurrency(a.symbol, input.currency));
+    if (!assets.length) throw KeelError.invalidField('allowedAssetIds', `no asset on the allowed blockchains pays ${input.currency}; name the assets`);
+  }
+  if (input.amount !== null) {
+    for (const a of assets) {
+      const units = parseUnits(input.amount, a.decimals);
+      if (units === null || units <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${a.decimals} decimals (${a.symbol})`);
+    }
+  }
+  return { wallet, allowedBlockchainIds: [...new Set(assets.map((a) => a.blockchainId))].filter((id) => chains.includes(id)), allowedAssetIds: assets.map((a) => a.id) };
+}

@@ -1,0 +1,193 @@
+import { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import { Ids } from '../../platform/ids';
+import { formatScaled, normalizeDecimal, parseUnits } from '../../platform/decimal';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import type { ChainService } from '../chains/chain.service';
+import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout/checkout-desk';
+import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus, OPEN_STATUSES, SETTLED_STATUSES } from '../checkout/checkout.model';
+import { qrSvg } from '../checkout/checkout-qr';
+import { PaymentLinkModel } from './payment-link.model';
+
+const LINK = 'Payment link';
+const SESSION = 'Checkout session';
+
+/** What a payer sees of a link: never the organisation, the wallets, the metadata or the counts. */
+export interface PublicLinkView {
+  slug: string;
+  name: string;
+  description: string | null;
+  imgUrl: string | null;
+  /** null: the payer chooses the amount. */
+  amount: string | null;
+  currency: string;
+  expiresAt: Date | null;
+  /** false when the link is inactive, expired or has taken all its payments; `unavailableReason` says which. */
+  available: boolean;
+  unavailableReason: string | null;
+  options: { blockchain: ChainRef; assets: AssetRef[] }[];
+}
+
+export interface StartCheckout {
+  blockchainId?: unknown;
+  assetId?: unknown;
+  /** Only for a link with an open amount. */
+  amount?: unknown;
+}
+
+export interface PublicSessionView extends Omit<CheckoutView, 'createdAt' | 'updatedAt'> {
+  link: { slug: string; name: string; description: string | null; imgUrl: string | null };
+  qrCodeUrl: string;
+  /** The newest counted payment's confirmations, while one is confirming. */
+  confirmations: { current: number; required: number } | null;
+  transfers: { txHash: string; amount: string; kind: CheckoutTransferKind; status: CheckoutTransferStatus; confirmations: number; requiredConfirmations: number }[];
+  /** The link's redirect URL, once the checkout is paid. */
+  redirectUrl: string | null;
+  /** The link's success message once paid, its failure message once expired or underpaid after the expiry. */
+  message: string | null;
+}
+
+/**
+ * The public side of payment links (no API key): a link's terms by slug, a new checkout session
+ * for the payer's chain and asset, and the session's live state. Sessions are named by their
+ * random id, which only the payer's page knows.
+ */
+export class PublicCheckoutService {
+  constructor(
+    private readonly db: Knex,
+    private readonly chains: ChainService,
+    private readonly desk: CheckoutDesk,
+    private readonly uow: UnitOfWork,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  async link(slug: string): Promise<PublicLinkView> {
+    const link = await this.bySlug(slug);
+    const assets = await this.chains.assetViews(link.allowedAssetIds);
+    const options = new Map<string, { blockchain: ChainRef; assets: AssetRef[] }>();
+    for (const id of link.allowedAssetIds) {
+      const a = assets.get(id);
+      if (!a) continue;
+      const chain = options.get(a.blockchainId) ?? { blockchain: { id: a.blockchain.id, name: a.blockchain.name, slug: a.blockchain.slug, chainId: a.blockchain.chainId }, assets: [] };
+      chain.assets.push({ id: a.id, symbol: a.symbol, name: a.name, decimals: a.decimals, address: a.address });
+      options.set(a.blockchainId, chain);
+    }
+    const reason = await this.unavailable(this.db, link);
+    return {
+      slug: link.slug,
+      name: link.name,
+      description: link.description,
+      imgUrl: link.imgUrl,
+      amount: link.amount === null ? null : normalizeDecimal(link.amount),
+      currency: link.currency,
+      expiresAt: link.expiresAt,
+      available: !reason,
+      unavailableReason: reason?.message ?? null,
+      options: [...options.values()],
+    };
+  }
+
+  async start(slug: string, input: StartCheckout): Promise<PublicSessionView> {
+    const link = await this.bySlug(slug);
+    const refusal = await this.unavailable(this.db, link);
+    if (refusal) throw refusal;
+    const blockchainId = typeof input.blockchainId === 'string' ? input.blockchainId.toLowerCase() : '';
+    const assetId = typeof input.assetId === 'string' ? input.assetId.toLowerCase() : '';
+    if (!link.allowedBlockchainIds.includes(blockchainId)) throw KeelError.invalidField('blockchainId', 'not one of the blockchains this link accepts');
+    const asset = (await this.chains.assetViews([assetId].filter(Ids.isUuid))).get(assetId);
+    if (!asset || !link.allowedAssetIds.includes(asset.id) || asset.blockchainId !== blockchainId) throw KeelError.invalidField('assetId', 'not one of the assets this link accepts on that blockchain');
+    let amount: string;
+    if (link.amount !== null) {
+      amount = normalizeDecimal(link.amount);
+      if (input.amount !== undefined && input.amount !== null && input.amount !== amount) throw KeelError.invalidField('amount', `this link asks for a fixed amount (${amount})`);
+    } else {
+      if (input.amount === undefined || input.amount === null || input.amount === '') throw KeelError.validation([{ field: 'amount', error: 'is required: this link lets the payer choose the amount' }]);
+      if (typeof input.amount !== 'string') throw KeelError.invalidField('amount', 'must be a decimal string');
+      amount = input.amount;
+    }
+    const expectedRaw = parseUnits(amount, asset.decimals);
+    if (expectedRaw === null || expectedRaw <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${asset.decimals} decimals`);
+    const ttlEnd = Date.now() + this.ttlSeconds * 1000;
+    const expiresAt = new Date(link.expiresAt ? Math.min(ttlEnd, link.expiresAt.getTime()) : ttlEnd);
+
+    const address = await this.desk.newAddress(link.organizationId, link.evmSettlementWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
+    const checkout = await this.uow.run('payment-link.checkout', async (trx) => {
+      // A limited link is checked again under its lock: open checkouts hold their payment until
+      // they end, so a limit is never overrun. Unlimited links take checkouts concurrently.
+      if (link.paymentLimit !== null) {
+        const locked = await PaymentLinkModel.query(trx).findById(link.id).forUpdate();
+        const again = locked && (await this.unavailable(trx, locked));
+        if (!locked || again) throw again || KeelError.notFound(LINK);
+      }
+      return this.desk.insert(trx, { organizationId: link.organizationId, masterWalletId: link.evmSettlementWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id }, address);
+    });
+    return this.sessionView(checkout, link);
+  }
+
+  async session(id: string): Promise<PublicSessionView> {
+    const checkout = await this.checkout(id);
+    const link = await PaymentLinkModel.query(this.db).findById(checkout.paymentLinkId!);
+    return this.sessionView(checkout, link!);
+  }
+
+  async qrCode(id: string): Promise<string> {
+    const view = await this.desk.view(await this.checkout(id));
+    return qrSvg(view.paymentUri);
+  }
+
+  private async checkout(id: string): Promise<CheckoutModel> {
+    const row = await CheckoutModel.query(this.db).findById(Ids.uuid(SESSION, id)).whereNotNull('paymentLinkId');
+    if (!row) throw KeelError.notFound(SESSION);
+    return row;
+  }
+
+  private async sessionView(checkout: CheckoutModel, link: PaymentLinkModel): Promise<PublicSessionView> {
+    const { createdAt: _c, updatedAt: _u, ...view } = await this.desk.view(checkout);
+    const transfers = await this.desk.transfersOf([checkout.id]);
+    const confirming = transfers.filter((t) => t.kind === 'PAYMENT' && t.status === 'CONFIRMING').pop();
+    const settled = SETTLED_STATUSES.includes(checkout.status);
+    const failed = checkout.status === 'EXPIRED' || (checkout.status === 'UNDERPAID' && checkout.expiresAt.getTime() <= Date.now());
+    return {
+      ...view,
+      link: { slug: link.slug, name: link.name, description: link.description, imgUrl: link.imgUrl },
+      qrCodeUrl: `/v1/checkout/sessions/${checkout.id}/qr.svg`,
+      confirmations: confirming ? { current: confirming.confirmations, required: confirming.requiredConfirmations } : null,
+      transfers: transfers.map((t) => ({
+        txHash: t.txHash,
+        amount: formatScaled(BigInt(t.rawValue), view.asset.decimals),
+        kind: t.kind,
+        status: t.status,
+        confirmations: t.confirmations,
+        requiredConfirmations: t.requiredConfirmations,
+      })),
+      redirectUrl: settled ? link.redirectUrl : null,
+      message: settled ? link.successMessage : failed ? link.failureMessage : null,
+    };
+  }
+
+  private async bySlug(slug: string): Promise<PaymentLinkModel> {
+    const row = await PaymentLinkModel.query(this.db).findOne({ slug: String(slug).toLowerCase() }).whereNull('deletedAt');
+    if (!row) throw KeelError.notFound(LINK);
+    return row;
+  }
+
+  /** Why the link takes no new checkout now, or undefined. */
+  private async unavailable(db: Knex | Knex.Transaction, link: PaymentLinkModel): Promise<KeelError | undefined> {
+    if (!link.isActive) return new KeelError('PAYMENT_FAILED', 'This payment link is not active');
+    if (link.expiresAt && link.expiresAt.getTime() <= Date.now()) return new KeelError('PAYMENT_EXPIRED', 'This payment link has expired');
+    if (link.paymentLimit !== null) {
+      const [{ count }] = await db('checkouts')
+        .where({ paymentLinkId: link.id })
+        .whereIn('status', OPEN_STATUSES satisfies CheckoutStatus[])
+        .where('expiresAt', '>', new Date())
+        .count({ count: '*' });
+      if (link.paymentsConsumed + Number(count) >= link.paymentLimit) {
+        return new KeelError('PAYMENT_FAILED', link.paymentsConsumed >= link.paymentLimit ? 'This payment link has taken all its payments' : 'Every remaining payment of this link is being paid; try again later', {
+          paymentLimit: link.paymentLimit,
+          paymentsConsumed: link.paymentsConsumed,
+        });
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,118 @@
+import { markShared, SharedStream } from '../../platform/events/shared-stream';
+import type { CommittedChange } from '../orders/committed-change';
+import { SettlementStatus, Trade } from '../orders/order.domain';
+import type { RealtimeHub } from './realtime-hub';
+
+/** A feed that listens to one market's changes while it has subscribers. */
+export interface MarketFeed<T extends object> {
+  start(hub: RealtimeHub): void;
+  subscribe(): AsyncIterableIterator<T>;
+}
+
+/** The market's trades as committed, each trade computed once and delivered to every subscriber. */
+export class TradeFeed implements MarketFeed<Trade> {
+  private readonly stream: SharedStream<Trade>;
+  private stopListening: (() => void) | null = null;
+
+  constructor(
+    private readonly marketId: string,
+    private readonly symbol: string,
+    onEmpty: () => void,
+  ) {
+    this.stream = new SharedStream<Trade>(() => {
+      this.stopListening?.();
+      onEmpty();
+    });
+  }
+
+  start(hub: RealtimeHub): void {
+    this.stopListening = hub.onMarket(this.marketId, (c) => {
+      const createdAt = new Date(c.committedAt);
+      for (const t of c.trades) {
+        this.stream.emit({
+          id: t.id,
+          marketId: c.marketId,
+          market: this.symbol,
+          sequence: t.sequence,
+          makerOrderId: t.makerOrderId,
+          takerOrderId: t.takerOrderId,
+          makerWalletId: t.makerWalletId,
+          takerWalletId: t.takerWalletId,
+          takerSide: t.takerSide,
+          price: t.price,
+          quantity: t.quantity,
+          makerFee: t.makerFee,
+          takerFee: t.takerFee,
+          settlementBatchId: null,
+          settlementStatus: t.settlementStatus ?? SettlementStatus.QUEUED,
+          createdAt,
+        });
+      }
+    });
+  }
+
+  subscribe(): AsyncIterableIterator<Trade> {
+    return this.stream.subscribe();
+  }
+}
+
+/**
+ * A value recomputed (from PostgreSQL) after the changes that concern it, once per node however
+ * many subscribe: at most one computation runs at a time, and changes that arrive meanwhile cause
+ * one more. A subscriber gets the latest value at once, then every new one.
+ */
+export class RecomputedFeed<T extends object> implements MarketFeed<T> {
+  private readonly stream: SharedStream<T>;
+  private latest: T | null = null;
+  private running = false;
+  private dirty = false;
+  private stopListening: (() => void) | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly marketId: string,
+    private readonly compute: () => Promise<T | null>,
+    private readonly concerns: (change: CommittedChange) => boolean,
+    onEmpty: () => void,
+  ) {
+    this.stream = new SharedStream<T>(() => {
+      this.stopped = true;
+      this.stopListening?.();
+      onEmpty();
+    });
+  }
+
+  start(hub: RealtimeHub): void {
+    this.stopListening = hub.onMarket(this.marketId, (c) => {
+      if (this.concerns(c)) this.refresh();
+    });
+    this.refresh();
+  }
+
+  subscribe(): AsyncIterableIterator<T> {
+    return this.stream.subscribe(this.latest ? [this.latest] : []);
+  }
+
+  private refresh(): void {
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = true;
+    void (async () => {
+      do {
+        this.dirty = false;
+        try {
+          const value = await this.compute();
+          if (value && !this.stopped) {
+            this.latest = markShared(value);
+            this.stream.emit(value);
+          }
+        } catch {
+          // PostgreSQL unreachable: the next change tries again
+        }
+      } while (this.dirty && !this.stopped);
+      this.running = false;
+    })();
+  }
+}

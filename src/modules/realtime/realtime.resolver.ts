@@ -1,0 +1,83 @@
+import { Arg, Authorized, Resolver, Root, Subscription } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import type { Candle, Ticker } from '../market-data/market-data.service';
+import { CandleType, TickerType } from '../market-data/market-data.types';
+import type { Fill, Order, Trade } from '../orders/order.domain';
+import { FillType, OrderObject, TradeType } from '../orders/order.types';
+import type { WalletBalance } from '../ledger/wallet-balances';
+import { LedgerBalanceType } from '../ledger/ledger.types';
+import type { BookMessage } from './book-feed';
+import { BookMessageType } from './realtime.types';
+
+type Subscribe = { args: Record<string, string>; context: unknown };
+const realtime = (context: unknown) => {
+  const ctx = context as GraphQLContext;
+  return { service: ctx.services.realtime, access: ctx.principal };
+};
+
+/** Realtime feeds over graphql-ws at /graphql on the pro host (see README, "Realtime"). */
+@Resolver()
+export class RealtimeResolver {
+  @Authorized('orderbook_market:read')
+  @Subscription(() => BookMessageType, {
+    description: 'Channel book:<SYMBOL>. The whole book (SNAPSHOT), then the changed levels of every book change (UPDATE), in book-sequence order',
+    subscribe: ({ args, context }: Subscribe) => realtime(context).service.book(realtime(context).access, args.symbol),
+  })
+  orderBook(@Root() message: BookMessage, @Arg('symbol') _symbol: string): BookMessage {
+    return message;
+  }
+
+  @Authorized('orderbook_market:read')
+  @Subscription(() => TradeType, {
+    description: "Channel trades:<SYMBOL>. The market's trades as they are committed",
+    subscribe: ({ args, context }: Subscribe) => realtime(context).service.trades(realtime(context).access, args.symbol),
+  })
+  trades(@Root() trade: Trade, @Arg('symbol') _symbol: string): Trade {
+    return trade;
+  }
+
+  @Authorized('orderbook_market:read')
+  @Subscription(() => TickerType, {
+    description: 'Channel ticker:<SYMBOL>. The ticker now, then again after trades and changes of the book',
+    subscribe: ({ args, context }: Subscribe) => realtime(context).service.ticker(realtime(context).access, args.symbol),
+  })
+  ticker(@Root() ticker: Ticker, @Arg('symbol') _symbol: string): Ticker {
+    return ticker;
+  }
+
+  @Authorized('orderbook_market:read')
+  @Subscription(() => CandleType, {
+    description: "Channel candles:<SYMBOL>. The current interval's candle, then again after each trade (interval: 1m, 5m, 15m, 1h, 4h, 1d)",
+    subscribe: ({ args, context }: Subscribe) => realtime(context).service.candles(realtime(context).access, args.symbol, args.interval),
+  })
+  candles(@Root() candle: Candle, @Arg('symbol') _symbol: string, @Arg('interval', { description: 'One of 1m, 5m, 15m, 1h, 4h, 1d' }) _interval: string): Candle {
+    return candle;
+  }
+
+  @Authorized('orderbook_order:read')
+  @Subscription(() => OrderObject, {
+    description: "Channel orders. The caller's orders, in every state a commit leaves them in (never another organisation's)",
+    subscribe: ({ context }: Subscribe) => realtime(context).service.orders(realtime(context).access),
+  })
+  orders(@Root() order: Order): Order {
+    return order;
+  }
+
+  @Authorized('orderbook_order:read')
+  @Subscription(() => FillType, {
+    description: "Channel fills. The caller's fills as they are committed",
+    subscribe: ({ context }: Subscribe) => realtime(context).service.fills(realtime(context).access),
+  })
+  fills(@Root() fill: Fill): Fill {
+    return fill;
+  }
+
+  @Authorized('orderbook_order:read')
+  @Subscription(() => LedgerBalanceType, {
+    description: "Channel balances. The caller's wallets' trading balances, each time a commit moves one",
+    subscribe: ({ context }: Subscribe) => realtime(context).service.balances(realtime(context).access),
+  })
+  balances(@Root() balance: WalletBalance): WalletBalance {
+    return balance;
+  }
+}

@@ -1,0 +1,112 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import { KeelError } from '../../platform/errors';
+import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
+import type { ChainService } from '../chains/chain.service';
+import type { AssetType } from '../chains/chain.types';
+import { readBalances } from '../wallets/balance-reader';
+import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
+import { checkTransferPolicy } from '../withdrawals/transfer-policy';
+import type { TransferService } from '../withdrawals/transfer.service';
+import type { DestinationScreen } from '../swaps/destination-screen';
+import type { SwapService } from '../swaps/swap.service';
+import { APPROVAL_GAS } from '../swaps/dex-quoter';
+
+/** Gas is priced at twice today's fee, so what is set aside still covers it if fees rise meanwhile. */
+const GAS_HEADROOM = 2n;
+const TOKEN_SEND_GAS = 65_000n;
+const NATIVE_SEND_GAS = 21_000n;
+
+export type ExecutionPlan =
+  | { kind: 'sweep' | 'swap'; transferId: string; transferItemId: string; swapId: string | null }
+  | { cancelled: string };
+
+/** A refusal that no retry can change (the destination screen, the wallet's policy, a bad rule). */
+export class PermanentFailure extends Error {}
+
+/**
+ * Prepares one execution inside the worker's transaction: checks the destination (the screen and
+ * the wallet's security configuration), then queues a sweep (the deposit's asset is the
+ * destination asset) or a swap on the chain's DEX straight to the destination (it differs), with
+ * a gas top-up from the master wallet first when a deposit address holds too little native coin.
+ */
+export class SettlementExecutor {
+  constructor(
+    private readonly wallets: SendingWallets,
+    private readonly chains: ChainService,
+    private readonly networks: ChainNetworks,
+    private readonly transfers: TransferService,
+    private readonly swaps: SwapService,
+    private readonly screen: DestinationScreen,
+  ) {}
+
+  async prepare(trx: Knex.Transaction, execution: Record<string, any>): Promise<ExecutionPlan> {
+    const rule = await trx('settlement_rules').where({ id: execution.ruleId }).first();
+    if (!rule || rule.deletedAt || !rule.isActive) return { cancelled: 'the rule was deactivated or deleted before it executed' };
+    const deposit = await trx('chain_transfers').where({ id: execution.chainTransferId }).first();
+    if (!deposit || deposit.status !== 'CONFIRMED') return { cancelled: 'the deposit was taken back by a chain reorganisation before the rule executed' };
+
+    const wallet = await this.wallets.resolve(rule.organizationId, rule.addressId ? { addressId: rule.addressId } : { masterWalletId: rule.masterWalletId }, trx);
+    const network = this.networks.get(deposit.blockchainId);
+    if (!network) throw new PermanentFailure('the chain is no longer served by this deployment');
+    const assets = await this.chains.assetViews([execution.assetId, rule.destinationAssetId]);
+    const [from, to] = [assets.get(execution.assetId)!, assets.get(rule.destinationAssetId)!];
+    const destination: string = rule.destinationAddress;
+
+    const verdict = await this.screen.check(rule.organizationId, destination, network.blockchainId);
+    if (!verdict.allowed) throw new PermanentFailure(`the destination is refused: ${verdict.reason}`);
+    const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
+    const swap = from.id !== to.id;
+    const fees = await network.provider.getFeeData();
+    const gasPrice = (fees.maxFeePerGas ?? fees.gasPrice ?? 0n) * GAS_HEADROOM;
+
+    let amount = BigInt(execution.rawAmount);
+    if (from.isNative) {
+      // The native coin pays for its own send: what is left after gas, never more than the deposit.
+      const gas = (swap ? 200_000n : NATIVE_SEND_GAS) * gasPrice;
+      const [balance] = await readBalances(network.provider, wallet.address, [from]);
+      const free = balance - (await this.transfers.inFlight(trx, wallet.address, network.blockchainId, from.id)) - gas;
+      if (free < amount) amount = free;
+      if (amount <= 0n) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} cannot pay the gas of this settlement out of the deposit`);
+    }
+    policy(wallet, from, destination, amount);
+
+    if (!swap) {
+      const after = from.isNative ? null : await this.gasFor(trx, wallet, network, TOKEN_SEND_GAS * gasPrice);
+      const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'sweep', [{ asset: from, recipient: destination, rawAmount: amount, afterItemId: after ?? undefined }], status);
+      return { kind: 'sweep', transferId, transferItemId: itemIds[itemIds.length - 1], swapId: null };
+    }
+    const priced = await this.swaps.priceRaw(from, to, amount, rule.orderType, String(rule.slippageTolerance));
+    await this.swaps.admit(wallet, priced, destination);
+    const after = from.isNative ? null : await this.gasFor(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice);
+    const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, after ?? undefined);
+    return { kind: 'swap', transferId: queued.transferId, transferItemId: queued.swapItemId, swapId: queued.swapId };
+  }
+
+  /**
+   * Makes sure the sending address can pay `gasCost`: a deposit address with too little native coin
+   * gets the difference from its master wallet first (the rule is the organisation's standing
+   * instruction to spend it), and the id of that top-up line is returned; a master wallet without
+   * it is INSUFFICIENT_FUNDS (tried again later). Null when nothing is needed.
+   */
+  private async gasFor(trx: Knex.Transaction, wallet: SendingWallet, network: ChainNetwork, gasCost: bigint): Promise<string | null> {
+    const [nativeBalance] = await readBalances(network.provider, wallet.address, [{ isNative: true, address: ethers.ZeroAddress }]);
+    if (nativeBalance >= gasCost) return null;
+    if (!wallet.addressId) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds too little native coin to pay the gas of this settlement`);
+    const native = (await this.chains.assetsOf(network.blockchainId)).find((a) => a.isNative);
+    if (!native) throw new PermanentFailure('the chain has no native coin registered');
+    const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetType;
+    const master = await this.wallets.resolve(wallet.organizationId, { masterWalletId: wallet.masterWalletId }, trx);
+    const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: wallet.address, rawAmount: gasCost - nativeBalance }]);
+    return topUp.itemIds[0];
+  }
+}
+
+/** The wallet's security configuration, as for any transfer: allowed recipients and maxTransferAmount. */
+function policy(wallet: SendingWallet, asset: AssetType, destination: string, amount: bigint): void {
+  try {
+    checkTransferPolicy(wallet.configurations.security, [{ asset, recipient: destination, rawAmount: amount }]);
+  } catch (e) {
+    throw new PermanentFailure(`the wallet's security configuration refuses it: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,94 @@
+import { Knex } from 'knex';
+import type { Outbox } from '../../platform/events/outbox';
+import type { Logger } from '../../platform/logger';
+import type { ChainService } from '../chains/chain.service';
+import type { SendingWallets } from '../wallets/sending-wallets';
+import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
+import { executionEvent } from './settlement-events';
+
+export interface RetryPolicy {
+  /** Delay before the second attempt; doubled for each further one. */
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** Attempts in all, after which an execution is FAILED for good. */
+  maxAttempts: number;
+}
+
+/**
+ * The states of an execution after it was claimed, each change with its event in the same
+ * transaction: SUBMITTED when its transfer or swap is queued; EXECUTED when the transaction sender
+ * confirms the line that settles it; a failure (preparing it, or on chain) sends it back to PENDING
+ * with exponential backoff until maxAttempts, then FAILED. Each failure emits *.failed (with
+ * nextAttemptAt when another attempt follows), the success *.executed.
+ */
+export class SettlementOutcomes implements TransferOutcomeListener {
+  constructor(
+    private readonly chains: ChainService,
+    private readonly wallets: SendingWallets,
+    private readonly outbox: Outbox,
+    private readonly retry: RetryPolicy,
+    private readonly logger: Logger,
+  ) {}
+
+  async submitted(trx: Knex.Transaction, execution: Record<string, any>, queued: { kind: 'sweep' | 'swap'; transferId: string; transferItemId: string; swapId: string | null }): Promise<void> {
+    await trx('settlement_rule_executions')
+      .where({ id: execution.id, status: 'PENDING' })
+      .update({ status: 'SUBMITTED', ...queued, attempts: execution.attempts + 1, error: null, updatedAt: trx.fn.now() });
+  }
+
+  async cancelled(trx: Knex.Transaction, execution: Record<string, any>, reason: string): Promise<void> {
+    await trx('settlement_rule_executions').where({ id: execution.id, status: 'PENDING' }).update({ status: 'CANCELLED', error: reason, updatedAt: trx.fn.now() });
+  }
+
+  /** The line that settles an execution failed on chain (or was refused by it): another attempt, re-priced. */
+  async failed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
+    const execution = await this.submittedFor(trx, item.id);
+    if (execution) await this.attemptFailed(trx, execution, (item as SendingItem & { error?: string | null }).error ?? 'the transaction failed', false, true);
+  }
+
+  /**
+   * A failed attempt: again later with backoff, or FAILED for good when permanent or out of
+   * attempts. `attemptCounted`: the attempt was already counted when it was submitted.
+   */
+  async attemptFailed(trx: Knex.Transaction, execution: Record<string, any>, error: string, permanent: boolean, attemptCounted: boolean): Promise<void> {
+    const attempts = attemptCounted ? execution.attempts : execution.attempts + 1;
+    const final = permanent || attempts >= this.retry.maxAttempts;
+    const nextAttemptAt = final ? null : new Date(Date.now() + Math.min(this.retry.baseBackoffMs * 2 ** (attempts - 1), this.retry.maxBackoffMs));
+    const [row] = await trx('settlement_rule_executions')
+      .where({ id: execution.id })
+      .whereIn('status', ['PENDING', 'SUBMITTED'])
+      .update({ status: final ? 'FAILED' : 'PENDING', attempts, error, runAfter: nextAttemptAt ?? trx.fn.now(), updatedAt: trx.fn.now() })
+      .returning('*');
+    if (!row) return;
+    this.logger.warn({ executionId: execution.id, attempts, final, error }, 'settlement rule execution failed');
+    await this.outbox.publish(trx, await executionEvent(trx, this.chains, this.wallets, row, { outcome: 'failed', txHash: row.txHash ?? null, error, nextAttemptAt }));
+  }
+
+  async executed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
+    const execution = await this.submittedFor(trx, item.id);
+    if (!execution) return;
+    const [row] = await trx('settlement_rule_executions').where({ id: execution.id, status: 'SUBMITTED' }).update({ status: 'EXECUTED', txHash: item.txHash, updatedAt: trx.fn.now() }).returning('*');
+    if (row) await this.outbox.publish(trx, await executionEvent(trx, this.chains, this.wallets, row, { outcome: 'executed', txHash: item.txHash, error: null }));
+  }
+
+  /**
+   * Executions whose transfer an administrator rejected (security.requireApprovalForTransfers):
+   * FAILED for good, with *.failed. The transaction sender never sees a rejected line, so the
+   * worker asks here on each pass.
+   */
+  async rejected(trx: Knex.Transaction): Promise<number> {
+    const rows: Record<string, any>[] = await trx('settlement_rule_executions as e')
+      .join('transfers as t', 't.id', 'e.transferId')
+      .where({ 'e.status': 'SUBMITTED', 't.status': 'REJECTED' })
+      .select('e.*')
+      .forUpdate()
+      .skipLocked()
+      .limit(50);
+    for (const execution of rows) await this.attemptFailed(trx, execution, 'the transfer was rejected by an administrator', true, true);
+    return rows.length;
+  }
+
+  private async submittedFor(trx: Knex.Transaction, itemId: string): Promise<Record<string, any> | undefined> {
+    return trx('settlement_rule_executions').where({ transferItemId: itemId, status: 'SUBMITTED' }).forUpdate().first();
+  }
+}

@@ -1,0 +1,75 @@
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { PageArgs } from '../../graphql/types/page';
+import {
+  SettlementExecutionPage,
+  SettlementRuleCreateInput,
+  SettlementRuleDeletionType,
+  SettlementRuleFilterArgs,
+  SettlementRulePage,
+  SettlementRuleType,
+  SettlementRuleUpdateInput,
+} from './settlement-rule.types';
+
+@Resolver()
+export class SettlementRuleResolver {
+  @Authorized('write')
+  @Mutation(() => SettlementRuleType, { description: 'Creates a settlement rule on a master wallet or a deposit address' })
+  createSettlementRule(@Arg('input') input: SettlementRuleCreateInput, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
+    return ctx.services.settlementRules.create(ctx.principal.organizationId, input);
+  }
+
+  @Authorized('write')
+  @Mutation(() => SettlementRuleType, { description: 'Changes a rule; source and destination are replaced as a whole' })
+  updateSettlementRule(@Arg('id', () => ID) id: string, @Arg('input') input: SettlementRuleUpdateInput, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
+    return ctx.services.settlementRules.update(ctx.principal.organizationId, id, input);
+  }
+
+  @Authorized('write')
+  @Mutation(() => SettlementRuleType)
+  activateSettlementRule(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
+    return ctx.services.settlementRules.setActive(ctx.principal.organizationId, id, true);
+  }
+
+  @Authorized('write')
+  @Mutation(() => SettlementRuleType, { description: 'Deposits confirmed from now on are not matched; executions not yet run are cancelled when they come due' })
+  deactivateSettlementRule(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
+    return ctx.services.settlementRules.setActive(ctx.principal.organizationId, id, false);
+  }
+
+  @Authorized('write')
+  @Mutation(() => SettlementRuleDeletionType, { description: 'Deletes a rule; its pending executions are cancelled, its history stays readable' })
+  deleteSettlementRule(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleDeletionType> {
+    return ctx.services.settlementRules.delete(ctx.principal.organizationId, id);
+  }
+
+  @Authorized('read')
+  @Query(() => SettlementRulePage, { description: 'Settlement rules, newest first' })
+  settlementRules(@Args() args: SettlementRuleFilterArgs, @Ctx() ctx: GraphQLContext): Promise<SettlementRulePage> {
+    return ctx.services.settlementRules.list(ctx.principal.organizationId, args);
+  }
+
+  @Authorized('read')
+  @Query(() => SettlementRuleType)
+  settlementRule(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
+    return ctx.services.settlementRules.get(ctx.principal.organizationId, id);
+  }
+
+  @Authorized('read')
+  @Query(() => SettlementRulePage, { description: "A master wallet's rules (deposits to its own address)" })
+  masterWalletSettlementRules(@Arg('masterId', () => ID) masterId: string, @Args() args: PageArgs, @Ctx() ctx: GraphQLContext): Promise<SettlementRulePage> {
+    return ctx.services.settlementRules.listOfMasterWallet(ctx.principal.organizationId, masterId, args);
+  }
+
+  @Authorized('read')
+  @Query(() => SettlementRulePage, { description: "A deposit address's rules" })
+  addressSettlementRules(@Arg('addressId', () => ID) addressId: string, @Args() args: PageArgs, @Ctx() ctx: GraphQLContext): Promise<SettlementRulePage> {
+    return ctx.services.settlementRules.listOfAddress(ctx.principal.organizationId, addressId, args);
+  }
+
+  @Authorized('read')
+  @Query(() => SettlementExecutionPage, { description: "A rule's executions, one per deposit it matched, newest first" })
+  settlementRuleExecutions(@Arg('ruleId', () => ID) ruleId: string, @Args() args: PageArgs, @Ctx() ctx: GraphQLContext): Promise<SettlementExecutionPage> {
+    return ctx.services.settlementRules.executions(ctx.principal.organizationId, ruleId, args);
+  }
+}

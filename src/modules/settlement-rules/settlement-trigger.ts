@@ -1,0 +1,85 @@
+import { Knex } from 'knex';
+import { toUnitsFloor } from '../../platform/decimal';
+import type { DepositListener } from '../deposits/chain-activity-recorder';
+import type { ChainTransferModel } from '../deposits/chain-transfer.model';
+import { heldByAml } from '../aml/aml-holds';
+
+/**
+ * Turns confirmed deposits into settlement-rule executions, inside the scan's transaction: one row
+ * per (rule, deposit), the pair unique, so a rule fires at most once for a deposit however often the
+ * deposit is seen (a rescan, a restart, two watchers). The worker does the sending.
+ *
+ * Matched: incoming deposits that are not Keel's own doing (not internal moves between the
+ * organisation's wallets, not the output of one of Keel's swaps), to the rule's wallet (a master
+ * rule: the master wallet's own address; an address rule: that address), on the source chain, of
+ * one of the source assets (any when none are listed), within minAmount..maxAmount (whole units,
+ * inclusive). Only rules active when the deposit is confirmed match. A deposit from a sanctioned
+ * address (flagged by the AML screen earlier in the same transaction), and any deposit to an address
+ * holding one that no admin has released, triggers nothing.
+ *
+ * A reorg that takes a deposit back cancels its executions still pending; an execution already
+ * sent stays sent (the funds have left) and is marked depositRevertedAt. If the same transfer is
+ * confirmed again on the new fork, a cancelled execution becomes pending again: still once.
+ */
+export class SettlementTrigger implements DepositListener {
+  async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
+    const incoming = deposits.filter((d) => d.direction === 'incoming' && d.category !== 'internal' && !d.amlFlaggedAt);
+    const held = new Set<string>();
+    for (const addressId of new Set(incoming.map((d) => d.addressId).filter((id): id is string => !!id))) {
+      if (await heldByAml(trx, addressId)) held.add(addressId);
+    }
+    const candidates = incoming.filter((d) => !d.addressId || !held.has(d.addressId));
+    if (!candidates.length) return;
+    const rules: Record<string, any>[] = await trx('settlement_rules')
+      .whereIn('masterWalletId', [...new Set(candidates.map((d) => d.masterWalletId))])
+      .where({ isActive: true })
+      .whereNull('deletedAt');
+    if (!rules.length) return;
+    const ownSwaps = new Set<string>(
+      await trx('transfer_items as i')
+        .join('transfers as t', 't.id', 'i.transferId')
+        .where('t.kind', 'swap')
+        .whereIn('i.txHash', candidates.map((d) => d.txHash))
+        .pluck('i.txHash'),
+    );
+    const decimals = new Map<string, number>((await trx('assets').whereIn('id', [...new Set(candidates.map((d) => d.assetId))]).select('id', 'decimals')).map((a: { id: string; decimals: number }) => [a.id, a.decimals]));
+    const rows = [];
+    for (const d of candidates) {
+      if (ownSwaps.has(d.txHash)) continue;
+      for (const rule of rules) {
+        if (matches(rule, d, decimals.get(d.assetId) ?? 18)) {
+          rows.push({ organizationId: d.organizationId, ruleId: rule.id, chainTransferId: d.id, assetId: d.assetId, rawAmount: d.rawValue, status: 'PENDING', runAfter: new Date(Date.now() + rule.delaySeconds * 1000) });
+        }
+      }
+    }
+    if (!rows.length) return;
+    await trx('settlement_rule_executions')
+      .insert(rows)
+      .onConflict(['rule_id', 'chain_transfer_id'])
+      // Pending again only if a reorg cancelled it before it ran; otherwise the first execution stands.
+      .merge({ status: 'PENDING', runAfter: trx.fn.now(), error: null, depositRevertedAt: null, updatedAt: trx.fn.now() })
+      .where('settlement_rule_executions.status', 'CANCELLED')
+      .whereNotNull('settlement_rule_executions.depositRevertedAt');
+  }
+
+  async reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
+    const ids = deposits.map((d) => d.id);
+    if (!ids.length) return;
+    await trx('settlement_rule_executions')
+      .whereIn('chainTransferId', ids)
+      .where({ status: 'PENDING' })
+      .update({ status: 'CANCELLED', error: 'the deposit was taken back by a chain reorganisation before the rule executed', depositRevertedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+    await trx('settlement_rule_executions').whereIn('chainTransferId', ids).whereNot({ status: 'CANCELLED' }).update({ depositRevertedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+  }
+}
+
+function matches(rule: Record<string, any>, d: ChainTransferModel, decimals: number): boolean {
+  if ((rule.addressId ?? null) !== (d.addressId ?? null)) return false;
+  if (rule.sourceBlockchainId !== d.blockchainId) return false;
+  const assetIds: string[] = rule.sourceAssetIds ?? [];
+  if (assetIds.length && !assetIds.includes(d.assetId)) return false;
+  const raw = BigInt(d.rawValue);
+  if (rule.minAmount !== null && raw < toUnitsFloor(String(rule.minAmount), decimals)) return false;
+  if (rule.maxAmount !== null && raw > toUnitsFloor(String(rule.maxAmount), decimals)) return false;
+  return true;
+}

@@ -1,0 +1,30 @@
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import { SwapFilterArgs, SwapInputType, SwapPage, SwapQuoteArgs, SwapQuoteType, SwapType } from './swap.types';
+
+@Resolver()
+export class SwapResolver {
+  @Authorized('read')
+  @Query(() => SwapQuoteType, { description: "A quote from the chain's DEX: expected and minimum output, price impact, route, fees and gas" })
+  swapQuote(@Args() args: SwapQuoteArgs, @Ctx() ctx: GraphQLContext): Promise<SwapQuoteType> {
+    return ctx.services.swaps.quote(args);
+  }
+
+  @Authorized('write')
+  @Mutation(() => SwapType, { description: 'Swaps from a master wallet or deposit address; the minimum output is enforced on chain' })
+  createSwap(@Arg('input') input: SwapInputType, @Ctx() ctx: GraphQLContext): Promise<SwapType> {
+    return ctx.services.swaps.create(ctx.principal.organizationId, input);
+  }
+
+  @Authorized('read')
+  @Query(() => SwapPage, { description: 'Swaps, newest first' })
+  swaps(@Args() args: SwapFilterArgs, @Ctx() ctx: GraphQLContext): Promise<SwapPage> {
+    return ctx.services.swaps.list(ctx.principal.organizationId, args);
+  }
+
+  @Authorized('read')
+  @Query(() => SwapType)
+  swap(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SwapType> {
+    return ctx.services.swaps.get(ctx.principal.organizationId, id);
+  }
+}

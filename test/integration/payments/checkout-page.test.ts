@@ -1,0 +1,158 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, Browser, Page } from 'playwright-core';
+import { mine, revert, snapshot } from '../../support/chain-controls';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { eventually } from '../../support/eventually';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { PAYMENT_CONFIG } from './support';
+import { ApiClient } from '../../support/api-client';
+
+const ARTIFACTS = join(__dirname, '../../../test-artifacts/checkout-page');
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** A phone-sized viewport. */
+const PHONE = { width: 390, height: 844 };
+
+/**
+ * The hosted checkout page in Debian's Chromium (playwright-core, nothing downloaded), on a dev
+ * chain of the test's own that mines only when told to, so every state the page shows is reached
+ * on purpose: waiting, detected (the payment is in the head block), confirmed (recorded at the
+ * chain's 2 confirmations), paid (the payment's 4 confirmations), then the redirect; and expired.
+ */
+describe('the hosted checkout page in a real browser', () => {
+  let own: OwnChainKeel;
+  let browser: Browser;
+  let shop: Server;
+  let shopUrl: string;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    own = await startKeelOnOwnChain(31_418, 2, { ...PAYMENT_CONFIG, PAYMENT_CONFIRMATIONS: 4 });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    shop = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Shop</title><h1>Thank you for your order</h1>'));
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/thanks`;
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => shop?.close(resolve));
+    await own?.stop();
+  });
+
+  async function openPage(slug: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: PHONE });
+    page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()} ${msg.location().url}`));
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
+    const response = await page.goto(`${own.t.coreUrl}/pay/${slug}`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    return page;
+  }
+
+  async function state(page: Page, name: string, shot: string): Promise<void> {
+    await page.locator(`#status[data-state="${name}"]`).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(ARTIFACTS, `${shot}.png`), fullPage: true });
+  }
+
+  test('a payer picks USDC, pays the address shown, and watches the page reach paid and redirect', async () => {
+    const { org, blockchainId, chain } = own;
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Shop' })).body.data;
+    await org.core.post('/v1/dev/faucet', { blockchainId, address: wallet.walletAddress, amount: '2' });
+    const link = (await org.core.post('/v1/payment/links', { name: 'Espresso machine', description: 'Model K, delivered in 3 days', currency: 'USD', amount: '7.25', evmSettlementWalletId: wallet.id, redirectUrl: shopUrl, successMessage: 'Payment received, thank you!' })).body.data;
+    const soon = (await org.core.post('/v1/payment/links', { name: 'Last-minute deal', currency: 'USD', amount: '1', evmSettlementWalletId: wallet.id, expiresAt: new Date(Date.now() + 8_000).toISOString() })).body.data;
+
+    // A second payer starts a session on a link about to expire and never pays.
+    const idle = await openPage(soon.slug);
+    await idle.locator('#choose').waitFor();
+    await idle.getByRole('button', { name: 'Continue to payment' }).click();
+    await state(idle, 'waiting', '0-other-session-waiting');
+
+    const page = await openPage(link.slug);
+    await page.locator('#choose').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Espresso machine');
+    expect(await page.locator('#link-amount').textContent()).toBe('7.25 USD');
+    await page.getByLabel('Network').selectOption(blockchainId);
+    await page.getByLabel('Asset').selectOption(own.assets.USDC.id);
+    await page.screenshot({ path: join(ARTIFACTS, '1-choose.png'), fullPage: true });
+    // Keyboard only: the button is reachable and works with Enter.
+    const qrCode = page.waitForResponse((r) => r.url().endsWith('/qr.svg'));
+    await page.getByRole('button', { name: 'Continue to payment' }).focus();
+    await page.keyboard.press('Enter');
+
+    await state(page, 'waiting', '2-waiting');
+    const address = await page.getByLabel('To this address').inputValue();
+    expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(await page.locator('#pay-amount').textContent()).toBe('7.25');
+    expect(await page.locator('#pay-asset').textContent()).toBe('USDC');
+    // The QR code is drawn by the server, as SVG, and shown.
+    expect((await qrCode).headers()['content-type']).toContain('image/svg+xml');
+    expect(await page.locator('#qr').isVisible()).toBe(true);
+    expect(await page.locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
+    expect(page.url()).toContain('?session=');
+
+    // Pay the address the page shows from a funded dev account (the dev faucet): mined at once.
+    const paid = await org.core.post('/v1/dev/faucet', { blockchainId, address, asset: 'USDC', amount: '7.25' });
+    expect(paid.status).toBe(200);
+    await state(page, 'detected', '3-detected');
+    await mine(chain.rpcUrl, 1);
+    await state(page, 'confirmed', '4-confirmed');
+    expect(await page.locator('#status').textContent()).toContain('(2 of 4 confirmations)');
+    await mine(chain.rpcUrl, 2);
+    await state(page, 'paid', '5-paid');
+    expect(await page.locator('#message').textContent()).toBe('Payment received, thank you!');
+    await page.waitForURL(shopUrl, { timeout: 10_000 });
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your order');
+    await page.screenshot({ path: join(ARTIFACTS, '6-redirected.png'), fullPage: true });
+
+    // The other session expired on its own page, without a reload.
+    await eventually(async () => (await idle.locator('#status').getAttribute('data-state')) === 'expired', 20_000, 200);
+    await state(idle, 'expired', '7-expired');
+    expect(await idle.locator('#payment-details').isHidden()).toBe(true);
+
+    const transfers = (await org.core.get(`/v1/payment/links/${link.id}/transfers`)).body.data;
+    expect(transfers).toMatchObject([{ kind: 'PAYMENT', status: 'CONFIRMED', txHash: paid.body.data.txHash, amount: '7.25' }]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  test('a reorg that drops a confirming payment reverts the payment-link transfer and reopens the checkout; paying again completes it', async () => {
+    const { org, blockchainId, chain, t } = own;
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Reorg shop' })).body.data;
+    const link = (await org.core.post('/v1/payment/links', { name: 'Reorg-proof', currency: 'USD', amount: '4', evmSettlementWalletId: wallet.id })).body.data;
+    const session = (await new ApiClient(t.coreUrl, {}).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId, assetId: own.assets.USDC.id })).body.data;
+    const sessionOf = async () => (await new ApiClient(t.coreUrl, {}).get(`/v1/checkout/sessions/${session.id}`)).body.data;
+    const transfersOf = async () => (await org.core.get(`/v1/payment/links/${link.id}/transfers`)).body.data;
+
+    const before = await snapshot(chain.rpcUrl);
+    await org.core.post('/v1/dev/faucet', { blockchainId, address: session.depositAddress, asset: 'USDC', amount: '4' });
+    await mine(chain.rpcUrl, 1);
+    await eventually(async () => (await sessionOf()).status === 'CONFIRMING');
+    // At least the two blocks mined here; another transaction of the chain (a sweep left from the
+    // test before) may have mined one more, but not the fourth.
+    const confirming = await transfersOf();
+    expect(confirming).toMatchObject([{ status: 'CONFIRMING', requiredConfirmations: 4 }]);
+    expect(confirming[0].confirmations).toBeGreaterThanOrEqual(2);
+    expect(confirming[0].confirmations).toBeLessThan(4);
+
+    // Another fork from before the payment, longer than the old one.
+    await revert(chain.rpcUrl, before);
+    await fundFromFaucet(chain.rpcUrl, devChainAccount(0).privateKey, { to: devChainAccount(7).address, amount: '1' });
+    await mine(chain.rpcUrl, 3);
+    await eventually(async () => (await transfersOf())[0]?.status === 'REVERTED', 20_000, 100);
+    expect(await sessionOf()).toMatchObject({ status: 'AWAITING_PAYMENT', amountReceived: '0', amountConfirming: '0' });
+    const reported = (await t.keel.platform.db('outbox_events').where({ type: 'payment_link_transfer.updated' }).select('envelope'))
+      .map((r: { envelope: any }) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope).data)
+      .filter((d: any) => d.paymentLinkId === link.id);
+    expect(reported.map((d: any) => d.status)).toEqual(['REVERTED']);
+
+    await org.core.post('/v1/dev/faucet', { blockchainId, address: session.depositAddress, asset: 'USDC', amount: '4' });
+    await mine(chain.rpcUrl, 3);
+    await eventually(async () => (await sessionOf()).status === 'PAID', 20_000, 100);
+    expect((await transfersOf()).map((x: any) => x.status).sort()).toEqual(['CONFIRMED', 'REVERTED']);
+    expect((await org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(1);
+  }, 60_000);
+});

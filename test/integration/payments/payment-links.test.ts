@@ -1,0 +1,263 @@
+import { PAYMENT_CONFIG, Merchant, pay, paymentWorld, publicClient, received, sessionReaches, startTestKeel, eventually, WebhookReceiver, TestKeel } from './support';
+
+describe('payment links paid end to end on the dev chain through the API', () => {
+  const world = paymentWorld(['payment_link.*', 'payment_link_transfer.*']);
+  let t: TestKeel, m: Merchant, other: Merchant, hooks: WebhookReceiver;
+  beforeAll(() => {
+    ({ t, m, other, hooks } = world);
+  });
+
+  async function createLink(body: Record<string, unknown>, owner = m) {
+    const res = await owner.org.core.post('/v1/payment/links', { name: 'Coffee beans', currency: 'USD', evmSettlementWalletId: owner.wallet.id, ...body });
+    expect(res.status).toBe(201);
+    return res.body.data;
+  }
+
+  async function startSession(slug: string, body: Record<string, unknown> = {}) {
+    const res = await publicClient(t).post(`/v1/checkout/links/${slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id, ...body });
+    expect(res.status).toBe(201);
+    return res.body.data;
+  }
+
+  test('a fixed-amount link: created with every field, paid through the public checkout, recorded as a payment-link transfer, swept to the settlement wallet, with the spec events', async () => {
+    const link = await createLink({
+      slug: 'coffee-beans-1kg',
+      description: 'One kilogram, whole beans',
+      amount: '12.5',
+      paymentLimit: 5,
+      redirectUrl: 'https://shop.example/thanks',
+      successMessage: 'Thanks, your beans are on their way',
+      failureMessage: 'The payment did not complete',
+      metadata: { sku: 'BEANS-1KG' },
+      imgUrl: 'https://shop.example/beans.png',
+      channel: 'email',
+    });
+    expect(link).toMatchObject({
+      slug: 'coffee-beans-1kg',
+      currency: 'USD',
+      amount: '12.5',
+      paymentLimit: 5,
+      paymentsConsumed: 0,
+      isActive: true,
+      channel: 'email',
+      evmSettlementWalletId: m.wallet.id,
+      solanaSettlementWalletId: null,
+      metadata: { sku: 'BEANS-1KG' },
+      checkoutUrl: '/pay/coffee-beans-1kg',
+      expiresAt: null,
+    });
+    expect(link.refId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(link.allowedBlockchains.map((b: { id: string }) => b.id)).toEqual([m.wallet.blockchainId]);
+    expect(link.allowedAssets.map((a: { symbol: string }) => a.symbol).sort()).toEqual(['DAI', 'USDC', 'USDT']);
+    expect((await m.org.core.get(`/v1/payment-links/${link.id}`)).body.data).toEqual(link);
+    expect((await m.org.core.get(`/v1/payment/links/slug/coffee-beans-1kg`)).body.data.id).toBe(link.id);
+    expect((await m.org.core.get(`/v1/master-wallets/${m.wallet.id}`)).body.data.analytics.paymentLinksCount).toBe(1);
+
+    // The public view: the link's terms and nothing of the merchant behind it.
+    const pub = await publicClient(t).get('/v1/checkout/links/coffee-beans-1kg');
+    expect(pub.status).toBe(200);
+    expect(pub.headers.get('x-ratelimit-limit')).toBe(String(PAYMENT_CONFIG.CHECKOUT_RATE_LIMIT_PER_MINUTE));
+    expect(pub.body.data).toMatchObject({ slug: 'coffee-beans-1kg', name: 'Coffee beans', amount: '12.5', currency: 'USD', available: true });
+    const shown = JSON.stringify(pub.body.data);
+    for (const secret of [m.org.orgId, m.wallet.id, m.wallet.walletAddress, 'BEANS-1KG', link.refId]) expect(shown).not.toContain(secret);
+
+    const session = await startSession('coffee-beans-1kg');
+    expect(session).toMatchObject({ status: 'AWAITING_PAYMENT', amount: '12.5', amountDue: '12.5', asset: { symbol: 'USDC', decimals: 6 }, redirectUrl: null });
+    expect(session.depositAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(session.depositAddress).not.toBe(m.wallet.walletAddress);
+    expect(session.paymentUri).toBe(`ethereum:${m.usdc.address}@${session.blockchain.chainId}/transfer?address=${session.depositAddress}&uint256=12500000`);
+    const qr = await fetch(`${t.coreUrl}${session.qrCodeUrl}`);
+    expect(qr.headers.get('content-type')).toContain('image/svg+xml');
+    expect(await qr.text()).toMatch(/^<svg/);
+    expect(new Date(session.expiresAt).getTime() - Date.now()).toBeGreaterThan(800_000);
+
+    const txHash = await pay(m, session.depositAddress, '12.5');
+    const paid = await sessionReaches(publicClient(t), session.id, 'PAID');
+    expect(paid).toMatchObject({ amountReceived: '12.5', amountDue: '0', redirectUrl: 'https://shop.example/thanks', message: 'Thanks, your beans are on their way' });
+    expect(paid.transfers).toEqual([{ txHash, amount: '12.5', kind: 'PAYMENT', status: 'CONFIRMED', confirmations: 3, requiredConfirmations: 3 }]);
+
+    const transfers = (await m.org.core.get(`/v1/payment/links/${link.id}/transfers`)).body;
+    expect(transfers.total).toBe(1);
+    expect(transfers.data[0]).toMatchObject({ paymentLinkId: link.id, checkoutId: session.id, kind: 'PAYMENT', status: 'CONFIRMED', txHash, amount: '12.5', rawAmount: '12500000', to: session.depositAddress, checkoutStatus: 'PAID' });
+    expect((await m.org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(1);
+
+    // The events, each with its data shape.
+    const events = await eventually(() => {
+      const got = received(hooks).filter((e) => e.type === 'payment_link.created' || e.data.paymentLinkId === link.id);
+      return got.some((e) => e.type === 'payment_link.updated') && got.length >= 4 && got;
+    });
+    const created = events.find((e) => e.type === 'payment_link.created' && e.data.paymentLinkId === link.id)!;
+    expect(created.data).toEqual({
+      paymentLinkId: link.id,
+      name: 'Coffee beans',
+      slug: 'coffee-beans-1kg',
+      amount: '12.5',
+      currency: 'USD',
+      redirectUrl: 'https://shop.example/thanks',
+      isActive: true,
+      expiresAt: null,
+      paymentLimit: 5,
+      paymentsConsumed: 0,
+      masterWallet: { id: m.wallet.id, name: 'Shop treasury', walletAddress: m.wallet.walletAddress },
+    });
+    const transferCreated = events.find((e) => e.type === 'payment_link_transfer.created')!;
+    expect(transferCreated.data).toMatchObject({ paymentLinkId: link.id, kind: 'PAYMENT', status: 'CONFIRMING', confirmations: 2, requiredConfirmations: 3, txHash, amount: '12.5', paymentLink: { id: link.id, slug: 'coffee-beans-1kg' }, checkout: { id: session.id, status: 'CONFIRMING' } });
+    const transferUpdated = events.find((e) => e.type === 'payment_link_transfer.updated')!;
+    expect(transferUpdated.data).toMatchObject({ id: transferCreated.data.id, status: 'CONFIRMED', confirmations: 3, checkout: { status: 'PAID' } });
+    expect(events.find((e) => e.type === 'payment_link.updated')!.data).toMatchObject({ paymentLinkId: link.id, paymentsConsumed: 1 });
+
+    // The funds land in the settlement wallet: swept from the checkout address (gas from the wallet).
+    await eventually(async () => {
+      const balances = (await m.org.core.get(`/v1/master-wallets/${m.wallet.id}/balances`)).body.data;
+      return balances.find((b: any) => b.asset.symbol === 'USDC')?.balance === '12.5';
+    }, 40_000, 250);
+
+    // A second payment to the spent address: recorded as a REPEAT, not a second payment.
+    await pay(m, session.depositAddress, '1');
+    const repeat = await eventually(async () => {
+      const list = (await m.org.core.get(`/v1/payment/links/${link.id}/transfers?kind=REPEAT`)).body;
+      return list.data[0]?.status === 'CONFIRMED' && list.data[0];
+    }, 30_000, 100);
+    expect(repeat).toMatchObject({ kind: 'REPEAT', amount: '1', checkoutStatus: 'PAID' });
+    expect((await publicClient(t).get(`/v1/checkout/sessions/${session.id}`)).body.data).toMatchObject({ status: 'PAID', amountReceived: '12.5' });
+    expect((await m.org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(1);
+  }, 120_000);
+
+  test('under-, over- and late payments are each recorded, visible and counted as documented', async () => {
+    const open = await createLink({ name: 'Tip jar' });
+    expect(open.amount).toBeNull();
+    const missing = await publicClient(t).post(`/v1/checkout/links/${open.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.code).toBe('MISSING_FIELD');
+    const under = await startSession(open.slug, { amount: '10' });
+    const over = await startSession(open.slug, { amount: '5' });
+    const soon = await createLink({ name: 'Flash sale', amount: '3', expiresAt: new Date(Date.now() + 4_000).toISOString() });
+    const late = await startSession(soon.slug);
+    expect(new Date(late.expiresAt).getTime()).toBe(new Date(soon.expiresAt).getTime());
+
+    await pay(m, under.depositAddress, '4');
+    await pay(m, over.depositAddress, '7');
+    const underpaid = await sessionReaches(publicClient(t), under.id, 'UNDERPAID');
+    expect(underpaid).toMatchObject({ amountReceived: '4', amountDue: '6', redirectUrl: null, message: null });
+    const overpaid = await sessionReaches(publicClient(t), over.id, 'OVERPAID');
+    expect(overpaid).toMatchObject({ amountReceived: '7', amountDue: '0', amountOverpaid: '2', redirectUrl: null });
+
+    // The underpaid checkout takes a top-up to the same address until its expiry.
+    await pay(m, under.depositAddress, '6');
+    expect(await sessionReaches(publicClient(t), under.id, 'PAID')).toMatchObject({ amountReceived: '10', amountDue: '0' });
+    expect((await m.org.core.get(`/v1/payment/links/${open.id}`)).body.data.paymentsConsumed).toBe(2);
+
+    // After the expiry: the session is EXPIRED, a new one is refused, and a payment is LATE.
+    await sessionReaches(publicClient(t), late.id, 'EXPIRED');
+    const refused = await publicClient(t).post(`/v1/checkout/links/${soon.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('PAYMENT_EXPIRED');
+    expect((await publicClient(t).get(`/v1/checkout/links/${soon.slug}`)).body.data).toMatchObject({ available: false, unavailableReason: 'This payment link has expired' });
+    await pay(m, late.depositAddress, '3');
+    const lateTransfer = await eventually(async () => (await m.org.core.get(`/v1/payment/links/${soon.id}/transfers`)).body.data[0], 30_000, 100);
+    expect(lateTransfer).toMatchObject({ kind: 'LATE', amount: '3', checkoutStatus: 'EXPIRED' });
+    expect((await publicClient(t).get(`/v1/checkout/sessions/${late.id}`)).body.data).toMatchObject({ status: 'EXPIRED', amountReceived: '0', message: null });
+    expect((await m.org.core.get(`/v1/payment/links/${soon.id}`)).body.data.paymentsConsumed).toBe(0);
+
+    const checkouts = (await m.org.core.get(`/v1/payment/links/${open.id}/checkouts`)).body;
+    expect(checkouts.data.map((c: any) => [c.id, c.status]).sort()).toEqual([[under.id, 'PAID'], [over.id, 'OVERPAID']].sort());
+  }, 120_000);
+
+  test('paymentLimit reserves a payment per open checkout and is enforced; deactivated and deleted links take no checkout', async () => {
+    const link = await createLink({ name: 'One-off', amount: '2', paymentLimit: 1 });
+    const first = await startSession(link.slug);
+    const busy = await publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id });
+    expect(busy.status).toBe(400);
+    expect(busy.body.error).toMatchObject({ code: 'PAYMENT_FAILED', details: { paymentLimit: 1, paymentsConsumed: 0 } });
+    await pay(m, first.depositAddress, '2');
+    await sessionReaches(publicClient(t), first.id, 'PAID');
+    const spent = await publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id });
+    expect(spent.body.error).toMatchObject({ code: 'PAYMENT_FAILED', message: 'This payment link has taken all its payments' });
+    // Raising the limit makes the link available again.
+    expect((await m.org.core.request('PUT', `/v1/payment/links/${link.id}`, { body: { paymentLimit: 2 } })).body.data).toMatchObject({ paymentLimit: 2, paymentsConsumed: 1 });
+    expect((await publicClient(t).get(`/v1/checkout/links/${link.slug}`)).body.data.available).toBe(true);
+
+    const other = await createLink({ name: 'Paused', amount: '1' });
+    expect((await m.org.core.post(`/v1/payment/links/${other.id}/deactivate`)).body.data.isActive).toBe(false);
+    const inactive = await publicClient(t).post(`/v1/checkout/links/${other.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id });
+    expect(inactive.body.error.code).toBe('PAYMENT_FAILED');
+    const deleted = await m.org.core.request('DELETE', `/v1/payment/links/${other.id}`);
+    expect(deleted.status).toBe(200);
+    expect((await m.org.core.get(`/v1/payment/links/${other.id}`)).status).toBe(404);
+    expect((await publicClient(t).get(`/v1/checkout/links/${other.slug}`)).status).toBe(404);
+    expect((await publicClient(t).get(`/pay/${other.slug}`)).status).toBe(200); // the page loads, then says the link does not exist
+    await eventually(() => received(hooks).some((e) => e.type === 'payment_link.deleted' && e.data.paymentLinkId === other.id));
+  }, 60_000);
+
+  test('list, filter, update and validation; another organisation gets 404 for every link of this one', async () => {
+    const a = await createLink({ name: 'Alpha tea', amount: '1' });
+    const b = await createLink({ name: 'Beta tea', currency: 'USDC' });
+    expect(b.allowedAssets.map((x: any) => x.symbol)).toEqual(['USDC']);
+    const list = (await m.org.core.get(`/v1/payment/links?search=tea&limit=1`)).body;
+    expect(list).toMatchObject({ total: 2, hasMore: true });
+    expect(list.data[0].id).toBe(b.id);
+    expect((await m.org.core.get(`/v1/payment/links?currency=USDC&search=tea`)).body.data.map((l: any) => l.id)).toEqual([b.id]);
+    expect((await m.org.core.get(`/v1/payment/links?from=2000-01-01&to=2000-01-02`)).body.total).toBe(0);
+    expect((await m.org.core.get(`/v1/payment/links?masterWalletId=${m.wallet.id}&isActive=true&search=Alpha`)).body.data.map((l: any) => l.id)).toEqual([a.id]);
+
+    // The same through GraphQL.
+    const bySlug = await m.org.core.graphql('query($slug: String!) { paymentLinkBySlug(slug: $slug) { id amount currency allowedAssets { symbol } checkoutUrl } }', { slug: a.slug });
+    expect(bySlug.body.data.paymentLinkBySlug).toMatchObject({ id: a.id, amount: '1', currency: 'USD', checkoutUrl: `/pay/${a.slug}` });
+    const viaGraphql = await m.org.core.graphql('mutation($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { slug amount paymentsConsumed } }', { input: { name: 'Gamma tea', currency: 'USD', amount: '3.5', evmSettlementWalletId: m.wallet.id, slug: `gamma-${a.id.slice(0, 8)}` } });
+    expect(viaGraphql.body.data.createPaymentLink).toEqual({ slug: `gamma-${a.id.slice(0, 8)}`, amount: '3.5', paymentsConsumed: 0 });
+
+    const updated = await m.org.core.request('PUT', `/v1/payment/links/${a.id}`, { body: { name: 'Alpha tea, large', amount: '1.75', allowedAssetIds: [m.usdc.id], slug: `alpha-${a.id.slice(0, 8)}` } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toMatchObject({ name: 'Alpha tea, large', amount: '1.75', slug: `alpha-${a.id.slice(0, 8)}`, allowedAssets: [{ id: m.usdc.id }] });
+
+    const taken = await m.org.core.post('/v1/payment/links', { name: 'Copy', currency: 'USD', amount: '1', evmSettlementWalletId: m.wallet.id, slug: `alpha-${a.id.slice(0, 8)}` });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.code).toBe('DUPLICATE_ENTRY');
+    const noAsset = await m.org.core.post('/v1/payment/links', { name: 'Euro', currency: 'EUR', amount: '1', evmSettlementWalletId: m.wallet.id });
+    expect(noAsset.status).toBe(422);
+    expect(noAsset.body.error.details.fields[0].field).toBe('allowedAssetIds');
+    const tooPrecise = await m.org.core.post('/v1/payment/links', { name: 'Dust', currency: 'USD', amount: '0.0000001', evmSettlementWalletId: m.wallet.id });
+    expect(tooPrecise.body.error.details.fields[0].field).toBe('amount');
+    const badUrl = await m.org.core.post('/v1/payment/links', { name: 'X', currency: 'USD', evmSettlementWalletId: m.wallet.id, redirectUrl: 'javascript:alert(1)' });
+    expect(badUrl.status).toBe(422);
+
+    // Cross-organisation: 404, never 403, for reads, writes and the other's wallet as settlement.
+    for (const [method, path] of [['GET', `/v1/payment/links/${a.id}`], ['GET', `/v1/payment-links/${a.id}`], ['PUT', `/v1/payment/links/${a.id}`], ['DELETE', `/v1/payment/links/${a.id}`], ['POST', `/v1/payment/links/${a.id}/deactivate`], ['GET', `/v1/payment/links/${a.id}/transfers`], ['GET', `/v1/payment/links/${a.id}/checkouts`], ['GET', `/v1/payment/links/slug/${b.slug}`]]) {
+      const res = await other.org.core.request(method, path, method === 'PUT' ? { body: { name: 'mine now' } } : {});
+      expect([method, path, res.status, res.body.error?.code]).toEqual([method, path, 404, 'NOT_FOUND']);
+    }
+    const overGraphql = await other.org.core.graphql('query($id: ID!) { paymentLink(id: $id) { id } }', { id: a.id });
+    expect(overGraphql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const foreignWallet = await other.org.core.post('/v1/payment/links', { name: 'Theft', currency: 'USD', evmSettlementWalletId: m.wallet.id });
+    expect(foreignWallet.status).toBe(404);
+    expect((await other.org.core.get('/v1/payment/links')).body.total).toBe(0);
+    expect((await m.org.core.get(`/v1/payment/links/not-a-uuid`)).status).toBe(404);
+
+    // The API document: the rows above, and the public checkout without the API key.
+    const doc = (await publicClient(t).get('/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths['/v1/payment/links'])).toEqual(['post', 'get']);
+    expect(doc.paths['/v1/payment/intents/{id}/cancel'].post.tags).toEqual(['Payment intents']);
+    expect(doc.paths['/v1/checkout/links/{slug}/sessions'].post).toMatchObject({ security: [], tags: ['Public checkout'] });
+  }, 60_000);
+});
+
+describe('the public checkout API is rate-limited per client address', () => {
+  let t: TestKeel;
+  beforeAll(async () => {
+    t = await startTestKeel({ ...PAYMENT_CONFIG, CHECKOUT_RATE_LIMIT_PER_MINUTE: 3 });
+  });
+  afterAll(() => t?.stop());
+
+  test('the fourth request in a minute gets 429 RATE_LIMIT_EXCEEDED with the limit headers; API-key calls are not counted against it', async () => {
+    const client = publicClient(t);
+    for (let i = 0; i < 3; i++) {
+      const res = await client.get('/v1/checkout/links/no-such-link');
+      expect([res.status, res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining')]).toEqual([404, '3', String(2 - i)]);
+    }
+    const refused = await client.get('/pay/anything');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 3, remaining: 0 } });
+    const org = await t.createOrg();
+    expect((await org.core.get('/v1/payment/links')).status).toBe(200);
+  });
+});

@@ -1,0 +1,274 @@
+import { ethers } from 'ethers';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { ApiClient } from '../../support/api-client';
+import { SettlementOutcomes } from '../../../src/modules/settlement-rules/settlement-outcomes';
+import { SettlementExecutor } from '../../../src/modules/settlement-rules/settlement-executor';
+import { SettlementRuleWorker } from '../../../src/modules/settlement-rules/settlement-rule-worker';
+import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
+
+/**
+ * Settlement rules on the shared dev chain (chain 0): deposits confirmed by Keel's watcher are swept
+ * or swapped on the chain's Uniswap V2 and sent to the rule's destination, once.
+ */
+describe('settlement rules', () => {
+  let t: TestKeel;
+  let org: TestOrg;
+  let other: TestOrg;
+  let chain: string;
+  let assets: Record<string, Asset>;
+  let balanceOf: (symbol: string, owner: string) => Promise<bigint>;
+  let provider: ethers.JsonRpcProvider;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    t = await startTestKeel({ ...FAST, SETTLEMENT_POLL_INTERVAL_MS: 100, SETTLEMENT_RETRY_BASE_MS: 500 });
+    org = await t.createOrg();
+    other = await t.createOrg();
+    chain = (await org.core.request('GET', '/v1/blockchains')).body.data[0].id;
+    assets = await assetsOf(org, chain);
+    // A provider of the test's own: the Keel's are closed when it restarts.
+    provider = new ethers.JsonRpcProvider(t.keel.services.networks.get(chain)!.spec.rpcUrl, undefined, { cacheTimeout: -1 });
+    balanceOf = balanceReader(provider, assets);
+    const url = await receiver.start();
+    expect((await org.core.request('POST', '/v1/webhooks', { body: { url, name: 'rules', eventTypes: ['*'] } })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    provider?.destroy();
+    await t?.stop();
+  });
+
+  const reconnect = () => {
+    org = { ...org, core: new ApiClient(t.coreUrl, org.core.credentials) };
+    other = { ...other, core: new ApiClient(t.coreUrl, other.core.credentials) };
+  };
+  const events = (type: string) => receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.type === type);
+  const eventWhere = (type: string, match: (data: any) => boolean) => eventually(() => events(type).find((e) => match(e.data)), 45_000);
+  const createRule = async (body: object, client = org) => {
+    const res = await client.core.request('POST', '/v1/settlement-rules', { body });
+    expect(res.status).toBe(201);
+    return res.body.data;
+  };
+  const executions = async (ruleId: string) => (await org.core.request('GET', `/v1/settlement-rules/${ruleId}/executions`)).body.data;
+  const executed = (ruleId: string, count = 1) =>
+    eventually(async () => {
+      const list = await executions(ruleId);
+      return list.filter((e: { status: string }) => e.status === 'EXECUTED').length >= count && list;
+    }, 60_000);
+
+  test('a USDC deposit within the bounds is converted to DAI on the DEX and sent to the destination; those below the minimum or above the maximum are left alone', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const destination = randomAddress();
+    const rule = await createRule({
+      masterWalletId: wallet.id,
+      name: 'USDC to DAI treasury',
+      order: 'RECOMMENDED',
+      slippageTolerance: '1',
+      source: { blockchainId: chain, assetIds: [assets.USDC.id], minAmount: '10', maxAmount: '1000' },
+      destination: { blockchainId: chain, assetId: assets.DAI.id, address: destination },
+    });
+    expect(rule).toMatchObject({ walletId: wallet.id, walletType: 'MASTER', isActive: true, order: 'RECOMMENDED', slippageTolerance: '1', source: { assetIds: [assets.USDC.id], minAmount: '10', maxAmount: '1000' }, delay: 0 });
+    expect((await org.core.request('GET', `/v1/master-wallets/${wallet.id}`)).body.data.analytics.autoSettlementRulesCount).toBe(1);
+
+    const small = await fund(t, org, chain, wallet.walletAddress, '5', 'USDC');
+    const large = await fund(t, org, chain, wallet.walletAddress, '1000.01', 'USDC');
+    await fund(t, org, chain, wallet.walletAddress, '200', 'USDC');
+    const [done] = await executed(rule.id);
+    expect(await executions(rule.id)).toHaveLength(1);
+    expect([small, large]).not.toContain(done.depositTxHash);
+    expect(done).toMatchObject({ kind: 'swap', amount: '200', asset: { symbol: 'USDC' }, attempts: 1 });
+    const swap = (await org.core.request('GET', `/v1/swaps/${done.swapId}`)).body.data;
+    expect(swap).toMatchObject({ status: 'EXECUTED', recipient: destination, amount: '200', route: ['USDC', 'DAI'] });
+    const received = await balanceOf('DAI', destination);
+    expect(received).toBeGreaterThanOrEqual(ethers.parseUnits(swap.minimumOutput, 18));
+    expect(received).toBeGreaterThan(ethers.parseUnits('190', 18));
+    // The 5 and the 1000.01 USDC stayed; the 200 were swapped away.
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('1005.01', 6));
+
+    const event = await eventWhere('master_settlement_rule.executed', (d) => d.ruleId === rule.id);
+    expect(event.data).toMatchObject({
+      ruleId: rule.id,
+      ruleName: 'USDC to DAI treasury',
+      order: 'RECOMMENDED',
+      slippageTolerance: '1',
+      source: [{ assetId: assets.USDC.id, minAmount: '10', maxAmount: '1000' }],
+      destination: { assetId: assets.DAI.id, address: destination },
+      wallet: { id: wallet.id, name: 'Treasury' },
+      blockchain: { id: chain },
+      txhash: done.txHash,
+      amount: '200',
+      asset: { id: assets.USDC.id, symbol: 'USDC' },
+    });
+    const swapEvent = await eventWhere('master.swap_executed', (d) => d.swapId === swap.id);
+    expect(swapEvent.data).toMatchObject({ srcWalet: { id: wallet.id, name: 'Treasury', walletAddress: wallet.walletAddress }, dstAddress: destination, inputAmount: 200, outputAmount: Number(swap.outputAmount) });
+    expect((await eventWhere('master_settlement_rule.created', (d) => d.ruleId === rule.id)).data).toMatchObject({ name: 'USDC to DAI treasury', walletId: wallet.id });
+  });
+
+  test('a native deposit to a deposit address is swept to the destination less its gas, and reported as address_settlement_rule.executed', async () => {
+    const wallet = await createWallet(org, chain);
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 7' } })).body.data;
+    const destination = randomAddress();
+    const rule = await createRule({ addressId: address.id, name: 'Sweep ETH', source: { blockchainId: chain, assetIds: [assets.ETH.id] }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: destination } });
+    expect(rule).toMatchObject({ walletId: address.id, walletType: 'ADDRESS', order: 'FASTEST' });
+    expect((await org.core.request('GET', `/v1/addresses/${address.id}/settlement-rules`)).body.data.map((r: { id: string }) => r.id)).toEqual([rule.id]);
+
+    await fund(t, org, chain, address.address, '0.5');
+    const [done] = await executed(rule.id);
+    expect(done).toMatchObject({ kind: 'sweep', amount: '0.5' });
+    const swept = await balanceOf('ETH', destination);
+    expect(swept).toBeLessThanOrEqual(ethers.parseEther('0.5'));
+    expect(swept).toBeGreaterThan(ethers.parseEther('0.49'));
+    const event = await eventWhere('address_settlement_rule.executed', (d) => d.ruleId === rule.id);
+    expect(event.data).toMatchObject({ wallet: { id: address.id, name: 'Customer 7' }, asset: { id: assets.ETH.id, symbol: 'ETH' }, amount: '0.5', txhash: done.txHash, destination: { assetId: assets.ETH.id, address: destination } });
+  });
+
+  test('a USDC deposit to a deposit address without gas: the master wallet tops it up, then the address swaps to DAI (address.swap_executed)', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 9' } })).body.data;
+    const destination = randomAddress();
+    const rule = await createRule({ addressId: address.id, name: 'Convert', order: 'CHEAPEST', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: destination } });
+    await fund(t, org, chain, address.address, '75', 'USDC');
+    const [done] = await executed(rule.id);
+    expect(done).toMatchObject({ kind: 'swap', amount: '75' });
+    const swap = (await org.core.request('GET', `/v1/swaps/${done.swapId}`)).body.data;
+    expect(swap).toMatchObject({ status: 'EXECUTED', addressId: address.id, fromAddress: address.address, recipient: destination, order: 'CHEAPEST' });
+    expect(await balanceOf('DAI', destination)).toBeGreaterThanOrEqual(ethers.parseUnits(swap.minimumOutput, 18));
+    expect(await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id, addressId: null, kind: 'gas_topup' })).toHaveLength(1);
+    const swapEvent = await eventWhere('address.swap_executed', (d) => d.swapId === swap.id);
+    expect(swapEvent.data).toMatchObject({ srcWalet: { id: address.id, name: 'Customer 9', walletAddress: address.address }, dstAsset: { symbol: 'DAI' }, inputAmount: 75 });
+    await eventWhere('address_settlement_rule.executed', (d) => d.ruleId === rule.id && d.txhash === swap.txHash);
+  });
+
+  test('a deactivated rule and a deleted rule do nothing; updates and deletion are reported', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const body = (name: string) => ({ masterWalletId: wallet.id, name, source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.USDC.id, address: randomAddress() } });
+    const paused = await createRule(body('paused'));
+    const deleted = await createRule(body('deleted'));
+    const off = await org.core.request('POST', `/v1/settlement-rules/${paused.id}/deactivate`);
+    expect(off.body.data.isActive).toBe(false);
+    const gone = await org.core.request('DELETE', `/v1/addresses/settlement-rules/${deleted.id}`);
+    expect(gone.status).toBe(200);
+    expect(gone.body).toMatchObject({ data: { id: deleted.id }, message: expect.any(String) });
+    expect((await org.core.request('GET', `/v1/settlement-rules/${deleted.id}`)).status).toBe(404);
+    expect((await org.core.request('GET', `/v1/master-wallets/${wallet.id}/settlement-rules`)).body).toMatchObject({ data: [{ id: paused.id, isActive: false }], total: 1, hasMore: false });
+    expect((await org.core.request('GET', `/v1/master-wallets/${wallet.id}`)).body.data.analytics.autoSettlementRulesCount).toBe(0);
+
+    // The deposit is recorded in the transaction that would record any execution: none exists.
+    await fund(t, org, chain, wallet.walletAddress, '50', 'USDC');
+    expect(await t.keel.platform.db('settlement_rule_executions').whereIn('ruleId', [paused.id, deleted.id])).toEqual([]);
+
+    const renamed = await org.core.request('PATCH', `/v1/settlement-rules/${paused.id}`, { body: { name: 'resumed', isActive: true } });
+    expect(renamed.body.data).toMatchObject({ name: 'resumed', isActive: true });
+    await eventWhere('master_settlement_rule.updated', (d) => d.ruleId === paused.id && d.name === 'resumed');
+    await eventWhere('master_settlement_rule.deleted', (d) => d.ruleId === deleted.id);
+  });
+
+  test('a failed execution is reported and retried with backoff, and succeeds once the wallet can pay gas', async () => {
+    const wallet = await createWallet(org, chain);
+    const destination = randomAddress();
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'USDC out', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.USDC.id, address: destination } });
+    // No native coin: the sweep cannot pay gas.
+    await fund(t, org, chain, wallet.walletAddress, '30', 'USDC');
+    const failure = await eventWhere('master_settlement_rule.failed', (d) => d.ruleId === rule.id);
+    expect(failure.data).toMatchObject({ amount: '30', attempts: 1, error: expect.stringMatching(/refuses|gas|funds/i) });
+    expect(failure.data.nextAttemptAt).not.toBeNull();
+    await fund(t, org, chain, wallet.walletAddress, '1', undefined, false);
+    const [done] = await executed(rule.id);
+    expect(done.attempts).toBeGreaterThanOrEqual(2);
+    expect(await balanceOf('USDC', destination)).toBe(ethers.parseUnits('30', 6));
+  });
+
+  test("under requireApprovalForTransfers the execution's transfer waits for approval; a rejected one fails the execution for good", async () => {
+    const wallet = await createWallet(org, chain, { security: { requireApprovalForTransfers: true } });
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'held', source: { blockchainId: chain, assetIds: [assets.DAI.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: randomAddress() } });
+    await fund(t, org, chain, wallet.walletAddress, '12', 'DAI');
+    const [submitted] = await eventually(async () => {
+      const list = await executions(rule.id);
+      return list[0]?.status === 'SUBMITTED' && list;
+    });
+    expect((await org.core.request('GET', `/v1/transfers/${submitted.transferId}`)).body.data.status).toBe('PENDING_APPROVAL');
+    expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/reject`)).status).toBe(200);
+    const [failed] = await eventually(async () => {
+      const list = await executions(rule.id);
+      return list[0]?.status === 'FAILED' && list;
+    });
+    expect(failed.error).toMatch(/rejected/);
+    const event = await eventWhere('master_settlement_rule.failed', (d) => d.ruleId === rule.id);
+    expect(event.data).toMatchObject({ amount: '12', nextAttemptAt: null, error: expect.stringMatching(/rejected/) });
+  });
+
+  test('a rule fires once per deposit across a restart and with two workers racing for its execution', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const destination = randomAddress();
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'delayed', delay: 2, source: { blockchainId: chain, assetIds: [assets.USDT.id] }, destination: { blockchainId: chain, assetId: assets.USDT.id, address: destination } });
+    await fund(t, org, chain, wallet.walletAddress, '40', 'USDT');
+    expect((await executions(rule.id)).map((e: { status: string }) => e.status)).toEqual(['PENDING']);
+
+    // Down and back without the worker role; then two workers of our own race over the due execution.
+    await t.restart({ KEEL_ROLES: 'api' });
+    reconnect();
+    await new Promise((r) => setTimeout(r, 2_100));
+    const { services, platform } = t.keel;
+    const worker = () => {
+      const outcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: 500, maxBackoffMs: 5_000, maxAttempts: 5 }, platform.logger);
+      const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, services.destinationScreen);
+      return new SettlementRuleWorker(platform.db, executor, outcomes, { pollIntervalMs: 100 }, platform.logger);
+    };
+    const [w1, w2] = [worker(), worker()];
+    await Promise.all([w1.tick(), w2.tick(), w1.tick(), w2.tick()]);
+    expect((await executions(rule.id)).map((e: { status: string; attempts: number }) => [e.status, e.attempts])).toEqual([['SUBMITTED', 1]]);
+
+    await t.restart({ KEEL_ROLES: 'api,worker' });
+    reconnect();
+    const [done] = await executed(rule.id);
+    expect(done.attempts).toBe(1);
+    expect(await executions(rule.id)).toHaveLength(1);
+    expect(await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id, kind: 'sweep' })).toHaveLength(1);
+    expect(await balanceOf('USDT', destination)).toBe(ethers.parseUnits('40', 6));
+  });
+
+  test("another organisation's rules, executions, swaps and wallets are 404 to it", async () => {
+    const wallet = await createWallet(org, chain);
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'mine', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } });
+    for (const [method, path, body] of [
+      ['GET', `/v1/settlement-rules/${rule.id}`],
+      ['PATCH', `/v1/settlement-rules/${rule.id}`, { name: 'theirs' }],
+      ['POST', `/v1/settlement-rules/${rule.id}/deactivate`],
+      ['DELETE', `/v1/settlement-rules/${rule.id}`],
+      ['DELETE', `/v1/addresses/settlement-rules/${rule.id}`],
+      ['GET', `/v1/settlement-rules/${rule.id}/executions`],
+      ['GET', `/v1/master-wallets/${wallet.id}/settlement-rules`],
+      ['POST', '/v1/settlement-rules', { masterWalletId: wallet.id, name: 'x', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } }],
+      ['POST', '/v1/swaps', { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.DAI.id, amount: '1' }],
+      ['GET', '/v1/settlement-rules/not-a-uuid'],
+    ] as [string, string, object?][]) {
+      const res = await other.core.request(method, path, { body });
+      // Wallets answer with the spec's WALLET_NOT_FOUND, everything else NOT_FOUND: 404 either way.
+      expect([path, res.status, res.body.error?.code]).toEqual([path, 404, expect.stringMatching(/^(WALLET_)?NOT_FOUND$/)]);
+    }
+    expect((await other.core.request('GET', '/v1/settlement-rules')).body.data).toEqual([]);
+    expect((await org.core.request('GET', `/v1/settlement-rules/${rule.id}`)).body.data.name).toBe('mine');
+  });
+
+  test('rules are validated: one chain, a known asset of it, an EVM destination, min at most max', async () => {
+    const wallet = await createWallet(org, chain);
+    const base = { masterWalletId: wallet.id, name: 'x', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } };
+    const cases: [object, number, string][] = [
+      [{ ...base, destination: { ...base.destination, address: '0x1234' } }, 400, 'INVALID_ADDRESS'],
+      [{ ...base, source: { blockchainId: chain, minAmount: '10', maxAmount: '5' } }, 422, 'INVALID_FIELD'],
+      [{ ...base, order: 'SOON' }, 422, 'INVALID_FIELD'],
+      [{ ...base, slippageTolerance: '75' }, 422, 'INVALID_FIELD'],
+      [{ ...base, addressId: wallet.id }, 422, 'INVALID_FIELD'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await org.core.request('POST', '/v1/settlement-rules', { body });
+      expect([JSON.stringify(body).slice(0, 60), res.status, res.body.error?.code]).toEqual([JSON.stringify(body).slice(0, 60), status, code]);
+    }
+  });
+});

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { ethers } from 'ethers';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
+
+describe("swaps on the dev chain's Uniswap V2", () => {
+  let t: TestKeel;
+  let org: TestOrg;
+  let other: TestOrg;
+  let chain: string;
+  let assets: Record<string, Asset>;
+  let provider: ethers.JsonRpcProvider;
+  let balanceOf: (symbol: string, owner: string) => Promise<bigint>;
+
+  beforeAll(async () => {
+    t = await startTestKeel(FAST);
+    org = await t.createOrg();
+    other = await t.createOrg();
+    chain = (await org.core.request('GET', '/v1/blockchains')).body.data[0].id;
+    assets = await assetsOf(org, chain);
+    provider = t.keel.services.networks.get(chain)!.provider;
+    balanceOf = balanceReader(provider, assets);
+  });
+  afterAll(() => t?.stop());
+
+  const swapDone = (id: string, client = org) =>
+    eventually(async () => {
+      const res = await client.core.request('GET', `/v1/swaps/${id}`);
+      return ['EXECUTED', 'FAILED', 'REJECTED'].includes(res.body.data.status) && res.body.data;
+    }, 45_000);
+
+  test('a quote names the route, expected and minimum output, price impact, pool fee and gas; the minimum follows the slippage tolerance', async () => {
+    const res = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.DAI.id}&amount=1000&slippageTolerance=1`);
+    expect(res.status).toBe(200);
+    const q = res.body.data;
+    expect(q.route.map((s: { symbol: string }) => s.symbol)).toEqual(['USDC', 'DAI']);
+    // 1,000 USDC into a 10M/10M pool: just under 997 DAI after the 0.3% fee and the trade's own impact.
+    expect(Number(q.expectedOutput)).toBeGreaterThan(996);
+    expect(Number(q.expectedOutput)).toBeLessThan(997);
+    expect(Number(q.minimumOutput)).toBeCloseTo(Number(q.expectedOutput) * 0.99, 6);
+    expect(Number(q.priceImpact)).toBeGreaterThan(0);
+    expect(Number(q.priceImpact)).toBeLessThan(0.1);
+    expect(q.fee).toMatchObject({ amount: '3', percent: '0.3', asset: { id: assets.USDC.id } });
+    expect(Number(q.gas.limit)).toBeGreaterThan(0);
+    expect(q.gas.approvalLimit).not.toBe('0');
+
+    const eth = (await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.ETH.id}&toAssetId=${assets.DAI.id}&amount=1&order=NO_SLIPPAGE`)).body.data;
+    expect(eth.minimumOutput).toBe(eth.expectedOutput);
+    expect(eth.gas.approvalLimit).toBe('0');
+
+    // The same through GraphQL.
+    const gql = await org.core.request('POST', '/graphql', { body: { query: `{ swapQuote(fromAssetId: "${assets.ETH.id}", toAssetId: "${assets.USDC.id}", amount: "2", order: "CHEAPEST") { expectedOutput minimumOutput order route { symbol } } }` } });
+    expect(gql.body.data.swapQuote).toMatchObject({ order: 'CHEAPEST', route: [{ symbol: 'ETH' }, { symbol: 'USDC' }] });
+    expect(Number(gql.body.data.swapQuote.expectedOutput)).toBeGreaterThan(3900);
+
+    const bad = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.USDC.id}&amount=1`);
+    expect(bad.status).toBe(422);
+    const badOrder = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.USDC.id}&toAssetId=${assets.DAI.id}&amount=1&order=SOONEST`);
+    expect(badOrder.status).toBe(422);
+    expect(badOrder.body.error.details.fields[0].field).toBe('order');
+  });
+
+  test('a token swap from a master wallet approves the router, then swaps; the recipient gets at least the minimum and master.swap_executed reports it', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '500', 'USDC');
+    const recipient = randomAddress();
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.USDC.id, toAssetId: assets.DAI.id, amount: '250', recipient, slippageTolerance: '0.5' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'QUEUED', amount: '250', recipient, route: ['USDC', 'DAI'], order: 'RECOMMENDED', slippageTolerance: '0.5' });
+    const done = await swapDone(res.body.data.id);
+    expect(done.status).toBe('EXECUTED');
+    const received = await balanceOf('DAI', recipient);
+    expect(ethers.formatUnits(received, 18).replace(/\.0$/, '')).toBe(done.outputAmount);
+    expect(received).toBeGreaterThanOrEqual(ethers.parseUnits(done.minimumOutput, 18));
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('250', 6));
+    const transfer = (await org.core.request('GET', `/v1/transfers/${done.transferId}`)).body.data;
+    expect(transfer.kind).toBe('swap');
+    expect(transfer.items.map((i: { status: string }) => i.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+
+    const event = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.swap_executed' }).whereRaw(`envelope->'data'->>'swapId' = ?`, [done.id]).first()) ?? false);
+    const data = event.envelope.data;
+    expect(data).toMatchObject({
+      status: 'EXECUTED',
+      txhash: done.txHash,
+      srcWalet: { id: wallet.id, name: 'Treasury', walletAddress: wallet.walletAddress },
+      dstAddress: recipient,
+      srcAsset: { id: assets.USDC.id, symbol: 'USDC', decimals: 6 },
+      dstAsset: { id: assets.DAI.id, symbol: 'DAI', decimals: 18 },
+      inputAmount: 250,
+      outputAmount: Number(done.outputAmount),
+      minOutputAmount: Number(done.minimumOutput),
+      blockchain: { id: chain },
+    });
+    expect(Number(data.gasFee)).toBeGreaterThan(0);
+  });
+
+  test('a token-to-native swap back into the wallet: the router pays the coin internally, and the trading ledger still equals the chain', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '300', 'USDC');
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.USDC.id, toAssetId: assets.ETH.id, amount: '300', order: 'FASTEST' } });
+    expect(res.status).toBe(201);
+    const done = await swapDone(res.body.data.id);
+    expect(done).toMatchObject({ status: 'EXECUTED', recipient: wallet.walletAddress, route: ['USDC', 'ETH'] });
+    expect(Number(done.outputAmount)).toBeGreaterThan(0.14);
+    const { db } = t.keel.platform;
+    const ledger = await eventually(async () => {
+      const b = await t.keel.services.ledger.balance(db, wallet.id, assets.ETH.id);
+      // Both lines (approval and swap) have paid their gas once the transfer is final.
+      const transfer = (await org.core.request('GET', `/v1/transfers/${done.transferId}`)).body.data;
+      return transfer.status === 'CONFIRMED' && b;
+    });
+    expect(ledger.available).toBe(await balanceOf('ETH', wallet.walletAddress));
+    expect((await t.keel.services.ledger.balance(db, wallet.id, assets.USDC.id)).available).toBe(0n);
+  });
+
+  test('a pool moved against the quote makes the swap fail before anything is swapped: the wallet keeps its tokens, the recipient gets nothing, master.swap_failed reports it', async () => {
+    // Chain B: moving its USDC/DAI pool cannot disturb the quotes other tests read on chain A.
+    const chainB = (await org.core.request('GET', '/v1/blockchains')).body.data[1].id;
+    const assetsB = await assetsOf(org, chainB);
+    const providerB = t.keel.services.networks.get(chainB)!.provider;
+    const balanceB = balanceReader(providerB, assetsB);
+    // Held for approval: the quote's minimum is fixed now, the swap is signed only after the pool moves.
+    const wallet = await createWallet(org, chainB, { security: { requireApprovalForTransfers: true } });
+    await fund(t, org, chainB, wallet.walletAddress, '1');
+    await fund(t, org, chainB, wallet.walletAddress, '100', 'USDC');
+    const recipient = randomAddress();
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assetsB.USDC.id, toAssetId: assetsB.DAI.id, amount: '100', recipient, order: 'NO_SLIPPAGE' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'PENDING_APPROVAL', slippageTolerance: '0' });
+    expect(res.body.data.minimumOutput).toBe(res.body.data.expectedOutput);
+
+    // Someone else sells USDC for DAI in the same pool: DAI per USDC falls.
+    const mover = devChainAccount(7);
+    await fund(t, org, chainB, mover.address, '1', undefined, false);
+    await fund(t, org, chainB, mover.address, '500000', 'USDC', false);
+    const signer = new ethers.Wallet(mover.privateKey, providerB);
+    const router = new ethers.Contract(t.keel.services.networks.get(chainB)!.spec.dex!.router, ['function swapExactTokensForTokens(uint, uint, address[], address, uint) returns (uint[])'], signer);
+    const usdc = new ethers.Contract(assetsB.USDC.address, ['function approve(address, uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)'], signer);
+    await eventually(async () => (await usdc.balanceOf(mover.address)) > 0n, 30_000);
+    await (await usdc.approve(await router.getAddress(), ethers.MaxUint256)).wait();
+    await (await router.swapExactTokensForTokens(ethers.parseUnits('500000', 6), 0, [assetsB.USDC.address, assetsB.DAI.address], mover.address, Math.floor(Date.now() / 1000) + 600)).wait();
+
+    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    const done = await swapDone(res.body.data.id);
+    expect(done.status).toBe('FAILED');
+    expect(done.error).toMatch(/INSUFFICIENT_OUTPUT_AMOUNT/);
+    expect(done.outputAmount).toBeNull();
+    expect(await balanceB('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('100', 6));
+    expect(await balanceB('DAI', recipient)).toBe(0n);
+    const failed = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.swap_failed' }).whereRaw(`envelope->'data'->>'swapId' = ?`, [done.id]).first()) ?? false);
+    expect(failed.envelope.data).toMatchObject({ status: 'FAILED', srcWalet: { id: wallet.id }, dstAddress: recipient, inputAmount: 100, outputAmount: 0, minOutputAmount: Number(done.minimumOutput) });
+  });
+
+  test("another organisation's swaps are 404, and so is swapping from its wallets", async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const mine = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.USDC.id, amount: '0.01' } });
+    expect(mine.status).toBe(201);
+    expect((await other.core.request('GET', `/v1/swaps/${mine.body.data.id}`)).status).toBe(404);
+    expect((await other.core.request('GET', '/v1/swaps')).body.data).toEqual([]);
+    const theirs = await other.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.USDC.id, amount: '0.01' } });
+    expect(theirs.status).toBe(404);
+    const done = await swapDone(mine.body.data.id);
+    expect(done).toMatchObject({ status: 'EXECUTED', recipient: wallet.walletAddress, route: ['ETH', 'USDC'] });
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits(done.outputAmount, 6));
+    const listed = (await org.core.request('GET', `/v1/swaps?masterWalletId=${wallet.id}&status=EXECUTED`)).body;
+    expect(listed).toMatchObject({ total: 1, data: [{ id: done.id }] });
+
+    // Idempotent: the same key returns the first swap (200) instead of swapping again.
+    const key = { 'Idempotency-Key': randomUUID() };
+    const body = { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.DAI.id, amount: '0.01' };
+    const first = await org.core.request('POST', '/v1/swaps', { body, headers: key });
+    const again = await org.core.request('POST', '/v1/swaps', { body, headers: key });
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    expect((await org.core.request('GET', `/v1/swaps?masterWalletId=${wallet.id}`)).body.total).toBe(2);
+  });
+});

@@ -1,0 +1,88 @@
+import { BookFeed, BookMessage, CommittedBook } from '../../../src/modules/realtime/book-feed';
+import type { RealtimeHub } from '../../../src/modules/realtime/realtime-hub';
+import type { CommittedChange } from '../../../src/modules/orders/committed-change';
+
+/** A hub that hands the feed whatever changes the test sends. */
+function hub(): { hub: Pick<RealtimeHub, 'onMarket'>; send(change: CommittedChange): void } {
+  let listener: (c: CommittedChange) => void = () => undefined;
+  return {
+    hub: {
+      onMarket: (_id, l) => {
+        listener = l;
+        return () => undefined;
+      },
+    },
+    send: (c) => listener(c),
+  };
+}
+
+const level = (price: string, quantity: string, orders = 1) => ({ price, quantity, orders });
+const change = (sequence: number, asks: ReturnType<typeof level>[]): CommittedChange => ({
+  marketId: 'm',
+  symbol: 'ETH-USDC',
+  committedAt: 0,
+  book: { sequence: String(sequence), bids: [], asks },
+  trades: [],
+  orders: [],
+  balances: [],
+});
+
+/** The book the database would return: loads answer in turn from `books`. */
+function loader(books: CommittedBook[]) {
+  const calls: number[] = [];
+  let release: (() => void) | null = null;
+  const load = async () => {
+    calls.push(calls.length);
+    await new Promise<void>((r) => (release = r));
+    return books.shift()!;
+  };
+  return { load, calls, release: () => release?.() };
+}
+
+async function take(it: AsyncIterableIterator<BookMessage>, n: number): Promise<BookMessage[]> {
+  const out: BookMessage[] = [];
+  for (let i = 0; i < n; i++) out.push((await it.next()).value);
+  return out;
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('changes that arrive while the book loads are applied after the snapshot, those it already holds skipped', async () => {
+  const h = hub();
+  const l = loader([{ market: 'ETH-USDC', sequence: '5', bids: [], asks: [level('2000', '1')] }]);
+  const feed = new BookFeed('m', 'ETH-USDC', l.load, () => undefined);
+  feed.start(h.hub);
+  const it = feed.subscribe();
+  h.send(change(5, [level('2000', '1')]));
+  h.send(change(6, [level('2001', '2')]));
+  l.release();
+  const [snapshot, update] = await take(it, 2);
+  expect(snapshot).toMatchObject({ kind: 'SNAPSHOT', sequence: '5', asks: [level('2000', '1')] });
+  expect(update).toMatchObject({ kind: 'UPDATE', sequence: '6', asks: [level('2001', '2')] });
+
+  // A subscriber that joins now starts from the book at 6.
+  const late = await take(feed.subscribe(), 1);
+  expect(late[0]).toMatchObject({ kind: 'SNAPSHOT', sequence: '6', asks: [level('2000', '1'), level('2001', '2')] });
+});
+
+test('a skipped sequence number reloads the book and sends every subscriber a new SNAPSHOT, then continues in order', async () => {
+  const h = hub();
+  const l = loader([
+    { market: 'ETH-USDC', sequence: '1', bids: [], asks: [level('2000', '1')] },
+    { market: 'ETH-USDC', sequence: '3', bids: [], asks: [level('2000', '3', 2)] },
+  ]);
+  const feed = new BookFeed('m', 'ETH-USDC', l.load, () => undefined);
+  feed.start(h.hub);
+  const it = feed.subscribe();
+  l.release();
+  await take(it, 1);
+  h.send(change(3, [level('2000', '3', 2)])); // 2 was lost
+  await tick();
+  expect(l.calls).toHaveLength(2);
+  h.send(change(4, [level('2000', '0', 0)]));
+  l.release();
+  const [resync, next] = await take(it, 2);
+  expect(resync).toMatchObject({ kind: 'SNAPSHOT', sequence: '3', asks: [level('2000', '3', 2)] });
+  expect(next).toMatchObject({ kind: 'UPDATE', sequence: '4', asks: [level('2000', '0', 0)] });
+  expect((await take(feed.subscribe(), 1))[0]).toMatchObject({ kind: 'SNAPSHOT', sequence: '4', asks: [] });
+});
