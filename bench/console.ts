@@ -134,7 +134,7 @@ export async function run(args: string[]): Promise<object> {
 
     return {
       benchmark: 'console',
-      liveMechanism: 'polling the GraphQL queries every 1000 ms (order-book subscriptions not merged yet)',
+      liveMechanism: 'graphql-ws subscriptions: orderBook, trades, ticker, candles',
       tradeToChart: { trades, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: Math.max(...latencies) },
       firstLoad: {
         runs: loads,

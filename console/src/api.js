@@ -30,6 +30,8 @@ export function saveSession(s) {
 }
 
 let current = null;
+/** The signed-in session's token (for graphql-ws). */
+export const currentToken = () => current?.token ?? null;
 let onSignedOut = () => {};
 export function useSessionHandlers(session, signedOut) {
   current = session;

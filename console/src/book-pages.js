@@ -1,12 +1,11 @@
 // The order-book host's pages: markets with live depth and candle charts and recent trades, and the
-// caller's orders with cancel. Live by polling the public queries (orderBook, marketTrades, candles,
-// orders) once a second.
-import { useState } from 'preact/hooks';
-import { gql } from './api.js';
+// caller's orders with cancel; live through the order-book host's graphql-ws subscriptions.
+import { useEffect, useState } from 'preact/hooks';
+import { currentToken, gql } from './api.js';
+import { subscribe } from './live.js';
 import { html, useQuery, useAction, ErrorNote, Field, formValues, when, short, Table } from './ui.js';
 import { DepthChart, CandleChart } from './charts.js';
 
-export const LIVE_MS = 1000;
 const INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d'];
 
 export function MarketsPage({ market, setMarket }) {
@@ -28,52 +27,138 @@ export function MarketsPage({ market, setMarket }) {
   </section>`;
 }
 
+const bySequenceDesc = (a, b) => (BigInt(b.sequence) > BigInt(a.sequence) ? 1 : BigInt(b.sequence) < BigInt(a.sequence) ? -1 : 0);
+
+/** Trades by id, newest (highest market sequence) first, the 20 latest. */
+function mergeTrades(list, more) {
+  const byId = new Map(list.map((t) => [t.id, t]));
+  for (const t of more) byId.set(t.id, t);
+  return [...byId.values()].sort(bySequenceDesc).slice(0, 20);
+}
+
+/** Candles by start time; of two versions of one candle the one with more volume is the later (volume only grows). */
+function mergeCandles(list, more) {
+  const byTime = new Map(list.map((c) => [c.time, c]));
+  for (const c of more) {
+    const had = byTime.get(c.time);
+    if (!had || Number(c.volume) >= Number(had.volume)) byTime.set(c.time, c);
+  }
+  return [...byTime.values()].sort((a, b) => Date.parse(a.time) - Date.parse(b.time)).slice(-60);
+}
+
+/** Applies a book message: a SNAPSHOT replaces, an UPDATE changes levels (quantity 0 removes one). */
+function applyBook(book, m) {
+  if (m.kind === 'SNAPSHOT') return { sequence: m.sequence, bids: m.bids, asks: m.asks };
+  const side = (levels, changes, best) => {
+    const byPrice = new Map(levels.map((l) => [l.price, l]));
+    for (const l of changes) (l.orders === 0 ? byPrice.delete(l.price) : byPrice.set(l.price, l));
+    return [...byPrice.values()].sort((a, b) => best * (Number(b.price) - Number(a.price)));
+  };
+  return { sequence: m.sequence, bids: side(book.bids, m.bids, 1), asks: side(book.asks, m.asks, -1) };
+}
+
+const LEVEL = 'price quantity orders';
+const TRADE = 'id sequence price quantity takerSide createdAt';
+const CANDLE = 'time open high low close volume';
+const TICKER = 'last bestBid bestAsk change24h volume24h trades24h';
+
+/**
+ * One market, live: the queries once for history (recent trades, candles), then the order-book
+ * host's subscriptions: orderBook (SNAPSHOT, then UPDATEs in book-sequence order; a gap
+ * resubscribes for a new SNAPSHOT), trades, ticker and candles of the chosen interval.
+ */
 function MarketView({ market }) {
   const symbol = market.symbol;
   const [interval, setCandleInterval] = useState('1m');
-  const live = useQuery(
-    `query Live($symbol: String!, $interval: String!) {
-      orderBook(symbol: $symbol, levels: 50) { sequence bids { price quantity orders } asks { price quantity orders } }
-      marketTrades(symbol: $symbol, limit: 20, offset: 0) { items { id price quantity takerSide createdAt } }
-      candles(symbol: $symbol, interval: $interval, count: 60) { time open high low close volume }
-      ticker(symbol: $symbol) { last bestBid bestAsk change24h volume24h trades24h }
+  const [book, setBook] = useState(null);
+  const [trades, setTrades] = useState([]);
+  const [candles, setCandles] = useState([]);
+  const [ticker, setTicker] = useState(null);
+  const [bookEpoch, setBookEpoch] = useState(0);
+  const [liveError, setLiveError] = useState(null);
+  const history = useQuery(
+    `query History($symbol: String!, $interval: String!) {
+      marketTrades(symbol: $symbol, limit: 20, offset: 0) { items { ${TRADE} } }
+      candles(symbol: $symbol, interval: $interval, count: 60) { ${CANDLE} }
     }`,
     { symbol, interval },
-    [],
-    LIVE_MS,
   );
-  const d = live.data;
+  useEffect(() => {
+    if (!history.data) return;
+    setTrades((t) => mergeTrades(t, history.data.marketTrades.items));
+    setCandles((c) => mergeCandles(c, history.data.candles));
+  }, [history.data]);
+
+  const token = currentToken();
+  useEffect(() => {
+    let held = null;
+    return subscribe(token, `subscription Book($symbol: String!) { orderBook(symbol: $symbol) { kind sequence bids { ${LEVEL} } asks { ${LEVEL} } } }`, { symbol }, ({ orderBook: m }) => {
+      if (m.kind === 'UPDATE' && (!held || BigInt(m.sequence) !== BigInt(held.sequence) + 1n)) {
+        setBookEpoch((e) => e + 1); // a missed message: start again from a new snapshot
+        return;
+      }
+      held = applyBook(held, m);
+      setBook(held);
+    }, (e) => setLiveError(e.message));
+  }, [token, symbol, bookEpoch]);
+  useEffect(() => subscribe(token, `subscription Trades($symbol: String!) { trades(symbol: $symbol) { ${TRADE} } }`, { symbol }, ({ trades: t }) => setTrades((list) => mergeTrades(list, [t])), (e) => setLiveError(e.message)), [token, symbol]);
+  useEffect(() => subscribe(token, `subscription Ticker($symbol: String!) { ticker(symbol: $symbol) { ${TICKER} } }`, { symbol }, ({ ticker: t }) => setTicker(t), (e) => setLiveError(e.message)), [token, symbol]);
+  useEffect(() => {
+    setCandles([]);
+    return subscribe(token, `subscription Candles($symbol: String!, $interval: String!) { candles(symbol: $symbol, interval: $interval) { ${CANDLE} } }`, { symbol, interval }, ({ candles: c }) => setCandles((list) => mergeCandles(list, [c])), (e) => setLiveError(e.message));
+  }, [token, symbol, interval]);
+
   return html`<section class="detail" aria-labelledby="market-title">
     <h3 id="market-title">${symbol}</h3>
-    <${ErrorNote} error=${live.error} />
-    ${d && html`<dl class="facts" aria-live="off">
-      <div><dt>Last</dt><dd data-testid="last-price">${d.ticker.last ?? '—'}</dd></div>
-      <div><dt>Best bid</dt><dd>${d.ticker.bestBid ?? '—'}</dd></div>
-      <div><dt>Best ask</dt><dd>${d.ticker.bestAsk ?? '—'}</dd></div>
-      <div><dt>24h volume</dt><dd>${d.ticker.volume24h} ${market.baseSymbol}</dd></div>
-      <div><dt>24h trades</dt><dd>${d.ticker.trades24h}</dd></div>
+    <${ErrorNote} error=${history.error || liveError} />
+    ${ticker && html`<dl class="facts">
+      <div><dt>Last</dt><dd data-testid="last-price">${ticker.last ?? '—'}</dd></div>
+      <div><dt>Best bid</dt><dd>${ticker.bestBid ?? '—'}</dd></div>
+      <div><dt>Best ask</dt><dd>${ticker.bestAsk ?? '—'}</dd></div>
+      <div><dt>24h volume</dt><dd>${ticker.volume24h} ${market.baseSymbol}</dd></div>
+      <div><dt>24h trades</dt><dd>${ticker.trades24h}</dd></div>
     </dl>`}
     <${Field} id="candle-interval" label="Candle interval">
       <select id="candle-interval" value=${interval} onChange=${(e) => setCandleInterval(e.currentTarget.value)}>${INTERVALS.map((i) => html`<option>${i}</option>`)}</select>
     <//>
-    ${d && html`<div class="charts">
-      <${DepthChart} symbol=${symbol} book=${d.orderBook} />
-      <${CandleChart} key=${interval} symbol=${symbol} interval=${interval} candles=${d.candles} />
-    </div>
-    <${Table} caption="Recent trades" empty="No trades yet" rows=${d.marketTrades.items} rowAttrs=${(t) => ({ 'data-trade-id': t.id })} columns=${[
+    ${book && history.data && html`<div class="charts">
+      <${DepthChart} symbol=${symbol} book=${book} />
+      <${CandleChart} key=${interval} symbol=${symbol} interval=${interval} candles=${candles} />
+    </div>`}
+    <${Table} caption="Recent trades" empty="No trades yet" rows=${trades} rowAttrs=${(t) => ({ 'data-trade-id': t.id })} columns=${[
       { label: 'Time', render: (t) => when(t.createdAt) },
       { label: 'Price', key: 'price' },
       { label: 'Quantity', key: 'quantity' },
       { label: 'Taker', render: (t) => html`<span class=${t.takerSide === 'BUY' ? 'buy' : 'sell'}>${t.takerSide}</span>` },
-    ]} />`}
+    ]} />
   </section>`;
 }
 
 const LIVE_STATUSES = new Set(['OPEN', 'PARTIALLY_FILLED']);
 
+const ORDER = 'id market side type price quantity filledQuantity status createdAt updatedAt walletId clientOrderId';
+
+/** Orders by id, each in its latest state (by updatedAt), newest first. */
+function mergeOrders(list, more) {
+  const byId = new Map(list.map((o) => [o.id, o]));
+  for (const o of more) {
+    const had = byId.get(o.id);
+    if (!had || Date.parse(o.updatedAt) >= Date.parse(had.updatedAt)) byId.set(o.id, o);
+  }
+  return [...byId.values()].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)).slice(0, 50);
+}
+
+/** The organisation's orders: the query once, then the `orders` subscription (every state a commit leaves an order in). */
 export function OrdersPage() {
-  const orders = useQuery('query MyOrders { orders(limit: 50, offset: 0) { items { id market side type price quantity filledQuantity status createdAt walletId clientOrderId } } }', {}, [], LIVE_MS);
-  const action = useAction(() => orders.reload());
+  const orders = useQuery(`query MyOrders { orders(limit: 50, offset: 0) { items { ${ORDER} } } }`, {});
+  const [list, setList] = useState([]);
+  const [liveError, setLiveError] = useState(null);
+  useEffect(() => {
+    if (orders.data) setList((l) => mergeOrders(l, orders.data.orders.items));
+  }, [orders.data]);
+  const token = currentToken();
+  useEffect(() => subscribe(token, `subscription MyOrderUpdates { orders { ${ORDER} } }`, {}, ({ orders: o }) => setList((l) => mergeOrders(l, [o])), (e) => setLiveError(e.message)), [token]);
+  const action = useAction();
   const cancel = (o) => action.run(() => gql('mutation Cancel($id: ID!) { cancelOrder(id: $id) { id status } }', { id: o.id }));
   const place = (e) => {
     const v = formValues(e);
@@ -85,8 +170,8 @@ export function OrdersPage() {
   };
   return html`<section aria-labelledby="page-title">
     <h2 id="page-title">My orders</h2>
-    <${ErrorNote} error=${orders.error || action.error} />
-    <${Table} caption="Orders of this organisation" empty="No orders yet" rows=${orders.data?.orders.items ?? []} rowAttrs=${(o) => ({ 'data-order-id': o.id })} columns=${[
+    <${ErrorNote} error=${orders.error || liveError || action.error} />
+    <${Table} caption="Orders of this organisation" empty="No orders yet" rows=${list} rowAttrs=${(o) => ({ 'data-order-id': o.id })} columns=${[
       { label: 'Placed', render: (o) => when(o.createdAt) },
       { label: 'Market', key: 'market' },
       { label: 'Side', render: (o) => html`<span class=${o.side === 'BUY' ? 'buy' : 'sell'}>${o.side}</span>` },

@@ -1,31 +1,47 @@
-// Live data over graphql-ws on the same host: the core host's `events` subscription.
+// Live data over graphql-ws on the host that served the page, one connection per session token:
+// the core host's `events`, the order-book host's orderBook, trades, ticker, candles and orders.
 import { createClient } from 'graphql-ws';
 
-/** Subscribes to the organisation's events; calls onEvent per event and onStatus on (dis)connection. */
-export function subscribeEvents(token, onEvent, onStatus) {
-  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
+let shared = null;
+
+function connection(token) {
+  if (shared?.token === token) return shared;
+  shared?.client.dispose();
+  const listeners = new Set();
+  const tell = (status) => listeners.forEach((l) => l(status));
   const client = createClient({
-    url,
+    url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
     connectionParams: { token },
     lazy: false,
     retryAttempts: 5,
+    // 4401: the token expired or its key was revoked; retrying cannot help.
     shouldRetry: (e) => !(e && typeof e === 'object' && 'code' in e && e.code === 4401),
-    on: {
-      connected: () => onStatus('live'),
-      closed: () => onStatus('offline'),
-      error: () => onStatus('offline'),
-    },
+    on: { connected: () => tell('live'), closed: () => tell('offline') },
   });
-  const stop = client.subscribe(
-    { query: 'subscription ConsoleEvents { events { id type timestamp data } }' },
+  shared = { token, client, listeners };
+  return shared;
+}
+
+/** Calls onStatus('live' | 'offline') as the session's connection opens and closes. */
+export function watchConnection(token, onStatus) {
+  const c = connection(token);
+  c.listeners.add(onStatus);
+  return () => c.listeners.delete(onStatus);
+}
+
+/** Subscribes with the session's connection; next gets each result's data. Returns the unsubscribe. */
+export function subscribe(token, query, variables, next, onError = () => {}) {
+  return connection(token).client.subscribe(
+    { query, variables },
     {
-      next: (msg) => msg.data?.events && onEvent(msg.data.events),
-      error: () => onStatus('offline'),
+      next: (msg) => (msg.errors ? onError(new Error(msg.errors[0].message)) : msg.data && next(msg.data)),
+      error: (e) => onError(e instanceof Error ? e : new Error('The live connection closed')),
       complete: () => {},
     },
   );
-  return () => {
-    stop();
-    client.dispose();
-  };
+}
+
+export function closeLive() {
+  shared?.client.dispose();
+  shared = null;
 }

@@ -4,7 +4,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { host, loadSession, saveSession, signInWithKey, signInWithToken, useSessionHandlers } from './api.js';
 import { html, ErrorNote, Field, formValues, useAction } from './ui.js';
-import { subscribeEvents } from './live.js';
+import { closeLive, subscribe, watchConnection } from './live.js';
 import { OrganizationPage, WalletsPage, ActivityPage, ApprovalsPage, WebhooksPage } from './core-pages.js';
 import { MarketsPage, OrdersPage } from './book-pages.js';
 
@@ -67,6 +67,7 @@ function App() {
   const heading = useRef(null);
 
   const signOut = (why = null) => {
+    closeLive();
     saveSession(null);
     setSession(null);
     setReason(why);
@@ -87,17 +88,14 @@ function App() {
     const timer = setTimeout(() => signOut('The access token expired: sign in again.'), Date.parse(session.expiresAt) - Date.now());
     return () => clearTimeout(timer);
   }, [session]);
+  useEffect(() => (session ? watchConnection(session.token, setLive) : undefined), [session]);
   // The core host's live feed: every committed event refreshes the pages that show it.
   useEffect(() => {
     if (!session || host !== 'core') return undefined;
-    return subscribeEvents(
-      session.token,
-      (event) => {
-        setEvents((list) => [event, ...list].slice(0, 20));
-        setTick((t) => t + 1);
-      },
-      setLive,
-    );
+    return subscribe(session.token, 'subscription ConsoleEvents { events { id type timestamp data } }', {}, ({ events: event }) => {
+      setEvents((list) => [event, ...list].slice(0, 20));
+      setTick((t) => t + 1);
+    });
   }, [session]);
 
   if (!session)
@@ -114,7 +112,7 @@ function App() {
         ${PAGES.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p === route ? 'page' : undefined}>${p.title}</a></li>`)}
       </ul></nav>
       <div class="who">
-        ${host === 'core' && html`<span class=${`live ${live}`} role="status" data-testid="live-status">${live === 'live' ? 'Live' : 'Offline'}</span>`}
+        <span class=${`live ${live}`} role="status" data-testid="live-status">${live === 'live' ? 'Live' : 'Offline'}</span>
         <button type="button" onClick=${() => signOut()}>Sign out</button>
       </div>
     </header>

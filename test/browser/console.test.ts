@@ -219,7 +219,11 @@ describe('the order-book console on the pro host', () => {
     await depth.waitFor();
     expect(await depth.getAttribute('data-asks')).toBe('0');
     expect(await candles.getAttribute('data-candles')).toBe('0');
+    await page.getByTestId('live-status').getByText('Live').waitFor();
     await markDocument(page);
+    // From here the page learns everything over graphql-ws: no HTTP request at all.
+    const httpRequests: string[] = [];
+    page.on('request', (r) => httpRequests.push(r.url()));
 
     const sell = await place(trader, walletB, 'SELL', '2000', '1.5');
     await page.locator('[data-testid="depth-chart"][data-asks="1"]').waitFor();
@@ -232,6 +236,7 @@ describe('the order-book console on the pro host', () => {
     await page.getByTestId('last-price').getByText('2000').waitFor();
     expect(await depth.getAttribute('data-asks')).toBe('1');
     expect(await stillSameDocument(page)).toBe(true);
+    expect(httpRequests).toEqual([]);
     await checkPage(page, 'pro-markets');
   });
 
