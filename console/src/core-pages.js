@@ -202,21 +202,22 @@ export function ActivityPage({ wallet, setWallet, tick }) {
 }
 
 export function ApprovalsPage({ tick }) {
-  const held = useQuery('query Held { transfers(limit: 100, offset: 0, status: "PENDING_APPROVAL") { items { id kind status createdAt note masterWalletId items { amount recipient asset { symbol } } } } }', {}, [tick]);
+  // A transfer held for approval is not an event of its own: the list also re-reads itself every 5 s.
+  const held = useQuery('query Held { transfers(limit: 100, offset: 0, status: "PENDING_APPROVAL") { items { id kind status createdAt note masterWalletId items { amount recipient asset { symbol } } } } }', {}, [tick], 5000);
   const action = useAction(() => held.reload());
   const decide = (t, verb) => action.run(() => gql(`mutation Decide($id: ID!) { ${verb}Transfer(id: $id) { id status } }`, { id: t.id }));
   return html`<section aria-labelledby="page-title">
     <h2 id="page-title">Approvals</h2>
     <p class="hint">Transfers from wallets that require approval wait here until an admin decides.</p>
     <${ErrorNote} error=${held.error || action.error} />
-    <${Table} caption="Transfers waiting for approval" empty="Nothing is waiting" rows=${held.data?.transfers.items ?? []} columns=${[
+    <${Table} caption="Transfers waiting for approval" empty="Nothing is waiting" rows=${held.data?.transfers.items ?? []} rowAttrs=${(t) => ({ 'data-transfer-id': t.id })} columns=${[
       { label: 'Requested', render: (t) => when(t.createdAt) },
       { label: 'Wallet', render: (t) => short(t.masterWalletId) },
       { label: 'Items', render: itemsText },
       { label: 'Note', render: (t) => t.note ?? '—' },
       { label: 'Decision', render: (t) => html`<div class="actions">
-        <button type="button" onClick=${() => decide(t, 'approve')} disabled=${action.busy}>Approve</button>
-        <button type="button" class="danger" onClick=${() => decide(t, 'reject')} disabled=${action.busy}>Reject</button>
+        <button type="button" onClick=${() => decide(t, 'approve')} disabled=${action.busy} aria-label=${`Approve transfer ${short(t.id)}`}>Approve</button>
+        <button type="button" class="danger" onClick=${() => decide(t, 'reject')} disabled=${action.busy} aria-label=${`Reject transfer ${short(t.id)}`}>Reject</button>
       </div>` },
     ]} />
   </section>`;

@@ -163,11 +163,40 @@ describe('the console on the core host', () => {
     await checkPage(page, 'core-activity');
   });
 
-  test('shows approvals', async () => {
+  test('approves one held transfer and rejects another', async () => {
     const { page } = core;
+    const { ETH, USDC } = await k.assets();
+    const made = await org.core().post('/v1/master-wallets', { blockchainId: ETH.blockchainId, name: 'Guarded', configurations: { security: { requireApprovalForTransfers: true } } });
+    expect(made.status).toBe(201);
+    const guarded = made.body.data;
+    expect((await org.core().post('/v1/dev/faucet', { blockchainId: ETH.blockchainId, address: guarded.walletAddress, asset: 'USDC', amount: '20' })).status).toBe(200);
+    expect((await org.core().post('/v1/dev/faucet', { blockchainId: ETH.blockchainId, address: guarded.walletAddress, amount: '0.1' })).status).toBe(200);
+    const recipient = '0x000000000000000000000000000000000000dEaD';
+    // Spendable once the deposit is confirmed.
+    const send = (amount: string) => org.core().post(`/v1/master-wallets/${guarded.id}/transfer`, { assets: [{ assetId: USDC.id, recipient, amount }] });
+    let last: unknown;
+    const first = await eventually(async () => {
+      const res = await send('3');
+      last = res.body;
+      return res.status === 201 && res.body.data;
+    }, 30_000, 250).catch((e) => {
+      throw new Error(`${e.message}: ${JSON.stringify(last)}`);
+    });
+    const second = (await send('4')).body.data;
+    expect([first.status, second.status]).toEqual(['PENDING_APPROVAL', 'PENDING_APPROVAL']);
+
     await page.getByRole('link', { name: 'Approvals' }).click();
-    await page.getByRole('table', { name: 'Transfers waiting for approval' }).waitFor();
+    const rows = page.getByRole('table', { name: 'Transfers waiting for approval' });
+    await rows.locator(`tr[data-transfer-id="${first.id}"]`).getByText('3 USDC', { exact: false }).waitFor();
+    await rows.locator(`tr[data-transfer-id="${second.id}"]`).waitFor();
     await checkPage(page, 'core-approvals');
+    await rows.locator(`tr[data-transfer-id="${first.id}"]`).getByRole('button', { name: /Approve transfer/ }).click();
+    await rows.locator(`tr[data-transfer-id="${first.id}"]`).waitFor({ state: 'detached' });
+    await rows.locator(`tr[data-transfer-id="${second.id}"]`).getByRole('button', { name: /Reject transfer/ }).click();
+    await rows.locator(`tr[data-transfer-id="${second.id}"]`).waitFor({ state: 'detached' });
+    expect((await org.core().get(`/v1/transfers/${first.id}`)).body.data.status).not.toBe('PENDING_APPROVAL');
+    expect((await org.core().get(`/v1/transfers/${first.id}`)).body.data.decidedAt).toEqual(expect.any(String));
+    expect((await org.core().get(`/v1/transfers/${second.id}`)).body.data.status).toBe('REJECTED');
   });
 
   test('creates a webhook subscription, shows its delivery log and resends a delivery', async () => {
