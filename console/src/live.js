@@ -8,7 +8,7 @@ function connection(token) {
   if (shared?.token === token) return shared;
   shared?.client.dispose();
   const listeners = new Set();
-  const tell = (status) => listeners.forEach((l) => l(status));
+  const tell = (status, reason) => listeners.forEach((l) => l(status, reason));
   const client = createClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
     connectionParams: { token },
@@ -16,13 +16,14 @@ function connection(token) {
     retryAttempts: 5,
     // 4401: the token expired or its key was revoked; retrying cannot help.
     shouldRetry: (e) => !(e && typeof e === 'object' && 'code' in e && e.code === 4401),
-    on: { connected: () => tell('live'), closed: () => tell('offline') },
+    // 4401 is final (the token expired or its key was revoked): 'refused' with the server's reason.
+    on: { connected: () => tell('live'), closed: (e) => (e?.code === 4401 ? tell('refused', e.reason) : tell('offline')) },
   });
   shared = { token, client, listeners };
   return shared;
 }
 
-/** Calls onStatus('live' | 'offline') as the session's connection opens and closes. */
+/** Calls onStatus('live' | 'offline' | 'refused', reason) as the session's connection opens and closes. */
 export function watchConnection(token, onStatus) {
   const c = connection(token);
   c.listeners.add(onStatus);

@@ -88,7 +88,16 @@ function App() {
     const timer = setTimeout(() => signOut('The access token expired: sign in again.'), Date.parse(session.expiresAt) - Date.now());
     return () => clearTimeout(timer);
   }, [session]);
-  useEffect(() => (session ? watchConnection(session.token, setLive) : undefined), [session]);
+  useEffect(
+    () =>
+      session
+        ? watchConnection(session.token, (status, reason) => {
+            if (status === 'refused') signOut(reason || 'Keel refused the session: sign in again.');
+            else setLive(status);
+          })
+        : undefined,
+    [session],
+  );
   // The core host's live feed: every committed event refreshes the pages that show it.
   useEffect(() => {
     if (!session || host !== 'core') return undefined;

@@ -283,6 +283,27 @@ describe('the order-book console on the pro host', () => {
   });
 });
 
+describe('a session', () => {
+  test("ends when its key is revoked: the console signs out and says why", async () => {
+    const made = await org.core().post('/v1/api-keys', { name: 'short-lived', scopes: ['read'] });
+    expect(made.status).toBe(201);
+    const other = await browser.newContext();
+    try {
+      // Not a watched page: the refused request is logged by the browser as an error, by design.
+      const page = await other.newPage();
+      await signInWithKey(page, coreUrl(), made.body.data.secret, org.orgId);
+      await page.getByTestId('live-status').getByText('Live').waitFor();
+      expect((await org.core().request('DELETE', `/v1/api-keys/${made.body.data.id}`)).status).toBe(200);
+      // Keel closes the live connection at once (4401, with the reason): the console signs out.
+      await page.getByRole('alert').getByText(/revoked|invalid|token/i).waitFor();
+      await page.getByRole('textbox', { name: 'API key', exact: true }).waitFor();
+      expect(await page.evaluate<string | null>("sessionStorage.getItem('keel.console.session')")).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('on a phone-sized screen', () => {
   test('signs in with a token minted by a server and stays readable', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
