@@ -33,10 +33,14 @@ export function depthSeries(book) {
   const bids = [...book.bids].map((l) => [Number(l.price), Number(l.quantity)]).sort((a, b) => b[0] - a[0]);
   const asks = [...book.asks].map((l) => [Number(l.price), Number(l.quantity)]).sort((a, b) => a[0] - b[0]);
   const points = new Map();
+  // Each side's steps run on past its last level (2% of the mid price), so one level still draws an area.
+  const mid = bids.length && asks.length ? (bids[0][0] + asks[0][0]) / 2 : (bids[0] ?? asks[0])?.[0] ?? 0;
   let sum = 0;
   for (const [p, q] of bids) points.set(p, [(sum += q), null]);
+  if (bids.length) points.set(bids[bids.length - 1][0] - mid * 0.02, [sum, null]);
   sum = 0;
   for (const [p, q] of asks) points.set(p, [points.get(p)?.[0] ?? null, (sum += q)]);
+  if (asks.length) points.set(asks[asks.length - 1][0] + mid * 0.02, [null, sum]);
   const xs = [...points.keys()].sort((a, b) => a - b);
   return [xs, xs.map((x) => points.get(x)[0]), xs.map((x) => points.get(x)[1])];
 }
