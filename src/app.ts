@@ -26,6 +26,9 @@ import { ClientRateLimiter } from './platform/rate-limit';
 import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
 import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
 import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
+import { SettlementBatcher } from './modules/settlement/batcher';
+import { ProceedsRelease } from './modules/settlement/proceeds-release';
+import { SettlementWorker } from './modules/settlement/settlement-worker';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -118,7 +121,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   sender.onOutcome(services.custodyLedgerSync);
   sender.onOutcome(services.agentPaymentOutcomes);
   sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
-  const settlementOutcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: config.SETTLEMENT_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_MAX_ATTEMPTS }, logger);
+  const settlementOutcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: config.SETTLEMENT_RULES_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_RULES_MAX_ATTEMPTS }, logger);
   sender.onOutcome(settlementOutcomes);
   const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen);
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
@@ -127,7 +130,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
     // Committed events to webhook deliveries and to the live feed of GraphQL subscriptions.
     new OutboxRelay(db, [new DeliveryFanout(services.deliveryScheduler), platform.liveFeed.relayConsumer()], logger, config.OUTBOX_POLL_INTERVAL_MS),
     loopWorker(() => sender.start()),
-    loopWorker(() => new SettlementRuleWorker(db, settlementExecutor, settlementOutcomes, { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS }, logger).start()),
+    loopWorker(() => new SettlementRuleWorker(db, settlementExecutor, settlementOutcomes, { pollIntervalMs: config.SETTLEMENT_RULES_POLL_INTERVAL_MS }, logger).start()),
     loopWorker(() =>
       startPollingLoop(
         () => platform.idempotency.purgeExpired(),
@@ -137,5 +140,21 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
     ),
     new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, logger),
     loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
+    ...(config.SETTLEMENT_ENABLED ? [settlementWorker(platform, services, networks)] : []),
   ];
+}
+
+/** Trades settled on chain in batches, one batcher per chain under a lease, and the periodic reconciliation. */
+function settlementWorker(platform: Platform, services: Services, networks: ChainNetworks): Worker {
+  const { config, db, logger } = platform;
+  const batcher = new SettlementBatcher(
+    db,
+    platform.outbox,
+    services.settlementFunding,
+    new ProceedsRelease(db),
+    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS },
+    logger,
+  );
+  const options = { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS, leaseMs: config.SETTLEMENT_LEASE_MS, reconcileIntervalMs: config.SETTLEMENT_RECONCILE_INTERVAL_MS };
+  return new SettlementWorker(db, networks, services.settlementDeployments, batcher, services.settlementReconciler, platform.metrics, options, logger);
 }

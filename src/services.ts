@@ -64,6 +64,11 @@ import type { Config } from './platform/config';
 import { hostname } from 'node:os';
 import { RealtimeHub } from './modules/realtime/realtime-hub';
 import { RealtimeService } from './modules/realtime/realtime.service';
+import { SettlementBatchService } from './modules/settlement/settlement-batch.service';
+import { SettlementDeployments } from './modules/settlement/settlement-deployments';
+import { SettlementLedgerView } from './modules/settlement/settlement-ledger-view';
+import { SettlementReconciler } from './modules/settlement/settlement-reconciler';
+import { SettlementFunding } from './modules/settlement/funding';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -141,6 +146,11 @@ export interface Services {
   settlementRules: SettlementRuleService;
   /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */
   realtime: RealtimeService;
+  /** On-chain settlement of trades: the contracts, the batches API, funding and reconciliation. */
+  settlementDeployments: SettlementDeployments;
+  settlementBatches: SettlementBatchService;
+  settlementFunding: SettlementFunding;
+  settlementReconciler: SettlementReconciler;
 }
 
 export function createServices(platform: Platform, networks: ChainNetworks): Services {
@@ -195,6 +205,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const agentPayments = new AgentPaymentService(db, outbox, agents, agentWallets, agentPolicies, chains, transfers, sanctions, prices, unitOfWork);
   const agentPaymentOutcomes = new AgentPaymentOutcomes(agentPayments);
   transfers.onRejected(agentPaymentOutcomes.rejected);
+  const settlementDeployments = new SettlementDeployments(db, config, platform.logger);
+  custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
   return {
     agents,
     agentPaymentOutcomes,
@@ -244,6 +256,10 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     walletBalances,
     marketData,
     realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
+    settlementDeployments,
+    settlementBatches: new SettlementBatchService(db),
+    settlementFunding: new SettlementFunding(db, sendingWallets, custodyLedgerSync, platform.logger),
+    settlementReconciler: new SettlementReconciler(db, settlementDeployments),
   };
 }
 

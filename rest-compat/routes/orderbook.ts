@@ -1,5 +1,6 @@
 import type { RouteRow } from '../route-table';
 import { accessTokenOrderbookRoutes } from './access-tokens';
+import { settlementRoutes } from './settlement';
 
 /** The order-book host's REST endpoints (/v1/orderbook). */
 export const orderbookRoutes: RouteRow[] = [
@@ -23,4 +24,5 @@ export const orderbookRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/trades', field: 'walletTrades', envelope: 'proList', summary: "A wallet's trades (limit default 50, offset default 0); 404 unless this organisation has placed an order with the wallet", tag: 'Wallets' },
   { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/balances', field: 'walletBalances', envelope: 'single', summary: "A wallet's trading balances in the ledger (available, locked, and debt: owed after a reorg took back a deposit already spent or locked)", tag: 'Wallets' },
   ...accessTokenOrderbookRoutes,
+  ...settlementRoutes,
 ];

@@ -12,6 +12,7 @@ import type { Tier } from '../platform/auth/permissions';
 import { printFromServices } from './with-services';
 import { registerOperatorCommands } from './operator-commands';
 import { registerAmlCommands } from './aml-commands';
+import { registerSettlementCommands } from './settlement-commands';
 import { resealColumn } from '../platform/crypto/reseal';
 import { loadSecretBox } from '../platform/crypto/secret-box';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
@@ -102,6 +103,7 @@ program
 
 registerOperatorCommands(program);
 registerAmlCommands(program);
+registerSettlementCommands(program);
 
 const secrets = program.command('secrets').description('Secrets at rest');
 secrets

@@ -181,11 +181,27 @@ export const configSchema = z.object({
   /** The public checkout API and page: requests per client address per minute. */
   CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** How often the settlement-rule worker looks for due executions. */
-  SETTLEMENT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  SETTLEMENT_RULES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */
-  SETTLEMENT_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),
+  SETTLEMENT_RULES_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),
   /** Attempts of one settlement execution before it is FAILED for good. */
-  SETTLEMENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  SETTLEMENT_RULES_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  // On-chain settlement of trades (src/modules/settlement).
+  SETTLEMENT_ENABLED: bool.default(true),
+  /** A batch is formed once this many trades are queued on a chain, or the oldest waited SETTLEMENT_BATCH_MAX_AGE_MS. */
+  SETTLEMENT_BATCH_SIZE: z.coerce.number().int().positive().max(5_000).default(200),
+  SETTLEMENT_BATCH_MAX_AGE_MS: z.coerce.number().int().min(0).default(2_000),
+  SETTLEMENT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(250),
+  /** A settlement transaction unmined this long (and priced below the market) is re-sent with a higher fee. */
+  SETTLEMENT_FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(30_000),
+  SETTLEMENT_LEASE_MS: z.coerce.number().int().positive().default(15_000),
+  SETTLEMENT_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** The operator key that submits batches (hex). Dev chains default to dev account #7. */
+  SETTLEMENT_OPERATOR_KEY: z.string().optional(),
+  /** Where trading fees go on chain. Dev chains default to dev account #8. */
+  SETTLEMENT_FEE_RECIPIENT: z.string().optional(),
+  /** Seconds between an account's exit request and its own withdrawal from the contract (escape hatch). */
+  SETTLEMENT_EXIT_DELAY_SECONDS: z.coerce.number().int().min(0).default(604_800),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics, one registry per process, served at /metrics on each host. */
 export class Metrics {
@@ -7,6 +7,8 @@ export class Metrics {
   readonly httpDuration: Histogram<'host' | 'method' | 'route'>;
   readonly webhookAttempts: Counter<'outcome'>;
   readonly walletDebts: Counter<'event'>;
+  readonly settlementDifferences: Gauge<'chain'>;
+  readonly settlementReconciliations: Counter<'chain' | 'outcome'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -33,6 +35,18 @@ export class Metrics {
       name: 'keel_wallet_debt_events_total',
       help: 'Wallet debts recorded (a reorg took back a deposit already spent or locked) and repaid, by event (recorded, repaid)',
       labelNames: ['event'],
+      registers: [this.registry],
+    });
+    this.settlementDifferences = new Gauge({
+      name: 'keel_settlement_reconcile_differences',
+      help: 'Wallet and asset pairs whose on-chain balance (wallet address plus settlement contract) differs from the ledger, at the last reconciliation, by chain',
+      labelNames: ['chain'],
+      registers: [this.registry],
+    });
+    this.settlementReconciliations = new Counter({
+      name: 'keel_settlement_reconciliations_total',
+      help: 'Reconciliations of on-chain balances against the ledger, by chain and outcome (clean, differences, error)',
+      labelNames: ['chain', 'outcome'],
       registers: [this.registry],
     });
   }

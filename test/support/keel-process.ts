@@ -16,7 +16,8 @@ export interface KeelProcess {
 function spawnKeel(args: string[], env: Record<string, string | undefined>): ChildProcess {
   return spawn(process.execPath, ['-r', join(__dirname, 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    // As in testKeelConfig: settlement only where a test turns it on.
+    env: { ...process.env, SETTLEMENT_ENABLED: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

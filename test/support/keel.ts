@@ -40,6 +40,8 @@ export function testKeelConfig(name: string, databaseUrl: string, overrides: Par
       DB_POOL_MAX: 5,
       KEEL_CHAINS: process.env.KEEL_CHAINS,
       KEEL_MASTER_KEY: process.env.KEEL_MASTER_KEY,
+      // Settlement tries to move funds the test credited by hand: only tests of settlement turn it on.
+      SETTLEMENT_ENABLED: false,
       ...overrides,
     },
   );

@@ -13,12 +13,24 @@ import type { WalletDebts } from './wallet-debts';
 const depositReference = (d: ChainTransferModel) => `deposit:${d.blockchainId}:${d.txHash}:${d.logIndex}:${d.blockHash}`;
 
 /**
+ * What on-chain settlement tells the ledger: which senders only hand a wallet back its own funds
+ * (the settlement contract releasing proceeds: not a deposit), and what of a balance is proceeds of
+ * trades not yet settled on chain (not withdrawable yet).
+ */
+export interface SettlementView {
+  isInternalSource(blockchainId: string, fromAddress: string): Promise<boolean>;
+  withheld(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint>;
+}
+
+/**
  * Keeps the trading ledger in step with custody: confirmed deposits are credited (repaying any debt
  * of the wallet in the asset first) and reorged ones taken back, what was already spent or locked
  * becoming a debt; a transfer out is debited when it is requested and refunded if it fails or is rejected;
  * the gas a mined transaction paid is debited from the sender's native balance.
  */
 export class CustodyLedgerSync implements DepositListener, TransferFunds, TransferOutcomeListener {
+  private settlement?: SettlementView;
+
   constructor(
     private readonly ledger: LedgerService,
     private readonly chains: ChainService,
@@ -26,12 +38,18 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
     private readonly logger: Logger,
   ) {}
 
+  /** Set once on-chain settlement is wired (services.ts). */
+  settleThrough(settlement: SettlementView): void {
+    this.settlement = settlement;
+  }
+
   /**
    * A deposit a reorg re-mined in another block is credited again (its reference names the block),
    * and first repays the debt its reversal left: in all it counts once.
    */
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     for (const d of deposits) {
+      if (await this.settlement?.isInternalSource(d.blockchainId, d.fromAddress)) continue;
       const credit = { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d) };
       if ((await this.ledger.credit(trx, credit)).applied) await this.debts.repayFrom(trx, credit);
     }
@@ -48,15 +66,18 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
     }
   }
 
+  /** What the ledger lets the wallet spend, less proceeds of trades not yet settled on chain. */
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
-    return this.ledger.spendable(trx, walletId, assetId);
+    const spendable = await this.ledger.spendable(trx, walletId, assetId);
+    const withheld = (await this.settlement?.withheld(trx, walletId, assetId)) ?? 0n;
+    return spendable > withheld ? spendable - withheld : 0n;
   }
 
   /** Takes each line's amount from what the wallet may spend: nothing while it owes a debt in the asset. */
   async reserve(trx: Knex.Transaction, lines: FundsLine[]): Promise<void> {
     for (const l of lines) {
-      const spendable = await this.ledger.spendable(trx, l.walletId, l.assetId);
-      if (spendable < l.rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance: the ledger holds less than this line that the wallet may spend (nothing while it owes a debt in the asset)', { walletId: l.walletId, assetId: l.assetId });
+      const spendable = await this.spendable(trx, l.walletId, l.assetId);
+      if (spendable < l.rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance: the ledger holds less than this line that the wallet may spend (nothing while it owes a debt in the asset; proceeds of trades not yet settled on chain cannot leave)', { walletId: l.walletId, assetId: l.assetId });
       await this.ledger.debit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer:${l.itemId}` });
     }
   }
@@ -80,13 +101,25 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
    */
   private async chargeGas(trx: Knex.Transaction, item: SendingItem): Promise<void> {
     const fee = item.feePaid ? BigInt(item.feePaid) : 0n;
+    await this.chargeGasTo(trx, { organizationId: item.organizationId, walletId: item.addressId ?? item.masterWalletId, blockchainId: item.blockchainId, fee, reference: `gas:${item.id}` });
+  }
+
+  /** Debits the gas a wallet's mined transaction paid from its native balance (see chargeGas); idempotent per reference. */
+  async chargeGasTo(trx: Knex.Transaction, charge: { organizationId: string; walletId: string; blockchainId: string; fee: bigint; reference: string }): Promise<void> {
+    const { fee, walletId } = charge;
     if (fee <= 0n) return;
-    const native = (await this.chains.assetsOf(item.blockchainId)).find((a) => a.isNative);
+    const native = (await this.chains.assetsOf(charge.blockchainId)).find((a) => a.isNative);
     if (!native) return;
-    const walletId = item.addressId ?? item.masterWalletId;
     const { available } = await this.ledger.balance(trx, walletId, native.id);
     const take = available < fee ? available : fee;
-    if (take > 0n) await this.ledger.debit(trx, { organizationId: item.organizationId, walletId, assetId: native.id, amount: take, reference: `gas:${item.id}` });
-    if (take < fee) this.logger.warn({ itemId: item.id, walletId, shortfall: (fee - take).toString() }, 'gas could not be fully charged to the trading ledger');
+    if (take > 0n) await this.ledger.debit(trx, { organizationId: charge.organizationId, walletId, assetId: native.id, amount: take, reference: charge.reference });
+    if (take < fee) this.logger.warn({ reference: charge.reference, walletId, shortfall: (fee - take).toString() }, 'gas could not be fully charged to the trading ledger');
+  }
+
+  /** Gives back what chargeGasTo took under `reference` (a reorg dropped the transaction); idempotent. */
+  async refundGas(trx: Knex.Transaction, reference: string): Promise<void> {
+    const charged = await trx('ledger_entries').where({ idempotencyKey: `debit:${reference}` }).first();
+    if (!charged) return;
+    await this.ledger.credit(trx, { organizationId: charged.organizationId, walletId: charged.walletId, assetId: charged.assetId, amount: -BigInt(charged.availableDelta), reference: `reorged:${reference}` });
   }
 }

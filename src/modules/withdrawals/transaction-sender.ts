@@ -9,6 +9,8 @@ import type { ChainService } from '../chains/chain.service';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import { lineRequest, LineCall } from './transaction-request';
 import { lineHashes, nodeKnowsAny, nonceFate } from './nonce-fate';
+import { takeSenderNonce } from './sender-nonces';
+import { bumpedFees } from './fee-bump';
 
 export interface TransactionSenderOptions {
   pollIntervalMs: number;
@@ -133,7 +135,7 @@ export class TransactionSender {
     const signed = await this.db.transaction(async (trx) => {
       const locked = await trx('transfer_items').where({ id: item.id, status: 'QUEUED' }).forUpdate().skipLocked().first();
       if (!locked) return null;
-      const nonce = await this.takeNonce(trx, item, network.provider);
+      const nonce = await takeSenderNonce(trx, item.blockchainId, item.fromAddress, network.provider);
       const tx = ethers.Transaction.from(
         await signer.signTransaction({
           type: 2,
@@ -153,17 +155,6 @@ export class TransactionSender {
       return signedItem;
     });
     if (signed) await this.broadcast(signed, signed.rawTx);
-  }
-
-  /** The next nonce of the sending address: ours, unless something else has sent from it meanwhile. */
-  private async takeNonce(trx: Knex.Transaction, item: SendingItem, provider: ethers.JsonRpcProvider): Promise<number> {
-    const key = { blockchainId: item.blockchainId, address: item.fromAddress };
-    await trx('sender_nonces').insert({ ...key, nextNonce: 0 }).onConflict(['blockchain_id', 'address']).ignore();
-    const row = await trx('sender_nonces').where(key).forUpdate().first();
-    const onChain = await provider.getTransactionCount(item.fromAddress, 'pending');
-    const nonce = Math.max(Number(row.nextNonce), onChain);
-    await trx('sender_nonces').where(key).update({ nextNonce: nonce + 1 });
-    return nonce;
   }
 
   private async broadcast(item: SendingItem, rawTx: string): Promise<void> {
@@ -264,14 +255,9 @@ export class TransactionSender {
   }
 
   private async bumpIfUnderpriced(item: SendingItem, provider: ethers.JsonRpcProvider, chainId: number): Promise<void> {
-    const [latest, fees] = await Promise.all([provider.getBlock('latest'), provider.getFeeData()]);
-    const baseFee = latest?.baseFeePerGas ?? 0n;
-    const oldMax = BigInt(item.maxFeePerGas!);
-    const oldTip = BigInt(item.maxPriorityFeePerGas!);
-    if (oldMax >= baseFee + oldTip) return; // priced at the market: it only needs patience
-    const raise = (v: bigint) => (v * BigInt(100 + this.options.bumpPercent) + 99n) / 100n;
-    const tip = max(raise(oldTip), fees.maxPriorityFeePerGas ?? 0n);
-    const maxFee = max(raise(oldMax), 2n * baseFee + tip);
+    const bumped = await bumpedFees(provider, { maxFeePerGas: BigInt(item.maxFeePerGas!), maxPriorityFeePerGas: BigInt(item.maxPriorityFeePerGas!) }, this.options.bumpPercent);
+    if (!bumped) return; // priced at the market: it only needs patience
+    const { maxFeePerGas: maxFee, maxPriorityFeePerGas: tip } = bumped;
     const asset = (await this.chains.assetRow(item.assetId))!;
     const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, provider);
     const tx = ethers.Transaction.from(
@@ -339,10 +325,6 @@ export class TransactionSender {
 }
 
 type Outcome = { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string };
-
-function max(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
-}
 
 function messageOf(e: unknown): string {
   const err = e as { shortMessage?: string; message?: string; info?: { error?: { message?: string } } };

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { ethers } from 'ethers';
 import { senderKey, serialized, withWallet } from './dev-sender';
+import { ContractArtifact, loadArtifact } from './artifacts';
 
 export interface TestToken {
   symbol: string;
@@ -19,22 +18,9 @@ export const TEST_TOKENS: readonly Omit<TestToken, 'address'>[] = [
 /** Minted to the deployer for each token, in whole tokens: one trillion. */
 const TEST_TOKEN_SUPPLY = '1000000000000';
 
-let artifactCache: { abi: ethers.InterfaceAbi; bytecode: string } | undefined;
-
-/** build/contracts/TestToken.json, found by walking up from this file (works from src/ and dist/). */
-export function loadTestTokenArtifact(): { abi: ethers.InterfaceAbi; bytecode: string } {
-  if (artifactCache) return artifactCache;
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'build', 'contracts', 'TestToken.json');
-    if (fs.existsSync(candidate)) {
-      const artifact = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { abi: ethers.InterfaceAbi; bytecode: string };
-      artifactCache = { abi: artifact.abi, bytecode: artifact.bytecode };
-      return artifactCache;
-    }
-    if (path.dirname(dir) === dir) {
-      throw new Error('build/contracts/TestToken.json not found: run `node scripts/compile-contracts.js` (part of `npm run build`)');
-    }
-  }
+/** build/contracts/TestToken.json (see loadArtifact). */
+export function loadTestTokenArtifact(): ContractArtifact {
+  return loadArtifact('TestToken');
 }
 
 /** Where deployTestTokens puts TEST_TOKENS for a deployer that has sent nothing before. */

@@ -27,6 +27,8 @@ export const EVENT_NAMES: readonly string[] = [
   // Keel's own: agents, their wallets and policies, and each transition of an agent payment.
   ...['created', 'updated', 'suspended', 'resumed', 'deleted', 'wallet_created', 'policy_updated'].map((a) => `agent.${a}`),
   ...['pending_approval', 'policy_denied', 'approved', 'submitted', 'executed', 'failed'].map((a) => `agent_payment.${a}`),
+  // Keel's own: a settlement batch holding the organisation's trades changed status.
+  ...['batched', 'submitted', 'confirmed', 'failed', 'reorged', 'replaced'].map((a) => `settlement_batch.${a}`),
 ];
 
 export const EVENT_WILDCARDS: readonly string[] = ['address.*', 'master.*', 'payment_link.*', 'payment_link_transfer.*', 'payment_intent.*', 'agent.*', 'agent_payment.*', '*'];

@@ -135,25 +135,6 @@ test('a subscriber on a node that took no order rebuilds, from a snapshot and ga
   expect(sequences).toEqual([...sequences].sort((x, y) => x - y));
 });
 
-test('the book sequence continues gaplessly when the node that commits the market changes back and forth', async () => {
-  const feed = connect(nodeB.proUrl!, a).subscribe<BookMessage>(BOOK, { s: 'ETH-USDC' });
-  await eventually(() => feed.messages.length > 0);
-  const onNode = (url: string, org: BookOrg) => new ApiClient(url, { apiKey: org.proKey!, orgId: org.orgId });
-  for (let i = 0; i < 6; i++) {
-    const url = i % 2 === 0 ? nodeB.proUrl! : k.keel.pro!.url;
-    const sell = await onNode(url, b).post('/v1/orderbook/orders', { market: 'ETH-USDC', type: 'LIMIT', walletId: walletB, side: 'SELL', price: (2200 + i).toFixed(2), quantity: '0.02' });
-    const buy = await onNode(url, a).post('/v1/orderbook/orders', { market: 'ETH-USDC', type: 'LIMIT', walletId: walletA, side: 'BUY', price: (1980 - i).toFixed(2), quantity: '0.02' });
-    expect([sell.status, buy.status]).toEqual([201, 201]);
-  }
-  const finalSequence = await bookSequence();
-  await eventually(() => Number(feed.messages.at(-1)!.sequence) === finalSequence);
-  expect(feed.messages.map((m) => m.kind)).toEqual(['SNAPSHOT', ...Array(12).fill('UPDATE')]);
-  const rebuilt = rebuild(feed.messages);
-  // Node A made the last commit, so its engine holds the committed book (node B's reloads with its next command).
-  const get = await a.pro().get('/v1/orderbook/markets/ETH-USDC/book?levels=500');
-  expect({ bids: rebuilt.bids, asks: rebuilt.asks }).toEqual({ bids: get.body.data.bids, asks: get.body.data.asks });
-});
-
 test("private feeds carry the caller's own orders (every status), fills and balances, never another organisation's", async () => {
   const mine = connect(nodeB.proUrl!, a);
   const theirs = connect(nodeB.proUrl!, b);
@@ -338,4 +319,36 @@ test("the core host's events subscription: one stream per organisation, each sub
   expect(masters.messages.every((e) => e.type.startsWith('master.'))).toBe(true);
   expect(addresses.messages.every((e) => e.type.startsWith('address.'))).toBe(true);
   expect(addresses.messages.some((e) => e.id === created.id)).toBe(false);
+});
+
+// Last: node A hands the market's shard to node B, and the later tests would find A no longer leading.
+test("the book sequence continues gaplessly when the market's leader changes from one node to another", async () => {
+  const feed = connect(nodeB.proUrl!, a).subscribe<BookMessage>(BOOK, { s: 'ETH-USDC' });
+  await eventually(() => feed.messages.length > 0);
+  const onNode = (url: string, org: BookOrg) => new ApiClient(url, { apiKey: org.proKey!, orgId: org.orgId });
+  // A client that retries NOT_LEADER, as the README tells clients to.
+  const place = async (url: string, org: BookOrg, body: Record<string, string>) => {
+    let res = await onNode(url, org).post('/v1/orderbook/orders', body);
+    await eventually(async () => {
+      if (res.status !== 409 || res.body.error?.code !== 'NOT_LEADER') return true;
+      res = await onNode(url, org).post('/v1/orderbook/orders', body);
+      return false;
+    }, 20_000, 250);
+    return res;
+  };
+  const round = async (url: string, i: number) => {
+    const sell = await place(url, b, { market: 'ETH-USDC', type: 'LIMIT', walletId: walletB, side: 'SELL', price: (2200 + i).toFixed(2), quantity: '0.02' });
+    const buy = await place(url, a, { market: 'ETH-USDC', type: 'LIMIT', walletId: walletA, side: 'BUY', price: (1980 - i).toFixed(2), quantity: '0.02' });
+    expect([sell.status, buy.status]).toEqual([201, 201]);
+  };
+  for (let i = 0; i < 3; i++) await round(k.keel.pro!.url, i);
+  // Node A gives its leases back; node B takes the shard, rebuilds the book and goes on from the stored sequences.
+  await k.keel.services.shardLeadership.stop();
+  for (let i = 3; i < 6; i++) await round(nodeB.proUrl!, i);
+  const finalSequence = await bookSequence();
+  await eventually(() => Number(feed.messages.at(-1)!.sequence) === finalSequence);
+  expect(feed.messages.map((m) => m.kind)).toEqual(['SNAPSHOT', ...Array(12).fill('UPDATE')]);
+  const rebuilt = rebuild(feed.messages);
+  const get = await onNode(nodeB.proUrl!, a).get('/v1/orderbook/markets/ETH-USDC/book?levels=500');
+  expect({ bids: rebuilt.bids, asks: rebuilt.asks }).toEqual({ bids: get.body.data.bids, asks: get.body.data.asks });
 });

@@ -15,7 +15,7 @@ describe('settlement rules and reorgs (a chain of their own)', () => {
   let k: OwnChainKeel;
 
   beforeAll(async () => {
-    k = await startKeelOnOwnChain(31_341, CONFIRMATIONS, { SETTLEMENT_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 });
+    k = await startKeelOnOwnChain(31_341, CONFIRMATIONS, { SETTLEMENT_RULES_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 });
   }, 60_000);
   afterAll(() => k?.stop());
 

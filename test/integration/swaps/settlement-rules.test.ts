@@ -22,7 +22,7 @@ describe('settlement rules', () => {
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    t = await startTestKeel({ ...FAST, SETTLEMENT_POLL_INTERVAL_MS: 100, SETTLEMENT_RETRY_BASE_MS: 500 });
+    t = await startTestKeel({ ...FAST, SETTLEMENT_RULES_POLL_INTERVAL_MS: 100, SETTLEMENT_RULES_RETRY_BASE_MS: 500 });
     org = await t.createOrg();
     other = await t.createOrg();
     chain = (await org.core.request('GET', '/v1/blockchains')).body.data[0].id;

@@ -1,0 +1,46 @@
+import { Command } from 'commander';
+import { devChainAccount } from '../platform/chain/dev-accounts';
+import { printFromServices } from './with-services';
+
+/** `keel reconcile` and `keel settlement deploy`: the operator's side of on-chain settlement. */
+export function registerSettlementCommands(program: Command): void {
+  program
+    .command('reconcile')
+    .description("Compare every wallet's on-chain balance (its address plus its settlement contract balance) with the ledger, per asset; exits 1 on any difference")
+    .option('--chain <chain>', 'blockchain id, chain id or slug; default every registered chain')
+    .option('--organization <id>', 'only the wallets of this organisation')
+    .action((opts: { chain?: string; organization?: string }) =>
+      printFromServices(async ({ services, networks }) => {
+        const chain = opts.chain ? networks.find(opts.chain) : undefined;
+        if (opts.chain && !chain) throw new Error(`Unknown blockchain '${opts.chain}'`);
+        const reports = [];
+        for (const network of chain ? [chain] : networks.all()) reports.push(await services.settlementReconciler.reconcile(network, { organizationId: opts.organization }));
+        const differences = reports.flatMap((r) => r.differences);
+        for (const d of differences) {
+          process.stderr.write(`DIFFERENCE chain=${d.blockchainId} wallet=${d.walletId} ${d.address} ${d.symbol}: ledger expects ${d.expected}, on chain ${d.wallet} + contract ${d.contract} (difference ${d.difference})\n`);
+        }
+        if (differences.length) process.exitCode = 1;
+        return { clean: differences.length === 0, checked: reports.reduce((n, r) => n + r.checked, 0), chains: reports };
+      }),
+    );
+
+  const settlement = program.command('settlement').description('On-chain settlement of trades');
+  settlement
+    .command('deploy')
+    .description('Deploy the settlement contract on a chain and record it (dev chains get one at start). The deployer key is SETTLEMENT_DEPLOYER_KEY (dev chains: dev account #0)')
+    .requiredOption('--chain <chain>', 'blockchain id, chain id or slug')
+    .option('--operator <address>', 'the operator address; default the address of SETTLEMENT_OPERATOR_KEY')
+    .option('--fee-recipient <address>', 'where fees go; default SETTLEMENT_FEE_RECIPIENT')
+    .option('--exit-delay <seconds>', "seconds between an account's exit request and its own withdrawal; default SETTLEMENT_EXIT_DELAY_SECONDS")
+    .action((opts: { chain: string; operator?: string; feeRecipient?: string; exitDelay?: string }) =>
+      printFromServices(async ({ services, networks }) => {
+        const network = networks.find(opts.chain);
+        if (!network) throw new Error(`Unknown blockchain '${opts.chain}'`);
+        const key = process.env.SETTLEMENT_DEPLOYER_KEY ?? (network.spec.dev ? devChainAccount(0).privateKey : undefined);
+        if (!key) throw new Error('SETTLEMENT_DEPLOYER_KEY is required on a configured chain');
+        const exitDelaySeconds = opts.exitDelay === undefined ? undefined : Number(opts.exitDelay);
+        if (exitDelaySeconds !== undefined && !(Number.isSafeInteger(exitDelaySeconds) && exitDelaySeconds >= 0)) throw new Error('--exit-delay must be a whole number of seconds');
+        return services.settlementDeployments.deploy(network, key, { operator: opts.operator, feeRecipient: opts.feeRecipient, exitDelaySeconds });
+      }),
+    );
+}

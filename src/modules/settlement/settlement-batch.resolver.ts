@@ -1,0 +1,49 @@
+import { Arg, Args, Authorized, Ctx, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context';
+import type { EventEnvelope } from '../../platform/events/outbox';
+import type { PageResult } from '../../platform/paging';
+import type { SettlementBatchStatus, SettlementBatchView } from './settlement-batch.service';
+import { SettlementBatchEventType, SettlementBatchListArgs, SettlementBatchPage, SettlementBatchStatusEnum, SettlementBatchType } from './settlement-batch.types';
+
+/** The data of a settlement_batch.* event (batch-transitions.ts). */
+interface BatchEventData {
+  batchId: string;
+  status: SettlementBatchStatus;
+  previousStatus: string | null;
+  blockchainId: string;
+  tradeCount: number;
+  txHash: string | null;
+  blockNumber: string | null;
+  reason: string | null;
+}
+
+@Resolver()
+export class SettlementBatchResolver {
+  @Authorized('orderbook_settlement:read')
+  @Query(() => SettlementBatchPage, { description: 'Settlement batches, newest first (status, market, from, to)' })
+  settlementBatches(@Args() args: SettlementBatchListArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<SettlementBatchView>> {
+    return ctx.services.settlementBatches.list(args);
+  }
+
+  @Authorized('orderbook_settlement:read')
+  @Query(() => SettlementBatchType)
+  settlementBatch(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SettlementBatchView> {
+    return ctx.services.settlementBatches.get(id);
+  }
+
+  @Authorized('orderbook_settlement:read')
+  @Subscription(() => SettlementBatchEventType, {
+    description: "Status changes of settlement batches holding the organisation's trades, as they are committed (optionally only some statuses)",
+    subscribe: ({ args, context }) => {
+      const statuses: string[] | undefined = args.statuses;
+      const ctx = context as GraphQLContext;
+      return ctx.services.liveFeed.stream(ctx.principal.organizationId, (e) => e.type.startsWith('settlement_batch.') && (!statuses?.length || statuses.includes(String(e.data.status))));
+    },
+  })
+  settlementBatchUpdates(
+    @Root() envelope: EventEnvelope<BatchEventData>,
+    @Arg('statuses', () => [SettlementBatchStatusEnum], { nullable: true }) _statuses?: SettlementBatchStatus[],
+  ): SettlementBatchEventType {
+    return { ...envelope.data, timestamp: envelope.timestamp };
+  }
+}

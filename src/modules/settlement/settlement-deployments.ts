@@ -1,0 +1,85 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import type { Config } from '../../platform/config';
+import type { Logger } from '../../platform/logger';
+import { devChainAccount } from '../../platform/chain/dev-accounts';
+import { retryNonceClash, senderKey, serialized } from '../../platform/chain/dev-sender';
+import type { ChainNetwork } from '../chains/chain-networks';
+import { deploySettlementContract } from './settlement-contract';
+
+/** The settlement contract of one chain and the key that operates it. */
+export interface SettlementDeployment {
+  network: ChainNetwork;
+  address: string;
+  operator: ethers.Wallet;
+  feeRecipient: string;
+  /** When this contract became the chain's (a dev chain reset deploys a new one). */
+  since: Date;
+}
+
+/** Dev chains: operator dev account #7, fee recipient dev account #8 (publicly known keys). */
+const DEV_OPERATOR = 7;
+const DEV_FEE_RECIPIENT = 8;
+
+/**
+ * Where each chain's settlement contract is (table settlement_contracts) and who operates it. On a
+ * dev chain the contract is deployed when missing (at start, like the test tokens); on a configured
+ * chain an operator deploys it with `keel settlement deploy`.
+ */
+export class SettlementDeployments {
+  constructor(
+    private readonly db: Knex,
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  operatorKey(network: ChainNetwork): string | null {
+    if (this.config.SETTLEMENT_OPERATOR_KEY) return this.config.SETTLEMENT_OPERATOR_KEY;
+    return network.spec.dev ? devChainAccount(DEV_OPERATOR).privateKey : null;
+  }
+
+  feeRecipient(network: ChainNetwork): string | null {
+    if (this.config.SETTLEMENT_FEE_RECIPIENT) return ethers.getAddress(this.config.SETTLEMENT_FEE_RECIPIENT);
+    return network.spec.dev ? devChainAccount(DEV_FEE_RECIPIENT).address : null;
+  }
+
+  async address(blockchainId: string, db: Knex = this.db): Promise<string | null> {
+    const row = await db('settlement_contracts').where({ blockchainId }).first();
+    return row?.address ?? null;
+  }
+
+  /** The chain's deployment when a contract is recorded, has code and an operator key is configured. */
+  async get(network: ChainNetwork): Promise<SettlementDeployment | null> {
+    const key = this.operatorKey(network);
+    const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
+    if (!key || !row) return null;
+    return { network, address: row.address, operator: new ethers.Wallet(key, network.provider), feeRecipient: row.feeRecipient, since: row.updatedAt };
+  }
+
+  /** On a dev chain: deploys the contract unless the recorded one still has code (a reset chain lost it). */
+  async ensureOnDevChain(network: ChainNetwork): Promise<void> {
+    if (!network.spec.dev) return;
+    const recorded = await this.address(network.blockchainId);
+    if (recorded && (await network.provider.getCode(recorded)) !== '0x') return;
+    const deployed = await this.deploy(network, devChainAccount(0).privateKey, {});
+    this.logger.info({ chainId: network.spec.chainId, address: deployed.address }, 'settlement contract deployed on the dev chain');
+  }
+
+  /** Deploys the contract from `deployerKey` and records it as the chain's settlement contract. */
+  async deploy(network: ChainNetwork, deployerKey: string, opts: { operator?: string; feeRecipient?: string; exitDelaySeconds?: number }): Promise<{ blockchainId: string; address: string; operator: string; feeRecipient: string; txHash: string }> {
+    const operatorKey = this.operatorKey(network);
+    const operator = opts.operator ? ethers.getAddress(opts.operator) : operatorKey ? new ethers.Wallet(operatorKey).address : null;
+    const feeRecipient = opts.feeRecipient ? ethers.getAddress(opts.feeRecipient) : this.feeRecipient(network);
+    if (!operator) throw new Error('settlement deploy: no operator (set SETTLEMENT_OPERATOR_KEY or pass --operator)');
+    if (!feeRecipient) throw new Error('settlement deploy: no fee recipient (set SETTLEMENT_FEE_RECIPIENT or pass --fee-recipient)');
+    const wallet = new ethers.Wallet(deployerKey, network.provider);
+    const params = { operator, feeRecipient, exitDelaySeconds: opts.exitDelaySeconds ?? this.config.SETTLEMENT_EXIT_DELAY_SECONDS };
+    // The dev chains' deployer is also their faucet: one send at a time here, and a nonce another process took is retried.
+    const { address, txHash } = await serialized(senderKey(network.spec.rpcUrl, wallet.address), () => retryNonceClash(() => deploySettlementContract(new ethers.NonceManager(wallet), params)));
+    await this.db('settlement_contracts')
+      .insert({ blockchainId: network.blockchainId, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash })
+      .onConflict('blockchain_id')
+      .merge(['address', 'operator_address', 'fee_recipient', 'deployed_tx_hash', 'updated_at']);
+    return { blockchainId: network.blockchainId, address, operator, feeRecipient, txHash };
+  }
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
+import type { Logger } from '../../platform/logger';
+import type { Metrics } from '../../platform/metrics';
+import type { Worker } from '../../platform/worker';
+import { startPollingLoop } from '../../platform/polling-loop';
+import type { ChainNetworks } from '../chains/chain-networks';
+import type { SettlementBatcher } from './batcher';
+import type { SettlementDeployments } from './settlement-deployments';
+import type { SettlementReconciler } from './settlement-reconciler';
+
+export interface SettlementWorkerOptions {
+  pollIntervalMs: number;
+  leaseMs: number;
+  reconcileIntervalMs: number;
+}
+
+/**
+ * The worker role's settlement: on start, the contract is deployed on dev chains that lack it; then
+ * each chain's batcher steps under a lease in PostgreSQL (two workers never settle one chain at
+ * once: the other takes over when the lease lapses), and the reconciliation runs periodically and
+ * exports its count of differences as a metric.
+ */
+export class SettlementWorker implements Worker {
+  private readonly holder = randomUUID();
+  private loops: { stop(): Promise<void> }[] = [];
+  /** The differences each chain's previous reconciliation found. */
+  private readonly lastDifferences = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly networks: ChainNetworks,
+    private readonly deployments: SettlementDeployments,
+    private readonly batcher: SettlementBatcher,
+    private readonly reconciler: SettlementReconciler,
+    private readonly metrics: Metrics,
+    private readonly options: SettlementWorkerOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const network of this.networks.all()) await this.deployments.ensureOnDevChain(network);
+    const warn = (what: string) => (e: unknown) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, `settlement: ${what} failed, retrying`);
+    this.loops = [startPollingLoop(() => this.tick(), this.options.pollIntervalMs, warn('batcher step')), startPollingLoop(() => this.reconcile(), this.options.reconcileIntervalMs, warn('reconciliation'))];
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.loops.map((l) => l.stop()));
+    this.loops = [];
+    await this.db('settlement_leases').where({ holder: this.holder }).delete().catch(() => undefined);
+  }
+
+  async tick(): Promise<void> {
+    for (const network of this.networks.all()) {
+      const d = await this.deployments.get(network);
+      if (!d || !(await this.lease(network.blockchainId))) continue;
+      await this.batcher.step(d);
+    }
+  }
+
+  /** Takes or renews the chain's lease; false while another worker holds it. */
+  private async lease(blockchainId: string): Promise<boolean> {
+    const { rows } = await this.db.raw(
+      `INSERT INTO settlement_leases (blockchain_id, holder, expires_at) VALUES (?, ?, now() + ? * interval '1 millisecond')
+       ON CONFLICT (blockchain_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+        WHERE settlement_leases.holder = EXCLUDED.holder OR settlement_leases.expires_at < now()
+       RETURNING holder`,
+      [blockchainId, this.holder, this.options.leaseMs],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Counts a difference only when the previous run found the same one: money in flight (a deposit
+   * waiting for its confirmations, a funding transaction between its receipt and its gas charge)
+   * differs for a moment and is not what the metric is for.
+   */
+  private async reconcile(): Promise<void> {
+    for (const network of this.networks.all()) {
+      const chain = network.spec.slug;
+      try {
+        const report = await this.reconciler.reconcile(network);
+        const seen = new Set(report.differences.map((d) => `${d.walletId}|${d.assetId}|${d.difference}`));
+        const before = this.lastDifferences.get(network.blockchainId) ?? new Set<string>();
+        const lasting = [...seen].filter((k) => before.has(k));
+        this.lastDifferences.set(network.blockchainId, seen);
+        this.metrics.settlementDifferences.set({ chain }, lasting.length);
+        this.metrics.settlementReconciliations.inc({ chain, outcome: lasting.length ? 'differences' : 'clean' });
+        if (lasting.length) this.logger.warn({ chain, differences: lasting.length, sample: lasting.slice(0, 3) }, 'reconciliation: on-chain balances differ from the ledger');
+      } catch (e) {
+        this.metrics.settlementReconciliations.inc({ chain, outcome: 'error' });
+        throw e;
+      }
+    }
+  }
+}
