@@ -269,7 +269,7 @@ describe('the order-book console on the pro host', () => {
     await checkPage(page, 'pro-markets');
   });
 
-  test("lists the caller's orders and cancels one", async () => {
+  test("lists the caller's orders, cancels one and places one from the form", async () => {
     const { page } = pro;
     const resting = await place(org, walletA, 'BUY', '1500', '0.5');
     await page.getByRole('link', { name: 'My orders' }).click();
@@ -279,6 +279,16 @@ describe('the order-book console on the pro host', () => {
     await row.getByText('CANCELLED').waitFor();
     const res = await org.pro().get(`/v1/orderbook/orders/${resting.id}`);
     expect(res.body.data.status).toBe('CANCELLED');
+
+    // An order placed from the console's form arrives in the list over the orders subscription.
+    await page.getByLabel('Market', { exact: true }).fill('ETH-USDC');
+    await page.getByLabel('Wallet id').fill(walletA);
+    await page.getByLabel('Side').selectOption('BUY');
+    await page.getByLabel('Price').fill('1400');
+    await page.getByLabel('Quantity').fill('0.25');
+    await page.getByRole('button', { name: 'Place order' }).click();
+    const placed = await eventually(async () => (await org.pro().get('/v1/orderbook/orders?status=OPEN')).body.data.find((o: { price: string }) => o.price === '1400'));
+    await page.locator(`tr[data-order-id="${placed.id}"]`).getByText('OPEN').waitFor();
     await checkPage(page, 'pro-orders');
   });
 });
