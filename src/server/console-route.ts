@@ -16,18 +16,23 @@ export function isConsolePath(path: string): boolean {
  * A strict policy: the page runs only its own bundled script and stylesheet and talks only to the
  * host that served it (HTTP and graphql-ws); nothing inline, nothing from elsewhere, no framing.
  */
-export function consoleContentSecurityPolicy(): string {
+export function consoleContentSecurityPolicy(host?: string): string {
+  // 'self' covers ws: and wss: of the same host in CSP 3; the explicit origins serve older browsers.
+  const sockets = host && SAFE_HOST.test(host) ? ` ws://${host} wss://${host}` : '';
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
-    "connect-src 'self'",
+    `connect-src 'self'${sockets}`,
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
 }
+
+/** A Host header fit to repeat in the policy (name or address, optional port). */
+const SAFE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 const FILES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -60,7 +65,7 @@ class ConsoleBundle {
 
 function secure(reply: FastifyReply): FastifyReply {
   return reply
-    .header('Content-Security-Policy', consoleContentSecurityPolicy())
+    .header('Content-Security-Policy', consoleContentSecurityPolicy(reply.request.headers.host))
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer')
     .header('Cross-Origin-Opener-Policy', 'same-origin')

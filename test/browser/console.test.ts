@@ -81,7 +81,7 @@ describe('the console on the core host', () => {
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("style-src 'self'");
-    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain(`connect-src 'self' ws://${new URL(coreUrl()).host} wss://${new URL(coreUrl()).host};`);
     expect(csp).toContain("default-src 'none'");
     const body = await res.text();
     expect(body).toContain('<meta name="keel-host" content="core">');
