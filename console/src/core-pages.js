@@ -57,7 +57,7 @@ export function OrganizationPage() {
       <h3 id="new-key">New API key</h3>
       <${Field} id="key-name" label="Name"><input id="key-name" name="name" required maxlength="100" /><//>
       <${Field} id="key-host" label="Host"><select id="key-host" name="host"><option value="CORE">Core</option><option value="PRO">Order book</option></select><//>
-      <${Field} id="key-scopes" label="Scopes (comma-separated)" hint="core: read, write, admin…; order book: orderbook_market:read, orderbook_order:create…"><input id="key-scopes" name="scopes" required value="read" aria-describedby="key-scopes-hint" /><//>
+      <${Field} id="key-scopes" label="Scopes (comma-separated)" hint="core: read, write, admin…; order book: orderbook_market:read, orderbook_order:create…"><input id="key-scopes" name="scopes" required defaultValue="read" aria-describedby="key-scopes-hint" /><//>
       <button type="submit" disabled=${action.busy}>Create key</button>
     </form>
   </section>`;
@@ -144,7 +144,7 @@ function WalletDetail({ wallet, tick }) {
       </form>
       <form class="card" onSubmit=${fund} aria-labelledby="faucet">
         <h4 id="faucet">Dev faucet (development chains only)</h4>
-        <${Field} id="faucet-amount" label="Amount"><input id="faucet-amount" name="amount" required inputmode="decimal" value="1" /><//>
+        <${Field} id="faucet-amount" label="Amount"><input id="faucet-amount" name="amount" required inputmode="decimal" defaultValue="1" /><//>
         <${Field} id="faucet-asset" label="Asset"><select id="faucet-asset" name="asset"><option value="">Native coin</option><option>USDC</option><option>USDT</option></select><//>
         <button type="submit" disabled=${action.busy}>Fund this wallet</button>
         ${funded && html`<p role="status">Sent ${funded.amount} ${funded.symbol}: <code class="addr">${funded.txHash}</code>. It appears under Deposits once confirmed.</p>`}
@@ -263,7 +263,7 @@ export function WebhooksPage({ tick }) {
       <h3 id="new-hook">New webhook subscription</h3>
       <${Field} id="hook-name" label="Name"><input id="hook-name" name="name" required maxlength="100" /><//>
       <${Field} id="hook-url" label="URL"><input id="hook-url" name="url" type="url" required placeholder="https://example.com/keel" /><//>
-      <${Field} id="hook-events" label="Event types (comma-separated)"><input id="hook-events" name="eventTypes" required value="*" /><//>
+      <${Field} id="hook-events" label="Event types (comma-separated)"><input id="hook-events" name="eventTypes" required defaultValue="*" /><//>
       <button type="submit" disabled=${action.busy}>Create webhook</button>
     </form>
     <${ErrorNote} error=${log.error} />
