@@ -22,10 +22,15 @@ export class OriginPolicy {
     this.allowed = new Set(origins);
   }
 
-  /** Whether a request carrying these headers may proceed (no Origin, or an allowed one). */
+  /**
+   * Whether a request carrying these headers may proceed: no Origin, an allowed one, or the host's
+   * own (a page Keel served itself, such as /console, opening graphql-ws on the same host: browsers
+   * send Origin on same-origin websockets too; only the host is compared, so a TLS proxy in front
+   * does not matter, and a page elsewhere cannot make a browser send Keel's origin).
+   */
   admits(headers: IncomingHttpHeaders): boolean {
     const origin = header(headers.origin);
-    return origin === undefined || this.allowed.has(origin);
+    return origin === undefined || this.allowed.has(origin) || sameHost(origin, header(headers.host));
   }
 
   /** The request's Origin when it is on the allow-list. */
@@ -36,6 +41,15 @@ export class OriginPolicy {
 
   get enabled(): boolean {
     return this.allowed.size > 0;
+  }
+}
+
+function sameHost(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
   }
 }
 

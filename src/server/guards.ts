@@ -6,6 +6,7 @@ import { KeelError } from '../platform/errors';
 import { UnitOfWork } from '../platform/db/unit-of-work';
 import { bearerToken, header } from './request-context';
 import { setRateLimitHeaders } from './rate-limit-headers';
+import { isConsolePath } from './console-route';
 
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -30,7 +31,8 @@ function pathOf(url: string): string {
 export function registerGuards(app: FastifyInstance, host: Host, platform: Platform): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Request-Id', request.id);
-    if (OPEN_PATHS.has(pathOf(request.url)) || request.method === 'OPTIONS' || isPublicRoute(request)) return;
+    const path = pathOf(request.url);
+    if (OPEN_PATHS.has(path) || isConsolePath(path) || request.method === 'OPTIONS' || isPublicRoute(request)) return;
     const principal = await platform.authenticator.authenticate(host, {
       apiKey: header(request.headers.apikey),
       orgId: header(request.headers.orgid) ?? header(request.headers.appid),

@@ -25,6 +25,7 @@ import { registerProtocolChecks } from './protocol-checks';
 import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
+import { registerConsoleRoute } from './console-route';
 import { checkReadiness } from '../platform/readiness';
 import type { ClientRateLimiter } from '../platform/rate-limit';
 import { setRateLimitHeaders } from './rate-limit-headers';
@@ -177,6 +178,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', postgres, redis });
   });
   registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);
+  registerConsoleRoute(app, host);
 
   attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(limits), contextFor });
   app.addHook('onClose', async () => {

@@ -125,4 +125,10 @@ describe('a graphql-ws upgrade', () => {
     expect(await upgrade(t.proUrl, DASHBOARD)).toEqual({ opened: true });
     expect(await upgrade(closed.core!.url)).toEqual({ opened: true });
   });
+
+  test("from a page of the host itself (the built-in console) opens, whatever the allow-list; another port of the same machine is another origin", async () => {
+    expect(await upgrade(closed.core!.url, closed.core!.url)).toEqual({ opened: true });
+    expect(await upgrade(t.proUrl, t.proUrl)).toEqual({ opened: true });
+    expect(await upgrade(closed.core!.url, t.coreUrl)).toEqual({ opened: false, status: 403 });
+  });
 });
