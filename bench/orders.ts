@@ -1,6 +1,6 @@
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
 async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<any> {
   const res = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -69,12 +69,15 @@ export async function run(args: string[]): Promise<object> {
     const floorPort = 4922;
     floor = await startNodeProcess([join(__dirname, 'orders-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`);
     const load = (url: string, duration: number) =>
-      loadRun({
-        url,
-        connections,
-        duration,
-        requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
-      });
+      loadRun(
+        {
+          url,
+          connections,
+          duration,
+          requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
+        },
+        url === keelUrl ? child : undefined,
+      );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = `http://127.0.0.1:${floorPort}/`;
     await load(keelUrl, 3); // warm-up
@@ -93,7 +96,9 @@ export async function run(args: string[]): Promise<object> {
       secondsPerRun: seconds,
       runs: results,
       median: summary(results),
+      peakRssMbSinceStart: residentMb(child.pid, 'VmHWM'),
       yardstick: { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', runs: floorResults, median: summary(floorResults) },
+      ratioToYardstick: ratioToYardstick(results, floorResults),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {
