@@ -23,6 +23,8 @@ export async function run(args: string[]): Promise<object> {
     PRO_PORT: '0',
     KEEL_ROLES: 'api',
     RATE_LIMIT_SCALE: '100000',
+    // Its own dev chain on a free port: another Keel on this machine may hold the default one.
+    DEV_CHAIN_PORT: '0',
   });
   const keel = await startKeel(config, createLogger('warn'));
   try {
