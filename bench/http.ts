@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { ChildProcess } from 'node:child_process';
+import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
-const load = (url: string, seconds: number, headers: Record<string, string>) => loadRun({ url, connections: 50, duration: seconds, headers });
+const load = (url: string, seconds: number, headers: Record<string, string>, server?: ChildProcess) => loadRun({ url, connections: 50, duration: seconds, headers }, server);
 const summary = (runs: LoadRun[]) => medianRun(runs, 'requestsPerSecond');
 
 interface Yardstick {
@@ -17,6 +18,7 @@ interface Yardstick {
  * Beside it, run for run, two yardsticks (see http-floor-server.ts): a bare node:http server
  * running the same SQL, and the same server spending the key's rate limit in Redis first, so the
  * figure can be read against what this machine allows.
+ * Each run prints Keel's ratio to the rate-limited yardstick (rate and p99) and Keel's peak RSS.
  * A third argument names another path, e.g. `/health` for the unauthenticated ceiling (no yardsticks).
  */
 export async function run(args: string[]): Promise<object> {
@@ -43,7 +45,8 @@ export async function run(args: string[]): Promise<object> {
           { what: "node:http + Keel's Redis rate limit + the same prepared SQL", port: 4902, env: { ...floorEnv, RATE_LIMIT_KEY: 'bench' } },
         ]
       : [];
-  const processes = [await startKeelProcess(env, `http://127.0.0.1:${port}/ready`)];
+  const keel = await startKeelProcess(env, `http://127.0.0.1:${port}/ready`);
+  const processes = [keel];
   try {
     for (const y of yardsticks) {
       processes.push(await startNodeProcess([join(__dirname, 'http-floor-server.js')], { ...y.env, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
@@ -53,7 +56,7 @@ export async function run(args: string[]): Promise<object> {
     await load(`http://127.0.0.1:${port}${path}`, 3, headers); // warm-up
     for (const y of yardsticks) await load(`http://127.0.0.1:${y.port}/`, 3, {});
     for (let i = 0; i < runs; i++) {
-      keelRuns.push(await load(`http://127.0.0.1:${port}${path}`, seconds, headers));
+      keelRuns.push(await load(`http://127.0.0.1:${port}${path}`, seconds, headers, keel));
       for (const [j, y] of yardsticks.entries()) yardstickRuns[j].push(await load(`http://127.0.0.1:${y.port}/`, seconds, {}));
     }
     return {
@@ -63,7 +66,9 @@ export async function run(args: string[]): Promise<object> {
       secondsPerRun: seconds,
       runs: keelRuns,
       median: summary(keelRuns),
+      peakRssMbSinceStart: residentMb(keel.pid, 'VmHWM'),
       yardsticks: yardsticks.map((y, j) => ({ what: y.what, runs: yardstickRuns[j], median: summary(yardstickRuns[j]) })),
+      ...(yardsticks.length ? { ratioToRateLimitedYardstick: ratioToYardstick(keelRuns, yardstickRuns[yardsticks.length - 1]) } : {}),
       target: { requestsPerSecond: 5000, latencyP99Ms: 20 },
     };
   } finally {

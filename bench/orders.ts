@@ -1,6 +1,6 @@
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { callJson as call, keelCli, LoadRun, loadRun, medianRun, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
+import { callJson as call, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
 
 /**
  * End-to-end `POST /v1/orderbook/orders` on the pro host, Keel in its own process with its own dev
@@ -37,12 +37,15 @@ export async function run(args: string[]): Promise<object> {
     const floorPort = 4922;
     floor = await startNodeProcess([join(__dirname, 'orders-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`);
     const load = (url: string, duration: number) =>
-      loadRun({
-        url,
-        connections,
-        duration,
-        requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
-      });
+      loadRun(
+        {
+          url,
+          connections,
+          duration,
+          requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
+        },
+        url === keelUrl ? child : undefined,
+      );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = `http://127.0.0.1:${floorPort}/`;
     await load(keelUrl, 3); // warm-up
@@ -61,7 +64,9 @@ export async function run(args: string[]): Promise<object> {
       secondsPerRun: seconds,
       runs: results,
       median: summary(results),
+      peakRssMbSinceStart: residentMb(child.pid, 'VmHWM'),
       yardstick: { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', runs: floorResults, median: summary(floorResults) },
+      ratioToYardstick: ratioToYardstick(results, floorResults),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {

@@ -8,7 +8,9 @@ import { freshDatabase, median } from './support';
  * CPU time per request inside one Keel process, with no sockets in between (Fastify's inject):
  * `/health`, an authenticated request that finds no route (authentication and the rate limit
  * only) and `GET /v1/api-keys` (plus the REST shim, GraphQL, the ORM and one PostgreSQL query).
- * The differences tell what each layer costs. CPU includes V8's garbage-collector threads.
+ * The differences tell what each layer costs; beside them, each layer called on its own (the rate
+ * limit's Redis script, authentication from the per-node cache, the api-keys service with its
+ * PostgreSQL query). CPU includes V8's garbage-collector threads.
  */
 export async function run(args: string[]): Promise<object> {
   const requests = Number(args[0] ?? 3000);
@@ -21,6 +23,8 @@ export async function run(args: string[]): Promise<object> {
     PRO_PORT: '0',
     KEEL_ROLES: 'api',
     RATE_LIMIT_SCALE: '100000',
+    // Its own dev chain on a free port: another Keel on this machine may hold the default one.
+    DEV_CHAIN_PORT: '0',
   });
   const keel = await startKeel(config, createLogger('warn'));
   try {
@@ -28,8 +32,26 @@ export async function run(args: string[]): Promise<object> {
     const headers = { apikey: org.adminKey, orgid: org.orgId };
     const app = keel.core!.app;
     const paths = { health: '/health', authenticatedNotFound: '/v1/no-such-route', listApiKeys: '/v1/api-keys' };
+    const { platform, services } = keel;
+    const layers: Record<string, () => Promise<unknown>> = {
+      rateLimitOnly: () => platform.rateLimiter.consume('Business', org.orgId),
+      authenticateOnly: () => platform.authenticator.authenticate('core', { apiKey: org.adminKey, orgId: org.orgId }),
+      listApiKeysServiceOnly: () => services.apiKeys.list(org.orgId, { limit: 50, offset: 0 }),
+    };
+    const calls: Record<string, () => Promise<unknown>> = {
+      ...Object.fromEntries(
+        Object.entries(paths).map(([name, url]) => [
+          name,
+          async () => {
+            const res = await app.inject({ method: 'GET', url, headers });
+            if (res.statusCode >= 500) throw new Error(`${url}: ${res.statusCode}`);
+          },
+        ]),
+      ),
+      ...layers,
+    };
     const result: Record<string, { cpuMicrosPerRequest: number; requestsPerSecond: number; runs: number[] }> = {};
-    for (const [name, url] of Object.entries(paths)) {
+    for (const [name, call] of Object.entries(calls)) {
       const cpu: number[] = [];
       const rate: number[] = [];
       for (let i = 0; i < runs + 1; i++) {
@@ -39,10 +61,7 @@ export async function run(args: string[]): Promise<object> {
         // 20 requests in flight, as a loaded server would have.
         await Promise.all(
           Array.from({ length: 20 }, async () => {
-            while (sent++ < requests) {
-              const res = await app.inject({ method: 'GET', url, headers });
-              if (res.statusCode >= 500) throw new Error(`${url}: ${res.statusCode}`);
-            }
+            while (sent++ < requests) await call();
           }),
         );
         const used = process.cpuUsage(before);

@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, IncomingMessage } from 'node:http';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -20,20 +21,58 @@ export interface LoadRun {
   p99: number;
   non2xx: number;
   errors: number;
+  /** The watched server process's largest resident set during the run, in MB (sampled every 100 ms). */
+  peakRssMb?: number;
 }
 
-export async function loadRun(options: autocannon.Options): Promise<LoadRun> {
-  const r = await autocannon(options);
-  return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+/** A process's resident set in MB (Linux /proc; `field` VmHWM for its peak since it started), undefined where unreadable. */
+export function residentMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the load; with `server`, also samples that process's resident set for the run's peak. */
+export async function loadRun(options: autocannon.Options, server?: ChildProcess): Promise<LoadRun> {
+  let peak: number | undefined;
+  const sample = () => {
+    const mb = residentMb(server?.pid);
+    if (mb !== undefined) peak = Math.max(peak ?? 0, mb);
+  };
+  const sampler = server ? setInterval(sample, 100) : undefined;
+  try {
+    const r = await autocannon(options);
+    sample();
+    return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }) };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 /** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
-export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> {
+export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number } {
+  const rss = runs.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
   return {
     [rateName]: median(runs.map((r) => r.perSecond)),
     latencyP50Ms: median(runs.map((r) => r.p50)),
     latencyP99Ms: median(runs.map((r) => r.p99)),
-  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number>;
+    ...(rss.length ? { peakRssMb: Math.max(...rss) } : {}),
+  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number };
+}
+
+/**
+ * Keel against its yardstick, run for run (each Keel run with the yardstick run just after it):
+ * the ratio of the rates and of the p99 latencies, each run's and their medians.
+ */
+export function ratioToYardstick(keel: LoadRun[], yardstick: LoadRun[]): { rate: number; p99: number; rateRuns: number[]; p99Runs: number[] } {
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const rateRuns = keel.map((k, i) => round(k.perSecond / yardstick[i].perSecond));
+  const p99Runs = keel.map((k, i) => round(k.p99 / Math.max(1, yardstick[i].p99)));
+  return { rate: median(rateRuns), p99: median(p99Runs), rateRuns, p99Runs };
 }
 
 export async function freshDatabase(name: string, server = 'postgres://postgres@127.0.0.1:5432'): Promise<string> {

@@ -1,7 +1,9 @@
-import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
+import { createHash } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { KeelError } from './errors';
 import { Tier, TIERS } from './auth/permissions';
 import type { RedisClient } from './redis';
+import { withinMs } from './time-bound';
 
 /** The spec's per-key budgets, per tier: per second, per minute, per day. */
 export const TIER_LIMITS: Record<Tier, { perSecond: number; perMinute: number; perDay: number }> = {
@@ -16,6 +18,28 @@ const WINDOWS = [
   { name: 'd', seconds: 86_400, field: 'perDay' },
 ] as const;
 
+/**
+ * Spends one request in every window of a key in one round trip: per window (KEYS[i], its length
+ * in seconds ARGV[i]) a fixed window that starts with its first request, as rate-limiter-flexible
+ * counts it (same keys, same counting, so nodes of either build share one budget). Returns
+ * {count, ms left} per window.
+ */
+const SPEND_SCRIPT = `local out = {}
+for i = 1, #KEYS do
+  local seconds = tonumber(ARGV[i])
+  redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
+  local consumed = redis.call('incrby', KEYS[i], 1)
+  local ttl = redis.call('pttl', KEYS[i])
+  if ttl == -1 then
+    redis.call('expire', KEYS[i], seconds)
+    ttl = 1000 * seconds
+  end
+  out[#out + 1] = consumed
+  out[#out + 1] = ttl
+end
+return out`;
+const SPEND_SCRIPT_SHA = createHash('sha1').update(SPEND_SCRIPT).digest('hex');
+
 export interface RateLimitState {
   limit: number;
   remaining: number;
@@ -25,31 +49,99 @@ export interface RateLimitState {
 
 interface Window {
   points: number;
-  limiter: RateLimiterAbstract;
+  seconds: number;
+  keyPrefix: string;
+  /** Counts this window in the process while Redis does not answer. */
+  fallback: RateLimiterMemory;
+}
+
+/** Windows spent together, with the script's arguments (each window's length) made once. */
+interface WindowSet {
+  windows: Window[];
+  seconds: string[];
+}
+
+function windowSet(windows: { keyPrefix: string; points: number; seconds: number }[]): WindowSet {
+  return {
+    windows: windows.map((w) => ({ ...w, fallback: new RateLimiterMemory({ keyPrefix: w.keyPrefix, points: w.points, duration: w.seconds }) })),
+    seconds: windows.map((w) => String(w.seconds)),
+  };
 }
 
 /**
- * Counts requests per API key in Redis, so every node spends one shared budget.
- * The reported window is the tightest one: the one with the fewest requests left.
- * When Redis does not answer within `redisTimeoutMs` (down, paused, reconnecting), each window
- * falls back to an in-process counter with the same budget (rate-limiter-flexible's insurance
- * limiter): per node while Redis is away, and shared again as soon as it answers.
+ * Spends one request of a key in every window of a set, in Redis so every node spends one shared
+ * budget: one script call (EVALSHA, the script sent once per Redis server) spends all the windows
+ * in one round trip. The reported window is the tightest one: the one with the fewest requests left.
+ * When Redis does not answer within `redisTimeoutMs` (down, paused, reconnecting), every window
+ * falls back to an in-process counter with the same budget: per node while Redis is away, and
+ * shared again as soon as it answers.
  */
-export class RateLimiter {
-  private readonly limiters: Record<Tier, Window[]>;
-
-  constructor(redis: RedisClient, prefix: string, scale: number, redisTimeoutMs: number) {
-    this.limiters = Object.fromEntries(
-      TIERS.map((tier) => [
-        tier,
-        WINDOWS.map((w) => sharedWindow(redis, `${prefix}rl:${tier}:${w.name}`, Math.max(1, Math.round(TIER_LIMITS[tier][w.field] * scale)), w.seconds, redisTimeoutMs)),
-      ]),
-    ) as Record<Tier, Window[]>;
-  }
+class SharedWindows {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly redisTimeoutMs: number,
+  ) {}
 
   /** Spends one request; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
-  async consume(tier: Tier, keyId: string): Promise<RateLimitState> {
-    return consumeWindows(this.limiters[tier], keyId);
+  async consume(set: WindowSet, key: string): Promise<RateLimitState> {
+    const counts = await this.spendShared(set, key).catch(() => undefined);
+    const now = Date.now();
+    const states = counts ? set.windows.map((w, i) => stateOf(w.points, counts[2 * i], counts[2 * i + 1], now)) : await spendInProcess(set.windows, key, now);
+    let tightest: RateLimitState | undefined;
+    let exceeded: RateLimitState | undefined;
+    for (const { state, over } of states) {
+      if (over && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
+      if (!tightest || state.remaining < tightest.remaining) tightest = state;
+    }
+    if (exceeded) throw new RateLimitExceeded(exceeded);
+    return tightest!;
+  }
+
+  private async spendShared(set: WindowSet, key: string): Promise<number[]> {
+    if (!this.redis.isReady) throw new Error('Redis connection is not ready');
+    const options = { keys: set.windows.map((w) => `${w.keyPrefix}:${key}`), arguments: set.seconds };
+    const call = this.redis.evalSha(SPEND_SCRIPT_SHA, options).catch((error: unknown) => {
+      // The first call on a Redis server (or after SCRIPT FLUSH or a restart) sends the script itself.
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis.eval(SPEND_SCRIPT, options);
+      throw error;
+    });
+    return (await withinMs(call, this.redisTimeoutMs, 'Redis')) as number[];
+  }
+}
+
+/** Redis did not answer: each window counted by this process (rate-limiter-flexible's memory store). */
+function spendInProcess(windows: Window[], key: string, now: number): Promise<{ state: RateLimitState; over: boolean }[]> {
+  return Promise.all(
+    windows.map((w) =>
+      w.fallback.consume(key).then(
+        (res) => stateOf(w.points, res.consumedPoints, res.msBeforeNext, now),
+        (res: unknown) => {
+          if (res instanceof RateLimiterRes) return stateOf(w.points, res.consumedPoints, res.msBeforeNext, now);
+          throw res;
+        },
+      ),
+    ),
+  );
+}
+
+/** The spec's budgets per API key: per second, per minute and per day, by the key's tier. */
+export class RateLimiter {
+  private readonly sets: Record<Tier, WindowSet>;
+  private readonly shared: SharedWindows;
+
+  constructor(redis: RedisClient, prefix: string, scale: number, redisTimeoutMs: number) {
+    this.shared = new SharedWindows(redis, redisTimeoutMs);
+    this.sets = Object.fromEntries(
+      TIERS.map((tier) => [
+        tier,
+        windowSet(WINDOWS.map((w) => ({ keyPrefix: `${prefix}rl:${tier}:${w.name}`, points: Math.max(1, Math.round(TIER_LIMITS[tier][w.field] * scale)), seconds: w.seconds }))),
+      ]),
+    ) as Record<Tier, WindowSet>;
+  }
+
+  /** Spends one request of the key; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
+  consume(tier: Tier, keyId: string): Promise<RateLimitState> {
+    return this.shared.consume(this.sets[tier], keyId);
   }
 }
 
@@ -58,51 +150,25 @@ export class RateLimiter {
  * window of `perMinute` requests per client address.
  */
 export class ClientRateLimiter {
-  private readonly windows: Window[];
+  private readonly set: WindowSet;
+  private readonly shared: SharedWindows;
 
   constructor(redis: RedisClient, prefix: string, name: string, perMinute: number, redisTimeoutMs: number) {
-    this.windows = [sharedWindow(redis, `${prefix}rl:client:${name}:m`, perMinute, 60, redisTimeoutMs)];
+    this.shared = new SharedWindows(redis, redisTimeoutMs);
+    this.set = windowSet([{ keyPrefix: `${prefix}rl:client:${name}:m`, points: perMinute, seconds: 60 }]);
   }
 
   /** Spends one request of `clientKey` (its address); throws 429 RATE_LIMIT_EXCEEDED when over. */
-  async consume(clientKey: string): Promise<RateLimitState> {
-    return consumeWindows(this.windows, clientKey);
+  consume(clientKey: string): Promise<RateLimitState> {
+    return this.shared.consume(this.set, clientKey);
   }
 }
 
-function sharedWindow(redis: RedisClient, keyPrefix: string, points: number, seconds: number, redisTimeoutMs: number): Window {
-  const shared = new RateLimiterRedis({
-    storeClient: redis,
-    useRedisPackage: true,
-    rejectIfRedisNotReady: true,
-    keyPrefix,
-    points,
-    duration: seconds,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: seconds }),
-  });
-  return { points, limiter: new RLWrapperTimeouts({ limiter: shared, timeoutMs: redisTimeoutMs }) };
-}
-
-/** Spends one request in every window; the reported state is the tightest window's. */
-async function consumeWindows(limiters: Window[], key: string): Promise<RateLimitState> {
-  const outcomes = await Promise.allSettled(limiters.map((w) => w.limiter.consume(key)));
-  let tightest: RateLimitState | undefined;
-  let exceeded: RateLimitState | undefined;
-  outcomes.forEach((o, i) => {
-    const res = o.status === 'fulfilled' ? o.value : o.reason;
-    if (!(res instanceof RateLimiterRes)) return; // both stores failed: fail open
-    const state = {
-      limit: limiters[i].points,
-      remaining: Math.max(0, res.remainingPoints),
-      reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-    };
-    if (o.status === 'rejected' && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
-    if (!tightest || state.remaining < tightest.remaining) tightest = state;
-  });
-  if (exceeded) {
-    throw new RateLimitExceeded(exceeded);
-  }
-  return tightest ?? { limit: limiters[0].points, remaining: limiters[0].points, reset: Math.ceil(Date.now() / 1000) + 1 };
+function stateOf(points: number, consumed: number, msLeft: number, now: number): { state: RateLimitState; over: boolean } {
+  return {
+    state: { limit: points, remaining: Math.max(0, points - consumed), reset: Math.ceil((now + msLeft) / 1000) },
+    over: consumed > points,
+  };
 }
 
 export class RateLimitExceeded extends KeelError {

@@ -11,7 +11,13 @@ import { ApiKeyModel } from './api-key.model';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
-export interface ApiKeyView extends ApiKeyModel {
+/** A key's columns, as the model or as a plain row read without it. */
+export type ApiKeyRecord = Pick<
+  ApiKeyModel,
+  'id' | 'organizationId' | 'name' | 'host' | 'environment' | 'scopes' | 'tier' | 'prefix' | 'lastRotatedAt' | 'revokedAt' | 'agentId' | 'createdAt' | 'updatedAt'
+>;
+
+export interface ApiKeyView extends ApiKeyRecord {
   status: 'ACTIVE' | 'REVOKED';
 }
 
@@ -36,7 +42,7 @@ function operatorPermissionRefused(permissions: string[]): KeelError {
   return KeelError.forbidden(`Only the operator's keys may hold ${permissions.map((p) => `'${p}'`).join(', ')}; markets are managed with \`keel market\` or an operator key`);
 }
 
-function view(key: ApiKeyModel): ApiKeyView {
+function view(key: ApiKeyRecord): ApiKeyView {
   return Object.assign(key, { status: key.revokedAt ? ('REVOKED' as const) : ('ACTIVE' as const) });
 }
 
@@ -90,8 +96,9 @@ export class ApiKeyService {
   }
 
   async list(organizationId: string, page: PageWindow): Promise<PageResult<ApiKeyView>> {
-    const query = ApiKeyModel.query(this.db).where({ organizationId });
-    const { rows, total } = await fetchPage<ApiKeyModel>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    // A hot read: plain rows (camelCased by the knex mappers) instead of hydrated models.
+    const query = this.db<ApiKeyRecord>('api_keys').where({ organizationId });
+    const { rows, total } = await fetchPage<ApiKeyRecord>(query, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
     return toPage(rows.map(view), total, page);
   }
 

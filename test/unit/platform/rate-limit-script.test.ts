@@ -1,0 +1,44 @@
+import { connectRedis, RedisClient } from '../../../src/platform/redis';
+import { RateLimiter, RateLimitExceeded } from '../../../src/platform/rate-limit';
+import { PrivateRedis } from '../../support/private-redis';
+
+/** The rate limit's one script per request, on a Redis of the test's own (it flushes the script cache). */
+let redis: PrivateRedis;
+let client: RedisClient;
+let other: RedisClient;
+
+beforeAll(async () => {
+  redis = await PrivateRedis.start();
+  client = await connectRedis(redis.url);
+  other = await connectRedis(redis.url);
+});
+afterAll(async () => {
+  client.destroy();
+  other.destroy();
+  await redis.kill();
+});
+
+const startOfNextSecond = () => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+
+test('two nodes spend one budget: every window counted once per request, the tightest reported, the sixth in a second refused', async () => {
+  const nodes = [new RateLimiter(client, 'shared:', 1, 250), new RateLimiter(other, 'shared:', 1, 250)];
+  await startOfNextSecond();
+  const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => nodes[i % 2].consume('Starter', 'key-a')));
+  const allowed = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<ReturnType<RateLimiter['consume']>>> => o.status === 'fulfilled');
+  expect(allowed.map((o) => o.value.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+  expect(allowed.every((o) => o.value.limit === 5)).toBe(true);
+  const [refused] = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+  expect(refused.reason).toBeInstanceOf(RateLimitExceeded);
+  expect((refused.reason as RateLimitExceeded).state).toMatchObject({ limit: 5, remaining: 0 });
+  // Each window's counter saw all six, the refused one included (as rate-limiter-flexible counted).
+  expect(await client.mGet(['shared:rl:Starter:s:key-a', 'shared:rl:Starter:m:key-a', 'shared:rl:Starter:d:key-a'])).toEqual(['6', '6', '6']);
+});
+
+test('a Redis that lost its scripts (restart, SCRIPT FLUSH) is sent the script again, and the count goes on', async () => {
+  const limiter = new RateLimiter(client, 'flushed:', 1, 250);
+  await startOfNextSecond();
+  expect((await limiter.consume('Starter', 'key-b')).remaining).toBe(4);
+  await client.scriptFlush();
+  expect((await limiter.consume('Starter', 'key-b')).remaining).toBe(3);
+  expect(await client.get('flushed:rl:Starter:m:key-b')).toBe('2');
+});
