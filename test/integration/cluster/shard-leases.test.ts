@@ -90,9 +90,11 @@ it('after Redis lost its counters, a node never leads under a token PostgreSQL h
 
 it('a leader whose renewals fail stops taking orders before its lease can expire, and drops the shard', async () => {
   let failing = false;
-  // Redis unreachable for this node only: its renewals and releases fail.
+  // Redis unreachable for this node only: its takes, renewals and releases fail (a take that still
+  // worked would hand it its own lease back at once).
   const unreachable = () => Promise.reject(new Error('Redis unreachable'));
   const flaky = Object.create(leases, {
+    take: { value: (...args: Parameters<FencedLeases['take']>) => (failing ? unreachable() : leases.take(...args)) },
     renew: { value: (...args: Parameters<FencedLeases['renew']>) => (failing ? unreachable() : leases.renew(...args)) },
     release: { value: (...args: Parameters<FencedLeases['release']>) => (failing ? unreachable() : leases.release(...args)) },
   }) as FencedLeases;
