@@ -77,8 +77,8 @@ export class ShardLeadership implements ShardGate {
   private readonly expiryTimers = new Map<number, NodeJS.Timeout>();
   /** Awaited: a failed rebuild gives the shard back. */
   private readonly gained = new Hook<[number]>();
-  /** Not awaited, its failure ignored: the shard is already gone. */
-  private readonly lost = new Hook<[number]>();
+  /** Not awaited, its failure only logged: the shard is already gone. */
+  private readonly lost = new Hook<[number]>((e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'shard lost: dropping its books failed'));
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
