@@ -198,7 +198,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(new SettlementTrigger());
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const shardLeadership = createShardLeadership(platform);
-  const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership);
+  const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership, platform.logger);
   const shardOf = (symbol: string) => shardLeadership.shards.shardOf(symbol);
   shardLeadership.onShards({ gained: (shard) => orders.rebuildShard(shardOf, shard), lost: (shard) => orders.dropShard(shardOf, shard) });
   const marketData = new MarketDataService(db, markets, orders.queries);

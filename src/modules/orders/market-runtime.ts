@@ -14,6 +14,7 @@ import { CommitListener, describeCommit, touchedLevels } from './committed-chang
 import { isResting, Matched, Working, workingFromRow } from './working-order';
 import { isFencedOut, sameFence, ShardFence, ShardGate, SOLE_NODE } from './shard-gate';
 import { Hook } from '../../platform/events/hooks';
+import type { Logger } from '../../platform/logger';
 
 /**
  * One market's engine and the money state of its resting orders, both rebuilt from the open
@@ -48,8 +49,8 @@ export class MarketRuntimes {
   private readonly runtimes = new Map<string, Runtime>();
   private readonly viewRules = new Map<string, Promise<TradingRules>>();
   private readonly queues = new Map<string, Promise<unknown>>();
-  /** After the commit: each listener's failure is swallowed (the realtime feeds are best effort; the commit stands). */
-  private readonly committed = new Hook<Parameters<CommitListener>>();
+  /** After the commit: each listener's failure is swallowed and logged (the realtime feeds are best effort; the commit stands). */
+  private readonly committed = new Hook<Parameters<CommitListener>>((e) => this.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, 'order-book commit listener failed; the commit stands'));
 
   constructor(
     private readonly db: Knex,
@@ -57,6 +58,7 @@ export class MarketRuntimes {
     private readonly ledger: LedgerService,
     private readonly uow: UnitOfWork,
     private readonly gate: ShardGate = SOLE_NODE,
+    private readonly logger?: Logger,
   ) {
     // A changed market (fees, minimum, status) reloads its engine after the commands already queued.
     markets.onChange((marketId) =>
