@@ -176,7 +176,14 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const destinationScreen = sanctionsDestinationScreen(sanctions);
   const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork);
   const chainActivity = new ChainActivityRecorder(db, outbox);
-  // The AML screen first (a flagged deposit is held from auto-sweep), then the ledger: a sweep takes what the deposit has just credited.
+  // Deposit listeners (hooks run in the scan's transaction, in this order; any error rolls the scan back):
+  // 1. the AML flagger first: it marks a sanctioned deposit (aml_flagged_at) that every later listener
+  //    reads through heldByAml, so a flagged deposit is never swept nor settled;
+  // 2. then the ledger: it credits the deposit, and the sweeper's (and a checkout's) sweep debits that credit,
+  //    so the credit must already be there;
+  // 3. then the auto-sweeper, the checkout deposits (which sweep a paid checkout through the sweeper) and the
+  //    settlement-rule trigger, which only need the flag and the credit before them.
+  // A reorg runs the same listeners' `reverted` in the same order (ChainActivityRecorder.allListeners).
   chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
   chainActivity.onDeposit(custodyLedgerSync);
   const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger);
@@ -191,7 +198,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   chainActivity.onDeposit(new SettlementTrigger());
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
   const shardLeadership = createShardLeadership(platform);
-  const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership);
+  const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership, platform.logger);
   const shardOf = (symbol: string) => shardLeadership.shards.shardOf(symbol);
   shardLeadership.onShards({ gained: (shard) => orders.rebuildShard(shardOf, shard), lost: (shard) => orders.dropShard(shardOf, shard) });
   const marketData = new MarketDataService(db, markets, orders.queries);

@@ -4,6 +4,7 @@ import type { WatchedWallet } from '../wallets/watched-wallets';
 import type { ScannedBlock, ScannedRange } from './block-scanner';
 import { ChainCursor, ChainTransferModel } from './chain-transfer.model';
 import { formatScaled } from '../../platform/decimal';
+import { Hook } from '../../platform/events/hooks';
 
 /** What the recorder needs to know about a chain's assets to label what it saw. */
 export interface ChainAssets {
@@ -32,25 +33,25 @@ export class CursorMovedError extends Error {}
  * the unique (chain, tx hash, log index, direction) key.
  */
 export class ChainActivityRecorder {
-  private readonly listeners: DepositListener[] = [];
+  /** Inside the scan's transaction: a listener's error rolls the scan back (it is tried again). */
+  private readonly confirmed = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
+  private readonly reverted = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
 
   constructor(
     private readonly db: Knex,
     private readonly outbox: Outbox,
   ) {}
 
+  /** Adds a listener to both hooks (the order of the listeners is set in src/services.ts). */
   onDeposit(listener: DepositListener): void {
-    this.listeners.push(listener);
+    this.confirmed.add((trx, deposits) => listener.confirmed(trx, deposits));
+    this.reverted.add((trx, deposits) => listener.reverted(trx, deposits));
   }
 
   /** Every listener as one, in the order they were added (the chain-reset reconciler takes deposits back through it). */
   readonly allListeners: DepositListener = {
-    confirmed: async (trx, deposits) => {
-      for (const l of this.listeners) await l.confirmed(trx, deposits);
-    },
-    reverted: async (trx, deposits) => {
-      for (const l of this.listeners) await l.reverted(trx, deposits);
-    },
+    confirmed: (trx, deposits) => this.confirmed.run(trx, deposits),
+    reverted: (trx, deposits) => this.reverted.run(trx, deposits),
   };
 
   async cursor(blockchainId: string): Promise<ChainCursor | null> {

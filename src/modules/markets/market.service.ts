@@ -11,6 +11,7 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import { part, StatementPart } from '../../platform/db/one-statement';
 import type { RedisChannel } from '../../platform/redis-channel';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import { Hook } from '../../platform/events/hooks';
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -76,7 +77,8 @@ type ChangeListener = (marketId: string) => Promise<void> | void;
 
 /** Markets: the pairs this deployment trades, with their tick, lot, minimum and fees. */
 export class MarketService {
-  private readonly listeners: ChangeListener[] = [];
+  /** Awaited in order; an error reaches the caller of `changed` (the change itself is committed). */
+  private readonly changeHook = new Hook<Parameters<ChangeListener>>();
 
   constructor(
     private readonly db: Knex,
@@ -88,7 +90,7 @@ export class MarketService {
 
   /** Called after a market's rules or status change, on this node or (once listening) any other. */
   onChange(listener: ChangeListener): void {
-    this.listeners.push(listener);
+    this.changeHook.add(listener);
   }
 
   /** Hears the changes other nodes announce (the order-book role listens). */
@@ -243,7 +245,7 @@ export class MarketService {
   }
 
   private async changed(marketId: string): Promise<void> {
-    for (const listener of this.listeners) await listener(marketId);
+    await this.changeHook.run(marketId);
   }
 
   private async views(rows: MarketModel[]): Promise<MarketType[]> {

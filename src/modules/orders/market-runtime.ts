@@ -13,6 +13,8 @@ import { readBookSequence } from './book-sequence';
 import { CommitListener, describeCommit, touchedLevels } from './committed-change';
 import { isResting, Matched, Working, workingFromRow } from './working-order';
 import { isFencedOut, sameFence, ShardFence, ShardGate, SOLE_NODE } from './shard-gate';
+import { Hook } from '../../platform/events/hooks';
+import type { Logger } from '../../platform/logger';
 
 /**
  * One market's engine and the money state of its resting orders, both rebuilt from the open
@@ -47,7 +49,8 @@ export class MarketRuntimes {
   private readonly runtimes = new Map<string, Runtime>();
   private readonly viewRules = new Map<string, Promise<TradingRules>>();
   private readonly queues = new Map<string, Promise<unknown>>();
-  private readonly commitListeners: CommitListener[] = [];
+  /** After the commit: each listener's failure is swallowed and logged (the realtime feeds are best effort; the commit stands). */
+  private readonly committed = new Hook<Parameters<CommitListener>>((e) => this.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, 'order-book commit listener failed; the commit stands'));
 
   constructor(
     private readonly db: Knex,
@@ -55,6 +58,7 @@ export class MarketRuntimes {
     private readonly ledger: LedgerService,
     private readonly uow: UnitOfWork,
     private readonly gate: ShardGate = SOLE_NODE,
+    private readonly logger?: Logger,
   ) {
     // A changed market (fees, minimum, status) reloads its engine after the commands already queued.
     markets.onChange((marketId) =>
@@ -70,7 +74,7 @@ export class MarketRuntimes {
    * A listener must be quick and must not throw into the commit path: its failure is ignored.
    */
   onCommitted(listener: CommitListener): void {
-    this.commitListeners.push(listener);
+    this.committed.add(listener);
   }
 
   /** Runs `fn` after the market's commands already queued, and before any queued later. */
@@ -184,10 +188,9 @@ export class MarketRuntimes {
   }
 
   private announce(rt: Runtime, levels: ReadonlySet<string>, settlement: Settlement, newRows: ReadonlyMap<string, Partial<OrderModel>>, committedAt: Date): void {
-    if (!this.commitListeners.length) return;
+    if (this.committed.empty) return;
     try {
-      const change = describeCommit(rt, levels, settlement, newRows, committedAt);
-      for (const listener of this.commitListeners) listener(change);
+      this.committed.notify(describeCommit(rt, levels, settlement, newRows, committedAt));
     } catch {
       // The realtime feeds are best effort; the commit stands.
     }

@@ -23,6 +23,7 @@ export interface MarketEngineView {
   queueDepth: number;
 }
 import type { CommitListener } from './committed-change';
+import type { Logger } from '../../platform/logger';
 
 const REJECT_CODES: Record<RejectReason, ErrorCode> = {
   INVALID_PRICE: 'INVALID_PRICE',
@@ -55,8 +56,9 @@ export class OrderService {
     private readonly ledger: LedgerService,
     private readonly uow: UnitOfWork,
     private readonly gate: ShardGate = SOLE_NODE,
+    logger?: Logger,
   ) {
-    this.runtimes = new MarketRuntimes(db, markets, ledger, uow, gate);
+    this.runtimes = new MarketRuntimes(db, markets, ledger, uow, gate, logger);
     this.queries = new OrderQueries(db, markets, this.runtimes);
     this.placements = new PlacementQueue(db, ledger, this.runtimes);
   }

@@ -4,6 +4,7 @@ import type { FencedLeases } from '../../platform/fenced-leases';
 import type { Logger } from '../../platform/logger';
 import type { ShardFence, ShardGate } from './shard-gate';
 import type { ShardMap } from './shard-map';
+import { Hook } from '../../platform/events/hooks';
 
 export interface LeadershipOptions {
   nodeId: string;
@@ -74,7 +75,10 @@ export class ShardLeadership implements ShardGate {
   private readonly competing = new Set<number>();
   /** One-shot attempts at the moment another node's lease would expire, so a dead leader is replaced without waiting for the next round. */
   private readonly expiryTimers = new Map<number, NodeJS.Timeout>();
-  private listener?: ShardListener;
+  /** Awaited: a failed rebuild gives the shard back. */
+  private readonly gained = new Hook<[number]>();
+  /** Not awaited, its failure only logged: the shard is already gone. */
+  private readonly lost = new Hook<[number]>((e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'shard lost: dropping its books failed'));
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
@@ -92,7 +96,8 @@ export class ShardLeadership implements ShardGate {
   }
 
   onShards(listener: ShardListener): void {
-    this.listener = listener;
+    this.gained.add((shard) => listener.gained(shard));
+    this.lost.add((shard) => listener.lost(shard));
   }
 
   /** Competes once and waits for the shards taken to be rebuilt (so a lone node leads everything when it starts serving), then keeps at it. */
@@ -320,7 +325,7 @@ export class ShardLeadership implements ShardGate {
 
   private async warm(shard: number, h: Holding): Promise<void> {
     try {
-      await this.listener?.gained(shard);
+      await this.gained.run(shard);
       if (this.held.get(shard) !== h) return;
       h.ready = true;
       this.logger.info({ shard, fencingToken: h.token, nodeId: this.nodeId }, 'shard taken: books rebuilt, taking its orders');
@@ -337,7 +342,7 @@ export class ShardLeadership implements ShardGate {
     this.held.delete(shard);
     this.leaders.set(shard, null);
     this.logger.warn({ shard, fencingToken: h.token, nodeId: this.nodeId, reason }, 'shard lost: its books are dropped and its orders refused');
-    void this.listener?.lost(shard).catch(() => undefined);
+    this.lost.notify(shard);
     void this.leases.release(leaseName(shard), this.nodeId, h.token).catch(() => undefined);
   }
 

@@ -11,6 +11,7 @@ import { lineRequest, LineCall } from './transaction-request';
 import { lineHashes, nodeKnowsAny, nonceFate } from './nonce-fate';
 import { takeSenderNonce } from './sender-nonces';
 import { bumpedFees } from './fee-bump';
+import { Hook } from '../../platform/events/hooks';
 
 export interface TransactionSenderOptions {
   pollIntervalMs: number;
@@ -70,7 +71,10 @@ const REBROADCAST_AFTER_MS = 2_000;
  * can still be mined (see nonceFate).
  */
 export class TransactionSender {
-  private readonly listeners: TransferOutcomeListener[] = [];
+  /** Inside the step's transaction: a listener's error rolls the step back (it is tried again). */
+  private readonly signed = new Hook<[Knex.Transaction, SendingItem]>();
+  private readonly executed = new Hook<[Knex.Transaction, SendingItem]>();
+  private readonly failed = new Hook<[Knex.Transaction, SendingItem]>();
 
   constructor(
     private readonly db: Knex,
@@ -82,8 +86,11 @@ export class TransactionSender {
     private readonly logger: Logger,
   ) {}
 
+  /** Adds each method the listener has to its hook (the order of the listeners is set in src/app.ts). */
   onOutcome(listener: TransferOutcomeListener): void {
-    this.listeners.push(listener);
+    if (listener.signed) this.signed.add((trx, item) => listener.signed!(trx, item));
+    if (listener.executed) this.executed.add((trx, item) => listener.executed!(trx, item));
+    if (listener.failed) this.failed.add((trx, item) => listener.failed!(trx, item));
   }
 
   start(): { stop(): Promise<void> } {
@@ -151,7 +158,7 @@ export class TransactionSender {
       if (!(await this.transition(trx, item, changes))) return null;
       await trx('transfers').where({ id: item.transferId, status: 'QUEUED' }).update({ status: 'SUBMITTED', updatedAt: trx.fn.now() });
       const signedItem = { ...item, ...changes };
-      for (const l of this.listeners) await l.signed?.call(l, trx, signedItem);
+      await this.signed.run(trx, signedItem);
       return signedItem;
     });
     if (signed) await this.broadcast(signed, signed.rawTx);
@@ -290,7 +297,7 @@ export class TransactionSender {
     const status = open ? 'SUBMITTED' : lines.every((l) => l.status === 'CONFIRMED') ? 'CONFIRMED' : 'FAILED';
     await trx('transfers').where({ id: item.transferId }).update({ status, updatedAt: trx.fn.now() });
     const final = { ...item, ...outcome, status: outcome.status } as SendingItem;
-    for (const l of this.listeners) await (outcome.status === 'CONFIRMED' ? l.executed : l.failed)?.call(l, trx, final);
+    await (outcome.status === 'CONFIRMED' ? this.executed : this.failed).run(trx, final);
     // A swap's lines are reported as the swap (its listener emits *.swap_executed / *.swap_failed).
     if (item.kind !== 'swap') await this.outbox.publish(trx, await this.event(item, outcome));
     return true;

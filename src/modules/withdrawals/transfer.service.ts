@@ -13,6 +13,7 @@ import { transactionRequest } from './transaction-request';
 import { checksummedAddress } from './evm-address';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import { Hook } from '../../platform/events/hooks';
 
 export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap';
 
@@ -133,11 +134,12 @@ export class TransferService {
     private readonly sanctions: RecipientScreen,
   ) {}
 
-  private readonly rejectionListeners: TransferRejectionListener[] = [];
+  /** Inside the rejecting transaction: a listener's error rolls the rejection back. */
+  private readonly rejected = new Hook<Parameters<TransferRejectionListener>>();
 
   /** Tells `listener` of each rejected transfer's lines, inside the transaction that rejects them (an agent payment fails with them). */
   onRejected(listener: TransferRejectionListener): void {
-    this.rejectionListeners.push(listener);
+    this.rejected.add(listener);
   }
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
@@ -255,7 +257,7 @@ export class TransferService {
       const items = await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
       if (!approve) {
         await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
-        for (const listener of this.rejectionListeners) await listener(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
+        await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
       }
       return this.get(organizationId, id, trx);
     });
