@@ -5,9 +5,8 @@ import type { Outbox } from '../../platform/events/outbox';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { BlockchainModel } from '../chains/chain.model';
-import { blockchainView, ChainService } from '../chains/chain.service';
+import { blockchainView, ChainService, type BlockchainView } from '../chains/chain.service';
 import type { ChainNetworks } from '../chains/chain-networks';
-import type { BlockchainType } from '../chains/chain.types';
 import { applyConfigurations, assertSweepDestination, DEFAULT_CONFIGURATIONS, readConfigurations } from './wallet-configurations';
 import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
@@ -225,7 +224,7 @@ export class MasterWalletService {
     const settlementRuleCounts = new Map(ruleCounts.map((c) => [c.masterWalletId, Number(c.count)]));
     return rows.map((r) => {
       const own = links.filter((l) => l.masterWalletId === r.id);
-      const chain = chains.get(r.blockchainId) as BlockchainType;
+      const chain = chains.get(r.blockchainId) as BlockchainView;
       return {
         id: r.id,
         name: r.name,
@@ -239,7 +238,7 @@ export class MasterWalletService {
         metadata: r.metadata,
         analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: settlementRuleCounts.get(r.id) ?? 0, paymentLinksCount: paymentLinkCounts.get(r.id) ?? 0 },
         isActive: r.isActive,
-        enabledBlockchains: own.map((l) => chains.get(l.blockchainId) as BlockchainType),
+        enabledBlockchains: own.map((l) => chains.get(l.blockchainId) as BlockchainView),
         monitoring: own.map((l) => ({ blockchainId: l.blockchainId, enabled: l.monitoringEnabled })),
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
