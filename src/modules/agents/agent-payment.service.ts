@@ -6,8 +6,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetType } from '../chains/chain.types';
+import type { ChainService, AssetView } from '../chains/chain.service';
 import type { PreparedTransfer, TransferService } from '../withdrawals/transfer.service';
 import { checksumOrNull } from '../wallets/wallet-configurations';
 import type { AgentCaller, AgentService } from './agent.service';
@@ -277,7 +276,7 @@ export class AgentPaymentService {
     return { assetRaw: BigInt(totals.assetRaw), usd: normalizeDecimal(totals.usd), withoutUsd: Number(totals.withoutUsd) };
   }
 
-  private async asset(assetId: string): Promise<AssetType> {
+  private async asset(assetId: string): Promise<AssetView> {
     const asset = Ids.isUuid(assetId) ? (await this.chains.assetViews([assetId.toLowerCase()])).get(assetId.toLowerCase()) : undefined;
     if (!asset || !asset.isActive) throw KeelError.invalidField('assetId', 'unknown asset');
     return asset;

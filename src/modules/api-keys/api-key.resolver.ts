@@ -2,24 +2,20 @@ import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-
 import type { GraphQLContext } from '../../graphql/context';
 import { PageArgs } from '../../graphql/types/page';
 import { ApiKeyPage, ApiKeyType, ApiKeyWithSecretType, CreateApiKeyInput, RotateApiKeyInput } from './api-key.types';
-import type { IssuedKey } from './api-key.service';
-
-function withSecret(issued: IssuedKey): ApiKeyWithSecretType {
-  return Object.assign(issued.key, { secret: issued.secret, previousSecretExpiresAt: issued.previousSecretExpiresAt }) as unknown as ApiKeyWithSecretType;
-}
+import { withSecret } from './api-key.service';
 
 @Resolver()
 export class ApiKeyResolver {
   @Authorized('admin')
   @Query(() => ApiKeyPage, { description: "The organisation's API keys (never their secrets)" })
   apiKeys(@Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<ApiKeyPage> {
-    return ctx.services.apiKeys.list(ctx.principal.organizationId, page) as unknown as Promise<ApiKeyPage>;
+    return ctx.services.apiKeys.list(ctx.principal.organizationId, page);
   }
 
   @Authorized('admin')
   @Query(() => ApiKeyType)
   apiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ApiKeyType> {
-    return ctx.services.apiKeys.get(ctx.principal.organizationId, id) as unknown as Promise<ApiKeyType>;
+    return ctx.services.apiKeys.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('admin')
@@ -41,6 +37,6 @@ export class ApiKeyResolver {
   @Authorized('admin')
   @Mutation(() => ApiKeyType, { description: 'Revokes a key at once, on every node' })
   revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ApiKeyType> {
-    return ctx.services.apiKeys.revoke(ctx.principal.organizationId, id) as unknown as Promise<ApiKeyType>;
+    return ctx.services.apiKeys.revoke(ctx.principal.organizationId, id);
   }
 }

@@ -10,6 +10,7 @@ import type { OrganizationService } from '../organizations/organization.service'
 import { ApiKeyModel } from './api-key.model';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import type { ApiKeyStatus } from './api-key.domain';
 
 /** A key's columns, as the model or as a plain row read without it. */
 export type ApiKeyRecord = Pick<
@@ -17,14 +18,48 @@ export type ApiKeyRecord = Pick<
   'id' | 'organizationId' | 'name' | 'host' | 'environment' | 'scopes' | 'tier' | 'prefix' | 'lastRotatedAt' | 'revokedAt' | 'agentId' | 'createdAt' | 'updatedAt'
 >;
 
-export interface ApiKeyView extends ApiKeyRecord {
-  status: 'ACTIVE' | 'REVOKED';
+/** A key as the API shows it: its columns and its status, never its secret. */
+export interface ApiKeyView {
+  id: string;
+  organizationId: string;
+  name: string;
+  host: Host;
+  environment: Environment;
+  scopes: string[];
+  tier: Tier;
+  prefix: string;
+  status: ApiKeyStatus;
+  lastRotatedAt: Date | null;
+  revokedAt: Date | null;
+  agentId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A key with its secret: returned once, by create and rotate. */
+export interface ApiKeyWithSecretView extends ApiKeyView {
+  secret: string;
+  /** After a rotation: when the previous secret stops working. */
+  previousSecretExpiresAt: Date | null;
 }
 
 export interface IssuedKey {
   key: ApiKeyView;
   secret: string;
   previousSecretExpiresAt: Date | null;
+}
+
+/** What a tenant asks for when creating a key; the tier defaults to the organisation's. */
+export interface CreateApiKey {
+  name: string;
+  host: Host;
+  scopes: string[];
+  tier?: Tier;
+}
+
+/** The key and its secret as one view (the shape of the create and rotate responses). */
+export function withSecret(issued: IssuedKey): ApiKeyWithSecretView {
+  return Object.assign(issued.key, { secret: issued.secret, previousSecretExpiresAt: issued.previousSecretExpiresAt });
 }
 
 export interface IssueInput {
@@ -43,7 +78,8 @@ function operatorPermissionRefused(permissions: string[]): KeelError {
 }
 
 function view(key: ApiKeyRecord): ApiKeyView {
-  return Object.assign(key, { status: key.revokedAt ? ('REVOKED' as const) : ('ACTIVE' as const) });
+  const status: ApiKeyStatus = key.revokedAt ? 'REVOKED' : 'ACTIVE';
+  return Object.assign(key, { status });
 }
 
 /** Key administration: issue, list, rotate with a grace period, revoke at once. */
@@ -84,7 +120,7 @@ export class ApiKeyService {
     return trx ? run(trx) : this.uow.run('api-key.create', run);
   }
 
-  async create(organizationId: string, input: { name: string; host: Host; scopes: string[]; tier?: Tier }): Promise<IssuedKey> {
+  async create(organizationId: string, input: CreateApiKey): Promise<IssuedKey> {
     const org = await this.organizations.get(organizationId);
     if (input.host === 'pro' && !org.proAccess) {
       throw KeelError.forbidden('Order-book access is granted by the operator on request; this organisation does not have it');

@@ -2,6 +2,8 @@ import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min } from 'class-
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Page } from '../../graphql/types/page';
 import { TierEnum } from '../organizations/organization.types';
+import type { ApiKeyStatus as ApiKeyStatusValue, Environment, Host, Tier } from './api-key.domain';
+import type { ApiKeyView, ApiKeyWithSecretView, CreateApiKey } from './api-key.service';
 
 export enum ApiKeyHost {
   CORE = 'core',
@@ -16,16 +18,16 @@ export enum ApiKeyStatus {
 registerEnumType(ApiKeyStatus, { name: 'ApiKeyStatus' });
 
 @ObjectType('ApiKey', { description: 'An API key. The secret itself is shown once, at creation or rotation.' })
-export class ApiKeyType {
+export class ApiKeyType implements ApiKeyView {
   @Field(() => ID) id!: string;
   @Field(() => ID) organizationId!: string;
   @Field() name!: string;
-  @Field(() => ApiKeyHost) host!: ApiKeyHost;
-  @Field() environment!: string;
+  @Field(() => ApiKeyHost) host!: Host;
+  @Field(() => String) environment!: Environment;
   @Field(() => [String], { description: 'Core: read, write, admin. Pro: order-book permission names.' }) scopes!: string[];
-  @Field(() => TierEnum) tier!: TierEnum;
+  @Field(() => TierEnum) tier!: Tier;
   @Field({ description: 'The leading characters of the key, to recognise it' }) prefix!: string;
-  @Field(() => ApiKeyStatus) status!: ApiKeyStatus;
+  @Field(() => ApiKeyStatus) status!: ApiKeyStatusValue;
   @Field(() => Date, { nullable: true }) lastRotatedAt!: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
   @Field(() => ID, { nullable: true, description: "The agent this key belongs to (its one scope is 'agent'); null for the organisation's own keys" })
@@ -35,7 +37,7 @@ export class ApiKeyType {
 }
 
 @ObjectType('ApiKeyWithSecret', { description: 'An API key together with its secret, returned once' })
-export class ApiKeyWithSecretType extends ApiKeyType {
+export class ApiKeyWithSecretType extends ApiKeyType implements ApiKeyWithSecretView {
   @Field({ description: 'The full key. Store it now: Keel keeps only a hash.' }) secret!: string;
   @Field(() => Date, { nullable: true, description: 'After a rotation: when the previous secret stops working' })
   previousSecretExpiresAt!: Date | null;
@@ -45,16 +47,16 @@ export class ApiKeyWithSecretType extends ApiKeyType {
 export class ApiKeyPage extends Page(ApiKeyType) {}
 
 @InputType('CreateApiKeyInput')
-export class CreateApiKeyInput {
+export class CreateApiKeyInput implements CreateApiKey {
   @Field() @Length(1, 100) name!: string;
-  @Field(() => ApiKeyHost, { defaultValue: ApiKeyHost.CORE }) host: ApiKeyHost = ApiKeyHost.CORE;
+  @Field(() => ApiKeyHost, { defaultValue: ApiKeyHost.CORE }) host: Host = ApiKeyHost.CORE;
   @Field(() => [String], { description: "Core: any of read, write, admin. Pro: order-book permission names but orderbook_market:manage (the operator's alone)." })
   @ArrayMinSize(1)
   @ArrayMaxSize(10)
   scopes!: string[];
   @Field(() => TierEnum, { nullable: true, description: "Rate-limit tier; defaults to, and may not exceed, the organisation's tier" })
   @IsOptional()
-  tier?: TierEnum;
+  tier?: Tier;
 }
 
 @InputType('RotateApiKeyInput')

@@ -3,10 +3,60 @@ import { KeelError } from '../../platform/errors';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { AssetModel, BlockchainModel } from './chain.model';
-import type { AssetType, BlockchainType } from './chain.types';
 import { fetchPage } from '../../platform/db/fetch-page';
 
-export function blockchainView(b: BlockchainModel): BlockchainType {
+/** A chain of the registry, as services and the API show it. */
+export interface BlockchainView {
+  id: string;
+  name: string;
+  slug: string;
+  /** The native coin. */
+  symbol: string;
+  isActive: boolean;
+  isEvmCompatible: boolean;
+  /** confirmations (blocks before a deposit counts), explorerUrl. */
+  configurations: Record<string, unknown> | null;
+  chainId: number;
+  logoUrl: string;
+  tokenStandard: string;
+  /** mainnet, a testnet name, or devnet for Keel's sandbox chains. */
+  network: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A native coin or token of the registry, with its chain. */
+export interface AssetView {
+  id: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+  /** The token contract; the zero address for the native coin. */
+  address: string;
+  /** ERC20, or native. */
+  standard: string;
+  logoUrl: string;
+  isActive: boolean;
+  isNative: boolean;
+  network: string;
+  configurations: Record<string, unknown> | null;
+  blockchain: BlockchainView;
+  blockchainId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface BlockchainFilter {
+  isActive?: boolean;
+}
+
+export interface AssetFilter {
+  blockchainId?: string;
+  symbol?: string;
+  isNative?: boolean;
+}
+
+export function blockchainView(b: BlockchainModel): BlockchainView {
   return {
     id: b.id,
     name: b.name,
@@ -24,7 +74,7 @@ export function blockchainView(b: BlockchainModel): BlockchainType {
   };
 }
 
-export function assetView(a: AssetModel, chain: BlockchainModel): AssetType {
+export function assetView(a: AssetModel, chain: BlockchainModel): AssetView {
   return {
     id: a.id,
     name: a.name,
@@ -48,7 +98,7 @@ export function assetView(a: AssetModel, chain: BlockchainModel): AssetType {
 export class ChainService {
   constructor(private readonly db: Knex) {}
 
-  async listBlockchains(args: PageWindow & { isActive?: boolean }): Promise<PageResult<BlockchainType>> {
+  async listBlockchains(args: PageWindow & BlockchainFilter): Promise<PageResult<BlockchainView>> {
     const q = BlockchainModel.query(this.db).modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
     const { rows, total } = await fetchPage<BlockchainModel>(q, args, [{ column: 'chainId' }]);
     return toPage(rows.map(blockchainView), total, args);
@@ -60,11 +110,11 @@ export class ChainService {
     return row;
   }
 
-  async getBlockchain(id: string): Promise<BlockchainType> {
+  async getBlockchain(id: string): Promise<BlockchainView> {
     return blockchainView(await this.blockchainRow(id));
   }
 
-  async listAssets(args: PageWindow & { blockchainId?: string; symbol?: string; isNative?: boolean }): Promise<PageResult<AssetType>> {
+  async listAssets(args: PageWindow & AssetFilter): Promise<PageResult<AssetView>> {
     const blockchainId = Ids.filter('blockchainId', args.blockchainId || undefined);
     const q = AssetModel.query(this.db).modify((b) => {
       if (blockchainId) b.where('blockchainId', blockchainId);
@@ -75,7 +125,7 @@ export class ChainService {
     return toPage(await this.withChains(rows), total, args);
   }
 
-  async getAsset(id: string): Promise<AssetType> {
+  async getAsset(id: string): Promise<AssetView> {
     const row = await AssetModel.query(this.db).findById(Ids.uuid('Asset', id));
     if (!row) throw KeelError.notFound('Asset');
     return (await this.withChains([row]))[0];
@@ -85,7 +135,7 @@ export class ChainService {
     return AssetModel.query(this.db).findById(id);
   }
 
-  async assetViews(ids: string[]): Promise<Map<string, AssetType>> {
+  async assetViews(ids: string[]): Promise<Map<string, AssetView>> {
     const rows = ids.length ? await AssetModel.query(this.db).findByIds([...new Set(ids)]) : [];
     return new Map((await this.withChains(rows)).map((a) => [a.id, a]));
   }
@@ -94,7 +144,7 @@ export class ChainService {
     return AssetModel.query(this.db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
   }
 
-  async withChains(assets: AssetModel[]): Promise<AssetType[]> {
+  async withChains(assets: AssetModel[]): Promise<AssetView[]> {
     const ids = [...new Set(assets.map((a) => a.blockchainId))];
     const chains = new Map((await BlockchainModel.query(this.db).findByIds(ids)).map((c) => [c.id, c]));
     return assets.map((a) => assetView(a, chains.get(a.blockchainId)!));

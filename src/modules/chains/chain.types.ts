@@ -3,9 +3,10 @@ import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
 import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { JSONObject } from '../../graphql/types/scalars';
+import type { AssetFilter, AssetView, BlockchainFilter, BlockchainView } from './chain.service';
 
 @ObjectType('Blockchain')
-export class BlockchainType {
+export class BlockchainType implements BlockchainView {
   @Field(() => ID) id!: string;
   @Field() name!: string;
   @Field() slug!: string;
@@ -23,7 +24,7 @@ export class BlockchainType {
 }
 
 @ObjectType('Asset')
-export class AssetType {
+export class AssetType implements AssetView {
   @Field(() => ID) id!: string;
   @Field() name!: string;
   @Field() symbol!: string;
@@ -48,12 +49,12 @@ export class BlockchainPage extends Page(BlockchainType) {}
 export class AssetPage extends Page(AssetType) {}
 
 @ArgsType()
-export class BlockchainListArgs extends PageArgs {
+export class BlockchainListArgs extends PageArgs implements BlockchainFilter {
   @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
 }
 
 @ArgsType()
-export class AssetListArgs extends PageArgs {
+export class AssetListArgs extends PageArgs implements AssetFilter {
   @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() blockchainId?: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 20) symbol?: string;
   @Field(() => Boolean, { nullable: true }) @IsOptional() isNative?: boolean;

@@ -1,8 +1,7 @@
 import { Knex } from 'knex';
 import { formatScaled } from '../../platform/decimal';
 import type { AddressService } from '../wallets/address.service';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetType } from '../chains/chain.types';
+import type { ChainService, AssetView } from '../chains/chain.service';
 import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus, SETTLED_STATUSES } from './checkout.model';
 import { statusOf } from './checkout-status';
 
@@ -91,16 +90,16 @@ export interface CheckoutTransferView {
   updatedAt: Date;
 }
 
-function assetRef(a: AssetType): AssetRef {
+function assetRef(a: AssetView): AssetRef {
   return { id: a.id, symbol: a.symbol, name: a.name, decimals: a.decimals, address: a.address };
 }
 
-function chainRef(a: AssetType): ChainRef {
+function chainRef(a: AssetView): ChainRef {
   return { id: a.blockchain.id, name: a.blockchain.name, slug: a.blockchain.slug, chainId: a.blockchain.chainId };
 }
 
 /** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…`, or the native `ethereum:<address>@<chain>?value=…`. */
-export function paymentUri(asset: AssetType, to: string, raw: bigint): string {
+export function paymentUri(asset: AssetView, to: string, raw: bigint): string {
   const chain = asset.blockchain.chainId;
   return asset.isNative ? `ethereum:${to}@${chain}?value=${raw}` : `ethereum:${asset.address}@${chain}/transfer?address=${to}&uint256=${raw}`;
 }

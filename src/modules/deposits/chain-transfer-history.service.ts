@@ -1,8 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetType } from '../chains/chain.types';
+import type { ChainService, AssetView } from '../chains/chain.service';
 import type { AddressService } from '../wallets/address.service';
 import { MasterWalletService, parseMasterWalletId } from '../wallets/master-wallet.service';
 import { ChainTransferModel } from './chain-transfer.model';
@@ -35,7 +34,7 @@ export interface ChainTransferView {
   to: string;
   symbol: string;
   value: number;
-  asset: AssetType;
+  asset: AssetView;
   rawContract: { value: string; address: string; decimal: string };
   timestamp: string;
   blockchainId: string;
@@ -105,7 +104,7 @@ export class ChainTransferHistoryService {
   }
 }
 
-function record(r: ChainTransferModel, assets: Map<string, AssetType>): ChainTransferView {
+function record(r: ChainTransferModel, assets: Map<string, AssetView>): ChainTransferView {
   const asset = assets.get(r.assetId)!;
   return {
     id: r.id,

@@ -6,12 +6,61 @@ import { KeelError } from '../../platform/errors';
 import type { ChainService } from '../chains/chain.service';
 import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
-import { CreateMarketInput, MarketStatus, MarketType, UpdateMarketInput } from './market.types';
+import { MarketStatus } from './market.domain';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { part, StatementPart } from '../../platform/db/one-statement';
 import type { RedisChannel } from '../../platform/redis-channel';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { Hook } from '../../platform/events/hooks';
+
+/** A market as services and the API show it: decimals as normalised strings. */
+export interface MarketView {
+  id: string;
+  /** BASE-QUOTE, e.g. ETH-USDC. */
+  symbol: string;
+  baseAssetId: string;
+  quoteAssetId: string;
+  baseSymbol: string;
+  quoteSymbol: string;
+  /** The chain both assets live on. */
+  blockchainId: string;
+  /** Price increment, in quote per one base. */
+  tickSize: string;
+  /** Quantity increment, in base. */
+  lotSize: string;
+  /** Smallest price × quantity of a LIMIT order, in quote. */
+  minNotional: string;
+  makerFee: string;
+  takerFee: string;
+  status: MarketStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface MarketFilter {
+  status?: MarketStatus;
+}
+
+/** A new market; minimum and fees default to "0", status to ACTIVE. */
+export interface CreateMarket {
+  symbol: string;
+  baseAssetId: string;
+  quoteAssetId: string;
+  tickSize: string;
+  lotSize: string;
+  minNotional?: string;
+  makerFee?: string;
+  takerFee?: string;
+  status?: MarketStatus;
+}
+
+/** What may change once a market exists (tick and lot size are fixed). */
+export interface UpdateMarket {
+  minNotional?: string;
+  makerFee?: string;
+  takerFee?: string;
+  status?: MarketStatus;
+}
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -25,7 +74,7 @@ const MAX_FEE_PPM = 100_000n;
  *   expressed in those units inside the engine
  */
 export interface TradingRules {
-  market: MarketType;
+  market: MarketView;
   baseDecimals: number;
   quoteDecimals: number;
   tick: Scaled;
@@ -39,7 +88,7 @@ export interface TradingRules {
   rulesVersion: number;
 }
 
-export function marketView(m: MarketModel, base: { symbol: string; blockchainId: string }, quote: { symbol: string }): MarketType {
+export function marketView(m: MarketModel, base: { symbol: string; blockchainId: string }, quote: { symbol: string }): MarketView {
   return {
     id: m.id,
     symbol: m.symbol,
@@ -102,7 +151,7 @@ export class MarketService {
     return this.changes?.close() ?? Promise.resolve();
   }
 
-  async list(args: PageWindow & { status?: MarketStatus }): Promise<PageResult<MarketType>> {
+  async list(args: PageWindow & MarketFilter): Promise<PageResult<MarketView>> {
     const q = MarketModel.query(this.db).modify((b) => (args.status ? b.where('status', args.status) : b));
     const { rows, total } = await fetchPage<MarketModel>(q, args, [{ column: 'symbol' }]);
     return toPage(await this.views(rows), total, args);
@@ -113,7 +162,7 @@ export class MarketService {
     return (await MarketModel.query(this.db).select('id')).map((m) => m.id);
   }
 
-  async get(symbol: string): Promise<MarketType> {
+  async get(symbol: string): Promise<MarketView> {
     return (await this.views([await this.row(symbol)]))[0];
   }
 
@@ -125,7 +174,7 @@ export class MarketService {
     return row;
   }
 
-  async create(input: CreateMarketInput): Promise<MarketType> {
+  async create(input: CreateMarket): Promise<MarketView> {
     const baseAssetId = Ids.isUuid(input.baseAssetId) ? input.baseAssetId.toLowerCase() : null;
     const quoteAssetId = Ids.isUuid(input.quoteAssetId) ? input.quoteAssetId.toLowerCase() : null;
     const base = baseAssetId ? await this.chains.assetRow(baseAssetId) : undefined;
@@ -163,7 +212,7 @@ export class MarketService {
     }
   }
 
-  async update(symbol: string, input: UpdateMarketInput): Promise<MarketType> {
+  async update(symbol: string, input: UpdateMarket): Promise<MarketView> {
     const row = await this.uow.run('market.update', async (trx) => {
       const current = await this.row(symbol, trx);
       const locked = await MarketModel.query(trx).findById(current.id).forUpdate();
@@ -248,7 +297,7 @@ export class MarketService {
     await this.changeHook.run(marketId);
   }
 
-  private async views(rows: MarketModel[]): Promise<MarketType[]> {
+  private async views(rows: MarketModel[]): Promise<MarketView[]> {
     const ids = [...new Set(rows.flatMap((r) => [r.baseAssetId, r.quoteAssetId]))];
     const assets = new Map<string, { symbol: string; blockchainId: string }>();
     await Promise.all(

@@ -2,18 +2,18 @@ import { IsOptional, Matches } from 'class-validator';
 import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
+import { MarketStatus } from './market.domain';
+import type { CreateMarket, MarketFilter, MarketView, UpdateMarket } from './market.service';
 
-export enum MarketStatus {
-  ACTIVE = 'ACTIVE',
-  HALTED = 'HALTED',
-}
+export { MarketStatus };
+
 registerEnumType(MarketStatus, {
   name: 'MarketStatus',
   description: 'ACTIVE: accepts orders. HALTED: refuses new orders (MARKET_HALTED); cancels still work.',
 });
 
 @ObjectType('Market', { description: 'A trading pair of this deployment: the same for every organisation' })
-export class MarketType {
+export class MarketType implements MarketView {
   @Field(() => ID) id!: string;
   @Field({ description: 'BASE-QUOTE, e.g. ETH-USDC' }) symbol!: string;
   @Field(() => ID) baseAssetId!: string;
@@ -35,12 +35,12 @@ export class MarketType {
 export class MarketPage extends Page(MarketType) {}
 
 @ArgsType()
-export class MarketListArgs extends PageArgs {
+export class MarketListArgs extends PageArgs implements MarketFilter {
   @Field(() => MarketStatus, { nullable: true }) @IsOptional() status?: MarketStatus;
 }
 
 @InputType('CreateMarketInput')
-export class CreateMarketInput {
+export class CreateMarketInput implements CreateMarket {
   @Field({ description: 'BASE-QUOTE in capitals and digits, e.g. ETH-USDC' })
   @Matches(/^[A-Z0-9]{1,16}-[A-Z0-9]{1,16}$/, { message: 'must look like BASE-QUOTE, e.g. ETH-USDC' })
   symbol!: string;
@@ -55,7 +55,7 @@ export class CreateMarketInput {
 }
 
 @InputType('UpdateMarketInput', { description: 'Tick and lot size are fixed once a market exists' })
-export class UpdateMarketInput {
+export class UpdateMarketInput implements UpdateMarket {
   @Field(() => Decimal, { nullable: true }) @IsOptional() minNotional?: string;
   @Field(() => Decimal, { nullable: true }) @IsOptional() makerFee?: string;
   @Field(() => Decimal, { nullable: true }) @IsOptional() takerFee?: string;

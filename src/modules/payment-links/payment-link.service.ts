@@ -7,10 +7,8 @@ import { Ids } from '../../platform/ids';
 import { normalizeDecimal } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService } from '../chains/chain.service';
-import { blockchainView } from '../chains/chain.service';
+import { blockchainView, type ChainService, type AssetView, type BlockchainView } from '../chains/chain.service';
 import { BlockchainModel } from '../chains/chain.model';
-import type { AssetType, BlockchainType } from '../chains/chain.types';
 import type { MasterWalletService } from '../wallets/master-wallet.service';
 import type { MasterWalletModel } from '../wallets/wallet.model';
 import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checkout/checkout-desk';
@@ -64,8 +62,8 @@ export interface PaymentLinkView {
   expiresAt: Date | null;
   evmSettlementWalletId: string;
   solanaSettlementWalletId: string | null;
-  allowedBlockchains: BlockchainType[];
-  allowedAssets: AssetType[];
+  allowedBlockchains: BlockchainView[];
+  allowedAssets: AssetView[];
   redirectUrl: string | null;
   successMessage: string | null;
   failureMessage: string | null;
@@ -313,8 +311,8 @@ export class PaymentLinkService {
       expiresAt: r.expiresAt,
       evmSettlementWalletId: r.evmSettlementWalletId,
       solanaSettlementWalletId: r.solanaSettlementWalletId,
-      allowedBlockchains: r.allowedBlockchainIds.map((id) => chains.get(id)).filter((c): c is BlockchainType => !!c),
-      allowedAssets: r.allowedAssetIds.map((id) => assets.get(id)).filter((a): a is AssetType => !!a),
+      allowedBlockchains: r.allowedBlockchainIds.map((id) => chains.get(id)).filter((c): c is BlockchainView => !!c),
+      allowedAssets: r.allowedAssetIds.map((id) => assets.get(id)).filter((a): a is AssetView => !!a),
       redirectUrl: r.redirectUrl,
       successMessage: r.successMessage,
       failureMessage: r.failureMessage,

@@ -2,8 +2,7 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetType } from '../chains/chain.types';
+import type { ChainService, AssetView } from '../chains/chain.service';
 import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
@@ -95,7 +94,7 @@ export class SettlementExecutor {
     if (!wallet.addressId) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds too little native coin to pay the gas of this settlement`);
     const native = (await this.chains.assetsOf(network.blockchainId)).find((a) => a.isNative);
     if (!native) throw new PermanentFailure('the chain has no native coin registered');
-    const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetType;
+    const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetView;
     const master = await this.wallets.resolve(wallet.organizationId, { masterWalletId: wallet.masterWalletId }, trx);
     const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: wallet.address, rawAmount: gasCost - nativeBalance }]);
     return topUp.itemIds[0];
@@ -103,7 +102,7 @@ export class SettlementExecutor {
 }
 
 /** The wallet's security configuration, as for any transfer: allowed recipients and maxTransferAmount. */
-function policy(wallet: SendingWallet, asset: AssetType, destination: string, amount: bigint): void {
+function policy(wallet: SendingWallet, asset: AssetView, destination: string, amount: bigint): void {
   try {
     checkTransferPolicy(wallet.configurations.security, [{ asset, recipient: destination, rawAmount: amount }]);
   } catch (e) {

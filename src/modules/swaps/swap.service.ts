@@ -7,8 +7,7 @@ import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetType } from '../chains/chain.types';
+import type { ChainService, AssetView } from '../chains/chain.service';
 import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets/sending-wallets';
 import type { QueuedLine, TransferService } from '../withdrawals/transfer.service';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
@@ -49,7 +48,7 @@ export interface SwapRouteStepView {
 
 export interface SwapFeeView {
   amount: string;
-  asset: AssetType;
+  asset: AssetView;
   percent: string;
 }
 
@@ -62,8 +61,8 @@ export interface SwapGasView {
 export interface SwapQuoteView {
   blockchainId: string;
   router: string;
-  fromAsset: AssetType;
-  toAsset: AssetType;
+  fromAsset: AssetView;
+  toAsset: AssetView;
   amount: string;
   expectedOutput: string;
   minimumOutput: string;
@@ -84,8 +83,8 @@ export interface SwapView {
   blockchainId: string;
   fromAddress: string;
   recipient: string;
-  fromAsset: AssetType;
-  toAsset: AssetType;
+  fromAsset: AssetView;
+  toAsset: AssetView;
   amount: string;
   expectedOutput: string;
   minimumOutput: string;
@@ -111,8 +110,8 @@ export interface SwapFilter extends PageWindow {
 /** A quote as the service works with it: base units and the chosen route. */
 export interface PricedSwap {
   network: ChainNetwork;
-  from: AssetType;
-  to: AssetType;
+  from: AssetView;
+  to: AssetView;
   amountIn: bigint;
   route: DexRoute;
   minOut: bigint;
@@ -146,7 +145,7 @@ export class SwapService {
   }
 
   /** Prices a swap of `amountIn` base units (settlement rules use it with a deposit's amount). */
-  async priceRaw(from: AssetType, to: AssetType, amountIn: bigint, order: string, slippageTolerance: string): Promise<PricedSwap> {
+  async priceRaw(from: AssetView, to: AssetView, amountIn: bigint, order: string, slippageTolerance: string): Promise<PricedSwap> {
     const network = this.networks.get(from.blockchainId);
     if (!network) throw new KeelError('INVALID_NETWORK', 'The chain of these assets is not served by this deployment');
     if (from.blockchainId !== to.blockchainId) throw new KeelError('INVALID_NETWORK', 'Both assets of a swap must be on the same chain');

@@ -12,7 +12,6 @@ import { ChainNetworks, jsonRpcProvider } from '../chains/chain-networks';
 import { AddressModel, MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
 import { MasterWalletService, parseMasterWalletId } from './master-wallet.service';
-import type { AddressType, RecoverableAssetsType } from './wallet.types';
 import { readBalances, readTokenFacts } from './balance-reader';
 import { checksumOrNull } from './wallet-configurations';
 import { formatScaled } from '../../platform/decimal';
@@ -26,13 +25,55 @@ export interface CreateAddress {
   metadata?: Record<string, unknown>;
 }
 
+/** A deposit address as services and the API show it. */
+export interface AddressView {
+  id: string;
+  address: string;
+  name: string | null;
+  masterWalletId: string;
+  /** i in m/44'/60'/0'/0/i; never reused. */
+  derivationIndex: number;
+  metadata: Record<string, unknown>;
+  isActive: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AddressFilter {
+  isActive?: boolean;
+}
+
+/** Which balances to read for recoverableAssets. */
+export interface RecoverableAssetsQuery {
+  blockchainId: string;
+  /** Read through this JSON-RPC URL instead of the configured one. */
+  rpcUrl?: string;
+  /** Comma-separated token contracts; default the registered tokens of the chain. */
+  tokenAddresses?: string;
+}
+
+export interface RecoverableTokenView {
+  address: string;
+  symbol: string;
+  balance: string;
+  name: string;
+  logoUrl: string;
+  decimals: number;
+}
+
+export interface RecoverableAssetsView {
+  /** Native balance in whole units. */
+  native: string;
+  tokens: RecoverableTokenView[];
+}
+
 export interface UpdateAddress {
   name?: string;
   metadata?: Record<string, unknown>;
   isActive?: boolean;
 }
 
-function addressView(a: AddressModel): AddressType {
+function addressView(a: AddressModel): AddressView {
   return {
     id: a.id,
     address: a.address,
@@ -46,7 +87,7 @@ function addressView(a: AddressModel): AddressType {
   };
 }
 
-function addressEventData(a: AddressType, wallet: MasterWalletModel): Record<string, unknown> {
+function addressEventData(a: AddressView, wallet: MasterWalletModel): Record<string, unknown> {
   return { ...addressView(a as AddressModel), masterWallet: { id: wallet.id, name: wallet.name, walletAddress: wallet.walletAddress } };
 }
 
@@ -63,12 +104,12 @@ export class AddressService {
     private readonly uow: UnitOfWork,
   ) {}
 
-  async create(organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressType> {
+  async create(organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressView> {
     return this.uow.run('address.create', (trx) => this.createIn(trx, organizationId, masterWalletId, input));
   }
 
   /** `create` inside the caller's transaction (an agent wallet links the new address in the same one). */
-  async createIn(trx: Knex.Transaction, organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressType> {
+  async createIn(trx: Knex.Transaction, organizationId: string, masterWalletId: string, input: CreateAddress): Promise<AddressView> {
     masterWalletId = parseMasterWalletId(masterWalletId);
     // The row lock serialises concurrent requests for one wallet: each takes the next index once.
     const [claimed] = await trx('master_wallets')
@@ -92,7 +133,7 @@ export class AddressService {
     return view;
   }
 
-  async list(organizationId: string, masterWalletId: string, args: PageWindow & { isActive?: boolean }): Promise<PageResult<AddressType>> {
+  async list(organizationId: string, masterWalletId: string, args: PageWindow & AddressFilter): Promise<PageResult<AddressView>> {
     masterWalletId = parseMasterWalletId(masterWalletId);
     await this.wallets.row(organizationId, masterWalletId);
     const q = AddressModel.query(this.db)
@@ -102,7 +143,7 @@ export class AddressService {
     return toPage(rows.map(addressView), total, args);
   }
 
-  async get(organizationId: string, id: string): Promise<AddressType> {
+  async get(organizationId: string, id: string): Promise<AddressView> {
     return addressView(await this.row(organizationId, id));
   }
 
@@ -112,7 +153,7 @@ export class AddressService {
     return row;
   }
 
-  async update(organizationId: string, id: string, input: UpdateAddress): Promise<AddressType> {
+  async update(organizationId: string, id: string, input: UpdateAddress): Promise<AddressView> {
     id = Ids.uuid('Address', id);
     return this.uow.run('address.update', async (trx) => {
       const current = await AddressModel.query(trx).findOne({ id, organizationId }).forUpdate();
@@ -133,7 +174,7 @@ export class AddressService {
    * Native and token balances of a Keel-held address on a chain, read from the chain: what could
    * be recovered from it. Tokens: the chain's registered tokens, or the given contracts.
    */
-  async recoverableAssets(organizationId: string, id: string, args: { blockchainId: string; rpcUrl?: string; tokenAddresses?: string }): Promise<RecoverableAssetsType> {
+  async recoverableAssets(organizationId: string, id: string, args: RecoverableAssetsQuery): Promise<RecoverableAssetsView> {
     const address = await this.row(organizationId, id);
     const chain = await this.wallets.activeChain(args.blockchainId, 'blockchainId');
     const tokens = args.tokenAddresses ? parseTokenList(args.tokenAddresses) : null;

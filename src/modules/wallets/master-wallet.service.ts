@@ -5,18 +5,16 @@ import type { Outbox } from '../../platform/events/outbox';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { BlockchainModel } from '../chains/chain.model';
-import { blockchainView, ChainService } from '../chains/chain.service';
+import { blockchainView, ChainService, type AssetView, type BlockchainView } from '../chains/chain.service';
 import type { ChainNetworks } from '../chains/chain-networks';
-import type { BlockchainType } from '../chains/chain.types';
-import { applyConfigurations, assertSweepDestination, DEFAULT_CONFIGURATIONS, readConfigurations } from './wallet-configurations';
+import { applyConfigurations, assertSweepDestination, DEFAULT_CONFIGURATIONS, readConfigurations, type WalletConfigurations } from './wallet-configurations';
 import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
-import type { AssetBalanceType, MasterWalletType } from './wallet.types';
 import { readBalances } from './balance-reader';
 import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { WalletAml } from '../aml/wallet-aml';
+import type { WalletAml, WalletAmlView } from '../aml/wallet-aml';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -24,6 +22,62 @@ export interface CreateMasterWallet {
   description?: string;
   metadata?: Record<string, unknown>;
   configurations?: Record<string, unknown>;
+}
+
+/** The stored configurations as the API shows them: aml is Keel's own screening of the wallet's deposits. */
+export type MasterWalletConfigurations = Omit<WalletConfigurations, 'aml'> & { aml: WalletAmlView | undefined };
+
+export interface MasterWalletAnalytics {
+  addressesCount: number;
+  autoSettlementRulesCount: number;
+  paymentLinksCount: number;
+}
+
+/** Whether Keel watches the wallet and its addresses for deposits on one chain. */
+export interface WalletMonitoring {
+  blockchainId: string;
+  enabled: boolean;
+}
+
+/** A master wallet as services and the API show it (never its keys). */
+export interface MasterWalletView {
+  id: string;
+  name: string;
+  description: string | null;
+  /** Address 0 of the HD wallet; the same on every EVM chain. */
+  walletAddress: string;
+  network: string;
+  /** The chain the wallet was created on. */
+  blockchain: BlockchainView;
+  blockchainId: string;
+  configurations: MasterWalletConfigurations;
+  metadata: Record<string, unknown>;
+  analytics: MasterWalletAnalytics;
+  isActive: boolean;
+  enabledBlockchains: BlockchainView[];
+  monitoring: WalletMonitoring[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface MasterWalletWithMessage {
+  data: MasterWalletView;
+  message: string;
+}
+
+/** The on-chain balance of one asset. */
+export interface AssetBalanceView {
+  asset: AssetView;
+  blockchainId: string;
+  /** In whole units, e.g. "12.5". */
+  balance: string;
+  /** In the smallest unit. */
+  rawBalance: string;
+}
+
+export interface MasterWalletFilter {
+  isActive?: boolean;
+  blockchainId?: string;
 }
 
 export interface UpdateMasterWallet {
@@ -62,7 +116,7 @@ export class MasterWalletService {
     private readonly aml: WalletAml,
   ) {}
 
-  async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletType> {
+  async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletView> {
     const chain = await this.activeChain(input.blockchainId, 'blockchainId');
     const configurations = applyConfigurations(DEFAULT_CONFIGURATIONS, input.configurations);
     const id = randomUUID();
@@ -90,7 +144,7 @@ export class MasterWalletService {
     return wallet;
   }
 
-  async list(organizationId: string, args: PageWindow & { isActive?: boolean; blockchainId?: string }): Promise<PageResult<MasterWalletType>> {
+  async list(organizationId: string, args: PageWindow & MasterWalletFilter): Promise<PageResult<MasterWalletView>> {
     args = { ...args, blockchainId: Ids.filter('blockchainId', args.blockchainId) };
     const q = MasterWalletModel.query(this.db)
       .where({ organizationId })
@@ -102,7 +156,7 @@ export class MasterWalletService {
     return toPage(await this.views(rows), total, args);
   }
 
-  async get(organizationId: string, id: string): Promise<MasterWalletType> {
+  async get(organizationId: string, id: string): Promise<MasterWalletView> {
     return this.view(await this.row(organizationId, id));
   }
 
@@ -113,7 +167,7 @@ export class MasterWalletService {
     return row;
   }
 
-  async update(organizationId: string, id: string, input: UpdateMasterWallet): Promise<MasterWalletType> {
+  async update(organizationId: string, id: string, input: UpdateMasterWallet): Promise<MasterWalletView> {
     id = parseMasterWalletId(id);
     return this.uow.run('master-wallet.update', async (trx) => {
       const current = await MasterWalletModel.query(trx).findOne({ id, organizationId }).forUpdate();
@@ -137,7 +191,7 @@ export class MasterWalletService {
   }
 
   /** Turns deposit watching on a chain on or off; MONITORING_FAILED where it cannot be turned on. */
-  async setMonitoring(organizationId: string, id: string, blockchainId: string, enabled: boolean): Promise<{ data: MasterWalletType; message: string }> {
+  async setMonitoring(organizationId: string, id: string, blockchainId: string, enabled: boolean): Promise<MasterWalletWithMessage> {
     id = parseMasterWalletId(id);
     const chain = await this.chains.blockchainRow(blockchainId);
     return this.uow.run('master-wallet.monitoring', async (trx) => {
@@ -160,13 +214,13 @@ export class MasterWalletService {
   }
 
   /** Balances read from the chains, per asset, for the wallet's own address. */
-  async balances(organizationId: string, id: string, blockchainId?: string): Promise<AssetBalanceType[]> {
+  async balances(organizationId: string, id: string, blockchainId?: string): Promise<AssetBalanceView[]> {
     id = parseMasterWalletId(id);
     blockchainId = Ids.filter('blockchainId', blockchainId);
     const wallet = await this.row(organizationId, id);
     const chainIds = (await this.walletChains([id])).filter((c) => !blockchainId || c.blockchainId === blockchainId).map((c) => c.blockchainId);
     if (blockchainId && !chainIds.length) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on that blockchain');
-    const out: AssetBalanceType[] = [];
+    const out: AssetBalanceView[] = [];
     for (const chainId of chainIds) {
       const network = this.networks.get(chainId);
       if (!network) continue;
@@ -203,11 +257,11 @@ export class MasterWalletService {
     return trx('master_wallet_chains').whereIn('master_wallet_id', ids).orderBy('created_at').select('master_wallet_id', 'blockchain_id', 'monitoring_enabled');
   }
 
-  private async view(row: MasterWalletModel, trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType> {
+  private async view(row: MasterWalletModel, trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletView> {
     return (await this.views([row], trx))[0];
   }
 
-  private async views(rows: MasterWalletModel[], trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletType[]> {
+  private async views(rows: MasterWalletModel[], trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletView[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
     // One after another: inside a transaction they share one connection anyway (pg warns on overlap).
@@ -225,7 +279,7 @@ export class MasterWalletService {
     const settlementRuleCounts = new Map(ruleCounts.map((c) => [c.masterWalletId, Number(c.count)]));
     return rows.map((r) => {
       const own = links.filter((l) => l.masterWalletId === r.id);
-      const chain = chains.get(r.blockchainId) as BlockchainType;
+      const chain = chains.get(r.blockchainId) as BlockchainView;
       return {
         id: r.id,
         name: r.name,
@@ -235,11 +289,11 @@ export class MasterWalletService {
         blockchain: chain,
         blockchainId: r.blockchainId,
         // configurations.aml is Keel's own screening of the wallet's deposits, whatever was stored.
-        configurations: { ...readConfigurations(r.configurations), aml: aml.get(r.id) } as unknown as Record<string, unknown>,
+        configurations: { ...readConfigurations(r.configurations), aml: aml.get(r.id) },
         metadata: r.metadata,
         analytics: { addressesCount: addressCounts.get(r.id) ?? 0, autoSettlementRulesCount: settlementRuleCounts.get(r.id) ?? 0, paymentLinksCount: paymentLinkCounts.get(r.id) ?? 0 },
         isActive: r.isActive,
-        enabledBlockchains: own.map((l) => chains.get(l.blockchainId) as BlockchainType),
+        enabledBlockchains: own.map((l) => chains.get(l.blockchainId) as BlockchainView),
         monitoring: own.map((l) => ({ blockchainId: l.blockchainId, enabled: l.monitoringEnabled })),
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
@@ -249,7 +303,7 @@ export class MasterWalletService {
 }
 
 /** master.* event data: the wallet as the API shows it, without analytics. */
-export function walletEventData(w: MasterWalletType): Record<string, unknown> {
+export function walletEventData(w: MasterWalletView): Record<string, unknown> {
   return {
     id: w.id,
     name: w.name,

@@ -4,22 +4,42 @@ import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { JSONObject } from '../../graphql/types/scalars';
 import { AssetType, BlockchainType } from '../chains/chain.types';
+import type {
+  AddressFilter,
+  AddressView,
+  CreateAddress,
+  RecoverableAssetsQuery,
+  RecoverableAssetsView,
+  RecoverableTokenView,
+  UpdateAddress,
+} from './address.service';
+import type {
+  AssetBalanceView,
+  CreateMasterWallet,
+  MasterWalletAnalytics,
+  MasterWalletConfigurations,
+  MasterWalletFilter,
+  MasterWalletView,
+  MasterWalletWithMessage,
+  UpdateMasterWallet,
+  WalletMonitoring,
+} from './master-wallet.service';
 
 @ObjectType('MasterWalletAnalytics')
-export class MasterWalletAnalyticsType {
+export class MasterWalletAnalyticsType implements MasterWalletAnalytics {
   @Field(() => Int) addressesCount!: number;
   @Field(() => Int) autoSettlementRulesCount!: number;
   @Field(() => Int) paymentLinksCount!: number;
 }
 
 @ObjectType('WalletMonitoring')
-export class WalletMonitoringType {
+export class WalletMonitoringType implements WalletMonitoring {
   @Field(() => ID) blockchainId!: string;
   @Field({ description: 'Whether Keel watches the wallet and its addresses for deposits on this chain' }) enabled!: boolean;
 }
 
 @ObjectType('MasterWallet')
-export class MasterWalletType {
+export class MasterWalletType implements MasterWalletView {
   @Field(() => ID) id!: string;
   @Field() name!: string;
   @Field(() => String, { nullable: true }) description!: string | null;
@@ -28,7 +48,7 @@ export class MasterWalletType {
   @Field(() => BlockchainType, { description: 'The chain the wallet was created on' }) blockchain!: BlockchainType;
   @Field(() => ID) blockchainId!: string;
   @Field(() => JSONObject, { description: 'aml, enableGaslessWithdraw, enableMultiChain, autoSweep, security, monitoring' })
-  configurations!: Record<string, unknown>;
+  configurations!: MasterWalletConfigurations;
   @Field(() => JSONObject) metadata!: Record<string, unknown>;
   @Field(() => MasterWalletAnalyticsType) analytics!: MasterWalletAnalyticsType;
   @Field() isActive!: boolean;
@@ -42,19 +62,19 @@ export class MasterWalletType {
 export class MasterWalletPage extends Page(MasterWalletType) {}
 
 @ObjectType('MasterWalletWithMessage')
-export class MasterWalletWithMessageType {
+export class MasterWalletWithMessageType implements MasterWalletWithMessage {
   @Field(() => MasterWalletType) data!: MasterWalletType;
   @Field() message!: string;
 }
 
 @ArgsType()
-export class MasterWalletListArgs extends PageArgs {
+export class MasterWalletListArgs extends PageArgs implements MasterWalletFilter {
   @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
   @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() blockchainId?: string;
 }
 
 @InputType('CreateMasterWalletInput')
-export class CreateMasterWalletInput {
+export class CreateMasterWalletInput implements CreateMasterWallet {
   @Field() blockchainId!: string;
   @Field() @Length(1, 200) name!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
@@ -65,7 +85,7 @@ export class CreateMasterWalletInput {
 }
 
 @InputType('UpdateMasterWalletInput')
-export class UpdateMasterWalletInput {
+export class UpdateMasterWalletInput implements UpdateMasterWallet {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 200) name?: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) description?: string;
   @Field(() => JSONObject, { nullable: true, description: 'Replaces the metadata' }) @IsOptional() metadata?: Record<string, unknown>;
@@ -76,7 +96,7 @@ export class UpdateMasterWalletInput {
 }
 
 @ObjectType('AssetBalance')
-export class AssetBalanceType {
+export class AssetBalanceType implements AssetBalanceView {
   @Field(() => AssetType) asset!: AssetType;
   @Field(() => ID) blockchainId!: string;
   @Field({ description: 'In whole units, e.g. "12.5"' }) balance!: string;
@@ -89,7 +109,7 @@ export class BalanceArgs {
 }
 
 @ObjectType('Address')
-export class AddressType {
+export class AddressType implements AddressView {
   @Field(() => ID) id!: string;
   @Field() address!: string;
   @Field(() => String, { nullable: true }) name!: string | null;
@@ -105,25 +125,25 @@ export class AddressType {
 export class AddressPage extends Page(AddressType) {}
 
 @ArgsType()
-export class AddressListArgs extends PageArgs {
+export class AddressListArgs extends PageArgs implements AddressFilter {
   @Field(() => Boolean, { nullable: true }) @IsOptional() isActive?: boolean;
 }
 
 @InputType('CreateAddressInput')
-export class CreateAddressInput {
+export class CreateAddressInput implements CreateAddress {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 200) name?: string;
   @Field(() => JSONObject, { nullable: true }) @IsOptional() metadata?: Record<string, unknown>;
 }
 
 @InputType('UpdateAddressInput')
-export class UpdateAddressInput {
+export class UpdateAddressInput implements UpdateAddress {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 200) name?: string;
   @Field(() => JSONObject, { nullable: true }) @IsOptional() metadata?: Record<string, unknown>;
   @Field(() => Boolean, { nullable: true, description: 'false deactivates: Keel stops watching the address' }) @IsOptional() isActive?: boolean;
 }
 
 @ObjectType('RecoverableToken')
-export class RecoverableTokenType {
+export class RecoverableTokenType implements RecoverableTokenView {
   @Field() address!: string;
   @Field() symbol!: string;
   @Field() balance!: string;
@@ -133,13 +153,13 @@ export class RecoverableTokenType {
 }
 
 @ObjectType('RecoverableAssets')
-export class RecoverableAssetsType {
+export class RecoverableAssetsType implements RecoverableAssetsView {
   @Field({ description: 'Native balance in whole units' }) native!: string;
   @Field(() => [RecoverableTokenType]) tokens!: RecoverableTokenType[];
 }
 
 @ArgsType()
-export class RecoverableAssetsArgs {
+export class RecoverableAssetsArgs implements RecoverableAssetsQuery {
   @Field() blockchainId!: string;
   @Field(() => String, { nullable: true, description: 'Read through this JSON-RPC URL instead of the configured one: public addresses only, checked again at connect time; redirects are not followed; each request gets 5 s and 1 MiB' })
   @IsOptional()

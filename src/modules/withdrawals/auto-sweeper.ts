@@ -3,8 +3,7 @@ import { ethers } from 'ethers';
 import { toUnitsFloor } from '../../platform/decimal';
 import type { Logger } from '../../platform/logger';
 import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetType } from '../chains/chain.types';
+import type { ChainService, AssetView } from '../chains/chain.service';
 import { readBalances } from '../wallets/balance-reader';
 import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
 import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
@@ -119,7 +118,7 @@ export class AutoSweeper implements DepositListener {
         this.logger.info({ masterWalletId: master.masterWalletId }, 'auto-sweep skipped: the master wallet cannot spare the gas');
         return;
       }
-      const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetType;
+      const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetView;
       const topUp = await this.transfers.enqueue(trx, master, deposit.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: source.address, rawAmount: gasCost - nativeBalance }]);
       afterItemId = topUp.itemIds[0];
     }

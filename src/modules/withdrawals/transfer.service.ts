@@ -4,8 +4,7 @@ import { formatScaled, parseUnits } from '../../platform/decimal';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetType, BlockchainType } from '../chains/chain.types';
+import type { ChainService, AssetView, BlockchainView } from '../chains/chain.service';
 import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
 import { checkSanctions, checkTransferPolicy, PolicyLine, RecipientScreen } from './transfer-policy';
@@ -19,7 +18,7 @@ export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment
 
 /** A line Keel queues itself: a send of `rawAmount`, or a contract `call` (a DEX approval or swap) that moves it. */
 export interface QueuedLine {
-  asset: AssetType;
+  asset: AssetView;
   recipient: string;
   rawAmount: bigint;
   /** Runs only after this line confirmed. */
@@ -42,7 +41,7 @@ export interface TransferFilter extends PageWindow {
 export interface TransferItemView {
   id: string;
   position: number;
-  asset: AssetType;
+  asset: AssetView;
   recipient: string;
   amount: string;
   rawAmount: string;
@@ -73,7 +72,7 @@ export interface TransferView {
 }
 
 export interface GasEstimateView {
-  assets: { amount: string; asset: AssetType; blockchain: BlockchainType; destinationAddress: string }[];
+  assets: { amount: string; asset: AssetView; blockchain: BlockchainView; destinationAddress: string }[];
   estimatedFee: { amount: string; value: string; callGasLimit: string; verificationGasLimi: string };
 }
 
@@ -101,7 +100,7 @@ export interface TransferFunds {
 
 /** A line checked and priced: the asset it moves and its amount in the smallest unit. */
 export interface PricedLine extends PolicyLine {
-  asset: AssetType;
+  asset: AssetView;
   recipient: string;
 }
 
@@ -360,7 +359,7 @@ export class TransferService {
   }
 }
 
-function itemView(i: Record<string, any>, asset: AssetType): TransferItemView {
+function itemView(i: Record<string, any>, asset: AssetView): TransferItemView {
   return {
     id: i.id,
     position: i.position,
