@@ -13,20 +13,22 @@ import {
 
 @Resolver()
 export class SettlementRuleResolver {
-  @Authorized('write')
-  @Mutation(() => SettlementRuleType, { description: 'Creates a settlement rule on a master wallet or a deposit address' })
+  // A rule is a standing instruction that moves every matching deposit, as a wallet's autoSweep is:
+  // installing or changing one needs admin, as autoSweep does; stopping one (deactivate, delete) write.
+  @Authorized('admin')
+  @Mutation(() => SettlementRuleType, { description: 'Creates a settlement rule on a master wallet or a deposit address (admin scope)' })
   createSettlementRule(@Arg('input') input: SettlementRuleCreateInput, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
     return ctx.services.settlementRules.create(ctx.principal.organizationId, input);
   }
 
-  @Authorized('write')
-  @Mutation(() => SettlementRuleType, { description: 'Changes a rule; source and destination are replaced as a whole' })
+  @Authorized('admin')
+  @Mutation(() => SettlementRuleType, { description: 'Changes a rule; source and destination are replaced as a whole (admin scope)' })
   updateSettlementRule(@Arg('id', () => ID) id: string, @Arg('input') input: SettlementRuleUpdateInput, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
     return ctx.services.settlementRules.update(ctx.principal.organizationId, id, input);
   }
 
-  @Authorized('write')
-  @Mutation(() => SettlementRuleType)
+  @Authorized('admin')
+  @Mutation(() => SettlementRuleType, { description: 'Matches deposits again (admin scope)' })
   activateSettlementRule(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SettlementRuleType> {
     return ctx.services.settlementRules.setActive(ctx.principal.organizationId, id, true);
   }

@@ -256,6 +256,21 @@ describe('settlement rules', () => {
     expect((await org.core.request('GET', `/v1/settlement-rules/${rule.id}`)).body.data.name).toBe('mine');
   });
 
+  test('installing, changing or re-activating a rule needs admin, as a wallet\'s autoSweep does; a write key may only stop one', async () => {
+    const wallet = await createWallet(org, chain);
+    const created = await org.core.post('/v1/api-keys', { name: 'writer', scopes: ['read', 'write'] });
+    expect(created.status).toBe(201);
+    const writer = org.core.with({ apiKey: created.body.data.secret, orgId: org.orgId });
+    const body = { masterWalletId: wallet.id, name: 'divert', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } };
+    const refused = await writer.post('/v1/settlement-rules', body);
+    expect([refused.status, refused.body.error?.code]).toEqual([403, 'FORBIDDEN']);
+    const rule = (await org.core.post('/v1/settlement-rules', body)).body.data;
+    expect((await writer.request('PATCH', `/v1/settlement-rules/${rule.id}`, { body: { name: 'changed' } })).status).toBe(403);
+    expect((await writer.post(`/v1/settlement-rules/${rule.id}/deactivate`, {})).status).toBe(200);
+    expect((await writer.post(`/v1/settlement-rules/${rule.id}/activate`, {})).status).toBe(403);
+    expect((await writer.request('DELETE', `/v1/settlement-rules/${rule.id}`)).status).toBe(200);
+  });
+
   test('rules are validated: one chain, a known asset of it, an EVM destination, min at most max', async () => {
     const wallet = await createWallet(org, chain);
     const base = { masterWalletId: wallet.id, name: 'x', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } };
