@@ -64,11 +64,6 @@ export class AutoSweeper implements DepositListener {
     const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return;
-    // The whole balance is swept: while the address holds a flagged deposit not released by an admin, nothing leaves it automatically.
-    if (await heldByAml(trx, deposit.addressId!)) {
-      this.logger.warn({ addressId: source.addressId }, 'auto-sweep held: the address received a deposit from a sanctioned address');
-      return;
-    }
     // Checked when set, and again here: security.allowedRecipients may have changed since.
     if (!sweepDestinationAllowed(source.configurations, source.masterWalletAddress)) {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep skipped: the destination is neither the wallet nor one of its allowed recipients');
@@ -82,6 +77,12 @@ export class AutoSweeper implements DepositListener {
 
   /** Sends the address's available balance of the deposit's asset to `destination` once it reaches `threshold`. */
   private async sweep(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<void> {
+    // The whole balance is swept: while the address holds a flagged deposit not released by an admin,
+    // nothing leaves it automatically, whoever asks (the wallet's autoSweep or a checkout's settlement).
+    if (deposit.amlFlaggedAt || (await heldByAml(trx, deposit.addressId!))) {
+      this.logger.warn({ addressId: source.addressId }, 'sweep held: the address received a deposit from a sanctioned address');
+      return;
+    }
     const network = this.networks.get(deposit.blockchainId);
     const asset = (await this.chains.assetViews([deposit.assetId])).get(deposit.assetId);
     if (!network || !asset) return;
