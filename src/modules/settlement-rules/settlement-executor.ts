@@ -71,13 +71,13 @@ export class SettlementExecutor {
     policy(wallet, from, destination, amount);
 
     if (!swap) {
-      const after = from.isNative ? null : await this.gasFor(trx, wallet, network, TOKEN_SEND_GAS * gasPrice);
+      const after = from.isNative ? null : await this.gasFor(trx, wallet, network, TOKEN_SEND_GAS * gasPrice, status);
       const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'sweep', [{ asset: from, recipient: destination, rawAmount: amount, afterItemId: after ?? undefined }], status);
       return { kind: 'sweep', transferId, transferItemId: itemIds[itemIds.length - 1], swapId: null };
     }
     const priced = await this.swaps.priceRaw(from, to, amount, rule.orderType, String(rule.slippageTolerance));
     await this.swaps.admit(wallet, priced, destination);
-    const after = from.isNative ? null : await this.gasFor(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice);
+    const after = from.isNative ? null : await this.gasFor(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice, status);
     const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, after ?? undefined);
     return { kind: 'swap', transferId: queued.transferId, transferItemId: queued.swapItemId, swapId: queued.swapId };
   }
@@ -86,9 +86,10 @@ export class SettlementExecutor {
    * Makes sure the sending address can pay `gasCost`: a deposit address with too little native coin
    * gets the difference from its master wallet first (the rule is the organisation's standing
    * instruction to spend it), and the id of that top-up line is returned; a master wallet without
-   * it is INSUFFICIENT_FUNDS (tried again later). Null when nothing is needed.
+   * it is INSUFFICIENT_FUNDS (tried again later). Null when nothing is needed. The top-up waits for
+   * approval with the line it pays for (`status`), so a rejected settlement spends no gas money.
    */
-  private async gasFor(trx: Knex.Transaction, wallet: SendingWallet, network: ChainNetwork, gasCost: bigint): Promise<string | null> {
+  private async gasFor(trx: Knex.Transaction, wallet: SendingWallet, network: ChainNetwork, gasCost: bigint, status: 'QUEUED' | 'PENDING_APPROVAL'): Promise<string | null> {
     const [nativeBalance] = await readBalances(network.provider, wallet.address, [{ isNative: true, address: ethers.ZeroAddress }]);
     if (nativeBalance >= gasCost) return null;
     if (!wallet.addressId) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds too little native coin to pay the gas of this settlement`);
@@ -96,7 +97,7 @@ export class SettlementExecutor {
     if (!native) throw new PermanentFailure('the chain has no native coin registered');
     const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetView;
     const master = await this.wallets.resolve(wallet.organizationId, { masterWalletId: wallet.masterWalletId }, trx);
-    const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: wallet.address, rawAmount: gasCost - nativeBalance }]);
+    const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: wallet.address, rawAmount: gasCost - nativeBalance }], status);
     return topUp.itemIds[0];
   }
 }
