@@ -188,6 +188,8 @@ export class AgentPaymentService {
     // Checked before the transaction (they read the chain): a payment that cannot be sent stays PENDING.
     const prepared = screening.sanctioned ? null : await this.transfers.prepare(organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient: payment.recipient, amount: formatScaled(BigInt(payment.rawAmount), asset.decimals) }]);
     await this.uow.run('agent-payment.approve', async (trx) => {
+      // Under the agent's row lock, which suspending it takes too: a payment is never approved for an agent suspended meanwhile.
+      if ((await this.agents.row(trx, caller, agentId, true)).status !== 'ACTIVE') throw new KeelError('CONFLICT', 'The agent is suspended: resume it before approving its payments');
       const row = await this.pending(trx, payment.id);
       const approval = { decision: screening.sanctioned ? 'DENIED' : 'APPROVED', by: decidedBy, at: new Date().toISOString(), screening };
       const evaluation = { ...row.policyEvaluation, approval };
