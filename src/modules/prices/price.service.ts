@@ -73,16 +73,23 @@ export class PriceService {
     });
     const keys = symbols.map((s) => s.trim().toUpperCase());
     const now = Date.now();
-    const missing = [...new Set(keys.filter((k) => !this.fresh(`\u0000${k}`, now)))];
+    // The answer is built from what this call read, not read back from the cache (which may be cleared meanwhile).
+    const prices = new Map<string, TokenPrice>();
+    for (const k of keys) {
+      const cached = this.fresh(`\u0000${k}`, now);
+      if (cached) prices.set(k, cached);
+    }
+    const missing = [...new Set(keys.filter((k) => !prices.has(k)))];
     if (missing.length > 0) {
       const found = isBatch(this.source) ? await this.source.pricesBySymbol(missing) : new Map((await Promise.all(missing.map((k) => this.source.price('', k)))).map((p, i) => [missing[i], p]));
       for (const k of missing) {
         const price = found.get(k) ?? { blockchain: '', asset: k, priceUsd: null, source: 'none', asOf: null, unavailableReason: 'no price' };
         this.remember(`\u0000${k}`, price, now);
+        prices.set(k, price);
       }
     }
     const data = keys.map((symbol) => {
-      const p = this.cache.get(`\u0000${symbol}`)!.price;
+      const p = prices.get(symbol)!;
       return { symbol, price: p.priceUsd, lastUpdatedAt: p.asOf, source: p.source, unavailableReason: p.unavailableReason ?? null };
     });
     return { data, total: data.length, hasMore: false };

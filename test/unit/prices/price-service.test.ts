@@ -26,6 +26,15 @@ describe('PriceService', () => {
     expect(source.asked).toBe(3);
   });
 
+  test('a request that fills the cache past its bound still answers every symbol it asked, cached ones included', async () => {
+    const service = new PriceService(new TableSource({ ETH: '2000' }), 60);
+    await service.pricesBySymbol(['ETH']);
+    for (let i = 0; i < 99; i++) await service.pricesBySymbol(Array.from({ length: 100 }, (_, j) => `T${i}-${j}`));
+    const res = await service.pricesBySymbol(['ETH', ...Array.from({ length: 99 }, (_, j) => `NEW${j}`)]);
+    expect(res.data[0]).toMatchObject({ symbol: 'ETH', price: '2000' });
+    expect(res.data).toHaveLength(100);
+  });
+
   test('usdValue multiplies exactly, rounds down to 8 decimals, and is null without a price', async () => {
     const service = new PriceService(new TableSource({ ETH: '2000.123456789', USDC: '1' }), 0);
     expect(await service.usdValue('', 'ETH', '0.5')).toBe('1000.06172839');
