@@ -66,7 +66,9 @@ export class SettlementBatcher {
       return;
     }
     await this.checkReorgs(d);
-    await this.release.releaseFinished(d);
+    // A release the chain refuses (a blacklisted token holder, say) must not stop the chain's batches:
+    // it is logged and tried again on the next step, and batching goes on.
+    await this.release.releaseFinished(d).catch((e) => this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'releasing settled proceeds failed; will retry'));
     const [waiting] = await this.batches(chain, WAITING, 1);
     const next = waiting ?? (await this.formBatch(chain));
     if (next) await this.submit(d, next);
