@@ -199,9 +199,8 @@ describe('dev chains', () => {
   });
 
   it('fails fast with the node output when the port is taken, and rejects bad options', async () => {
-    const t0 = Date.now();
+    // The node's own exit (not the start-up timeout) is what rejects: its output names the taken port.
     await expect(startDevChain({ chainId: 31340, port: a.port })).rejects.toThrow(/31340 exited[\s\S]*EADDRINUSE/);
-    expect(Date.now() - t0).toBeLessThan(10_000);
     await expect(startDevChain({ chainId: 0 })).rejects.toThrow(/chainId/);
     await expect(startDevChain({ chainId: 1, host: '0.0.0.0' as '127.0.0.1' })).rejects.toThrow(/127\.0\.0\.1/);
     // The chain holding that port is unaffected.
