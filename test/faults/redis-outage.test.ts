@@ -69,6 +69,10 @@ function expectAnsweredWithinBound(samples: Sample[], statuses = [200]) {
 }
 
 async function readyAgain() {
+  // A child that died says why (its last log lines), rather than a bare connection refused.
+  if (keel.child.exitCode !== null || keel.child.signalCode !== null) {
+    throw new Error(`the Keel process exited (${keel.child.exitCode ?? keel.child.signalCode}):\n${keel.output().slice(-8000)}`);
+  }
   await eventually(async () => (await fetch(`${keel.coreUrl}/ready`)).status === 200, 15_000, 100);
 }
 

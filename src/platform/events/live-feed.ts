@@ -19,8 +19,11 @@ export class LiveEventFeed {
   private readonly shared = new Map<string, SharedStream<EventEnvelope>>();
 
   constructor(redisUrl: string, prefix: string) {
-    const publishClient = new IORedis(redisUrl, { lazyConnect: false });
-    const subscribeClient = new IORedis(redisUrl, { lazyConnect: false });
+    // graphql-yoga's event target publishes, subscribes and unsubscribes without handling a rejection:
+    // a command given up during a Redis outage (ioredis' 20 retries) would crash the process, so its
+    // commands wait for Redis instead, and publish() drops events while Redis is away so none pile up.
+    const publishClient = new IORedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+    const subscribeClient = new IORedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
     for (const c of [publishClient, subscribeClient]) c.on('error', () => undefined);
     this.clients = [publishClient, subscribeClient];
     this.pubSub = createPubSub({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) }) as KeelPubSub;
@@ -28,6 +31,7 @@ export class LiveEventFeed {
   }
 
   publish(events: { organizationId: string | null; envelope: EventEnvelope }[]): void {
+    if (this.clients[0].status !== 'ready') return;
     for (const e of events) if (e.organizationId) this.pubSub.publish(this.topic, e.organizationId, e.envelope);
   }
 
