@@ -65,7 +65,7 @@ export async function run(args: string[]): Promise<object> {
         const taker = (maker + 1 + Math.floor(Math.random() * (wallets - 1))) % wallets;
         trades.push({ id: String(i), makerWalletId: String(maker), takerWalletId: String(taker), takerSide: Math.random() < 0.5 ? 'BUY' : 'SELL', quantity: '0.001', quoteAmount: '2', makerFee: '0.002', takerFee: '0.004', base: BASE, quote: QUOTE });
       }
-      const { deltas } = netTrades(trades);
+      const deltas = netTrades(trades);
       const chainDeltas: ChainDelta[] = deltas.map((d) => ({ account: accounts[Number(d.walletId)].address, token: d.assetId === 'ETH' ? NATIVE_TOKEN : usdc.address, amount: d.amount }));
       const keys = trades.map(() => nextKey++);
       return { data: settleCalldata(crypto.randomUUID(), keys, chainDeltas), deltas: chainDeltas.length };

@@ -7,7 +7,16 @@ import type { Logger } from './logger';
  * commits, before anything answers the request, the window a crash-safe design must survive.
  * `stop-<point>` instead stops the process (SIGSTOP) the first time it reaches `<point>`, e.g.
  * `stop-before-commit:order.commit`: a stalled leader that a test resumes with SIGCONT later.
+ * `throw-<point>` throws FailpointCrash the first time `<point>` is reached: for a test that runs
+ * Keel in its own process, the step ends there as if the process had died (nothing after it runs).
  */
+/** What a `throw-` failpoint throws: the process "died" at `point`. */
+export class FailpointCrash extends Error {
+  constructor(readonly point: string) {
+    super(`failpoint ${point}: simulated crash`);
+  }
+}
+
 export class Failpoints {
   private constructor(
     private readonly armed: Set<string>,
@@ -29,6 +38,10 @@ export class Failpoints {
       this.logger.fatal({ failpoint: `stop-${point}` }, 'failpoint reached: stopping the process (SIGSTOP)');
       process.kill(process.pid, 'SIGSTOP');
       return;
+    }
+    if (this.armed.delete(`throw-${point}`)) {
+      this.logger.fatal({ failpoint: `throw-${point}` }, 'failpoint reached: the step ends here');
+      throw new FailpointCrash(point);
     }
     if (!this.armed.has(point)) return;
     this.logger.fatal({ failpoint: point }, 'failpoint reached: killing the process');

@@ -31,6 +31,8 @@ export interface Platform {
   idempotency: IdempotencyStore;
   /** The transaction state-changing work runs in, recorded on the request's idempotency claim. */
   unitOfWork: UnitOfWork;
+  /** Crash points armed by KEEL_FAILPOINTS (sandbox only). */
+  failpoints: Failpoints;
   metrics: Metrics;
   liveFeed: LiveEventFeed;
   /** Realtime order-book messages between the nodes (Redis pub/sub, best effort). */
@@ -62,6 +64,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
   const realtimeBus = new RealtimeBus(config.REDIS_URL, `${config.REDIS_PREFIX}realtime`);
   const queues = new Map<string, JobQueue<unknown>>();
   const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS, secretBox);
+  const failpoints = Failpoints.fromConfig(config, logger);
   return {
     config,
     db,
@@ -72,7 +75,8 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     accessTokens,
     rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE, config.REDIS_COMMAND_TIMEOUT_MS),
     idempotency,
-    unitOfWork: new UnitOfWork(db, idempotency, Failpoints.fromConfig(config, logger)),
+    unitOfWork: new UnitOfWork(db, idempotency, failpoints),
+    failpoints,
     metrics: new Metrics(),
     liveFeed,
     realtimeBus,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
 
@@ -79,4 +80,19 @@ export async function recordTransition(trx: Knex.Transaction, outbox: Outbox, ro
       },
     })),
   );
+}
+
+/** A new batch (BATCHED) of the given trades, in the caller's transaction, with its record and events. */
+export async function insertBatch(trx: Knex.Transaction, outbox: Outbox, blockchainId: string, tradeIds: string[], parentBatchId: string | null): Promise<BatchRow> {
+  const { rows } = await trx.raw(
+    `SELECT array_agg(DISTINCT t.market_id) AS markets, array_agg(DISTINCT o.organization_id) AS orgs
+       FROM trades t JOIN orders o ON o.id IN (t.maker_order_id, t.taker_order_id) WHERE t.id = ANY(?::uuid[])`,
+    [tradeIds],
+  );
+  const [batch] = await trx('settlement_batches')
+    .insert({ id: randomUUID(), blockchainId, status: 'BATCHED', parentBatchId, marketIds: rows[0].markets, tradeIds, tradeCount: tradeIds.length, organizationIds: rows[0].orgs })
+    .returning('*');
+  await trx('trades').whereIn('id', tradeIds).update({ settlementBatchId: batch.id, settlementStatus: 'BATCHED' });
+  await recordTransition(trx, outbox, batch as BatchRow, null, parentBatchId ? `split from batch ${parentBatchId}` : null);
+  return batch as BatchRow;
 }

@@ -1,19 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import type { Outbox } from '../../platform/events/outbox';
 import { lineHashes, nonceFate } from '../withdrawals/nonce-fate';
 import { bumpedFees } from '../withdrawals/fee-bump';
-import { BatchRow, BatchStatus, recordTransition, transition } from './batch-transitions';
-import { netTrades, NettableTrade } from './netting';
+import { BatchRow, BatchStatus, insertBatch, transition } from './batch-transitions';
+import { netTrades } from './netting';
+import { SettlementTrade, settlementTrades, toSettlementTrade } from './unsettled-trades';
 import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, revertReason, settleCalldata } from './settlement-contract';
 import type { SettlementDeployment } from './settlement-deployments';
 import type { FundingNeed, SettlementFunding } from './funding';
+import { FundingRetryOptions, requeueRefusedFunding } from './funding-retry';
 import { walletAccounts } from './wallet-accounts';
+import { Fence, fencedTransaction, LeaseLost, UNFENCED } from './chain-lease';
 import type { ProceedsRelease } from './proceeds-release';
 
-export interface BatcherOptions {
+export interface BatcherOptions extends FundingRetryOptions {
   batchSize: number;
   maxAgeMs: number;
   bumpAfterMs: number;
@@ -32,15 +34,13 @@ function hashesOf(batch: BatchRow): string[] {
 /** A batch that can never be put on chain as it is (one of its wallets has no address). */
 class UnsettleableBatch extends Error {}
 
-interface BatchTrade extends NettableTrade {
-  settlementKey: string;
-}
 
 /**
- * Settles one chain's trades, one batch in flight at a time (the caller holds the chain's lease):
+ * Settles one chain's trades, one batch in flight at a time (the caller holds the chain's lease, and
+ * every state change here commits only while it still does):
  *
  * QUEUED trades are gathered by count or age into a batch (BATCHED); the paying wallets fund the
- * contract; the batch is simulated and, if it would revert, FAILED with the reason and split in
+ * contract (a funding the chain refuses queues the batch's trades again, see funding-retry.ts); the batch is simulated and, if it would revert, FAILED with the reason and split in
  * halves until the failing trade is alone (the rest settle); otherwise it is signed by the operator
  * and sent (SUBMITTED). Mined and as deep as the chain's confirmation count: CONFIRMED, and what
  * the batch's wallets hold in the contract is released back to their addresses. A stuck transaction
@@ -49,6 +49,9 @@ interface BatchTrade extends NettableTrade {
  * second inclusion of the old transaction harmless: a trade settles once).
  */
 export class SettlementBatcher {
+  /** Per chain, the head whose confirmed batches were last checked for a reorg: unchanged, nothing to look at. */
+  private readonly checkedHeads = new Map<string, string>();
+
   constructor(
     private readonly db: Knex,
     private readonly outbox: Outbox,
@@ -58,20 +61,37 @@ export class SettlementBatcher {
     private readonly logger: Logger,
   ) {}
 
-  async step(d: SettlementDeployment): Promise<void> {
+  /** One step under the chain's lease: renewed between phases, held by every state change (LeaseLost ends the step). */
+  async step(d: SettlementDeployment, lease: Fence): Promise<void> {
     const chain = d.network.blockchainId;
+    // Before anything is funded, and whether or not a batch needs it: a wallet's open funding transaction never waits for one to move on.
+    await this.funding.followOpen(d, lease);
     const inFlight = await this.batches(chain, ['SUBMITTED']);
     if (inFlight.length) {
-      for (const b of inFlight) await this.follow(d, b);
+      for (const b of inFlight) await this.follow(d, b, lease);
       return;
     }
-    await this.checkReorgs(d);
+    await this.checkReorgs(d, lease);
+    // Each step while a batch is REORGED, not once with the transition: a crash between the two is repaired here.
+    const reorged = await this.batches(chain, ['REORGED']);
+    for (const b of reorged) await this.funding.recheckReorged(d, b.id, lease);
+    // Funding transactions open again after the reorg are sent again now, before the batch is funded.
+    if (reorged.length) await this.funding.followOpen(d, lease);
+    await lease.renew();
     // A release the chain refuses (a blacklisted token holder, say) must not stop the chain's batches:
     // it is logged and tried again on the next step, and batching goes on.
-    await this.release.releaseFinished(d).catch((e) => this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'releasing settled proceeds failed; will retry'));
+    await this.release.releaseFinished(d, lease).catch((e) => {
+      if (e instanceof LeaseLost) throw e;
+      this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'releasing settled proceeds failed; will retry');
+    });
+    await lease.renew();
     const [waiting] = await this.batches(chain, WAITING, 1);
-    const next = waiting ?? (await this.formBatch(chain));
-    if (next) await this.submit(d, next);
+    const next = waiting ?? (await this.formBatch(chain, false, lease));
+    if (next) await this.submit(d, next, lease);
+  }
+
+  private fenced<T>(lease: Fence, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return fencedTransaction(this.db, lease, work);
   }
 
   private async batches(blockchainId: string, statuses: BatchStatus[], limit = 10): Promise<BatchRow[]> {
@@ -79,12 +99,12 @@ export class SettlementBatcher {
   }
 
   /** QUEUED trades of the chain's markets, oldest first, into a new batch: when there are enough, or the oldest waited long enough. */
-  async formBatch(blockchainId: string, force = false): Promise<BatchRow | null> {
-    return this.db.transaction(async (trx) => {
+  async formBatch(blockchainId: string, force = false, lease: Fence = UNFENCED): Promise<BatchRow | null> {
+    return this.fenced(lease, async (trx) => {
       const { rows } = await trx.raw(
         `SELECT t.id, t.created_at AS "createdAt"
            FROM trades t JOIN markets m ON m.id = t.market_id JOIN assets a ON a.id = m.base_asset_id
-          WHERE t.settlement_status = 'QUEUED' AND a.blockchain_id = ?
+          WHERE t.settlement_status = 'QUEUED' AND a.blockchain_id = ? AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
           ORDER BY t.settlement_key LIMIT ? FOR UPDATE OF t SKIP LOCKED`,
         [blockchainId, this.options.batchSize],
       );
@@ -92,44 +112,14 @@ export class SettlementBatcher {
       if (!trades.length) return null;
       const oldest = Math.min(...trades.map((t) => new Date(t.createdAt).getTime()));
       if (!force && trades.length < this.options.batchSize && Date.now() - oldest < this.options.maxAgeMs) return null;
-      return this.insertBatch(trx, blockchainId, trades.map((t) => t.id), null);
+      return insertBatch(trx, this.outbox, blockchainId, trades.map((t) => t.id), null);
     });
-  }
-
-  private async insertBatch(trx: Knex.Transaction, blockchainId: string, tradeIds: string[], parentBatchId: string | null): Promise<BatchRow> {
-    const { rows } = await trx.raw(
-      `SELECT array_agg(DISTINCT t.market_id) AS markets, array_agg(DISTINCT o.organization_id) AS orgs
-         FROM trades t JOIN orders o ON o.id IN (t.maker_order_id, t.taker_order_id) WHERE t.id = ANY(?::uuid[])`,
-      [tradeIds],
-    );
-    const [batch] = await trx('settlement_batches')
-      .insert({ id: randomUUID(), blockchainId, status: 'BATCHED', parentBatchId, marketIds: rows[0].markets, tradeIds, tradeCount: tradeIds.length, organizationIds: rows[0].orgs })
-      .returning('*');
-    await trx('trades').whereIn('id', tradeIds).update({ settlementBatchId: batch.id, settlementStatus: 'BATCHED' });
-    await recordTransition(trx, this.outbox, batch as BatchRow, null, parentBatchId ? `split from batch ${parentBatchId}` : null);
-    return batch as BatchRow;
-  }
-
-  private async tradesOf(batch: BatchRow): Promise<BatchTrade[]> {
-    const rows = await this.db('trades as t')
-      .join('markets as m', 'm.id', 't.marketId')
-      .join('assets as b', 'b.id', 'm.baseAssetId')
-      .join('assets as q', 'q.id', 'm.quoteAssetId')
-      .where('t.settlementBatchId', batch.id)
-      .orderBy('t.settlementKey')
-      .select('t.*', 'b.id as baseId', 'b.decimals as baseDecimals', 'q.id as quoteId', 'q.decimals as quoteDecimals');
-    return rows.map((r: Record<string, any>) => ({
-      ...(r as BatchTrade),
-      settlementKey: String(r.settlementKey),
-      base: { id: r.baseId, decimals: r.baseDecimals },
-      quote: { id: r.quoteId, decimals: r.quoteDecimals },
-    }));
   }
 
   /** The batch as the contract takes it: trade keys, netted deltas, and what each paying wallet must hold in the contract. */
   async onChainBatch(batch: BatchRow): Promise<{ keys: bigint[]; deltas: ChainDelta[]; needs: FundingNeed[] }> {
-    const trades = await this.tradesOf(batch);
-    const { deltas } = netTrades(trades);
+    const trades: SettlementTrade[] = (await settlementTrades(this.db).where('t.settlementBatchId', batch.id)).map(toSettlementTrade);
+    const deltas = netTrades(trades);
     const accounts = await walletAccounts(this.db, deltas.map((x) => x.walletId));
     const assets = new Map<string, { address: string; isNative: boolean }>(
       (await this.db('assets').whereIn('id', [...new Set(deltas.map((x) => x.assetId))]).select('id', 'address', 'isNative')).map((a: { id: string; address: string; isNative: boolean }) => [a.id, a]),
@@ -149,13 +139,13 @@ export class SettlementBatcher {
     return { keys: trades.map((t) => BigInt(t.settlementKey)), deltas: chainDeltas, needs };
   }
 
-  private async submit(d: SettlementDeployment, batch: BatchRow): Promise<void> {
+  private async submit(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
     const provider = d.network.provider;
     // A batch sent before (re-submitted after a reorg, or re-signed): if one of its transactions made it after all, follow that one.
     for (const hash of hashesOf(batch)) {
       const receipt = await provider.getTransactionReceipt(hash);
       if (receipt && receipt.status === 1) {
-        await this.db.transaction((trx) => transition(trx, this.outbox, batch, 'SUBMITTED', { txHash: hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== hash) }, 'an earlier transaction of the batch is on chain'));
+        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'SUBMITTED', { txHash: hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== hash) }, 'an earlier transaction of the batch is on chain'));
         return;
       }
     }
@@ -163,11 +153,16 @@ export class SettlementBatcher {
     try {
       onChain = await this.onChainBatch(batch);
     } catch (e) {
-      if (e instanceof UnsettleableBatch) return this.failAndSplit(batch, e.message);
+      if (e instanceof UnsettleableBatch) return this.failAndSplit(batch, e.message, lease);
       throw e;
     }
     const { keys, deltas, needs } = onChain;
-    await this.funding.fund(d, needs, batch.id);
+    const refused = await this.funding.fund(d, needs, batch.id, lease);
+    if (refused.length) {
+      if (await this.fenced(lease, (trx) => requeueRefusedFunding(trx, this.outbox, batch, refused, this.options))) this.logger.warn({ batchId: batch.id, refused }, 'settlement batch: funding refused or not mined yet, its trades are queued again');
+      return;
+    }
+    await lease.renew();
     const data = settleCalldata(batch.id, keys, deltas);
     const operator = d.operator.address;
     let gas: bigint;
@@ -176,7 +171,7 @@ export class SettlementBatcher {
     } catch (e) {
       // Only the contract's refusal fails the batch; a node that cannot be reached is tried again next step.
       if (!isDefinitiveRefusal(e)) throw e;
-      return this.failAndSplit(batch, revertReason(e));
+      return this.failAndSplit(batch, revertReason(e), lease);
     }
     const fees = await provider.getFeeData();
     const nonce = await provider.getTransactionCount(operator, 'pending');
@@ -184,7 +179,7 @@ export class SettlementBatcher {
       await d.operator.signTransaction({ type: 2, chainId: d.network.spec.chainId, nonce, to: d.address, data, gasLimit: (gas * 12n) / 10n + 20_000n, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas! }),
     );
     // Recorded before it is broadcast: every hash that might be mined is known.
-    const moved = await this.db.transaction((trx) =>
+    const moved = await this.fenced(lease, (trx) =>
       transition(trx, this.outbox, batch, 'SUBMITTED', {
         fromAddress: operator,
         nonce,
@@ -200,53 +195,55 @@ export class SettlementBatcher {
       }),
     );
     if (!moved) return;
+    await lease.renew();
     await provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement broadcast failed; will retry'));
   }
 
   /** A batch that would revert (or did): FAILED with the reason, its trades split into two new batches, or FAILED when alone. */
-  private async failAndSplit(batch: BatchRow, reason: string, changes: Record<string, unknown> = {}): Promise<void> {
-    await this.db.transaction(async (trx) => {
+  private async failAndSplit(batch: BatchRow, reason: string, lease: Fence, changes: Record<string, unknown> = {}): Promise<void> {
+    await this.fenced(lease, async (trx) => {
       const trades: { id: string }[] = await trx('trades').where({ settlementBatchId: batch.id }).orderBy('settlementKey').select('id').forUpdate();
       if (!(await transition(trx, this.outbox, batch, 'FAILED', { ...changes, failureReason: reason }, reason))) return;
       if (trades.length < 2) return;
       const half = Math.ceil(trades.length / 2);
-      for (const part of [trades.slice(0, half), trades.slice(half)]) await this.insertBatch(trx, batch.blockchainId, part.map((t) => t.id), batch.id);
+      for (const part of [trades.slice(0, half), trades.slice(half)]) await insertBatch(trx, this.outbox, batch.blockchainId, part.map((t) => t.id), batch.id);
     });
     this.logger.warn({ batchId: batch.id, trades: batch.tradeCount, reason }, batch.tradeCount > 1 ? 'settlement batch failed: split to isolate the failing trade' : 'settlement of a trade failed');
   }
 
-  private async follow(d: SettlementDeployment, batch: BatchRow): Promise<void> {
+  private async follow(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
     const provider = d.network.provider;
     const fate = await nonceFate(provider, d.network.spec.confirmations, { fromAddress: batch.fromAddress!, nonce: batch.nonce, txHash: batch.txHash, replacedTxHashes: batch.replacedTxHashes });
     if (fate.kind === 'taken') {
-      await this.db.transaction((trx) => transition(trx, this.outbox, batch, 'REPLACED', {}, `nonce ${batch.nonce} was used by another transaction: signed again`));
+      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REPLACED', {}, `nonce ${batch.nonce} was used by another transaction: signed again`));
       return;
     }
     if (fate.kind === 'mined') {
       const r = fate.receipt;
       const mined = { txHash: r.hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash), blockNumber: r.blockNumber, blockHash: r.blockHash, gasUsed: r.gasUsed.toString(), feePaid: (r.gasUsed * r.gasPrice).toString() };
-      if (r.status !== 1) return this.failAndSplit(batch, await this.minedRevertReason(d, batch, r), mined);
+      if (r.status !== 1) return this.failAndSplit(batch, await this.minedRevertReason(d, batch, r), lease, mined);
       const head = await provider.getBlockNumber();
       if (head - r.blockNumber + 1 < d.network.spec.confirmations) return;
-      await this.db.transaction((trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now(), releasedAt: null }));
+      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now(), releasedAt: null }));
       return;
     }
     if (!(await provider.getTransaction(batch.txHash!))) {
+      await lease.renew();
       await provider.broadcastTransaction(batch.rawTx!).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement re-broadcast failed; will retry'));
       return;
     }
-    if (Date.now() - new Date(batch.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bump(d, batch);
+    if (Date.now() - new Date(batch.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bump(d, batch, lease);
   }
 
   /** Re-signs a stuck, underpriced batch with the same nonce and a higher fee: REPLACED, then SUBMITTED with the new hash. */
-  private async bump(d: SettlementDeployment, batch: BatchRow): Promise<void> {
+  private async bump(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
     const bumped = await bumpedFees(d.network.provider, { maxFeePerGas: BigInt(batch.maxFeePerGas!), maxPriorityFeePerGas: BigInt(batch.maxPriorityFeePerGas!) }, this.options.bumpPercent);
     if (!bumped) return;
     const old = ethers.Transaction.from(batch.rawTx!);
     const signed = ethers.Transaction.from(
       await d.operator.signTransaction({ type: 2, chainId: d.network.spec.chainId, nonce: old.nonce, to: old.to, data: old.data, gasLimit: old.gasLimit, ...bumped }),
     );
-    const moved = await this.db.transaction(async (trx) => {
+    const moved = await this.fenced(lease, async (trx) => {
       if (!(await transition(trx, this.outbox, batch, 'REPLACED', {}, `transaction ${batch.txHash} stuck below the market fee: replaced by ${signed.hash}`))) return false;
       const replaced = { ...batch, status: 'REPLACED' as const };
       return transition(trx, this.outbox, replaced, 'SUBMITTED', {
@@ -260,6 +257,7 @@ export class SettlementBatcher {
     });
     if (!moved) return;
     this.logger.info({ batchId: batch.id, replaced: batch.txHash, by: signed.hash }, 'settlement fee bumped');
+    await lease.renew();
     await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement fee bump broadcast failed; will retry'));
   }
 
@@ -275,8 +273,11 @@ export class SettlementBatcher {
   }
 
   /** Confirmed batches within the reorg window whose transaction is no longer where it was mined: REORGED, to be sent again. */
-  private async checkReorgs(d: SettlementDeployment): Promise<void> {
-    const head = await d.network.provider.getBlockNumber();
+  private async checkReorgs(d: SettlementDeployment, lease: Fence): Promise<void> {
+    // A block hash, not a height: a chain rewound and grown back to the same height has a new head.
+    const latest = await d.network.provider.getBlock('latest');
+    if (!latest || this.checkedHeads.get(d.network.blockchainId) === latest.hash) return;
+    const head = latest.number;
     const recent: BatchRow[] = await this.db('settlement_batches')
       .where({ blockchainId: d.network.blockchainId, status: 'CONFIRMED' })
       .where('blockNumber', '>', head - this.options.reorgWindowBlocks)
@@ -289,12 +290,12 @@ export class SettlementBatcher {
       const block = receipt ? await d.network.provider.getBlock(receipt.blockNumber) : null;
       if (receipt && block?.hash === receipt.blockHash && receipt.blockHash !== batch.blockHash) {
         // Re-mined in another block of the new chain: still settled, once; follow it there.
-        await this.db.transaction((trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the chain; the transaction is in block ${receipt.blockNumber}`));
+        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the chain; the transaction is in block ${receipt.blockNumber}`));
         continue;
       }
-      await this.db.transaction((trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain`));
-      await this.funding.refundDropped(d, batch.id);
+      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain`));
       this.logger.warn({ batchId: batch.id, block: batch.blockNumber }, 'settlement batch reorged: it will be submitted again');
     }
+    this.checkedHeads.set(d.network.blockchainId, latest.hash!);
   }
 }

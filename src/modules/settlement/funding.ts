@@ -1,12 +1,12 @@
-import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
-import type { CustodyLedgerSync } from '../ledger/custody-ledger-sync';
 import type { SendingWallets } from '../wallets/sending-wallets';
-import { takeSenderNonce } from '../withdrawals/sender-nonces';
+import { FundingPending, FundingRefused, FundingTransactions } from './funding-transactions';
+import { Fence, LeaseLost, UNFENCED } from './chain-lease';
 import type { SettlementDeployment } from './settlement-deployments';
 import { isDefinitiveRefusal, NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import type { WalletAccount } from './wallet-accounts';
+import type { RefusedFunding } from './funding-retry';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)', 'function allowance(address,address) view returns (uint256)', 'function approve(address,uint256) returns (bool)']);
 /** Native coin kept back for the deposit's own gas. */
@@ -22,36 +22,55 @@ export interface FundingNeed {
 
 /**
  * Moves into the settlement contract, from each paying wallet's own address and signed with its
- * key, what the contract still lacks for a batch (an ERC-20 is approved once first). The gas these
- * transactions pay is charged to the wallet's native balance in the ledger, as for transfers out.
- * A wallet that cannot cover its share is left short: the batch's simulation then names it and the
- * batch is split around it. A funding transaction that reverts counts as refused too.
+ * key, what the contract still lacks for a batch (an ERC-20 is approved once first), through
+ * FundingTransactions (recorded before broadcast; their gas charged to the wallet's native balance
+ * in the ledger, as for transfers out). A wallet with a funding transaction still open (a crash, a
+ * failed broadcast, one not mined within the wait) is not funded again until the step has followed
+ * it to its end: it is returned as pending, for its trades to wait without counting an attempt.
+ * A wallet that lacks its share on chain is left short: the batch's simulation then names it and
+ * the batch is split around it. A wallet whose funding the chain refuses (no coin for gas; a funding
+ * transaction that reverts) is returned, for its trades to be tried again later.
  */
 export class SettlementFunding {
   constructor(
-    private readonly db: Knex,
     private readonly wallets: SendingWallets,
-    private readonly gas: CustodyLedgerSync,
+    private readonly txs: FundingTransactions,
     private readonly logger: Logger,
   ) {}
 
-  async fund(d: SettlementDeployment, needs: FundingNeed[], batchId: string | null = null): Promise<void> {
+  /** Funds what the needs lack; the wallets whose funding the chain refused. */
+  async fund(d: SettlementDeployment, needs: FundingNeed[], batchId: string | null = null, lease: Fence = UNFENCED): Promise<RefusedFunding[]> {
+    const open = await this.txs.walletsWithOpen(d.network.blockchainId);
+    const refused: RefusedFunding[] = [];
     const contract = new ethers.Contract(d.address, settlementInterface(), d.network.provider);
     for (const need of needs) {
+      // What a wallet's open funding transaction deposits is not known yet: its trades wait for it (the step follows it).
+      if (open.has(need.account.walletId)) {
+        refused.push({ walletId: need.account.walletId, token: need.token, reason: 'a funding transaction of the wallet is not mined yet', pending: true });
+        continue;
+      }
       try {
         const held: bigint = await contract.balanceOf(need.token, need.account.address);
         if (held >= need.amount) continue;
-        await this.deposit(d, need, need.amount - held, batchId);
+        await this.deposit(d, need, need.amount - held, batchId, lease);
       } catch (e) {
-        // A wallet the chain refuses (no coin for gas, a token that reverts) is left short, and the
-        // batch isolates its trade; anything else (the node unreachable) ends this step, to be tried again.
-        if (!isDefinitiveRefusal(e)) throw e;
-        this.logger.warn({ walletId: need.account.walletId, token: need.token, err: e instanceof Error ? e.message.slice(0, 200) : String(e) }, 'settlement: the chain refuses to fund the contract from the wallet');
+        if (e instanceof FundingPending) {
+          open.add(need.account.walletId);
+          refused.push({ walletId: need.account.walletId, token: need.token, reason: e.message.slice(0, 200), pending: true });
+          continue;
+        }
+        // A wallet the chain refuses (no coin for gas, a token that reverts) is left short and named to
+        // the caller; anything else (the node unreachable) ends this step, to be tried again.
+        if (e instanceof LeaseLost || (!(e instanceof FundingRefused) && !isDefinitiveRefusal(e))) throw e;
+        const reason = e instanceof Error ? e.message.slice(0, 200) : String(e);
+        refused.push({ walletId: need.account.walletId, token: need.token, reason });
+        this.logger.warn({ walletId: need.account.walletId, token: need.token, err: reason }, 'settlement: the chain refuses to fund the contract from the wallet');
       }
     }
+    return refused;
   }
 
-  private async deposit(d: SettlementDeployment, need: FundingNeed, lacking: bigint, batchId: string | null): Promise<void> {
+  private async deposit(d: SettlementDeployment, need: FundingNeed, lacking: bigint, batchId: string | null, lease: Fence): Promise<void> {
     const provider = d.network.provider;
     const address = need.account.address;
     const settlement = settlementInterface();
@@ -60,7 +79,7 @@ export class SettlementFunding {
       const spare = (await provider.getBalance(address)) - NATIVE_GAS_RESERVE * (fees.maxFeePerGas ?? fees.gasPrice ?? 0n);
       const amount = spare < lacking ? spare : lacking;
       if (amount <= 0n) return;
-      await this.send(d, need, batchId, { to: d.address, value: amount, data: settlement.encodeFunctionData('depositNative') });
+      await this.send(d, need, batchId, lease, { to: d.address, value: amount, data: settlement.encodeFunctionData('depositNative') });
       return;
     }
     const token = new ethers.Contract(need.token, erc20, provider);
@@ -68,64 +87,25 @@ export class SettlementFunding {
     const amount = onChain < lacking ? onChain : lacking;
     if (amount <= 0n) return;
     if ((await token.allowance(address, d.address)) < amount) {
-      await this.send(d, need, batchId, { to: need.token, value: 0n, data: erc20.encodeFunctionData('approve', [d.address, ethers.MaxUint256]) });
+      await this.send(d, need, batchId, lease, { to: need.token, value: 0n, data: erc20.encodeFunctionData('approve', [d.address, ethers.MaxUint256]) });
     }
-    await this.send(d, need, batchId, { to: d.address, value: 0n, data: settlement.encodeFunctionData('deposit', [need.token, amount]) });
+    await this.send(d, need, batchId, lease, { to: d.address, value: 0n, data: settlement.encodeFunctionData('deposit', [need.token, amount]) });
   }
 
-  /** Signs from the wallet (nonce from sender_nonces, shared with transfers), waits for the receipt, charges its gas. */
-  private async send(d: SettlementDeployment, need: FundingNeed, batchId: string | null, request: { to: string; value: bigint; data: string }): Promise<void> {
-    const { network } = d;
+  /** Signs from the wallet (nonce from sender_nonces, shared with transfers), records, sends, waits for the receipt, charges its gas. */
+  private async send(d: SettlementDeployment, need: FundingNeed, batchId: string | null, lease: Fence, request: { to: string; value: bigint; data: string }): Promise<void> {
     const a = need.account;
-    const signer = await this.wallets.signer(a.organizationId, a.masterWalletId, a.addressId, network.provider);
-    const [gas, fees] = await Promise.all([network.provider.estimateGas({ from: a.address, ...request }), network.provider.getFeeData()]);
-    const raw = await this.db.transaction(async (trx) => {
-      await resyncAfterReorg(trx, network.blockchainId, a.address, network.provider);
-      const nonce = await takeSenderNonce(trx, network.blockchainId, a.address, network.provider);
-      return signer.signTransaction({ type: 2, chainId: network.spec.chainId, nonce, gasLimit: (gas * 12n) / 10n, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, ...request });
-    });
-    const sent = await network.provider.broadcastTransaction(raw);
-    const receipt = await sent.wait(1, 60_000);
-    if (!receipt) throw new Error(`settlement funding ${sent.hash}: no receipt`);
-    await this.db.transaction(async (trx) => {
-      await this.gas.chargeGasTo(trx, { organizationId: a.organizationId, walletId: a.walletId, blockchainId: network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: gasReference(receipt.hash, receipt.blockHash) });
-      if (batchId) {
-        await trx('settlement_funding_txs')
-          .insert({ txHash: receipt.hash, batchId, blockchainId: network.blockchainId, organizationId: a.organizationId, walletId: a.walletId, blockHash: receipt.blockHash })
-          .onConflict('tx_hash')
-          .merge({ blockHash: receipt.blockHash, gasRefunded: false });
-      }
-    });
-    if (receipt.status !== 1) throw new Error(`settlement funding ${sent.hash} reverted`);
+    const signer = await this.wallets.signer(a.organizationId, a.masterWalletId, a.addressId, d.network.provider);
+    await this.txs.send(d, a, signer, request, batchId, lease);
   }
 
-  /** Funding transactions of a batch that a reorg dropped from the chain: their gas is given back to the wallets. */
-  async refundDropped(d: SettlementDeployment, batchId: string): Promise<void> {
-    const txs: { txHash: string; blockHash: string }[] = await this.db('settlement_funding_txs').where({ batchId, gasRefunded: false });
-    for (const t of txs) {
-      const receipt = await d.network.provider.getTransactionReceipt(t.txHash);
-      if (receipt && receipt.blockHash === t.blockHash) continue;
-      await this.db.transaction(async (trx) => {
-        const claimed = await trx('settlement_funding_txs').where({ txHash: t.txHash, gasRefunded: false }).update({ gasRefunded: true });
-        if (claimed) await this.gas.refundGas(trx, gasReference(t.txHash, t.blockHash));
-      });
-    }
+  /** Every open funding transaction of the chain advanced once, without waiting. */
+  followOpen(d: SettlementDeployment, lease: Fence): Promise<void> {
+    return this.txs.followOpen(d, lease);
   }
-}
 
-/** Per transaction and block: the same signed transaction mined again after a reorg pays its gas again. */
-const gasReference = (txHash: string, blockHash: string) => `settlement-gas:${txHash}:${blockHash}`;
-
-/**
- * After a reorg (or a dev chain rewound) the address's count on chain can fall below Keel's next
- * nonce with nothing of Keel's pending: the next nonce then follows the chain again, or every later
- * transaction would wait behind a gap for ever.
- */
-async function resyncAfterReorg(trx: Knex.Transaction, blockchainId: string, address: string, provider: ethers.Provider): Promise<void> {
-  const row = await trx('sender_nonces').where({ blockchainId, address }).forUpdate().first();
-  if (!row) return;
-  const pending = await provider.getTransactionCount(address, 'pending');
-  if (pending >= Number(row.nextNonce)) return;
-  const open = await trx('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where({ 't.blockchainId': blockchainId, 't.fromAddress': address }).whereIn('i.status', ['SIGNED', 'SUBMITTED']).first();
-  if (!open) await trx('sender_nonces').where({ blockchainId, address }).update({ nextNonce: pending });
+  /** Funding transactions of a reorged batch: each charged for the block it is in now, open again, or dropped (see FundingTransactions.followReorged). */
+  async recheckReorged(d: SettlementDeployment, batchId: string, lease: Fence): Promise<void> {
+    await this.txs.followReorged(d, batchId, lease);
+  }
 }

@@ -31,11 +31,11 @@ function units(text: string, decimals: number): bigint {
  * What a set of trades does to each wallet, netted per wallet and asset, the same moves the order
  * book made in the ledger: the buyer receives the base and pays the notional plus its fee; the
  * seller gives the base and receives the notional less its fee. Per asset the deltas sum to minus
- * the fees (the fee recipient's share). Zero deltas are left out.
+ * the fees (the fee recipient's share). Zero deltas are left out. The one place this rule is written:
+ * batches settle by it and unsettled-trades.ts withholds by it.
  */
-export function netTrades(trades: readonly NettableTrade[]): { deltas: WalletDelta[]; fees: Map<string, bigint> } {
+export function netTrades(trades: readonly NettableTrade[]): WalletDelta[] {
   const sums = new Map<string, WalletDelta>();
-  const fees = new Map<string, bigint>();
   const add = (walletId: string, assetId: string, amount: bigint) => {
     const key = `${walletId}|${assetId}`;
     const d = sums.get(key) ?? { walletId, assetId, amount: 0n };
@@ -53,7 +53,6 @@ export function netTrades(trades: readonly NettableTrade[]): { deltas: WalletDel
     add(buyer, t.quote.id, -(notional + buyerFee));
     add(seller, t.base.id, -base);
     add(seller, t.quote.id, notional - sellerFee);
-    fees.set(t.quote.id, (fees.get(t.quote.id) ?? 0n) + buyerFee + sellerFee);
   }
-  return { deltas: [...sums.values()].filter((d) => d.amount !== 0n), fees };
+  return [...sums.values()].filter((d) => d.amount !== 0n);
 }

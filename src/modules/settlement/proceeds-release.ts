@@ -1,20 +1,26 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { BatchRow } from './batch-transitions';
-import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
+import type { Logger } from '../../platform/logger';
+import { isDefinitiveRefusal, NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import type { SettlementDeployment } from './settlement-deployments';
 import { walletAccounts } from './wallet-accounts';
+import { Fence, fencedTransaction } from './chain-lease';
 
 /**
  * Hands proceeds back: after a batch is final (confirmed, or a failed trade alone), the operator
  * releases what each wallet it touched holds in the contract, in each token it touched, to the
- * wallet's own address, where the ordinary transfer endpoints send from.
+ * wallet's own address, where the ordinary transfer endpoints send from (a balance whose release
+ * reverts is skipped, not allowed to hold the others back).
  */
 export class ProceedsRelease {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly logger: Logger,
+  ) {}
 
   /** Final batches whose wallets' contract balances were not handed back yet: released in one operator transaction. */
-  async releaseFinished(d: SettlementDeployment): Promise<void> {
+  async releaseFinished(d: SettlementDeployment, lease: Fence): Promise<void> {
     const finished: BatchRow[] = await this.db('settlement_batches as b')
       .where({ 'b.blockchainId': d.network.blockchainId })
       .whereNull('b.releasedAt')
@@ -23,7 +29,7 @@ export class ProceedsRelease {
       .select('b.*')
       .limit(5);
     if (!finished.length) return;
-    const pairs = new Map<string, [string, string]>();
+    const pairs = new Map<string, Pair>();
     for (const batch of finished) {
       const trades = await this.db('trades').whereIn('id', batch.tradeIds).select('id', 'marketId', 'makerWalletId', 'takerWalletId', 'settlementStatus');
       const live = trades.filter((t: { settlementStatus: string }) => t.settlementStatus === batch.status);
@@ -37,13 +43,58 @@ export class ProceedsRelease {
     }
     const contract = new ethers.Contract(d.address, settlementInterface(), d.network.provider);
     const held = await Promise.all([...pairs.values()].map(async ([a, t]) => ((await contract.balanceOf(t, a)) as bigint) > 0n));
-    const toRelease = [...pairs.values()].filter((_, i) => held[i]);
+    const toRelease = await this.releasable(d, [...pairs.values()].filter((_, i) => held[i]));
     if (toRelease.length) {
-      const data = settlementInterface().encodeFunctionData('release', [toRelease.map(([a]) => a), toRelease.map(([, t]) => t)]);
+      await lease.renew();
+      const data = releaseCalldata(toRelease);
       const tx = await d.operator.sendTransaction({ to: d.address, data, nonce: await d.network.provider.getTransactionCount(d.operator.address, 'pending') });
-      const receipt = await tx.wait(1, 60_000);
-      if (receipt?.status !== 1) throw new Error(`settlement release ${tx.hash} failed`);
+      const receipt = await this.receiptOf(d, tx.hash, lease);
+      if (receipt.status !== 1) throw new Error(`settlement release ${tx.hash} failed`);
     }
-    await this.db('settlement_batches').whereIn('id', finished.map((b) => b.id)).update({ releasedAt: this.db.fn.now() });
+    await fencedTransaction(this.db, lease, (trx) => trx('settlement_batches').whereIn('id', finished.map((b) => b.id)).update({ releasedAt: trx.fn.now() }));
+  }
+
+  /** Polled for, renewing the lease meanwhile (it is shorter than the wait); past the wait the step ends and the next one releases again. */
+  private async receiptOf(d: SettlementDeployment, hash: string, lease: Fence): Promise<ethers.TransactionReceipt> {
+    const deadline = Date.now() + RECEIPT_WAIT_MS;
+    for (;;) {
+      const receipt = await d.network.provider.getTransactionReceipt(hash);
+      if (receipt) return receipt;
+      if (Date.now() > deadline) throw new Error(`settlement release ${hash} not mined within ${RECEIPT_WAIT_MS} ms`);
+      await new Promise((r) => setTimeout(r, RECEIPT_POLL_MS));
+      await lease.renew();
+    }
+  }
+
+  /**
+   * The pairs whose release the chain accepts: all of them when the whole release simulates, else
+   * each pair simulated alone, and one that reverts (a token that refuses the wallet, an address
+   * that refuses the coin) left in the contract, logged, for the account's own exit or a later
+   * batch's release, instead of holding back everyone else's proceeds.
+   */
+  private async releasable(d: SettlementDeployment, pairs: Pair[]): Promise<Pair[]> {
+    const accepts = (some: Pair[]) =>
+      d.network.provider.estimateGas({ from: d.operator.address, to: d.address, data: releaseCalldata(some) }).then(
+        () => true,
+        (e: unknown) => {
+          if (!isDefinitiveRefusal(e)) throw e;
+          return false;
+        },
+      );
+    if (!pairs.length || (await accepts(pairs))) return pairs;
+    const kept: Pair[] = [];
+    for (const pair of pairs) {
+      if (await accepts([pair])) kept.push(pair);
+      else this.logger.warn({ account: pair[0], token: pair[1] }, 'settlement: releasing this balance reverts; it stays in the contract');
+    }
+    return kept;
   }
 }
+
+const RECEIPT_WAIT_MS = 60_000;
+const RECEIPT_POLL_MS = 100;
+
+/** An account and a token of its balance in the contract. */
+type Pair = [string, string];
+
+const releaseCalldata = (pairs: Pair[]) => settlementInterface().encodeFunctionData('release', [pairs.map(([a]) => a), pairs.map(([, t]) => t)]);

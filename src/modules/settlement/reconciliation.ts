@@ -1,12 +1,15 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { ChainNetwork } from '../chains/chain-networks';
+import { forEachBounded } from '../../platform/bounded';
 import { OPEN_ITEM_STATUSES } from '../withdrawals/transfer.service';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import { unsettledDeltas } from './unsettled-trades';
 import { walletAccounts } from './wallet-accounts';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
+/** Wallet balances read from the node at once (each reads two): enough to be quick, few enough not to flood the node. */
+const RPC_CONCURRENCY = 8;
 
 /** One wallet's balance of one asset, as the ledger says it should be on chain and as it is. Base units. */
 export interface ReconcileLine {
@@ -81,36 +84,34 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
   const contract = contractAddress ? new ethers.Contract(contractAddress, settlementInterface(), network.provider) : null;
   const differences: ReconcileLine[] = [];
   const checks = [...lines.values()].filter((l) => accounts.has(l.walletId));
-  await Promise.all(
-    checks.map(async (l) => {
-      const account = accounts.get(l.walletId)!;
-      const asset = assets.get(l.assetId)!;
-      const token = asset.isNative ? NATIVE_TOKEN : ethers.getAddress(asset.address);
-      const [wallet, held] = await Promise.all([
-        asset.isNative ? network.provider.getBalance(account.address) : (new ethers.Contract(token, erc20, network.provider).balanceOf(account.address) as Promise<bigint>),
-        contract ? (contract.balanceOf(token, account.address) as Promise<bigint>) : Promise.resolve(0n),
-      ]);
-      const expected = l.ledger - l.unsettled + l.outgoing - l.debt;
-      const difference = wallet + held - expected;
-      if (difference === 0n) return;
-      differences.push({
-        blockchainId,
-        organizationId: account.organizationId,
-        walletId: l.walletId,
-        address: account.address,
-        assetId: l.assetId,
-        symbol: asset.symbol,
-        ledger: l.ledger.toString(),
-        unsettled: l.unsettled.toString(),
-        outgoing: l.outgoing.toString(),
-        debt: l.debt.toString(),
-        expected: expected.toString(),
-        wallet: wallet.toString(),
-        contract: held.toString(),
-        difference: difference.toString(),
-      });
-    }),
-  );
+  await forEachBounded(checks, RPC_CONCURRENCY, async (l) => {
+    const account = accounts.get(l.walletId)!;
+    const asset = assets.get(l.assetId)!;
+    const token = asset.isNative ? NATIVE_TOKEN : ethers.getAddress(asset.address);
+    const [wallet, held] = await Promise.all([
+      asset.isNative ? network.provider.getBalance(account.address) : (new ethers.Contract(token, erc20, network.provider).balanceOf(account.address) as Promise<bigint>),
+      contract ? (contract.balanceOf(token, account.address) as Promise<bigint>) : Promise.resolve(0n),
+    ]);
+    const expected = l.ledger - l.unsettled + l.outgoing - l.debt;
+    const difference = wallet + held - expected;
+    if (difference === 0n) return;
+    differences.push({
+      blockchainId,
+      organizationId: account.organizationId,
+      walletId: l.walletId,
+      address: account.address,
+      assetId: l.assetId,
+      symbol: asset.symbol,
+      ledger: l.ledger.toString(),
+      unsettled: l.unsettled.toString(),
+      outgoing: l.outgoing.toString(),
+      debt: l.debt.toString(),
+      expected: expected.toString(),
+      wallet: wallet.toString(),
+      contract: held.toString(),
+      difference: difference.toString(),
+    });
+  });
   differences.sort((a, b) => (a.walletId + a.assetId < b.walletId + b.assetId ? -1 : 1));
   return { blockchainId, contract: contractAddress, checked: checks.length, differences };
 }

@@ -2,13 +2,14 @@ import { Arg, Args, Authorized, Ctx, ID, Query, Resolver, Root, Subscription } f
 import type { GraphQLContext } from '../../graphql/context';
 import type { EventEnvelope } from '../../platform/events/outbox';
 import type { PageResult } from '../../platform/paging';
-import type { SettlementBatchStatus, SettlementBatchView } from './settlement-batch.service';
+import type { SettlementBatchView } from './settlement-batch.service';
+import type { BatchStatus } from './batch-transitions';
 import { SettlementBatchEventType, SettlementBatchListArgs, SettlementBatchPage, SettlementBatchStatusEnum, SettlementBatchType } from './settlement-batch.types';
 
 /** The data of a settlement_batch.* event (batch-transitions.ts). */
 interface BatchEventData {
   batchId: string;
-  status: SettlementBatchStatus;
+  status: BatchStatus;
   previousStatus: string | null;
   blockchainId: string;
   tradeCount: number;
@@ -42,7 +43,7 @@ export class SettlementBatchResolver {
   })
   settlementBatchUpdates(
     @Root() envelope: EventEnvelope<BatchEventData>,
-    @Arg('statuses', () => [SettlementBatchStatusEnum], { nullable: true }) _statuses?: SettlementBatchStatus[],
+    @Arg('statuses', () => [SettlementBatchStatusEnum], { nullable: true }) _statuses?: BatchStatus[],
   ): SettlementBatchEventType {
     return { ...envelope.data, timestamp: envelope.timestamp };
   }

@@ -5,12 +5,10 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { formatScaled } from '../../platform/decimal';
 import { SettlementBatchModel, SettlementBatchTransitionModel } from './settlement-batch.model';
-import { BATCH_STATUSES } from './batch-transitions';
-
-export type SettlementBatchStatus = (typeof BATCH_STATUSES)[number];
+import type { BatchStatus } from './batch-transitions';
 
 export interface SettlementBatchFilter extends PageWindow {
-  status?: SettlementBatchStatus;
+  status?: BatchStatus;
   /** Market symbol: batches holding trades of this market. */
   market?: string;
 }
@@ -26,7 +24,7 @@ export interface SettlementTransitionView {
 /** A settlement batch as the API shows it. */
 export interface SettlementBatchView {
   id: string;
-  status: SettlementBatchStatus;
+  status: BatchStatus;
   blockchainId: string;
   chainId: string;
   markets: string[];
@@ -87,7 +85,7 @@ export class SettlementBatchService {
     const chainId = new Map(chains.map((c: { id: string; chainId: string }) => [c.id, String(c.chainId)]));
     return rows.map((r) => ({
       id: r.id,
-      status: r.status as SettlementBatchStatus,
+      status: r.status as BatchStatus,
       blockchainId: r.blockchainId,
       chainId: chainId.get(r.blockchainId) ?? '',
       markets: r.marketIds.map((m) => symbol.get(m) ?? m),

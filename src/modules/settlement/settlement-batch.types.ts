@@ -2,17 +2,11 @@ import { IsOptional, Length } from 'class-validator';
 import { ArgsType, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
-import type { SettlementBatchFilter, SettlementBatchStatus, SettlementBatchView, SettlementTransitionView } from './settlement-batch.service';
+import type { SettlementBatchFilter, SettlementBatchView, SettlementTransitionView } from './settlement-batch.service';
+import { BATCH_STATUSES, BatchStatus } from './batch-transitions';
 
 /** The statuses of a settlement batch (a trade's settlementStatus follows its batch's). */
-export const SettlementBatchStatusEnum = {
-  BATCHED: 'BATCHED',
-  SUBMITTED: 'SUBMITTED',
-  CONFIRMED: 'CONFIRMED',
-  FAILED: 'FAILED',
-  REORGED: 'REORGED',
-  REPLACED: 'REPLACED',
-} as const satisfies Record<SettlementBatchStatus, SettlementBatchStatus>;
+export const SettlementBatchStatusEnum = Object.fromEntries(BATCH_STATUSES.map((s) => [s, s])) as { [S in BatchStatus]: S };
 
 registerEnumType(SettlementBatchStatusEnum, {
   name: 'SettlementBatchStatus',
@@ -32,7 +26,7 @@ export class SettlementTransitionType implements SettlementTransitionView {
 @ObjectType('SettlementBatch', { description: 'A batch of trades settled on chain in one transaction, netted per wallet and asset' })
 export class SettlementBatchType implements SettlementBatchView {
   @Field(() => ID) id!: string;
-  @Field(() => SettlementBatchStatusEnum) status!: SettlementBatchStatus;
+  @Field(() => SettlementBatchStatusEnum) status!: BatchStatus;
   @Field(() => ID) blockchainId!: string;
   @Field({ description: 'The EVM chain id' }) chainId!: string;
   @Field(() => [String], { description: 'Symbols of the markets whose trades the batch holds' }) markets!: string[];
@@ -57,14 +51,14 @@ export class SettlementBatchPage extends Page(SettlementBatchType) {}
 
 @ArgsType()
 export class SettlementBatchListArgs extends PageArgs implements SettlementBatchFilter {
-  @Field(() => SettlementBatchStatusEnum, { nullable: true }) @IsOptional() status?: SettlementBatchStatus;
+  @Field(() => SettlementBatchStatusEnum, { nullable: true }) @IsOptional() status?: BatchStatus;
   @Field(() => String, { nullable: true, description: 'Market symbol, e.g. ETH-USDC' }) @IsOptional() @Length(1, 40) market?: string;
 }
 
 @ObjectType('SettlementBatchEvent', { description: 'A batch holding trades of the organisation changed status' })
 export class SettlementBatchEventType {
   @Field(() => ID) batchId!: string;
-  @Field(() => SettlementBatchStatusEnum) status!: SettlementBatchStatus;
+  @Field(() => SettlementBatchStatusEnum) status!: BatchStatus;
   @Field(() => String, { nullable: true }) previousStatus!: string | null;
   @Field(() => ID) blockchainId!: string;
   @Field(() => Int) tradeCount!: number;

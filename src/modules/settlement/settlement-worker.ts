@@ -8,6 +8,7 @@ import type { ChainNetworks } from '../chains/chain-networks';
 import type { SettlementBatcher } from './batcher';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { SettlementReconciler } from './settlement-reconciler';
+import { ChainLease, LeaseLost } from './chain-lease';
 
 export interface SettlementWorkerOptions {
   pollIntervalMs: number;
@@ -17,8 +18,9 @@ export interface SettlementWorkerOptions {
 
 /**
  * The worker role's settlement: on start, the contract is deployed on dev chains that lack it; then
- * each chain's batcher steps under a lease in PostgreSQL (two workers never settle one chain at
- * once: the other takes over when the lease lapses), and the reconciliation runs periodically and
+ * each chain's batcher steps under a fenced lease in PostgreSQL (ChainLease: two workers never settle
+ * one chain at once; the other takes over when the lease lapses, and the step renews it between
+ * phases and commits every change only under it), and the reconciliation runs periodically and
  * exports its count of differences as a metric.
  */
 export class SettlementWorker implements Worker {
@@ -53,21 +55,16 @@ export class SettlementWorker implements Worker {
   async tick(): Promise<void> {
     for (const network of this.networks.all()) {
       const d = await this.deployments.get(network);
-      if (!d || !(await this.lease(network.blockchainId))) continue;
-      await this.batcher.step(d);
+      if (!d) continue;
+      const lease = await ChainLease.take(this.db, network.blockchainId, this.holder, this.options.leaseMs);
+      if (!lease) continue;
+      try {
+        await this.batcher.step(d, lease);
+      } catch (e) {
+        if (!(e instanceof LeaseLost)) throw e;
+        this.logger.warn({ blockchainId: network.blockchainId, err: e.message }, 'settlement: the lease was lost mid-step; its holder now carries on');
+      }
     }
-  }
-
-  /** Takes or renews the chain's lease; false while another worker holds it. */
-  private async lease(blockchainId: string): Promise<boolean> {
-    const { rows } = await this.db.raw(
-      `INSERT INTO settlement_leases (blockchain_id, holder, expires_at) VALUES (?, ?, now() + ? * interval '1 millisecond')
-       ON CONFLICT (blockchain_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-        WHERE settlement_leases.holder = EXCLUDED.holder OR settlement_leases.expires_at < now()
-       RETURNING holder`,
-      [blockchainId, this.holder, this.options.leaseMs],
-    );
-    return rows.length > 0;
   }
 
   /**

@@ -1,37 +1,38 @@
 import { Knex } from 'knex';
+import { netTrades, NettableTrade } from './netting';
+
+/** A trade row as netting reads it, with its settlement key (the order trades settle in). */
+export interface SettlementTrade extends NettableTrade {
+  settlementKey: string;
+}
+
+/** Trades with what netting needs of their market's assets; the caller adds the where. */
+export function settlementTrades(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return db('trades as t')
+    .join('markets as m', 'm.id', 't.marketId')
+    .join('assets as b', 'b.id', 'm.baseAssetId')
+    .join('assets as q', 'q.id', 'm.quoteAssetId')
+    .orderBy('t.settlementKey')
+    .select('t.id', 't.settlementKey', 't.makerWalletId', 't.takerWalletId', 't.takerSide', 't.quantity', 't.quoteAmount', 't.makerFee', 't.takerFee', 'b.id as baseId', 'b.decimals as baseDecimals', 'q.id as quoteId', 'q.decimals as quoteDecimals');
+}
+
+export function toSettlementTrade(r: Record<string, any>): SettlementTrade {
+  const { baseId, baseDecimals, quoteId, quoteDecimals, ...trade } = r;
+  return { ...(trade as SettlementTrade), settlementKey: String(r.settlementKey), base: { id: baseId, decimals: baseDecimals }, quote: { id: quoteId, decimals: quoteDecimals } };
+}
 
 /**
  * Per wallet and asset, the net of every trade not yet CONFIRMED on chain, in base units: what the
  * ledger already shows and the chain does not. Positive: proceeds still to arrive (not withdrawable
- * yet); negative: what the wallet still owes its counterparties.
+ * yet); negative: what the wallet still owes its counterparties. Netted by the rule batches settle
+ * by (netTrades), so the two cannot drift apart.
  */
 export async function unsettledDeltas(db: Knex | Knex.Transaction, filter: { walletId?: string; assetId?: string; blockchainId?: string } = {}): Promise<Map<string, bigint>> {
-  const bindings: unknown[] = [];
-  const where: string[] = [];
-  if (filter.walletId) (where.push('d.wallet_id = ?'), bindings.push(filter.walletId));
-  if (filter.assetId) (where.push('d.asset_id = ?'), bindings.push(filter.assetId));
-  if (filter.blockchainId) (where.push('d.blockchain_id = ?'), bindings.push(filter.blockchainId));
-  const walletFilter = filter.walletId ? 'AND (t.maker_wallet_id = ? OR t.taker_wallet_id = ?)' : '';
-  const inner = filter.walletId ? [filter.walletId, filter.walletId] : [];
-  const { rows } = await db.raw(
-    `WITH t AS (
-       SELECT t.*, m.base_asset_id, m.quote_asset_id, b.decimals AS bd, q.decimals AS qd, b.blockchain_id,
-              CASE WHEN t.taker_side = 'BUY' THEN t.taker_wallet_id ELSE t.maker_wallet_id END AS buyer,
-              CASE WHEN t.taker_side = 'BUY' THEN t.maker_wallet_id ELSE t.taker_wallet_id END AS seller,
-              CASE WHEN t.taker_side = 'BUY' THEN t.taker_fee ELSE t.maker_fee END AS buyer_fee,
-              CASE WHEN t.taker_side = 'BUY' THEN t.maker_fee ELSE t.taker_fee END AS seller_fee
-         FROM trades t JOIN markets m ON m.id = t.market_id JOIN assets b ON b.id = m.base_asset_id JOIN assets q ON q.id = m.quote_asset_id
-        WHERE t.settlement_status <> 'CONFIRMED' ${walletFilter}
-     ), d AS (
-       SELECT buyer AS wallet_id, base_asset_id AS asset_id, blockchain_id, quantity * power(10::numeric, bd) AS amount FROM t
-       UNION ALL SELECT buyer, quote_asset_id, blockchain_id, -(quote_amount + buyer_fee) * power(10::numeric, qd) FROM t
-       UNION ALL SELECT seller, base_asset_id, blockchain_id, -quantity * power(10::numeric, bd) FROM t
-       UNION ALL SELECT seller, quote_asset_id, blockchain_id, (quote_amount - seller_fee) * power(10::numeric, qd) FROM t
-     )
-     SELECT d.wallet_id AS "walletId", d.asset_id AS "assetId", trunc(sum(d.amount))::text AS amount
-       FROM d ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      GROUP BY d.wallet_id, d.asset_id`,
-    [...inner, ...bindings] as Knex.RawBinding[],
-  );
-  return new Map((rows as { walletId: string; assetId: string; amount: string }[]).map((r) => [`${r.walletId}|${r.assetId}`, BigInt(r.amount)]));
+  const query = settlementTrades(db).whereNot('t.settlementStatus', 'CONFIRMED');
+  if (filter.walletId) query.where((q) => q.where('t.makerWalletId', filter.walletId!).orWhere('t.takerWalletId', filter.walletId!));
+  if (filter.assetId) query.where((q) => q.where('b.id', filter.assetId!).orWhere('q.id', filter.assetId!));
+  if (filter.blockchainId) query.where('b.blockchainId', filter.blockchainId);
+  const deltas = netTrades((await query).map(toSettlementTrade));
+  const wanted = deltas.filter((d) => (!filter.walletId || d.walletId === filter.walletId) && (!filter.assetId || d.assetId === filter.assetId));
+  return new Map(wanted.map((d) => [`${d.walletId}|${d.assetId}`, d.amount]));
 }

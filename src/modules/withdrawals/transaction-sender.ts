@@ -9,7 +9,8 @@ import type { ChainService } from '../chains/chain.service';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import { lineRequest, LineCall } from './transaction-request';
 import { lineHashes, nodeKnowsAny, nonceFate } from './nonce-fate';
-import { takeSenderNonce } from './sender-nonces';
+import { giveBackNonce, takeSenderNonce } from './sender-nonces';
+import { broadcastLine, shortReason } from './broadcast';
 import { bumpedFees } from './fee-bump';
 import { Hook } from '../../platform/events/hooks';
 
@@ -120,10 +121,10 @@ export class TransactionSender {
       .limit(BATCH);
   }
 
-  /** A line waiting on another line that failed can never run. */
+  /** A line waiting on another line that failed, or that an approver rejected, can never run. */
   private async failOrphans(): Promise<void> {
-    const orphans: SendingItem[] = await this.sendingItems().join('transfer_items as d', 'd.id', 'i.afterItemId').where('i.status', 'QUEUED').where('d.status', 'FAILED');
-    for (const item of orphans) await this.finish(item, { status: 'FAILED', error: 'the transaction it waited for failed' });
+    const orphans: (SendingItem & { dependencyStatus: string })[] = await this.sendingItems().join('transfer_items as d', 'd.id', 'i.afterItemId').where('i.status', 'QUEUED').whereIn('d.status', ['FAILED', 'REJECTED']).select('d.status as dependencyStatus');
+    for (const item of orphans) await this.finish(item, { status: 'FAILED', error: `the transaction it waited for ${item.dependencyStatus === 'REJECTED' ? 'was rejected' : 'failed'}` });
   }
 
   private async submit(item: SendingItem): Promise<void> {
@@ -164,24 +165,22 @@ export class TransactionSender {
     if (signed) await this.broadcast(signed, signed.rawTx);
   }
 
+  /**
+   * Broadcasts a signed line under its row lock (a line another sender is broadcasting is skipped):
+   * what the node answers, and a refusal's give-back of the nonce, then cannot interleave with
+   * another sender broadcasting the same bytes, which could get them mined after the line failed.
+   */
   private async broadcast(item: SendingItem, rawTx: string): Promise<void> {
     const network = this.networks.get(item.blockchainId)!;
-    try {
-      await network.provider.broadcastTransaction(rawTx);
-    } catch (e) {
-      if (/already known|known transaction|already imported/i.test(messageOf(e))) {
-        // The node has it: fall through to SUBMITTED.
-      } else if (isNonceTaken(e)) {
-        // Ours (mined or pending) or another's: only a nonce another transaction took for good is given up.
-        if ((await nonceFate(network.provider, network.spec.confirmations, item)).kind === 'taken') return this.requeue(item, `nonce ${item.nonce} was used by another transaction`);
-      } else if (isDefinitive(e)) {
-        return this.releaseOrWait(item, network.provider, shortReason(e));
-      } else {
-        this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'broadcast failed; will retry');
-        return;
-      }
-    }
-    await this.markSubmitted(item);
+    await this.db.transaction(async (trx) => {
+      const held = await trx('transfer_items').where({ id: item.id, status: item.status, txHash: item.txHash }).forUpdate().skipLocked().first('id');
+      if (!held) return;
+      const outcome = await broadcastLine(network.provider, network.spec.confirmations, item, rawTx);
+      if (outcome.kind === 'taken') return this.requeue(trx, item, `nonce ${item.nonce} was used by another transaction`);
+      if (outcome.kind === 'refused') return this.releaseOrWait(trx, item, network.provider, outcome.reason);
+      if (outcome.kind === 'retry') return this.logger.warn({ itemId: item.id, err: outcome.reason }, 'broadcast failed; will retry');
+      await this.markSubmitted(trx, item);
+    });
   }
 
   /**
@@ -196,16 +195,16 @@ export class TransactionSender {
     return updated > 0;
   }
 
-  private async markSubmitted(item: SendingItem): Promise<void> {
-    await this.transition(this.db, item, { status: 'SUBMITTED', submittedAt: this.db.fn.now(), error: null });
+  private async markSubmitted(db: Knex | Knex.Transaction, item: SendingItem): Promise<void> {
+    await this.transition(db, item, { status: 'SUBMITTED', submittedAt: db.fn.now(), error: null });
   }
 
   /**
    * Signed again from scratch with a fresh nonce: only for a line whose nonce another transaction
    * took for good. Its earlier hashes stay in replacedTxHashes, so they are still watched.
    */
-  private async requeue(item: SendingItem, reason: string): Promise<void> {
-    const moved = await this.transition(this.db, item, { status: 'QUEUED', nonce: null, txHash: null, rawTx: null, replacedTxHashes: lineHashes(item), error: reason });
+  private async requeue(db: Knex | Knex.Transaction, item: SendingItem, reason: string): Promise<void> {
+    const moved = await this.transition(db, item, { status: 'QUEUED', nonce: null, txHash: null, rawTx: null, replacedTxHashes: lineHashes(item), error: reason });
     if (moved) this.logger.warn({ itemId: item.id, reason }, 'transfer line re-queued');
   }
 
@@ -215,18 +214,11 @@ export class TransactionSender {
    * if its nonce is the newest taken, the nonce is given back and the line fails, in one
    * transaction; if later transactions depend on the nonce, it stays signed and is offered again.
    */
-  private async releaseOrWait(item: SendingItem, provider: ethers.JsonRpcProvider, reason: string): Promise<void> {
-    if (await nodeKnowsAny(provider, item)) return this.markSubmitted(item);
-    const key = { blockchainId: item.blockchainId, address: item.fromAddress };
-    const failed = await this.db.transaction(async (trx) => {
-      const n = await trx('sender_nonces').where(key).forUpdate().first();
-      if (Number(n.nextNonce) !== Number(item.nonce) + 1) return false;
-      if (!(await this.finishIn(trx, item, { status: 'FAILED', error: reason }))) return false;
-      await trx('sender_nonces').where(key).update({ nextNonce: Number(item.nonce) });
-      return true;
-    });
+  private async releaseOrWait(trx: Knex.Transaction, item: SendingItem, provider: ethers.JsonRpcProvider, reason: string): Promise<void> {
+    if (await nodeKnowsAny(provider, item)) return this.markSubmitted(trx, item);
+    const failed = await giveBackNonce(trx, item.blockchainId, item.fromAddress, Number(item.nonce), () => this.finishIn(trx, item, { status: 'FAILED', error: reason }));
     if (failed) this.logger.warn({ itemId: item.id, error: reason }, 'transfer line failed');
-    else await this.transition(this.db, item, { error: reason });
+    else await this.transition(trx, item, { error: reason });
   }
 
   /**
@@ -238,7 +230,7 @@ export class TransactionSender {
     if (!network) return;
     const hashes = lineHashes(item);
     const fate = await nonceFate(network.provider, network.spec.confirmations, item);
-    if (fate.kind === 'taken') return this.requeue(item, `nonce ${item.nonce} was used by another transaction`);
+    if (fate.kind === 'taken') return this.requeue(this.db, item, `nonce ${item.nonce} was used by another transaction`);
     if (fate.kind === 'mined') {
       const receipt = fate.receipt;
       const head = await network.provider.getBlockNumber();
@@ -332,23 +324,3 @@ export class TransactionSender {
 }
 
 type Outcome = { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string };
-
-function messageOf(e: unknown): string {
-  const err = e as { shortMessage?: string; message?: string; info?: { error?: { message?: string } } };
-  return [err.info?.error?.message, err.shortMessage, err.message].filter(Boolean).join(' | ');
-}
-
-function shortReason(e: unknown): string {
-  const err = e as { info?: { error?: { message?: string } }; shortMessage?: string; message?: string };
-  return (err.info?.error?.message ?? err.shortMessage ?? err.message ?? String(e)).slice(0, 300);
-}
-
-function isNonceTaken(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
-  return code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED' || /nonce too low|replacement transaction underpriced/i.test(messageOf(e));
-}
-
-function isDefinitive(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
-  return code === 'INSUFFICIENT_FUNDS' || code === 'CALL_EXCEPTION' || /insufficient funds|exceeds block gas limit|intrinsic gas too low/i.test(messageOf(e));
-}

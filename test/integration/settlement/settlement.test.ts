@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { TestKeel, TestOrg } from '../../support/keel';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
+import { createEthUsdcMarket, ethUsdcTrade, fundedWallet, orderbookBalances } from '../../support/settlement-trading';
 import { keelCommand } from '../../support/keel-cli';
 import { ApiClient } from '../../support/api-client';
 import { mine, revert, setAutomine, snapshot } from '../../support/chain-controls';
@@ -38,30 +39,9 @@ let provider: ethers.JsonRpcProvider;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function wallet(org: TestOrg, name: string, eth: string, usdc: string): Promise<{ id: string; walletAddress: string }> {
-  const w = (await org.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name } })).body.data;
-  for (const [asset, amount] of [['ETH', eth], ['USDC', usdc]]) {
-    if (amount === '0') continue;
-    const res = await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId, address: w.walletAddress, asset, amount } });
-    expect(res.status).toBe(200);
-  }
-  return w;
-}
-
-async function balances(org: TestOrg, walletId: string): Promise<Record<string, { available: string; locked: string }>> {
-  const res = await org.pro.request('GET', `/v1/orderbook/wallets/${walletId}/balances`);
-  return Object.fromEntries(res.body.data.map((x: { symbol: string; available: string; locked: string }) => [x.symbol, x]));
-}
-
-/** One trade: the maker rests, the taker takes it whole. */
-async function trade(maker: { org: TestOrg; id: string }, taker: { org: TestOrg; id: string }, makerSide: 'BUY' | 'SELL', price: string, quantity: string): Promise<string> {
-  const m = await maker.org.pro.request('POST', '/v1/orderbook/orders', { body: { walletId: maker.id, market: 'ETH-USDC', side: makerSide, type: 'LIMIT', price, quantity } });
-  expect(m.status).toBe(201);
-  const tk = await taker.org.pro.request('POST', '/v1/orderbook/orders', { body: { walletId: taker.id, market: 'ETH-USDC', side: makerSide === 'SELL' ? 'BUY' : 'SELL', type: 'LIMIT', price, quantity, timeInForce: 'IOC' } });
-  expect(tk.body.data?.status).toBe('FILLED');
-  const row = await db('trades').where({ takerOrderId: tk.body.data.id }).first();
-  return row.id;
-}
+const wallet = (org: TestOrg, name: string, eth: string, usdc: string) => fundedWallet(blockchainId, org, name, eth, usdc);
+const balances = orderbookBalances;
+const trade = (...args: Parameters<typeof ethUsdcTrade> extends [Knex, ...infer R] ? R : never) => ethUsdcTrade(db, ...args);
 
 /** Takes the chain's settlement lease away from the worker: nothing is batched or sent until resume(). */
 async function pause(): Promise<void> {
@@ -103,8 +83,7 @@ beforeAll(async () => {
   db = t.keel.platform.db;
   rpcUrl = k.chain.rpcUrl;
   provider = new ethers.JsonRpcProvider(rpcUrl, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
-  const market = await (await t.operator()).request('POST', '/v1/orderbook/markets', { body: { symbol: 'ETH-USDC', baseAssetId: assets.ETH.id, quoteAssetId: assets.USDC.id, tickSize: '0.01', lotSize: '0.001', minNotional: '1', makerFee: '0.001', takerFee: '0.002' } });
-  expect(market.status).toBe(201);
+  await createEthUsdcMarket(t, assets);
   wallets = [await wallet(org1, 'A', '20', '100000'), await wallet(org1, 'B', '20', '100000'), await wallet(org2, 'C', '20', '100000'), await wallet(org2, 'D', '20', '100000')];
   await eventually(async () => {
     for (const [i, w] of wallets.entries()) if ((await balances(i < 2 ? org1 : org2, w.id)).USDC?.available !== '100000') return false;
@@ -212,7 +191,7 @@ test('two workers never settle one chain at once: a second waits for the lease, 
   await pause(); // a lease held by someone else ("test"), as another worker would hold it
   const id = await trade(B(), C(), 'SELL', '2000', '0.01');
   const s = t.keel.services;
-  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.settlementFunding, new ProceedsRelease(db), { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
+  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.settlementFunding, new ProceedsRelease(db, t.keel.platform.logger), { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64, fundingRetryBaseMs: 60_000, fundingMaxAttempts: 5 }, t.keel.platform.logger);
   const second = new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, t.keel.platform.metrics, { pollIntervalMs: 100, leaseMs: 2_000, reconcileIntervalMs: 60_000 }, t.keel.platform.logger);
   try {
     await second.tick();
@@ -336,6 +315,13 @@ test('a confirmed batch whose block leaves the chain is REORGED and settled agai
   await quiet();
   const contract = new ethers.Contract((await deployment()).address, settlementInterface(), provider);
   expect(await contract.isSettled((await db('trades').where({ id }).first()).settlementKey)).toBe(true);
+  // Its funding transactions, gone with the rewound blocks and their nonces free again, were sent again: each is charged for the block it is in now, not dropped.
+  const funded = await db('settlement_funding_txs').where({ batchId: again.id });
+  expect(funded.length).toBeGreaterThan(0);
+  for (const f of funded) {
+    expect(f).toMatchObject({ status: 'MINED', gasRefunded: false });
+    expect((await provider.getTransactionReceipt(f.txHash))?.blockHash).toBe(f.blockHash);
+  }
   // Settled once: the wallets' on-chain balances match the ledger (a second settlement would not).
   await eventually(async () => (await reconcile(org2.orgId)).differences.length === 0 && (await reconcile(org1.orgId)).differences.length === 0, 30_000);
 }, 120_000);

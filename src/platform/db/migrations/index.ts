@@ -20,6 +20,7 @@ import * as m017 from './017_swaps_and_settlement_rules';
 import * as m014 from './014_orderbook_shards';
 import * as m021 from './021_book_sequences';
 import * as m015 from './015_settlement';
+import * as m022 from './022_settlement_crash_safety';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -45,6 +46,7 @@ const migrations: Record<string, Knex.Migration> = {
   '014_orderbook_shards': m014,
   '021_book_sequences': m021,
   '015_settlement': m015,
+  '022_settlement_crash_safety': m022,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */

@@ -1,0 +1,58 @@
+import { Knex } from 'knex';
+import type { Outbox } from '../../platform/events/outbox';
+import { BatchRow, insertBatch, transition } from './batch-transitions';
+
+/** A wallet whose funding of the contract the chain refused, and why. */
+export interface RefusedFunding {
+  walletId: string;
+  token: string;
+  reason: string;
+  /** Not refused: a funding transaction of the wallet is not mined yet. Its trades wait without counting an attempt. */
+  pending?: boolean;
+}
+
+export interface FundingRetryOptions {
+  /** The first wait before a refused wallet's trades are batched again; doubled per attempt (at most an hour). */
+  fundingRetryBaseMs: number;
+  /** Refusals of a trade's funding before it is FAILED for good. */
+  fundingMaxAttempts: number;
+}
+
+const MAX_WAIT_MS = 3_600_000;
+
+/**
+ * A batch whose funding the chain refused, which may pass (a wallet without coin for gas is topped
+ * up later): FAILED with the reason, and its trades queued again instead of failed. The trades of a
+ * refused wallet count an attempt and wait before they are batched again; at the last attempt they
+ * are FAILED for good, alone in a batch of their own that says why. The trades of a wallet whose
+ * funding is only pending (a transaction not mined yet) wait once as long, without an attempt. The other trades are batched
+ * again at once, without them. In the caller's transaction; false when another worker moved the batch first.
+ */
+export async function requeueRefusedFunding(trx: Knex.Transaction, outbox: Outbox, batch: BatchRow, refused: RefusedFunding[], options: FundingRetryOptions): Promise<boolean> {
+  const wallets = new Set(refused.map((r) => r.walletId));
+  const reason = `the chain refused funding from wallet ${refused.map((r) => `${r.walletId} (${r.reason})`).join(', ')}`.slice(0, 1000);
+  const trades: { id: string; makerWalletId: string; takerWalletId: string; settlementAttempts: number }[] = await trx('trades').where({ settlementBatchId: batch.id }).forUpdate();
+  if (!(await transition(trx, outbox, batch, 'FAILED', { failureReason: reason }, `${reason}: its trades are queued again`))) return false;
+  const queued = { settlementStatus: 'QUEUED', settlementBatchId: null };
+  const touched = trades.filter((t) => wallets.has(t.makerWalletId) || wallets.has(t.takerWalletId));
+  const others = trades.filter((t) => !touched.includes(t)).map((t) => t.id);
+  if (others.length) await trx('trades').whereIn('id', others).update(queued);
+  const exhausted: string[] = [];
+  const counted = new Set(refused.filter((r) => !r.pending).map((r) => r.walletId));
+  for (const t of touched) {
+    if (!counted.has(t.makerWalletId) && !counted.has(t.takerWalletId)) {
+      await trx('trades').where({ id: t.id }).update({ ...queued, settlementRetryAt: trx.raw(`now() + ? * interval '1 millisecond'`, [options.fundingRetryBaseMs]) });
+      continue;
+    }
+    const attempts = t.settlementAttempts + 1;
+    if (attempts >= options.fundingMaxAttempts) exhausted.push(t.id);
+    const waitMs = Math.min(options.fundingRetryBaseMs * 2 ** (attempts - 1), MAX_WAIT_MS);
+    await trx('trades').where({ id: t.id }).update({ ...queued, settlementAttempts: attempts, settlementRetryAt: trx.raw(`now() + ? * interval '1 millisecond'`, [waitMs]) });
+  }
+  if (exhausted.length) {
+    const alone = await insertBatch(trx, outbox, batch.blockchainId, exhausted, batch.id);
+    const final = `funding refused ${options.fundingMaxAttempts} times; ${reason}`.slice(0, 1000);
+    await transition(trx, outbox, alone, 'FAILED', { failureReason: final }, final);
+  }
+  return true;
+}

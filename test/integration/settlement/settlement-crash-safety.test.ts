@@ -1,0 +1,259 @@
+import { ethers } from 'ethers';
+import type { Knex } from 'knex';
+import type { TestKeel, TestOrg } from '../../support/keel';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { eventually } from '../../support/eventually';
+import { createEthUsdcMarket, ethUsdcTrade, fundedWallet, orderbookBalances } from '../../support/settlement-trading';
+import { FailpointCrash, Failpoints } from '../../../src/platform/failpoints';
+import { SettlementWorker } from '../../../src/modules/settlement/settlement-worker';
+import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
+import { ProceedsRelease } from '../../../src/modules/settlement/proceeds-release';
+import { SettlementFunding } from '../../../src/modules/settlement/funding';
+import { FundingTransactions } from '../../../src/modules/settlement/funding-transactions';
+import type { FundingRetryOptions } from '../../../src/modules/settlement/funding-retry';
+import { settlementInterface } from '../../../src/modules/settlement/settlement-contract';
+import { walletAccounts } from '../../../src/modules/settlement/wallet-accounts';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import type { SendingWallets } from '../../../src/modules/wallets/sending-wallets';
+
+/**
+ * The settlement worker survives what the final review of issue 17 found: a crash between taking a
+ * funding nonce and broadcasting, a worker that outlives its lease mid-step, and funding the chain
+ * refuses for a reason that may pass. The Keel here runs no settlement worker of its own: each test
+ * drives the workers it builds, step by step.
+ */
+const CHAIN_ID = 31_372;
+
+let k: OwnChainKeel;
+let t: TestKeel;
+let org1: TestOrg;
+let org2: TestOrg;
+let db: Knex;
+let blockchainId: string;
+let assets: Record<string, { id: string; address: string }>;
+let wallets: { id: string; walletAddress: string; org: TestOrg }[];
+let provider: ethers.JsonRpcProvider;
+
+async function wallet(org: TestOrg, name: string, eth: string, usdc: string): Promise<{ id: string; walletAddress: string; org: TestOrg }> {
+  const w = await fundedWallet(blockchainId, org, name, eth, usdc);
+  await eventually(async () => {
+    const held = await orderbookBalances(org, w.id);
+    return (eth === '0' || held.ETH?.available === eth) && (usdc === '0' || held.USDC?.available === usdc);
+  }, 30_000);
+  return { ...w, org };
+}
+
+const trade = (...args: Parameters<typeof ethUsdcTrade> extends [Knex, ...infer R] ? R : never) => ethUsdcTrade(db, ...args);
+const statusOf = async (tradeId: string) => (await db('trades').where({ id: tradeId }).first()).settlementStatus as string;
+
+function funding(opts: { failpoints?: string; wallets?: SendingWallets } = {}): SettlementFunding {
+  const { services, platform } = t.keel;
+  const failpoints = Failpoints.fromConfig({ KEEL_ENV: 'sandbox', KEEL_FAILPOINTS: opts.failpoints ?? '' }, platform.logger);
+  return new SettlementFunding(opts.wallets ?? services.sendingWallets, new FundingTransactions(db, services.custodyLedgerSync, failpoints, platform.logger), platform.logger);
+}
+
+function worker(f: SettlementFunding = funding(), leaseMs = 15_000, retry: Partial<FundingRetryOptions> = {}): SettlementWorker {
+  const { services: s, platform } = t.keel;
+  const batcher = new SettlementBatcher(db, platform.outbox, f, new ProceedsRelease(db, t.keel.platform.logger), { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64, fundingRetryBaseMs: 60_000, fundingMaxAttempts: 5, ...retry }, platform.logger);
+  return new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, platform.metrics, { pollIntervalMs: 100, leaseMs, reconcileIntervalMs: 60_000 }, platform.logger);
+}
+
+/** Steps the worker until the trade is final; its status then. */
+async function settle(w: SettlementWorker, tradeId: string): Promise<string> {
+  await eventually(async () => {
+    await w.tick();
+    return ['CONFIRMED', 'FAILED'].includes(await statusOf(tradeId));
+  }, 60_000, 20);
+  return statusOf(tradeId);
+}
+
+beforeAll(async () => {
+  k = await startKeelOnOwnChain(CHAIN_ID, 1, {
+    SETTLEMENT_ENABLED: false,
+    TRANSFER_POLL_INTERVAL_MS: 100,
+    CHAIN_POLL_INTERVAL_MS: 100,
+    RATE_LIMIT_SCALE: 1000,
+    LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent',
+  });
+  ({ t, blockchainId, assets } = k);
+  org1 = k.org;
+  org2 = await t.createOrg();
+  db = t.keel.platform.db;
+  provider = new ethers.JsonRpcProvider(k.chain.rpcUrl, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
+  await t.keel.services.settlementDeployments.ensureOnDevChain(t.keel.services.networks.get(blockchainId)!);
+  await createEthUsdcMarket(t, assets);
+  wallets = [await wallet(org1, 'A', '20', '100000'), await wallet(org2, 'C', '20', '100000')];
+}, 120_000);
+afterAll(async () => {
+  provider?.destroy();
+  await k?.stop();
+});
+
+const A = () => wallets[0];
+const C = () => wallets[1];
+
+test('a crash after a funding nonce is committed, before the broadcast: the next step sends the stored transaction, its gas is charged once, and the wallet\'s next transfer is not stuck', async () => {
+  const id = await trade(A(), C(), 'SELL', '2000', '0.01');
+  const w = worker(funding({ failpoints: 'throw-after-commit:settlement.funding-signed' }));
+  try {
+    await expect(w.tick()).rejects.toThrow(FailpointCrash);
+    const signed = await db('settlement_funding_txs').where({ status: 'SIGNED' }).first();
+    expect(signed).toMatchObject({ rawTx: expect.stringMatching(/^0x/), nonce: expect.any(String) });
+    // Taken and recorded, never sent: without the stored bytes this nonce would be a gap.
+    expect(await provider.getTransaction(signed.txHash)).toBeNull();
+    expect(await provider.getTransactionCount(signed.fromAddress, 'pending')).toBe(Number(signed.nonce));
+
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    expect(await db('settlement_funding_txs').where({ txHash: signed.txHash }).first()).toMatchObject({ status: 'MINED' });
+    expect((await provider.getTransactionReceipt(signed.txHash))?.status).toBe(1);
+    const charges = await db('ledger_entries').whereLike('idempotencyKey', `debit:settlement-gas:${signed.txHash}:%`);
+    expect(charges).toHaveLength(1);
+
+    // The wallet's next transaction (a transfer out, sharing its sender nonces) is mined.
+    const owner = wallets.find((x) => x.id === signed.walletId)!;
+    const external = ethers.Wallet.createRandom().address;
+    const res = await owner.org.core.request('POST', `/v1/master-wallets/${owner.id}/transfer`, { body: { assets: [{ assetId: assets.ETH.id, recipient: external, amount: '0.001' }] } });
+    expect(res.status).toBe(201);
+    await eventually(async () => (await provider.getBalance(external)) === ethers.parseEther('0.001'), 30_000);
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+/** Sending wallets whose first signer waits at a gate: a worker paused mid-step, just before it signs a funding transaction. */
+function pausedAtSigning(real: SendingWallets): { wallets: SendingWallets; reached: Promise<void>; open(): void } {
+  let open!: () => void;
+  let reach!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const reached = new Promise<void>((r) => (reach = r));
+  const wallets: SendingWallets = Object.assign(Object.create(real), {
+    signer: async (...args: Parameters<SendingWallets['signer']>) => {
+      reach();
+      await gate;
+      return real.signer(...args);
+    },
+  });
+  return { wallets, reached, open };
+}
+
+const batchOf = async (tradeId: string) => db('settlement_batches').where({ id: (await db('trades').where({ id: tradeId }).first()).settlementBatchId }).first();
+const transitionsOf = async (batchId: string) => (await db('settlement_batch_transitions').where({ batchId }).orderBy('id')).map((r: { fromStatus: string | null; toStatus: string }) => `${r.fromStatus ?? '-'}>${r.toStatus}`);
+
+test('a worker paused mid-step past its lease cannot commit once another took over: the trade settles once, funded once', async () => {
+  const id = await trade(A(), C(), 'SELL', '2001', '0.01');
+  const paused = pausedAtSigning(t.keel.services.sendingWallets);
+  const first = worker(funding({ wallets: paused.wallets }), 1_000);
+  const second = worker();
+  try {
+    const stepping = first.tick().then(
+      () => 'ended',
+      (e: Error) => e,
+    );
+    await paused.reached; // batched, and about to sign a deposit for it
+    const batch = await batchOf(id);
+    expect(batch.status).toBe('BATCHED');
+    // The first worker's lease lapses while it waits; the second takes over and settles the batch.
+    expect(await settle(second, id)).toBe('CONFIRMED');
+    const funded = await db('settlement_funding_txs').where({ batchId: batch.id });
+    expect(funded.length).toBeGreaterThan(0);
+
+    paused.open();
+    expect(await stepping).toBe('ended'); // its lease lost, the step ends without committing
+    const after = await db('settlement_funding_txs').where({ batchId: batch.id });
+    expect(after.map((x: { txHash: string }) => x.txHash).sort()).toEqual(funded.map((x: { txHash: string }) => x.txHash).sort());
+    expect(after.every((x: { status: string }) => x.status === 'MINED')).toBe(true);
+    expect(await transitionsOf(batch.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
+  } finally {
+    paused.open();
+    await first.stop();
+    await second.stop();
+  }
+}, 120_000);
+
+test('a batch whose funding the chain refuses (no coin for gas) is queued again with a wait, and settles once the wallet is topped up', async () => {
+  const gasless = await wallet(org1, 'No gas', '0', '1000');
+  const id = await trade(A(), gasless, 'SELL', '2002', '0.01');
+  const w = worker(funding(), 15_000, { fundingRetryBaseMs: 3_600_000, fundingMaxAttempts: 3 });
+  try {
+    await w.tick();
+    const first = await db('settlement_batches').whereRaw('? = ANY(trade_ids)', [id]).first();
+    expect(first).toMatchObject({ status: 'FAILED', failureReason: expect.stringContaining(`the chain refused funding from wallet ${gasless.id}`) });
+    const queued = await db('trades').where({ id }).first();
+    expect(queued).toMatchObject({ settlementStatus: 'QUEUED', settlementBatchId: null, settlementAttempts: 1 });
+    expect(new Date(queued.settlementRetryAt).getTime()).toBeGreaterThan(Date.now());
+    // Not batched again before its time.
+    await w.tick();
+    expect(await statusOf(id)).toBe('QUEUED');
+    expect(await db('settlement_batches').whereRaw('? = ANY(trade_ids)', [id])).toHaveLength(1);
+
+    const topUp = await org1.core.request('POST', '/v1/dev/faucet', { body: { blockchainId, address: gasless.walletAddress, asset: 'ETH', amount: '0.1' } });
+    expect(topUp.status).toBe(200);
+    await db('trades').where({ id }).update({ settlementRetryAt: db.fn.now() }); // its wait is over
+    expect(await settle(w, id)).toBe('CONFIRMED');
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('a trade whose funding is refused at every attempt is FAILED for good, alone, with the reason', async () => {
+  const gasless = await wallet(org2, 'Never gas', '0', '1000');
+  const id = await trade(A(), gasless, 'SELL', '2003', '0.01');
+  const w = worker(funding(), 15_000, { fundingRetryBaseMs: 1, fundingMaxAttempts: 2 });
+  try {
+    expect(await settle(w, id)).toBe('FAILED');
+    const last = await batchOf(id);
+    expect(last).toMatchObject({ status: 'FAILED', tradeCount: 1, failureReason: expect.stringMatching(/^funding refused 2 times; the chain refused funding from wallet /) });
+    expect((await db('trades').where({ id }).first()).settlementAttempts).toBe(2);
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('a balance whose release reverts stays in the contract, and the other proceeds of the batch are released', async () => {
+  const id = await trade(A(), C(), 'SELL', '2004', '0.01'); // C buys ETH, A is paid USDC
+  const w = worker();
+  const rpcUrl = k.chain.rpcUrl;
+  try {
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    const d = (await t.keel.services.settlementDeployments.get(t.keel.services.networks.get(blockchainId)!))!;
+    const contract = new ethers.Contract(d.address, settlementInterface(), provider);
+    const usdc = ethers.getAddress(assets.USDC.address);
+    expect(await contract.balanceOf(ethers.ZeroAddress, C().walletAddress)).toBeGreaterThan(0n);
+    expect(await contract.balanceOf(usdc, A().walletAddress)).toBeGreaterThan(0n);
+    // C's address now refuses the coin (code that always reverts): its ETH cannot be released.
+    await rpc(rpcUrl, 'hardhat_setCode', [C().walletAddress, '0x60006000fd']);
+    try {
+      await w.tick();
+      expect((await batchOf(id)).releasedAt).not.toBeNull();
+      expect(await contract.balanceOf(usdc, A().walletAddress)).toBe(0n);
+      expect(await contract.balanceOf(ethers.ZeroAddress, C().walletAddress)).toBeGreaterThan(0n);
+    } finally {
+      await rpc(rpcUrl, 'hardhat_setCode', [C().walletAddress, '0x']);
+    }
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('a funding transaction that is never mined holds back its own wallet\'s trades only: another wallet\'s batch settles, and the stuck one is not counted as a refusal', async () => {
+  const stuck = await wallet(org1, 'Stuck funding', '5', '1000');
+  const account = (await walletAccounts(db, [stuck.id])).get(stuck.id)!;
+  const signer = await t.keel.services.sendingWallets.signer(account.organizationId, account.masterWalletId, account.addressId, provider);
+  // A nonce far ahead of the wallet's: it can never be mined (an automining node will not even hold it, so every step sends it again).
+  const nonce = (await provider.getTransactionCount(account.address, 'pending')) + 5;
+  const fees = await provider.getFeeData();
+  const raw = await signer.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: ethers.Wallet.createRandom().address, value: 1n, gasLimit: 21_000n, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas! });
+  const txHash = ethers.Transaction.from(raw).hash!;
+  await db('settlement_funding_txs').insert({ txHash, batchId: null, blockchainId, organizationId: account.organizationId, walletId: stuck.id, fromAddress: account.address, nonce, rawTx: raw, status: 'SIGNED' });
+
+  const held = await trade(stuck, C(), 'SELL', '2010', '0.01');
+  const other = await trade(A(), C(), 'SELL', '2011', '0.01');
+  const w = worker();
+  try {
+    expect(await settle(w, other)).toBe('CONFIRMED');
+    expect(['SIGNED', 'SUBMITTED']).toContain((await db('settlement_funding_txs').where({ txHash }).first()).status);
+    expect(await db('trades').where({ id: held }).first()).toMatchObject({ settlementStatus: 'QUEUED', settlementAttempts: 0 });
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
