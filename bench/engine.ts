@@ -116,14 +116,37 @@ const yardstick: Contender = {
  * Commands per second of wall time, and per second of the process's CPU time: on a shared, busy
  * machine the second still says what the engine costs when the first says mostly how busy it is.
  */
-function throughput(contender: Contender, setup: PlaceOrder[], stream: Command[]): { wall: number; cpu: number } {
+function throughput(contender: Contender, setup: PlaceOrder[], stream: Command[]): Rate & { chunks: Rate[] } {
   const apply = contender.fresh(setup);
-  const cpu = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  for (let i = 0; i < stream.length; i++) apply(stream[i]);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const used = process.cpuUsage(cpu);
-  return { wall: Math.round(stream.length / seconds), cpu: Math.round(stream.length / ((used.user + used.system) / 1e6)) };
+  const chunks: Rate[] = [];
+  const first = stamp();
+  let last = first;
+  for (let i = 0; i < stream.length; i++) {
+    apply(stream[i]);
+    if ((i + 1) % CHUNK === 0 || i + 1 === stream.length) {
+      const now = stamp();
+      chunks.push(rate(last, now, i + 1 - chunks.length * CHUNK));
+      last = now;
+    }
+  }
+  return { ...rate(first, last, stream.length), chunks };
+}
+
+/** Commands per stretch of the stream: a cost that grows with the book shows as later chunks running slower. */
+const CHUNK = 100_000;
+
+interface Rate {
+  wall: number;
+  cpu: number;
+}
+
+function stamp(): { wall: bigint; cpu: NodeJS.CpuUsage } {
+  return { wall: process.hrtime.bigint(), cpu: process.cpuUsage() };
+}
+
+function rate(from: ReturnType<typeof stamp>, to: ReturnType<typeof stamp>, commands: number): Rate {
+  const cpuMicros = to.cpu.user + to.cpu.system - from.cpu.user - from.cpu.system;
+  return { wall: Math.round(commands / (Number(to.wall - from.wall) / 1e9)), cpu: Math.round(commands / (cpuMicros / 1e6)) };
 }
 
 /** Per-command latency in a separate pass, so the timer calls do not slow the throughput pass. */
@@ -165,8 +188,10 @@ export async function run(rawArgs: string[]): Promise<object> {
   };
   const results: Record<string, number[]> = { keel: [], 'nodejs-order-book': [] };
   const cpuResults: Record<string, number[]> = { keel: [], 'nodejs-order-book': [] };
-  // On the growing book the yardstick needs minutes a pass: it is measured once, without a warm-up.
-  const yardstickPasses = mode === 'growing' ? 1 : runs;
+  const keelChunks: Rate[][] = [];
+  // On the growing book the yardstick needs minutes a pass: it is measured once, without a warm-up
+  // (BENCH_ENGINE_YARDSTICK=off skips it, for quick comparisons of Keel's builds only).
+  const yardstickPasses = process.env.BENCH_ENGINE_YARDSTICK === 'off' ? 0 : mode === 'growing' ? 1 : runs;
   for (let r = 0; r <= runs; r++) {
     for (const c of [keel, yardstick]) {
       if (c === yardstick && r === 0 && mode === 'growing') continue;
@@ -175,10 +200,15 @@ export async function run(rawArgs: string[]): Promise<object> {
       if (r > 0) {
         results[c.name].push(rate.wall);
         cpuResults[c.name].push(rate.cpu);
+        if (c === keel) keelChunks.push(rate.chunks);
       }
     }
   }
   const keelRate = median(results.keel);
+  const chunkMedian = (index: number) => {
+    const at = keelChunks.map((chunks) => chunks[index < 0 ? chunks.length + index : index]);
+    return { commands: CHUNK, ordersPerSec: median(at.map((r) => r.wall)), cpuOrdersPerSec: median(at.map((r) => r.cpu)) };
+  };
   const yardstickRate = median(results['nodejs-order-book']);
   const ratio = Math.round((keelRate / yardstickRate) * 100) / 100;
   return {
@@ -188,7 +218,7 @@ export async function run(rawArgs: string[]): Promise<object> {
     restingOrders: resting,
     finalBookSize,
     mix,
-    keel: { ordersPerSec: keelRate, runs: results.keel, cpuOrdersPerSec: median(cpuResults.keel), ...latency(keel, setup, stream) },
+    keel: { ordersPerSec: keelRate, runs: results.keel, cpuOrdersPerSec: median(cpuResults.keel), cpuRuns: cpuResults.keel, firstChunk: chunkMedian(0), lastChunk: chunkMedian(-1), cpuOrdersPerSecByChunk: keelChunks[0]?.map((_, i) => chunkMedian(i).cpuOrdersPerSec), ...latency(keel, setup, stream) },
     yardstick: { name: 'nodejs-order-book', ordersPerSec: yardstickRate, runs: results['nodejs-order-book'], cpuOrdersPerSec: median(cpuResults['nodejs-order-book']), ...(mode === 'steady' ? latency(yardstick, setup, stream) : {}) },
     ratio,
     target: { ordersPerSec: 1_000_000, vsYardstick: 2 },

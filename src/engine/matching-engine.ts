@@ -1,5 +1,6 @@
 import { feeCeil, feeFor } from './fees';
 import { BookSide, OrderNode } from './order-book';
+import { hashOf, OrderIndex } from './order-index';
 import type { CancelReason, Command, DepthLevel, EngineEvent, MarketRules, PlaceOrder, RejectReason, RestingOrder, Side } from './types';
 
 /**
@@ -23,7 +24,7 @@ import type { CancelReason, Command, DepthLevel, EngineEvent, MarketRules, Place
 export class MatchingEngine {
   private readonly bids = new BookSide('BUY');
   private readonly asks = new BookSide('SELL');
-  private readonly orders = new Map<string, OrderNode>();
+  private readonly orders = new OrderIndex<OrderNode>();
   private seq: number;
 
   constructor(
@@ -46,8 +47,8 @@ export class MatchingEngine {
   /** Rebuilds resting orders, in the priority order given (as `snapshot()` lists them). */
   restore(orders: RestingOrder[]): void {
     for (const o of orders) {
-      const node = new OrderNode(o.id, o.owner, o.side, o.price, o.remaining);
-      this.orders.set(o.id, node);
+      const node = new OrderNode(o.id, hashOf(o.id), o.owner, o.side, o.price, o.remaining);
+      this.orders.add(node);
       this.sideOf(o.side).append(node);
     }
   }
@@ -103,11 +104,12 @@ export class MatchingEngine {
 
   /** Why the engine would reject this placement now (the same checks `apply` makes), or null. */
   check(order: PlaceOrder): RejectReason | null {
-    return this.validate(order);
+    return this.validate(order, hashOf(order.id));
   }
 
   private place(order: PlaceOrder, out: EngineEvent[]): void {
-    const reason = this.validate(order);
+    const hash = hashOf(order.id);
+    const reason = this.validate(order, hash);
     if (reason) {
       out.push({ type: 'rejected', orderId: order.id, reason, sequence: ++this.seq });
       return;
@@ -150,7 +152,7 @@ export class MatchingEngine {
       remaining -= quantity;
       if (quantity === maker.remaining) {
         opposite.remove(maker);
-        this.orders.delete(maker.id);
+        this.orders.remove(maker);
         out.push({ type: 'filled', orderId: maker.id, sequence: ++this.seq });
       } else {
         maker.remaining -= quantity;
@@ -164,27 +166,26 @@ export class MatchingEngine {
       const why: CancelReason = stopped ?? (isLimit ? 'IOC_REMAINDER' : 'NO_LIQUIDITY');
       out.push({ type: 'cancelled', orderId: order.id, remaining, reason: why, sequence: ++this.seq });
     } else {
-      const node = new OrderNode(order.id, order.owner, order.side, order.price!, remaining);
-      this.orders.set(order.id, node);
+      const node = new OrderNode(order.id, hash, order.owner, order.side, order.price!, remaining);
+      this.orders.add(node);
       this.sideOf(order.side).append(node);
       out.push({ type: 'rested', orderId: order.id, side: order.side, price: order.price!, remaining, sequence: ++this.seq });
     }
   }
 
   private cancel(id: string, out: EngineEvent[]): void {
-    const node = this.orders.get(id);
+    const node = this.orders.take(id);
     if (!node) {
       out.push({ type: 'rejected', orderId: id, reason: 'ORDER_NOT_FOUND', sequence: ++this.seq });
       return;
     }
     this.sideOf(node.side).remove(node);
-    this.orders.delete(id);
     out.push({ type: 'cancelled', orderId: id, remaining: node.remaining, reason: 'USER', side: node.side, price: node.price, sequence: ++this.seq });
   }
 
-  private validate(order: PlaceOrder): RejectReason | null {
+  private validate(order: PlaceOrder, hash: number): RejectReason | null {
     if (!Number.isSafeInteger(order.quantity) || order.quantity <= 0) return 'INVALID_QUANTITY';
-    if (this.orders.has(order.id)) return 'DUPLICATE_ORDER_ID';
+    if (this.orders.get(order.id, hash)) return 'DUPLICATE_ORDER_ID';
     if (order.type === 'MARKET') return order.postOnly ? 'POST_ONLY_WOULD_TAKE' : null;
     const price = order.price;
     if (price === undefined || !Number.isSafeInteger(price) || price <= 0) return 'INVALID_PRICE';

@@ -7,6 +7,8 @@ export class OrderNode {
   level: PriceLevel | null = null;
   constructor(
     readonly id: string,
+    /** hashOf(id), kept for the order index. */
+    readonly hash: number,
     readonly owner: string,
     readonly side: Side,
     readonly price: number,
