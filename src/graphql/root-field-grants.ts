@@ -85,12 +85,39 @@ function rootFields(selectionSet: SelectionSetNode, fragments: Map<string, Fragm
   return names;
 }
 
+/** Checks a caller against one operation's grants; `variables` are the request's, as sent. */
+export type OperationAuthorizer = (context: Pick<GraphQLContext, 'host' | 'principal'>, variables?: Record<string, unknown>) => void;
+
+const NOTHING_TO_CHECK: OperationAuthorizer = () => undefined;
+
 /**
  * Authorisation before validation: every root field the operation selects must be granted to the
  * caller's key, whatever its arguments or variables, or the request is 403 naming what is missing;
  * so must what @AuthorizedWhen asks of the arguments as sent (`variables` raw, before coercion).
- * A document that names no runnable operation is left to graphql-js to report.
+ * A document that names no runnable operation is left to graphql-js to report. What the document
+ * needs is read once, so a document run many times (a REST row's) is prepared once.
  */
+export function operationAuthorizer(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): OperationAuthorizer {
+  const operation = getOperationAST(document, operationName);
+  const grants = grantsBySchema.get(schema);
+  if (!operation || !grants) return NOTHING_TO_CHECK;
+  const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+  const checks: { field: FieldNode; needs: FieldGrants }[] = [];
+  for (const field of rootFields(operation.selectionSet, fragments)) {
+    const needs = grants.get(`${operation.operation}.${field.name.value}`);
+    if (needs) checks.push({ field, needs });
+  }
+  if (!checks.length) return NOTHING_TO_CHECK;
+  return (context, variables = {}) => {
+    for (const { field, needs } of checks) {
+      for (const need of needs.roles) requireGrant(context, need);
+      const extra = needs.rule?.(rawArguments(field, variables));
+      if (extra) requireGrant(context, extra.grant, extra.purpose);
+    }
+  };
+}
+
+/** `operationAuthorizer` for a document checked once. */
 export function authorizeOperation(
   context: Pick<GraphQLContext, 'host' | 'principal'>,
   schema: GraphQLSchema,
@@ -98,17 +125,7 @@ export function authorizeOperation(
   operationName?: string | null,
   variables: Record<string, unknown> = {},
 ): void {
-  const operation = getOperationAST(document, operationName);
-  const grants = grantsBySchema.get(schema);
-  if (!operation || !grants) return;
-  const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
-  for (const field of rootFields(operation.selectionSet, fragments)) {
-    const needs = grants.get(`${operation.operation}.${field.name.value}`);
-    if (!needs) continue;
-    for (const need of needs.roles) requireGrant(context, need);
-    const extra = needs.rule?.(rawArguments(field, variables));
-    if (extra) requireGrant(context, extra.grant, extra.purpose);
-  }
+  operationAuthorizer(schema, document, operationName)(context, variables);
 }
 
 /** A field's arguments as the caller sent them: literals as written, variables as given (nothing coerced). */

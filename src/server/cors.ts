@@ -60,21 +60,22 @@ function sameHost(origin: string, host: string | undefined): boolean {
  * header at all, so the browser keeps the answer from the page.
  */
 export function registerCors(app: FastifyInstance, policy: OriginPolicy): void {
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback hook: nothing here waits. A preflight is answered here and goes no further.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     // Answers differ by Origin, so a shared cache must key them by it.
     if (policy.enabled) reply.header('Vary', 'Origin');
     const origin = policy.allowedOrigin(request.headers);
     const preflight = request.method === 'OPTIONS' && header(request.headers.origin) !== undefined && header(request.headers['access-control-request-method']) !== undefined;
     if (!origin) {
       if (preflight) return reply.code(204).send();
-      return;
+      return done();
     }
     reply.header('Access-Control-Allow-Origin', origin);
     if (!preflight) {
       reply.header('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(', '));
-      return;
+      return done();
     }
-    return reply
+    reply
       .code(204)
       .header('Vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers')
       .header('Access-Control-Allow-Methods', ALLOWED_METHODS)

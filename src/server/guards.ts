@@ -45,9 +45,17 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
   // A callback hook: what follows it, the handler included, runs inside the scope.
   app.addHook('preHandler', (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => UnitOfWork.scope(done));
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    // Reads pass straight through, without a promise of their own.
     const key = header(request.headers['idempotency-key']);
-    if (key === undefined || !STATE_CHANGING.has(request.method) || !request.principal) return;
+    if (key === undefined || !STATE_CHANGING.has(request.method) || !request.principal) return done();
+    // A replayed answer is sent from here: the request goes no further.
+    claimIdempotencyKey(request, reply, key).then((replayed) => replayed || done(), done);
+  });
+
+  /** Claims the request's key, or replays the answer an earlier attempt recorded (true). */
+  const claimIdempotencyKey = async (request: FastifyRequest, reply: FastifyReply, key: string): Promise<boolean> => {
+    if (!request.principal) return false;
     if (!IdempotencyStore.validKey(key)) {
       throw KeelError.invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters (a UUID v4 is recommended)');
     }
@@ -62,15 +70,22 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
       const { status, body, contentType } = claim.response;
       reply.code(status >= 200 && status < 300 ? 200 : status).header('Idempotent-Replayed', 'true');
       if (contentType) reply.type(contentType);
-      return reply.send(body);
+      reply.send(body);
+      return true;
     }
     request.idempotencyKey = key;
     UnitOfWork.bindClaim({ apiKeyId: request.principal.apiKeyId, key });
+    return false;
+  };
+
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+    if (!request.idempotencyKey || !request.principal || reply.getHeader('Idempotent-Replayed')) return done(null, payload);
+    settleIdempotencyKey(request, reply, payload).then((sent) => done(null, sent), done);
   });
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  const settleIdempotencyKey = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     const key = request.idempotencyKey;
-    if (!key || !request.principal || reply.getHeader('Idempotent-Replayed')) return payload;
+    if (!key || !request.principal) return payload;
     request.idempotencyKey = undefined;
     // Not stored either: a transient refusal that says when to retry (409 NOT_LEADER with Retry-After),
     // so the retry, at the leader, runs instead of replaying the refusal.
@@ -85,5 +100,5 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
       });
     }
     return payload;
-  });
+  };
 }

@@ -75,12 +75,15 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   registerCors(app, origins);
   registerGuards(app, host, platform);
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     platform.metrics.httpRequests.inc({ host, method: request.method, route, status: String(reply.statusCode) });
     platform.metrics.httpDuration.observe({ host, method: request.method, route }, reply.elapsedTime / 1000);
     // The route pattern, never the URL: query strings may carry things like a caller's RPC URL.
-    platform.logger.debug({ requestId: request.id, host, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    if (platform.logger.isLevelEnabled('debug')) {
+      platform.logger.debug({ requestId: request.id, host, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+    done();
   });
 
   const contextFor = (principal: Principal, requestId: string): GraphQLContext => ({ host, principal, requestId, services });

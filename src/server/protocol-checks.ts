@@ -12,16 +12,19 @@ export const MAX_URL_LENGTH = 8192;
  */
 export function registerProtocolChecks(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks: nothing here waits, and every request passes them.
+  app.addHook('onRequest', (request, _reply, done) => {
     if ((request.raw.url ?? '').length > MAX_URL_LENGTH) {
-      throw new KeelError('BAD_REQUEST', `The URL is longer than ${MAX_URL_LENGTH} characters`, undefined, 414);
+      return done(new KeelError('BAD_REQUEST', `The URL is longer than ${MAX_URL_LENGTH} characters`, undefined, 414));
     }
+    done();
   });
-  app.addHook('preParsing', async (request) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const encoding = request.headers['content-encoding'];
     const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
     if (hasBody && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      throw new KeelError('BAD_REQUEST', 'Content-Encoding is not supported: send the body uncompressed', undefined, 415);
+      return done(new KeelError('BAD_REQUEST', 'Content-Encoding is not supported: send the body uncompressed', undefined, 415));
     }
+    done(null, payload);
   });
 }

@@ -24,10 +24,8 @@ export function pathOfNulText(value: unknown): string | undefined {
  * Registered before the idempotency guard, so such a request claims no key.
  */
 export function registerTextCheck(app: FastifyInstance): void {
-  app.addHook('preHandler', async (request) => {
-    for (const source of [request.params, request.query, request.body]) {
-      const field = pathOfNulText(source);
-      if (field !== undefined) throw KeelError.invalidField(field, 'must not contain the NUL character (U+0000)');
-    }
+  app.addHook('preHandler', (request, _reply, done) => {
+    const field = pathOfNulText(request.params) ?? pathOfNulText(request.query) ?? pathOfNulText(request.body);
+    done(field === undefined ? undefined : KeelError.invalidField(field, 'must not contain the NUL character (U+0000)'));
   });
 }
