@@ -49,32 +49,39 @@ export function testKeelConfig(name: string, databaseUrl: string, overrides: Par
 
 /** A whole Keel (both hosts) on real PostgreSQL and Redis, with its own database and Redis prefix. */
 export async function startTestKeel(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}): Promise<TestKeel> {
+  const t = {} as TestKeel;
+  await startTestKeelInto(t, overrides, opts);
+  return t;
+}
+
+/** Starts a test Keel into `t` (filled in place, for handles handed out before it starts). */
+export async function startTestKeelInto(t: TestKeel, overrides: Partial<Config>, opts: { logger?: Logger }): Promise<void> {
   const name = `${runPrefix()}_${randomBytes(4).toString('hex')}`;
   const config = testKeelConfig(name, await createTestDatabase(name), overrides);
   let orgs = 0;
-  const t: TestKeel = {
+  Object.assign(t, {
     keel: await startKeel(config, opts.logger),
     config,
     coreUrl: '',
     proUrl: '',
-    async restart(more = {}) {
+    async restart(more: Partial<Config> = {}) {
       await t.keel.stop();
       t.config = { ...config, ...more };
       t.keel = await startKeel(t.config, opts.logger);
       t.coreUrl = t.keel.core?.url ?? '';
       t.proUrl = t.keel.pro?.url ?? '';
     },
-    async createOrg(opts = {}) {
+    async createOrg(org: { name?: string; tier?: Tier; proAccess?: boolean } = {}): Promise<TestOrg> {
       const keel = t.keel;
-      const org = await onboardOrganization(keel.platform.db, keel.services, {
-        name: opts.name ?? `Org ${++orgs}`,
-        tier: opts.tier ?? 'Business',
-        proAccess: opts.proAccess ?? true,
+      const onboarded = await onboardOrganization(keel.platform.db, keel.services, {
+        name: org.name ?? `Org ${++orgs}`,
+        tier: org.tier ?? 'Business',
+        proAccess: org.proAccess ?? true,
       });
       return {
-        ...org,
-        core: new ApiClient(keel.core?.url ?? '', { apiKey: org.adminKey, orgId: org.orgId }),
-        pro: new ApiClient(keel.pro?.url ?? '', { apiKey: org.proKey ?? '', orgId: org.orgId }),
+        ...onboarded,
+        core: new ApiClient(keel.core?.url ?? '', { apiKey: onboarded.adminKey, orgId: onboarded.orgId }),
+        pro: new ApiClient(keel.pro?.url ?? '', { apiKey: onboarded.proKey ?? '', orgId: onboarded.orgId }),
       };
     },
     async operator() {
@@ -90,8 +97,7 @@ export async function startTestKeel(overrides: Partial<Config> = {}, opts: { log
       await keel.stop();
       await dropTestDatabase(name);
     },
-  };
+  } satisfies TestKeel);
   t.coreUrl = t.keel.core?.url ?? '';
   t.proUrl = t.keel.pro?.url ?? '';
-  return t;
 }

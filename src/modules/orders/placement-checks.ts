@@ -1,10 +1,10 @@
-import type { PlaceOrder } from '../../engine';
-import { divideExact, parseDecimal } from '../../platform/decimal';
+import { admitPlacement } from '../../engine';
+import type { PlaceOrder, PlacementRefusal, Steps } from '../../engine';
+import { divideExact, parseDecimal, Scaled } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
+import type { MarketView } from '../markets/market.service';
 import type { Runtime } from './market-runtime';
 import { OrderSide, OrderType, PlaceOrderInput, TimeInForce } from './order.domain';
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** A placement in the engine's units, with what it must lock while it lives. */
 export interface CheckedPlacement {
@@ -16,52 +16,52 @@ export interface CheckedPlacement {
 }
 
 /**
- * Checks a placement against its market before anything is locked: the market open, the decimals
- * whole ticks and lots, the minimum notional (the engine's rule), and quotes its lock. Throws the
- * API's errors; the engine's other rejections are recorded as REJECTED orders instead.
+ * Checks a placement against its market before anything is locked: the market open, then the
+ * engine's market rules (`admitPlacement`: ticks, lots, minimum notional, the lock), whose
+ * refusals become the API's errors; the engine's other rejections are recorded as REJECTED orders.
  */
 export function checkPlacement({ rules, engine }: Runtime, id: string, walletId: string, input: PlaceOrderInput): CheckedPlacement {
   const market = rules.market;
   if (market.status === 'HALTED') throw new KeelError('MARKET_HALTED', `Market ${market.symbol} is halted: it accepts no new orders`, { market: market.symbol });
-  const type = input.type ?? OrderType.LIMIT;
-  const postOnly = input.postOnly ?? false;
-
-  const quantity = parseDecimal(input.quantity);
-  if (!quantity || quantity.int <= 0n) throw KeelError.invalidField('quantity', 'must be a positive decimal');
-  const lots = divideExact(quantity, rules.lot);
-  if (lots === null) throw KeelError.invalidField('quantity', `must be a multiple of the lot size ${market.lotSize}`);
-  if (lots > MAX_SAFE) throw KeelError.invalidField('quantity', 'is too large');
-
-  let ticks: bigint | null = null;
-  if (type === OrderType.LIMIT) {
-    if (input.price === undefined || input.price === null) throw KeelError.validation([{ field: 'price', error: 'is required for LIMIT orders' }]);
-    const price = parseDecimal(input.price);
-    if (!price || price.int <= 0n) throw KeelError.invalidField('price', 'must be a positive decimal');
-    ticks = divideExact(price, rules.tick);
-    if (ticks === null) throw KeelError.invalidField('price', `must be a multiple of the tick size ${market.tickSize}`);
-    if (ticks * lots > MAX_SAFE) throw KeelError.invalidField('quantity', 'price × quantity is too large');
-  } else {
-    if (input.price !== undefined && input.price !== null) throw KeelError.invalidField('price', 'must be absent for MARKET orders');
-    if (postOnly) throw KeelError.invalidField('postOnly', 'applies to LIMIT orders only');
-  }
-
-  const side = input.side;
-  const command: PlaceOrder = {
-    kind: 'place',
+  const admitted = admitPlacement(engine, rules, {
     id,
     // Self-trade prevention is per wallet (the ledger account), as the engine documents.
     owner: walletId,
-    side,
-    type,
-    price: ticks === null ? undefined : Number(ticks),
-    quantity: Number(lots),
+    side: input.side,
+    type: input.type ?? OrderType.LIMIT,
     timeInForce: input.timeInForce ?? TimeInForce.GTC,
-    postOnly,
-  };
-  if (engine.check(command) === 'BELOW_MIN_NOTIONAL') {
-    throw new KeelError('BELOW_MIN_NOTIONAL', `price × quantity must be at least ${market.minNotional} ${market.quoteSymbol}`, { fields: [{ field: 'quantity', error: `price × quantity is below the minimum notional ${market.minNotional}` }] });
+    postOnly: input.postOnly ?? false,
+    quantity: inSteps(input.quantity, rules.lot),
+    price: input.price === undefined || input.price === null ? undefined : inSteps(input.price, rules.tick),
+  });
+  if (typeof admitted === 'string') throw refusal(admitted, market);
+  const { command, lock } = admitted;
+  const lockAssetId = command.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId;
+  return { command, lots: BigInt(command.quantity), ticks: command.price === undefined ? null : BigInt(command.price), lockAssetId, lock };
+}
+
+function inSteps(text: string, step: Scaled): Steps {
+  const value = parseDecimal(text);
+  if (!value || value.int <= 0n) return { positive: false, whole: null };
+  return { positive: true, whole: divideExact(value, step) };
+}
+
+/** The refusals that name one field of the request, with the API's wording. */
+const FIELD_REFUSALS: Record<Exclude<PlacementRefusal, 'PRICE_REQUIRED' | 'BELOW_MIN_NOTIONAL'>, (m: MarketView) => [field: string, error: string]> = {
+  QUANTITY_NOT_POSITIVE: () => ['quantity', 'must be a positive decimal'],
+  QUANTITY_OFF_LOT: (m) => ['quantity', `must be a multiple of the lot size ${m.lotSize}`],
+  QUANTITY_TOO_LARGE: () => ['quantity', 'is too large'],
+  PRICE_NOT_POSITIVE: () => ['price', 'must be a positive decimal'],
+  PRICE_OFF_TICK: (m) => ['price', `must be a multiple of the tick size ${m.tickSize}`],
+  NOTIONAL_TOO_LARGE: () => ['quantity', 'price × quantity is too large'],
+  PRICE_NOT_ALLOWED: () => ['price', 'must be absent for MARKET orders'],
+  POST_ONLY_NOT_LIMIT: () => ['postOnly', 'applies to LIMIT orders only'],
+};
+
+function refusal(reason: PlacementRefusal, market: MarketView): KeelError {
+  if (reason === 'PRICE_REQUIRED') return KeelError.validation([{ field: 'price', error: 'is required for LIMIT orders' }]);
+  if (reason === 'BELOW_MIN_NOTIONAL') {
+    return new KeelError('BELOW_MIN_NOTIONAL', `price × quantity must be at least ${market.minNotional} ${market.quoteSymbol}`, { fields: [{ field: 'quantity', error: `price × quantity is below the minimum notional ${market.minNotional}` }] });
   }
-  const lockAssetId = side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId;
-  const lock = side === OrderSide.SELL ? lots * rules.lotUnits : engine.buyLock(command.quantity, command.price) * rules.notionalUnit;
-  return { command, lots, ticks, lockAssetId, lock };
+  return KeelError.invalidField(...FIELD_REFUSALS[reason](market));
 }

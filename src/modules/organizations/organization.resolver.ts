@@ -7,6 +7,6 @@ export class OrganizationResolver {
   @Authorized('read')
   @Query(() => OrganizationType, { description: 'The organisation that owns the calling API key' })
   organization(@Ctx() ctx: GraphQLContext): Promise<OrganizationType> {
-    return ctx.services.organizations.get(ctx.principal.organizationId) as Promise<OrganizationType>;
+    return ctx.services.organizations.get(ctx.principal.organizationId);
   }
 }

@@ -1,4 +1,5 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import type { Tier } from '../../platform/auth/permissions';
 
 export enum TierEnum {
   Starter = 'Starter',
@@ -11,7 +12,7 @@ registerEnumType(TierEnum, { name: 'Tier', description: 'Rate-limit tier' });
 export class OrganizationType {
   @Field(() => ID) id!: string;
   @Field() name!: string;
-  @Field(() => TierEnum) tier!: TierEnum;
+  @Field(() => TierEnum) tier!: Tier;
   @Field({ description: 'Whether the operator has granted order-book (Pro) access' }) proAccess!: boolean;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;

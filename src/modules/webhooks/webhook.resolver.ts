@@ -19,9 +19,6 @@ import {
   WebhookSubscriptionType,
 } from './webhook.types';
 
-type Out<T> = Promise<T>;
-const as = <T>(value: Promise<unknown>): Out<T> => value as Out<T>;
-
 @Resolver()
 export class WebhookResolver {
   @Authorized('read')
@@ -36,32 +33,32 @@ export class WebhookResolver {
 
   @Authorized('read')
   @Query(() => WebhookSubscriptionPage)
-  webhooks(@Args() args: WebhookListArgs, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionPage> {
-    return as(ctx.services.webhooks.list(ctx.principal.organizationId, args));
+  webhooks(@Args() args: WebhookListArgs, @Ctx() ctx: GraphQLContext): Promise<WebhookSubscriptionPage> {
+    return ctx.services.webhooks.list(ctx.principal.organizationId, args);
   }
 
   @Authorized('read')
   @Query(() => WebhookSubscriptionType)
-  webhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.get(ctx.principal.organizationId, id));
+  webhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<WebhookSubscriptionType> {
+    return ctx.services.webhooks.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType, { description: 'Subscribes a URL to events; the response carries the signing secret' })
-  createWebhook(@Arg('input') input: CreateWebhookInput, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.create(ctx.principal.organizationId, ctx.principal.apiKeyId, input));
+  createWebhook(@Arg('input') input: CreateWebhookInput, @Ctx() ctx: GraphQLContext): Promise<WebhookSubscriptionType> {
+    return ctx.services.webhooks.create(ctx.principal.organizationId, ctx.principal.apiKeyId, input);
   }
 
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType)
-  updateWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateWebhookInput, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.update(ctx.principal.organizationId, id, input));
+  updateWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateWebhookInput, @Ctx() ctx: GraphQLContext): Promise<WebhookSubscriptionType> {
+    return ctx.services.webhooks.update(ctx.principal.organizationId, id, input);
   }
 
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType, { description: 'Deletes the subscription and its delivery log' })
-  deleteWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.delete(ctx.principal.organizationId, id));
+  deleteWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<WebhookSubscriptionType> {
+    return ctx.services.webhooks.delete(ctx.principal.organizationId, id);
   }
 
   @Authorized('write')
@@ -70,8 +67,8 @@ export class WebhookResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input', () => RotateWebhookSecretInput, { nullable: true }) input: RotateWebhookSecretInput | undefined,
     @Ctx() ctx: GraphQLContext,
-  ): Out<WebhookSubscriptionType> {
-    return as(ctx.services.webhooks.rotateSecret(ctx.principal.organizationId, id, input?.gracePeriodSeconds));
+  ): Promise<WebhookSubscriptionType> {
+    return ctx.services.webhooks.rotateSecret(ctx.principal.organizationId, id, input?.gracePeriodSeconds);
   }
 
   @Authorized('write')
@@ -82,20 +79,20 @@ export class WebhookResolver {
 
   @Authorized('read')
   @Query(() => WebhookDeliveryPage, { description: 'The delivery log, newest first' })
-  webhookEvents(@Args() args: WebhookDeliveryListArgs, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryPage> {
-    return as(ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, args));
+  webhookEvents(@Args() args: WebhookDeliveryListArgs, @Ctx() ctx: GraphQLContext): Promise<WebhookDeliveryPage> {
+    return ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, args);
   }
 
   @Authorized('read')
   @Query(() => WebhookDeliveryType)
-  webhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryType> {
-    return as(ctx.services.webhooks.getDelivery(ctx.principal.organizationId, id));
+  webhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<WebhookDeliveryType> {
+    return ctx.services.webhooks.getDelivery(ctx.principal.organizationId, id);
   }
 
   @Authorized('write')
   @Mutation(() => WebhookDeliveryType, { description: 'Attempts the delivery again now' })
-  resendWebhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Out<WebhookDeliveryType> {
-    return as(ctx.services.webhooks.resend(ctx.principal.organizationId, id));
+  resendWebhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<WebhookDeliveryType> {
+    return ctx.services.webhooks.resend(ctx.principal.organizationId, id);
   }
 
   @Authorized('read')
@@ -110,6 +107,6 @@ export class WebhookResolver {
     },
   })
   events(@Root() envelope: EventEnvelope, @Arg('types', () => [String], { nullable: true }) _types?: string[]): EventType {
-    return envelope as EventType;
+    return envelope;
   }
 }

@@ -3,6 +3,8 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { IsIdFilter } from '../../graphql/types/id';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { JSONObject } from '../../graphql/types/scalars';
+import type { EventEnvelope } from '../../platform/events/outbox';
+import type { DeliveryStatus } from './webhook.model';
 
 export enum WebhookDeliveryStatus {
   PENDING = 'PENDING',
@@ -87,7 +89,7 @@ export class WebhookDeliveryType {
   @Field(() => ID, { description: 'The event id; the same on every attempt, so receivers can deduplicate' }) eventId!: string;
   @Field({ description: 'Event type identifier' }) type!: string;
   @Field(() => JSONObject, { description: 'The event body as sent' }) payload!: Record<string, unknown>;
-  @Field(() => WebhookDeliveryStatus) status!: WebhookDeliveryStatus;
+  @Field(() => WebhookDeliveryStatus) status!: DeliveryStatus;
   @Field(() => Int, { nullable: true }) responseStatusCode!: number | null;
   @Field(() => String, { nullable: true }) errorMessage!: string | null;
   @Field(() => Int, { description: 'Attempts after the first' }) retryCount!: number;
@@ -105,11 +107,11 @@ export class WebhookDeliveryPage extends Page(WebhookDeliveryType) {}
 @ArgsType()
 export class WebhookDeliveryListArgs extends PageArgs {
   @Field(() => ID, { nullable: true }) @IsOptional() @IsIdFilter() subscriptionId?: string;
-  @Field(() => WebhookDeliveryStatus, { nullable: true }) @IsOptional() status?: WebhookDeliveryStatus;
+  @Field(() => WebhookDeliveryStatus, { nullable: true }) @IsOptional() status?: DeliveryStatus;
 }
 
 @ObjectType('Event', { description: "An event in the spec's envelope, as webhooks deliver it" })
-export class EventType {
+export class EventType implements EventEnvelope {
   @Field(() => ID) id!: string;
   @Field() type!: string;
   @Field() version!: string;
