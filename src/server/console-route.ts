@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Host } from '../platform/auth/permissions';
 
 /** Where `npm run build` (scripts/build-console.js) writes the console, from src/server or dist/src/server. */
@@ -39,28 +40,53 @@ const FILES: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
 };
 
-interface Bundle {
-  index: string;
-  /** Each file as built and gzipped once (the script is mostly uPlot and preact: about a third of its size on the wire). */
-  files: Map<string, { plain: Buffer; gzip: Buffer }>;
+/** A file as served: its bytes, gzipped once, and the ETag both share (the content's hash). */
+interface ServedFile {
+  plain: Buffer;
+  gzip: Buffer;
+  etag: string;
 }
 
-/** Reads the built bundle once it exists (a build made after the host started is picked up). */
+interface Bundle {
+  /** index.html with this host's name in it. */
+  index: ServedFile;
+  /** The script and stylesheet (the script is mostly uPlot and preact: about a third of its size on the wire gzipped). */
+  files: Map<string, ServedFile>;
+}
+
+function served(plain: Buffer): ServedFile {
+  return { plain, gzip: gzipSync(plain, { level: 9 }), etag: `"${createHash('sha256').update(plain).digest('base64url').slice(0, 27)}"` };
+}
+
+/**
+ * The built bundle, read and compressed once: at registration when it is built already (start-up,
+ * off the request path), else at the first request after a build made once the host was up.
+ */
 class ConsoleBundle {
   private loaded?: Bundle;
+
+  constructor(private readonly host: Host) {
+    this.get();
+  }
 
   get(): Bundle | undefined {
     if (this.loaded) return this.loaded;
     const dir = CANDIDATE_DIRS.find((d) => existsSync(join(d, 'index.html')) && existsSync(join(d, 'app.js')));
     if (!dir) return undefined;
-    const files = new Map<string, { plain: Buffer; gzip: Buffer }>();
-    for (const name of Object.keys(FILES)) {
-      const plain = readFileSync(join(dir, name));
-      files.set(name, { plain, gzip: gzipSync(plain, { level: 9 }) });
-    }
-    this.loaded = { index: readFileSync(join(dir, 'index.html'), 'utf8'), files };
+    const files = new Map(Object.keys(FILES).map((name) => [name, served(readFileSync(join(dir, name)))]));
+    this.loaded = { index: served(Buffer.from(readFileSync(join(dir, 'index.html'), 'utf8').replace('__KEEL_HOST__', this.host))), files };
     return this.loaded;
   }
+}
+
+/** The file, gzipped when the client takes it, or 304 when the client's copy is current. */
+function send(request: FastifyRequest, reply: FastifyReply, file: ServedFile, type: string): FastifyReply {
+  const vary = reply.getHeader('Vary');
+  secure(reply).type(type).header('Vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding').header('ETag', `W/${file.etag}`); // weak: the plain and gzipped bodies are the same file, not the same bytes
+  const known = String(request.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
+  if (known.includes(file.etag)) return reply.code(304).send();
+  if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('Content-Encoding', 'gzip').send(file.gzip);
+  return reply.send(file.plain);
 }
 
 function secure(reply: FastifyReply): FastifyReply {
@@ -78,11 +104,11 @@ function secure(reply: FastifyReply): FastifyReply {
  * host's pages (core: organisation, keys, wallets, deposits, approvals, webhooks; pro: the order book).
  */
 export function registerConsoleRoute(app: FastifyInstance, host: Host): void {
-  const bundle = new ConsoleBundle();
-  const page = async (_request: unknown, reply: FastifyReply) => {
+  const bundle = new ConsoleBundle(host);
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const b = bundle.get();
     if (!b) return secure(reply).code(503).type('text/plain; charset=utf-8').send('The console is not built: run `npm run build`.\n');
-    return secure(reply).type('text/html; charset=utf-8').send(b.index.replace('__KEEL_HOST__', host));
+    return send(request, reply, b.index, 'text/html; charset=utf-8');
   };
   app.get('/console', page);
   app.get('/console/', page);
@@ -90,11 +116,7 @@ export function registerConsoleRoute(app: FastifyInstance, host: Host): void {
     app.get(`/console/${name}`, async (request, reply) => {
       const b = bundle.get();
       if (!b) return secure(reply).code(404).type('text/plain; charset=utf-8').send('The console is not built\n');
-      const file = b.files.get(name)!;
-      const vary = reply.getHeader('Vary');
-      secure(reply).type(type).header('Vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
-      if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('Content-Encoding', 'gzip').send(file.gzip);
-      return reply.send(file.plain);
+      return send(request, reply, b.files.get(name)!, type);
     });
   }
 }
