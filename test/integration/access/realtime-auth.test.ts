@@ -1,17 +1,14 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { ApiResponse } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
 
-let t: TestKeel;
-let org: TestOrg;
 const SYMBOL = 'RTA-USDC';
 
+const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
 beforeAll(async () => {
-  t = await startTestKeel();
-  org = await t.createOrg();
   // One market, so market channels have something to name.
   const chainId = parseChainsConfig(process.env.KEEL_CHAINS!)[0].chainId;
   const chain = (await t.keel.services.chains.listBlockchains({ limit: 100, offset: 0 })).items.find((b) => b.chainId === chainId)!;
@@ -20,7 +17,6 @@ beforeAll(async () => {
   const market = await (await t.operator()).post('/v1/orderbook/markets', { symbol: SYMBOL, baseAssetId: base.id, quoteAssetId: quote.id, tickSize: '0.01', lotSize: '0.001' });
   expect(market.status).toBe(201);
 });
-afterAll(() => t?.stop());
 
 const AUTH = '/v1/orderbook/realtime/auth';
 

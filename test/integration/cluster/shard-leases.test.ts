@@ -4,7 +4,7 @@ import { KeelError } from '../../../src/platform/errors';
 import { LeadershipOptions, ShardLeadership } from '../../../src/modules/orders/shard-leadership';
 import { ShardMap } from '../../../src/modules/orders/shard-map';
 import { eventually } from '../../support/eventually';
-import { startTestKeel, TestKeel } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { TcpProxy } from '../../support/tcp-proxy';
 import { createDb } from '../../../src/platform/db/knex';
 import type { Knex } from 'knex';
@@ -13,7 +13,6 @@ import type { Knex } from 'knex';
  * Shard leadership against the real Redis and PostgreSQL, in process: two markets' worth of shards
  * (2), a 1 s lease renewed every 250 ms, orders refused 200 ms before it could expire.
  */
-let t: TestKeel;
 let leases: FencedLeases;
 const running: ShardLeadership[] = [];
 const shards = new ShardMap(2, { 'ETH-USDC': 0, 'ETH-DAI': 1 });
@@ -35,14 +34,13 @@ const refusal = (l: ShardLeadership, symbol: string): KeelError | undefined => {
   }
 };
 
+const { t } = useTestKeel({ KEEL_ROLES: 'api' });
 beforeAll(async () => {
-  t = await startTestKeel({ KEEL_ROLES: 'api' });
   leases = new FencedLeases(t.keel.platform.redis, t.config.REDIS_PREFIX);
 });
 afterEach(async () => {
   for (const l of running.splice(0)) await l.stop();
 });
-afterAll(() => t?.stop());
 
 it('one node leads each shard; the token is in Redis and in PostgreSQL; another node is refused with NOT_LEADER naming the leader; a released shard is taken under a greater token', async () => {
   const a = leadership('node-a');

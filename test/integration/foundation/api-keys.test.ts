@@ -1,15 +1,6 @@
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
-let t: TestKeel;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  t = await startTestKeel();
-  org = await t.createOrg();
-  other = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org, other] } = useTestKeel({}, { orgs: 2 });
 
 test('creating a key returns its secret once; listing never shows secrets', async () => {
   const created = await org.core.post('/v1/api-keys', { name: 'ci', scopes: ['read', 'write'], tier: 'Pro' });

@@ -1,16 +1,7 @@
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { ApiClient } from '../../support/api-client';
 
-let t: TestKeel;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  t = await startTestKeel();
-  org = await t.createOrg();
-  other = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org, other] } = useTestKeel({}, { orgs: 2 });
 
 function expectUnauthorized(res: { status: number; body: any }) {
   expect(res.status).toBe(401);

@@ -1,15 +1,13 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { ApiClient } from '../../support/api-client';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
 /**
  * Authorisation before validation: a key without the scope or permission an operation needs gets
  * 403 naming it whatever its body or variables hold; only an allowed caller learns what is wrong
  * with its input (422). Over the REST shim, GraphQL over HTTP and graphql-ws alike.
  */
-let t: TestKeel;
-let org: TestOrg;
 let readOnly: ApiClient;
 let writer: ApiClient;
 let walletId: string;
@@ -21,15 +19,13 @@ async function coreKey(scopes: string[]): Promise<ApiClient> {
   return org.core.with({ apiKey: res.body.data.secret, orgId: org.orgId });
 }
 
+const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 100 }, { orgs: 1 });
 beforeAll(async () => {
-  t = await startTestKeel({ RATE_LIMIT_SCALE: 100 });
-  org = await t.createOrg();
   readOnly = await coreKey(['read']);
   writer = await coreKey(['write']);
   const [chain] = (await org.core.get('/v1/blockchains')).body.data;
   walletId = (await org.core.post('/v1/master-wallets', { blockchainId: chain.id, name: 'Treasury' })).body.data.id;
 });
-afterAll(() => t?.stop());
 
 /** Bodies each wrong in a different way: types, unknown and missing fields, NUL text, not an object. */
 const invalidBodies: { method: string; path: string; body: unknown; scope: string }[] = [

@@ -1,16 +1,9 @@
 import Fastify from 'fastify';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { errorHandler } from '../../../src/server/error-handler';
 import { createLogger } from '../../../src/platform/logger';
 
-let t: TestKeel;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await startTestKeel({ BODY_LIMIT_BYTES: 10_000 });
-  org = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org] } = useTestKeel({ BODY_LIMIT_BYTES: 10_000 }, { orgs: 1 });
 
 function expectEnvelope(body: any, code: string) {
   expect(body.error.code).toBe(code);

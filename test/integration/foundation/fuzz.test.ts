@@ -1,13 +1,7 @@
 import fc from 'fast-check';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
-let t: TestKeel;
-let org: TestOrg;
-beforeAll(async () => {
-  t = await startTestKeel({ RATE_LIMIT_SCALE: 1000 });
-  org = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 1000 }, { orgs: 1 });
 
 const paths = fc.oneof(
   fc.constantFrom('/v1/api-keys', '/v1/api-keys/00000000-0000-4000-8000-000000000000', '/v1/api-keys/x/rotate', '/v1/organization', '/graphql', '/v1/openapi.json', '/v1/'),

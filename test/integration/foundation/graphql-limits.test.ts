@@ -7,17 +7,10 @@ import { loadConfig } from '../../../src/platform/config';
 import { compileRoute } from '../../../rest-compat/compile';
 import { coreRoutes } from '../../../rest-compat/routes/core';
 import { orderbookRoutes } from '../../../rest-compat/routes/orderbook';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 
-let t: TestKeel;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await startTestKeel({ GRAPHQL_MAX_DEPTH: 3, GRAPHQL_MAX_ALIASES: 2, GRAPHQL_MAX_COST: 40, WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: 2, OUTBOX_POLL_INTERVAL_MS: 20 });
-  org = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org] } = useTestKeel({ GRAPHQL_MAX_DEPTH: 3, GRAPHQL_MAX_ALIASES: 2, GRAPHQL_MAX_COST: 40, WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: 2, OUTBOX_POLL_INTERVAL_MS: 20 }, { orgs: 1 });
 
 const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `k${i}: apiKeys { total }`).join(' ')} }`;
 

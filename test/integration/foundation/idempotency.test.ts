@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { startKeel } from '../../../src/app';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { ApiClient } from '../../support/api-client';
 
-let t: TestKeel;
-let org: TestOrg;
-beforeAll(async () => {
-  t = await startTestKeel();
-  org = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
 
 const body = { name: 'idempotent', scopes: ['read'] };
 

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import type { ApiClient } from '../../support/api-client';
 
-let t: TestKeel;
-let org: TestOrg;
 let lists: { host: 'core' | 'pro'; path: string; query: string[] }[];
 
 /** Every GET route of a host's OpenAPI document that pages with `limit`, path parameters filled in. */
@@ -18,13 +16,11 @@ async function listRoutes(client: ApiClient, host: 'core' | 'pro') {
     }));
 }
 
+// Every route of both hosts in a burst: this is not a rate-limit test.
+const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 100 }, { orgs: 1 });
 beforeAll(async () => {
-  // Every route of both hosts in a burst: this is not a rate-limit test.
-  t = await startTestKeel({ RATE_LIMIT_SCALE: 100 });
-  org = await t.createOrg();
   lists = [...(await listRoutes(org.core, 'core')), ...(await listRoutes(org.pro, 'pro'))];
 });
-afterAll(() => t.stop());
 
 const client = (host: 'core' | 'pro') => (host === 'core' ? org.core : org.pro);
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import type { ApiClient } from '../../support/api-client';
 import { undocumentedChecks } from '../../../rest-compat/constraints';
 import { MAX_URL_LENGTH } from '../../../src/server/protocol-checks';
@@ -11,18 +11,14 @@ interface Parameter {
   schema: Record<string, any>;
 }
 
-let t: TestKeel;
-let org: TestOrg;
 const docs: Record<'core' | 'pro', any> = { core: undefined, pro: undefined };
 
+// Every route of both hosts in a burst: this is not a rate-limit test.
+const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 100 }, { orgs: 1 });
 beforeAll(async () => {
-  // Every route of both hosts in a burst: this is not a rate-limit test.
-  t = await startTestKeel({ RATE_LIMIT_SCALE: 100 });
-  org = await t.createOrg();
   docs.core = (await org.core.get('/v1/openapi.json')).body;
   docs.pro = (await org.pro.get('/v1/openapi.json')).body;
 });
-afterAll(() => t.stop());
 
 const client = (host: 'core' | 'pro'): ApiClient => (host === 'core' ? org.core : org.pro);
 

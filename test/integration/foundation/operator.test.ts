@@ -1,14 +1,12 @@
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
 import { ApiClient } from '../../support/api-client';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { keelCommand } from '../../support/keel-cli';
 
 /**
  * Markets are shared by every organisation, so managing them is the operator's: `keel market`,
  * or the operator key only `keel operator key create` mints. Tenants' keys trade.
  */
-let t: TestKeel;
-let org: TestOrg;
 let operator: ApiClient;
 let assets: Record<string, { id: string }>;
 let cliMarket: Record<string, unknown>;
@@ -18,9 +16,8 @@ const keel = (args: string[]) => keelCommand<unknown>(t.config, args);
 
 const marketBody = (symbol: string, base: string, quote: string) => ({ symbol, baseAssetId: assets[base].id, quoteAssetId: assets[quote].id, tickSize: '0.01', lotSize: '0.001' });
 
+const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 100 }, { orgs: 1 });
 beforeAll(async () => {
-  t = await startTestKeel({ RATE_LIMIT_SCALE: 100 });
-  org = await t.createOrg();
   const chain = (await org.core.get('/v1/blockchains')).body.data.find((b: { chainId: number }) => b.chainId === chainId);
   assets = Object.fromEntries((await org.core.get(`/v1/assets?blockchainId=${chain.id}&limit=100`)).body.data.map((a: { symbol: string }) => [a.symbol, a]));
   const minted = (await keel(['operator', 'key', 'create', '--json'])) as { orgId: string; key: string };
@@ -28,7 +25,6 @@ beforeAll(async () => {
   expect(Object.keys(minted).sort()).toEqual(['key', 'orgId']);
   operator = new ApiClient(t.proUrl, { apiKey: minted.key, orgId: minted.orgId });
 }, 150_000);
-afterAll(() => t?.stop());
 
 describe('the operator', () => {
   it('manages markets with its key over REST and GraphQL', async () => {

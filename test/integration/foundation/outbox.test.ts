@@ -1,10 +1,6 @@
-import { startTestKeel, TestKeel } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
-let t: TestKeel;
-beforeAll(async () => {
-  t = await startTestKeel({ KEEL_ROLES: 'api' }); // no worker: rows stay undispatched for inspection
-});
-afterAll(() => t.stop());
+const { t } = useTestKeel({ KEEL_ROLES: 'api' }); // no worker: rows stay undispatched for inspection
 
 test('publish writes the spec envelope in the caller transaction', async () => {
   const org = await t.createOrg();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
 import { loadConfig } from '../../../src/platform/config';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 /** The run's dev chains, listed as a production deployment lists its nodes (production refuses dev chains). */
@@ -19,13 +19,7 @@ describe('GraphQL introspection', () => {
 });
 
 describe('a production Keel with METRICS_TOKEN set', () => {
-  let t: TestKeel;
-  let org: TestOrg;
-  beforeAll(async () => {
-    t = await startTestKeel({ KEEL_ENV: 'production', KEEL_CHAINS: PRODUCTION_CHAINS, METRICS_TOKEN });
-    org = await t.createOrg();
-  });
-  afterAll(() => t.stop());
+  const { t, orgs: [org] } = useTestKeel({ KEEL_ENV: 'production', KEEL_CHAINS: PRODUCTION_CHAINS, METRICS_TOKEN }, { orgs: 1 });
 
   test('refuses the introspection query and still answers ordinary ones', async () => {
     const introspection = await org.core.graphql(getIntrospectionQuery());

@@ -1,16 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { rawRequest, RawResponse } from '../../support/raw-http';
 import type { ApiClient } from '../../support/api-client';
 
-let t: TestKeel;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await startTestKeel({ BODY_LIMIT_BYTES: 10_000 });
-  org = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org] } = useTestKeel({ BODY_LIMIT_BYTES: 10_000 }, { orgs: 1 });
 
 function credentials(client: ApiClient): string {
   return `apiKey: ${client.credentials.apiKey}\r\norgId: ${client.credentials.orgId}\r\n`;

@@ -1,10 +1,6 @@
-import { startTestKeel, TestKeel } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
-let t: TestKeel;
-beforeAll(async () => {
-  t = await startTestKeel();
-});
-afterAll(() => t.stop());
+const { t } = useTestKeel();
 
 test('every response carries the tightest window; the sixth request in a second on Starter is 429', async () => {
   const org = await t.createOrg({ tier: 'Starter' });

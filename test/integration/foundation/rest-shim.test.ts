@@ -1,19 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { coreRoutes } from '../../../rest-compat/routes/core';
 import { orderbookRoutes } from '../../../rest-compat/routes/orderbook';
 import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../../../src/graphql/schema';
 
-let t: TestKeel;
-let org: TestOrg;
+const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
 beforeAll(async () => {
-  t = await startTestKeel();
-  org = await t.createOrg();
   // Seven keys in all with onboarding's two.
   for (let i = 0; i < 5; i++) await org.core.post('/v1/api-keys', { name: `k${i}`, scopes: ['read'] });
 });
-afterAll(() => t.stop());
 
 describe('paging', () => {
   test('defaults are limit 50, offset 0; hasMore follows the total', async () => {

@@ -1,4 +1,4 @@
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import type { Services } from '../../../src/services';
 
 /**
@@ -6,16 +6,12 @@ import type { Services } from '../../../src/services';
  * an id that is not a UUID names nothing and is answered as an unknown one, and a malformed id
  * filter is a 422 naming the field. No caller has to check ids first.
  */
-let t: TestKeel;
-let org: TestOrg;
 let services: Services;
 
+const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
 beforeAll(async () => {
-  t = await startTestKeel();
-  org = await t.createOrg();
   services = t.keel.services;
 });
-afterAll(() => t.stop());
 
 const MALFORMED = 'not-a-uuid';
 

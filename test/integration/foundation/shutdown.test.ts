@@ -1,11 +1,7 @@
-import { startTestKeel, TestKeel } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { startKeelProcess } from '../../support/keel-process';
 
-let t: TestKeel;
-beforeAll(async () => {
-  t = await startTestKeel({ KEEL_ROLES: 'api' });
-});
-afterAll(() => t.stop());
+const { t } = useTestKeel({ KEEL_ROLES: 'api' });
 
 test('`keel start` on SIGTERM answers the requests in flight, then exits 0 promptly', async () => {
   const org = await t.createOrg();

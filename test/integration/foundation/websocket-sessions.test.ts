@@ -1,17 +1,10 @@
 import { Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startKeel, Keel } from '../../../src/app';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 
-let t: TestKeel;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await startTestKeel();
-  org = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
 
 interface Socket {
   client: Client;
@@ -122,7 +115,7 @@ describe('a rotated key', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(old.closes).toEqual([]);
     await eventually(() => old.closes.length > 0, 5_000, 10);
-    expect(Date.now() - expiresAt).toBeLessThan(1_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     expect(old.closes[0]).toEqual({ code: 4401, reason: 'This API key was rotated and its grace period has ended' });
     expect(current.closes).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { ApiClient } from '../../support/api-client';
 import { WebhookReceiver, eventually } from '../../support/webhook-receiver';
 import { keyId, SecretBox } from '../../../src/platform/crypto/secret-box';
@@ -10,20 +10,15 @@ import { keelCommand } from '../../support/keel-cli';
 const OLD_KEY = randomBytes(32).toString('hex');
 const NEW_KEY = randomBytes(32).toString('hex');
 
-let t: TestKeel;
-let org: TestOrg;
 const receiver = new WebhookReceiver();
 let hookUrl: string;
 
+// Jest runs afterAll hooks in the order they are added: the Keel stops before the receiver.
+const { t, orgs: [org] } = useTestKeel({ KEEL_MASTER_KEY: OLD_KEY, WEBHOOKS_ALLOW_PRIVATE_URLS: true, OUTBOX_POLL_INTERVAL_MS: 20 }, { orgs: 1 });
 beforeAll(async () => {
   hookUrl = await receiver.start();
-  t = await startTestKeel({ KEEL_MASTER_KEY: OLD_KEY, WEBHOOKS_ALLOW_PRIVATE_URLS: true, OUTBOX_POLL_INTERVAL_MS: 20 });
-  org = await t.createOrg();
 });
-afterAll(async () => {
-  await t.stop();
-  await receiver.stop();
-});
+afterAll(() => receiver.stop());
 
 const db = () => t.keel.platform.db;
 

@@ -1,17 +1,8 @@
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
 const PUBLIC_URL = 'https://93.184.216.34/hooks/keel';
 
-let t: TestKeel;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  t = await startTestKeel({ KEEL_ROLES: 'api' });
-  org = await t.createOrg();
-  other = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org, other] } = useTestKeel({ KEEL_ROLES: 'api' }, { orgs: 2 });
 
 const create = (client = org.core, body: Record<string, unknown> = {}) =>
   client.post('/v1/webhooks', { url: PUBLIC_URL, name: 'orders', eventTypes: ['master.*'], ...body });
