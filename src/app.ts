@@ -16,7 +16,6 @@ import { ChainResetReconciler } from './modules/deposits/chain-reset';
 import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
 import { SwapOutcomes } from './modules/swaps/swap-outcomes';
-import { SettlementOutcomes } from './modules/settlement-rules/settlement-outcomes';
 import { SettlementExecutor } from './modules/settlement-rules/settlement-executor';
 import { SettlementRuleWorker } from './modules/settlement-rules/settlement-rule-worker';
 import { startPollingLoop } from './platform/polling-loop';
@@ -125,9 +124,9 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   sender.onOutcome(services.custodyLedgerSync);
   sender.onOutcome(services.agentPaymentOutcomes);
   sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
-  const settlementOutcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: config.SETTLEMENT_RULES_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_RULES_MAX_ATTEMPTS }, logger);
+  const { settlementOutcomes } = services;
   sender.onOutcome(settlementOutcomes);
-  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen);
+  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps);
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),
@@ -155,8 +154,8 @@ function settlementWorker(platform: Platform, services: Services, networks: Chai
     db,
     platform.outbox,
     services.settlementFunding,
-    new ProceedsRelease(db),
-    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS },
+    new ProceedsRelease(db, logger),
+    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS, fundingRetryBaseMs: config.SETTLEMENT_FUNDING_RETRY_BASE_MS, fundingMaxAttempts: config.SETTLEMENT_FUNDING_MAX_ATTEMPTS },
     logger,
   );
   const options = { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS, leaseMs: config.SETTLEMENT_LEASE_MS, reconcileIntervalMs: config.SETTLEMENT_RECONCILE_INTERVAL_MS };

@@ -26,6 +26,7 @@ import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/withdrawals/transfer.service';
 import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
+import { GasTopUps } from './modules/withdrawals/gas-top-up';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
 import { RedisChannel } from './platform/redis-channel';
 import { WalletDebts } from './modules/ledger/wallet-debts';
@@ -57,6 +58,7 @@ import type { DestinationScreen } from './modules/swaps/destination-screen';
 import { sanctionsDestinationScreen } from './modules/aml/sanctions-destination-screen';
 import { SettlementRuleService } from './modules/settlement-rules/settlement-rule.service';
 import { SettlementTrigger } from './modules/settlement-rules/settlement-trigger';
+import { SettlementOutcomes } from './modules/settlement-rules/settlement-outcomes';
 import { ShardLeadership } from './modules/orders/shard-leadership';
 import { ShardMap } from './modules/orders/shard-map';
 import { FencedLeases } from './platform/fenced-leases';
@@ -69,6 +71,7 @@ import { SettlementDeployments } from './modules/settlement/settlement-deploymen
 import { SettlementLedgerView } from './modules/settlement/settlement-ledger-view';
 import { SettlementReconciler } from './modules/settlement/settlement-reconciler';
 import { SettlementFunding } from './modules/settlement/funding';
+import { FundingTransactions } from './modules/settlement/funding-transactions';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -144,6 +147,10 @@ export interface Services {
   /** Checks every destination a swap or settlement rule sends to (the AML screening plugs in here). */
   destinationScreen: DestinationScreen;
   settlementRules: SettlementRuleService;
+  /** Gas for the sends Keel decides on itself (auto-sweeps, settlement rules), topped up from the master wallet. */
+  gasTopUps: GasTopUps;
+  /** What becomes of settlement-rule executions: told by the transaction sender and by transfer rejections. */
+  settlementOutcomes: SettlementOutcomes;
   /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */
   realtime: RealtimeService;
   /** On-chain settlement of trades: the contracts, the batches API, funding and reconciliation. */
@@ -175,6 +182,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork, sanctions);
   const destinationScreen = sanctionsDestinationScreen(sanctions);
   const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork);
+  // Approval listener (in the approving transaction): a held swap's router deadline starts again.
+  transfers.onApproved(swaps.approved);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // Deposit listeners (hooks run in the scan's transaction, in this order; any error rolls the scan back):
   // 1. the AML flagger first: it marks a sanctioned deposit (aml_flagged_at) that every later listener
@@ -186,7 +195,8 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   // A reorg runs the same listeners' `reverted` in the same order (ChainActivityRecorder.allListeners).
   chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
   chainActivity.onDeposit(custodyLedgerSync);
-  const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, platform.logger);
+  const gasTopUps = new GasTopUps(sendingWallets, chains, transfers);
+  const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, gasTopUps, platform.logger);
   chainActivity.onDeposit(sweeper);
   const checkouts = new CheckoutDesk(db, addresses, chains, config.PAYMENT_CONFIRMATIONS);
   const checkoutDeposits = new CheckoutDeposits(checkouts, sweeper);
@@ -207,11 +217,15 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   // Every commit this node makes goes to the other nodes' feeds (and its own) after it commits.
   orders.onCommitted(realtimeHub.publish);
   const agents = new AgentService(db, outbox, apiKeys, organizations, unitOfWork);
-  const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, unitOfWork);
+  const agentWallets = new AgentWalletService(db, agents, masterWallets, addresses, walletAml, unitOfWork);
   const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
   const agentPayments = new AgentPaymentService(db, outbox, agents, agentWallets, agentPolicies, chains, transfers, sanctions, prices, unitOfWork);
   const agentPaymentOutcomes = new AgentPaymentOutcomes(agentPayments);
+  // Rejection listeners (run in the rejecting transaction; each acts only on its own kind of transfer):
+  // a rejected agent payment's transfer fails the payment, a settlement rule's fails its execution.
   transfers.onRejected(agentPaymentOutcomes.rejected);
+  const settlementOutcomes = new SettlementOutcomes(chains, sendingWallets, outbox, { baseBackoffMs: config.SETTLEMENT_RULES_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_RULES_MAX_ATTEMPTS }, platform.logger);
+  transfers.onRejected(settlementOutcomes.rejected);
   const settlementDeployments = new SettlementDeployments(db, config, platform.logger);
   custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
   return {
@@ -259,13 +273,15 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     paymentIntents,
     swaps,
     destinationScreen,
+    settlementOutcomes,
+    gasTopUps,
     settlementRules: new SettlementRuleService(db, sendingWallets, chains, networks, outbox, unitOfWork),
     walletBalances,
     marketData,
     realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
     settlementDeployments,
     settlementBatches: new SettlementBatchService(db),
-    settlementFunding: new SettlementFunding(db, sendingWallets, custodyLedgerSync, platform.logger),
+    settlementFunding: new SettlementFunding(sendingWallets, new FundingTransactions(db, custodyLedgerSync, platform.failpoints, platform.logger), platform.logger),
     settlementReconciler: new SettlementReconciler(db, settlementDeployments),
   };
 }

@@ -13,7 +13,7 @@ import type { AgentCaller, AgentService } from './agent.service';
 import type { AgentWalletService } from './agent-wallet.service';
 import type { AgentPolicyService } from './agent-policy.service';
 import type { RecipientScreen, UsdValuer } from './agent-ports';
-import { evaluatePolicy, PolicyEvaluation } from './policy-engine';
+import { evaluatePolicy, PolicyEvaluation, PolicyInput } from './policy-engine';
 
 export type AgentPaymentStatus = 'PENDING' | 'POLICY_DENIED' | 'APPROVED' | 'SUBMITTED' | 'EXECUTED' | 'FAILED';
 
@@ -124,12 +124,19 @@ export class AgentPaymentService {
     const amount = formatScaled(rawAmount, asset.decimals);
     const amountUsd = await this.valuer.usdValue(asset.blockchainId, asset.id, amount);
     const screening = this.screen.screen(recipient);
-    // The withdrawal checks (wallet, chain balance, the master wallet's security) read the chain, so
-    // they run before the transaction; their verdict matters only if the policy allows the payment.
-    const sending = await this.transfers.prepare(caller.organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient, amount }]).then(
-      (prepared) => ({ prepared, error: null }),
-      (error: unknown) => ({ prepared: null, error }),
-    );
+    const payment = { blockchainId: asset.blockchainId, assetId: asset.id, decimals: asset.decimals, symbol: asset.symbol, recipient, rawAmount, amountUsd };
+    const prepare = () => this.transfers.prepare(caller.organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient, amount }]);
+    // The policy first, without the lock: only a payment it allows is worth the withdrawal checks,
+    // which read the chain and so run before the transaction; their verdict matters only if the
+    // policy, evaluated again under the lock, still allows the payment.
+    const preview = await this.evaluate(this.db, agent.status, agent.id, payment, screening);
+    const sending =
+      preview.evaluation.decision === 'ALLOW'
+        ? await prepare().then(
+            (prepared) => ({ prepared, error: null as unknown }),
+            (error: unknown) => ({ prepared: null, error }),
+          )
+        : null;
 
     const id = await this.uow.run('agent-payment.request', async (trx) => {
       // The agent's row lock queues its payments: each sees what the one before it spent.
@@ -139,16 +146,7 @@ export class AgentPaymentService {
         const earlier = await this.byIdempotencyKey(trx, agent.id, input.idempotencyKey);
         if (earlier) return (await this.replay(earlier, input, trx)).id;
       }
-      const policy = await this.policies.current(trx, agent.id);
-      const windowSeconds = policy?.rules.windowSeconds ?? 0;
-      const window = await this.windowTotals(trx, agent.id, asset.id, windowSeconds);
-      const evaluation = evaluatePolicy({
-        policy: policy ? { id: policy.id, version: policy.version, rules: policy.rules } : null,
-        agentActive: locked.status === 'ACTIVE',
-        payment: { blockchainId: asset.blockchainId, assetId: asset.id, decimals: asset.decimals, symbol: asset.symbol, recipient, rawAmount, amountUsd },
-        window,
-        screening,
-      });
+      const { policy, evaluation } = await this.evaluate(trx, locked.status, agent.id, payment, screening);
       const status: AgentPaymentStatus = evaluation.decision === 'DENY' ? 'POLICY_DENIED' : evaluation.decision === 'REQUIRE_APPROVAL' ? 'PENDING' : 'APPROVED';
       const [row] = await trx('agent_payments')
         .insert({
@@ -168,13 +166,23 @@ export class AgentPaymentService {
         })
         .returning('*');
       if (status === 'APPROVED') {
-        if (!sending.prepared) throw sending.error;
-        await this.send(trx, row, sending.prepared);
+        // Allowed now though not before the lock (the window moved meanwhile): checked here.
+        const prepared = sending ? sending.prepared : await prepare();
+        if (!prepared) throw sending!.error;
+        await this.send(trx, row, prepared);
       }
-      await this.announce(trx, row.id);
+      await this.announce(trx, row.id, [asset]);
       return row.id as string;
     });
-    return this.get(caller, agent.id, id);
+    return (await this.views([await this.row(this.db, caller, agent.id, id)], this.db, [asset]))[0];
+  }
+
+  /** The agent's policy and its verdict on the payment, with what the window already counts (read through `db`). */
+  private async evaluate(db: Knex | Knex.Transaction, agentStatus: string, agentId: string, payment: PolicyInput['payment'], screening: PolicyInput['screening']) {
+    const policy = await this.policies.current(db, agentId);
+    const window = await this.windowTotals(db, agentId, payment.assetId, policy?.rules.windowSeconds ?? 0);
+    const evaluation = evaluatePolicy({ policy: policy ? { id: policy.id, version: policy.version, rules: policy.rules } : null, agentActive: agentStatus === 'ACTIVE', payment, window, screening });
+    return { policy, evaluation };
   }
 
   /** An administrator releases a payment held above an approval threshold: screened again, then sent. */
@@ -264,7 +272,7 @@ export class AgentPaymentService {
   }
 
   /** What counts against the window: this asset in its units, and USD over every asset. */
-  private async windowTotals(trx: Knex.Transaction, agentId: string, assetId: string, windowSeconds: number) {
+  private async windowTotals(trx: Knex | Knex.Transaction, agentId: string, assetId: string, windowSeconds: number) {
     const since = new Date(Date.now() - windowSeconds * 1000);
     const [totals] = await trx('agent_payments')
       .where({ agentId })
@@ -308,15 +316,17 @@ export class AgentPaymentService {
   }
 
   /** Publishes the payment's current status as its event, inside the transaction that set it. */
-  private async announce(trx: Knex.Transaction, id: string): Promise<void> {
+  private async announce(trx: Knex.Transaction, id: string, known: AssetView[] = []): Promise<void> {
     const row: PaymentRow = await trx('agent_payments').where({ id }).first();
-    const [payment] = await this.views([row], trx);
+    const [payment] = await this.views([row], trx, known);
     await this.outbox.publish(trx, { organizationId: row.organizationId, type: EVENT_OF[row.status], data: { payment } });
   }
 
   /** Views of rows, read through `db` (the caller's transaction holds the one connection it needs). */
-  private async views(rows: PaymentRow[], db: Knex | Knex.Transaction = this.db): Promise<AgentPaymentView[]> {
-    const decimals = new Map<string, number>((await db('assets').whereIn('id', [...new Set(rows.map((r) => r.assetId))]).select('id', 'decimals')).map((a: { id: string; decimals: number }) => [a.id, a.decimals]));
+  private async views(rows: PaymentRow[], db: Knex | Knex.Transaction = this.db, known: AssetView[] = []): Promise<AgentPaymentView[]> {
+    const decimals = new Map<string, number>(known.map((a) => [a.id, a.decimals]));
+    const missing = [...new Set(rows.map((r) => r.assetId))].filter((id) => !decimals.has(id));
+    if (missing.length) for (const a of await db('assets').whereIn('id', missing).select('id', 'decimals')) decimals.set(a.id, a.decimals);
     return rows.map((r) => ({
       id: r.id,
       organizationId: r.organizationId,

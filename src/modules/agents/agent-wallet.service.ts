@@ -6,8 +6,10 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { blockchainView, type BlockchainView } from '../chains/chain.service';
 import type { AddressService } from '../wallets/address.service';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
+import type { MasterWalletService, MasterWalletView } from '../wallets/master-wallet.service';
+import type { AddressModel } from '../wallets/wallet.model';
 import { readConfigurations } from '../wallets/wallet-configurations';
+import type { WalletAml, WalletAmlView } from '../aml/wallet-aml';
 import type { AgentCaller, AgentService } from './agent.service';
 
 export interface CreateAgentWallet {
@@ -69,6 +71,7 @@ export class AgentWalletService {
     private readonly agents: AgentService,
     private readonly masterWallets: MasterWalletService,
     private readonly addresses: AddressService,
+    private readonly aml: WalletAml,
     private readonly uow: UnitOfWork,
   ) {}
 
@@ -92,11 +95,11 @@ export class AgentWalletService {
     const agent = await this.agents.row(this.db, caller, agentId);
     const q = this.db('agent_wallets').where({ organizationId: caller.organizationId, agentId: agent.id });
     const { rows, total } = await fetchPage<AgentWalletRow>(q, page, [{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]);
-    return toPage(await Promise.all(rows.map((r) => this.view(r))), total, page);
+    return toPage(await this.views(rows), total, page);
   }
 
   async get(caller: AgentCaller, agentId: string, id: string): Promise<AgentWalletView> {
-    return this.view(await this.row(this.db, caller, agentId, id));
+    return (await this.views([await this.row(this.db, caller, agentId, id)]))[0];
   }
 
   /** The agent's wallet as the caller may see it; 404 otherwise. */
@@ -125,9 +128,20 @@ export class AgentWalletService {
     return found.id;
   }
 
-  private async view(row: AgentWalletRow): Promise<AgentWalletView> {
-    const address = await this.addresses.row(row.organizationId, row.addressId);
-    const master = await this.masterWallets.get(row.organizationId, address.masterWalletId);
+  /** Views of a page of wallets: each kind of thing they show read once for the whole page. */
+  private async views(rows: AgentWalletRow[]): Promise<AgentWalletView[]> {
+    if (!rows.length) return [];
+    const organizationId = rows[0].organizationId;
+    const addressIds = rows.map((r) => r.addressId);
+    const addresses = await this.addresses.rowsByIds(organizationId, addressIds);
+    const masters = await this.masterWallets.getMany(organizationId, [...addresses.values()].map((a) => a.masterWalletId));
+    const amls = await this.aml.addressStatuses(this.db, addressIds);
+    return Promise.all(rows.map((row) => this.view(row, addresses.get(row.addressId), masters, amls.get(row.addressId))));
+  }
+
+  private async view(row: AgentWalletRow, address: AddressModel | undefined, masters: Map<string, MasterWalletView>, aml: WalletAmlView | undefined): Promise<AgentWalletView> {
+    const master = address && masters.get(address.masterWalletId);
+    if (!address || !master) throw KeelError.notFound(WALLET);
     const chain = master.enabledBlockchains.find((c) => c.id === row.blockchainId) ?? blockchainView(await this.masterWallets.activeChain(row.blockchainId, 'blockchainId'));
     const c = readConfigurations(master.configurations);
     return {
@@ -151,9 +165,10 @@ export class AgentWalletService {
         metadata: address.metadata,
         isActive: address.isActive,
         enabledBlockchains: master.enabledBlockchains,
-        // The spec's agent wallet configurations, read from the master wallet's that govern the address.
+        // The spec's agent wallet configurations, read from the master wallet's that govern the address;
+        // aml is the address's own screening (its deposits), not its master wallet's.
         configurations: {
-          aml: c.aml,
+          aml,
           disableAutoSweep: !c.autoSweep.enabled,
           enableGaslessWithdraw: c.enableGaslessWithdraw,
           enableMultiChain: c.enableMultiChain,

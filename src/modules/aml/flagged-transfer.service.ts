@@ -77,7 +77,7 @@ export class FlaggedTransferService {
       const row = await this.row(trx, organizationId, id, true);
       if (row.amlReleasedAt) throw new KeelError('CONFLICT', `The transfer was already released at ${row.amlReleasedAt.toISOString()}`);
       const updated = await ChainTransferModel.query(trx).patchAndFetchById(row.id, { amlReleasedAt: new Date(), amlReleasedBy: apiKeyId, amlReleaseNote: note });
-      const [view] = await this.views([updated]);
+      const [view] = await this.views([updated], trx);
       await this.outbox.publish(trx, {
         organizationId,
         type: `${view.addressId ? 'address' : 'master'}.incoming_transfer_flag_released`,
@@ -95,8 +95,8 @@ export class FlaggedTransferService {
     return row;
   }
 
-  private async views(rows: ChainTransferModel[]): Promise<FlaggedTransferView[]> {
-    const assets = await this.chains.assetViews([...new Set(rows.map((r) => r.assetId))]);
+  private async views(rows: ChainTransferModel[], db: Knex | Knex.Transaction = this.db): Promise<FlaggedTransferView[]> {
+    const assets = await this.chains.assetViews([...new Set(rows.map((r) => r.assetId))], db);
     return rows.map((r) => {
       const asset = assets.get(r.assetId)!;
       return {

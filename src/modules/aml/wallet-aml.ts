@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { SanctionsScreen } from './sanctions-screen';
+import { unreleasedFlags } from './aml-holds';
 
 /** A wallet's configurations.aml as the API shows it: Keel's own screening, not a stored setting. */
 export interface WalletAmlView {
@@ -50,11 +51,8 @@ export class WalletAml {
 
   private async statusesBy(db: Knex | Knex.Transaction, column: 'masterWalletId' | 'addressId', ids: string[]): Promise<Map<string, WalletAmlView>> {
     const rows: { id: string; count: string }[] = ids.length
-      ? await db('chain_transfers')
+      ? await unreleasedFlags(db)
           .whereIn(column, ids)
-          .where({ direction: 'incoming', status: 'CONFIRMED' })
-          .whereNotNull('amlFlaggedAt')
-          .whereNull('amlReleasedAt')
           .groupBy(column)
           .select(`${column} as id`)
           .count('* as count')

@@ -135,18 +135,19 @@ export class ChainService {
     return AssetModel.query(this.db).findById(id);
   }
 
-  async assetViews(ids: string[]): Promise<Map<string, AssetView>> {
-    const rows = ids.length ? await AssetModel.query(this.db).findByIds([...new Set(ids)]) : [];
-    return new Map((await this.withChains(rows)).map((a) => [a.id, a]));
+  /** `db`: the caller's transaction, when it holds one (its connection, not a second one from the pool). */
+  async assetViews(ids: string[], db: Knex | Knex.Transaction = this.db): Promise<Map<string, AssetView>> {
+    const rows = ids.length ? await AssetModel.query(db).findByIds([...new Set(ids)]) : [];
+    return new Map((await this.withChains(rows, db)).map((a) => [a.id, a]));
   }
 
   async assetsOf(blockchainId: string): Promise<AssetModel[]> {
     return AssetModel.query(this.db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
   }
 
-  async withChains(assets: AssetModel[]): Promise<AssetView[]> {
+  async withChains(assets: AssetModel[], db: Knex | Knex.Transaction = this.db): Promise<AssetView[]> {
     const ids = [...new Set(assets.map((a) => a.blockchainId))];
-    const chains = new Map((await BlockchainModel.query(this.db).findByIds(ids)).map((c) => [c.id, c]));
+    const chains = new Map((await BlockchainModel.query(db).findByIds(ids)).map((c) => [c.id, c]));
     return assets.map((a) => assetView(a, chains.get(a.blockchainId)!));
   }
 }

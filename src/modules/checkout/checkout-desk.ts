@@ -125,9 +125,9 @@ export class CheckoutDesk {
     this.owners.set(kind, owner);
   }
 
-  /** A fresh deposit address for a checkout (a unit of work of its own, like any address creation). */
-  async newAddress(organizationId: string, masterWalletId: string, name: string, metadata: Record<string, unknown>): Promise<CheckoutAddress> {
-    const created = await this.addresses.create(organizationId, masterWalletId, { name, metadata });
+  /** A fresh deposit address for a checkout, in the transaction that records the checkout (a refused checkout leaves none). */
+  async newAddress(trx: Knex.Transaction, organizationId: string, masterWalletId: string, name: string, metadata: Record<string, unknown>): Promise<CheckoutAddress> {
+    const created = await this.addresses.createIn(trx, organizationId, masterWalletId, { name, metadata });
     return { id: created.id, address: created.address };
   }
 

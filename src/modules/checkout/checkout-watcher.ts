@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import type { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
 import type { Worker } from '../../platform/worker';
@@ -70,13 +71,20 @@ export class CheckoutWatcher implements Worker {
       .limit(BATCH)
       .select('t.id', 'c.blockchainId', 't.blockNumber', 'ct.blockHash', 't.confirmations');
     const heads = new Map<string, number>();
+    // Payments share blocks: each block's hash is read once per pass.
+    const hashes = new Map<string, Promise<string | null | undefined>>();
+    const hashAt = (blockchainId: string, provider: ethers.Provider, blockNumber: number) => {
+      const key = `${blockchainId}:${blockNumber}`;
+      if (!hashes.has(key)) hashes.set(key, provider.getBlock(blockNumber).then((b) => b?.hash));
+      return hashes.get(key)!;
+    };
     for (const row of rows) {
       const network = this.networks.get(row.blockchainId);
       if (!network) continue;
       if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await network.provider.getBlockNumber());
       const confirmations = heads.get(row.blockchainId)! - Number(row.blockNumber) + 1;
       if (confirmations <= row.confirmations) continue;
-      if ((await network.provider.getBlock(Number(row.blockNumber)))?.hash !== row.blockHash) continue;
+      if ((await hashAt(row.blockchainId, network.provider, Number(row.blockNumber))) !== row.blockHash) continue;
       await this.db.transaction(async (trx) => {
         const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
         if (!transfer || transfer.status !== 'CONFIRMING') return;

@@ -88,8 +88,8 @@ export class PaymentIntentService implements CheckoutOwner {
     const ttl = input.expiresInSeconds ?? this.defaultTtlSeconds;
     if (ttl < MIN_EXPIRY_SECONDS || ttl > MAX_EXPIRY_SECONDS) throw KeelError.invalidField('expiresInSeconds', `must be between ${MIN_EXPIRY_SECONDS} and ${MAX_EXPIRY_SECONDS}`);
 
-    const address = await this.desk.newAddress(organizationId, wallet.id, 'Payment intent', { purpose: 'payment_intent' });
     return this.uow.run('payment-intent.create', async (trx) => {
+      const address = await this.desk.newAddress(trx, organizationId, wallet.id, 'Payment intent', { purpose: 'payment_intent' });
       const intent = await PaymentIntentModel.query(trx).insertAndFetch({
         organizationId,
         status: 'REQUIRES_PAYMENT',

@@ -11,6 +11,10 @@ import { PaymentLinkModel } from './payment-link.model';
 
 const LINK = 'Payment link';
 const SESSION = 'Checkout session';
+/** Checkouts a payment is on its way to. */
+const IN_FLIGHT: CheckoutStatus[] = ['DETECTED', 'CONFIRMING'];
+/** How long after a checkout's expiry a payment mined before it may still be seen by the watcher. */
+const SIGHTING_GRACE_MS = 15 * 60_000;
 
 /** What a payer sees of a link: never the organisation, the wallets, the metadata or the counts. */
 export interface PublicLinkView {
@@ -52,6 +56,7 @@ export interface PublicSessionView extends Omit<CheckoutView, 'createdAt' | 'upd
  * for the payer's chain and asset, and the session's live state. Sessions are named by their
  * random id, which only the payer's page knows.
  */
+
 export class PublicCheckoutService {
   constructor(
     private readonly db: Knex,
@@ -110,15 +115,16 @@ export class PublicCheckoutService {
     const ttlEnd = Date.now() + this.ttlSeconds * 1000;
     const expiresAt = new Date(link.expiresAt ? Math.min(ttlEnd, link.expiresAt.getTime()) : ttlEnd);
 
-    const address = await this.desk.newAddress(link.organizationId, link.evmSettlementWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
     const checkout = await this.uow.run('payment-link.checkout', async (trx) => {
-      // A limited link is checked again under its lock: open checkouts hold their payment until
-      // they end, so a limit is never overrun. Unlimited links take checkouts concurrently.
+      // A limited link is checked again under its lock (see unavailable). Unlimited links take
+      // checkouts concurrently.
       if (link.paymentLimit !== null) {
         const locked = await PaymentLinkModel.query(trx).findById(link.id).forUpdate();
         const again = locked && (await this.unavailable(trx, locked));
         if (!locked || again) throw again || KeelError.notFound(LINK);
       }
+      // Derived only once the checkout is admitted: a refused one takes no index and leaves no address.
+      const address = await this.desk.newAddress(trx, link.organizationId, link.evmSettlementWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
       return this.desk.insert(trx, { organizationId: link.organizationId, masterWalletId: link.evmSettlementWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id }, address);
     });
     return this.sessionView(checkout, link);
@@ -171,15 +177,23 @@ export class PublicCheckoutService {
     return row;
   }
 
-  /** Why the link takes no new checkout now, or undefined. */
+  /**
+   * Why the link takes no new checkout now, or undefined. A checkout holds one of a limited link's
+   * payments while a payment to it is in flight (seen or confirming, whatever the clock says), and
+   * until SIGHTING_GRACE_MS after its expiry: a payment mined before the expiry counts even when the
+   * watcher sees it later, so the limit is never overrun.
+   */
   private async unavailable(db: Knex | Knex.Transaction, link: PaymentLinkModel): Promise<KeelError | undefined> {
     if (!link.isActive) return new KeelError('PAYMENT_FAILED', 'This payment link is not active');
     if (link.expiresAt && link.expiresAt.getTime() <= Date.now()) return new KeelError('PAYMENT_EXPIRED', 'This payment link has expired');
     if (link.paymentLimit !== null) {
       const [{ count }] = await db('checkouts')
         .where({ paymentLinkId: link.id })
-        .whereIn('status', OPEN_STATUSES satisfies CheckoutStatus[])
-        .where('expiresAt', '>', new Date())
+        .where((q) =>
+          q
+            .whereIn('status', IN_FLIGHT satisfies CheckoutStatus[])
+            .orWhere((open) => open.whereIn('status', [...OPEN_STATUSES, 'EXPIRED'] satisfies CheckoutStatus[]).where('expiresAt', '>', new Date(Date.now() - SIGHTING_GRACE_MS))),
+        )
         .count({ count: '*' });
       if (link.paymentsConsumed + Number(count) >= link.paymentLimit) {
         return new KeelError('PAYMENT_FAILED', link.paymentsConsumed >= link.paymentLimit ? 'This payment link has taken all its payments' : 'Every remaining payment of this link is being paid; try again later', {

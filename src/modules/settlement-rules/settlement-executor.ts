@@ -1,12 +1,12 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
+import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService, AssetView } from '../chains/chain.service';
 import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
 import { checkTransferPolicy } from '../withdrawals/transfer-policy';
 import type { TransferService } from '../withdrawals/transfer.service';
+import type { GasTopUps } from '../withdrawals/gas-top-up';
 import type { DestinationScreen } from '../swaps/destination-screen';
 import type { SwapService } from '../swaps/swap.service';
 import { APPROVAL_GAS } from '../swaps/dex-quoter';
@@ -37,6 +37,7 @@ export class SettlementExecutor {
     private readonly transfers: TransferService,
     private readonly swaps: SwapService,
     private readonly screen: DestinationScreen,
+    private readonly gas: GasTopUps,
   ) {}
 
   async prepare(trx: Knex.Transaction, execution: Record<string, any>): Promise<ExecutionPlan> {
@@ -71,35 +72,17 @@ export class SettlementExecutor {
     policy(wallet, from, destination, amount);
 
     if (!swap) {
-      const after = from.isNative ? null : await this.gasFor(trx, wallet, network, TOKEN_SEND_GAS * gasPrice, status);
+      const after = from.isNative ? null : await this.gas.ensure(trx, wallet, network, TOKEN_SEND_GAS * gasPrice, { status });
       const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'sweep', [{ asset: from, recipient: destination, rawAmount: amount, afterItemId: after ?? undefined }], status);
       return { kind: 'sweep', transferId, transferItemId: itemIds[itemIds.length - 1], swapId: null };
     }
     const priced = await this.swaps.priceRaw(from, to, amount, rule.orderType, String(rule.slippageTolerance));
     await this.swaps.admit(wallet, priced, destination);
-    const after = from.isNative ? null : await this.gasFor(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice, status);
+    const after = from.isNative ? null : await this.gas.ensure(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice, { status });
     const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, after ?? undefined);
     return { kind: 'swap', transferId: queued.transferId, transferItemId: queued.swapItemId, swapId: queued.swapId };
   }
 
-  /**
-   * Makes sure the sending address can pay `gasCost`: a deposit address with too little native coin
-   * gets the difference from its master wallet first (the rule is the organisation's standing
-   * instruction to spend it), and the id of that top-up line is returned; a master wallet without
-   * it is INSUFFICIENT_FUNDS (tried again later). Null when nothing is needed. The top-up waits for
-   * approval with the line it pays for (`status`), so a rejected settlement spends no gas money.
-   */
-  private async gasFor(trx: Knex.Transaction, wallet: SendingWallet, network: ChainNetwork, gasCost: bigint, status: 'QUEUED' | 'PENDING_APPROVAL'): Promise<string | null> {
-    const [nativeBalance] = await readBalances(network.provider, wallet.address, [{ isNative: true, address: ethers.ZeroAddress }]);
-    if (nativeBalance >= gasCost) return null;
-    if (!wallet.addressId) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds too little native coin to pay the gas of this settlement`);
-    const native = (await this.chains.assetsOf(network.blockchainId)).find((a) => a.isNative);
-    if (!native) throw new PermanentFailure('the chain has no native coin registered');
-    const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetView;
-    const master = await this.wallets.resolve(wallet.organizationId, { masterWalletId: wallet.masterWalletId }, trx);
-    const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: wallet.address, rawAmount: gasCost - nativeBalance }], status);
-    return topUp.itemIds[0];
-  }
 }
 
 /** The wallet's security configuration, as for any transfer: allowed recipients and maxTransferAmount. */

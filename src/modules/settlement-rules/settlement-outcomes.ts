@@ -72,21 +72,21 @@ export class SettlementOutcomes implements TransferOutcomeListener {
   }
 
   /**
-   * Executions whose transfer an administrator rejected (security.requireApprovalForTransfers):
-   * FAILED for good, with *.failed. The transaction sender never sees a rejected line, so the
-   * worker asks here on each pass.
+   * An administrator rejected a transfer (security.requireApprovalForTransfers; TransferService.onRejected,
+   * in the rejecting transaction): the execution it settles, or whose lines wait on it (the master
+   * wallet's gas top-up for a deposit address), is FAILED for good, with *.failed.
    */
-  async rejected(trx: Knex.Transaction): Promise<number> {
-    const rows: Record<string, any>[] = await trx('settlement_rule_executions as e')
-      .join('transfers as t', 't.id', 'e.transferId')
-      .where({ 'e.status': 'SUBMITTED', 't.status': 'REJECTED' })
-      .select('e.*')
-      .forUpdate()
-      .skipLocked()
-      .limit(50);
-    for (const execution of rows) await this.attemptFailed(trx, execution, 'the transfer was rejected by an administrator', true, true);
-    return rows.length;
-  }
+  readonly rejected = async (trx: Knex.Transaction, transfer: { itemIds: string[] }): Promise<void> => {
+    const waiting = trx('transfer_items').whereIn('afterItemId', transfer.itemIds).select('transferId');
+    const rows: Record<string, any>[] = await trx('settlement_rule_executions')
+      .where({ status: 'SUBMITTED' })
+      .where((q) => q.whereIn('transferItemId', transfer.itemIds).orWhereIn('transferId', waiting))
+      .forUpdate();
+    for (const execution of rows) {
+      const what = transfer.itemIds.includes(execution.transferItemId) ? 'the transfer' : 'the gas top-up it waited for';
+      await this.attemptFailed(trx, execution, `${what} was rejected by an administrator`, true, true);
+    }
+  };
 
   private async submittedFor(trx: Knex.Transaction, itemId: string): Promise<Record<string, any> | undefined> {
     return trx('settlement_rule_executions').where({ transferItemId: itemId, status: 'SUBMITTED' }).forUpdate().first();

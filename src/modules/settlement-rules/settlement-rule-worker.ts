@@ -35,7 +35,6 @@ export class SettlementRuleWorker {
   }
 
   async tick(): Promise<void> {
-    await this.db.transaction((trx) => this.outcomes.rejected(trx));
     for (let i = 0; i < BATCH; i++) if (!(await this.runOne())) return;
   }
 

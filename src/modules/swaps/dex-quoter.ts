@@ -155,6 +155,22 @@ export class DexQuoter {
     return { to: router, data: ROUTER.encodeFunctionData('swapExactTokensForTokens', [amountIn, minOut, route.path, to, deadline]), value: 0n };
   }
 
+  /** The same router swap call (input, path, recipient) with another minimum output and deadline. */
+  withTerms(data: string, minOut: bigint, deadline: number): string {
+    const call = parseSwapCall(data);
+    const args = [...call.args];
+    args[args.length - 4] = minOut; // amountOutMin sits before path, to and deadline in all three forms
+    args[args.length - 1] = deadline;
+    return ROUTER.encodeFunctionData(call.fragment, args);
+  }
+
+  /** What the router would give now for `amountIn` along the swap call's path. */
+  async currentOutput(network: ChainNetwork, data: string, amountIn: bigint): Promise<bigint> {
+    const path = parseSwapCall(data).args.path as string[];
+    const amounts = await call<bigint[]>(network, this.router(network), ROUTER, 'getAmountsOut', [amountIn, [...path]]);
+    return amounts[amounts.length - 1];
+  }
+
   /** What a mined swap delivered: the output of the last pool's Swap event. */
   static outputOf(receipt: ethers.TransactionReceipt): bigint | null {
     let output: bigint | null = null;
@@ -170,6 +186,12 @@ export class DexQuoter {
     }
     return output;
   }
+}
+
+function parseSwapCall(data: string): ethers.TransactionDescription {
+  const parsed = ROUTER.parseTransaction({ data });
+  if (!parsed || !parsed.name.startsWith('swapExact')) throw new Error('not a router swap call');
+  return parsed;
 }
 
 async function call<T>(network: ChainNetwork, to: string, iface: ethers.Interface, fn: string, args: unknown[]): Promise<T> {

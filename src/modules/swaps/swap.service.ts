@@ -1,5 +1,4 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
@@ -221,10 +220,10 @@ export class SwapService {
       // The router's allowance must also cover the swaps from this address still on their way.
       const [allowance, pending] = await Promise.all([this.dex.allowance(network, from.address, wallet.address), this.transfers.inFlight(trx, wallet.address, network.blockchainId, from.id, router)]);
       const needed = pending + amountIn;
-      if (allowance < needed) lines.push({ asset: from, recipient: router, rawAmount: 0n, call: this.dex.approveCall(network, from.address, priced.order === 'FASTEST' ? ethers.MaxUint256 : needed) });
+      // Exactly what is needed, whatever the order: a router (or a key) compromised later can take no more than is on its way.
+      if (allowance < needed) lines.push({ asset: from, recipient: router, rawAmount: 0n, call: this.dex.approveCall(network, from.address, needed) });
     }
-    const deadline = Math.floor(Date.now() / 1000) + SWAP_DEADLINE_SECONDS;
-    lines.push({ asset: from, recipient, rawAmount: amountIn, call: this.dex.swapCall(network, route, amountIn, minOut, recipient, deadline) });
+    lines.push({ asset: from, recipient, rawAmount: amountIn, call: this.dex.swapCall(network, route, amountIn, minOut, recipient, swapDeadline()) });
     // The first transaction may wait for another (a gas top-up of the sending address).
     lines[0].afterItemId = afterItemId;
     const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'swap', lines, status);
@@ -255,6 +254,28 @@ export class SwapService {
       .returning('id');
     return { swapId: (row as { id: string }).id, transferId, swapItemId };
   }
+
+  /**
+   * A swap held for approval (requireApprovalForTransfers) is approved (TransferService.onApproved,
+   * in the approving transaction): its router call, set when it was queued and perhaps long ago, is
+   * re-priced. The deadline starts again from now, and the minimum output becomes the stricter of
+   * the one it was queued with and today's router output less the swap's slippage tolerance: a swap
+   * approved after the market moved its way is not sent with a floor a sandwich could fill down to.
+   */
+  readonly approved = async (trx: Knex.Transaction, transfer: { kind: string; itemIds: string[] }): Promise<void> => {
+    if (transfer.kind !== 'swap') return;
+    const swap = await trx('swaps').whereIn('swapItemId', transfer.itemIds).first('id', 'swapItemId', 'blockchainId', 'inputRaw', 'minOutputRaw', 'slippageTolerance');
+    if (!swap) return;
+    const network = this.networks.get(swap.blockchainId);
+    const item = await trx('transfer_items').where({ id: swap.swapItemId }).first('callData');
+    const now = network ? await this.dex.currentOutput(network, item.callData, BigInt(swap.inputRaw)).catch(() => null) : null;
+    if (now === null) throw new KeelError('SERVICE_UNAVAILABLE', "The swap's router could not be read to price it again; nothing was approved, try again shortly");
+    const slippageBasisPoints = BigInt(Math.round(Number(swap.slippageTolerance) * 100));
+    const floor = (now * (10_000n - slippageBasisPoints)) / 10_000n;
+    const minOut = floor > BigInt(swap.minOutputRaw) ? floor : BigInt(swap.minOutputRaw);
+    await trx('transfer_items').where({ id: swap.swapItemId }).update({ callData: this.dex.withTerms(item.callData, minOut, swapDeadline()) });
+    await trx('swaps').where({ id: swap.id }).update({ minOutputRaw: minOut.toString() });
+  };
 
   async list(organizationId: string, args: SwapFilter): Promise<PageResult<SwapView>> {
     const masterWalletId = Ids.filter('masterWalletId', args.masterWalletId);
@@ -340,6 +361,11 @@ export class SwapService {
 
 /** A swap's status: its own once final, else its transfer's (PENDING_APPROVAL, QUEUED, SUBMITTED, REJECTED). */
 const STATUS_SQL = `CASE WHEN s.status IN ('EXECUTED', 'FAILED') THEN s.status WHEN t.status = 'CONFIRMED' THEN 'SUBMITTED' WHEN t.status = 'FAILED' THEN 'FAILED' ELSE t.status END`;
+
+/** The router refuses a swap signed after this: the window it waits for its approval line and confirmations in. */
+function swapDeadline(): number {
+  return Math.floor(Date.now() / 1000) + SWAP_DEADLINE_SECONDS;
+}
 
 export function parseOrder(text: string): SwapOrder {
   const order = text.toUpperCase() as SwapOrder;

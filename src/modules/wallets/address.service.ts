@@ -147,6 +147,12 @@ export class AddressService {
     return addressView(await this.row(organizationId, id));
   }
 
+  /** Several of the organisation's addresses in one query, by id (unknown ones absent). */
+  async rowsByIds(organizationId: string, ids: string[]): Promise<Map<string, AddressModel>> {
+    const rows = ids.length ? await AddressModel.query(this.db).where({ organizationId }).whereIn('id', [...new Set(ids)]) : [];
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
   async row(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<AddressModel> {
     const row = await AddressModel.query(trx).findOne({ id: Ids.uuid('Address', id), organizationId });
     if (!row) throw KeelError.notFound('Address');

@@ -160,6 +160,12 @@ export class MasterWalletService {
     return this.view(await this.row(organizationId, id));
   }
 
+  /** Views of several of the organisation's wallets in one pass, by id (a page of another module's rows that name them). */
+  async getMany(organizationId: string, ids: string[]): Promise<Map<string, MasterWalletView>> {
+    const rows = ids.length ? await MasterWalletModel.query(this.db).where({ organizationId }).whereIn('id', [...new Set(ids)]) : [];
+    return new Map((await this.views(rows)).map((v) => [v.id, v]));
+  }
+
   /** The wallet row, or WALLET_NOT_FOUND (404) when it is unknown or another organisation's. */
   async row(organizationId: string, id: string, trx: Knex | Knex.Transaction = this.db): Promise<MasterWalletModel> {
     const row = await MasterWalletModel.query(trx).findOne({ id: parseMasterWalletId(id), organizationId });

@@ -1,9 +1,8 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { toUnitsFloor } from '../../platform/decimal';
 import type { Logger } from '../../platform/logger';
 import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService, AssetView } from '../chains/chain.service';
+import type { ChainService } from '../chains/chain.service';
 import { readBalances } from '../wallets/balance-reader';
 import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
 import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
@@ -12,6 +11,7 @@ import type { ChainTransferModel } from '../deposits/chain-transfer.model';
 import { heldByAml } from '../aml/aml-holds';
 import { transactionRequest } from './transaction-request';
 import { TransferService } from './transfer.service';
+import type { GasTopUps } from './gas-top-up';
 
 /** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
 const GAS_HEADROOM = 2n;
@@ -28,6 +28,7 @@ export class AutoSweeper implements DepositListener {
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
     private readonly transfers: TransferService,
+    private readonly gas: GasTopUps,
     private readonly logger: Logger,
   ) {}
 
@@ -106,23 +107,7 @@ export class AutoSweeper implements DepositListener {
       await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - gasCost }]);
       return;
     }
-    const native = (await this.chains.assetsOf(deposit.blockchainId)).find((a) => a.isNative);
-    const [nativeBalance] = await readBalances(network.provider, source.address, [{ isNative: true, address: ethers.ZeroAddress }]);
-    let afterItemId: string | undefined;
-    if (nativeBalance < gasCost) {
-      if (!gasFromMaster || !native) {
-        this.logger.info({ addressId: source.addressId, asset: asset.symbol }, 'auto-sweep skipped: the address has no gas and enableGaslessWithdraw is off');
-        return;
-      }
-      const master = await this.wallets.resolve(deposit.organizationId, { masterWalletId: source.masterWalletId }, trx);
-      if ((await this.transfers.spendable(trx, master.masterWalletId, native.id)) < gasCost - nativeBalance) {
-        this.logger.info({ masterWalletId: master.masterWalletId }, 'auto-sweep skipped: the master wallet cannot spare the gas');
-        return;
-      }
-      const nativeView = (await this.chains.assetViews([native.id])).get(native.id) as AssetView;
-      const topUp = await this.transfers.enqueue(trx, master, deposit.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: source.address, rawAmount: gasCost - nativeBalance }]);
-      afterItemId = topUp.itemIds[0];
-    }
+    const afterItemId = (await this.gas.ensure(trx, source, network, gasCost, { fromMaster: gasFromMaster })) ?? undefined;
     await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
   }
 

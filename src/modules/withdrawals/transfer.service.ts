@@ -104,7 +104,7 @@ export interface PricedLine extends PolicyLine {
   recipient: string;
 }
 
-/** Told of a transfer an administrator rejected: its kind and its lines. */
+/** Told of a transfer an administrator decided on (rejected, or approved): its kind and its lines. */
 export type TransferRejectionListener = (trx: Knex.Transaction, rejected: { kind: TransferKind; itemIds: string[] }) => Promise<void>;
 
 /** A send checked and priced, ready to record (TransferService.prepare). */
@@ -139,6 +139,14 @@ export class TransferService {
   /** Tells `listener` of each rejected transfer's lines, inside the transaction that rejects them (an agent payment fails with them). */
   onRejected(listener: TransferRejectionListener): void {
     this.rejected.add(listener);
+  }
+
+  /** Inside the approving transaction: a listener may bring a line up to date before it is queued, or refuse the approval. */
+  private readonly approved = new Hook<Parameters<TransferRejectionListener>>();
+
+  /** Tells `listener` of each approved transfer's lines, inside the transaction that queues them (a held swap gets a fresh deadline). */
+  onApproved(listener: TransferRejectionListener): void {
+    this.approved.add(listener);
   }
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
@@ -196,13 +204,20 @@ export class TransferService {
    * `callTo`, only the lines that are calls of that contract (the swaps through one DEX router).
    */
   async inFlight(trx: Knex.Transaction, address: string, blockchainId: string, assetId: string, callTo?: string): Promise<bigint> {
-    const [row] = await trx('transfer_items as i')
+    return (await this.inFlightByAsset(trx, address, blockchainId, [assetId], callTo)).get(assetId) ?? 0n;
+  }
+
+  /** `inFlight` of several assets at once, by asset id (an asset with nothing on its way is absent). */
+  private async inFlightByAsset(db: Knex | Knex.Transaction, address: string, blockchainId: string, assetIds: string[], callTo?: string): Promise<Map<string, bigint>> {
+    const rows: { assetId: string; total: string }[] = await db('transfer_items as i')
       .join('transfers as t', 't.id', 'i.transferId')
-      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId })
+      .where({ 't.fromAddress': address, 't.blockchainId': blockchainId })
+      .whereIn('i.assetId', assetIds)
       .modify((q) => (callTo ? q.where('i.callTo', callTo) : q))
       .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .select(trx.raw('coalesce(sum(i.raw_amount), 0)::text as total'));
-    return BigInt((row as { total: string }).total);
+      .groupBy('i.assetId')
+      .select('i.assetId', db.raw('sum(i.raw_amount)::text as total'));
+    return new Map(rows.map((r) => [r.assetId, BigInt(r.total)]));
   }
 
   async estimateGas(organizationId: string, masterWalletId: string, assets: TransferLine[]): Promise<GasEstimateView> {
@@ -254,6 +269,7 @@ export class TransferService {
       const status = approve ? 'QUEUED' : 'REJECTED';
       await trx('transfers').where({ id }).update({ status, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
       const items = await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
+      if (approve) await this.approved.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
       if (!approve) {
         await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
         await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
@@ -282,17 +298,10 @@ export class TransferService {
    * address, and the native balance must leave room for gas.
    */
   async ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
-    const pending: { assetId: string; total: string }[] = await this.db('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .where({ 't.fromAddress': wallet.address, 't.blockchainId': network.blockchainId })
-      .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .groupBy('i.assetId')
-      .select('i.assetId', this.db.raw('sum(i.raw_amount)::text as total'));
-    const needed = new Map<string, bigint>();
-    for (const p of pending) needed.set(p.assetId, BigInt(p.total));
-    for (const l of lines) needed.set(l.asset.id, (needed.get(l.asset.id) ?? 0n) + l.rawAmount);
     const byId = new Map(lines.map((l) => [l.asset.id, l.asset]));
-    const ids = [...new Set(lines.map((l) => l.asset.id))];
+    const ids = [...byId.keys()];
+    const needed = await this.inFlightByAsset(this.db, wallet.address, network.blockchainId, ids);
+    for (const l of lines) needed.set(l.asset.id, (needed.get(l.asset.id) ?? 0n) + l.rawAmount);
     const balances = await readBalances(network.provider, wallet.address, ids.map((id) => byId.get(id)!));
     ids.forEach((id, i) => {
       if (balances[i] < needed.get(id)!) {
@@ -341,7 +350,7 @@ export class TransferService {
   private async views(rows: Record<string, any>[], trx: Knex | Knex.Transaction = this.db): Promise<TransferView[]> {
     if (!rows.length) return [];
     const items: Record<string, any>[] = await trx('transfer_items').whereIn('transferId', rows.map((r) => r.id)).orderBy(['transferId', 'position']);
-    const assets = await this.chains.assetViews(items.map((i) => i.assetId));
+    const assets = await this.chains.assetViews(items.map((i) => i.assetId), trx);
     return rows.map((r) => ({
       id: r.id,
       kind: r.kind,

@@ -1,21 +1,16 @@
 import { ethers } from 'ethers';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { ApiClient } from '../../support/api-client';
 
 const FAST = { RATE_LIMIT_SCALE: 100, AUTH_CACHE_TTL_MS: 0 };
 
-let t: TestKeel;
-let org: TestOrg;
-let other: TestOrg;
 let chainId: string;
 
+const { t, orgs: [org, other] } = useTestKeel(FAST, { orgs: 2 });
 beforeAll(async () => {
-  t = await startTestKeel(FAST);
-  org = await t.createOrg();
-  other = await t.createOrg();
   chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
 });
-afterAll(() => t?.stop());
 
 async function createAgent(owner: TestOrg, name = 'Shopping bot') {
   const res = await owner.core.post('/v1/agents', { name, description: 'buys things', metadata: { team: 'ops' } });
@@ -209,6 +204,25 @@ describe('agents', () => {
     const unknownChain = await org.core.post(`/v1/agents/${agent.id}/wallets/create`, { blockchainId: '00000000-0000-4000-8000-000000000000' });
     expect(unknownChain.status).toBeGreaterThanOrEqual(400);
     expect(unknownChain.status).toBeLessThan(500);
+  });
+
+  test("an agent wallet's configurations.aml is its own address's screening, not its master wallet's", async () => {
+    const { agent } = await createAgent(org, 'Screened');
+    const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Screened agents' })).body.data;
+    const create = async () => (await org.core.post(`/v1/agents/${agent.id}/wallets/create`, { blockchainId: chainId, masterWalletId: master.id })).body.data;
+    const [tainted, clean] = [await create(), await create()];
+    const eth = (await org.core.get(`/v1/assets?blockchainId=${chainId}&symbol=ETH`)).body.data[0];
+    // A deposit the sanctions screen flagged (as the deposit watcher records it), not yet released.
+    await t.keel.platform.db('chain_transfers').insert({
+      organizationId: org.orgId, blockchainId: chainId, masterWalletId: master.id, addressId: tainted.addressId, assetId: eth.id, direction: 'incoming', category: 'external',
+      txHash: ethers.hexlify(ethers.randomBytes(32)), logIndex: -1, blockNumber: 1, blockHash: ethers.ZeroHash, blockTimestamp: new Date(), fromAddress: ethers.Wallet.createRandom().address,
+      toAddress: tainted.addressWallet.walletAddress, rawValue: '1', amlFlaggedAt: new Date(), amlMatches: JSON.stringify([{ list: 'TEST', address: '0x' }]),
+    });
+    const listed = (await org.core.get(`/v1/agents/${agent.id}/wallets`)).body.data;
+    const amlOf = (id: string) => listed.find((w: { id: string }) => w.id === id).addressWallet.configurations.aml;
+    expect(amlOf(tainted.id)).toMatchObject({ status: 'FLAGGED', message: expect.stringContaining('1 incoming transfer') });
+    expect(amlOf(clean.id)).toMatchObject({ status: 'CLEAR' });
+    expect((await org.core.get(`/v1/agents/${agent.id}/wallets/${clean.id}`)).body.data.addressWallet.configurations.aml.status).toBe('CLEAR');
   });
 
   test('policy changes are admin-only and audited: each a version, the key that made it, and the rules before and after', async () => {

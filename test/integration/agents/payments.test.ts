@@ -147,11 +147,18 @@ describe('agent payments', () => {
       ['per-payment limit in USD', usdc(alice, '46'), 'per_payment_usd_limit', /46 USD exceeds the per-payment limit of 45 USD/],
       ['no USD price for a USD rule', { ...usdc(alice, '0.01'), assetId: assets.ETH.id }, 'usd_value_known', /no USD price for ETH/],
     ];
-    for (const [what, body, rule, reason] of cases) {
-      const p = await pay(agentClient, agent.id, body);
-      expect([what, p.status, ruleOutcome(p, rule)]).toEqual([what, 'POLICY_DENIED', 'FAIL']);
-      expect(p.denialReason).toMatch(reason);
-      expect(p.transferId).toBeNull();
+    // A denied payment costs no withdrawal checks (they read the chain): the policy decides first.
+    const prepare = jest.spyOn(t.keel.services.transfers, 'prepare');
+    try {
+      for (const [what, body, rule, reason] of cases) {
+        const p = await pay(agentClient, agent.id, body);
+        expect([what, p.status, ruleOutcome(p, rule)]).toEqual([what, 'POLICY_DENIED', 'FAIL']);
+        expect(p.denialReason).toMatch(reason);
+        expect(p.transferId).toBeNull();
+      }
+      expect(prepare).not.toHaveBeenCalled();
+    } finally {
+      prepare.mockRestore();
     }
     // ETH has no price (none configured, no trade on the order book): the payment shows none rather than an invented one.
     const eth = (await agentClient.get(`/v1/agents/${agent.id}/payments?status=POLICY_DENIED&limit=1`)).body.data[0];

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
-
-let t: TestKeel;
-let org: TestOrg;
 
 const listed = (list: string) =>
   readFileSync(path.join(shippedSanctionsDirectory(), `sanctioned_addresses_${list}.txt`), 'utf8')
@@ -16,11 +13,7 @@ const BTC_LISTED = listed('XBT')[0];
 const CLEAN = '0x000000000000000000000000000000000000dEaD';
 const addresses = (n: number) => Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
 
-beforeAll(async () => {
-  t = await startTestKeel({ KEEL_ROLES: 'api' });
-  org = await t.createOrg();
-});
-afterAll(() => t.stop());
+const { t, orgs: [org] } = useTestKeel({ KEEL_ROLES: 'api' }, { orgs: 1 });
 
 const check = (body: unknown, client = org.core) => client.post('/v1/aml/check-batch', body);
 

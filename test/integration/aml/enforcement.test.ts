@@ -2,12 +2,18 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ethers } from 'ethers';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 import { keelCommand } from '../../support/keel-cli';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { fundFromFaucet } from '../../../src/platform/chain/faucet';
 import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
+import { Model } from 'objection';
+import { createDb } from '../../../src/platform/db/knex';
+import { UnitOfWork } from '../../../src/platform/db/unit-of-work';
+import { Failpoints } from '../../../src/platform/failpoints';
+import { ChainService } from '../../../src/modules/chains/chain.service';
+import { FlaggedTransferService } from '../../../src/modules/aml/flagged-transfer.service';
 
 /**
  * Sanctions enforced where money moves: withdrawals and sweeps to a listed address are refused;
@@ -17,24 +23,18 @@ import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-fi
 const OFAC_ETH = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n')[0].trim();
 const SANCTIONED_SENDER = devChainAccount(8);
 
-let t: TestKeel;
-let org: TestOrg;
-let other: TestOrg;
 let chainId: string;
 let ethAssetId: string;
 let rpcUrl: string;
 /** What the flagging test leaves for the review test. */
 let review: { walletId: string; taintedId: string; taintedAddress: string; flaggedId: string };
 
+const { t, orgs: [org, other] } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SANCTIONS_REFRESH_INTERVAL_MS: 100 }, { orgs: 2 });
 beforeAll(async () => {
-  t = await startTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SANCTIONS_REFRESH_INTERVAL_MS: 100 });
-  org = await t.createOrg();
-  other = await t.createOrg();
   chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
   ethAssetId = (await org.core.get(`/v1/assets?blockchainId=${chainId}&symbol=ETH`)).body.data[0].id;
   rpcUrl = t.keel.services.networks.get(chainId)!.spec.rpcUrl;
 });
-afterAll(() => t?.stop());
 
 const createWallet = async (client: typeof org.core, configurations?: object) => {
   const res = await client.post('/v1/master-wallets', { blockchainId: chainId, name: 'Treasury', configurations });
@@ -183,6 +183,24 @@ describe('deposits from a sanctioned address', () => {
 
     await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: review.taintedAddress, amount: '1' });
     await eventually(async () => (await org.core.get(`/v1/transfers?masterWalletId=${review.walletId}`)).body.data.find((x: any) => x.kind === 'sweep' && x.addressId === review.taintedId), 30_000);
+  });
+
+  test('a release runs on its own transaction\'s connection: it completes on a pool of one', async () => {
+    const wallet = await createWallet(org.core);
+    const tainted = await createAddress(wallet.id);
+    const { txHash } = await fundFromFaucet(rpcUrl, SANCTIONED_SENDER.privateKey, { to: tainted.address, amount: '1' });
+    const flagged = await eventually(async () => (await org.core.get('/v1/aml/flagged-transfers?released=false')).body.data.find((r: any) => r.hash === txHash), 30_000);
+    const { platform } = t.keel;
+    // A second connection asked for inside the release's transaction would wait for the pool's only one.
+    const one = createDb(t.config.DATABASE_URL, 1, { acquireTimeoutMs: 3_000 });
+    Model.knex(platform.db);
+    try {
+      const service = new FlaggedTransferService(one, new ChainService(one), platform.outbox, new UnitOfWork(one, platform.idempotency, Failpoints.fromConfig(t.config, platform.logger)));
+      const released = await service.release(org.orgId, (await t.keel.services.apiKeys.issue({ organizationId: org.orgId, name: 'reviewer', host: 'core', scopes: ['read', 'write', 'admin'], tier: 'Business' })).key.id, flagged.id, 'reviewed');
+      expect(released).toMatchObject({ id: flagged.id, symbol: 'ETH', amount: '1', releaseNote: 'reviewed', releasedAt: expect.any(Date) });
+    } finally {
+      await one.destroy();
+    }
   });
 
   test("another organisation neither sees the flag nor is flagged itself", async () => {

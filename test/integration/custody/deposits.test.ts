@@ -1,5 +1,6 @@
 import { ethers } from 'ethers';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 import { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import type { DevChain } from '../../../src/platform/chain/devchain';
@@ -49,16 +50,7 @@ async function events(t: TestKeel, type: string): Promise<any[]> {
 }
 
 describe('deposits on the shared dev chains', () => {
-  let t: TestKeel;
-  let org: TestOrg;
-  let other: TestOrg;
-
-  beforeAll(async () => {
-    t = await startTestKeel(FAST_WATCH);
-    org = await t.createOrg();
-    other = await t.createOrg();
-  });
-  afterAll(() => t?.stop());
+  const { t, orgs: [org, other] } = useTestKeel(FAST_WATCH, { orgs: 2 });
 
   test('a native and an ERC-20 deposit to a deposit address are recorded once confirmed and reported as address.incoming_transfer', async () => {
     const wallet = await createWallet(org);

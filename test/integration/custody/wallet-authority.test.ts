@@ -1,29 +1,25 @@
 import { ethers } from 'ethers';
 import { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
 
 /**
  * Where a wallet's money may go: security and autoSweep change only with the admin scope; a sweep
  * goes to the wallet itself or one of its allowed recipients (when set and when it runs); the
  * transfer cap limits a request's total per asset.
  */
-let t: TestKeel;
-let org: TestOrg;
 let writer: ApiClient;
 let chainId: string;
 let usdc: string;
 const recipient = () => ethers.Wallet.createRandom().address;
 
+const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100 }, { orgs: 1 });
 beforeAll(async () => {
-  t = await startTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100 });
-  org = await t.createOrg();
   const secret = (await org.core.post('/v1/api-keys', { name: 'writer', scopes: ['read', 'write'] })).body.data.secret;
   writer = org.core.with({ apiKey: secret, orgId: org.orgId });
   chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
   usdc = (await org.core.get(`/v1/assets?blockchainId=${chainId}&symbol=USDC`)).body.data[0].id;
 });
-afterAll(() => t?.stop());
 
 async function adminWallet(configurations?: object): Promise<{ id: string; walletAddress: string }> {
   const res = await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Treasury', configurations });

@@ -189,6 +189,34 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     await eventually(() => received(hooks).some((e) => e.type === 'payment_link.deleted' && e.data.paymentLinkId === other.id));
   }, 60_000);
 
+  test('a checkout of a limited link holds its payment past its expiry while a payment mined in time may still be seen, and while one is confirming', async () => {
+    const link = await createLink({ name: 'Held after expiry', amount: '2', paymentLimit: 1 });
+    const first = await startSession(link.slug);
+    const { db } = t.keel.platform;
+    const newSession = () => publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id });
+    // Just expired, nothing seen yet: a payment mined before the expiry may still arrive.
+    await db('checkouts').where({ id: first.id }).update({ expiresAt: new Date(Date.now() - 60_000), status: 'EXPIRED' });
+    expect((await newSession()).body.error).toMatchObject({ code: 'PAYMENT_FAILED', details: { paymentLimit: 1, paymentsConsumed: 0 } });
+    // A payment confirming holds it whatever the clock says.
+    await db('checkouts').where({ id: first.id }).update({ expiresAt: new Date(Date.now() - 3_600_000), status: 'CONFIRMING', confirmingRaw: '2000000' });
+    expect((await newSession()).status).toBe(400);
+    // Long expired with nothing seen: the payment is free again.
+    await db('checkouts').where({ id: first.id }).update({ status: 'EXPIRED', confirmingRaw: '0' });
+    expect((await newSession()).status).toBe(201);
+  });
+
+  test('payers racing for the last payment of a limited link: one checkout, and the refused ones derive no address', async () => {
+    const link = await createLink({ name: 'Last one', amount: '3', paymentLimit: 1 });
+    const addressesBefore = (await t.keel.platform.db('addresses').where({ masterWalletId: m.wallet.id }).count({ n: '*' }))[0].n;
+    const raced = await Promise.all(Array.from({ length: 6 }, () => publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id })));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
+    for (const refused of raced.filter((r) => r.status === 400)) expect(refused.body.error.code).toBe('PAYMENT_FAILED');
+    const addressesAfter = (await t.keel.platform.db('addresses').where({ masterWalletId: m.wallet.id }).count({ n: '*' }))[0].n;
+    expect(Number(addressesAfter) - Number(addressesBefore)).toBe(1);
+    const created = await t.keel.platform.db('outbox_events').where({ type: 'address.created', organizationId: m.org.orgId }).whereRaw("envelope::text like ?", [`%${link.id}%`]);
+    expect(created).toHaveLength(1);
+  });
+
   test('list, filter, update and validation; another organisation gets 404 for every link of this one', async () => {
     const a = await createLink({ name: 'Alpha tea', amount: '1' });
     const b = await createLink({ name: 'Beta tea', currency: 'USDC' });

@@ -193,13 +193,39 @@ describe('settlement rules', () => {
     });
     expect((await org.core.request('GET', `/v1/transfers/${submitted.transferId}`)).body.data.status).toBe('PENDING_APPROVAL');
     expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/reject`)).status).toBe(200);
+    // Failed by the rejection itself (the transfers' rejection hook), in its transaction: no poll involved.
+    const [failed] = await executions(rule.id);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.error).toMatch(/rejected/);
+    const { db } = t.keel.platform;
+    const [stored, transfer] = await Promise.all([db('settlement_rule_executions').where({ id: failed.id }).first(), db('transfers').where({ id: submitted.transferId }).first()]);
+    expect(stored.updatedAt).toEqual(transfer.decidedAt);
+    const event = await eventWhere('master_settlement_rule.failed', (d) => d.ruleId === rule.id);
+    expect(event.data).toMatchObject({ amount: '12', nextAttemptAt: null, error: expect.stringMatching(/rejected/) });
+  });
+
+  test("a deposit address's conversion whose gas top-up an approver rejects fails with it, even when its own transfer is approved", async () => {
+    const wallet = await createWallet(org, chain, { security: { requireApprovalForTransfers: true } });
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 11' } })).body.data;
+    const rule = await createRule({ addressId: address.id, name: 'Convert held', order: 'CHEAPEST', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: randomAddress() } });
+    await fund(t, org, chain, address.address, '30', 'USDC');
+    const { db } = t.keel.platform;
+    const [submitted] = await eventually(async () => {
+      const list = await executions(rule.id);
+      return list[0]?.status === 'SUBMITTED' && list;
+    });
+    const topUp = await eventually(async () => (await db('transfers').where({ masterWalletId: wallet.id, addressId: null, kind: 'gas_topup', status: 'PENDING_APPROVAL' }).first()) ?? false);
+    expect((await org.core.request('POST', `/v1/transfers/${topUp.id}/reject`)).status).toBe(200);
+    expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/approve`)).status).toBe(200);
     const [failed] = await eventually(async () => {
       const list = await executions(rule.id);
       return list[0]?.status === 'FAILED' && list;
     });
-    expect(failed.error).toMatch(/rejected/);
-    const event = await eventWhere('master_settlement_rule.failed', (d) => d.ruleId === rule.id);
-    expect(event.data).toMatchObject({ amount: '12', nextAttemptAt: null, error: expect.stringMatching(/rejected/) });
+    expect(failed.error).toMatch(/gas top-up it waited for was rejected/);
+    expect(failed.attempts).toBe(1);
+    // Its lines can never run: the sender fails them, releasing what they reserved.
+    await eventually(async () => (await org.core.request('GET', `/v1/transfers/${submitted.transferId}`)).body.data.status === 'FAILED');
   });
 
   test('a rule fires once per deposit across a restart and with two workers racing for its execution', async () => {
@@ -217,7 +243,7 @@ describe('settlement rules', () => {
     const { services, platform } = t.keel;
     const worker = () => {
       const outcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: 500, maxBackoffMs: 5_000, maxAttempts: 5 }, platform.logger);
-      const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, services.destinationScreen);
+      const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps);
       return new SettlementRuleWorker(platform.db, executor, outcomes, { pollIntervalMs: 100 }, platform.logger);
     };
     const [w1, w2] = [worker(), worker()];

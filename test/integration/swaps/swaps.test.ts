@@ -1,29 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { ethers } from 'ethers';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { DexQuoter } from '../../../src/modules/swaps/dex-quoter';
+import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
 
 describe("swaps on the dev chain's Uniswap V2", () => {
-  let t: TestKeel;
-  let org: TestOrg;
-  let other: TestOrg;
   let chain: string;
   let assets: Record<string, Asset>;
   let provider: ethers.JsonRpcProvider;
   let balanceOf: (symbol: string, owner: string) => Promise<bigint>;
 
+  const { t, orgs: [org, other] } = useTestKeel(FAST, { orgs: 2 });
   beforeAll(async () => {
-    t = await startTestKeel(FAST);
-    org = await t.createOrg();
-    other = await t.createOrg();
     chain = (await org.core.request('GET', '/v1/blockchains')).body.data[0].id;
     assets = await assetsOf(org, chain);
     provider = t.keel.services.networks.get(chain)!.provider;
     balanceOf = balanceReader(provider, assets);
   });
-  afterAll(() => t?.stop());
 
   const swapDone = (id: string, client = org) =>
     eventually(async () => {
@@ -115,6 +110,9 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     });
     expect(ledger.available).toBe(await balanceOf('ETH', wallet.walletAddress));
     expect((await t.keel.services.ledger.balance(db, wallet.id, assets.USDC.id)).available).toBe(0n);
+    // FASTEST approved the router for exactly this swap, which spent it all: no standing allowance is left.
+    const network = t.keel.services.networks.get(chain)!;
+    expect(await new DexQuoter().allowance(network, assets.USDC.address, wallet.walletAddress)).toBe(0n);
   });
 
   test('a pool moved against the quote makes the swap fail before anything is swapped: the wallet keeps its tokens, the recipient gets nothing, master.swap_failed reports it', async () => {
@@ -153,6 +151,64 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(await balanceB('DAI', recipient)).toBe(0n);
     const failed = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.swap_failed' }).whereRaw(`envelope->'data'->>'swapId' = ?`, [done.id]).first()) ?? false);
     expect(failed.envelope.data).toMatchObject({ status: 'FAILED', srcWalet: { id: wallet.id }, dstAddress: recipient, inputAmount: 100, outputAmount: 0, minOutputAmount: Number(done.minimumOutput) });
+  });
+
+  test('a pool moved in the swap\'s favour while it is held raises its minimum output at approval to the new price less its slippage', async () => {
+    const chainB = (await org.core.request('GET', '/v1/blockchains')).body.data[1].id;
+    const assetsB = await assetsOf(org, chainB);
+    const providerB = t.keel.services.networks.get(chainB)!.provider;
+    const wallet = await createWallet(org, chainB, { security: { requireApprovalForTransfers: true } });
+    await fund(t, org, chainB, wallet.walletAddress, '1');
+    await fund(t, org, chainB, wallet.walletAddress, '100', 'USDC');
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assetsB.USDC.id, toAssetId: assetsB.DAI.id, amount: '100', slippageTolerance: '1' } });
+    expect(res.body.data).toMatchObject({ status: 'PENDING_APPROVAL', slippageTolerance: '1' });
+
+    // Someone sells DAI for USDC along the swap's own route: USDC now buys more DAI than when the swap was quoted.
+    const swapRow = await t.keel.platform.db('swaps').where({ id: res.body.data.id }).first();
+    const call = new ethers.Interface(['function swapExactTokensForTokens(uint amountIn, uint amountOutMin, address[] path, address to, uint deadline)']).parseTransaction({ data: (await t.keel.platform.db('transfer_items').where({ id: swapRow.swapItemId }).first()).callData })!;
+    const path = [...(call.args.path as string[])];
+    const mover = devChainAccount(8);
+    await fund(t, org, chainB, mover.address, '1', undefined, false);
+    await fund(t, org, chainB, mover.address, '200000', 'DAI', false);
+    const signer = new ethers.Wallet(mover.privateKey, providerB);
+    const routerAddress = t.keel.services.networks.get(chainB)!.spec.dex!.router;
+    const router = new ethers.Contract(routerAddress, ['function swapExactTokensForTokens(uint, uint, address[], address, uint) returns (uint[])', 'function getAmountsOut(uint, address[]) view returns (uint[])'], signer);
+    const dai = new ethers.Contract(assetsB.DAI.address, ['function approve(address, uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)'], signer);
+    await eventually(async () => (await dai.balanceOf(mover.address)) > 0n, 30_000);
+    await (await dai.approve(routerAddress, ethers.MaxUint256)).wait();
+    await (await router.swapExactTokensForTokens(ethers.parseUnits('200000', 18), 0, [...path].reverse(), mover.address, Math.floor(Date.now() / 1000) + 600)).wait();
+    const amounts: bigint[] = await router.getAmountsOut(ethers.parseUnits('100', 6), path);
+    const raisedFloor = (amounts[amounts.length - 1] * 9_900n) / 10_000n;
+    expect(raisedFloor).toBeGreaterThan(ethers.parseUnits(res.body.data.minimumOutput, 18));
+
+    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    const approved = (await org.core.request('GET', `/v1/swaps/${res.body.data.id}`)).body.data;
+    expect(ethers.parseUnits(approved.minimumOutput, 18)).toBe(raisedFloor);
+    const done = await swapDone(res.body.data.id);
+    expect(done.status).toBe('EXECUTED');
+    expect(ethers.parseUnits(done.outputAmount, 18)).toBeGreaterThanOrEqual(raisedFloor);
+  });
+
+  test('a swap held for approval past its router deadline is approved with a fresh deadline (the minimum output kept while the price has not moved), and executes', async () => {
+    const wallet = await createWallet(org, chain, { security: { requireApprovalForTransfers: true } });
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '50', 'USDC');
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.USDC.id, toAssetId: assets.DAI.id, amount: '50' } });
+    expect(res.body.data.status).toBe('PENDING_APPROVAL');
+    // Held longer than the router's window: the deadline signed into the call has passed.
+    const { db } = t.keel.platform;
+    const router = new ethers.Interface(['function swapExactTokensForTokens(uint amountIn, uint amountOutMin, address[] path, address to, uint deadline)']);
+    const swapRow = await db('swaps').where({ id: res.body.data.id }).first();
+    const queued = router.parseTransaction({ data: (await db('transfer_items').where({ id: swapRow.swapItemId }).first()).callData })!;
+    const expired = Math.floor(Date.now() / 1000) - 60;
+    await db('transfer_items').where({ id: swapRow.swapItemId }).update({ callData: router.encodeFunctionData('swapExactTokensForTokens', [...queued.args.slice(0, -1), expired]) });
+
+    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    const approved = router.parseTransaction({ data: (await db('transfer_items').where({ id: swapRow.swapItemId }).first()).callData })!;
+    expect(approved.args.slice(0, -1).map(String)).toEqual(queued.args.slice(0, -1).map(String));
+    expect(Number(approved.args.deadline)).toBeGreaterThan(Math.floor(Date.now() / 1000) + 1_700);
+    const done = await swapDone(res.body.data.id);
+    expect(done).toMatchObject({ status: 'EXECUTED', minimumOutput: res.body.data.minimumOutput });
   });
 
   test("another organisation's swaps are 404, and so is swapping from its wallets", async () => {

@@ -1,0 +1,42 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import { KeelError } from '../../platform/errors';
+import type { ChainNetwork } from '../chains/chain-networks';
+import type { ChainService } from '../chains/chain.service';
+import { readBalances } from '../wallets/balance-reader';
+import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
+import type { TransferService } from './transfer.service';
+
+/**
+ * Gas for a send Keel decides on itself (an auto-sweep, a settlement rule's sweep or swap): a
+ * deposit address holding less native coin than the send's gas gets the difference from its master
+ * wallet first, as a `gas_topup` transfer the send waits for. The master wallet's ledger must be
+ * able to spare it (TransferService reserves it, INSUFFICIENT_FUNDS otherwise).
+ */
+export class GasTopUps {
+  constructor(
+    private readonly wallets: SendingWallets,
+    private readonly chains: ChainService,
+    private readonly transfers: TransferService,
+  ) {}
+
+  /**
+   * The id of the top-up line the send must wait for, or null when `source` already holds `gasCost`.
+   * INSUFFICIENT_FUNDS when it does not and cannot be topped up: a master wallet (nothing above it to
+   * pay), or `fromMaster` false (the wallet's enableGaslessWithdraw is off). `status`: the top-up
+   * waits for approval with the send it pays for, so a rejected send spends no gas money.
+   */
+  async ensure(trx: Knex.Transaction, source: SendingWallet, network: ChainNetwork, gasCost: bigint, opts: { status?: 'QUEUED' | 'PENDING_APPROVAL'; fromMaster?: boolean } = {}): Promise<string | null> {
+    const [nativeBalance] = await readBalances(network.provider, source.address, [{ isNative: true, address: ethers.ZeroAddress }]);
+    if (nativeBalance >= gasCost) return null;
+    if (!source.addressId || opts.fromMaster === false) {
+      throw new KeelError('INSUFFICIENT_FUNDS', `${source.address} holds too little native coin to pay the gas${source.addressId ? ' and enableGaslessWithdraw is off' : ''}`);
+    }
+    const native = (await this.chains.assetsOf(network.blockchainId)).find((a) => a.isNative);
+    if (!native) throw new KeelError('INVALID_NETWORK', 'The chain has no native coin registered');
+    const nativeView = (await this.chains.assetViews([native.id], trx)).get(native.id)!;
+    const master = await this.wallets.resolve(source.organizationId, { masterWalletId: source.masterWalletId }, trx);
+    const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: source.address, rawAmount: gasCost - nativeBalance }], opts.status);
+    return topUp.itemIds[0];
+  }
+}
