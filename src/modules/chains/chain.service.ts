@@ -141,8 +141,8 @@ export class ChainService {
     return new Map((await this.withChains(rows, db)).map((a) => [a.id, a]));
   }
 
-  async assetsOf(blockchainId: string): Promise<AssetModel[]> {
-    return AssetModel.query(this.db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
+  async assetsOf(blockchainId: string, db: Knex | Knex.Transaction = this.db): Promise<AssetModel[]> {
+    return AssetModel.query(db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
   }
 
   async withChains(assets: AssetModel[], db: Knex | Knex.Transaction = this.db): Promise<AssetView[]> {

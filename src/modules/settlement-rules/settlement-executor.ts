@@ -49,7 +49,7 @@ export class SettlementExecutor {
     const wallet = await this.wallets.resolve(rule.organizationId, rule.addressId ? { addressId: rule.addressId } : { masterWalletId: rule.masterWalletId }, trx);
     const network = this.networks.get(deposit.blockchainId);
     if (!network) throw new PermanentFailure('the chain is no longer served by this deployment');
-    const assets = await this.chains.assetViews([execution.assetId, rule.destinationAssetId]);
+    const assets = await this.chains.assetViews([execution.assetId, rule.destinationAssetId], trx);
     const [from, to] = [assets.get(execution.assetId)!, assets.get(rule.destinationAssetId)!];
     const destination: string = rule.destinationAddress;
 
@@ -76,7 +76,7 @@ export class SettlementExecutor {
       const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'sweep', [{ asset: from, recipient: destination, rawAmount: amount, afterItemId: after ?? undefined }], status);
       return { kind: 'sweep', transferId, transferItemId: itemIds[itemIds.length - 1], swapId: null };
     }
-    const priced = await this.swaps.priceRaw(from, to, amount, rule.orderType, String(rule.slippageTolerance));
+    const priced = await this.swaps.priceRaw(from, to, amount, rule.orderType, String(rule.slippageTolerance), trx);
     await this.swaps.admit(wallet, priced, destination);
     const after = from.isNative ? null : await this.gas.ensure(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice, { status });
     const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, after ?? undefined);

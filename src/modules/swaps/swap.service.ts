@@ -143,15 +143,15 @@ export class SwapService {
     return this.quoteView(priced, !priced.from.isNative);
   }
 
-  /** Prices a swap of `amountIn` base units (settlement rules use it with a deposit's amount). */
-  async priceRaw(from: AssetView, to: AssetView, amountIn: bigint, order: string, slippageTolerance: string): Promise<PricedSwap> {
+  /** Prices a swap of `amountIn` base units (settlement rules use it with a deposit's amount, inside their transaction `db`). */
+  async priceRaw(from: AssetView, to: AssetView, amountIn: bigint, order: string, slippageTolerance: string, db?: Knex.Transaction): Promise<PricedSwap> {
     const network = this.networks.get(from.blockchainId);
     if (!network) throw new KeelError('INVALID_NETWORK', 'The chain of these assets is not served by this deployment');
     if (from.blockchainId !== to.blockchainId) throw new KeelError('INVALID_NETWORK', 'Both assets of a swap must be on the same chain');
     if (from.id === to.id) throw KeelError.invalidField('toAssetId', 'must differ from fromAssetId');
     const swapOrder = parseOrder(order);
     const slippageBasisPoints = swapOrder === 'NO_SLIPPAGE' ? 0n : parseSlippage(slippageTolerance);
-    const intermediates = (await this.chains.assetsOf(from.blockchainId)).filter((a) => a.id !== from.id && a.id !== to.id);
+    const intermediates = (await this.chains.assetsOf(from.blockchainId, db)).filter((a) => a.id !== from.id && a.id !== to.id);
     const routes = await this.dex.routes(network, from, to, amountIn, intermediates);
     if (!routes.length) throw new KeelError('VALIDATION_ERROR', `No pool on the chain's DEX swaps ${from.symbol} to ${to.symbol}`, { fields: [{ field: 'toAssetId', error: 'INVALID_FIELD' }] });
     const route = swapOrder === 'CHEAPEST' ? [...routes].sort((a, b) => (a.gasLimit === b.gasLimit ? (b.output > a.output ? 1 : -1) : a.gasLimit < b.gasLimit ? -1 : 1))[0] : routes[0];

@@ -71,7 +71,7 @@ export class AutoSweeper implements DepositListener {
       return;
     }
     const network = this.networks.get(deposit.blockchainId);
-    const asset = (await this.chains.assetViews([deposit.assetId])).get(deposit.assetId);
+    const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
     if (!network || !asset) return;
     await this.sweep(trx, deposit, source, sweep.destinationAddress || source.masterWalletAddress, toUnitsFloor(sweep.threshold || '0', asset.decimals), source.configurations.enableGaslessWithdraw);
   }
@@ -85,7 +85,7 @@ export class AutoSweeper implements DepositListener {
       return;
     }
     const network = this.networks.get(deposit.blockchainId);
-    const asset = (await this.chains.assetViews([deposit.assetId])).get(deposit.assetId);
+    const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
     if (!network || !asset) return;
 
     const [balance] = await readBalances(network.provider, source.address, [asset]);

@@ -32,7 +32,7 @@ export class GasTopUps {
     if (!source.addressId || opts.fromMaster === false) {
       throw new KeelError('INSUFFICIENT_FUNDS', `${source.address} holds too little native coin to pay the gas${source.addressId ? ' and enableGaslessWithdraw is off' : ''}`);
     }
-    const native = (await this.chains.assetsOf(network.blockchainId)).find((a) => a.isNative);
+    const native = (await this.chains.assetsOf(network.blockchainId, trx)).find((a) => a.isNative);
     if (!native) throw new KeelError('INVALID_NETWORK', 'The chain has no native coin registered');
     const nativeView = (await this.chains.assetViews([native.id], trx)).get(native.id)!;
     const master = await this.wallets.resolve(source.organizationId, { masterWalletId: source.masterWalletId }, trx);
