@@ -266,16 +266,37 @@ export class TransferService {
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
       // The lists may have changed since the request: an approval is screened again.
       if (approve) checkSanctions(this.sanctions, await trx('transfer_items').where({ transferId: id }).orderBy('position').select('recipient'));
-      const status = approve ? 'QUEUED' : 'REJECTED';
-      await trx('transfers').where({ id }).update({ status, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
-      const items = await trx('transfer_items').where({ transferId: id }).update({ status, updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
-      if (approve) await this.approved.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
-      if (!approve) {
-        await this.funds.release(trx, items.map((i: { id: string; assetId: string; rawAmount: string }) => ({ organizationId, walletId: row.addressId ?? row.masterWalletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
-        await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
+      if (approve) {
+        await trx('transfers').where({ id }).update({ status: 'QUEUED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+        const items = await trx('transfer_items').where({ transferId: id }).update({ status: 'QUEUED', updatedAt: trx.fn.now() }).returning('id');
+        await this.approved.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
+      } else {
+        await this.reject(trx, row);
       }
       return this.get(organizationId, id, trx);
     });
+  }
+
+  /**
+   * Rejects a transfer held for approval (its row locked by the caller): its lines' reservations
+   * are released and the rejection listeners told. A gas top-up held with it that paid only for
+   * its lines is rejected too, so no gas money moves for a send that will not happen.
+   */
+  private async reject(trx: Knex.Transaction, row: { id: string; organizationId: string; kind: TransferKind; addressId: string | null; masterWalletId: string }): Promise<void> {
+    await trx('transfers').where({ id: row.id }).update({ status: 'REJECTED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+    const items: { id: string; assetId: string; rawAmount: string }[] = await trx('transfer_items').where({ transferId: row.id }).update({ status: 'REJECTED', updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
+    const walletId = row.addressId ?? row.masterWalletId;
+    await this.funds.release(trx, items.map((i) => ({ organizationId: row.organizationId, walletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
+    await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i) => i.id) });
+    const heldTopUps = await trx('transfers as t')
+      .where({ 't.organizationId': row.organizationId, 't.kind': 'gas_topup', 't.status': 'PENDING_APPROVAL' })
+      .whereExists(trx('transfer_items as g').whereRaw('g.transfer_id = t.id').whereIn('g.id', trx('transfer_items').where({ transferId: row.id }).whereNotNull('afterItemId').select('afterItemId')))
+      // Still paying for another send that may go ahead: it stays for the administrator to decide.
+      .whereNotExists(trx('transfer_items as g').join('transfer_items as o', 'o.afterItemId', 'g.id').whereRaw('g.transfer_id = t.id').whereNotIn('o.status', ['REJECTED', 'FAILED']))
+      .orderBy('t.id')
+      .forUpdate()
+      .select('t.*');
+    for (const topUp of heldTopUps) await this.reject(trx, topUp);
   }
 
   /** Resolves assets and amounts; every line must be on one chain the wallet is enabled on. */

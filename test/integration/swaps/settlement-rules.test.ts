@@ -204,18 +204,23 @@ describe('settlement rules', () => {
     expect(event.data).toMatchObject({ amount: '12', nextAttemptAt: null, error: expect.stringMatching(/rejected/) });
   });
 
-  test("a deposit address's conversion whose gas top-up an approver rejects fails with it, even when its own transfer is approved", async () => {
+  /** A deposit address without gas under requireApprovalForTransfers: its conversion and the master wallet's gas top-up for it, both held. */
+  const heldConversion = async (addressName: string) => {
     const wallet = await createWallet(org, chain, { security: { requireApprovalForTransfers: true } });
     await fund(t, org, chain, wallet.walletAddress, '1');
-    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 11' } })).body.data;
-    const rule = await createRule({ addressId: address.id, name: 'Convert held', order: 'CHEAPEST', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: randomAddress() } });
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: addressName } })).body.data;
+    const rule = await createRule({ addressId: address.id, name: `Convert for ${addressName}`, order: 'CHEAPEST', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: randomAddress() } });
     await fund(t, org, chain, address.address, '30', 'USDC');
-    const { db } = t.keel.platform;
     const [submitted] = await eventually(async () => {
       const list = await executions(rule.id);
       return list[0]?.status === 'SUBMITTED' && list;
     });
-    const topUp = await eventually(async () => (await db('transfers').where({ masterWalletId: wallet.id, addressId: null, kind: 'gas_topup', status: 'PENDING_APPROVAL' }).first()) ?? false);
+    const topUp = await eventually(async () => (await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id, addressId: null, kind: 'gas_topup', status: 'PENDING_APPROVAL' }).first()) ?? false);
+    return { rule, submitted, topUp };
+  };
+
+  test("a deposit address's conversion whose gas top-up an approver rejects fails with it, even when its own transfer is approved", async () => {
+    const { rule, submitted, topUp } = await heldConversion('Customer 11');
     expect((await org.core.request('POST', `/v1/transfers/${topUp.id}/reject`)).status).toBe(200);
     expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/approve`)).status).toBe(200);
     const [failed] = await eventually(async () => {
@@ -226,6 +231,14 @@ describe('settlement rules', () => {
     expect(failed.attempts).toBe(1);
     // Its lines can never run: the sender fails them, releasing what they reserved.
     await eventually(async () => (await org.core.request('GET', `/v1/transfers/${submitted.transferId}`)).body.data.status === 'FAILED');
+  });
+
+  test("rejecting a deposit address's conversion rejects the gas top-up held for it: no gas money moves for a send that will not happen", async () => {
+    const { rule, submitted, topUp } = await heldConversion('Customer 12');
+    expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/reject`)).status).toBe(200);
+    expect((await org.core.request('GET', `/v1/transfers/${topUp.id}`)).body.data.status).toBe('REJECTED');
+    expect((await org.core.request('POST', `/v1/transfers/${topUp.id}/approve`)).body.error.code).toBe('CONFLICT');
+    expect((await executions(rule.id))[0]).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/the transfer was rejected/) });
   });
 
   test('a rule fires once per deposit across a restart and with two workers racing for its execution', async () => {
