@@ -59,10 +59,10 @@ export class OrderIndex<T extends { readonly id: string; readonly hash: number }
     }
   }
 
-  private place(entry: T): void {
-    let i = entry.hash & this.mask;
+  private place(entry: T, hash = entry.hash): void {
+    let i = hash & this.mask;
     while (this.hashes[i] !== 0) i = (i + 1) & this.mask;
-    this.hashes[i] = entry.hash;
+    this.hashes[i] = hash;
     this.entries[i] = entry;
   }
 
@@ -89,7 +89,8 @@ export class OrderIndex<T extends { readonly id: string; readonly hash: number }
     this.hashes = new Int32Array(oldHashes.length * 2);
     this.entries = new Array<T | undefined>(oldHashes.length * 2);
     this.mask = oldHashes.length * 2 - 1;
-    for (let i = 0; i < oldHashes.length; i++) if (oldHashes[i] !== 0) this.place(old[i]!);
+    // The hash from the old table, not from the entry: an entry object is a cache miss away.
+    for (let i = 0; i < oldHashes.length; i++) if (oldHashes[i] !== 0) this.place(old[i]!, oldHashes[i]);
   }
 }
 
