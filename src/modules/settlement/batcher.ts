@@ -149,6 +149,7 @@ export class SettlementBatcher {
         return;
       }
     }
+    if (await this.resendAfterReorg(d, batch, lease)) return;
     let onChain: Awaited<ReturnType<SettlementBatcher['onChainBatch']>>;
     try {
       onChain = await this.onChainBatch(batch);
@@ -197,6 +198,25 @@ export class SettlementBatcher {
     if (!moved) return;
     await lease.renew();
     await provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement broadcast failed; will retry'));
+  }
+
+  /**
+   * A reorged batch whose nonce is free again on the new chain is sent again as the same signed
+   * transaction, never as a new one: its old transaction may still be in a node's pool, and two
+   * transactions of one nonce can never both be mined (a second, with another nonce, would revert
+   * on the replay bitmap and read as a failed batch whose trades did settle).
+   */
+  private async resendAfterReorg(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<boolean> {
+    if (batch.status !== 'REORGED' || !batch.rawTx || !batch.fromAddress || batch.nonce === null) return false;
+    const used = await d.network.provider.getTransactionCount(batch.fromAddress, 'latest');
+    if (used > Number(batch.nonce)) return false;
+    const moved = await this.fenced(lease, (trx) =>
+      transition(trx, this.outbox, batch, 'SUBMITTED', { blockNumber: null, blockHash: null, submittedAt: this.db.fn.now() }, `nonce ${batch.nonce} is free again: its transaction ${batch.txHash} is sent again`),
+    );
+    if (!moved) return true;
+    await lease.renew();
+    await d.network.provider.broadcastTransaction(batch.rawTx).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement re-broadcast after a reorg failed; will retry'));
+    return true;
   }
 
   /** A batch that would revert (or did): FAILED with the reason, its trades split into two new batches, or FAILED when alone. */

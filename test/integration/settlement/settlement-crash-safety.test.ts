@@ -14,6 +14,7 @@ import type { FundingRetryOptions } from '../../../src/modules/settlement/fundin
 import { settlementInterface } from '../../../src/modules/settlement/settlement-contract';
 import { walletAccounts } from '../../../src/modules/settlement/wallet-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
+import { mine, revert, setAutomine, snapshot } from '../../support/chain-controls';
 import type { SendingWallets } from '../../../src/modules/wallets/sending-wallets';
 
 /**
@@ -230,6 +231,39 @@ test('a balance whose release reverts stays in the contract, and the other proce
     } finally {
       await rpc(rpcUrl, 'hardhat_setCode', [C().walletAddress, '0x']);
     }
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('a reorged batch whose transaction is back in the pool settles by that transaction, never by a second one', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const before = await snapshot(rpcUrl);
+  const id = await trade(A(), C(), 'SELL', '2005', '0.01');
+  const w = worker();
+  try {
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    const confirmed = await db('settlement_batches').where({ id: (await db('trades').where({ id }).first()).settlementBatchId }).first();
+    const funded = await db('settlement_funding_txs').where({ batchId: confirmed.id });
+    await setAutomine(rpcUrl, false);
+    try {
+      // A reorg as a node sees one: the blocks are gone and their transactions are back in the pool
+      // (the funding mined first here, so the settlement cannot run ahead of it in one block).
+      await revert(rpcUrl, before);
+      for (const f of funded) await provider.broadcastTransaction(f.rawTx);
+      await mine(rpcUrl, 1);
+      await provider.broadcastTransaction(confirmed.rawTx);
+      await w.tick();
+      expect((await db('settlement_batches').where({ id: confirmed.id }).first()).status).toBe('SUBMITTED');
+    } finally {
+      await setAutomine(rpcUrl, true);
+    }
+    await mine(rpcUrl, 1);
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    const settled = await db('settlement_batches').where({ id: confirmed.id }).first();
+    expect(settled).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
+    // One transaction of the operator's on the new chain: no second one that the replay bitmap refused.
+    expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
   } finally {
     await w.stop();
   }

@@ -312,6 +312,9 @@ test('a confirmed batch whose block leaves the chain is REORGED and settled agai
     return b.status === 'CONFIRMED' && (await transitionsOf(b.id)).length > 3 ? b : undefined;
   }, 60_000, 200);
   expect(await transitionsOf(again.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>CONFIRMED', 'CONFIRMED>REORGED', 'REORGED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
+  // Its nonce was free again, so the same signed transaction was sent again: had the old one still
+  // been in a node's pool, only one of the two could ever be mined.
+  expect(again).toMatchObject({ txHash: confirmed.txHash, nonce: confirmed.nonce, replacedTxHashes: confirmed.replacedTxHashes });
   await quiet();
   const contract = new ethers.Contract((await deployment()).address, settlementInterface(), provider);
   expect(await contract.isSettled((await db('trades').where({ id }).first()).settlementKey)).toBe(true);
