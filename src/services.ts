@@ -281,7 +281,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
     realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
     settlementDeployments,
     settlementBatches: new SettlementBatchService(db),
-    settlementFunding: new SettlementFunding(sendingWallets, new FundingTransactions(db, custodyLedgerSync, platform.failpoints, platform.logger), platform.logger),
+    settlementFunding: new SettlementFunding(sendingWallets, new FundingTransactions(db, custodyLedgerSync, platform.failpoints, platform.logger, { afterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, percent: config.TRANSFER_FEE_BUMP_PERCENT }), platform.logger),
     settlementReconciler: new SettlementReconciler(db, settlementDeployments),
   };
 }

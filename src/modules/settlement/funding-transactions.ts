@@ -6,8 +6,9 @@ import type { CustodyLedgerSync } from '../ledger/custody-ledger-sync';
 import { broadcastLine } from '../withdrawals/broadcast';
 import { nodeKnowsAny, nonceFate, SignedLine } from '../withdrawals/nonce-fate';
 import { giveBackNonce, resyncAfterReorg, takeSenderNonce } from '../withdrawals/sender-nonces';
+import { bumpedFees } from '../withdrawals/fee-bump';
 import type { SettlementDeployment } from './settlement-deployments';
-import type { WalletAccount } from './wallet-accounts';
+import { walletAccounts, WalletAccount } from './wallet-accounts';
 import { Fence, fencedTransaction } from './chain-lease';
 
 /** The chain refused a funding transaction for good (or it reverted): the wallet is left short. */
@@ -28,7 +29,21 @@ interface FundingTx {
   rawTx: string;
   status: 'SIGNED' | 'SUBMITTED' | 'MINED' | 'DROPPED';
   blockHash: string | null;
+  /** Earlier signings of the same nonce with lower fees: any of them may be the one mined. */
+  replacedTxHashes: string[];
+  /** When the current signing was first sent (null on rows sent before it was recorded: updatedAt stands in). */
+  sentAt: Date | null;
+  updatedAt: Date;
 }
+
+/** When a funding transaction stuck below the market fee is signed again, and by how much its fees rise. */
+export interface FundingFeeBump {
+  afterMs: number;
+  percent: number;
+}
+
+/** The signer of a wallet's funding transactions (its key derived only when one must be signed again). */
+export type FundingSigner = (account: WalletAccount) => Promise<ethers.Signer>;
 
 const OPEN = ['SIGNED', 'SUBMITTED'];
 /** How long a step waits for a funding transaction it just sent; past it, the transaction stays open and later steps follow it. */
@@ -36,7 +51,7 @@ const WAIT_MS = 20_000;
 const POLL_MS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const lineOf = (tx: FundingTx): SignedLine => ({ fromAddress: tx.fromAddress, nonce: tx.nonce, txHash: tx.txHash, replacedTxHashes: [] });
+const lineOf = (tx: FundingTx): SignedLine => ({ fromAddress: tx.fromAddress, nonce: tx.nonce, txHash: tx.txHash, replacedTxHashes: tx.replacedTxHashes ?? [] });
 /** Per transaction and block: the same signed transaction mined again after a reorg pays its gas again. */
 const gasReference = (txHash: string, blockHash: string) => `settlement-gas:${txHash}:${blockHash}`;
 
@@ -46,7 +61,8 @@ const gasReference = (txHash: string, blockHash: string) => `settlement-gas:${tx
  * transaction that takes the nonce, and only then broadcast. Broadcasting is repeatable, so a crash
  * or a failed broadcast leaves bytes to send again, never a nonce gap that stalls the wallet's later
  * transactions. Its gas is charged once, with its receipt (MINED); a transaction that can never be
- * mined is DROPPED, and its nonce given back when nothing was signed after it.
+ * mined is DROPPED, and its nonce given back when nothing was signed after it. One stuck below the
+ * market fee is signed again with the same nonce and a higher fee (recorded before it is sent).
  */
 export class FundingTransactions {
   constructor(
@@ -54,6 +70,7 @@ export class FundingTransactions {
     private readonly gas: CustodyLedgerSync,
     private readonly failpoints: Failpoints,
     private readonly logger: Logger,
+    private readonly feeBump: FundingFeeBump,
   ) {}
 
   /** Signs and records a funding transaction, then sends it and waits until it is mined. */
@@ -70,7 +87,7 @@ export class FundingTransactions {
       const [row] = await trx('settlement_funding_txs')
         .insert({ txHash: signed.hash, batchId, blockchainId: network.blockchainId, organizationId: account.organizationId, walletId: account.walletId, fromAddress: account.address, nonce, rawTx: signed.serialized, status: 'SIGNED' })
         .onConflict('tx_hash')
-        .merge({ batchId, status: 'SIGNED', blockHash: null, gasRefunded: false, failureReason: null, updatedAt: trx.fn.now() })
+        .merge({ batchId, status: 'SIGNED', blockHash: null, gasRefunded: false, failureReason: null, replacedTxHashes: [], sentAt: null, updatedAt: trx.fn.now() })
         .where('settlement_funding_txs.status', 'DROPPED')
         .returning('*');
       if (!row) throw new Error(`settlement funding ${signed.hash} is already recorded and open`);
@@ -83,11 +100,12 @@ export class FundingTransactions {
   /**
    * Every funding transaction of the chain not yet mined or dropped, each advanced once without
    * waiting (sent again when the node lacks it, MINED or DROPPED when its fate is known): one that
-   * is stuck holds back its own wallet's funding only, never the chain's step.
+   * is stuck holds back its own wallet's funding only, never the chain's step; one stuck below the
+   * market fee past the bump delay is signed again by `signer` with a higher fee.
    */
-  async followOpen(d: SettlementDeployment, lease: Fence): Promise<void> {
+  async followOpen(d: SettlementDeployment, lease: Fence, signer: FundingSigner): Promise<void> {
     for (const tx of await this.open(d.network.blockchainId)) {
-      await this.advance(d, tx, lease).catch((e) => {
+      await this.advance(d, tx, lease, signer).catch((e) => {
         if (!(e instanceof FundingRefused)) throw e;
         this.logger.warn({ txHash: tx.txHash, walletId: tx.walletId, err: e.message }, 'settlement funding transaction will not be mined');
       });
@@ -115,13 +133,17 @@ export class FundingTransactions {
   }
 
   /** One look at the transaction: broadcast when the node lacks it, its fate recorded when known; true while it is still open. */
-  private async advance(d: SettlementDeployment, tx: FundingTx, lease: Fence): Promise<boolean> {
+  private async advance(d: SettlementDeployment, tx: FundingTx, lease: Fence, signer?: FundingSigner): Promise<boolean> {
     const { provider, spec } = d.network;
     const line = lineOf(tx);
     const fate = await nonceFate(provider, spec.confirmations, line);
     if (fate.kind === 'mined') return this.mined(d, tx, fate.receipt, lease).then(() => false);
     if (fate.kind === 'taken') return this.drop(tx, lease, `nonce ${tx.nonce} was used by another transaction`);
-    if (!(tx.status === 'SIGNED' || !(await provider.getTransaction(tx.txHash)))) return true;
+    if (tx.status === 'SUBMITTED' && (await provider.getTransaction(tx.txHash))) {
+      const waited = Date.now() - new Date(tx.sentAt ?? tx.updatedAt).getTime();
+      if (signer && waited > this.feeBump.afterMs) await this.bump(d, tx, lease, signer);
+      return true;
+    }
     if (!(await this.broadcast(d, tx, lease))) return true;
     // A chain that mines at once (a dev chain) has it now: its wallet need not wait for another step.
     const after = await nonceFate(provider, spec.confirmations, line);
@@ -141,16 +163,39 @@ export class FundingTransactions {
     }
     if (outcome.kind === 'refused' && !(await nodeKnowsAny(provider, line))) return this.refuse(tx, lease, outcome.reason);
     if (tx.status === 'SIGNED') {
-      await fencedTransaction(this.db, lease, (trx) => trx('settlement_funding_txs').where({ txHash: tx.txHash, status: 'SIGNED' }).update({ status: 'SUBMITTED', updatedAt: trx.fn.now() }));
+      await fencedTransaction(this.db, lease, (trx) => trx('settlement_funding_txs').where({ txHash: tx.txHash, status: 'SIGNED' }).update({ status: 'SUBMITTED', sentAt: trx.fn.now(), updatedAt: trx.fn.now() }));
       tx.status = 'SUBMITTED';
     }
     return true;
   }
 
+  /** Stuck below the market fee: signed again with the same nonce and higher fees, recorded, then sent. */
+  private async bump(d: SettlementDeployment, tx: FundingTx, lease: Fence, signer: FundingSigner): Promise<void> {
+    const old = ethers.Transaction.from(tx.rawTx);
+    const bumped = await bumpedFees(d.network.provider, { maxFeePerGas: old.maxFeePerGas!, maxPriorityFeePerGas: old.maxPriorityFeePerGas! }, this.feeBump.percent);
+    if (!bumped) return;
+    const account = (await walletAccounts(this.db, [tx.walletId])).get(tx.walletId);
+    if (!account) return;
+    const signed = ethers.Transaction.from(
+      await (await signer(account)).signTransaction({ type: 2, chainId: d.network.spec.chainId, nonce: old.nonce, to: old.to, value: old.value, data: old.data, gasLimit: old.gasLimit, ...bumped }),
+    );
+    const replacedTxHashes = [tx.txHash, ...(tx.replacedTxHashes ?? [])];
+    const moved = await fencedTransaction(this.db, lease, (trx) =>
+      trx('settlement_funding_txs').where({ txHash: tx.txHash, status: 'SUBMITTED' }).update({ txHash: signed.hash, rawTx: signed.serialized, replacedTxHashes, sentAt: trx.fn.now(), updatedAt: trx.fn.now() }),
+    );
+    if (!moved) return;
+    this.logger.info({ walletId: tx.walletId, replaced: tx.txHash, by: signed.hash }, 'settlement funding fee bumped');
+    Object.assign(tx, { txHash: signed.hash, rawTx: signed.serialized, replacedTxHashes });
+    await lease.renew();
+    await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ txHash: signed.hash, err: e instanceof Error ? e.message : String(e) }, 'settlement funding fee bump broadcast failed; will retry'));
+  }
+
   /** MINED and its gas charged, once (compare-and-set on the status, in the charge's transaction). */
   private async mined(d: SettlementDeployment, tx: FundingTx, receipt: ethers.TransactionReceipt, lease: Fence): Promise<void> {
+    // The row follows the signing that was mined (an earlier one, with a lower fee, may have been).
+    const replacedTxHashes = [tx.txHash, ...(tx.replacedTxHashes ?? [])].filter((h) => h !== receipt.hash);
     await fencedTransaction(this.db, lease, async (trx) => {
-      const moved = await trx('settlement_funding_txs').where({ txHash: tx.txHash }).whereIn('status', OPEN).update({ status: 'MINED', blockHash: receipt.blockHash, gasRefunded: false, updatedAt: trx.fn.now() });
+      const moved = await trx('settlement_funding_txs').where({ txHash: tx.txHash }).whereIn('status', OPEN).update({ txHash: receipt.hash, replacedTxHashes, status: 'MINED', blockHash: receipt.blockHash, gasRefunded: false, updatedAt: trx.fn.now() });
       if (moved) await this.gas.chargeGasTo(trx, { organizationId: tx.organizationId, walletId: tx.walletId, blockchainId: d.network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: gasReference(receipt.hash, receipt.blockHash) });
     });
     if (receipt.status !== 1) throw new FundingRefused(`settlement funding ${tx.txHash} reverted`);

@@ -1,7 +1,7 @@
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import type { SendingWallets } from '../wallets/sending-wallets';
-import { FundingPending, FundingRefused, FundingTransactions } from './funding-transactions';
+import { FundingPending, FundingRefused, FundingSigner, FundingTransactions } from './funding-transactions';
 import { Fence, LeaseLost, UNFENCED } from './chain-lease';
 import type { SettlementDeployment } from './settlement-deployments';
 import { isDefinitiveRefusal, NATIVE_TOKEN, settlementInterface } from './settlement-contract';
@@ -94,14 +94,16 @@ export class SettlementFunding {
 
   /** Signs from the wallet (nonce from sender_nonces, shared with transfers), records, sends, waits for the receipt, charges its gas. */
   private async send(d: SettlementDeployment, need: FundingNeed, batchId: string | null, lease: Fence, request: { to: string; value: bigint; data: string }): Promise<void> {
-    const a = need.account;
-    const signer = await this.wallets.signer(a.organizationId, a.masterWalletId, a.addressId, d.network.provider);
-    await this.txs.send(d, a, signer, request, batchId, lease);
+    await this.txs.send(d, need.account, await this.signer(d)(need.account), request, batchId, lease);
   }
 
-  /** Every open funding transaction of the chain advanced once, without waiting. */
+  /** Every open funding transaction of the chain advanced once, without waiting (one stuck below the market fee signed again with a higher fee). */
   followOpen(d: SettlementDeployment, lease: Fence): Promise<void> {
-    return this.txs.followOpen(d, lease);
+    return this.txs.followOpen(d, lease, this.signer(d));
+  }
+
+  private signer(d: SettlementDeployment): FundingSigner {
+    return (a) => this.wallets.signer(a.organizationId, a.masterWalletId, a.addressId, d.network.provider);
   }
 
   /** Funding transactions of a reorged batch: each charged for the block it is in now, open again, or dropped (see FundingTransactions.followReorged). */

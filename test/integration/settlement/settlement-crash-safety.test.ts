@@ -47,10 +47,11 @@ async function wallet(org: TestOrg, name: string, eth: string, usdc: string): Pr
 const trade = (...args: Parameters<typeof ethUsdcTrade> extends [Knex, ...infer R] ? R : never) => ethUsdcTrade(db, ...args);
 const statusOf = async (tradeId: string) => (await db('trades').where({ id: tradeId }).first()).settlementStatus as string;
 
-function funding(opts: { failpoints?: string; wallets?: SendingWallets } = {}): SettlementFunding {
+function funding(opts: { failpoints?: string; wallets?: SendingWallets; bumpAfterMs?: number } = {}): SettlementFunding {
   const { services, platform } = t.keel;
   const failpoints = Failpoints.fromConfig({ KEEL_ENV: 'sandbox', KEEL_FAILPOINTS: opts.failpoints ?? '' }, platform.logger);
-  return new SettlementFunding(opts.wallets ?? services.sendingWallets, new FundingTransactions(db, services.custodyLedgerSync, failpoints, platform.logger), platform.logger);
+  const feeBump = { afterMs: opts.bumpAfterMs ?? 60_000, percent: 25 };
+  return new SettlementFunding(opts.wallets ?? services.sendingWallets, new FundingTransactions(db, services.custodyLedgerSync, failpoints, platform.logger, feeBump), platform.logger);
 }
 
 function worker(f: SettlementFunding = funding(), leaseMs = 15_000, retry: Partial<FundingRetryOptions> = {}): SettlementWorker {
@@ -264,6 +265,48 @@ test('a reorged batch whose transaction is back in the pool settles by that tran
     expect(settled).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
     // One transaction of the operator's on the new chain: no second one that the replay bitmap refused.
     expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('a funding transaction stuck below the market fee is signed again with a higher fee and the same nonce; the one mined is followed and its gas charged once', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const payer = await wallet(org1, 'Underpriced funding', '5', '1000');
+  const account = (await walletAccounts(db, [payer.id])).get(payer.id)!;
+  const signer = await t.keel.services.sendingWallets.signer(account.organizationId, account.masterWalletId, account.addressId, provider);
+  const w = worker(funding({ bumpAfterMs: 0 }));
+  let original = '';
+  await w.tick(); // what earlier tests left to release goes while blocks are still mined at once
+  await setAutomine(rpcUrl, false);
+  try {
+    // Sent at today's base fee, then the base fee jumps tenfold: it waits in the pool, never mined at that price.
+    const baseFee = (await provider.getBlock('latest'))!.baseFeePerGas!;
+    const nonce = await provider.getTransactionCount(account.address, 'pending');
+    const raw = await signer.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: ethers.Wallet.createRandom().address, value: 1n, gasLimit: 21_000n, maxFeePerGas: baseFee + 1n, maxPriorityFeePerGas: 1n });
+    original = ethers.Transaction.from(raw).hash!;
+    await db('settlement_funding_txs').insert({ txHash: original, batchId: null, blockchainId, organizationId: account.organizationId, walletId: payer.id, fromAddress: account.address, nonce, rawTx: raw, status: 'SUBMITTED', sentAt: new Date(Date.now() - 60_000) });
+    await provider.broadcastTransaction(raw);
+    await rpc(rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(baseFee * 10n)]);
+    await mine(rpcUrl, 1);
+    expect(await provider.getTransactionReceipt(original)).toBeNull();
+
+    await w.tick();
+    const bumped = await db('settlement_funding_txs').where({ walletId: payer.id }).first();
+    expect(bumped).toMatchObject({ status: 'SUBMITTED', replacedTxHashes: [original] });
+    expect(bumped.txHash).not.toBe(original);
+    expect(BigInt(ethers.Transaction.from(bumped.rawTx).nonce)).toBe(BigInt(nonce));
+  } finally {
+    await setAutomine(rpcUrl, true);
+  }
+  try {
+    await mine(rpcUrl, 1);
+    await w.tick();
+    const mined = await db('settlement_funding_txs').where({ walletId: payer.id }).first();
+    expect(mined).toMatchObject({ status: 'MINED', replacedTxHashes: [original] });
+    expect((await provider.getTransactionReceipt(mined.txHash))?.status).toBe(1);
+    expect(await provider.getTransactionReceipt(original)).toBeNull();
+    expect(await db('ledger_entries').whereLike('idempotencyKey', `debit:settlement-gas:${mined.txHash}:%`)).toHaveLength(1);
   } finally {
     await w.stop();
   }

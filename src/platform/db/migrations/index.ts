@@ -21,6 +21,7 @@ import * as m014 from './014_orderbook_shards';
 import * as m021 from './021_book_sequences';
 import * as m015 from './015_settlement';
 import * as m022 from './022_settlement_crash_safety';
+import * as m023 from './023_settlement_funding_fee_bump';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -47,6 +48,7 @@ const migrations: Record<string, Knex.Migration> = {
   '021_book_sequences': m021,
   '015_settlement': m015,
   '022_settlement_crash_safety': m022,
+  '023_settlement_funding_fee_bump': m023,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
