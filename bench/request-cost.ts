@@ -2,6 +2,10 @@ import { startKeel } from '../src/app';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
+import { buildHostSchema } from '../src/graphql/schema';
+import { coreRoutes } from '../rest-compat/routes/core';
+import { compileRoute } from '../rest-compat/compile';
+import { compiledRunner } from '../rest-compat/executor';
 import { freshDatabase, median } from './support';
 
 /**
@@ -9,8 +13,9 @@ import { freshDatabase, median } from './support';
  * `/health`, an authenticated request that finds no route (authentication and the rate limit
  * only) and `GET /v1/api-keys` (plus the REST shim, GraphQL, the ORM and one PostgreSQL query).
  * The differences tell what each layer costs; beside them, each layer called on its own (the rate
- * limit's Redis script, authentication from the per-node cache, the api-keys service with its
- * PostgreSQL query). CPU includes V8's garbage-collector threads.
+ * limit's Redis script, authentication from the per-node cache, the REST row's GraphQL operation
+ * run by its compiled runner without Fastify (resolver and service included), the api-keys service
+ * with its PostgreSQL query). CPU includes V8's garbage-collector threads.
  */
 export async function run(args: string[]): Promise<object> {
   const requests = Number(args[0] ?? 3000);
@@ -33,9 +38,17 @@ export async function run(args: string[]): Promise<object> {
     const app = keel.core!.app;
     const paths = { health: '/health', authenticatedNotFound: '/v1/no-such-route', listApiKeys: '/v1/api-keys' };
     const { platform, services } = keel;
+    const listRow = coreRoutes.find((r) => r.method === 'GET' && r.path === '/v1/api-keys')!;
+    const schema = await buildHostSchema('core');
+    const listOperation = compiledRunner(schema, compileRoute(schema, listRow).document);
+    const principal = await platform.authenticator.authenticate('core', { apiKey: org.adminKey, orgId: org.orgId });
     const layers: Record<string, () => Promise<unknown>> = {
       rateLimitOnly: () => platform.rateLimiter.consume('Business', org.orgId),
       authenticateOnly: () => platform.authenticator.authenticate('core', { apiKey: org.adminKey, orgId: org.orgId }),
+      listApiKeysOperationOnly: async () => {
+        const result = await listOperation({}, { host: 'core', principal, requestId: 'bench', services });
+        if (result.errors?.length) throw result.errors[0];
+      },
       listApiKeysServiceOnly: () => services.apiKeys.list(org.orgId, { limit: 50, offset: 0 }),
     };
     const calls: Record<string, () => Promise<unknown>> = {

@@ -83,18 +83,15 @@ class SharedWindows {
   ) {}
 
   /** Spends one request; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
-  async consume(set: WindowSet, key: string): Promise<RateLimitState> {
-    const counts = await this.spendShared(set, key).catch(() => undefined);
-    const now = Date.now();
-    const states = counts ? set.windows.map((w, i) => stateOf(w.points, counts[2 * i], counts[2 * i + 1], now)) : await spendInProcess(set.windows, key, now);
-    let tightest: RateLimitState | undefined;
-    let exceeded: RateLimitState | undefined;
-    for (const { state, over } of states) {
-      if (over && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
-      if (!tightest || state.remaining < tightest.remaining) tightest = state;
-    }
-    if (exceeded) throw new RateLimitExceeded(exceeded);
-    return tightest!;
+  consume(set: WindowSet, key: string): Promise<RateLimitState> {
+    // Chained rather than awaited: this runs on every request, and each promise costs.
+    return this.spendShared(set, key).then(
+      (counts) => {
+        const now = Date.now();
+        return verdict(set.windows.map((w, i) => stateOf(w.points, counts[2 * i], counts[2 * i + 1], now)));
+      },
+      () => spendInProcess(set.windows, key, Date.now()).then(verdict),
+    );
   }
 
   private async spendShared(set: WindowSet, key: string): Promise<number[]> {
@@ -107,6 +104,18 @@ class SharedWindows {
     });
     return (await withinMs(call, this.redisTimeoutMs, 'Redis')) as number[];
   }
+}
+
+/** The tightest window's state (the fewest requests left); 429 RATE_LIMIT_EXCEEDED when any window is over. */
+function verdict(states: { state: RateLimitState; over: boolean }[]): RateLimitState {
+  let tightest: RateLimitState | undefined;
+  let exceeded: RateLimitState | undefined;
+  for (const { state, over } of states) {
+    if (over && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
+    if (!tightest || state.remaining < tightest.remaining) tightest = state;
+  }
+  if (exceeded) throw new RateLimitExceeded(exceeded);
+  return tightest!;
 }
 
 /** Redis did not answer: each window counted by this process (rate-limiter-flexible's memory store). */

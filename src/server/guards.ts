@@ -7,6 +7,7 @@ import { UnitOfWork } from '../platform/db/unit-of-work';
 import { bearerToken, header } from './request-context';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { isConsolePath } from './console-route';
+import type { Principal } from '../platform/auth/principal';
 
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -29,18 +30,33 @@ function pathOf(url: string): string {
  * commits is recorded on the claim in the same transaction (see UnitOfWork).
  */
 export function registerGuards(app: FastifyInstance, host: Host, platform: Platform): void {
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback hook: a key fresh in this node's cache is authenticated without a promise, so the
+  // rate limit's Redis call starts in the same turn as the request.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     reply.header('X-Request-Id', request.id);
     const path = pathOf(request.url);
-    if (OPEN_PATHS.has(path) || isConsolePath(path) || request.method === 'OPTIONS' || isPublicRoute(request)) return;
-    const principal = await platform.authenticator.authenticate(host, {
-      apiKey: header(request.headers.apikey),
-      orgId: header(request.headers.orgid) ?? header(request.headers.appid),
-      token: bearerToken(request.headers.authorization),
-    });
-    request.principal = principal;
-    setRateLimitHeaders(reply, await platform.rateLimiter.consume(principal.tier, principal.apiKeyId));
+    if (OPEN_PATHS.has(path) || isConsolePath(path) || request.method === 'OPTIONS' || isPublicRoute(request)) return done();
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = platform.authenticator.principalFor(host, {
+        apiKey: header(request.headers.apikey),
+        orgId: header(request.headers.orgid) ?? header(request.headers.appid),
+        token: bearerToken(request.headers.authorization),
+      });
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (principal instanceof Promise) principal.then((p) => spendRateLimit(request, reply, p, done), done);
+    else spendRateLimit(request, reply, principal, done);
   });
+
+  const spendRateLimit = (request: FastifyRequest, reply: FastifyReply, principal: Principal, done: (error?: Error) => void) => {
+    request.principal = principal;
+    platform.rateLimiter.consume(principal.tier, principal.apiKeyId).then((state) => {
+      setRateLimitHeaders(reply, state);
+      done();
+    }, done);
+  };
 
   // A callback hook: what follows it, the handler included, runs inside the scope.
   app.addHook('preHandler', (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => UnitOfWork.scope(done));

@@ -41,6 +41,13 @@ interface KeyRow {
   agentId: string | null;
 }
 
+/** An apiKey header that passed the checks of form: its hash and the organisation it claims. */
+interface PresentedKey {
+  hash: Buffer;
+  cacheKey: string;
+  orgId: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -98,13 +105,31 @@ export class Authenticator {
     return (await this.session(host, credentials)).principal;
   }
 
+  /**
+   * `authenticate`, answered synchronously (no promise, no microtask) when the key's entry in this
+   * node's cache is fresh; otherwise the promise of the lookup. A refusal is thrown, or rejected
+   * when the lookup ran. The cache and its invalidation are the same as `authenticate`'s.
+   */
+  principalFor(host: Host, credentials: Credentials): Principal | Promise<Principal> {
+    if (credentials.token !== undefined) return this.authenticate(host, credentials);
+    const presented = this.presentedKey(host, credentials);
+    const cached = this.freshEntry(presented.cacheKey);
+    if (cached) return this.keySession(cached, presented.orgId).principal;
+    return this.loadKey(presented).then((entry) => this.keySession(entry, presented.orgId).principal);
+  }
+
   /** Like `authenticate`, and also tells when the presented secret expires (for long-lived connections). */
   async session(host: Host, credentials: Credentials): Promise<KeySession> {
     if (credentials.token !== undefined) {
       if (credentials.apiKey !== undefined) throw KeelError.unauthorized('Send either an apiKey or a bearer token, not both');
       return this.tokenSession(host, credentials.token, credentials.orgId);
     }
-    const { apiKey, orgId } = credentials;
+    const presented = this.presentedKey(host, credentials);
+    return this.keySession(this.freshEntry(presented.cacheKey) ?? (await this.loadKey(presented)), presented.orgId);
+  }
+
+  /** The apiKey and orgId headers checked for form, and the key's hash (its cache key). */
+  private presentedKey(host: Host, { apiKey, orgId }: Credentials): PresentedKey {
     if (!apiKey || !orgId) throw KeelError.unauthorized('Missing apiKey or orgId header');
     const parsed = parseApiKey(apiKey);
     if (!parsed) throw KeelError.unauthorized('Invalid API key');
@@ -113,19 +138,28 @@ export class Authenticator {
       throw KeelError.unauthorized(`A ${parsed.environment} key cannot be used in the ${this.environment} environment`);
     }
     if (!UUID.test(orgId)) throw KeelError.unauthorized('Invalid organisation id');
-
     const hash = hashApiKey(apiKey);
-    const key = hash.toString('base64');
-    const now = Date.now();
-    let entry = this.cache.get(key);
-    if (!entry || entry.cachedUntil < now) {
-      entry = await this.load(hash);
-      if (entry) this.cache.set(key, entry);
-      else this.cache.delete(key);
-    }
+    return { hash, cacheKey: hash.toString('base64'), orgId };
+  }
+
+  private freshEntry(cacheKey: string): CachedKey | undefined {
+    const entry = this.cache.get(cacheKey);
+    return entry && entry.cachedUntil >= Date.now() ? entry : undefined;
+  }
+
+  /** Reads the key from PostgreSQL into the cache (or drops it from the cache when it is gone). */
+  private async loadKey({ hash, cacheKey }: PresentedKey): Promise<CachedKey | undefined> {
+    const entry = await this.load(hash);
+    if (entry) this.cache.set(cacheKey, entry);
+    else this.cache.delete(cacheKey);
+    return entry;
+  }
+
+  /** The verdict on a presented key: its session, or 401 saying why not. */
+  private keySession(entry: CachedKey | undefined, orgId: string): KeySession {
     if (!entry) throw KeelError.unauthorized('Invalid API key');
     if (entry.revokedAt) throw KeelError.unauthorized('This API key has been revoked');
-    if (entry.secretExpiresAt && entry.secretExpiresAt.getTime() <= now) {
+    if (entry.secretExpiresAt && entry.secretExpiresAt.getTime() <= Date.now()) {
       throw KeelError.unauthorized('This API key was rotated and its grace period has ended');
     }
     if (entry.principal.organizationId !== orgId.toLowerCase()) throw KeelError.unauthorized('Invalid API key for this organisation');

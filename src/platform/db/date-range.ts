@@ -62,10 +62,16 @@ function parsed(field: 'from' | 'to', text: string | null | undefined): Bound | 
  * bounds first (isDateRangeBound, isOrderedDateRange); a caller that skipped that still gets a 422.
  */
 export function withinDateRange<Q extends Query>(query: Q, range: DateRange, column = 'createdAt'): Q {
+  const { from, to } = dateRangeLimits(range);
+  const q = query as Knex.QueryBuilder;
+  if (from) q.where(column, '>=', from);
+  if (to) q.where(column, '<', to);
+  return query;
+}
+
+/** The range as instants: items created at or after `from` and before `to` (null: unbounded); 422 for a malformed bound. */
+export function dateRangeLimits(range: DateRange): { from: Date | null; to: Date | null } {
   const from = parsed('from', range.from);
   const to = parsed('to', range.to);
-  const q = query as Knex.QueryBuilder;
-  if (from) q.where(column, '>=', new Date(from.start));
-  if (to) q.where(column, '<', new Date(to.end));
-  return query;
+  return { from: from ? new Date(from.start) : null, to: to ? new Date(to.end) : null };
 }

@@ -17,9 +17,14 @@ type Query = QueryBuilder<any, any> | Knex.QueryBuilder;
 export async function fetchPage<Row>(filtered: Query, page: PageWindow, orderBy: OrderBy): Promise<{ rows: Row[]; total: number }> {
   const query = withinDateRange(filtered.clone(), page);
   const rows = (await (query.clone() as Knex.QueryBuilder).orderBy(orderBy).limit(page.limit).offset(page.offset)) as Row[];
-  if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
-  if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
-  return { rows, total: await countOf(query) };
+  return { rows, total: totalFromPage(rows.length, page) ?? (await countOf(query)) };
+}
+
+/** The size of the whole list when the page's rows tell it (a short page ends the list); undefined: count it. */
+export function totalFromPage(rowsOnPage: number, page: PageWindow): number | undefined {
+  if (rowsOnPage > 0 && rowsOnPage < page.limit) return page.offset + rowsOnPage;
+  if (rowsOnPage === 0 && page.offset === 0) return 0;
+  return undefined;
 }
 
 async function countOf(query: Query): Promise<number> {
