@@ -58,15 +58,17 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     }, done);
   };
 
-  // A callback hook: what follows it, the handler included, runs inside the scope.
-  app.addHook('preHandler', (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => UnitOfWork.scope(done));
-
   app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-    // Reads pass straight through, without a promise of their own.
+    // Reads, and writes without a key, pass straight through, outside any unit-of-work scope.
     const key = header(request.headers['idempotency-key']);
     if (key === undefined || !STATE_CHANGING.has(request.method) || !request.principal) return done();
-    // A replayed answer is sent from here: the request goes no further.
-    claimIdempotencyKey(request, reply, key).then((replayed) => replayed || done(), done);
+    // A callback hook: what follows it, the handler included, runs inside the scope, which closes
+    // when the response is over (sent, or its connection gone). A replayed answer is sent from
+    // here: the request goes no further.
+    UnitOfWork.scope(
+      (close) => reply.raw.once('close', close),
+      () => claimIdempotencyKey(request, reply, key).then((replayed) => replayed || done(), done),
+    );
   });
 
   /** Claims the request's key, or replays the answer an earlier attempt recorded (true). */

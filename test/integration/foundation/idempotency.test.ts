@@ -71,3 +71,18 @@ test('stored responses survive a restart (they live in PostgreSQL)', async () =>
     await second.stop();
   }
 });
+
+test("a keyed request's unit-of-work scope closes with its response, so no scope stays open between requests", async () => {
+  const { UnitOfWork } = await import('../../../src/platform/db/unit-of-work');
+  const key = randomUUID();
+  const answers = await Promise.all([
+    org.core.post('/v1/api-keys', { name: 'scoped', scopes: ['read'] }, { 'Idempotency-Key': key }),
+    org.core.post('/v1/api-keys', { name: 'x', scopes: ['nope'] }, { 'Idempotency-Key': randomUUID() }),
+    org.core.get('/v1/api-keys', { 'Idempotency-Key': randomUUID() }),
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([201, 422, 200]);
+  expect((await org.core.post('/v1/api-keys', { name: 'scoped', scopes: ['read'] }, { 'Idempotency-Key': key })).headers.get('idempotent-replayed')).toBe('true');
+  // The server's response emits 'close' just after the client has read it.
+  for (let i = 0; i < 50 && UnitOfWork.openScopes > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(UnitOfWork.openScopes).toBe(0);
+});
