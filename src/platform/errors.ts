@@ -56,10 +56,16 @@ export class KeelError extends Error {
   retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, status?: number) {
+    const resolved = status ?? ERROR_STATUS[code];
+    // A refusal of the caller's request (4xx) is never logged with a stack, and capturing one, its
+    // async frames included, cost more CPU than the rest of an authenticated 404 (request-cost).
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (resolved < 500) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'KeelError';
     this.code = code;
-    this.status = status ?? ERROR_STATUS[code];
+    this.status = resolved;
     this.details = details;
   }
 
