@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startKeel } from '../../../src/app';
 import { useTestKeel } from '../../support/use-test-keel';
 import { ApiClient } from '../../support/api-client';
+import { UnitOfWork } from '../../../src/platform/db/unit-of-work';
 
 const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
 
@@ -73,7 +74,6 @@ test('stored responses survive a restart (they live in PostgreSQL)', async () =>
 });
 
 test("a keyed request's unit-of-work scope closes with its response, so no scope stays open between requests", async () => {
-  const { UnitOfWork } = await import('../../../src/platform/db/unit-of-work');
   const key = randomUUID();
   const answers = await Promise.all([
     org.core.post('/v1/api-keys', { name: 'scoped', scopes: ['read'] }, { 'Idempotency-Key': key }),
