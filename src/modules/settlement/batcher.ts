@@ -141,15 +141,7 @@ export class SettlementBatcher {
 
   private async submit(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
     const provider = d.network.provider;
-    // A batch sent before (re-submitted after a reorg, or re-signed): if one of its transactions made it after all, follow that one.
-    for (const hash of hashesOf(batch)) {
-      const receipt = await provider.getTransactionReceipt(hash);
-      if (receipt && receipt.status === 1) {
-        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'SUBMITTED', { txHash: hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== hash) }, 'an earlier transaction of the batch is on chain'));
-        return;
-      }
-    }
-    if (await this.resendAfterReorg(d, batch, lease)) return;
+    if (await this.minedEarlier(d, batch, lease)) return;
     let onChain: Awaited<ReturnType<SettlementBatcher['onChainBatch']>>;
     try {
       onChain = await this.onChainBatch(batch);
@@ -159,10 +151,18 @@ export class SettlementBatcher {
     }
     const { keys, deltas, needs } = onChain;
     const refused = await this.funding.fund(d, needs, batch.id, lease);
+    // A reorged batch's transaction may still be in a node's pool: while its funding is only
+    // waiting to be mined, its trades stay with it (given to another batch, they could settle twice
+    // over, the second time reverting on the replay bitmap and read as failed).
+    if (refused.length && batch.status === 'REORGED' && batch.rawTx && refused.every((r) => r.pending)) return;
     if (refused.length) {
       if (await this.fenced(lease, (trx) => requeueRefusedFunding(trx, this.outbox, batch, refused, this.options))) this.logger.warn({ batchId: batch.id, refused }, 'settlement batch: funding refused or not mined yet, its trades are queued again');
       return;
     }
+    // Funded: a reorged batch whose nonce is the operator's next again goes out as its own
+    // transaction. Not simulated first: a node simulates on its pending state, where that very
+    // transaction may wait already and would read as a replay.
+    if (await this.resendAfterReorg(d, batch, lease)) return;
     await lease.renew();
     const data = settleCalldata(batch.id, keys, deltas);
     const operator = d.operator.address;
@@ -172,6 +172,8 @@ export class SettlementBatcher {
     } catch (e) {
       // Only the contract's refusal fails the batch; a node that cannot be reached is tried again next step.
       if (!isDefinitiveRefusal(e)) throw e;
+      // The replay bitmap refuses a batch whose earlier transaction was mined since the check above.
+      if (await this.minedEarlier(d, batch, lease)) return;
       return this.failAndSplit(batch, revertReason(e), lease);
     }
     const fees = await provider.getFeeData();
@@ -200,16 +202,30 @@ export class SettlementBatcher {
     await provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement broadcast failed; will retry'));
   }
 
+  /** A batch sent before (re-submitted after a reorg, or re-signed): if one of its transactions made it after all, it follows that one (true). */
+  private async minedEarlier(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<boolean> {
+    for (const hash of hashesOf(batch)) {
+      const receipt = await d.network.provider.getTransactionReceipt(hash);
+      if (receipt && receipt.status === 1) {
+        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'SUBMITTED', { txHash: hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== hash) }, 'an earlier transaction of the batch is on chain'));
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
-   * A reorged batch whose nonce is free again on the new chain is sent again as the same signed
-   * transaction, never as a new one: its old transaction may still be in a node's pool, and two
-   * transactions of one nonce can never both be mined (a second, with another nonce, would revert
-   * on the replay bitmap and read as a failed batch whose trades did settle).
+   * A reorged batch whose nonce is the operator's next again on the new chain is sent again as the
+   * same signed transaction, never as a new one: its old transaction may still be in a node's pool,
+   * and two transactions of one nonce can never both be mined (a second, with another nonce, would
+   * revert on the replay bitmap and read as a failed batch whose trades did settle). Behind a gap
+   * (an earlier operator transaction gone with the reorg) it would wait forever: it is signed
+   * again at the next nonce instead, ahead of the old one, which then can only revert.
    */
   private async resendAfterReorg(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<boolean> {
     if (batch.status !== 'REORGED' || !batch.rawTx || !batch.fromAddress || batch.nonce === null) return false;
     const used = await d.network.provider.getTransactionCount(batch.fromAddress, 'latest');
-    if (used > Number(batch.nonce)) return false;
+    if (used !== Number(batch.nonce)) return false;
     const moved = await this.fenced(lease, (trx) =>
       transition(trx, this.outbox, batch, 'SUBMITTED', { blockNumber: null, blockHash: null, submittedAt: this.db.fn.now() }, `nonce ${batch.nonce} is free again: its transaction ${batch.txHash} is sent again`),
     );

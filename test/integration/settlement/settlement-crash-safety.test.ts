@@ -270,6 +270,70 @@ test('a reorged batch whose transaction is back in the pool settles by that tran
   }
 }, 120_000);
 
+test('a reorged batch whose funding is not back on chain waits for it with its trades, then goes out as the same transaction', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const w = worker();
+  try {
+    // What earlier tests left to release goes first: no operator transaction of theirs sits between the snapshot and the batch.
+    await w.tick();
+    const before = await snapshot(rpcUrl);
+    const id = await trade(A(), C(), 'SELL', '2006', '0.01');
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    const confirmed = await db('settlement_batches').where({ id: (await db('trades').where({ id }).first()).settlementBatchId }).first();
+    expect(await db('settlement_funding_txs').where({ batchId: confirmed.id })).not.toHaveLength(0);
+    await setAutomine(rpcUrl, false);
+    try {
+      // The reorg takes the funding and the settlement, and the new chain's block holds neither;
+      // nothing is sent again but what the worker sends.
+      await revert(rpcUrl, before);
+      await mine(rpcUrl, 1);
+      await w.tick();
+      // The funding is in the pool again, not mined: the batch keeps its trades and sends nothing yet.
+      expect((await db('settlement_batches').where({ id: confirmed.id }).first()).status).toBe('REORGED');
+      expect(await provider.getTransactionCount(confirmed.fromAddress, 'pending')).toBe(Number(confirmed.nonce));
+      await mine(rpcUrl, 1);
+      await w.tick();
+      expect((await db('settlement_batches').where({ id: confirmed.id }).first())).toMatchObject({ status: 'SUBMITTED', txHash: confirmed.txHash });
+    } finally {
+      await setAutomine(rpcUrl, true);
+    }
+    await mine(rpcUrl, 1);
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    expect(await db('settlement_batches').where({ id: confirmed.id }).first()).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
+    expect(await db('trades').where({ id }).first()).toMatchObject({ settlementBatchId: confirmed.id, settlementAttempts: 0 });
+    expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('a reorged batch behind a gap (an earlier operator transaction gone with the reorg) is signed again at the next nonce, not left waiting behind it', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const w = worker();
+  try {
+    const first = await trade(A(), C(), 'SELL', '2007', '0.01');
+    expect(await settle(w, first)).toBe('CONFIRMED');
+    const before = await snapshot(rpcUrl);
+    // The step that batches this trade first releases the last batch's proceeds: an operator transaction ahead of the batch's.
+    const id = await trade(A(), C(), 'SELL', '2008', '0.01');
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    const confirmed = await db('settlement_batches').where({ id: (await db('trades').where({ id }).first()).settlementBatchId }).first();
+    await revert(rpcUrl, before);
+    expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBeLessThan(Number(confirmed.nonce));
+    await mine(rpcUrl, 1);
+    expect(await settle(w, id)).toBe('CONFIRMED');
+    await eventually(async () => {
+      await w.tick();
+      return (await db('settlement_batches').where({ id: confirmed.id }).first()).status === 'CONFIRMED';
+    }, 30_000, 20);
+    const settled = await db('settlement_batches').where({ id: confirmed.id }).first();
+    expect(Number(settled.nonce)).toBeLessThan(Number(confirmed.nonce));
+    expect(settled.replacedTxHashes).toContain(confirmed.txHash);
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
 test('a funding transaction stuck below the market fee is signed again with a higher fee and the same nonce; the one mined is followed and its gas charged once', async () => {
   const rpcUrl = k.chain.rpcUrl;
   const payer = await wallet(org1, 'Underpriced funding', '5', '1000');
@@ -307,6 +371,49 @@ test('a funding transaction stuck below the market fee is signed again with a hi
     expect((await provider.getTransactionReceipt(mined.txHash))?.status).toBe(1);
     expect(await provider.getTransactionReceipt(original)).toBeNull();
     expect(await db('ledger_entries').whereLike('idempotencyKey', `debit:settlement-gas:${mined.txHash}:%`)).toHaveLength(1);
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('an earlier, cheaper signing of a bumped funding transaction mined after all is followed, its own bytes and gas included', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const payer = await wallet(org1, 'Earlier signing mined', '5', '1000');
+  const account = (await walletAccounts(db, [payer.id])).get(payer.id)!;
+  const signer = await t.keel.services.sendingWallets.signer(account.organizationId, account.masterWalletId, account.addressId, provider);
+  const w = worker(funding({ bumpAfterMs: 0 }));
+  await w.tick();
+  await setAutomine(rpcUrl, false);
+  let original = '';
+  let bumped = '';
+  try {
+    const baseFee = (await provider.getBlock('latest'))!.baseFeePerGas!;
+    const nonce = await provider.getTransactionCount(account.address, 'pending');
+    const raw = await signer.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: ethers.Wallet.createRandom().address, value: 1n, gasLimit: 21_000n, maxFeePerGas: baseFee + 1n, maxPriorityFeePerGas: 1n });
+    original = ethers.Transaction.from(raw).hash!;
+    await db('settlement_funding_txs').insert({ txHash: original, batchId: null, blockchainId, organizationId: account.organizationId, walletId: payer.id, fromAddress: account.address, nonce, rawTx: raw, status: 'SUBMITTED', sentAt: new Date(Date.now() - 60_000) });
+    await provider.broadcastTransaction(raw);
+    await rpc(rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(baseFee * 10n)]);
+    await mine(rpcUrl, 1);
+    await w.tick();
+    bumped = (await db('settlement_funding_txs').where({ walletId: payer.id }).first()).txHash;
+    expect(bumped).not.toBe(original);
+    // The node forgets the bump and mines the first signing once the fee falls back.
+    await rpc(rpcUrl, 'hardhat_dropTransaction', [bumped]);
+    await provider.broadcastTransaction(raw);
+    await rpc(rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(1n)]);
+    await mine(rpcUrl, 1);
+    expect((await provider.getTransactionReceipt(original))?.status).toBe(1);
+  } finally {
+    await setAutomine(rpcUrl, true);
+  }
+  try {
+    await w.tick();
+    const mined = await db('settlement_funding_txs').where({ walletId: payer.id }).first();
+    expect(mined).toMatchObject({ status: 'MINED', txHash: original, replacedTxHashes: [bumped] });
+    expect(ethers.Transaction.from(mined.rawTx).hash).toBe(original);
+    expect(await db('ledger_entries').whereLike('idempotencyKey', `debit:settlement-gas:${original}:%`)).toHaveLength(1);
+    expect(await db('ledger_entries').whereLike('idempotencyKey', `debit:settlement-gas:${bumped}:%`)).toHaveLength(0);
   } finally {
     await w.stop();
   }
