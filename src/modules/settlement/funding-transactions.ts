@@ -192,10 +192,12 @@ export class FundingTransactions {
 
   /** MINED and its gas charged, once (compare-and-set on the status, in the charge's transaction). */
   private async mined(d: SettlementDeployment, tx: FundingTx, receipt: ethers.TransactionReceipt, lease: Fence): Promise<void> {
-    // The row follows the signing that was mined (an earlier one, with a lower fee, may have been).
+    // The row follows the signing that was mined (an earlier one, with a lower fee, may have been),
+    // its bytes included: after a reorg they are what is sent again.
     const replacedTxHashes = [tx.txHash, ...(tx.replacedTxHashes ?? [])].filter((h) => h !== receipt.hash);
+    const rawTx = receipt.hash === tx.txHash ? tx.rawTx : await signedBytes(d.network.provider, receipt.hash);
     await fencedTransaction(this.db, lease, async (trx) => {
-      const moved = await trx('settlement_funding_txs').where({ txHash: tx.txHash }).whereIn('status', OPEN).update({ txHash: receipt.hash, replacedTxHashes, status: 'MINED', blockHash: receipt.blockHash, gasRefunded: false, updatedAt: trx.fn.now() });
+      const moved = await trx('settlement_funding_txs').where({ txHash: tx.txHash }).whereIn('status', OPEN).update({ txHash: receipt.hash, rawTx, replacedTxHashes, status: 'MINED', blockHash: receipt.blockHash, gasRefunded: false, updatedAt: trx.fn.now() });
       if (moved) await this.gas.chargeGasTo(trx, { organizationId: tx.organizationId, walletId: tx.walletId, blockchainId: d.network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: gasReference(receipt.hash, receipt.blockHash) });
     });
     if (receipt.status !== 1) throw new FundingRefused(`settlement funding ${tx.txHash} reverted`);
@@ -246,4 +248,11 @@ export class FundingTransactions {
     }
   }
 
+}
+
+/** A mined transaction's signed bytes, as the node has them. */
+async function signedBytes(provider: ethers.Provider, hash: string): Promise<string> {
+  const mined = await provider.getTransaction(hash);
+  if (!mined) throw new Error(`the node has a receipt but not the transaction ${hash}`);
+  return ethers.Transaction.from(mined).serialized;
 }
