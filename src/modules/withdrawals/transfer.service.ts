@@ -287,7 +287,8 @@ export class TransferService {
     const items: { id: string; assetId: string; rawAmount: string }[] = await trx('transfer_items').where({ transferId: row.id }).update({ status: 'REJECTED', updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
     const walletId = row.addressId ?? row.masterWalletId;
     await this.funds.release(trx, items.map((i) => ({ organizationId: row.organizationId, walletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
-    await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i) => i.id) });
+    // Locked before the listeners lock what they record (a settlement rule's execution), as a
+    // top-up rejected on its own locks it first: two rejections at once wait, never deadlock.
     const heldTopUps = await trx('transfers as t')
       .where({ 't.organizationId': row.organizationId, 't.kind': 'gas_topup', 't.status': 'PENDING_APPROVAL' })
       .whereExists(trx('transfer_items as g').whereRaw('g.transfer_id = t.id').whereIn('g.id', trx('transfer_items').where({ transferId: row.id }).whereNotNull('afterItemId').select('afterItemId')))
@@ -296,6 +297,7 @@ export class TransferService {
       .orderBy('t.id')
       .forUpdate()
       .select('t.*');
+    await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i) => i.id) });
     for (const topUp of heldTopUps) await this.reject(trx, topUp);
   }
 
