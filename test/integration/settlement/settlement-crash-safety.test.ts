@@ -46,6 +46,7 @@ async function wallet(org: TestOrg, name: string, eth: string, usdc: string): Pr
 
 const trade = (...args: Parameters<typeof ethUsdcTrade> extends [Knex, ...infer R] ? R : never) => ethUsdcTrade(db, ...args);
 const statusOf = async (tradeId: string) => (await db('trades').where({ id: tradeId }).first()).settlementStatus as string;
+const batchById = (id: string) => db('settlement_batches').where({ id }).first();
 
 function funding(opts: { failpoints?: string; wallets?: SendingWallets; bumpAfterMs?: number } = {}): SettlementFunding {
   const { services, platform } = t.keel;
@@ -244,7 +245,7 @@ test('a reorged batch whose transaction is back in the pool settles by that tran
   const w = worker();
   try {
     expect(await settle(w, id)).toBe('CONFIRMED');
-    const confirmed = await db('settlement_batches').where({ id: (await db('trades').where({ id }).first()).settlementBatchId }).first();
+    const confirmed = await batchOf(id);
     const funded = await db('settlement_funding_txs').where({ batchId: confirmed.id });
     await setAutomine(rpcUrl, false);
     try {
@@ -255,13 +256,13 @@ test('a reorged batch whose transaction is back in the pool settles by that tran
       await mine(rpcUrl, 1);
       await provider.broadcastTransaction(confirmed.rawTx);
       await w.tick();
-      expect((await db('settlement_batches').where({ id: confirmed.id }).first()).status).toBe('SUBMITTED');
+      expect((await batchById(confirmed.id)).status).toBe('SUBMITTED');
     } finally {
       await setAutomine(rpcUrl, true);
     }
     await mine(rpcUrl, 1);
     expect(await settle(w, id)).toBe('CONFIRMED');
-    const settled = await db('settlement_batches').where({ id: confirmed.id }).first();
+    const settled = await batchById(confirmed.id);
     expect(settled).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
     // One transaction of the operator's on the new chain: no second one that the replay bitmap refused.
     expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
@@ -279,7 +280,7 @@ test('a reorged batch whose funding is not back on chain waits for it with its t
     const before = await snapshot(rpcUrl);
     const id = await trade(A(), C(), 'SELL', '2006', '0.01');
     expect(await settle(w, id)).toBe('CONFIRMED');
-    const confirmed = await db('settlement_batches').where({ id: (await db('trades').where({ id }).first()).settlementBatchId }).first();
+    const confirmed = await batchOf(id);
     expect(await db('settlement_funding_txs').where({ batchId: confirmed.id })).not.toHaveLength(0);
     await setAutomine(rpcUrl, false);
     try {
@@ -289,17 +290,17 @@ test('a reorged batch whose funding is not back on chain waits for it with its t
       await mine(rpcUrl, 1);
       await w.tick();
       // The funding is in the pool again, not mined: the batch keeps its trades and sends nothing yet.
-      expect((await db('settlement_batches').where({ id: confirmed.id }).first()).status).toBe('REORGED');
+      expect((await batchById(confirmed.id)).status).toBe('REORGED');
       expect(await provider.getTransactionCount(confirmed.fromAddress, 'pending')).toBe(Number(confirmed.nonce));
       await mine(rpcUrl, 1);
       await w.tick();
-      expect((await db('settlement_batches').where({ id: confirmed.id }).first())).toMatchObject({ status: 'SUBMITTED', txHash: confirmed.txHash });
+      expect((await batchById(confirmed.id))).toMatchObject({ status: 'SUBMITTED', txHash: confirmed.txHash });
     } finally {
       await setAutomine(rpcUrl, true);
     }
     await mine(rpcUrl, 1);
     expect(await settle(w, id)).toBe('CONFIRMED');
-    expect(await db('settlement_batches').where({ id: confirmed.id }).first()).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
+    expect(await batchById(confirmed.id)).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
     expect(await db('trades').where({ id }).first()).toMatchObject({ settlementBatchId: confirmed.id, settlementAttempts: 0 });
     expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
   } finally {
@@ -317,16 +318,16 @@ test('a reorged batch behind a gap (an earlier operator transaction gone with th
     // The step that batches this trade first releases the last batch's proceeds: an operator transaction ahead of the batch's.
     const id = await trade(A(), C(), 'SELL', '2008', '0.01');
     expect(await settle(w, id)).toBe('CONFIRMED');
-    const confirmed = await db('settlement_batches').where({ id: (await db('trades').where({ id }).first()).settlementBatchId }).first();
+    const confirmed = await batchOf(id);
     await revert(rpcUrl, before);
     expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBeLessThan(Number(confirmed.nonce));
     await mine(rpcUrl, 1);
     expect(await settle(w, id)).toBe('CONFIRMED');
     await eventually(async () => {
       await w.tick();
-      return (await db('settlement_batches').where({ id: confirmed.id }).first()).status === 'CONFIRMED';
+      return (await batchById(confirmed.id)).status === 'CONFIRMED';
     }, 30_000, 20);
-    const settled = await db('settlement_batches').where({ id: confirmed.id }).first();
+    const settled = await batchById(confirmed.id);
     expect(Number(settled.nonce)).toBeLessThan(Number(confirmed.nonce));
     expect(settled.replacedTxHashes).toContain(confirmed.txHash);
   } finally {
@@ -334,25 +335,34 @@ test('a reorged batch behind a gap (an earlier operator transaction gone with th
   }
 }, 120_000);
 
+/**
+ * A wallet's funding transaction, recorded as sent a minute ago at today's base fee, then the
+ * base fee jumps tenfold: it waits in the pool, never mined at that price (automining off).
+ */
+async function fundingBelowTheFee(payer: { id: string }): Promise<{ nonce: number; raw: string; hash: string }> {
+  const account = (await walletAccounts(db, [payer.id])).get(payer.id)!;
+  const signer = await t.keel.services.sendingWallets.signer(account.organizationId, account.masterWalletId, account.addressId, provider);
+  const baseFee = (await provider.getBlock('latest'))!.baseFeePerGas!;
+  const nonce = await provider.getTransactionCount(account.address, 'pending');
+  const raw = await signer.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: ethers.Wallet.createRandom().address, value: 1n, gasLimit: 21_000n, maxFeePerGas: baseFee + 1n, maxPriorityFeePerGas: 1n });
+  const hash = ethers.Transaction.from(raw).hash!;
+  await db('settlement_funding_txs').insert({ txHash: hash, batchId: null, blockchainId, organizationId: account.organizationId, walletId: payer.id, fromAddress: account.address, nonce, rawTx: raw, status: 'SUBMITTED', sentAt: new Date(Date.now() - 60_000) });
+  await provider.broadcastTransaction(raw);
+  await rpc(k.chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(baseFee * 10n)]);
+  await mine(k.chain.rpcUrl, 1);
+  return { nonce, raw, hash };
+}
+
 test('a funding transaction stuck below the market fee is signed again with a higher fee and the same nonce; the one mined is followed and its gas charged once', async () => {
   const rpcUrl = k.chain.rpcUrl;
   const payer = await wallet(org1, 'Underpriced funding', '5', '1000');
-  const account = (await walletAccounts(db, [payer.id])).get(payer.id)!;
-  const signer = await t.keel.services.sendingWallets.signer(account.organizationId, account.masterWalletId, account.addressId, provider);
   const w = worker(funding({ bumpAfterMs: 0 }));
   let original = '';
   await w.tick(); // what earlier tests left to release goes while blocks are still mined at once
   await setAutomine(rpcUrl, false);
   try {
-    // Sent at today's base fee, then the base fee jumps tenfold: it waits in the pool, never mined at that price.
-    const baseFee = (await provider.getBlock('latest'))!.baseFeePerGas!;
-    const nonce = await provider.getTransactionCount(account.address, 'pending');
-    const raw = await signer.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: ethers.Wallet.createRandom().address, value: 1n, gasLimit: 21_000n, maxFeePerGas: baseFee + 1n, maxPriorityFeePerGas: 1n });
-    original = ethers.Transaction.from(raw).hash!;
-    await db('settlement_funding_txs').insert({ txHash: original, batchId: null, blockchainId, organizationId: account.organizationId, walletId: payer.id, fromAddress: account.address, nonce, rawTx: raw, status: 'SUBMITTED', sentAt: new Date(Date.now() - 60_000) });
-    await provider.broadcastTransaction(raw);
-    await rpc(rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(baseFee * 10n)]);
-    await mine(rpcUrl, 1);
+    const { nonce, hash } = await fundingBelowTheFee(payer);
+    original = hash;
     expect(await provider.getTransactionReceipt(original)).toBeNull();
 
     await w.tick();
@@ -379,22 +389,14 @@ test('a funding transaction stuck below the market fee is signed again with a hi
 test('an earlier, cheaper signing of a bumped funding transaction mined after all is followed, its own bytes and gas included', async () => {
   const rpcUrl = k.chain.rpcUrl;
   const payer = await wallet(org1, 'Earlier signing mined', '5', '1000');
-  const account = (await walletAccounts(db, [payer.id])).get(payer.id)!;
-  const signer = await t.keel.services.sendingWallets.signer(account.organizationId, account.masterWalletId, account.addressId, provider);
   const w = worker(funding({ bumpAfterMs: 0 }));
   await w.tick();
   await setAutomine(rpcUrl, false);
   let original = '';
   let bumped = '';
   try {
-    const baseFee = (await provider.getBlock('latest'))!.baseFeePerGas!;
-    const nonce = await provider.getTransactionCount(account.address, 'pending');
-    const raw = await signer.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: ethers.Wallet.createRandom().address, value: 1n, gasLimit: 21_000n, maxFeePerGas: baseFee + 1n, maxPriorityFeePerGas: 1n });
-    original = ethers.Transaction.from(raw).hash!;
-    await db('settlement_funding_txs').insert({ txHash: original, batchId: null, blockchainId, organizationId: account.organizationId, walletId: payer.id, fromAddress: account.address, nonce, rawTx: raw, status: 'SUBMITTED', sentAt: new Date(Date.now() - 60_000) });
-    await provider.broadcastTransaction(raw);
-    await rpc(rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(baseFee * 10n)]);
-    await mine(rpcUrl, 1);
+    const { raw, hash } = await fundingBelowTheFee(payer);
+    original = hash;
     await w.tick();
     bumped = (await db('settlement_funding_txs').where({ walletId: payer.id }).first()).txHash;
     expect(bumped).not.toBe(original);
