@@ -31,6 +31,9 @@ export interface BatchRow {
   submittedAt: Date | null;
   confirmedAt: Date | null;
   releasedAt: Date | null;
+  releaseTxHash: string | null;
+  releaseBlockNumber: string | null;
+  releaseBlockHash: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -260,7 +260,7 @@ export class SettlementBatcher {
       if (r.status !== 1) return this.failAndSplit(batch, await this.minedRevertReason(d, batch, r), lease, mined);
       const head = await provider.getBlockNumber();
       if (head - r.blockNumber + 1 < d.network.spec.confirmations) return;
-      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now(), releasedAt: null }));
+      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now(), releasedAt: null, releaseTxHash: null, releaseBlockNumber: null, releaseBlockHash: null }));
       return;
     }
     if (!(await provider.getTransaction(batch.txHash!))) {
@@ -332,6 +332,7 @@ export class SettlementBatcher {
       await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain`));
       this.logger.warn({ batchId: batch.id, block: batch.blockNumber }, 'settlement batch reorged: it will be submitted again');
     }
+    await this.release.checkReorged(d, head, this.options.reorgWindowBlocks, lease);
     this.checkedHeads.set(d.network.blockchainId, latest.hash!);
   }
 }

@@ -44,14 +44,39 @@ export class ProceedsRelease {
     const contract = new ethers.Contract(d.address, settlementInterface(), d.network.provider);
     const held = await Promise.all([...pairs.values()].map(async ([a, t]) => ((await contract.balanceOf(t, a)) as bigint) > 0n));
     const toRelease = await this.releasable(d, [...pairs.values()].filter((_, i) => held[i]));
+    let release: { releaseTxHash: string; releaseBlockNumber: number; releaseBlockHash: string } | undefined;
     if (toRelease.length) {
       await lease.renew();
       const data = releaseCalldata(toRelease);
       const tx = await d.operator.sendTransaction({ to: d.address, data, nonce: await d.network.provider.getTransactionCount(d.operator.address, 'pending') });
       const receipt = await this.receiptOf(d, tx.hash, lease);
       if (receipt.status !== 1) throw new Error(`settlement release ${tx.hash} failed`);
+      release = { releaseTxHash: receipt.hash, releaseBlockNumber: receipt.blockNumber, releaseBlockHash: receipt.blockHash };
     }
-    await fencedTransaction(this.db, lease, (trx) => trx('settlement_batches').whereIn('id', finished.map((b) => b.id)).update({ releasedAt: trx.fn.now() }));
+    await fencedTransaction(this.db, lease, (trx) => trx('settlement_batches').whereIn('id', finished.map((b) => b.id)).update({ releasedAt: trx.fn.now(), ...release }));
+  }
+
+  /**
+   * Releases whose block left the chain while their batches' blocks stayed (a reorg of the blocks
+   * after a batch): due again, so the next step hands back what the contract still holds. A release
+   * mined again in another block of the new chain is followed there. Only blocks within `window`
+   * of the head are looked at, as for batches.
+   */
+  async checkReorged(d: SettlementDeployment, head: number, window: number, lease: Fence): Promise<void> {
+    const released: { releaseTxHash: string; releaseBlockHash: string }[] = await this.db('settlement_batches')
+      .where({ blockchainId: d.network.blockchainId })
+      .whereNotNull('releaseTxHash')
+      .where('releaseBlockNumber', '>', head - window)
+      .where('confirmedAt', '>=', d.since)
+      .distinct('releaseTxHash', 'releaseBlockHash');
+    for (const { releaseTxHash, releaseBlockHash } of released) {
+      const receipt = await d.network.provider.getTransactionReceipt(releaseTxHash);
+      if (receipt && receipt.blockHash === releaseBlockHash) continue;
+      const block = receipt ? await d.network.provider.getBlock(receipt.blockNumber) : null;
+      const moved = receipt && block?.hash === receipt.blockHash && receipt.status === 1 ? { releaseBlockNumber: receipt.blockNumber, releaseBlockHash: receipt.blockHash } : { releasedAt: null, releaseTxHash: null, releaseBlockNumber: null, releaseBlockHash: null };
+      await fencedTransaction(this.db, lease, (trx) => trx('settlement_batches').where({ releaseTxHash, releaseBlockHash }).update(moved));
+      if ('releasedAt' in moved) this.logger.warn({ releaseTxHash, block: releaseBlockHash }, 'settlement release reorged: the proceeds will be released again');
+    }
   }
 
   /** Polled for, renewing the lease meanwhile (it is shorter than the wait); past the wait the step ends and the next one releases again. */

@@ -212,15 +212,20 @@ test('a trade whose funding is refused at every attempt is FAILED for good, alon
   }
 }, 120_000);
 
+const deployment = async () => (await t.keel.services.settlementDeployments.get(t.keel.services.networks.get(blockchainId)!))!;
+
+/** A trade settled in which C buys ETH and A is paid USDC, and the contract to read their balances in it. */
+async function settledTrade(w: SettlementWorker, price: string): Promise<{ id: string; contract: ethers.Contract; usdc: string }> {
+  const id = await trade(A(), C(), 'SELL', price, '0.01');
+  expect(await settle(w, id)).toBe('CONFIRMED');
+  return { id, contract: new ethers.Contract((await deployment()).address, settlementInterface(), provider), usdc: ethers.getAddress(assets.USDC.address) };
+}
+
 test('a balance whose release reverts stays in the contract, and the other proceeds of the batch are released', async () => {
-  const id = await trade(A(), C(), 'SELL', '2004', '0.01'); // C buys ETH, A is paid USDC
   const w = worker();
   const rpcUrl = k.chain.rpcUrl;
   try {
-    expect(await settle(w, id)).toBe('CONFIRMED');
-    const d = (await t.keel.services.settlementDeployments.get(t.keel.services.networks.get(blockchainId)!))!;
-    const contract = new ethers.Contract(d.address, settlementInterface(), provider);
-    const usdc = ethers.getAddress(assets.USDC.address);
+    const { id, contract, usdc } = await settledTrade(w, '2004');
     expect(await contract.balanceOf(ethers.ZeroAddress, C().walletAddress)).toBeGreaterThan(0n);
     expect(await contract.balanceOf(usdc, A().walletAddress)).toBeGreaterThan(0n);
     // C's address now refuses the coin (code that always reverts): its ETH cannot be released.
@@ -233,6 +238,36 @@ test('a balance whose release reverts stays in the contract, and the other proce
     } finally {
       await rpc(rpcUrl, 'hardhat_setCode', [C().walletAddress, '0x']);
     }
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
+test('a release of proceeds whose block leaves the chain, the batch\'s staying, is made again: the contract does not keep what it handed back', async () => {
+  const w = worker();
+  const rpcUrl = k.chain.rpcUrl;
+  try {
+    const { id, contract, usdc } = await settledTrade(w, '2009');
+    const before = await snapshot(rpcUrl);
+    await eventually(async () => {
+      await w.tick();
+      return (await batchOf(id)).releasedAt !== null;
+    }, 30_000, 20);
+    const released = await batchOf(id);
+    expect(released.releaseTxHash).not.toBeNull();
+    expect(await contract.balanceOf(usdc, A().walletAddress)).toBe(0n);
+    // The reorg takes the release's block; the batch's block, before it, stays.
+    await revert(rpcUrl, before);
+    await mine(rpcUrl, 1);
+    expect(await provider.getTransactionReceipt(released.releaseTxHash)).toBeNull();
+    expect(await contract.balanceOf(usdc, A().walletAddress)).toBeGreaterThan(0n);
+    await eventually(async () => {
+      await w.tick();
+      const batch = await batchOf(id);
+      return batch.releasedAt !== null && batch.releaseBlockHash !== released.releaseBlockHash;
+    }, 30_000, 20);
+    expect(await batchOf(id)).toMatchObject({ status: 'CONFIRMED', txHash: released.txHash });
+    expect(await contract.balanceOf(usdc, A().walletAddress)).toBe(0n);
   } finally {
     await w.stop();
   }
@@ -312,10 +347,11 @@ test('a reorged batch behind a gap (an earlier operator transaction gone with th
   const rpcUrl = k.chain.rpcUrl;
   const w = worker();
   try {
-    const first = await trade(A(), C(), 'SELL', '2007', '0.01');
-    expect(await settle(w, first)).toBe('CONFIRMED');
+    await w.tick(); // what earlier tests left to release goes before the snapshot
     const before = await snapshot(rpcUrl);
-    // The step that batches this trade first releases the last batch's proceeds: an operator transaction ahead of the batch's.
+    // An operator transaction Keel does not follow, ahead of the batch's: the reorg takes both.
+    const d = await deployment();
+    await (await d.operator.sendTransaction({ to: d.operator.address, value: 0n })).wait();
     const id = await trade(A(), C(), 'SELL', '2008', '0.01');
     expect(await settle(w, id)).toBe('CONFIRMED');
     const confirmed = await batchOf(id);

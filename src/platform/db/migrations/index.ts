@@ -22,6 +22,7 @@ import * as m021 from './021_book_sequences';
 import * as m015 from './015_settlement';
 import * as m022 from './022_settlement_crash_safety';
 import * as m023 from './023_settlement_funding_fee_bump';
+import * as m024 from './024_settlement_release_block';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -49,6 +50,7 @@ const migrations: Record<string, Knex.Migration> = {
   '015_settlement': m015,
   '022_settlement_crash_safety': m022,
   '023_settlement_funding_fee_bump': m023,
+  '024_settlement_release_block': m024,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
