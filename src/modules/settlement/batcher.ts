@@ -12,6 +12,7 @@ import type { SettlementDeployment } from './settlement-deployments';
 import type { FundingNeed, SettlementFunding } from './funding';
 import { FundingRetryOptions, requeueRefusedFunding } from './funding-retry';
 import { walletAccounts } from './wallet-accounts';
+import { whereMined } from './where-mined';
 import { Fence, fencedTransaction, LeaseLost, UNFENCED } from './chain-lease';
 import type { ProceedsRelease } from './proceeds-release';
 
@@ -321,12 +322,11 @@ export class SettlementBatcher {
       .where('confirmedAt', '>=', d.since)
       .orderBy('blockNumber', 'desc');
     for (const batch of recent) {
-      const receipt = await d.network.provider.getTransactionReceipt(batch.txHash!);
-      if (receipt && receipt.blockHash === batch.blockHash) continue;
-      const block = receipt ? await d.network.provider.getBlock(receipt.blockNumber) : null;
-      if (receipt && block?.hash === receipt.blockHash && receipt.blockHash !== batch.blockHash) {
+      const where = await whereMined(d.network.provider, batch.txHash!, batch.blockHash);
+      if (where.kind === 'still') continue;
+      if (where.kind === 'moved') {
         // Re-mined in another block of the new chain: still settled, once; follow it there.
-        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the chain; the transaction is in block ${receipt.blockNumber}`));
+        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the chain; the transaction is in block ${where.receipt.blockNumber}`));
         continue;
       }
       await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain`));

@@ -10,6 +10,7 @@ import { bumpedFees } from '../withdrawals/fee-bump';
 import type { SettlementDeployment } from './settlement-deployments';
 import { walletAccounts, WalletAccount } from './wallet-accounts';
 import { Fence, fencedTransaction } from './chain-lease';
+import { whereMined } from './where-mined';
 
 /** The chain refused a funding transaction for good (or it reverted): the wallet is left short. */
 export class FundingRefused extends Error {}
@@ -229,10 +230,9 @@ export class FundingTransactions {
     const { provider, spec } = d.network;
     const txs: FundingTx[] = await this.db('settlement_funding_txs').where({ batchId, status: 'MINED', gasRefunded: false });
     for (const t of txs) {
-      const receipt = await provider.getTransactionReceipt(t.txHash);
-      if (receipt && receipt.blockHash === t.blockHash) continue;
-      const canonical = receipt && (await provider.getBlock(receipt.blockNumber))?.hash === receipt.blockHash;
-      if (receipt && !canonical) continue; // the node is between two chains: looked at again next step
+      const where = await whereMined(provider, t.txHash, t.blockHash);
+      if (where.kind === 'still' || where.kind === 'unsettled') continue; // unsettled: looked at again next step
+      const receipt = where.kind === 'moved' ? where.receipt : null;
       const fate = receipt ? null : await nonceFate(provider, spec.confirmations, lineOf(t));
       await fencedTransaction(this.db, lease, async (trx) => {
         const row = trx('settlement_funding_txs').where({ txHash: t.txHash, status: 'MINED', gasRefunded: false, blockHash: t.blockHash });

@@ -6,6 +6,7 @@ import { isDefinitiveRefusal, NATIVE_TOKEN, settlementInterface } from './settle
 import type { SettlementDeployment } from './settlement-deployments';
 import { walletAccounts } from './wallet-accounts';
 import { Fence, fencedTransaction } from './chain-lease';
+import { whereMined } from './where-mined';
 
 /**
  * Hands proceeds back: after a batch is final (confirmed, or a failed trade alone), the operator
@@ -70,10 +71,10 @@ export class ProceedsRelease {
       .where('confirmedAt', '>=', d.since)
       .distinct('releaseTxHash', 'releaseBlockHash');
     for (const { releaseTxHash, releaseBlockHash } of released) {
-      const receipt = await d.network.provider.getTransactionReceipt(releaseTxHash);
-      if (receipt && receipt.blockHash === releaseBlockHash) continue;
-      const block = receipt ? await d.network.provider.getBlock(receipt.blockNumber) : null;
-      const moved = receipt && block?.hash === receipt.blockHash && receipt.status === 1 ? { releaseBlockNumber: receipt.blockNumber, releaseBlockHash: receipt.blockHash } : { releasedAt: null, releaseTxHash: null, releaseBlockNumber: null, releaseBlockHash: null };
+      const where = await whereMined(d.network.provider, releaseTxHash, releaseBlockHash);
+      // Unsettled: looked at again when the head moves on.
+      if (where.kind === 'still' || where.kind === 'unsettled') continue;
+      const moved = where.kind === 'moved' && where.receipt.status === 1 ? { releaseBlockNumber: where.receipt.blockNumber, releaseBlockHash: where.receipt.blockHash } : { releasedAt: null, releaseTxHash: null, releaseBlockNumber: null, releaseBlockHash: null };
       await fencedTransaction(this.db, lease, (trx) => trx('settlement_batches').where({ releaseTxHash, releaseBlockHash }).update(moved));
       if ('releasedAt' in moved) this.logger.warn({ releaseTxHash, block: releaseBlockHash }, 'settlement release reorged: the proceeds will be released again');
     }
