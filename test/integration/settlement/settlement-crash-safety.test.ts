@@ -273,6 +273,14 @@ test('a release of proceeds whose block leaves the chain, the batch\'s staying, 
   }
 }, 120_000);
 
+/** Once a block is mined, the reorged batch is settled by its own first transaction: one operator transaction at its nonce on the new chain, no second one that the replay bitmap refused. */
+async function settledByItsOwnTransaction(w: SettlementWorker, tradeId: string, confirmed: { id: string; txHash: string; nonce: string; fromAddress: string }): Promise<void> {
+  await mine(k.chain.rpcUrl, 1);
+  expect(await settle(w, tradeId)).toBe('CONFIRMED');
+  expect(await batchById(confirmed.id)).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
+  expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
+}
+
 test('a reorged batch whose transaction is back in the pool settles by that transaction, never by a second one', async () => {
   const rpcUrl = k.chain.rpcUrl;
   const before = await snapshot(rpcUrl);
@@ -295,12 +303,7 @@ test('a reorged batch whose transaction is back in the pool settles by that tran
     } finally {
       await setAutomine(rpcUrl, true);
     }
-    await mine(rpcUrl, 1);
-    expect(await settle(w, id)).toBe('CONFIRMED');
-    const settled = await batchById(confirmed.id);
-    expect(settled).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
-    // One transaction of the operator's on the new chain: no second one that the replay bitmap refused.
-    expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
+    await settledByItsOwnTransaction(w, id, confirmed);
   } finally {
     await w.stop();
   }
@@ -333,11 +336,8 @@ test('a reorged batch whose funding is not back on chain waits for it with its t
     } finally {
       await setAutomine(rpcUrl, true);
     }
-    await mine(rpcUrl, 1);
-    expect(await settle(w, id)).toBe('CONFIRMED');
-    expect(await batchById(confirmed.id)).toMatchObject({ status: 'CONFIRMED', txHash: confirmed.txHash, nonce: confirmed.nonce });
+    await settledByItsOwnTransaction(w, id, confirmed);
     expect(await db('trades').where({ id }).first()).toMatchObject({ settlementBatchId: confirmed.id, settlementAttempts: 0 });
-    expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBe(Number(confirmed.nonce) + 1);
   } finally {
     await w.stop();
   }
