@@ -64,7 +64,7 @@ export class UnitOfWork {
     return requestScope.run({ steps: 0 }, handle);
   }
 
-  /** Whether any request scope is open (the store, and its cost to every promise, is on). */
+  /** How many request scopes are open (while any is, the store, and its cost to every promise, is on). */
   static get openScopes(): number {
     return openScopes;
   }
