@@ -36,7 +36,8 @@ export function testKeelConfig(name: string, databaseUrl: string, overrides: Par
       HOST: '127.0.0.1',
       CORE_PORT: 0,
       PRO_PORT: 0,
-      LOG_LEVEL: 'silent',
+      // TEST_LOG_LEVEL=warn shows a failing test's server log (pino writes past jest's capture).
+      LOG_LEVEL: (process.env.TEST_LOG_LEVEL as Config['LOG_LEVEL'] | undefined) ?? 'silent',
       DB_POOL_MAX: 5,
       KEEL_CHAINS: process.env.KEEL_CHAINS,
       KEEL_MASTER_KEY: process.env.KEEL_MASTER_KEY,

@@ -281,7 +281,7 @@ describe('a transaction stuck below the market fee', () => {
   let t: TestKeel;
 
   beforeAll(async () => {
-    k = await startKeelOnOwnChain(31_340, 1, { ...FAST, LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent', TRANSFER_FEE_BUMP_AFTER_MS: 300 });
+    k = await startKeelOnOwnChain(31_340, 1, { ...FAST, TRANSFER_FEE_BUMP_AFTER_MS: 300 });
     ({ chain, t } = k);
     keelUnderTest = t;
   }, 60_000);

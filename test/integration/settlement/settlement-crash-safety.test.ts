@@ -76,7 +76,6 @@ beforeAll(async () => {
     TRANSFER_POLL_INTERVAL_MS: 100,
     CHAIN_POLL_INTERVAL_MS: 100,
     RATE_LIMIT_SCALE: 1000,
-    LOG_LEVEL: (process.env.TEST_LOG_LEVEL as 'warn') ?? 'silent',
   });
   ({ t, blockchainId, assets } = k);
   org1 = k.org;
