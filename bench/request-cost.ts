@@ -6,7 +6,9 @@ import { buildHostSchema } from '../src/graphql/schema';
 import { coreRoutes } from '../rest-compat/routes/core';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';
+import { Pool } from 'pg';
 import { freshDatabase, median } from './support';
+import { stackFloorApp } from './http-stack-floor-server';
 
 /**
  * CPU time per request inside one Keel process, with no sockets in between (Fastify's inject):
@@ -15,7 +17,10 @@ import { freshDatabase, median } from './support';
  * The differences tell what each layer costs; beside them, each layer called on its own (the rate
  * limit's Redis script, authentication from the per-node cache, the REST row's GraphQL operation
  * run by its compiled runner without Fastify (resolver and service included), the api-keys service
- * with its PostgreSQL query). CPU includes V8's garbage-collector threads.
+ * with its PostgreSQL query), and the http benchmark's stack floor answering the same read
+ * (http-stack-floor-server.ts: Fastify, the rate limit, type-graphql compiled by graphql-jit, the
+ * same SQL on a bare pg pool), the least the design card's stack spends on it. CPU includes V8's
+ * garbage-collector threads.
  */
 export async function run(args: string[]): Promise<object> {
   const requests = Number(args[0] ?? 3000);
@@ -42,6 +47,8 @@ export async function run(args: string[]): Promise<object> {
     const schema = await buildHostSchema('core');
     const listOperation = compiledRunner(schema, compileRoute(schema, listRow).document);
     const principal = await platform.authenticator.authenticate('core', { apiKey: org.adminKey, orgId: org.orgId });
+    const floorPool = new Pool({ connectionString: config.DATABASE_URL, max: 5 });
+    const floor = await stackFloorApp({ pool: floorPool, organizationId: org.orgId }, platform.rateLimiter);
     const layers: Record<string, () => Promise<unknown>> = {
       rateLimitOnly: () => platform.rateLimiter.consume('Business', org.orgId),
       authenticateOnly: () => platform.authenticator.authenticate('core', { apiKey: org.adminKey, orgId: org.orgId }),
@@ -50,6 +57,10 @@ export async function run(args: string[]): Promise<object> {
         if (result.errors?.length) throw result.errors[0];
       },
       listApiKeysServiceOnly: () => services.apiKeys.list(org.orgId, { limit: 50, offset: 0 }),
+      stackFloorListApiKeys: async () => {
+        const res = await floor.inject({ method: 'GET', url: '/' });
+        if (res.statusCode !== 200) throw new Error(`the stack floor: ${res.statusCode}`);
+      },
     };
     const calls: Record<string, () => Promise<unknown>> = {
       ...Object.fromEntries(
@@ -85,6 +96,8 @@ export async function run(args: string[]): Promise<object> {
       }
       result[name] = { cpuMicrosPerRequest: Math.round(median(cpu)), requestsPerSecond: Math.round(median(rate)), runs: cpu.map(Math.round) };
     }
+    await floor.close();
+    await floorPool.end();
     return { benchmark: 'request-cost', requestsPerRun: requests, inFlight: 20, ...result };
   } finally {
     await keel.stop();
