@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { connectRedis } from '../src/platform/redis';
 import { RateLimiter } from '../src/platform/rate-limit';
 import { serveJson } from './support';
+import { groupCommittedOrders } from './group-commit';
 
 /**
  * The orders benchmark's yardstick: node:http that answers each `POST` only after the order is
@@ -13,35 +14,10 @@ import { serveJson } from './support';
  */
 async function main(): Promise<void> {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-  await pool.query('CREATE TABLE IF NOT EXISTS floor_orders (id bigserial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
   const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:floor:', 100_000, 250);
   const port = Number(process.env.PORT);
 
-  let waiting: { body: unknown; done: (id: string) => void; failed: (e: unknown) => void }[] = [];
-  let committing = false;
-  const commitWaiting = async (): Promise<void> => {
-    committing = true;
-    while (waiting.length) {
-      const group = waiting;
-      waiting = [];
-      try {
-        const { rows } = await pool.query({
-          name: 'insert-orders',
-          text: 'INSERT INTO floor_orders (body) SELECT unnest($1::jsonb[]) RETURNING id',
-          values: [group.map((o) => JSON.stringify(o.body))],
-        });
-        group.forEach((o, i) => o.done(String(rows[i].id)));
-      } catch (e) {
-        group.forEach((o) => o.failed(e));
-      }
-    }
-    committing = false;
-  };
-  const store = (body: unknown) =>
-    new Promise<string>((done, failed) => {
-      waiting.push({ body, done, failed });
-      if (!committing) void commitWaiting();
-    });
+  const store = await groupCommittedOrders(pool);
 
   const readBody = async (req: IncomingMessage): Promise<unknown> => {
     const chunks: Buffer[] = [];

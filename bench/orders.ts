@@ -8,8 +8,11 @@ import { callJson as call, keelCli, LoadRun, loadRun, medianRun, ratioToYardstic
  * Two wallets funded through the faucet and the deposit watcher (the real path) trade one market:
  * limit orders of 0.01 ETH, buys at 1990–2005 and sells at 1995–2010 USDC, so about a third cross
  * and the rest rest. 50 connections; 1 warm-up and `runs` measured runs; medians reported.
- * Beside it, run for run and with the same bodies, the yardstick (orders-floor-server.ts): a bare
- * node:http server that spends the rate limit in Redis and group-commits each order as one row.
+ * Beside it, run for run and with the same bodies, two yardsticks: a bare node:http server that
+ * spends the rate limit in Redis and group-commits each order as one row (orders-floor-server.ts),
+ * and the least the design card's stack does for the same placement (orders-stack-floor-server.ts:
+ * Fastify, the rate limit, a type-graphql mutation run by graphql-js, the same group-committed row),
+ * so the part of the gap that is Keel's own shows apart from the stack's.
  */
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
@@ -18,7 +21,7 @@ export async function run(args: string[]): Promise<object> {
   const core = 4920;
   const pro = 4921;
   const { env, child, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('orders', core, pro, 31398);
-  let floor: ChildProcess | undefined;
+  const floors: ChildProcess[] = [];
   try {
     // Markets are the operator's: created with its command, as a deployment would.
     keelCli(['market', 'create', '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
@@ -34,8 +37,17 @@ export async function run(args: string[]): Promise<object> {
       const cents = Math.floor(Math.random() * 1500);
       return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market: 'ETH-USDC', side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
     };
-    const floorPort = 4922;
-    floor = await startNodeProcess([join(__dirname, 'orders-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`);
+    const yardsticks = [
+      { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', script: 'orders-floor-server.js', port: 4922 },
+      {
+        what: "the stack's floor: Fastify + Keel's Redis rate limit + a type-graphql mutation run by graphql-js + the same group-committed INSERT + the single envelope",
+        script: 'orders-stack-floor-server.js',
+        port: 4923,
+      },
+    ];
+    for (const y of yardsticks) {
+      floors.push(await startNodeProcess([join(__dirname, y.script)], { DATABASE_URL: env.DATABASE_URL, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
+    }
     const load = (url: string, duration: number) =>
       loadRun(
         {
@@ -47,15 +59,16 @@ export async function run(args: string[]): Promise<object> {
         url === keelUrl ? child : undefined,
       );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
-    const floorUrl = `http://127.0.0.1:${floorPort}/`;
+    const floorUrl = (port: number) => `http://127.0.0.1:${port}/`;
     await load(keelUrl, 3); // warm-up
-    await load(floorUrl, 3);
+    for (const y of yardsticks) await load(floorUrl(y.port), 3);
     const results: LoadRun[] = [];
-    const floorResults: LoadRun[] = [];
+    const floorResults: LoadRun[][] = yardsticks.map(() => []);
     for (let i = 0; i < runs; i++) {
       results.push(await load(keelUrl, seconds));
-      floorResults.push(await load(floorUrl, seconds));
+      for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds));
     }
+    const [bare, stack] = floorResults;
     const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
     return {
       benchmark: 'orders',
@@ -65,12 +78,15 @@ export async function run(args: string[]): Promise<object> {
       runs: results,
       median: summary(results),
       peakRssMbSinceStart: residentMb(child.pid, 'VmHWM'),
-      yardstick: { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', runs: floorResults, median: summary(floorResults) },
-      ratioToYardstick: ratioToYardstick(results, floorResults),
+      yardstick: { what: yardsticks[0].what, runs: bare, median: summary(bare) },
+      stackFloor: { what: yardsticks[1].what, runs: stack, median: summary(stack) },
+      ratioToYardstick: ratioToYardstick(results, bare),
+      ratioToStackFloor: ratioToYardstick(results, stack),
+      stackFloorRatioToYardstick: ratioToYardstick(stack, bare),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {
     await stopProcess(child);
-    if (floor) await stopProcess(floor);
+    for (const floor of floors) await stopProcess(floor);
   }
 }

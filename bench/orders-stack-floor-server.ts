@@ -1,0 +1,88 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import { execute, parse } from 'graphql';
+import { Pool } from 'pg';
+import { Arg, buildSchema, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { OrderObject, PlaceOrderInputType } from '../src/modules/orders/order.types';
+import { OrderSide, OrderStatus, OrderType, TimeInForce } from '../src/modules/orders/order.domain';
+import { connectRedis } from '../src/platform/redis';
+import { RateLimiter } from '../src/platform/rate-limit';
+import { setRateLimitHeaders } from '../src/server/rate-limit-headers';
+import { envelope } from '../rest-compat/envelope';
+import { groupCommittedOrders } from './group-commit';
+
+/**
+ * The orders benchmark's second yardstick: the least the design card's stack does for a placement,
+ * with none of Keel's own layers. Fastify parsing the JSON body; Keel's Redis rate limit and its
+ * headers; a type-graphql mutation with Keel's own `PlaceOrderInput` and `Order` types, its document
+ * parsed once and run by graphql-js as the REST shim runs a mutation row; the order group-committed
+ * as one row (the first yardstick's write); the spec's single envelope. No authentication, argument
+ * validation, matching, balances, trades, ledger or idempotency: what Keel adds to that is its own.
+ */
+const MUTATION = parse(`mutation ($input: PlaceOrderInput!) {
+  placeOrder(input: $input) {
+    id clientOrderId marketId market walletId side type timeInForce postOnly price quantity filledQuantity remainingQuantity
+    averagePrice fee status statusReason sequence createdAt updatedAt
+  }
+}`);
+
+interface FloorContext {
+  store: (body: unknown) => Promise<string>;
+}
+
+@Resolver()
+class FloorOrdersResolver {
+  // graphql-js requires a query type.
+  @Query(() => Boolean)
+  ready(): boolean {
+    return true;
+  }
+
+  @Mutation(() => OrderObject)
+  async placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: FloorContext): Promise<OrderObject> {
+    const sequence = await ctx.store(input);
+    const now = new Date();
+    return {
+      id: randomUUID(),
+      clientOrderId: input.clientOrderId ?? null,
+      marketId: randomUUID(),
+      market: input.market,
+      walletId: input.walletId,
+      side: input.side as OrderSide,
+      type: (input.type ?? OrderType.LIMIT) as OrderType,
+      timeInForce: (input.timeInForce ?? TimeInForce.GTC) as TimeInForce,
+      postOnly: input.postOnly ?? false,
+      price: input.price ?? null,
+      quantity: input.quantity,
+      filledQuantity: '0',
+      remainingQuantity: input.quantity,
+      averagePrice: null,
+      fee: '0',
+      status: OrderStatus.OPEN,
+      statusReason: null,
+      sequence,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+}
+
+async function main(): Promise<void> {
+  const context: FloorContext = { store: await groupCommittedOrders(new Pool({ connectionString: process.env.DATABASE_URL, max: 20 })) };
+  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:stackfloor:', 100_000, 250);
+  const schema = await buildSchema({ resolvers: [FloorOrdersResolver], validate: false });
+
+  const app = Fastify();
+  app.get('/ready', async () => 'ok');
+  app.post('/', async (request, reply) => {
+    setRateLimitHeaders(reply, await rateLimiter.consume('Business', 'bench'));
+    const result = await execute({ schema, document: MUTATION, variableValues: { input: request.body }, contextValue: context });
+    if (result.errors?.length) throw result.errors[0];
+    return reply.code(201).send(envelope('single', (result.data as { placeOrder: unknown }).placeOrder));
+  });
+  await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+}
+
+void main();
