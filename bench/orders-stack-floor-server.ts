@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import Fastify from 'fastify';
+import Fastify, { FastifyInstance } from 'fastify';
 import { execute, parse } from 'graphql';
 import { Pool } from 'pg';
 import { Arg, buildSchema, Ctx, Mutation, Query, Resolver } from 'type-graphql';
@@ -68,11 +68,11 @@ class FloorOrdersResolver {
   }
 }
 
-async function main(): Promise<void> {
-  const context: FloorContext = { store: await groupCommittedOrders(new Pool({ connectionString: process.env.DATABASE_URL, max: 20 })) };
-  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:stackfloor:', 100_000, 250);
-  const schema = await buildSchema({ resolvers: [FloorOrdersResolver], validate: false });
-
+/** The floor as a Fastify app (POST / places), for a socket or for inject. */
+export async function ordersStackFloorApp(store: (body: unknown) => Promise<string>, rateLimiter: RateLimiter): Promise<FastifyInstance> {
+  // No field of the floor's is @Authorized; the checker is there because Keel's own types share type-graphql's metadata in process.
+  const schema = await buildSchema({ resolvers: [FloorOrdersResolver], validate: false, authChecker: () => true });
+  const context: FloorContext = { store };
   const app = Fastify();
   app.get('/ready', async () => 'ok');
   app.post('/', async (request, reply) => {
@@ -81,8 +81,15 @@ async function main(): Promise<void> {
     if (result.errors?.length) throw result.errors[0];
     return reply.code(201).send(envelope('single', (result.data as { placeOrder: unknown }).placeOrder));
   });
+  return app;
+}
+
+async function main(): Promise<void> {
+  const store = await groupCommittedOrders(new Pool({ connectionString: process.env.DATABASE_URL, max: 20 }));
+  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:stackfloor:', 100_000, 250);
+  const app = await ordersStackFloorApp(store, rateLimiter);
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }
 
-void main();
+if (require.main === module) void main();

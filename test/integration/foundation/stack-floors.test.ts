@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { Pool } from 'pg';
+import { stackFloorApp } from '../../../bench/http-stack-floor-server';
+import { ordersStackFloorApp } from '../../../bench/orders-stack-floor-server';
+import { groupCommittedOrders } from '../../../bench/group-commit';
+import { BookKeel, BookOrg, marketBody, units } from '../orderbook/support';
+
+/**
+ * The benchmarks' stack floors stand for "the same request with none of Keel's layers": they must
+ * answer what Keel answers, in the same envelope and with the same fields, or the ratios measured
+ * against them mean nothing.
+ */
+let k: BookKeel;
+let org: BookOrg;
+let pool: Pool;
+
+/** The floor listening on loopback (Fastify's inject needs an ES module jest cannot load), as the benchmark calls it. */
+async function listening(app: FastifyInstance): Promise<string> {
+  return app.listen({ port: 0, host: '127.0.0.1' });
+}
+
+beforeAll(async () => {
+  k = await BookKeel.start();
+  org = await k.createOrg();
+  pool = new Pool({ connectionString: k.config.DATABASE_URL, max: 2 });
+});
+afterAll(async () => {
+  await pool?.end();
+  await k?.stop();
+});
+
+test("the read's floor answers GET /v1/api-keys with Keel's body and rate-limit headers", async () => {
+  const floor = await stackFloorApp({ pool, organizationId: org.orgId }, k.keel.platform.rateLimiter);
+  try {
+    const keel = await org.core().get('/v1/api-keys');
+    expect(keel.status).toBe(200);
+    const answer = await fetch(`${await listening(floor)}/`);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual(keel.body);
+    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(answer.headers.get(header)).toMatch(/^\d+$/);
+  } finally {
+    await floor.close();
+  }
+});
+
+test("the placement's floor stores the order durably and answers with the fields of Keel's order", async () => {
+  const { ETH, USDC } = await k.assets();
+  expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC))).status).toBe(201);
+  const walletId = await k.wallet(org);
+  await k.credit(org, walletId, USDC.id, units('1000', USDC.decimals));
+  const order = { walletId, market: 'ETH-USDC', side: 'BUY', type: 'LIMIT', price: '1995.5', quantity: '0.01', timeInForce: 'GTC' };
+  const keel = await org.pro().post('/v1/orderbook/orders', order);
+  expect(keel.status).toBe(201);
+
+  const floor = await ordersStackFloorApp(await groupCommittedOrders(pool), k.keel.platform.rateLimiter);
+  try {
+    const answer = await fetch(`${await listening(floor)}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order) });
+    expect(answer.status).toBe(201);
+    const placed = (await answer.json()).data;
+    expect(Object.keys(placed).sort()).toEqual(Object.keys(keel.body.data).sort());
+    expect(placed).toMatchObject({ status: 'OPEN', price: '1995.5', quantity: '0.01', remainingQuantity: '0.01', walletId });
+    const stored = await pool.query('SELECT body FROM floor_orders WHERE id = $1', [placed.sequence]);
+    expect(stored.rows[0].body).toMatchObject(order);
+  } finally {
+    await floor.close();
+  }
+});
