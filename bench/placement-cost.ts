@@ -1,0 +1,121 @@
+import { startKeel } from '../src/app';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
+import { onboardOrganization } from '../src/modules/organizations/onboarding';
+import { issueOperatorKey } from '../src/modules/organizations/operator-key';
+import { buildHostSchema } from '../src/graphql/schema';
+import { orderbookRoutes } from '../rest-compat/routes/orderbook';
+import { compileRoute } from '../rest-compat/compile';
+import { compiledRunner } from '../rest-compat/executor';
+import { freshDatabase, median } from './support';
+
+/**
+ * CPU time per order placement inside one Keel process (api and orderbook roles, no settlement),
+ * with no sockets: `POST /v1/orderbook/orders` through Fastify's inject (authentication, the rate
+ * limit, the REST shim, the GraphQL mutation, the placement and its group commit), and the order
+ * REST row's GraphQL mutation run by the shim's runner without Fastify (type-graphql's argument
+ * validation, the resolver and the service), and the order service's `place` called directly (the
+ * placement and its commit alone); 50 in flight as in the orders benchmark, with its order stream:
+ * limit orders of 0.01 ETH, buys at 1990–2005 and sells at 1995–2010 USDC, about a third crossing.
+ * The differences tell what HTTP with its hooks, authentication and rate limit, and GraphQL add.
+ * CPU includes V8's garbage-collector threads, not PostgreSQL's or Redis's.
+ */
+export async function run(args: string[]): Promise<object> {
+  const placements = Number(args[0] ?? 4000);
+  const runs = Number(args[1] ?? 3);
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: await freshDatabase('keel_bench_placement_cost'),
+    REDIS_PREFIX: 'keelbench:placement:',
+    CORE_PORT: '0',
+    PRO_PORT: '0',
+    KEEL_ROLES: 'api,orderbook',
+    SETTLEMENT_ENABLED: 'false',
+    RATE_LIMIT_SCALE: '100000',
+    DEV_CHAIN_PORT: '0',
+  });
+  const keel = await startKeel(config, createLogger('warn'));
+  try {
+    const { services, platform } = keel;
+    const core = keel.core!.app;
+    const pro = keel.pro!.app;
+    const org = await onboardOrganization(platform.db, services, { name: 'bench', tier: 'Business', proAccess: true });
+    const coreHeaders = { apikey: org.adminKey, orgid: org.orgId };
+    const proHeaders = { apikey: org.proKey!, orgid: org.orgId, 'content-type': 'application/json' };
+    const [chain] = (await services.chains.listBlockchains({ limit: 1, offset: 0 })).items;
+    const assets = Object.fromEntries((await services.chains.listAssets({ limit: 100, offset: 0, blockchainId: chain.id })).items.map((a) => [a.symbol, a]));
+    const operator = await issueOperatorKey(services);
+    const market = await pro.inject({
+      method: 'POST',
+      url: '/v1/orderbook/markets',
+      headers: { apikey: operator.key, orgid: operator.orgId, 'content-type': 'application/json' },
+      payload: { symbol: 'ETH-USDC', baseAssetId: assets.ETH.id, quoteAssetId: assets.USDC.id, tickSize: '0.01', lotSize: '0.001', minNotional: '1', makerFee: '0.001', takerFee: '0.002' },
+    });
+    if (market.statusCode !== 201) throw new Error(`market: ${market.statusCode} ${market.body}`);
+    const wallet = async (name: string, assetId: string, amount: bigint): Promise<string> => {
+      const created = await core.inject({ method: 'POST', url: '/v1/master-wallets', headers: { ...coreHeaders, 'content-type': 'application/json' }, payload: { blockchainId: chain.id, name } });
+      if (created.statusCode !== 201) throw new Error(`wallet: ${created.statusCode} ${created.body}`);
+      const walletId = created.json().data.id as string;
+      await platform.db.transaction((trx) => services.ledger.credit(trx, { organizationId: org.orgId, walletId, assetId, amount, reference: `bench:${name}` }));
+      return walletId;
+    };
+    const buyer = await wallet('buyer', assets.USDC.id, 10n ** 15n * 10n ** BigInt(assets.USDC.decimals));
+    const seller = await wallet('seller', assets.ETH.id, 10n ** 9n * 10n ** BigInt(assets.ETH.decimals));
+
+    let n = 0;
+    const nextOrder = () => {
+      const buy = n++ % 2 === 0;
+      const cents = Math.floor(Math.random() * 1500);
+      return { walletId: buy ? buyer : seller, market: 'ETH-USDC', side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' } as const;
+    };
+    const placeRow = orderbookRoutes.find((r) => r.method === 'POST' && r.path === '/v1/orderbook/orders')!;
+    const schema = await buildHostSchema('pro');
+    const placeOperation = compiledRunner(schema, compileRoute(schema, placeRow).document);
+    const principal = await platform.authenticator.authenticate('pro', { apiKey: org.proKey!, orgId: org.orgId });
+    const calls: Record<string, () => Promise<unknown>> = {
+      placeOverRest: async () => {
+        const res = await pro.inject({ method: 'POST', url: '/v1/orderbook/orders', headers: proHeaders, payload: nextOrder() });
+        if (res.statusCode !== 201) throw new Error(`place: ${res.statusCode} ${res.body}`);
+      },
+      placeOperationOnly: async () => {
+        const result = await placeOperation({ input: nextOrder() }, { host: 'pro', principal, requestId: 'bench', services });
+        if (result.errors?.length) throw result.errors[0];
+      },
+      placeServiceOnly: () => services.orders.place(org.orgId, nextOrder() as Parameters<typeof services.orders.place>[1]),
+    };
+    const result: Record<string, { cpuMicrosPerPlacement: number; placementsPerSecond: number; runs: number[] }> = {};
+    // Alternated, so the book's growth and the machine's moods fall on both alike.
+    const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
+    const rate: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
+    for (let i = 0; i < runs + 1; i++) {
+      for (const [name, call] of Object.entries(calls)) {
+        const before = process.cpuUsage();
+        const started = process.hrtime.bigint();
+        let sent = 0;
+        await Promise.all(
+          Array.from({ length: 50 }, async () => {
+            while (sent++ < placements) await call();
+          }),
+        );
+        const used = process.cpuUsage(before);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        if (i === 0) continue; // warm-up
+        cpu[name].push((used.user + used.system) / placements);
+        rate[name].push(placements / seconds);
+      }
+    }
+    for (const name of Object.keys(calls)) {
+      result[name] = { cpuMicrosPerPlacement: Math.round(median(cpu[name])), placementsPerSecond: Math.round(median(rate[name])), runs: cpu[name].map(Math.round) };
+    }
+    return {
+      benchmark: 'placement-cost',
+      placementsPerRun: placements,
+      inFlight: 50,
+      ...result,
+      httpShareMicros: result.placeOverRest.cpuMicrosPerPlacement - result.placeOperationOnly.cpuMicrosPerPlacement,
+      graphqlShareMicros: result.placeOperationOnly.cpuMicrosPerPlacement - result.placeServiceOnly.cpuMicrosPerPlacement,
+    };
+  } finally {
+    await keel.stop();
+  }
+}
