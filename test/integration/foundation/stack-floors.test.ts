@@ -56,7 +56,7 @@ test("the placement's floor stores the order durably and answers with the fields
   try {
     const answer = await fetch(`${await listening(floor)}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order) });
     expect(answer.status).toBe(201);
-    const placed = (await answer.json()).data;
+    const placed = ((await answer.json()) as { data: Record<string, unknown> }).data;
     expect(Object.keys(placed).sort()).toEqual(Object.keys(keel.body.data).sort());
     expect(placed).toMatchObject({ status: 'OPEN', price: '1995.5', quantity: '0.01', remainingQuantity: '0.01', walletId });
     const stored = await pool.query('SELECT body FROM floor_orders WHERE id = $1', [placed.sequence]);
