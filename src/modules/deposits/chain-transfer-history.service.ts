@@ -79,23 +79,23 @@ export class ChainTransferHistoryService {
     const after = args.cursor ? decodeCursor(args.cursor) : undefined;
     const op = args.sort === 'ASC' ? '>' : '<';
     const order = args.sort === 'ASC' ? 'asc' : 'desc';
-    const [rows, total] = await Promise.all([
-      filtered
-        .clone()
-        .modify((q) => {
-          if (after) q.whereRaw(`(block_number, id) ${op} (?, ?)`, [after.blockNumber, after.id]);
-        })
-        .orderBy([
-          { column: 'blockNumber', order: order },
-          { column: 'id', order: order },
-        ])
-        .limit(args.limit + 1),
-      filtered.clone().resultSize(),
-    ]);
+    const rows = await filtered
+      .clone()
+      .modify((q) => {
+        if (after) q.whereRaw(`(block_number, id) ${op} (?, ?)`, [after.blockNumber, after.id]);
+      })
+      .orderBy([
+        { column: 'blockNumber', order: order },
+        { column: 'id', order: order },
+      ])
+      .limit(args.limit + 1);
+    const hasMore = rows.length > args.limit;
+    // A first page that holds the whole list tells its size, in the page's own snapshot; otherwise
+    // it is counted after the page (never fewer than the page shows, however fast deposits arrive).
+    const total = !after && !hasMore ? rows.length : await filtered.clone().resultSize();
     const page = rows.slice(0, args.limit);
     const assets = await this.chains.assetViews(page.map((r) => r.assetId));
     const last = page[page.length - 1];
-    const hasMore = rows.length > args.limit;
     return {
       transfer: page.map((r) => record(r, assets)),
       pageInfo: { hasMore, nextCursor: hasMore && last ? encodeCursor(last) : null },
