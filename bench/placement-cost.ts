@@ -7,7 +7,10 @@ import { buildHostSchema } from '../src/graphql/schema';
 import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';
+import { Pool } from 'pg';
 import { freshDatabase, median } from './support';
+import { ordersStackFloorApp } from './orders-stack-floor-server';
+import { groupCommittedOrders } from './group-commit';
 
 /**
  * CPU time per order placement inside one Keel process (api and orderbook roles, no settlement),
@@ -18,6 +21,9 @@ import { freshDatabase, median } from './support';
  * placement and its commit alone); 50 in flight as in the orders benchmark, with its order stream:
  * limit orders of 0.01 ETH, buys at 1990–2005 and sells at 1995–2010 USDC, about a third crossing.
  * The differences tell what HTTP with its hooks, authentication and rate limit, and GraphQL add.
+ * Beside them, the orders benchmark's stack floor taking the same stream through its own inject
+ * (Fastify, the rate limit, a type-graphql mutation, one group-committed row): what the stack alone
+ * spends on a placement.
  * CPU includes V8's garbage-collector threads, not PostgreSQL's or Redis's.
  */
 export async function run(args: string[]): Promise<object> {
@@ -72,6 +78,8 @@ export async function run(args: string[]): Promise<object> {
     const schema = await buildHostSchema('pro');
     const placeOperation = compiledRunner(schema, compileRoute(schema, placeRow).document);
     const principal = await platform.authenticator.authenticate('pro', { apiKey: org.proKey!, orgId: org.orgId });
+    const floorPool = new Pool({ connectionString: config.DATABASE_URL, max: 5 });
+    const floor = await ordersStackFloorApp(await groupCommittedOrders(floorPool), platform.rateLimiter);
     const calls: Record<string, () => Promise<unknown>> = {
       placeOverRest: async () => {
         const res = await pro.inject({ method: 'POST', url: '/v1/orderbook/orders', headers: proHeaders, payload: nextOrder() });
@@ -82,6 +90,10 @@ export async function run(args: string[]): Promise<object> {
         if (result.errors?.length) throw result.errors[0];
       },
       placeServiceOnly: () => services.orders.place(org.orgId, nextOrder() as Parameters<typeof services.orders.place>[1]),
+      stackFloorPlace: async () => {
+        const res = await floor.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: nextOrder() });
+        if (res.statusCode !== 201) throw new Error(`the stack floor: ${res.statusCode} ${res.body}`);
+      },
     };
     const result: Record<string, { cpuMicrosPerPlacement: number; placementsPerSecond: number; runs: number[] }> = {};
     // Alternated, so the book's growth and the machine's moods fall on both alike.
@@ -107,6 +119,8 @@ export async function run(args: string[]): Promise<object> {
     for (const name of Object.keys(calls)) {
       result[name] = { cpuMicrosPerPlacement: Math.round(median(cpu[name])), placementsPerSecond: Math.round(median(rate[name])), runs: cpu[name].map(Math.round) };
     }
+    await floor.close();
+    await floorPool.end();
     return {
       benchmark: 'placement-cost',
       placementsPerRun: placements,
