@@ -63,10 +63,11 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     const key = header(request.headers['idempotency-key']);
     if (key === undefined || !STATE_CHANGING.has(request.method) || !request.principal) return done();
     // A callback hook: what follows it, the handler included, runs inside the scope, which closes
-    // when the response is over (sent, or its connection gone). A replayed answer is sent from
+    // once the answer is made (onSend), not when the connection goes: a client that gives up does
+    // not stop the work, which must still be recorded on the claim. A replayed answer is sent from
     // here: the request goes no further.
     UnitOfWork.scope(
-      (close) => reply.raw.once('close', close),
+      (close) => (request.closeUnitOfWorkScope = close),
       () => claimIdempotencyKey(request, reply, key).then((replayed) => replayed || done(), done),
     );
   });
@@ -97,6 +98,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
   };
 
   app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+    request.closeUnitOfWorkScope?.();
     if (!request.idempotencyKey || !request.principal || reply.getHeader('Idempotent-Replayed')) return done(null, payload);
     settleIdempotencyKey(request, reply, payload).then((sent) => done(null, sent), done);
   });

@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     idempotencyKey?: string;
+    /** Set while a keyed request's unit-of-work scope is open; closes it. */
+    closeUnitOfWorkScope?: () => void;
   }
 }
 

@@ -50,8 +50,9 @@ export class UnitOfWork {
 
   /**
    * Runs `handle` (a request that holds an Idempotency-Key) in a scope of its own, to which the
-   * request's claim is bound. `untilOver` is given the scope's close, to call once the request is
-   * over. Work outside any scope (a request without a key) runs as plain transactions.
+   * request's claim is bound. `untilOver` is given the scope's close, to call once the request's
+   * work is over (its answer made; not merely its connection gone, or the work would run on
+   * unrecorded). Work outside any scope (a request without a key) runs as plain transactions.
    */
   static scope<T>(untilOver: (close: () => void) => void, handle: () => T): T {
     openScopes++;

@@ -82,7 +82,45 @@ test("a keyed request's unit-of-work scope closes with its response, so no scope
   ]);
   expect(answers.map((a) => a.status)).toEqual([201, 422, 200]);
   expect((await org.core.post('/v1/api-keys', { name: 'scoped', scopes: ['read'] }, { 'Idempotency-Key': key })).headers.get('idempotent-replayed')).toBe('true');
-  // The server's response emits 'close' just after the client has read it.
+  // Each scope closes as its answer is made (onSend); the loop gives the last answers time to finish.
   for (let i = 0; i < 50 && UnitOfWork.openScopes > 0; i++) await new Promise((r) => setTimeout(r, 20));
   expect(UnitOfWork.openScopes).toBe(0);
+});
+
+test('a keyed request whose client goes away before its work still records the work on its claim', async () => {
+  const key = randomUUID();
+  const body = { name: 'abandoned', scopes: ['read'] };
+  const { apiKeyId } = await t.keel.platform.authenticator.authenticate('core', org.core.credentials);
+  // Holds the request at its claim: an uncommitted row of the same key makes its INSERT wait.
+  const db = t.keel.platform.db;
+  const blocker = await db.transaction();
+  await blocker('idempotency_keys').insert({ apiKeyId, key, fingerprint: 'blocker', method: 'POST', path: '/blocker', lockedAt: db.fn.now(), expiresAt: db.fn.now() });
+  try {
+    const client = new AbortController();
+    const sent = fetch(`${t.coreUrl}/v1/api-keys`, {
+      method: 'POST',
+      headers: { apiKey: org.core.credentials.apiKey!, orgId: org.core.credentials.orgId!, 'content-type': 'application/json', 'Idempotency-Key': key },
+      body: JSON.stringify(body),
+      signal: client.signal,
+    }).catch((e: unknown) => e);
+    const waiting = async () => Number((await db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO idempotency_keys%'`)).rows[0].n);
+    for (let i = 0; i < 100 && (await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await waiting()).toBe(1);
+    client.abort();
+    expect(await sent).toMatchObject({ name: 'AbortError' });
+    // The server sees the connection close before the claim goes through.
+    await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    await blocker.rollback();
+  }
+
+  const settled = async () => db('idempotency_keys').where({ apiKeyId, key }).first();
+  for (let i = 0; i < 100 && (await settled())?.responseStatus == null; i++) await new Promise((r) => setTimeout(r, 20));
+  const claim = await settled();
+  expect(claim.responseStatus).toBe(201);
+  expect(Object.keys(claim.results)).not.toHaveLength(0);
+  const retry = await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
+  expect(retry.status).toBe(200);
+  expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  expect(await db('api_keys').where({ name: 'abandoned' }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
 });
