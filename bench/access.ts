@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
-import { startKeel } from '../src/app';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
-import { freshDatabase, median } from './support';
+import { cpuPerCall, startBenchKeel } from './in-process';
 
 const QUERY = '{ organization { id name tier } }';
 
@@ -26,17 +23,7 @@ interface Variant {
 export async function run(args: string[]): Promise<object> {
   const requests = Number(args[0] ?? 3000);
   const runs = Number(args[1] ?? 3);
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: await freshDatabase('keel_bench_access'),
-    REDIS_PREFIX: 'keelbench:access:',
-    CORE_PORT: '0',
-    PRO_PORT: '0',
-    DEV_CHAIN_PORT: '0',
-    KEEL_ROLES: 'api',
-    RATE_LIMIT_SCALE: '100000',
-  });
-  const keel = await startKeel(config, createLogger('warn'));
+  const { keel } = await startBenchKeel('access', { KEEL_ROLES: 'api' });
   try {
     const org = await onboardOrganization(keel.platform.db, keel.services, { name: 'bench', tier: 'Business', proAccess: false });
     const app = keel.core!.app;
@@ -57,28 +44,23 @@ export async function run(args: string[]): Promise<object> {
       const res = await app.inject({ method: v.method, url: v.url, headers: v.headers, payload: v.payload as object });
       if (res.statusCode !== 200 || res.body.includes('"errors"')) throw new Error(`${v.name}: ${res.statusCode} ${res.body}`);
     }
-    const cpu: number[][] = variants.map(() => []);
-    for (let i = 0; i < runs + 1; i++) {
-      for (const [j, v] of variants.entries()) {
-        const before = process.cpuUsage();
-        let sent = 0;
-        await Promise.all(
-          Array.from({ length: 20 }, async () => {
-            while (sent++ < requests) {
-              const res = await app.inject({ method: v.method, url: v.url, headers: v.headers, payload: v.payload as object });
-              if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode}`);
-            }
-          }),
-        );
-        const used = process.cpuUsage(before);
-        if (i > 0) cpu[j].push((used.user + used.system) / requests); // the first run warms up
-      }
-    }
+    const costs = await cpuPerCall(
+      Object.fromEntries(
+        variants.map((v) => [
+          v.name,
+          async () => {
+            const res = await app.inject({ method: v.method, url: v.url, headers: v.headers, payload: v.payload as object });
+            if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode}`);
+          },
+        ]),
+      ),
+      { perRun: requests, runs, inFlight: 20 },
+    );
     return {
       benchmark: 'access',
       requestsPerRun: requests,
       inFlight: 20,
-      cpuMicrosPerRequest: Object.fromEntries(variants.map((v, j) => [v.name, { median: Math.round(median(cpu[j])), runs: cpu[j].map(Math.round) }])),
+      cpuMicrosPerRequest: Object.fromEntries(Object.entries(costs).map(([name, c]) => [name, { median: c.cpuMicros, runs: c.runs }])),
     };
   } finally {
     await keel.stop();

@@ -1,6 +1,3 @@
-import { startKeel } from '../src/app';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
 import { issueOperatorKey } from '../src/modules/organizations/operator-key';
 import { buildHostSchema } from '../src/graphql/schema';
@@ -8,7 +5,7 @@ import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';
 import { Pool } from 'pg';
-import { freshDatabase, median } from './support';
+import { cpuPerCall, startBenchKeel } from './in-process';
 import { ordersStackFloorApp } from './orders-stack-floor-server';
 import { groupCommittedOrders } from './group-commit';
 
@@ -29,18 +26,7 @@ import { groupCommittedOrders } from './group-commit';
 export async function run(args: string[]): Promise<object> {
   const placements = Number(args[0] ?? 4000);
   const runs = Number(args[1] ?? 3);
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: await freshDatabase('keel_bench_placement_cost'),
-    REDIS_PREFIX: 'keelbench:placement:',
-    CORE_PORT: '0',
-    PRO_PORT: '0',
-    KEEL_ROLES: 'api,orderbook',
-    SETTLEMENT_ENABLED: 'false',
-    RATE_LIMIT_SCALE: '100000',
-    DEV_CHAIN_PORT: '0',
-  });
-  const keel = await startKeel(config, createLogger('warn'));
+  const { keel, config } = await startBenchKeel('placement_cost', { KEEL_ROLES: 'api,orderbook', SETTLEMENT_ENABLED: 'false' });
   try {
     const { services, platform } = keel;
     const core = keel.core!.app;
@@ -95,30 +81,8 @@ export async function run(args: string[]): Promise<object> {
         if (res.statusCode !== 201) throw new Error(`the stack floor: ${res.statusCode} ${res.body}`);
       },
     };
-    const result: Record<string, { cpuMicrosPerPlacement: number; placementsPerSecond: number; runs: number[] }> = {};
-    // Alternated, so the book's growth and the machine's moods fall on both alike.
-    const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
-    const rate: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
-    for (let i = 0; i < runs + 1; i++) {
-      for (const [name, call] of Object.entries(calls)) {
-        const before = process.cpuUsage();
-        const started = process.hrtime.bigint();
-        let sent = 0;
-        await Promise.all(
-          Array.from({ length: 50 }, async () => {
-            while (sent++ < placements) await call();
-          }),
-        );
-        const used = process.cpuUsage(before);
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        if (i === 0) continue; // warm-up
-        cpu[name].push((used.user + used.system) / placements);
-        rate[name].push(placements / seconds);
-      }
-    }
-    for (const name of Object.keys(calls)) {
-      result[name] = { cpuMicrosPerPlacement: Math.round(median(cpu[name])), placementsPerSecond: Math.round(median(rate[name])), runs: cpu[name].map(Math.round) };
-    }
+    const costs = await cpuPerCall(calls, { perRun: placements, runs, inFlight: 50 });
+    const result = Object.fromEntries(Object.entries(costs).map(([name, c]) => [name, { cpuMicrosPerPlacement: c.cpuMicros, placementsPerSecond: c.callsPerSecond, runs: c.runs }]));
     await floor.close();
     await floorPool.end();
     return {

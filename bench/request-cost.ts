@@ -1,13 +1,10 @@
-import { startKeel } from '../src/app';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
 import { onboardOrganization } from '../src/modules/organizations/onboarding';
 import { buildHostSchema } from '../src/graphql/schema';
 import { coreRoutes } from '../rest-compat/routes/core';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';
 import { Pool } from 'pg';
-import { freshDatabase, median } from './support';
+import { cpuPerCall, startBenchKeel } from './in-process';
 import { stackFloorApp } from './http-stack-floor-server';
 
 /**
@@ -25,18 +22,7 @@ import { stackFloorApp } from './http-stack-floor-server';
 export async function run(args: string[]): Promise<object> {
   const requests = Number(args[0] ?? 3000);
   const runs = Number(args[1] ?? 3);
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: await freshDatabase('keel_bench_request_cost'),
-    REDIS_PREFIX: 'keelbench:cost:',
-    CORE_PORT: '0',
-    PRO_PORT: '0',
-    KEEL_ROLES: 'api',
-    RATE_LIMIT_SCALE: '100000',
-    // Its own dev chain on a free port: another Keel on this machine may hold the default one.
-    DEV_CHAIN_PORT: '0',
-  });
-  const keel = await startKeel(config, createLogger('warn'));
+  const { keel, config } = await startBenchKeel('request_cost', { KEEL_ROLES: 'api' });
   try {
     const org = await onboardOrganization(keel.platform.db, keel.services, { name: 'bench', tier: 'Business', proAccess: false });
     const headers = { apikey: org.adminKey, orgid: org.orgId };
@@ -74,28 +60,9 @@ export async function run(args: string[]): Promise<object> {
       ),
       ...layers,
     };
-    const result: Record<string, { cpuMicrosPerRequest: number; requestsPerSecond: number; runs: number[] }> = {};
-    for (const [name, call] of Object.entries(calls)) {
-      const cpu: number[] = [];
-      const rate: number[] = [];
-      for (let i = 0; i < runs + 1; i++) {
-        const before = process.cpuUsage();
-        const started = process.hrtime.bigint();
-        let sent = 0;
-        // 20 requests in flight, as a loaded server would have.
-        await Promise.all(
-          Array.from({ length: 20 }, async () => {
-            while (sent++ < requests) await call();
-          }),
-        );
-        const used = process.cpuUsage(before);
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        if (i === 0) continue; // warm-up
-        cpu.push((used.user + used.system) / requests);
-        rate.push(requests / seconds);
-      }
-      result[name] = { cpuMicrosPerRequest: Math.round(median(cpu)), requestsPerSecond: Math.round(median(rate)), runs: cpu.map(Math.round) };
-    }
+    // 20 requests in flight, as a loaded server would have.
+    const costs = await cpuPerCall(calls, { perRun: requests, runs, inFlight: 20 });
+    const result = Object.fromEntries(Object.entries(costs).map(([name, c]) => [name, { cpuMicrosPerRequest: c.cpuMicros, requestsPerSecond: c.callsPerSecond, runs: c.runs }]));
     await floor.close();
     await floorPool.end();
     return { benchmark: 'request-cost', requestsPerRun: requests, inFlight: 20, ...result };

@@ -1,0 +1,59 @@
+import { Keel, startKeel } from '../src/app';
+import { Config, loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
+import { freshDatabase, median } from './support';
+
+/**
+ * A Keel in the benchmark's own process, for measuring CPU per call without sockets: its own fresh
+ * database and Redis prefix, any free ports, its own dev chain (another Keel on the machine may
+ * hold the default one), rate limits raised but still counted in Redis.
+ */
+export async function startBenchKeel(name: string, env: Record<string, string>): Promise<{ keel: Keel; config: Config }> {
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: await freshDatabase(`keel_bench_${name}`),
+    REDIS_PREFIX: `keelbench:${name}:`,
+    CORE_PORT: '0',
+    PRO_PORT: '0',
+    DEV_CHAIN_PORT: '0',
+    RATE_LIMIT_SCALE: '100000',
+    ...env,
+  });
+  return { keel: await startKeel(config, createLogger('warn')), config };
+}
+
+export interface CallCost {
+  /** Median CPU microseconds per call (this process: user and system, V8's collector threads included). */
+  cpuMicros: number;
+  callsPerSecond: number;
+  /** Each measured run's CPU microseconds per call. */
+  runs: number[];
+}
+
+/**
+ * CPU per call of each of `calls`: a warm-up and `runs` measured runs of `perRun` calls with
+ * `inFlight` in flight, the calls alternated within each run so a busy machine or a growing state
+ * weighs on all alike; medians of the runs.
+ */
+export async function cpuPerCall(calls: Record<string, () => Promise<unknown>>, opts: { perRun: number; runs: number; inFlight: number }): Promise<Record<string, CallCost>> {
+  const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
+  const rate: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
+  for (let i = 0; i < opts.runs + 1; i++) {
+    for (const [name, call] of Object.entries(calls)) {
+      const before = process.cpuUsage();
+      const started = process.hrtime.bigint();
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: opts.inFlight }, async () => {
+          while (sent++ < opts.perRun) await call();
+        }),
+      );
+      const used = process.cpuUsage(before);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (i === 0) continue; // warm-up
+      cpu[name].push((used.user + used.system) / opts.perRun);
+      rate[name].push(opts.perRun / seconds);
+    }
+  }
+  return Object.fromEntries(Object.keys(calls).map((name) => [name, { cpuMicros: Math.round(median(cpu[name])), callsPerSecond: Math.round(median(rate[name])), runs: cpu[name].map(Math.round) }]));
+}
