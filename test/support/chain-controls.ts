@@ -26,3 +26,13 @@ export async function mine(rpcUrl: string, blocks = 1): Promise<void> {
 export async function setAutomine(rpcUrl: string, on: boolean): Promise<void> {
   await rpc(rpcUrl, 'evm_setAutomine', [on]);
 }
+
+/** Runs `steps` with automine off (transactions wait in the mempool until mined), turning it back on however they end. */
+export async function withoutAutomine<T>(rpcUrl: string, steps: () => Promise<T>): Promise<T> {
+  await setAutomine(rpcUrl, false);
+  try {
+    return await steps();
+  } finally {
+    await setAutomine(rpcUrl, true);
+  }
+}

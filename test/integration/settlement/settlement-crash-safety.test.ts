@@ -14,7 +14,7 @@ import type { FundingRetryOptions } from '../../../src/modules/settlement/fundin
 import { settlementInterface } from '../../../src/modules/settlement/settlement-contract';
 import { walletAccounts } from '../../../src/modules/settlement/wallet-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
-import { mine, revert, setAutomine, snapshot } from '../../support/chain-controls';
+import { mine, revert, snapshot, withoutAutomine } from '../../support/chain-controls';
 import type { SendingWallets } from '../../../src/modules/wallets/sending-wallets';
 
 /**
@@ -289,8 +289,7 @@ test('a reorged batch whose transaction is back in the pool settles by that tran
     expect(await settle(w, id)).toBe('CONFIRMED');
     const confirmed = await batchOf(id);
     const funded = await db('settlement_funding_txs').where({ batchId: confirmed.id });
-    await setAutomine(rpcUrl, false);
-    try {
+    await withoutAutomine(rpcUrl, async () => {
       // A reorg as a node sees one: the blocks are gone and their transactions are back in the pool
       // (the funding mined first here, so the settlement cannot run ahead of it in one block).
       await revert(rpcUrl, before);
@@ -299,9 +298,7 @@ test('a reorged batch whose transaction is back in the pool settles by that tran
       await provider.broadcastTransaction(confirmed.rawTx);
       await w.tick();
       expect((await batchById(confirmed.id)).status).toBe('SUBMITTED');
-    } finally {
-      await setAutomine(rpcUrl, true);
-    }
+    });
     await settledByItsOwnTransaction(w, id, confirmed);
   } finally {
     await w.stop();
@@ -319,8 +316,7 @@ test('a reorged batch whose funding is not back on chain waits for it with its t
     expect(await settle(w, id)).toBe('CONFIRMED');
     const confirmed = await batchOf(id);
     expect(await db('settlement_funding_txs').where({ batchId: confirmed.id })).not.toHaveLength(0);
-    await setAutomine(rpcUrl, false);
-    try {
+    await withoutAutomine(rpcUrl, async () => {
       // The reorg takes the funding and the settlement, and the new chain's block holds neither;
       // nothing is sent again but what the worker sends.
       await revert(rpcUrl, before);
@@ -332,9 +328,7 @@ test('a reorged batch whose funding is not back on chain waits for it with its t
       await mine(rpcUrl, 1);
       await w.tick();
       expect((await batchById(confirmed.id))).toMatchObject({ status: 'SUBMITTED', txHash: confirmed.txHash });
-    } finally {
-      await setAutomine(rpcUrl, true);
-    }
+    });
     await settledByItsOwnTransaction(w, id, confirmed);
     expect(await db('trades').where({ id }).first()).toMatchObject({ settlementBatchId: confirmed.id, settlementAttempts: 0 });
   } finally {
@@ -394,8 +388,7 @@ test('a funding transaction stuck below the market fee is signed again with a hi
   const w = worker(funding({ bumpAfterMs: 0 }));
   let original = '';
   await w.tick(); // what earlier tests left to release goes while blocks are still mined at once
-  await setAutomine(rpcUrl, false);
-  try {
+  await withoutAutomine(rpcUrl, async () => {
     const { nonce, hash } = await fundingBelowTheFee(payer);
     original = hash;
     expect(await provider.getTransactionReceipt(original)).toBeNull();
@@ -405,9 +398,7 @@ test('a funding transaction stuck below the market fee is signed again with a hi
     expect(bumped).toMatchObject({ status: 'SUBMITTED', replacedTxHashes: [original] });
     expect(bumped.txHash).not.toBe(original);
     expect(BigInt(ethers.Transaction.from(bumped.rawTx).nonce)).toBe(BigInt(nonce));
-  } finally {
-    await setAutomine(rpcUrl, true);
-  }
+  });
   try {
     await mine(rpcUrl, 1);
     await w.tick();
@@ -426,10 +417,9 @@ test('an earlier, cheaper signing of a bumped funding transaction mined after al
   const payer = await wallet(org1, 'Earlier signing mined', '5', '1000');
   const w = worker(funding({ bumpAfterMs: 0 }));
   await w.tick();
-  await setAutomine(rpcUrl, false);
   let original = '';
   let bumped = '';
-  try {
+  await withoutAutomine(rpcUrl, async () => {
     const { raw, hash } = await fundingBelowTheFee(payer);
     original = hash;
     await w.tick();
@@ -441,9 +431,7 @@ test('an earlier, cheaper signing of a bumped funding transaction mined after al
     await rpc(rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(1n)]);
     await mine(rpcUrl, 1);
     expect((await provider.getTransactionReceipt(original))?.status).toBe(1);
-  } finally {
-    await setAutomine(rpcUrl, true);
-  }
+  });
   try {
     await w.tick();
     const mined = await db('settlement_funding_txs').where({ walletId: payer.id }).first();
