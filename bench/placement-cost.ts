@@ -4,7 +4,9 @@ import { buildHostSchema } from '../src/graphql/schema';
 import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';
+import Fastify from 'fastify';
 import { Pool } from 'pg';
+import type { Keel } from '../src/app';
 import { cpuPerCall, startBenchKeel } from './in-process';
 import { ordersStackFloorApp } from './orders-stack-floor-server';
 import { groupCommittedOrders } from './group-commit';
@@ -21,11 +23,16 @@ import { groupCommittedOrders } from './group-commit';
  * Beside them, the orders benchmark's stack floor taking the same stream through its own inject
  * (Fastify, the rate limit, a type-graphql mutation, one group-committed row): what the stack alone
  * spends on a placement.
+ * `npm run bench -- placement-cost [placements] [runs] request-path` measures the path around the
+ * placement alone: the order service answers one fixed order (placed for real first), and beside the
+ * REST and GraphQL calls run `/health`, an authenticated request to no route, and a bare Fastify app
+ * through inject, with no route hooks (GET) and taking the same body to answer that order (POST).
  * CPU includes V8's garbage-collector threads, not PostgreSQL's or Redis's.
  */
 export async function run(args: string[]): Promise<object> {
   const placements = Number(args[0] ?? 4000);
   const runs = Number(args[1] ?? 3);
+  const requestPathOnly = args[2] === 'request-path';
   const { keel, config } = await startBenchKeel('placement_cost', { KEEL_ROLES: 'api,orderbook', SETTLEMENT_ENABLED: 'false' });
   try {
     const { services, platform } = keel;
@@ -66,7 +73,7 @@ export async function run(args: string[]): Promise<object> {
     const principal = await platform.authenticator.authenticate('pro', { apiKey: org.proKey!, orgId: org.orgId });
     const floorPool = new Pool({ connectionString: config.DATABASE_URL, max: 5 });
     const floor = await ordersStackFloorApp(await groupCommittedOrders(floorPool), platform.rateLimiter);
-    const calls: Record<string, () => Promise<unknown>> = {
+    const placing: Record<string, () => Promise<unknown>> = {
       placeOverRest: async () => {
         const res = await pro.inject({ method: 'POST', url: '/v1/orderbook/orders', headers: proHeaders, payload: nextOrder() });
         if (res.statusCode !== 201) throw new Error(`place: ${res.statusCode} ${res.body}`);
@@ -75,12 +82,17 @@ export async function run(args: string[]): Promise<object> {
         const result = await placeOperation({ input: nextOrder() }, { host: 'pro', principal, requestId: 'bench', services });
         if (result.errors?.length) throw result.errors[0];
       },
-      placeServiceOnly: () => services.orders.place(org.orgId, nextOrder() as Parameters<typeof services.orders.place>[1]),
-      stackFloorPlace: async () => {
-        const res = await floor.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: nextOrder() });
-        if (res.statusCode !== 201) throw new Error(`the stack floor: ${res.statusCode} ${res.body}`);
-      },
     };
+    const calls = requestPathOnly
+      ? { ...placing, ...(await requestPathCalls(keel, org.orgId, proHeaders, nextOrder)) }
+      : {
+          ...placing,
+          placeServiceOnly: () => services.orders.place(org.orgId, nextOrder() as Parameters<typeof services.orders.place>[1]),
+          stackFloorPlace: async () => {
+            const res = await floor.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: nextOrder() });
+            if (res.statusCode !== 201) throw new Error(`the stack floor: ${res.statusCode} ${res.body}`);
+          },
+        };
     const costs = await cpuPerCall(calls, { perRun: placements, runs, inFlight: 50 });
     const result = Object.fromEntries(Object.entries(costs).map(([name, c]) => [name, { cpuMicrosPerPlacement: c.cpuMicros, placementsPerSecond: c.callsPerSecond, runs: c.runs }]));
     await floor.close();
@@ -89,11 +101,36 @@ export async function run(args: string[]): Promise<object> {
       benchmark: 'placement-cost',
       placementsPerRun: placements,
       inFlight: 50,
+      ...(requestPathOnly ? { mode: 'request-path (the order service answers a fixed order)' } : {}),
       ...result,
       httpShareMicros: result.placeOverRest.cpuMicrosPerPlacement - result.placeOperationOnly.cpuMicrosPerPlacement,
-      graphqlShareMicros: result.placeOperationOnly.cpuMicrosPerPlacement - result.placeServiceOnly.cpuMicrosPerPlacement,
+      ...(requestPathOnly ? {} : { graphqlShareMicros: result.placeOperationOnly.cpuMicrosPerPlacement - result.placeServiceOnly.cpuMicrosPerPlacement }),
     };
   } finally {
     await keel.stop();
   }
+}
+
+/**
+ * The request-path mode's calls: the order service swapped for one answering a fixed order, and the
+ * baselines around it (Keel's /health and an authenticated 404, a bare Fastify GET and POST).
+ */
+async function requestPathCalls(keel: Keel, organizationId: string, headers: Record<string, string>, nextOrder: () => object): Promise<Record<string, () => Promise<unknown>>> {
+  const { services } = keel;
+  const placed = await services.orders.place(organizationId, nextOrder() as Parameters<typeof services.orders.place>[1]);
+  services.orders.place = async () => ({ ...placed });
+  const bare = Fastify();
+  bare.get('/', async () => 'ok');
+  bare.post('/', async (request, reply) => reply.code(201).send({ data: { ...placed, ...(request.body as object) } }));
+  await bare.ready();
+  const expect = (status: number, what: string) => (res: { statusCode: number }) => {
+    if (res.statusCode !== status) throw new Error(`${what}: ${res.statusCode}`);
+  };
+  const pro = keel.pro!.app;
+  return {
+    health: () => pro.inject({ method: 'GET', url: '/health' }).then(expect(200, 'health')),
+    authenticatedNotFound: () => pro.inject({ method: 'GET', url: '/v1/no-such-route', headers }).then(expect(404, 'not found')),
+    bareFastifyGet: () => bare.inject({ method: 'GET', url: '/' }).then(expect(200, 'bare GET')),
+    bareFastifyPost: () => bare.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: nextOrder() }).then(expect(201, 'bare POST')),
+  };
 }
