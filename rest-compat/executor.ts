@@ -11,17 +11,18 @@ export function interpretedRunner(schema: GraphQLSchema, document: DocumentNode)
 }
 
 /**
- * A query compiled once with graphql-jit: the same resolvers (type-graphql's argument validation
- * and auth checker included), serialisers and error objects as graphql-js, without re-reading the
- * document on every request. Where graphql-jit refuses the variables, graphql-js runs the request
- * instead, so a client sees graphql-js's own coercion errors; a document graphql-jit cannot
- * compile, and any mutation (run strictly in order, with their unit-of-work steps), stay with
- * graphql-js altogether.
+ * An operation compiled once with graphql-jit: the same resolvers (type-graphql's argument
+ * validation and auth checker included), serialisers and error objects as graphql-js, without
+ * re-reading the document on every request. A mutation's root fields run one after the other as
+ * graphql-js runs them, inside the request's unit-of-work scope (resolvers run in the request's
+ * async context either way). Where graphql-jit refuses the variables, nothing has run and graphql-js
+ * runs the request instead, so a client sees graphql-js's own coercion errors; a document
+ * graphql-jit cannot compile, and subscriptions, stay with graphql-js altogether.
  */
 export function compiledRunner(schema: GraphQLSchema, document: DocumentNode): OperationRunner {
   const interpreted = interpretedRunner(schema, document);
   const operation = getOperationAST(document);
-  if (operation?.operation !== 'query') return interpreted;
+  if (operation?.operation !== 'query' && operation?.operation !== 'mutation') return interpreted;
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) return interpreted;
   const defaults = variableDefaults(document);
