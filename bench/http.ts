@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ChildProcess } from 'node:child_process';
-import { createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startKeelProcess, startNodeProcess, stopProcess } from './support';
+import { cpuRatio, createBenchOrganization, freshDatabase, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startKeelProcess, startNodeProcess, stopProcess } from './support';
 
 const load = (url: string, seconds: number, headers: Record<string, string>, server?: ChildProcess) => loadRun({ url, connections: 50, duration: seconds, headers }, server);
 const summary = (runs: LoadRun[]) => medianRun(runs, 'requestsPerSecond');
@@ -26,7 +26,8 @@ interface Yardstick {
  * graphql-jit, the same SQL), so the part of the gap that is Keel's own shows apart from the stack's,
  * and that floor again on bare node:http, so Fastify's share shows apart from GraphQL's.
  * Each run prints Keel's ratio to the rate-limited yardstick (rate and p99), Keel's and the stack
- * floor's ratios to each other and to it, and Keel's peak RSS.
+ * floor's ratios to each other and to it, Keel's peak RSS, and each server's CPU time per request
+ * (Keel's as a multiple of the yardstick's and of the stack floor's).
  * A third argument names another path, e.g. `/health` for the unauthenticated ceiling (no yardsticks).
  */
 export async function run(args: string[]): Promise<object> {
@@ -77,7 +78,7 @@ export async function run(args: string[]): Promise<object> {
     for (const y of yardsticks) await load(`http://127.0.0.1:${y.port}/`, 3, {});
     for (let i = 0; i < runs; i++) {
       keelRuns.push(await load(`http://127.0.0.1:${port}${path}`, seconds, headers, keel));
-      for (const [j, y] of yardsticks.entries()) yardstickRuns[j].push(await load(`http://127.0.0.1:${y.port}/`, seconds, {}));
+      for (const [j, y] of yardsticks.entries()) yardstickRuns[j].push(await load(`http://127.0.0.1:${y.port}/`, seconds, {}, processes[j + 1]));
     }
     return {
       benchmark: 'http',
@@ -93,6 +94,8 @@ export async function run(args: string[]): Promise<object> {
             ratioToRateLimitedYardstick: ratioToYardstick(keelRuns, yardstickRuns[RATE_LIMITED]),
             ratioToStackFloor: ratioToYardstick(keelRuns, yardstickRuns[STACK_FLOOR]),
             stackFloorRatioToRateLimitedYardstick: ratioToYardstick(yardstickRuns[STACK_FLOOR], yardstickRuns[RATE_LIMITED]),
+            cpuPerRequestTimesRateLimitedYardstick: cpuRatio(keelRuns, yardstickRuns[RATE_LIMITED]),
+            cpuPerRequestTimesStackFloor: cpuRatio(keelRuns, yardstickRuns[STACK_FLOOR]),
           }
         : {}),
       target: { requestsPerSecond: 5000, latencyP99Ms: 20 },

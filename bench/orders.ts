@@ -1,6 +1,6 @@
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { callJson as call, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
+import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
 
 /**
  * End-to-end `POST /v1/orderbook/orders` on the pro host, Keel in its own process with its own dev
@@ -12,7 +12,8 @@ import { callJson as call, keelCli, LoadRun, loadRun, medianRun, ratioToYardstic
  * spends the rate limit in Redis and group-commits each order as one row (orders-floor-server.ts),
  * and the least the design card's stack does for the same placement (orders-stack-floor-server.ts:
  * Fastify, the rate limit, a type-graphql mutation run by graphql-js, the same group-committed row),
- * so the part of the gap that is Keel's own shows apart from the stack's.
+ * so the part of the gap that is Keel's own shows apart from the stack's. Each server's CPU time per
+ * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's.
  */
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
@@ -48,7 +49,7 @@ export async function run(args: string[]): Promise<object> {
     for (const y of yardsticks) {
       floors.push(await startNodeProcess([join(__dirname, y.script)], { DATABASE_URL: env.DATABASE_URL, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
     }
-    const load = (url: string, duration: number) =>
+    const load = (url: string, duration: number, server?: ChildProcess) =>
       loadRun(
         {
           url,
@@ -56,7 +57,7 @@ export async function run(args: string[]): Promise<object> {
           duration,
           requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
         },
-        url === keelUrl ? child : undefined,
+        server,
       );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = (port: number) => `http://127.0.0.1:${port}/`;
@@ -65,8 +66,8 @@ export async function run(args: string[]): Promise<object> {
     const results: LoadRun[] = [];
     const floorResults: LoadRun[][] = yardsticks.map(() => []);
     for (let i = 0; i < runs; i++) {
-      results.push(await load(keelUrl, seconds));
-      for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds));
+      results.push(await load(keelUrl, seconds, child));
+      for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j]));
     }
     const [bare, stack] = floorResults;
     const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
@@ -83,6 +84,8 @@ export async function run(args: string[]): Promise<object> {
       ratioToYardstick: ratioToYardstick(results, bare),
       ratioToStackFloor: ratioToYardstick(results, stack),
       stackFloorRatioToYardstick: ratioToYardstick(stack, bare),
+      cpuPerOrderTimesYardstick: cpuRatio(results, bare),
+      cpuPerOrderTimesStackFloor: cpuRatio(results, stack),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {

@@ -23,6 +23,8 @@ export interface LoadRun {
   errors: number;
   /** The watched server process's largest resident set during the run, in MB (sampled every 100 ms). */
   peakRssMb?: number;
+  /** The watched server process's CPU time (all its threads, user and system) per answered request, in µs. */
+  cpuMicrosPerRequest?: number;
 }
 
 /** A process's resident set in MB (Linux /proc; `field` VmHWM for its peak since it started), undefined where unreadable. */
@@ -36,7 +38,26 @@ export function residentMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = '
   }
 }
 
-/** Runs the load; with `server`, also samples that process's resident set for the run's peak. */
+/** Linux's clock ticks per second, the unit of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** A process's CPU time so far (user and system, all threads) in µs, from /proc; undefined where unreadable. */
+export function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // The fields after the command name (which may hold spaces) start at state; utime and stime are the 12th and 13th of them.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the load; with `server`, also samples that process's resident set for the run's peak and
+ * takes its CPU time per answered request: a figure the machine's noise moves less than the rate,
+ * since a neighbour that steals time slows the server without making its requests cost more.
+ */
 export async function loadRun(options: autocannon.Options, server?: ChildProcess): Promise<LoadRun> {
   let peak: number | undefined;
   const sample = () => {
@@ -44,24 +65,30 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
     if (mb !== undefined) peak = Math.max(peak ?? 0, mb);
   };
   const sampler = server ? setInterval(sample, 100) : undefined;
+  const cpuBefore = cpuMicros(server?.pid);
   try {
     const r = await autocannon(options);
     sample();
-    return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }) };
+    const cpuAfter = cpuMicros(server?.pid);
+    const answered = r.requests.total;
+    const cpu = cpuBefore !== undefined && cpuAfter !== undefined && answered > 0 ? { cpuMicrosPerRequest: Math.round((cpuAfter - cpuBefore) / answered) } : {};
+    return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }), ...cpu };
   } finally {
     clearInterval(sampler);
   }
 }
 
 /** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
-export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number } {
+export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number; cpuMicrosPerRequest?: number } {
   const rss = runs.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
+  const cpu = runs.map((r) => r.cpuMicrosPerRequest).filter((v): v is number => v !== undefined);
   return {
     [rateName]: median(runs.map((r) => r.perSecond)),
     latencyP50Ms: median(runs.map((r) => r.p50)),
     latencyP99Ms: median(runs.map((r) => r.p99)),
     ...(rss.length ? { peakRssMb: Math.max(...rss) } : {}),
-  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number };
+    ...(cpu.length ? { cpuMicrosPerRequest: median(cpu) } : {}),
+  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number; cpuMicrosPerRequest?: number };
 }
 
 /**
@@ -73,6 +100,12 @@ export function ratioToYardstick(keel: LoadRun[], yardstick: LoadRun[]): { rate:
   const rateRuns = keel.map((k, i) => round(k.perSecond / yardstick[i].perSecond));
   const p99Runs = keel.map((k, i) => round(k.p99 / Math.max(1, yardstick[i].p99)));
   return { rate: median(rateRuns), p99: median(p99Runs), rateRuns, p99Runs };
+}
+
+/** How many times the other server's CPU per request Keel spends, run for run (medians of the runs' ratios). */
+export function cpuRatio(keel: LoadRun[], other: LoadRun[]): number | undefined {
+  const ratios = keel.flatMap((k, i) => (k.cpuMicrosPerRequest && other[i]?.cpuMicrosPerRequest ? [k.cpuMicrosPerRequest / other[i].cpuMicrosPerRequest!] : []));
+  return ratios.length ? Math.round(median(ratios) * 100) / 100 : undefined;
 }
 
 export async function freshDatabase(name: string, server = 'postgres://postgres@127.0.0.1:5432'): Promise<string> {
