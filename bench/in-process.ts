@@ -33,9 +33,12 @@ export interface CallCost {
 /**
  * CPU per call of each of `calls`: a warm-up and `runs` measured runs of `perRun` calls with
  * `inFlight` in flight, the calls alternated within each run so a busy machine or a growing state
- * weighs on all alike; medians of the runs.
+ * weighs on all alike; medians of the runs. BENCH_CALLS (names, comma-separated) measures only those,
+ * for a CPU profile of one call (`node --cpu-prof scripts/bench.js ...`).
  */
-export async function cpuPerCall(calls: Record<string, () => Promise<unknown>>, opts: { perRun: number; runs: number; inFlight: number }): Promise<Record<string, CallCost>> {
+export async function cpuPerCall(allCalls: Record<string, () => Promise<unknown>>, opts: { perRun: number; runs: number; inFlight: number }): Promise<Record<string, CallCost>> {
+  const only = process.env.BENCH_CALLS?.split(',');
+  const calls = only ? Object.fromEntries(Object.entries(allCalls).filter(([name]) => only.includes(name))) : allCalls;
   const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
   const rate: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
   for (let i = 0; i < opts.runs + 1; i++) {

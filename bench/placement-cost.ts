@@ -103,8 +103,8 @@ export async function run(args: string[]): Promise<object> {
       inFlight: 50,
       ...(requestPathOnly ? { mode: 'request-path (the order service answers a fixed order)' } : {}),
       ...result,
-      httpShareMicros: result.placeOverRest.cpuMicrosPerPlacement - result.placeOperationOnly.cpuMicrosPerPlacement,
-      ...(requestPathOnly ? {} : { graphqlShareMicros: result.placeOperationOnly.cpuMicrosPerPlacement - result.placeServiceOnly.cpuMicrosPerPlacement }),
+      ...(result.placeOverRest && result.placeOperationOnly ? { httpShareMicros: result.placeOverRest.cpuMicrosPerPlacement - result.placeOperationOnly.cpuMicrosPerPlacement } : {}),
+      ...(result.placeOperationOnly && result.placeServiceOnly ? { graphqlShareMicros: result.placeOperationOnly.cpuMicrosPerPlacement - result.placeServiceOnly.cpuMicrosPerPlacement } : {}),
     };
   } finally {
     await keel.stop();
