@@ -57,6 +57,8 @@ export class RealtimeHub {
   }
 
   private dispatch(message: string): void {
+    // Every node hears every commit, its own included: with no feed open here, none is read.
+    if (this.byMarket.size === 0 && this.byOrganization.size === 0) return;
     let change: CommittedChange;
     try {
       change = JSON.parse(message) as CommittedChange;
