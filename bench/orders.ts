@@ -11,7 +11,7 @@ import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratio
  * Beside it, run for run and with the same bodies, two yardsticks: a bare node:http server that
  * spends the rate limit in Redis and group-commits each order as one row (orders-floor-server.ts),
  * and the least the design card's stack does for the same placement (orders-stack-floor-server.ts:
- * Fastify, the rate limit, a type-graphql mutation run by graphql-js, the same group-committed row),
+ * Fastify, the rate limit, a type-graphql mutation compiled by graphql-jit, the same group-committed row),
  * so the part of the gap that is Keel's own shows apart from the stack's. Each server's CPU time per
  * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's.
  */
@@ -41,7 +41,7 @@ export async function run(args: string[]): Promise<object> {
     const yardsticks = [
       { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', script: 'orders-floor-server.js', port: 4922 },
       {
-        what: "the stack's floor: Fastify + Keel's Redis rate limit + a type-graphql mutation run by graphql-js + the same group-committed INSERT + the single envelope",
+        what: "the stack's floor: Fastify + Keel's Redis rate limit + a type-graphql mutation compiled by graphql-jit + the same group-committed INSERT + the single envelope",
         script: 'orders-stack-floor-server.js',
         port: 4923,
       },
