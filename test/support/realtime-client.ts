@@ -24,6 +24,8 @@ export class RealtimeClient {
       retryAttempts: 0,
       lazy: false,
       lazyCloseTimeout: 0,
+      // The close is recorded in `closed` for the test to read; graphql-ws would also print it.
+      onNonLazyError: () => {},
       on: {
         connected: () => onConnected(),
         closed: (event) => {
