@@ -54,9 +54,10 @@ program
   .action(async () => {
     const config = loadConfig();
     await ensureDatabase(config.DATABASE_URL);
-    const db = createDb(config.DATABASE_URL, 2);
+    const logger = createLogger(config.LOG_LEVEL);
+    const db = createDb(config.DATABASE_URL, 2, { logger });
     // A migration that seals data (012) needs the key-encryption key.
-    const applied = await migrate(db, { secretBox: loadSecretBox(config, createLogger(config.LOG_LEVEL)) });
+    const applied = await migrate(db, { secretBox: loadSecretBox(config, logger) });
     await db.destroy();
     console.log(JSON.stringify({ applied }));
   });

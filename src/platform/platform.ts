@@ -46,7 +46,7 @@ export interface Platform {
 
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
   await reach('PostgreSQL', config.DATABASE_URL, () => ensureDatabase(config.DATABASE_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
-  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+  const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS, logger });
   const secretBox = loadSecretBox(config, logger);
   let redis: RedisClient;
   try {

@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { migrationSource } from './migrations';
 import type { MigrationContext } from './migrations/context';
 import { PreparingPgClient } from './preparing-pg-client';
+import type { Logger } from '../logger';
 
 export type Db = Knex;
 
@@ -11,13 +12,26 @@ export type Db = Knex;
  * NUMERIC and BIGINT stay strings: money is never a JavaScript number. A query that cannot get a
  * connection within `acquireTimeoutMs` (PostgreSQL down, pool exhausted) fails with KnexTimeoutError
  * instead of waiting; connections that broke are dropped by the pool and replaced on demand.
+ * With `logger`, knex's own warnings (a connection that broke, one that could not be acquired) go to
+ * the structured log instead of the console.
  */
-export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStatements?: boolean; acquireTimeoutMs?: number } = {}): Db {
+export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStatements?: boolean; acquireTimeoutMs?: number; logger?: Logger } = {}): Db {
+  const { logger } = opts;
   const db = knexFactory({
     client: opts.preparedStatements === false ? 'pg' : (PreparingPgClient as unknown as typeof Knex.Client),
     connection: databaseUrl,
     acquireConnectionTimeout: opts.acquireTimeoutMs ?? 60_000,
     pool: { min: 0, max: poolMax },
+    ...(logger
+      ? {
+          log: {
+            warn: (message: unknown) => logger.warn({ knex: String(message) }, 'database client warning'),
+            error: (message: unknown) => logger.error({ knex: String(message) }, 'database client error'),
+            deprecate: (message: unknown) => logger.warn({ knex: String(message) }, 'database client deprecation'),
+            debug: (message: unknown) => logger.debug({ knex: message }, 'database client'),
+          },
+        }
+      : {}),
     ...knexSnakeCaseMappers(),
   });
   Model.knex(db);

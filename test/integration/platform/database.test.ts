@@ -1,4 +1,5 @@
 import { createDb, Db } from '../../../src/platform/db/knex';
+import { createLogger } from '../../../src/platform/logger';
 import { fetchPage } from '../../../src/platform/db/fetch-page';
 import { insertRowsPart, part, rowsOf, runAsOneStatement, StatementCheckFailed } from '../../../src/platform/db/one-statement';
 import { MAX_BINDINGS_TO_PREPARE } from '../../../src/platform/db/preparing-pg-client';
@@ -182,5 +183,23 @@ describe('rows passed as one jsonb binding (rowsOf, insertRowsPart)', () => {
   it('refuses a table or column name that is not a plain identifier', () => {
     expect(() => rowsOf('items; DROP TABLE items', [])).toThrow(/identifier/);
     expect(() => insertRowsPart('added', 'items', [{ 'id) VALUES (1); --': 1 }])).toThrow(/identifier/);
+  });
+});
+
+describe("the database client's own warnings", () => {
+  it('go to the structured log, not the console: a connection that cannot be made is a warning naming why', async () => {
+    const lines: { level: number; msg: string; knex?: string }[] = [];
+    const logger = createLogger('warn', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const console = jest.spyOn(global.console, 'log');
+    // A port nothing listens on: every connection attempt is refused at once.
+    const unreachable = createDb('postgres://postgres@127.0.0.1:1/nothing', 1, { acquireTimeoutMs: 2000, logger });
+    try {
+      await expect(unreachable.raw('SELECT 1')).rejects.toThrow();
+      expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: 'database client warning', knex: expect.stringContaining('ECONNREFUSED') }));
+      expect(console).not.toHaveBeenCalled();
+    } finally {
+      console.mockRestore();
+      await unreachable.destroy();
+    }
   });
 });
