@@ -51,7 +51,8 @@ export async function run(args: string[]): Promise<object> {
     DEV_CHAIN_PORT: '0',
     RATE_LIMIT_SCALE: '1000',
   });
-  const keel = await startKeel(config, createLogger('warn'));
+  // Its log goes to stderr: stdout carries the benchmark's JSON.
+  const keel = await startKeel(config, createLogger('warn', process.stderr));
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
     const { db, services } = { db: keel.platform.db, services: keel.services };

@@ -19,7 +19,8 @@ export async function startBenchKeel(name: string, env: Record<string, string>):
     RATE_LIMIT_SCALE: '100000',
     ...env,
   });
-  return { keel: await startKeel(config, createLogger('warn')), config };
+  // Its log goes to stderr: stdout carries the benchmark's JSON.
+  return { keel: await startKeel(config, createLogger('warn', process.stderr)), config };
 }
 
 export interface CallCost {
