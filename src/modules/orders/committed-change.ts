@@ -93,7 +93,7 @@ export function describeCommit(
   const orgOf = (id: string) => byId.get(id)?.organizationId ?? '';
   const created = (id: string): Partial<OrderModel> | null => {
     const row = newRows.get(id);
-    return row ? { ...row, createdAt: committedAt, updatedAt: committedAt } : null;
+    return row ? Object.assign({}, row, { createdAt: committedAt, updatedAt: committedAt }) : null;
   };
   return {
     marketId: rules.market.id,

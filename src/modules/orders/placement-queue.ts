@@ -71,7 +71,7 @@ export class PlacementQueue {
         this.queues.set(p.marketId, queue);
         void this.runtimes.serial(p.marketId, () => this.drain(p.marketId));
       }
-      queue.push({ ...p, settled: false, resolve, reject });
+      queue.push(Object.assign({}, p, { settled: false, resolve, reject }));
     });
   }
 

@@ -53,7 +53,7 @@ export class PreparingPgClient extends (KnexPgClient as new (config: object) => 
     const pg = (connection as { connection?: PgConnection }).connection;
     const name = pg?.parsedStatements && obj.bindings?.length && obj.bindings.length <= MAX_BINDINGS_TO_PREPARE && !obj.options?.name ? this.nameFor(pg, obj.sql) : undefined;
     if (!name) return super._query(connection, obj);
-    return super._query(connection, { ...obj, options: { ...obj.options, name } }).catch((e: unknown) => {
+    return super._query(connection, { ...obj, options: Object.assign({}, obj.options, { name }) }).catch((e: unknown) => {
       // A migration changed a table under a prepared `SELECT *`: PostgreSQL refuses that plan for
       // good, so this connection stops naming the statement, and the query runs again unnamed
       // unless a transaction (now aborted) holds the connection.
