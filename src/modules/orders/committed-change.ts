@@ -5,6 +5,9 @@ import { BookLevel, OrderSide, OrderStatus, SettlementStatus } from './order.dom
 import type { OrderModel } from './order.model';
 import type { Settlement } from './settlement';
 
+/** The row of an order a commit created, its timestamps as the ISO text they travel as. */
+export type CreatedOrderRow = Omit<Partial<OrderModel>, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
+
 /** One order as a commit left it. `created` carries the whole row of an order the commit created. */
 export interface OrderChange {
   id: string;
@@ -17,7 +20,7 @@ export interface OrderChange {
   filledLots: string;
   filledNotional: string;
   feesPaid: string;
-  created: Partial<OrderModel> | null;
+  created: CreatedOrderRow | null;
 }
 
 /** A trade as committed (decimal strings), with the organisations of both orders. */
@@ -91,9 +94,11 @@ export function describeCommit(
   }
   const byId = new Map(settlement.orders.map((w) => [w.id, w]));
   const orgOf = (id: string) => byId.get(id)?.organizationId ?? '';
-  const created = (id: string): Partial<OrderModel> | null => {
+  // Text, not Dates: JSON.stringify converts a Date on a slow path, for every order of every commit.
+  const at = committedAt.toISOString();
+  const created = (id: string): CreatedOrderRow | null => {
     const row = newRows.get(id);
-    return row ? Object.assign({}, row, { createdAt: committedAt, updatedAt: committedAt }) : null;
+    return row ? Object.assign({}, row, { createdAt: at, updatedAt: at }) : null;
   };
   return {
     marketId: rules.market.id,

@@ -67,7 +67,7 @@ export class OrganizationFeeds {
   private async emitOrders(change: CommittedChange): Promise<void> {
     const mine = change.orders.filter((o) => o.organizationId === this.organizationId);
     if (!mine.length) return;
-    for (const o of mine) if (o.created) this.remember({ ...o.created, createdAt: new Date(o.created.createdAt!) } as OrderModel);
+    for (const o of mine) if (o.created) this.remember({ ...o.created, createdAt: new Date(o.created.createdAt), updatedAt: new Date(o.created.updatedAt) } as OrderModel);
     const missing = mine.filter((o) => !this.remembered.has(o.id)).map((o) => o.id);
     if (missing.length) for (const row of await this.queries.rowsByIds(this.organizationId, missing)) this.remember(row);
     const updatedAt = new Date(change.committedAt);
