@@ -40,14 +40,15 @@ function columnOf(key: string): string {
  * JSON.stringify's slow path for every row (a group's rows share their timestamps).
  */
 function rowsJson(rows: object[]): string {
-  const isoOf = new Map<Date, string>();
+  const isoOf = new Map<Date, string | null>();
   const mapped = rows.map((row) => {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(row)) {
       let value = (row as Record<string, unknown>)[key];
       if (value instanceof Date) {
         let iso = isoOf.get(value);
-        if (iso === undefined) isoOf.set(value, (iso = value.toISOString()));
+        // toJSON, as JSON.stringify would call it: ISO text, or null for an invalid Date.
+        if (iso === undefined) isoOf.set(value, (iso = value.toJSON()));
         value = iso;
       }
       out[columnOf(key)] = value;
