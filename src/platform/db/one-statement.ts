@@ -73,7 +73,7 @@ export function rowsOf(table: string, rows: object[]): { sql: string; bindings: 
 /** Inserts rows through rowsOf. The columns written are the first row's keys; the others take their defaults. */
 export function insertRowsPart(name: string, table: string, rows: object[]): StatementPart {
   if (rows.length === 0) throw new Error(`${name}: no rows to insert`);
-  const columns = Object.keys(toColumns(rows[0]) as object);
+  const columns = Object.keys(rows[0]).map(columnOf);
   for (const c of columns) if (!IDENTIFIER.test(c)) throw new Error(`${name}: column '${c}' must be a lower-case SQL identifier`);
   const source = rowsOf(table, rows);
   return { name, sql: `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM ${source.sql}`, bindings: source.bindings };
