@@ -28,7 +28,6 @@ export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStat
             warn: (message: unknown) => logger.warn({ knex: String(message) }, 'database client warning'),
             error: (message: unknown) => logger.error({ knex: String(message) }, 'database client error'),
             deprecate: (message: unknown) => logger.warn({ knex: String(message) }, 'database client deprecation'),
-            debug: (message: unknown) => logger.debug({ knex: message }, 'database client'),
           },
         }
       : {}),
