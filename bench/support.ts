@@ -38,8 +38,18 @@ export function residentMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = '
   }
 }
 
-/** Linux's clock ticks per second, the unit of /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+/** Linux's clock ticks per second, the unit of /proc/<pid>/stat's CPU times; asked once, when first needed. */
+let clockTicks: number | undefined;
+function clockTicksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
 
 /** A process's CPU time so far (user and system, all threads) in µs, from /proc; undefined where unreadable. */
 export function cpuMicros(pid: number | undefined): number | undefined {
@@ -47,7 +57,7 @@ export function cpuMicros(pid: number | undefined): number | undefined {
   try {
     // The fields after the command name (which may hold spaces) start at state; utime and stime are the 12th and 13th of them.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicksPerSecond();
   } catch {
     return undefined;
   }
