@@ -74,15 +74,23 @@ export class FundingTransactions {
     private readonly feeBump: FundingFeeBump,
   ) {}
 
-  /** Signs and records a funding transaction, then sends it and waits until it is mined. */
-  async send(d: SettlementDeployment, account: WalletAccount, signer: ethers.Signer, request: { to: string; value: bigint; data: string }, batchId: string | null, lease: Fence): Promise<void> {
+  /**
+   * Signs and records a funding transaction, then sends it and waits until it is mined. A wallet
+   * whose coin cannot pay the transaction's most gas is refused before its key is derived or a
+   * nonce taken: the chain would refuse the signed bytes anyway.
+   */
+  async send(d: SettlementDeployment, account: WalletAccount, signerOf: FundingSigner, request: { to: string; value: bigint; data: string }, batchId: string | null, lease: Fence): Promise<void> {
     const { network } = d;
-    const [gas, fees] = await Promise.all([network.provider.estimateGas({ from: account.address, ...request }), network.provider.getFeeData()]);
+    const [gas, fees, coin] = await Promise.all([network.provider.estimateGas({ from: account.address, ...request }), network.provider.getFeeData(), network.provider.getBalance(account.address)]);
+    const gasLimit = (gas * 12n) / 10n;
+    const mostCost = gasLimit * fees.maxFeePerGas! + request.value;
+    if (coin < mostCost) throw new FundingRefused(`the wallet's address ${account.address} holds ${coin} wei of the chain's coin, short of the ${mostCost} wei this funding may cost`);
+    const signer = await signerOf(account);
     const tx = await fencedTransaction(this.db, lease, async (trx) => {
       await resyncAfterReorg(trx, network.blockchainId, account.address, network.provider);
       const nonce = await takeSenderNonce(trx, network.blockchainId, account.address, network.provider);
       const signed = ethers.Transaction.from(
-        await signer.signTransaction({ type: 2, chainId: network.spec.chainId, nonce, gasLimit: (gas * 12n) / 10n, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, ...request }),
+        await signer.signTransaction({ type: 2, chainId: network.spec.chainId, nonce, gasLimit, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, ...request }),
       );
       // Signed again byte for byte (a rewound chain, the same nonce and fees): the dropped record is that transaction, open again.
       const [row] = await trx('settlement_funding_txs')

@@ -94,7 +94,7 @@ export class SettlementFunding {
 
   /** Signs from the wallet (nonce from sender_nonces, shared with transfers), records, sends, waits for the receipt, charges its gas. */
   private async send(d: SettlementDeployment, need: FundingNeed, batchId: string | null, lease: Fence, request: { to: string; value: bigint; data: string }): Promise<void> {
-    await this.txs.send(d, need.account, await this.signer(d)(need.account), request, batchId, lease);
+    await this.txs.send(d, need.account, this.signer(d), request, batchId, lease);
   }
 
   /** Every open funding transaction of the chain advanced once, without waiting (one stuck below the market fee signed again with a higher fee). */

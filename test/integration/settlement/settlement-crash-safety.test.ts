@@ -55,6 +55,14 @@ function funding(opts: { failpoints?: string; wallets?: SendingWallets; bumpAfte
   return new SettlementFunding(opts.wallets ?? services.sendingWallets, new FundingTransactions(db, services.custodyLedgerSync, failpoints, platform.logger, feeBump), platform.logger);
 }
 
+/** The Keel's sending wallets, recording the master wallet of each key derived to sign. */
+function derivingKeysOf(derived: string[]): SendingWallets {
+  const wallets = t.keel.services.sendingWallets;
+  return Object.create(wallets, {
+    signer: { value: (...args: Parameters<SendingWallets['signer']>) => (derived.push(args[1]), wallets.signer(...args)) },
+  }) as SendingWallets;
+}
+
 function worker(f: SettlementFunding = funding(), leaseMs = 15_000, retry: Partial<FundingRetryOptions> = {}): SettlementWorker {
   const { services: s, platform } = t.keel;
   const batcher = new SettlementBatcher(db, platform.outbox, f, new ProceedsRelease(db, t.keel.platform.logger), { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64, fundingRetryBaseMs: 60_000, fundingMaxAttempts: 5, ...retry }, platform.logger);
@@ -175,11 +183,17 @@ test('a worker paused mid-step past its lease cannot commit once another took ov
 test('a batch whose funding the chain refuses (no coin for gas) is queued again with a wait, and settles once the wallet is topped up', async () => {
   const gasless = await wallet(org1, 'No gas', '0', '1000');
   const id = await trade(A(), gasless, 'SELL', '2002', '0.01');
-  const w = worker(funding(), 15_000, { fundingRetryBaseMs: 3_600_000, fundingMaxAttempts: 3 });
+  const derived: string[] = [];
+  const w = worker(funding({ wallets: derivingKeysOf(derived) }), 15_000, { fundingRetryBaseMs: 3_600_000, fundingMaxAttempts: 3 });
   try {
     await w.tick();
     const first = await db('settlement_batches').whereRaw('? = ANY(trade_ids)', [id]).first();
     expect(first).toMatchObject({ status: 'FAILED', failureReason: expect.stringContaining(`the chain refused funding from wallet ${gasless.id}`) });
+    expect(first.failureReason).toMatch(/holds 0 wei of the chain's coin, short of the \d+ wei this funding may cost/);
+    // Refused before signing: its key not derived, no funding transaction recorded, no nonce taken.
+    expect(derived).not.toContain(gasless.id);
+    expect(await db('settlement_funding_txs').where({ walletId: gasless.id })).toHaveLength(0);
+    expect(await db('sender_nonces').whereILike('address', gasless.walletAddress)).toHaveLength(0);
     const queued = await db('trades').where({ id }).first();
     expect(queued).toMatchObject({ settlementStatus: 'QUEUED', settlementBatchId: null, settlementAttempts: 1 });
     expect(new Date(queued.settlementRetryAt).getTime()).toBeGreaterThan(Date.now());
@@ -192,6 +206,7 @@ test('a batch whose funding the chain refuses (no coin for gas) is queued again 
     expect(topUp.status).toBe(200);
     await db('trades').where({ id }).update({ settlementRetryAt: db.fn.now() }); // its wait is over
     expect(await settle(w, id)).toBe('CONFIRMED');
+    expect(derived).toContain(gasless.id);
   } finally {
     await w.stop();
   }
