@@ -34,20 +34,27 @@ export async function requeueRefusedFunding(trx: Knex.Transaction, outbox: Outbo
   const trades: { id: string; makerWalletId: string; takerWalletId: string; settlementAttempts: number }[] = await trx('trades').where({ settlementBatchId: batch.id }).forUpdate();
   if (!(await transition(trx, outbox, batch, 'FAILED', { failureReason: reason }, `${reason}: its trades are queued again`))) return false;
   const queued = { settlementStatus: 'QUEUED', settlementBatchId: null };
-  const touched = trades.filter((t) => wallets.has(t.makerWalletId) || wallets.has(t.takerWalletId));
-  const others = trades.filter((t) => !touched.includes(t)).map((t) => t.id);
-  if (others.length) await trx('trades').whereIn('id', others).update(queued);
+  const isTouched = (t: (typeof trades)[number]) => wallets.has(t.makerWalletId) || wallets.has(t.takerWalletId);
+  const touched = trades.filter(isTouched);
+  const others = trades.filter((t) => !isTouched(t)).map((t) => t.id);
+  if (others.length) await trx('trades').whereRaw('id = ANY(?::uuid[])', [others]).update(queued);
+  // One statement per attempt count and wait, not per trade: a refused batch may hold thousands.
+  const waits = new Map<string, { attempts?: number; waitMs: number; ids: string[] }>();
   const exhausted: string[] = [];
   const counted = new Set(refused.filter((r) => !r.pending).map((r) => r.walletId));
   for (const t of touched) {
-    if (!counted.has(t.makerWalletId) && !counted.has(t.takerWalletId)) {
-      await trx('trades').where({ id: t.id }).update({ ...queued, settlementRetryAt: trx.raw(`now() + ? * interval '1 millisecond'`, [options.fundingRetryBaseMs]) });
-      continue;
-    }
-    const attempts = t.settlementAttempts + 1;
-    if (attempts >= options.fundingMaxAttempts) exhausted.push(t.id);
-    const waitMs = Math.min(options.fundingRetryBaseMs * 2 ** (attempts - 1), MAX_WAIT_MS);
-    await trx('trades').where({ id: t.id }).update({ ...queued, settlementAttempts: attempts, settlementRetryAt: trx.raw(`now() + ? * interval '1 millisecond'`, [waitMs]) });
+    const counts = counted.has(t.makerWalletId) || counted.has(t.takerWalletId);
+    const attempts = counts ? t.settlementAttempts + 1 : undefined;
+    if (attempts !== undefined && attempts >= options.fundingMaxAttempts) exhausted.push(t.id);
+    const waitMs = attempts === undefined ? options.fundingRetryBaseMs : Math.min(options.fundingRetryBaseMs * 2 ** (attempts - 1), MAX_WAIT_MS);
+    const key = `${attempts}:${waitMs}`;
+    const wait = waits.get(key) ?? { attempts, waitMs, ids: [] };
+    wait.ids.push(t.id);
+    waits.set(key, wait);
+  }
+  for (const { attempts, waitMs, ids } of waits.values()) {
+    const retryAt = { settlementRetryAt: trx.raw(`now() + ? * interval '1 millisecond'`, [waitMs]) };
+    await trx('trades').whereRaw('id = ANY(?::uuid[])', [ids]).update(Object.assign({}, queued, retryAt, attempts === undefined ? {} : { settlementAttempts: attempts }));
   }
   if (exhausted.length) {
     const alone = await insertBatch(trx, outbox, batch.blockchainId, exhausted, batch.id);
