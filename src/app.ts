@@ -70,6 +70,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     async stop() {
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
       await workers.stopAll();
+      await services.walletKeys.close();
       await platform.close();
       await networks.stop();
     },

@@ -175,7 +175,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const walletAml = new WalletAml(sanctions);
   const masterWallets = new MasterWalletService(db, outbox, walletKeys, chains, networks, unitOfWork, walletAml);
   const recoveryRpc = new GuardedHttp(new OutboundGuard(config.RECOVERY_RPC_ALLOW_PRIVATE_URLS), { timeoutMs: RECOVERY_RPC_TIMEOUT_MS, maxResponseBytes: RECOVERY_RPC_MAX_RESPONSE_BYTES, keepAliveMs: 1_000 });
-  const addresses = new AddressService(db, outbox, masterWallets, chains, networks, recoveryRpc, unitOfWork);
+  const addresses = new AddressService(db, outbox, masterWallets, walletKeys, chains, networks, recoveryRpc, unitOfWork);
   const sendingWallets = new SendingWallets(db, walletKeys, masterWallets, addresses);
   const ledger = new LedgerService(db, masterWallets, addresses);
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);

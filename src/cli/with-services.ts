@@ -18,10 +18,12 @@ export async function printFromServices(run: (context: OperatorContext) => Promi
   const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
   const platform = await openPlatform(config, createLogger('silent'));
   const networks = await ChainNetworks.fromRegistry(platform.db);
+  const services = createServices(platform, networks);
   try {
-    const result = await run({ services: createServices(platform, networks), networks, platform });
+    const result = await run({ services, networks, platform });
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
+    await services.walletKeys.close();
     await networks.stop();
     await platform.close();
   }

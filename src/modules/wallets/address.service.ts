@@ -10,7 +10,7 @@ import { BlockchainModel } from '../chains/chain.model';
 import type { ChainService } from '../chains/chain.service';
 import { ChainNetworks, jsonRpcProvider } from '../chains/chain-networks';
 import { AddressModel, MasterWalletModel } from './wallet.model';
-import { WalletKeys } from './wallet-keys';
+import type { WalletKeys } from './wallet-keys';
 import { MasterWalletService, parseMasterWalletId } from './master-wallet.service';
 import { readBalances, readTokenFacts } from './balance-reader';
 import { checksumOrNull } from './wallet-configurations';
@@ -97,6 +97,7 @@ export class AddressService {
     private readonly db: Knex,
     private readonly outbox: Outbox,
     private readonly wallets: MasterWalletService,
+    private readonly keys: WalletKeys,
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
     /** The guarded connector a caller's rpcUrl is read through. */
@@ -123,7 +124,7 @@ export class AddressService {
       organizationId,
       masterWalletId,
       derivationIndex: index,
-      address: WalletKeys.addressAt(claimed.accountXpub, index),
+      address: await this.keys.addressAt(claimed.accountXpub, index),
       name: input.name ?? null,
       metadata: input.metadata ?? {},
     } as Partial<AddressModel>);

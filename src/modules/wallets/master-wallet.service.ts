@@ -120,7 +120,7 @@ export class MasterWalletService {
     const chain = await this.activeChain(input.blockchainId, 'blockchainId');
     const configurations = applyConfigurations(DEFAULT_CONFIGURATIONS, input.configurations);
     const id = randomUUID();
-    const keys = this.keys.create(id);
+    const keys = await this.keys.create(id);
     assertSweepDestination(configurations, keys.walletAddress);
     this.aml.assertConfigurations(configurations);
     const wallet = await this.uow.run('master-wallet.create', async (trx) => {

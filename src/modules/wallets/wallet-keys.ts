@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { ethers } from 'ethers';
 import type { SecretBox } from '../../platform/crypto/secret-box';
 import type { SealedColumn } from '../../platform/crypto/reseal';
+import { KeyThread } from './key-thread';
 
-/** BIP-44 for Ethereum: m/44'/60'/0'/0/i. Index 0 is the master wallet's own address. */
-export const ACCOUNT_PATH = "m/44'/60'/0'/0";
 
 /** Where master wallets' sealed mnemonics live, for `keel secrets reseal`. */
 export const SEALED_MNEMONICS: SealedColumn = { table: 'master_wallets', column: 'sealedMnemonic', boundBy: 'id' };
@@ -17,28 +15,31 @@ export interface NewWalletKeys {
 
 /**
  * HD keys of master wallets. The mnemonic (24 words) is sealed at once and only opened to sign;
- * addresses derive from the account's extended public key, which is not a secret.
+ * addresses derive from the account's extended public key, which is not a secret. The derivations
+ * run on the key thread, off the event loop.
  */
 export class WalletKeys {
-  constructor(private readonly box: SecretBox) {}
+  constructor(
+    private readonly box: SecretBox,
+    private readonly thread = new KeyThread(),
+  ) {}
 
-  create(walletId: string): NewWalletKeys {
-    const mnemonic = ethers.Mnemonic.fromEntropy(randomBytes(32));
-    const account = ethers.HDNodeWallet.fromMnemonic(mnemonic, ACCOUNT_PATH);
-    return {
-      sealedMnemonic: this.box.seal(mnemonic.phrase, walletId),
-      accountXpub: account.neuter().extendedKey,
-      walletAddress: account.deriveChild(0).address,
-    };
+  async create(walletId: string): Promise<NewWalletKeys> {
+    const { phrase, accountXpub, walletAddress } = await this.thread.run('newWallet', {});
+    return { sealedMnemonic: this.box.seal(phrase, walletId), accountXpub, walletAddress };
   }
 
-  static addressAt(accountXpub: string, index: number): string {
-    return ethers.HDNodeWallet.fromExtendedKey(accountXpub).deriveChild(index).address;
+  addressAt(accountXpub: string, index: number): Promise<string> {
+    return this.thread.run('address', { accountXpub, index });
   }
 
   /** The signing key of address `index`; callers keep it only as long as one signature takes. */
-  signer(walletId: string, sealedMnemonic: string, index: number, provider?: ethers.Provider): ethers.HDNodeWallet {
+  async signer(walletId: string, sealedMnemonic: string, index: number, provider?: ethers.Provider): Promise<ethers.Wallet> {
     const phrase = this.box.open(sealedMnemonic, walletId);
-    return ethers.HDNodeWallet.fromPhrase(phrase, undefined, `${ACCOUNT_PATH}/${index}`).connect(provider ?? null);
+    return new ethers.Wallet(await this.thread.run('privateKey', { phrase, index }), provider ?? null);
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }

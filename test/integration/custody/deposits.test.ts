@@ -125,7 +125,7 @@ describe('deposits on the shared dev chains', () => {
     await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: wallet.blockchainId, address: address.address, amount: '1' } });
     const row = await MasterWalletModel.query(t.keel.platform.db).findById(wallet.id);
     const network = t.keel.services.networks.get(wallet.blockchainId)!;
-    const signer = t.keel.services.walletKeys.signer(wallet.id, row!.sealedMnemonic, 1, network.provider);
+    const signer = await t.keel.services.walletKeys.signer(wallet.id, row!.sealedMnemonic, 1, network.provider);
     expect(signer.address).toBe(address.address);
     const tx = await signer.sendTransaction({ to: wallet.walletAddress, value: ethers.parseEther('0.25') });
     await tx.wait();

@@ -42,7 +42,7 @@ async function createWallet(name: string): Promise<{ id: string; walletAddress: 
 async function walletOpens(wallet: { id: string; walletAddress: string }): Promise<boolean> {
   const row = await db()('master_wallets').where({ id: wallet.id }).first('sealedMnemonic');
   try {
-    return t.keel.services.walletKeys.signer(wallet.id, row.sealedMnemonic, 0).address === wallet.walletAddress;
+    return (await t.keel.services.walletKeys.signer(wallet.id, row.sealedMnemonic, 0)).address === wallet.walletAddress;
   } catch {
     return false;
   }
