@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, IncomingMessage } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -25,6 +25,9 @@ export interface LoadRun {
   peakRssMb?: number;
   /** The watched server process's CPU time (all its threads, user and system) per answered request, in µs. */
   cpuMicrosPerRequest?: number;
+  /** All PostgreSQL and all Redis server processes' CPU time during the run per answered request, in µs (the machine's, so other users' load counts too). */
+  postgresCpuMicrosPerRequest?: number;
+  redisCpuMicrosPerRequest?: number;
 }
 
 /** A process's resident set in MB (Linux /proc; `field` VmHWM for its peak since it started), undefined where unreadable. */
@@ -63,6 +66,23 @@ export function cpuMicros(pid: number | undefined): number | undefined {
   }
 }
 
+/** The CPU time so far of every process whose command is `command` (all PostgreSQL's backends, say), in µs. */
+export function commandCpuMicros(command: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command) total += cpuMicros(Number(pid)) ?? 0;
+    } catch {
+      // the process ended
+    }
+  }
+  return total;
+}
+
+/** The servers behind every benchmark, whose CPU per answered request each run also takes. */
+const BACKING_SERVERS = { postgres: 'postgres', redis: 'redis-server' } as const;
+
 /**
  * Runs the load; with `server`, also samples that process's resident set for the run's peak and
  * takes its CPU time per answered request: a figure the machine's noise moves less than the rate,
@@ -76,29 +96,39 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
   };
   const sampler = server ? setInterval(sample, 100) : undefined;
   const cpuBefore = cpuMicros(server?.pid);
+  const backingBefore = backingCpuMicros();
   try {
     const r = await autocannon(options);
     sample();
     const cpuAfter = cpuMicros(server?.pid);
+    const backingAfter = backingCpuMicros();
     const answered = r.requests.total;
     const cpu = cpuBefore !== undefined && cpuAfter !== undefined && answered > 0 ? { cpuMicrosPerRequest: Math.round((cpuAfter - cpuBefore) / answered) } : {};
-    return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }), ...cpu };
+    const backing = answered > 0 ? { postgresCpuMicrosPerRequest: Math.round((backingAfter.postgres - backingBefore.postgres) / answered), redisCpuMicrosPerRequest: Math.round((backingAfter.redis - backingBefore.redis) / answered) } : {};
+    return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }), ...cpu, ...backing };
   } finally {
     clearInterval(sampler);
   }
 }
 
+function backingCpuMicros(): Record<keyof typeof BACKING_SERVERS, number> {
+  return { postgres: commandCpuMicros(BACKING_SERVERS.postgres), redis: commandCpuMicros(BACKING_SERVERS.redis) };
+}
+
 /** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
-export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number; cpuMicrosPerRequest?: number } {
+export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | 'cpuMicrosPerRequest' | 'postgresCpuMicrosPerRequest' | 'redisCpuMicrosPerRequest'> {
   const rss = runs.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
   const cpu = runs.map((r) => r.cpuMicrosPerRequest).filter((v): v is number => v !== undefined);
+  const postgres = runs.map((r) => r.postgresCpuMicrosPerRequest).filter((v): v is number => v !== undefined);
+  const redis = runs.map((r) => r.redisCpuMicrosPerRequest).filter((v): v is number => v !== undefined);
   return {
     [rateName]: median(runs.map((r) => r.perSecond)),
     latencyP50Ms: median(runs.map((r) => r.p50)),
     latencyP99Ms: median(runs.map((r) => r.p99)),
     ...(rss.length ? { peakRssMb: Math.max(...rss) } : {}),
     ...(cpu.length ? { cpuMicrosPerRequest: median(cpu) } : {}),
-  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & { peakRssMb?: number; cpuMicrosPerRequest?: number };
+    ...(postgres.length ? { postgresCpuMicrosPerRequest: median(postgres), redisCpuMicrosPerRequest: median(redis) } : {}),
+  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | 'cpuMicrosPerRequest' | 'postgresCpuMicrosPerRequest' | 'redisCpuMicrosPerRequest'>;
 }
 
 /**
