@@ -29,6 +29,8 @@ export async function run(args: string[]): Promise<object> {
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'USDC', amount: '1000000' });
+    // Coin for the gas of the buyer's settlement funding (approve and deposit of its USDC).
+    await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'ETH', amount: '10' });
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: seller.walletAddress, asset: 'ETH', amount: '5000' });
     for (const [wallet, symbol] of [[buyer, 'USDC'], [seller, 'ETH']] as const) await untilCredited(proUrl, proHeaders, wallet.id, symbol);
 

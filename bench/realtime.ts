@@ -80,6 +80,7 @@ export async function run(args: string[]): Promise<object> {
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
     const funding: [typeof buyer, string][] = [
+      [buyer, 'ETH'], // coin for the gas of its settlement funding
       [buyer, 'USDC'],
       [buyer, 'USDT'],
       [buyer, 'DAI'],
