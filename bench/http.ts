@@ -96,6 +96,8 @@ export async function run(args: string[]): Promise<object> {
             stackFloorRatioToRateLimitedYardstick: ratioToYardstick(yardstickRuns[STACK_FLOOR], yardstickRuns[RATE_LIMITED]),
             cpuPerRequestTimesRateLimitedYardstick: cpuRatio(keelRuns, yardstickRuns[RATE_LIMITED]),
             cpuPerRequestTimesStackFloor: cpuRatio(keelRuns, yardstickRuns[STACK_FLOOR]),
+            machineCpuPerRequestTimesRateLimitedYardstick: cpuRatio(keelRuns, yardstickRuns[RATE_LIMITED], 'machineCpuMicrosPerRequest'),
+            machineCpuPerRequestTimesStackFloor: cpuRatio(keelRuns, yardstickRuns[STACK_FLOOR], 'machineCpuMicrosPerRequest'),
           }
         : {}),
       target: { requestsPerSecond: 5000, latencyP99Ms: 20 },

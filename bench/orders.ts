@@ -88,6 +88,8 @@ export async function run(args: string[]): Promise<object> {
       stackFloorRatioToYardstick: ratioToYardstick(stack, bare),
       cpuPerOrderTimesYardstick: cpuRatio(results, bare),
       cpuPerOrderTimesStackFloor: cpuRatio(results, stack),
+      machineCpuPerOrderTimesYardstick: cpuRatio(results, bare, 'machineCpuMicrosPerRequest'),
+      machineCpuPerOrderTimesStackFloor: cpuRatio(results, stack, 'machineCpuMicrosPerRequest'),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {

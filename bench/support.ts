@@ -28,6 +28,12 @@ export interface LoadRun {
   /** All PostgreSQL and all Redis server processes' CPU time during the run per answered request, in µs (the machine's, so other users' load counts too). */
   postgresCpuMicrosPerRequest?: number;
   redisCpuMicrosPerRequest?: number;
+  /** The load generator's (this process's) CPU per answered request, in µs. */
+  loadGeneratorCpuMicrosPerRequest?: number;
+  /** All four above together: what an answered request costs the machine, in µs. */
+  machineCpuMicrosPerRequest?: number;
+  /** How many of the machine's cores that kept busy on average (machine CPU per request × rate). */
+  coresBusy?: number;
 }
 
 /** A process's resident set in MB (Linux /proc; `field` VmHWM for its peak since it started), undefined where unreadable. */
@@ -97,15 +103,30 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
   const sampler = server ? setInterval(sample, 100) : undefined;
   const cpuBefore = cpuMicros(server?.pid);
   const backingBefore = backingCpuMicros();
+  const generatorBefore = process.cpuUsage();
   try {
     const r = await autocannon(options);
     sample();
     const cpuAfter = cpuMicros(server?.pid);
     const backingAfter = backingCpuMicros();
+    const generator = process.cpuUsage(generatorBefore);
     const answered = r.requests.total;
     const cpu = cpuBefore !== undefined && cpuAfter !== undefined && answered > 0 ? { cpuMicrosPerRequest: Math.round((cpuAfter - cpuBefore) / answered) } : {};
-    const backing = answered > 0 ? { postgresCpuMicrosPerRequest: Math.round((backingAfter.postgres - backingBefore.postgres) / answered), redisCpuMicrosPerRequest: Math.round((backingAfter.redis - backingBefore.redis) / answered) } : {};
-    return { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }), ...cpu, ...backing };
+    const run: LoadRun = { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }), ...cpu };
+    if (answered > 0 && cpu.cpuMicrosPerRequest !== undefined) {
+      const postgres = (backingAfter.postgres - backingBefore.postgres) / answered;
+      const redis = (backingAfter.redis - backingBefore.redis) / answered;
+      const loadGenerator = (generator.user + generator.system) / answered;
+      const machine = (cpuAfter! - cpuBefore!) / answered + postgres + redis + loadGenerator;
+      Object.assign(run, {
+        postgresCpuMicrosPerRequest: Math.round(postgres),
+        redisCpuMicrosPerRequest: Math.round(redis),
+        loadGeneratorCpuMicrosPerRequest: Math.round(loadGenerator),
+        machineCpuMicrosPerRequest: Math.round(machine),
+        coresBusy: Math.round((machine * run.perSecond) / 1e4) / 100,
+      });
+    }
+    return run;
   } finally {
     clearInterval(sampler);
   }
@@ -115,20 +136,21 @@ function backingCpuMicros(): Record<keyof typeof BACKING_SERVERS, number> {
   return { postgres: commandCpuMicros(BACKING_SERVERS.postgres), redis: commandCpuMicros(BACKING_SERVERS.redis) };
 }
 
+const CPU_FIELDS = ['cpuMicrosPerRequest', 'postgresCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
+type CpuField = (typeof CPU_FIELDS)[number];
+
 /** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
-export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | 'cpuMicrosPerRequest' | 'postgresCpuMicrosPerRequest' | 'redisCpuMicrosPerRequest'> {
+export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | CpuField> {
   const rss = runs.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
-  const cpu = runs.map((r) => r.cpuMicrosPerRequest).filter((v): v is number => v !== undefined);
-  const postgres = runs.map((r) => r.postgresCpuMicrosPerRequest).filter((v): v is number => v !== undefined);
-  const redis = runs.map((r) => r.redisCpuMicrosPerRequest).filter((v): v is number => v !== undefined);
+  const measured = (field: CpuField) => runs.map((r) => r[field]).filter((v): v is number => v !== undefined);
+  const medians = Object.fromEntries(CPU_FIELDS.flatMap((field) => (measured(field).length ? [[field, median(measured(field))]] : [])));
   return {
     [rateName]: median(runs.map((r) => r.perSecond)),
     latencyP50Ms: median(runs.map((r) => r.p50)),
     latencyP99Ms: median(runs.map((r) => r.p99)),
     ...(rss.length ? { peakRssMb: Math.max(...rss) } : {}),
-    ...(cpu.length ? { cpuMicrosPerRequest: median(cpu) } : {}),
-    ...(postgres.length ? { postgresCpuMicrosPerRequest: median(postgres), redisCpuMicrosPerRequest: median(redis) } : {}),
-  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | 'cpuMicrosPerRequest' | 'postgresCpuMicrosPerRequest' | 'redisCpuMicrosPerRequest'>;
+    ...medians,
+  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | CpuField>;
 }
 
 /**
@@ -142,9 +164,13 @@ export function ratioToYardstick(keel: LoadRun[], yardstick: LoadRun[]): { rate:
   return { rate: median(rateRuns), p99: median(p99Runs), rateRuns, p99Runs };
 }
 
-/** How many times the other server's CPU per request Keel spends, run for run (medians of the runs' ratios). */
-export function cpuRatio(keel: LoadRun[], other: LoadRun[]): number | undefined {
-  const ratios = keel.flatMap((k, i) => (k.cpuMicrosPerRequest && other[i]?.cpuMicrosPerRequest ? [k.cpuMicrosPerRequest / other[i].cpuMicrosPerRequest!] : []));
+/**
+ * How many times the other server's CPU per request Keel spends, run for run (medians of the runs'
+ * ratios): its process's own, or with `machineCpuMicrosPerRequest` the machine's (database, Redis and
+ * load generator included).
+ */
+export function cpuRatio(keel: LoadRun[], other: LoadRun[], field: 'cpuMicrosPerRequest' | 'machineCpuMicrosPerRequest' = 'cpuMicrosPerRequest'): number | undefined {
+  const ratios = keel.flatMap((k, i) => (k[field] && other[i]?.[field] ? [k[field]! / other[i][field]!] : []));
   return ratios.length ? Math.round(median(ratios) * 100) / 100 : undefined;
 }
 
