@@ -72,18 +72,25 @@ export function cpuMicros(pid: number | undefined): number | undefined {
   }
 }
 
-/** The CPU time so far of every process whose command is `command` (all PostgreSQL's backends, say), in µs. */
+/**
+ * The CPU time so far of every process whose command is `command` (all PostgreSQL's backends, say),
+ * in µs, with that of their children that have ended (a closed connection's backend is counted in
+ * its parent's, so the total never falls when one ends).
+ */
 export function commandCpuMicros(command: string): number {
-  let total = 0;
+  let ticks = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command) total += cpuMicros(Number(pid)) ?? 0;
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) continue;
+      // After the command name: utime, stime, cutime and cstime are the 12th to 15th fields.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     } catch {
       // the process ended
     }
   }
-  return total;
+  return (ticks * 1e6) / clockTicksPerSecond();
 }
 
 /** The servers behind every benchmark, whose CPU per answered request each run also takes. */
