@@ -103,10 +103,13 @@ export class SettlementBatcher {
   async formBatch(blockchainId: string, force = false, lease: Fence = UNFENCED): Promise<BatchRow | null> {
     return this.fenced(lease, async (trx) => {
       const { rows } = await trx.raw(
+        // The chain's markets as an array, not a join: PostgreSQL then walks the queue in
+        // settlement_key order (migration 025) and stops at the batch's size.
         `SELECT t.id, t.created_at AS "createdAt"
-           FROM trades t JOIN markets m ON m.id = t.market_id JOIN assets a ON a.id = m.base_asset_id
-          WHERE t.settlement_status = 'QUEUED' AND a.blockchain_id = ? AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
-          ORDER BY t.settlement_key LIMIT ? FOR UPDATE OF t SKIP LOCKED`,
+           FROM trades t
+          WHERE t.settlement_status = 'QUEUED' AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
+            AND t.market_id = ANY(ARRAY(SELECT m.id FROM markets m JOIN assets a ON a.id = m.base_asset_id WHERE a.blockchain_id = ?))
+          ORDER BY t.settlement_key LIMIT ? FOR UPDATE SKIP LOCKED`,
         [blockchainId, this.options.batchSize],
       );
       const trades = rows as { id: string; createdAt: Date }[];

@@ -23,6 +23,7 @@ import * as m015 from './015_settlement';
 import * as m022 from './022_settlement_crash_safety';
 import * as m023 from './023_settlement_funding_fee_bump';
 import * as m024 from './024_settlement_release_block';
+import * as m025 from './025_queued_trades_by_settlement_key';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -51,6 +52,7 @@ const migrations: Record<string, Knex.Migration> = {
   '022_settlement_crash_safety': m022,
   '023_settlement_funding_fee_bump': m023,
   '024_settlement_release_block': m024,
+  '025_queued_trades_by_settlement_key': m025,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
