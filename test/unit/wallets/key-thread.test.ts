@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { ethers } from 'ethers';
 import { ACCOUNT_PATH, KeyThread } from '../../../src/modules/wallets/key-thread';
+import { eventually } from '../../support/eventually';
 
 // A fixed, public test phrase (never a real wallet's).
 const PHRASE = 'test test test test test test test test test test test junk';
@@ -65,7 +66,7 @@ test('an idle thread ends by itself and a later job starts another', async () =>
   const terminate = jest.spyOn(Worker.prototype, 'terminate');
   try {
     expect(await short.run('address', { accountXpub: ethers.HDNodeWallet.fromPhrase(PHRASE, undefined, ACCOUNT_PATH).neuter().extendedKey, index: 1 })).toBe(derivedHere(1).address);
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => terminate.mock.calls.length > 0, 10_000, 20);
     expect(terminate).toHaveBeenCalledTimes(1);
     expect(await short.run('privateKey', { phrase: PHRASE, index: 1 })).toBe(derivedHere(1).privateKey);
   } finally {
