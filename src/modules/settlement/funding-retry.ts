@@ -38,21 +38,20 @@ export async function requeueRefusedFunding(trx: Knex.Transaction, outbox: Outbo
   const touched = trades.filter(isTouched);
   const others = trades.filter((t) => !isTouched(t)).map((t) => t.id);
   if (others.length) await trx('trades').whereRaw('id = ANY(?::uuid[])', [others]).update(queued);
-  // One statement per attempt count and wait, not per trade: a refused batch may hold thousands.
-  const waits = new Map<string, { attempts?: number; waitMs: number; ids: string[] }>();
+  // One statement per attempt count (which sets the wait), not per trade: a refused batch may hold thousands.
+  // A trade whose attempt is not counted (funding only pending) keeps its count: key undefined.
+  const byAttempts = new Map<number | undefined, string[]>();
   const exhausted: string[] = [];
   const counted = new Set(refused.filter((r) => !r.pending).map((r) => r.walletId));
   for (const t of touched) {
-    const counts = counted.has(t.makerWalletId) || counted.has(t.takerWalletId);
-    const attempts = counts ? t.settlementAttempts + 1 : undefined;
+    const attempts = counted.has(t.makerWalletId) || counted.has(t.takerWalletId) ? t.settlementAttempts + 1 : undefined;
     if (attempts !== undefined && attempts >= options.fundingMaxAttempts) exhausted.push(t.id);
-    const waitMs = attempts === undefined ? options.fundingRetryBaseMs : Math.min(options.fundingRetryBaseMs * 2 ** (attempts - 1), MAX_WAIT_MS);
-    const key = `${attempts}:${waitMs}`;
-    const wait = waits.get(key) ?? { attempts, waitMs, ids: [] };
-    wait.ids.push(t.id);
-    waits.set(key, wait);
+    const ids = byAttempts.get(attempts) ?? [];
+    ids.push(t.id);
+    byAttempts.set(attempts, ids);
   }
-  for (const { attempts, waitMs, ids } of waits.values()) {
+  for (const [attempts, ids] of byAttempts) {
+    const waitMs = attempts === undefined ? options.fundingRetryBaseMs : Math.min(options.fundingRetryBaseMs * 2 ** (attempts - 1), MAX_WAIT_MS);
     const retryAt = { settlementRetryAt: trx.raw(`now() + ? * interval '1 millisecond'`, [waitMs]) };
     await trx('trades').whereRaw('id = ANY(?::uuid[])', [ids]).update(Object.assign({}, queued, retryAt, attempts === undefined ? {} : { settlementAttempts: attempts }));
   }
