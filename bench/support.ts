@@ -60,13 +60,22 @@ function clockTicksPerSecond(): number {
   return clockTicks;
 }
 
+/**
+ * A process's CPU time so far in µs from /proc (user and system, all threads; with `endedChildren`,
+ * also that of its children that have ended and been waited for). Throws where unreadable.
+ */
+function statMicros(pid: number | string, endedChildren: boolean): number {
+  // The fields after the command name (which may hold spaces) start at state; utime, stime, cutime and cstime are the 12th to 15th of them.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]) + (endedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+  return (ticks * 1e6) / clockTicksPerSecond();
+}
+
 /** A process's CPU time so far (user and system, all threads) in µs, from /proc; undefined where unreadable. */
 export function cpuMicros(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    // The fields after the command name (which may hold spaces) start at state; utime and stime are the 12th and 13th of them.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicksPerSecond();
+    return statMicros(pid, false);
   } catch {
     return undefined;
   }
@@ -78,19 +87,16 @@ export function cpuMicros(pid: number | undefined): number | undefined {
  * its parent's, so the total never falls when one ends).
  */
 export function commandCpuMicros(command: string): number {
-  let ticks = 0;
+  let total = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) continue;
-      // After the command name: utime, stime, cutime and cstime are the 12th to 15th fields.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command) total += statMicros(pid, true);
     } catch {
       // the process ended
     }
   }
-  return (ticks * 1e6) / clockTicksPerSecond();
+  return total;
 }
 
 /** The servers behind every benchmark, whose CPU per answered request each run also takes. */
