@@ -99,9 +99,6 @@ export function commandCpuMicros(command: string): number {
   return total;
 }
 
-/** The servers behind every benchmark, whose CPU per answered request each run also takes. */
-const BACKING_SERVERS = { postgres: 'postgres', redis: 'redis-server' } as const;
-
 /**
  * Runs the load; with `server`, also samples that process's resident set for the run's peak and
  * takes its CPU time per answered request: a figure the machine's noise moves less than the rate,
@@ -115,23 +112,24 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
   };
   const sampler = server ? setInterval(sample, 100) : undefined;
   const cpuBefore = cpuMicros(server?.pid);
-  const backingBefore = backingCpuMicros();
+  const backingBefore = server && backingCpuMicros();
   const generatorBefore = process.cpuUsage();
   try {
     const r = await autocannon(options);
     sample();
     const cpuAfter = cpuMicros(server?.pid);
-    const backingAfter = backingCpuMicros();
+    const backingAfter = backingBefore && backingCpuMicros();
     const generator = process.cpuUsage(generatorBefore);
     const answered = r.requests.total;
-    const cpu = cpuBefore !== undefined && cpuAfter !== undefined && answered > 0 ? { cpuMicrosPerRequest: Math.round((cpuAfter - cpuBefore) / answered) } : {};
-    const run: LoadRun = { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }), ...cpu };
-    if (answered > 0 && cpu.cpuMicrosPerRequest !== undefined) {
+    const run: LoadRun = { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }) };
+    if (answered > 0 && cpuBefore !== undefined && cpuAfter !== undefined && backingBefore && backingAfter) {
+      const own = (cpuAfter - cpuBefore) / answered;
       const postgres = (backingAfter.postgres - backingBefore.postgres) / answered;
       const redis = (backingAfter.redis - backingBefore.redis) / answered;
       const loadGenerator = (generator.user + generator.system) / answered;
-      const machine = (cpuAfter! - cpuBefore!) / answered + postgres + redis + loadGenerator;
+      const machine = own + postgres + redis + loadGenerator;
       Object.assign(run, {
+        cpuMicrosPerRequest: Math.round(own),
         postgresCpuMicrosPerRequest: Math.round(postgres),
         redisCpuMicrosPerRequest: Math.round(redis),
         loadGeneratorCpuMicrosPerRequest: Math.round(loadGenerator),
@@ -145,8 +143,9 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
   }
 }
 
-function backingCpuMicros(): Record<keyof typeof BACKING_SERVERS, number> {
-  return { postgres: commandCpuMicros(BACKING_SERVERS.postgres), redis: commandCpuMicros(BACKING_SERVERS.redis) };
+/** The CPU so far of the servers behind every benchmark: all of PostgreSQL's processes and all of Redis's. */
+function backingCpuMicros(): { postgres: number; redis: number } {
+  return { postgres: commandCpuMicros('postgres'), redis: commandCpuMicros('redis-server') };
 }
 
 const CPU_FIELDS = ['cpuMicrosPerRequest', 'postgresCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
