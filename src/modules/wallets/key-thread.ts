@@ -45,10 +45,10 @@ interface Waiting {
 }
 
 /**
- * HD key work on a thread of its own. Deriving a signing key from a mnemonic costs about 9 ms of
- * CPU here (the BIP-39 seed's 2,048 rounds of HMAC and a curve multiplication at each of the path's
- * levels), a new wallet about 13 ms and an address 2 ms: on the event loop each would stall every
- * request of the process for as long. The thread starts on first use, holds nothing between jobs,
+ * HD key work on a thread of its own. Deriving a signing key from a mnemonic or making a new wallet
+ * costs about 5 ms of CPU here (the BIP-39 seed's 2,048 rounds of HMAC and a curve multiplication at
+ * each of the path's levels), an address about 1 ms (`npm run bench -- key-derivation`): on the event
+ * loop each would stall every request of the process for as long. The thread starts on first use, holds nothing between jobs,
  * does not keep the process alive while idle and ends after `idleMs` without work.
  */
 export class KeyThread {
