@@ -6,7 +6,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { Pool } from 'pg';
 import { Arg, buildSchema, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { OrderObject, PlaceOrderInputType } from '../src/modules/orders/order.types';
-import { OrderSide, OrderStatus, OrderType, TimeInForce } from '../src/modules/orders/order.domain';
+import { Order, OrderSide, OrderStatus, OrderType, TimeInForce } from '../src/modules/orders/order.domain';
 import { connectRedis } from '../src/platform/redis';
 import { RateLimiter } from '../src/platform/rate-limit';
 import { setRateLimitHeaders } from '../src/server/rate-limit-headers';
@@ -28,8 +28,11 @@ const MUTATION = parse(`mutation ($input: PlaceOrderInput!) {
   }
 }`);
 
+/** What the floor's mutation does with an order: the stack floor stores it as one row; the service floor places it through Keel's OrderService. */
+export type FloorPlacement = (input: PlaceOrderInputType) => Promise<Order | OrderObject>;
+
 interface FloorContext {
-  store: (body: unknown) => Promise<string>;
+  place: FloorPlacement;
 }
 
 @Resolver()
@@ -41,8 +44,15 @@ class FloorOrdersResolver {
   }
 
   @Mutation(() => OrderObject)
-  async placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: FloorContext): Promise<OrderObject> {
-    const sequence = await ctx.store(input);
+  placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: FloorContext): Promise<Order | OrderObject> {
+    return ctx.place(input);
+  }
+}
+
+/** The stack floor's placement: the order group-committed as one row, answered as if it rested. */
+export function storedAsOneRow(store: (body: unknown) => Promise<string>): FloorPlacement {
+  return async (input) => {
+    const sequence = await store(input);
     const now = new Date();
     return {
       id: randomUUID(),
@@ -66,16 +76,16 @@ class FloorOrdersResolver {
       createdAt: now,
       updatedAt: now,
     };
-  }
+  };
 }
 
 /** The floor as a Fastify app (POST / places), for a socket or for inject. */
-export async function ordersStackFloorApp(store: (body: unknown) => Promise<string>, rateLimiter: RateLimiter): Promise<FastifyInstance> {
+export async function ordersStackFloorApp(place: FloorPlacement, rateLimiter: RateLimiter): Promise<FastifyInstance> {
   // No field of the floor's is @Authorized; the checker is there because Keel's own types share type-graphql's metadata in process.
   const schema = await buildSchema({ resolvers: [FloorOrdersResolver], validate: false, authChecker: () => true });
   const compiled = compileQuery(schema, MUTATION);
   if (!isCompiledQuery(compiled)) throw new Error(`the floor's mutation does not compile: ${JSON.stringify(compiled)}`);
-  const context: FloorContext = { store };
+  const context: FloorContext = { place };
   const app = Fastify();
   app.get('/ready', async () => 'ok');
   app.post('/', async (request, reply) => {
@@ -90,7 +100,7 @@ export async function ordersStackFloorApp(store: (body: unknown) => Promise<stri
 async function main(): Promise<void> {
   const store = await groupCommittedOrders(new Pool({ connectionString: process.env.DATABASE_URL, max: 20 }));
   const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:stackfloor:', 100_000, 250);
-  const app = await ordersStackFloorApp(store, rateLimiter);
+  const app = await ordersStackFloorApp(storedAsOneRow(store), rateLimiter);
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }

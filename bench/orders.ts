@@ -8,11 +8,13 @@ import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratio
  * Two wallets funded through the faucet and the deposit watcher (the real path) trade one market:
  * limit orders of 0.01 ETH, buys at 1990–2005 and sells at 1995–2010 USDC, so about a third cross
  * and the rest rest. 50 connections; 1 warm-up and `runs` measured runs; medians reported.
- * Beside it, run for run and with the same bodies, two yardsticks: a bare node:http server that
+ * Beside it, run for run and with the same bodies, three yardsticks: a bare node:http server that
  * spends the rate limit in Redis and group-commits each order as one row (orders-floor-server.ts),
  * and the least the design card's stack does for the same placement (orders-stack-floor-server.ts:
  * Fastify, the rate limit, a type-graphql mutation compiled by graphql-jit, the same group-committed row),
- * so the part of the gap that is Keel's own shows apart from the stack's. Each server's CPU time per
+ * so the part of the gap that is Keel's own shows apart from the stack's, and that stack floor with
+ * Keel's order service behind it (orders-service-floor-server.ts), so the part that is Keel's data
+ * model (matching, orders, trades, ledger) shows apart from its request path. Each server's CPU time per
  * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's.
  */
 export async function run(args: string[]): Promise<object> {
@@ -21,14 +23,15 @@ export async function run(args: string[]): Promise<object> {
   const connections = Number(args[2] ?? 50);
   const core = 4920;
   const pro = 4921;
-  const { env, child, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('orders', core, pro, 31398);
+  const { env, child, org, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('orders', core, pro, 31398);
   const floors: ChildProcess[] = [];
   try {
     // Markets are the operator's: created with its command, as a deployment would.
     keelCli(['market', 'create', '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
-    await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'USDC', amount: '1000000' });
+    // Keel and the service floor both lock the buyer's USDC in resting buys (a faucet request sends at most 1,000,000).
+    for (let i = 0; i < 3; i++) await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'USDC', amount: '1000000' });
     // Coin for the gas of the buyer's settlement funding (approve and deposit of its USDC).
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'ETH', amount: '10' });
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: seller.walletAddress, asset: 'ETH', amount: '5000' });
@@ -41,15 +44,22 @@ export async function run(args: string[]): Promise<object> {
       return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market: 'ETH-USDC', side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
     };
     const yardsticks = [
-      { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', script: 'orders-floor-server.js', port: 4922 },
+      { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', script: 'orders-floor-server.js', port: 4922, env: { DATABASE_URL: env.DATABASE_URL } },
       {
         what: "the stack's floor: Fastify + Keel's Redis rate limit + a type-graphql mutation compiled by graphql-jit + the same group-committed INSERT + the single envelope",
         script: 'orders-stack-floor-server.js',
         port: 4923,
+        env: { DATABASE_URL: env.DATABASE_URL },
+      },
+      {
+        what: "the service floor: the stack's floor with Keel's order service in place of the one row (checks, matching, the group commit of orders, trades, ledger and balances, the answer's view) on Keel's database and market; no authentication, REST shim, idempotency or request context",
+        script: 'orders-service-floor-server.js',
+        port: 4924,
+        env: { ...env, ORGANIZATION_ID: org.orgId },
       },
     ];
     for (const y of yardsticks) {
-      floors.push(await startNodeProcess([join(__dirname, y.script)], { DATABASE_URL: env.DATABASE_URL, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
+      floors.push(await startNodeProcess([join(__dirname, y.script)], { ...y.env, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
     }
     const load = (url: string, duration: number, server?: ChildProcess) =>
       loadRun(
@@ -71,7 +81,7 @@ export async function run(args: string[]): Promise<object> {
       results.push(await load(keelUrl, seconds, child));
       for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j]));
     }
-    const [bare, stack] = floorResults;
+    const [bare, stack, service] = floorResults;
     const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
     return {
       benchmark: 'orders',
@@ -83,13 +93,17 @@ export async function run(args: string[]): Promise<object> {
       peakRssMbSinceStart: residentMb(child.pid, 'VmHWM'),
       yardstick: { what: yardsticks[0].what, runs: bare, median: summary(bare) },
       stackFloor: { what: yardsticks[1].what, runs: stack, median: summary(stack) },
+      serviceFloor: { what: yardsticks[2].what, runs: service, median: summary(service) },
       ratioToYardstick: ratioToYardstick(results, bare),
       ratioToStackFloor: ratioToYardstick(results, stack),
+      ratioToServiceFloor: ratioToYardstick(results, service),
       stackFloorRatioToYardstick: ratioToYardstick(stack, bare),
+      serviceFloorRatioToYardstick: ratioToYardstick(service, bare),
       cpuPerOrderTimesYardstick: cpuRatio(results, bare),
       cpuPerOrderTimesStackFloor: cpuRatio(results, stack),
       machineCpuPerOrderTimesYardstick: cpuRatio(results, bare, 'machineCpuMicrosPerRequest'),
       machineCpuPerOrderTimesStackFloor: cpuRatio(results, stack, 'machineCpuMicrosPerRequest'),
+      serviceFloorMachineCpuPerOrderTimesYardstick: cpuRatio(service, bare, 'machineCpuMicrosPerRequest'),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {

@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { Pool } from 'pg';
 import type { Keel } from '../src/app';
 import { cpuPerCall, startBenchKeel } from './in-process';
-import { ordersStackFloorApp } from './orders-stack-floor-server';
+import { ordersStackFloorApp, storedAsOneRow } from './orders-stack-floor-server';
 import { groupCommittedOrders } from './group-commit';
 
 /**
@@ -72,7 +72,7 @@ export async function run(args: string[]): Promise<object> {
     const placeOperation = compiledRunner(schema, compileRoute(schema, placeRow).document);
     const principal = await platform.authenticator.authenticate('pro', { apiKey: org.proKey!, orgId: org.orgId });
     const floorPool = new Pool({ connectionString: config.DATABASE_URL, max: 5 });
-    const floor = await ordersStackFloorApp(await groupCommittedOrders(floorPool), platform.rateLimiter);
+    const floor = await ordersStackFloorApp(storedAsOneRow(await groupCommittedOrders(floorPool)), platform.rateLimiter);
     const placing: Record<string, () => Promise<unknown>> = {
       placeOverRest: async () => {
         const res = await pro.inject({ method: 'POST', url: '/v1/orderbook/orders', headers: proHeaders, payload: nextOrder() });

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Pool } from 'pg';
 import { stackFloorApp } from '../../../bench/http-stack-floor-server';
-import { ordersStackFloorApp } from '../../../bench/orders-stack-floor-server';
+import { ordersStackFloorApp, storedAsOneRow } from '../../../bench/orders-stack-floor-server';
 import { groupCommittedOrders } from '../../../bench/group-commit';
+import { ordersServiceFloorApp } from '../../../bench/orders-service-floor-server';
 import { BookKeel, BookOrg, marketBody, units } from '../orderbook/support';
 
 /**
@@ -52,7 +53,7 @@ test("the placement's floor stores the order durably and answers with the fields
   const keel = await org.pro().post('/v1/orderbook/orders', order);
   expect(keel.status).toBe(201);
 
-  const floor = await ordersStackFloorApp(await groupCommittedOrders(pool), k.keel.platform.rateLimiter);
+  const floor = await ordersStackFloorApp(storedAsOneRow(await groupCommittedOrders(pool)), k.keel.platform.rateLimiter);
   try {
     const answer = await fetch(`${await listening(floor)}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order) });
     expect(answer.status).toBe(201);
@@ -61,6 +62,37 @@ test("the placement's floor stores the order durably and answers with the fields
     expect(placed).toMatchObject({ status: 'OPEN', price: '1995.5', quantity: '0.01', remainingQuantity: '0.01', walletId });
     const stored = await pool.query('SELECT body FROM floor_orders WHERE id = $1', [placed.sequence]);
     expect(stored.rows[0].body).toMatchObject(order);
+  } finally {
+    await floor.close();
+  }
+});
+
+test("the placement's service floor places through Keel's order service: Keel's answer, Keel's order, Keel's ledger", async () => {
+  const { ETH, USDC } = await k.assets();
+  const market = await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-DAI', ETH, USDC));
+  expect(market.status).toBe(201);
+  const walletId = await k.wallet(org);
+  await k.credit(org, walletId, USDC.id, units('1000', USDC.decimals));
+  const order = { walletId, market: 'ETH-DAI', side: 'BUY', type: 'LIMIT', price: '1995.5', quantity: '0.01', timeInForce: 'GTC' };
+  const keel = await org.pro().post('/v1/orderbook/orders', order);
+  expect(keel.status).toBe(201);
+
+  const { services, platform } = k.keel;
+  const { db } = platform;
+  const floor = await ordersServiceFloorApp({ db, markets: services.markets, ledger: services.ledger, unitOfWork: platform.unitOfWork }, org.orgId, platform.rateLimiter);
+  try {
+    const answer = await fetch(`${await listening(floor)}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order) });
+    expect(answer.status).toBe(201);
+    const placed = ((await answer.json()) as { data: Record<string, unknown> }).data;
+    expect(Object.keys(placed).sort()).toEqual(Object.keys(keel.body.data).sort());
+    expect(placed).toMatchObject({ status: 'OPEN', price: '1995.5', quantity: '0.01', remainingQuantity: '0.01', walletId, market: 'ETH-DAI' });
+    // Keel sees the order the floor placed, and both orders' locks in the wallet's balance.
+    const stored = await org.pro().get(`/v1/orderbook/orders/${placed.id}`);
+    expect(stored.status).toBe(200);
+    expect(stored.body.data).toMatchObject({ id: placed.id, status: 'OPEN', walletId });
+    const balances = await org.pro().get(`/v1/orderbook/wallets/${walletId}/balances`);
+    const usdc = (balances.body.data as { symbol: string; locked: string }[]).find((b) => b.symbol === 'USDC')!;
+    expect(Number(usdc.locked)).toBeCloseTo(2 * 1995.5 * 0.01 * 1.002, 6);
   } finally {
     await floor.close();
   }

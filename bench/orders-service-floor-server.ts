@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
+import { openPlatform } from '../src/platform/platform';
+import { RateLimiter } from '../src/platform/rate-limit';
+import { ChainNetworks } from '../src/modules/chains/chain-networks';
+import { OrderService } from '../src/modules/orders/order.service';
+import { createServices } from '../src/services';
+import type { LedgerService } from '../src/modules/ledger/ledger.service';
+import type { MarketService } from '../src/modules/markets/market.service';
+import type { UnitOfWork } from '../src/platform/db/unit-of-work';
+import type { Knex } from 'knex';
+import type { FastifyInstance } from 'fastify';
+import { ordersStackFloorApp } from './orders-stack-floor-server';
+
+/**
+ * The orders benchmark's third yardstick: the stack floor (Fastify, the Redis rate limit, the
+ * type-graphql mutation compiled by graphql-jit, the envelope) with Keel's own order service behind
+ * it in place of the one stored row, on the benchmark Keel's database and market: the checks, the
+ * matching engine, the group commit of orders, trades, ledger moves and balances, and the answer's
+ * view. What it lacks beside Keel is Keel's request path: authentication, scopes, the REST shim's
+ * routing and validation, idempotency, request context, logging and metrics. So the gap between
+ * the stack floor and this one is what placing an order costs in Keel's data model; the gap between
+ * this one and Keel is Keel's request path.
+ * Its order service is a sole node's (no shard lease): it and the benchmark's Keel take turns on
+ * the market, and each finds the market's sequence moved on its first commit after the other's
+ * run and reloads the book (during warm-up).
+ */
+export function ordersServiceFloorApp(
+  keel: { db: Knex; markets: MarketService; ledger: LedgerService; unitOfWork: UnitOfWork },
+  organizationId: string,
+  rateLimiter: RateLimiter,
+): Promise<FastifyInstance> {
+  const orders = new OrderService(keel.db, keel.markets, keel.ledger, keel.unitOfWork);
+  return ordersStackFloorApp((input) => orders.place(organizationId, input), rateLimiter);
+}
+
+async function main(): Promise<void> {
+  const organizationId = process.env.ORGANIZATION_ID!;
+  const config = loadConfig(process.env, { LOG_LEVEL: 'warn' });
+  const platform = await openPlatform(config, createLogger('warn'));
+  const networks = await ChainNetworks.fromRegistry(platform.db);
+  const services = createServices(platform, networks);
+  const rateLimiter = new RateLimiter(platform.redis, 'keelbench:servicefloor:', 100_000, 250);
+  const app = await ordersServiceFloorApp({ db: platform.db, markets: services.markets, ledger: services.ledger, unitOfWork: platform.unitOfWork }, organizationId, rateLimiter);
+  await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+  process.on('SIGTERM', () =>
+    void app
+      .close()
+      .then(() => networks.stop())
+      .then(() => platform.close())
+      .finally(() => process.exit(0)),
+  );
+}
+
+if (require.main === module) void main();
