@@ -64,7 +64,12 @@ export async function stackFloorRead(context: FloorContext, rateLimiter: RateLim
   };
 }
 
-/** The floor as a Fastify app (GET / answers the read), for a socket or for inject. */
+/**
+ * The floor as a Fastify app (GET / answers the read), for a socket or for inject. Any other path is
+ * the floor of an authenticated request that finds no route: the rate limit spent and its headers,
+ * then the spec's error envelope with the request id (no authentication: Keel's, from its per-node
+ * cache, is a few microseconds, `request-cost`'s `authenticateOnly`).
+ */
 export async function stackFloorApp(context: FloorContext, rateLimiter: RateLimiter): Promise<FastifyInstance> {
   const read = await stackFloorRead(context, rateLimiter);
   const app = Fastify();
@@ -73,6 +78,12 @@ export async function stackFloorApp(context: FloorContext, rateLimiter: RateLimi
     const { rateLimit, body } = await read();
     setRateLimitHeaders(reply, rateLimit);
     return body;
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    setRateLimitHeaders(reply, await rateLimiter.consume('Business', 'bench'));
+    reply.header('X-Request-Id', request.id);
+    const message = `No route ${request.method} ${request.url.split('?')[0]}`;
+    return reply.code(404).send({ error: { code: 'NOT_FOUND', message, timestamp: new Date().toISOString(), requestId: request.id } });
   });
   return app;
 }

@@ -16,8 +16,9 @@ import { stackFloorApp } from './http-stack-floor-server';
  * run by its compiled runner without Fastify (resolver and service included), the api-keys service
  * with its PostgreSQL query), and the http benchmark's stack floor answering the same read
  * (http-stack-floor-server.ts: Fastify, the rate limit, type-graphql compiled by graphql-jit, the
- * same SQL on a bare pg pool), the least the design card's stack spends on it. CPU includes V8's
- * garbage-collector threads.
+ * same SQL on a bare pg pool), the least the design card's stack spends on it, and that floor's
+ * answer to a path with no route (the rate limit, its headers and the error envelope). CPU includes
+ * V8's garbage-collector threads.
  */
 export async function run(args: string[]): Promise<object> {
   const requests = Number(args[0] ?? 3000);
@@ -46,6 +47,10 @@ export async function run(args: string[]): Promise<object> {
       stackFloorListApiKeys: async () => {
         const res = await floor.inject({ method: 'GET', url: '/' });
         if (res.statusCode !== 200) throw new Error(`the stack floor: ${res.statusCode}`);
+      },
+      stackFloorNotFound: async () => {
+        const res = await floor.inject({ method: 'GET', url: paths.authenticatedNotFound, headers });
+        if (res.statusCode !== 404) throw new Error(`the stack floor's 404: ${res.statusCode}`);
       },
     };
     const calls: Record<string, () => Promise<unknown>> = {

@@ -44,6 +44,22 @@ test("the read's floor answers GET /v1/api-keys with Keel's body and rate-limit 
   }
 });
 
+test("the read's floor answers a path with no route as Keel does: 404, the error envelope, the rate-limit headers", async () => {
+  const floor = await stackFloorApp({ pool, organizationId: org.orgId }, k.keel.platform.rateLimiter);
+  try {
+    const keel = await org.core().get('/v1/no-such-route');
+    expect(keel.status).toBe(404);
+    const answer = await fetch(`${await listening(floor)}/v1/no-such-route`);
+    expect(answer.status).toBe(404);
+    const body = (await answer.json()) as { error: Record<string, unknown> };
+    expect(Object.keys(body.error).sort()).toEqual(Object.keys(keel.body.error).sort());
+    expect(body.error).toMatchObject({ code: 'NOT_FOUND', message: keel.body.error.message, requestId: answer.headers.get('x-request-id') });
+    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(answer.headers.get(header)).toMatch(/^\d+$/);
+  } finally {
+    await floor.close();
+  }
+});
+
 test("the placement's floor stores the order durably and answers with the fields of Keel's order", async () => {
   const { ETH, USDC } = await k.assets();
   expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-USDC', ETH, USDC))).status).toBe(201);
