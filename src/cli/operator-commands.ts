@@ -36,16 +36,17 @@ export function registerOperatorCommands(program: Command): void {
     .requiredOption('--base <symbol>', 'base asset symbol, e.g. ETH')
     .requiredOption('--quote <symbol>', 'quote asset symbol, e.g. USDC')
     .option('--blockchain <chain>', 'blockchain id, chain id or slug; default the first chain with both assets')
+    .option('--symbol <symbol>', 'the market symbol, as the API takes it (e.g. a second book of the pair on another chain); default BASE-QUOTE')
     .option('--tick-size <decimal>', 'price increment in quote', '0.01')
     .option('--lot-size <decimal>', 'quantity increment in base', '0.001')
     .option('--min-notional <decimal>', 'smallest price × quantity, in quote')
     .option('--maker-fee <rate>', 'e.g. 0.001')
     .option('--taker-fee <rate>', 'e.g. 0.002')
     .option('--json', 'print JSON (the default output)')
-    .action((opts: { base: string; quote: string; blockchain?: string; tickSize: string; lotSize: string } & MarketFees) =>
+    .action((opts: { base: string; quote: string; blockchain?: string; symbol?: string; tickSize: string; lotSize: string } & MarketFees) =>
       printFromServices(async ({ services, networks }) => {
         const assets = await marketAssets(services, networks, opts.base, opts.quote, opts.blockchain);
-        const symbol = `${opts.base}-${opts.quote}`.toUpperCase();
+        const symbol = (opts.symbol ?? `${opts.base}-${opts.quote}`).toUpperCase();
         return services.markets.create({ symbol, ...assets, tickSize: opts.tickSize, lotSize: opts.lotSize, minNotional: opts.minNotional, makerFee: opts.makerFee, takerFee: opts.takerFee });
       }),
     );

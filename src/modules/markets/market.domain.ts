@@ -5,3 +5,7 @@ export enum MarketStatus {
   /** Refuses new orders (MARKET_HALTED); cancels still work. */
   HALTED = 'HALTED',
 }
+
+/** A market's symbol: BASE-QUOTE in capitals and digits, e.g. ETH-USDC. */
+export const MARKET_SYMBOL = /^[A-Z0-9]{1,16}-[A-Z0-9]{1,16}$/;
+export const MARKET_SYMBOL_RULE = 'must look like BASE-QUOTE, e.g. ETH-USDC';

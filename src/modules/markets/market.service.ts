@@ -6,7 +6,7 @@ import { KeelError } from '../../platform/errors';
 import type { ChainService } from '../chains/chain.service';
 import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
-import { MarketStatus } from './market.domain';
+import { MARKET_SYMBOL, MARKET_SYMBOL_RULE, MarketStatus } from './market.domain';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { part, StatementPart } from '../../platform/db/one-statement';
 import type { RedisChannel } from '../../platform/redis-channel';
@@ -175,6 +175,8 @@ export class MarketService {
   }
 
   async create(input: CreateMarket): Promise<MarketView> {
+    // The API's input checks it too; the operator's command line reaches the service directly.
+    if (!MARKET_SYMBOL.test(input.symbol)) throw KeelError.invalidField('symbol', MARKET_SYMBOL_RULE);
     const baseAssetId = Ids.isUuid(input.baseAssetId) ? input.baseAssetId.toLowerCase() : null;
     const quoteAssetId = Ids.isUuid(input.quoteAssetId) ? input.quoteAssetId.toLowerCase() : null;
     const base = baseAssetId ? await this.chains.assetRow(baseAssetId) : undefined;

@@ -2,7 +2,7 @@ import { IsOptional, Matches } from 'class-validator';
 import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { Page, PageArgs } from '../../graphql/types/page';
 import { Decimal } from '../../graphql/types/scalars';
-import { MarketStatus } from './market.domain';
+import { MARKET_SYMBOL, MARKET_SYMBOL_RULE, MarketStatus } from './market.domain';
 import type { CreateMarket, MarketFilter, MarketView, UpdateMarket } from './market.service';
 
 export { MarketStatus };
@@ -42,7 +42,7 @@ export class MarketListArgs extends PageArgs implements MarketFilter {
 @InputType('CreateMarketInput')
 export class CreateMarketInput implements CreateMarket {
   @Field({ description: 'BASE-QUOTE in capitals and digits, e.g. ETH-USDC' })
-  @Matches(/^[A-Z0-9]{1,16}-[A-Z0-9]{1,16}$/, { message: 'must look like BASE-QUOTE, e.g. ETH-USDC' })
+  @Matches(MARKET_SYMBOL, { message: MARKET_SYMBOL_RULE })
   symbol!: string;
   @Field(() => ID) baseAssetId!: string;
   @Field(() => ID) quoteAssetId!: string;
