@@ -22,9 +22,9 @@ import { ordersStackFloorApp } from './orders-stack-floor-server';
  * routing and validation, idempotency, request context, logging and metrics. So the gap between
  * the stack floor and this one is what placing an order costs in Keel's data model; the gap between
  * this one and Keel is Keel's request path.
- * Its order service is a sole node's (no shard lease): it and the benchmark's Keel take turns on
- * the market, and each finds the market's sequence moved on its first commit after the other's
- * run and reloads the book (during warm-up).
+ * Its order service is a sole node's (no shard lease), so the benchmark gives it a market of its
+ * own: on a shared one, each of it and Keel would find the market's sequence moved by the other's
+ * run and reload the whole book inside its next measured run.
  */
 export function ordersServiceFloorApp(
   keel: { db: Knex; markets: MarketService; ledger: LedgerService; unitOfWork: UnitOfWork },

@@ -13,10 +13,13 @@ import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratio
  * and the least the design card's stack does for the same placement (orders-stack-floor-server.ts:
  * Fastify, the rate limit, a type-graphql mutation compiled by graphql-jit, the same group-committed row),
  * so the part of the gap that is Keel's own shows apart from the stack's, and that stack floor with
- * Keel's order service behind it (orders-service-floor-server.ts), so the part that is Keel's data
- * model (matching, orders, trades, ledger) shows apart from its request path. Each server's CPU time per
+ * Keel's order service behind it (orders-service-floor-server.ts, on a market of its own with the
+ * same rules and wallets), so the part that is Keel's data model (matching, orders, trades, ledger)
+ * shows apart from its request path. Each server's CPU time per
  * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's.
  */
+const SERVICE_FLOOR_MARKET = 'ETHFLOOR-USDC';
+
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
   const runs = Number(args[1] ?? 3);
@@ -27,7 +30,11 @@ export async function run(args: string[]): Promise<object> {
   const floors: ChildProcess[] = [];
   try {
     // Markets are the operator's: created with its command, as a deployment would.
-    keelCli(['market', 'create', '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
+    // The service floor trades a market of its own with the same rules, so neither finds the other's
+    // commits on its book (each would reload it from the record, inside the next measured run).
+    for (const symbol of ['ETH-USDC', SERVICE_FLOOR_MARKET]) {
+      keelCli(['market', 'create', '--symbol', symbol, '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
+    }
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
     // Keel and the service floor both lock the buyer's USDC in resting buys (a faucet request sends at most 1,000,000).
@@ -38,10 +45,10 @@ export async function run(args: string[]): Promise<object> {
     for (const [wallet, symbol] of [[buyer, 'USDC'], [seller, 'ETH']] as const) await untilCredited(proUrl, proHeaders, wallet.id, symbol);
 
     let n = 0;
-    const nextOrder = () => {
+    const nextOrder = (market: string) => {
       const buy = n++ % 2 === 0;
       const cents = Math.floor(Math.random() * 1500);
-      return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market: 'ETH-USDC', side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
+      return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market, side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
     };
     const yardsticks = [
       { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', script: 'orders-floor-server.js', port: 4922, env: { DATABASE_URL: env.DATABASE_URL } },
@@ -56,30 +63,31 @@ export async function run(args: string[]): Promise<object> {
         script: 'orders-service-floor-server.js',
         port: 4924,
         env: { ...env, ORGANIZATION_ID: org.orgId },
+        market: SERVICE_FLOOR_MARKET,
       },
     ];
     for (const y of yardsticks) {
       floors.push(await startNodeProcess([join(__dirname, y.script)], { ...y.env, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
     }
-    const load = (url: string, duration: number, server?: ChildProcess) =>
+    const load = (url: string, duration: number, server?: ChildProcess, market = 'ETH-USDC') =>
       loadRun(
         {
           url,
           connections,
           duration,
-          requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder() }) }],
+          requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder(market) }) }],
         },
         server,
       );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = (port: number) => `http://127.0.0.1:${port}/`;
     await load(keelUrl, 3); // warm-up
-    for (const y of yardsticks) await load(floorUrl(y.port), 3);
+    for (const [j, y] of yardsticks.entries()) await load(floorUrl(y.port), 3, floors[j], y.market);
     const results: LoadRun[] = [];
     const floorResults: LoadRun[][] = yardsticks.map(() => []);
     for (let i = 0; i < runs; i++) {
       results.push(await load(keelUrl, seconds, child));
-      for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j]));
+      for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j], y.market));
     }
     const [bare, stack, service] = floorResults;
     const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
