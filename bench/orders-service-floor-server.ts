@@ -1,11 +1,7 @@
 import 'reflect-metadata';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
-import { openPlatform } from '../src/platform/platform';
 import { RateLimiter } from '../src/platform/rate-limit';
-import { ChainNetworks } from '../src/modules/chains/chain-networks';
 import { OrderService } from '../src/modules/orders/order.service';
-import { createServices } from '../src/services';
+import { openServices } from '../src/cli/with-services';
 import type { LedgerService } from '../src/modules/ledger/ledger.service';
 import type { MarketService } from '../src/modules/markets/market.service';
 import type { UnitOfWork } from '../src/platform/db/unit-of-work';
@@ -36,19 +32,14 @@ export function ordersServiceFloorApp(
 }
 
 async function main(): Promise<void> {
-  const organizationId = process.env.ORGANIZATION_ID!;
-  const config = loadConfig(process.env, { LOG_LEVEL: 'warn' });
-  const platform = await openPlatform(config, createLogger('warn'));
-  const networks = await ChainNetworks.fromRegistry(platform.db);
-  const services = createServices(platform, networks);
+  const { services, platform, close } = await openServices(process.env, 'warn');
   const rateLimiter = new RateLimiter(platform.redis, 'keelbench:servicefloor:', 100_000, 250);
-  const app = await ordersServiceFloorApp({ db: platform.db, markets: services.markets, ledger: services.ledger, unitOfWork: platform.unitOfWork }, organizationId, rateLimiter);
+  const app = await ordersServiceFloorApp({ db: platform.db, markets: services.markets, ledger: services.ledger, unitOfWork: platform.unitOfWork }, process.env.ORGANIZATION_ID!, rateLimiter);
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
   process.on('SIGTERM', () =>
     void app
       .close()
-      .then(() => networks.stop())
-      .then(() => platform.close())
+      .then(close)
       .finally(() => process.exit(0)),
   );
 }

@@ -1,30 +1,41 @@
-import { loadConfig } from '../platform/config';
+import { Config, loadConfig } from '../platform/config';
 import { openPlatform, Platform } from '../platform/platform';
 import { createLogger } from '../platform/logger';
 import { createServices, Services } from '../services';
 import { ChainNetworks } from '../modules/chains/chain-networks';
 
-/**
- * Runs an operator command beside a live deployment: the services on the configured database and
- * Redis, the chains as the registry recorded them; prints what the command returns as one JSON line.
- */
+/** The services on the configured database and Redis, the chains as the registry recorded them: what a process beside a live deployment works with. */
 export interface OperatorContext {
   services: Services;
   networks: ChainNetworks;
   platform: Platform;
 }
 
-export async function printFromServices(run: (context: OperatorContext) => Promise<unknown>): Promise<void> {
-  const config = loadConfig(process.env, { LOG_LEVEL: 'silent' });
-  const platform = await openPlatform(config, createLogger('silent'));
+/** Opens an OperatorContext on `env`'s configuration; `close` releases all it holds. */
+export async function openServices(env: NodeJS.ProcessEnv = process.env, logLevel: Config['LOG_LEVEL'] = 'silent'): Promise<OperatorContext & { close(): Promise<void> }> {
+  const config = loadConfig(env, { LOG_LEVEL: logLevel });
+  const platform = await openPlatform(config, createLogger(logLevel));
   const networks = await ChainNetworks.fromRegistry(platform.db);
   const services = createServices(platform, networks);
+  return {
+    services,
+    networks,
+    platform,
+    async close() {
+      await services.walletKeys.close();
+      await networks.stop();
+      await platform.close();
+    },
+  };
+}
+
+/** Runs an operator command beside a live deployment; prints what it returns as one JSON line. */
+export async function printFromServices(run: (context: OperatorContext) => Promise<unknown>): Promise<void> {
+  const context = await openServices();
   try {
-    const result = await run({ services, networks, platform });
+    const result = await run(context);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
-    await services.walletKeys.close();
-    await networks.stop();
-    await platform.close();
+    await context.close();
   }
 }

@@ -3,7 +3,6 @@ import type { SecretBox } from '../../platform/crypto/secret-box';
 import type { SealedColumn } from '../../platform/crypto/reseal';
 import { KeyThread } from './key-thread';
 
-
 /** Where master wallets' sealed mnemonics live, for `keel secrets reseal`. */
 export const SEALED_MNEMONICS: SealedColumn = { table: 'master_wallets', column: 'sealedMnemonic', boundBy: 'id' };
 
