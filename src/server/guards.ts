@@ -25,7 +25,8 @@ function pathOf(url: string): string {
 /**
  * Per-request guards shared by REST and GraphQL: authentication (apiKey and orgId headers, or an
  * access token as `Authorization: Bearer`), then the key's rate limit
- * (onRequest, before the body is read), then idempotency (preHandler, once the body is parsed).
+ * (onRequest, before the body is read), then idempotency (a preHandler of the routes that change
+ * state, once the body is parsed).
  * The handler runs in a unit-of-work scope that carries the request's claim, so the work it
  * commits is recorded on the claim in the same transaction (see UnitOfWork).
  */
@@ -58,7 +59,15 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     }, done);
   };
 
-  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+  // Idempotency belongs to the routes that change state: reads and unknown paths skip its two hooks.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => STATE_CHANGING.has(m))) return;
+    route.preHandler = [claimIdempotency, ...hooksOf(route.preHandler)];
+    route.onSend = [...hooksOf(route.onSend), settleIdempotency];
+  });
+
+  const claimIdempotency = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     // Reads, and writes without a key, pass straight through, outside any unit-of-work scope.
     const key = header(request.headers['idempotency-key']);
     if (key === undefined || !STATE_CHANGING.has(request.method) || !request.principal) return done();
@@ -70,7 +79,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
       (close) => (request.closeUnitOfWorkScope = close),
       () => claimIdempotencyKey(request, reply, key).then((replayed) => replayed || done(), done),
     );
-  });
+  };
 
   /** Claims the request's key, or replays the answer an earlier attempt recorded (true). */
   const claimIdempotencyKey = async (request: FastifyRequest, reply: FastifyReply, key: string): Promise<boolean> => {
@@ -97,11 +106,11 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     return false;
   };
 
-  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+  const settleIdempotency = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
     request.closeUnitOfWorkScope?.();
     if (!request.idempotencyKey || !request.principal || reply.getHeader('Idempotent-Replayed')) return done(null, payload);
     settleIdempotencyKey(request, reply, payload).then((sent) => done(null, sent), done);
-  });
+  };
 
   const settleIdempotencyKey = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     const key = request.idempotencyKey;
@@ -121,4 +130,9 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     }
     return payload;
   };
+}
+
+/** A route option's hooks as a list (Fastify takes one function or an array). */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }

@@ -30,6 +30,16 @@ test('the same key with a different body, method or path is 422', async () => {
   expect(otherPath.status).toBe(422);
 });
 
+test('a read or a path with no route claims no key: the same key then serves a write', async () => {
+  const key = randomUUID();
+  expect((await org.core.get('/v1/api-keys', { 'Idempotency-Key': key })).status).toBe(200);
+  const unknown = await org.core.post('/v1/no-such-route', body, { 'Idempotency-Key': key });
+  expect(unknown.status).toBe(404);
+  expect(unknown.headers.get('idempotent-replayed')).toBeNull();
+  const write = await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
+  expect(write.status).toBe(201);
+});
+
 test('a repeat while the first is still running is 409 CONFLICT', async () => {
   const keys = await t.keel.services.apiKeys.list(org.orgId, { limit: 100, offset: 0 });
   const admin = keys.items.find((k) => k.name === 'admin')!;
