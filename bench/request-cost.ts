@@ -4,7 +4,8 @@ import { coreRoutes } from '../rest-compat/routes/core';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';
 import { Pool } from 'pg';
-import { cpuPerCall, startBenchKeel } from './in-process';
+import { CallCost, cpuPerCall, startBenchKeel } from './in-process';
+import { median } from './support';
 import { stackFloorApp } from './http-stack-floor-server';
 
 /**
@@ -18,7 +19,8 @@ import { stackFloorApp } from './http-stack-floor-server';
  * (http-stack-floor-server.ts: Fastify, the rate limit, type-graphql compiled by graphql-jit, the
  * same SQL on a bare pg pool), the least the design card's stack spends on it, and that floor's
  * answer to a path with no route (the rate limit, its headers and the error envelope). CPU includes
- * V8's garbage-collector threads.
+ * V8's garbage-collector threads. `multipleOfFloor` prints Keel's read and 404 as multiples of those
+ * floors, run for run.
  */
 export async function run(args: string[]): Promise<object> {
   const requests = Number(args[0] ?? 3000);
@@ -70,8 +72,28 @@ export async function run(args: string[]): Promise<object> {
     const result = Object.fromEntries(Object.entries(costs).map(([name, c]) => [name, { cpuMicrosPerRequest: c.cpuMicros, requestsPerSecond: c.callsPerSecond, runs: c.runs }]));
     await floor.close();
     await floorPool.end();
-    return { benchmark: 'request-cost', requestsPerRun: requests, inFlight: 20, ...result };
+    return { benchmark: 'request-cost', requestsPerRun: requests, inFlight: 20, ...result, ...multiplesOfFloors(costs) };
   } finally {
     await keel.stop();
   }
+}
+
+/**
+ * Keel's CPU per request as a multiple of its stack floor's, run for run (the calls alternate within
+ * each run, so both see the machine alike) and the median: the read beside the floor's read, the
+ * authenticated 404 beside the floor's 404 plus authentication from the per-node cache, which the
+ * floor does not do.
+ */
+function multiplesOfFloors(costs: Record<string, CallCost>): { multipleOfFloor?: Record<string, { median: number; runs: number[] }> } {
+  const multiple = (keel: number[], floor: number[]) => {
+    const runs = keel.map((k, i) => Math.round((k / floor[i]) * 100) / 100);
+    return { median: median(runs), runs };
+  };
+  const { listApiKeys, stackFloorListApiKeys, authenticatedNotFound, stackFloorNotFound, authenticateOnly } = costs;
+  const found: Record<string, { median: number; runs: number[] }> = {};
+  if (listApiKeys && stackFloorListApiKeys) found.listApiKeys = multiple(listApiKeys.runs, stackFloorListApiKeys.runs);
+  if (authenticatedNotFound && stackFloorNotFound && authenticateOnly) {
+    found.authenticatedNotFound = multiple(authenticatedNotFound.runs, stackFloorNotFound.runs.map((f, i) => f + authenticateOnly.runs[i]));
+  }
+  return Object.keys(found).length ? { multipleOfFloor: found } : {};
 }
