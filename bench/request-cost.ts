@@ -87,7 +87,7 @@ export async function run(args: string[]): Promise<object> {
 function multiplesOfFloors(costs: Record<string, CallCost>): { multipleOfFloor?: Record<string, { median: number; runs: number[] }> } {
   const multiple = (keel: number[], floor: number[]) => {
     const runs = keel.map((k, i) => Math.round((k / floor[i]) * 100) / 100);
-    return { median: median(runs), runs };
+    return { median: Math.round(median(runs) * 100) / 100, runs };
   };
   const { listApiKeys, stackFloorListApiKeys, authenticatedNotFound, stackFloorNotFound, authenticateOnly } = costs;
   const found: Record<string, { median: number; runs: number[] }> = {};
