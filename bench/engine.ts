@@ -1,19 +1,7 @@
 import { OrderBook } from 'nodejs-order-book';
 import { MatchingEngine } from '../src/engine';
 import type { Command, EngineEvent, PlaceOrder } from '../src/engine';
-import { median } from './support';
-
-/** mulberry32: a small seeded PRNG, so every run and both engines see the same stream. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { median, seededRandom } from './support';
 
 const RULES = { minNotional: 0, makerFeePpm: 1_000, takerFeePpm: 2_000 };
 const MID = 100_000;
@@ -25,7 +13,7 @@ const MID = 100_000;
  * orders because, while it is larger, half the limit orders reach just across the touch.
  */
 function generate(resting: number, count: number, mode: Mode): { setup: PlaceOrder[]; stream: Command[]; finalBookSize: number } {
-  const random = prng(42);
+  const random = seededRandom(42);
   const sim = new MatchingEngine(RULES);
   const live: string[] = [];
   const where = new Map<string, number>();
