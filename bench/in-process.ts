@@ -1,7 +1,7 @@
 import { Keel, startKeel } from '../src/app';
 import { Config, loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
-import { freshDatabase, median } from './support';
+import { freshDatabase, median, seededRandom } from './support';
 
 /**
  * A Keel in the benchmark's own process, for measuring CPU per call without sockets: its own fresh
@@ -34,7 +34,11 @@ export interface CallCost {
 /**
  * CPU per call of each of `calls`: a warm-up and `runs` measured runs of `perRun` calls with
  * `inFlight` in flight, the calls alternated within each run so a busy machine or a growing state
- * weighs on all alike; medians of the runs. BENCH_CALLS (names, comma-separated) measures only those,
+ * weighs on all alike; medians of the runs. Each round runs the calls in another order (a seeded
+ * shuffle, the same from one invocation to the next): the collector's work a call leaves behind (a
+ * major collection it started) is paid by whichever call runs next, so no call may always follow the
+ * same one (in a fixed order the authenticated 404, right after `/health`, paid some 25 µs of it in
+ * every run). BENCH_CALLS (names, comma-separated) measures only those,
  * for a CPU profile of one call (`node --cpu-prof scripts/bench.js ...`).
  */
 export async function cpuPerCall(allCalls: Record<string, () => Promise<unknown>>, opts: { perRun: number; runs: number; inFlight: number }): Promise<Record<string, CallCost>> {
@@ -42,8 +46,9 @@ export async function cpuPerCall(allCalls: Record<string, () => Promise<unknown>
   const calls = only ? Object.fromEntries(Object.entries(allCalls).filter(([name]) => only.includes(name))) : allCalls;
   const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
   const rate: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));
+  const random = seededRandom(21);
   for (let i = 0; i < opts.runs + 1; i++) {
-    for (const [name, call] of Object.entries(calls)) {
+    for (const [name, call] of shuffled(Object.entries(calls), random)) {
       const before = process.cpuUsage();
       const started = process.hrtime.bigint();
       let sent = 0;
@@ -60,4 +65,14 @@ export async function cpuPerCall(allCalls: Record<string, () => Promise<unknown>
     }
   }
   return Object.fromEntries(Object.keys(calls).map((name) => [name, { cpuMicros: Math.round(median(cpu[name])), callsPerSecond: Math.round(median(rate[name])), runs: cpu[name].map(Math.round) }]));
+}
+
+/** A new array with `items` in a random order drawn from `random` (Fisher–Yates). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
 }
