@@ -11,6 +11,7 @@ import { RateLimiter, RateLimitState } from '../src/platform/rate-limit';
 import { serveJson } from './support';
 import { setRateLimitHeaders } from '../src/server/rate-limit-headers';
 import { envelope } from '../rest-compat/envelope';
+import { errorEnvelope } from '../src/server/error-handler';
 
 /**
  * The http benchmark's third yardstick: the least the design card's stack does for the same read,
@@ -83,7 +84,7 @@ export async function stackFloorApp(context: FloorContext, rateLimiter: RateLimi
     setRateLimitHeaders(reply, await rateLimiter.consume('Business', 'bench'));
     reply.header('X-Request-Id', request.id);
     const message = `No route ${request.method} ${request.url.split('?')[0]}`;
-    return reply.code(404).send({ error: { code: 'NOT_FOUND', message, timestamp: new Date().toISOString(), requestId: request.id } });
+    return reply.code(404).send(errorEnvelope({ code: 'NOT_FOUND', message }, request.id));
   });
   return app;
 }

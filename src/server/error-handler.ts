@@ -44,7 +44,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: K
 }
 
 /** The spec's REST error envelope. */
-export function errorEnvelope(error: KeelError, requestId: string): { error: Record<string, unknown> } {
+export function errorEnvelope(error: Pick<KeelError, 'code' | 'message' | 'details'>, requestId: string): { error: Record<string, unknown> } {
   return {
     error: {
       code: error.code,
