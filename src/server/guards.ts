@@ -60,6 +60,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
   };
 
   // Idempotency belongs to the routes that change state: reads and unknown paths skip its two hooks.
+  // onRoute sees only routes added after it, so the guards are registered before any route.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => STATE_CHANGING.has(m))) return;
