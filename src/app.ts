@@ -28,6 +28,7 @@ import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi
 import { SettlementBatcher } from './modules/settlement/batcher';
 import { ProceedsRelease } from './modules/settlement/proceeds-release';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
+import { claimNodeIdentity, NodeIdentity, processNodeId } from './platform/node-identity';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -62,7 +63,16 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
     await platform.close();
     throw e;
   }
-  const services = createServices(platform, networks);
+  // A node that leads shards holds a stable id (its restart takes its own leases back at once); others need none.
+  let identity: NodeIdentity;
+  try {
+    identity = roles.has('orderbook') ? await claimNodeIdentity(config, platform.logger) : { id: processNodeId(), source: 'process', release: async () => undefined };
+  } catch (e) {
+    await networks.stop();
+    await platform.close();
+    throw e;
+  }
+  const services = createServices(platform, networks, identity.id);
   const workers = new Workers();
   const keel: Keel = {
     platform,
@@ -71,6 +81,7 @@ export async function startKeel(config: Config, logger?: Logger): Promise<Keel> 
       await Promise.all([keel.core?.close(), keel.pro?.close()]);
       await workers.stopAll();
       await services.walletKeys.close();
+      await identity.release();
       await platform.close();
       await networks.stop();
     },

@@ -63,7 +63,6 @@ import { ShardLeadership } from './modules/orders/shard-leadership';
 import { ShardMap } from './modules/orders/shard-map';
 import { FencedLeases } from './platform/fenced-leases';
 import type { Config } from './platform/config';
-import { hostname } from 'node:os';
 import { RealtimeHub } from './modules/realtime/realtime-hub';
 import { RealtimeService } from './modules/realtime/realtime.service';
 import { SettlementBatchService } from './modules/settlement/settlement-batch.service';
@@ -160,7 +159,8 @@ export interface Services {
   settlementReconciler: SettlementReconciler;
 }
 
-export function createServices(platform: Platform, networks: ChainNetworks): Services {
+/** `nodeId`: this process's name in the order-book cluster (`claimNodeIdentity`, or `processNodeId` for a process that never leads a shard). */
+export function createServices(platform: Platform, networks: ChainNetworks, nodeId: string): Services {
   const { db, config, outbox, unitOfWork } = platform;
   const shippedSanctions = shippedSanctionsSnapshot();
   const sanctions = new SanctionsScreen(shippedSanctions);
@@ -207,7 +207,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   checkouts.own('intent', paymentIntents);
   chainActivity.onDeposit(new SettlementTrigger());
   const markets = new MarketService(db, chains, unitOfWork, new RedisChannel(platform.redis, `${config.REDIS_PREFIX}markets:changed`));
-  const shardLeadership = createShardLeadership(platform);
+  const shardLeadership = createShardLeadership(platform, nodeId);
   const orders = new OrderService(db, markets, ledger, unitOfWork, shardLeadership, platform.logger);
   const shardOf = (symbol: string) => shardLeadership.shards.shardOf(symbol);
   shardLeadership.onShards({ gained: (shard) => orders.rebuildShard(shardOf, shard), lost: (shard) => orders.dropShard(shardOf, shard) });
@@ -286,17 +286,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   };
 }
 
-/** Processes started in this one (tests run several Keels side by side): the second and later get a suffix, so node ids stay unique. */
-let keelsInProcess = 0;
-
-/** KEEL_NODE_ID, or hostname:pid. */
-export function nodeIdOf(config: Pick<Config, 'KEEL_NODE_ID'>): string {
-  if (config.KEEL_NODE_ID) return config.KEEL_NODE_ID;
-  const n = ++keelsInProcess;
-  return `${hostname()}:${process.pid}${n > 1 ? `:${n}` : ''}`;
-}
-
-function createShardLeadership(platform: Platform): ShardLeadership {
+function createShardLeadership(platform: Platform, nodeId: string): ShardLeadership {
   const { config } = platform;
   const shards = new ShardMap(config.ORDERBOOK_SHARDS, config.ORDERBOOK_SHARD_MAP);
   const ttlMs = config.ORDERBOOK_LEASE_TTL_MS;
@@ -304,6 +294,6 @@ function createShardLeadership(platform: Platform): ShardLeadership {
   const renewMs = config.ORDERBOOK_LEASE_RENEW_MS ?? Math.floor(ttlMs / 3);
   if (renewMs + marginMs >= ttlMs) throw new Error(`Invalid configuration:\n  ORDERBOOK_LEASE_RENEW_MS (${renewMs}) + ORDERBOOK_LEASE_MARGIN_MS (${marginMs}) must be below ORDERBOOK_LEASE_TTL_MS (${ttlMs})`);
   const preferred = config.ORDERBOOK_PREFERRED_SHARDS === 'all' ? undefined : new Set(shards.parseSelection(config.ORDERBOOK_PREFERRED_SHARDS));
-  const options = { nodeId: nodeIdOf(config), eligible: shards.parseSelection(config.ORDERBOOK_LEAD_SHARDS), preferred, ttlMs, renewMs, marginMs };
+  const options = { nodeId, eligible: shards.parseSelection(config.ORDERBOOK_LEAD_SHARDS), preferred, ttlMs, renewMs, marginMs };
   return new ShardLeadership(platform.db, new FencedLeases(platform.redis, config.REDIS_PREFIX), shards, options, platform.logger);
 }

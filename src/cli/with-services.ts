@@ -3,6 +3,7 @@ import { openPlatform, Platform } from '../platform/platform';
 import { createLogger } from '../platform/logger';
 import { createServices, Services } from '../services';
 import { ChainNetworks } from '../modules/chains/chain-networks';
+import { processNodeId } from '../platform/node-identity';
 
 /** The services on the configured database and Redis, the chains as the registry recorded them: what a process beside a live deployment works with. */
 export interface OperatorContext {
@@ -16,7 +17,8 @@ export async function openServices(env: NodeJS.ProcessEnv = process.env, logLeve
   const config = loadConfig(env, { LOG_LEVEL: logLevel });
   const platform = await openPlatform(config, createLogger(logLevel));
   const networks = await ChainNetworks.fromRegistry(platform.db);
-  const services = createServices(platform, networks);
+  // The command line never leads a shard: it needs no stable id.
+  const services = createServices(platform, networks, processNodeId());
   return {
     services,
     networks,

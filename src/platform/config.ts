@@ -26,7 +26,7 @@ export const configSchema = z.object({
   PRO_PORT: z.coerce.number().int().min(0).max(65535).default(4001),
   KEEL_ROLES: z.string().default('api,orderbook,worker'),
   KEEL_DATA_DIR: z.string().default('.keel'),
-  /** This node's name in the order-book cluster (shard leases, NOT_LEADER details, engine status); unset: hostname:pid. Must be unique per process. */
+  /** This node's name in the order-book cluster (shard leases, NOT_LEADER details, engine status); unset: the id kept in `<KEEL_DATA_DIR>/node-id` (platform/node-identity.ts). Held by one live process at a time. */
   KEEL_NODE_ID: z.string().min(1).max(200).optional(),
   /** Markets map to this many shards (a stable FNV-1a hash of the market symbol), unless ORDERBOOK_SHARD_MAP names the market. */
   ORDERBOOK_SHARDS: z.coerce.number().int().min(1).max(1024).default(16),

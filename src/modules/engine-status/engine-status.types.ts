@@ -31,7 +31,7 @@ export class EngineClusterShardType implements ShardLeader {
 @ObjectType('EngineStatus', { description: "This node's view of the order-book engine and of the cluster" })
 export class EngineStatusType implements EngineStatus {
   @Field({ description: 'RUNNING on a node that competes for shards; STANDBY on one that competes for none (ORDERBOOK_LEAD_SHARDS=none)' }) status!: string;
-  @Field({ description: 'Identifier of the answering node (KEEL_NODE_ID, or hostname:pid)' }) nodeId!: string;
+  @Field({ description: 'Identifier of the answering node (KEEL_NODE_ID, or the id kept in its data folder)' }) nodeId!: string;
   @Field(() => [String], { description: 'Roles this process runs (api, orderbook, worker)' }) roles!: string[];
   @Field(() => Int) uptimeSeconds!: number;
   @Field() serverTime!: Date;

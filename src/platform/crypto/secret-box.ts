@@ -1,8 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import { keptInDataFolder } from '../data-folder';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -111,17 +110,7 @@ export function loadSecretBox(config: Pick<Config, 'KEEL_MASTER_KEY' | 'KEEL_MAS
 export function loadMasterKey(config: Pick<Config, 'KEEL_MASTER_KEY' | 'KEEL_ENV' | 'KEEL_DATA_DIR'>, logger: Logger): Buffer {
   if (config.KEEL_MASTER_KEY) return parseMasterKey(config.KEEL_MASTER_KEY);
   if (config.KEEL_ENV === 'production') throw new Error('KEEL_MASTER_KEY is required in production');
-  const file = path.resolve(config.KEEL_DATA_DIR, 'master.key');
-  if (fs.existsSync(file)) return parseMasterKey(fs.readFileSync(file, 'utf8'));
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const key = randomBytes(KEY_BYTES);
-  try {
-    fs.writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (e) {
-    // Another process of this deployment wrote it first: use theirs.
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return parseMasterKey(fs.readFileSync(file, 'utf8'));
-    throw e;
-  }
-  logger.warn({ file }, 'KEEL_MASTER_KEY is not set: generated a sandbox key-encryption key; set KEEL_MASTER_KEY before holding anything of value');
-  return key;
+  const kept = keptInDataFolder(config.KEEL_DATA_DIR, 'master.key', () => randomBytes(KEY_BYTES).toString('hex'), 0o600);
+  if (kept.created) logger.warn({ file: kept.file }, 'KEEL_MASTER_KEY is not set: generated a sandbox key-encryption key; set KEEL_MASTER_KEY before holding anything of value');
+  return parseMasterKey(kept.value);
 }
