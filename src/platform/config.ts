@@ -170,6 +170,12 @@ export const configSchema = z.object({
   PRICE_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   /** An order-book trade older than this no longer prices its base asset (then the price is unavailable). */
   PRICE_TRADE_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** Policy prices (agent USD limits, settlement-rule swaps): the window of order-book trades they are taken from. */
+  PRICE_POLICY_WINDOW_SECONDS: z.coerce.number().int().positive().default(3_600),
+  /** Policy prices: distinct organisations the counted trades must come from (self-trades never count). */
+  PRICE_POLICY_MIN_ORGANIZATIONS: z.coerce.number().int().min(2).max(100).default(3),
+  /** Policy prices: how far (percent, up to 2 decimals) a trade may lie from the reference and still count. */
+  PRICE_POLICY_MAX_DEVIATION_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'a percentage below 100 with at most 2 decimals').default('10'),
   /** How long a checkout (a payment link session or a payment intent) waits for its payment. */
   CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(30).max(7 * 86_400).default(900),
   /** Confirmations a payment needs before it counts as paid (at least the chain's own count). */
