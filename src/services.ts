@@ -183,7 +183,7 @@ export function createServices(platform: Platform, networks: ChainNetworks): Ser
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork, sanctions);
   const destinationScreen = sanctionsDestinationScreen(sanctions);
-  const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork);
+  const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork, percentBasisPoints(config.SWAP_MAX_PRICE_IMPACT_PERCENT));
   // Approval listener (in the approving transaction): a held swap's router deadline starts again.
   transfers.onApproved(swaps.approved);
   const chainActivity = new ChainActivityRecorder(db, outbox);

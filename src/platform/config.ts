@@ -186,6 +186,8 @@ export const configSchema = z.object({
   CHECKOUT_PUBLIC_URL: z.string().default(''),
   /** The public checkout API and page: requests per client address per minute. */
   CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Swaps: the largest price impact (percent, up to 2 decimals) a swap is sent with unless it raises the cap with maxPriceImpact. */
+  SWAP_MAX_PRICE_IMPACT_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$|^100$/, 'a percentage from 0 to 100 with at most 2 decimals').default('3'),
   /** How often the settlement-rule worker looks for due executions. */
   SETTLEMENT_RULES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */
