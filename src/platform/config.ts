@@ -188,6 +188,8 @@ export const configSchema = z.object({
   CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** Swaps: the largest price impact (percent, up to 2 decimals) a swap is sent with unless it raises the cap with maxPriceImpact. */
   SWAP_MAX_PRICE_IMPACT_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$|^100$/, 'a percentage from 0 to 100 with at most 2 decimals').default('3'),
+  /** Settlement-rule swaps: how far (percent) their output may fall short of its value at policy prices before the execution fails. */
+  SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'a percentage below 100 with at most 2 decimals').default('3'),
   /** How often the settlement-rule worker looks for due executions. */
   SETTLEMENT_RULES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */
