@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import { Config } from './platform/config';
+import { percentBasisPoints } from './platform/decimal';
 import { openPlatform, Platform } from './platform/platform';
 import { createServices, Services } from './services';
 import { buildHostSchema } from './graphql/schema';
@@ -138,7 +139,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
   const { settlementOutcomes } = services;
   sender.onOutcome(settlementOutcomes);
-  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps);
+  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps, services.prices, percentBasisPoints(config.SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT));
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),

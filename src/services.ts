@@ -1,4 +1,5 @@
 import type { Platform } from './platform/platform';
+import { percentBasisPoints } from './platform/decimal';
 import { OrganizationService } from './modules/organizations/organization.service';
 import { ApiKeyService } from './modules/api-keys/api-key.service';
 import { EngineStatusService } from './modules/engine-status/engine-status.service';
@@ -164,7 +165,8 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const { db, config, outbox, unitOfWork } = platform;
   const shippedSanctions = shippedSanctionsSnapshot();
   const sanctions = new SanctionsScreen(shippedSanctions);
-  const prices = new PriceService(new KeelPriceSource(db, new ReferencePrices(config.PRICE_REFERENCES, config.PRICE_STABLECOINS), config.PRICE_TRADE_MAX_AGE_SECONDS), config.PRICE_CACHE_SECONDS);
+  const policyPriceRules = { windowSeconds: config.PRICE_POLICY_WINDOW_SECONDS, minOrganizations: config.PRICE_POLICY_MIN_ORGANIZATIONS, maxDeviationBasisPoints: percentBasisPoints(config.PRICE_POLICY_MAX_DEVIATION_PERCENT) };
+  const prices = new PriceService(new KeelPriceSource(db, new ReferencePrices(config.PRICE_REFERENCES, config.PRICE_STABLECOINS), config.PRICE_TRADE_MAX_AGE_SECONDS, policyPriceRules), config.PRICE_CACHE_SECONDS);
   const organizations = new OrganizationService(db);
   const apiKeys = new ApiKeyService(db, config.KEEL_ENV, config.API_KEY_ROTATION_GRACE_SECONDS, platform.authenticator, platform.redis, organizations, unitOfWork);
   const deliveryScheduler = new DeliveryScheduler(deliveryQueue(platform));
@@ -181,7 +183,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const custodyLedgerSync = new CustodyLedgerSync(ledger, chains, new WalletDebts(ledger, outbox, platform.metrics), platform.logger);
   const transfers = new TransferService(db, sendingWallets, chains, networks, custodyLedgerSync, unitOfWork, sanctions);
   const destinationScreen = sanctionsDestinationScreen(sanctions);
-  const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork);
+  const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork, percentBasisPoints(config.SWAP_MAX_PRICE_IMPACT_PERCENT));
   // Approval listener (in the approving transaction): a held swap's router deadline starts again.
   transfers.onApproved(swaps.approved);
   const chainActivity = new ChainActivityRecorder(db, outbox);

@@ -15,6 +15,8 @@ function isOrigin(text: string): boolean {
  * The README's configuration table is written from this schema; keep them in step.
  */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** A percentage below 100 with at most 2 decimals ("3", "0.5"), kept a string (percentBasisPoints reads it). */
+const percent = z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'a percentage below 100 with at most 2 decimals');
 
 export const configSchema = z.object({
   KEEL_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
@@ -170,6 +172,12 @@ export const configSchema = z.object({
   PRICE_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   /** An order-book trade older than this no longer prices its base asset (then the price is unavailable). */
   PRICE_TRADE_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** Policy prices (agent USD limits, settlement-rule swaps): the window of order-book trades they are taken from. */
+  PRICE_POLICY_WINDOW_SECONDS: z.coerce.number().int().positive().default(3_600),
+  /** Policy prices: distinct organisations the counted trades must come from (self-trades never count). */
+  PRICE_POLICY_MIN_ORGANIZATIONS: z.coerce.number().int().min(2).max(100).default(3),
+  /** Policy prices: how far (percent, up to 2 decimals) a trade may lie from the reference and still count. */
+  PRICE_POLICY_MAX_DEVIATION_PERCENT: percent.default('10'),
   /** How long a checkout (a payment link session or a payment intent) waits for its payment. */
   CHECKOUT_TTL_SECONDS: z.coerce.number().int().min(30).max(7 * 86_400).default(900),
   /** Confirmations a payment needs before it counts as paid (at least the chain's own count). */
@@ -180,6 +188,10 @@ export const configSchema = z.object({
   CHECKOUT_PUBLIC_URL: z.string().default(''),
   /** The public checkout API and page: requests per client address per minute. */
   CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Swaps: the largest price impact (percent, up to 2 decimals) a swap is sent with unless it raises the cap with maxPriceImpact. */
+  SWAP_MAX_PRICE_IMPACT_PERCENT: percent.default('3'),
+  /** Settlement-rule swaps: how far (percent) their output may fall short of its value at policy prices before the execution fails. */
+  SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT: percent.default('3'),
   /** How often the settlement-rule worker looks for due executions. */
   SETTLEMENT_RULES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */

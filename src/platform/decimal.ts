@@ -89,3 +89,10 @@ export function normalizeDecimal(text: string): string {
   if (!parsed) return text;
   return formatScaled(negative ? -parsed.int : parsed.int, parsed.scale);
 }
+
+/** A percentage with at most 2 decimals ("0.5", "10") in basis points; throws when it is not one. */
+export function percentBasisPoints(text: string): bigint {
+  const bp = parseUnits(text, 2);
+  if (bp === null) throw new Error(`not a percentage with at most 2 decimals: ${text}`);
+  return bp;
+}

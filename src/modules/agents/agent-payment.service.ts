@@ -122,9 +122,10 @@ export class AgentPaymentService {
     const rawAmount = parseUnits(input.amount, asset.decimals);
     if (rawAmount === null || rawAmount <= 0n) throw KeelError.invalidField('amount', `must be a decimal string above 0 with at most ${asset.decimals} decimals`);
     const amount = formatScaled(rawAmount, asset.decimals);
-    const amountUsd = await this.valuer.usdValue(asset.blockchainId, asset.id, amount);
+    const { amountUsd, price } = await this.valuer.usdValue(asset.blockchainId, asset.id, amount);
     const screening = this.screen.screen(recipient);
-    const payment = { blockchainId: asset.blockchainId, assetId: asset.id, decimals: asset.decimals, symbol: asset.symbol, recipient, rawAmount, amountUsd };
+    const usdPrice = { priceUsd: price.priceUsd, source: price.source, asOf: price.asOf, unavailableReason: price.unavailableReason };
+    const payment = { blockchainId: asset.blockchainId, assetId: asset.id, decimals: asset.decimals, symbol: asset.symbol, recipient, rawAmount, amountUsd, usdPrice };
     const prepare = () => this.transfers.prepare(caller.organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient, amount }]);
     // The policy first, without the lock: only a payment it allows is worth the withdrawal checks,
     // which read the chain and so run before the transaction; their verdict matters only if the
@@ -160,7 +161,7 @@ export class AgentPaymentService {
           rawAmount: rawAmount.toString(),
           amountUsd,
           policyId: policy?.id ?? null,
-          policyEvaluation: JSON.stringify({ ...evaluation, evaluatedAt: new Date().toISOString(), screening }),
+          policyEvaluation: JSON.stringify({ ...evaluation, evaluatedAt: new Date().toISOString(), screening, usdPrice }),
           denialReason: evaluation.denialReason,
           idempotencyKey: input.idempotencyKey ?? null,
         })

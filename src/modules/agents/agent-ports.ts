@@ -10,7 +10,11 @@ export interface RecipientScreen {
   screen(address: string): ScreeningResult;
 }
 
-/** The USD value of `amount` whole units of an asset, a decimal string; null when no price can be had (never a guess). */
+/**
+ * The USD value of `amount` whole units of an asset at a price no single organisation can set
+ * (the prices module's policy price): amountUsd null when there is no trustworthy price (never a
+ * guess), with why; the price's source and time, for the evaluation's record.
+ */
 export interface UsdValuer {
-  usdValue(blockchain: string, asset: string, amount: string): Promise<string | null>;
+  usdValue(blockchain: string, asset: string, amount: string): Promise<{ amountUsd: string | null; price: { priceUsd: string | null; source: string; asOf: Date | null; unavailableReason?: string } }>;
 }

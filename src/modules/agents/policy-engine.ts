@@ -46,8 +46,10 @@ export interface PolicyInput {
     symbol: string;
     recipient: string;
     rawAmount: bigint;
-    /** USD value of the payment, a decimal string; null when no price could be had. */
+    /** USD value of the payment, a decimal string; null when no trustworthy price could be had. */
     amountUsd: string | null;
+    /** The policy price it was valued at (prices module), or why there is none. */
+    usdPrice?: { priceUsd: string | null; source: string; unavailableReason?: string };
   };
   /** What already counts against the window (pending, approved, submitted, executed payments). */
   window: {
@@ -155,11 +157,13 @@ export function evaluatePolicy(input: PolicyInput): PolicyEvaluation {
     add('window_asset_limit', ok ? 'PASS' : 'FAIL', `${formatScaled(total, payment.decimals)} ${payment.symbol} over the last ${r.windowSeconds}s with this payment ${ok ? 'is within' : 'exceeds'} the limit of ${limit.maxPerWindow} ${payment.symbol}`);
   } else add('window_asset_limit', 'SKIPPED', `no per-window limit for ${payment.symbol}`);
 
-  // Limits in USD: a USD rule with no price for the payment is a denial, never a guess.
+  // Limits in USD: a USD rule with no trustworthy price for the payment is a denial (fail closed), never a guess.
   const usdRules = Boolean(r.maxPerPaymentUsd || r.maxPerWindowUsd || r.approvalAboveUsd);
   const usd = payment.amountUsd === null ? null : decimalUnits(payment.amountUsd, USD_DECIMALS);
+  const price = payment.usdPrice;
   if (!usdRules) add('usd_value_known', 'SKIPPED', 'the policy has no USD rule');
-  else add('usd_value_known', usd === null ? 'FAIL' : 'PASS', usd === null ? `no USD price for ${payment.symbol}: the policy's USD rules cannot be checked` : `${amount} ${payment.symbol} is worth ${payment.amountUsd} USD`);
+  else if (usd === null) add('usd_value_known', 'FAIL', `${price?.unavailableReason ?? `no USD price for ${payment.symbol}`}: the policy's USD rules cannot be checked, so the payment is denied`);
+  else add('usd_value_known', 'PASS', `${amount} ${payment.symbol} is worth ${payment.amountUsd} USD${price?.priceUsd ? ` at ${price.priceUsd} USD per ${payment.symbol} (${price.source})` : ''}`);
   if (r.maxPerPaymentUsd && usd !== null) {
     const ok = usd <= decimalUnits(r.maxPerPaymentUsd, USD_DECIMALS)!;
     add('per_payment_usd_limit', ok ? 'PASS' : 'FAIL', `${payment.amountUsd} USD ${ok ? 'is within' : 'exceeds'} the per-payment limit of ${r.maxPerPaymentUsd} USD`);

@@ -4,6 +4,10 @@ import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/dec
 import { AssetModel } from '../chains/chain.model';
 import type { BatchPriceSource, TokenPrice } from './price-source';
 import type { ReferencePrices } from './reference-prices';
+import { ObservedTrade, policyPrice, PolicyPriceRules } from './policy-price';
+
+/** At most this many of a symbol's most recent trades in the window feed its policy price. */
+const POLICY_TRADES_MAX = 5_000;
 
 /** USD per unit of the quote times units of quote per base: exact, trailing zeros dropped. */
 function multiply(a: string, b: string): string {
@@ -22,13 +26,16 @@ interface LastTrade {
 }
 
 /**
- * Keel's default prices, from what it knows itself:
+ * Keel's default prices, from what it knows itself. The displayed price (`price`, the token-prices
+ * endpoint):
  * 1. a reference price configured for the symbol (PRICE_REFERENCES) pins it;
  * 2. a USD stablecoin (PRICE_STABLECOINS) is at par;
  * 3. otherwise the last trade, at most PRICE_TRADE_MAX_AGE_SECONDS old, of any Keel order-book
  *    market whose base asset has the symbol and whose quote asset is a USD stablecoin (times that
  *    stablecoin's own price);
  * 4. otherwise no price (null, with the reason).
+ * The policy price (`policyPrice`, what money decisions use) is a stablecoin's par or reference,
+ * else the trust rule of `policy-price.ts` over the window's trades with their organisations.
  * An asset is priced by its symbol: the same token on two chains has one price.
  */
 export class KeelPriceSource implements BatchPriceSource {
@@ -36,7 +43,52 @@ export class KeelPriceSource implements BatchPriceSource {
     private readonly db: Knex,
     private readonly references: ReferencePrices,
     private readonly tradeMaxAgeSeconds: number,
+    private readonly policyRules: PolicyPriceRules,
   ) {}
+
+  async policyPrice(blockchain: string, asset: string): Promise<TokenPrice> {
+    const symbol = await this.symbolOf(asset);
+    if (symbol === null) return { blockchain, asset, priceUsd: null, source: 'none', asOf: null, unavailableReason: 'unknown asset' };
+    const key = symbol.toUpperCase();
+    if (this.references.isStablecoin(key)) {
+      const par = this.references.lookup(key)!;
+      return { blockchain, asset, priceUsd: par.priceUsd, source: par.source, asOf: new Date() };
+    }
+    const trades = await this.windowTrades(key);
+    const decided = policyPrice(key, trades, this.references.configured(key), this.policyRules, new Date());
+    return decided.priceUsd === null
+      ? { blockchain, asset, priceUsd: null, source: 'none', asOf: null, unavailableReason: decided.reason }
+      : { blockchain, asset, priceUsd: decided.priceUsd, source: decided.source, asOf: decided.asOf };
+  }
+
+  /** The symbol's trades in the policy window on markets quoted in a USD stablecoin, in USD, with both sides' organisations. */
+  private async windowTrades(symbol: string): Promise<ObservedTrade[]> {
+    const quotes = this.references.usdQuotes();
+    if (quotes.length === 0) return [];
+    const rows = (await this.db.raw(
+      `SELECT m.symbol AS market, upper(qa.symbol) AS quote, t.price::text AS price, t.quantity::text AS quantity,
+              mo.organization_id AS maker_org, tko.organization_id AS taker_org, t.created_at
+         FROM trades t
+         JOIN markets m ON m.id = t.market_id
+         JOIN assets ba ON ba.id = m.base_asset_id
+         JOIN assets qa ON qa.id = m.quote_asset_id
+         JOIN orders mo ON mo.id = t.maker_order_id
+         JOIN orders tko ON tko.id = t.taker_order_id
+        WHERE upper(ba.symbol) = ? AND upper(qa.symbol) = ANY(?::text[])
+          AND t.created_at > now() - make_interval(secs => ?)
+        ORDER BY t.created_at DESC
+        LIMIT ?`,
+      [symbol, quotes, this.policyRules.windowSeconds, POLICY_TRADES_MAX],
+    )) as { rows: { market: string; quote: string; price: string; quantity: string; maker_org: string; taker_org: string; created_at: Date }[] };
+    return rows.rows.map((r) => ({
+      market: r.market,
+      priceUsd: multiply(normalizeDecimal(r.price), this.references.lookup(r.quote)!.priceUsd),
+      quantity: normalizeDecimal(r.quantity),
+      makerOrganizationId: r.maker_org,
+      takerOrganizationId: r.taker_org,
+      at: r.created_at,
+    }));
+  }
 
   async price(blockchain: string, asset: string): Promise<TokenPrice> {
     const symbol = await this.symbolOf(asset);

@@ -19,7 +19,10 @@ export interface TokenPrice {
 }
 
 export interface PriceSource {
+  /** The displayed price (the token-prices endpoint): may follow the last trade. */
   price(blockchain: string, asset: string): Promise<TokenPrice>;
+  /** The price money decisions use (agent policy limits, settlement-rule swaps): one no single organisation can set. */
+  policyPrice(blockchain: string, asset: string): Promise<TokenPrice>;
 }
 
 /** A source that can price many symbols in one round trip (the default does, with one query). */

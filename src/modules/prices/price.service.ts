@@ -23,6 +23,13 @@ export interface SymbolPriceList {
   hasMore: boolean;
 }
 
+/** A money decision's USD value and the price it was taken at. */
+export interface UsdValuation {
+  /** Null when there is no trustworthy price (price.unavailableReason says why). */
+  amountUsd: string | null;
+  price: TokenPrice;
+}
+
 /** Callers choose the keys (symbols): the cache is emptied rather than grown past this. */
 const CACHE_MAX_ENTRIES = 10_000;
 
@@ -36,8 +43,9 @@ function isBatch(source: PriceSource): source is BatchPriceSource {
 }
 
 /**
- * Token prices in USD for the API, agent payments and policy limits, from a PriceSource, cached
- * for PRICE_CACHE_SECONDS (a price is at most that stale, plus the source's own age, see asOf).
+ * Token prices in USD from a PriceSource, cached for PRICE_CACHE_SECONDS (a price is at most that
+ * stale, plus the source's own age, see asOf): the displayed prices for the API (`prices`,
+ * `pricesBySymbol`) and the policy prices for money decisions (`usdValue`, `policyPrice`).
  */
 export class PriceService {
   private readonly cache = new Map<string, Cached>();
@@ -51,16 +59,25 @@ export class PriceService {
     return Promise.all(items.map((i) => this.cached(`${i.blockchain}\u0000${i.asset}`, () => this.source.price(i.blockchain, i.asset))));
   }
 
-  /** amount (whole units, a decimal string) in USD, rounded down to 8 decimals; null when there is no price. */
-  async usdValue(blockchain: string, asset: string, amount: string): Promise<string | null> {
+  /**
+   * The USD value of `amount` whole units for a money decision: at the policy price (never the
+   * displayed last trade), rounded down to 8 decimals; amountUsd null when there is no trustworthy
+   * price, with the price's unavailableReason saying why.
+   */
+  async usdValue(blockchain: string, asset: string, amount: string): Promise<UsdValuation> {
     if (!NON_NEGATIVE_DECIMAL_STRING.test(amount)) throw KeelError.invalidField('amount', 'must be a non-negative decimal string');
-    const [price] = await this.prices([{ blockchain, asset }]);
-    if (price.priceUsd === null) return null;
+    const price = await this.policyPrice(blockchain, asset);
+    if (price.priceUsd === null) return { amountUsd: null, price };
     const a = parseDecimal(amount)!;
     const p = parseDecimal(price.priceUsd)!;
     const scale = a.scale + p.scale;
     const product = a.int * p.int;
-    return scale > USD_DECIMALS ? formatScaled(product / 10n ** BigInt(scale - USD_DECIMALS), USD_DECIMALS) : formatScaled(product, scale);
+    return { amountUsd: scale > USD_DECIMALS ? formatScaled(product / 10n ** BigInt(scale - USD_DECIMALS), USD_DECIMALS) : formatScaled(product, scale), price };
+  }
+
+  /** The policy price of an asset (see usdValue). */
+  async policyPrice(blockchain: string, asset: string): Promise<TokenPrice> {
+    return this.cached(`\u0001${blockchain}\u0000${asset}`, () => this.source.policyPrice(blockchain, asset));
   }
 
   /** The spec's price batch by symbol (1 to 100), in the order asked, duplicates answered once each. */

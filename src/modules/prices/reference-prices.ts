@@ -22,6 +22,16 @@ export class ReferencePrices {
     return undefined;
   }
 
+  /** The operator's configured reference alone (no par), for the trust rule of policy prices. */
+  configured(symbol: string): { priceUsd: string; source: 'reference' } | undefined {
+    const reference = this.references.get(symbol.toUpperCase());
+    return reference === undefined ? undefined : { priceUsd: reference, source: 'reference' };
+  }
+
+  isStablecoin(symbol: string): boolean {
+    return this.stablecoins.has(symbol.toUpperCase());
+  }
+
   /** The USD stablecoins an order-book market may be quoted in to price its base asset. */
   usdQuotes(): string[] {
     return [...this.stablecoins];

@@ -10,6 +10,14 @@ import type { GasTopUps } from '../withdrawals/gas-top-up';
 import type { DestinationScreen } from '../swaps/destination-screen';
 import type { SwapService } from '../swaps/swap.service';
 import { APPROVAL_GAS } from '../swaps/dex-quoter';
+import type { PricedSwap } from '../swaps/swap.service';
+import { shortfallBasisPoints } from '../swaps/swap-guards';
+import { formatScaled } from '../../platform/decimal';
+
+/** The policy price of an asset (the prices module's, one no single organisation can set), or why there is none. */
+export interface ReferencePricer {
+  policyPrice(blockchain: string, asset: string): Promise<{ priceUsd: string | null; source: string; unavailableReason?: string }>;
+}
 
 /** Gas is priced at twice today's fee, so what is set aside still covers it if fees rise meanwhile. */
 const GAS_HEADROOM = 2n;
@@ -38,6 +46,9 @@ export class SettlementExecutor {
     private readonly swaps: SwapService,
     private readonly screen: DestinationScreen,
     private readonly gas: GasTopUps,
+    private readonly references: ReferencePricer,
+    /** How far a swap's output may fall short of its value at policy prices (SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT). */
+    private readonly maxShortfallBasisPoints: bigint,
   ) {}
 
   async prepare(trx: Knex.Transaction, execution: Record<string, any>): Promise<ExecutionPlan> {
@@ -78,11 +89,32 @@ export class SettlementExecutor {
     }
     const priced = await this.swaps.priceRaw(from, to, amount, rule.orderType, String(rule.slippageTolerance), trx);
     await this.swaps.admit(wallet, priced, destination);
+    await this.checkReference(priced);
     const after = from.isNative ? null : await this.gas.ensure(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice, { status });
     const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, after ?? undefined);
     return { kind: 'swap', transferId: queued.transferId, transferItemId: queued.swapItemId, swapId: queued.swapId };
   }
 
+  /**
+   * A third party's deposit triggers the swap, so whoever moved the pool just before could be
+   * paid by it: the pool's output is checked against policy prices first. Off by more than the
+   * allowed shortfall, or with no trustworthy price, the attempt fails (retried with backoff:
+   * pools are arbitraged back and prices reappear) and nothing is traded.
+   */
+  private async checkReference(priced: PricedSwap): Promise<void> {
+    const { from, to, amountIn, route } = priced;
+    const [pin, pout] = await Promise.all([this.references.policyPrice(from.blockchainId, from.id), this.references.policyPrice(to.blockchainId, to.id)]);
+    for (const [asset, price] of [[from, pin], [to, pout]] as const) {
+      if (price.priceUsd === null) throw new Error(`not traded: no reference price to check the pool against (${price.unavailableReason ?? `no trustworthy USD price for ${asset.symbol}`})`);
+    }
+    const shortfall = shortfallBasisPoints({ raw: amountIn, decimals: from.decimals, priceUsd: pin.priceUsd! }, { raw: route.output, decimals: to.decimals, priceUsd: pout.priceUsd! });
+    if (shortfall > this.maxShortfallBasisPoints) {
+      throw new Error(
+        `not traded: the pool is off the reference price: ${formatScaled(amountIn, from.decimals)} ${from.symbol} would give ${formatScaled(route.output, to.decimals)} ${to.symbol}, ` +
+          `${formatScaled(shortfall, 2)}% less than at reference prices (${from.symbol} ${pin.priceUsd} USD, ${pin.source}; ${to.symbol} ${pout.priceUsd} USD, ${pout.source}); at most ${formatScaled(this.maxShortfallBasisPoints, 2)}% is allowed`,
+      );
+    }
+  }
 }
 
 /** The wallet's security configuration, as for any transfer: allowed recipients and maxTransferAmount. */

@@ -13,6 +13,7 @@ import { checkTransferPolicy } from '../withdrawals/transfer-policy';
 import { checksummedAddress } from '../withdrawals/evm-address';
 import { APPROVAL_GAS, DexQuoter, DexRoute, SWAP_ORDERS, SwapOrder } from './dex-quoter';
 import type { DestinationScreen } from './destination-screen';
+import { swapFloor, swapRefusal } from './swap-guards';
 
 /** Slippage tolerance when none is given, in percent. */
 export const DEFAULT_SLIPPAGE = '0.5';
@@ -36,6 +37,10 @@ export interface SwapInput extends SwapQuoteInput {
   addressId?: string | null;
   /** Who receives the output; the sending wallet itself when absent. */
   recipient?: string | null;
+  /** The floor the caller saw in a quote, whole units of the to asset: the router is given the stricter of it and the slippage tolerance's. */
+  minimumOutput?: string | null;
+  /** Percent; raises (or lowers) the price-impact cap (SWAP_MAX_PRICE_IMPACT_PERCENT) for this swap. */
+  maxPriceImpact?: string | null;
 }
 
 export interface SwapRouteStepView {
@@ -136,6 +141,8 @@ export class SwapService {
     private readonly dex: DexQuoter,
     private readonly screen: DestinationScreen,
     private readonly uow: UnitOfWork,
+    /** The price-impact cap a swap may raise with maxPriceImpact (SWAP_MAX_PRICE_IMPACT_PERCENT). */
+    private readonly maxPriceImpactBasisPoints: bigint,
   ) {}
 
   async quote(input: SwapQuoteInput): Promise<SwapQuoteView> {
@@ -185,13 +192,44 @@ export class SwapService {
 
   private async check(organizationId: string, input: SwapInput) {
     const wallet = await this.wallets.resolve(organizationId, walletSourceOf(input));
-    const priced = await this.price(input);
+    const maxImpact = input.maxPriceImpact == null ? this.maxPriceImpactBasisPoints : parsePercent('maxPriceImpact', input.maxPriceImpact, 10_000n);
+    const priced = this.honour(await this.price(input), input.minimumOutput ?? null, maxImpact);
     if (!wallet.blockchainIds.includes(priced.from.blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
     const recipient = input.recipient ? checksummedAddress(input.recipient, 'recipient') : wallet.address;
     await this.admit(wallet, priced, recipient);
     await this.transfers.ensureFunds(wallet, priced.network, [{ asset: priced.from, recipient, rawAmount: priced.amountIn }]);
     const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
     return { wallet, priced, recipient, status } as const;
+  }
+
+  /**
+   * The caller's terms: its minimumOutput must not be above what the pools give now (refused before
+   * anything is sent) and becomes the router's floor when stricter than the slippage tolerance's;
+   * the price impact must be within the cap.
+   */
+  private honour(priced: PricedSwap, minimumOutput: string | null, maxImpactBasisPoints: bigint): PricedSwap {
+    const { to, route } = priced;
+    const callerMinimum = minimumOutput === null ? null : parseUnits(minimumOutput, to.decimals);
+    if (callerMinimum === null && minimumOutput !== null) throw KeelError.invalidField('minimumOutput', `must be a decimal string with at most ${to.decimals} decimals (whole units of ${to.symbol})`);
+    if (callerMinimum !== null && callerMinimum <= 0n) throw KeelError.invalidField('minimumOutput', 'must be above 0');
+    const expected = formatScaled(route.output, to.decimals);
+    const impact = formatScaled(priced.priceImpactPpm, 4);
+    const maxPriceImpact = formatScaled(maxImpactBasisPoints, 2);
+    switch (swapRefusal(route.output, callerMinimum, priced.priceImpactPpm, maxImpactBasisPoints)) {
+      case 'BELOW_CALLER_MINIMUM':
+        throw new KeelError('VALIDATION_ERROR', `The pools give ${expected} ${to.symbol} for this swap now, below minimumOutput ${minimumOutput}: nothing was sent`, {
+          fields: [{ field: 'minimumOutput', error: 'ABOVE_EXPECTED_OUTPUT' }],
+          expectedOutput: expected,
+          minimumOutput,
+        });
+      case 'PRICE_IMPACT_TOO_HIGH':
+        throw new KeelError('VALIDATION_ERROR', `The swap's price impact is ${impact}%, above the cap of ${maxPriceImpact}%: swap less, or raise maxPriceImpact to accept it`, {
+          fields: [{ field: 'maxPriceImpact', error: 'PRICE_IMPACT_TOO_HIGH' }],
+          priceImpact: impact,
+          maxPriceImpact,
+        });
+    }
+    return { ...priced, minOut: swapFloor(priced.minOut, callerMinimum) };
   }
 
   /**
@@ -375,8 +413,13 @@ export function parseOrder(text: string): SwapOrder {
 
 /** Percent with at most two decimals, 0 to 50, as basis points. */
 export function parseSlippage(text: string): bigint {
+  return parsePercent('slippageTolerance', text, MAX_SLIPPAGE_BASIS_POINTS);
+}
+
+/** A percentage field with at most two decimals, from 0 to `max` basis points, as basis points. */
+function parsePercent(field: string, text: string, max: bigint): bigint {
   const bp = parseUnits(text, 2);
-  if (bp === null || bp < 0n || bp > MAX_SLIPPAGE_BASIS_POINTS) throw KeelError.invalidField('slippageTolerance', 'must be a percentage from 0 to 50 with at most 2 decimals, e.g. "0.5"');
+  if (bp === null || bp < 0n || bp > max) throw KeelError.invalidField(field, `must be a percentage from 0 to ${formatScaled(max, 2)} with at most 2 decimals, e.g. "0.5"`);
   return bp;
 }
 

@@ -35,6 +35,18 @@ export class SwapInputType implements SwapInput {
   recipient?: string | null;
   @Field(() => String, { nullable: true, description: ORDER_DOC }) @IsOptional() @Length(1, 20) order?: string | null;
   @Field(() => String, { nullable: true, description: SLIPPAGE_DOC }) @IsOptional() @Length(1, 10) slippageTolerance?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The floor the caller saw in a quote, whole units of toAsset: refused (422 naming minimumOutput) when the pools give less now; otherwise the router is given the stricter of it and the slippage tolerance's minimum and reverts rather than deliver less",
+  })
+  @IsOptional()
+  @Length(1, 80)
+  minimumOutput?: string | null;
+  @Field(() => String, { nullable: true, description: 'Percent, 0 to 100: the largest price impact this swap accepts. Default SWAP_MAX_PRICE_IMPACT_PERCENT (3); a swap above the cap is refused (422 naming maxPriceImpact)' })
+  @IsOptional()
+  @Length(1, 10)
+  maxPriceImpact?: string | null;
 }
 
 @ObjectType('SwapRouteStep')

@@ -145,7 +145,7 @@ describe('agent payments', () => {
       ['asset not allowed', { ...usdc(alice, '1'), assetId: assets.DAI.id }, 'asset_allowed', /DAI .* is not in allowedAssetIds/],
       ['per-payment limit in asset units', usdc(alice, '51'), 'per_payment_asset_limit', /51 USDC exceeds the per-payment limit of 50 USDC/],
       ['per-payment limit in USD', usdc(alice, '46'), 'per_payment_usd_limit', /46 USD exceeds the per-payment limit of 45 USD/],
-      ['no USD price for a USD rule', { ...usdc(alice, '0.01'), assetId: assets.ETH.id }, 'usd_value_known', /no USD price for ETH/],
+      ['no trustworthy USD price for a USD rule', { ...usdc(alice, '0.01'), assetId: assets.ETH.id }, 'usd_value_known', /^no trustworthy USD price for ETH: .*so the payment is denied$/],
     ];
     // A denied payment costs no withdrawal checks (they read the chain): the policy decides first.
     const prepare = jest.spyOn(t.keel.services.transfers, 'prepare');

@@ -58,18 +58,19 @@ describe('POST /v1/assets/prices/tokens', () => {
 
     await trade('2010.5');
     expect((await prices(['ETH'])).body.data[0]).toMatchObject({ price: '2010.5', source: 'orderbook:ETH-USDC' });
-    // The same price feeds USD amounts (agent payments, policy limits): amount × price, exact.
-    expect(await k.services.prices.usdValue(assets.ETH.blockchainId, assets.ETH.id, '1.5')).toBe('3015.75');
-    expect(await k.services.prices.usdValue(assets.ETH.blockchainId, '00000000-0000-4000-8000-000000000000', '1')).toBeNull();
-    expect(await k.services.prices.usdValue('', 'DOGE', '1')).toBeNull();
+    // Money decisions do not use this price: two organisations are fewer than PRICE_POLICY_MIN_ORGANIZATIONS (3).
+    expect(await k.services.prices.usdValue(assets.ETH.blockchainId, assets.ETH.id, '1.5')).toMatchObject({ amountUsd: null, price: { unavailableReason: expect.stringContaining('2 organisation(s) traded ETH') } });
+    expect((await k.services.prices.usdValue(assets.ETH.blockchainId, '00000000-0000-4000-8000-000000000000', '1')).amountUsd).toBeNull();
+    expect((await k.services.prices.usdValue('', 'DOGE', '1')).amountUsd).toBeNull();
   });
 
   test('a trade older than PRICE_TRADE_MAX_AGE_SECONDS no longer prices its base asset', async () => {
     const lastTrade = new Date((await maker.pro().get('/v1/orderbook/markets/ETH-USDC/trades')).body.data[0].createdAt).getTime();
     await new Promise((r) => setTimeout(r, Math.max(0, lastTrade + 1_100 - Date.now())));
     const references = new ReferencePrices('', 'USDC,USDT,DAI');
-    expect(await new KeelPriceSource(k.db, references, 1).price('', 'ETH')).toMatchObject({ priceUsd: null, source: 'none', unavailableReason: expect.stringContaining('1s') });
-    expect(await new KeelPriceSource(k.db, references, 3_600).price('', 'ETH')).toMatchObject({ priceUsd: '2010.5', source: 'orderbook:ETH-USDC' });
+    const rules = { windowSeconds: 3_600, minOrganizations: 3, maxDeviationBasisPoints: 1_000n };
+    expect(await new KeelPriceSource(k.db, references, 1, rules).price('', 'ETH')).toMatchObject({ priceUsd: null, source: 'none', unavailableReason: expect.stringContaining('1s') });
+    expect(await new KeelPriceSource(k.db, references, 3_600, rules).price('', 'ETH')).toMatchObject({ priceUsd: '2010.5', source: 'orderbook:ETH-USDC' });
   });
 
   test('GraphQL: the same prices', async () => {

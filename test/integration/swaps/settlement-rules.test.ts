@@ -256,7 +256,7 @@ describe('settlement rules', () => {
     const { services, platform } = t.keel;
     const worker = () => {
       const outcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: 500, maxBackoffMs: 5_000, maxAttempts: 5 }, platform.logger);
-      const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps);
+      const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps, services.prices, 300n);
       return new SettlementRuleWorker(platform.db, executor, outcomes, { pollIntervalMs: 100 }, platform.logger);
     };
     const [w1, w2] = [worker(), worker()];

@@ -144,6 +144,13 @@ describe('agent payment policy engine', () => {
     expect(outcome(e, 'usd_value_known')).toBe('FAIL');
     expect(e.denialReason).toMatch(/no USD price for USDC/);
     expect(evaluatePolicy(input(rules(), { payment: { amountUsd: null } })).decision).toBe('ALLOW');
+    // The prices module's reason (no trustworthy price) is the denial's reason.
+    const untrusted = evaluatePolicy(
+      input(rules({ approvalAboveUsd: '5' }), { payment: { amountUsd: null, usdPrice: { priceUsd: null, source: 'none', unavailableReason: 'no trustworthy USD price for USDC: self-trades never set a price' } } }),
+    );
+    expect([untrusted.decision, untrusted.denialReason]).toEqual(['DENY', "no trustworthy USD price for USDC: self-trades never set a price: the policy's USD rules cannot be checked, so the payment is denied"]);
+    const priced = evaluatePolicy(input(rules({ maxPerPaymentUsd: '1000' }), { payment: { usdPrice: { priceUsd: '1', source: 'par' } } }));
+    expect(priced.rules.find((r) => r.rule === 'usd_value_known')?.detail).toBe('10 USDC is worth 10 USD at 1 USD per USDC (par)');
     // Earlier payments without a USD value make the window's USD total unknown: denied.
     expect(outcome(evaluatePolicy(input(rules({ maxPerWindowUsd: '1000' }), { window: { withoutUsd: 1 } })), 'window_usd_limit')).toBe('FAIL');
   });

@@ -2,13 +2,22 @@ import { PriceService } from '../../../src/modules/prices/price.service';
 import type { PriceSource, TokenPrice } from '../../../src/modules/prices/price-source';
 import { parseReferences, ReferencePrices } from '../../../src/modules/prices/reference-prices';
 
-/** A source that counts how often it is asked and answers from a table. */
+/** A source that counts how often it is asked and answers from a table (its policy prices from a second one). */
 class TableSource implements PriceSource {
   asked = 0;
-  constructor(readonly table: Record<string, string | null>) {}
+  constructor(
+    readonly table: Record<string, string | null>,
+    readonly policyTable: Record<string, string | null> = table,
+  ) {}
   async price(blockchain: string, asset: string): Promise<TokenPrice> {
+    return this.answer(this.table, blockchain, asset);
+  }
+  async policyPrice(blockchain: string, asset: string): Promise<TokenPrice> {
+    return this.answer(this.policyTable, blockchain, asset);
+  }
+  private answer(table: Record<string, string | null>, blockchain: string, asset: string): TokenPrice {
     this.asked++;
-    const p = this.table[asset] ?? null;
+    const p = table[asset] ?? null;
     return { blockchain, asset, priceUsd: p, source: p ? 'table' : 'none', asOf: p ? new Date() : null, unavailableReason: p ? undefined : 'not in table' };
   }
 }
@@ -35,11 +44,13 @@ describe('PriceService', () => {
     expect(res.data).toHaveLength(100);
   });
 
-  test('usdValue multiplies exactly, rounds down to 8 decimals, and is null without a price', async () => {
-    const service = new PriceService(new TableSource({ ETH: '2000.123456789', USDC: '1' }), 0);
-    expect(await service.usdValue('', 'ETH', '0.5')).toBe('1000.06172839');
-    expect(await service.usdValue('', 'USDC', '12.34')).toBe('12.34');
-    expect(await service.usdValue('', 'DOGE', '1')).toBeNull();
+  test('usdValue multiplies the policy price exactly, rounds down to 8 decimals, and is null with the reason without one', async () => {
+    const service = new PriceService(new TableSource({ ETH: '1', USDC: '1' }, { ETH: '2000.123456789', USDC: '1' }), 0);
+    expect(await service.usdValue('', 'ETH', '0.5')).toMatchObject({ amountUsd: '1000.06172839', price: { priceUsd: '2000.123456789' } });
+    expect((await service.usdValue('', 'USDC', '12.34')).amountUsd).toBe('12.34');
+    expect(await service.usdValue('', 'DOGE', '1')).toMatchObject({ amountUsd: null, price: { unavailableReason: 'not in table' } });
+    // The displayed price (here 1 for ETH) is never what a money decision uses.
+    expect((await service.pricesBySymbol(['ETH'])).data[0].price).toBe('1');
     await expect(service.usdValue('', 'ETH', '-1')).rejects.toMatchObject({ code: 'INVALID_FIELD' });
   });
 });
