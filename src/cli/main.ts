@@ -10,6 +10,7 @@ import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schem
 import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
 import { printFromServices } from './with-services';
+import { Check, formatCheck, runDoctor } from './doctor';
 import { registerOperatorCommands } from './operator-commands';
 import { registerAmlCommands } from './aml-commands';
 import { registerSettlementCommands } from './settlement-commands';
@@ -100,6 +101,23 @@ program
       writeFileSync(join(opts.out, SCHEMA_FILES[host]), printHostSchema(await buildHostSchema(host)));
     }
     console.log(`wrote ${Object.values(SCHEMA_FILES).map((f) => join(opts.out, f)).join(', ')}`);
+  });
+
+program
+  .command('doctor')
+  .description('Check what Keel needs (PostgreSQL, migrations, Redis, the master key, each chain\'s RPC) and print what to fix, one line per check; exits 1 when a check fails')
+  .option('--json', 'print {ok, checks} as one JSON line')
+  .action(async (opts: { json?: boolean }) => {
+    let checks: Check[];
+    try {
+      checks = await runDoctor(loadConfig(process.env, { LOG_LEVEL: 'silent' }));
+    } catch (error) {
+      checks = [{ check: 'configuration', status: 'fail', detail: (error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, ' '), fix: 'correct the environment variables named (see Configuration in the README)' }];
+    }
+    const failed = checks.some((c) => c.status === 'fail');
+    if (opts.json) console.log(JSON.stringify({ ok: !failed, checks }));
+    else for (const c of checks) console.log(formatCheck(c));
+    process.exitCode = failed ? 1 : 0;
   });
 
 registerOperatorCommands(program);
