@@ -14,7 +14,7 @@ import { Check, formatCheck, runDoctor } from './doctor';
 import { registerOperatorCommands } from './operator-commands';
 import { registerAmlCommands } from './aml-commands';
 import { registerSettlementCommands } from './settlement-commands';
-import { resealColumn } from '../platform/crypto/reseal';
+import { resealColumn, SealedColumn } from '../platform/crypto/reseal';
 import { loadSecretBox } from '../platform/crypto/secret-box';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
 import { SEALED_WEBHOOK_SECRETS } from '../modules/webhooks/webhook-signing';
@@ -128,14 +128,16 @@ const secrets = program.command('secrets').description('Secrets at rest');
 secrets
   .command('reseal')
   .description('Re-seal every wallet and webhook secret under KEEL_MASTER_KEY (the old key in KEEL_MASTER_KEY_PREVIOUS)')
-  .action(() =>
-    printFromServices(async ({ platform }) => ({
-      keyId: platform.secretBox.currentKeyId,
-      resealed: {
-        masterWallets: await resealColumn(platform.db, platform.secretBox, SEALED_MNEMONICS),
-        webhookSecrets: await resealColumn(platform.db, platform.secretBox, SEALED_WEBHOOK_SECRETS),
-      },
-    })),
+  .option('--json', 'print only the JSON result: no progress on the terminal')
+  .action((opts: { json?: boolean }) =>
+    printFromServices(async ({ platform, progress }) => {
+      const reseal = (what: string, column: SealedColumn) =>
+        resealColumn(platform.db, platform.secretBox, column, (scanned, resealed) => progress.update(`re-sealing ${what}: ${scanned} read, ${resealed} re-sealed`));
+      return {
+        keyId: platform.secretBox.currentKeyId,
+        resealed: { masterWallets: await reseal('master wallet mnemonics', SEALED_MNEMONICS), webhookSecrets: await reseal('webhook signing secrets', SEALED_WEBHOOK_SECRETS) },
+      };
+    }, opts),
   );
 
 program.parseAsync(process.argv).catch((e: unknown) => {
