@@ -4,7 +4,6 @@ import { promisify } from 'node:util';
 import type { Config } from '../../src/platform/config';
 
 const ROOT = join(__dirname, '..', '..');
-const KEEL_FROM_SOURCES = ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts')];
 
 /**
  * `keel <args>` from the TypeScript sources in a child process, beside the Keel that `config`
@@ -12,18 +11,8 @@ const KEEL_FROM_SOURCES = ['-r', join(ROOT, 'test', 'support', 'swc-register.js'
  */
 export async function keelCommand<T = Record<string, unknown>>(config: Pick<Config, 'DATABASE_URL' | 'REDIS_URL' | 'REDIS_PREFIX'>, args: string[], more: Record<string, string | undefined> = {}): Promise<T> {
   const env = { ...process.env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, REDIS_PREFIX: config.REDIS_PREFIX, LOG_LEVEL: 'silent', ...more };
-  const { stdout } = await promisify(execFile)(process.execPath, [...KEEL_FROM_SOURCES, ...args], { cwd: ROOT, env, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(ROOT, 'src', 'cli', 'main.ts'), ...args], { cwd: ROOT, env, timeout: 60_000 });
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
-}
-
-/** `keel <args>` from the TypeScript sources with exactly `env`; resolves with its exit code and output, whatever the code. */
-export function runKeel(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...KEEL_FROM_SOURCES, ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') reject(error);
-      else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
-  });
 }
 
 /** `keel dev fund`: sends from the dev chain's funded account through the registry's chains. */

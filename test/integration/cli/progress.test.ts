@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
-import { runKeel } from '../../support/keel-cli';
+import { runKeel } from '../../support/keel-process';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const database = `${runPrefix()}_progress_${process.pid}`;
@@ -37,7 +37,7 @@ test('with --json the terminal shows only the JSON result', async () => {
 });
 
 test('through a pipe (a script, CI) stderr stays empty', async () => {
-  const { code, stdout, stderr } = await runKeel(['aml', 'load', SANCTIONS], env);
+  const { code, stdout, stderr } = await runKeel(['aml', 'load', SANCTIONS], env, 60_000);
   expect(stderr).toBe('');
   expect(JSON.parse(stdout.trim())).toMatchObject({ inUse: true });
   expect(code).toBe(0);
