@@ -1,4 +1,4 @@
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
@@ -7,7 +7,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund || npm install --ignore-scripts
 COPY . .
 RUN mkdir -p build && npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=build /app/node_modules ./node_modules

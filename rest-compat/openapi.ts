@@ -72,7 +72,7 @@ export function buildOpenApi(opts: {
     const status = String(row.status ?? 200);
     paths[row.path] ??= {};
     paths[row.path][row.method.toLowerCase()] = {
-      operationId: `${row.method.toLowerCase()}_${row.field}`,
+      operationId: row.operationId ?? `${row.method.toLowerCase()}_${row.field}`,
       summary: row.summary,
       description: fieldDef.description ?? undefined,
       tags: [row.tag],
@@ -87,9 +87,9 @@ export function buildOpenApi(opts: {
       },
     };
   }
-  return {
+  return withoutUnusedComponents({
     openapi: '3.1.0',
-    info: { title: opts.title, version: opts.version },
+    info: { title: opts.title, version: opts.version, license: { name: 'Apache 2.0', identifier: 'Apache-2.0' } },
     servers: [{ url: opts.serverUrl }],
     // Either the key's headers, or a short-lived access token the key issued.
     security: [{ apiKey: [], orgId: [] }, { bearerToken: [] }],
@@ -135,5 +135,31 @@ export function buildOpenApi(opts: {
         },
       },
     },
+  });
+}
+
+/**
+ * The document without the components nothing reaches from its paths: the converter registers
+ * every type it meets (list pages among them, whose items the envelopes inline).
+ */
+function withoutUnusedComponents(doc: Record<string, unknown> & { components: Record<string, Record<string, unknown>> }): Record<string, unknown> {
+  const { components } = doc;
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && !used.has(value)) {
+        used.add(value);
+        const [, , section, name] = value.split('/');
+        visit(components[section]?.[name]);
+      } else visit(value);
+    }
   };
+  visit(doc.paths);
+  for (const [section, entries] of Object.entries(components)) {
+    if (section === 'securitySchemes') continue;
+    components[section] = Object.fromEntries(Object.entries(entries).filter(([name]) => used.has(`#/components/${section}/${name}`)));
+  }
+  return doc;
 }

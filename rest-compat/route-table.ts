@@ -36,4 +36,6 @@ export interface RouteRow {
   status?: number;
   summary: string;
   tag: string;
+  /** The OpenAPI operationId, where `<method>_<field>` would repeat another row's: an alias path of the same operation. */
+  operationId?: string;
 }

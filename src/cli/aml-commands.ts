@@ -15,9 +15,11 @@ export function registerAmlCommands(program: Command): void {
     )
     .option('--date <YYYY-MM-DD>', 'the date of the list (default: from SOURCE.md, else today)')
     .option('--list <name>', 'the list a single file holds, when its name does not say (e.g. ETH, XBT)')
-    .action((path: string, opts: { date?: string; list?: string }) =>
-      printFromServices(async ({ services }) => {
+    .option('--json', 'print only the JSON result: no progress on the terminal')
+    .action((path: string, opts: { date?: string; list?: string; json?: boolean }) =>
+      printFromServices(async ({ services, progress }) => {
         if (opts.date && !DATE.test(opts.date)) throw new Error('--date must be YYYY-MM-DD');
+        progress.update(`reading ${path}…`);
         const read = readSanctionsFiles(path, { list: opts.list, listDate: opts.date });
         // A truncated download must not clear a list: an empty list file is refused.
         const empty = read.lists.filter((l) => l.addresses.length === 0).map((l) => l.name);
@@ -25,6 +27,7 @@ export function registerAmlCommands(program: Command): void {
         const snapshot = { ...read, listDate: read.listDate ?? new Date().toISOString().slice(0, 10) };
         const single = !statSync(path).isDirectory();
         const base = single ? await services.sanctionsLists.inUse(services.shippedSanctions) : undefined;
+        progress.update(`loading ${snapshot.lists.reduce((n, l) => n + l.addresses.length, 0)} addresses of ${snapshot.lists.map((l) => l.name).join(', ')} into PostgreSQL…`);
         const version = await services.sanctionsLists.load(snapshot, base);
         const preferred = await services.sanctionsLists.preferred(services.shippedSanctions);
         return {
@@ -33,7 +36,7 @@ export function registerAmlCommands(program: Command): void {
           keptFromPrevious: base ? base.lists.filter((l) => !snapshot.lists.some((n) => n.name === l.name)).map((l) => l.name) : [],
           inUse: preferred?.id === version.id,
         };
-      }),
+      }, opts),
     );
   aml
     .command('lists')

@@ -10,10 +10,11 @@ import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../graphql/schem
 import { onboardOrganization } from '../modules/organizations/onboarding';
 import type { Tier } from '../platform/auth/permissions';
 import { printFromServices } from './with-services';
+import { Check, formatCheck, runDoctor } from './doctor';
 import { registerOperatorCommands } from './operator-commands';
 import { registerAmlCommands } from './aml-commands';
 import { registerSettlementCommands } from './settlement-commands';
-import { resealColumn } from '../platform/crypto/reseal';
+import { resealColumn, SealedColumn } from '../platform/crypto/reseal';
 import { loadSecretBox } from '../platform/crypto/secret-box';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
 import { SEALED_WEBHOOK_SECRETS } from '../modules/webhooks/webhook-signing';
@@ -102,6 +103,23 @@ program
     console.log(`wrote ${Object.values(SCHEMA_FILES).map((f) => join(opts.out, f)).join(', ')}`);
   });
 
+program
+  .command('doctor')
+  .description('Check what Keel needs (PostgreSQL, migrations, Redis, the master key, each chain\'s RPC) and print what to fix, one line per check; exits 1 when a check fails')
+  .option('--json', 'print {ok, checks} as one JSON line')
+  .action(async (opts: { json?: boolean }) => {
+    let checks: Check[];
+    try {
+      checks = await runDoctor(loadConfig(process.env, { LOG_LEVEL: 'silent' }));
+    } catch (error) {
+      checks = [{ check: 'configuration', status: 'fail', detail: (error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, ' '), fix: 'correct the environment variables named (see Configuration in the README)' }];
+    }
+    const failed = checks.some((c) => c.status === 'fail');
+    if (opts.json) console.log(JSON.stringify({ ok: !failed, checks }));
+    else for (const c of checks) console.log(formatCheck(c));
+    process.exitCode = failed ? 1 : 0;
+  });
+
 registerOperatorCommands(program);
 registerAmlCommands(program);
 registerSettlementCommands(program);
@@ -110,14 +128,16 @@ const secrets = program.command('secrets').description('Secrets at rest');
 secrets
   .command('reseal')
   .description('Re-seal every wallet and webhook secret under KEEL_MASTER_KEY (the old key in KEEL_MASTER_KEY_PREVIOUS)')
-  .action(() =>
-    printFromServices(async ({ platform }) => ({
-      keyId: platform.secretBox.currentKeyId,
-      resealed: {
-        masterWallets: await resealColumn(platform.db, platform.secretBox, SEALED_MNEMONICS),
-        webhookSecrets: await resealColumn(platform.db, platform.secretBox, SEALED_WEBHOOK_SECRETS),
-      },
-    })),
+  .option('--json', 'print only the JSON result: no progress on the terminal')
+  .action((opts: { json?: boolean }) =>
+    printFromServices(async ({ platform, progress }) => {
+      const reseal = (what: string, column: SealedColumn) =>
+        resealColumn(platform.db, platform.secretBox, column, (scanned, resealed) => progress.update(`re-sealing ${what}: ${scanned} read, ${resealed} re-sealed`));
+      return {
+        keyId: platform.secretBox.currentKeyId,
+        resealed: { masterWallets: await reseal('master wallet mnemonics', SEALED_MNEMONICS), webhookSecrets: await reseal('webhook signing secrets', SEALED_WEBHOOK_SECRETS) },
+      };
+    }, opts),
   );
 
 program.parseAsync(process.argv).catch((e: unknown) => {

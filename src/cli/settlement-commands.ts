@@ -9,19 +9,26 @@ export function registerSettlementCommands(program: Command): void {
     .description("Compare every wallet's on-chain balance (its address plus its settlement contract balance) with the ledger, per asset; exits 1 on any difference")
     .option('--chain <chain>', 'blockchain id, chain id or slug; default every registered chain')
     .option('--organization <id>', 'only the wallets of this organisation')
-    .action((opts: { chain?: string; organization?: string }) =>
-      printFromServices(async ({ services, networks }) => {
+    .option('--json', 'print only the JSON result: no progress on the terminal')
+    .action((opts: { chain?: string; organization?: string; json?: boolean }) =>
+      printFromServices(async ({ services, networks, progress }) => {
         const chain = opts.chain ? networks.find(opts.chain) : undefined;
         if (opts.chain && !chain) throw new Error(`Unknown blockchain '${opts.chain}'`);
         const reports = [];
-        for (const network of chain ? [chain] : networks.all()) reports.push(await services.settlementReconciler.reconcile(network, { organizationId: opts.organization }));
+        const chains = chain ? [chain] : networks.all();
+        for (const [i, network] of chains.entries()) {
+          const where = `reconciling chain ${network.spec.slug} (${i + 1}/${chains.length})`;
+          progress.update(`${where}: reading the ledger…`);
+          reports.push(await services.settlementReconciler.reconcile(network, { organizationId: opts.organization, onProgress: (checked, total) => progress.update(`${where}: ${checked}/${total} balances read on chain`) }));
+        }
+        progress.done();
         const differences = reports.flatMap((r) => r.differences);
         for (const d of differences) {
           process.stderr.write(`DIFFERENCE chain=${d.blockchainId} wallet=${d.walletId} ${d.address} ${d.symbol}: ledger expects ${d.expected}, on chain ${d.wallet} + contract ${d.contract} (difference ${d.difference})\n`);
         }
         if (differences.length) process.exitCode = 1;
         return { clean: differences.length === 0, checked: reports.reduce((n, r) => n + r.checked, 0), chains: reports };
-      }),
+      }, opts),
     );
 
   const settlement = program.command('settlement').description('On-chain settlement of trades');
@@ -32,15 +39,17 @@ export function registerSettlementCommands(program: Command): void {
     .option('--operator <address>', 'the operator address; default the address of SETTLEMENT_OPERATOR_KEY')
     .option('--fee-recipient <address>', 'where fees go; default SETTLEMENT_FEE_RECIPIENT')
     .option('--exit-delay <seconds>', "seconds between an account's exit request and its own withdrawal; default SETTLEMENT_EXIT_DELAY_SECONDS")
-    .action((opts: { chain: string; operator?: string; feeRecipient?: string; exitDelay?: string }) =>
-      printFromServices(async ({ services, networks }) => {
+    .option('--json', 'print only the JSON result: no progress on the terminal')
+    .action((opts: { chain: string; operator?: string; feeRecipient?: string; exitDelay?: string; json?: boolean }) =>
+      printFromServices(async ({ services, networks, progress }) => {
         const network = networks.find(opts.chain);
         if (!network) throw new Error(`Unknown blockchain '${opts.chain}'`);
         const key = process.env.SETTLEMENT_DEPLOYER_KEY ?? (network.spec.dev ? devChainAccount(0).privateKey : undefined);
         if (!key) throw new Error('SETTLEMENT_DEPLOYER_KEY is required on a configured chain');
         const exitDelaySeconds = opts.exitDelay === undefined ? undefined : Number(opts.exitDelay);
         if (exitDelaySeconds !== undefined && !(Number.isSafeInteger(exitDelaySeconds) && exitDelaySeconds >= 0)) throw new Error('--exit-delay must be a whole number of seconds');
+        progress.update(`deploying the settlement contract on ${network.spec.slug}: waiting for its transaction to be mined…`);
         return services.settlementDeployments.deploy(network, key, { operator: opts.operator, feeRecipient: opts.feeRecipient, exitDelaySeconds });
-      }),
+      }, opts),
     );
 }

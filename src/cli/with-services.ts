@@ -4,6 +4,7 @@ import { createLogger } from '../platform/logger';
 import { createServices, Services } from '../services';
 import { ChainNetworks } from '../modules/chains/chain-networks';
 import { processNodeId } from '../platform/node-identity';
+import { Progress } from './progress';
 
 /** The services on the configured database and Redis, the chains as the registry recorded them: what a process beside a live deployment works with. */
 export interface OperatorContext {
@@ -31,13 +32,20 @@ export async function openServices(env: NodeJS.ProcessEnv = process.env, logLeve
   };
 }
 
-/** Runs an operator command beside a live deployment; prints what it returns as one JSON line. */
-export async function printFromServices(run: (context: OperatorContext) => Promise<unknown>): Promise<void> {
-  const context = await openServices();
+/**
+ * Runs an operator command beside a live deployment; prints what it returns as one JSON line. A
+ * long command reports its progress through `progress` (on a terminal only, never with `--json`).
+ */
+export async function printFromServices(run: (context: OperatorContext & { progress: Progress }) => Promise<unknown>, opts: { json?: boolean } = {}): Promise<void> {
+  const progress = new Progress(process.stderr, opts);
+  progress.update('connecting to PostgreSQL and Redis…');
+  const context = await openServices().finally(() => progress.done());
   try {
-    const result = await run(context);
+    const result = await run({ ...context, progress });
+    progress.done();
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
+    progress.done();
     await context.close();
   }
 }

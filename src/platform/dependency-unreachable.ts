@@ -9,7 +9,7 @@ const START_WITHOUT_DOCKER: Record<Dependency, string> = {
 };
 
 /** host:port only: a URL may carry a password. */
-function endpoint(url: string): string {
+export function endpoint(url: string): string {
   try {
     const { hostname, port } = new URL(url);
     return `${hostname}:${port || (url.startsWith('redis') ? '6379' : '5432')}`;
@@ -18,19 +18,22 @@ function endpoint(url: string): string {
   }
 }
 
-function reason(error: unknown): string {
+/** The error code of a failed connection (ECONNREFUSED, …), else its message. */
+export function reason(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What to run when a dependency is not there. */
+export function howToStart(dependency: Dependency): string {
+  return `Start it with \`docker compose up -d postgres redis\`, or on Debian \`${START_WITHOUT_DOCKER[dependency]}\`.`;
+}
+
 /** A start-up failure that names the missing service and how to start it; its message is the whole story. */
 export class DependencyUnreachable extends Error {
   constructor(dependency: Dependency, url: string, cause: unknown) {
-    super(
-      `Keel cannot start: ${dependency} is not reachable at ${endpoint(url)} (${reason(cause)}). ` +
-        `Start it with \`docker compose up -d postgres redis\`, or on Debian \`${START_WITHOUT_DOCKER[dependency]}\`.`,
-    );
+    super(`Keel cannot start: ${dependency} is not reachable at ${endpoint(url)} (${reason(cause)}). ${howToStart(dependency)}`);
     this.name = 'DependencyUnreachable';
   }
 }

@@ -42,12 +42,19 @@ export interface ReconcileReport {
   differences: ReconcileLine[];
 }
 
+export interface ReconcileOptions {
+  /** Only the wallets of this organisation. */
+  organizationId?: string;
+  /** Hears the count of wallet-asset lines read from the chain so far, of `total`. */
+  onProgress?: (checked: number, total: number) => void;
+}
+
 /**
  * Every wallet's balance per asset on chain (its address plus its balance in the settlement
  * contract) against the ledger, allowing for what is legitimately in flight: trades not yet
  * settled, transfers out not yet mined, and debts a reorg left.
  */
-export async function reconcileChain(db: Knex, network: ChainNetwork, contractAddress: string | null, opts: { organizationId?: string } = {}): Promise<ReconcileReport> {
+export async function reconcileChain(db: Knex, network: ChainNetwork, contractAddress: string | null, opts: ReconcileOptions = {}): Promise<ReconcileReport> {
   const blockchainId = network.blockchainId;
   const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
     (await db('assets').where({ blockchainId }).select('id', 'symbol', 'address', 'isNative')).map((a: { id: string; symbol: string; address: string; isNative: boolean }) => [a.id, a]),
@@ -84,6 +91,7 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
   const contract = contractAddress ? new ethers.Contract(contractAddress, settlementInterface(), network.provider) : null;
   const differences: ReconcileLine[] = [];
   const checks = [...lines.values()].filter((l) => accounts.has(l.walletId));
+  let read = 0;
   await forEachBounded(checks, RPC_CONCURRENCY, async (l) => {
     const account = accounts.get(l.walletId)!;
     const asset = assets.get(l.assetId)!;
@@ -92,6 +100,7 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       asset.isNative ? network.provider.getBalance(account.address) : (new ethers.Contract(token, erc20, network.provider).balanceOf(account.address) as Promise<bigint>),
       contract ? (contract.balanceOf(token, account.address) as Promise<bigint>) : Promise.resolve(0n),
     ]);
+    opts.onProgress?.(++read, checks.length);
     const expected = l.ledger - l.unsettled + l.outgoing - l.debt;
     const difference = wallet + held - expected;
     if (difference === 0n) return;

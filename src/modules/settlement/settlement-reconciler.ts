@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { ChainNetwork } from '../chains/chain-networks';
 import type { SettlementDeployments } from './settlement-deployments';
-import { reconcileChain, ReconcileReport } from './reconciliation';
+import { reconcileChain, ReconcileOptions, ReconcileReport } from './reconciliation';
 
 /** Reconciliation of a chain against the ledger, with the chain's settlement contract looked up. */
 export class SettlementReconciler {
@@ -10,7 +10,7 @@ export class SettlementReconciler {
     private readonly deployments: SettlementDeployments,
   ) {}
 
-  async reconcile(network: ChainNetwork, opts: { organizationId?: string } = {}): Promise<ReconcileReport> {
+  async reconcile(network: ChainNetwork, opts: ReconcileOptions = {}): Promise<ReconcileReport> {
     return reconcileChain(this.db, network, await this.deployments.address(network.blockchainId), opts);
   }
 }

@@ -13,10 +13,12 @@ const BATCH = 500;
 /**
  * Re-seals every secret of the column that is not under the current key, row by row, each one a
  * compare-and-set on the sealed text (a row changed meanwhile is left to the next run). Safe to
- * run while Keel serves and to run again after a crash: what is done stays done.
+ * run while Keel serves and to run again after a crash: what is done stays done. `onPage` hears
+ * the running counts after each page (the command line's progress).
  */
-export async function resealColumn(db: Knex, box: SecretBox, spec: SealedColumn): Promise<number> {
+export async function resealColumn(db: Knex, box: SecretBox, spec: SealedColumn, onPage?: (scanned: number, resealed: number) => void): Promise<number> {
   let resealed = 0;
+  let scanned = 0;
   let after: string | null = null;
   for (;;) {
     const page: Record<string, string>[] = await db(spec.table)
@@ -34,5 +36,7 @@ export async function resealColumn(db: Knex, box: SecretBox, spec: SealedColumn)
         .update({ [spec.column]: box.seal(box.open(sealed, boundTo), boundTo) });
     }
     after = page[page.length - 1].id;
+    scanned += page.length;
+    onPage?.(scanned, resealed);
   }
 }

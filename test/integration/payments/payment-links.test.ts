@@ -50,7 +50,7 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect(link.allowedBlockchains.map((b: { id: string }) => b.id)).toEqual([m.wallet.blockchainId]);
     expect(link.allowedAssets.map((a: { symbol: string }) => a.symbol).sort()).toEqual(['DAI', 'USDC', 'USDT']);
     expect((await m.org.core.get(`/v1/payment-links/${link.id}`)).body.data).toEqual(link);
-    expect((await m.org.core.get(`/v1/payment/links/slug/coffee-beans-1kg`)).body.data.id).toBe(link.id);
+    expect((await m.org.core.get(`/v1/payment/links-by-slug/coffee-beans-1kg`)).body.data.id).toBe(link.id);
     expect((await m.org.core.get(`/v1/master-wallets/${m.wallet.id}`)).body.data.analytics.paymentLinksCount).toBe(1);
 
     // The public view: the link's terms and nothing of the merchant behind it.
@@ -250,7 +250,7 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect(badUrl.status).toBe(422);
 
     // Cross-organisation: 404, never 403, for reads, writes and the other's wallet as settlement.
-    for (const [method, path] of [['GET', `/v1/payment/links/${a.id}`], ['GET', `/v1/payment-links/${a.id}`], ['PUT', `/v1/payment/links/${a.id}`], ['DELETE', `/v1/payment/links/${a.id}`], ['POST', `/v1/payment/links/${a.id}/deactivate`], ['GET', `/v1/payment/links/${a.id}/transfers`], ['GET', `/v1/payment/links/${a.id}/checkouts`], ['GET', `/v1/payment/links/slug/${b.slug}`]]) {
+    for (const [method, path] of [['GET', `/v1/payment/links/${a.id}`], ['GET', `/v1/payment-links/${a.id}`], ['PUT', `/v1/payment/links/${a.id}`], ['DELETE', `/v1/payment/links/${a.id}`], ['POST', `/v1/payment/links/${a.id}/deactivate`], ['GET', `/v1/payment/links/${a.id}/transfers`], ['GET', `/v1/payment/links/${a.id}/checkouts`], ['GET', `/v1/payment/links-by-slug/${b.slug}`]]) {
       const res = await other.org.core.request(method, path, method === 'PUT' ? { body: { name: 'mine now' } } : {});
       expect([method, path, res.status, res.body.error?.code]).toEqual([method, path, 404, 'NOT_FOUND']);
     }

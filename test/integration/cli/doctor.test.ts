@@ -1,0 +1,62 @@
+import { createTestDatabase, databaseUrl, dropTestDatabase, runPrefix, withAdmin } from '../../support/databases';
+import { PrivateRedis } from '../../support/private-redis';
+import { runKeel } from '../../support/keel-process';
+import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
+
+const MACHINE_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const migrated = `${runPrefix()}_doctor_${process.pid}`;
+const empty = `${runPrefix()}_doctor_empty_${process.pid}`;
+
+/** The environment of a deployment: the test chains and master key the global setup made. */
+const env = (more: Record<string, string>) => ({ KEEL_CHAINS: process.env.KEEL_CHAINS!, KEEL_MASTER_KEY: process.env.KEEL_MASTER_KEY!, DATABASE_URL: databaseUrl(migrated), REDIS_URL: MACHINE_REDIS, STARTUP_CONNECT_TIMEOUT_MS: '2000', ...more });
+const lines = (stdout: string) => stdout.trim().split('\n');
+
+beforeAll(async () => {
+  await createTestDatabase(migrated);
+  await withAdmin((c) => c.query(`CREATE DATABASE "${empty}"`));
+});
+afterAll(async () => {
+  await dropTestDatabase(migrated);
+  await dropTestDatabase(empty);
+});
+
+test('with everything up: one ok line per check (PostgreSQL, migrations, Redis, master key, each chain) and exit 0', async () => {
+  const { code, stdout, stderr } = await runKeel(['doctor'], env({}), 60_000);
+  const chains = parseChainsConfig(process.env.KEEL_CHAINS!);
+  expect(lines(stdout).map((l) => l.split(':')[0])).toEqual(['ok   PostgreSQL', 'ok   migrations', 'ok   Redis', 'ok   master key', ...chains.map((c) => `ok   chain ${c.slug} (${c.chainId})`)]);
+  expect(stdout).toMatch(/master key: KEEL_MASTER_KEY \(key id [0-9a-f]{16}\); every sealed secret opens with it/);
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+});
+
+test('a stopped Redis is one FAIL line naming its address and how to start it; exit 1, no stack', async () => {
+  const redis = await PrivateRedis.start();
+  await redis.kill();
+  const { code, stdout, stderr } = await runKeel(['doctor'], env({ REDIS_URL: redis.url }), 60_000);
+  const failed = lines(stdout).filter((l) => l.startsWith('FAIL'));
+  expect(failed).toEqual([`FAIL Redis: 127.0.0.1:${redis.port}: not reachable (ECONNREFUSED). Fix: Start it with \`docker compose up -d postgres redis\`, or on Debian \`redis-server --daemonize yes\`.`]);
+  expect(lines(stdout).filter((l) => l.includes('Redis'))).toEqual(failed);
+  expect(stdout + stderr).not.toMatch(/\n\s+at /);
+  expect(stderr).toBe('');
+  expect(code).toBe(1);
+});
+
+test('a database not yet migrated: the migrations line says how many are pending and what to run; a warning, exit 0', async () => {
+  const { code, stdout } = await runKeel(['doctor'], env({ DATABASE_URL: databaseUrl(empty) }), 60_000);
+  expect(lines(stdout).find((l) => l.includes('migrations'))).toMatch(/^WARN migrations: \d+ pending \(001_foundation, .*\)\. Fix: `npx keel migrate` applies them/);
+  expect(code).toBe(0);
+});
+
+test('an unreachable chain RPC and a malformed master key are failures; --json prints them as one object', async () => {
+  const chains = parseChainsConfig(process.env.KEEL_CHAINS!);
+  const offline = [{ ...chains[0], rpcUrl: 'http://127.0.0.1:9/secret-api-key' }];
+  const { code, stdout } = await runKeel(['doctor', '--json'], env({ KEEL_CHAINS: JSON.stringify(offline), KEEL_MASTER_KEY: 'not-a-key' }), 60_000);
+  const report = JSON.parse(stdout) as { ok: boolean; checks: { check: string; status: string; detail: string; fix?: string }[] };
+  expect(report.ok).toBe(false);
+  const byName = Object.fromEntries(report.checks.map((c) => [c.check, c]));
+  expect(byName['master key']).toMatchObject({ status: 'fail', detail: 'KEEL_MASTER_KEY must be 32 bytes, written as 64 hex digits or base64' });
+  expect(byName[`chain ${chains[0].slug} (${chains[0].chainId})`]).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^RPC at http:\/\/127\.0\.0\.1:9 not reachable/) });
+  // An RPC URL's path may hold a provider's key: only the origin is printed.
+  expect(stdout).not.toContain('secret-api-key');
+  expect(code).toBe(1);
+});
