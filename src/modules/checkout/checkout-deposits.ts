@@ -31,7 +31,7 @@ export class CheckoutDeposits implements DepositListener {
       .forUpdate();
     if (!checkouts.length) return;
     const byAddress = new Map(checkouts.map((c) => [c.addressId, c]));
-    const chainConfirmations = await this.chainConfirmations(trx, checkouts.map((c) => c.blockchainId));
+    const chainConfirmations = await this.chainConfirmations(trx, candidates.map((d) => d.blockchainId));
     for (const deposit of candidates) {
       let checkout = byAddress.get(deposit.addressId!);
       if (!checkout) continue;
