@@ -229,6 +229,11 @@ describe('a checkout counts only its own asset on its own chain, from a sender n
     expect(extra).toMatchObject({ checkoutId: late.id, amount: '2', checkoutStatus: 'AWAITING_PAYMENT', notCountedReason: 'The payment link had already taken all its payments' });
     expect((await publicClient(t).get(sessionPath(late))).body.data).toMatchObject({ status: 'AWAITING_PAYMENT', amountReceived: '0', transfersNotCounted: 1, transfers: [{ kind: 'OVER_LIMIT' }] });
     expect((await m.org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(1);
+
+    // The API document says which rule applies, on the link and on the public session start.
+    const doc = JSON.stringify((await publicClient(t).get('/v1/openapi.json')).body);
+    expect(doc).toContain('An open session reserves none: a payment holds one from when it is recorded');
+    expect(doc).toContain("A session reserves none of a limited link's payments");
   }, 120_000);
 
   test("a session is read only under its own link's slug: another link's (another merchant's) is 404 on the API, the QR code and the page", async () => {
