@@ -26,6 +26,15 @@
     OVER_LIMIT: function () { return 'the link had taken all its payments'; },
   };
 
+  /** A session this link's page will not show: forgotten, and the link's own checkout offered instead. */
+  function refuseSession() {
+    var url = new URL(location.href);
+    url.searchParams.delete('session');
+    history.replaceState(null, '', url.toString());
+    fail('This payment session is not one of this payment link.');
+    renderLink();
+  }
+
   function sessionPath(id) { return '/v1/checkout/links/' + encodeURIComponent(slug) + '/sessions/' + encodeURIComponent(id); }
   function ofThisLink(s) { return !!(s && s.link && s.link.slug === slug.toLowerCase()); }
 
@@ -115,7 +124,7 @@
   }
 
   function begin(s) {
-    if (!ofThisLink(s)) { fail('This payment session is not one of this payment link.'); renderLink(); return; }
+    if (!ofThisLink(s)) { refuseSession(); return; }
     session = s;
     show($('choose'), false);
     show($('pay'), true);
@@ -225,13 +234,7 @@
         return api('GET', sessionPath(resume)).then(function (s) {
           $('link-name').textContent = l.name;
           begin(s);
-        }, function () {
-          var url = new URL(location.href);
-          url.searchParams.delete('session');
-          history.replaceState(null, '', url.toString());
-          fail('This payment session is not one of this payment link.');
-          renderLink();
-        });
+        }, refuseSession);
       }
       renderLink();
     }, function (e) {
