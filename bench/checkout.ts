@@ -98,7 +98,7 @@ export async function run(args: string[]): Promise<object> {
       for (;;) {
         if (!recordedAt && (await db('checkout_transfers').where({ checkoutId: session.id }).first('id'))) recordedAt = performance.now();
         if (recordedAt) {
-          const status = (await call('GET', `/v1/checkout/sessions/${session.id}`, undefined, false)).status;
+          const status = (await call('GET', `/v1/checkout/links/${link.slug}/sessions/${session.id}`, undefined, false)).status;
           if (status === 'PAID') break;
           await new Promise((r) => setTimeout(r, 5));
         } else {

@@ -8,9 +8,12 @@ import { classify } from './checkout-status';
 
 /**
  * Matches recorded deposits to checkouts by their address, inside the deposit watcher's
- * transaction: each becomes a checkout transfer (PAYMENT, LATE or REPEAT) that gathers
- * confirmations; a PAYMENT counts towards the amount once it has them. A confirmed transfer's
- * funds are swept to the settlement wallet. A reorg takes a transfer back (REVERTED).
+ * transaction: each becomes a checkout transfer of its own asset and chain, classified
+ * (checkout-status.ts: only the checkout's asset on its chain, from a sender the AML flagger let
+ * through, admitted by the owner, is a PAYMENT), that gathers confirmations; a PAYMENT counts
+ * towards the amount once it has them. A confirmed transfer's funds are swept to the settlement
+ * wallet, whatever its kind (the sweeper holds an AML-flagged one). A reorg takes a transfer back
+ * (REVERTED).
  */
 export class CheckoutDeposits implements DepositListener {
   constructor(
@@ -28,11 +31,12 @@ export class CheckoutDeposits implements DepositListener {
       .forUpdate();
     if (!checkouts.length) return;
     const byAddress = new Map(checkouts.map((c) => [c.addressId, c]));
-    const chainConfirmations = await this.chainConfirmations(trx, checkouts.map((c) => c.blockchainId));
+    const chainConfirmations = await this.chainConfirmations(trx, candidates.map((d) => d.blockchainId));
     for (const deposit of candidates) {
       let checkout = byAddress.get(deposit.addressId!);
       if (!checkout) continue;
-      const kind = classify(checkout, new Date(deposit.blockTimestamp));
+      let kind = classify(checkout, { blockchainId: deposit.blockchainId, assetId: deposit.assetId, blockTimestamp: new Date(deposit.blockTimestamp), amlFlagged: !!deposit.amlFlaggedAt });
+      if (kind === 'PAYMENT' && !(await this.desk.admits(trx, checkout))) kind = 'OVER_LIMIT';
       const confirmations = chainConfirmations.get(deposit.blockchainId) ?? 1;
       const required = Math.max(confirmations, this.desk.paymentConfirmations);
       const now = new Date();
@@ -41,6 +45,8 @@ export class CheckoutDeposits implements DepositListener {
           organizationId: deposit.organizationId,
           checkoutId: checkout.id,
           chainTransferId: deposit.id,
+          assetId: deposit.assetId,
+          blockchainId: deposit.blockchainId,
           kind,
           status: 'CONFIRMING',
           txHash: deposit.txHash,
@@ -56,6 +62,8 @@ export class CheckoutDeposits implements DepositListener {
         .returning('*');
       const transfer = CheckoutTransferModel.fromDatabaseJson(row);
       if (kind === 'PAYMENT') checkout = await this.desk.update(trx, checkout, { confirmingRaw: (BigInt(checkout.confirmingRaw) + BigInt(deposit.rawValue)).toString() });
+      // What the head showed at the address was this deposit (a held one of the checkout's asset), not a payment.
+      else if (checkout.status === 'DETECTED' && deposit.assetId === checkout.assetId && deposit.blockchainId === checkout.blockchainId) checkout = await this.desk.update(trx, checkout, { seenRaw: '0' });
       byAddress.set(checkout.addressId, checkout);
       await this.desk.transferChanged(trx, checkout, transfer, true);
       if (confirmations >= required) byAddress.set(checkout.addressId, await this.advance(trx, checkout, transfer, confirmations));

@@ -3,12 +3,17 @@ import { formatScaled } from '../../platform/decimal';
 import type { AddressService } from '../wallets/address.service';
 import type { ChainService, AssetView } from '../chains/chain.service';
 import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus, SETTLED_STATUSES } from './checkout.model';
-import { statusOf } from './checkout-status';
+import { statusOf, whyNotCounted } from './checkout-status';
 
 /** What a checkout's owner (a payment link, a payment intent) does when the checkout moves. */
 export interface CheckoutOwner {
   /** The checkout changed status; inside the transaction that changed it. */
   statusChanged(trx: Knex.Transaction, checkout: CheckoutModel, previous: CheckoutStatus): Promise<void>;
+  /**
+   * Whether a payment just recorded to the checkout may count (a payment link's paymentLimit);
+   * false makes it OVER_LIMIT. Inside the deposit watcher's transaction, under the checkout's lock.
+   */
+  admits(trx: Knex.Transaction, checkout: CheckoutModel): Promise<boolean>;
   /** A deposit to the checkout was recorded (`created`) or changed (confirmations, a reorg). */
   transferChanged(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, created: boolean): Promise<void>;
 }
@@ -62,6 +67,8 @@ export interface CheckoutView {
   amountDue: string;
   /** What arrived beyond the amount (OVERPAID). */
   amountOverpaid: string;
+  /** Deposits to the address that are not counted (any kind but PAYMENT, not reverted): see the transfers. */
+  transfersNotCounted: number;
   /** EIP-681 payment request for wallets (the QR code encodes it). */
   paymentUri: string;
   expiresAt: Date;
@@ -70,11 +77,13 @@ export interface CheckoutView {
   updatedAt: Date;
 }
 
-/** A deposit to a checkout address. */
+/** A deposit to a checkout address, in its own asset and chain (which may not be the checkout's). */
 export interface CheckoutTransferView {
   id: string;
   checkoutId: string;
   kind: CheckoutTransferKind;
+  /** Why it is not counted; null for a PAYMENT. */
+  notCountedReason: string | null;
   status: CheckoutTransferStatus;
   txHash: string;
   from: string;
@@ -168,12 +177,17 @@ export class CheckoutDesk {
     return this.update(trx, checkout, { status: 'CANCELLED' });
   }
 
+  async admits(trx: Knex.Transaction, checkout: CheckoutModel): Promise<boolean> {
+    return this.ownerOf(checkout).admits(trx, checkout);
+  }
+
   async transferChanged(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, created: boolean): Promise<void> {
     await this.ownerOf(checkout).transferChanged(trx, checkout, transfer, created);
   }
 
-  async views(rows: CheckoutModel[]): Promise<CheckoutView[]> {
+  async views(rows: CheckoutModel[], trx: Knex | Knex.Transaction = this.db): Promise<CheckoutView[]> {
     const assets = await this.chains.assetViews(rows.map((r) => r.assetId));
+    const notCounted = await this.notCounted(rows.map((r) => r.id), trx);
     return rows.map((c) => {
       const asset = assets.get(c.assetId)!;
       const expected = BigInt(c.expectedRaw);
@@ -190,6 +204,7 @@ export class CheckoutDesk {
         amountConfirming: fmt(BigInt(c.confirmingRaw)),
         amountDue: fmt(received >= expected ? 0n : expected - received),
         amountOverpaid: fmt(received > expected ? received - expected : 0n),
+        transfersNotCounted: notCounted.get(c.id) ?? 0,
         paymentUri: paymentUri(asset, c.depositAddress, expected),
         expiresAt: c.expiresAt,
         paidAt: c.paidAt,
@@ -199,8 +214,20 @@ export class CheckoutDesk {
     });
   }
 
-  async view(row: CheckoutModel): Promise<CheckoutView> {
-    return (await this.views([row]))[0];
+  async view(row: CheckoutModel, trx: Knex | Knex.Transaction = this.db): Promise<CheckoutView> {
+    return (await this.views([row], trx))[0];
+  }
+
+  /** How many deposits to each checkout are recorded and not counted (reverted ones aside). */
+  private async notCounted(checkoutIds: string[], trx: Knex | Knex.Transaction): Promise<Map<string, number>> {
+    if (!checkoutIds.length) return new Map();
+    const rows: { checkoutId: string; n: string }[] = await trx('checkout_transfers')
+      .whereIn('checkoutId', checkoutIds)
+      .whereNot('kind', 'PAYMENT')
+      .whereNot('status', 'REVERTED')
+      .groupBy('checkoutId')
+      .select('checkoutId', trx.raw('count(*) as n'));
+    return new Map(rows.map((r) => [r.checkoutId, Number(r.n)]));
   }
 
   /** The deposits to these checkouts, oldest first. */
@@ -210,22 +237,24 @@ export class CheckoutDesk {
   }
 
   async transferViews(transfers: CheckoutTransferModel[], checkouts: Map<string, CheckoutModel>): Promise<CheckoutTransferView[]> {
-    const assets = await this.chains.assetViews([...checkouts.values()].map((c) => c.assetId));
+    const assets = await this.chains.assetViews([...[...checkouts.values()].map((c) => c.assetId), ...transfers.map((t) => t.assetId)]);
     return transfers.map((t) => {
       const checkout = checkouts.get(t.checkoutId)!;
-      const asset = assets.get(checkout.assetId)!;
+      const asked = assets.get(checkout.assetId)!;
+      const paid = assets.get(t.assetId)!;
       return {
         id: t.id,
         checkoutId: t.checkoutId,
         kind: t.kind,
+        notCountedReason: whyNotCounted(t.kind, { symbol: paid.symbol, chain: paid.blockchain.name }, { symbol: asked.symbol, chain: asked.blockchain.name }),
         status: t.status,
         txHash: t.txHash,
         from: t.fromAddress,
         to: checkout.depositAddress,
-        amount: formatScaled(BigInt(t.rawValue), asset.decimals),
+        amount: formatScaled(BigInt(t.rawValue), paid.decimals),
         rawAmount: t.rawValue,
-        asset: assetRef(asset),
-        blockchain: chainRef(asset),
+        asset: assetRef(paid),
+        blockchain: chainRef(paid),
         blockNumber: String(t.blockNumber),
         confirmations: t.confirmations,
         requiredConfirmations: t.requiredConfirmations,

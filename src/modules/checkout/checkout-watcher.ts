@@ -63,13 +63,13 @@ export class CheckoutWatcher implements Worker {
    * still the chain's block at that height (after a reorg the deposit watcher reverts them).
    */
   async countConfirmations(): Promise<void> {
+    // Each on its own chain: a WRONG_CHAIN transfer is not on the checkout's.
     const rows: { id: string; blockchainId: string; blockNumber: string; blockHash: string; confirmations: number }[] = await this.db('checkout_transfers as t')
-      .join('checkouts as c', 'c.id', 't.checkoutId')
       .join('chain_transfers as ct', 'ct.id', 't.chainTransferId')
       .where('t.status', 'CONFIRMING')
       .orderBy('t.createdAt')
       .limit(BATCH)
-      .select('t.id', 'c.blockchainId', 't.blockNumber', 'ct.blockHash', 't.confirmations');
+      .select('t.id', 't.blockchainId', 't.blockNumber', 'ct.blockHash', 't.confirmations');
     const heads = new Map<string, number>();
     // Payments share blocks: each block's hash is read once per pass.
     const hashes = new Map<string, Promise<string | null | undefined>>();
@@ -98,10 +98,16 @@ export class CheckoutWatcher implements Worker {
   /**
    * Checkouts still awaiting payment whose address holds the asset at the chain head: DETECTED.
    * A chain whose head has not moved since its last look is skipped: a fresh address can only
-   * receive in a new block.
+   * receive in a new block. A checkout with a deposit recorded and not counted is left to the
+   * deposit watcher: its balance may be that deposit (AML-held) or the gas of its sweep.
    */
   async detect(): Promise<void> {
-    const open = await CheckoutModel.query(this.db).where('status', 'AWAITING_PAYMENT').where('expiresAt', '>', new Date()).orderBy('createdAt', 'desc').limit(BATCH);
+    const open = await CheckoutModel.query(this.db)
+      .where('status', 'AWAITING_PAYMENT')
+      .where('expiresAt', '>', new Date())
+      .whereNotExists(CheckoutTransferModel.query(this.db).whereColumn('checkout_transfers.checkoutId', 'checkouts.id').whereNot('kind', 'PAYMENT').whereNot('status', 'REVERTED'))
+      .orderBy('createdAt', 'desc')
+      .limit(BATCH);
     if (!open.length) return;
     const assets = new Map((await AssetModel.query(this.db).findByIds([...new Set(open.map((c) => c.assetId))])).map((a) => [a.id, a]));
     for (const blockchainId of new Set(open.map((c) => c.blockchainId))) {

@@ -37,8 +37,14 @@ export class CheckoutModel extends Model {
   updatedAt!: Date;
 }
 
-/** PAYMENT counts towards the amount; LATE came after expiry or cancellation; REPEAT after it was paid. */
-export type CheckoutTransferKind = 'PAYMENT' | 'LATE' | 'REPEAT';
+/**
+ * PAYMENT counts towards the amount. None of the others counts: LATE came after expiry or
+ * cancellation; REPEAT after it was paid; WRONG_ASSET is another asset on the checkout's chain;
+ * WRONG_CHAIN arrived at the address on another chain; AML_FLAGGED came from a sanctioned sender;
+ * OVER_LIMIT found the payment link with no payment left for it.
+ */
+export type CheckoutTransferKind = 'PAYMENT' | 'LATE' | 'REPEAT' | 'WRONG_ASSET' | 'WRONG_CHAIN' | 'AML_FLAGGED' | 'OVER_LIMIT';
+export const CHECKOUT_TRANSFER_KINDS: CheckoutTransferKind[] = ['PAYMENT', 'LATE', 'REPEAT', 'WRONG_ASSET', 'WRONG_CHAIN', 'AML_FLAGGED', 'OVER_LIMIT'];
 export type CheckoutTransferStatus = 'CONFIRMING' | 'CONFIRMED' | 'REVERTED';
 
 /** A deposit to a checkout address (for a payment link: a payment-link transfer). */
@@ -48,6 +54,9 @@ export class CheckoutTransferModel extends Model {
   organizationId!: string;
   checkoutId!: string;
   chainTransferId!: string;
+  /** The deposit's own asset and chain, which may not be the checkout's. */
+  assetId!: string;
+  blockchainId!: string;
   kind!: CheckoutTransferKind;
   status!: CheckoutTransferStatus;
   txHash!: string;

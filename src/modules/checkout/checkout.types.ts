@@ -18,10 +18,19 @@ registerEnumType(CheckoutStatusEnum, {
     'AWAITING_PAYMENT: nothing seen. DETECTED: the chain head shows funds at the address. CONFIRMING: a payment is recorded and gathering confirmations. PAID / OVERPAID / UNDERPAID: every counted payment is confirmed and the total equals / exceeds / falls short of the amount (UNDERPAID accepts a top-up until the expiry). EXPIRED: nothing counted arrived in time. CANCELLED: cancelled by the merchant (intents).',
 });
 
-export const CheckoutTransferKindEnum: Record<CheckoutTransferKind, CheckoutTransferKind> = { PAYMENT: 'PAYMENT', LATE: 'LATE', REPEAT: 'REPEAT' };
+export const CheckoutTransferKindEnum: Record<CheckoutTransferKind, CheckoutTransferKind> = {
+  PAYMENT: 'PAYMENT',
+  LATE: 'LATE',
+  REPEAT: 'REPEAT',
+  WRONG_ASSET: 'WRONG_ASSET',
+  WRONG_CHAIN: 'WRONG_CHAIN',
+  AML_FLAGGED: 'AML_FLAGGED',
+  OVER_LIMIT: 'OVER_LIMIT',
+};
 registerEnumType(CheckoutTransferKindEnum, {
   name: 'CheckoutTransferKind',
-  description: 'PAYMENT counts towards the amount. LATE: mined after the expiry (by block time) or after a cancellation; not counted. REPEAT: arrived after the checkout was paid; not counted. LATE and REPEAT funds are still swept to the settlement wallet, for the merchant to refund.',
+  description:
+    "PAYMENT counts towards the amount; no other kind is counted, moves the status or consumes a link's payment. LATE: mined after the expiry (by block time) or after a cancellation. REPEAT: arrived after the checkout was paid. WRONG_ASSET: another asset on the checkout's chain. WRONG_CHAIN: sent to the address on another chain. AML_FLAGGED: the sender is on a sanctions list. OVER_LIMIT: the payment link had taken all its payments. Funds of every kind but AML_FLAGGED are swept to the settlement wallet for the merchant to refund; AML_FLAGGED funds stay held at the checkout address until an admin releases them.",
 });
 
 export const CheckoutTransferStatusEnum: Record<CheckoutTransferStatus, CheckoutTransferStatus> = { CONFIRMING: 'CONFIRMING', CONFIRMED: 'CONFIRMED', REVERTED: 'REVERTED' };
@@ -59,6 +68,7 @@ export class CheckoutType implements CheckoutView {
   @Field({ description: 'Counted, still gathering confirmations' }) amountConfirming!: string;
   @Field({ description: 'Still missing (0 once paid)' }) amountDue!: string;
   @Field({ description: 'Received beyond the amount (OVERPAID)' }) amountOverpaid!: string;
+  @Field(() => Int, { description: 'Deposits to the address that are not counted (another asset or chain, a sanctioned sender, late, repeated, over the limit); reverted ones aside' }) transfersNotCounted!: number;
   @Field({ description: 'EIP-681 payment request (what the QR code encodes)' }) paymentUri!: string;
   @Field() expiresAt!: Date;
   @Field(() => Date, { nullable: true }) paidAt!: Date | null;
@@ -71,14 +81,15 @@ export class CheckoutTransferType implements CheckoutTransferView {
   @Field(() => ID) id!: string;
   @Field(() => ID) checkoutId!: string;
   @Field(() => CheckoutTransferKindEnum) kind!: CheckoutTransferKind;
+  @Field(() => String, { nullable: true, description: 'Why it is not counted; null for a PAYMENT' }) notCountedReason!: string | null;
   @Field(() => CheckoutTransferStatusEnum) status!: CheckoutTransferStatus;
   @Field() txHash!: string;
   @Field() from!: string;
   @Field({ description: 'The checkout address' }) to!: string;
-  @Field({ description: 'Whole units of the asset' }) amount!: string;
-  @Field({ description: 'Smallest unit' }) rawAmount!: string;
-  @Field(() => AssetRefType) asset!: AssetRefType;
-  @Field(() => ChainRefType) blockchain!: ChainRefType;
+  @Field({ description: 'Whole units of the asset that arrived' }) amount!: string;
+  @Field({ description: 'Smallest unit of the asset that arrived' }) rawAmount!: string;
+  @Field(() => AssetRefType, { description: "The asset that arrived (not the checkout's for WRONG_ASSET)" }) asset!: AssetRefType;
+  @Field(() => ChainRefType, { description: "The chain it arrived on (not the checkout's for WRONG_CHAIN)" }) blockchain!: ChainRefType;
   @Field() blockNumber!: string;
   @Field(() => Int) confirmations!: number;
   @Field(() => Int, { description: "max(the chain's confirmations, PAYMENT_CONFIRMATIONS)" }) requiredConfirmations!: number;

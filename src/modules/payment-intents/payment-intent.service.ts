@@ -137,6 +137,10 @@ export class PaymentIntentService implements CheckoutOwner {
     if (row) await this.publish(trx, PaymentIntentModel.fromDatabaseJson(row), `payment_intent.${status.toLowerCase()}`);
   }
 
+  async admits(): Promise<boolean> {
+    return true;
+  }
+
   async transferChanged(): Promise<void> {
     // The intent's transfers are part of its view (and of its next event); no event of their own.
   }
@@ -157,7 +161,7 @@ export class PaymentIntentService implements CheckoutOwner {
     if (!rows.length) return [];
     const checkouts = await CheckoutModel.query(trx).whereIn('paymentIntentId', rows.map((r) => r.id));
     const byIntent = new Map(checkouts.map((c) => [c.paymentIntentId!, c]));
-    const checkoutViews = new Map((await this.desk.views(checkouts)).map((v) => [v.id, v]));
+    const checkoutViews = new Map((await this.desk.views(checkouts, trx)).map((v) => [v.id, v]));
     const transfers: CheckoutTransferModel[] = await this.desk.transfersOf(checkouts.map((c) => c.id), trx);
     const transferViews = await this.desk.transferViews(transfers, new Map(checkouts.map((c) => [c.id, c])));
     return rows.map((r) => {

@@ -37,6 +37,7 @@ export class PaymentIntentType implements PaymentIntentView {
   @Field() amountConfirming!: string;
   @Field() amountDue!: string;
   @Field() amountOverpaid!: string;
+  @Field(() => Int, { description: 'Deposits to the address that are not counted (another asset or chain, a sanctioned sender, late); see transfers' }) transfersNotCounted!: number;
   @Field({ description: 'EIP-681 payment request' }) paymentUri!: string;
   @Field() expiresAt!: Date;
   @Field(() => Date, { nullable: true, description: 'When it was paid in full' }) paidAt!: Date | null;

@@ -10,7 +10,14 @@ const tags = ['Public checkout'];
 
 export const CHECKOUT_OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
   '/pay/{slug}': {
-    get: { operationId: 'checkoutPage', summary: 'The hosted checkout page of a payment link (HTML; its script and style under /pay/assets/)', tags, security: [], parameters: [slug], responses: { '200': { description: 'The page', content: { 'text/html': {} } }, ...errors(429) } },
+    get: {
+      operationId: 'checkoutPage',
+      summary: "The hosted checkout page of a payment link (HTML; its script and style under /pay/assets/). With ?session= it resumes that session; a session that is not this link's is 404 (the page then offers this link's own checkout)",
+      tags,
+      security: [],
+      parameters: [slug, { name: 'session', in: 'query', required: false, schema: { type: 'string', format: 'uuid' } }],
+      responses: { '200': { description: 'The page', content: { 'text/html': {} } }, '404': { description: 'The page, for a session of another link', content: { 'text/html': {} } }, ...errors(429) },
+    },
   },
   '/v1/checkout/links/{slug}': {
     get: {
@@ -25,7 +32,8 @@ export const CHECKOUT_OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
   '/v1/checkout/links/{slug}/sessions': {
     post: {
       operationId: 'startCheckout',
-      summary: 'Start a checkout session: a fresh deposit address, the exact amount, an expiry. PAYMENT_FAILED when the link is inactive or its paymentLimit is taken, PAYMENT_EXPIRED when it expired',
+      summary:
+        "Start a checkout session: a fresh deposit address, the exact amount, an expiry. A session reserves none of a limited link's payments: one is held only once a payment to the session is recorded, so open sessions never keep a payer out; a payment recorded when none is left is OVER_LIMIT (recorded, swept, not counted, refundable). PAYMENT_FAILED when the link is inactive or its paymentLimit is consumed or held by recorded payments, PAYMENT_EXPIRED when it expired",
       tags,
       security: [],
       parameters: [slug],
@@ -40,17 +48,18 @@ export const CHECKOUT_OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
       responses: { '201': json('The session: id, status, depositAddress, amount, asset, blockchain, expiresAt, paymentUri (EIP-681), qrCodeUrl'), ...errors(400, 404, 422, 429) },
     },
   },
-  '/v1/checkout/sessions/{id}': {
+  '/v1/checkout/links/{slug}/sessions/{id}': {
     get: {
       operationId: 'checkoutSession',
-      summary: "A session's live state (what the page polls): status, amountReceived, amountConfirming, amountDue, amountOverpaid, confirmations, transfers; redirectUrl and message once it ends",
+      summary:
+        "A session's live state (what the page polls): status, amountReceived, amountConfirming, amountDue, amountOverpaid, transfersNotCounted, confirmations, transfers (each in its own asset and chain, with its kind: only PAYMENT counts); redirectUrl and message once it ends. Read only under the slug of the link it was opened on: another link's session is 404",
       tags,
       security: [],
-      parameters: [id],
+      parameters: [slug, id],
       responses: { '200': json('The session'), ...errors(404, 429) },
     },
   },
-  '/v1/checkout/sessions/{id}/qr.svg': {
-    get: { operationId: 'checkoutQrCode', summary: "The session's payment request (EIP-681) as an SVG QR code", tags, security: [], parameters: [id], responses: { '200': { description: 'SVG', content: { 'image/svg+xml': {} } }, ...errors(404, 429) } },
+  '/v1/checkout/links/{slug}/sessions/{id}/qr.svg': {
+    get: { operationId: 'checkoutQrCode', summary: "The session's payment request (EIP-681) as an SVG QR code; another link's session is 404", tags, security: [], parameters: [slug, id], responses: { '200': { description: 'SVG', content: { 'image/svg+xml': {} } }, ...errors(404, 429) } },
   },
 };

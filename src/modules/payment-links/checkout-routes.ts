@@ -39,7 +39,12 @@ export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicChe
   const page = readFileSync(join(PAGE_DIR, 'index.html'), 'utf8');
   const assets = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(PAGE_DIR, name), 'utf8')]));
 
-  app.get('/pay/:slug', async (_request, reply) => secure(reply).type('text/html; charset=utf-8').send(page));
+  // A session named in the URL must be one of this link's: another link's is 404 (the page then says so).
+  app.get<{ Params: { slug: string }; Querystring: { session?: string } }>('/pay/:slug', async (request, reply) => {
+    const { session } = request.query;
+    const foreign = session !== undefined && !(await checkout.isSessionOf(request.params.slug, String(session)));
+    return secure(reply).code(foreign ? 404 : 200).type('text/html; charset=utf-8').send(page);
+  });
   app.get<{ Params: { name: string } }>('/pay/assets/:name', async (request, reply) => {
     const body = assets.get(request.params.name);
     if (body === undefined) return secure(reply).code(404).type('text/plain').send('Not found');
@@ -52,6 +57,10 @@ export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicChe
       .code(201)
       .send({ data: await checkout.start(request.params.slug, request.body ?? {}) }),
   );
-  app.get<{ Params: { id: string } }>('/v1/checkout/sessions/:id', async (request, reply) => secure(reply).send({ data: await checkout.session(request.params.id) }));
-  app.get<{ Params: { id: string } }>('/v1/checkout/sessions/:id/qr.svg', async (request, reply) => secure(reply).type('image/svg+xml').send(await checkout.qrCode(request.params.id)));
+  app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id', async (request, reply) => secure(reply).send({ data: await checkout.session(request.params.slug, request.params.id) }));
+  app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id/qr.svg', async (request, reply) =>
+    secure(reply)
+      .type('image/svg+xml')
+      .send(await checkout.qrCode(request.params.slug, request.params.id)),
+  );
 }

@@ -2,13 +2,16 @@ import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
 import type { CheckoutOwner } from '../checkout/checkout-desk';
 import { CheckoutModel, CheckoutStatus, CheckoutTransferModel, SETTLED_STATUSES } from '../checkout/checkout.model';
+import { paymentAdmitted } from '../checkout/checkout-status';
 import { PaymentLinkModel } from './payment-link.model';
+import { paymentsHeld } from './payments-held';
 import type { PaymentLinkService } from './payment-link.service';
 
 /**
- * What a payment link does when one of its checkouts moves: a checkout paid in full consumes one
- * payment of the link (paymentsConsumed, payment_link.updated; a reorg that takes the payment
- * back gives it back), and every deposit to a checkout address is a payment-link transfer
+ * What a payment link does when one of its checkouts moves: a payment recorded to a checkout holds
+ * one of a limited link's payments if one is free (else it is OVER_LIMIT and not counted); a
+ * checkout paid in full consumes it (paymentsConsumed, payment_link.updated; a reorg that takes
+ * the payment back gives it back), and every deposit to a checkout address is a payment-link transfer
  * (payment_link_transfer.created, then .updated as it gathers confirmations or is reverted).
  */
 export class PaymentLinkCheckouts implements CheckoutOwner {
@@ -25,6 +28,16 @@ export class PaymentLinkCheckouts implements CheckoutOwner {
       .update({ paymentsConsumed: trx.raw(`payments_consumed ${settled ? '+' : '-'} 1`), updatedAt: trx.fn.now() })
       .returning('*');
     await this.links.publish(trx, PaymentLinkModel.fromDatabaseJson(row), 'payment_link.updated');
+  }
+
+  /** A limited link is read under its row lock, so two checkouts' payments cannot both take its last payment. */
+  async admits(trx: Knex.Transaction, checkout: CheckoutModel): Promise<boolean> {
+    const unlocked = await PaymentLinkModel.query(trx).findById(checkout.paymentLinkId!);
+    if (!unlocked || unlocked.paymentLimit === null) return true;
+    const link = await PaymentLinkModel.query(trx).findById(unlocked.id).forUpdate();
+    if (!link || link.paymentLimit === null) return true;
+    const now = new Date();
+    return paymentAdmitted(link, await paymentsHeld(trx, link.id, now, checkout.id), checkout, now);
   }
 
   async transferChanged(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, created: boolean): Promise<void> {

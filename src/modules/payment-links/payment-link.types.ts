@@ -10,6 +10,8 @@ import type { CreatePaymentLink, LinkCheckoutFilter, LinkTransferFilter, Payment
 
 const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 const CURRENCY = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
+const PAYMENT_LIMIT =
+  "How many payments the link takes; null: unlimited. An open session reserves none: a payment holds one from when it is recorded (the chain's confirmations) while it confirms, or while its underpaid session may be topped up, and consumes it once paid; a payment recorded when none is left is an OVER_LIMIT transfer (not counted, swept to the settlement wallet, refundable)";
 
 @ObjectType('PaymentLink')
 export class PaymentLinkType implements PaymentLinkView {
@@ -21,8 +23,8 @@ export class PaymentLinkType implements PaymentLinkView {
   @Field({ description: 'Where the link is shared (free text, default api)' }) channel!: string;
   @Field({ description: 'The unit of amount; each allowed asset pays it at par (USD: USDC, USDT, DAI)' }) currency!: string;
   @Field(() => String, { nullable: true, description: 'null: an open amount the payer chooses' }) amount!: string | null;
-  @Field(() => Int, { nullable: true, description: 'How many payments the link takes; null: unlimited' }) paymentLimit!: number | null;
-  @Field(() => Int, { description: 'Checkouts paid in full so far' }) paymentsConsumed!: number;
+  @Field(() => Int, { nullable: true, description: PAYMENT_LIMIT }) paymentLimit!: number | null;
+  @Field(() => Int, { description: 'Checkouts paid in full so far (OVER_LIMIT and other uncounted transfers never count)' }) paymentsConsumed!: number;
   @Field(() => Date, { nullable: true }) expiresAt!: Date | null;
   @Field(() => ID, { description: 'The master wallet checkout addresses are derived under and swept to' }) evmSettlementWalletId!: string;
   @Field(() => String, { nullable: true, description: 'Always null: Keel runs EVM chains only' }) solanaSettlementWalletId!: string | null;
@@ -70,7 +72,7 @@ export class CreatePaymentLinkInput implements CreatePaymentLink {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 50) channel?: string;
   @Field({ description: 'e.g. USD or USDC' }) @Matches(CURRENCY, { message: 'must be 2-10 letters or digits, starting with a letter' }) currency!: string;
   @Field(() => Decimal, { nullable: true, description: 'Omit (or null) for an open amount the payer chooses' }) @IsOptional() amount?: string;
-  @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(1_000_000) paymentLimit?: number;
+  @Field(() => Int, { nullable: true, description: PAYMENT_LIMIT }) @IsOptional() @Min(1) @Max(1_000_000) paymentLimit?: number;
   @Field(() => Date, { nullable: true }) @IsOptional() expiresAt?: Date;
   @Field(() => ID) evmSettlementWalletId!: string;
   @Field(() => String, { nullable: true, description: 'Refused (INVALID_NETWORK): no Solana in Keel' }) @IsOptional() solanaSettlementWalletId?: string;

@@ -1,20 +1,17 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
-import { formatScaled, normalizeDecimal, parseUnits } from '../../platform/decimal';
+import { normalizeDecimal, parseUnits } from '../../platform/decimal';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains/chain.service';
 import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout/checkout-desk';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus, OPEN_STATUSES, SETTLED_STATUSES } from '../checkout/checkout.model';
+import { CheckoutModel, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES } from '../checkout/checkout.model';
 import { qrSvg } from '../checkout/checkout-qr';
 import { PaymentLinkModel } from './payment-link.model';
+import { paymentsHeld } from './payments-held';
 
 const LINK = 'Payment link';
 const SESSION = 'Checkout session';
-/** Checkouts a payment is on its way to. */
-const IN_FLIGHT: CheckoutStatus[] = ['DETECTED', 'CONFIRMING'];
-/** How long after a checkout's expiry a payment mined before it may still be seen by the watcher. */
-const SIGHTING_GRACE_MS = 15 * 60_000;
 
 /** What a payer sees of a link: never the organisation, the wallets, the metadata or the counts. */
 export interface PublicLinkView {
@@ -44,7 +41,8 @@ export interface PublicSessionView extends Omit<CheckoutView, 'createdAt' | 'upd
   qrCodeUrl: string;
   /** The newest counted payment's confirmations, while one is confirming. */
   confirmations: { current: number; required: number } | null;
-  transfers: { txHash: string; amount: string; kind: CheckoutTransferKind; status: CheckoutTransferStatus; confirmations: number; requiredConfirmations: number }[];
+  /** Every deposit to the address, in its own asset and chain; only a PAYMENT counts. */
+  transfers: { txHash: string; amount: string; asset: AssetRef; blockchain: ChainRef; kind: CheckoutTransferKind; status: CheckoutTransferStatus; confirmations: number; requiredConfirmations: number }[];
   /** The link's redirect URL, once the checkout is paid. */
   redirectUrl: string | null;
   /** The link's success message once paid, its failure message once expired or underpaid after the expiry. */
@@ -54,7 +52,8 @@ export interface PublicSessionView extends Omit<CheckoutView, 'createdAt' | 'upd
 /**
  * The public side of payment links (no API key): a link's terms by slug, a new checkout session
  * for the payer's chain and asset, and the session's live state. Sessions are named by their
- * random id, which only the payer's page knows.
+ * random id, which only the payer's page knows, and read only under the slug of the link they were
+ * opened on: another link's session is 404, so no link's page shows another's address or redirect.
  */
 
 export class PublicCheckoutService {
@@ -115,52 +114,59 @@ export class PublicCheckoutService {
     const ttlEnd = Date.now() + this.ttlSeconds * 1000;
     const expiresAt = new Date(link.expiresAt ? Math.min(ttlEnd, link.expiresAt.getTime()) : ttlEnd);
 
+    // A session reserves none of a limited link's payments (a payment to it does, when it is
+    // recorded: PaymentLinkCheckouts.admits), so sessions are opened concurrently without a lock.
     const checkout = await this.uow.run('payment-link.checkout', async (trx) => {
-      // A limited link is checked again under its lock (see unavailable). Unlimited links take
-      // checkouts concurrently.
-      if (link.paymentLimit !== null) {
-        const locked = await PaymentLinkModel.query(trx).findById(link.id).forUpdate();
-        const again = locked && (await this.unavailable(trx, locked));
-        if (!locked || again) throw again || KeelError.notFound(LINK);
-      }
-      // Derived only once the checkout is admitted: a refused one takes no index and leaves no address.
       const address = await this.desk.newAddress(trx, link.organizationId, link.evmSettlementWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
       return this.desk.insert(trx, { organizationId: link.organizationId, masterWalletId: link.evmSettlementWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id }, address);
     });
     return this.sessionView(checkout, link);
   }
 
-  async session(id: string): Promise<PublicSessionView> {
-    const checkout = await this.checkout(id);
-    const link = await PaymentLinkModel.query(this.db).findById(checkout.paymentLinkId!);
-    return this.sessionView(checkout, link!);
+  async session(slug: string, id: string): Promise<PublicSessionView> {
+    const { checkout, link } = await this.checkout(slug, id);
+    return this.sessionView(checkout, link);
   }
 
-  async qrCode(id: string): Promise<string> {
-    const view = await this.desk.view(await this.checkout(id));
+  async qrCode(slug: string, id: string): Promise<string> {
+    const view = await this.desk.view((await this.checkout(slug, id)).checkout);
     return qrSvg(view.paymentUri);
   }
 
-  private async checkout(id: string): Promise<CheckoutModel> {
-    const row = await CheckoutModel.query(this.db).findById(Ids.uuid(SESSION, id)).whereNotNull('paymentLinkId');
-    if (!row) throw KeelError.notFound(SESSION);
-    return row;
+  /** Whether `id` names a session of the link at `slug` (what the hosted page is asked to resume). */
+  async isSessionOf(slug: string, id: string): Promise<boolean> {
+    if (!Ids.isUuid(id)) return false;
+    const row = await CheckoutModel.query(this.db)
+      .findById(id.toLowerCase())
+      .whereIn('paymentLinkId', PaymentLinkModel.query(this.db).select('id').where({ slug: String(slug).toLowerCase() }).whereNull('deletedAt'));
+    return !!row;
+  }
+
+  /** A session of the link at `slug`; a malformed, unknown or another link's session is 404 alike. */
+  private async checkout(slug: string, id: string): Promise<{ checkout: CheckoutModel; link: PaymentLinkModel }> {
+    const sessionId = Ids.uuid(SESSION, id);
+    const link = await this.bySlug(slug);
+    const checkout = await CheckoutModel.query(this.db).findOne({ id: sessionId, paymentLinkId: link.id });
+    if (!checkout) throw KeelError.notFound(SESSION);
+    return { checkout, link };
   }
 
   private async sessionView(checkout: CheckoutModel, link: PaymentLinkModel): Promise<PublicSessionView> {
     const { createdAt: _c, updatedAt: _u, ...view } = await this.desk.view(checkout);
-    const transfers = await this.desk.transfersOf([checkout.id]);
+    const transfers = await this.desk.transferViews(await this.desk.transfersOf([checkout.id]), new Map([[checkout.id, checkout]]));
     const confirming = transfers.filter((t) => t.kind === 'PAYMENT' && t.status === 'CONFIRMING').pop();
     const settled = SETTLED_STATUSES.includes(checkout.status);
     const failed = checkout.status === 'EXPIRED' || (checkout.status === 'UNDERPAID' && checkout.expiresAt.getTime() <= Date.now());
     return {
       ...view,
       link: { slug: link.slug, name: link.name, description: link.description, imgUrl: link.imgUrl },
-      qrCodeUrl: `/v1/checkout/sessions/${checkout.id}/qr.svg`,
+      qrCodeUrl: `/v1/checkout/links/${encodeURIComponent(link.slug)}/sessions/${checkout.id}/qr.svg`,
       confirmations: confirming ? { current: confirming.confirmations, required: confirming.requiredConfirmations } : null,
       transfers: transfers.map((t) => ({
         txHash: t.txHash,
-        amount: formatScaled(BigInt(t.rawValue), view.asset.decimals),
+        amount: t.amount,
+        asset: t.asset,
+        blockchain: t.blockchain,
         kind: t.kind,
         status: t.status,
         confirmations: t.confirmations,
@@ -178,29 +184,20 @@ export class PublicCheckoutService {
   }
 
   /**
-   * Why the link takes no new checkout now, or undefined. A checkout holds one of a limited link's
-   * payments while a payment to it is in flight (seen or confirming, whatever the clock says), and
-   * until SIGHTING_GRACE_MS after its expiry: a payment mined before the expiry counts even when the
-   * watcher sees it later, so the limit is never overrun.
+   * Why the link takes no new checkout now, or undefined. Open sessions hold none of a limited
+   * link's payments: only the payments consumed and those held by a checkout whose payment is
+   * recorded (confirming, or underpaid and open to a top-up) do, so anonymous sessions can never
+   * keep a payer out. Read without a lock: a session admitted here on the last free payment only
+   * counts if its payment is still the first recorded (PaymentLinkCheckouts.admits).
    */
   private async unavailable(db: Knex | Knex.Transaction, link: PaymentLinkModel): Promise<KeelError | undefined> {
     if (!link.isActive) return new KeelError('PAYMENT_FAILED', 'This payment link is not active');
     if (link.expiresAt && link.expiresAt.getTime() <= Date.now()) return new KeelError('PAYMENT_EXPIRED', 'This payment link has expired');
-    if (link.paymentLimit !== null) {
-      const [{ count }] = await db('checkouts')
-        .where({ paymentLinkId: link.id })
-        .where((q) =>
-          q
-            .whereIn('status', IN_FLIGHT satisfies CheckoutStatus[])
-            .orWhere((open) => open.whereIn('status', [...OPEN_STATUSES, 'EXPIRED'] satisfies CheckoutStatus[]).where('expiresAt', '>', new Date(Date.now() - SIGHTING_GRACE_MS))),
-        )
-        .count({ count: '*' });
-      if (link.paymentsConsumed + Number(count) >= link.paymentLimit) {
-        return new KeelError('PAYMENT_FAILED', link.paymentsConsumed >= link.paymentLimit ? 'This payment link has taken all its payments' : 'Every remaining payment of this link is being paid; try again later', {
-          paymentLimit: link.paymentLimit,
-          paymentsConsumed: link.paymentsConsumed,
-        });
-      }
+    if (link.paymentLimit !== null && link.paymentsConsumed + (await paymentsHeld(db, link.id, new Date())) >= link.paymentLimit) {
+      return new KeelError('PAYMENT_FAILED', link.paymentsConsumed >= link.paymentLimit ? 'This payment link has taken all its payments' : 'Every remaining payment of this link is being paid; try again later', {
+        paymentLimit: link.paymentLimit,
+        paymentsConsumed: link.paymentsConsumed,
+      });
     }
     return undefined;
   }

@@ -64,7 +64,7 @@ describe('the hosted checkout page in a real browser', () => {
     const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Shop' })).body.data;
     await org.core.post('/v1/dev/faucet', { blockchainId, address: wallet.walletAddress, amount: '2' });
     const link = (await org.core.post('/v1/payment/links', { name: 'Espresso machine', description: 'Model K, delivered in 3 days', currency: 'USD', amount: '7.25', evmSettlementWalletId: wallet.id, redirectUrl: shopUrl, successMessage: 'Payment received, thank you!' })).body.data;
-    const soon = (await org.core.post('/v1/payment/links', { name: 'Last-minute deal', currency: 'USD', amount: '1', evmSettlementWalletId: wallet.id, expiresAt: new Date(Date.now() + 8_000).toISOString() })).body.data;
+    const soon = (await org.core.post('/v1/payment/links', { name: 'Last-minute deal', currency: 'USD', amount: '1', evmSettlementWalletId: wallet.id, expiresAt: new Date(Date.now() + 20_000).toISOString() })).body.data;
 
     // A second payer starts a session on a link about to expire and never pays.
     const idle = await openPage(soon.slug);
@@ -119,12 +119,68 @@ describe('the hosted checkout page in a real browser', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
+  test("a page never shows another link's session: another merchant's session under this link's slug is 404 and the page offers its own checkout; a session answered for another slug is not shown either", async () => {
+    const { org, blockchainId, t } = own;
+    const otherOrg = await t.createOrg();
+    const mine = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Honest shop' })).body.data;
+    const theirs = (await otherOrg.core.post('/v1/master-wallets', { blockchainId, name: 'Other shop' })).body.data;
+    const linkA = (await org.core.post('/v1/payment/links', { name: 'Honest shop', currency: 'USD', amount: '5', evmSettlementWalletId: mine.id })).body.data;
+    const linkB = (await otherOrg.core.post('/v1/payment/links', { name: 'Other shop', currency: 'USD', amount: '99.99', evmSettlementWalletId: theirs.id, redirectUrl: shopUrl })).body.data;
+    const sessionB = (await new ApiClient(t.coreUrl, {}).post(`/v1/checkout/links/${linkB.slug}/sessions`, { blockchainId, assetId: own.assets.USDC.id })).body.data;
+
+    const open = async (url: string) => {
+      const page = await browser.newPage({ viewport: PHONE });
+      const requested: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      const response = await page.goto(url);
+      return { page, requested, status: response?.status() };
+    };
+    /** What the payer of link A must never see of link B's session. */
+    const showsNothingOf = async (page: Page, requested: string[]) => {
+      await page.locator('#choose').waitFor();
+      expect(await page.locator('#error').textContent()).toBe('This payment session is not one of this payment link.');
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Honest shop');
+      expect(await page.locator('#link-amount').textContent()).toBe('5 USD');
+      expect(await page.locator('#pay').isHidden()).toBe(true);
+      const html = await page.content();
+      for (const leak of [sessionB.depositAddress, '99.99', linkB.slug, shopUrl]) expect(html).not.toContain(leak);
+      expect(requested.filter((u) => u.endsWith('/qr.svg'))).toEqual([]);
+      expect(page.url()).not.toContain('session=');
+    };
+
+    // The server refuses it: the page is 404 and its script's read under link A's slug is 404.
+    const refused = await open(`${t.coreUrl}/pay/${linkA.slug}?session=${sessionB.id}`);
+    expect(refused.status).toBe(404);
+    await showsNothingOf(refused.page, refused.requested);
+    // Its script asked for the session once, under link A's slug only.
+    expect(refused.requested.filter((u) => u.includes('/v1/') && u.includes(sessionB.id))).toEqual([`${t.coreUrl}/v1/checkout/links/${linkA.slug}/sessions/${sessionB.id}`]);
+    await refused.page.screenshot({ path: join(ARTIFACTS, '8-foreign-session-refused.png'), fullPage: true });
+
+    // The page checks it too: even answered with link B's session (a stale cache, a proxy that
+    // rewrote the path), it shows nothing of it.
+    const answered = (await new ApiClient(t.coreUrl, {}).get(`/v1/checkout/links/${linkB.slug}/sessions/${sessionB.id}`)).body;
+    const page = await browser.newPage({ viewport: PHONE });
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    await page.route(`**/v1/checkout/links/${linkA.slug}/sessions/${sessionB.id}`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answered) }));
+    await page.goto(`${t.coreUrl}/pay/${linkA.slug}?session=${sessionB.id}`);
+    await showsNothingOf(page, requested);
+
+    // Link B's own page still shows its payer the session.
+    const theirsPage = await open(`${t.coreUrl}/pay/${linkB.slug}?session=${sessionB.id}`);
+    expect(theirsPage.status).toBe(200);
+    await state(theirsPage.page, 'waiting', '9-own-session');
+    expect(await theirsPage.page.getByLabel('To this address').inputValue()).toBe(sessionB.depositAddress);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   test('a reorg that drops a confirming payment reverts the payment-link transfer and reopens the checkout; paying again completes it', async () => {
     const { org, blockchainId, chain, t } = own;
     const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Reorg shop' })).body.data;
     const link = (await org.core.post('/v1/payment/links', { name: 'Reorg-proof', currency: 'USD', amount: '4', evmSettlementWalletId: wallet.id })).body.data;
     const session = (await new ApiClient(t.coreUrl, {}).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId, assetId: own.assets.USDC.id })).body.data;
-    const sessionOf = async () => (await new ApiClient(t.coreUrl, {}).get(`/v1/checkout/sessions/${session.id}`)).body.data;
+    const sessionOf = async () => (await new ApiClient(t.coreUrl, {}).get(`/v1/checkout/links/${link.slug}/sessions/${session.id}`)).body.data;
     const transfersOf = async () => (await org.core.get(`/v1/payment/links/${link.id}/transfers`)).body.data;
 
     const before = await snapshot(chain.rpcUrl);

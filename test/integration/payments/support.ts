@@ -55,9 +55,19 @@ export function received(r: WebhookReceiver): { id: string; type: string; data: 
   return r.requests.map((q) => JSON.parse(q.body));
 }
 
-export async function sessionReaches(client: ApiClient, id: string, status: string, timeoutMs = 30_000): Promise<any> {
+/** A session as the public API returns it: read under its link's slug. */
+export interface SessionRef {
+  id: string;
+  link: { slug: string };
+}
+
+export function sessionPath(session: SessionRef): string {
+  return `/v1/checkout/links/${session.link.slug}/sessions/${session.id}`;
+}
+
+export async function sessionReaches(client: ApiClient, session: SessionRef, status: string, timeoutMs = 30_000): Promise<any> {
   return eventually(async () => {
-    const res = await client.get(`/v1/checkout/sessions/${id}`);
+    const res = await client.get(sessionPath(session));
     return res.body.data?.status === status && res.body.data;
   }, timeoutMs, 100);
 }

@@ -3,7 +3,8 @@
  * The hosted checkout: reads the link's terms, lets the payer pick a network and an asset (and an
  * amount for an open link), starts a checkout session, then polls its status once a second and
  * moves through waiting -> detected -> confirmed -> paid (or expired) without a reload. The
- * session id is kept in the URL (?session=) so a reload resumes the same session.
+ * session id is kept in the URL (?session=) so a reload resumes the same session; sessions are read
+ * under this link's slug only, and a session that is not this link's is never shown.
  */
 (function () {
   var POLL_MS = 1000;
@@ -15,6 +16,27 @@
   var pollTimer = null;
   var clockTimer = null;
   var redirecting = false;
+  /** Why a deposit was not counted, in the payer's words. */
+  var NOT_COUNTED = {
+    LATE: function () { return 'it arrived after the session ended'; },
+    REPEAT: function () { return 'the session was already paid'; },
+    WRONG_ASSET: function (s) { return 'this session takes ' + s.asset.symbol + ' only'; },
+    WRONG_CHAIN: function (s) { return 'this session takes payment on ' + s.blockchain.name + ' only'; },
+    AML_FLAGGED: function () { return 'it is held for review'; },
+    OVER_LIMIT: function () { return 'the link had taken all its payments'; },
+  };
+
+  /** A session this link's page will not show: forgotten, and the link's own checkout offered instead. */
+  function refuseSession() {
+    var url = new URL(location.href);
+    url.searchParams.delete('session');
+    history.replaceState(null, '', url.toString());
+    fail('This payment session is not one of this payment link.');
+    renderLink();
+  }
+
+  function sessionPath(id) { return '/v1/checkout/links/' + encodeURIComponent(slug) + '/sessions/' + encodeURIComponent(id); }
+  function ofThisLink(s) { return !!(s && s.link && s.link.slug === slug.toLowerCase()); }
 
   function $(id) { return document.getElementById(id); }
   function show(el, on) { el.hidden = !on; }
@@ -102,6 +124,7 @@
   }
 
   function begin(s) {
+    if (!ofThisLink(s)) { refuseSession(); return; }
     session = s;
     show($('choose'), false);
     show($('pay'), true);
@@ -111,7 +134,7 @@
     $('hint-asset').textContent = s.asset.symbol;
     $('hint-network').textContent = s.blockchain.name;
     $('deposit-address').value = s.depositAddress;
-    $('qr').src = s.qrCodeUrl;
+    $('qr').src = sessionPath(s.id) + '/qr.svg';
     $('qr').alt = 'QR code: pay ' + s.amount + ' ' + s.asset.symbol + ' to ' + s.depositAddress;
     $('copy').addEventListener('click', function () {
       var field = $('deposit-address');
@@ -127,7 +150,8 @@
 
   function poll() {
     pollTimer = setTimeout(function () {
-      api('GET', '/v1/checkout/sessions/' + encodeURIComponent(session.id)).then(function (s) {
+      api('GET', sessionPath(session.id)).then(function (s) {
+        if (!ofThisLink(s) || s.id !== session.id) return;
         session = s;
         render(s);
         if (!isFinal(s)) poll();
@@ -176,6 +200,11 @@
     $('status-detail').textContent = s.amountReceived !== '0' ? (finished ? 'Received: ' : 'Received so far: ') + s.amountReceived + ' ' + s.asset.symbol : '';
     show($('payment-details'), !finished);
     if (s.message) { $('message').textContent = s.message; show($('message'), true); }
+    var notCounted = (s.transfers || []).filter(function (t) { return t.kind !== 'PAYMENT' && t.status !== 'REVERTED' && NOT_COUNTED[t.kind]; });
+    $('not-counted').textContent = notCounted.map(function (t) {
+      return 'Received ' + t.amount + ' ' + t.asset.symbol + ' on ' + t.blockchain.name + ', not counted: ' + NOT_COUNTED[t.kind](s) + '. Contact the merchant for a refund.';
+    }).join(' ');
+    show($('not-counted'), notCounted.length > 0);
     $('main').setAttribute('aria-busy', 'false');
     if (st[0] === 'paid' && s.redirectUrl && !redirecting && /^https?:\/\//.test(s.redirectUrl)) {
       redirecting = true;
@@ -202,10 +231,10 @@
       link = l;
       $('main').setAttribute('aria-busy', 'false');
       if (resume) {
-        return api('GET', '/v1/checkout/sessions/' + encodeURIComponent(resume)).then(function (s) {
+        return api('GET', sessionPath(resume)).then(function (s) {
           $('link-name').textContent = l.name;
           begin(s);
-        }, function () { renderLink(); });
+        }, refuseSession);
       }
       renderLink();
     }, function (e) {
