@@ -113,7 +113,7 @@ export class AccessTokenService {
     const ttl = ttlSeconds ?? this.lifetimes.defaultTtlSeconds;
     if (ttl < 1 || ttl > this.lifetimes.maxTtlSeconds) throw KeelError.invalidField('ttlSeconds', `must be between 1 and ${this.lifetimes.maxTtlSeconds} seconds`);
     const host: Host = issuer.host;
-    const grant = { organizationId: issuer.organizationId, apiKeyId: issuer.apiKeyId, host, environment: issuer.environment, scopes, channels };
+    const grant = { organizationId: issuer.organizationId, apiKeyId: issuer.apiKeyId, keyGeneration: issuer.keyGeneration, host, environment: issuer.environment, scopes, channels };
     const { token, expiresAt } = await this.signer.sign(grant, ttl);
     return { token, tokenType: 'Bearer', expiresAt, expiresIn: ttl, host, organizationId: issuer.organizationId, apiKeyId: issuer.apiKeyId, scopes, channels };
   }
