@@ -1,6 +1,7 @@
 import { AuthChecker } from 'type-graphql';
 import { KeelError } from '../platform/errors';
-import { AGENT_READ } from '../platform/auth/permissions';
+import { AGENT_READ, KEY_ADMIN } from '../platform/auth/permissions';
+import { TokenPrincipal } from '../platform/auth/access-tokens';
 import type { GraphQLContext } from './context';
 
 /**
@@ -9,6 +10,12 @@ import type { GraphQLContext } from './context';
  */
 export function requireGrant(context: Pick<GraphQLContext, 'host' | 'principal'>, need: string, purpose?: string): void {
   if (context.principal.can(need)) return;
+  if (need === KEY_ADMIN) {
+    if (context.principal instanceof TokenPrincipal) {
+      throw KeelError.forbidden('An access token cannot create, rotate or revoke API keys; send the API key itself (apiKey and orgId headers)');
+    }
+    need = 'admin';
+  }
   const kind = context.host === 'pro' ? 'permission' : 'scope';
   // Reading an agent's things is the agent's own key's or any read key's: an organisation key lacks 'read'.
   if (need === AGENT_READ) need = 'read';

@@ -147,8 +147,14 @@ export const configSchema = z.object({
   ACCESS_TOKEN_DEFAULT_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   /** Longest lifetime an access token may be issued with. */
   ACCESS_TOKEN_MAX_TTL_SECONDS: z.coerce.number().int().positive().default(3_600),
-  /** How long a persisted query's document is kept in Redis after it was last registered. */
+  /** How long a persisted query's document is kept in Redis after it was last registered or read there. */
   APQ_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** A longer persisted-query document (raw bytes: comments and whitespace count) is run but not kept. */
+  APQ_MAX_DOCUMENT_BYTES: z.coerce.number().int().positive().default(16 * 1024),
+  /** Each organisation's persisted queries, per host: at most this many documents… */
+  APQ_MAX_DOCUMENTS_PER_ORGANIZATION: z.coerce.number().int().positive().default(500),
+  /** …and this many bytes; past either, its least recently used documents are evicted. */
+  APQ_MAX_BYTES_PER_ORGANIZATION: z.coerce.number().int().positive().default(1024 * 1024),
   /** Persisted-query documents each node keeps in memory in front of Redis (most recently used). */
   APQ_LOCAL_ENTRIES: z.coerce.number().int().min(0).default(1_000),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),

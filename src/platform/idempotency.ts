@@ -3,6 +3,7 @@ import { Knex } from 'knex';
 import { KeelError } from './errors';
 import { SecretBox } from './crypto/secret-box';
 import type { StatementPart } from './db/one-statement';
+import { holderAliveSql } from './db/session-holder';
 import { decodeResult, encodeResult } from './result-codec';
 
 export interface StoredResponse {
@@ -40,8 +41,11 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /**
  * Idempotency keys, after Stripe's design: a key is claimed atomically in PostgreSQL before the
  * work runs, the first response is stored, and a repeat replays it. The same key with another
- * request is refused (422); a repeat while the first is still running gets 409. A claim whose
- * worker died is taken over once its lock is older than `lockSeconds`, or at once after a 5xx.
+ * request is refused (422); a repeat while the first is still running gets 409. A claim records the
+ * live-process id of the node that holds it (SessionHolder): once that process is gone (its
+ * PostgreSQL session, and so its advisory lock, ended with it) the claim is taken over at once; it
+ * is also taken over once its lock is older than `lockSeconds` (a live node that lost track of it,
+ * or a claim made while the node had no id), and at once after a 5xx.
  *
  * The results of the work a request commits are recorded on its claim in the work's own
  * transaction (see UnitOfWork), so a crash between that commit and the stored response costs a
@@ -54,6 +58,8 @@ export class IdempotencyStore {
     private readonly ttlSeconds: number,
     private readonly lockSeconds: number,
     private readonly box: SecretBox,
+    /** This process's live-process id (SessionHolder); null while it has none. */
+    private readonly holder: { readonly id: number | null } = { id: null },
   ) {}
 
   static validKey(key: string): boolean {
@@ -69,20 +75,23 @@ export class IdempotencyStore {
   async claim(req: IdempotentRequest): Promise<Claim> {
     const fingerprint = IdempotencyStore.fingerprint(req);
     const inserted = await this.db.raw(
-      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, method, path, locked_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, now(), now() + make_interval(secs => ?::double precision))
+      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, method, path, locked_at, holder, expires_at)
+       VALUES (?, ?, ?, ?, ?, now(), ?::integer, now() + make_interval(secs => ?::double precision))
        ON CONFLICT (api_key_id, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, method = EXCLUDED.method, path = EXCLUDED.path,
-             locked_at = now(), expires_at = EXCLUDED.expires_at, response_status = NULL,
+             locked_at = now(), holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at, response_status = NULL,
              response_body = NULL, response_content_type = NULL, created_at = now(),
              results = CASE WHEN idempotency_keys.expires_at <= now() THEN '{}'::jsonb ELSE idempotency_keys.results END
          WHERE idempotency_keys.expires_at <= now()
             OR (idempotency_keys.response_status IS NULL
                 AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
                 AND (idempotency_keys.locked_at IS NULL
-                     OR idempotency_keys.locked_at < now() - make_interval(secs => ?::double precision)))
+                     OR idempotency_keys.locked_at < now() - make_interval(secs => ?::double precision)
+                     OR (idempotency_keys.holder IS NOT NULL
+                         AND idempotency_keys.holder IS DISTINCT FROM EXCLUDED.holder
+                         AND NOT ${holderAliveSql('idempotency_keys.holder')})))
        RETURNING 1`,
-      [req.apiKeyId, req.key, fingerprint, req.method, req.path, this.ttlSeconds, this.lockSeconds],
+      [req.apiKeyId, req.key, fingerprint, req.method, req.path, this.holder.id, this.ttlSeconds, this.lockSeconds],
     );
     if (inserted.rowCount === 1) return { kind: 'claimed' };
 

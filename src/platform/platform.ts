@@ -14,6 +14,7 @@ import { RealtimeBus } from './events/realtime-bus';
 import { JobQueue } from './queue';
 import { loadSecretBox, SecretBox } from './crypto/secret-box';
 import { UnitOfWork } from './db/unit-of-work';
+import { SessionHolder } from './db/session-holder';
 import { Failpoints } from './failpoints';
 import { reach } from './dependency-unreachable';
 
@@ -63,7 +64,9 @@ export async function openPlatform(config: Config, logger = createLogger(config.
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
   const realtimeBus = new RealtimeBus(config.REDIS_URL, `${config.REDIS_PREFIX}realtime`);
   const queues = new Map<string, JobQueue<unknown>>();
-  const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS, secretBox);
+  // Idempotency claims name this process's live session, so a retry after a crash need not wait.
+  const sessionHolder = await SessionHolder.open(config.DATABASE_URL, { logger });
+  const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS, secretBox, sessionHolder);
   const failpoints = Failpoints.fromConfig(config, logger);
   return {
     config,
@@ -91,6 +94,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
       await liveFeed.close();
       await realtimeBus.close();
       await authenticator.close();
+      await sessionHolder.close();
       if (redis.isOpen) await redis.quit();
       await db.destroy();
     },

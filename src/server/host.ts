@@ -1,4 +1,4 @@
-import Fastify, { FastifyInstance, FastifyRequest } from 'fastify';
+import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
@@ -18,7 +18,7 @@ import type { RouteRow } from '../../rest-compat/route-table';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
 import { OriginPolicy, registerCors } from './cors';
-import { PersistedQueryCache, persistedQueryHash } from './persisted-queries';
+import { GraphQLParams, persistedQueryAsk, PersistedQueryStore, withoutPersistedQuery } from './persisted-queries';
 import { registerTextCheck } from './text-check';
 import { clientErrorHandler } from './client-error';
 import { registerProtocolChecks } from './protocol-checks';
@@ -90,16 +90,22 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   const { config } = platform;
   const limits = queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST });
-  const persistedQueries = new PersistedQueryCache(platform.redis, {
-    prefix: `${config.REDIS_PREFIX}${host}:`,
+  const persistedQueries = new PersistedQueryStore(platform.redis, {
+    prefix: `${config.REDIS_PREFIX}${host}:apq:`,
     ttlSeconds: config.APQ_TTL_SECONDS,
     localEntries: config.APQ_LOCAL_ENTRIES,
     redisTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    maxDocumentBytes: config.APQ_MAX_DOCUMENT_BYTES,
+    maxDocumentsPerOrganization: config.APQ_MAX_DOCUMENTS_PER_ORGANIZATION,
+    maxBytesPerOrganization: config.APQ_MAX_BYTES_PER_ORGANIZATION,
   });
+  /** Documents sent with their hash, by request id: registered once Apollo has validated them, dropped with the response. */
+  const registrations = new Map<string, { hash: string; document: string }>();
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
-    // Automatic persisted queries: a hash stands for a document registered before (on any node).
-    persistedQueries: { cache: persistedQueries, ttl: config.APQ_TTL_SECONDS },
+    // Automatic persisted queries are Keel's own (each organisation's documents, within quotas):
+    // the /graphql route resolves a hash to its document before Apollo sees the request.
+    persistedQueries: false,
     // A browser cannot send apiKey or Authorization cross-site without a CORS preflight, and every
     // authenticated request carries one of them: that is the CSRF protection (also for GET).
     csrfPrevention: { requestHeaders: ['apikey', 'authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] },
@@ -115,6 +121,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       {
         async requestDidStart() {
           return {
+            // A document sent with its hash is kept only once it has validated (limits included).
+            async didResolveOperation({ contextValue }) {
+              const registration = registrations.get(contextValue.requestId);
+              if (registration) await persistedQueries.register(contextValue.principal.organizationId, registration.hash, registration.document);
+            },
             // A transient refusal (NOT_LEADER) tells when to retry, as REST does.
             async didEncounterErrors({ errors, response }) {
               const retryAfter = errors.map((e) => toKeelError(e).retryAfterSeconds).find((s) => s !== undefined);
@@ -147,12 +158,27 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     method: ['GET', 'POST'],
     // Authorisation before validation: the document's root fields are checked against the key
     // before the body's text check, the idempotency claim or any variable coercion.
-    // A persisted query is authorised on the document its hash stands for (an unknown hash is
-    // Apollo's PERSISTED_QUERY_NOT_FOUND). Over GET Apollo runs queries only, never mutations.
-    preValidation: async (request: FastifyRequest) => {
-      const params = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
-      const query = params?.query ?? (await persistedQueries.document(persistedQueryHash(params?.extensions)));
+    // A persisted query is resolved here to the caller's organisation's document for its hash (an
+    // unknown hash is answered PERSISTED_QUERY_NOT_FOUND) and authorised on that document; Apollo
+    // then runs it as a plain request. Over GET Apollo runs queries only, never mutations.
+    preValidation: async (request: FastifyRequest, reply: FastifyReply) => {
+      const params = (request.method === 'GET' ? request.query : request.body) as GraphQLParams | undefined;
+      const asked = persistedQueryAsk(params);
+      let query = params?.query;
+      if (asked) {
+        if (asked.document === undefined) {
+          query = await persistedQueries.document(request.principal!.organizationId, asked.hash);
+          if (query === undefined) return sendPersistedQueryNotFound(reply);
+        } else {
+          registrations.set(request.id, { hash: asked.hash, document: asked.document });
+        }
+        asPlainRequest(request, params!, query as string);
+      }
       authorizeDocumentText(contextFor(request.principal!, request.id), schema, query, params?.operationName, variablesOf(params?.variables));
+    },
+    onResponse: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+      registrations.delete(request.id);
+      done();
     },
     handler: fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) }),
   });
@@ -206,6 +232,36 @@ export async function listen(app: FastifyInstance, hostname: string, port: numbe
     }
   };
   return { app, url: `http://${shown}:${actualPort}`, close };
+}
+
+/** The APQ protocol's answer to a hash the organisation has no document for: the client then sends the document. */
+function sendPersistedQueryNotFound(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(200)
+    .header('cache-control', 'private, no-cache, must-revalidate')
+    .type('application/json; charset=utf-8')
+    .send({ errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] });
+}
+
+/**
+ * Rewrites a persisted query's request as the plain GraphQL request it stands for (the document in
+ * `query`, `persistedQuery` dropped from the extensions), where Apollo reads it: the JSON body of a
+ * POST, the URL's query string of a GET (the route is already matched, so only Apollo reads it).
+ */
+function asPlainRequest(request: FastifyRequest, params: GraphQLParams, query: string): void {
+  const extensions = withoutPersistedQuery(params.extensions);
+  if (request.method !== 'GET') {
+    const { extensions: _replaced, ...rest } = params;
+    request.body = extensions === undefined ? { ...rest, query } : { ...rest, query, extensions };
+    return;
+  }
+  const url = request.raw.url ?? '/graphql';
+  const q = url.indexOf('?');
+  const search = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+  search.set('query', query);
+  if (typeof extensions === 'string') search.set('extensions', extensions);
+  else search.delete('extensions');
+  request.raw.url = `${q === -1 ? url : url.slice(0, q)}?${search}`;
 }
 
 /** GraphQL over GET sends its variables as JSON text. */

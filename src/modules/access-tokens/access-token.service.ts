@@ -2,7 +2,7 @@ import { KeelError } from '../../platform/errors';
 import { CORE_SCOPES, Host, PRO_PERMISSIONS } from '../../platform/auth/permissions';
 import type { Principal } from '../../platform/auth/principal';
 import { AccessTokenSigner, TokenPrincipal } from '../../platform/auth/access-tokens';
-import { CHANNEL_FORMS, parseRealtimeChannel, REALTIME_READ_PERMISSIONS } from './realtime-channels';
+import { channelPermissions, CHANNEL_FORMS, parseRealtimeChannel, REALTIME_READ_PERMISSIONS } from './realtime-channels';
 
 /** What a key asks for when it issues a token: scopes (core) or permissions (pro), and a lifetime. */
 export interface AccessTokenRequest {
@@ -15,7 +15,10 @@ export interface AccessTokenRequest {
 export interface RealtimeAuthRequest {
   /** Default: every channel the permissions allow. */
   channels?: string[] | null;
-  /** Default: the reading permissions of the key (orderbook_market:read, orderbook_order:read). */
+  /**
+   * Default: what the named channels need (public market channels: orderbook_market:read alone);
+   * without channels, the reading permissions of the key (orderbook_market:read, orderbook_order:read).
+   */
   permissions?: string[] | null;
   ttlSeconds?: number | null;
 }
@@ -65,9 +68,19 @@ export class AccessTokenService {
   async authorizeRealtime(issuer: Principal, request: RealtimeAuthRequest): Promise<AccessTokenView> {
     this.refuseTokenIssuer(issuer);
     if (issuer.host !== 'pro') throw new KeelError('BAD_REQUEST', 'Realtime channels are authorised on the order-book host');
-    const permissions = request.permissions ? this.narrowed(issuer, request.permissions, 'permissions') : REALTIME_READ_PERMISSIONS.filter((p) => issuer.can(p));
+    const permissions = request.permissions
+      ? this.narrowed(issuer, request.permissions, 'permissions')
+      : request.channels
+        ? this.channelsNeed(issuer, request.channels)
+        : REALTIME_READ_PERMISSIONS.filter((p) => issuer.can(p));
     const channels = request.channels ? await this.channels(request.channels, permissions) : null;
     return this.sign(issuer, permissions, channels, request.ttlSeconds);
+  }
+
+  /** The permissions the named channels need, each granted by the key (else 403); names that are no channel are reported by `channels`. */
+  private channelsNeed(issuer: Principal, names: string[]): string[] {
+    const needed = channelPermissions(names);
+    return needed.length ? this.narrowed(issuer, needed, 'channels') : [];
   }
 
   private refuseTokenIssuer(issuer: Principal): void {
@@ -113,7 +126,7 @@ export class AccessTokenService {
     const ttl = ttlSeconds ?? this.lifetimes.defaultTtlSeconds;
     if (ttl < 1 || ttl > this.lifetimes.maxTtlSeconds) throw KeelError.invalidField('ttlSeconds', `must be between 1 and ${this.lifetimes.maxTtlSeconds} seconds`);
     const host: Host = issuer.host;
-    const grant = { organizationId: issuer.organizationId, apiKeyId: issuer.apiKeyId, host, environment: issuer.environment, scopes, channels };
+    const grant = { organizationId: issuer.organizationId, apiKeyId: issuer.apiKeyId, keyGeneration: issuer.keyGeneration, host, environment: issuer.environment, scopes, channels };
     const { token, expiresAt } = await this.signer.sign(grant, ttl);
     return { token, tokenType: 'Bearer', expiresAt, expiresIn: ttl, host, organizationId: issuer.organizationId, apiKeyId: issuer.apiKeyId, scopes, channels };
   }

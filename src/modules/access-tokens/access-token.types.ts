@@ -47,7 +47,7 @@ export class RealtimeAuthInput extends TokenLifetimeInput implements RealtimeAut
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
   channels?: string[] | null;
-  @Field(() => [String], { nullable: true, description: "Order-book permissions the token carries, each granted by the key (else 403). Default: the key's orderbook_market:read and orderbook_order:read" })
+  @Field(() => [String], { nullable: true, description: "Order-book permissions the token carries, each granted by the key (else 403). Default: what the channels named need (public market channels: orderbook_market:read only); without channels, the key's orderbook_market:read and orderbook_order:read" })
   @IsOptional()
   @ArrayMinSize(1)
   @ArrayMaxSize(10)

@@ -25,7 +25,16 @@ export function parseRealtimeChannel(name: string): RealtimeChannel | undefined 
   return { name: `${m[1]}:${market}`, kind: m[1] as (typeof MARKET_CHANNEL_KINDS)[number], market, permission: PUBLIC_PERMISSION };
 }
 
-/** The permissions a realtime token carries when its issuer names none: the reading ones its key holds. */
+/**
+ * The permissions a token narrowed to `names` needs and carries when its issuer names none: a token
+ * for public market feeds reads no one's orders, fills or balances. Names that are no channel are
+ * left to the caller to report.
+ */
+export function channelPermissions(names: readonly string[]): string[] {
+  return [...new Set(names.map((n) => parseRealtimeChannel(n)?.permission).filter((p): p is string => p !== undefined))];
+}
+
+/** The permissions a realtime token carries when its issuer names neither permissions nor channels: the reading ones its key holds. */
 export const REALTIME_READ_PERMISSIONS = [PUBLIC_PERMISSION, PRIVATE_PERMISSION];
 
 export const CHANNEL_FORMS = `${MARKET_CHANNEL_KINDS.map((k) => `${k}:<SYMBOL>`).join(', ')}, ${PRIVATE_CHANNELS.join(', ')}`;

@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { PageArgs } from '../../graphql/types/page';
-import { AGENT_READ } from '../../platform/auth/permissions';
+import { AGENT_READ, KEY_ADMIN } from '../../platform/auth/permissions';
 import {
   AgentListArgs,
   AgentPage,
@@ -17,12 +17,13 @@ import {
 } from './agent.types';
 
 /**
- * Agents, their wallets and policies. Administration needs `admin`; reading needs `read`, or is
+ * Agents, their wallets and policies. Administration needs `admin` (and, where it issues the agent a
+ * key, the API key itself: KEY_ADMIN); reading needs `read`, or is
  * done by the agent's own key (`agent:read`), which sees its own agent only.
  */
 @Resolver()
 export class AgentResolver {
-  @Authorized('admin')
+  @Authorized(KEY_ADMIN)
   @Mutation(() => AgentType, { description: "Creates an agent and its API key (scope 'agent'); the key is in this response only" })
   createAgent(@Arg('input') input: CreateAgentInput, @Ctx() ctx: GraphQLContext): Promise<AgentType> {
     return ctx.services.agents.create(ctx.principal.organizationId, input);
@@ -52,7 +53,7 @@ export class AgentResolver {
     return ctx.services.agents.suspend(ctx.principal.organizationId, id);
   }
 
-  @Authorized('admin')
+  @Authorized(KEY_ADMIN)
   @Mutation(() => AgentType, { description: 'Reactivates a suspended agent with a new key, returned in this response only' })
   resumeAgent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AgentType> {
     return ctx.services.agents.resume(ctx.principal.organizationId, id);

@@ -12,6 +12,8 @@ export class ApiKeyModel extends Model {
   tier!: Tier;
   prefix!: string;
   lastRotatedAt!: Date | null;
+  /** Raised by each rotation: access tokens of an earlier generation are refused. */
+  generation!: number;
   revokedAt!: Date | null;
   /** The agent this key belongs to (scope 'agent'); null for every other key. */
   agentId!: string | null;

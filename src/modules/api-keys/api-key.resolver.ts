@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../../graphql/context';
 import { PageArgs } from '../../graphql/types/page';
 import { ApiKeyPage, ApiKeyType, ApiKeyWithSecretType, CreateApiKeyInput, RotateApiKeyInput } from './api-key.types';
 import { withSecret } from './api-key.service';
+import { KEY_ADMIN } from '../../platform/auth/permissions';
 
 @Resolver()
 export class ApiKeyResolver {
@@ -18,13 +19,13 @@ export class ApiKeyResolver {
     return ctx.services.apiKeys.get(ctx.principal.organizationId, id);
   }
 
-  @Authorized('admin')
+  @Authorized(KEY_ADMIN)
   @Mutation(() => ApiKeyWithSecretType, { description: 'Creates a key; its secret is in the response and never again' })
   async createApiKey(@Arg('input') input: CreateApiKeyInput, @Ctx() ctx: GraphQLContext): Promise<ApiKeyWithSecretType> {
     return withSecret(await ctx.services.apiKeys.create(ctx.principal.organizationId, input));
   }
 
-  @Authorized('admin')
+  @Authorized(KEY_ADMIN)
   @Mutation(() => ApiKeyWithSecretType, { description: 'Issues a new secret; the old one keeps working for the grace period' })
   async rotateApiKey(
     @Arg('id', () => ID) id: string,
@@ -34,7 +35,7 @@ export class ApiKeyResolver {
     return withSecret(await ctx.services.apiKeys.rotate(ctx.principal.organizationId, id, input?.gracePeriodSeconds));
   }
 
-  @Authorized('admin')
+  @Authorized(KEY_ADMIN)
   @Mutation(() => ApiKeyType, { description: 'Revokes a key at once, on every node' })
   revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ApiKeyType> {
     return ctx.services.apiKeys.revoke(ctx.principal.organizationId, id);

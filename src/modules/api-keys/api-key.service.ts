@@ -157,7 +157,7 @@ export class ApiKeyService {
     return view(key);
   }
 
-  /** A new secret; the previous ones keep working until the grace period ends. */
+  /** A new secret; the previous ones keep working until the grace period ends; the key's access tokens end now. */
   async rotate(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<IssuedKey> {
     id = Ids.uuid('id', id);
     const grace = gracePeriodSeconds ?? this.rotationGraceSeconds;
@@ -170,7 +170,7 @@ export class ApiKeyService {
       const expiresAt = new Date(Date.now() + grace * 1000);
       await trx('api_key_secrets').where({ apiKeyId: id }).where((q) => q.whereNull('expiresAt').orWhere('expiresAt', '>', expiresAt)).update({ expiresAt });
       await trx('api_key_secrets').insert({ secretHash: generated.hash, apiKeyId: id });
-      const updated = await ApiKeyModel.query(trx).patchAndFetchById(id, { prefix: generated.prefix, lastRotatedAt: new Date(), updatedAt: new Date() });
+      const updated = await ApiKeyModel.query(trx).patchAndFetchById(id, { prefix: generated.prefix, generation: key.generation + 1, lastRotatedAt: new Date(), updatedAt: new Date() });
       return { key: view(updated), secret: generated.secret, previousSecretExpiresAt: expiresAt };
     });
     await this.authenticator.announce(this.redis, id);

@@ -15,6 +15,7 @@ import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checko
 import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus } from '../checkout/checkout.model';
 import { PaymentLinkModel } from './payment-link.model';
 import { resolveLinkTerms } from './payment-link-terms';
+import { claimSlug, slugTaken } from './slug-ownership';
 
 const LINK = 'Payment link';
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$/;
@@ -129,7 +130,8 @@ export class PaymentLinkService {
     const slug = input.slug ? checkSlug(input.slug) : generatedSlug(input.name);
     return this.uow.run('payment-link.create', async (trx) => {
       const terms = await resolveLinkTerms(trx, this.wallets, organizationId, { ...input, currency, amount: input.amount ?? null });
-      if (await PaymentLinkModel.query(trx).findOne({ slug })) throw new KeelError('DUPLICATE_ENTRY', `The slug ${slug} is taken`, { fields: [{ field: 'slug', error: 'is taken' }] });
+      await claimSlug(trx, organizationId, slug);
+      if (await PaymentLinkModel.query(trx).findOne({ slug })) throw slugTaken(slug);
       const row = await PaymentLinkModel.query(trx).insertAndFetch({
         organizationId,
         name: input.name,
@@ -202,7 +204,8 @@ export class PaymentLinkService {
       set('isActive', input.isActive ?? undefined);
       if (input.slug != null && input.slug !== current.slug) {
         patch.slug = checkSlug(input.slug);
-        if (await PaymentLinkModel.query(trx).findOne({ slug: patch.slug })) throw new KeelError('DUPLICATE_ENTRY', `The slug ${patch.slug} is taken`, { fields: [{ field: 'slug', error: 'is taken' }] });
+        await claimSlug(trx, organizationId, patch.slug);
+        if (await PaymentLinkModel.query(trx).findOne({ slug: patch.slug })) throw slugTaken(patch.slug);
       }
       if (patch.paymentLimit != null && patch.paymentLimit < current.paymentsConsumed) {
         throw KeelError.invalidField('paymentLimit', `must be at least the payments already consumed (${current.paymentsConsumed})`);

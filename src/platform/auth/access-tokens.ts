@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { KeelError } from '../errors';
-import type { Environment, Host } from './permissions';
+import { Environment, Host, KEY_ADMIN } from './permissions';
 import { Principal } from './principal';
 
 /** What an access token says: who issued it, where it is valid, what it may do, until when. */
@@ -9,6 +9,8 @@ export interface AccessTokenClaims {
   organizationId: string;
   /** The API key that issued it: revoking the key revokes the token. */
   apiKeyId: string;
+  /** The key's generation when the token was issued: rotating the key (a new generation) ends the token. */
+  keyGeneration: number;
   host: Host;
   environment: Environment;
   /** Core scopes or order-book permissions, never wider than the issuing key's. */
@@ -65,7 +67,7 @@ export class AccessTokenSigner {
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAtSeconds = issuedAt + ttlSeconds;
     const tokenId = randomUUID();
-    const token = await new SignJWT({ key: grant.apiKeyId, scp: grant.scopes, ...(grant.channels ? { ch: grant.channels } : {}) })
+    const token = await new SignJWT({ key: grant.apiKeyId, gen: grant.keyGeneration, scp: grant.scopes, ...(grant.channels ? { ch: grant.channels } : {}) })
       .setProtectedHeader({ alg: ALGORITHM, kid: this.current.id, typ: 'JWT' })
       .setIssuer(ISSUER)
       .setAudience(audience(grant.host, grant.environment))
@@ -117,25 +119,30 @@ export class AccessTokenSigner {
       }
       throw invalid('The access token is malformed or its signature does not verify');
     }
-    const { sub, key: apiKeyId, scp, ch, jti, exp } = payload;
-    if (typeof sub !== 'string' || !UUID.test(sub) || typeof apiKeyId !== 'string' || !UUID.test(apiKeyId) || !isStringList(scp) || (ch !== undefined && !isStringList(ch)) || typeof jti !== 'string' || typeof exp !== 'number') {
+    // A token issued before keys had generations carries none: generation 0.
+    const { sub, key: apiKeyId, gen = 0, scp, ch, jti, exp } = payload;
+    if (typeof sub !== 'string' || !UUID.test(sub) || typeof apiKeyId !== 'string' || !UUID.test(apiKeyId) || !Number.isSafeInteger(gen) || !isStringList(scp) || (ch !== undefined && !isStringList(ch)) || typeof jti !== 'string' || typeof exp !== 'number') {
       throw invalid('Malformed access token');
     }
-    return { organizationId: sub, apiKeyId, host, environment, scopes: scp, channels: ch ?? null, tokenId: jti, expiresAt: new Date(exp * 1000) };
+    return { organizationId: sub, apiKeyId, keyGeneration: gen as number, host, environment, scopes: scp, channels: ch ?? null, tokenId: jti, expiresAt: new Date(exp * 1000) };
   }
 }
 
 /**
  * The caller of a request authenticated by an access token: the issuing key's organisation, tier
  * (so its rate limit) and operator standing, with the token's scopes (those the key still grants)
- * and channels.
+ * and channels. Never KEY_ADMIN: keys are administered with a key.
  */
 export class TokenPrincipal extends Principal {
   readonly expiresAt: Date;
 
   constructor(claims: AccessTokenClaims, issuingKey: Principal) {
     const scopes = new Set(claims.scopes.filter((scope) => issuingKey.can(scope)));
-    super(claims.organizationId, claims.apiKeyId, claims.host, claims.environment, scopes, issuingKey.tier, issuingKey.operator, claims.channels ? new Set(claims.channels) : null, issuingKey.agentId);
+    super(claims.organizationId, claims.apiKeyId, claims.host, claims.environment, scopes, issuingKey.tier, issuingKey.operator, claims.channels ? new Set(claims.channels) : null, issuingKey.agentId, claims.keyGeneration);
     this.expiresAt = claims.expiresAt;
+  }
+
+  override can(required: string): boolean {
+    return required !== KEY_ADMIN && super.can(required);
   }
 }

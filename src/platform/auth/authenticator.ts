@@ -39,6 +39,7 @@ interface KeyRow {
   revokedAt: Date | null;
   isOperator: boolean | null;
   agentId: string | null;
+  generation: number;
 }
 
 /** An apiKey header that passed the checks of form: its hash and the organisation it claims. */
@@ -168,8 +169,9 @@ export class Authenticator {
 
   /**
    * An access token's session: the token verifies (signature, host, environment, expiry), and the
-   * key that issued it is live, read through the same cache as keys, so a revocation anywhere ends
-   * the key's tokens as it ends the key. 401 INVALID_TOKEN otherwise, TOKEN_EXPIRED once it expired.
+   * key that issued it is live and not rotated since (the token's generation), read through the same
+   * cache as keys, so a revocation or rotation anywhere ends the key's tokens as its broadcast
+   * reaches each node. 401 INVALID_TOKEN otherwise, TOKEN_EXPIRED once it expired.
    */
   private async tokenSession(host: Host, token: string, orgId: string | undefined): Promise<KeySession> {
     if (!this.tokens) throw new KeelError('INVALID_TOKEN', 'Access tokens are not accepted here');
@@ -186,6 +188,10 @@ export class Authenticator {
       throw new KeelError('INVALID_TOKEN', 'The API key that issued this access token does not exist');
     }
     if (entry.revokedAt) throw new KeelError('INVALID_TOKEN', 'The API key that issued this access token has been revoked');
+    // Lower only: a node whose cache missed the rotation's broadcast still takes the new generation's tokens.
+    if (claims.keyGeneration < entry.principal.keyGeneration) {
+      throw new KeelError('INVALID_TOKEN', 'The API key that issued this access token has been rotated since; ask for a new token');
+    }
     return { principal: new TokenPrincipal(claims, entry.principal), secretExpiresAt: claims.expiresAt };
   }
 
@@ -193,13 +199,13 @@ export class Authenticator {
     const row = await this.db('api_keys as k')
       .join('organizations as o', 'o.id', 'k.organization_id')
       .where('k.id', apiKeyId)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 'o.is_operator');
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 'k.generation', 'o.is_operator');
     return row && this.cached(row, null);
   }
 
   private cached(row: KeyRow, secretExpiresAt: Date | null): CachedKey {
     return {
-      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true, null, row.agentId ?? null),
+      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true, null, row.agentId ?? null, row.generation),
       revokedAt: row.revokedAt,
       secretExpiresAt,
       cachedUntil: Date.now() + this.cacheTtlMs,
@@ -211,7 +217,7 @@ export class Authenticator {
       .join('api_keys as k', 'k.id', 's.api_key_id')
       .join('organizations as o', 'o.id', 'k.organization_id')
       .where('s.secret_hash', hash)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 's.expires_at', 'o.is_operator');
+      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 'k.generation', 's.expires_at', 'o.is_operator');
     return row && this.cached(row, row.expiresAt);
   }
 }

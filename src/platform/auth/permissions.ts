@@ -12,6 +12,13 @@ export const AGENT_SCOPE = 'agent';
 /** Reading an agent's things: granted to read and admin keys, and to the agent's own key. */
 export const AGENT_READ = 'agent:read';
 
+/**
+ * Creating, rotating and revoking API keys (an agent's included): granted by `admin`, and to the key
+ * itself only. An access token never holds it (TokenPrincipal), so a token taken from a page can
+ * neither mint itself a lasting key nor lock the owner out. Not a scope a key can be given.
+ */
+export const KEY_ADMIN = 'admin:api_keys';
+
 export const PRO_PERMISSIONS = [
   'orderbook_order:create',
   'orderbook_order:read',

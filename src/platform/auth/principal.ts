@@ -15,6 +15,8 @@ export class Principal {
     readonly channels: ReadonlySet<string> | null = null,
     /** The agent whose key this is (scope 'agent'); null for every other key. */
     readonly agentId: string | null = null,
+    /** The key's generation (raised by each rotation); its access tokens carry the one they were issued under. */
+    readonly keyGeneration = 0,
   ) {}
 
   can(required: string): boolean {

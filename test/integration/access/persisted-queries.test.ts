@@ -8,8 +8,11 @@ let org: TestOrg;
 /** Another node on the same Redis: a document registered on one is known to every node. */
 let second: Keel;
 
+/** Small quotas, so a test reaches them; no per-node memory in front, so what Redis holds is what answers. */
+const QUOTA = { APQ_MAX_DOCUMENTS_PER_ORGANIZATION: 20, APQ_MAX_BYTES_PER_ORGANIZATION: 16 * 1024, APQ_MAX_DOCUMENT_BYTES: 4 * 1024, APQ_LOCAL_ENTRIES: 0 };
+
 beforeAll(async () => {
-  t = await startTestKeel();
+  t = await startTestKeel({ ...QUOTA, RATE_LIMIT_SCALE: 100 });
   org = await t.createOrg();
   second = await startKeel({ ...t.config, KEEL_ROLES: 'api' });
 });
@@ -117,4 +120,87 @@ test('the same authentication and authorisation apply: checked on the document a
   const allowed = unique('{ organization { id } }');
   await org.core.request('POST', '/graphql', { body: { query: allowed, extensions: persisted(allowed) } });
   expect((await getPersisted(new ApiClient(t.coreUrl, {}), allowed, undefined, { Authorization: `Bearer ${token}` })).body.data.organization.id).toBe(org.orgId);
+});
+
+describe('each organisation has quotas: a key, however narrow, cannot fill Redis', () => {
+  const register = (client: ApiClient, query: string) => client.request('POST', '/graphql', { body: { query, extensions: persisted(query) } });
+  const byHash = (client: ApiClient, query: string) => client.request('POST', '/graphql', { body: { extensions: persisted(query) } });
+  const known = async (client: ApiClient, query: string) => (await byHash(client, query)).body.errors?.[0]?.extensions?.code !== 'PERSISTED_QUERY_NOT_FOUND';
+  const redis = () => t.keel.platform.redis;
+  const orgKeys = (orgId: string) => `${t.config.REDIS_PREFIX}core:apq:${orgId}:`;
+  const usage = async (orgId: string) => ({
+    documents: await redis().zCard(`${orgKeys(orgId)}lru`),
+    bytes: Number((await redis().get(`${orgKeys(orgId)}bytes`)) ?? 0),
+  });
+  /** A read-only key of a fresh organisation. */
+  async function reader(): Promise<{ orgId: string; client: ApiClient }> {
+    const fresh = await t.createOrg();
+    const created = await fresh.core.post('/v1/api-keys', { name: 'apq reader', scopes: ['read'] });
+    return { orgId: fresh.orgId, client: fresh.core.with({ apiKey: created.body.data.secret, orgId: fresh.orgId }) };
+  }
+  /** The n-th document of a run, padded with a comment to about `bytes` raw bytes. */
+  const doc = (run: string, n: number, bytes = 0) => `{ organization { id } } # ${run} ${n} ${'.'.repeat(Math.max(0, bytes - 40))}`;
+
+  test('count: past APQ_MAX_DOCUMENTS_PER_ORGANIZATION the least recently used of its own go first; another organisation keeps its documents', async () => {
+    const a = await reader();
+    const b = await reader();
+    const theirs = unique('{ organization { name } }');
+    expect((await register(b.client, theirs)).body.data.organization).toBeDefined();
+    // A hash is each organisation's own: b's document is unknown to a.
+    expect(await known(a.client, theirs)).toBe(false);
+
+    const run = unique('count');
+    const docs = Array.from({ length: QUOTA.APQ_MAX_DOCUMENTS_PER_ORGANIZATION }, (_, i) => doc(run, i));
+    for (const d of docs) expect((await register(a.client, d)).body.data.organization.id).toBe(a.orgId);
+    expect((await usage(a.orgId)).documents).toBe(QUOTA.APQ_MAX_DOCUMENTS_PER_ORGANIZATION);
+    // Used just now, the oldest is no longer the least recently used: the second goes instead.
+    expect(await known(a.client, docs[0])).toBe(true);
+    await register(a.client, doc(run, 100));
+    expect((await usage(a.orgId)).documents).toBe(QUOTA.APQ_MAX_DOCUMENTS_PER_ORGANIZATION);
+    expect(await known(a.client, docs[1])).toBe(false);
+    expect(await known(a.client, docs[0])).toBe(true);
+    expect(await known(a.client, doc(run, 100))).toBe(true);
+    expect(await known(b.client, theirs)).toBe(true);
+  });
+
+  test('bytes: at most APQ_MAX_BYTES_PER_ORGANIZATION, counted in raw bytes', async () => {
+    const a = await reader();
+    const run = unique('bytes');
+    for (let i = 0; i < 12; i++) await register(a.client, doc(run, i, 3_000));
+    const { documents, bytes } = await usage(a.orgId);
+    expect(bytes).toBeLessThanOrEqual(QUOTA.APQ_MAX_BYTES_PER_ORGANIZATION);
+    expect(documents).toBe(Math.floor(QUOTA.APQ_MAX_BYTES_PER_ORGANIZATION / Buffer.byteLength(doc(run, 0, 3_000))));
+    expect(await known(a.client, doc(run, 11, 3_000))).toBe(true);
+    expect(await known(a.client, doc(run, 0, 3_000))).toBe(false);
+  });
+
+  test('size cap: a document over APQ_MAX_DOCUMENT_BYTES of comments and whitespace runs, and is not kept', async () => {
+    const a = await reader();
+    const padded = `${unique('{ organization { id } }')}\n${'#'.repeat(2_000)}\n${' '.repeat(2_500)}`;
+    expect(Buffer.byteLength(padded)).toBeGreaterThan(QUOTA.APQ_MAX_DOCUMENT_BYTES);
+    expect((await register(a.client, padded)).body.data.organization.id).toBe(a.orgId);
+    expect(await known(a.client, padded)).toBe(false);
+    expect(await usage(a.orgId)).toEqual({ documents: 0, bytes: 0 });
+  });
+
+  test('a read-only key registering documents in a loop stays within its quota, in documents, bytes and Redis memory', async () => {
+    const a = await reader();
+    const run = unique('loop');
+    for (let i = 0; i < 120; i++) expect((await register(a.client, doc(run, i, 1_000))).status).toBe(200);
+    const { documents, bytes } = await usage(a.orgId);
+    expect(documents).toBeLessThanOrEqual(QUOTA.APQ_MAX_DOCUMENTS_PER_ORGANIZATION);
+    expect(bytes).toBeLessThanOrEqual(QUOTA.APQ_MAX_BYTES_PER_ORGANIZATION);
+    // What Redis itself spends on the organisation's keys: its quota and bookkeeping, not 120 documents.
+    let memory = 0;
+    let keys = 0;
+    for await (const batch of redis().scanIterator({ MATCH: `${orgKeys(a.orgId)}*`, COUNT: 1000 })) {
+      for (const key of ([] as string[]).concat(batch)) {
+        memory += (await redis().memoryUsage(key)) ?? 0;
+        keys++;
+      }
+    }
+    expect(keys).toBe(documents + 3);
+    expect(memory).toBeLessThan(2 * QUOTA.APQ_MAX_BYTES_PER_ORGANIZATION);
+    expect(memory).toBeLessThan(120 * 1_000);
+  });
 });

@@ -1,7 +1,7 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { useTestKeel } from '../../support/use-test-keel';
-import { ApiResponse } from '../../support/api-client';
+import { ApiClient, ApiResponse } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
 
@@ -60,6 +60,28 @@ test('without channels the token may use every channel its permissions allow; Gr
   const principal = await t.keel.platform.authenticator.authenticate('pro', { token });
   expect(principal.mayUseChannel(`candles:${SYMBOL}`)).toBe(true);
   expect(principal.channels).toBeNull();
+});
+
+test("a token narrowed to public channels carries no private read permission: it reads no one's orders, fills or balances", async () => {
+  const res = await org.pro.post(AUTH, { channels: [`book:${SYMBOL}`, `trades:${SYMBOL}`] });
+  expect(res.status).toBe(201);
+  expect(res.body.data.scopes).toEqual(['orderbook_market:read']);
+  const principal = await t.keel.platform.authenticator.authenticate('pro', { token: res.body.data.token });
+  expect(principal.can('orderbook_order:read')).toBe(false);
+  expect(principal.mayUseChannel('orders')).toBe(false);
+
+  const browser = new ApiClient(t.proUrl, {});
+  const auth = { Authorization: `Bearer ${res.body.data.token}` };
+  expect((await browser.get('/v1/orderbook/markets', auth)).status).toBe(200);
+  expectError(await browser.get('/v1/orderbook/orders', auth), 403, 'FORBIDDEN', /lacks the permission 'orderbook_order:read'/);
+
+  // Asked for, the private reading permission is carried (the key holds it).
+  const asked = await org.pro.post(AUTH, { channels: [`trades:${SYMBOL}`], permissions: ['orderbook_market:read', 'orderbook_order:read'] });
+  expect(asked.body.data.scopes).toEqual(['orderbook_market:read', 'orderbook_order:read']);
+  // Narrowed to a private channel alone, the token carries only its permission.
+  const ordersOnly = await t.keel.services.apiKeys.issue({ organizationId: org.orgId, name: 'orders reader', host: 'pro', scopes: ['orderbook_order:read', 'orderbook_market:read'], tier: 'Business' });
+  const narrowed = await org.pro.with({ apiKey: ordersOnly.secret, orgId: org.orgId }).post(AUTH, { channels: ['orders'] });
+  expect(narrowed.body.data.scopes).toEqual(['orderbook_order:read']);
 });
 
 test('validates channel names, markets and what the token may carry', async () => {

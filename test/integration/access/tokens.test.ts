@@ -45,6 +45,17 @@ async function newCoreKey(scopes: string[]): Promise<{ id: string; client: ApiCl
   return { id: res.body.data.id, client: org.core.with({ apiKey: res.body.data.secret, orgId: org.orgId }) };
 }
 
+/** A fresh read key's token, sent to this node and to the second one, working on both. */
+async function tokenOnBothNodes() {
+  const issuer = await newCoreKey(['read']);
+  const { token } = await issue(issuer.client);
+  const here = bearer(t.coreUrl, token);
+  const there = bearer(second.core!.url, token);
+  expect((await here.get('/v1/organization')).status).toBe(200);
+  expect((await there.get('/v1/organization')).status).toBe(200);
+  return { issuer, here, there };
+}
+
 function expectError(res: ApiResponse, status: number, code: string, message?: RegExp) {
   expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
   if (message) expect(res.body.error.message).toMatch(message);
@@ -149,21 +160,31 @@ describe('authenticating with a token', () => {
     expectError(await bearer(t.coreUrl, pro.token).get('/v1/organization'), 401, 'INVALID_TOKEN', /not valid on the core host/);
 
     // Signed with this deployment's own key, for production: a sandbox deployment refuses it.
-    const live = await t.keel.platform.accessTokens.sign({ organizationId: org.orgId, apiKeyId: decodeJwt(core.token).key as string, host: 'core', environment: 'production', scopes: ['read'], channels: null }, 60);
+    const live = await t.keel.platform.accessTokens.sign({ organizationId: org.orgId, apiKeyId: decodeJwt(core.token).key as string, keyGeneration: 0, host: 'core', environment: 'production', scopes: ['read'], channels: null }, 60);
     expectError(await bearer(t.coreUrl, live.token).get('/v1/organization'), 401, 'INVALID_TOKEN', /in sandbox/);
   });
 
   test("revoking the issuing key revokes its tokens at once, on every node", async () => {
-    const issuer = await newCoreKey(['read']);
-    const { token } = await issue(issuer.client);
-    const here = bearer(t.coreUrl, token);
-    const there = bearer(second.core!.url, token);
-    expect((await here.get('/v1/organization')).status).toBe(200);
-    expect((await there.get('/v1/organization')).status).toBe(200);
+    const { issuer, here, there } = await tokenOnBothNodes();
 
     expect((await org.core.delete(`/v1/api-keys/${issuer.id}`)).status).toBe(200);
     expectError(await here.get('/v1/organization'), 401, 'INVALID_TOKEN', /issued this access token has been revoked/);
     await eventually(async () => (await there.get('/v1/organization')).status === 401, 1_000, 20);
+  });
+
+  test('rotating the issuing key ends its tokens at once, on every node; tokens issued after the rotation work', async () => {
+    const { issuer, here, there } = await tokenOnBothNodes();
+
+    const rotated = await org.core.post(`/v1/api-keys/${issuer.id}/rotate`, { gracePeriodSeconds: 600 });
+    expect(rotated.status).toBe(200);
+    expectError(await here.get('/v1/organization'), 401, 'INVALID_TOKEN', /issued this access token has been rotated since/);
+    await eventually(async () => (await there.get('/v1/organization')).status === 401, 1_000, 20);
+
+    // The new secret's tokens work; so do those the previous secret issues during its grace period.
+    const fresh = await issue(org.core.with({ apiKey: rotated.body.data.secret, orgId: org.orgId }));
+    expect((await bearer(second.core!.url, fresh.token).get('/v1/organization')).status).toBe(200);
+    const inGrace = await issue(issuer.client);
+    expect((await bearer(t.coreUrl, inGrace.token).get('/v1/organization')).status).toBe(200);
   });
 
   test("is rate-limited as the issuing key: its tier's limit, one budget shared with the key", async () => {
@@ -178,6 +199,54 @@ describe('authenticating with a token', () => {
     const limited = burst.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     for (const r of limited) expect(r.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+  });
+});
+
+describe('keys are administered with a key, never with a token', () => {
+  const REFUSED = /An access token cannot create, rotate or revoke API keys; send the API key itself/;
+
+  test('an admin token is refused (403) creating, rotating or revoking a key over REST, and the keys are unchanged', async () => {
+    const target = await newCoreKey(['read']);
+    const admin = bearer(t.coreUrl, (await issue(org.core, { scopes: ['admin'] })).token);
+    const before = (await org.core.get('/v1/api-keys')).body.total;
+    const client = new ApiClient(t.coreUrl, {});
+    const auth = { Authorization: `Bearer ${(await issue(org.core, { scopes: ['admin'] })).token}` };
+
+    expectError(await admin.post('/v1/api-keys', { name: 'minted by a token', scopes: ['admin'] }), 403, 'FORBIDDEN', REFUSED);
+    expectError(await admin.post(`/v1/api-keys/${target.id}/rotate`, {}), 403, 'FORBIDDEN', REFUSED);
+    expectError(await client.delete(`/v1/api-keys/${target.id}`, auth), 403, 'FORBIDDEN', REFUSED);
+
+    // Reading keys is not administering them: an admin token lists them (never their secrets).
+    const listed = await admin.get('/v1/api-keys');
+    expect(listed.status).toBe(200);
+    expect(listed.body.total).toBe(before);
+    expect((await target.client.get('/v1/organization')).status).toBe(200);
+    expect((await org.core.get(`/v1/api-keys/${target.id}`)).body.data).toMatchObject({ status: 'ACTIVE', lastRotatedAt: null });
+  });
+
+  test('and over GraphQL, before any argument is looked at, agents\' keys included', async () => {
+    const target = await newCoreKey(['read']);
+    const admin = bearer(t.coreUrl, (await issue(org.core, { scopes: ['admin'] })).token);
+    for (const document of [
+      'mutation { createApiKey(input: {name: "minted", scopes: ["admin"]}) { id secret } }',
+      `mutation { rotateApiKey(id: "${target.id}") { id secret } }`,
+      `mutation { revokeApiKey(id: "${target.id}") { id } }`,
+      'mutation { revokeApiKey(id: "not-an-id") { id } }',
+      'mutation { createAgent(input: {name: "minted"}) { id } }',
+    ]) {
+      const res = await admin.graphql(document);
+      expect(res.status).toBe(403);
+      expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      expect(res.body.errors[0].message).toMatch(REFUSED);
+    }
+    expect((await org.core.get(`/v1/api-keys/${target.id}`)).body.data).toMatchObject({ status: 'ACTIVE', lastRotatedAt: null });
+    // The key itself may.
+    expect((await org.core.graphql(`mutation { rotateApiKey(id: "${target.id}") { id } }`)).body.errors).toBeUndefined();
+  });
+
+  test('a key without admin is told it lacks admin, as before', async () => {
+    const reader = await newCoreKey(['read']);
+    expectError(await reader.client.post('/v1/api-keys', { name: 'nope', scopes: ['read'] }), 403, 'FORBIDDEN', /lacks the scope 'admin'/);
   });
 });
 

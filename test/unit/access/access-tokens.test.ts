@@ -6,7 +6,7 @@ import { Principal } from '../../../src/platform/auth/principal';
 import { isKeelError } from '../../../src/platform/errors';
 import { parseRealtimeChannel } from '../../../src/modules/access-tokens/realtime-channels';
 
-const grant: AccessTokenGrant = { organizationId: randomUUID(), apiKeyId: randomUUID(), host: 'pro', environment: 'sandbox', scopes: ['orderbook_market:read'], channels: ['book:ETH-USDC'] };
+const grant: AccessTokenGrant = { organizationId: randomUUID(), apiKeyId: randomUUID(), keyGeneration: 0, host: 'pro', environment: 'sandbox', scopes: ['orderbook_market:read'], channels: ['book:ETH-USDC'] };
 
 function signerOf(box: SecretBox): AccessTokenSigner {
   return new AccessTokenSigner(box.deriveKeys(ACCESS_TOKEN_KEY_PURPOSE));
