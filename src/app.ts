@@ -21,10 +21,10 @@ import { SettlementRuleWorker } from './modules/settlement-rules/settlement-rule
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
-import { ClientRateLimiter } from './platform/rate-limit';
 import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
 import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
 import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
+import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
 import { SettlementBatcher } from './modules/settlement/batcher';
 import { ProceedsRelease } from './modules/settlement/proceeds-release';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
@@ -95,7 +95,12 @@ async function startApiRole(platform: Platform, services: Services): Promise<Run
   const { config } = platform;
   const publicRoutes = {
     register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout),
-    limiter: new ClientRateLimiter(platform.redis, config.REDIS_PREFIX, 'checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE, config.REDIS_COMMAND_TIMEOUT_MS),
+    budgets: new CheckoutBudgets(
+      platform.redis,
+      config.REDIS_PREFIX,
+      { perClient: config.CHECKOUT_RATE_LIMIT_PER_MINUTE, sessionsPerLink: config.CHECKOUT_LINK_SESSIONS_PER_MINUTE, sessionReadsPerClient: config.CHECKOUT_SESSION_READS_PER_MINUTE },
+      config.REDIS_COMMAND_TIMEOUT_MS,
+    ),
     openapiPaths: CHECKOUT_OPENAPI_PATHS,
   };
   const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API', publicRoutes });
