@@ -22,6 +22,7 @@ import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
 import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
+import { CheckoutAddressRetirement } from './modules/checkout/address-retirement';
 import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
 import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
 import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
@@ -147,7 +148,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
         (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
       ),
     ),
-    new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, logger),
+    new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, new CheckoutAddressRetirement(db, networks, config.CHECKOUT_LATE_PAYMENT_GRACE_SECONDS * 1000), logger),
     loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
     ...(config.SETTLEMENT_ENABLED ? [settlementWorker(platform, services, networks)] : []),
   ];
