@@ -30,19 +30,21 @@ export class CheckoutAddressRetirement {
 
   /** One pass; returns how many addresses were retired. */
   async step(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.graceMs);
+    if (!(await this.db('checkouts').whereNull('addressRetiredAt').where('expiresAt', '<=', cutoff).first('id'))) return 0;
+    // Read before the checkouts: a payment in a block scanned after this is seen by the query below.
+    const scanned = new Map<string, number>();
+    for (const network of this.networks.all()) scanned.set(network.blockchainId, await this.scannedUpTo(network.blockchainId));
     const due: { id: string; addressId: string; blockchainId: string; expiresAt: Date }[] = await this.db('checkouts as c')
       .whereNull('c.addressRetiredAt')
-      .where('c.expiresAt', '<=', new Date(now.getTime() - this.graceMs))
+      .where('c.expiresAt', '<=', cutoff)
       .whereNotIn('c.status', IN_FLIGHT)
       .whereNotExists((q) => q.select(1).from('checkout_transfers as t').whereRaw('t.checkout_id = c.id').where('t.status', 'CONFIRMING'))
       .whereNotExists((q) => q.select(1).from('transfers as x').whereRaw('x.address_id = c.address_id').whereIn('x.status', OPEN_TRANSFERS))
       .orderBy('c.expiresAt')
       .limit(BATCH)
       .select('c.id', 'c.addressId', 'c.blockchainId', 'c.expiresAt');
-    if (!due.length) return 0;
-    const scanned = new Map<string, number>();
-    for (const blockchainId of new Set(due.map((c) => c.blockchainId))) scanned.set(blockchainId, await this.scannedUpTo(blockchainId));
-    const retiring = due.filter((c) => c.expiresAt.getTime() + this.graceMs < scanned.get(c.blockchainId)!);
+    const retiring = due.filter((c) => c.expiresAt.getTime() + this.graceMs < (scanned.get(c.blockchainId) ?? 0));
     if (!retiring.length) return 0;
     await this.db.transaction(async (trx) => {
       await trx('addresses').whereIn('id', retiring.map((c) => c.addressId)).where('isActive', true).update({ isActive: false, updatedAt: trx.fn.now() });
