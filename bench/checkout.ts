@@ -65,7 +65,7 @@ async function writeExpiredCheckouts(db: Knex, org: BenchOrganization, base: str
     await db.transaction(async (trx) => {
       const indexes = Array.from({ length: Math.min(1_000, count - from) }, (_, i) => from + i + 1);
       const addresses: { id: string; address: string }[] = await trx('addresses')
-        .insert(indexes.map((i) => ({ organizationId: org.orgId, masterWalletId: wallet.id, derivationIndex: 1_000_000 + i, address: ethers.Wallet.createRandom().address, name: 'Checkout flooded', metadata: {} })))
+        .insert(indexes.map((i) => ({ organizationId: org.orgId, masterWalletId: wallet.id, derivationIndex: 1_000_000 + i, address: ethers.getAddress(ethers.hexlify(randomBytes(20))), name: 'Checkout flooded', metadata: {} })))
         .returning(['id', 'address']);
       await trx('checkouts').insert(
         addresses.map((a) => ({ organizationId: org.orgId, paymentLinkId: link.id, masterWalletId: wallet.id, blockchainId, assetId, addressId: a.id, depositAddress: a.address, expectedRaw: '5000000', status: 'EXPIRED', expiresAt })),
