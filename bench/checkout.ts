@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { ethers } from 'ethers';
 import type { Knex } from 'knex';
 import { createDb } from '../src/platform/db/knex';
+import { WatchedWallets } from '../src/modules/wallets/watched-wallets';
 import { devChainAccount } from '../src/platform/chain/dev-accounts';
 import { mine, setAutomine } from '../test/support/chain-controls';
 import { startOwnChain } from '../test/support/own-chain';
@@ -85,6 +86,19 @@ async function untilRetired(db: Knex, walletId: string): Promise<number | null> 
     if (performance.now() - started > 120_000) throw new Error(`${count} expired checkout addresses still active after 120 s`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The set the deposit watcher reads at each step (WatchedWallets, the same query), its size and the median of 20 reads. */
+async function watchedSet(db: Knex, blockchainId: string): Promise<{ size: number; medianMs: number }> {
+  const wallets = new WatchedWallets(db);
+  const times = [];
+  let size = 0;
+  for (let i = 0; i < 20; i++) {
+    const started = performance.now();
+    size = (await wallets.on(blockchainId)).size;
+    times.push(performance.now() - started);
+  }
+  return { size, medianMs: median(times) };
 }
 
 export async function run(args: string[]): Promise<object> {
@@ -178,8 +192,10 @@ export async function run(args: string[]): Promise<object> {
       return ms.sort((a, b) => a - b);
     };
     const yardstick = await detect(live.slice(0, samples));
+    const watchedBefore = await watchedSet(db, blockchainId);
     const flood = await writeExpiredCheckouts(db, floodedOrg, base, blockchainId, usdc.id, EXPIRED_CHECKOUTS);
     const retiredMs = await untilRetired(db, flood.walletId);
+    const watchedBeside = await watchedSet(db, blockchainId);
     const beside = await detect(live.slice(samples, 2 * samples));
     await setAutomine(chain.rpcUrl, true);
     provider.destroy();
@@ -214,6 +230,9 @@ export async function run(args: string[]): Promise<object> {
         retiredMs: retiredMs === null ? null : Math.round(retiredMs),
         yardstickMs: { p50: round(percentile(yardstick, 50)), p99: round(percentile(yardstick, 99)) },
         besideExpiredMs: { p50: round(percentile(beside, 50)), p99: round(percentile(beside, 99)) },
+        // What the deposit watcher reads at each step: the addresses it watches, and the read's median time.
+        watchedAddresses: { yardstick: watchedBefore.size, besideExpired: watchedBeside.size },
+        watchedSetReadMs: { yardstick: round(watchedBefore.medianMs), besideExpired: round(watchedBeside.medianMs) },
         ratio: { p50: Math.round((percentile(beside, 50) / percentile(yardstick, 50)) * 100) / 100, p99: Math.round((percentile(beside, 99) / percentile(yardstick, 99)) * 100) / 100 },
       },
       pagePollIntervalMs: 1000,
