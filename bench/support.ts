@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 
 export const ROOT = join(__dirname, '..', '..');
+/** The Keel build a benchmark starts (`keel migrate`, `keel org create`, `keel start`): this one, or BENCH_KEEL_ROOT's (another checkout, built), to measure two builds alternately. */
+const KEEL_ROOT = process.env.BENCH_KEEL_ROOT ?? ROOT;
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -208,7 +210,7 @@ export async function freshDatabase(name: string, server = 'postgres://postgres@
 
 /** Runs the built `keel` CLI in its own process, so the load generator does not share its event loop. */
 export function keelCli(args: string[], env: NodeJS.ProcessEnv): string {
-  return execFileSync(process.execPath, [join(ROOT, 'bin', 'keel.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  return execFileSync(process.execPath, [join(KEEL_ROOT, 'bin', 'keel.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
 }
 
 export interface BenchOrganization {
@@ -223,7 +225,7 @@ export function createBenchOrganization(env: NodeJS.ProcessEnv): BenchOrganizati
 }
 
 export function startKeelProcess(env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
-  return startNodeProcess([join(ROOT, 'bin', 'keel.js'), 'start'], env, readyUrl);
+  return startNodeProcess([join(KEEL_ROOT, 'bin', 'keel.js'), 'start'], env, readyUrl);
 }
 
 /** Starts a Node.js script in its own process (profiled when BENCH_CPU_PROF names a folder) and waits until readyUrl answers. */

@@ -22,10 +22,11 @@ import { SettlementRuleWorker } from './modules/settlement-rules/settlement-rule
 import { startPollingLoop } from './platform/polling-loop';
 import { loopWorker, Worker, Workers } from './platform/worker';
 import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
-import { ClientRateLimiter } from './platform/rate-limit';
 import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
+import { CheckoutAddressRetirement } from './modules/checkout/address-retirement';
 import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
 import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
+import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
 import { SettlementBatcher } from './modules/settlement/batcher';
 import { ProceedsRelease } from './modules/settlement/proceeds-release';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
@@ -107,7 +108,12 @@ async function startApiRole(platform: Platform, services: Services): Promise<Run
   const { config } = platform;
   const publicRoutes = {
     register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout),
-    limiter: new ClientRateLimiter(platform.redis, config.REDIS_PREFIX, 'checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE, config.REDIS_COMMAND_TIMEOUT_MS),
+    budgets: new CheckoutBudgets(
+      platform.redis,
+      config.REDIS_PREFIX,
+      { perClient: config.CHECKOUT_RATE_LIMIT_PER_MINUTE, sessionsPerLink: config.CHECKOUT_LINK_SESSIONS_PER_MINUTE, sessionReadsPerClient: config.CHECKOUT_SESSION_READS_PER_MINUTE },
+      config.REDIS_COMMAND_TIMEOUT_MS,
+    ),
     openapiPaths: CHECKOUT_OPENAPI_PATHS,
   };
   const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API', publicRoutes });
@@ -154,7 +160,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
         (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
       ),
     ),
-    new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, logger),
+    new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, new CheckoutAddressRetirement(db, networks, config.CHECKOUT_LATE_PAYMENT_GRACE_SECONDS * 1000), logger),
     loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
     ...(config.SETTLEMENT_ENABLED ? [settlementWorker(platform, services, networks)] : []),
   ];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTrustProxy } from './client-address';
 
 /** `https://app.example.com` or `http://localhost:3000`: what a browser sends as Origin. */
 function isOrigin(text: string): boolean {
@@ -192,12 +193,30 @@ export const configSchema = z.object({
   CHECKOUT_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** The public base URL of the core host, for payment links' checkoutUrl (`<url>/pay/<slug>`); empty: the path alone. */
   CHECKOUT_PUBLIC_URL: z.string().default(''),
-  /** The public checkout API and page: requests per client address per minute. */
+  /** The public checkout API and page: requests per client address (an IPv6 client: per /64) per minute. */
   CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** Swaps: the largest price impact (percent, up to 2 decimals) a swap is sent with unless it raises the cap with maxPriceImpact. */
   SWAP_MAX_PRICE_IMPACT_PERCENT: percent.default('3'),
   /** Settlement-rule swaps: how far (percent) their output may fall short of its value at policy prices before the execution fails. */
   SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT: percent.default('3'),
+  /** Checkout sessions one payment link opens per minute, for all its payers together. */
+  CHECKOUT_LINK_SESSIONS_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** Reads of checkout sessions (status, QR code) per client address per minute: the page's polling, apart from the budget above. */
+  CHECKOUT_SESSION_READS_PER_MINUTE: z.coerce.number().int().positive().default(300),
+  /** A checkout's address is watched this long after the checkout's expiry (a late payment is recorded), then deactivated. */
+  CHECKOUT_LATE_PAYMENT_GRACE_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(3_600),
+  /** Proxies whose X-Forwarded-For names the client: off (default), or their addresses and CIDR ranges (comma-separated). */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      try {
+        return parseTrustProxy(text);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return false;
+      }
+    }),
   /** How often the settlement-rule worker looks for due executions. */
   SETTLEMENT_RULES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */

@@ -27,7 +27,7 @@ import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
 import { registerConsoleRoute } from './console-route';
 import { checkReadiness } from '../platform/readiness';
-import type { ClientRateLimiter } from '../platform/rate-limit';
+import type { RateLimitState } from '../platform/rate-limit';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
 export interface HostOptions {
@@ -37,8 +37,13 @@ export interface HostOptions {
   platform: Platform;
   services: Services;
   title: string;
-  /** Routes served without an API key (the public checkout API and page), rate-limited per client address. */
-  publicRoutes?: { register(app: FastifyInstance): void; limiter: ClientRateLimiter; openapiPaths: Record<string, Record<string, unknown>> };
+  /** Routes served without an API key (the public checkout API and page), each request spending its budgets first. */
+  publicRoutes?: { register(app: FastifyInstance): void; budgets: PublicBudgets; openapiPaths: Record<string, Record<string, unknown>> };
+}
+
+/** What a request without an API key spends before it is served; 429 RATE_LIMIT_EXCEEDED when over. */
+export interface PublicBudgets {
+  spend(request: FastifyRequest): Promise<RateLimitState>;
 }
 
 export interface RunningHost {
@@ -52,6 +57,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const { host, schema, platform, services } = opts;
   const app = Fastify({
     bodyLimit: platform.config.BODY_LIMIT_BYTES,
+    // Off by default: request.ip is the peer. Behind a TLS proxy, TRUST_PROXY names it, and request.ip
+    // is the address its X-Forwarded-For gives (the payer's, for the public checkout's budgets).
+    trustProxy: platform.config.TRUST_PROXY,
     // A client that trickles its request (slowloris) is cut off instead of holding a socket forever.
     requestTimeout: platform.config.HTTP_REQUEST_TIMEOUT_MS,
     genReqId: requestIdFor,
@@ -191,12 +199,12 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   });
 
   if (opts.publicRoutes) {
-    const { register, limiter } = opts.publicRoutes;
+    const { register, budgets } = opts.publicRoutes;
     await app.register(async (scope) => {
       scope.addHook('onRoute', (route) => {
         route.config = { ...(route.config as object), public: true } as typeof route.config;
       });
-      scope.addHook('onRequest', async (request, reply) => setRateLimitHeaders(reply, await limiter.consume(request.ip)));
+      scope.addHook('onRequest', async (request, reply) => setRateLimitHeaders(reply, await budgets.spend(request)));
       register(scope);
     });
   }

@@ -8,6 +8,7 @@ import { AssetModel } from '../chains/chain.model';
 import { readBalances } from '../wallets/balance-reader';
 import type { CheckoutDesk } from './checkout-desk';
 import type { CheckoutDeposits } from './checkout-deposits';
+import type { CheckoutAddressRetirement } from './address-retirement';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 
 /** At most this many checkouts (or transfers) are looked at per step of each kind. */
@@ -16,8 +17,9 @@ const BATCH = 200;
 /**
  * The checkouts' own loop (worker role): shows a payment as DETECTED as soon as the chain head
  * carries it (before the deposit watcher records it at the chain's confirmation depth), counts
- * the confirmations of recorded payments until they have the required number, and expires
- * checkouts nobody paid in time.
+ * the confirmations of recorded payments until they have the required number, expires
+ * checkouts nobody paid in time, and retires the addresses of checkouts past their late-payment
+ * grace (CheckoutAddressRetirement).
  */
 export class CheckoutWatcher implements Worker {
   private loop?: { stop(): Promise<void> };
@@ -30,6 +32,7 @@ export class CheckoutWatcher implements Worker {
     private readonly deposits: CheckoutDeposits,
     private readonly networks: ChainNetworks,
     private readonly intervalMs: number,
+    private readonly retirement: CheckoutAddressRetirement,
     private readonly logger: Logger,
   ) {}
 
@@ -45,6 +48,7 @@ export class CheckoutWatcher implements Worker {
     await this.expire();
     await this.countConfirmations();
     await this.detect();
+    await this.retirement.step();
   }
 
   /** Open checkouts with nothing counted, past their expiry: EXPIRED. */

@@ -33,6 +33,8 @@ export class CheckoutModel extends Model {
   status!: CheckoutStatus;
   expiresAt!: Date;
   paidAt!: Date | null;
+  /** When its address was deactivated, past the expiry and the late-payment grace (CheckoutAddressRetirement). */
+  addressRetiredAt!: Date | null;
   createdAt!: Date;
   updatedAt!: Date;
 }

@@ -32,8 +32,8 @@ function secure(reply: FastifyReply): FastifyReply {
 }
 
 /**
- * The public checkout (no API key; the host rate-limits it per client address):
- * the hosted page at /pay/{slug}, and the JSON API its script calls.
+ * The public checkout (no API key; the host spends CheckoutBudgets before each request, as each
+ * route's `checkoutBudget` says): the hosted page at /pay/{slug}, and the JSON API its script calls.
  */
 export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicCheckoutService): void {
   const page = readFileSync(join(PAGE_DIR, 'index.html'), 'utf8');
@@ -52,13 +52,13 @@ export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicChe
   });
 
   app.get<{ Params: { slug: string } }>('/v1/checkout/links/:slug', async (request, reply) => secure(reply).send({ data: await checkout.link(request.params.slug) }));
-  app.post<{ Params: { slug: string }; Body: Record<string, unknown> | undefined }>('/v1/checkout/links/:slug/sessions', async (request, reply) =>
+  app.post<{ Params: { slug: string }; Body: Record<string, unknown> | undefined }>('/v1/checkout/links/:slug/sessions', { config: { checkoutBudget: 'opening' } }, async (request, reply) =>
     secure(reply)
       .code(201)
       .send({ data: await checkout.start(request.params.slug, request.body ?? {}) }),
   );
-  app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id', async (request, reply) => secure(reply).send({ data: await checkout.session(request.params.slug, request.params.id) }));
-  app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id/qr.svg', async (request, reply) =>
+  app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id', { config: { checkoutBudget: 'reading' } }, async (request, reply) => secure(reply).send({ data: await checkout.session(request.params.slug, request.params.id) }));
+  app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id/qr.svg', { config: { checkoutBudget: 'reading' } }, async (request, reply) =>
     secure(reply)
       .type('image/svg+xml')
       .send(await checkout.qrCode(request.params.slug, request.params.id)),

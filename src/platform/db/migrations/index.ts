@@ -25,6 +25,7 @@ import * as m023 from './023_settlement_funding_fee_bump';
 import * as m024 from './024_settlement_release_block';
 import * as m025 from './025_queued_trades_by_settlement_key';
 import * as m026 from './026_checkout_transfer_assets';
+import * as m027 from './027_checkout_address_retirement';
 import * as m029 from './029_live_claims_key_rotations_slugs';
 
 /**
@@ -56,6 +57,7 @@ const migrations: Record<string, Knex.Migration> = {
   '024_settlement_release_block': m024,
   '025_queued_trades_by_settlement_key': m025,
   '026_checkout_transfer_assets': m026,
+  '027_checkout_address_retirement': m027,
   '029_live_claims_key_rotations_slugs': m029,
 };
 
