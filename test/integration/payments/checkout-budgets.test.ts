@@ -1,4 +1,4 @@
-import { PAYMENT_CONFIG, Merchant, merchant, pay, publicClient, startTestKeel, eventually, TestKeel } from './support';
+import { PAYMENT_CONFIG, Merchant, merchant, pay, publicClient, sessionPath, startTestKeel, eventually, TestKeel } from './support';
 
 /** A payer behind the proxy: every request says, in X-Forwarded-For, that it comes from `address`. */
 function payerAt(t: TestKeel, address: string) {
@@ -84,7 +84,7 @@ describe('behind a trusted proxy the public checkout budgets each payer, each /6
     const other = await payerAt(t, '203.0.113.3').post(`/v1/checkout/links/${quiet.slug}/sessions`, body);
     expect(other.status).toBe(201);
     // And the flooded link's open sessions are still read.
-    expect((await payerAt(t, '203.0.113.2').get(`/v1/checkout/sessions/${second.body.data.id}`)).status).toBe(200);
+    expect((await payerAt(t, '203.0.113.2').get(sessionPath(second.body.data))).status).toBe(200);
   });
 
   test("the page's polling does not spend its payer's budget: reads have an allowance of their own", async () => {
@@ -95,7 +95,7 @@ describe('behind a trusted proxy the public checkout budgets each payer, each /6
     const session = (await payer.post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id })).body.data;
     expect((await payer.get(session.qrCodeUrl)).status).toBe(200);
     for (let i = 0; i < 30; i++) {
-      const read = await payer.get(`/v1/checkout/sessions/${session.id}`);
+      const read = await payer.get(sessionPath(session));
       expect([read.status, read.body.data.status, read.headers.get('x-ratelimit-limit')]).toEqual([200, 'AWAITING_PAYMENT', '100']);
     }
     // Ten times the budget read, and the budget (3) still has the request left for a reload of the page.
@@ -104,7 +104,7 @@ describe('behind a trusted proxy the public checkout budgets each payer, each /6
     // The read allowance is a budget too: a client reading beyond it is refused.
     const reader = payerAt(t, '203.0.113.51');
     const statuses = [];
-    for (let i = 0; i < 101; i++) statuses.push((await reader.get(`/v1/checkout/sessions/${session.id}`)).status);
+    for (let i = 0; i < 101; i++) statuses.push((await reader.get(sessionPath(session))).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses[100]).toBe(429);
   });
@@ -114,7 +114,7 @@ describe('behind a trusted proxy the public checkout budgets each payer, each /6
     const body = { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id };
     // The page's payer, reading its session once a second as the page does.
     const payer = payerAt(t, '203.0.113.90');
-    const read = async (id: string) => (await payer.get(`/v1/checkout/sessions/${id}`)).body.data;
+    const read = async (id: string) => (await payer.get(sessionPath({ id, link }))).body.data;
     const late = (await payer.post(`/v1/checkout/links/${link.slug}/sessions`, body)).body.data;
     const db = t.keel.platform.db;
     const addressOf = async (sessionId: string) => (await db('checkouts').where({ id: sessionId }).first('addressId', 'addressRetiredAt'));
