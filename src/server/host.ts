@@ -26,6 +26,7 @@ import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
 import { registerConsoleRoute } from './console-route';
+import { isExplorerPageRequest, registerApiReference, registerGraphqlExplorer } from './api-pages';
 import { checkReadiness } from '../platform/readiness';
 import type { ClientRateLimiter } from '../platform/rate-limit';
 import { setRateLimitHeaders } from './rate-limit-headers';
@@ -142,6 +143,10 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     },
   });
   await apollo.start();
+  const graphqlHandler = fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) });
+  // In sandbox (GRAPHQL_EXPLORER), a browser opening /graphql gets the explorer page; GraphQL clients are answered as before.
+  const explorerPage = config.GRAPHQL_EXPLORER ? registerGraphqlExplorer(app, host) : undefined;
+  const isExplorerPage = (request: FastifyRequest) => explorerPage !== undefined && isExplorerPageRequest(request);
   app.route({
     url: '/graphql',
     method: ['GET', 'POST'],
@@ -150,11 +155,12 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     // A persisted query is authorised on the document its hash stands for (an unknown hash is
     // Apollo's PERSISTED_QUERY_NOT_FOUND). Over GET Apollo runs queries only, never mutations.
     preValidation: async (request: FastifyRequest) => {
+      if (isExplorerPage(request)) return;
       const params = (request.method === 'GET' ? request.query : request.body) as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
       const query = params?.query ?? (await persistedQueries.document(persistedQueryHash(params?.extensions)));
       authorizeDocumentText(contextFor(request.principal!, request.id), schema, query, params?.operationName, variablesOf(params?.variables));
     },
-    handler: fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) }),
+    handler: (request, reply) => (isExplorerPage(request) ? explorerPage!(request, reply) : graphqlHandler.call(app, request, reply)),
   });
 
   const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
@@ -182,6 +188,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   });
   registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);
   registerConsoleRoute(app, host);
+  registerApiReference(app, host);
 
   attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(limits), contextFor });
   app.addHook('onClose', async () => {

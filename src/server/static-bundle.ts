@@ -75,7 +75,11 @@ const SAFE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 export interface PagePolicyOptions {
   /** The Host header the page was served under: its ws:/wss: origins are allowed to connect. */
   host?: string;
-  /** Admits `<style>` elements carrying this nonce (made per response): for libraries that write their themes into style elements at run time. */
+  /**
+   * For libraries that style from script: admits `<style>` elements carrying this nonce (made per
+   * response) and inline style attributes (Monaco positions its lines in markup it writes as HTML;
+   * Vue writes some static markup that way). Scripts stay 'self' only.
+   */
   styleNonce?: string;
   /** Web workers from this host (Monaco's language services). */
   workers?: boolean;
@@ -93,7 +97,7 @@ export function pageContentSecurityPolicy(options: PagePolicyOptions = {}): stri
   return [
     "default-src 'none'",
     "script-src 'self'",
-    options.styleNonce ? `style-src 'self' 'nonce-${options.styleNonce}'` : "style-src 'self'",
+    ...(options.styleNonce ? [`style-src 'self' 'nonce-${options.styleNonce}'`, "style-src-attr 'unsafe-inline'"] : ["style-src 'self'"]),
     "img-src 'self' data:",
     ...(options.fonts ? ["font-src 'self' data:"] : []),
     ...(options.workers ? ["worker-src 'self'"] : []),
