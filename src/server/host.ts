@@ -147,7 +147,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   // In sandbox (GRAPHQL_EXPLORER), a browser opening /graphql gets the explorer page; GraphQL clients are answered as before.
   const explorerPage = config.GRAPHQL_EXPLORER ? registerGraphqlExplorer(app, host) : undefined;
   const isExplorerPage = (request: FastifyRequest) => explorerPage !== undefined && isExplorerPageRequest(request);
-  app.route({
+  app.route<{ Reply: string }>({
     url: '/graphql',
     method: ['GET', 'POST'],
     // Authorisation before validation: the document's root fields are checked against the key
@@ -160,7 +160,10 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       const query = params?.query ?? (await persistedQueries.document(persistedQueryHash(params?.extensions)));
       authorizeDocumentText(contextFor(request.principal!, request.id), schema, query, params?.operationName, variablesOf(params?.variables));
     },
-    handler: (request, reply) => (isExplorerPage(request) ? explorerPage!(request, reply) : graphqlHandler.call(app, request, reply)),
+    handler: (request, reply) => {
+      if (!isExplorerPage(request)) return graphqlHandler.call(app, request, reply);
+      explorerPage!(request, reply);
+    },
   });
 
   const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
