@@ -1,5 +1,7 @@
 import { createApiReference } from '@scalar/api-reference';
 import '@scalar/api-reference/style.css';
+import './contrast.css';
+import { keepComboboxStates } from './combobox-state.js';
 
 // This host's own OpenAPI document; nothing is fetched from anywhere else: no web fonts (the
 // system's), no proxy (requests go straight to this host), none of Scalar's hosted services (the AI
@@ -13,3 +15,5 @@ createApiReference('#app', {
   showDeveloperTools: 'never',
   documentDownloadType: 'json',
 });
+
+keepComboboxStates(document.body);
