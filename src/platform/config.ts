@@ -83,6 +83,8 @@ export const configSchema = z.object({
   DB_PREPARED_STATEMENTS: bool.default(true),
   /** Unset: on in sandbox, off in production (see loadConfig). */
   GRAPHQL_INTROSPECTION: bool.optional(),
+  /** The GraphQL explorer (GraphiQL) for browsers at GET /graphql. Unset: on in sandbox, off in production (see loadConfig). */
+  GRAPHQL_EXPLORER: bool.optional(),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5_000),
@@ -245,7 +247,7 @@ export const configSchema = z.object({
   SETTLEMENT_EXIT_DELAY_SECONDS: z.coerce.number().int().min(0).default(604_800),
 });
 
-export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };
+export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION' | 'GRAPHQL_EXPLORER'> & { GRAPHQL_INTROSPECTION: boolean; GRAPHQL_EXPLORER: boolean };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = configSchema.safeParse(env);
@@ -255,7 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const merged = { ...parsed.data, ...overrides };
   // A production schema is not handed to whoever holds a key; sandbox keeps it for tooling.
-  const config: Config = { ...merged, GRAPHQL_INTROSPECTION: merged.GRAPHQL_INTROSPECTION ?? merged.KEEL_ENV !== 'production' };
+  const sandbox = merged.KEEL_ENV !== 'production';
+  const config: Config = { ...merged, GRAPHQL_INTROSPECTION: merged.GRAPHQL_INTROSPECTION ?? sandbox, GRAPHQL_EXPLORER: merged.GRAPHQL_EXPLORER ?? sandbox };
   if (config.KEEL_ENV === 'production' && config.WEBHOOKS_ALLOW_PRIVATE_URLS) {
     throw new Error('Invalid configuration:\n  WEBHOOKS_ALLOW_PRIVATE_URLS: not allowed in production (it lets webhooks reach private networks)');
   }

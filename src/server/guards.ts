@@ -7,6 +7,7 @@ import { UnitOfWork } from '../platform/db/unit-of-work';
 import { bearerToken, header } from './request-context';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { isConsolePath } from './console-route';
+import { isApiPagePath, isExplorerPageRequest } from './api-pages';
 import type { Principal } from '../platform/auth/principal';
 
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
@@ -31,12 +32,14 @@ function pathOf(url: string): string {
  * commits is recorded on the claim in the same transaction (see UnitOfWork).
  */
 export function registerGuards(app: FastifyInstance, host: Host, platform: Platform): void {
+  const explorer = platform.config.GRAPHQL_EXPLORER;
   // A callback hook: a key fresh in this node's cache is authenticated without a promise, so the
   // rate limit's Redis call starts in the same turn as the request.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     reply.header('X-Request-Id', request.id);
     const path = pathOf(request.url);
-    if (OPEN_PATHS.has(path) || isConsolePath(path) || request.method === 'OPTIONS' || isPublicRoute(request)) return done();
+    if (OPEN_PATHS.has(path) || isConsolePath(path) || isApiPagePath(path) || request.method === 'OPTIONS' || isPublicRoute(request)) return done();
+    if (explorer && path === '/graphql' && isExplorerPageRequest(request)) return done();
     let principal: Principal | Promise<Principal>;
     try {
       principal = platform.authenticator.principalFor(host, {

@@ -26,6 +26,7 @@ import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
 import { registerConsoleRoute } from './console-route';
+import { isExplorerPageRequest, registerApiReference, registerGraphqlExplorer } from './api-pages';
 import { checkReadiness } from '../platform/readiness';
 import type { RateLimitState } from '../platform/rate-limit';
 import { setRateLimitHeaders } from './rate-limit-headers';
@@ -161,7 +162,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     },
   });
   await apollo.start();
-  app.route({
+  const graphqlHandler = fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) });
+  // In sandbox (GRAPHQL_EXPLORER), a browser opening /graphql gets the explorer page; GraphQL clients are answered as before.
+  const explorerPage = config.GRAPHQL_EXPLORER ? registerGraphqlExplorer(app, host) : undefined;
+  const isExplorerPage = (request: FastifyRequest) => explorerPage !== undefined && isExplorerPageRequest(request);
+  app.route<{ Reply: string }>({
     url: '/graphql',
     method: ['GET', 'POST'],
     // Authorisation before validation: the document's root fields are checked against the key
@@ -170,6 +175,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     // unknown hash is answered PERSISTED_QUERY_NOT_FOUND) and authorised on that document; Apollo
     // then runs it as a plain request. Over GET Apollo runs queries only, never mutations.
     preValidation: async (request: FastifyRequest, reply: FastifyReply) => {
+      if (isExplorerPage(request)) return;
       const params = (request.method === 'GET' ? request.query : request.body) as GraphQLParams | undefined;
       const asked = persistedQueryAsk(params);
       let query = params?.query;
@@ -188,7 +194,10 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       registrations.delete(request.id);
       done();
     },
-    handler: fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) }),
+    handler: (request, reply) => {
+      if (!isExplorerPage(request)) return graphqlHandler.call(app, request, reply);
+      explorerPage!(request, reply);
+    },
   });
 
   const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
@@ -216,6 +225,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   });
   registerMetricsRoute(app, platform.metrics, config.METRICS_TOKEN);
   registerConsoleRoute(app, host);
+  registerApiReference(app, host);
 
   attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(limits), contextFor });
   app.addHook('onClose', async () => {

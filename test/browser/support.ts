@@ -13,6 +13,13 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Builds the API reference and the GraphQL explorer (dist/docs, dist/graphql-explorer), as `npm run build` does. */
+export async function buildApiPageBundles(): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { buildApiPages } = require('../../scripts/build-api-pages.js') as { buildApiPages: () => Promise<unknown> };
+  await buildApiPages();
+}
+
 /** Builds the console bundle (dist/console) the hosts serve, as `npm run build` does. */
 export async function buildConsoleBundle(): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -29,6 +36,10 @@ export interface WatchedPage {
 export async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
   const page = await context.newPage();
   const problems: string[] = [];
+  // Chromium logs a refusal as a console error too; the event also names the directive and what it refused.
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.effectiveDirective} refused ${e.blockedURI || 'inline'} in ${e.sourceFile}:${e.lineNumber}`))",
+  );
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });

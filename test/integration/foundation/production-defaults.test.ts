@@ -18,6 +18,15 @@ describe('GraphQL introspection', () => {
   });
 });
 
+describe('the GraphQL explorer', () => {
+  test('is on in sandbox and off in production unless GRAPHQL_EXPLORER says otherwise', () => {
+    expect(loadConfig({}).GRAPHQL_EXPLORER).toBe(true);
+    expect(loadConfig(PRODUCTION).GRAPHQL_EXPLORER).toBe(false);
+    expect(loadConfig({ ...PRODUCTION, GRAPHQL_EXPLORER: 'true' }).GRAPHQL_EXPLORER).toBe(true);
+    expect(loadConfig({ GRAPHQL_EXPLORER: 'false' }).GRAPHQL_EXPLORER).toBe(false);
+  });
+});
+
 describe('a production Keel with METRICS_TOKEN set', () => {
   const { t, orgs: [org] } = useTestKeel({ KEEL_ENV: 'production', KEEL_CHAINS: PRODUCTION_CHAINS, METRICS_TOKEN }, { orgs: 1 });
 
@@ -28,6 +37,24 @@ describe('a production Keel with METRICS_TOKEN set', () => {
     expect(JSON.stringify(introspection.body)).not.toContain('createApiKey');
     const ordinary = await org.core.graphql('{ organization { id } }');
     expect(ordinary.body).toEqual({ data: { organization: { id: org.orgId } } });
+  });
+
+  test('answers a browser opening /graphql as any client (no explorer) and still serves /docs', async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const anonymous = await fetch(`${t.coreUrl}/graphql`, { headers: browser });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('content-type')).toMatch(/json/);
+    expect(((await anonymous.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('UNAUTHORIZED');
+    const withKey = await org.core.get('/graphql', browser);
+    expect(withKey.status).toBe(400);
+    expect(withKey.headers.get('content-type')).toMatch(/json/);
+    expect(JSON.stringify(withKey.body)).toContain('query');
+    for (const base of [t.coreUrl, t.proUrl]) {
+      expect((await fetch(`${base}/graphql/explorer/app.js`)).status).toBe(404);
+      const docs = await fetch(`${base}/docs`);
+      expect(docs.status).toBe(200);
+      expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");
+    }
   });
 
   test('answers /metrics only with the bearer token; without it 401 in the envelope', async () => {
