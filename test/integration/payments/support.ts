@@ -43,7 +43,8 @@ export function publicClient(t: TestKeel): ApiClient {
 /** Pays `amount` of `asset` to `to` from the dev chain's funded account (the dev faucet). */
 export async function pay(m: Merchant, to: string, amount: string, asset = 'USDC'): Promise<string> {
   const res = await m.org.core.post('/v1/dev/faucet', { blockchainId: m.wallet.blockchainId, address: to, asset, amount });
-  expect(res.status).toBe(200);
+  // The body in the failure message says why a transfer from the faucet was refused.
+  expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 });
   return res.body.data.txHash;
 }
 
