@@ -63,6 +63,17 @@ export async function gql(query, variables = {}) {
   }
 }
 
+/**
+ * A GraphQL request sent with an API key instead of the session's token: key administration
+ * (create, rotate, revoke) needs the key itself, never a token. The key is used for this one request
+ * and never kept.
+ */
+export async function gqlWithKey(apiKey, query, variables = {}) {
+  if (!current?.organizationId) throw new ApiError('Sign in with a key to administer keys', 'UNAUTHORIZED', 401);
+  if (!apiKey.trim()) throw new ApiError('Enter your admin API key: creating, rotating and revoking keys needs the key itself, not the console’s token', 'FORBIDDEN', 403);
+  return post({ apikey: apiKey.trim(), orgid: current.organizationId }, query, variables);
+}
+
 const MINT = `mutation Mint($input: CreateAccessTokenInput) {
   createAccessToken(input: $input) { token expiresAt organizationId scopes host }
 }`;

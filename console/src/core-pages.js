@@ -1,6 +1,6 @@
 // The core host's pages: organisation and keys, wallets, deposits and withdrawals, approvals, webhooks.
 import { useState } from 'preact/hooks';
-import { gql } from './api.js';
+import { gql, gqlWithKey } from './api.js';
 import { html, useQuery, useAction, ErrorNote, Field, formValues, when, short, Table, SecretOnce } from './ui.js';
 
 const KEY_FIELDS = 'id name prefix host scopes tier status createdAt lastRotatedAt revokedAt';
@@ -9,25 +9,29 @@ export function OrganizationPage() {
   const org = useQuery('{ organization { id name tier proAccess createdAt } }', {});
   const keys = useQuery(`query Keys { apiKeys(limit: 100, offset: 0) { items { ${KEY_FIELDS} } } }`, {});
   const [secret, setSecret] = useState(null);
+  // Key changes go with the admin key itself (a token may not create, rotate or revoke keys); it is
+  // kept in this page's memory only while the page is open, never stored.
+  const [adminKey, setAdminKey] = useState('');
   const action = useAction(() => keys.reload());
+  const withKey = (query, variables) => gqlWithKey(adminKey, query, variables);
   const create = (e) => {
     const v = formValues(e);
     const scopes = v.scopes.split(',').map((s) => s.trim()).filter(Boolean);
     const form = e.currentTarget;
     action.run(async () => {
-      const d = await gql(`mutation CreateKey($input: CreateApiKeyInput!) { createApiKey(input: $input) { id name secret } }`, { input: { name: v.name, host: v.host, scopes } });
+      const d = await withKey(`mutation CreateKey($input: CreateApiKeyInput!) { createApiKey(input: $input) { id name secret } }`, { input: { name: v.name, host: v.host, scopes } });
       setSecret({ title: `Secret of the new key “${d.createApiKey.name}”`, value: d.createApiKey.secret });
       form.reset();
     });
   };
   const rotate = (k) =>
     action.run(async () => {
-      const d = await gql(`mutation Rotate($id: ID!) { rotateApiKey(id: $id) { id name secret } }`, { id: k.id });
+      const d = await withKey(`mutation Rotate($id: ID!) { rotateApiKey(id: $id) { id name secret } }`, { id: k.id });
       setSecret({ title: `New secret of “${d.rotateApiKey.name}”`, value: d.rotateApiKey.secret });
     });
   const revoke = (k) => {
     if (!window.confirm(`Revoke the key “${k.name}”? Its tokens stop working at once.`)) return;
-    action.run(() => gql(`mutation Revoke($id: ID!) { revokeApiKey(id: $id) { id status } }`, { id: k.id }));
+    action.run(() => withKey(`mutation Revoke($id: ID!) { revokeApiKey(id: $id) { id status } }`, { id: k.id }));
   };
   const o = org.data?.organization;
   return html`<section aria-labelledby="page-title">
@@ -41,6 +45,9 @@ export function OrganizationPage() {
     </dl>`}
     ${secret && html`<${SecretOnce} title=${secret.title} secret=${secret.value} onDismiss=${() => setSecret(null)} />`}
     <${ErrorNote} error=${keys.error || action.error} />
+    <div class="card">
+      <${Field} id="admin-key" label="Admin API key" hint="Creating, rotating and revoking keys needs an admin key itself, not the console's token: it is sent with those requests only and never stored."><input id="admin-key" type="password" autocomplete="off" value=${adminKey} onInput=${(e) => setAdminKey(e.currentTarget.value)} aria-describedby="admin-key-hint" /><//>
+    </div>
     <${Table} caption="API keys" rows=${keys.data?.apiKeys.items ?? []} columns=${[
       { label: 'Name', key: 'name' },
       { label: 'Prefix', render: (k) => html`<code>${k.prefix}</code>` },
