@@ -24,6 +24,8 @@ import * as m022 from './022_settlement_crash_safety';
 import * as m023 from './023_settlement_funding_fee_bump';
 import * as m024 from './024_settlement_release_block';
 import * as m025 from './025_queued_trades_by_settlement_key';
+import * as m030 from './030_ledger_accounts';
+import * as m031 from './031_trading_transfers';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -53,6 +55,8 @@ const migrations: Record<string, Knex.Migration> = {
   '023_settlement_funding_fee_bump': m023,
   '024_settlement_release_block': m024,
   '025_queued_trades_by_settlement_key': m025,
+  '030_ledger_accounts': m030,
+  '031_trading_transfers': m031,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
