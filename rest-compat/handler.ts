@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, GraphQLSchema } from 'graphql';
 import { toKeelError } from '../src/graphql/errors';
 import type { GraphQLContext } from '../src/graphql/context';
 import { operationAuthorizer } from '../src/graphql/root-field-grants';
@@ -44,13 +44,25 @@ export function registerRestRoutes(
           body: req.body,
         });
         const result = await run(variableValues, contextFor(req));
-        if (result.errors?.length) throw toKeelError(result.errors[0]);
+        if (result.errors?.length) {
+          const error = toKeelError(result.errors[0]);
+          // An internal error reaches the error handler as it was raised, so it is logged with its
+          // stack (a KeelError is answered without a log line); the client gets INTERNAL_ERROR either way.
+          throw error.code === 'INTERNAL_ERROR' ? raised(result.errors[0]) : error;
+        }
         const value = (result.data as Record<string, unknown>)[row.field];
         return reply.code(row.status ?? 200).send(envelope(row.envelope, value));
       },
     });
   }
   return compiled;
+}
+
+/** What a resolver threw, under graphql-js's wrapping. */
+function raised(error: GraphQLError): unknown {
+  let current: unknown = error;
+  while (current instanceof GraphQLError && current.originalError) current = current.originalError;
+  return current;
 }
 
 /** The request's values under the operation's variable names (each named after its argument), as sent. */
