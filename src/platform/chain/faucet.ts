@@ -25,8 +25,19 @@ export async function fundFromFaucet(rpcUrl: string, fundedPrivateKey: string, r
       const token = new ethers.Contract(ethers.getAddress(req.token.address), ERC20_TRANSFER_ABI, wallet);
       return token.transfer(to, value) as Promise<ethers.ContractTransactionResponse>;
     };
-    const tx = await serialized(senderKey(rpcUrl, wallet.address), () => retryNonceClash(send));
-    if (req.wait !== false) await tx.wait();
-    return { txHash: tx.hash };
+    for (let attempt = 1; ; attempt++) {
+      const tx = await serialized(senderKey(rpcUrl, wallet.address), () => retryNonceClash(send));
+      if (req.wait === false) return { txHash: tx.hash };
+      try {
+        await tx.wait();
+        return { txHash: tx.hash };
+      } catch (e) {
+        // Another process sent from the account with the same nonce and a higher fee, and its
+        // transaction replaced this one: nothing of this request was sent, so it is sent again.
+        const replaced = e as { code?: string; reason?: string; replacement?: { hash: string } };
+        if (replaced.code !== 'TRANSACTION_REPLACED' || attempt >= 5) throw e;
+        if (replaced.reason === 'repriced' && replaced.replacement) return { txHash: replaced.replacement.hash };
+      }
+    }
   });
 }
