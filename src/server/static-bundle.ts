@@ -35,15 +35,14 @@ export interface PageBundle {
 }
 
 /**
- * A page bundle read and compressed once: at construction when it is built already (start-up, off
- * the request path), else at the first request after a build made once the host was up.
+ * A page bundle read and compressed once, at its first request: the API pages' scripts take seconds
+ * of CPU to gzip, which a host that never serves them (most processes, every test) must not pay
+ * at start-up.
  */
 export class StaticBundle {
   private loaded?: PageBundle;
 
-  constructor(private readonly name: string) {
-    this.get();
-  }
+  constructor(private readonly name: string) {}
 
   get(): PageBundle | undefined {
     if (this.loaded) return this.loaded;
