@@ -109,8 +109,13 @@ describe('a checkout counts only its own asset on its own chain, from a sender n
       const of = (assetId: string) => balances.find((x: any) => x.asset.id === assetId)?.rawBalance;
       return of(a.dai.id) === '5000000' && of(b.usdc.id) === '5000000';
     }, 40_000, 250);
-    const refund = await m.org.core.post(`/v1/master-wallets/${m.wallet.id}/transfer`, { assets: [{ assetId: a.dai.id, recipient: PAYER, amount: '0.000000000005' }], note: 'refund: wrong asset' });
-    expect(refund.status).toBe(201);
+    // The swept DAI is the wallet's to spend once the sweep's arrival has its confirmations; until
+    // then the refund is refused as INSUFFICIENT_FUNDS, which writes nothing.
+    const refund = await eventually(async () => {
+      const res = await m.org.core.post(`/v1/master-wallets/${m.wallet.id}/transfer`, { assets: [{ assetId: a.dai.id, recipient: PAYER, amount: '0.000000000005' }], note: 'refund: wrong asset' });
+      if (res.status !== 201) expect(res.body.error.code).toBe('INSUFFICIENT_FUNDS');
+      return res.status === 201 && res;
+    }, 40_000, 250);
     await eventually(async () => (await m.org.core.get(`/v1/transfers/${refund.body.data.id}`)).body.data.status === 'CONFIRMED', 40_000, 250);
 
     // Nothing moved: no event beyond the creation.
