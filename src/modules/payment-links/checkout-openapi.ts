@@ -15,7 +15,7 @@ export const CHECKOUT_OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
       summary: "The hosted checkout page of a payment link (HTML; its script and style under /pay/assets/). With ?session= it resumes that session; a session that is not this link's is 404 (the page then offers this link's own checkout)",
       tags,
       security: [],
-      parameters: [slug, { name: 'session', in: 'query', required: false, schema: { type: 'string', format: 'uuid' } }],
+      parameters: [slug, { name: 'session', in: 'query', required: false, description: "A session id of this link's; any other value (another link's session, an unknown or malformed id) is 404 with the page, which then offers this link's own checkout", schema: { type: 'string' } }],
       responses: { '200': { description: 'The page', content: { 'text/html': {} } }, '404': { description: 'The page, for a session of another link', content: { 'text/html': {} } }, ...errors(429) },
     },
   },
