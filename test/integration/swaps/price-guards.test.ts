@@ -7,7 +7,8 @@ import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress
 /**
  * Swaps keep to the price their owner expects, on the dev chains' Uniswap V2: the caller's
  * minimumOutput, the price-impact cap, and settlement-rule swaps checked against policy prices.
- * Moves only the USDC/USDT pool of chain B (with dev account 6), which no other suite swaps in.
+ * Moves only the USDC/USDT pool of chain B (with dev account 6); swaps that depend on that pool take
+ * it directly (order CHEAPEST), so pools other suites move concurrently do not change the outcome.
  */
 describe('swap price guards', () => {
   const { t, orgs: [org] } = useTestKeel({ ...FAST, SETTLEMENT_RULES_POLL_INTERVAL_MS: 100, SETTLEMENT_RULES_RETRY_BASE_MS: 500, SETTLEMENT_RULES_MAX_ATTEMPTS: 20 }, { orgs: 1 });
@@ -25,10 +26,10 @@ describe('swap price guards', () => {
     balanceB = balanceReader(t.keel.services.networks.get(chainB)!.provider, assetsB);
   });
 
-  const quote = async (chainAssets: Record<string, Asset>, from: string, to: string, amount: string) => {
-    const res = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${chainAssets[from].id}&toAssetId=${chainAssets[to].id}&amount=${amount}`);
+  const quote = async (chainAssets: Record<string, Asset>, from: string, to: string, amount: string, order = 'RECOMMENDED') => {
+    const res = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${chainAssets[from].id}&toAssetId=${chainAssets[to].id}&amount=${amount}&order=${order}`);
     expect(res.status).toBe(200);
-    return res.body.data as { expectedOutput: string; minimumOutput: string; priceImpact: string };
+    return res.body.data as { expectedOutput: string; minimumOutput: string; priceImpact: string; route: { symbol: string }[] };
   };
   const swapDone = (id: string) =>
     eventually(async () => {
@@ -97,16 +98,19 @@ describe('swap price guards', () => {
     const wallet = await createWallet(org, chainB, { security: { requireApprovalForTransfers: true } });
     await fund(t, org, chainB, wallet.walletAddress, '1');
     await fund(t, org, chainB, wallet.walletAddress, '100', 'USDC');
-    const q = await quote(assetsB, 'USDC', 'USDT', '100');
+    // CHEAPEST: the direct USDC/USDT pool (the one this test moves), whatever other suites do to the ETH pools.
+    const q = await quote(assetsB, 'USDC', 'USDT', '100', 'CHEAPEST');
+    expect(q.route.map((step) => step.symbol)).toEqual(['USDC', 'USDT']);
     const recipient = randomAddress();
     // A 5% slippage tolerance would accept less; the caller's floor (the quote's output) is stricter and wins.
-    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assetsB.USDC.id, toAssetId: assetsB.USDT.id, amount: '100', recipient, slippageTolerance: '5', minimumOutput: q.expectedOutput } });
+    const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assetsB.USDC.id, toAssetId: assetsB.USDT.id, amount: '100', order: 'CHEAPEST', recipient, slippageTolerance: '5', minimumOutput: q.expectedOutput } });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ status: 'PENDING_APPROVAL', minimumOutput: q.expectedOutput, slippageTolerance: '5' });
     const { db } = t.keel.platform;
     const item = await db('transfer_items').where({ id: (await db('swaps').where({ id: res.body.data.id }).first()).swapItemId }).first();
     const call = new ethers.Interface(['function swapExactTokensForTokens(uint amountIn, uint amountOutMin, address[] path, address to, uint deadline)']).parseTransaction({ data: item.callData })!;
     expect(call.args.amountOutMin).toBe(ethers.parseUnits(q.expectedOutput, 6));
+    expect([...call.args.path]).toEqual([assetsB.USDC.address, assetsB.USDT.address]);
 
     // Someone sells 300,000 USDC for USDT in the pool: USDT per USDC falls about 6%, below the floor.
     await fund(t, org, chainB, mover.address, '1', undefined, false);
