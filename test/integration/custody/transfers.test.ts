@@ -97,7 +97,7 @@ describe('transfers on the shared dev chains', () => {
     expect(ledgerEth.available).toBe(await balanceOf('ETH', wallet.walletAddress));
     expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id)).available).toBe(59_500_000n);
 
-    const events = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' })).map((r) => r.envelope.data).filter((d) => d.transferId === done.id);
+    const events = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' }).orderBy('sequence')).map((r) => r.envelope.data).filter((d) => d.transferId === done.id);
     expect(events).toHaveLength(2);
     expect(events[0]).toMatchObject({ status: 'CONFIRMED', txhash: done.items[0].txHash, from: wallet.walletAddress, to: r1, amount: '40.5', asset: { symbol: 'USDC', decimals: 6 }, blockchain: { id: chainA } });
 

@@ -200,7 +200,7 @@ describe('the hosted checkout page in a real browser', () => {
     await mine(chain.rpcUrl, 3);
     await eventually(async () => (await transfersOf())[0]?.status === 'REVERTED', 20_000, 100);
     expect(await sessionOf()).toMatchObject({ status: 'AWAITING_PAYMENT', amountReceived: '0', amountConfirming: '0' });
-    const reported = (await t.keel.platform.db('outbox_events').where({ type: 'payment_link_transfer.updated' }).select('envelope'))
+    const reported = (await t.keel.platform.db('outbox_events').where({ type: 'payment_link_transfer.updated' }).orderBy('sequence').select('envelope'))
       .map((r: { envelope: any }) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope).data)
       .filter((d: any) => d.paymentLinkId === link.id);
     // Never reported confirmed; reverted last. (A block mined by other work before the revert may
