@@ -17,8 +17,8 @@ import {
 } from './agent.types';
 
 /**
- * Agents, their wallets and policies. Administration needs `admin` (and, where it issues the agent a
- * key, the API key itself: KEY_ADMIN); reading needs `read`, or is
+ * Agents, their wallets and policies. Administration needs `admin` (and, where it issues or revokes the
+ * agent's key, the API key itself: KEY_ADMIN); reading needs `read`, or is
  * done by the agent's own key (`agent:read`), which sees its own agent only.
  */
 @Resolver()
@@ -47,7 +47,7 @@ export class AgentResolver {
     return ctx.services.agents.update(ctx.principal.organizationId, id, input);
   }
 
-  @Authorized('admin')
+  @Authorized(KEY_ADMIN)
   @Mutation(() => AgentType, { description: 'Suspends the agent: its key is revoked at once' })
   suspendAgent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AgentType> {
     return ctx.services.agents.suspend(ctx.principal.organizationId, id);
@@ -59,7 +59,7 @@ export class AgentResolver {
     return ctx.services.agents.resume(ctx.principal.organizationId, id);
   }
 
-  @Authorized('admin')
+  @Authorized(KEY_ADMIN)
   @Mutation(() => AgentType, { description: 'Deletes the agent: its key is revoked and its wallets deactivated; its payments stay on record' })
   deleteAgent(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AgentType> {
     return ctx.services.agents.delete(ctx.principal.organizationId, id);

@@ -185,6 +185,21 @@ describe('authenticating with a token', () => {
     expect((await bearer(second.core!.url, fresh.token).get('/v1/organization')).status).toBe(200);
     const inGrace = await issue(issuer.client);
     expect((await bearer(t.coreUrl, inGrace.token).get('/v1/organization')).status).toBe(200);
+    // ...but they end with the grace period, not after it.
+    const graceEnds = Date.parse(rotated.body.data.previousSecretExpiresAt);
+    expect(Date.parse(inGrace.expiresAt)).toBeLessThanOrEqual(graceEnds);
+    expect(inGrace.expiresIn).toBeLessThanOrEqual(600);
+    expect((await issue(org.core.with({ apiKey: rotated.body.data.secret, orgId: org.orgId }), { ttlSeconds: 3600 })).expiresIn).toBe(3600);
+  });
+
+  test('a token the previous secret issues in a short grace period stops working when the grace period ends', async () => {
+    const issuer = await newCoreKey(['read']);
+    expect((await org.core.post(`/v1/api-keys/${issuer.id}/rotate`, { gracePeriodSeconds: 2 })).status).toBe(200);
+    const inGrace = await issue(issuer.client, { ttlSeconds: 3600 });
+    expect(inGrace.expiresIn).toBeLessThanOrEqual(2);
+    expect((await bearer(t.coreUrl, inGrace.token).get('/v1/organization')).status).toBe(200);
+    await eventually(async () => (await bearer(t.coreUrl, inGrace.token).get('/v1/organization')).status === 401, 5_000, 100);
+    expectError(await bearer(t.coreUrl, inGrace.token).get('/v1/organization'), 401, 'TOKEN_EXPIRED');
   });
 
   test("is rate-limited as the issuing key: its tier's limit, one budget shared with the key", async () => {
@@ -226,6 +241,7 @@ describe('keys are administered with a key, never with a token', () => {
 
   test('and over GraphQL, before any argument is looked at, agents\' keys included', async () => {
     const target = await newCoreKey(['read']);
+    const agent = (await org.core.post('/v1/agents', { name: 'kept' })).body.data;
     const admin = bearer(t.coreUrl, (await issue(org.core, { scopes: ['admin'] })).token);
     for (const document of [
       'mutation { createApiKey(input: {name: "minted", scopes: ["admin"]}) { id secret } }',
@@ -233,6 +249,9 @@ describe('keys are administered with a key, never with a token', () => {
       `mutation { revokeApiKey(id: "${target.id}") { id } }`,
       'mutation { revokeApiKey(id: "not-an-id") { id } }',
       'mutation { createAgent(input: {name: "minted"}) { id } }',
+      // Suspending or deleting an agent revokes its key.
+      `mutation { suspendAgent(id: "${agent.id}") { id } }`,
+      `mutation { deleteAgent(id: "${agent.id}") { id } }`,
     ]) {
       const res = await admin.graphql(document);
       expect(res.status).toBe(403);
@@ -240,6 +259,7 @@ describe('keys are administered with a key, never with a token', () => {
       expect(res.body.errors[0].message).toMatch(REFUSED);
     }
     expect((await org.core.get(`/v1/api-keys/${target.id}`)).body.data).toMatchObject({ status: 'ACTIVE', lastRotatedAt: null });
+    expect((await org.core.get(`/v1/agents/${agent.id}`)).body.data.status).toBe('ACTIVE');
     // The key itself may.
     expect((await org.core.graphql(`mutation { rotateApiKey(id: "${target.id}") { id } }`)).body.errors).toBeUndefined();
   });
