@@ -123,8 +123,10 @@ export class AccessTokenService {
   }
 
   private async sign(issuer: Principal, scopes: string[], channels: string[] | null, ttlSeconds: number | null | undefined): Promise<AccessTokenView> {
-    const ttl = ttlSeconds ?? this.lifetimes.defaultTtlSeconds;
-    if (ttl < 1 || ttl > this.lifetimes.maxTtlSeconds) throw KeelError.invalidField('ttlSeconds', `must be between 1 and ${this.lifetimes.maxTtlSeconds} seconds`);
+    const asked = ttlSeconds ?? this.lifetimes.defaultTtlSeconds;
+    if (asked < 1 || asked > this.lifetimes.maxTtlSeconds) throw KeelError.invalidField('ttlSeconds', `must be between 1 and ${this.lifetimes.maxTtlSeconds} seconds`);
+    // A secret a rotation left in its grace period mints tokens that end with it, not after.
+    const ttl = issuer.secretExpiresAt ? Math.max(1, Math.min(asked, Math.floor((issuer.secretExpiresAt.getTime() - Date.now()) / 1000))) : asked;
     const host: Host = issuer.host;
     const grant = { organizationId: issuer.organizationId, apiKeyId: issuer.apiKeyId, keyGeneration: issuer.keyGeneration, host, environment: issuer.environment, scopes, channels };
     const { token, expiresAt } = await this.signer.sign(grant, ttl);

@@ -19,7 +19,7 @@ export class AccessTokenType implements AccessTokenView {
 /** What every token request may say about its lifetime. */
 @InputType('TokenLifetimeInput')
 class TokenLifetimeInput {
-  @Field(() => Int, { nullable: true, description: 'Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600)' })
+  @Field(() => Int, { nullable: true, description: "Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600); a key's previous secret, in its rotation grace period, issues tokens that end with the grace period" })
   @IsOptional()
   @Min(1)
   ttlSeconds?: number | null;

@@ -205,7 +205,7 @@ export class Authenticator {
 
   private cached(row: KeyRow, secretExpiresAt: Date | null): CachedKey {
     return {
-      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true, null, row.agentId ?? null, row.generation),
+      principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true, null, row.agentId ?? null, row.generation, secretExpiresAt),
       revokedAt: row.revokedAt,
       secretExpiresAt,
       cachedUntil: Date.now() + this.cacheTtlMs,

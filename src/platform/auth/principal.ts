@@ -17,6 +17,8 @@ export class Principal {
     readonly agentId: string | null = null,
     /** The key's generation (raised by each rotation); its access tokens carry the one they were issued under. */
     readonly keyGeneration = 0,
+    /** When the presented secret stops working: set for a secret a rotation left in its grace period. */
+    readonly secretExpiresAt: Date | null = null,
   ) {}
 
   can(required: string): boolean {
