@@ -185,7 +185,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const destinationScreen = sanctionsDestinationScreen(sanctions);
   const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork, percentBasisPoints(config.SWAP_MAX_PRICE_IMPACT_PERCENT));
   // Approval listener (in the approving transaction): a held swap's router deadline starts again.
-  transfers.onApproved(swaps.approved);
+  transfers.approvals.onApproved(swaps.approved);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // Deposit listeners (hooks run in the scan's transaction, in this order; any error rolls the scan back):
   // 1. the AML flagger first: it marks a sanctioned deposit (aml_flagged_at) that every later listener
@@ -225,9 +225,9 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const agentPaymentOutcomes = new AgentPaymentOutcomes(agentPayments);
   // Rejection listeners (run in the rejecting transaction; each acts only on its own kind of transfer):
   // a rejected agent payment's transfer fails the payment, a settlement rule's fails its execution.
-  transfers.onRejected(agentPaymentOutcomes.rejected);
+  transfers.approvals.onRejected(agentPaymentOutcomes.rejected);
   const settlementOutcomes = new SettlementOutcomes(chains, sendingWallets, outbox, { baseBackoffMs: config.SETTLEMENT_RULES_RETRY_BASE_MS, maxBackoffMs: 600_000, maxAttempts: config.SETTLEMENT_RULES_MAX_ATTEMPTS }, platform.logger);
-  transfers.onRejected(settlementOutcomes.rejected);
+  transfers.approvals.onRejected(settlementOutcomes.rejected);
   const settlementDeployments = new SettlementDeployments(db, config, platform.logger);
   custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
   return {

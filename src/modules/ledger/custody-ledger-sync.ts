@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { DepositListener } from '../deposits/chain-activity-recorder';
 import type { ChainTransferModel } from '../deposits/chain-transfer.model';
-import type { TransferFunds, FundsLine } from '../withdrawals/transfer.service';
+import type { TransferFunds, FundsLine } from '../withdrawals/transfer.domain';
 import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
 import type { ChainService } from '../chains/chain.service';
 import type { Logger } from '../../platform/logger';

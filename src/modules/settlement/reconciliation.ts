@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { ChainNetwork } from '../chains/chain-networks';
 import { forEachBounded } from '../../platform/bounded';
-import { OPEN_ITEM_STATUSES } from '../withdrawals/transfer.service';
+import { OPEN_ITEM_STATUSES } from '../withdrawals/transfer.domain';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import { unsettledDeltas } from './unsettled-trades';
 import { walletAccounts } from './wallet-accounts';

@@ -19,30 +19,30 @@ export class TransferResolver {
   @Authorized('write')
   @Mutation(() => GasEstimateType, { description: 'What sending these lines from the master wallet would cost in gas at current fees' })
   estimateTransferGas(@Arg('id', () => ID) id: string, @Arg('input') input: EstimateGasInput, @Ctx() ctx: GraphQLContext): Promise<GasEstimateType> {
-    return ctx.services.transfers.estimateGas(ctx.principal.organizationId, id, input.assets);
+    return ctx.services.transfers.gasEstimates.estimate(ctx.principal.organizationId, id, input.assets);
   }
 
   @Authorized('read')
   @Query(() => TransferPage, { description: 'Withdrawals, sweeps and gas top-ups, newest first' })
   transfers(@Args() args: TransferFilterArgs, @Ctx() ctx: GraphQLContext): Promise<TransferPage> {
-    return ctx.services.transfers.list(ctx.principal.organizationId, args);
+    return ctx.services.transfers.queries.list(ctx.principal.organizationId, args);
   }
 
   @Authorized('read')
   @Query(() => TransferType)
   transfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.get(ctx.principal.organizationId, id);
+    return ctx.services.transfers.queries.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Releases a transfer held by security.requireApprovalForTransfers (admin keys only)' })
   approveTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.decide(ctx.principal.organizationId, id, true);
+    return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, id, true);
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only)' })
   rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
-    return ctx.services.transfers.decide(ctx.principal.organizationId, id, false);
+    return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, id, false);
   }
 }

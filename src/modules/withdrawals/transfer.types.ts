@@ -3,7 +3,7 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { IsIdFilter } from '../../graphql/types/id';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import { Page, PageArgs } from '../../graphql/types/page';
-import type { GasEstimateView, TransferFilter, TransferItemView, TransferLine, TransferView } from './transfer.service';
+import type { GasEstimateView, TransferFilter, TransferItemView, TransferLine, TransferView } from './transfer.domain';
 
 @InputType()
 export class TransferLineInput implements TransferLine {

@@ -23,7 +23,7 @@ test.each<[string, () => Promise<unknown>, string, string]>([
   ['asset', () => services.chains.getAsset(MALFORMED), 'NOT_FOUND', 'Asset not found'],
   ['master wallet', () => services.masterWallets.get(org.orgId, MALFORMED), 'WALLET_NOT_FOUND', 'Master wallet not found'],
   ['address', () => services.addresses.get(org.orgId, MALFORMED), 'NOT_FOUND', 'Address not found'],
-  ['transfer', () => services.transfers.get(org.orgId, MALFORMED), 'NOT_FOUND', 'Transfer not found'],
+  ['transfer', () => services.transfers.queries.get(org.orgId, MALFORMED), 'NOT_FOUND', 'Transfer not found'],
   ['chain transfer history', () => services.chainTransferHistory.list(org.orgId, { addressId: MALFORMED }, { sort: 'DESC', limit: 10 }), 'NOT_FOUND', 'Address not found'],
 ])('a malformed %s id is not found, from the service itself', async (_what, call, code, message) => {
   await expect(call()).rejects.toMatchObject({ code, message });

@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import { KeelError } from '../../platform/errors';
+import { Ids } from '../../platform/ids';
+import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import { Hook } from '../../platform/events/hooks';
+import { checkSanctions, RecipientScreen } from './transfer-policy';
+import type { TransferQueries } from './transfer-queries';
+import type { TransferFunds, TransferKind, TransferDecisionListener, TransferView } from './transfer.domain';
+
+/**
+ * An administrator's decision on a transfer held by requireApprovalForTransfers: approved (screened
+ * again, then queued) or rejected (its reservations released); listeners are told inside the same
+ * transaction.
+ */
+export class TransferApprovals {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly funds: TransferFunds,
+    private readonly sanctions: RecipientScreen,
+    private readonly queries: TransferQueries,
+  ) {}
+
+  /** Inside the rejecting transaction: a listener's error rolls the rejection back. */
+  private readonly rejected = new Hook<Parameters<TransferDecisionListener>>();
+
+  /** Tells `listener` of each rejected transfer's lines, inside the transaction that rejects them (an agent payment fails with them). */
+  onRejected(listener: TransferDecisionListener): void {
+    this.rejected.add(listener);
+  }
+
+  /** Inside the approving transaction: a listener may bring a line up to date before it is queued, or refuse the approval. */
+  private readonly approved = new Hook<Parameters<TransferDecisionListener>>();
+
+  /** Tells `listener` of each approved transfer's lines, inside the transaction that queues them (a held swap gets a fresh deadline). */
+  onApproved(listener: TransferDecisionListener): void {
+    this.approved.add(listener);
+  }
+
+  /** Approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
+  async decide(organizationId: string, id: string, approve: boolean): Promise<TransferView> {
+    id = Ids.uuid('Transfer', id);
+    return this.uow.run(approve ? 'transfer.approve' : 'transfer.reject', async (trx) => {
+      const row = await trx('transfers').where({ id, organizationId }).forUpdate().first();
+      if (!row) throw KeelError.notFound('Transfer');
+      if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
+      // The lists may have changed since the request: an approval is screened again.
+      if (approve) checkSanctions(this.sanctions, await trx('transfer_items').where({ transferId: id }).orderBy('position').select('recipient'));
+      if (approve) {
+        await trx('transfers').where({ id }).update({ status: 'QUEUED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+        const items = await trx('transfer_items').where({ transferId: id }).update({ status: 'QUEUED', updatedAt: trx.fn.now() }).returning('id');
+        await this.approved.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
+      } else {
+        await this.reject(trx, row);
+      }
+      return this.queries.get(organizationId, id, trx);
+    });
+  }
+
+  /**
+   * Rejects a transfer held for approval (its row locked by the caller): its lines' reservations
+   * are released and the rejection listeners told. A gas top-up held with it that paid only for
+   * its lines is rejected too, so no gas money moves for a send that will not happen.
+   */
+  private async reject(trx: Knex.Transaction, row: { id: string; organizationId: string; kind: TransferKind; addressId: string | null; masterWalletId: string }): Promise<void> {
+    await trx('transfers').where({ id: row.id }).update({ status: 'REJECTED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+    const items: { id: string; assetId: string; rawAmount: string }[] = await trx('transfer_items').where({ transferId: row.id }).update({ status: 'REJECTED', updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
+    const walletId = row.addressId ?? row.masterWalletId;
+    await this.funds.release(trx, items.map((i) => ({ organizationId: row.organizationId, walletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
+    // Locked before the listeners lock what they record (a settlement rule's execution), as a
+    // top-up rejected on its own locks it first: two rejections at once wait, never deadlock.
+    const heldTopUps = await trx('transfers as t')
+      .where({ 't.organizationId': row.organizationId, 't.kind': 'gas_topup', 't.status': 'PENDING_APPROVAL' })
+      .whereExists(trx('transfer_items as g').whereRaw('g.transfer_id = t.id').whereIn('g.id', trx('transfer_items').where({ transferId: row.id }).whereNotNull('afterItemId').select('afterItemId')))
+      // Still paying for another send that may go ahead: it stays for the administrator to decide.
+      .whereNotExists(trx('transfer_items as g').join('transfer_items as o', 'o.afterItemId', 'g.id').whereRaw('g.transfer_id = t.id').whereNotIn('o.status', ['REJECTED', 'FAILED']))
+      .orderBy('t.id')
+      .forUpdate()
+      .select('t.*');
+    await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i) => i.id) });
+    for (const topUp of heldTopUps) await this.reject(trx, topUp);
+  }
+
+}

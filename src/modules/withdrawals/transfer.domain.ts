@@ -1,0 +1,113 @@
+import type { Knex } from 'knex';
+import type { PageWindow } from '../../platform/paging';
+import type { ChainNetwork } from '../chains/chain-networks';
+import type { AssetView, BlockchainView } from '../chains/chain.service';
+import type { SendingWallet } from '../wallets/sending-wallets';
+import type { PolicyLine } from './transfer-policy';
+
+/** The words of transfers: what is sent, the views the API shows, and the ports other modules fill. */
+
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap';
+
+/** A line Keel queues itself: a send of `rawAmount`, or a contract `call` (a DEX approval or swap) that moves it. */
+export interface QueuedLine {
+  asset: AssetView;
+  recipient: string;
+  rawAmount: bigint;
+  /** Runs only after this line confirmed. */
+  afterItemId?: string;
+  call?: { to: string; data: string; value: bigint };
+}
+
+/** One line of a transfer as the caller asks for it: whole units of an asset to a recipient. */
+export interface TransferLine {
+  assetId: string;
+  recipient: string;
+  amount: string;
+}
+
+export interface TransferFilter extends PageWindow {
+  status?: string;
+  masterWalletId?: string;
+}
+
+export interface TransferItemView {
+  id: string;
+  position: number;
+  asset: AssetView;
+  recipient: string;
+  amount: string;
+  rawAmount: string;
+  status: string;
+  txHash: string | null;
+  replacedTxHashes: string[];
+  nonce: string | null;
+  blockNumber: string | null;
+  gasFee: string | null;
+  error: string | null;
+  submittedAt: Date | null;
+}
+
+/** The API's transfer resource: an outgoing withdrawal, sweep or gas top-up and its lines. */
+export interface TransferView {
+  id: string;
+  kind: string;
+  status: string;
+  masterWalletId: string;
+  addressId: string | null;
+  blockchainId: string;
+  fromAddress: string;
+  note: string | null;
+  items: TransferItemView[];
+  decidedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface GasEstimateView {
+  assets: { amount: string; asset: AssetView; blockchain: BlockchainView; destinationAddress: string }[];
+  estimatedFee: { amount: string; value: string; callGasLimit: string; verificationGasLimi: string };
+}
+
+/** A line's claim on a wallet's funds in the trading ledger. */
+export interface FundsLine {
+  organizationId: string;
+  /** The deposit address id, or the master wallet id for its own address. */
+  walletId: string;
+  assetId: string;
+  rawAmount: bigint;
+  itemId: string;
+}
+
+/**
+ * Where transfers take their funds from besides the chain: the trading ledger, so that what is
+ * locked in open orders cannot also be withdrawn.
+ */
+export interface TransferFunds {
+  spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint>;
+  /** Takes the lines' amounts; INSUFFICIENT_FUNDS when the wallet's available balance is short. */
+  reserve(trx: Knex.Transaction, lines: FundsLine[]): Promise<void>;
+  /** Gives back what reserve took (a rejected or failed line). */
+  release(trx: Knex.Transaction, lines: FundsLine[]): Promise<void>;
+}
+
+/** A line checked and priced: the asset it moves and its amount in the smallest unit. */
+export interface PricedLine extends PolicyLine {
+  asset: AssetView;
+  recipient: string;
+}
+
+/** Told of a transfer an administrator decided on (rejected, or approved): its kind and its lines. */
+export type TransferDecisionListener = (trx: Knex.Transaction, decided: { kind: TransferKind; itemIds: string[] }) => Promise<void>;
+
+/** A send checked and priced, ready to record (TransferService.prepare). */
+export interface PreparedTransfer {
+  wallet: SendingWallet;
+  network: ChainNetwork;
+  lines: PricedLine[];
+  status: 'PENDING_APPROVAL' | 'QUEUED';
+}
+
+/** Statuses a line passes through before it is final. */
+export const OPEN_ITEM_STATUSES = ['PENDING_APPROVAL', 'QUEUED', 'SIGNED', 'SUBMITTED'] as const;
+
