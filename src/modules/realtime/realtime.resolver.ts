@@ -1,4 +1,4 @@
-import { Arg, Authorized, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import type { Candle, Ticker } from '../market-data/market-data.service';
 import { CandleType, TickerType } from '../market-data/market-data.types';
@@ -9,11 +9,8 @@ import { LedgerBalanceType } from '../ledger/ledger.types';
 import type { BookMessage } from './book-feed';
 import { BookMessageType } from './realtime.types';
 
-type Subscribe = { args: Record<string, string>; context: unknown };
-const realtime = (context: unknown) => {
-  const ctx = context as GraphQLContext;
-  return { service: ctx.services.realtime, access: ctx.principal };
-};
+type Subscribe = SubscribeResolverData<unknown, Record<string, string>, GraphQLContext>;
+const realtime = (ctx: GraphQLContext) => ({ service: ctx.services.realtime, access: ctx.principal });
 
 /** Realtime feeds over graphql-ws at /graphql on the pro host (see README, "Realtime"). */
 @Resolver()

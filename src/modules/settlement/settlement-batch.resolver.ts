@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, ID, Query, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import type { EventEnvelope } from '../../platform/events/outbox';
 import type { PageResult } from '../../platform/paging';
@@ -35,9 +35,8 @@ export class SettlementBatchResolver {
   @Authorized('orderbook_settlement:read')
   @Subscription(() => SettlementBatchEventType, {
     description: "Status changes of settlement batches holding the organisation's trades, as they are committed (optionally only some statuses)",
-    subscribe: ({ args, context }) => {
-      const statuses: string[] | undefined = args.statuses;
-      const ctx = context as GraphQLContext;
+    subscribe: ({ args, context: ctx }: SubscribeResolverData<unknown, { statuses?: string[] }, GraphQLContext>) => {
+      const statuses = args.statuses;
       return ctx.services.liveFeed.stream(ctx.principal.organizationId, (e) => e.type.startsWith('settlement_batch.') && (!statuses?.length || statuses.includes(String(e.data.status))));
     },
   })

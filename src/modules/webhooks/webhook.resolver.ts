@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { KeelError } from '../../platform/errors';
 import { EVENT_NAMES, EVENT_WILDCARDS, eventTypesCover, UPPER_CASE_EVENT_TYPES, unknownEventTypes } from '../../platform/events/catalogue';
@@ -98,11 +98,10 @@ export class WebhookResolver {
   @Authorized('read')
   @Subscription(() => EventType, {
     description: "The organisation's events as they are committed; types takes the same values as webhook eventTypes (default: all)",
-    subscribe: ({ args, context }) => {
-      const types: string[] = args.types ?? ['*'];
+    subscribe: ({ args, context: ctx }: SubscribeResolverData<unknown, { types?: string[] }, GraphQLContext>) => {
+      const types = args.types ?? ['*'];
       const unknown = unknownEventTypes(types);
       if (unknown.length) throw KeelError.invalidField('types', `unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
-      const ctx = context as GraphQLContext;
       return ctx.services.liveFeed.stream(ctx.principal.organizationId, (e) => eventTypesCover(types, e.type));
     },
   })
