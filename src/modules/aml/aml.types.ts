@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Page, PageArgs } from '../../graphql/types/page';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
 import type { AmlBatchView, AmlIdentificationView, AmlResultView, SanctionsListsView } from './aml.service';
 import type { FlaggedTransferFilter, FlaggedTransferView } from './flagged-transfer.service';
 import type { SanctionMatch } from './sanctions-screen';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { SanctionsScreen } from './sanctions-screen';
-import { unreleasedFlags } from './aml-holds';
+import { unreleasedFlags } from '../deposits/aml-holds';
 
 /** A wallet's configurations.aml as the API shows it: Keel's own screening, not a stored setting. */
 export interface WalletAmlView {

@@ -1,7 +1,7 @@
 import { IsIn, IsOptional, Max, Min } from 'class-validator';
 import { ArgsType, Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { DateRangeArgs } from '../../graphql/types/date-range';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { DateRangeArgs } from '../../graphql-kit/types/date-range';
 import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
 import { SanctionListEntryType } from '../aml/aml.types';
