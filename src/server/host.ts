@@ -6,8 +6,7 @@ import { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
 import type { Principal } from '../platform/auth/principal';
-import type { Services } from '../services';
-import type { GraphQLContext } from '../graphql-kit/context';
+import type { GraphQLContext, ResolverServices } from '../graphql-kit/context';
 import { errorExtensions, toKeelError } from '../graphql-kit/errors';
 import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql-kit/query-limits';
 import { isKeelError, KeelError } from '../platform/errors';
@@ -36,7 +35,7 @@ export interface HostOptions {
   schema: GraphQLSchema;
   routes: RouteRow[];
   platform: Platform;
-  services: Services;
+  services: ResolverServices;
   title: string;
   /** Routes served without an API key (the public checkout API and page), each request spending its budgets first. */
   publicRoutes?: { register(app: FastifyInstance): void; budgets: PublicBudgets; openapiPaths: Record<string, Record<string, unknown>> };
