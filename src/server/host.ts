@@ -20,7 +20,7 @@ import { OriginPolicy, registerCors } from './cors';
 import { GraphQLParams, persistedQueryAsk, PersistedQueryStore, withoutPersistedQuery } from './persisted-queries';
 import { registerTextCheck } from './text-check';
 import { clientErrorHandler } from './client-error';
-import { registerProtocolChecks } from './protocol-checks';
+import { MAX_URL_LENGTH, registerProtocolChecks } from './protocol-checks';
 import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
@@ -202,7 +202,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
   let openapi: Record<string, unknown> | undefined;
   app.get('/v1/openapi.json', async () => {
-    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes, extraPaths: opts.publicRoutes?.openapiPaths });
+    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes, extraPaths: opts.publicRoutes?.openapiPaths, maxUrlLength: MAX_URL_LENGTH });
     return openapi;
   });
 
