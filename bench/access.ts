@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { onboardOrganization } from '../src/modules/organizations/onboarding';
+import { onboardOrganization } from '../src/modules/api-keys/onboarding';
 import { cpuPerCall, startBenchKeel } from './in-process';
 
 const QUERY = '{ organization { id name tier } }';

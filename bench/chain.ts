@@ -6,7 +6,7 @@ import { ethers } from 'ethers';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { startKeel } from '../src/app';
-import { onboardOrganization } from '../src/modules/organizations/onboarding';
+import { onboardOrganization } from '../src/modules/api-keys/onboarding';
 import { DepositWatcher } from '../src/modules/deposits/deposit-watcher';
 import { devChainAccount } from '../src/platform/chain/dev-accounts';
 import { mine, setAutomine } from '../test/support/chain-controls';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { startKeel } from '../src/app';
-import { onboardOrganization } from '../src/modules/organizations/onboarding';
+import { onboardOrganization } from '../src/modules/api-keys/onboarding';
 import { startOwnChain } from '../test/support/own-chain';
 import { freshDatabase, LoadRun, loadRun, median, medianRun, startKeelProcess, stopProcess } from './support';
 

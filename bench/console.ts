@@ -4,8 +4,8 @@ import { chromium, Page } from 'playwright-core';
 import { startKeel } from '../src/app';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
-import { onboardOrganization } from '../src/modules/organizations/onboarding';
-import { issueOperatorKey } from '../src/modules/organizations/operator-key';
+import { onboardOrganization } from '../src/modules/api-keys/onboarding';
+import { issueOperatorKey } from '../src/modules/api-keys/operator-key';
 import { freshDatabase, median, ROOT } from './support';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

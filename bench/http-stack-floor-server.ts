@@ -5,7 +5,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { Pool } from 'pg';
 import { Args, buildSchema, Ctx, Query, Resolver } from 'type-graphql';
 import { ApiKeyPage } from '../src/modules/api-keys/api-key.types';
-import { PageArgs } from '../src/graphql/types/page';
+import { PageArgs } from '../src/graphql-kit/types/page';
 import { connectRedis } from '../src/platform/redis';
 import { RateLimiter, RateLimitState } from '../src/platform/rate-limit';
 import { serveJson } from './support';

@@ -1,6 +1,6 @@
-import { onboardOrganization } from '../src/modules/organizations/onboarding';
-import { issueOperatorKey } from '../src/modules/organizations/operator-key';
-import { buildHostSchema } from '../src/graphql/schema';
+import { onboardOrganization } from '../src/modules/api-keys/onboarding';
+import { issueOperatorKey } from '../src/modules/api-keys/operator-key';
+import { buildHostSchema } from '../src/schema';
 import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';

@@ -1,5 +1,5 @@
-import { onboardOrganization } from '../src/modules/organizations/onboarding';
-import { buildHostSchema } from '../src/graphql/schema';
+import { onboardOrganization } from '../src/modules/api-keys/onboarding';
+import { buildHostSchema } from '../src/schema';
 import { coreRoutes } from '../rest-compat/routes/core';
 import { compileRoute } from '../rest-compat/compile';
 import { compiledRunner } from '../rest-compat/executor';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { startKeel } from '../src/app';
-import { onboardOrganization } from '../src/modules/organizations/onboarding';
+import { onboardOrganization } from '../src/modules/api-keys/onboarding';
 import { startDevChain } from '../src/platform/chain/devchain';
 import { devChainAccount } from '../src/platform/chain/dev-accounts';
 import { deployTestTokens } from '../src/platform/chain/test-tokens';

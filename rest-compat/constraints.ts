@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { getMetadataStorage as graphqlMetadata } from 'type-graphql';
-import { IS_DATE_RANGE_BOUND, NOT_AFTER_TO } from '../src/graphql/types/date-range';
+import { IS_DATE_RANGE_BOUND, NOT_AFTER_TO } from '../src/graphql-kit/types/date-range';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import { DocumentNode, execute, ExecutionResult, getOperationAST, GraphQLError, GraphQLSchema, valueFromASTUntyped } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import type { GraphQLContext } from '../src/graphql/context';
+import type { GraphQLContext } from '../src/graphql-kit/context';
 
 /** Runs one prepared operation with a request's variables. */
 export type OperationRunner = (variableValues: Record<string, unknown>, contextValue: GraphQLContext) => Promise<ExecutionResult>;

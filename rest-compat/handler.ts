@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError, GraphQLSchema } from 'graphql';
-import { toKeelError } from '../src/graphql/errors';
-import type { GraphQLContext } from '../src/graphql/context';
-import { operationAuthorizer } from '../src/graphql/root-field-grants';
+import { toKeelError } from '../src/graphql-kit/errors';
+import type { GraphQLContext } from '../src/graphql-kit/context';
+import { operationAuthorizer } from '../src/graphql-kit/root-field-grants';
 import { CompiledRoute, compileRoute, toGraphQLPath } from './compile';
 import { compiledRunner } from './executor';
 import { envelope } from './envelope';

@@ -1,11 +1,11 @@
 import { GraphQLArgument, GraphQLSchema, isNonNullType } from 'graphql';
 import type { CompiledRoute } from './compile';
-import { MAX_URL_LENGTH } from '../src/server/protocol-checks';
 import { argsClassesOf, constraintsOf } from './constraints';
 import { JsonSchema, SchemaConverter, withChecks } from './json-schema';
 import type { Envelope } from './route-table';
 
-const ERROR_RESPONSES: Record<string, string> = {
+/** The error responses every operation documents; the URL limit is the host's (its protocol checks enforce it). */
+const errorResponses = (maxUrlLength: number): Record<string, string> => ({
   '400': 'Malformed request or JSON (BAD_REQUEST)',
   '401': 'Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN)',
   '403': 'The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches)',
@@ -13,13 +13,13 @@ const ERROR_RESPONSES: Record<string, string> = {
   '409':
     "Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId",
   '413': 'Body over the size limit (BAD_REQUEST)',
-  '414': `URL over ${MAX_URL_LENGTH} characters (BAD_REQUEST)`,
+  '414': `URL over ${maxUrlLength} characters (BAD_REQUEST)`,
   '415': 'A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST)',
   '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter',
   '431': 'Request line and headers over 16 KiB (BAD_REQUEST)',
   '429': 'Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}',
   '503': 'PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE)',
-};
+});
 
 function envelopeSchema(kind: Envelope, result: JsonSchema, itemsOf: (s: JsonSchema) => JsonSchema): JsonSchema {
   switch (kind) {
@@ -48,7 +48,10 @@ export function buildOpenApi(opts: {
   routes: CompiledRoute[];
   /** Paths of routes that run no GraphQL operation (the public checkout), documented by hand. */
   extraPaths?: Record<string, Record<string, unknown>>;
+  /** The longest request target the host reads (414 above it). */
+  maxUrlLength: number;
 }): Record<string, unknown> {
+  const errors = errorResponses(opts.maxUrlLength);
   const converter = new SchemaConverter({ documentChecks: true });
   const paths: Record<string, Record<string, unknown>> = { ...opts.extraPaths };
   for (const route of opts.routes) {
@@ -83,7 +86,7 @@ export function buildOpenApi(opts: {
         : {}),
       responses: {
         [status]: { description: 'Success', content: { 'application/json': { schema: envelopeSchema(row.envelope, result, itemsOf) } } },
-        ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([code, description]) => [code, { $ref: `#/components/responses/E${code}`, description }])),
+        ...Object.fromEntries(Object.entries(errors).map(([code, description]) => [code, { $ref: `#/components/responses/E${code}`, description }])),
       },
     };
   }
@@ -111,7 +114,7 @@ export function buildOpenApi(opts: {
         },
       },
       responses: Object.fromEntries(
-        Object.entries(ERROR_RESPONSES).map(([code, description]) => [`E${code}`, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }]),
+        Object.entries(errors).map(([code, description]) => [`E${code}`, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }]),
       ),
       schemas: {
         ...converter.components,

@@ -4,7 +4,7 @@ import { Config } from './platform/config';
 import { percentBasisPoints } from './platform/decimal';
 import { openPlatform, Platform } from './platform/platform';
 import { createServices, Services } from './services';
-import { buildHostSchema } from './graphql/schema';
+import { buildHostSchema } from './schema';
 import { createHost, listen, RunningHost } from './server/host';
 import { coreRoutes } from '../rest-compat/routes/core';
 import { orderbookRoutes } from '../rest-compat/routes/orderbook';

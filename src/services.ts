@@ -160,6 +160,11 @@ export interface Services {
   settlementReconciler: SettlementReconciler;
 }
 
+declare module './graphql-kit/context' {
+  /** Resolvers reach every service through the context (the kit's slot, filled here). */
+  interface ResolverServices extends Services {}
+}
+
 /** `nodeId`: this process's name in the order-book cluster (`claimNodeIdentity`, or `processNodeId` for a process that never leads a shard). */
 export function createServices(platform: Platform, networks: ChainNetworks, nodeId: string): Services {
   const { db, config, outbox, unitOfWork } = platform;

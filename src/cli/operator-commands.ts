@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { Services } from '../services';
 import type { ChainNetworks } from '../modules/chains/chain-networks';
 import { MarketStatus } from '../modules/markets/market.domain';
-import { issueOperatorKey } from '../modules/organizations/operator-key';
+import { issueOperatorKey } from '../modules/api-keys/operator-key';
 import { printFromServices } from './with-services';
 
 interface MarketFees {

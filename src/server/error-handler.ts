@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isKeelError, KeelError } from '../platform/errors';
 import { RateLimitExceeded } from '../platform/rate-limit';
-import { errorExtensions } from '../graphql/errors';
+import { errorExtensions } from '../graphql-kit/errors';
 import { unavailableError } from '../platform/unavailable';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import type { Logger } from '../platform/logger';

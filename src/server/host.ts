@@ -6,12 +6,11 @@ import { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
 import type { Principal } from '../platform/auth/principal';
-import type { Services } from '../services';
-import type { GraphQLContext } from '../graphql/context';
-import { errorExtensions, toKeelError } from '../graphql/errors';
-import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql/query-limits';
+import type { GraphQLContext, ResolverServices } from '../graphql-kit/context';
+import { errorExtensions, toKeelError } from '../graphql-kit/errors';
+import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql-kit/query-limits';
 import { isKeelError, KeelError } from '../platform/errors';
-import { authorizeDocumentText } from '../graphql/root-field-grants';
+import { authorizeDocumentText } from '../graphql-kit/root-field-grants';
 import { registerRestRoutes } from '../../rest-compat/handler';
 import { buildOpenApi } from '../../rest-compat/openapi';
 import type { RouteRow } from '../../rest-compat/route-table';
@@ -21,7 +20,7 @@ import { OriginPolicy, registerCors } from './cors';
 import { GraphQLParams, persistedQueryAsk, PersistedQueryStore, withoutPersistedQuery } from './persisted-queries';
 import { registerTextCheck } from './text-check';
 import { clientErrorHandler } from './client-error';
-import { registerProtocolChecks } from './protocol-checks';
+import { MAX_URL_LENGTH, registerProtocolChecks } from './protocol-checks';
 import { requestIdFor } from './request-context';
 import { attachGraphqlWs } from './graphql-ws';
 import { registerMetricsRoute } from './metrics-route';
@@ -36,7 +35,7 @@ export interface HostOptions {
   schema: GraphQLSchema;
   routes: RouteRow[];
   platform: Platform;
-  services: Services;
+  services: ResolverServices;
   title: string;
   /** Routes served without an API key (the public checkout API and page), each request spending its budgets first. */
   publicRoutes?: { register(app: FastifyInstance): void; budgets: PublicBudgets; openapiPaths: Record<string, Record<string, unknown>> };
@@ -203,7 +202,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
   let openapi: Record<string, unknown> | undefined;
   app.get('/v1/openapi.json', async () => {
-    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes, extraPaths: opts.publicRoutes?.openapiPaths });
+    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes, extraPaths: opts.publicRoutes?.openapiPaths, maxUrlLength: MAX_URL_LENGTH });
     return openapi;
   });
 

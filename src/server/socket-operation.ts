@@ -1,8 +1,8 @@
 import { DocumentNode, getOperationAST, GraphQLError, GraphQLSchema, parse } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
-import { MAX_TOKENS } from '../graphql/query-limits';
+import { MAX_TOKENS } from '../graphql-kit/query-limits';
 import { KeelError } from '../platform/errors';
-import { asGraphQLError } from '../graphql/errors';
+import { asGraphQLError } from '../graphql-kit/errors';
 
 export interface SocketOperation {
   document: DocumentNode;

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { KeelError } from '../platform/errors';
-import { asGraphQLError } from '../graphql/errors';
+import { asGraphQLError } from '../graphql-kit/errors';
 
 /**
  * graphql-ws `onSubscribe`: at most `max` live operations on one connection. Each subscription

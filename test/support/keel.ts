@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Config, loadConfig } from '../../src/platform/config';
 import { startKeel, Keel } from '../../src/app';
-import { onboardOrganization, OnboardedOrganization } from '../../src/modules/organizations/onboarding';
-import { issueOperatorKey } from '../../src/modules/organizations/operator-key';
+import { onboardOrganization, OnboardedOrganization } from '../../src/modules/api-keys/onboarding';
+import { issueOperatorKey } from '../../src/modules/api-keys/operator-key';
 import type { Tier } from '../../src/platform/auth/permissions';
 import { createTestDatabase, dropTestDatabase, runPrefix } from './databases';
 import { ApiClient } from './api-client';

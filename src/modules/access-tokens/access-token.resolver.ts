@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { AccessTokenType, CreateAccessTokenInput, RealtimeAuthInput } from './access-token.types';
 
 /** Both hosts: a key issues a short-lived token for its own host, never wider than itself. */

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { AGENT_READ, AGENT_SCOPE } from '../../platform/auth/permissions';
 import { AgentPaymentListArgs, AgentPaymentPage, AgentPaymentType, RejectAgentPaymentInput, RequestAgentPaymentInput } from './agent.types';
 

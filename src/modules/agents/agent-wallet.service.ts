@@ -9,7 +9,7 @@ import type { AddressService } from '../wallets/address.service';
 import type { MasterWalletService, MasterWalletView } from '../wallets/master-wallet.service';
 import type { AddressModel } from '../wallets/wallet.model';
 import { readConfigurations } from '../wallets/wallet-configurations';
-import type { WalletAml, WalletAmlView } from '../aml/wallet-aml';
+import type { WalletAmlView, WalletScreening } from '../wallets/wallet-screening';
 import type { AgentCaller, AgentService } from './agent.service';
 
 export interface CreateAgentWallet {
@@ -71,7 +71,7 @@ export class AgentWalletService {
     private readonly agents: AgentService,
     private readonly masterWallets: MasterWalletService,
     private readonly addresses: AddressService,
-    private readonly aml: WalletAml,
+    private readonly aml: WalletScreening,
     private readonly uow: UnitOfWork,
   ) {}
 

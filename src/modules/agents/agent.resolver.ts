@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
-import { PageArgs } from '../../graphql/types/page';
+import type { GraphQLContext } from '../../graphql-kit/context';
+import { PageArgs } from '../../graphql-kit/types/page';
 import { AGENT_READ, KEY_ADMIN } from '../../platform/auth/permissions';
 import {
   AgentListArgs,

@@ -1,8 +1,8 @@
 import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { JSONObject } from '../../graphql/types/scalars';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { JSONObject } from '../../graphql-kit/types/scalars';
 import { NON_NEGATIVE_DECIMAL_STRING } from '../../platform/decimal';
 import { BlockchainType } from '../chains/chain.types';
 import type { AgentFilter, AgentStatus, AgentView, CreateAgent, UpdateAgent } from './agent.service';

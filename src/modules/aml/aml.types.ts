@@ -1,9 +1,9 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, MaxLength } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { Page, PageArgs } from '../../graphql/types/page';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
 import type { AmlBatchView, AmlIdentificationView, AmlResultView, SanctionsListsView } from './aml.service';
 import type { FlaggedTransferFilter, FlaggedTransferView } from './flagged-transfer.service';
-import type { SanctionMatch } from './sanctions-screen';
+import { SanctionListEntryType } from '../deposits/chain-transfer.types';
 
 @ObjectType('AmlIdentification', { description: 'A sanctions list entry the address matched' })
 export class AmlIdentificationType implements AmlIdentificationView {
@@ -51,12 +51,6 @@ export class AmlCheckBatchInput {
   @ArrayMaxSize(50)
   @MaxLength(128, { each: true })
   addresses!: string[];
-}
-
-@ObjectType('SanctionListEntry', { description: 'A sanctions list entry: the list and the address as it writes it' })
-export class SanctionListEntryType implements SanctionMatch {
-  @Field({ description: 'ETH, ARB, BSC, USDT, USDC, XBT, TRX, …' }) list!: string;
-  @Field() address!: string;
 }
 
 @ObjectType('FlaggedTransfer', { description: 'An incoming transfer from a sanctioned address: its address is held from auto-sweep until an admin releases it' })

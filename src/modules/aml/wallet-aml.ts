@@ -1,27 +1,15 @@
 import type { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { SanctionsScreen } from './sanctions-screen';
-import { unreleasedFlags } from './aml-holds';
-
-/** A wallet's configurations.aml as the API shows it: Keel's own screening, not a stored setting. */
-export interface WalletAmlView {
-  message: string;
-  provider: string;
-  status: 'CLEAR' | 'FLAGGED';
-}
-
-/** Where a wallet's configurations may send money: the addresses screened when they are set. */
-export interface SendingConfigurations {
-  autoSweep: { destinationAddress: string };
-  security: { allowedRecipients: string[] };
-}
+import { unreleasedFlags } from '../deposits/aml-holds';
+import type { SendingConfigurations, WalletAmlView, WalletScreening } from '../wallets/wallet-screening';
 
 /**
  * AML for wallets: configurations.aml (CLEAR, or FLAGGED with the number of incoming transfers from
  * sanctioned addresses the wallet and its addresses hold), and a refusal to configure a sweep
  * destination or an allowed recipient that is on a sanctions list.
  */
-export class WalletAml {
+export class WalletAml implements WalletScreening {
   constructor(private readonly screen: SanctionsScreen) {}
 
   /** 403 SANCTIONED_ADDRESS naming the configuration field that holds a sanctioned address. */

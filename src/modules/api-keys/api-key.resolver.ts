@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
-import { PageArgs } from '../../graphql/types/page';
+import type { GraphQLContext } from '../../graphql-kit/context';
+import { PageArgs } from '../../graphql-kit/types/page';
 import { ApiKeyPage, ApiKeyType, ApiKeyWithSecretType, CreateApiKeyInput, RotateApiKeyInput } from './api-key.types';
 import { withSecret } from './api-key.service';
 import { KEY_ADMIN } from '../../platform/auth/permissions';

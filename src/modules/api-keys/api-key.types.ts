@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { Page } from '../../graphql/types/page';
+import { Page } from '../../graphql-kit/types/page';
 import { TierEnum } from '../organizations/organization.types';
 import type { ApiKeyStatus as ApiKeyStatusValue, Environment, Host, Tier } from './api-key.domain';
 import type { ApiKeyView, ApiKeyWithSecretView, CreateApiKey } from './api-key.service';

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { AssetListArgs, AssetPage, AssetType, BlockchainListArgs, BlockchainPage, BlockchainType } from './chain.types';
 
 @Resolver()

@@ -1,8 +1,8 @@
 import { IsOptional, Length } from 'class-validator';
 import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { JSONObject } from '../../graphql/types/scalars';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { JSONObject } from '../../graphql-kit/types/scalars';
 import type { AssetFilter, AssetView, BlockchainFilter, BlockchainView } from './chain.service';
 
 @ObjectType('Blockchain')

@@ -21,6 +21,12 @@ export interface ChainTransferFilter extends DateRange {
   status?: 'CONFIRMED' | 'REVERTED';
 }
 
+/** A sanctions list entry a flagged transfer's sender matched (chain_transfers.amlMatches). */
+export interface SanctionListEntry {
+  list: string;
+  address: string;
+}
+
 /** A chain transfer seen from the watched wallet it moved to or from. */
 export interface ChainTransferView {
   id: string;
@@ -41,7 +47,7 @@ export interface ChainTransferView {
   masterWalletId: string;
   addressId: string | null;
   /** The AML screening of an incoming transfer's sender: null when not flagged. */
-  aml: { flaggedAt: Date; matches: { list: string; address: string }[]; releasedAt: Date | null } | null;
+  aml: { flaggedAt: Date; matches: SanctionListEntry[]; releasedAt: Date | null } | null;
 }
 
 /** The spec's wrapper: `transfer` is the page of chain transfers. */

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { TransferListArgs, TransferListType } from './chain-transfer.types';
 
 /** The recorded on-chain transfers of a master wallet or a deposit address. */

@@ -1,17 +1,22 @@
 import { IsIn, IsOptional, Max, Min } from 'class-validator';
 import { ArgsType, Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { DateRangeArgs } from '../../graphql/types/date-range';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { DateRangeArgs } from '../../graphql-kit/types/date-range';
 import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
-import { SanctionListEntryType } from '../aml/aml.types';
-import type { ChainTransferFilter, ChainTransferPage, ChainTransferView } from './chain-transfer-history.service';
+import type { ChainTransferFilter, ChainTransferPage, ChainTransferView, SanctionListEntry } from './chain-transfer-history.service';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
 export class RawContractType {
   @Field({ description: 'The amount in the smallest unit, as a decimal string' }) value!: string;
   @Field({ description: 'The token contract; the zero address for the native coin' }) address!: string;
   @Field({ description: "The asset's decimals, as a decimal string" }) decimal!: string;
+}
+
+@ObjectType('SanctionListEntry', { description: 'A sanctions list entry: the list and the address as it writes it' })
+export class SanctionListEntryType implements SanctionListEntry {
+  @Field({ description: 'ETH, ARB, BSC, USDT, USDC, XBT, TRX, …' }) list!: string;
+  @Field() address!: string;
 }
 
 @ObjectType('TransferAmlFlag', { description: 'An incoming transfer whose sender is on a sanctions list: flagged, and its address held from auto-sweep' })

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { IsOptional, Length } from 'class-validator';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 
 @InputType()
 export class DevFaucetInput {

@@ -1,5 +1,5 @@
 import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { EngineStatusType } from './engine-status.types';
 
 @Resolver()

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { LedgerBalanceType } from './ledger.types';
 import type { WalletBalance } from './wallet-balances';
 

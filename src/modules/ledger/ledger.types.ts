@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { Decimal } from '../../graphql/types/scalars';
+import { Decimal } from '../../graphql-kit/types/scalars';
 import type { WalletBalance } from './wallet-balances';
 
 @ObjectType('LedgerBalance', { description: "A wallet's trading balance of one asset in Keel's ledger" })

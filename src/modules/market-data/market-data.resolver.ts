@@ -1,5 +1,5 @@
 import { Args, Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import type { Candle, Ticker } from './market-data.service';
 import { CandleArgs, CandleType, TickerType } from './market-data.types';
 

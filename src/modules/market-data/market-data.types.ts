@@ -1,6 +1,6 @@
 import { IsIn, Max, Min } from 'class-validator';
 import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
-import { Decimal } from '../../graphql/types/scalars';
+import { Decimal } from '../../graphql-kit/types/scalars';
 import { Candle, CANDLE_INTERVALS, MAX_CANDLES, Ticker } from './market-data.service';
 
 @ObjectType('Ticker')

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { CreateMarketInput, MarketListArgs, MarketPage, MarketType, UpdateMarketInput } from './market.types';
 
 @Resolver()

@@ -1,7 +1,7 @@
 import { IsOptional, Matches } from 'class-validator';
 import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { Decimal } from '../../graphql/types/scalars';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { Decimal } from '../../graphql-kit/types/scalars';
 import { MARKET_SYMBOL, MARKET_SYMBOL_RULE, MarketStatus } from './market.domain';
 import type { CreateMarket, MarketFilter, MarketView, UpdateMarket } from './market.service';
 

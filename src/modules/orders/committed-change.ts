@@ -1,6 +1,6 @@
-import type { EngineEvent } from '../../engine';
+import type { EngineEvent, MatchingEngine } from '../../engine';
 import { formatMultiple } from '../../platform/decimal';
-import type { Runtime } from './market-runtime';
+import type { TradingRules } from '../markets/market.service';
 import { BookLevel, OrderSide, OrderStatus, SettlementStatus } from './order.domain';
 import type { OrderModel } from './order.model';
 import type { Settlement } from './settlement';
@@ -72,12 +72,19 @@ export function touchedLevels(events: readonly EngineEvent[]): Set<string> {
   return levels;
 }
 
+/** What a commit's description reads of its market's runtime (market-runtime.ts's Runtime). */
+export interface CommittedMarket {
+  rules: TradingRules;
+  engine: Pick<MatchingEngine, 'level'>;
+  bookSequence: number;
+}
+
 /**
  * Describes a commit just written: levels read from the engine (which now holds the committed
  * state), trades and orders from the settlement. Call it before the market's next command.
  */
 export function describeCommit(
-  rt: Runtime,
+  rt: CommittedMarket,
   levels: ReadonlySet<string>,
   settlement: Settlement,
   newRows: ReadonlyMap<string, Partial<OrderModel>>,

@@ -1,7 +1,7 @@
 import { IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { Decimal } from '../../graphql/types/scalars';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { Decimal } from '../../graphql-kit/types/scalars';
 
 import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, OrderType, PlaceOrderInput, SettlementStatus, TimeInForce, Trade } from './order.domain';
 

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { CancelPaymentIntentInput, CreatePaymentIntentInput, PaymentIntentListArgs, PaymentIntentPage, PaymentIntentType } from './payment-intent.types';
 
 @Resolver()

@@ -1,8 +1,8 @@
 import { IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { Decimal, JSONObject } from '../../graphql/types/scalars';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { Decimal, JSONObject } from '../../graphql-kit/types/scalars';
 import { AssetRefType, ChainRefType, CheckoutStatusEnum, CheckoutTransferType } from '../checkout/checkout.types';
 import type { CheckoutStatus } from '../checkout/checkout.model';
 import type { PaymentIntentStatus } from './payment-intent.model';

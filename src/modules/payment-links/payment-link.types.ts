@@ -1,8 +1,8 @@
 import { ArrayMaxSize, IsOptional, IsUrl, Length, Matches, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { Decimal, JSONObject } from '../../graphql/types/scalars';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { Decimal, JSONObject } from '../../graphql-kit/types/scalars';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import { CheckoutStatusEnum, CheckoutTransferKindEnum, CheckoutTransferStatusEnum, CheckoutTransferType, CheckoutType } from '../checkout/checkout.types';
 import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from '../checkout/checkout.model';

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { TokenPriceListType, TokenPricesInput } from './price.types';
 
 @Resolver()

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import type { Candle, Ticker } from '../market-data/market-data.service';
 import { CandleType, TickerType } from '../market-data/market-data.types';
 import type { Fill, Order, Trade } from '../orders/order.domain';

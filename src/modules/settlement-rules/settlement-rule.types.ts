@@ -1,7 +1,7 @@
 import { ArrayMaxSize, IsOptional, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
 import type {
   SettlementDestination,
   SettlementExecutionView,

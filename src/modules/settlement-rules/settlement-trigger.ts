@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { toUnitsFloor } from '../../platform/decimal';
 import type { DepositListener } from '../deposits/chain-activity-recorder';
 import type { ChainTransferModel } from '../deposits/chain-transfer.model';
-import { heldByAml } from '../aml/aml-holds';
+import { heldByAml } from '../deposits/aml-holds';
 
 /**
  * Turns confirmed deposits into settlement-rule executions, inside the scan's transaction: one row

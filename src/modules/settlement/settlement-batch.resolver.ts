@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import type { EventEnvelope } from '../../platform/events/outbox';
 import type { PageResult } from '../../platform/paging';
 import type { SettlementBatchView } from './settlement-batch.service';

@@ -1,7 +1,7 @@
 import { IsOptional, Length } from 'class-validator';
 import { ArgsType, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { Decimal } from '../../graphql/types/scalars';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { Decimal } from '../../graphql-kit/types/scalars';
 import type { SettlementBatchFilter, SettlementBatchView, SettlementTransitionView } from './settlement-batch.service';
 import { BATCH_STATUSES, BatchStatus } from './batch-transitions';
 

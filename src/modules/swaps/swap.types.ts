@@ -1,7 +1,7 @@
 import { IsOptional, Length } from 'class-validator';
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { AssetType } from '../chains/chain.types';
 import type { SwapFeeView, SwapFilter, SwapGasView, SwapInput, SwapQuoteInput, SwapQuoteView, SwapRouteStepView, SwapView } from './swap.service';
 

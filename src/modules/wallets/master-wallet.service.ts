@@ -14,7 +14,7 @@ import { readBalances } from './balance-reader';
 import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { WalletAml, WalletAmlView } from '../aml/wallet-aml';
+import type { WalletAmlView, WalletScreening } from './wallet-screening';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -113,7 +113,7 @@ export class MasterWalletService {
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
     private readonly uow: UnitOfWork,
-    private readonly aml: WalletAml,
+    private readonly aml: WalletScreening,
   ) {}
 
   async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletView> {

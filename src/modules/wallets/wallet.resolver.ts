@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
-import { AuthorizedWhen } from '../../graphql/root-field-grants';
+import type { GraphQLContext } from '../../graphql-kit/context';
+import { AuthorizedWhen } from '../../graphql-kit/root-field-grants';
 import { adminSectionsIn } from './wallet-configurations';
 import {
   AddressListArgs,

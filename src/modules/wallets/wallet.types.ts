@@ -1,8 +1,8 @@
 import { IsOptional, Length } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { JSONObject } from '../../graphql/types/scalars';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { JSONObject } from '../../graphql-kit/types/scalars';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import type {
   AddressFilter,

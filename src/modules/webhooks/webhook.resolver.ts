@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
-import type { GraphQLContext } from '../../graphql/context';
+import type { GraphQLContext } from '../../graphql-kit/context';
 import { KeelError } from '../../platform/errors';
 import { EVENT_NAMES, EVENT_WILDCARDS, eventTypesCover, UPPER_CASE_EVENT_TYPES, unknownEventTypes } from '../../platform/events/catalogue';
 import type { EventEnvelope } from '../../platform/events/outbox';

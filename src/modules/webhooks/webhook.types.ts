@@ -1,8 +1,8 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
-import { Page, PageArgs } from '../../graphql/types/page';
-import { JSONObject } from '../../graphql/types/scalars';
+import { IsIdFilter } from '../../graphql-kit/types/id';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
+import { JSONObject } from '../../graphql-kit/types/scalars';
 import type { EventEnvelope } from '../../platform/events/outbox';
 import type { DeliveryStatus } from './webhook.model';
 

@@ -8,7 +8,7 @@ import { sweepDestinationAllowed } from '../wallets/wallet-configurations';
 import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
 import type { DepositListener } from '../deposits/chain-activity-recorder';
 import type { ChainTransferModel } from '../deposits/chain-transfer.model';
-import { heldByAml } from '../aml/aml-holds';
+import { heldByAml } from '../deposits/aml-holds';
 import { transactionRequest } from './transaction-request';
 import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';

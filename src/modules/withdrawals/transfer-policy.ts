@@ -1,11 +1,16 @@
 import { toUnitsFloor } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { WalletConfigurations } from '../wallets/wallet-configurations';
-import type { ScreeningResult } from '../aml/sanctions-screen';
 
-/** Screens a recipient against the sanctions lists (the AML module's SanctionsScreen). */
+/** A recipient as the sanctions lists see it: the list entries it matched, none when it is not sanctioned. */
+export interface RecipientScreening {
+  sanctioned: boolean;
+  matches: { list: string; address: string }[];
+}
+
+/** Screens a recipient against the sanctions lists (the AML module's SanctionsScreen, wired in services.ts). */
 export interface RecipientScreen {
-  screen(address: string): ScreeningResult;
+  screen(address: string): RecipientScreening;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, ValidateNested } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { IsIdFilter } from '../../graphql/types/id';
+import { IsIdFilter } from '../../graphql-kit/types/id';
 import { AssetType, BlockchainType } from '../chains/chain.types';
-import { Page, PageArgs } from '../../graphql/types/page';
+import { Page, PageArgs } from '../../graphql-kit/types/page';
 import type { GasEstimateView, TransferFilter, TransferItemView, TransferLine, TransferView } from './transfer.domain';
 
 @InputType()

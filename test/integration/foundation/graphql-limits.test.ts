@@ -1,8 +1,8 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { getIntrospectionQuery, parse } from 'graphql';
-import { buildHostSchema } from '../../../src/graphql/schema';
-import { queryLimitRules, validateWithLimits } from '../../../src/graphql/query-limits';
+import { buildHostSchema } from '../../../src/schema';
+import { queryLimitRules, validateWithLimits } from '../../../src/graphql-kit/query-limits';
 import { loadConfig } from '../../../src/platform/config';
 import { compileRoute } from '../../../rest-compat/compile';
 import { coreRoutes } from '../../../rest-compat/routes/core';

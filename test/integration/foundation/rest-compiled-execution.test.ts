@@ -4,9 +4,9 @@ import { coreRoutes } from '../../../rest-compat/routes/core';
 import { orderbookRoutes } from '../../../rest-compat/routes/orderbook';
 import { compileRoute, CompiledRoute } from '../../../rest-compat/compile';
 import { compiledRunner, interpretedRunner } from '../../../rest-compat/executor';
-import { buildHostSchema } from '../../../src/graphql/schema';
-import { toKeelError } from '../../../src/graphql/errors';
-import type { GraphQLContext } from '../../../src/graphql/context';
+import { buildHostSchema } from '../../../src/schema';
+import { toKeelError } from '../../../src/graphql-kit/errors';
+import type { GraphQLContext } from '../../../src/graphql-kit/context';
 import type { Host } from '../../../src/platform/auth/permissions';
 
 /**

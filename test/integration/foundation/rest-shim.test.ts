@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { useTestKeel } from '../../support/use-test-keel';
 import { coreRoutes } from '../../../rest-compat/routes/core';
 import { orderbookRoutes } from '../../../rest-compat/routes/orderbook';
-import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../../../src/graphql/schema';
+import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../../../src/schema';
 
 const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
 beforeAll(async () => {

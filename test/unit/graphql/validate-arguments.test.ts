@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { validateOrReject, ValidationError } from 'class-validator';
 import { ArgumentValidationError } from 'type-graphql';
-import { validateArguments } from '../../../src/graphql/validate-arguments';
-import { PageArgs } from '../../../src/graphql/types/page';
+import { validateArguments } from '../../../src/graphql-kit/validate-arguments';
+import { PageArgs } from '../../../src/graphql-kit/types/page';
 import { AssetLimitInput, PolicyInputType } from '../../../src/modules/agents/agent.types';
 import { CreateApiKeyInput } from '../../../src/modules/api-keys/api-key.types';
 

@@ -1,7 +1,14 @@
 import type { Knex } from 'knex';
 import type { Tier } from '../../platform/auth/permissions';
 import { PRO_TRADE_PERMISSIONS } from '../../platform/auth/permissions';
-import type { Services } from '../../services';
+import type { OrganizationService } from '../organizations/organization.service';
+import type { ApiKeyService } from './api-key.service';
+
+/** The two services that make an organisation and issue its keys. */
+export interface KeyIssuers {
+  organizations: OrganizationService;
+  apiKeys: ApiKeyService;
+}
 
 export interface OnboardedOrganization {
   orgId: string;
@@ -15,7 +22,7 @@ export interface OnboardedOrganization {
  * The operator's `keel org create`: an organisation and its first keys, in one transaction. Its
  * order-book key trades; managing markets is the operator's (operator-key.ts).
  */
-export async function onboardOrganization(db: Knex, services: Services, input: { name: string; tier: Tier; proAccess: boolean }): Promise<OnboardedOrganization> {
+export async function onboardOrganization(db: Knex, services: KeyIssuers, input: { name: string; tier: Tier; proAccess: boolean }): Promise<OnboardedOrganization> {
   return db.transaction(async (trx) => {
     const org = await services.organizations.create(input, trx);
     const issue = (name: string, host: 'core' | 'pro', scopes: string[]) =>
