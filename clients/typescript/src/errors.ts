@@ -63,9 +63,9 @@ export class KeelApiError extends Error {
 /** What an openapi-fetch call resolves to. */
 type FetchResult<T> = { data: T; error?: never; response: Response } | { data?: never; error: unknown; response: Response };
 
-/** The data of a successful call; a refusal is thrown as a KeelApiError. */
-export async function unwrap<T>(call: Promise<FetchResult<T>>): Promise<T> {
+/** The data of a successful call that answers with a body; a refusal is thrown as a KeelApiError. */
+export async function unwrap<T>(call: Promise<FetchResult<T>>): Promise<Exclude<T, undefined>> {
   const result = await call;
   if (result.error !== undefined || !result.response.ok) throw KeelApiError.from(result.response, result.error);
-  return result.data as T;
+  return result.data as Exclude<T, undefined>;
 }

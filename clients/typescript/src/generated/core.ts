@@ -1664,7 +1664,7 @@ export interface components {
             id: string;
             isActive: boolean;
             masterWalletId: string;
-            metadata: Record<string, never>;
+            metadata: Record<string, unknown>;
             name?: string | null;
             /** Format: date-time */
             updatedAt: string;
@@ -1679,7 +1679,7 @@ export interface components {
             createdAt: string;
             description?: string | null;
             id: string;
-            metadata: Record<string, never>;
+            metadata: Record<string, unknown>;
             name: string;
             organizationId: string;
             status: components["schemas"]["AgentStatus"];
@@ -1690,7 +1690,7 @@ export interface components {
         AgentAddressWallet: {
             blockchain: components["schemas"]["Blockchain"];
             /** @description aml, disableAutoSweep, enableGaslessWithdraw, enableMultiChain, settlement, security, notifications: read from the master wallet's configurations */
-            configurations: Record<string, never>;
+            configurations: Record<string, unknown>;
             /** Format: date-time */
             createdAt: string;
             description?: string | null;
@@ -1698,7 +1698,7 @@ export interface components {
             id: string;
             isActive: boolean;
             masterWalletId: string;
-            metadata: Record<string, never>;
+            metadata: Record<string, unknown>;
             name?: string | null;
             network: string;
             /** Format: date-time */
@@ -1744,7 +1744,7 @@ export interface components {
             kind: string;
             organizationId: string;
             /** @description {decision, policyId, policyVersion, rules: [{rule, outcome PASS|FAIL|HOLD|SKIPPED, detail}], denialReason, evaluatedAt, screening, approval?} */
-            policyEvaluation: Record<string, never>;
+            policyEvaluation: Record<string, unknown>;
             policyId?: string | null;
             recipient: string;
             status: components["schemas"]["AgentPaymentStatus"];
@@ -1946,7 +1946,7 @@ export interface components {
             address: string;
             blockchain: components["schemas"]["Blockchain"];
             blockchainId: string;
-            configurations?: Record<string, never> | null;
+            configurations?: Record<string, unknown> | null;
             /** Format: date-time */
             createdAt: string;
             decimals: number;
@@ -1981,7 +1981,7 @@ export interface components {
         Blockchain: {
             chainId: number;
             /** @description confirmations (blocks before a deposit counts), explorerUrl */
-            configurations?: Record<string, never> | null;
+            configurations?: Record<string, unknown> | null;
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -2049,12 +2049,12 @@ export interface components {
             ttlSeconds?: number | null;
         };
         CreateAddressInput: {
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name?: string | null;
         };
         CreateAgentInput: {
             description?: string | null;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name: string;
         };
         CreateAgentWalletInput: {
@@ -2085,9 +2085,9 @@ export interface components {
         CreateMasterWalletInput: {
             blockchainId: string;
             /** @description Any subset of the configurations; the rest take defaults. security and autoSweep need the admin scope; autoSweep.destinationAddress must be the wallet or one of security.allowedRecipients */
-            configurations?: Record<string, never> | null;
+            configurations?: Record<string, unknown> | null;
             description?: string | null;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name: string;
         };
         CreatePaymentIntentInput: {
@@ -2101,7 +2101,7 @@ export interface components {
             expiresInSeconds?: number | null;
             /** @description The settlement wallet: the deposit address is derived under it and paid funds are swept to it */
             masterWalletId: string;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
         };
         CreatePaymentLinkInput: {
             /** @description Default: the assets of those chains that pay the currency at par */
@@ -2123,7 +2123,7 @@ export interface components {
              * @description An HTTPS image shown on the page
              */
             imgUrl?: string | null;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name: string;
             /** @description How many payments the link takes; null: unlimited. An open session reserves none: a payment holds one from when it is recorded (the chain's confirmations) while it confirms, or while its underpaid session may be topped up, and consumes it once paid; a payment recorded when none is left is an OVER_LIMIT transfer (not counted, swept to the settlement wallet, refundable) */
             paymentLimit?: number | null;
@@ -2168,7 +2168,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 code: string;
-                details?: Record<string, never>;
+                details?: Record<string, unknown>;
                 message: string;
                 requestId: string;
                 /** Format: date-time */
@@ -2245,14 +2245,14 @@ export interface components {
             blockchain: components["schemas"]["Blockchain"];
             blockchainId: string;
             /** @description aml, enableGaslessWithdraw, enableMultiChain, autoSweep, security, monitoring */
-            configurations: Record<string, never>;
+            configurations: Record<string, unknown>;
             /** Format: date-time */
             createdAt: string;
             description?: string | null;
             enabledBlockchains: components["schemas"]["Blockchain"][];
             id: string;
             isActive: boolean;
-            metadata: Record<string, never>;
+            metadata: Record<string, unknown>;
             monitoring: components["schemas"]["WalletMonitoring"][];
             name: string;
             network: string;
@@ -2301,7 +2301,7 @@ export interface components {
             expiresAt: string;
             id: string;
             masterWalletId: string;
-            metadata: Record<string, never>;
+            metadata: Record<string, unknown>;
             /**
              * Format: date-time
              * @description When it was paid in full
@@ -2341,7 +2341,7 @@ export interface components {
             id: string;
             imgUrl?: string | null;
             isActive: boolean;
-            metadata: Record<string, never>;
+            metadata: Record<string, unknown>;
             name: string;
             /** @description How many payments the link takes; null: unlimited. An open session reserves none: a payment holds one from when it is recorded (the chain's confirmations) while it confirms, or while its underpaid session may be topped up, and consumes it once paid; a payment recorded when none is left is an OVER_LIMIT transfer (not counted, swept to the settlement wallet, refundable) */
             paymentLimit?: number | null;
@@ -2881,22 +2881,22 @@ export interface components {
         UpdateAddressInput: {
             /** @description false deactivates: Keel stops watching the address */
             isActive?: boolean | null;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name?: string | null;
         };
         UpdateAgentInput: {
             description?: string | null;
             /** @description Replaces the metadata */
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name?: string | null;
         };
         UpdateMasterWalletInput: {
             /** @description Merged over the current configurations, one level deep. security and autoSweep need the admin scope */
-            configurations?: Record<string, never> | null;
+            configurations?: Record<string, unknown> | null;
             description?: string | null;
             isActive?: boolean | null;
             /** @description Replaces the metadata */
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name?: string | null;
         };
         UpdatePaymentLinkInput: {
@@ -2915,7 +2915,7 @@ export interface components {
             imgUrl?: string | null;
             /** @description false deactivates the link */
             isActive?: boolean | null;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             name?: string | null;
             paymentLimit?: number | null;
             /** Format: uri */
@@ -2962,7 +2962,7 @@ export interface components {
              */
             nextAttemptAt?: string | null;
             /** @description The event body as sent */
-            payload: Record<string, never>;
+            payload: Record<string, unknown>;
             responseStatusCode?: number | null;
             /** @description Attempts after the first */
             retryCount: number;
@@ -5356,7 +5356,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: Record<string, never>;
+                        data?: Record<string, unknown>;
                     };
                 };
             };
@@ -5393,7 +5393,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: Record<string, never>;
+                        data?: Record<string, unknown>;
                     };
                 };
             };
@@ -5422,7 +5422,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: Record<string, never>;
+                        data?: Record<string, unknown>;
                     };
                 };
             };

@@ -472,7 +472,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 code: string;
-                details?: Record<string, never>;
+                details?: Record<string, unknown>;
                 message: string;
                 requestId: string;
                 /** Format: date-time */

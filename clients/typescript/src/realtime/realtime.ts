@@ -85,7 +85,7 @@ export class KeelRealtime {
 
   private async open(): Promise<Connection> {
     const { baseUrl, pro, channels, ttlSeconds, renewBeforeSeconds } = this.options;
-    const issued = await unwrap(pro.POST('/v1/orderbook/realtime/auth', { body: { channels, ttlSeconds } }));
+    const { data: issued } = await unwrap(pro.POST('/v1/orderbook/realtime/auth', { body: { channels, ttlSeconds } }));
     this.options.onToken?.({ expiresAt: issued.expiresAt, channels: issued.channels });
     const client = createClient({
       url: `${baseUrl.replace(/^http/, 'ws').replace(/\/+$/, '')}/graphql`,
