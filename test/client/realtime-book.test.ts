@@ -125,3 +125,17 @@ test('the realtime token is fetched again before it expires, the connection move
   expect(errors).toEqual([]);
   expect(resyncs).toEqual([]);
 });
+
+test('a connection the host closes for an expired token (4401) is renewed the same way', async () => {
+  const tokens: { expiresAt: string }[] = [];
+  // Renewal scheduled only long after expiry: the host's close is what asks for the new token.
+  const realtime = new KeelRealtime({ baseUrl: t.proUrl, pro, channels: [`book:${SYMBOL}`], ttlSeconds: 2, renewBeforeSeconds: -60, onToken: (token) => tokens.push(token) });
+  const { sync, errors } = startSync(realtimeBookSource, realtime);
+  await inStepWithRest(sync);
+  await eventually(() => tokens.length >= 2, 15_000);
+  expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(tokens[0].expiresAt));
+
+  await rest('SELL', '2040');
+  expect((await inStepWithRest(sync)).asks).toContainEqual({ price: '2040', quantity: '0.5', orders: 1 });
+  expect(errors).toEqual([]);
+});

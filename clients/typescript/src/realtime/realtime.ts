@@ -11,7 +11,11 @@ export interface RealtimeOptions {
   channels?: string[];
   /** Each token's lifetime (default 900 s). */
   ttlSeconds?: number;
-  /** How long before a token expires the next one is fetched and the connection moved to it (default a fifth of the lifetime, at most 60 s). */
+  /**
+   * How long before a token expires the next one is fetched and the connection moved to it (default a
+   * fifth of the lifetime, at most 60 s). Whenever the host closes the connection for an expired token
+   * (4401), that renews it too.
+   */
   renewBeforeSeconds?: number;
   /** A WebSocket implementation where there is no global one (e.g. the `ws` package on Node < 22). */
   webSocketImpl?: unknown;
