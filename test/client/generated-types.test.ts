@@ -43,3 +43,9 @@ describe.each(HOSTS)('the %s host', (host) => {
     expect(committed).toBe(readFileSync(join(dir, `${host}.ts`), 'utf8'));
   });
 });
+
+test('the package compiles with its own tsconfig against the committed types (what `npm run build` in clients/typescript does)', async () => {
+  const tsc = require.resolve('typescript/bin/tsc');
+  // Rejects with tsc's diagnostics on stdout when a type error is found.
+  await expect(promisify(execFile)(process.execPath, [tsc, '-p', join(CLIENT, 'tsconfig.json'), '--noEmit'], { cwd: CLIENT, timeout: 120_000 })).resolves.toBeDefined();
+}, 150_000);
