@@ -12,7 +12,7 @@ const LAYERS = [
   { name: 'modules', path: '^src/modules/', says: 'the domain modules: services, stores, workers, and their resolvers and GraphQL types' },
   { name: 'rest-compat', path: '^rest-compat/', says: 'the REST shim: route rows compiled into GraphQL operations, and the OpenAPI documents' },
   { name: 'server', path: '^src/server/', says: 'the HTTP hosts: guards, GraphQL over HTTP and graphql-ws, the REST shim mounted' },
-  { name: 'composition', path: '^src/(app|services|schema)\\.ts$', says: 'the composition root: services wired (services.ts), each host\'s schema assembled (schema.ts), roles started (app.ts)' },
+  { name: 'composition', path: '^src/(app|services|schema|api-documents)\\.ts$', says: 'the composition root: services wired (services.ts), each host\'s schema assembled (schema.ts) and its API document (api-documents.ts), roles started (app.ts)' },
   { name: 'cli', path: '^src/cli/', says: 'the keel command line' },
 ];
 

@@ -6,8 +6,6 @@ import { openPlatform, Platform } from './platform/platform';
 import { createServices, Services } from './services';
 import { buildHostSchema } from './schema';
 import { createHost, listen, RunningHost } from './server/host';
-import { coreRoutes } from '../rest-compat/routes/core';
-import { orderbookRoutes } from '../rest-compat/routes/orderbook';
 import type { Logger } from './platform/logger';
 import { WebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { DeliveryFanout } from './modules/webhooks/delivery-fanout';
@@ -25,7 +23,6 @@ import { SanctionsListWatcher } from './modules/aml/sanctions-list-watcher';
 import { CheckoutWatcher } from './modules/checkout/checkout-watcher';
 import { CheckoutAddressRetirement } from './modules/checkout/address-retirement';
 import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
-import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
 import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
 import { SettlementBatcher } from './modules/settlement/batcher';
 import { ProceedsRelease } from './modules/settlement/proceeds-release';
@@ -114,14 +111,13 @@ async function startApiRole(platform: Platform, services: Services): Promise<Run
       { perClient: config.CHECKOUT_RATE_LIMIT_PER_MINUTE, sessionsPerLink: config.CHECKOUT_LINK_SESSIONS_PER_MINUTE, sessionReadsPerClient: config.CHECKOUT_SESSION_READS_PER_MINUTE },
       config.REDIS_COMMAND_TIMEOUT_MS,
     ),
-    openapiPaths: CHECKOUT_OPENAPI_PATHS,
   };
-  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), routes: coreRoutes, platform, services, title: 'Keel core API', publicRoutes });
+  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), platform, services, publicRoutes });
   return listen(app, platform.config.HOST, platform.config.CORE_PORT);
 }
 
 async function startOrderbookRole(platform: Platform, services: Services, workers: Workers): Promise<RunningHost> {
-  const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), routes: orderbookRoutes, platform, services, title: 'Keel order-book API' });
+  const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), platform, services });
   // Listening first: a market change made while the books load reloads them again.
   await workers.start({ start: () => services.markets.listenForChanges(), stop: () => services.markets.stopListening() });
   // Subscribers on this node see every node's commits from their first subscription on.

@@ -12,8 +12,7 @@ import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql-kit/
 import { isKeelError, KeelError } from '../platform/errors';
 import { authorizeDocumentText } from '../graphql-kit/root-field-grants';
 import { registerRestRoutes } from '../../rest-compat/handler';
-import { buildOpenApi } from '../../rest-compat/openapi';
-import type { RouteRow } from '../../rest-compat/route-table';
+import { HOST_API, hostOpenApi } from '../../rest-compat/host-documents';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
 import { OriginPolicy, registerCors } from './cors';
@@ -33,12 +32,10 @@ import { setRateLimitHeaders } from './rate-limit-headers';
 export interface HostOptions {
   host: Host;
   schema: GraphQLSchema;
-  routes: RouteRow[];
   platform: Platform;
   services: ResolverServices;
-  title: string;
   /** Routes served without an API key (the public checkout API and page), each request spending its budgets first. */
-  publicRoutes?: { register(app: FastifyInstance): void; budgets: PublicBudgets; openapiPaths: Record<string, Record<string, unknown>> };
+  publicRoutes?: { register(app: FastifyInstance): void; budgets: PublicBudgets };
 }
 
 /** What a request without an API key spends before it is served; 429 RATE_LIMIT_EXCEEDED when over. */
@@ -199,10 +196,10 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     },
   });
 
-  const routes = registerRestRoutes(app, schema, opts.routes, (request) => contextFor(request.principal!, request.id));
+  const routes = registerRestRoutes(app, schema, HOST_API[host].routes, (request) => contextFor(request.principal!, request.id));
   let openapi: Record<string, unknown> | undefined;
   app.get('/v1/openapi.json', async () => {
-    openapi ??= buildOpenApi({ title: opts.title, version: '1.0.0', serverUrl: '/', schema, routes, extraPaths: opts.publicRoutes?.openapiPaths, maxUrlLength: MAX_URL_LENGTH });
+    openapi ??= hostOpenApi(HOST_API[host], schema, routes, MAX_URL_LENGTH);
     return openapi;
   });
 

@@ -1,0 +1,15 @@
+export { createCoreClient, createProClient } from './clients';
+export type { CoreClient, ProClient, KeelClientOptions } from './clients';
+export { KeelApiError, unwrap } from './errors';
+export type { ErrorEnvelope, KeelErrorCode } from './errors';
+export { idempotencyKeys } from './idempotency';
+export { retryingFetch, retryDelayFor, backoffMs } from './retry';
+export type { RetryOptions, RetryEvent } from './retry';
+export { verifyWebhook, WebhookVerificationError } from './webhooks';
+export type { KeelWebhookEvent, VerifyOptions } from './webhooks';
+export { KeelRealtime } from './realtime/realtime';
+export type { RealtimeOptions, Sink } from './realtime/realtime';
+export { BookSync, realtimeBookSource } from './realtime/book-sync';
+export type { Book, BookLevel, BookMessage, BookSource, BookSyncOptions, ResyncEvent } from './realtime/book-sync';
+export type * as core from './generated/core';
+export type * as pro from './generated/pro';
