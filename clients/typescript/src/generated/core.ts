@@ -377,7 +377,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete an agent (admin): key revoked, wallets deactivated, payments kept on record
+         * Delete an agent (admin, with the API key itself: an access token cannot revoke keys): key revoked, wallets deactivated, payments kept on record
          * @description Deletes the agent: its key is revoked and its wallets deactivated; its payments stay on record
          */
         delete: operations["delete_deleteAgent"];
@@ -417,7 +417,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Suspend an agent (admin): its key is revoked at once and its payments refused
+         * Suspend an agent (admin, with the API key itself: an access token cannot revoke keys): its key is revoked at once and its payments refused
          * @description Suspends the agent: its key is revoked at once
          */
         post: operations["post_suspendAgent"];
@@ -2045,7 +2045,7 @@ export interface components {
         CreateAccessTokenInput: {
             /** @description Core: any of read, write, admin; pro: order-book permission names. Each must be granted by the issuing key (else 403). Default: all of the key's */
             scopes?: string[] | null;
-            /** @description Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600) */
+            /** @description Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600); a key's previous secret, in its rotation grace period, issues tokens that end with the grace period */
             ttlSeconds?: number | null;
         };
         CreateAddressInput: {

@@ -382,7 +382,7 @@ export interface components {
         CreateAccessTokenInput: {
             /** @description Core: any of read, write, admin; pro: order-book permission names. Each must be granted by the issuing key (else 403). Default: all of the key's */
             scopes?: string[] | null;
-            /** @description Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600) */
+            /** @description Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600); a key's previous secret, in its rotation grace period, issues tokens that end with the grace period */
             ttlSeconds?: number | null;
         };
         CreateMarketInput: {
@@ -626,7 +626,7 @@ export interface components {
             channels?: string[] | null;
             /** @description Order-book permissions the token carries, each granted by the key (else 403). Default: what the channels named need (public market channels: orderbook_market:read only); without channels, the key's orderbook_market:read and orderbook_order:read */
             permissions?: string[] | null;
-            /** @description Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600) */
+            /** @description Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600); a key's previous secret, in its rotation grace period, issues tokens that end with the grace period */
             ttlSeconds?: number | null;
         };
         /** @description A batch of trades settled on chain in one transaction, netted per wallet and asset */
