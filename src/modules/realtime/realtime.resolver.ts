@@ -15,7 +15,7 @@ const realtime = (context: unknown) => {
   return { service: ctx.services.realtime, access: ctx.principal };
 };
 
-/** Realtime feeds over graphql-ws at /graphql on the pro host (see README, "Realtime"). */
+/** Realtime feeds over graphql-ws at /graphql on the pro host (see docs/trading-and-realtime.md, "Realtime feeds"). */
 @Resolver()
 export class RealtimeResolver {
   @Authorized('orderbook_market:read')
