@@ -40,7 +40,8 @@ export function fencedBlocks(markdown: string): Fence[] {
   const fences: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^\s*(`{3,}|~{3,})(.*)$/.exec(lines[i]);
-    if (!open) continue;
+    // As in CommonMark, a backtick fence's info string holds no backtick: such a line is inline code.
+    if (!open || (open[1][0] === '`' && open[2].includes('`'))) continue;
     const [, marker, info] = open;
     const body: string[] = [];
     let j = i + 1;
