@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestKeel, TestKeel } from '../support/keel';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { runExample, Variables } from './example-runner';
-import { examplesOfFile } from './markdown-examples';
+import { ExampleFailed, runExample, Variables } from './example-runner';
+import { examplesIn, examplesOfFile } from './markdown-examples';
 
 /**
  * The documentation's examples run as written against a started Keel: every ```sh keel-example
@@ -106,3 +106,32 @@ test('the README links every guide', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   for (const guide of GUIDES) expect(readme).toContain(`](${guide})`);
 });
+
+test('an example that no longer matches the API fails, naming its document and line', async () => {
+  const drifted = examplesIn(
+    [
+      '```sh keel-example',
+      'curl -s $CORE/v1/wallets -H "apiKey: $ADMIN_KEY" -H "orgId: $ORG_ID"',
+      '```',
+      '```graphql keel-example',
+      '{ organization { id nickname } }',
+      '```',
+      '```sh keel-example',
+      'curl -s $CORE/v1/api-keys -H "apiKey: $ADMIN_KEY" -H "orgId: $ORG_ID" | jq -e .data[0].id > /dev/null',
+      'echo "$UNDEFINED_ID"',
+      '```',
+    ].join('\n'),
+  );
+  const receiver = new WebhookReceiver();
+  const t = await startTestKeel(DOCS_KEEL);
+  try {
+    const variables = await guideVariables(t, await receiver.start());
+    for (const [i, line] of [1, 4, 7].entries()) {
+      await expect(runExample(drifted[i], variables, cliEnv(t), `drifted.md:${line}`)).rejects.toThrow(ExampleFailed);
+      await expect(runExample(drifted[i], variables, cliEnv(t), `drifted.md:${line}`)).rejects.toThrow(`drifted.md:${line}`);
+    }
+  } finally {
+    await t.stop();
+    await receiver.stop();
+  }
+}, 120_000);
