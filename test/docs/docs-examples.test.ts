@@ -76,7 +76,7 @@ async function runDocument(doc: string, variablesFor: (t: TestKeel, webhookUrl: 
   }
 }
 
-test("the README's tour runs as written, from a new organisation to a filled order", async () => {
+test("the README's tour runs as written, from a new organisation to an order on the book", async () => {
   const examples = examplesOfFile(join(ROOT, 'README.md'));
   expect(examples.length).toBeGreaterThan(5);
   await runDocument('README.md', hostVariables);
