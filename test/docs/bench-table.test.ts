@@ -6,7 +6,6 @@ import { join } from 'node:path';
  * `node scripts/bench-table.js` writes from bench/results/*.json today, so a result recorded
  * without regenerating the page (or a page edited by hand) fails here.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { render, PAGE } = require('../../scripts/bench-table.js') as { render(): string; PAGE: string };
 const RESULTS = join(__dirname, '..', '..', 'bench', 'results');
 
