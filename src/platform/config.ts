@@ -13,7 +13,7 @@ function isOrigin(text: string): boolean {
 
 /**
  * Every environment variable Keel reads, validated once at start-up.
- * The README's configuration table is written from this schema; keep them in step.
+ * The configuration reference in docs/operating-keel.md is written from this schema; keep them in step.
  */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 /** A percentage below 100 with at most 2 decimals ("3", "0.5"), kept a string (percentBasisPoints reads it). */

@@ -2,7 +2,7 @@ import { isConnectionFailure } from './unavailable';
 
 export type Dependency = 'PostgreSQL' | 'Redis';
 
-/** How to start each dependency without Docker, as the README's Quick start gives it (Debian packages). */
+/** How to start each dependency without Docker, as the README's Quick start and docs/operating-keel.md give it (Debian packages). */
 const START_WITHOUT_DOCKER: Record<Dependency, string> = {
   PostgreSQL: 'pg_ctlcluster <version> main start',
   Redis: 'redis-server --daemonize yes',

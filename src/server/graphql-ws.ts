@@ -42,7 +42,7 @@ type ConnectionExtra = {
 /** How often every open connection's key is re-checked even without an invalidation (one lost with Redis). */
 const MIN_RECHECK_MS = 1_000;
 
-/** Close code for a connection that does not read its messages fast enough (see README, "Realtime"). */
+/** Close code for a connection that does not read its messages fast enough (see docs/trading-and-realtime.md, "Realtime feeds"). */
 export const SLOW_CONSUMER_CLOSE_CODE = 4008;
 /** A slow consumer's socket is destroyed this long after its close frame was queued, if it has not read it by then. */
 const SLOW_CONSUMER_GRACE_MS = 5_000;

@@ -12,7 +12,7 @@ import { BookMessageType } from './realtime.types';
 type Subscribe = SubscribeResolverData<unknown, Record<string, string>, GraphQLContext>;
 const realtime = (ctx: GraphQLContext) => ({ service: ctx.services.realtime, access: ctx.principal });
 
-/** Realtime feeds over graphql-ws at /graphql on the pro host (see README, "Realtime"). */
+/** Realtime feeds over graphql-ws at /graphql on the pro host (see docs/trading-and-realtime.md, "Realtime feeds"). */
 @Resolver()
 export class RealtimeResolver {
   @Authorized('orderbook_market:read')

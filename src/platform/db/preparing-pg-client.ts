@@ -45,7 +45,7 @@ function isStalePlan(e: unknown): boolean {
 /**
  * The knex PostgreSQL client, but each parameterised statement is sent as a named prepared
  * statement: PostgreSQL parses and plans it once per connection instead of on every call.
- * On this machine that halves PostgreSQL's CPU per query (see README, Performance).
+ * On this machine that halves PostgreSQL's CPU per query.
  * Statements without bindings (migrations, multi-statement raw SQL) and large batches run as before.
  */
 export class PreparingPgClient extends (KnexPgClient as new (config: object) => { _query(connection: unknown, obj: KnexQueryObject): Promise<unknown> }) {

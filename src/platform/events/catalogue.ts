@@ -12,7 +12,7 @@ export const EVENT_NAMES: readonly string[] = [
   ...['incoming_transfer', 'incoming_transfer_reverted', 'created', 'updated', ...ACTIONS].map((a) => `master.${a}`),
   ...['created', 'updated', 'deleted'].map((a) => `payment_link.${a}`),
   ...['created', 'updated'].map((a) => `payment_link_transfer.${a}`),
-  // Keel's payment intents: one event per status transition (README, Payment intents).
+  // Keel's payment intents: one event per status transition (docs/payments-and-checkout.md, payment intents).
   ...PAYMENT_INTENT_ACTIONS.map((a) => `payment_intent.${a}`),
   ...RULE_ACTIONS.map((a) => `address_settlement_rule.${a}`),
   ...RULE_ACTIONS.map((a) => `master_settlement_rule.${a}`),
