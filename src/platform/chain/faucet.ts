@@ -2,6 +2,8 @@ import { ethers } from 'ethers';
 import { retryNonceClash, senderKey, serialized, withWallet } from './dev-sender';
 
 const ERC20_TRANSFER_ABI = ['function transfer(address to, uint256 amount) returns (bool)'];
+/** Above what a test token's transfer costs to a new holder (about 52,000). */
+const TOKEN_TRANSFER_GAS_LIMIT = 120_000n;
 
 export interface FaucetRequest {
   to: string;
@@ -23,7 +25,9 @@ export async function fundFromFaucet(rpcUrl: string, fundedPrivateKey: string, r
     const send = (): Promise<ethers.TransactionResponse> => {
       if (!req.token) return wallet.sendTransaction({ to, value });
       const token = new ethers.Contract(ethers.getAddress(req.token.address), ERC20_TRANSFER_ABI, wallet);
-      return token.transfer(to, value) as Promise<ethers.ContractTransactionResponse>;
+      // A fixed limit, not an estimate: the recipient's balance can go to zero between an estimate and
+      // the send (a sweep), and a transfer to an empty balance costs ~20,000 gas more than estimated.
+      return token.transfer(to, value, { gasLimit: TOKEN_TRANSFER_GAS_LIMIT }) as Promise<ethers.ContractTransactionResponse>;
     };
     for (let attempt = 1; ; attempt++) {
       const tx = await serialized(senderKey(rpcUrl, wallet.address), () => retryNonceClash(send));
