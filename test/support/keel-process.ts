@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Config } from '../../src/platform/config';
 
 const ROOT = join(__dirname, '..', '..');
+const START_TIMEOUT_MS = 60_000;
 
 /** `keel start --roles <roles>` from the TypeScript sources in a child process, for crash tests. */
 export interface KeelProcess {
@@ -57,7 +58,8 @@ export async function startKeelProcess(config: Config, roles: string, env: Recor
   });
   let output = '';
   const started = await new Promise<{ core?: string; pro?: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`keel process did not start:\n${output}`)), 30_000);
+    // Compiling the sources at start-up takes seconds, and more on a loaded machine.
+    const timer = setTimeout(() => reject(new Error(`keel process did not start:\n${output}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const line = output.split('\n').find((l) => l.includes('"keel started"'));
