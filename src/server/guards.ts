@@ -6,6 +6,7 @@ import { KeelError } from '../platform/errors';
 import { UnitOfWork } from '../platform/db/unit-of-work';
 import { bearerToken, header } from './request-context';
 import { setRateLimitHeaders } from './rate-limit-headers';
+import { setQuotaHeaders } from './quota-headers';
 import { isConsolePath } from './console-route';
 import { isApiPagePath, isExplorerPageRequest } from './api-pages';
 import type { Principal } from '../platform/auth/principal';
@@ -25,8 +26,8 @@ function pathOf(url: string): string {
 
 /**
  * Per-request guards shared by REST and GraphQL: authentication (apiKey and orgId headers, or an
- * access token as `Authorization: Bearer`), then the key's rate limit
- * (onRequest, before the body is read), then idempotency (a preHandler of the routes that change
+ * access token as `Authorization: Bearer`), then the key's rate limit and the organisation's monthly
+ * quota (onRequest, before the body is read), then idempotency (a preHandler of the routes that change
  * state, once the body is parsed).
  * The handler runs in a unit-of-work scope that carries the request's claim, so the work it
  * commits is recorded on the claim in the same transaction (see UnitOfWork).
@@ -54,12 +55,19 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     else spendRateLimit(request, reply, principal, done);
   });
 
+  // A request the rate limit refuses does not spend the monthly quota.
   const spendRateLimit = (request: FastifyRequest, reply: FastifyReply, principal: Principal, done: (error?: Error) => void) => {
     request.principal = principal;
-    platform.rateLimiter.consume(principal.tier, principal.apiKeyId).then((state) => {
-      setRateLimitHeaders(reply, state);
-      done();
-    }, done);
+    platform.rateLimiter
+      .consume(principal.tier, principal.apiKeyId)
+      .then((state) => {
+        setRateLimitHeaders(reply, state);
+        return platform.quota.spend(principal.organizationId, principal.apiKeyId);
+      })
+      .then((quota) => {
+        if (quota) setQuotaHeaders(reply, quota);
+        done();
+      }, done);
   };
 
   // Idempotency belongs to the routes that change state: reads and unknown paths skip its two hooks.
