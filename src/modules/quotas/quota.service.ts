@@ -45,7 +45,8 @@ export class QuotaService {
     private readonly quota: MonthlyQuota,
   ) {}
 
-  async usage(organizationId: string): Promise<UsageView> {
+  async usage(organization: string): Promise<UsageView> {
+    const organizationId = Ids.uuid('Organisation', organization);
     await this.quota.flush().catch(() => undefined);
     const month = quotaMonthOf(this.quota.now());
     const state = await this.quota.state(organizationId);
