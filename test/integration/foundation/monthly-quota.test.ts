@@ -180,3 +180,18 @@ test('`keel quota set` raises an organisation\'s quota on every node at once, sh
   expect((await read(org)).status).toBe(429);
   await expect(keel([org.orgId, '0'])).rejects.toThrow(/requests: must be a whole number/);
 });
+
+test('both OpenAPI documents declare the quota headers on every answer and QUOTA_EXCEEDED among the 429s; the core one the usage route', async () => {
+  for (const url of [t.coreUrl, t.proUrl]) {
+    const doc = (await (await fetch(`${url}/v1/openapi.json`)).json()) as any;
+    expect(Object.keys(doc.components.headers)).toEqual(expect.arrayContaining(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'X-RateLimit-Remaining']));
+    expect(doc.components.responses.E429.description).toContain('QUOTA_EXCEEDED');
+    expect(doc.components.responses.E429.headers['X-Quota-Reset']).toEqual({ $ref: '#/components/headers/X-Quota-Reset' });
+    const operations = Object.values(doc.paths).flatMap((path) => Object.values(path as Record<string, { responses: Record<string, { headers?: object }> }>));
+    const successes = operations.flatMap((op) => Object.entries(op.responses).filter(([status]) => status.startsWith('2')).map(([, r]) => r));
+    // The public checkout's routes spend no quota and are documented by hand.
+    expect(successes.filter((r) => r.headers && 'X-Quota-Remaining' in r.headers).length).toBeGreaterThan(10);
+  }
+  const core = (await (await fetch(`${t.coreUrl}/v1/openapi.json`)).json()) as any;
+  expect(core.paths['/v1/organization/usage'].get['x-graphql-field']).toBe('Query.organizationUsage');
+});
