@@ -55,19 +55,28 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     else spendRateLimit(request, reply, principal, done);
   });
 
-  // A request the rate limit refuses does not spend the monthly quota.
+  // The rate limit and the monthly quota are spent in the same turn, so one write takes both to
+  // Redis; a request the rate limit refuses gives back what it spent of the quota.
   const spendRateLimit = (request: FastifyRequest, reply: FastifyReply, principal: Principal, done: (error?: Error) => void) => {
     request.principal = principal;
-    platform.rateLimiter
-      .consume(principal.tier, principal.apiKeyId)
-      .then((state) => {
+    const at = platform.quota.now();
+    const quota = platform.quota.spend(principal.organizationId, principal.apiKeyId, at);
+    platform.rateLimiter.consume(principal.tier, principal.apiKeyId).then(
+      (state) => {
         setRateLimitHeaders(reply, state);
-        return platform.quota.spend(principal.organizationId, principal.apiKeyId);
-      })
-      .then((quota) => {
-        if (quota) setQuotaHeaders(reply, quota);
-        done();
-      }, done);
+        quota.then((spent) => {
+          if (spent) setQuotaHeaders(reply, spent);
+          done();
+        }, done);
+      },
+      (refused: Error) => {
+        quota.then(
+          (spent) => spent && platform.quota.refund(principal.organizationId, principal.apiKeyId, at),
+          () => undefined,
+        );
+        done(refused);
+      },
+    );
   };
 
   // Idempotency belongs to the routes that change state: reads and unknown paths skip its two hooks.

@@ -54,6 +54,10 @@ const RAISE = new RedisScript(`for i = 1, #KEYS do
 end
 return 0`);
 
+/** Gives back one spent request (KEYS[1], the month's count) unless the count is gone (then it is seeded again). */
+const REFUND = new RedisScript(`if redis.call('exists', KEYS[1]) == 1 then return redis.call('decr', KEYS[1]) end
+return 0`);
+
 /** A count outlives its month by this much, so a node whose clock lags a little still finds it. */
 const COUNT_GRACE_SECONDS = 3_600;
 
@@ -124,8 +128,7 @@ export class MonthlyQuota {
    * Spends one request of the organisation's month; throws 429 QUOTA_EXCEEDED once it is spent.
    * Returns the month's state for the headers, or undefined when Redis or PostgreSQL did not answer.
    */
-  spend(organizationId: string, apiKeyId: string): Promise<QuotaState | undefined> {
-    const at = this.clock.now();
+  spend(organizationId: string, apiKeyId: string, at = this.clock.now()): Promise<QuotaState | undefined> {
     const month = quotaMonthOf(at);
     const keys = this.keysOf(organizationId, month);
     return withinMs(SPEND.run(this.redis, keys, []), this.options.redisTimeoutMs, 'Redis')
@@ -146,6 +149,15 @@ export class MonthlyQuota {
           return undefined;
         },
       );
+  }
+
+  /**
+   * Gives back a request `spend` counted at `at` (the rate limit refused it after all), in Redis and
+   * in the record; best effort.
+   */
+  refund(organizationId: string, apiKeyId: string, at: Date): void {
+    this.record.count(organizationId, usageDayOf(at), apiKeyId, -1);
+    void withinMs(REFUND.run(this.redis, [this.keysOf(organizationId, quotaMonthOf(at))[0]], []), this.options.redisTimeoutMs, 'Redis').catch(() => undefined);
   }
 
   /** The organisation's month without spending: the count Redis holds, else the record. */

@@ -66,6 +66,19 @@ test('requests of every key on both hosts spend one monthly quota; once spent: 4
   expect((await read(await t.createOrg())).status).toBe(200);
 });
 
+test('a request the rate limit refuses (429 RATE_LIMIT_EXCEEDED) does not spend the quota', async () => {
+  clock.at = new Date('2026-11-30T12:00:00Z');
+  const org = await t.createOrg({ tier: 'Starter' });
+  // Six at the start of a fresh second: Starter allows five a second.
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+  const responses = await Promise.all(Array.from({ length: 6 }, () => read(org)));
+  const limited = responses.filter((r) => r.status === 429);
+  expect(limited.map((r) => r.body.error.code)).toEqual(['RATE_LIMIT_EXCEEDED']);
+  await eventually(async () => (await t.keel.services.quotas.usage(org.orgId)).used === 5);
+  const usage = await t.keel.services.quotas.usage(org.orgId);
+  expect(usage).toMatchObject({ limit: TIER_MONTHLY_QUOTAS.Starter, used: 5, byDay: [{ day: '2026-11-30', requests: 5 }] });
+});
+
 test('GET /v1/organization/usage and organizationUsage: the month by day and by key (read scope)', async () => {
   clock.at = new Date('2026-11-29T10:00:00Z');
   const org = await t.createOrg();
