@@ -5,6 +5,8 @@ import { keelCommand } from '../../support/keel-cli';
 import { RealtimeClient } from '../../support/realtime-client';
 import { eventually } from '../../support/eventually';
 import { TIER_MONTHLY_QUOTAS } from '../../../src/platform/quota/tier-quotas';
+import { startKeel } from '../../../src/app';
+import { ApiClient } from '../../support/api-client';
 
 /** The quota's clock: each test sets the time it needs; the rest of Keel keeps the real one. */
 const clock = { at: new Date(), now: () => new Date(clock.at) };
@@ -64,6 +66,24 @@ test('requests of every key on both hosts spend one monthly quota; once spent: 4
   expect((await t.keel.services.quotas.usage(org.orgId)).used).toBe(LIMIT);
   // Another organisation's quota is its own.
   expect((await read(await t.createOrg())).status).toBe(200);
+});
+
+test('two nodes spend one count, and each node\'s record adds up in PostgreSQL', async () => {
+  clock.at = new Date('2026-11-30T12:00:00Z');
+  const org = await t.createOrg();
+  const other = await startKeel({ ...t.config, KEEL_ROLES: 'api' }, undefined, { clock });
+  try {
+    const otherCore = new ApiClient(other.core!.url, { apiKey: org.adminKey, orgId: org.orgId });
+    await spend(org, 3);
+    for (let i = 0; i < 3; i++) expect((await otherCore.get('/v1/organization')).status).toBe(200);
+    expect((await read(org)).body.error.code).toBe('QUOTA_EXCEEDED');
+    expect((await otherCore.get('/v1/organization')).body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { used: LIMIT } });
+    await Promise.all([t.keel.platform.quota.flush(), other.platform.quota.flush()]);
+    const day = await t.keel.platform.db('api_usage_daily').where({ organizationId: org.orgId }).sum({ requests: 'requests' }).first();
+    expect(Number(day!.requests)).toBe(LIMIT);
+  } finally {
+    await other.stop();
+  }
 });
 
 test('a request the rate limit refuses (429 RATE_LIMIT_EXCEEDED) does not spend the quota', async () => {
