@@ -142,8 +142,8 @@ export class MonthlyQuota {
           this.degraded = false;
           return this.verdict(reply, organizationId, apiKeyId, at, month);
         },
+        // Redis or PostgreSQL did not answer (QUOTA_EXCEEDED, thrown by the verdict, passes by).
         (error: unknown) => {
-          if (error instanceof QuotaExceeded) throw error;
           this.failOpen(error);
           this.record.count(organizationId, usageDayOf(at), apiKeyId);
           return undefined;
