@@ -197,7 +197,7 @@ test('the quota resets at the UTC month boundary, and the past month stays on re
 test('`keel quota set` raises an organisation\'s quota on every node at once, shown in its usage; `tier` gives it back its tier\'s', async () => {
   // The command line reads the real time, so the quota does here too, and is configured as Keel is.
   clock.at = new Date();
-  const keel = (args: string[]) => keelCommand(t.config, ['quota', 'set', ...args], { MONTHLY_QUOTAS: `Business=${LIMIT}` });
+  const keel = (args: string[], command = 'set') => keelCommand(t.config, ['quota', command, ...args], { MONTHLY_QUOTAS: `Business=${LIMIT}` });
   const org = await t.createOrg();
   await spend(org, LIMIT);
   expect((await read(org)).status).toBe(429);
@@ -212,6 +212,8 @@ test('`keel quota set` raises an organisation\'s quota on every node at once, sh
   expect(await keel([org.orgId, 'tier'])).toMatchObject({ limit: LIMIT, limitSetByOperator: false });
   expect((await read(org)).status).toBe(429);
   await expect(keel([org.orgId, '0'])).rejects.toThrow(/requests: must be a whole number/);
+  expect(await keel([org.orgId], 'show')).toMatchObject({ limit: LIMIT, used: LIMIT + 2, limitSetByOperator: false });
+  await expect(keel(['not-an-id'], 'show')).rejects.toThrow(/Organisation not found/);
 });
 
 test('both OpenAPI documents declare the quota headers on every answer and QUOTA_EXCEEDED among the 429s; the core one the usage route', async () => {
