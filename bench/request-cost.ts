@@ -13,7 +13,7 @@ import { stackFloorApp } from './http-stack-floor-server';
  * `/health`, an authenticated request that finds no route (authentication and the rate limit
  * only) and `GET /v1/api-keys` (plus the REST shim, GraphQL, the ORM and one PostgreSQL query).
  * The differences tell what each layer costs; beside them, each layer called on its own (the rate
- * limit's Redis script, authentication from the per-node cache, the REST row's GraphQL operation
+ * limit's Redis script, the monthly quota's, authentication from the per-node cache, the REST row's GraphQL operation
  * run by its compiled runner without Fastify (resolver and service included), the api-keys service
  * with its PostgreSQL query), and the http benchmark's stack floor answering the same read
  * (http-stack-floor-server.ts: Fastify, the rate limit, type-graphql compiled by graphql-jit, the
@@ -40,6 +40,7 @@ export async function run(args: string[]): Promise<object> {
     const floor = await stackFloorApp({ pool: floorPool, organizationId: org.orgId }, platform.rateLimiter);
     const layers: Record<string, () => Promise<unknown>> = {
       rateLimitOnly: () => platform.rateLimiter.consume('Business', org.orgId),
+      monthlyQuotaOnly: () => platform.quota.spend(org.orgId, principal.apiKeyId),
       authenticateOnly: () => platform.authenticator.authenticate('core', { apiKey: org.adminKey, orgId: org.orgId }),
       listApiKeysOperationOnly: async () => {
         const result = await listOperation({}, { host: 'core', principal, requestId: 'bench', services });

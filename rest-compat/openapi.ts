@@ -17,9 +17,26 @@ const errorResponses = (maxUrlLength: number): Record<string, string> => ({
   '415': 'A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST)',
   '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter',
   '431': 'Request line and headers over 16 KiB (BAD_REQUEST)',
-  '429': 'Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}',
+  '429':
+    "Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage",
   '503': 'PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE)',
 });
+
+const integer = { type: 'integer' };
+
+/** Headers of every authenticated answer: the key's tightest rate-limit window and the organisation's monthly quota. */
+const LIMIT_HEADERS: Record<string, { description: string; schema: Record<string, string> }> = {
+  'X-RateLimit-Limit': { description: "Requests allowed in the key's rate-limit window with the fewest left (per second, minute or day)", schema: integer },
+  'X-RateLimit-Remaining': { description: 'Requests left in that window', schema: integer },
+  'X-RateLimit-Reset': { description: 'When that window resets, UTC epoch seconds', schema: integer },
+  'X-Quota-Limit': {
+    description: "The organisation's monthly request quota, shared by all its keys on both hosts (absent while Keel cannot reach Redis or PostgreSQL to count it; such requests are served)",
+    schema: integer,
+  },
+  'X-Quota-Remaining': { description: 'Requests left this UTC calendar month', schema: integer },
+  'X-Quota-Reset': { description: "When the quota resets, the next month's first instant, UTC epoch seconds", schema: integer },
+};
+const limitHeaderRefs = Object.fromEntries(Object.keys(LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 function envelopeSchema(kind: Envelope, result: JsonSchema, itemsOf: (s: JsonSchema) => JsonSchema): JsonSchema {
   switch (kind) {
@@ -85,7 +102,7 @@ export function buildOpenApi(opts: {
         ? { requestBody: { required: isNonNullType(route.bodyArg.type), content: { 'application/json': { schema: converter.inputRef(route.bodyArg.type) } } } }
         : {}),
       responses: {
-        [status]: { description: 'Success', content: { 'application/json': { schema: envelopeSchema(row.envelope, result, itemsOf) } } },
+        [status]: { description: 'Success', headers: limitHeaderRefs, content: { 'application/json': { schema: envelopeSchema(row.envelope, result, itemsOf) } } },
         ...Object.fromEntries(Object.entries(errors).map(([code, description]) => [code, { $ref: `#/components/responses/E${code}`, description }])),
       },
     };
@@ -113,8 +130,12 @@ export function buildOpenApi(opts: {
             'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice',
         },
       },
+      headers: LIMIT_HEADERS,
       responses: Object.fromEntries(
-        Object.entries(errors).map(([code, description]) => [`E${code}`, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }]),
+        Object.entries(errors).map(([code, description]) => [
+          `E${code}`,
+          { description, ...(code === '429' ? { headers: limitHeaderRefs } : {}), content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+        ]),
       ),
       schemas: {
         ...converter.components,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import { Config } from './platform/config';
 import { percentBasisPoints } from './platform/decimal';
-import { openPlatform, Platform } from './platform/platform';
+import { openPlatform, Platform, PlatformOptions } from './platform/platform';
 import { createServices, Services } from './services';
 import { buildHostSchema } from './schema';
 import { createHost, listen, RunningHost } from './server/host';
@@ -52,9 +52,9 @@ export function parseRoles(text: string): Set<Role> {
  * Starts the roles asked for: the core host (api), the pro host (orderbook) and background work
  * (worker). This is the one place where each role's pieces are built, from the services.
  */
-export async function startKeel(config: Config, logger?: Logger): Promise<Keel> {
+export async function startKeel(config: Config, logger?: Logger, options: PlatformOptions = {}): Promise<Keel> {
   const roles = parseRoles(config.KEEL_ROLES);
-  const platform = await openPlatform(config, logger);
+  const platform = await openPlatform(config, logger, options);
   const networks = new ChainNetworks({ config, db: platform.db, logger: platform.logger });
   try {
     await networks.start();

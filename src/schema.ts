@@ -7,6 +7,7 @@ import { authChecker } from './graphql-kit/auth-checker';
 import { validateArguments } from './graphql-kit/validate-arguments';
 import { registerRootFieldGrants } from './graphql-kit/root-field-grants';
 import { OrganizationResolver } from './modules/organizations/organization.resolver';
+import { QuotaResolver } from './modules/quotas/quota.resolver';
 import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
 import { EngineStatusResolver } from './modules/engine-status/engine-status.resolver';
 import { WebhookResolver } from './modules/webhooks/webhook.resolver';
@@ -33,7 +34,7 @@ import { AccessTokenResolver, RealtimeAuthResolver } from './modules/access-toke
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, PaymentLinkResolver, PaymentIntentResolver, SwapResolver, SettlementRuleResolver, AccessTokenResolver],
+  core: [OrganizationResolver, QuotaResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, PaymentLinkResolver, PaymentIntentResolver, SwapResolver, SettlementRuleResolver, AccessTokenResolver],
   pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, RealtimeResolver, SettlementBatchResolver, AccessTokenResolver, RealtimeAuthResolver],
 };
 

@@ -1,6 +1,7 @@
 import type { Platform } from './platform/platform';
 import { percentBasisPoints } from './platform/decimal';
 import { OrganizationService } from './modules/organizations/organization.service';
+import { QuotaService } from './modules/quotas/quota.service';
 import { ApiKeyService } from './modules/api-keys/api-key.service';
 import { EngineStatusService } from './modules/engine-status/engine-status.service';
 import { WebhookService } from './modules/webhooks/webhook.service';
@@ -80,6 +81,8 @@ const RECOVERY_RPC_MAX_RESPONSE_BYTES = 1_048_576;
 /** Every domain service, wired once per process and handed to resolvers through the context. */
 export interface Services {
   organizations: OrganizationService;
+  /** Each organisation's month of requests against its quota, and the operator's quotas. */
+  quotas: QuotaService;
   apiKeys: ApiKeyService;
   engineStatus: EngineStatusService;
   webhooks: WebhookService;
@@ -248,6 +251,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     sendingWallets,
     transfers,
     organizations,
+    quotas: new QuotaService(db, platform.quota),
     apiKeys,
     engineStatus: new EngineStatusService(config.KEEL_ENV, config.KEEL_ROLES, shardLeadership, orders),
     webhooks,

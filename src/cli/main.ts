@@ -14,6 +14,7 @@ import { Check, formatCheck, runDoctor } from './doctor';
 import { registerOperatorCommands } from './operator-commands';
 import { registerAmlCommands } from './aml-commands';
 import { registerSettlementCommands } from './settlement-commands';
+import { registerQuotaCommands } from './quota-commands';
 import { resealColumn, SealedColumn } from '../platform/crypto/reseal';
 import { loadSecretBox } from '../platform/crypto/secret-box';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
@@ -123,6 +124,7 @@ program
 registerOperatorCommands(program);
 registerAmlCommands(program);
 registerSettlementCommands(program);
+registerQuotaCommands(program);
 
 const secrets = program.command('secrets').description('Secrets at rest');
 secrets

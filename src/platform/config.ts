@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from './client-address';
+import { parseTierQuotas } from './quota/tier-quotas';
 
 /** `https://app.example.com` or `http://localhost:3000`: what a browser sends as Origin. */
 function isOrigin(text: string): boolean {
@@ -66,6 +67,22 @@ export const configSchema = z.object({
   /** Test hook, sandbox only: `after-commit:<unit of work>,…` kills the process right after that work commits. */
   KEEL_FAILPOINTS: z.string().default(''),
   RATE_LIMIT_SCALE: z.coerce.number().positive().default(1),
+  /** Monthly request quotas per tier, `Tier=requests,…`; tiers not named keep their default (platform/quota/tier-quotas.ts). */
+  MONTHLY_QUOTAS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      try {
+        return parseTierQuotas(text);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return parseTierQuotas('');
+      }
+    }),
+  /** How often each node writes the requests it counted to PostgreSQL (the usage record a lost Redis count is seeded from). */
+  QUOTA_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  /** How long an organisation's quota is kept in Redis before it is read again from PostgreSQL (a changed tier default reaches every node within it). */
+  QUOTA_LIMIT_CACHE_SECONDS: z.coerce.number().int().positive().default(60),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   DB_POOL_MAX: z.coerce.number().int().positive().default(20),

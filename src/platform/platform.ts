@@ -17,6 +17,8 @@ import { UnitOfWork } from './db/unit-of-work';
 import { SessionHolder } from './db/session-holder';
 import { Failpoints } from './failpoints';
 import { reach } from './dependency-unreachable';
+import { MonthlyQuota } from './quota/monthly-quota';
+import { Clock, systemClock } from './clock';
 
 /** The shared infrastructure every module and host uses, opened once per process. */
 export interface Platform {
@@ -29,6 +31,8 @@ export interface Platform {
   /** Signs and verifies short-lived access tokens under a key derived from KEEL_MASTER_KEY. */
   accessTokens: AccessTokenSigner;
   rateLimiter: RateLimiter;
+  /** Each organisation's monthly request quota (Redis count, PostgreSQL record). */
+  quota: MonthlyQuota;
   idempotency: IdempotencyStore;
   /** The transaction state-changing work runs in, recorded on the request's idempotency claim. */
   unitOfWork: UnitOfWork;
@@ -45,7 +49,12 @@ export interface Platform {
   close(): Promise<void>;
 }
 
-export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
+export interface PlatformOptions {
+  /** Where the monthly quota reads the time (tests move it across a month's end). */
+  clock?: Clock;
+}
+
+export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL), options: PlatformOptions = {}): Promise<Platform> {
   await reach('PostgreSQL', config.DATABASE_URL, () => ensureDatabase(config.DATABASE_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
   const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS, logger });
   const secretBox = loadSecretBox(config, logger);
@@ -68,6 +77,14 @@ export async function openPlatform(config: Config, logger = createLogger(config.
   const sessionHolder = await SessionHolder.open(config.DATABASE_URL, { logger });
   const idempotency = new IdempotencyStore(db, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS, secretBox, sessionHolder);
   const failpoints = Failpoints.fromConfig(config, logger);
+  const quota = new MonthlyQuota(
+    db,
+    redis,
+    { prefix: config.REDIS_PREFIX, tierQuotas: config.MONTHLY_QUOTAS, limitCacheSeconds: config.QUOTA_LIMIT_CACHE_SECONDS, flushIntervalMs: config.QUOTA_FLUSH_INTERVAL_MS, redisTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS },
+    options.clock ?? systemClock,
+    logger,
+  );
+  quota.start();
   return {
     config,
     db,
@@ -77,6 +94,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     authenticator,
     accessTokens,
     rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_SCALE, config.REDIS_COMMAND_TIMEOUT_MS),
+    quota,
     idempotency,
     unitOfWork: new UnitOfWork(db, idempotency, failpoints),
     failpoints,
@@ -90,6 +108,8 @@ export async function openPlatform(config: Config, logger = createLogger(config.
       return queue as JobQueue<T>;
     },
     async close() {
+      // Its last counts need PostgreSQL and Redis: before either closes.
+      await quota.close();
       await Promise.all([...queues.values()].map((q) => q.close()));
       await liveFeed.close();
       await realtimeBus.close();

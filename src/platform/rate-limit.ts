@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { KeelError } from './errors';
 import { Tier, TIERS } from './auth/permissions';
 import type { RedisClient } from './redis';
 import { withinMs } from './time-bound';
+import { RedisScript } from './redis-script';
 
 /** The spec's per-key budgets, per tier: per second, per minute, per day. */
 export const TIER_LIMITS: Record<Tier, { perSecond: number; perMinute: number; perDay: number }> = {
@@ -24,7 +24,7 @@ const WINDOWS = [
  * counts it (same keys, same counting, so nodes of either build share one budget). Returns
  * {count, ms left} per window.
  */
-const SPEND_SCRIPT = `local out = {}
+const SPEND_SCRIPT = new RedisScript(`local out = {}
 for i = 1, #KEYS do
   local seconds = tonumber(ARGV[i])
   redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
@@ -37,8 +37,7 @@ for i = 1, #KEYS do
   out[#out + 1] = consumed
   out[#out + 1] = ttl
 end
-return out`;
-const SPEND_SCRIPT_SHA = createHash('sha1').update(SPEND_SCRIPT).digest('hex');
+return out`);
 
 export interface RateLimitState {
   limit: number;
@@ -96,12 +95,7 @@ class SharedWindows {
 
   private async spendShared(set: WindowSet, key: string): Promise<number[]> {
     if (!this.redis.isReady) throw new Error('Redis connection is not ready');
-    const options = { keys: set.windows.map((w) => `${w.keyPrefix}:${key}`), arguments: set.seconds };
-    const call = this.redis.evalSha(SPEND_SCRIPT_SHA, options).catch((error: unknown) => {
-      // The first call on a Redis server (or after SCRIPT FLUSH or a restart) sends the script itself.
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis.eval(SPEND_SCRIPT, options);
-      throw error;
-    });
+    const call = SPEND_SCRIPT.run(this.redis, set.windows.map((w) => `${w.keyPrefix}:${key}`), set.seconds);
     return (await withinMs(call, this.redisTimeoutMs, 'Redis')) as number[];
   }
 }

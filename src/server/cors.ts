@@ -5,7 +5,7 @@ import { header } from './request-context';
 /** The request headers Keel reads, which a browser must be allowed to send. */
 export const CORS_ALLOWED_HEADERS = ['apiKey', 'orgId', 'appId', 'Authorization', 'Idempotency-Key', 'X-Request-Id', 'Content-Type'];
 /** The response headers a browser client needs to read. */
-export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed', 'Retry-After'];
+export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'Idempotent-Replayed', 'Retry-After'];
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

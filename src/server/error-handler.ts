@@ -4,6 +4,8 @@ import { RateLimitExceeded } from '../platform/rate-limit';
 import { errorExtensions } from '../graphql-kit/errors';
 import { unavailableError } from '../platform/unavailable';
 import { setRateLimitHeaders } from './rate-limit-headers';
+import { QuotaExceeded } from '../platform/quota/monthly-quota';
+import { setQuotaHeaders } from './quota-headers';
 import type { Logger } from '../platform/logger';
 
 /** Fastify's own failures (body parsing, size, media type) in the spec's vocabulary. */
@@ -33,6 +35,7 @@ export function isGraphQLPath(url: string): boolean {
 /** REST gets the spec's envelope; GraphQL clients get `errors[].extensions` with the same code. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: KeelError): FastifyReply {
   if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
+  if (error instanceof QuotaExceeded) setQuotaHeaders(reply, error.state);
   if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   reply.code(error.status);
   // Errors raised before the guards run (414, framework errors) carry the id too.

@@ -58,7 +58,7 @@ function closeSlowConsumer(socket: WebSocket, reason: string, logger: Platform['
 /**
  * graphql-ws on the host's port at /graphql. Credentials come in connectionParams (`apiKey` and
  * `orgId`, or an access token as `token`); every subscribe
- * message re-checks the key and spends its rate limit like an HTTP request, and only subscriptions
+ * message re-checks the key and spends its rate limit and the monthly quota like an HTTP request, and only subscriptions
  * run. A connection is closed (4401) once its key is revoked, its rotated-out secret expires or its token expires.
  */
 export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): void {
@@ -99,6 +99,8 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
         try {
           principal = await sessions.check(ctx.extra.session!);
           await platform.rateLimiter.consume(principal.tier, principal.apiKeyId);
+          // A subscribe is a request of the month; what a running subscription delivers is not.
+          await platform.quota.spend(principal.organizationId, principal.apiKeyId);
           authorizeDocumentText(contextFor(principal, ctx.extra.requestId!), schema, payload.query, payload.operationName, payload.variables);
         } catch (error) {
           return [asGraphQLError(error)];

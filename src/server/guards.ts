@@ -6,6 +6,7 @@ import { KeelError } from '../platform/errors';
 import { UnitOfWork } from '../platform/db/unit-of-work';
 import { bearerToken, header } from './request-context';
 import { setRateLimitHeaders } from './rate-limit-headers';
+import { setQuotaHeaders } from './quota-headers';
 import { isConsolePath } from './console-route';
 import { isApiPagePath, isExplorerPageRequest } from './api-pages';
 import type { Principal } from '../platform/auth/principal';
@@ -25,8 +26,8 @@ function pathOf(url: string): string {
 
 /**
  * Per-request guards shared by REST and GraphQL: authentication (apiKey and orgId headers, or an
- * access token as `Authorization: Bearer`), then the key's rate limit
- * (onRequest, before the body is read), then idempotency (a preHandler of the routes that change
+ * access token as `Authorization: Bearer`), then the key's rate limit and the organisation's monthly
+ * quota (onRequest, before the body is read), then idempotency (a preHandler of the routes that change
  * state, once the body is parsed).
  * The handler runs in a unit-of-work scope that carries the request's claim, so the work it
  * commits is recorded on the claim in the same transaction (see UnitOfWork).
@@ -54,12 +55,28 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     else spendRateLimit(request, reply, principal, done);
   });
 
+  // The rate limit and the monthly quota are spent in the same turn, so one write takes both to
+  // Redis; a request the rate limit refuses gives back what it spent of the quota.
   const spendRateLimit = (request: FastifyRequest, reply: FastifyReply, principal: Principal, done: (error?: Error) => void) => {
     request.principal = principal;
-    platform.rateLimiter.consume(principal.tier, principal.apiKeyId).then((state) => {
-      setRateLimitHeaders(reply, state);
-      done();
-    }, done);
+    const at = platform.quota.now();
+    const quota = platform.quota.spend(principal.organizationId, principal.apiKeyId, at);
+    platform.rateLimiter.consume(principal.tier, principal.apiKeyId).then(
+      (state) => {
+        setRateLimitHeaders(reply, state);
+        quota.then((spent) => {
+          if (spent) setQuotaHeaders(reply, spent);
+          done();
+        }, done);
+      },
+      (refused: Error) => {
+        quota.then(
+          (spent) => spent && platform.quota.refund(principal.organizationId, principal.apiKeyId, at),
+          () => undefined,
+        );
+        done(refused);
+      },
+    );
   };
 
   // Idempotency belongs to the routes that change state: reads and unknown paths skip its two hooks.

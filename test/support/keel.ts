@@ -7,6 +7,7 @@ import type { Tier } from '../../src/platform/auth/permissions';
 import { createTestDatabase, dropTestDatabase, runPrefix } from './databases';
 import { ApiClient } from './api-client';
 import type { Logger } from '../../src/platform/logger';
+import type { Clock } from '../../src/platform/clock';
 
 export interface TestKeel {
   keel: Keel;
@@ -48,27 +49,33 @@ export function testKeelConfig(name: string, databaseUrl: string, overrides: Par
   );
 }
 
+/** `clock`: where the monthly quota reads the time (a test moves it across a month's end). */
+export interface TestKeelOptions {
+  logger?: Logger;
+  clock?: Clock;
+}
+
 /** A whole Keel (both hosts) on real PostgreSQL and Redis, with its own database and Redis prefix. */
-export async function startTestKeel(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}): Promise<TestKeel> {
+export async function startTestKeel(overrides: Partial<Config> = {}, opts: TestKeelOptions = {}): Promise<TestKeel> {
   const t = {} as TestKeel;
   await startTestKeelInto(t, overrides, opts);
   return t;
 }
 
 /** Starts a test Keel into `t` (filled in place, for handles handed out before it starts). */
-export async function startTestKeelInto(t: TestKeel, overrides: Partial<Config>, opts: { logger?: Logger }): Promise<void> {
+export async function startTestKeelInto(t: TestKeel, overrides: Partial<Config>, opts: TestKeelOptions): Promise<void> {
   const name = `${runPrefix()}_${randomBytes(4).toString('hex')}`;
   const config = testKeelConfig(name, await createTestDatabase(name), overrides);
   let orgs = 0;
   Object.assign(t, {
-    keel: await startKeel(config, opts.logger),
+    keel: await startKeel(config, opts.logger, { clock: opts.clock }),
     config,
     coreUrl: '',
     proUrl: '',
     async restart(more: Partial<Config> = {}) {
       await t.keel.stop();
       t.config = { ...config, ...more };
-      t.keel = await startKeel(t.config, opts.logger);
+      t.keel = await startKeel(t.config, opts.logger, { clock: opts.clock });
       t.coreUrl = t.keel.core?.url ?? '';
       t.proUrl = t.keel.pro?.url ?? '';
     },

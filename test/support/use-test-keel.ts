@@ -1,13 +1,12 @@
 import type { Config } from '../../src/platform/config';
-import type { Logger } from '../../src/platform/logger';
-import { startTestKeelInto, TestKeel, TestOrg } from './keel';
+import { startTestKeelInto, TestKeel, TestKeelOptions, TestOrg } from './keel';
 
 /**
  * One Keel for a test file: started in beforeAll with `orgs` organisations onboarded, stopped in
  * afterAll. Jest collects a file's tests before beforeAll runs, so the returned keel and orgs are
  * filled in place then: a file may destructure them at its top.
  */
-export function useTestKeel(overrides: Partial<Config> = {}, opts: { orgs?: number; logger?: Logger } = {}): { t: TestKeel; orgs: TestOrg[] } {
+export function useTestKeel(overrides: Partial<Config> = {}, opts: { orgs?: number } & TestKeelOptions = {}): { t: TestKeel; orgs: TestOrg[] } {
   const t = {} as TestKeel;
   const orgs = Array.from({ length: opts.orgs ?? 0 }, () => ({}) as TestOrg);
   beforeAll(async () => {

@@ -66,7 +66,7 @@ describe('a request from a page', () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe(DASHBOARD);
     expect(commaList(ok.headers.get('access-control-expose-headers'))).toEqual(
-      expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'idempotent-replayed', 'retry-after']),
+      expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset', 'idempotent-replayed', 'retry-after']),
     );
 
     const unauthorized = await fetch(`${t.proUrl}/v1/orderbook/markets`, { headers: { Origin: 'https://ops.example.com', apiKey: 'nope', orgId: org.orgId } });

@@ -994,6 +994,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organization/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This UTC month's requests of the organisation (all keys, both hosts) against its monthly quota: limit, used, remaining, resetAt, by day and by key
+         * @description The calling organisation's requests this month, by day and by key, against its monthly quota
+         */
+        get: operations["get_organizationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payment-links/{id}": {
         parameters: {
             query?: never;
@@ -2148,6 +2168,11 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last */
             nextCursor?: string | null;
         };
+        DailyUsage: {
+            /** @description UTC day, YYYY-MM-DD */
+            day: string;
+            requests: number;
+        };
         DevFaucetInput: {
             address: string;
             /** @description Whole units, e.g. "250.5"; at most 1,000,000 */
@@ -2239,6 +2264,13 @@ export interface components {
             assets: components["schemas"]["GasEstimateLineType"][];
             estimatedFee: components["schemas"]["EstimatedFeeType"];
         };
+        KeyUsage: {
+            apiKeyId: string;
+            host?: components["schemas"]["ApiKeyHost"] | null;
+            /** @description The key's name; null for a key that no longer exists */
+            name?: string | null;
+            requests: number;
+        };
         MasterWallet: {
             analytics: components["schemas"]["MasterWalletAnalytics"];
             /** @description The chain the wallet was created on */
@@ -2280,6 +2312,27 @@ export interface components {
             tier: components["schemas"]["Tier"];
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description The organisation's requests this UTC calendar month, across its keys and both hosts, against its monthly quota (429 QUOTA_EXCEEDED once used reaches limit) */
+        OrganizationUsage: {
+            /** @description Requests per UTC day with any; other nodes' last few seconds may not be in yet */
+            byDay: components["schemas"]["DailyUsage"][];
+            /** @description Requests per API key this month, most first */
+            byKey: components["schemas"]["KeyUsage"][];
+            /** @description Requests allowed this month: the tier's quota, or the one an operator set */
+            limit: number;
+            /** @description Whether an operator set this organisation's quota rather than its tier */
+            limitSetByOperator: boolean;
+            /** @description YYYY-MM */
+            month: string;
+            remaining: number;
+            /**
+             * Format: date-time
+             * @description When the quota resets: the next month's first instant (UTC)
+             */
+            resetAt: string;
+            /** @description Requests counted this month (what the quota is decided on) */
+            used: number;
         };
         PaymentIntent: {
             amount: string;
@@ -3093,9 +3146,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+        /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
         E429: {
             headers: {
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -3126,7 +3185,20 @@ export interface components {
         IdempotencyKey: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The organisation's monthly request quota, shared by all its keys on both hosts (absent while Keel cannot reach Redis or PostgreSQL to count it; such requests are served) */
+        "X-Quota-Limit": number;
+        /** @description Requests left this UTC calendar month */
+        "X-Quota-Remaining": number;
+        /** @description When the quota resets, the next month's first instant, UTC epoch seconds */
+        "X-Quota-Reset": number;
+        /** @description Requests allowed in the key's rate-limit window with the fewest left (per second, minute or day) */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in that window */
+        "X-RateLimit-Remaining": number;
+        /** @description When that window resets, UTC epoch seconds */
+        "X-RateLimit-Reset": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3180,6 +3252,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3206,7 +3284,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3235,6 +3313,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,7 +3345,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3286,6 +3370,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3312,7 +3402,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3340,6 +3430,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,7 +3462,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3395,6 +3491,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3423,7 +3525,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3463,6 +3565,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3487,7 +3595,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3516,6 +3624,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3542,7 +3656,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3567,6 +3681,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3591,7 +3711,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3619,6 +3739,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,7 +3773,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3674,6 +3800,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3700,7 +3832,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3733,6 +3865,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3761,7 +3899,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3790,6 +3928,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,7 +3960,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3839,6 +3983,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3865,7 +4015,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3891,6 +4041,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3917,7 +4073,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3947,6 +4103,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3973,7 +4135,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -3995,6 +4157,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4021,7 +4189,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4050,6 +4218,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4076,7 +4250,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4105,6 +4279,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4133,7 +4313,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4162,6 +4342,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4190,7 +4376,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4213,6 +4399,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4239,7 +4431,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4268,6 +4460,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4294,7 +4492,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4316,6 +4514,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4342,7 +4546,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4367,6 +4571,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4393,7 +4603,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4422,6 +4632,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4448,7 +4664,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4473,6 +4689,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4499,7 +4721,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4524,6 +4746,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4550,7 +4778,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4577,6 +4805,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4601,7 +4835,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4630,6 +4864,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4658,7 +4898,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4680,6 +4920,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4706,7 +4952,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4735,6 +4981,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4761,7 +5013,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4781,6 +5033,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4807,7 +5065,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4834,6 +5092,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4862,7 +5126,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4889,6 +5153,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4915,7 +5185,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4937,6 +5207,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4963,7 +5239,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -4988,6 +5264,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5014,7 +5296,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5043,6 +5325,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,7 +5357,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5099,6 +5387,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5127,7 +5421,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5149,6 +5443,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5175,7 +5475,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5202,6 +5502,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5226,7 +5532,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5254,6 +5560,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5282,7 +5594,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5304,6 +5616,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5330,7 +5648,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5474,6 +5792,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5500,7 +5824,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5529,6 +5853,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5557,7 +5887,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5584,6 +5914,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5610,7 +5946,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5632,6 +5968,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5658,7 +6000,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5687,6 +6029,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5713,7 +6061,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5743,6 +6091,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5771,7 +6125,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5800,6 +6154,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5826,7 +6186,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5851,6 +6211,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,7 +6243,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5903,6 +6269,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5927,7 +6299,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -5953,6 +6325,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5977,7 +6355,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6006,6 +6384,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6034,7 +6418,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6074,6 +6458,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6098,7 +6488,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6127,6 +6517,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,7 +6549,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6182,6 +6578,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6208,7 +6610,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6228,6 +6630,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6254,7 +6662,59 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    get_organizationUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrganizationUsage"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6276,6 +6736,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6302,7 +6768,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6331,6 +6797,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6359,7 +6831,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6386,6 +6858,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6412,7 +6890,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6434,6 +6912,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6460,7 +6944,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6489,6 +6973,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6515,7 +7005,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6548,6 +7038,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6576,7 +7072,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6603,6 +7099,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6629,7 +7131,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6651,6 +7153,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6677,7 +7185,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6699,6 +7207,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6725,7 +7239,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6754,6 +7268,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6780,7 +7300,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6805,6 +7325,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6831,7 +7357,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6861,6 +7387,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6889,7 +7421,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6914,6 +7446,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6940,7 +7478,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -6971,6 +7509,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6999,7 +7543,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7029,6 +7573,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7057,7 +7607,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7084,6 +7634,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7110,7 +7666,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7132,6 +7688,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7158,7 +7720,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7183,6 +7745,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7207,7 +7775,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7236,6 +7804,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7262,7 +7836,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7287,6 +7861,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7313,7 +7893,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7338,6 +7918,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7364,7 +7950,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7393,6 +7979,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7421,7 +8013,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7451,6 +8043,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7479,7 +8077,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7506,6 +8104,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7532,7 +8136,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7554,6 +8158,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7580,7 +8190,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7611,6 +8221,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7637,7 +8253,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7664,6 +8280,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7690,7 +8312,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7719,6 +8341,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7747,7 +8375,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7769,6 +8397,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7795,7 +8429,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7820,6 +8454,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7846,7 +8486,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7871,6 +8511,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7897,7 +8543,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7926,6 +8572,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7954,7 +8606,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -7976,6 +8628,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8002,7 +8660,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8027,6 +8685,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8053,7 +8717,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8081,6 +8745,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8109,7 +8779,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8136,6 +8806,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8162,7 +8838,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8184,6 +8860,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8210,7 +8892,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8239,6 +8921,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8265,7 +8953,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8290,6 +8978,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8316,7 +9010,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8345,6 +9039,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8371,7 +9071,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8400,6 +9100,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8426,7 +9132,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -8446,6 +9152,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8472,7 +9184,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];

@@ -824,9 +824,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+        /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
         E429: {
             headers: {
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -857,7 +863,20 @@ export interface components {
         IdempotencyKey: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The organisation's monthly request quota, shared by all its keys on both hosts (absent while Keel cannot reach Redis or PostgreSQL to count it; such requests are served) */
+        "X-Quota-Limit": number;
+        /** @description Requests left this UTC calendar month */
+        "X-Quota-Remaining": number;
+        /** @description When the quota resets, the next month's first instant, UTC epoch seconds */
+        "X-Quota-Reset": number;
+        /** @description Requests allowed in the key's rate-limit window with the fewest left (per second, minute or day) */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in that window */
+        "X-RateLimit-Remaining": number;
+        /** @description When that window resets, UTC epoch seconds */
+        "X-RateLimit-Reset": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -874,6 +893,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -900,7 +925,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -928,6 +953,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -955,7 +986,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -982,6 +1013,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1008,7 +1045,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1035,6 +1072,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1061,7 +1104,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1083,6 +1126,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1109,7 +1158,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1138,6 +1187,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1164,7 +1219,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1189,6 +1244,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1215,7 +1276,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1237,6 +1298,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1263,7 +1330,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1292,6 +1359,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1319,7 +1392,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1350,6 +1423,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1377,7 +1456,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1404,6 +1483,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,7 +1515,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1452,6 +1537,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1478,7 +1569,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1503,6 +1594,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1529,7 +1626,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1558,6 +1655,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1585,7 +1688,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1612,6 +1715,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1638,7 +1747,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1668,6 +1777,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,7 +1810,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1717,6 +1832,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1743,7 +1864,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1770,6 +1891,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1796,7 +1923,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1818,6 +1945,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,7 +1977,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
@@ -1873,6 +2006,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,7 +2039,7 @@ export interface operations {
             415: components["responses"]["E415"];
             /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt} */
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
