@@ -214,7 +214,8 @@ test('`keel quota set` raises an organisation\'s quota on every node at once, sh
   await expect(keel([org.orgId, '0'])).rejects.toThrow(/requests: must be a whole number/);
   expect(await keel([org.orgId], 'show')).toMatchObject({ limit: LIMIT, used: LIMIT + 2, limitSetByOperator: false });
   await expect(keel(['not-an-id'], 'show')).rejects.toThrow(/Organisation not found/);
-});
+  // Five command-line runs, each compiling the sources at start-up.
+}, 180_000);
 
 test('both OpenAPI documents declare the quota headers on every answer and QUOTA_EXCEEDED among the 429s; the core one the usage route', async () => {
   for (const url of [t.coreUrl, t.proUrl]) {
