@@ -5,31 +5,49 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 
 /**
- * @notice Keel's settlement contract: a custody vault of per-account balances that the operator
- * settles off-chain matched trades against, in batches, netted per account and asset.
+ * @notice Keel's settlement contract: the trading balances of Keel's wallets, per (account, token),
+ * held here between trades. Orders are admitted only against what is here, so a matched trade
+ * settles by moving balances inside the contract: nothing a counterparty's wallet can refuse.
  *
  * Rules the contract enforces (whatever the operator sends):
- * - only the operator may settle or release, and a batch applies all of its deltas or none;
+ * - anyone may deposit for an account (ERC-20 after an approval, or the native coin); what arrives
+ *   is credited to that account;
+ * - only the operator may settle, and a batch applies all of its deltas or none, moving balances
+ *   inside the contract only (no token transfer);
  * - a trade key settles at most once (a bitmap of settled keys; a replayed batch reverts);
  * - per asset a batch cannot create value: what accounts receive is at most what accounts pay,
  *   and the difference (the trading fees) is credited to the fee recipient;
  * - no balance goes below zero;
- * - funds only ever leave to the account that owns them (release by the operator, or the
- *   account's own exit after `exitDelay` if the operator stops), or to the fee recipient.
+ * - funds leave an account only with its owner's signature: a withdrawal the account signed
+ *   (EIP-712, to its own or another address, each withdrawal id used once) that the operator
+ *   submits, or the account's own exit after `exitDelay` if the operator stops.
  *
  * Asset address(0) is the chain's native coin.
  */
-contract KeelSettlement is ReentrancyGuard, Ownable {
+contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     using SafeERC20 for IERC20;
 
     address public constant NATIVE = address(0);
+    bytes32 public constant WITHDRAWAL_TYPEHASH =
+        keccak256("Withdrawal(bytes16 id,address account,address token,uint256 amount,address to)");
 
     struct Delta {
         address account;
         address token;
         int256 amount;
+    }
+
+    /// A withdrawal the account signed: `amount` of `token` from its balance here to `to`, once (`id`).
+    struct Withdrawal {
+        bytes16 id;
+        address account;
+        address token;
+        uint256 amount;
+        address to;
     }
 
     address public operator;
@@ -42,8 +60,11 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
     /// trade key >> 8 => bitmap of settled keys.
     mapping(uint256 => uint256) private settledWords;
     mapping(address => uint256) public exitRequestedAt;
+    /// Withdrawal ids already paid out.
+    mapping(bytes16 => bool) public withdrawn;
 
     event Deposited(address indexed account, address indexed token, uint256 amount);
+    event Withdrawn(bytes16 indexed id, address indexed account, address indexed token, uint256 amount, address to);
     event Released(address indexed account, address indexed token, uint256 amount);
     event BatchSettled(bytes16 indexed batchId, uint256 tradeCount, bytes32 tradesHash);
     event ExitRequested(address indexed account, uint256 availableAt);
@@ -58,13 +79,16 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
     error BadTradeKeys();
     error ExitNotReady(uint256 availableAt);
     error NativeTransferFailed();
+    error AlreadyWithdrawn(bytes16 id);
+    error NotSignedByAccount(bytes16 id);
+    error LengthMismatch();
 
     modifier onlyOperator() {
         if (msg.sender != operator) revert NotOperator();
         _;
     }
 
-    constructor(address operator_, address feeRecipient_, uint256 exitDelay_) Ownable(msg.sender) {
+    constructor(address operator_, address feeRecipient_, uint256 exitDelay_) Ownable(msg.sender) EIP712("KeelSettlement", "1") {
         operator = operator_;
         feeRecipient = feeRecipient_;
         exitDelay = exitDelay_;
@@ -80,19 +104,28 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
         emit FeeRecipientChanged(feeRecipient_);
     }
 
-    // ---- deposits: an account moves its own funds in ----
+    // ---- deposits: funds in, credited to an account ----
 
-    function deposit(address token, uint256 amount) external nonReentrant {
+    function deposit(address token, uint256 amount) external {
+        depositFor(msg.sender, token, amount);
+    }
+
+    /// The sender's tokens (approved first), credited to `account`: what actually arrived.
+    function depositFor(address account, address token, uint256 amount) public nonReentrant {
         uint256 before = IERC20(token).balanceOf(address(this));
         IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
         uint256 received = IERC20(token).balanceOf(address(this)) - before;
-        balanceOf[token][msg.sender] += received;
-        emit Deposited(msg.sender, token, received);
+        balanceOf[token][account] += received;
+        emit Deposited(account, token, received);
     }
 
     function depositNative() external payable {
-        balanceOf[NATIVE][msg.sender] += msg.value;
-        emit Deposited(msg.sender, NATIVE, msg.value);
+        depositNativeFor(msg.sender);
+    }
+
+    function depositNativeFor(address account) public payable {
+        balanceOf[NATIVE][account] += msg.value;
+        emit Deposited(account, NATIVE, msg.value);
     }
 
     // ---- settlement ----
@@ -162,11 +195,29 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
         if (sum < 0) balanceOf[token][feeRecipient] += uint256(-sum);
     }
 
-    // ---- funds out: only to their owner ----
+    // ---- funds out: only with their owner's consent ----
 
-    /// The operator returns accounts' whole balances of the given tokens to the accounts themselves.
-    function release(address[] calldata accounts, address[] calldata tokens) external onlyOperator nonReentrant {
-        for (uint256 i = 0; i < accounts.length; i++) _payOut(accounts[i], tokens[i], balanceOf[tokens[i]][accounts[i]]);
+    /**
+     * Pays out withdrawals the accounts signed (EIP-712 `Withdrawal`), each id once. Operator only:
+     * Keel takes the amount from the account's trading balance in its ledger before it submits, so
+     * nothing locked in open orders or owed to a batch can leave. All or none.
+     */
+    function withdraw(Withdrawal[] calldata ws, bytes[] calldata signatures) external onlyOperator nonReentrant {
+        if (ws.length != signatures.length) revert LengthMismatch();
+        for (uint256 i = 0; i < ws.length; i++) {
+            Withdrawal calldata w = ws[i];
+            if (withdrawn[w.id]) revert AlreadyWithdrawn(w.id);
+            bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(WITHDRAWAL_TYPEHASH, w.id, w.account, w.token, w.amount, w.to)));
+            if (ECDSA.recover(digest, signatures[i]) != w.account) revert NotSignedByAccount(w.id);
+            withdrawn[w.id] = true;
+            uint256 bal = balanceOf[w.token][w.account];
+            if (bal < w.amount) revert InsufficientBalance(w.account, w.token, bal, w.amount);
+            unchecked {
+                balanceOf[w.token][w.account] = bal - w.amount;
+            }
+            _send(w.to, w.token, w.amount);
+            emit Withdrawn(w.id, w.account, w.token, w.amount, w.to);
+        }
     }
 
     /// The fee recipient takes the fees collected in a token.
@@ -187,15 +238,20 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
         _payOut(msg.sender, token, balanceOf[token][msg.sender]);
     }
 
+    /// An account's (or the fee recipient's) whole balance of a token, to itself.
     function _payOut(address account, address token, uint256 amount) private {
         if (amount == 0) return;
         balanceOf[token][account] = 0;
+        _send(account, token, amount);
+        emit Released(account, token, amount);
+    }
+
+    function _send(address to, address token, uint256 amount) private {
         if (token == NATIVE) {
-            (bool ok, ) = account.call{value: amount}("");
+            (bool ok, ) = to.call{value: amount}("");
             if (!ok) revert NativeTransferFailed();
         } else {
-            IERC20(token).safeTransfer(account, amount);
+            IERC20(token).safeTransfer(to, amount);
         }
-        emit Released(account, token, amount);
     }
 }

@@ -40,6 +40,39 @@ export function settleCalldata(batchId: string, tradeKeys: readonly bigint[], de
   return settlementInterface().encodeFunctionData('settle', [batchIdBytes(batchId), packTradeKeys(tradeKeys), sortDeltas(deltas).map((d) => [d.account, d.token, d.amount])]);
 }
 
+/** A withdrawal from an account's trading balance in the contract, as the account signs it. */
+export interface ChainWithdrawal {
+  /** Keel's withdrawal id (a uuid): the contract pays each id once. */
+  id: string;
+  account: string;
+  token: string;
+  amount: bigint;
+  to: string;
+}
+
+const WITHDRAWAL_TYPES = {
+  Withdrawal: [
+    { name: 'id', type: 'bytes16' },
+    { name: 'account', type: 'address' },
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+    { name: 'to', type: 'address' },
+  ],
+};
+
+/** The account's EIP-712 signature of a withdrawal from the contract at `contract` on chain `chainId`. */
+export function signWithdrawal(signer: ethers.Signer, contract: string, chainId: number | bigint, w: ChainWithdrawal): Promise<string> {
+  return signer.signTypedData({ name: 'KeelSettlement', version: '1', chainId, verifyingContract: contract }, WITHDRAWAL_TYPES, { ...w, id: batchIdBytes(w.id) });
+}
+
+/** The operator's call paying out signed withdrawals. */
+export function withdrawCalldata(signed: { withdrawal: ChainWithdrawal; signature: string }[]): string {
+  return settlementInterface().encodeFunctionData('withdraw', [
+    signed.map(({ withdrawal: w }) => [batchIdBytes(w.id), w.account, w.token, w.amount, w.to]),
+    signed.map((s) => s.signature),
+  ]);
+}
+
 /** The contract's custom error in a failed call or transaction, as readable text. */
 export function revertReason(e: unknown): string {
   const err = e as { data?: string; info?: { error?: { data?: string | { data?: string }; message?: string } }; shortMessage?: string; message?: string };
