@@ -28,7 +28,6 @@ import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes'
 import { CHECKOUT_OPENAPI_PATHS } from './modules/payment-links/checkout-openapi';
 import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
 import { SettlementBatcher } from './modules/settlement/batcher';
-import { ProceedsRelease } from './modules/settlement/proceeds-release';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
 import { claimNodeIdentity, NodeIdentity, processNodeId } from './platform/node-identity';
 
@@ -141,6 +140,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   // listeners that react to what the line was for (an agent payment, a swap, a settlement rule's execution),
   // each of which only touches its own kind of line.
   sender.onOutcome(services.custodyLedgerSync);
+  sender.onOutcome(services.tradingDepositOutcomes);
   sender.onOutcome(services.agentPaymentOutcomes);
   sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
   const { settlementOutcomes } = services;
@@ -172,10 +172,10 @@ function settlementWorker(platform: Platform, services: Services, networks: Chai
   const batcher = new SettlementBatcher(
     db,
     platform.outbox,
-    services.settlementFunding,
-    new ProceedsRelease(db, logger),
-    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS, fundingRetryBaseMs: config.SETTLEMENT_FUNDING_RETRY_BASE_MS, fundingMaxAttempts: config.SETTLEMENT_FUNDING_MAX_ATTEMPTS },
+    services.tradingWithdrawals,
+    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS },
     logger,
+    platform.failpoints,
   );
   const options = { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS, leaseMs: config.SETTLEMENT_LEASE_MS, reconcileIntervalMs: config.SETTLEMENT_RECONCILE_INTERVAL_MS };
   return new SettlementWorker(db, networks, services.settlementDeployments, batcher, services.settlementReconciler, platform.metrics, options, logger);

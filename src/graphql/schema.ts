@@ -1,3 +1,4 @@
+import { TradingResolver } from '../modules/settlement/trading.resolver';
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema, NonEmptyArray, PubSub } from 'type-graphql';
@@ -34,7 +35,7 @@ import { AccessTokenResolver, RealtimeAuthResolver } from '../modules/access-tok
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
   core: [OrganizationResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, PaymentLinkResolver, PaymentIntentResolver, SwapResolver, SettlementRuleResolver, AccessTokenResolver],
-  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, RealtimeResolver, SettlementBatchResolver, AccessTokenResolver, RealtimeAuthResolver],
+  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, RealtimeResolver, SettlementBatchResolver, TradingResolver, AccessTokenResolver, RealtimeAuthResolver],
 };
 
 /**

@@ -14,7 +14,7 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { Hook } from '../../platform/events/hooks';
 
-export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap';
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap' | 'trading_deposit';
 
 /** A line Keel queues itself: a send of `rawAmount`, or a contract `call` (a DEX approval or swap) that moves it. */
 export interface QueuedLine {
