@@ -83,6 +83,9 @@ beforeAll(async () => {
     SETTLEMENT_FEE_BUMP_AFTER_MS: 300,
     SETTLEMENT_RECONCILE_INTERVAL_MS: 500,
     SETTLEMENT_EXIT_DELAY_SECONDS: EXIT_DELAY,
+    // A loaded machine answers slowly: waits longer before a request is refused as unavailable.
+    DB_ACQUIRE_TIMEOUT_MS: 10_000,
+    REDIS_COMMAND_TIMEOUT_MS: 5_000,
     TRANSFER_POLL_INTERVAL_MS: 100,
     CHAIN_POLL_INTERVAL_MS: 100,
     RATE_LIMIT_SCALE: 1000,
@@ -377,7 +380,9 @@ test('a confirmed batch whose block leaves the chain is REORGED and settled agai
   await revert(rpcUrl, before);
   const again = await eventually(async () => {
     const b = await batchOf(id);
-    return b.status === 'CONFIRMED' && (await transitionsOf(b.id)).length > 3 ? b : undefined;
+    // Read after the batch: its last transition is then at least as new as the status read.
+    const seen = await transitionsOf(b.id);
+    return b.status === 'CONFIRMED' && seen.length > 3 && seen[seen.length - 1] === 'SUBMITTED>CONFIRMED' ? b : undefined;
   }, 60_000, 200);
   expect(await transitionsOf(again.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>CONFIRMED', 'CONFIRMED>REORGED', 'REORGED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
   // Its nonce was free again, so the same signed transaction was sent again: had the old one still
