@@ -23,7 +23,7 @@ import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
  *   and the difference (the trading fees) is credited to the fee recipient;
  * - no balance goes below zero;
  * - funds leave an account only with its owner's signature: a withdrawal the account signed
- *   (EIP-712, to its own or another address, each withdrawal id used once) that the operator
+ *   (EIP-712, to its own or another address, each withdrawal key used once) that the operator
  *   submits, or the account's own exit after `exitDelay` if the operator stops.
  *
  * Asset address(0) is the chain's native coin.
@@ -33,17 +33,11 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
 
     address public constant NATIVE = address(0);
     bytes32 public constant WITHDRAWAL_TYPEHASH =
-        keccak256("Withdrawal(bytes16 id,address account,address token,uint256 amount,address to)");
+        keccak256("Withdrawal(uint64 key,address account,address token,uint256 amount,address to)");
 
-    struct Delta {
-        address account;
-        address token;
-        int256 amount;
-    }
-
-    /// A withdrawal the account signed: `amount` of `token` from its balance here to `to`, once (`id`).
+    /// A withdrawal the account signed: `amount` of `token` from its balance here to `to`, once (`key`).
     struct Withdrawal {
-        bytes16 id;
+        uint64 key;
         address account;
         address token;
         uint256 amount;
@@ -60,11 +54,11 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     /// trade key >> 8 => bitmap of settled keys.
     mapping(uint256 => uint256) private settledWords;
     mapping(address => uint256) public exitRequestedAt;
-    /// Withdrawal ids already paid out.
-    mapping(bytes16 => bool) public withdrawn;
+    /// withdrawal key >> 8 => bitmap of withdrawal keys already paid out.
+    mapping(uint256 => uint256) private withdrawnWords;
 
     event Deposited(address indexed account, address indexed token, uint256 amount);
-    event Withdrawn(bytes16 indexed id, address indexed account, address indexed token, uint256 amount, address to);
+    event Withdrawn(uint64 indexed key, address indexed account, address indexed token, uint256 amount, address to);
     event Released(address indexed account, address indexed token, uint256 amount);
     event BatchSettled(bytes16 indexed batchId, uint256 tradeCount, bytes32 tradesHash);
     event ExitRequested(address indexed account, uint256 availableAt);
@@ -79,9 +73,10 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     error BadTradeKeys();
     error ExitNotReady(uint256 availableAt);
     error NativeTransferFailed();
-    error AlreadyWithdrawn(bytes16 id);
-    error NotSignedByAccount(bytes16 id);
+    error AlreadyWithdrawn(uint64 key);
+    error NotSignedByAccount(uint64 key);
     error LengthMismatch();
+    error BadDeltas();
 
     modifier onlyOperator() {
         if (msg.sender != operator) revert NotOperator();
@@ -134,60 +129,101 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
         return settledWords[tradeKey >> 8] & (uint256(1) << (tradeKey & 255)) != 0;
     }
 
-    /**
-     * Applies one batch: marks every trade key settled (8 bytes each, big-endian) and applies the
-     * netted deltas. Deltas are grouped by token in ascending token order; per token the deltas may
-     * sum to at most zero, and what is left over is the fee credited to the fee recipient.
-     */
-    function settle(bytes16 batchId, bytes calldata tradeKeys, Delta[] calldata deltas) external onlyOperator nonReentrant {
-        uint256 count = tradeKeys.length / 8;
-        if (count == 0 || tradeKeys.length % 8 != 0) revert BadTradeKeys();
-        _markSettled(tradeKeys, count);
-
-        address token = address(0);
-        int256 sum = 0;
-        for (uint256 i = 0; i < deltas.length; i++) {
-            Delta calldata d = deltas[i];
-            if (i == 0 || d.token != token) {
-                if (i != 0) {
-                    if (uint160(d.token) < uint160(token)) revert UnsortedDeltas(i);
-                    _creditFee(token, sum);
-                }
-                token = d.token;
-                sum = 0;
-            }
-            sum += d.amount;
-            if (d.amount < 0) {
-                uint256 need = uint256(-d.amount);
-                uint256 bal = balanceOf[d.token][d.account];
-                if (bal < need) revert InsufficientBalance(d.account, d.token, bal, need);
-                unchecked {
-                    balanceOf[d.token][d.account] = bal - need;
-                }
-            } else if (d.amount > 0) {
-                balanceOf[d.token][d.account] += uint256(d.amount);
-            }
-        }
-        if (deltas.length != 0) _creditFee(token, sum);
-        emit BatchSettled(batchId, count, keccak256(tradeKeys));
+    function isWithdrawn(uint64 key) external view returns (bool) {
+        return withdrawnWords[key >> 8] & (uint256(1) << (key & 255)) != 0;
     }
 
-    function _markSettled(bytes calldata tradeKeys, uint256 count) private {
-        uint256 wordIndex = type(uint256).max;
-        uint256 word = 0;
-        for (uint256 i = 0; i < count; i++) {
-            uint64 key = uint64(bytes8(tradeKeys[i * 8:i * 8 + 8]));
-            uint256 index = uint256(key) >> 8;
-            if (index != wordIndex) {
-                if (wordIndex != type(uint256).max) settledWords[wordIndex] = word;
-                wordIndex = index;
-                word = settledWords[index];
+    /**
+     * Applies one batch: marks every trade key settled and applies the netted deltas, all or none.
+     *
+     * `keyRuns`: runs of consecutive trade keys, 12 bytes each (uint64 first key, uint32 count,
+     * big-endian): Keel numbers trades in sequence and batches them in that order, so a batch is
+     * mostly one run, marked a bitmap word (256 keys) at a time.
+     *
+     * `deltas`: per token, tokens strictly ascending: the token (20 bytes), a count (uint16), then
+     * that many (account 20 bytes, amount int128 big-endian) deltas, one per account (netted per
+     * batch: each balance is written once). Per token the deltas may sum to at most zero; what is
+     * left over is the fee credited to the fee recipient.
+     */
+    function settle(bytes16 batchId, bytes calldata keyRuns, bytes calldata deltas) external onlyOperator nonReentrant {
+        uint256 count = _markSettled(keyRuns);
+        uint256 p = 0;
+        uint256 end = deltas.length;
+        uint256 previous = 0;
+        while (p < end) {
+            if (p + 22 > end) revert BadDeltas();
+            address token;
+            uint256 n;
+            assembly {
+                let head := calldataload(add(deltas.offset, p))
+                token := shr(96, head)
+                n := and(shr(80, head), 0xffff)
             }
-            uint256 bit = uint256(1) << (key & 255);
-            if (word & bit != 0) revert TradeAlreadySettled(key);
-            word |= bit;
+            if (p != 0 && uint160(token) <= previous) revert UnsortedDeltas(p);
+            previous = uint160(token);
+            p += 22;
+            if (p + n * 36 > end) revert BadDeltas();
+            mapping(address => uint256) storage balances = balanceOf[token];
+            int256 sum = 0;
+            for (uint256 i = 0; i < n; i++) {
+                address account;
+                int256 amount;
+                assembly {
+                    let at := add(deltas.offset, p)
+                    account := shr(96, calldataload(at))
+                    amount := sar(128, calldataload(add(at, 20)))
+                }
+                p += 36;
+                sum += amount;
+                if (amount < 0) {
+                    uint256 need = uint256(-amount);
+                    uint256 bal = balances[account];
+                    if (bal < need) revert InsufficientBalance(account, token, bal, need);
+                    unchecked {
+                        balances[account] = bal - need;
+                    }
+                } else if (amount > 0) {
+                    balances[account] += uint256(amount);
+                }
+            }
+            _creditFee(token, sum);
         }
-        settledWords[wordIndex] = word;
+        emit BatchSettled(batchId, count, keccak256(keyRuns));
+    }
+
+    /// Marks the runs' keys in the bitmap (a word at a time); reverts if any was settled before. The number of keys.
+    function _markSettled(bytes calldata runs) private returns (uint256 count) {
+        if (runs.length == 0 || runs.length % 12 != 0) revert BadTradeKeys();
+        for (uint256 p = 0; p < runs.length; p += 12) {
+            uint256 first;
+            uint256 n;
+            assembly {
+                let run := calldataload(add(runs.offset, p))
+                first := shr(192, run)
+                n := and(shr(160, run), 0xffffffff)
+            }
+            if (n == 0) revert BadTradeKeys();
+            count += n;
+            uint256 last = first + n - 1;
+            if (last > type(uint64).max) revert BadTradeKeys();
+            while (true) {
+                uint256 index = first >> 8;
+                uint256 hi = (last >> 8) == index ? last & 255 : 255;
+                uint256 mask = (type(uint256).max >> (255 - hi)) & (type(uint256).max << (first & 255));
+                uint256 word = settledWords[index];
+                if (word & mask != 0) revert TradeAlreadySettled(uint64(_lowestKey(index, word & mask)));
+                settledWords[index] = word | mask;
+                if (hi != 255 || (index << 8) + 255 >= last) break;
+                first = (index + 1) << 8;
+            }
+        }
+    }
+
+    /// The lowest key of a bitmap word's set bits (only ever read on the way to a revert).
+    function _lowestKey(uint256 index, uint256 bits) private pure returns (uint256) {
+        uint256 bit = 0;
+        while (bits & (uint256(1) << bit) == 0) bit++;
+        return (index << 8) + bit;
     }
 
     function _creditFee(address token, int256 sum) private {
@@ -198,7 +234,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     // ---- funds out: only with their owner's consent ----
 
     /**
-     * Pays out withdrawals the accounts signed (EIP-712 `Withdrawal`), each id once. Operator only:
+     * Pays out withdrawals the accounts signed (EIP-712 `Withdrawal`), each key once. Operator only:
      * Keel takes the amount from the account's trading balance in its ledger before it submits, so
      * nothing locked in open orders or owed to a batch can leave. All or none.
      */
@@ -206,17 +242,19 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
         if (ws.length != signatures.length) revert LengthMismatch();
         for (uint256 i = 0; i < ws.length; i++) {
             Withdrawal calldata w = ws[i];
-            if (withdrawn[w.id]) revert AlreadyWithdrawn(w.id);
-            bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(WITHDRAWAL_TYPEHASH, w.id, w.account, w.token, w.amount, w.to)));
-            if (ECDSA.recover(digest, signatures[i]) != w.account) revert NotSignedByAccount(w.id);
-            withdrawn[w.id] = true;
+            uint256 word = withdrawnWords[w.key >> 8];
+            uint256 bit = uint256(1) << (w.key & 255);
+            if (word & bit != 0) revert AlreadyWithdrawn(w.key);
+            bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(WITHDRAWAL_TYPEHASH, w.key, w.account, w.token, w.amount, w.to)));
+            if (ECDSA.recover(digest, signatures[i]) != w.account) revert NotSignedByAccount(w.key);
+            withdrawnWords[w.key >> 8] = word | bit;
             uint256 bal = balanceOf[w.token][w.account];
             if (bal < w.amount) revert InsufficientBalance(w.account, w.token, bal, w.amount);
             unchecked {
                 balanceOf[w.token][w.account] = bal - w.amount;
             }
             _send(w.to, w.token, w.amount);
-            emit Withdrawn(w.id, w.account, w.token, w.amount, w.to);
+            emit Withdrawn(w.key, w.account, w.token, w.amount, w.to);
         }
     }
 

@@ -8,6 +8,7 @@ export async function up(knex: Knex): Promise<void> {
     -- WITHDRAWAL: taken from trading when requested, signed by the wallet's key (EIP-712) and
     -- submitted by the settlement operator; to the wallet's own address (credited to custody once
     -- confirmed) or an external one.
+    CREATE SEQUENCE trading_withdrawal_keys;
     CREATE TABLE trading_transfers (
       id uuid PRIMARY KEY,
       organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
@@ -29,7 +30,10 @@ export async function up(knex: Knex): Promise<void> {
       -- A deposit \`keel settlement migrate\` made: its amount was already in the trading ledger
       -- (a balance from before the contract held trading balances), so it is not credited again.
       migration boolean NOT NULL DEFAULT false,
-      -- WITHDRAWAL: the operator transaction that pays it out, recorded before it is broadcast.
+      -- WITHDRAWAL: the key the wallet signs and the contract pays once (a bitmap of keys on chain).
+      withdrawal_key bigint UNIQUE DEFAULT nextval('trading_withdrawal_keys'),
+      -- WITHDRAWAL: the operator transaction that pays it out (with other withdrawals of the same
+      -- step), recorded before it is broadcast.
       from_address text,
       nonce bigint,
       tx_hash text,
@@ -59,6 +63,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     ALTER TABLE settlement_contracts DROP COLUMN IF EXISTS previous_address;
     DROP TABLE IF EXISTS trading_transfers;
+    DROP SEQUENCE IF EXISTS trading_withdrawal_keys;
     DELETE FROM transfer_items WHERE transfer_id IN (SELECT id FROM transfers WHERE kind = 'trading_deposit');
     DELETE FROM transfers WHERE kind = 'trading_deposit';
     ALTER TABLE transfers DROP CONSTRAINT transfers_kind_check;
