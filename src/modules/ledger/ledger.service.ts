@@ -186,6 +186,26 @@ export class LedgerService {
   }
 
   /**
+   * A chain reset took the settlement contract with it: what the trading account held of these
+   * assets counts at the wallets' addresses again (custody), where the reset's deposit reversals
+   * take it back from. Run after the orders locking them were cancelled; idempotent per `reference`.
+   */
+  async tradingBackToCustody(trx: Knex.Transaction, assetIds: string[], reference: string): Promise<void> {
+    if (!assetIds.length) return;
+    const rows: { walletId: string; assetId: string; organizationId: string; available: string }[] = await trx('ledger_balances')
+      .where({ account: 'trading' })
+      .whereIn('assetId', assetIds)
+      .where('available', '>', 0)
+      .forUpdate()
+      .select('walletId', 'assetId', 'organizationId', 'available');
+    for (const r of rows) {
+      const move = { organizationId: r.organizationId, walletId: r.walletId, assetId: r.assetId, amount: BigInt(r.available), reference: `${reference}:${r.walletId}:${r.assetId}` };
+      await this.debit(trx, { ...move, account: 'trading' });
+      await this.credit(trx, { ...move, account: 'custody' });
+    }
+  }
+
+  /**
    * Journals and applies a set of moves as parts of one statement (see runAsOneStatement), for a
    * caller that writes everything a command did in a single round trip. Moves on the fee account
    * (walletId null) are journal-only. Balance rows are locked in key order, updated, and created
