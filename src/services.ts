@@ -74,6 +74,7 @@ import { TradingService } from './modules/settlement/trading.service';
 import { TradingDepositOutcomes } from './modules/settlement/trading-deposit-outcomes';
 import { TradingWithdrawalSender } from './modules/settlement/trading-withdrawal-sender';
 import { TradingMigration } from './modules/settlement/trading-migration';
+import { TradingExit } from './modules/settlement/trading-exit';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -167,6 +168,8 @@ export interface Services {
   tradingWithdrawals: TradingWithdrawalSender;
   /** `keel settlement migrate`: balances from the per-batch funding flow into the contract. */
   tradingMigration: TradingMigration;
+  /** `keel settlement exit`: the contract's exit hatch, run for a custody customer. */
+  tradingExit: TradingExit;
 }
 
 /** `nodeId`: this process's name in the order-book cluster (`claimNodeIdentity`, or `processNodeId` for a process that never leads a shard). */
@@ -296,6 +299,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     settlementReconciler: new SettlementReconciler(db, settlementDeployments, outbox),
     trading,
     tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, platform.logger),
+    tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, custodyLedgerSync),
     tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
     tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, outbox, platform.failpoints, platform.logger),
   };

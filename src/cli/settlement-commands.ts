@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { devChainAccount } from '../platform/chain/dev-accounts';
 import { printFromServices } from './with-services';
 
-/** `keel reconcile`, `keel settlement deploy` and `keel settlement migrate`: the operator's side of on-chain settlement. */
+/** `keel reconcile`, `keel settlement deploy`, `migrate` and `exit`: the operator's side of on-chain settlement. */
 export function registerSettlementCommands(program: Command): void {
   program
     .command('reconcile')
@@ -65,6 +65,19 @@ export function registerSettlementCommands(program: Command): void {
         for (const l of report.lines.filter((x) => x.refused)) process.stderr.write(`REFUSED wallet=${l.walletId} ${l.address} ${l.symbol} ${l.lacking}: ${l.refused}\n`);
         if (report.lines.some((l) => l.refused)) process.exitCode = 1;
         return report;
+      }),
+    );
+  settlement
+    .command('exit')
+    .description("The contract's exit hatch for a custody customer, from the wallet's own address (its coin pays the gas): the first run asks to exit, a run after the exit delay takes every balance out to the wallet's address and moves it from trading to custody in the ledger")
+    .requiredOption('--chain <chain>', 'blockchain id, chain id or slug')
+    .requiredOption('--organization <id>', "the wallet's organisation")
+    .requiredOption('--wallet <id>', 'master wallet or deposit address id')
+    .action((opts: { chain: string; organization: string; wallet: string }) =>
+      printFromServices(async ({ services, networks }) => {
+        const network = networks.find(opts.chain);
+        if (!network) throw new Error(`Unknown blockchain '${opts.chain}'`);
+        return services.tradingExit.run(network, opts.organization, opts.wallet);
       }),
     );
 }
