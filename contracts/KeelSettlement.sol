@@ -3,7 +3,7 @@ pragma solidity ^0.8.20;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
@@ -28,7 +28,7 @@ import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
  *
  * Asset address(0) is the chain's native coin.
  */
-contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
+contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     using SafeERC20 for IERC20;
 
     address public constant NATIVE = address(0);
@@ -49,8 +49,14 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     /// Seconds between an account's exit request and its own withdrawal.
     uint256 public immutable exitDelay;
 
-    /// token => account => amount held here for the account.
-    mapping(address => mapping(address => uint256)) public balanceOf;
+    /// Tokens by index: the native coin is 0, every other token gets the next index when it first
+    /// arrives. Balances are 128 bits, two tokens per storage slot (index >> 1): an account trading
+    /// a market whose tokens share a slot (the native coin and the first token, say ETH and USDC)
+    /// has one slot written per batch, not two.
+    mapping(address => uint256) public tokenIndex;
+    uint256 public tokenCount = 1;
+    /// account => index >> 1 => two 128-bit balances (index even: low half, odd: high half).
+    mapping(address => mapping(uint256 => uint256)) private balanceSlots;
     /// trade key >> 8 => bitmap of settled keys.
     mapping(uint256 => uint256) private settledWords;
     mapping(address => uint256) public exitRequestedAt;
@@ -77,6 +83,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     error NotSignedByAccount(uint64 key);
     error LengthMismatch();
     error BadDeltas();
+    error BalanceOverflow(address account, address token);
 
     modifier onlyOperator() {
         if (msg.sender != operator) revert NotOperator();
@@ -110,7 +117,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
         uint256 before = IERC20(token).balanceOf(address(this));
         IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
         uint256 received = IERC20(token).balanceOf(address(this)) - before;
-        balanceOf[token][account] += received;
+        _credit(account, token, _index(token), received);
         emit Deposited(account, token, received);
     }
 
@@ -119,7 +126,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     }
 
     function depositNativeFor(address account) public payable {
-        balanceOf[NATIVE][account] += msg.value;
+        _credit(account, NATIVE, 0, msg.value);
         emit Deposited(account, NATIVE, msg.value);
     }
 
@@ -163,7 +170,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
             previous = uint160(token);
             p += 22;
             if (p + n * 36 > end) revert BadDeltas();
-            mapping(address => uint256) storage balances = balanceOf[token];
+            uint256 index = _index(token);
             int256 sum = 0;
             for (uint256 i = 0; i < n; i++) {
                 address account;
@@ -175,16 +182,8 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
                 }
                 p += 36;
                 sum += amount;
-                if (amount < 0) {
-                    uint256 need = uint256(-amount);
-                    uint256 bal = balances[account];
-                    if (bal < need) revert InsufficientBalance(account, token, bal, need);
-                    unchecked {
-                        balances[account] = bal - need;
-                    }
-                } else if (amount > 0) {
-                    balances[account] += uint256(amount);
-                }
+                if (amount < 0) _debit(account, token, index, uint256(-amount));
+                else if (amount > 0) _credit(account, token, index, uint256(amount));
             }
             _creditFee(token, sum);
         }
@@ -228,7 +227,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
 
     function _creditFee(address token, int256 sum) private {
         if (sum > 0) revert ValueCreated(token);
-        if (sum < 0) balanceOf[token][feeRecipient] += uint256(-sum);
+        if (sum < 0) _credit(feeRecipient, token, _index(token), uint256(-sum));
     }
 
     // ---- funds out: only with their owner's consent ----
@@ -248,11 +247,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
             bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(WITHDRAWAL_TYPEHASH, w.key, w.account, w.token, w.amount, w.to)));
             if (ECDSA.recover(digest, signatures[i]) != w.account) revert NotSignedByAccount(w.key);
             withdrawnWords[w.key >> 8] = word | bit;
-            uint256 bal = balanceOf[w.token][w.account];
-            if (bal < w.amount) revert InsufficientBalance(w.account, w.token, bal, w.amount);
-            unchecked {
-                balanceOf[w.token][w.account] = bal - w.amount;
-            }
+            _debit(w.account, w.token, _index(w.token), w.amount);
             _send(w.to, w.token, w.amount);
             emit Withdrawn(w.key, w.account, w.token, w.amount, w.to);
         }
@@ -260,7 +255,7 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
 
     /// The fee recipient takes the fees collected in a token.
     function claimFees(address token) external nonReentrant {
-        _payOut(feeRecipient, token, balanceOf[token][feeRecipient]);
+        _payOut(feeRecipient, token, balanceOf(token, feeRecipient));
     }
 
     /// Escape hatch, step 1: an account asks to leave without the operator.
@@ -273,15 +268,48 @@ contract KeelSettlement is ReentrancyGuard, Ownable, EIP712 {
     function exit(address token) external nonReentrant {
         uint256 requested = exitRequestedAt[msg.sender];
         if (requested == 0 || block.timestamp < requested + exitDelay) revert ExitNotReady(requested == 0 ? type(uint256).max : requested + exitDelay);
-        _payOut(msg.sender, token, balanceOf[token][msg.sender]);
+        _payOut(msg.sender, token, balanceOf(token, msg.sender));
     }
 
     /// An account's (or the fee recipient's) whole balance of a token, to itself.
     function _payOut(address account, address token, uint256 amount) private {
         if (amount == 0) return;
-        balanceOf[token][account] = 0;
+        _debit(account, token, _index(token), amount);
         _send(account, token, amount);
         emit Released(account, token, amount);
+    }
+
+    /// What `account` holds here of `token`.
+    function balanceOf(address token, address account) public view returns (uint256) {
+        uint256 index = token == NATIVE ? 0 : tokenIndex[token];
+        if (index == 0 && token != NATIVE) return 0;
+        return (balanceSlots[account][index >> 1] >> ((index & 1) * 128)) & type(uint128).max;
+    }
+
+    /// The token's index, given the next one if it has none yet.
+    function _index(address token) private returns (uint256 index) {
+        if (token == NATIVE) return 0;
+        index = tokenIndex[token];
+        if (index == 0) {
+            index = tokenCount++;
+            tokenIndex[token] = index;
+        }
+    }
+
+    function _credit(address account, address token, uint256 index, uint256 amount) private {
+        uint256 shift = (index & 1) * 128;
+        uint256 slot = balanceSlots[account][index >> 1];
+        uint256 balance = ((slot >> shift) & type(uint128).max) + amount;
+        if (balance > type(uint128).max) revert BalanceOverflow(account, token);
+        balanceSlots[account][index >> 1] = (slot & ~(uint256(type(uint128).max) << shift)) | (balance << shift);
+    }
+
+    function _debit(address account, address token, uint256 index, uint256 amount) private {
+        uint256 shift = (index & 1) * 128;
+        uint256 slot = balanceSlots[account][index >> 1];
+        uint256 balance = (slot >> shift) & type(uint128).max;
+        if (balance < amount) revert InsufficientBalance(account, token, balance, amount);
+        balanceSlots[account][index >> 1] = (slot & ~(uint256(type(uint128).max) << shift)) | ((balance - amount) << shift);
     }
 
     function _send(address to, address token, uint256 amount) private {
