@@ -29,7 +29,10 @@ export interface ReconcileLine {
   ledger: string;
   /** trading: trades not settled at the block read (the ledger moved, the contract not yet), net. */
   unsettled: string;
-  /** custody: transfers out (trading deposits included) taken from the ledger and not yet mined; trading: withdrawals taken and not yet paid out. */
+  /**
+   * custody: transfers out (trading deposits included) taken from the ledger and not mined by the block read, less the gas of
+   * those mined (charged when the line is final); trading: withdrawals taken and not yet paid out, plus deposits mined and not yet credited.
+   */
   inFlight: string;
   /** custody: owed after a reorg took back a spent deposit. */
   debt: string;
@@ -79,50 +82,74 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
   const blockchainId = network.blockchainId;
   const provider = network.provider;
   const blockTag = await provider.getBlockNumber();
-  const minedBy = async (txHash: string | null) => {
-    if (!txHash) return false;
-    const r = await provider.getTransactionReceipt(txHash);
-    return !!r && r.status === 1 && r.blockNumber <= blockTag;
+  /** The receipt of whichever of these transactions was mined by the block read, if one was. */
+  const minedBy = async (hashes: (string | null | undefined)[]): Promise<ethers.TransactionReceipt | null> => {
+    for (const hash of hashes) {
+      if (!hash) continue;
+      const r = await provider.getTransactionReceipt(hash);
+      if (r && r.blockNumber <= blockTag) return r;
+    }
+    return null;
   };
-  const settledBatches: string[] = [];
-  for (const b of await db('settlement_batches').where({ blockchainId, status: 'SUBMITTED' }).select('id', 'txHash')) if (await minedBy(b.txHash)) settledBatches.push(b.id);
-  const paidOut = new Set<string>();
-  for (const w of await db('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash')) if (await minedBy(w.txHash)) paidOut.add(w.id);
+  const paid = async (hash: string | null) => (await minedBy([hash]))?.status === 1;
+  // One snapshot of the ledger (repeatable read): a line that moves on meanwhile is seen before or after, never half.
+  const { assets, tallies, accounts } = await db.transaction(
+    async (trx) => {
+      const settledBatches: string[] = [];
+      for (const b of await trx('settlement_batches').where({ blockchainId, status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(b.txHash)) settledBatches.push(b.id);
+      const paidOut = new Set<string>();
+      for (const w of await trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(w.txHash)) paidOut.add(w.id);
 
-  const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
-    (await db('assets').where({ blockchainId }).select('id', 'symbol', 'address', 'isNative')).map((a: { id: string; symbol: string; address: string; isNative: boolean }) => [a.id, a]),
+      const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
+        (await trx('assets').where({ blockchainId }).select('id', 'symbol', 'address', 'isNative')).map((a: { id: string; symbol: string; address: string; isNative: boolean }) => [a.id, a]),
+      );
+      const native = [...assets.values()].find((a) => a.isNative);
+      const ids = [...assets.keys()];
+      const tallies = new Map<string, Tally>();
+      const tally = (walletId: string, assetId: string, account: LedgerAccount) => {
+        const key = `${walletId}|${assetId}|${account}`;
+        let t = tallies.get(key);
+        if (!t) tallies.set(key, (t = { walletId, assetId, account, ledger: 0n, unsettled: 0n, inFlight: 0n, debt: 0n }));
+        return t;
+      };
+      const org = (q: Knex.QueryBuilder, column: string) => (opts.organizationId ? q.where(column, opts.organizationId) : q);
+      for (const r of await org(trx('ledger_balances').whereIn('assetId', ids).select('walletId', 'assetId', 'account', trx.raw('(available + locked)::text AS total')), 'organizationId')) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
+      for (const r of await org(trx('wallet_debts').whereIn('assetId', ids).select('walletId', 'assetId', trx.raw('amount::text AS amount')), 'organizationId')) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
+      // Transfer lines taken from custody and not final yet: in flight until their transaction is
+      // mined by the block read; once mined, what they sent has left and their gas is paid on chain
+      // (the ledger charges it when the line is final).
+      const open = await org(
+        trx('transfer_items as i')
+          .join('transfers as t', 't.id', 'i.transferId')
+          .where('t.blockchainId', blockchainId)
+          .whereIn('i.status', OPEN_ITEM_STATUSES)
+          .select('i.id', 'i.assetId', 'i.rawAmount', 'i.txHash', 'i.replacedTxHashes', trx.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"')),
+        't.organizationId',
+      );
+      const sentItems = new Set<string>();
+      for (const i of open) {
+        const receipt = await minedBy([i.txHash, ...(i.replacedTxHashes ?? [])]);
+        if (receipt?.status === 1) sentItems.add(i.id);
+        else tally(i.walletId, i.assetId, 'custody').inFlight += BigInt(i.rawAmount);
+        if (receipt && native) tally(i.walletId, native.id, 'custody').inFlight -= receipt.fee;
+      }
+      const withdrawing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL' }).whereIn('status', ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED']).select('id', 'walletId', 'assetId', 'rawAmount'), 'organizationId');
+      for (const w of withdrawing) if (!paidOut.has(w.id)) tally(w.walletId, w.assetId, 'trading').inFlight += BigInt(w.rawAmount);
+      // Deposits to trading the contract has by the block read, credited to trading once CONFIRMED (a migration's never: trading counted it already).
+      const depositing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'DEPOSIT', status: 'PENDING', migration: false }).select('walletId', 'assetId', 'rawAmount', 'depositItemId'), 'organizationId');
+      for (const dep of depositing) if (sentItems.has(dep.depositItemId)) tally(dep.walletId, dep.assetId, 'trading').inFlight += BigInt(dep.rawAmount);
+      const unsettled = await unsettledDeltas(trx, { blockchainId, settledBatchIds: settledBatches });
+      const walletIds = [...new Set([...tallies.values()].map((l) => l.walletId).concat([...unsettled.keys()].map((k) => k.split('|')[0])))];
+      const accounts = await walletAccounts(trx, walletIds);
+      for (const [key, amount] of unsettled) {
+        const [walletId, assetId] = key.split('|');
+        if (opts.organizationId && accounts.get(walletId)?.organizationId !== opts.organizationId) continue;
+        tally(walletId, assetId, 'trading').unsettled = amount;
+      }
+      return { assets, tallies, accounts };
+    },
+    { isolationLevel: 'repeatable read' },
   );
-  const ids = [...assets.keys()];
-  const tallies = new Map<string, Tally>();
-  const tally = (walletId: string, assetId: string, account: LedgerAccount) => {
-    const key = `${walletId}|${assetId}|${account}`;
-    let t = tallies.get(key);
-    if (!t) tallies.set(key, (t = { walletId, assetId, account, ledger: 0n, unsettled: 0n, inFlight: 0n, debt: 0n }));
-    return t;
-  };
-  const org = (q: Knex.QueryBuilder, column: string) => (opts.organizationId ? q.where(column, opts.organizationId) : q);
-  for (const r of await org(db('ledger_balances').whereIn('assetId', ids).select('walletId', 'assetId', 'account', db.raw('(available + locked)::text AS total')), 'organizationId')) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
-  for (const r of await org(db('wallet_debts').whereIn('assetId', ids).select('walletId', 'assetId', db.raw('amount::text AS amount')), 'organizationId')) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
-  const outgoing = await org(
-    db('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .where('t.blockchainId', blockchainId)
-      .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .groupByRaw('coalesce(t.address_id, t.master_wallet_id), i.asset_id')
-      .select(db.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"'), 'i.assetId', db.raw('sum(i.raw_amount)::text AS total')),
-    't.organizationId',
-  );
-  for (const r of outgoing) tally(r.walletId, r.assetId, 'custody').inFlight = BigInt(r.total);
-  const withdrawing = await org(db('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL' }).whereIn('status', ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED']).select('id', 'walletId', 'assetId', 'rawAmount'), 'organizationId');
-  for (const w of withdrawing) if (!paidOut.has(w.id)) tally(w.walletId, w.assetId, 'trading').inFlight += BigInt(w.rawAmount);
-  const unsettled = await unsettledDeltas(db, { blockchainId, settledBatchIds: settledBatches });
-  const walletIds = [...new Set([...tallies.values()].map((l) => l.walletId).concat([...unsettled.keys()].map((k) => k.split('|')[0])))];
-  const accounts = await walletAccounts(db, walletIds);
-  for (const [key, amount] of unsettled) {
-    const [walletId, assetId] = key.split('|');
-    if (opts.organizationId && accounts.get(walletId)?.organizationId !== opts.organizationId) continue;
-    tally(walletId, assetId, 'trading').unsettled = amount;
-  }
 
   const contract = contractAddress ? new ethers.Contract(contractAddress, settlementInterface(), provider) : null;
   const differences: ReconcileLine[] = [];
