@@ -18,7 +18,7 @@ export async function fundedWallet(blockchainId: string, org: TestOrg, name: str
 /**
  * Moves `amount` of an asset from the wallet's address into its trading balance in the settlement
  * contract through the API (the gas the wallet's, or `gasSponsorWalletId`'s), asked again until the
- * custody ledger holds the faucet's deposit, and waits until it is CONFIRMED (tradable). The trading transfer.
+ * custody ledger holds the faucet's deposit (a loaded machine confirms it slowly), and waits until it is CONFIRMED (tradable). The trading transfer.
  */
 export async function depositToTrading(org: TestOrg, walletId: string, assetId: string, amount: string, gasSponsorWalletId?: string): Promise<{ id: string; status: string; transferId: string }> {
   let created: { id: string; status: string; transferId: string } | undefined;
@@ -27,7 +27,7 @@ export async function depositToTrading(org: TestOrg, walletId: string, assetId: 
     if (res.status === 201) created = res.body.data;
     else expect(res.body.error?.code).toBe('INSUFFICIENT_FUNDS');
     return res.status === 201;
-  }, 30_000, 200);
+  }, 90_000, 200);
   return eventually(async () => {
     const res = await org.pro.request('GET', `/v1/orderbook/trading-transfers/${created!.id}`);
     // 429 and 503 ask to retry shortly (a loaded machine): so it does.

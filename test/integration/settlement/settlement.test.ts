@@ -176,7 +176,22 @@ test(`${TRADES} trades among ten wallets settle with no transaction but the batc
   const trades = await org1.pro.request('GET', '/v1/orderbook/markets/ETH-USDC/trades?limit=1');
   expect(trades.body.data[0]).toMatchObject({ settlementStatus: 'CONFIRMED', settlementBatchId: expect.any(String) });
   const openapi = await org1.pro.request('GET', '/v1/openapi.json');
-  expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v1/orderbook/settlement-batches', '/v1/orderbook/settlement-batches/{id}']));
+  expect(Object.keys(openapi.body.paths)).toEqual(
+    expect.arrayContaining([
+      '/v1/orderbook/settlement-batches',
+      '/v1/orderbook/settlement-batches/{id}',
+      '/v1/orderbook/wallets/{walletId}/trading/deposits',
+      '/v1/orderbook/wallets/{walletId}/trading/withdrawals',
+      '/v1/orderbook/wallets/{walletId}/trading/balances',
+      '/v1/orderbook/trading-transfers',
+      '/v1/orderbook/trading-transfers/{id}',
+      '/v1/orderbook/trading-transfers/{id}/approve',
+      '/v1/orderbook/trading-transfers/{id}/reject',
+    ]),
+  );
+  // The trading balance over GraphQL: what the wallet holds in the contract, nothing pending.
+  const trading = await org1.pro.request('POST', '/graphql', { body: { query: 'query($id: ID!) { tradingBalances(walletId: $id) { symbol available locked pendingDeposit pendingWithdrawal unsettledProceeds } }', variables: { id: wallets[0].id } } });
+  expect(trading.body.data.tradingBalances).toEqual(expect.arrayContaining([expect.objectContaining({ symbol: 'USDC', pendingDeposit: '0', pendingWithdrawal: '0', unsettledProceeds: '0' })]));
   const gql = await org1.pro.request('POST', '/graphql', { body: { query: `{ settlementBatches(limit: 1) { total items { id status tradeCount transitions { to at } } } }` } });
   expect(gql.body.data.settlementBatches.total).toBe(batches.length);
   // Each transition is an outbox event for the organisations with trades in the batch.
