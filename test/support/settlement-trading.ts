@@ -22,12 +22,16 @@ export async function fundedWallet(blockchainId: string, org: TestOrg, name: str
  */
 export async function depositToTrading(org: TestOrg, walletId: string, assetId: string, amount: string, gasSponsorWalletId?: string): Promise<{ id: string; status: string; transferId: string }> {
   let created: { id: string; status: string; transferId: string } | undefined;
+  let refused: unknown;
   await eventually(async () => {
     const res = await org.pro.request('POST', `/v1/orderbook/wallets/${walletId}/trading/deposits`, { body: { assetId, amount, gasSponsorWalletId } });
     if (res.status === 201) created = res.body.data;
     else expect(res.body.error?.code).toBe('INSUFFICIENT_FUNDS');
+    refused = res.body.error;
     return res.status === 201;
-  }, 90_000, 200);
+  }, 90_000, 200).catch((e: Error) => {
+    throw new Error(`${e.message}: the deposit to trading was refused with ${JSON.stringify(refused)}`);
+  });
   return eventually(async () => {
     const res = await org.pro.request('GET', `/v1/orderbook/trading-transfers/${created!.id}`);
     // 429 and 503 ask to retry shortly (a loaded machine): so it does.
