@@ -28,7 +28,7 @@ let org: { orgId: string; adminKey: string; proKey: string };
 let operator: { orgId: string; key: string };
 const ids = { chain: '', ETH: '', USDC: '', wallet: '', address: '' };
 
-/** The sandbox as `npm start` runs it: its own dev chain (one, to keep it quick), blocks every 500 ms. */
+/** The sandbox as `npm start` runs it: its own dev chain (one, to keep it quick), blocks every 500 ms, settlement on. */
 const start = () =>
   startKeelProcess(config, 'api,orderbook,worker', {
     KEEL_CHAINS: '',
@@ -38,6 +38,8 @@ const start = () =>
     DEV_CHAIN_BLOCK_INTERVAL_MS: '500',
     CHAIN_POLL_INTERVAL_MS: '200',
     RATE_LIMIT_SCALE: '100',
+    // Orders trade balances in the settlement contract: the worker deploys it on the dev chain.
+    SETTLEMENT_ENABLED: 'true',
   });
 const core = () => new ApiClient(keel.coreUrl!, { apiKey: org.adminKey, orgId: org.orgId });
 const pro = () => new ApiClient(keel.proUrl!, { apiKey: org.proKey, orgId: org.orgId });
@@ -74,6 +76,17 @@ async function custody(walletId: string): Promise<[string, string, string][]> {
       [walletId],
     );
     return rows.map((r: { symbol: string; available: string; locked: string }) => [r.symbol, r.available, r.locked]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether the chain's settlement contract is recorded (the worker deploys it on the dev chain at start). */
+async function settlementContractRecorded(): Promise<boolean> {
+  const client = new Client({ connectionString: config.DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM settlement_contracts WHERE blockchain_id = $1', [ids.chain])).rowCount === 1;
   } finally {
     await client.end();
   }
@@ -133,6 +146,7 @@ describe('a sandbox restart', () => {
     await fund(address.body.data.address, 'USDC', '40');
     await eventuallyPasses(async () => expect((await custody(ids.address))[0]?.slice(0, 2)).toEqual(['USDC', '40000000']));
     // Orders trade what the wallet moved into the settlement contract: 4 ETH and all its USDC.
+    await eventuallyPasses(async () => expect(await settlementContractRecorded()).toBe(true));
     const asPro = { pro: pro() } as unknown as TestOrg;
     await depositToTrading(asPro, ids.wallet, ids.ETH, '4');
     await depositToTrading(asPro, ids.wallet, ids.USDC, '3000');

@@ -25,9 +25,9 @@ export async function depositToTrading(org: TestOrg, walletId: string, assetId: 
   let refused: unknown;
   await eventually(async () => {
     const res = await org.pro.request('POST', `/v1/orderbook/wallets/${walletId}/trading/deposits`, { body: { assetId, amount, gasSponsorWalletId } });
+    refused = res.body.error;
     if (res.status === 201) created = res.body.data;
     else expect(res.body.error?.code).toBe('INSUFFICIENT_FUNDS');
-    refused = res.body.error;
     return res.status === 201;
   }, 90_000, 200).catch((e: Error) => {
     throw new Error(`${e.message}: the deposit to trading was refused with ${JSON.stringify(refused)}`);
