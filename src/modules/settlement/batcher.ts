@@ -248,6 +248,8 @@ export class SettlementBatcher {
       const head = await provider.getBlockNumber();
       if (head - r.blockNumber + 1 < d.network.spec.confirmations) return;
       await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now() }));
+      // A head checked before this batch was confirmed says nothing of it: a chain rewound to that very head must be checked again.
+      this.checkedHeads.delete(d.network.blockchainId);
       return;
     }
     if (!(await provider.getTransaction(batch.txHash!))) {
