@@ -430,7 +430,12 @@ test('a confirmed batch whose block leaves the chain is REORGED and settled agai
     // Read after the batch: its last transition is then at least as new as the status read.
     const seen = await transitionsOf(b.id);
     return b.status === 'CONFIRMED' && seen.length > 3 && seen[seen.length - 1] === 'SUBMITTED>CONFIRMED' ? b : undefined;
-  }, 60_000, 200);
+  }, 60_000, 200).catch(async (e: Error) => {
+    // What the batch and the chain show, to tell a stuck batcher from a chain that stopped mining.
+    const b = await batchOf(id);
+    const chain = { head: await provider.getBlockNumber(), operatorNonce: await provider.getTransactionCount(b.fromAddress, 'latest'), pending: await provider.getTransactionCount(b.fromAddress, 'pending'), inPool: !!(await provider.getTransaction(b.txHash)) };
+    throw new Error(`${e.message}: batch ${JSON.stringify({ status: b.status, nonce: b.nonce, txHash: b.txHash, transitions: await transitionsOf(b.id) })}, chain ${JSON.stringify(chain)}`);
+  });
   expect(await transitionsOf(again.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>CONFIRMED', 'CONFIRMED>REORGED', 'REORGED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
   // Its nonce was free again, so the same signed transaction was sent again: had the old one still
   // been in a node's pool, only one of the two could ever be mined.
