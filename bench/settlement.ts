@@ -5,7 +5,7 @@ import { ethers } from 'ethers';
 import { devChainAccount } from '../src/platform/chain/dev-accounts';
 import { loadTestTokenArtifact } from '../src/platform/chain/test-tokens';
 import { netTrades, NettableTrade } from '../src/modules/settlement/netting';
-import { ChainDelta, deploySettlementContract, NATIVE_TOKEN, settleCalldata, settlementInterface } from '../src/modules/settlement/settlement-contract';
+import { ChainDelta, ChainWithdrawal, deploySettlementContract, NATIVE_TOKEN, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../src/modules/settlement/settlement-contract';
 import { startOwnChain } from '../test/support/own-chain';
 import { median } from './support';
 
@@ -23,6 +23,12 @@ const QUOTE = { id: 'USDC', decimals: 6 };
  *   counted locally) until the last receipt, trades / elapsed seconds.
  * By batch size (1, 10, 100, 1000, with min(10, 2 × size) wallets) and, at 1,000 trades, by wallets
  * touched (2, 10, 50, 100).
+ * - allIn: the gas of every transaction Keel's flow needs for a session of 10 batches among 10
+ *   fresh wallets, divided by the session's trades: each wallet's deposits to trading (an ERC-20
+ *   approval, the USDC deposit, the ETH deposit), the 10 settle() calls, and at the end each
+ *   wallet's withdrawal of both balances (signed by the wallet, paid out in one operator
+ *   transaction, as TradingWithdrawalSender sends the withdrawals waiting at a step).
+ *   At batch 100 and 1,000, with settled trades per second at that size.
  * Args: runs (default 5).
  */
 export async function run(args: string[]): Promise<object> {
@@ -56,6 +62,7 @@ export async function run(args: string[]): Promise<object> {
     );
 
     let nextKey = 1n;
+    let nextWithdrawalKey = 1n;
     let nonce = await provider.getTransactionCount(operator.address, 'pending');
     const fees = await provider.getFeeData();
     const batch = (size: number, wallets: number) => {
@@ -93,6 +100,66 @@ export async function run(args: string[]): Promise<object> {
       return { batchSize: size, wallets, deltasPerBatch: deltas, gasPerBatch, gasPerTrade: Math.round(gasPerBatch / size), tradesPerSecond: Math.round((size * runs) / seconds) };
     };
 
+    /** A session of 10 batches of `size` trades among 10 wallets that deposit first and withdraw everything at the end. */
+    const allIn = async (size: number) => {
+      const wallets = Array.from({ length: 10 }, () => ethers.Wallet.createRandom().connect(provider));
+      const funded = [];
+      for (const w of wallets) {
+        funded.push(await funder.sendTransaction({ to: w.address, value: ethers.parseEther('100') }));
+        funded.push(await token.transfer(w.address, ethers.parseUnits('1000000', 6)));
+      }
+      await Promise.all(funded.map((tx) => tx.wait()));
+      let depositGas = 0n;
+      for (const w of wallets) {
+        const t = new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, w);
+        for (const tx of [
+          await t.approve(address, ethers.MaxUint256),
+          await w.sendTransaction({ to: address, data: settlement.encodeFunctionData('deposit', [usdc.address, ethers.parseUnits('1000000', 6)]) }),
+          await w.sendTransaction({ to: address, value: ethers.parseEther('90'), data: settlement.encodeFunctionData('depositNative') }),
+        ]) {
+          const r = await tx.wait();
+          if (r?.status !== 1) throw new Error('deposit reverted');
+          depositGas += r.gasUsed;
+        }
+      }
+      const local = accounts.splice(0, 10, ...wallets); // batch() draws its wallets from the first 10 accounts
+      let settleGas = 0n;
+      const started = performance.now();
+      const sent = [];
+      for (let r = 0; r < 10; r++) sent.push(await send(batch(size, 10).data));
+      for (const tx of sent) {
+        const r = await tx.wait();
+        if (r?.status !== 1) throw new Error('settle reverted');
+        settleGas += r.gasUsed;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      accounts.splice(0, 10, ...local);
+      const contract = new ethers.Contract(address, settlement, provider);
+      const signed: { withdrawal: ChainWithdrawal; signature: string }[] = [];
+      for (const w of wallets) {
+        for (const tok of [NATIVE_TOKEN, usdc.address]) {
+          const withdrawal = { key: nextWithdrawalKey++, account: w.address, token: tok, amount: (await contract.balanceOf(tok, w.address)) as bigint, to: w.address };
+          signed.push({ withdrawal, signature: await signWithdrawal(w, address, CHAIN_ID, withdrawal) });
+        }
+      }
+      // One operator transaction for all of them, as TradingWithdrawalSender sends the withdrawals waiting at a step.
+      const paid = await (await send(withdrawCalldata(signed))).wait();
+      if (paid?.status !== 1) throw new Error('withdraw reverted');
+      const withdrawGas = paid.gasUsed;
+      const trades = BigInt(10 * size);
+      return {
+        batchSize: size,
+        batches: 10,
+        wallets: 10,
+        trades: Number(trades),
+        gas: { deposits: Number(depositGas), settles: Number(settleGas), withdrawals: Number(withdrawGas) },
+        allInGasPerTrade: Number((depositGas + settleGas + withdrawGas) / trades),
+        settleGasPerTrade: Number(settleGas / trades),
+        settledTradesPerSecond: Math.round(Number(trades) / seconds),
+      };
+    };
+    const session = [await allIn(100), await allIn(1000)];
+
     const bySize = [];
     for (const size of [1, 10, 100, 1000]) bySize.push(await measure(size, Math.min(10, 2 * size)));
     const byWallets = [];
@@ -102,6 +169,7 @@ export async function run(args: string[]): Promise<object> {
       note: 'settle() on a local Hardhat chain (automine), ETH/USDC trades netted per wallet and asset; gas includes the 21,000 base cost',
       runs,
       anchors: { idexV1PerTrade: 140_000, uniswapV2Swap: 100_000, erc20Transfer: 48_000 },
+      allIn: { goals: { gasPerTradeAtBatch100: 3_000, gasPerTradeAtBatch1000: 1_200, settledTradesPerSecondAtBatch100: 1_500 }, sessions: session },
       bySize,
       byWallets,
     };

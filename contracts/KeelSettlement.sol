@@ -3,33 +3,45 @@ pragma solidity ^0.8.20;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 
 /**
- * @notice Keel's settlement contract: a custody vault of per-account balances that the operator
- * settles off-chain matched trades against, in batches, netted per account and asset.
+ * @notice Keel's settlement contract: the trading balances of Keel's wallets, per (account, token),
+ * held here between trades. Orders are admitted only against what is here, so a matched trade
+ * settles by moving balances inside the contract: nothing a counterparty's wallet can refuse.
  *
  * Rules the contract enforces (whatever the operator sends):
- * - only the operator may settle or release, and a batch applies all of its deltas or none;
+ * - anyone may deposit for an account (ERC-20 after an approval, or the native coin); what arrives
+ *   is credited to that account;
+ * - only the operator may settle, and a batch applies all of its deltas or none, moving balances
+ *   inside the contract only (no token transfer);
  * - a trade key settles at most once (a bitmap of settled keys; a replayed batch reverts);
  * - per asset a batch cannot create value: what accounts receive is at most what accounts pay,
  *   and the difference (the trading fees) is credited to the fee recipient;
  * - no balance goes below zero;
- * - funds only ever leave to the account that owns them (release by the operator, or the
- *   account's own exit after `exitDelay` if the operator stops), or to the fee recipient.
+ * - funds leave an account only with its owner's signature: a withdrawal the account signed
+ *   (EIP-712, to its own or another address, each withdrawal key used once) that the operator
+ *   submits, or the account's own exit after `exitDelay` if the operator stops.
  *
  * Asset address(0) is the chain's native coin.
  */
-contract KeelSettlement is ReentrancyGuard, Ownable {
+contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     using SafeERC20 for IERC20;
 
     address public constant NATIVE = address(0);
+    bytes32 public constant WITHDRAWAL_TYPEHASH =
+        keccak256("Withdrawal(uint64 key,address account,address token,uint256 amount,address to)");
 
-    struct Delta {
+    /// A withdrawal the account signed: `amount` of `token` from its balance here to `to`, once (`key`).
+    struct Withdrawal {
+        uint64 key;
         address account;
         address token;
-        int256 amount;
+        uint256 amount;
+        address to;
     }
 
     address public operator;
@@ -37,13 +49,22 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
     /// Seconds between an account's exit request and its own withdrawal.
     uint256 public immutable exitDelay;
 
-    /// token => account => amount held here for the account.
-    mapping(address => mapping(address => uint256)) public balanceOf;
+    /// Tokens by index: the native coin is 0, every other token gets the next index when it first
+    /// arrives. Balances are 128 bits, two tokens per storage slot (index >> 1): an account trading
+    /// a market whose tokens share a slot (the native coin and the first token, say ETH and USDC)
+    /// has one slot written per batch, not two.
+    mapping(address => uint256) public tokenIndex;
+    uint256 public tokenCount = 1;
+    /// account => index >> 1 => two 128-bit balances (index even: low half, odd: high half).
+    mapping(address => mapping(uint256 => uint256)) private balanceSlots;
     /// trade key >> 8 => bitmap of settled keys.
     mapping(uint256 => uint256) private settledWords;
     mapping(address => uint256) public exitRequestedAt;
+    /// withdrawal key >> 8 => bitmap of withdrawal keys already paid out.
+    mapping(uint256 => uint256) private withdrawnWords;
 
     event Deposited(address indexed account, address indexed token, uint256 amount);
+    event Withdrawn(uint64 indexed key, address indexed account, address indexed token, uint256 amount, address to);
     event Released(address indexed account, address indexed token, uint256 amount);
     event BatchSettled(bytes16 indexed batchId, uint256 tradeCount, bytes32 tradesHash);
     event ExitRequested(address indexed account, uint256 availableAt);
@@ -58,13 +79,18 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
     error BadTradeKeys();
     error ExitNotReady(uint256 availableAt);
     error NativeTransferFailed();
+    error AlreadyWithdrawn(uint64 key);
+    error NotSignedByAccount(uint64 key);
+    error LengthMismatch();
+    error BadDeltas();
+    error BalanceOverflow(address account, address token);
 
     modifier onlyOperator() {
         if (msg.sender != operator) revert NotOperator();
         _;
     }
 
-    constructor(address operator_, address feeRecipient_, uint256 exitDelay_) Ownable(msg.sender) {
+    constructor(address operator_, address feeRecipient_, uint256 exitDelay_) Ownable(msg.sender) EIP712("KeelSettlement", "1") {
         operator = operator_;
         feeRecipient = feeRecipient_;
         exitDelay = exitDelay_;
@@ -80,19 +106,28 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
         emit FeeRecipientChanged(feeRecipient_);
     }
 
-    // ---- deposits: an account moves its own funds in ----
+    // ---- deposits: funds in, credited to an account ----
 
-    function deposit(address token, uint256 amount) external nonReentrant {
+    function deposit(address token, uint256 amount) external {
+        depositFor(msg.sender, token, amount);
+    }
+
+    /// The sender's tokens (approved first), credited to `account`: what actually arrived.
+    function depositFor(address account, address token, uint256 amount) public nonReentrant {
         uint256 before = IERC20(token).balanceOf(address(this));
         IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
         uint256 received = IERC20(token).balanceOf(address(this)) - before;
-        balanceOf[token][msg.sender] += received;
-        emit Deposited(msg.sender, token, received);
+        _credit(account, token, _index(token), received);
+        emit Deposited(account, token, received);
     }
 
     function depositNative() external payable {
-        balanceOf[NATIVE][msg.sender] += msg.value;
-        emit Deposited(msg.sender, NATIVE, msg.value);
+        depositNativeFor(msg.sender);
+    }
+
+    function depositNativeFor(address account) public payable {
+        _credit(account, NATIVE, 0, msg.value);
+        emit Deposited(account, NATIVE, msg.value);
     }
 
     // ---- settlement ----
@@ -101,77 +136,126 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
         return settledWords[tradeKey >> 8] & (uint256(1) << (tradeKey & 255)) != 0;
     }
 
-    /**
-     * Applies one batch: marks every trade key settled (8 bytes each, big-endian) and applies the
-     * netted deltas. Deltas are grouped by token in ascending token order; per token the deltas may
-     * sum to at most zero, and what is left over is the fee credited to the fee recipient.
-     */
-    function settle(bytes16 batchId, bytes calldata tradeKeys, Delta[] calldata deltas) external onlyOperator nonReentrant {
-        uint256 count = tradeKeys.length / 8;
-        if (count == 0 || tradeKeys.length % 8 != 0) revert BadTradeKeys();
-        _markSettled(tradeKeys, count);
-
-        address token = address(0);
-        int256 sum = 0;
-        for (uint256 i = 0; i < deltas.length; i++) {
-            Delta calldata d = deltas[i];
-            if (i == 0 || d.token != token) {
-                if (i != 0) {
-                    if (uint160(d.token) < uint160(token)) revert UnsortedDeltas(i);
-                    _creditFee(token, sum);
-                }
-                token = d.token;
-                sum = 0;
-            }
-            sum += d.amount;
-            if (d.amount < 0) {
-                uint256 need = uint256(-d.amount);
-                uint256 bal = balanceOf[d.token][d.account];
-                if (bal < need) revert InsufficientBalance(d.account, d.token, bal, need);
-                unchecked {
-                    balanceOf[d.token][d.account] = bal - need;
-                }
-            } else if (d.amount > 0) {
-                balanceOf[d.token][d.account] += uint256(d.amount);
-            }
-        }
-        if (deltas.length != 0) _creditFee(token, sum);
-        emit BatchSettled(batchId, count, keccak256(tradeKeys));
+    function isWithdrawn(uint64 key) external view returns (bool) {
+        return withdrawnWords[key >> 8] & (uint256(1) << (key & 255)) != 0;
     }
 
-    function _markSettled(bytes calldata tradeKeys, uint256 count) private {
-        uint256 wordIndex = type(uint256).max;
-        uint256 word = 0;
-        for (uint256 i = 0; i < count; i++) {
-            uint64 key = uint64(bytes8(tradeKeys[i * 8:i * 8 + 8]));
-            uint256 index = uint256(key) >> 8;
-            if (index != wordIndex) {
-                if (wordIndex != type(uint256).max) settledWords[wordIndex] = word;
-                wordIndex = index;
-                word = settledWords[index];
+    /**
+     * Applies one batch: marks every trade key settled and applies the netted deltas, all or none.
+     *
+     * `keyRuns`: runs of consecutive trade keys, 12 bytes each (uint64 first key, uint32 count,
+     * big-endian): Keel numbers trades in sequence and batches them in that order, so a batch is
+     * mostly one run, marked a bitmap word (256 keys) at a time.
+     *
+     * `deltas`: per token, tokens strictly ascending: the token (20 bytes), a count (uint16), then
+     * that many (account 20 bytes, amount int128 big-endian) deltas, one per account (netted per
+     * batch: each balance is written once). Per token the deltas may sum to at most zero; what is
+     * left over is the fee credited to the fee recipient.
+     */
+    function settle(bytes16 batchId, bytes calldata keyRuns, bytes calldata deltas) external onlyOperator nonReentrant {
+        uint256 count = _markSettled(keyRuns);
+        uint256 p = 0;
+        uint256 end = deltas.length;
+        uint256 previous = 0;
+        while (p < end) {
+            if (p + 22 > end) revert BadDeltas();
+            address token;
+            uint256 n;
+            assembly {
+                let head := calldataload(add(deltas.offset, p))
+                token := shr(96, head)
+                n := and(shr(80, head), 0xffff)
             }
-            uint256 bit = uint256(1) << (key & 255);
-            if (word & bit != 0) revert TradeAlreadySettled(key);
-            word |= bit;
+            if (p != 0 && uint160(token) <= previous) revert UnsortedDeltas(p);
+            previous = uint160(token);
+            p += 22;
+            if (p + n * 36 > end) revert BadDeltas();
+            uint256 index = _index(token);
+            int256 sum = 0;
+            for (uint256 i = 0; i < n; i++) {
+                address account;
+                int256 amount;
+                assembly {
+                    let at := add(deltas.offset, p)
+                    account := shr(96, calldataload(at))
+                    amount := sar(128, calldataload(add(at, 20)))
+                }
+                p += 36;
+                sum += amount;
+                if (amount < 0) _debit(account, token, index, uint256(-amount));
+                else if (amount > 0) _credit(account, token, index, uint256(amount));
+            }
+            _creditFee(token, sum);
         }
-        settledWords[wordIndex] = word;
+        emit BatchSettled(batchId, count, keccak256(keyRuns));
+    }
+
+    /// Marks the runs' keys in the bitmap (a word at a time); reverts if any was settled before. The number of keys.
+    function _markSettled(bytes calldata runs) private returns (uint256 count) {
+        if (runs.length == 0 || runs.length % 12 != 0) revert BadTradeKeys();
+        for (uint256 p = 0; p < runs.length; p += 12) {
+            uint256 first;
+            uint256 n;
+            assembly {
+                let run := calldataload(add(runs.offset, p))
+                first := shr(192, run)
+                n := and(shr(160, run), 0xffffffff)
+            }
+            if (n == 0) revert BadTradeKeys();
+            count += n;
+            uint256 last = first + n - 1;
+            if (last > type(uint64).max) revert BadTradeKeys();
+            while (true) {
+                uint256 index = first >> 8;
+                uint256 hi = (last >> 8) == index ? last & 255 : 255;
+                uint256 mask = (type(uint256).max >> (255 - hi)) & (type(uint256).max << (first & 255));
+                uint256 word = settledWords[index];
+                if (word & mask != 0) revert TradeAlreadySettled(uint64(_lowestKey(index, word & mask)));
+                settledWords[index] = word | mask;
+                if (hi != 255 || (index << 8) + 255 >= last) break;
+                first = (index + 1) << 8;
+            }
+        }
+    }
+
+    /// The lowest key of a bitmap word's set bits (only ever read on the way to a revert).
+    function _lowestKey(uint256 index, uint256 bits) private pure returns (uint256) {
+        uint256 bit = 0;
+        while (bits & (uint256(1) << bit) == 0) bit++;
+        return (index << 8) + bit;
     }
 
     function _creditFee(address token, int256 sum) private {
         if (sum > 0) revert ValueCreated(token);
-        if (sum < 0) balanceOf[token][feeRecipient] += uint256(-sum);
+        if (sum < 0) _credit(feeRecipient, token, _index(token), uint256(-sum));
     }
 
-    // ---- funds out: only to their owner ----
+    // ---- funds out: only with their owner's consent ----
 
-    /// The operator returns accounts' whole balances of the given tokens to the accounts themselves.
-    function release(address[] calldata accounts, address[] calldata tokens) external onlyOperator nonReentrant {
-        for (uint256 i = 0; i < accounts.length; i++) _payOut(accounts[i], tokens[i], balanceOf[tokens[i]][accounts[i]]);
+    /**
+     * Pays out withdrawals the accounts signed (EIP-712 `Withdrawal`), each key once. Operator only:
+     * Keel takes the amount from the account's trading balance in its ledger before it submits, so
+     * nothing locked in open orders or owed to a batch can leave. All or none.
+     */
+    function withdraw(Withdrawal[] calldata ws, bytes[] calldata signatures) external onlyOperator nonReentrant {
+        if (ws.length != signatures.length) revert LengthMismatch();
+        for (uint256 i = 0; i < ws.length; i++) {
+            Withdrawal calldata w = ws[i];
+            uint256 word = withdrawnWords[w.key >> 8];
+            uint256 bit = uint256(1) << (w.key & 255);
+            if (word & bit != 0) revert AlreadyWithdrawn(w.key);
+            bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(WITHDRAWAL_TYPEHASH, w.key, w.account, w.token, w.amount, w.to)));
+            if (ECDSA.recover(digest, signatures[i]) != w.account) revert NotSignedByAccount(w.key);
+            withdrawnWords[w.key >> 8] = word | bit;
+            _debit(w.account, w.token, _index(w.token), w.amount);
+            _send(w.to, w.token, w.amount);
+            emit Withdrawn(w.key, w.account, w.token, w.amount, w.to);
+        }
     }
 
     /// The fee recipient takes the fees collected in a token.
     function claimFees(address token) external nonReentrant {
-        _payOut(feeRecipient, token, balanceOf[token][feeRecipient]);
+        _payOut(feeRecipient, token, balanceOf(token, feeRecipient));
     }
 
     /// Escape hatch, step 1: an account asks to leave without the operator.
@@ -184,18 +268,56 @@ contract KeelSettlement is ReentrancyGuard, Ownable {
     function exit(address token) external nonReentrant {
         uint256 requested = exitRequestedAt[msg.sender];
         if (requested == 0 || block.timestamp < requested + exitDelay) revert ExitNotReady(requested == 0 ? type(uint256).max : requested + exitDelay);
-        _payOut(msg.sender, token, balanceOf[token][msg.sender]);
+        _payOut(msg.sender, token, balanceOf(token, msg.sender));
     }
 
+    /// An account's (or the fee recipient's) whole balance of a token, to itself.
     function _payOut(address account, address token, uint256 amount) private {
         if (amount == 0) return;
-        balanceOf[token][account] = 0;
+        _debit(account, token, _index(token), amount);
+        _send(account, token, amount);
+        emit Released(account, token, amount);
+    }
+
+    /// What `account` holds here of `token`.
+    function balanceOf(address token, address account) public view returns (uint256) {
+        uint256 index = token == NATIVE ? 0 : tokenIndex[token];
+        if (index == 0 && token != NATIVE) return 0;
+        return (balanceSlots[account][index >> 1] >> ((index & 1) * 128)) & type(uint128).max;
+    }
+
+    /// The token's index, given the next one if it has none yet.
+    function _index(address token) private returns (uint256 index) {
+        if (token == NATIVE) return 0;
+        index = tokenIndex[token];
+        if (index == 0) {
+            index = tokenCount++;
+            tokenIndex[token] = index;
+        }
+    }
+
+    function _credit(address account, address token, uint256 index, uint256 amount) private {
+        uint256 shift = (index & 1) * 128;
+        uint256 slot = balanceSlots[account][index >> 1];
+        uint256 balance = ((slot >> shift) & type(uint128).max) + amount;
+        if (balance > type(uint128).max) revert BalanceOverflow(account, token);
+        balanceSlots[account][index >> 1] = (slot & ~(uint256(type(uint128).max) << shift)) | (balance << shift);
+    }
+
+    function _debit(address account, address token, uint256 index, uint256 amount) private {
+        uint256 shift = (index & 1) * 128;
+        uint256 slot = balanceSlots[account][index >> 1];
+        uint256 balance = (slot >> shift) & type(uint128).max;
+        if (balance < amount) revert InsufficientBalance(account, token, balance, amount);
+        balanceSlots[account][index >> 1] = (slot & ~(uint256(type(uint128).max) << shift)) | ((balance - amount) << shift);
+    }
+
+    function _send(address to, address token, uint256 amount) private {
         if (token == NATIVE) {
-            (bool ok, ) = account.call{value: amount}("");
+            (bool ok, ) = to.call{value: amount}("");
             if (!ok) revert NativeTransferFailed();
         } else {
-            IERC20(token).safeTransfer(account, amount);
+            IERC20(token).safeTransfer(to, amount);
         }
-        emit Released(account, token, amount);
     }
 }

@@ -25,7 +25,6 @@ import { CheckoutAddressRetirement } from './modules/checkout/address-retirement
 import { registerCheckoutRoutes } from './modules/payment-links/checkout-routes';
 import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
 import { SettlementBatcher } from './modules/settlement/batcher';
-import { ProceedsRelease } from './modules/settlement/proceeds-release';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
 import { claimNodeIdentity, NodeIdentity, processNodeId } from './platform/node-identity';
 
@@ -88,7 +87,7 @@ export async function startKeel(config: Config, logger?: Logger, options: Platfo
   try {
     // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts;
     // a reset chain's deposits are taken back through every deposit listener (the ledger, checkouts).
-    await new ChainResetReconciler(platform.db, services.chainActivity.allListeners, services.orders, platform.logger).reconcileAll(networks);
+    await new ChainResetReconciler(platform.db, services.chainActivity.allListeners, services.orders, platform.logger, services.ledger).reconcileAll(networks);
     // Every role screens addresses in memory: each picks up a list loaded with `keel aml load`.
     await workers.start(new SanctionsListWatcher(services.sanctionsLists, services.sanctions, services.shippedSanctions, platform.config.SANCTIONS_REFRESH_INTERVAL_MS, platform.logger));
     if (roles.has('api')) keel.core = await startApiRole(platform, services);
@@ -137,6 +136,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   // listeners that react to what the line was for (an agent payment, a swap, a settlement rule's execution),
   // each of which only touches its own kind of line.
   sender.onOutcome(services.custodyLedgerSync);
+  sender.onOutcome(services.tradingDepositOutcomes);
   sender.onOutcome(services.agentPaymentOutcomes);
   sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
   const { settlementOutcomes } = services;
@@ -168,10 +168,10 @@ function settlementWorker(platform: Platform, services: Services, networks: Chai
   const batcher = new SettlementBatcher(
     db,
     platform.outbox,
-    services.settlementFunding,
-    new ProceedsRelease(db, logger),
-    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS, fundingRetryBaseMs: config.SETTLEMENT_FUNDING_RETRY_BASE_MS, fundingMaxAttempts: config.SETTLEMENT_FUNDING_MAX_ATTEMPTS },
+    services.tradingWithdrawals,
+    { batchSize: config.SETTLEMENT_BATCH_SIZE, maxAgeMs: config.SETTLEMENT_BATCH_MAX_AGE_MS, bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS },
     logger,
+    platform.failpoints,
   );
   const options = { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS, leaseMs: config.SETTLEMENT_LEASE_MS, reconcileIntervalMs: config.SETTLEMENT_RECONCILE_INTERVAL_MS };
   return new SettlementWorker(db, networks, services.settlementDeployments, batcher, services.settlementReconciler, platform.metrics, options, logger);

@@ -30,12 +30,13 @@ import { SwapResolver } from './modules/swaps/swap.resolver';
 import { SettlementRuleResolver } from './modules/settlement-rules/settlement-rule.resolver';
 import { RealtimeResolver } from './modules/realtime/realtime.resolver';
 import { SettlementBatchResolver } from './modules/settlement/settlement-batch.resolver';
+import { TradingResolver } from './modules/settlement/trading.resolver';
 import { AccessTokenResolver, RealtimeAuthResolver } from './modules/access-tokens/access-token.resolver';
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
   core: [OrganizationResolver, QuotaResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, PaymentLinkResolver, PaymentIntentResolver, SwapResolver, SettlementRuleResolver, AccessTokenResolver],
-  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, RealtimeResolver, SettlementBatchResolver, AccessTokenResolver, RealtimeAuthResolver],
+  pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, RealtimeResolver, SettlementBatchResolver, TradingResolver, AccessTokenResolver, RealtimeAuthResolver],
 };
 
 /**

@@ -71,8 +71,11 @@ import { SettlementBatchService } from './modules/settlement/settlement-batch.se
 import { SettlementDeployments } from './modules/settlement/settlement-deployments';
 import { SettlementLedgerView } from './modules/settlement/settlement-ledger-view';
 import { SettlementReconciler } from './modules/settlement/settlement-reconciler';
-import { SettlementFunding } from './modules/settlement/funding';
-import { FundingTransactions } from './modules/settlement/funding-transactions';
+import { TradingService } from './modules/settlement/trading.service';
+import { TradingDepositOutcomes } from './modules/settlement/trading-deposit-outcomes';
+import { TradingWithdrawalSender } from './modules/settlement/trading-withdrawal-sender';
+import { TradingMigration } from './modules/settlement/trading-migration';
+import { TradingExit } from './modules/settlement/trading-exit';
 
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
@@ -156,11 +159,20 @@ export interface Services {
   settlementOutcomes: SettlementOutcomes;
   /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */
   realtime: RealtimeService;
-  /** On-chain settlement of trades: the contracts, the batches API, funding and reconciliation. */
+  /** On-chain settlement of trades: the contracts, the batches API and reconciliation. */
   settlementDeployments: SettlementDeployments;
   settlementBatches: SettlementBatchService;
-  settlementFunding: SettlementFunding;
   settlementReconciler: SettlementReconciler;
+  /** Wallets' trading balances in the settlement contract: deposits to and withdrawals from trading. */
+  trading: TradingService;
+  /** Credits a deposit to trading once its transfer line is CONFIRMED (a transaction-sender outcome listener). */
+  tradingDepositOutcomes: TradingDepositOutcomes;
+  /** Pays out withdrawals from trading: the operator's side, stepped by the settlement worker. */
+  tradingWithdrawals: TradingWithdrawalSender;
+  /** `keel settlement migrate`: balances from the per-batch funding flow into the contract. */
+  tradingMigration: TradingMigration;
+  /** `keel settlement exit`: the contract's exit hatch, run for a custody customer. */
+  tradingExit: TradingExit;
 }
 
 declare module './graphql-kit/context' {
@@ -238,6 +250,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   transfers.approvals.onRejected(settlementOutcomes.rejected);
   const settlementDeployments = new SettlementDeployments(db, config, platform.logger);
   custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
+  const trading = new TradingService(db, sendingWallets, chains, networks, transfers, gasTopUps, ledger, settlementDeployments, sanctions, outbox, unitOfWork);
   return {
     agents,
     agentPaymentOutcomes,
@@ -292,8 +305,12 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
     settlementDeployments,
     settlementBatches: new SettlementBatchService(db),
-    settlementFunding: new SettlementFunding(sendingWallets, new FundingTransactions(db, custodyLedgerSync, platform.failpoints, platform.logger, { afterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, percent: config.TRANSFER_FEE_BUMP_PERCENT }), platform.logger),
-    settlementReconciler: new SettlementReconciler(db, settlementDeployments),
+    settlementReconciler: new SettlementReconciler(db, settlementDeployments, outbox),
+    trading,
+    tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, platform.logger),
+    tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, custodyLedgerSync),
+    tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
+    tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, outbox, platform.failpoints, platform.logger),
   };
 }
 

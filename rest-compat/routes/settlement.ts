@@ -1,6 +1,6 @@
 import type { RouteRow } from '../route-table';
 
-/** Settlement batches on the order-book host (/v1/orderbook), spread into orderbookRoutes. */
+/** Settlement batches and trading balances on the order-book host (/v1/orderbook), spread into orderbookRoutes. */
 export const settlementRoutes: RouteRow[] = [
   {
     method: 'GET',
@@ -17,5 +17,65 @@ export const settlementRoutes: RouteRow[] = [
     envelope: 'single',
     summary: 'Get a settlement batch: status, chain, trade count and ids, transaction hash (and replaced ones), block, gas used, fee paid, every transition with its time',
     tag: 'Settlement',
+  },
+  {
+    method: 'GET',
+    path: '/v1/orderbook/wallets/{walletId}/trading/balances',
+    field: 'tradingBalances',
+    envelope: 'single',
+    summary: "A wallet's trading balance per asset, held in the settlement contract: available, locked in orders, pending deposit, pending withdrawal, unsettled proceeds",
+    tag: 'Trading balances',
+  },
+  {
+    method: 'POST',
+    path: '/v1/orderbook/wallets/{walletId}/trading/deposits',
+    field: 'depositToTrading',
+    body: 'input',
+    envelope: 'single',
+    status: 201,
+    summary: "Deposit to trading (assetId, amount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; the gas is the wallet's, or the sponsor wallet's",
+    tag: 'Trading balances',
+  },
+  {
+    method: 'POST',
+    path: '/v1/orderbook/wallets/{walletId}/trading/withdrawals',
+    field: 'withdrawFromTrading',
+    body: 'input',
+    envelope: 'single',
+    status: 201,
+    summary: "Withdraw from trading (assetId, amount, recipient): signed by the wallet's key, paid out by the operator to the wallet's own address or, within its security policy, another one",
+    tag: 'Trading balances',
+  },
+  {
+    method: 'GET',
+    path: '/v1/orderbook/trading-transfers',
+    field: 'tradingTransfers',
+    envelope: 'proList',
+    summary: 'Deposits to and withdrawals from trading, newest first (walletId, direction, status, limit, offset)',
+    tag: 'Trading balances',
+  },
+  {
+    method: 'GET',
+    path: '/v1/orderbook/trading-transfers/{id}',
+    field: 'tradingTransfer',
+    envelope: 'single',
+    summary: 'Get a deposit to or withdrawal from trading',
+    tag: 'Trading balances',
+  },
+  {
+    method: 'POST',
+    path: '/v1/orderbook/trading-transfers/{id}/approve',
+    field: 'approveTradingWithdrawal',
+    envelope: 'single',
+    summary: 'Release a withdrawal from trading held by requireApprovalForTransfers (orderbook_funds:approve)',
+    tag: 'Trading balances',
+  },
+  {
+    method: 'POST',
+    path: '/v1/orderbook/trading-transfers/{id}/reject',
+    field: 'rejectTradingWithdrawal',
+    envelope: 'single',
+    summary: 'Refuse a withdrawal from trading held for approval; the amount goes back to the trading balance (orderbook_funds:approve)',
+    tag: 'Trading balances',
   },
 ];

@@ -2,11 +2,11 @@ import { Command } from 'commander';
 import { devChainAccount } from '../platform/chain/dev-accounts';
 import { printFromServices } from './with-services';
 
-/** `keel reconcile` and `keel settlement deploy`: the operator's side of on-chain settlement. */
+/** `keel reconcile`, `keel settlement deploy`, `migrate` and `exit`: the operator's side of on-chain settlement. */
 export function registerSettlementCommands(program: Command): void {
   program
     .command('reconcile')
-    .description("Compare every wallet's on-chain balance (its address plus its settlement contract balance) with the ledger, per asset; exits 1 on any difference")
+    .description("Compare every wallet's ledger with the chain, per asset, at one block: its custody account with its address, its trading account with its balance in the settlement contract; exits 1 on any difference")
     .option('--chain <chain>', 'blockchain id, chain id or slug; default every registered chain')
     .option('--organization <id>', 'only the wallets of this organisation')
     .option('--json', 'print only the JSON result: no progress on the terminal')
@@ -24,7 +24,7 @@ export function registerSettlementCommands(program: Command): void {
         progress.done();
         const differences = reports.flatMap((r) => r.differences);
         for (const d of differences) {
-          process.stderr.write(`DIFFERENCE chain=${d.blockchainId} wallet=${d.walletId} ${d.address} ${d.symbol}: ledger expects ${d.expected}, on chain ${d.wallet} + contract ${d.contract} (difference ${d.difference})\n`);
+          process.stderr.write(`DIFFERENCE chain=${d.blockchainId} wallet=${d.walletId} ${d.address} ${d.symbol} ${d.account}: ledger expects ${d.expected}, ${d.account === 'trading' ? 'contract' : 'address'} holds ${d.onChain} (difference ${d.difference})\n`);
         }
         if (differences.length) process.exitCode = 1;
         return { clean: differences.length === 0, checked: reports.reduce((n, r) => n + r.checked, 0), chains: reports };
@@ -51,5 +51,33 @@ export function registerSettlementCommands(program: Command): void {
         progress.update(`deploying the settlement contract on ${network.spec.slug}: waiting for its transaction to be mined…`);
         return services.settlementDeployments.deploy(network, key, { operator: opts.operator, feeRecipient: opts.feeRecipient, exitDelaySeconds });
       }, opts),
+    );
+  settlement
+    .command('migrate')
+    .description("Move a chain's trading balances from the per-batch funding flow into the settlement contract: release what the previous contract holds, then deposit each wallet's trading balance (less unsettled trades) from its address. Run with the settlement worker stopped; again until no line is refused")
+    .requiredOption('--chain <chain>', 'blockchain id, chain id or slug')
+    .option('--gas-sponsor <walletId>', "a wallet of each organisation that pays the deposits' gas for its wallets without coin (ignored for other organisations)")
+    .action((opts: { chain: string; gasSponsor?: string }) =>
+      printFromServices(async ({ services, networks }) => {
+        const network = networks.find(opts.chain);
+        if (!network) throw new Error(`Unknown blockchain '${opts.chain}'`);
+        const report = await services.tradingMigration.migrate(network, { gasSponsorWalletId: opts.gasSponsor });
+        for (const l of report.lines.filter((x) => x.refused)) process.stderr.write(`REFUSED wallet=${l.walletId} ${l.address} ${l.symbol} ${l.lacking}: ${l.refused}\n`);
+        if (report.lines.some((l) => l.refused)) process.exitCode = 1;
+        return report;
+      }),
+    );
+  settlement
+    .command('exit')
+    .description("The contract's exit hatch for a custody customer, from the wallet's own address (its coin pays the gas): the first run asks to exit, a run after the exit delay takes every balance out to the wallet's address and moves it from trading to custody in the ledger")
+    .requiredOption('--chain <chain>', 'blockchain id, chain id or slug')
+    .requiredOption('--organization <id>', "the wallet's organisation")
+    .requiredOption('--wallet <id>', 'master wallet or deposit address id')
+    .action((opts: { chain: string; organization: string; wallet: string }) =>
+      printFromServices(async ({ services, networks }) => {
+        const network = networks.find(opts.chain);
+        if (!network) throw new Error(`Unknown blockchain '${opts.chain}'`);
+        return services.tradingExit.run(network, opts.organization, opts.wallet);
+      }),
     );
 }

@@ -251,10 +251,6 @@ export const configSchema = z.object({
   /** A settlement transaction unmined this long (and priced below the market) is re-sent with a higher fee. */
   SETTLEMENT_FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(30_000),
   SETTLEMENT_LEASE_MS: z.coerce.number().int().positive().default(15_000),
-  /** A batch whose funding the chain refused (a wallet without coin for gas): its trades are queued again after this, doubled per attempt (at most an hour). */
-  SETTLEMENT_FUNDING_RETRY_BASE_MS: z.coerce.number().int().positive().default(30_000),
-  /** Refused fundings of a wallet's trade before the trade is FAILED for good. */
-  SETTLEMENT_FUNDING_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SETTLEMENT_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /** The operator key that submits batches (hex). Dev chains default to dev account #7. */
   SETTLEMENT_OPERATOR_KEY: z.string().optional(),

@@ -13,6 +13,9 @@ import { testKeelConfig } from '../support/keel';
 import { keelCommand } from '../support/keel-cli';
 import { KeelProcess, startKeelProcess, stopKeelProcess } from '../support/keel-process';
 import { marketBody } from '../integration/orderbook/support';
+import { depositToTrading } from '../support/settlement-trading';
+import type { TestOrg } from '../support/keel';
+import { Client } from 'pg';
 
 jest.setTimeout(180_000);
 
@@ -25,7 +28,7 @@ let org: { orgId: string; adminKey: string; proKey: string };
 let operator: { orgId: string; key: string };
 const ids = { chain: '', ETH: '', USDC: '', wallet: '', address: '' };
 
-/** The sandbox as `npm start` runs it: its own dev chain (one, to keep it quick), blocks every 500 ms. */
+/** The sandbox as `npm start` runs it: its own dev chain (one, to keep it quick), blocks every 500 ms, settlement on. */
 const start = () =>
   startKeelProcess(config, 'api,orderbook,worker', {
     KEEL_CHAINS: '',
@@ -35,6 +38,8 @@ const start = () =>
     DEV_CHAIN_BLOCK_INTERVAL_MS: '500',
     CHAIN_POLL_INTERVAL_MS: '200',
     RATE_LIMIT_SCALE: '100',
+    // Orders trade balances in the settlement contract: the worker deploys it on the dev chain.
+    SETTLEMENT_ENABLED: 'true',
   });
 const core = () => new ApiClient(keel.coreUrl!, { apiKey: org.adminKey, orgId: org.orgId });
 const pro = () => new ApiClient(keel.proUrl!, { apiKey: org.proKey, orgId: org.orgId });
@@ -61,11 +66,39 @@ async function fund(address: string, asset: string, amount: string): Promise<voi
   if (res.status !== 200 && res.status !== 201) throw new Error(`faucet: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-/** Everything a restart must keep: trading balances, on-chain balances, open orders, deposits. */
+/** A wallet's custody account (at its address) per symbol in the ledger: [symbol, available, locked], read from PostgreSQL. */
+async function custody(walletId: string): Promise<[string, string, string][]> {
+  const client = new Client({ connectionString: config.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT a.symbol, b.available::text, b.locked::text FROM ledger_balances b JOIN assets a ON a.id = b.asset_id WHERE b.wallet_id = $1 AND b.account = 'custody' ORDER BY a.symbol`,
+      [walletId],
+    );
+    return rows.map((r: { symbol: string; available: string; locked: string }) => [r.symbol, r.available, r.locked]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether the chain's settlement contract is recorded (the worker deploys it on the dev chain at start). */
+async function settlementContractRecorded(): Promise<boolean> {
+  const client = new Client({ connectionString: config.DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM settlement_contracts WHERE blockchain_id = $1', [ids.chain])).rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Everything a restart must keep: trading and custody balances, on-chain balances, open orders, deposits. */
 async function state() {
-  const [balances, addressBalances, onChain, orders, deposits] = await Promise.all([
+  const [balances, addressBalances, walletCustody, addressCustody, onChain, orders, deposits] = await Promise.all([
     pro().get(`/v1/orderbook/wallets/${ids.wallet}/balances`),
     pro().get(`/v1/orderbook/wallets/${ids.address}/balances`),
+    custody(ids.wallet),
+    custody(ids.address),
     core().get(`/v1/master-wallets/${ids.wallet}/balances`),
     pro().get('/v1/orderbook/orders?status=OPEN'),
     core().get(`/v1/master-wallets/${ids.wallet}/transactions?direction=incoming&sort=ASC`),
@@ -73,6 +106,8 @@ async function state() {
   return {
     balances: balances.body.data,
     addressBalances: addressBalances.body.data,
+    walletCustody,
+    addressCustody,
     onChain: onChain.body.data.map((b: { asset: { symbol: string }; rawBalance: string }) => [b.asset.symbol, b.rawBalance]),
     orders: orders.body.data,
     deposits: deposits.body.transfer.map((d: Record<string, unknown>) => [d.hash, d.logIndex, d.blockNum, d.status, d.symbol, d.value]),
@@ -109,11 +144,14 @@ describe('a sandbox restart', () => {
     await fund(wallet.body.data.walletAddress, 'ETH', '5');
     await fund(wallet.body.data.walletAddress, 'USDC', '3000');
     await fund(address.body.data.address, 'USDC', '40');
-    await eventuallyPasses(async () => {
-      const balances = (await pro().get(`/v1/orderbook/wallets/${ids.wallet}/balances`)).body.data;
-      expect(balances.map((b: { symbol: string; available: string }) => [b.symbol, b.available]).sort()).toEqual([['ETH', '5'], ['USDC', '3000']]);
-      expect((await pro().get(`/v1/orderbook/wallets/${ids.address}/balances`)).body.data[0]).toMatchObject({ symbol: 'USDC', available: '40' });
-    });
+    await eventuallyPasses(async () => expect((await custody(ids.address))[0]?.slice(0, 2)).toEqual(['USDC', '40000000']));
+    // Orders trade what the wallet moved into the settlement contract: 4 ETH and all its USDC.
+    await eventuallyPasses(async () => expect(await settlementContractRecorded()).toBe(true));
+    const asPro = { pro: pro() } as unknown as TestOrg;
+    await depositToTrading(asPro, ids.wallet, ids.ETH, '4');
+    await depositToTrading(asPro, ids.wallet, ids.USDC, '3000');
+    const balances = (await pro().get(`/v1/orderbook/wallets/${ids.wallet}/balances`)).body.data;
+    expect(balances.map((b: { symbol: string; available: string }) => [b.symbol, b.available]).sort()).toEqual([['ETH', '4'], ['USDC', '3000']]);
     const order = (body: Record<string, string>) => pro().post('/v1/orderbook/orders', { walletId: ids.wallet, market: 'ETH-USDC', type: 'LIMIT', timeInForce: 'GTC', ...body });
     expect((await order({ side: 'BUY', price: '2000', quantity: '0.5' })).status).toBe(201);
     expect((await order({ side: 'SELL', price: '3000', quantity: '2' })).status).toBe(201);
@@ -129,7 +167,7 @@ describe('a sandbox restart', () => {
     expect(await state()).toEqual(before);
     // The watcher goes on from its cursor: a new deposit is credited, and nothing before it was taken for a reorg.
     await fund((await core().get(`/v1/addresses/${ids.address}`)).body.data.address, 'USDC', '1');
-    await eventuallyPasses(async () => expect((await pro().get(`/v1/orderbook/wallets/${ids.address}/balances`)).body.data[0].available).toBe(signal === 'SIGTERM' ? '41' : '42'));
+    await eventuallyPasses(async () => expect((await custody(ids.address))[0][1]).toBe(signal === 'SIGTERM' ? '41000000' : '42000000'));
     expect(logged('chain reorganised')).toEqual([]);
     expect(logged('reorg deeper')).toEqual([]);
     expect(logged('chain reset')).toEqual([]);
@@ -145,13 +183,12 @@ describe('a sandbox restart', () => {
     expect(resets[0]).toMatchObject({ reason: 'genesis-changed', revertedDeposits: 5, cancelledOrders: 2, unbacked: {} });
     const after = await state();
     expect(after.orders).toEqual([]);
+    // The contract went with the chain: trading balances went back to custody and were taken back with the deposits.
     for (const b of [...after.balances, ...after.addressBalances]) expect(b).toMatchObject({ available: '0', locked: '0' });
+    for (const [, available, locked] of [...after.walletCustody, ...after.addressCustody]) expect([available, locked]).toEqual(['0', '0']);
     // The new chain is followed from its head: a deposit on it is credited as usual.
     await fund((await core().get(`/v1/master-wallets/${ids.wallet}`)).body.data.walletAddress, 'USDC', '7');
-    await eventuallyPasses(async () => {
-      const usdc = (await pro().get(`/v1/orderbook/wallets/${ids.wallet}/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'USDC');
-      expect(usdc).toMatchObject({ available: '7', locked: '0' });
-    });
+    await eventuallyPasses(async () => expect((await custody(ids.wallet)).find(([symbol]) => symbol === 'USDC')).toEqual(['USDC', '7000000', '0']));
     expect(logged('chain reorganised')).toEqual([]);
     expect(logged('reorg deeper')).toEqual([]);
   });

@@ -24,11 +24,17 @@ export interface OrderCanceller {
   cancelLocking(assetIds: string[]): Promise<string[]>;
 }
 
+/** Gives back to custody what trading held of the chain's assets (the settlement contract went with the chain). */
+export interface TradingReset {
+  tradingBackToCustody(trx: Knex.Transaction, assetIds: string[], reference: string): Promise<void>;
+}
+
 /**
  * A chain that was reset (a dev chain started afresh) is not a reorg of every block: at start Keel
  * compares the chain's genesis hash with the one it recorded (and, for a dev chain it started
  * itself, the block at the watcher's cursor). On a reset the ledger follows the chain: orders that
- * lock the chain's assets are cancelled, every deposit Keel confirmed on it is reverted and its
+ * lock the chain's assets are cancelled, trading balances go back to custody (the settlement
+ * contract went with the chain), every deposit Keel confirmed on it is reverted and its
  * credit taken back at once (not block by block), and the watcher restarts from the new chain's
  * head. What the ledger still holds of those assets (credits already traded away or sent) is
  * reported as unbacked. Re-running after a crash is safe: the reset is recorded last, in the same
@@ -40,6 +46,7 @@ export class ChainResetReconciler {
     private readonly deposits: DepositListener,
     private readonly orders: OrderCanceller,
     private readonly logger: Logger,
+    private readonly trading?: TradingReset,
   ) {}
 
   /**
@@ -75,6 +82,8 @@ export class ChainResetReconciler {
       if (now.genesisHash !== recorded.genesisHash || now.cursorHash !== recorded.cursorHash) return undefined; // another process reconciled it
       const rows = await trx('chain_transfers').where({ blockchainId, status: 'CONFIRMED', direction: 'incoming' }).update({ status: 'REVERTED', revertedAt: trx.fn.now() }).returning('*');
       const deposits = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never));
+      // Trading balances were deposits too, moved into a contract that is gone: back at the addresses, reversed with them.
+      await this.trading?.tradingBackToCustody(trx, assetIds, `chain-reset:${blockchainId}:${genesis}`);
       if (deposits.length) await this.deposits.reverted(trx, deposits);
       await trx('chain_blocks').where({ blockchainId }).delete();
       await trx('chain_cursors').where({ blockchainId }).delete();

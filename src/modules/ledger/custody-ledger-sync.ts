@@ -10,20 +10,22 @@ import type { LedgerService } from './ledger.service';
 import type { WalletDebts } from './wallet-debts';
 
 /** One credit per deposit per block it was mined in: a deposit a reorg re-mined elsewhere counts again. */
+/** Deposits, transfers out and their gas move the wallet's money at its own address. */
+const CUSTODY = 'custody' as const;
+
 const depositReference = (d: ChainTransferModel) => `deposit:${d.blockchainId}:${d.txHash}:${d.logIndex}:${d.blockHash}`;
 
 /**
  * What on-chain settlement tells the ledger: which senders only hand a wallet back its own funds
- * (the settlement contract releasing proceeds: not a deposit), and what of a balance is proceeds of
- * trades not yet settled on chain (not withdrawable yet).
+ * (the settlement contract paying out a withdrawal from trading, which credits custody itself:
+ * not a deposit).
  */
 export interface SettlementView {
   isInternalSource(blockchainId: string, fromAddress: string): Promise<boolean>;
-  withheld(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint>;
 }
 
 /**
- * Keeps the trading ledger in step with custody: confirmed deposits are credited (repaying any debt
+ * Keeps the ledger's custody accounts in step with the chain: confirmed deposits are credited (repaying any debt
  * of the wallet in the asset first) and reorged ones taken back, what was already spent or locked
  * becoming a debt; a transfer out is debited when it is requested and refunded if it fails or is rejected;
  * the gas a mined transaction paid is debited from the sender's native balance.
@@ -50,7 +52,7 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     for (const d of deposits) {
       if (await this.settlement?.isInternalSource(d.blockchainId, d.fromAddress)) continue;
-      const credit = { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d) };
+      const credit = { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d), account: CUSTODY };
       if ((await this.ledger.credit(trx, credit)).applied) await this.debts.repayFrom(trx, credit);
     }
   }
@@ -66,24 +68,22 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
     }
   }
 
-  /** What the ledger lets the wallet spend, less proceeds of trades not yet settled on chain. */
+  /** What the wallet's custody account lets it spend (trades never touch it: proceeds reach it only through a withdrawal from trading). */
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
-    const spendable = await this.ledger.spendable(trx, walletId, assetId);
-    const withheld = (await this.settlement?.withheld(trx, walletId, assetId)) ?? 0n;
-    return spendable > withheld ? spendable - withheld : 0n;
+    return this.ledger.spendable(trx, walletId, assetId, CUSTODY);
   }
 
   /** Takes each line's amount from what the wallet may spend: nothing while it owes a debt in the asset. */
   async reserve(trx: Knex.Transaction, lines: FundsLine[]): Promise<void> {
     for (const l of lines) {
       const spendable = await this.spendable(trx, l.walletId, l.assetId);
-      if (spendable < l.rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance: the ledger holds less than this line that the wallet may spend (nothing while it owes a debt in the asset; proceeds of trades not yet settled on chain cannot leave)', { walletId: l.walletId, assetId: l.assetId });
-      await this.ledger.debit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer:${l.itemId}` });
+      if (spendable < l.rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance: the custody ledger holds less than this line that the wallet may spend (nothing while it owes a debt in the asset; a trading balance leaves through a withdrawal from trading)', { walletId: l.walletId, assetId: l.assetId });
+      await this.ledger.debit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer:${l.itemId}`, account: CUSTODY });
     }
   }
 
   async release(trx: Knex.Transaction, lines: FundsLine[]): Promise<void> {
-    for (const l of lines.filter((x) => x.rawAmount > 0n)) await this.ledger.credit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer-refund:${l.itemId}` });
+    for (const l of lines.filter((x) => x.rawAmount > 0n)) await this.ledger.credit(trx, { organizationId: l.organizationId, walletId: l.walletId, assetId: l.assetId, amount: l.rawAmount, reference: `transfer-refund:${l.itemId}`, account: CUSTODY });
   }
 
   async executed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
@@ -110,16 +110,16 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
     if (fee <= 0n) return;
     const native = (await this.chains.assetsOf(charge.blockchainId)).find((a) => a.isNative);
     if (!native) return;
-    const { available } = await this.ledger.balance(trx, walletId, native.id);
+    const { available } = await this.ledger.balance(trx, walletId, native.id, CUSTODY);
     const take = available < fee ? available : fee;
-    if (take > 0n) await this.ledger.debit(trx, { organizationId: charge.organizationId, walletId, assetId: native.id, amount: take, reference: charge.reference });
-    if (take < fee) this.logger.warn({ reference: charge.reference, walletId, shortfall: (fee - take).toString() }, 'gas could not be fully charged to the trading ledger');
+    if (take > 0n) await this.ledger.debit(trx, { organizationId: charge.organizationId, walletId, assetId: native.id, amount: take, reference: charge.reference, account: CUSTODY });
+    if (take < fee) this.logger.warn({ reference: charge.reference, walletId, shortfall: (fee - take).toString() }, 'gas could not be fully charged to the custody ledger');
   }
 
   /** Gives back what chargeGasTo took under `reference` (a reorg dropped the transaction); idempotent. */
   async refundGas(trx: Knex.Transaction, reference: string): Promise<void> {
     const charged = await trx('ledger_entries').where({ idempotencyKey: `debit:${reference}` }).first();
     if (!charged) return;
-    await this.ledger.credit(trx, { organizationId: charged.organizationId, walletId: charged.walletId, assetId: charged.assetId, amount: -BigInt(charged.availableDelta), reference: `reorged:${reference}` });
+    await this.ledger.credit(trx, { organizationId: charged.organizationId, walletId: charged.walletId, assetId: charged.assetId, amount: -BigInt(charged.availableDelta), reference: `reorged:${reference}`, account: charged.account });
   }
 }

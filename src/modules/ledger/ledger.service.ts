@@ -7,6 +7,13 @@ import type { AddressService } from '../wallets/address.service';
 export type EntryKind = 'credit' | 'debit' | 'lock' | 'unlock' | 'fill' | 'fee';
 
 /**
+ * Where a wallet's money of one asset sits: 'custody', at the wallet's own address (deposits
+ * credit it, transfers out take from it), or 'trading', in the settlement contract (orders lock
+ * it, trades move it). The order book only ever moves 'trading', the default.
+ */
+export type LedgerAccount = 'custody' | 'trading';
+
+/**
  * One change to the ledger. walletId null is the venue's fee account (kind 'fee' only).
  * Deltas are base units of the asset; a balance may never go below zero.
  */
@@ -18,6 +25,8 @@ export interface LedgerMove {
   available: bigint;
   locked: bigint;
   reference: string;
+  /** 'trading' when absent. */
+  account?: LedgerAccount;
 }
 
 export interface CreditInput {
@@ -29,6 +38,8 @@ export interface CreditInput {
   amount: bigint;
   /** Unique per credit (e.g. `deposit:<chainId>:<txHash>:<logIndex>`): a repeated reference is a no-op. */
   reference: string;
+  /** 'trading' when absent (what the order book trades); custody-side callers say 'custody'. */
+  account?: LedgerAccount;
 }
 
 export type DebitInput = CreditInput;
@@ -36,6 +47,7 @@ export type DebitInput = CreditInput;
 export interface Balance {
   walletId: string;
   assetId: string;
+  account: LedgerAccount;
   available: bigint;
   locked: bigint;
 }
@@ -68,18 +80,21 @@ function isCheckViolation(e: unknown): boolean {
 interface BalanceChange {
   walletId: string;
   assetId: string;
+  account: LedgerAccount;
   organizationId: string;
   available: bigint;
   locked: bigint;
 }
 
-/** Moves summed per (wallet, asset), in key order, without the fee account and without no-ops. */
+const accountOf = (m: { account?: LedgerAccount }): LedgerAccount => m.account ?? 'trading';
+
+/** Moves summed per (wallet, asset, account), in key order, without the fee account and without no-ops. */
 function balanceChanges(moves: LedgerMove[]): BalanceChange[] {
   const sums = new Map<string, BalanceChange>();
   for (const m of moves) {
     if (m.walletId === null) continue;
-    const key = `${m.walletId}|${m.assetId}`;
-    const s = sums.get(key) ?? { walletId: m.walletId, assetId: m.assetId, organizationId: m.organizationId!, available: 0n, locked: 0n };
+    const key = `${m.walletId}|${m.assetId}|${accountOf(m)}`;
+    const s = sums.get(key) ?? { walletId: m.walletId, assetId: m.assetId, account: accountOf(m), organizationId: m.organizationId!, available: 0n, locked: 0n };
     s.available += m.available;
     s.locked += m.locked;
     sums.set(key, s);
@@ -96,6 +111,7 @@ function journalRows(moves: LedgerMove[], idempotencyKey: string | null) {
     walletId: m.walletId,
     assetId: m.assetId,
     kind: m.kind,
+    account: accountOf(m),
     availableDelta: m.available.toString(),
     lockedDelta: m.locked.toString(),
     reference: m.reference,
@@ -149,10 +165,10 @@ export class LedgerService {
     const credit = await trx('ledger_entries').where({ idempotencyKey: `credit:${input.reference}` }).first();
     if (!credit) return { applied: false, reversed: 0n, shortfall: 0n };
     const amount = BigInt(credit.availableDelta);
-    const balance = await trx('ledger_balances').where({ walletId: credit.walletId, assetId: credit.assetId }).forUpdate().first();
+    const balance = await trx('ledger_balances').where({ walletId: credit.walletId, assetId: credit.assetId, account: credit.account }).forUpdate().first();
     const available = balance ? BigInt(balance.available) : 0n;
     const take = available < amount ? available : amount;
-    const move: LedgerMove = { organizationId: credit.organizationId, walletId: credit.walletId, assetId: credit.assetId, kind: 'debit', available: -take, locked: 0n, reference: `reversal:${input.reference}` };
+    const move: LedgerMove = { organizationId: credit.organizationId, walletId: credit.walletId, assetId: credit.assetId, account: credit.account, kind: 'debit', available: -take, locked: 0n, reference: `reversal:${input.reference}` };
     const inserted = await this.journal(trx, [move], `reversal:${input.reference}`);
     if (!inserted) return { applied: false, reversed: 0n, shortfall: 0n };
     if (take > 0n) await this.applyBalances(trx, [move]);
@@ -170,6 +186,26 @@ export class LedgerService {
   }
 
   /**
+   * A chain reset took the settlement contract with it: what the trading account held of these
+   * assets counts at the wallets' addresses again (custody), where the reset's deposit reversals
+   * take it back from. Run after the orders locking them were cancelled; idempotent per `reference`.
+   */
+  async tradingBackToCustody(trx: Knex.Transaction, assetIds: string[], reference: string): Promise<void> {
+    if (!assetIds.length) return;
+    const rows: { walletId: string; assetId: string; organizationId: string; available: string }[] = await trx('ledger_balances')
+      .where({ account: 'trading' })
+      .whereIn('assetId', assetIds)
+      .where('available', '>', 0)
+      .forUpdate()
+      .select('walletId', 'assetId', 'organizationId', 'available');
+    for (const r of rows) {
+      const move = { organizationId: r.organizationId, walletId: r.walletId, assetId: r.assetId, amount: BigInt(r.available), reference: `${reference}:${r.walletId}:${r.assetId}` };
+      await this.debit(trx, { ...move, account: 'trading' });
+      await this.credit(trx, { ...move, account: 'custody' });
+    }
+  }
+
+  /**
    * Journals and applies a set of moves as parts of one statement (see runAsOneStatement), for a
    * caller that writes everything a command did in a single round trip. Moves on the fee account
    * (walletId null) are journal-only. Balance rows are locked in key order, updated, and created
@@ -184,33 +220,33 @@ export class LedgerService {
     if (changes.length === 0) return parts;
     const changed = rowsOf(
       'ledger_balances',
-      changes.map((c) => ({ walletId: c.walletId, assetId: c.assetId, organizationId: c.organizationId, available: c.available.toString(), locked: c.locked.toString() })),
+      changes.map((c) => ({ walletId: c.walletId, assetId: c.assetId, account: c.account, organizationId: c.organizationId, available: c.available.toString(), locked: c.locked.toString() })),
     );
     parts.push(
-      { name: 'ledger_changes', sql: `SELECT wallet_id, asset_id, organization_id, available, locked FROM ${changed.sql}`, bindings: changed.bindings },
+      { name: 'ledger_changes', sql: `SELECT wallet_id, asset_id, account, organization_id, available, locked FROM ${changed.sql}`, bindings: changed.bindings },
       {
         name: 'ledger_locked',
         // ANY(ARRAY(...)) keeps this an index lookup, as in orders_updated.
-        sql: `SELECT wallet_id, asset_id FROM ledger_balances
-               WHERE wallet_id = ANY(ARRAY(SELECT wallet_id FROM ledger_changes)) AND (wallet_id, asset_id) IN (SELECT wallet_id, asset_id FROM ledger_changes)
-               ORDER BY wallet_id, asset_id FOR UPDATE`,
+        sql: `SELECT wallet_id, asset_id, account FROM ledger_balances
+               WHERE wallet_id = ANY(ARRAY(SELECT wallet_id FROM ledger_changes)) AND (wallet_id, asset_id, account) IN (SELECT wallet_id, asset_id, account FROM ledger_changes)
+               ORDER BY wallet_id, asset_id, account FOR UPDATE`,
         bindings: [],
       },
       {
         name: 'ledger_updated',
         sql: `UPDATE ledger_balances AS b
                  SET available = b.available + v.available, locked = b.locked + v.locked, updated_at = now()
-                FROM ledger_changes AS v JOIN ledger_locked AS l ON l.wallet_id = v.wallet_id AND l.asset_id = v.asset_id
-               WHERE b.wallet_id = v.wallet_id AND b.asset_id = v.asset_id AND b.organization_id = v.organization_id
-           RETURNING b.wallet_id, b.asset_id`,
+                FROM ledger_changes AS v JOIN ledger_locked AS l ON l.wallet_id = v.wallet_id AND l.asset_id = v.asset_id AND l.account = v.account
+               WHERE b.wallet_id = v.wallet_id AND b.asset_id = v.asset_id AND b.account = v.account AND b.organization_id = v.organization_id
+           RETURNING b.wallet_id, b.asset_id, b.account`,
         bindings: [],
       },
       {
         // A wallet's first balance in an asset; a negative start fails the non-negative check.
         name: 'ledger_created',
-        sql: `INSERT INTO ledger_balances (wallet_id, asset_id, organization_id, available, locked)
-              SELECT v.wallet_id, v.asset_id, v.organization_id, v.available, v.locked FROM ledger_changes AS v
-               WHERE NOT EXISTS (SELECT 1 FROM ledger_updated AS u WHERE u.wallet_id = v.wallet_id AND u.asset_id = v.asset_id)`,
+        sql: `INSERT INTO ledger_balances (wallet_id, asset_id, account, organization_id, available, locked)
+              SELECT v.wallet_id, v.asset_id, v.account, v.organization_id, v.available, v.locked FROM ledger_changes AS v
+               WHERE NOT EXISTS (SELECT 1 FROM ledger_updated AS u WHERE u.wallet_id = v.wallet_id AND u.asset_id = v.asset_id AND u.account = v.account)`,
         bindings: [],
       },
     );
@@ -222,9 +258,9 @@ export class LedgerService {
     return isCheckViolation(e);
   }
 
-  async balance(db: Db, walletId: string, assetId: string): Promise<Balance> {
-    const row = await db('ledger_balances').where({ walletId, assetId }).first();
-    return { walletId, assetId, available: row ? BigInt(row.available) : 0n, locked: row ? BigInt(row.locked) : 0n };
+  async balance(db: Db, walletId: string, assetId: string, account: LedgerAccount = 'trading'): Promise<Balance> {
+    const row = await db('ledger_balances').where({ walletId, assetId, account }).first();
+    return { walletId, assetId, account, available: row ? BigInt(row.available) : 0n, locked: row ? BigInt(row.locked) : 0n };
   }
 
   /**
@@ -232,29 +268,30 @@ export class LedgerService {
    * query, keyed `walletId|assetId`; absent rows are absent. The available balance, or nothing
    * while the wallet owes a debt in the asset (see WalletDebts): the one rule every spender reads.
    */
-  async availableMany(db: Db, keys: { walletId: string; assetId: string }[]): Promise<Map<string, bigint>> {
+  async availableMany(db: Db, keys: { walletId: string; assetId: string }[], account: LedgerAccount = 'trading'): Promise<Map<string, bigint>> {
     const unique = [...new Map(keys.map((k) => [`${k.walletId}|${k.assetId}`, k])).values()];
     const { rows } = await db.raw(
       `SELECT b.wallet_id AS "walletId", b.asset_id AS "assetId", CASE WHEN d.amount > 0 THEN 0 ELSE b.available END AS available
          FROM ledger_balances b LEFT JOIN wallet_debts d ON d.wallet_id = b.wallet_id AND d.asset_id = b.asset_id
-        WHERE (b.wallet_id, b.asset_id) IN (${unique.map(() => '(?::uuid, ?::uuid)').join(', ')})`,
-      unique.flatMap((k) => [k.walletId, k.assetId]),
+        WHERE b.account = ? AND (b.wallet_id, b.asset_id) IN (${unique.map(() => '(?::uuid, ?::uuid)').join(', ')})`,
+      [account, ...unique.flatMap((k) => [k.walletId, k.assetId])],
     );
     return new Map((rows as { walletId: string; assetId: string; available: string }[]).map((r) => [`${r.walletId}|${r.assetId}`, BigInt(r.available)]));
   }
 
   /** availableMany for one pair: 0 when there is no balance. */
-  async spendable(db: Db, walletId: string, assetId: string): Promise<bigint> {
-    return (await this.availableMany(db, [{ walletId, assetId }])).get(`${walletId}|${assetId}`) ?? 0n;
+  async spendable(db: Db, walletId: string, assetId: string, account: LedgerAccount = 'trading'): Promise<bigint> {
+    return (await this.availableMany(db, [{ walletId, assetId }], account)).get(`${walletId}|${assetId}`) ?? 0n;
   }
 
-  async balances(walletId: string, db: Db = this.db): Promise<BalanceWithDebt[]> {
+  /** The wallet's balances in one account, by asset. */
+  async balances(walletId: string, db: Db = this.db, account: LedgerAccount = 'trading'): Promise<BalanceWithDebt[]> {
     const rows = await db('ledger_balances as b')
       .leftJoin('wallet_debts as d', (j) => j.on('d.walletId', 'b.walletId').andOn('d.assetId', 'b.assetId'))
-      .where('b.walletId', walletId)
+      .where({ 'b.walletId': walletId, 'b.account': account })
       .orderBy('b.assetId')
       .select('b.assetId', 'b.available', 'b.locked', db.raw('coalesce(d.amount, 0)::text AS debt'));
-    return rows.map((r: { assetId: string; available: string; locked: string; debt: string }) => ({ walletId, assetId: r.assetId, available: BigInt(r.available), locked: BigInt(r.locked), debt: BigInt(r.debt) }));
+    return rows.map((r: { assetId: string; available: string; locked: string; debt: string }) => ({ walletId, assetId: r.assetId, account, available: BigInt(r.available), locked: BigInt(r.locked), debt: BigInt(r.debt) }));
   }
 
   /** 404 NOT_FOUND unless the id is a master wallet or deposit address of the organisation. */
@@ -315,7 +352,7 @@ export class LedgerService {
     return inserted.length > 0;
   }
 
-  /** Sums moves per (wallet, asset) and applies them in key order. */
+  /** Sums moves per (wallet, asset, account) and applies them in key order. */
   private async applyBalances(trx: Knex.Transaction, moves: LedgerMove[]): Promise<void> {
     for (const s of balanceChanges(moves)) {
       const insufficient = () => new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance', { walletId: s.walletId, assetId: s.assetId });
@@ -324,21 +361,21 @@ export class LedgerService {
         // insert only a row that starts non-negative.
         const updated = await trx.raw(
           `UPDATE ledger_balances SET available = available + ?::numeric, locked = locked + ?::numeric, updated_at = now()
-            WHERE wallet_id = ? AND asset_id = ? AND organization_id = ? RETURNING wallet_id`,
-          [s.available.toString(), s.locked.toString(), s.walletId, s.assetId, s.organizationId],
+            WHERE wallet_id = ? AND asset_id = ? AND account = ? AND organization_id = ? RETURNING wallet_id`,
+          [s.available.toString(), s.locked.toString(), s.walletId, s.assetId, s.account, s.organizationId],
         );
         if (updated.rows.length > 0) continue;
-        const other = await trx('ledger_balances').where({ walletId: s.walletId, assetId: s.assetId }).first();
+        const other = await trx('ledger_balances').where({ walletId: s.walletId, assetId: s.assetId, account: s.account }).first();
         if (other) throw new Error(`Ledger: wallet ${s.walletId} belongs to another organisation`);
         if (s.available < 0n || s.locked < 0n) throw insufficient();
         await trx.raw(
-          `INSERT INTO ledger_balances (wallet_id, asset_id, organization_id, available, locked)
-           VALUES (?, ?, ?, ?::numeric, ?::numeric)
-           ON CONFLICT (wallet_id, asset_id) DO UPDATE
+          `INSERT INTO ledger_balances (wallet_id, asset_id, account, organization_id, available, locked)
+           VALUES (?, ?, ?, ?, ?::numeric, ?::numeric)
+           ON CONFLICT (wallet_id, asset_id, account) DO UPDATE
              SET available = ledger_balances.available + EXCLUDED.available,
                  locked = ledger_balances.locked + EXCLUDED.locked,
                  updated_at = now()`,
-          [s.walletId, s.assetId, s.organizationId, s.available.toString(), s.locked.toString()],
+          [s.walletId, s.assetId, s.account, s.organizationId, s.available.toString(), s.locked.toString()],
         );
       } catch (e) {
         if (isCheckViolation(e)) throw insufficient();

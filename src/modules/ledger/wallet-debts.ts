@@ -42,7 +42,7 @@ export class WalletDebts {
     const owed = debt ? BigInt(debt.amount) : 0n;
     if (owed === 0n) return;
     const repaid = owed < credit.amount ? owed : credit.amount;
-    const { applied } = await this.ledger.debit(trx, { ...credit, amount: repaid, reference: `debt-repayment:${credit.reference}` });
+    const { applied } = await this.ledger.debit(trx, { ...credit, amount: repaid, reference: `debt-repayment:${credit.reference}`, account: 'custody' });
     if (!applied) return;
     await trx('wallet_debts').where({ walletId: credit.walletId, assetId: credit.assetId }).update({ amount: (owed - repaid).toString(), updatedAt: trx.fn.now() });
     await this.report(trx, 'repaid', { ...credit, amount: repaid }, owed - repaid);

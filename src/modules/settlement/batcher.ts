@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
+import { FailpointCrash, type Failpoints } from '../../platform/failpoints';
 import type { Outbox } from '../../platform/events/outbox';
 import { lineHashes, nonceFate } from '../withdrawals/nonce-fate';
 import { bumpedFees } from '../withdrawals/fee-bump';
@@ -9,14 +10,12 @@ import { netTrades } from './netting';
 import { SettlementTrade, settlementTrades, toSettlementTrade } from './unsettled-trades';
 import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, revertReason, settleCalldata } from './settlement-contract';
 import type { SettlementDeployment } from './settlement-deployments';
-import type { FundingNeed, SettlementFunding } from './funding';
-import { FundingRetryOptions, requeueRefusedFunding } from './funding-retry';
 import { walletAccounts } from './wallet-accounts';
 import { whereMined } from './where-mined';
 import { Fence, fencedTransaction, LeaseLost, UNFENCED } from './chain-lease';
-import type { ProceedsRelease } from './proceeds-release';
+import type { TradingWithdrawalSender } from './trading-withdrawal-sender';
 
-export interface BatcherOptions extends FundingRetryOptions {
+export interface BatcherOptions {
   batchSize: number;
   maxAgeMs: number;
   bumpAfterMs: number;
@@ -40,11 +39,13 @@ class UnsettleableBatch extends Error {}
  * Settles one chain's trades, one batch in flight at a time (the caller holds the chain's lease, and
  * every state change here commits only while it still does):
  *
- * QUEUED trades are gathered by count or age into a batch (BATCHED); the paying wallets fund the
- * contract (a funding the chain refuses queues the batch's trades again, see funding-retry.ts); the batch is simulated and, if it would revert, FAILED with the reason and split in
- * halves until the failing trade is alone (the rest settle); otherwise it is signed by the operator
- * and sent (SUBMITTED). Mined and as deep as the chain's confirmation count: CONFIRMED, and what
- * the batch's wallets hold in the contract is released back to their addresses. A stuck transaction
+ * QUEUED trades are gathered by count or age into a batch (BATCHED). The wallets' trading balances
+ * are already in the contract (orders are admitted only against them), so the batch is one operator
+ * call, `settle`, that moves balances inside the contract: no wallet sends anything. The batch is
+ * simulated and, if it would revert, FAILED with the reason and split in halves until the failing
+ * trade is alone (the rest settle); otherwise it is signed by the operator and sent (SUBMITTED).
+ * Mined and as deep as the chain's confirmation count: CONFIRMED. The same step pays out the
+ * trading withdrawals (TradingWithdrawalSender), also operator transactions. A stuck transaction
  * is signed again with a higher fee (REPLACED, then SUBMITTED with the new hash); a confirmed batch
  * whose block left the chain is REORGED and submitted again (the contract's replay bitmap makes a
  * second inclusion of the old transaction harmless: a trade settles once).
@@ -56,35 +57,27 @@ export class SettlementBatcher {
   constructor(
     private readonly db: Knex,
     private readonly outbox: Outbox,
-    private readonly funding: SettlementFunding,
-    private readonly release: ProceedsRelease,
+    private readonly withdrawals: TradingWithdrawalSender,
     private readonly options: BatcherOptions,
     private readonly logger: Logger,
+    private readonly failpoints?: Failpoints,
   ) {}
 
   /** One step under the chain's lease: renewed between phases, held by every state change (LeaseLost ends the step). */
   async step(d: SettlementDeployment, lease: Fence): Promise<void> {
     const chain = d.network.blockchainId;
-    // Before anything is funded, and whether or not a batch needs it: a wallet's open funding transaction never waits for one to move on.
-    await this.funding.followOpen(d, lease);
+    // Withdrawals from trading are paid out whatever the batches do; one the chain refuses is failed
+    // and refunded there, and trouble reaching the node must not stop the batches either.
+    await this.withdrawals.step(d, lease).catch((e) => {
+      if (e instanceof LeaseLost || e instanceof FailpointCrash) throw e;
+      this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'trading withdrawals: step failed; will retry');
+    });
     const inFlight = await this.batches(chain, ['SUBMITTED']);
     if (inFlight.length) {
       for (const b of inFlight) await this.follow(d, b, lease);
       return;
     }
     await this.checkReorgs(d, lease);
-    // Each step while a batch is REORGED, not once with the transition: a crash between the two is repaired here.
-    const reorged = await this.batches(chain, ['REORGED']);
-    for (const b of reorged) await this.funding.recheckReorged(d, b.id, lease);
-    // Funding transactions open again after the reorg are sent again now, before the batch is funded.
-    if (reorged.length) await this.funding.followOpen(d, lease);
-    await lease.renew();
-    // A release the chain refuses (a blacklisted token holder, say) must not stop the chain's batches:
-    // it is logged and tried again on the next step, and batching goes on.
-    await this.release.releaseFinished(d, lease).catch((e) => {
-      if (e instanceof LeaseLost) throw e;
-      this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'releasing settled proceeds failed; will retry');
-    });
     await lease.renew();
     const [waiting] = await this.batches(chain, WAITING, 1);
     const next = waiting ?? (await this.formBatch(chain, false, lease));
@@ -120,8 +113,8 @@ export class SettlementBatcher {
     });
   }
 
-  /** The batch as the contract takes it: trade keys, netted deltas, and what each paying wallet must hold in the contract. */
-  async onChainBatch(batch: BatchRow): Promise<{ keys: bigint[]; deltas: ChainDelta[]; needs: FundingNeed[] }> {
+  /** The batch as the contract takes it: trade keys and netted deltas. */
+  async onChainBatch(batch: BatchRow): Promise<{ keys: bigint[]; deltas: ChainDelta[] }> {
     const trades: SettlementTrade[] = (await settlementTrades(this.db).where('t.settlementBatchId', batch.id)).map(toSettlementTrade);
     const deltas = netTrades(trades);
     const accounts = await walletAccounts(this.db, deltas.map((x) => x.walletId));
@@ -133,14 +126,12 @@ export class SettlementBatcher {
       return a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address);
     };
     const chainDeltas: ChainDelta[] = [];
-    const needs: FundingNeed[] = [];
     for (const x of deltas) {
       const account = accounts.get(x.walletId);
       if (!account) throw new UnsettleableBatch(`wallet ${x.walletId} has no address on chain`);
       chainDeltas.push({ account: ethers.getAddress(account.address), token: token(x.assetId), amount: x.amount });
-      if (x.amount < 0n) needs.push({ account, assetId: x.assetId, token: token(x.assetId), amount: -x.amount });
     }
-    return { keys: trades.map((t) => BigInt(t.settlementKey)), deltas: chainDeltas, needs };
+    return { keys: trades.map((t) => BigInt(t.settlementKey)), deltas: chainDeltas };
   }
 
   private async submit(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
@@ -153,19 +144,10 @@ export class SettlementBatcher {
       if (e instanceof UnsettleableBatch) return this.failAndSplit(batch, e.message, lease);
       throw e;
     }
-    const { keys, deltas, needs } = onChain;
-    const refused = await this.funding.fund(d, needs, batch.id, lease);
-    // A reorged batch's transaction may still be in a node's pool: while its funding is only
-    // waiting to be mined, its trades stay with it (given to another batch, they could settle twice
-    // over, the second time reverting on the replay bitmap and read as failed).
-    if (refused.length && batch.status === 'REORGED' && batch.rawTx && refused.every((r) => r.pending)) return;
-    if (refused.length) {
-      if (await this.fenced(lease, (trx) => requeueRefusedFunding(trx, this.outbox, batch, refused, this.options))) this.logger.warn({ batchId: batch.id, refused }, 'settlement batch: funding refused or not mined yet, its trades are queued again');
-      return;
-    }
-    // Funded: a reorged batch whose nonce is the operator's next again goes out as its own
-    // transaction. Not simulated first: a node simulates on its pending state, where that very
-    // transaction may wait already and would read as a replay.
+    const { keys, deltas } = onChain;
+    // A reorged batch whose nonce is the operator's next again goes out as its own transaction.
+    // Not simulated first: a node simulates on its pending state, where that very transaction may
+    // wait already and would read as a replay.
     if (await this.resendAfterReorg(d, batch, lease)) return;
     await lease.renew();
     const data = settleCalldata(batch.id, keys, deltas);
@@ -202,6 +184,7 @@ export class SettlementBatcher {
       }),
     );
     if (!moved) return;
+    this.failpoints?.hit('after-commit:settlement.batch-signed');
     await lease.renew();
     await provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement broadcast failed; will retry'));
   }
@@ -264,7 +247,9 @@ export class SettlementBatcher {
       if (r.status !== 1) return this.failAndSplit(batch, await this.minedRevertReason(d, batch, r), lease, mined);
       const head = await provider.getBlockNumber();
       if (head - r.blockNumber + 1 < d.network.spec.confirmations) return;
-      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now(), releasedAt: null, releaseTxHash: null, releaseBlockNumber: null, releaseBlockHash: null }));
+      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now() }));
+      // A head checked before this batch was confirmed says nothing of it: a chain rewound to that very head must be checked again.
+      this.checkedHeads.delete(d.network.blockchainId);
       return;
     }
     if (!(await provider.getTransaction(batch.txHash!))) {
@@ -335,7 +320,6 @@ export class SettlementBatcher {
       await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain`));
       this.logger.warn({ batchId: batch.id, block: batch.blockNumber }, 'settlement batch reorged: it will be submitted again');
     }
-    await this.release.checkReorged(d, head, this.options.reorgWindowBlocks, lease);
     this.checkedHeads.set(d.network.blockchainId, latest.hash!);
   }
 }

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { ChainNetwork } from '../chains/chain-networks';
+import type { LedgerAccount } from '../ledger/ledger.service';
 import { forEachBounded } from '../../platform/bounded';
 import { OPEN_ITEM_STATUSES } from '../withdrawals/transfer.domain';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
@@ -8,10 +9,14 @@ import { unsettledDeltas } from './unsettled-trades';
 import { walletAccounts } from './wallet-accounts';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
-/** Wallet balances read from the node at once (each reads two): enough to be quick, few enough not to flood the node. */
+/** Balances read from the node at once: enough to be quick, few enough not to flood the node. */
 const RPC_CONCURRENCY = 8;
 
-/** One wallet's balance of one asset, as the ledger says it should be on chain and as it is. Base units. */
+/**
+ * One wallet's balance of one asset in one ledger account, as the ledger says the chain should hold
+ * it and as the chain does: 'custody' against the wallet's address, 'trading' against its balance
+ * in the settlement contract. Base units.
+ */
 export interface ReconcileLine {
   blockchainId: string;
   organizationId: string;
@@ -19,25 +24,31 @@ export interface ReconcileLine {
   address: string;
   assetId: string;
   symbol: string;
-  /** available + locked in the ledger. */
+  account: LedgerAccount;
+  /** available + locked in the ledger account. */
   ledger: string;
-  /** Trades not yet settled (ledger moved, chain not yet), net. */
+  /** trading: trades not settled at the block read (the ledger moved, the contract not yet), net. */
   unsettled: string;
-  /** Transfers out already taken from the ledger and not yet mined. */
-  outgoing: string;
-  /** Owed after a reorg took back a spent deposit. */
+  /**
+   * custody: transfers out (trading deposits included) taken from the ledger and not mined by the block read, less the gas of
+   * those mined (charged when the line is final); trading: withdrawals taken and not yet paid out, plus deposits mined and not yet credited.
+   */
+  inFlight: string;
+  /** custody: owed after a reorg took back a spent deposit. */
   debt: string;
-  /** ledger − unsettled + outgoing − debt. */
+  /** ledger − unsettled + inFlight − debt. */
   expected: string;
-  wallet: string;
-  contract: string;
-  /** wallet + contract − expected. */
+  /** The address's balance (custody) or the contract's balanceOf (trading), at the block read. */
+  onChain: string;
+  /** onChain − expected. */
   difference: string;
 }
 
 export interface ReconcileReport {
   blockchainId: string;
   contract: string | null;
+  /** The block every balance was read at: a settled batch boundary (batches mined by it count as settled). */
+  blockNumber: number;
   checked: number;
   differences: ReconcileLine[];
 }
@@ -49,60 +60,114 @@ export interface ReconcileOptions {
   onProgress?: (checked: number, total: number) => void;
 }
 
+interface Tally {
+  walletId: string;
+  assetId: string;
+  account: LedgerAccount;
+  ledger: bigint;
+  unsettled: bigint;
+  inFlight: bigint;
+  debt: bigint;
+}
+
 /**
- * Every wallet's balance per asset on chain (its address plus its balance in the settlement
- * contract) against the ledger, allowing for what is legitimately in flight: trades not yet
- * settled, transfers out not yet mined, and debts a reorg left.
+ * Every wallet's ledger per asset against the chain, read at one block: its custody account against
+ * its address, and its trading account against its balance in the settlement contract (Ledger =
+ * contract), allowing for what is legitimately in flight: trades not yet settled, transfers out
+ * not yet mined, withdrawals from trading not yet paid out, debts a reorg left. The block is a
+ * settled batch boundary: a batch whose transaction is mined by then counts as settled, whatever
+ * its confirmations, so a batch between its receipt and CONFIRMED is no difference.
  */
 export async function reconcileChain(db: Knex, network: ChainNetwork, contractAddress: string | null, opts: ReconcileOptions = {}): Promise<ReconcileReport> {
   const blockchainId = network.blockchainId;
-  const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
-    (await db('assets').where({ blockchainId }).select('id', 'symbol', 'address', 'isNative')).map((a: { id: string; symbol: string; address: string; isNative: boolean }) => [a.id, a]),
-  );
-  const ids = [...assets.keys()];
-  const lines = new Map<string, { walletId: string; assetId: string; ledger: bigint; unsettled: bigint; outgoing: bigint; debt: bigint }>();
-  const line = (walletId: string, assetId: string) => {
-    const key = `${walletId}|${assetId}`;
-    let l = lines.get(key);
-    if (!l) lines.set(key, (l = { walletId, assetId, ledger: 0n, unsettled: 0n, outgoing: 0n, debt: 0n }));
-    return l;
+  const provider = network.provider;
+  const blockTag = await provider.getBlockNumber();
+  /** The receipt of whichever of these transactions was mined by the block read, if one was. */
+  const minedBy = async (hashes: (string | null | undefined)[]): Promise<ethers.TransactionReceipt | null> => {
+    for (const hash of hashes) {
+      if (!hash) continue;
+      const r = await provider.getTransactionReceipt(hash);
+      if (r && r.blockNumber <= blockTag) return r;
+    }
+    return null;
   };
-  const org = (q: Knex.QueryBuilder, column: string) => (opts.organizationId ? q.where(column, opts.organizationId) : q);
-  for (const r of await org(db('ledger_balances').whereIn('assetId', ids).select('walletId', 'assetId', db.raw('(available + locked)::text AS total')), 'organizationId')) line(r.walletId, r.assetId).ledger = BigInt(r.total);
-  for (const r of await org(db('wallet_debts').whereIn('assetId', ids).select('walletId', 'assetId', db.raw('amount::text AS amount')), 'organizationId')) line(r.walletId, r.assetId).debt = BigInt(r.amount);
-  const open = await org(
-    db('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .where('t.blockchainId', blockchainId)
-      .whereIn('i.status', OPEN_ITEM_STATUSES)
-      .groupByRaw('coalesce(t.address_id, t.master_wallet_id), i.asset_id')
-      .select(db.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"'), 'i.assetId', db.raw('sum(i.raw_amount)::text AS total')),
-    't.organizationId',
-  );
-  for (const r of open) line(r.walletId, r.assetId).outgoing = BigInt(r.total);
-  const unsettled = await unsettledDeltas(db, { blockchainId });
-  const accounts = await walletAccounts(db, [...new Set([...lines.values()].map((l) => l.walletId).concat([...unsettled.keys()].map((k) => k.split('|')[0])))]);
-  for (const [key, amount] of unsettled) {
-    const [walletId, assetId] = key.split('|');
-    if (opts.organizationId && accounts.get(walletId)?.organizationId !== opts.organizationId) continue;
-    line(walletId, assetId).unsettled = amount;
-  }
+  const paid = async (hash: string | null) => (await minedBy([hash]))?.status === 1;
+  // One snapshot of the ledger (repeatable read): a line that moves on meanwhile is seen before or after, never half.
+  const { assets, tallies, accounts } = await db.transaction(
+    async (trx) => {
+      const settledBatches: string[] = [];
+      for (const b of await trx('settlement_batches').where({ blockchainId, status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(b.txHash)) settledBatches.push(b.id);
+      const paidOut = new Set<string>();
+      for (const w of await trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(w.txHash)) paidOut.add(w.id);
 
-  const contract = contractAddress ? new ethers.Contract(contractAddress, settlementInterface(), network.provider) : null;
+      const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
+        (await trx('assets').where({ blockchainId }).select('id', 'symbol', 'address', 'isNative')).map((a: { id: string; symbol: string; address: string; isNative: boolean }) => [a.id, a]),
+      );
+      const native = [...assets.values()].find((a) => a.isNative);
+      const ids = [...assets.keys()];
+      const tallies = new Map<string, Tally>();
+      const tally = (walletId: string, assetId: string, account: LedgerAccount) => {
+        const key = `${walletId}|${assetId}|${account}`;
+        let t = tallies.get(key);
+        if (!t) tallies.set(key, (t = { walletId, assetId, account, ledger: 0n, unsettled: 0n, inFlight: 0n, debt: 0n }));
+        return t;
+      };
+      const org = (q: Knex.QueryBuilder, column: string) => (opts.organizationId ? q.where(column, opts.organizationId) : q);
+      for (const r of await org(trx('ledger_balances').whereIn('assetId', ids).select('walletId', 'assetId', 'account', trx.raw('(available + locked)::text AS total')), 'organizationId')) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
+      for (const r of await org(trx('wallet_debts').whereIn('assetId', ids).select('walletId', 'assetId', trx.raw('amount::text AS amount')), 'organizationId')) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
+      // Transfer lines taken from custody and not final yet: in flight until their transaction is
+      // mined by the block read; once mined, what they sent has left and their gas is paid on chain
+      // (the ledger charges it when the line is final).
+      const open = await org(
+        trx('transfer_items as i')
+          .join('transfers as t', 't.id', 'i.transferId')
+          .where('t.blockchainId', blockchainId)
+          .whereIn('i.status', OPEN_ITEM_STATUSES)
+          .select('i.id', 'i.assetId', 'i.rawAmount', 'i.txHash', 'i.replacedTxHashes', trx.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"')),
+        't.organizationId',
+      );
+      const sentItems = new Set<string>();
+      for (const i of open) {
+        const receipt = await minedBy([i.txHash, ...(i.replacedTxHashes ?? [])]);
+        if (receipt?.status === 1) sentItems.add(i.id);
+        else tally(i.walletId, i.assetId, 'custody').inFlight += BigInt(i.rawAmount);
+        if (receipt && native) tally(i.walletId, native.id, 'custody').inFlight -= receipt.fee;
+      }
+      const withdrawing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL' }).whereIn('status', ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED']).select('id', 'walletId', 'assetId', 'rawAmount'), 'organizationId');
+      for (const w of withdrawing) if (!paidOut.has(w.id)) tally(w.walletId, w.assetId, 'trading').inFlight += BigInt(w.rawAmount);
+      // Deposits to trading the contract has by the block read, credited to trading once CONFIRMED (a migration's never: trading counted it already).
+      const depositing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'DEPOSIT', status: 'PENDING', migration: false }).select('walletId', 'assetId', 'rawAmount', 'depositItemId'), 'organizationId');
+      for (const dep of depositing) if (sentItems.has(dep.depositItemId)) tally(dep.walletId, dep.assetId, 'trading').inFlight += BigInt(dep.rawAmount);
+      const unsettled = await unsettledDeltas(trx, { blockchainId, settledBatchIds: settledBatches });
+      const walletIds = [...new Set([...tallies.values()].map((l) => l.walletId).concat([...unsettled.keys()].map((k) => k.split('|')[0])))];
+      const accounts = await walletAccounts(trx, walletIds);
+      for (const [key, amount] of unsettled) {
+        const [walletId, assetId] = key.split('|');
+        if (opts.organizationId && accounts.get(walletId)?.organizationId !== opts.organizationId) continue;
+        tally(walletId, assetId, 'trading').unsettled = amount;
+      }
+      return { assets, tallies, accounts };
+    },
+    { isolationLevel: 'repeatable read' },
+  );
+
+  const contract = contractAddress ? new ethers.Contract(contractAddress, settlementInterface(), provider) : null;
   const differences: ReconcileLine[] = [];
-  const checks = [...lines.values()].filter((l) => accounts.has(l.walletId));
+  const checks = [...tallies.values()].filter((l) => accounts.has(l.walletId) && (l.account === 'custody' || contract));
   let read = 0;
   await forEachBounded(checks, RPC_CONCURRENCY, async (l) => {
     const account = accounts.get(l.walletId)!;
     const asset = assets.get(l.assetId)!;
     const token = asset.isNative ? NATIVE_TOKEN : ethers.getAddress(asset.address);
-    const [wallet, held] = await Promise.all([
-      asset.isNative ? network.provider.getBalance(account.address) : (new ethers.Contract(token, erc20, network.provider).balanceOf(account.address) as Promise<bigint>),
-      contract ? (contract.balanceOf(token, account.address) as Promise<bigint>) : Promise.resolve(0n),
-    ]);
+    const onChain: bigint =
+      l.account === 'trading'
+        ? await contract!.balanceOf(token, account.address, { blockTag })
+        : asset.isNative
+          ? await provider.getBalance(account.address, blockTag)
+          : await new ethers.Contract(token, erc20, provider).balanceOf(account.address, { blockTag });
     opts.onProgress?.(++read, checks.length);
-    const expected = l.ledger - l.unsettled + l.outgoing - l.debt;
-    const difference = wallet + held - expected;
+    const expected = l.ledger - l.unsettled + l.inFlight - l.debt;
+    const difference = onChain - expected;
     if (difference === 0n) return;
     differences.push({
       blockchainId,
@@ -111,16 +176,16 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       address: account.address,
       assetId: l.assetId,
       symbol: asset.symbol,
+      account: l.account,
       ledger: l.ledger.toString(),
       unsettled: l.unsettled.toString(),
-      outgoing: l.outgoing.toString(),
+      inFlight: l.inFlight.toString(),
       debt: l.debt.toString(),
       expected: expected.toString(),
-      wallet: wallet.toString(),
-      contract: held.toString(),
+      onChain: onChain.toString(),
       difference: difference.toString(),
     });
   });
-  differences.sort((a, b) => (a.walletId + a.assetId < b.walletId + b.assetId ? -1 : 1));
-  return { blockchainId, contract: contractAddress, checked: checks.length, differences };
+  differences.sort((a, b) => (a.walletId + a.assetId + a.account < b.walletId + b.assetId + b.account ? -1 : 1));
+  return { blockchainId, contract: contractAddress, blockNumber: blockTag, checked: checks.length, differences };
 }

@@ -15,9 +15,19 @@ export interface ChainDelta {
   amount: bigint;
 }
 
-/** Trade keys as the contract reads them: 8 bytes each, big-endian. */
+/**
+ * Trade keys as the contract reads them: runs of consecutive keys, 12 bytes each (uint64 first
+ * key, uint32 count, big-endian). Keys are sorted and deduplicated first.
+ */
 export function packTradeKeys(keys: readonly bigint[]): string {
-  return ethers.concat(keys.map((k) => ethers.toBeHex(k, 8)));
+  const sorted = [...new Set(keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const runs: [bigint, number][] = [];
+  for (const k of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && last[0] + BigInt(last[1]) === k && last[1] < 0xffffffff) last[1] += 1;
+    else runs.push([k, 1]);
+  }
+  return ethers.concat(runs.flatMap(([first, count]) => [ethers.toBeHex(first, 8), ethers.toBeHex(count, 4)]));
 }
 
 /** The batch id as the contract's bytes16. */
@@ -36,8 +46,67 @@ export function sortDeltas(deltas: ChainDelta[]): ChainDelta[] {
   });
 }
 
+const INT128_MAX = (1n << 127n) - 1n;
+
+/**
+ * Deltas as the contract reads them: per token (ascending), the token (20 bytes), a count (uint16)
+ * and that many (account 20 bytes, amount int128 big-endian). A token with more than 65,535
+ * deltas continues in a second group, which the contract refuses (tokens strictly ascending):
+ * batches are far smaller.
+ */
+export function packDeltas(deltas: ChainDelta[]): string {
+  const groups = new Map<string, ChainDelta[]>();
+  for (const d of sortDeltas(deltas)) {
+    const token = ethers.getAddress(d.token);
+    if (!groups.has(token)) groups.set(token, []);
+    groups.get(token)!.push(d);
+  }
+  const parts: string[] = [];
+  for (const [token, list] of groups) {
+    parts.push(token, ethers.toBeHex(list.length, 2));
+    for (const d of list) {
+      if (d.amount > INT128_MAX || d.amount < -INT128_MAX) throw new Error(`a delta of ${d.amount} does not fit the contract's int128`);
+      parts.push(ethers.getAddress(d.account), ethers.toBeHex(BigInt.asUintN(128, d.amount), 16));
+    }
+  }
+  return parts.length ? ethers.concat(parts) : '0x';
+}
+
 export function settleCalldata(batchId: string, tradeKeys: readonly bigint[], deltas: ChainDelta[]): string {
-  return settlementInterface().encodeFunctionData('settle', [batchIdBytes(batchId), packTradeKeys(tradeKeys), sortDeltas(deltas).map((d) => [d.account, d.token, d.amount])]);
+  return settlementInterface().encodeFunctionData('settle', [batchIdBytes(batchId), packTradeKeys(tradeKeys), packDeltas(deltas)]);
+}
+
+/** A withdrawal from an account's trading balance in the contract, as the account signs it. */
+export interface ChainWithdrawal {
+  /** Keel's withdrawal key (trading_transfers.withdrawal_key, a sequence): the contract pays each key once. */
+  key: bigint;
+  account: string;
+  token: string;
+  amount: bigint;
+  to: string;
+}
+
+const WITHDRAWAL_TYPES = {
+  Withdrawal: [
+    { name: 'key', type: 'uint64' },
+    { name: 'account', type: 'address' },
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+    { name: 'to', type: 'address' },
+  ],
+};
+
+/** The account's EIP-712 signature of a withdrawal from the contract at `contract` on chain `chainId`. */
+export function signWithdrawal(signer: ethers.Signer, contract: string, chainId: number | bigint, w: ChainWithdrawal): Promise<string> {
+  return signer.signTypedData({ name: 'KeelSettlement', version: '1', chainId, verifyingContract: contract }, WITHDRAWAL_TYPES, w);
+}
+
+/** The operator's call paying out signed withdrawals. */
+export function withdrawCalldata(signed: { withdrawal: ChainWithdrawal; signature: string }[]): string {
+  return settlementInterface().encodeFunctionData('withdraw', [
+    signed.map(({ withdrawal: w }) => [w.key, w.account, w.token, w.amount, w.to]),
+    signed.map((s) => s.signature),
+  ]);
 }
 
 /** The contract's custom error in a failed call or transaction, as readable text. */

@@ -76,10 +76,11 @@ export class SettlementDeployments {
     const params = { operator, feeRecipient, exitDelaySeconds: opts.exitDelaySeconds ?? this.config.SETTLEMENT_EXIT_DELAY_SECONDS };
     // The dev chains' deployer is also their faucet: one send at a time here, and a nonce another process took is retried.
     const { address, txHash } = await serialized(senderKey(network.spec.rpcUrl, wallet.address), () => retryNonceClash(() => deploySettlementContract(new ethers.NonceManager(wallet), params)));
+    // The contract it replaces is kept: `keel settlement migrate` hands back what it still holds.
     await this.db('settlement_contracts')
       .insert({ blockchainId: network.blockchainId, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash })
       .onConflict('blockchain_id')
-      .merge(['address', 'operator_address', 'fee_recipient', 'deployed_tx_hash', 'updated_at']);
+      .merge({ previousAddress: this.db.raw('settlement_contracts.address'), address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash, updatedAt: this.db.fn.now() });
     return { blockchainId: network.blockchainId, address, operator, feeRecipient, txHash };
   }
 }

@@ -8,6 +8,7 @@ import type { ChainNetworks } from '../chains/chain-networks';
 import type { SettlementBatcher } from './batcher';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { SettlementReconciler } from './settlement-reconciler';
+import type { ReconcileLine } from './reconciliation';
 import { ChainLease, LeaseLost } from './chain-lease';
 
 export interface SettlementWorkerOptions {
@@ -28,6 +29,8 @@ export class SettlementWorker implements Worker {
   private loops: { stop(): Promise<void> }[] = [];
   /** The differences each chain's previous reconciliation found. */
   private readonly lastDifferences = new Map<string, Set<string>>();
+  /** The lasting differences already reported as events. */
+  private readonly reported = new Map<string, Set<string>>();
 
   constructor(
     private readonly db: Knex,
@@ -69,17 +72,22 @@ export class SettlementWorker implements Worker {
 
   /**
    * Counts a difference only when the previous run found the same one: money in flight (a deposit
-   * waiting for its confirmations, a funding transaction between its receipt and its gas charge)
-   * differs for a moment and is not what the metric is for.
+   * waiting for its confirmations, a transfer between its receipt and its gas charge) differs for a
+   * moment and is not what the metric is for. A lasting one is also an event to its organisation.
    */
   private async reconcile(): Promise<void> {
     for (const network of this.networks.all()) {
       const chain = network.spec.slug;
       try {
         const report = await this.reconciler.reconcile(network);
-        const seen = new Set(report.differences.map((d) => `${d.walletId}|${d.assetId}|${d.difference}`));
+        const keyOf = (d: ReconcileLine) => `${d.walletId}|${d.assetId}|${d.account}|${d.difference}`;
+        const seen = new Set(report.differences.map(keyOf));
         const before = this.lastDifferences.get(network.blockchainId) ?? new Set<string>();
         const lasting = [...seen].filter((k) => before.has(k));
+        // Told once, when a difference is first found lasting (not again at every run while it lasts).
+        const reported = this.reported.get(network.blockchainId) ?? new Set<string>();
+        await this.reconciler.report(report.differences.filter((d) => lasting.includes(keyOf(d)) && !reported.has(keyOf(d))));
+        this.reported.set(network.blockchainId, new Set(lasting));
         this.lastDifferences.set(network.blockchainId, seen);
         this.metrics.settlementDifferences.set({ chain }, lasting.length);
         this.metrics.settlementReconciliations.inc({ chain, outcome: lasting.length ? 'differences' : 'clean' });

@@ -23,12 +23,14 @@ export function toSettlementTrade(r: Record<string, any>): SettlementTrade {
 
 /**
  * Per wallet and asset, the net of every trade not yet CONFIRMED on chain, in base units: what the
- * ledger already shows and the chain does not. Positive: proceeds still to arrive (not withdrawable
- * yet); negative: what the wallet still owes its counterparties. Netted by the rule batches settle
+ * trading ledger already shows and the contract does not. Positive: proceeds still to arrive (not
+ * withdrawable from trading yet); negative: what the wallet still owes its counterparties. Netted by the rule batches settle
  * by (netTrades), so the two cannot drift apart.
  */
-export async function unsettledDeltas(db: Knex | Knex.Transaction, filter: { walletId?: string; assetId?: string; blockchainId?: string } = {}): Promise<Map<string, bigint>> {
+export async function unsettledDeltas(db: Knex | Knex.Transaction, filter: { walletId?: string; assetId?: string; blockchainId?: string; settledBatchIds?: string[] } = {}): Promise<Map<string, bigint>> {
   const query = settlementTrades(db).whereNot('t.settlementStatus', 'CONFIRMED');
+  // Batches known to be on chain already (mined, not yet CONFIRMED): their trades are settled for the caller.
+  if (filter.settledBatchIds?.length) query.where((q) => q.whereNull('t.settlementBatchId').orWhereNotIn('t.settlementBatchId', filter.settledBatchIds!));
   if (filter.walletId) query.where((q) => q.where('t.makerWalletId', filter.walletId!).orWhere('t.takerWalletId', filter.walletId!));
   if (filter.assetId) query.where((q) => q.where('b.id', filter.assetId!).orWhere('q.id', filter.assetId!));
   if (filter.blockchainId) query.where('b.blockchainId', filter.blockchainId);

@@ -9,9 +9,9 @@ import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transa
 import type { WatchedWallets } from '../wallets/watched-wallets';
 import { DexQuoter } from './dex-quoter';
 
-/** Credits a wallet's trading ledger (LedgerService.credit). */
+/** Credits a wallet's ledger (LedgerService.credit): a swap's output lands at the address, in its custody account. */
 export interface LedgerCredit {
-  credit(trx: Knex.Transaction, input: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string }): Promise<unknown>;
+  credit(trx: Knex.Transaction, input: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string; account: 'custody' }): Promise<unknown>;
 }
 
 /** A swap as it ended: what the listeners of swap outcomes (settlement rules) are told. */
@@ -76,7 +76,7 @@ export class SwapOutcomes implements TransferOutcomeListener {
     if (!dst?.isNative) return;
     const wallet = (await this.watched.on(swap.blockchainId)).get(String(swap.recipient).toLowerCase());
     if (!wallet) return;
-    await this.ledger.credit(trx, { organizationId: wallet.organizationId, walletId: wallet.id, assetId: dst.id, amount: outputRaw, reference: `swap-output:${swap.id}` });
+    await this.ledger.credit(trx, { organizationId: wallet.organizationId, walletId: wallet.id, assetId: dst.id, amount: outputRaw, reference: `swap-output:${swap.id}`, account: 'custody' });
   }
 
   private async event(swap: Record<string, any>, item: SendingItem, status: string, outputRaw: bigint | null, error: string | null) {

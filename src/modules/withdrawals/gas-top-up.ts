@@ -23,20 +23,22 @@ export class GasTopUps {
   /**
    * The id of the top-up line the send must wait for, or null when `source` already holds `gasCost`.
    * INSUFFICIENT_FUNDS when it does not and cannot be topped up: a master wallet (nothing above it to
-   * pay), or `fromMaster` false (the wallet's enableGaslessWithdraw is off). `status`: the top-up
-   * waits for approval with the send it pays for, so a rejected send spends no gas money.
+   * pay), or `fromMaster` false (the wallet's enableGaslessWithdraw is off). `payer`: a wallet the
+   * organisation named to pay the gas instead of the master wallet (a gas sponsor; any of its
+   * wallets, a master wallet's own address included). `status`: the top-up waits for approval with
+   * the send it pays for, so a rejected send spends no gas money.
    */
-  async ensure(trx: Knex.Transaction, source: SendingWallet, network: ChainNetwork, gasCost: bigint, opts: { status?: 'QUEUED' | 'PENDING_APPROVAL'; fromMaster?: boolean } = {}): Promise<string | null> {
+  async ensure(trx: Knex.Transaction, source: SendingWallet, network: ChainNetwork, gasCost: bigint, opts: { status?: 'QUEUED' | 'PENDING_APPROVAL'; fromMaster?: boolean; payer?: SendingWallet } = {}): Promise<string | null> {
     const [nativeBalance] = await readBalances(network.provider, source.address, [{ isNative: true, address: ethers.ZeroAddress }]);
     if (nativeBalance >= gasCost) return null;
-    if (!source.addressId || opts.fromMaster === false) {
+    if (!opts.payer && (!source.addressId || opts.fromMaster === false)) {
       throw new KeelError('INSUFFICIENT_FUNDS', `${source.address} holds too little native coin to pay the gas${source.addressId ? ' and enableGaslessWithdraw is off' : ''}`);
     }
     const native = (await this.chains.assetsOf(network.blockchainId, trx)).find((a) => a.isNative);
     if (!native) throw new KeelError('INVALID_NETWORK', 'The chain has no native coin registered');
     const nativeView = (await this.chains.assetViews([native.id], trx)).get(native.id)!;
-    const master = await this.wallets.resolve(source.organizationId, { masterWalletId: source.masterWalletId }, trx);
-    const topUp = await this.transfers.enqueue(trx, master, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: source.address, rawAmount: gasCost - nativeBalance }], opts.status);
+    const payer = opts.payer ?? (await this.wallets.resolve(source.organizationId, { masterWalletId: source.masterWalletId }, trx));
+    const topUp = await this.transfers.enqueue(trx, payer, network.blockchainId, 'gas_topup', [{ asset: nativeView, recipient: source.address, rawAmount: gasCost - nativeBalance }], opts.status);
     return topUp.itemIds[0];
   }
 }

@@ -7,7 +7,7 @@ import type { PolicyLine } from './transfer-policy';
 
 /** The words of transfers: what is sent, the views the API shows, and the ports other modules fill. */
 
-export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap';
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap' | 'trading_deposit';
 
 /** A line Keel queues itself: a send of `rawAmount`, or a contract `call` (a DEX approval or swap) that moves it. */
 export interface QueuedLine {

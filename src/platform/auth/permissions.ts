@@ -26,6 +26,8 @@ export const PRO_PERMISSIONS = [
   'orderbook_market:read',
   'orderbook_market:manage',
   'orderbook_settlement:read',
+  'orderbook_funds:move',
+  'orderbook_funds:approve',
 ] as const;
 export type ProPermission = (typeof PRO_PERMISSIONS)[number];
 
@@ -35,8 +37,14 @@ export type ProPermission = (typeof PRO_PERMISSIONS)[number];
  */
 export const OPERATOR_PERMISSIONS: readonly ProPermission[] = ['orderbook_market:manage'];
 
-/** The Trade scope: every order-book permission but market management. */
-export const PRO_TRADE_PERMISSIONS: ProPermission[] = PRO_PERMISSIONS.filter((p) => !OPERATOR_PERMISSIONS.includes(p));
+/**
+ * Approving a withdrawal from trading held by the wallet's requireApprovalForTransfers: given to
+ * an approver's key on purpose, never with the Trade scope (the key that asks is not the one that approves).
+ */
+export const APPROVER_PERMISSIONS: readonly ProPermission[] = ['orderbook_funds:approve'];
+
+/** The Trade scope: every order-book permission but market management and approvals. */
+export const PRO_TRADE_PERMISSIONS: ProPermission[] = PRO_PERMISSIONS.filter((p) => !OPERATOR_PERMISSIONS.includes(p) && !APPROVER_PERMISSIONS.includes(p));
 
 /** What a key of the operator's organisation is issued with: reading and managing markets. */
 export const OPERATOR_KEY_PERMISSIONS: ProPermission[] = ['orderbook_market:read', ...OPERATOR_PERMISSIONS];

@@ -181,7 +181,7 @@ describe('deposits on the shared dev chains', () => {
       await eventually(async () => (await history(org.core, `/v1/addresses/${address.id}`)).totalCount === 3);
       const reported = (await events(t, 'address.incoming_transfer')).filter((e) => e.data.to === address.address);
       expect(reported.map((e) => e.data.hash).sort()).toEqual([...hashes].sort());
-      const credited = await services.ledger.balance(platform.db, address.id, reported[0].data.asset.id);
+      const credited = await services.ledger.balance(platform.db, address.id, reported[0].data.asset.id, 'custody');
       expect(credited.available).toBe(6_000_000n);
     } finally {
       await loop.stop();
@@ -268,7 +268,7 @@ describe('deposits on a chain of their own (confirmations, reorgs, restarts)', (
     expect(reports).toHaveLength(1);
     expect(reports[0].data).toMatchObject({ value: '7', wallet: { id: address.id } });
     // The trading ledger took the credit back: only the 10 USDC of the first test remain.
-    const ledger = await t.keel.services.ledger.balance(t.keel.platform.db, address.id, reverted.asset.id);
+    const ledger = await t.keel.services.ledger.balance(t.keel.platform.db, address.id, reverted.asset.id, 'custody');
     expect(ledger.available).toBe(10_000_000n);
 
     // The chain goes on; more blocks change nothing.

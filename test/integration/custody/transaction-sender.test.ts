@@ -110,7 +110,7 @@ describe('the transaction sender pays each line at most once', () => {
     for (const r of recipients) expect(await usdcOf(r)).toBe(2_500_000n);
     expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(recipients.length); // one transaction per line
     expect(new Set(lines.map((l: { txHash: string }) => l.txHash)).size).toBe(recipients.length);
-    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id)).available).toBe(80_000_000n);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id, 'custody')).available).toBe(80_000_000n);
     const executed = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' })).filter((e) => transfers.includes(e.envelope.data.transferId));
     expect(executed).toHaveLength(recipients.length);
   });
@@ -179,7 +179,7 @@ describe('the transaction sender pays each line at most once', () => {
     const line = await lineOf(id);
     expect(line.status).toBe('SUBMITTED');
     expect(await ledgerEntries(line.id)).toEqual([`transfer:${line.id}`]); // reserved, not refunded
-    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id)).available).toBe(ethers.parseEther('0.7'));
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id, 'custody')).available).toBe(ethers.parseEther('0.7'));
 
     await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
     expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.3'));

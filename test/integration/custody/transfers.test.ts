@@ -93,12 +93,12 @@ describe('transfers on the shared dev chains', () => {
     // The trading ledger mirrors the chain: the amounts left when requested, the gas when mined.
     const gas = done.items.reduce((sum: bigint, i: { gasFee: string }) => sum + ethers.parseEther(i.gasFee), 0n);
     const ledgerEth = await eventually(async () => {
-      const b = await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id);
+      const b = await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id, 'custody');
       return b.available !== ethers.parseEther('1.75') && b;
     });
     expect(ledgerEth.available).toBe(ethers.parseEther('1.75') - gas);
     expect(ledgerEth.available).toBe(await balanceOf('ETH', wallet.walletAddress));
-    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id)).available).toBe(59_500_000n);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id, 'custody')).available).toBe(59_500_000n);
 
     const events = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' }).orderBy('sequence')).map((r) => r.envelope.data).filter((d) => d.transferId === done.id);
     expect(events).toHaveLength(2);

@@ -112,7 +112,7 @@ export async function lockMismatches(db: Knex): Promise<unknown[]> {
       LEFT JOIN (SELECT wallet_id, lock_asset_id, sum(locked_amount) AS held FROM orders
                   WHERE status IN ('OPEN', 'PARTIALLY_FILLED') GROUP BY 1, 2) o
         ON o.wallet_id = b.wallet_id AND o.lock_asset_id = b.asset_id
-     WHERE b.locked <> coalesce(o.held, 0)`);
+     WHERE b.account = 'trading' AND b.locked <> coalesce(o.held, 0)`);
   return rows;
 }
 

@@ -3,13 +3,15 @@ import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import type { DevChain } from '../../../src/platform/chain/devchain';
 import { loadTestTokenArtifact, TestToken } from '../../../src/platform/chain/test-tokens';
-import { ChainDelta, deploySettlementContract, NATIVE_TOKEN, revertReason, settleCalldata, settlementInterface } from '../../../src/modules/settlement/settlement-contract';
+import { ChainDelta, ChainWithdrawal, deploySettlementContract, NATIVE_TOKEN, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
 import { startOwnChain } from '../../support/own-chain';
 
 /**
- * KeelSettlement's rules, straight on a private dev chain: only the operator settles; a batch is
- * all or nothing, cannot create value, and a trade key settles once; fees go to the fee recipient;
- * funds leave only to their owners, and an account gets its funds out by itself after its exit
+ * KeelSettlement's rules, straight on a private dev chain: deposits (own or for another account)
+ * are credited to the account; only the operator settles, and a batch moves balances inside the
+ * contract only, all or nothing, cannot create value, and a trade key settles once; fees go to the
+ * fee recipient; funds leave only through a withdrawal the account signed (to any address, each
+ * once), submitted by the operator, and an account gets its funds out by itself after its exit
  * delay if the operator stops.
  */
 const CHAIN_ID = 31_372;
@@ -24,6 +26,7 @@ const alice = () => new ethers.Wallet(devChainAccount(1).privateKey, provider);
 const bob = () => new ethers.Wallet(devChainAccount(2).privateKey, provider);
 const feeRecipient = devChainAccount(8).address;
 let nextKey = 1n;
+let nextWithdrawalKey = 1n;
 
 async function settle(signer: ethers.Signer, keys: bigint[], deltas: ChainDelta[]): Promise<string | null> {
   try {
@@ -35,6 +38,18 @@ async function settle(signer: ethers.Signer, keys: bigint[], deltas: ChainDelta[
 }
 const balance = (token: string, account: string): Promise<bigint> => contract.balanceOf(token, account);
 const USDC = (n: string) => ethers.parseUnits(n, 6);
+const tokenBalance = (account: string): Promise<bigint> => new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, provider).balanceOf(account);
+
+/** Sends a withdrawal signed by `signer` from `sender`: null when mined, else the revert reason. */
+async function withdraw(sender: ethers.Signer, w: ChainWithdrawal, signer: ethers.Signer = alice()): Promise<string | null> {
+  const signature = await signWithdrawal(signer, address, CHAIN_ID, w);
+  try {
+    await (await sender.sendTransaction({ to: address, data: withdrawCalldata([{ withdrawal: w, signature }]) })).wait();
+    return null;
+  } catch (e) {
+    return revertReason(e);
+  }
+}
 
 beforeAll(async () => {
   ({ chain, tokens: [usdc] } = await startOwnChain(CHAIN_ID, 1));
@@ -53,9 +68,15 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-test('deposits are credited to the depositor', async () => {
+test('deposits are credited to the depositor, or to the account a deposit is made for', async () => {
   expect(await balance(usdc.address, alice().address)).toBe(USDC('1000'));
   expect(await balance(NATIVE_TOKEN, bob().address)).toBe(ethers.parseEther('2'));
+  // Carol deposits for Dave (an account holding nothing, not even gas): credited to Dave.
+  const carol = new ethers.Wallet(devChainAccount(3).privateKey, provider);
+  const dave = ethers.Wallet.createRandom().address;
+  await (await (contract.connect(carol) as ethers.Contract).depositNativeFor(dave, { value: 5n })).wait();
+  expect(await balance(NATIVE_TOKEN, dave)).toBe(5n);
+  expect(await balance(NATIVE_TOKEN, carol.address)).toBe(0n);
 });
 
 test('the operator settles a netted batch; the fees go to the fee recipient; a replay is refused', async () => {
@@ -77,25 +98,69 @@ test('the operator settles a netted batch; the fees go to the fee recipient; a r
   expect(await settle(operator(), [keys[1], nextKey++], [])).toBe(`TradeAlreadySettled(${keys[1]})`);
 });
 
-test('only the operator may settle or release; a batch that creates value, overdraws or is unsorted changes nothing', async () => {
+test('trade keys go as runs of consecutive keys: a batch across bitmap words and with gaps settles each key once, and any key settled before refuses the whole batch', async () => {
+  const start = (nextKey | 255n) + 200n; // near the end of a bitmap word
+  const keys = [...Array.from({ length: 300 }, (_, i) => start + BigInt(i)), start + 400n, start + 402n];
+  nextKey = start + 403n;
+  expect(await settle(operator(), keys, [])).toBeNull();
+  for (const k of [start, start + 55n, start + 56n, start + 299n, start + 400n, start + 402n]) expect(await contract.isSettled(k)).toBe(true);
+  for (const k of [start - 1n, start + 300n, start + 401n]) expect(await contract.isSettled(k)).toBe(false);
+  // A run overlapping keys settled before, in the middle: refused at the first of them, and nothing of it is marked.
+  expect(await settle(operator(), [start + 300n, start + 301n, start + 401n, start + 402n, start + 403n], [])).toBe(`TradeAlreadySettled(${start + 402n})`);
+  expect(await contract.isSettled(start + 300n)).toBe(false);
+});
+
+test('only the operator may settle; a batch that creates value, overdraws or is unsorted changes nothing', async () => {
   const key = nextKey++;
   const pay: ChainDelta[] = [{ account: bob().address, token: usdc.address, amount: USDC('1') }];
   expect(await settle(alice(), [key], pay)).toBe('NotOperator()');
   expect(await settle(operator(), [key], pay)).toBe(`ValueCreated(${usdc.address})`);
   expect(await settle(operator(), [key], [{ account: alice().address, token: usdc.address, amount: -USDC('10000') }])).toBe(`InsufficientBalance(${alice().address}, ${usdc.address}, ${USDC('499')}, ${USDC('10000')})`);
-  const raw = settlementInterface().encodeFunctionData('settle', [ethers.zeroPadBytes('0x01', 16), ethers.toBeHex(key, 8), [[alice().address, usdc.address, -1n], [alice().address, NATIVE_TOKEN, 0n]]]);
-  await expect(operator().sendTransaction({ to: address, data: raw })).rejects.toBeDefined();
+  // Tokens must come in ascending order, each once; deltas must be whole records.
+  const group = (token: string, account: string, amount: bigint) => [token, ethers.toBeHex(1, 2), account, ethers.toBeHex(BigInt.asUintN(128, amount), 16)];
+  const run = ethers.concat([ethers.toBeHex(key, 8), ethers.toBeHex(1, 4)]);
+  const raw = (deltas: string[]) => settlementInterface().encodeFunctionData('settle', [ethers.zeroPadBytes('0x01', 16), run, ethers.concat(deltas)]);
+  const unsorted = raw([...group(usdc.address, alice().address, -1n), ...group(NATIVE_TOKEN, alice().address, 0n)]);
+  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: unsorted }).catch((e) => revertReason(e))).toBe('UnsortedDeltas(58)');
+  const twice = raw([...group(NATIVE_TOKEN, alice().address, 0n), ...group(NATIVE_TOKEN, bob().address, 0n)]);
+  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: twice }).catch((e) => revertReason(e))).toBe('UnsortedDeltas(58)');
+  const short = group(usdc.address, alice().address, -1n);
+  short[1] = ethers.toBeHex(2, 2); // says two deltas, holds one
+  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: raw(short) }).catch((e) => revertReason(e))).toBe('BadDeltas()');
   expect(await contract.isSettled(key)).toBe(false);
-  await expect((contract.connect(alice()) as ethers.Contract).release([alice().address], [usdc.address])).rejects.toBeDefined();
 });
 
-test('the operator releases balances only to their owners; the fee recipient claims its fees', async () => {
+test('a withdrawal the account signed is paid out by the operator, to the account or another address, once', async () => {
+  const external = ethers.Wallet.createRandom().address;
+  const w = (over: Partial<ChainWithdrawal> = {}): ChainWithdrawal => ({ key: nextWithdrawalKey++, account: alice().address, token: usdc.address, amount: USDC('100'), to: external, ...over });
+  const first = w();
+  expect(await withdraw(operator(), first)).toBeNull();
+  expect(await tokenBalance(external)).toBe(USDC('100'));
+  expect(await balance(usdc.address, alice().address)).toBe(USDC('399'));
+  expect(await contract.isWithdrawn(first.key)).toBe(true);
+  // The same key again (a replayed transaction or signature): refused.
+  expect(await withdraw(operator(), first)).toBe(`AlreadyWithdrawn(${first.key})`);
+  // Only the operator submits, and only what the account itself signed.
+  expect(await withdraw(alice(), w())).toBe('NotOperator()');
+  const forged = w();
+  expect(await withdraw(operator(), forged, bob())).toBe(`NotSignedByAccount(${forged.key})`);
+  // The signature covers every field: the operator cannot redirect a signed withdrawal.
+  const signed = w();
+  const signature = await signWithdrawal(alice(), address, CHAIN_ID, signed);
+  const redirected = operator().sendTransaction({ to: address, data: withdrawCalldata([{ withdrawal: { ...signed, to: feeRecipient }, signature }]) });
+  expect(await redirected.then(() => null, (e) => revertReason(e))).toBe(`NotSignedByAccount(${signed.key})`);
+  // Never more than the balance; to the account's own address in the native coin as well.
+  expect(await withdraw(operator(), w({ amount: USDC('400') }))).toBe(`InsufficientBalance(${alice().address}, ${usdc.address}, ${USDC('399')}, ${USDC('400')})`);
   const before = await provider.getBalance(alice().address);
-  await (await (contract.connect(operator()) as ethers.Contract).release([alice().address], [NATIVE_TOKEN])).wait();
+  expect(await withdraw(operator(), w({ token: NATIVE_TOKEN, amount: ethers.parseEther('1'), to: alice().address }))).toBeNull();
   expect(await provider.getBalance(alice().address)).toBe(before + ethers.parseEther('1'));
   expect(await balance(NATIVE_TOKEN, alice().address)).toBe(0n);
+});
+
+test('the operator has no call that moves a balance out by itself; the fee recipient claims its fees', async () => {
+  expect(settlementInterface().getFunction('release')).toBeNull();
   await (await (contract.connect(bob()) as ethers.Contract).claimFees(usdc.address)).wait();
-  expect(await new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, provider).balanceOf(feeRecipient)).toBe(USDC('1.5'));
+  expect(await tokenBalance(feeRecipient)).toBe(USDC('1.5'));
 });
 
 test('escape hatch: without the operator, an account withdraws its own balance after its exit delay', async () => {

@@ -103,13 +103,13 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(Number(done.outputAmount)).toBeGreaterThan(0.14);
     const { db } = t.keel.platform;
     const ledger = await eventually(async () => {
-      const b = await t.keel.services.ledger.balance(db, wallet.id, assets.ETH.id);
+      const b = await t.keel.services.ledger.balance(db, wallet.id, assets.ETH.id, 'custody');
       // Both lines (approval and swap) have paid their gas once the transfer is final.
       const transfer = (await org.core.request('GET', `/v1/transfers/${done.transferId}`)).body.data;
       return transfer.status === 'CONFIRMED' && b;
     });
     expect(ledger.available).toBe(await balanceOf('ETH', wallet.walletAddress));
-    expect((await t.keel.services.ledger.balance(db, wallet.id, assets.USDC.id)).available).toBe(0n);
+    expect((await t.keel.services.ledger.balance(db, wallet.id, assets.USDC.id, 'custody')).available).toBe(0n);
     // FASTEST approved the router for exactly this swap, which spent it all: no standing allowance is left.
     const network = t.keel.services.networks.get(chain)!;
     expect(await new DexQuoter().allowance(network, assets.USDC.address, wallet.walletAddress)).toBe(0n);

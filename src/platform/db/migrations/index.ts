@@ -27,6 +27,8 @@ import * as m025 from './025_queued_trades_by_settlement_key';
 import * as m026 from './026_checkout_transfer_assets';
 import * as m027 from './027_checkout_address_retirement';
 import * as m029 from './029_live_claims_key_rotations_slugs';
+import * as m030 from './030_ledger_accounts';
+import * as m031 from './031_trading_transfers';
 import * as m040 from './040_monthly_quotas';
 
 /**
@@ -60,6 +62,8 @@ const migrations: Record<string, Knex.Migration> = {
   '026_checkout_transfer_assets': m026,
   '027_checkout_address_retirement': m027,
   '029_live_claims_key_rotations_slugs': m029,
+  '030_ledger_accounts': m030,
+  '031_trading_transfers': m031,
   '040_monthly_quotas': m040,
 };
 

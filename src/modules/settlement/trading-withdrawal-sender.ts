@@ -1,0 +1,145 @@
+import { Knex } from 'knex';
+import { ethers } from 'ethers';
+import type { Logger } from '../../platform/logger';
+import type { Failpoints } from '../../platform/failpoints';
+import type { Outbox } from '../../platform/events/outbox';
+import type { LedgerService } from '../ledger/ledger.service';
+import type { SendingWallets } from '../wallets/sending-wallets';
+import { Fence, fencedTransaction } from './chain-lease';
+import type { SettlementDeployment } from './settlement-deployments';
+import { isDefinitiveRefusal, NATIVE_TOKEN, revertReason, signWithdrawal, withdrawCalldata } from './settlement-contract';
+import { TRADING_TRANSFER_EVENT } from './trading.domain';
+import { eventData } from './trading.service';
+
+/** Withdrawals paid out per step, in one operator transaction. */
+const PER_STEP = 50;
+
+type Row = Record<string, any>;
+
+/** Another worker moved one of the rows first: the whole change is rolled back. */
+class MovedElsewhere extends Error {}
+
+/**
+ * Pays out withdrawals from trading (their amount already taken from the trading ledger): the
+ * wallet's key signs the withdrawal (EIP-712: the contract pays only what the account signed, each
+ * key once) and the operator submits it, so a wallet needs no coin for gas. Runs in the chain's
+ * settlement step, under its lease: the withdrawals waiting go out together in one operator
+ * transaction (one base cost for all); when the contract would refuse that transaction, each is
+ * tried alone, so the one it refuses is FAILED and the others go out.
+ *
+ * PENDING → (signed, recorded with its nonce and bytes before the broadcast) SUBMITTED → CONFIRMED
+ * as deep as the chain's confirmation count (to the wallet's own address: credited to its custody
+ * account), or FAILED when the contract refuses it (given back to the trading balance). A
+ * transaction the node lost is sent again; one whose nonce another operator transaction took is
+ * signed again (the contract's bitmap of paid keys makes a second payout impossible).
+ */
+export class TradingWithdrawalSender {
+  constructor(
+    private readonly db: Knex,
+    private readonly wallets: SendingWallets,
+    private readonly ledger: LedgerService,
+    private readonly outbox: Outbox,
+    private readonly failpoints: Failpoints,
+    private readonly logger: Logger,
+  ) {}
+
+  async step(d: SettlementDeployment, lease: Fence): Promise<void> {
+    const submitted = new Map<string, Row[]>();
+    for (const w of await this.rows(d, 'SUBMITTED')) submitted.set(w.txHash, [...(submitted.get(w.txHash) ?? []), w]);
+    for (const rows of submitted.values()) await this.follow(d, rows, lease);
+    const pending = await this.rows(d, 'PENDING');
+    if (pending.length) await this.submit(d, pending, lease);
+  }
+
+  private rows(d: SettlementDeployment, status: string): Promise<Row[]> {
+    return this.db('tradingTransfers').where({ blockchainId: d.network.blockchainId, direction: 'WITHDRAWAL', status }).orderBy([{ column: 'createdAt' }, { column: 'id' }]).limit(PER_STEP);
+  }
+
+  private async submit(d: SettlementDeployment, rows: Row[], lease: Fence): Promise<void> {
+    const provider = d.network.provider;
+    const signed = [];
+    for (const w of rows) {
+      const asset = await this.db('assets').where({ id: w.assetId }).first('address', 'isNative');
+      const withdrawal = { key: BigInt(w.withdrawalKey), account: ethers.getAddress(w.walletAddress), token: asset.isNative ? NATIVE_TOKEN : ethers.getAddress(asset.address), amount: BigInt(w.rawAmount), to: ethers.getAddress(w.recipient) };
+      const key = await this.wallets.signer(w.organizationId, w.masterWalletId, w.addressId, provider);
+      signed.push({ withdrawal, signature: await signWithdrawal(key, d.address, d.network.spec.chainId, withdrawal) });
+    }
+    const data = withdrawCalldata(signed);
+    let gas: bigint;
+    try {
+      gas = await provider.estimateGas({ from: d.operator.address, to: d.address, data });
+    } catch (e) {
+      if (!isDefinitiveRefusal(e)) throw e;
+      if (rows.length === 1) return this.fail(rows[0], revertReason(e), lease);
+      for (const w of rows) await this.submit(d, [w], lease);
+      return;
+    }
+    const fees = await provider.getFeeData();
+    const nonce = await provider.getTransactionCount(d.operator.address, 'pending');
+    const tx = ethers.Transaction.from(
+      await d.operator.signTransaction({ type: 2, chainId: d.network.spec.chainId, nonce, to: d.address, data, gasLimit: (gas * 12n) / 10n + 10_000n, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas! }),
+    );
+    // Recorded before it is broadcast: every hash that might be mined is known.
+    const moved = await this.move(rows, 'PENDING', 'SUBMITTED', lease, { fromAddress: d.operator.address, nonce, txHash: tx.hash, rawTx: tx.serialized, submittedAt: this.db.fn.now() });
+    if (!moved) return;
+    this.failpoints.hit('after-commit:settlement.withdrawal-signed');
+    await lease.renew();
+    await provider.broadcastTransaction(tx.serialized).catch((e) => this.logger.warn({ withdrawalIds: rows.map((w) => w.id), err: revertReason(e) }, 'trading withdrawal broadcast failed; will retry'));
+  }
+
+  /** Withdrawals sent in one transaction, followed together. */
+  private async follow(d: SettlementDeployment, rows: Row[], lease: Fence): Promise<void> {
+    const provider = d.network.provider;
+    const [w] = rows;
+    const receipt = await provider.getTransactionReceipt(w.txHash);
+    if (!receipt) {
+      if ((await provider.getTransactionCount(w.fromAddress, 'latest')) > Number(w.nonce)) {
+        // Its nonce went to another operator transaction: signed again (paid out at most once, by its key).
+        await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null });
+        return;
+      }
+      if (!(await provider.getTransaction(w.txHash))) await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast failed; will retry'));
+      return;
+    }
+    if (receipt.status !== 1) {
+      for (const r of rows) await this.fail(r, 'the withdrawal transaction reverted on chain', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
+      return;
+    }
+    if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < d.network.spec.confirmations) return;
+    await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, async (trx, r) => {
+      // Back at the wallet's address: its custody account holds it again (the deposit watcher does not credit the contract's payouts).
+      if (r.recipient.toLowerCase() === r.walletAddress.toLowerCase()) {
+        await this.ledger.credit(trx, { organizationId: r.organizationId, walletId: r.walletId, assetId: r.assetId, amount: BigInt(r.rawAmount), reference: `trading-withdrawal:${r.id}`, account: 'custody' });
+      }
+    });
+  }
+
+  /** The contract refuses it: FAILED, and the amount back in the trading balance. */
+  private async fail(w: Row, reason: string, lease: Fence, changes: Record<string, unknown> = {}): Promise<void> {
+    const moved = await this.move([w], w.status, 'FAILED', lease, { ...changes, failureReason: reason.slice(0, 500) }, (trx) =>
+      this.ledger.credit(trx, { organizationId: w.organizationId, walletId: w.walletId, assetId: w.assetId, amount: BigInt(w.rawAmount), reference: `trading-withdrawal-refund:${w.id}`, account: 'trading' }).then(() => undefined),
+    );
+    if (moved) this.logger.warn({ withdrawalId: w.id, reason }, 'trading withdrawal refused by the contract: given back to the trading balance');
+  }
+
+  /**
+   * A compare-and-set of every row's status from `from`, under the lease, each with its event (and
+   * `also` in the same transaction); false, with nothing changed, when another worker moved one first.
+   */
+  private async move(rows: Row[], from: string, to: string, lease: Fence, changes: Record<string, unknown>, also?: (trx: Knex.Transaction, row: Row) => Promise<void>): Promise<boolean> {
+    try {
+      return await fencedTransaction(this.db, lease, async (trx) => {
+        for (const w of rows) {
+          const [row] = await trx('tradingTransfers').where({ id: w.id, status: from }).update({ ...changes, status: to, updatedAt: trx.fn.now() }).returning('*');
+          if (!row) throw new MovedElsewhere();
+          await also?.(trx, row);
+          if (to !== 'PENDING') await this.outbox.publish(trx, { organizationId: row.organizationId, type: `${TRADING_TRANSFER_EVENT}.${to.toLowerCase()}`, data: eventData(row) });
+        }
+        return true;
+      });
+    } catch (e) {
+      if (e instanceof MovedElsewhere) return false;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/** Moves between a wallet's custody (its address) and its trading balance (in the settlement contract). */
+export const TRADING_DIRECTIONS = ['DEPOSIT', 'WITHDRAWAL'] as const;
+export type TradingDirection = (typeof TRADING_DIRECTIONS)[number];
+
+/**
+ * PENDING_APPROVAL: a withdrawal held by requireApprovalForTransfers. PENDING: a deposit sent from
+ * the wallet and not yet confirmed, or a withdrawal waiting for the operator. SUBMITTED: the
+ * operator's payout is sent. CONFIRMED: final on chain (a deposit is then tradable). FAILED: the
+ * chain refused it (the amount is back where it was taken from). REJECTED: an approver refused it.
+ */
+export const TRADING_TRANSFER_STATUSES = ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED', 'CONFIRMED', 'FAILED', 'REJECTED'] as const;
+export type TradingTransferStatus = (typeof TRADING_TRANSFER_STATUSES)[number];
+
+/** Outbox events `trading_transfer.<requested|pending_approval|approved|rejected|submitted|confirmed|failed>`. */
+export const TRADING_TRANSFER_EVENT = 'trading_transfer';
+export const TRADING_TRANSFER_EVENTS = ['requested', 'pending_approval', 'approved', 'rejected', 'submitted', 'confirmed', 'failed'] as const;
