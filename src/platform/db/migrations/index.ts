@@ -27,6 +27,7 @@ import * as m025 from './025_queued_trades_by_settlement_key';
 import * as m026 from './026_checkout_transfer_assets';
 import * as m027 from './027_checkout_address_retirement';
 import * as m029 from './029_live_claims_key_rotations_slugs';
+import * as m031 from './031_order_write_path';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -59,6 +60,7 @@ const migrations: Record<string, Knex.Migration> = {
   '026_checkout_transfer_assets': m026,
   '027_checkout_address_retirement': m027,
   '029_live_claims_key_rotations_slugs': m029,
+  '031_order_write_path': m031,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
