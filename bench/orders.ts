@@ -17,7 +17,9 @@ import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratio
  * Keel's order service behind it (orders-service-floor-server.ts, on a market of its own with the
  * same rules and wallets), so the part that is Keel's data model (matching, orders, trades, ledger)
  * shows apart from its request path. Each server's CPU time per
- * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's.
+ * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's, and
+ * the CPU of the benchmark database's PostgreSQL backends per answered order
+ * (`databaseCpuMicrosPerRequest`: Keel's and the yardsticks' share the database, each measured in its own run).
  *
  * With `cancels` as the fourth argument, half of the flow is cancels, as a market maker's quoting:
  * each connection places an order that rests (buys below 1990, sells from 1995: none crosses) and
@@ -101,6 +103,7 @@ export async function run(args: string[]): Promise<object> {
               : [place(market), place(market)],
         } as autocannon.Options,
         server,
+        server && env.DATABASE_URL,
       );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = (port: number) => `http://127.0.0.1:${port}/`;
