@@ -35,6 +35,10 @@ const DOCS_KEEL = {
   TRANSFER_POLL_INTERVAL_MS: 100,
   OUTBOX_POLL_INTERVAL_MS: 20,
   WEBHOOKS_ALLOW_PRIVATE_URLS: true,
+  // Orders trade balances deposited into the settlement contract, which the settlement worker deploys.
+  SETTLEMENT_ENABLED: true,
+  SETTLEMENT_POLL_INTERVAL_MS: 100,
+  SETTLEMENT_BATCH_MAX_AGE_MS: 300,
 } as const;
 
 /** What the README's tour starts from: the two hosts and a URL for webhooks. */
