@@ -10,7 +10,7 @@ import { settlementRuleRoutes } from './settlement-rules';
 /** The core host's REST endpoints (/v1). */
 export const coreRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/organization', field: 'organization', envelope: 'single', summary: 'The calling organisation', tag: 'Organisation' },
-  { method: 'GET', path: '/v1/organization/usage', field: 'organizationUsage', envelope: 'single', summary: "This UTC month's requests of the organisation (all keys, both hosts) against its monthly quota: limit, used, remaining, resetAt, by day and by key", tag: 'Organisation' },
+  { method: 'GET', path: '/v1/organization/usage', field: 'organizationUsage', envelope: 'single', summary: "This UTC month's requests of the organisation (all keys, both hosts) against its monthly quota: limit, used, remaining, resetAt, by day and by key; answered even once the quota is spent", tag: 'Organisation' },
 
   { method: 'GET', path: '/v1/api-keys', field: 'apiKeys', envelope: 'coreList', summary: 'List API keys (never their secrets)', tag: 'API keys' },
   { method: 'POST', path: '/v1/api-keys', field: 'createApiKey', body: 'input', envelope: 'single', status: 201, summary: "Create an API key; the secret is returned once. tier at most the organisation's (else 422 naming tier); orderbook_market:manage is the operator's and refused (403)", tag: 'API keys' },

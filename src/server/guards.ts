@@ -10,6 +10,8 @@ import { setQuotaHeaders } from './quota-headers';
 import { isConsolePath } from './console-route';
 import { isApiPagePath, isExplorerPageRequest } from './api-pages';
 import type { Principal } from '../platform/auth/principal';
+import { QuotaExceeded } from '../platform/quota/monthly-quota';
+import { onlyReadsUsage, USAGE_PATH } from './usage-reads';
 
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -64,10 +66,21 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     platform.rateLimiter.consume(principal.tier, principal.apiKeyId).then(
       (state) => {
         setRateLimitHeaders(reply, state);
-        quota.then((spent) => {
-          if (spent) setQuotaHeaders(reply, spent);
-          done();
-        }, done);
+        quota.then(
+          (spent) => {
+            if (spent) setQuotaHeaders(reply, spent);
+            done();
+          },
+          (error: Error) => {
+            if (!(error instanceof QuotaExceeded)) return done(error);
+            const path = pathOf(request.url);
+            if (path !== USAGE_PATH && path !== '/graphql') return done(error);
+            // A usage read is answered; on /graphql that is known once the body is parsed.
+            setQuotaHeaders(reply, error.state);
+            if (path === '/graphql') request.quotaRefusal = error;
+            done();
+          },
+        );
       },
       (refused: Error) => {
         quota.then(
@@ -87,6 +100,19 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     route.preHandler = [claimIdempotency, ...hooksOf(route.preHandler)];
     route.onSend = [...hooksOf(route.onSend), settleIdempotency];
   });
+
+  // A spent quota refuses a GraphQL request here, before it runs (and before its Idempotency-Key is
+  // claimed: registered after idempotency's hook, it goes first), unless it only reads the usage.
+  app.addHook('onRoute', (route) => {
+    if (route.url !== '/graphql') return;
+    route.preHandler = [refuseSpentQuota, ...hooksOf(route.preHandler)];
+  });
+
+  const refuseSpentQuota = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    const refusal = request.quotaRefusal;
+    if (!refusal) return done();
+    done(onlyReadsUsage(request.method === 'GET' ? request.query : request.body) ? undefined : refusal);
+  };
 
   const claimIdempotency = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     // Reads, and writes without a key, pass straight through, outside any unit-of-work scope.

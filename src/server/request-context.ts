@@ -5,6 +5,8 @@ import type { Principal } from '../platform/auth/principal';
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /** The spent monthly quota's refusal of a GraphQL request, given unless it only reads the usage. */
+    quotaRefusal?: Error;
     idempotencyKey?: string;
     /** Set while a keyed request's unit-of-work scope is open; closes it. */
     closeUnitOfWorkScope?: () => void;

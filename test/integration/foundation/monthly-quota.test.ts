@@ -149,6 +149,36 @@ test('GET /v1/organization/usage and organizationUsage: the month by day and by 
   expect(refused.body.error.code).toBe('FORBIDDEN');
 });
 
+test('once the quota is spent, reading the usage is still answered (REST and a GraphQL query of only organizationUsage); anything else is refused', async () => {
+  clock.at = new Date('2026-11-30T12:00:00Z');
+  const org = await t.createOrg();
+  await spend(org, LIMIT);
+  expect((await read(org)).body.error.code).toBe('QUOTA_EXCEEDED');
+
+  const usage = await org.core.get('/v1/organization/usage');
+  expect(usage.status).toBe(200);
+  expect(usage.body.data).toMatchObject({ limit: LIMIT, used: LIMIT, remaining: 0, resetAt: '2026-12-01T00:00:00.000Z' });
+  expect(quotaHeaders(usage)).toEqual({ limit: String(LIMIT), remaining: '0', reset: epoch('2026-12-01T00:00:00Z') });
+
+  const named = await org.core.graphql('query Usage { organizationUsage { used remaining } __typename }');
+  expect(named.status).toBe(200);
+  expect(named.body.data.organizationUsage).toEqual({ used: LIMIT, remaining: 0 });
+
+  // Another root field beside it, a mutation, or a document with a fragment: refused before it runs.
+  for (const query of [
+    '{ organizationUsage { used } organization { id } }',
+    'mutation { createWebhook(input: { url: "https://example.com/hook", name: "hook", eventTypes: ["*"] }) { id } }',
+    '{ ...U } fragment U on Query { organizationUsage { used } }',
+  ]) {
+    const refused = await org.core.graphql(query);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors[0].extensions.code).toBe('QUOTA_EXCEEDED');
+  }
+  expect(await t.keel.platform.db('webhook_subscriptions').where({ organizationId: org.orgId }).count({ n: '*' }).first()).toEqual({ n: '0' });
+  // The usage reads spent nothing: the month's count is still the limit.
+  expect((await t.keel.services.quotas.usage(org.orgId)).used).toBe(LIMIT);
+});
+
 test('the count survives Redis losing its data: seeded again from PostgreSQL, and a count that missed unflushed requests is raised at the next flush', async () => {
   clock.at = new Date('2026-11-30T12:00:00Z');
   const org = await t.createOrg();

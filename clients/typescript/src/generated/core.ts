@@ -1002,7 +1002,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * This UTC month's requests of the organisation (all keys, both hosts) against its monthly quota: limit, used, remaining, resetAt, by day and by key
+         * This UTC month's requests of the organisation (all keys, both hosts) against its monthly quota: limit, used, remaining, resetAt, by day and by key; answered even once the quota is spent
          * @description The calling organisation's requests this month, by day and by key, against its monthly quota
          */
         get: operations["get_organizationUsage"];
