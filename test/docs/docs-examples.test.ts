@@ -114,13 +114,18 @@ test('an example that no longer matches the API fails, naming its document and l
       'curl -s $CORE/v1/api-keys -H "apiKey: $ADMIN_KEY" -H "orgId: $ORG_ID" | jq -e .data[0].id > /dev/null',
       'echo "$UNDEFINED_ID"',
       '```',
+      '```ts keel-example',
+      "import { createCoreClient, unwrap } from '@keel/client';",
+      "const core = createCoreClient({ baseUrl: process.env.CORE!, apiKey: process.env.ADMIN_KEY, orgId: process.env.ORG_ID });",
+      "unwrap(core.GET('/v1/master-wallets/{masterId}', { params: { path: { masterId: '00000000-0000-4000-8000-000000000000' } } })).catch((e) => { console.error(e); process.exit(1); });",
+      '```',
     ].join('\n'),
   );
   const receiver = new WebhookReceiver();
   const t = await startTestKeel(DOCS_KEEL);
   try {
     const variables = await guideVariables(t, await receiver.start());
-    for (const [i, line] of [1, 4, 7].entries()) {
+    for (const [i, line] of [1, 4, 7, 11].entries()) {
       await expect(runExample(drifted[i], variables, cliEnv(t), `drifted.md:${line}`)).rejects.toThrow(ExampleFailed);
       await expect(runExample(drifted[i], variables, cliEnv(t), `drifted.md:${line}`)).rejects.toThrow(`drifted.md:${line}`);
     }

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Example, GraphqlExample, ShellExample } from './markdown-examples';
+import type { Example, GraphqlExample, ShellExample, TypeScriptExample } from './markdown-examples';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -34,7 +34,36 @@ export class ExampleFailed extends Error {}
 
 /** Runs one example with `variables`; resolves with the variables after it (those it set added). */
 export function runExample(example: Example, variables: Variables, cliEnv: Record<string, string>, where: string): Promise<Variables> {
-  return example.kind === 'sh' ? runShell(example, variables, cliEnv, where) : runGraphql(example, variables, where);
+  if (example.kind === 'sh') return runShell(example, variables, cliEnv, where);
+  if (example.kind === 'ts') return runTypeScript(example, variables, where).then(() => variables);
+  return runGraphql(example, variables, where);
+}
+
+/** Runs `command` with `env`; rejects with ExampleFailed (its output's tail) when it fails or takes over two minutes. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, example: Example, where: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    execFile(command, args, { cwd: ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (!error) return resolve();
+      const tail = (text: string) => text.split('\n').slice(-15).join('\n');
+      reject(new ExampleFailed(`${where}: the ${example.kind} example failed (${error.killed ? 'timed out' : `exit ${error.code}`})\n--- example ---\n${example.code}\n--- stdout ---\n${tail(stdout)}\n--- stderr ---\n${tail(stderr)}`));
+    });
+  });
+}
+
+/**
+ * A TypeScript example is a program of its own, in a folder where `@keel/client` is the client's
+ * sources (as a project that installed the package would have it), compiled by SWC as jest does.
+ */
+async function runTypeScript(example: TypeScriptExample, variables: Variables, where: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-example-'));
+  try {
+    mkdirSync(join(dir, 'node_modules', '@keel'), { recursive: true });
+    symlinkSync(join(ROOT, 'clients', 'typescript', 'src'), join(dir, 'node_modules', '@keel', 'client'), 'dir');
+    writeFileSync(join(dir, 'example.ts'), example.code);
+    await run(process.execPath, ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(dir, 'example.ts')], { ...process.env, ...variables }, example, where);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function runShell(example: ShellExample, variables: Variables, cliEnv: Record<string, string>, where: string): Promise<Variables> {
@@ -50,13 +79,7 @@ async function runShell(example: ShellExample, variables: Variables, cliEnv: Rec
     KEEL_EXAMPLES_ENV_OUT: out,
   };
   try {
-    await new Promise<void>((resolve, reject) => {
-      execFile('bash', ['-c', script], { cwd: ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-        if (!error) return resolve();
-        const tail = (text: string) => text.split('\n').slice(-15).join('\n');
-        reject(new ExampleFailed(`${where}: the sh example failed (${error.killed ? 'timed out' : `exit ${error.code}`})\n--- example ---\n${example.code}\n--- stdout ---\n${tail(stdout)}\n--- stderr ---\n${tail(stderr)}`));
-      });
-    });
+    await run('bash', ['-c', script], env, example, where);
     const after: Variables = { ...variables };
     for (const entry of readFileSync(out, 'utf8').split('\0')) {
       const eq = entry.indexOf('=');

@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
  * - ```` ```graphql keel-example ```` with optional attributes `host=core|pro` (default core),
  *   `key=NAME` (the variable holding the API key to send; default ADMIN_KEY on core, PRO_KEY on pro)
  *   and `save=NAME:path.in.the.answer` (keeps a value of the answer for the examples after it); its
- *   variables are the ```` ```json keel-variables ```` block right after it, if there is one.
+ *   variables are the ```` ```json keel-variables ```` block right after it, if there is one;
+ * - ```` ```ts keel-example ````: a TypeScript program using the client (`@keel/client`, from
+ *   `clients/typescript`), run by Node with the document's variables as its environment
+ *   (`process.env.CORE`, …); a program that throws or exits non-zero fails.
  *
  * Any other block (```` ```sh ````, ```` ```js ````) is prose: shown, never run.
  */
@@ -26,7 +29,13 @@ export interface GraphqlExample {
   variables?: string;
 }
 
-export type Example = ShellExample | GraphqlExample;
+export interface TypeScriptExample {
+  kind: 'ts';
+  line: number;
+  code: string;
+}
+
+export type Example = ShellExample | GraphqlExample | TypeScriptExample;
 
 interface Fence {
   line: number;
@@ -63,11 +72,12 @@ export function examplesIn(markdown: string): Example[] {
     if (!fence.info.includes('keel-example')) return;
     const [language] = fence.info;
     if (language === 'sh' || language === 'bash') examples.push({ kind: 'sh', line: fence.line, code: fence.code });
+    else if (language === 'ts' || language === 'typescript') examples.push({ kind: 'ts', line: fence.line, code: fence.code });
     else if (language === 'graphql') {
       const next = fences[i + 1];
       const variables = next && next.info[0] === 'json' && next.info.includes('keel-variables') ? next.code : undefined;
       examples.push({ kind: 'graphql', line: fence.line, code: fence.code, attributes: attributesOf(fence.info), variables });
-    } else throw new Error(`line ${fence.line}: a keel-example must be sh or graphql, not ${language ?? 'unlabelled'}`);
+    } else throw new Error(`line ${fence.line}: a keel-example must be sh, graphql or ts, not ${language ?? 'unlabelled'}`);
   });
   return examples;
 }
