@@ -2,7 +2,7 @@
 // Bundles the API pages (api-pages/) into dist/docs (the API reference: Scalar) and
 // dist/graphql-explorer (GraphiQL with React and Monaco's workers), from the npm packages in
 // node_modules. Nothing is fetched at run time.
-const { copyFileSync, mkdirSync } = require('node:fs');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
@@ -21,23 +21,29 @@ const COMMON = {
   logLevel: 'error',
 };
 
-async function buildPage(name, entryPoints, outdir) {
+/**
+ * Bundles a page's scripts into `outdir` beside its index.html: both pages share one HTML shell
+ * (api-pages/page.html), given here its title and the path it is served under; the host fills in
+ * the response's CSP nonce and its own name.
+ */
+async function buildPage({ title, root }, entryPoints, outdir) {
   const esbuild = require('esbuild');
   mkdirSync(outdir, { recursive: true });
   await esbuild.build({ ...COMMON, entryPoints, outdir });
-  copyFileSync(join(SOURCES, name, 'index.html'), join(outdir, 'index.html'));
+  const page = readFileSync(join(SOURCES, 'page.html'), 'utf8').replaceAll('__PAGE_TITLE__', title).replaceAll('__PAGE_ROOT__', root);
+  writeFileSync(join(outdir, 'index.html'), page);
   return outdir;
 }
 
 /** /docs: Scalar's API reference. */
 function buildApiReference(outdir = join(DIST, 'docs')) {
-  return buildPage('docs', { csp: join(SOURCES, 'docs', 'csp.js'), app: join(SOURCES, 'docs', 'main.js') }, outdir);
+  return buildPage({ title: 'API reference', root: '/docs' }, { csp: join(SOURCES, 'docs', 'csp.js'), app: join(SOURCES, 'docs', 'main.js') }, outdir);
 }
 
 /** The GraphQL explorer: GraphiQL, and the workers of Monaco's editor, JSON and GraphQL language services. */
 function buildGraphqlExplorer(outdir = join(DIST, 'graphql-explorer')) {
   return buildPage(
-    'explorer',
+    { title: 'GraphQL explorer', root: '/graphql/explorer' },
     {
       csp: join(SOURCES, 'strict-csp.js'),
       app: join(SOURCES, 'explorer', 'main.js'),
