@@ -44,18 +44,18 @@ function refused(field: string, message: string): KeelError {
  * and the request's total of each asset may be at most maxTransferAmount, read in that asset's
  * units: splitting an amount over several lines moves no more than one line could.
  */
-export function checkTransferPolicy(security: WalletConfigurations['security'], lines: PolicyLine[]): void {
+export function checkTransferPolicy(security: Pick<WalletConfigurations['security'], 'allowedRecipients' | 'maxTransferAmount'>, lines: PolicyLine[], fieldOf: (i: number, part: 'recipient' | 'amount') => string = (i, part) => `assets.${i}.${part}`): void {
   const allowed = new Set(security.allowedRecipients.map((a) => a.toLowerCase()));
   const totals = new Map<string, bigint>();
   lines.forEach((l, i) => {
     if (allowed.size && !allowed.has(l.recipient.toLowerCase())) {
-      throw refused(`assets.${i}.recipient`, `assets.${i}.recipient is not in the wallet's security.allowedRecipients`);
+      throw refused(fieldOf(i, 'recipient'), `${fieldOf(i, 'recipient')} is not in the wallet's security.allowedRecipients`);
     }
     if (!security.maxTransferAmount) return;
     const total = (totals.get(l.asset.id) ?? 0n) + l.rawAmount;
     totals.set(l.asset.id, total);
     if (total > toUnitsFloor(security.maxTransferAmount, l.asset.decimals)) {
-      throw refused(`assets.${i}.amount`, `The request's total of ${l.asset.symbol} exceeds the wallet's security.maxTransferAmount (${security.maxTransferAmount} ${l.asset.symbol}) at assets.${i}.amount`);
+      throw refused(fieldOf(i, 'amount'), `The request's total of ${l.asset.symbol} exceeds the wallet's security.maxTransferAmount (${security.maxTransferAmount} ${l.asset.symbol}) at ${fieldOf(i, 'amount')}`);
     }
   });
 }
