@@ -1,0 +1,282 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ethers } from 'ethers';
+import { TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
+
+const SANCTIONED = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n')[0].trim();
+const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function balanceOf(address) view returns (uint256)']);
+const recipient = () => ethers.Wallet.createRandom().address;
+
+const mail = {
+  domain: { name: 'Ether Mail', version: '1', chainId: 31337, verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC' },
+  types: {
+    EIP712Domain: [
+      { name: 'name', type: 'string' },
+      { name: 'version', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+      { name: 'verifyingContract', type: 'address' },
+    ],
+    Mail: [
+      { name: 'from', type: 'string' },
+      { name: 'contents', type: 'string' },
+    ],
+  },
+  primaryType: 'Mail',
+  message: { from: 'Cow', contents: 'Hello, Bob!' },
+};
+
+function permit(owner: string, spender: string) {
+  return {
+    domain: { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: '0x1111111111111111111111111111111111111111' },
+    types: {
+      Permit: [
+        { name: 'owner', type: 'address' },
+        { name: 'spender', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+      ],
+    },
+    primaryType: 'Permit',
+    message: { owner, spender, value: ethers.MaxUint256.toString(), nonce: '0', deadline: '99999999999' },
+  };
+}
+
+const withoutDomainType = ({ EIP712Domain: _d, ...types }: Record<string, { name: string; type: string }[]>) => types;
+
+describe('signing with master wallets and deposit addresses', () => {
+  const { t, orgs } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, WEBHOOKS_ALLOW_PRIVATE_URLS: true, OUTBOX_POLL_INTERVAL_MS: 20 }, { orgs: 2 });
+  const receiver = new WebhookReceiver();
+  let org: TestOrg;
+  let other: TestOrg;
+  let chainId: string;
+  let assets: Record<string, { id: string; address: string }>;
+
+  beforeAll(async () => {
+    [org, other] = orgs;
+    const url = await receiver.start();
+    expect((await org.core.post('/v1/webhooks', { url, name: 'signing', eventTypes: ['SIGNED_SUCCESS', 'SIGNED_FAILED'] })).status).toBe(201);
+    chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
+    const list = (await org.core.get(`/v1/assets?blockchainId=${chainId}&limit=100`)).body.data;
+    assets = Object.fromEntries(list.map((a: { symbol: string }) => [a.symbol, a]));
+  });
+  afterAll(() => receiver.stop());
+
+  async function wallet(configurations?: object) {
+    const res = await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Signer', configurations });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: string; walletAddress: string };
+  }
+
+  async function fund(address: string, amount: string, asset?: string) {
+    const res = await org.core.post('/v1/dev/faucet', { blockchainId: chainId, address, amount, asset });
+    expect(res.status).toBe(200);
+    await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: res.body.data.txHash, direction: 'incoming' }).first()) !== undefined, 30_000);
+  }
+
+  /** The webhook deliveries about one signing request (each event once). */
+  const delivered = (signatureId: string) => receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.data.signatureId === signatureId);
+  const deliveredOnce = (signatureId: string, type: string) => eventually(() => delivered(signatureId).length === 1 && delivered(signatureId)[0].type === type && delivered(signatureId)[0], 10_000);
+
+  test('a message signed by the master wallet and by a deposit address verifies with ethers, each announced to the webhook with its identifier', async () => {
+    const w = await wallet();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'I own this wallet' });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ kind: 'MESSAGE', status: 'SIGNED', signer: w.walletAddress, addressId: null });
+    expect(ethers.verifyMessage('I own this wallet', res.body.data.signature)).toBe(w.walletAddress);
+    const event = await deliveredOnce(res.body.data.id, 'master.signed_success');
+    expect(event.data).toMatchObject({ signer: w.walletAddress, signature: res.body.data.signature, request: { message: 'I own this wallet', encoding: 'UTF8' }, masterWalletId: w.id });
+
+    const address = (await org.core.post(`/v1/master-wallets/${w.id}/addresses`, {})).body.data;
+    const hex = await org.core.post(`/v1/addresses/${address.id}/sign/message`, { message: '0xdeadbeef', encoding: 'HEX' });
+    expect(hex.status).toBe(201);
+    expect(ethers.verifyMessage(ethers.getBytes('0xdeadbeef'), hex.body.data.signature)).toBe(address.address);
+    expect((await deliveredOnce(hex.body.data.id, 'address.signed_success')).data).toMatchObject({ addressId: address.id, signer: address.address });
+    // Nothing secret is echoed or stored: the response and the record carry the signature, never a key.
+    const stored = await t.keel.platform.db('signing_requests').where({ id: hex.body.data.id }).first();
+    expect(JSON.stringify({ stored, body: hex.body })).not.toMatch(/privateKey|mnemonic|sealed/i);
+  });
+
+  test('typed data (EIP-712) signed by a deposit address verifies with ethers.verifyTypedData', async () => {
+    const w = await wallet();
+    const address = (await org.core.post(`/v1/master-wallets/${w.id}/addresses`, {})).body.data;
+    const res = await org.core.post(`/v1/addresses/${address.id}/sign/typed-data`, { typedData: mail });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ kind: 'TYPED_DATA', status: 'SIGNED', risks: [] });
+    expect(ethers.verifyTypedData(mail.domain, withoutDomainType(mail.types), mail.message, res.body.data.signature)).toBe(address.address);
+    await deliveredOnce(res.body.data.id, 'address.signed_success');
+  });
+
+  test('a transaction signed without broadcast recovers to the wallet, is listed for audit, and nothing is sent', async () => {
+    const w = await wallet();
+    const to = recipient();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, value: '1000', nonce: 7, gasLimit: '21000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' });
+    expect(res.status).toBe(201);
+    const tx = ethers.Transaction.from(res.body.data.signature);
+    expect(tx.from).toBe(w.walletAddress);
+    expect([tx.to, tx.value, tx.nonce, tx.gasLimit]).toEqual([to, 1000n, 7, 21000n]);
+    expect(res.body.data.txHash).toBe(tx.hash);
+    await deliveredOnce(res.body.data.id, 'master.signed_success');
+
+    const listed = await org.core.get(`/v1/master-wallets/${w.id}/signatures`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([res.body.data.id]);
+    const one = await org.core.get(`/v1/signatures/${res.body.data.id}`);
+    expect(one.body.data).toMatchObject({ id: res.body.data.id, kind: 'TRANSACTION', signature: res.body.data.signature, transferId: null });
+    expect(await t.keel.services.networks.get(chainId)!.provider.getTransaction(tx.hash)).toBeNull();
+  });
+
+  test('a Permit is refused (403 SPENDING_APPROVAL_REFUSED, signed_failed), still refused with the flag under a policy that forbids it, and signed with the flag once the policy allows it', async () => {
+    const w = await wallet();
+    const spender = recipient();
+    const typedData = permit(w.walletAddress, spender);
+    const refused = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', risk: 'SPENDING_APPROVAL', findings: ['PERMIT'] } });
+    const [record] = (await org.core.get(`/v1/master-wallets/${w.id}/signatures?status=REFUSED`)).body.data;
+    expect(record).toMatchObject({ status: 'REFUSED', errorCode: 'SPENDING_APPROVAL_REFUSED', signature: null, risks: ['PERMIT'] });
+    expect((await deliveredOnce(record.id, 'master.signed_failed')).data).toMatchObject({ signer: w.walletAddress, errorCode: 'SPENDING_APPROVAL_REFUSED', signature: null });
+
+    const flagged = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData, acknowledgeRisk: 'SPENDING_APPROVAL' });
+    expect(flagged.status).toBe(403);
+    expect(flagged.body.error.details.reason).toBe('POLICY_FORBIDS_SPENDING_APPROVALS');
+
+    expect((await org.core.patch(`/v1/master-wallets/${w.id}`, { configurations: { security: { allowSpendingApprovals: true } } })).status).toBe(200);
+    // The policy alone is not enough: the request must still name the risk.
+    expect((await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData })).status).toBe(403);
+    const signed = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData, acknowledgeRisk: 'SPENDING_APPROVAL' });
+    expect(signed.status).toBe(201);
+    expect(signed.body.data).toMatchObject({ status: 'SIGNED', risks: ['PERMIT'], acknowledgedRisk: 'SPENDING_APPROVAL' });
+    expect(ethers.verifyTypedData(typedData.domain, typedData.types, typedData.message, signed.body.data.signature)).toBe(w.walletAddress);
+  });
+
+  test('an unlimited ERC-20 approve in a transaction is refused without the flag; a transfer is held to allowedRecipients and maxTransferAmount as decoded', async () => {
+    const spender = recipient();
+    const allowed = recipient();
+    const approve = erc20.encodeFunctionData('approve', [spender, ethers.MaxUint256]);
+    const open = await wallet();
+    const unlimited = await org.core.post(`/v1/master-wallets/${open.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: approve, gasLimit: '60000' });
+    expect(unlimited.status).toBe(403);
+    expect(unlimited.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', findings: ['UNLIMITED_APPROVE'] } });
+
+    const w = await wallet({ security: { allowedRecipients: [spender, allowed], maxTransferAmount: '100' } });
+    const refused = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: approve, gasLimit: '60000' });
+    expect(refused.status).toBe(403);
+    // maxTransferAmount reads the approve's amount first.
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'amount' }] } });
+    const small = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('approve', [spender, 5_000_000n]), gasLimit: '60000' });
+    // Nothing held yet: 5 USDC is more than the wallet holds, a standing grant over future deposits.
+    expect(small.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { findings: ['APPROVE_ABOVE_HOLDINGS'] } });
+
+    const stranger = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [recipient(), 1n]), gasLimit: '60000' });
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.error.details.fields).toEqual([{ field: 'recipient', error: 'INVALID_FIELD' }]);
+    const tooMuch = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [allowed, 100_000_001n]), gasLimit: '60000' });
+    expect(tooMuch.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'amount' }] } });
+    const fine = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [allowed, 100_000_000n]), gasLimit: '60000' });
+    expect(fine.status).toBe(201);
+    expect(ethers.Transaction.from(fine.body.data.signature).from).toBe(w.walletAddress);
+  });
+
+  test('a counterparty on a sanctions list is refused (403 SANCTIONED_ADDRESS) and the refusal announced', async () => {
+    const w = await wallet();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, domain: { ...mail.domain, verifyingContract: SANCTIONED } } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('SANCTIONED_ADDRESS');
+    const tx = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: SANCTIONED.toLowerCase(), gasLimit: '21000' });
+    expect(tx.body.error.code).toBe('SANCTIONED_ADDRESS');
+    const refused = (await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data;
+    expect(refused.map((s: { errorCode: string }) => s.errorCode)).toEqual(['SANCTIONED_ADDRESS', 'SANCTIONED_ADDRESS']);
+    await deliveredOnce(refused[0].id, 'master.signed_failed');
+  });
+
+  test('under requireApprovalForTransfers a request is held as a transfer of kind signing; approved, it is signed; rejected, it fails', async () => {
+    const w = await wallet({ security: { requireApprovalForTransfers: true } });
+    const held = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'held' });
+    expect(held.status).toBe(201);
+    expect(held.body.data).toMatchObject({ status: 'PENDING_APPROVAL', signature: null });
+    const transfer = await org.core.get(`/v1/transfers/${held.body.data.transferId}`);
+    expect(transfer.body.data).toMatchObject({ kind: 'signing', status: 'PENDING_APPROVAL', items: [] });
+    expect(delivered(held.body.data.id)).toEqual([]);
+
+    expect((await org.core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).status).toBe(200);
+    const signed = (await org.core.get(`/v1/signatures/${held.body.data.id}`)).body.data;
+    expect(signed.status).toBe('SIGNED');
+    expect(ethers.verifyMessage('held', signed.signature)).toBe(w.walletAddress);
+    expect((await org.core.get(`/v1/transfers/${held.body.data.transferId}`)).body.data.status).toBe('CONFIRMED');
+    await deliveredOnce(held.body.data.id, 'master.signed_success');
+
+    const second = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: mail });
+    expect((await org.core.post(`/v1/transfers/${second.body.data.transferId}/reject`)).status).toBe(200);
+    expect((await org.core.get(`/v1/signatures/${second.body.data.id}`)).body.data).toMatchObject({ status: 'REJECTED', signature: null });
+    await deliveredOnce(second.body.data.id, 'master.signed_failed');
+  });
+
+  test('a write key is refused (403) before its input is read; a read key lists; another organisation gets 404', async () => {
+    const w = await wallet();
+    const key = async (scopes: string[]) => org.core.with({ apiKey: (await org.core.post('/v1/api-keys', { name: scopes.join('+'), scopes })).body.data.secret, orgId: org.orgId });
+    const writer = await key(['read', 'write']);
+    for (const kind of ['message', 'typed-data', 'transaction']) {
+      const res = await writer.post(`/v1/master-wallets/${w.id}/sign/${kind}`, { nonsense: true });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+    const signed = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'mine' });
+    expect((await writer.get(`/v1/master-wallets/${w.id}/signatures`)).status).toBe(200);
+
+    const foreign = await other.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'not yours' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('WALLET_NOT_FOUND');
+    expect((await other.core.get(`/v1/signatures/${signed.body.data.id}`)).status).toBe(404);
+    expect((await other.core.get(`/v1/master-wallets/${w.id}/signatures`)).status).toBe(404);
+    expect((await org.core.get('/v1/signatures/not-a-uuid')).status).toBe(404);
+  });
+
+  test('bad input is answered in the error envelope: 400 for a malformed body or address, 422 naming the field', async () => {
+    const w = await wallet();
+    const malformed = await org.core.request('POST', `/v1/master-wallets/${w.id}/sign/message`, { rawBody: '{"message":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBeDefined();
+    const badAddress = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: '0x123' });
+    expect(badAddress.status).toBe(400);
+    expect(badAddress.body.error).toMatchObject({ code: 'INVALID_ADDRESS', details: { fields: [{ field: 'to' }] } });
+    const badTyped = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, types: { Mail: [{ name: 'from', type: 'nonsense' }] } } });
+    expect(badTyped.status).toBe(422);
+    expect(badTyped.body.error.details.fields[0].field).toBe('typedData');
+    const badHex = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'zz', encoding: 'HEX' });
+    expect(badHex.status).toBe(422);
+    const broadcastWithNonce = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: recipient(), nonce: 1, broadcast: true });
+    expect(broadcastWithNonce.body.error.details.fields[0].field).toBe('nonce');
+    // None of these is an outcome: nothing recorded, nothing announced.
+    expect((await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data).toEqual([]);
+  });
+
+  test('a broadcast transaction goes through the transaction sender and is mined once; a retry with the same Idempotency-Key sends nothing more', async () => {
+    const w = await wallet();
+    await fund(w.walletAddress, '1');
+    const to = recipient();
+    const body = { blockchainId: chainId, to, value: ethers.parseEther('0.1').toString(), broadcast: true };
+    const headers = { 'Idempotency-Key': `sign-${to}` };
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, body, headers);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'QUEUED', broadcast: true });
+    const again = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, body, headers);
+    expect(again.body.data.id).toBe(res.body.data.id);
+
+    const done = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
+      return s.status === 'CONFIRMED' && s;
+    }, 30_000, 200);
+    const tx = ethers.Transaction.from(done.signature);
+    expect(tx.from).toBe(w.walletAddress);
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    expect(await provider.getBalance(to)).toBe(ethers.parseEther('0.1'));
+    expect(await provider.getTransactionCount(w.walletAddress)).toBe(1);
+    expect((await provider.getTransactionReceipt(done.txHash))!.status).toBe(1);
+    expect((await org.core.get(`/v1/transfers/${done.transferId}`)).body.data).toMatchObject({ kind: 'signing', status: 'CONFIRMED' });
+    expect((await deliveredOnce(done.id, 'master.signed_success')).data).toMatchObject({ signer: w.walletAddress, txHash: tx.hash, signature: tx.serialized });
+  });
+});
