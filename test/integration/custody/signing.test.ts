@@ -254,6 +254,42 @@ describe('signing with master wallets and deposit addresses', () => {
     expect((await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data).toEqual([]);
   });
 
+  test('over GraphQL: a deposit address signs typed data and a transaction; a write key is refused before its input is read', async () => {
+    const w = await wallet();
+    const address = (await org.core.post(`/v1/master-wallets/${w.id}/addresses`, {})).body.data;
+    const typed = await org.core.graphql('mutation($id: ID!, $t: JSONObject!) { signTypedDataWithAddress(id: $id, input: { typedData: $t }) { id status signer signature } }', { id: address.id, t: mail });
+    expect(typed.body.errors).toBeUndefined();
+    const signedTyped = typed.body.data.signTypedDataWithAddress;
+    expect(ethers.verifyTypedData(mail.domain, withoutDomainType(mail.types), mail.message, signedTyped.signature)).toBe(address.address);
+    const tx = await org.core.graphql('mutation($id: ID!, $c: ID!) { signTransactionWithAddress(id: $id, input: { blockchainId: $c, to: "0x2F2FC0ffee00000000000000000000000000000B", value: "5", gasLimit: "21000" }) { signature } }', { id: address.id, c: chainId });
+    expect(ethers.Transaction.from(tx.body.data.signTransactionWithAddress.signature).from).toBe(address.address);
+    const listed = await org.core.graphql('query($id: ID!) { addressSignatures(id: $id, kind: TRANSACTION) { total items { kind status } } }', { id: address.id });
+    expect(listed.body.data.addressSignatures).toEqual({ total: 1, items: [{ kind: 'TRANSACTION', status: 'SIGNED' }] });
+
+    const writer = org.core.with({ apiKey: (await org.core.post('/v1/api-keys', { name: 'gql-writer', scopes: ['read', 'write'] })).body.data.secret, orgId: org.orgId });
+    const refused = await writer.graphql('mutation($id: ID!) { signMessageWithAddress(id: $id, input: { message: 42 }) { id } }', { id: address.id });
+    expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  test('a held broadcast transaction is sent by the sender only once approved', async () => {
+    const w = await wallet({ security: { requireApprovalForTransfers: true } });
+    await fund(w.walletAddress, '1');
+    const to = recipient();
+    const held = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, value: '12345', broadcast: true });
+    expect(held.body.data).toMatchObject({ status: 'PENDING_APPROVAL', broadcast: true });
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await provider.getTransactionCount(w.walletAddress)).toBe(0);
+    expect((await org.core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).body.data.status).toBe('QUEUED');
+    const done = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${held.body.data.id}`)).body.data;
+      return s.status === 'CONFIRMED' && s;
+    }, 30_000, 200);
+    expect(ethers.Transaction.from(done.signature).from).toBe(w.walletAddress);
+    expect(await provider.getBalance(to)).toBe(12345n);
+    await deliveredOnce(done.id, 'master.signed_success');
+  });
+
   test('a broadcast transaction goes through the transaction sender and is mined once; a retry with the same Idempotency-Key sends nothing more', async () => {
     const w = await wallet();
     await fund(w.walletAddress, '1');
