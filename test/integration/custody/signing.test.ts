@@ -226,6 +226,8 @@ describe('signing with master wallets and deposit addresses', () => {
     }
     const signed = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'mine' });
     expect((await writer.get(`/v1/master-wallets/${w.id}/signatures`)).status).toBe(200);
+    // Nor can a write key open the policy for spending grants: security needs the admin scope.
+    expect((await writer.patch(`/v1/master-wallets/${w.id}`, { configurations: { security: { allowSpendingApprovals: true } } })).status).toBe(403);
 
     const foreign = await other.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'not yours' });
     expect(foreign.status).toBe(404);
