@@ -66,13 +66,19 @@ export function planMessage(input: SignMessage): SigningPlan {
 
 export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input: SignTypedData): Promise<SigningPlan> {
   const typed = typedDataOf(input.typedData);
-  const { EIP712Domain: _domainType, ...types } = typed.types;
+  const { EIP712Domain: domainType, ...types } = typed.types;
   let primaryType: string;
+  let derivedDomainType: { name: string; type: string }[];
   try {
     primaryType = ethers.TypedDataEncoder.from(types).primaryType;
-    ethers.TypedDataEncoder.hash(typed.domain, types, typed.message);
+    derivedDomainType = ethers.TypedDataEncoder.getPayload(typed.domain, types, typed.message).types.EIP712Domain;
   } catch (e) {
     throw KeelError.invalidField('typedData', `is not valid EIP-712 typed data: ${shortReason(e)}`);
+  }
+  // The domain is hashed with the fields it has, in EIP-712's order: a given EIP712Domain type that
+  // says otherwise would be signed as something other than the caller's wallet software would sign.
+  if (domainType && JSON.stringify(domainType.map((f) => [f.name, f.type])) !== JSON.stringify(derivedDomainType.map((f) => [f.name, f.type]))) {
+    throw KeelError.invalidField('typedData.types.EIP712Domain', `must list the domain's fields in EIP-712 order: ${derivedDomainType.map((f) => `${f.type} ${f.name}`).join(', ')}`);
   }
   if (primaryType !== typed.primaryType) throw KeelError.invalidField('typedData.primaryType', `must be the root of types (${primaryType})`);
   const risks = typedDataRisks(typed);

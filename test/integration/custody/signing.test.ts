@@ -126,7 +126,7 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([res.body.data.id]);
     const one = await org.core.get(`/v1/signatures/${res.body.data.id}`);
     expect(one.body.data).toMatchObject({ id: res.body.data.id, kind: 'TRANSACTION', signature: res.body.data.signature, transferId: null });
-    expect(await t.keel.services.networks.get(chainId)!.provider.getTransaction(tx.hash)).toBeNull();
+    expect(await t.keel.services.networks.get(chainId)!.provider.getTransaction(tx.hash!)).toBeNull();
   });
 
   test('a Permit is refused (403 SPENDING_APPROVAL_REFUSED, signed_failed), still refused with the flag under a policy that forbids it, and signed with the flag once the policy allows it', async () => {
@@ -248,6 +248,9 @@ describe('signing with master wallets and deposit addresses', () => {
     const badTyped = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, types: { Mail: [{ name: 'from', type: 'nonsense' }] } } });
     expect(badTyped.status).toBe(422);
     expect(badTyped.body.error.details.fields[0].field).toBe('typedData');
+    const reordered = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, types: { ...mail.types, EIP712Domain: [...mail.types.EIP712Domain].reverse() } } });
+    expect(reordered.status).toBe(422);
+    expect(reordered.body.error.details.fields[0].field).toBe('typedData.types.EIP712Domain');
     const badHex = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'zz', encoding: 'HEX' });
     expect(badHex.status).toBe(422);
     const broadcastWithNonce = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: recipient(), nonce: 1, broadcast: true });
