@@ -251,6 +251,10 @@ describe('signing with master wallets and deposit addresses', () => {
     const reordered = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, types: { ...mail.types, EIP712Domain: [...mail.types.EIP712Domain].reverse() } } });
     expect(reordered.status).toBe(422);
     expect(reordered.body.error.details.fields[0].field).toBe('typedData.types.EIP712Domain');
+    // PostgreSQL text cannot hold NUL: refused at the edge, over REST and GraphQL, never a 500.
+    expect((await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'a\u0000b' })).status).toBe(422);
+    const nul = await org.core.graphql('mutation($id: ID!, $t: JSONObject!) { signTypedDataWithMasterWallet(id: $id, input: { typedData: $t }) { id } }', { id: w.id, t: { ...mail, message: { from: 'a\u0000', contents: 'x' } } });
+    expect(nul.body.errors[0].extensions.code).toBe('INVALID_FIELD');
     const badHex = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'zz', encoding: 'HEX' });
     expect(badHex.status).toBe(422);
     const broadcastWithNonce = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: recipient(), nonce: 1, broadcast: true });
