@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { ethers } from 'ethers';
 import { TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
@@ -261,6 +262,27 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(broadcastWithNonce.body.error.details.fields[0].field).toBe('nonce');
     // None of these is an outcome: nothing recorded, nothing announced.
     expect((await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data).toEqual([]);
+  });
+
+  test('arbitrary typed data and transaction fields get a signature or a 4xx envelope, never a 5xx', async () => {
+    const w = await wallet();
+    const field = fc.oneof(fc.jsonValue(), fc.constantFrom('0x', '0xzz', '-1', '1e18', '0x' + 'ab'.repeat(40), ethers.MaxUint256.toString() + '0'));
+    const typedData = fc.record({ domain: fc.oneof(fc.object(), fc.constant(mail.domain)), types: fc.oneof(fc.object(), fc.constant(mail.types), fc.dictionary(fc.string(), fc.array(fc.record({ name: fc.string(), type: fc.constantFrom('uint256', 'address', 'string', 'bytes32', 'Mail', 'uint7', 'string[]') })))), primaryType: fc.oneof(fc.string(), fc.constant('Mail')), message: fc.oneof(fc.object(), fc.constant(mail.message)) }, { requiredKeys: [] });
+    await fc.assert(
+      fc.asyncProperty(typedData, async (td) => {
+        const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: td });
+        expect([201, 400, 403, 422]).toContain(res.status);
+        if (res.status !== 201) expect(res.body.error.code).toMatch(/^[A-Z_]+$/);
+      }),
+      { numRuns: 60 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.record({ to: field, value: field, data: field, gasLimit: field, nonce: field, maxFeePerGas: field, broadcast: fc.jsonValue() }, { requiredKeys: [] }), async (tx) => {
+        const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, ...tx });
+        expect([201, 400, 403, 422]).toContain(res.status);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   test('over GraphQL: a deposit address signs typed data and a transaction; a write key is refused before its input is read', async () => {
