@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { ethers } from 'ethers';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { SendingWallets } from '../wallets/sending-wallets';
 import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
@@ -50,9 +51,11 @@ export class SigningOutcomes implements TransferOutcomeListener {
     await this.records.settleByTransfer(trx, item.transferId, async () => ({ status: 'SIGNED', signature: item.rawTx, txHash: item.txHash }));
   }
 
+  /** Mined: the hash of the transaction that was (after a fee bump, maybe a later signature of the same nonce, whose bytes then become the signature). */
   async executed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
     if (item.kind !== 'signing') return;
-    await this.records.settleByTransfer(trx, item.transferId, async () => ({ status: 'CONFIRMED', txHash: item.txHash, announce: false }));
+    const minedBytes = item.rawTx && ethers.keccak256(item.rawTx) === item.txHash ? { signature: item.rawTx } : {};
+    await this.records.settleByTransfer(trx, item.transferId, async () => ({ status: 'CONFIRMED', txHash: item.txHash, ...minedBytes, announce: false }));
   }
 
   /** Failed before it was ever signed (the chain refused it): signed_failed. Reverted after signing: recorded, told by transfer_failed. */
