@@ -6,6 +6,9 @@ import { TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import { mine, setAutomine } from '../../support/chain-controls';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 
 const SANCTIONED = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n')[0].trim();
 const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function balanceOf(address) view returns (uint256)']);
@@ -345,5 +348,54 @@ describe('signing with master wallets and deposit addresses', () => {
     expect((await provider.getTransactionReceipt(done.txHash))!.status).toBe(1);
     expect((await org.core.get(`/v1/transfers/${done.transferId}`)).body.data).toMatchObject({ kind: 'signing', status: 'CONFIRMED' });
     expect((await deliveredOnce(done.id, 'master.signed_success')).data).toMatchObject({ signer: w.walletAddress, txHash: tx.hash, signature: tx.serialized });
+  });
+});
+
+describe('a broadcast signing request stuck below the market fee', () => {
+  let k: OwnChainKeel;
+
+  beforeAll(async () => {
+    k = await startKeelOnOwnChain(31_361, 1, { CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, TRANSFER_FEE_BUMP_AFTER_MS: 300 });
+  }, 60_000);
+  afterAll(() => k?.stop());
+
+  test('is bumped by the transaction sender with the same nonce; the record ends with the mined transaction, announced once', async () => {
+    const { t, chain } = k;
+    const org = await t.createOrg();
+    const [chainId] = (await org.core.get('/v1/blockchains')).body.data.map((c: { id: string }) => c.id);
+    const w = (await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Stuck' })).body.data;
+    const faucet = await org.core.post('/v1/dev/faucet', { blockchainId: chainId, address: w.walletAddress, amount: '5' });
+    await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: faucet.body.data.txHash, direction: 'incoming' }).first()) !== undefined, 30_000);
+
+    await setAutomine(chain.rpcUrl, false);
+    const to = recipient();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, value: '777', broadcast: true });
+    expect(res.status).toBe(201);
+    const first = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
+      return s.status === 'SIGNED' && s;
+    });
+    await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(ethers.parseUnits('500', 'gwei'))]);
+    await mine(chain.rpcUrl, 1);
+    const bumped = await eventually(async () => {
+      const item = (await org.core.get(`/v1/transfers/${first.transferId}`)).body.data.items[0];
+      return item.replacedTxHashes.length > 0 && item;
+    });
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    await eventually(async () => (await provider.getTransaction(bumped.txHash)) !== null);
+    await setAutomine(chain.rpcUrl, true);
+    await mine(chain.rpcUrl, 2);
+
+    const done = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
+      return s.status === 'CONFIRMED' && s;
+    }, 30_000, 200);
+    expect(done.txHash).toBe(bumped.txHash);
+    expect(done.txHash).not.toBe(first.txHash);
+    const mined = ethers.Transaction.from(done.signature);
+    expect([mined.hash, mined.from, mined.nonce]).toEqual([done.txHash, w.walletAddress, ethers.Transaction.from(first.signature).nonce]);
+    expect(await provider.getBalance(to)).toBe(777n);
+    const events = await t.keel.platform.db('outbox_events').whereIn('type', ['master.signed_success', 'master.signed_failed']).select('envelope');
+    expect(events.map((e) => e.envelope.data).filter((d) => d.signatureId === done.id).map((d) => d.status)).toEqual(['SIGNED']);
   });
 });
