@@ -13,9 +13,6 @@ export type SigningKind = 'MESSAGE' | 'TYPED_DATA' | 'TRANSACTION';
  */
 export type SigningStatus = 'PENDING_APPROVAL' | 'QUEUED' | 'SIGNED' | 'CONFIRMED' | 'REFUSED' | 'REJECTED' | 'FAILED';
 
-export const SIGNING_KINDS: readonly SigningKind[] = ['MESSAGE', 'TYPED_DATA', 'TRANSACTION'];
-export const SIGNING_STATUSES: readonly SigningStatus[] = ['PENDING_APPROVAL', 'QUEUED', 'SIGNED', 'CONFIRMED', 'REFUSED', 'REJECTED', 'FAILED'];
-
 /** EIP-191 personal_sign: a UTF-8 text, or bytes written as 0x-hex with encoding HEX. */
 export interface SignMessage {
   message: string;
