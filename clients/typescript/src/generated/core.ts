@@ -3184,7 +3184,7 @@ export interface components {
             fromAddress: string;
             id: string;
             items: components["schemas"]["TransferItemType"][];
-            /** @description withdrawal, sweep or gas_topup */
+            /** @description withdrawal, sweep, gas_topup, swap, agent_payment, trading_deposit, or signing (a signing request held for approval or broadcast: docs/signing.md) */
             kind: string;
             masterWalletId: string;
             note?: string | null;
