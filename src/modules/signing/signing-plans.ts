@@ -6,7 +6,7 @@ import type { AssetView, ChainService } from '../chains/chain.service';
 import { readBalances } from '../wallets/balance-reader';
 import type { SendingWallet } from '../wallets/sending-wallets';
 import { checksummedAddress } from '../withdrawals/evm-address';
-import { checkTransferPolicy, RecipientScreen } from '../withdrawals/transfer-policy';
+import { checkSanctions, checkTransferPolicy, RecipientScreen } from '../withdrawals/transfer-policy';
 import { shortReason } from '../withdrawals/broadcast';
 import type { QueuedLine } from '../withdrawals/transfer.domain';
 import { addressesIn, decodeCall, DecodedCall, RiskFinding, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks } from './signing-checks';
@@ -226,14 +226,9 @@ function typedDataOf(value: Record<string, unknown>): TypedDataRequest {
   return value as unknown as TypedDataRequest;
 }
 
-/** 403 SANCTIONED_ADDRESS for the first counterparty on a sanctions list. */
+/** 403 SANCTIONED_ADDRESS for the first counterparty on a sanctions list (the withdrawals' screen), naming `field`. */
 function screen(sanctions: RecipientScreen, addresses: string[], field: string): void {
-  for (const address of addresses) {
-    const result = sanctions.screen(address);
-    if (result.sanctioned) {
-      throw new KeelError('SANCTIONED_ADDRESS', `${address} is on a sanctions list (${result.matches.map((m) => m.list).join(', ')}); Keel does not sign for it`, { fields: [{ field, error: 'SANCTIONED_ADDRESS' }], matches: result.matches });
-    }
-  }
+  checkSanctions(sanctions, addresses.map((recipient) => ({ recipient })), () => field);
 }
 
 function refuseSpending(risks: RiskFinding[], acknowledged: string | null | undefined, wallet: SendingWallet): void {

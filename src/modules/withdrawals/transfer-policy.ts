@@ -17,12 +17,12 @@ export interface RecipientScreen {
  * No line may go to an address on a sanctions list: 403 SANCTIONED_ADDRESS naming the line and
  * carrying the list entries it matched. Withdrawals, approvals and Keel's own sweeps all pass here.
  */
-export function checkSanctions(screen: RecipientScreen, lines: { recipient: string }[]): void {
+export function checkSanctions(screen: RecipientScreen, lines: { recipient: string }[], fieldOf: (i: number) => string = (i) => `assets.${i}.recipient`): void {
   lines.forEach((l, i) => {
     const result = screen.screen(l.recipient);
     if (result.sanctioned) {
-      throw new KeelError('SANCTIONED_ADDRESS', `assets.${i}.recipient ${l.recipient} is on a sanctions list (${result.matches.map((m) => m.list).join(', ')}); Keel does not send to it`, {
-        fields: [{ field: `assets.${i}.recipient`, error: 'SANCTIONED_ADDRESS' }],
+      throw new KeelError('SANCTIONED_ADDRESS', `${fieldOf(i)} ${l.recipient} is on a sanctions list (${result.matches.map((m) => m.list).join(', ')}); Keel does not send to it nor sign for it`, {
+        fields: [{ field: fieldOf(i), error: 'SANCTIONED_ADDRESS' }],
         matches: result.matches,
       });
     }
