@@ -141,6 +141,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
   const { settlementOutcomes } = services;
   sender.onOutcome(settlementOutcomes);
+  sender.onOutcome(services.signingOutcomes);
   const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps, services.prices, percentBasisPoints(config.SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT));
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [

@@ -17,6 +17,7 @@ import { MarketResolver } from './modules/markets/market.resolver';
 import { OrderResolver } from './modules/orders/order.resolver';
 import { ChainTransferResolver } from './modules/deposits/chain-transfer.resolver';
 import { TransferResolver } from './modules/withdrawals/transfer.resolver';
+import { SigningResolver } from './modules/signing/signing.resolver';
 import { MarketDataResolver } from './modules/market-data/market-data.resolver';
 import { LedgerResolver } from './modules/ledger/ledger.resolver';
 import { DevFaucetResolver } from './modules/dev-faucet/dev-faucet.resolver';
@@ -35,7 +36,7 @@ import { AccessTokenResolver, RealtimeAuthResolver } from './modules/access-toke
 
 /** Which resolvers each host serves. A module adds its resolver to the host(s) it belongs to. */
 export const HOST_RESOLVERS: Record<Host, NonEmptyArray<Function>> = {
-  core: [OrganizationResolver, QuotaResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, PaymentLinkResolver, PaymentIntentResolver, SwapResolver, SettlementRuleResolver, AccessTokenResolver],
+  core: [OrganizationResolver, QuotaResolver, ApiKeyResolver, WebhookResolver, ChainResolver, WalletResolver, ChainTransferResolver, TransferResolver, SigningResolver, DevFaucetResolver, AmlResolver, PriceResolver, AgentResolver, AgentPaymentResolver, PaymentLinkResolver, PaymentIntentResolver, SwapResolver, SettlementRuleResolver, AccessTokenResolver],
   pro: [EngineStatusResolver, MarketResolver, OrderResolver, MarketDataResolver, LedgerResolver, RealtimeResolver, SettlementBatchResolver, TradingResolver, AccessTokenResolver, RealtimeAuthResolver],
 };
 

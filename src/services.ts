@@ -27,6 +27,7 @@ import { ChainTransferHistoryService } from './modules/deposits/chain-transfer-h
 import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/withdrawals/transfer.service';
+import { SigningOutcomes, SigningRecords, SigningService } from './modules/signing';
 import { AutoSweeper } from './modules/withdrawals/auto-sweeper';
 import { GasTopUps } from './modules/withdrawals/gas-top-up';
 import { CustodyLedgerSync } from './modules/ledger/custody-ledger-sync';
@@ -108,6 +109,9 @@ export interface Services {
   devFaucet: DevFaucetService;
   sendingWallets: SendingWallets;
   transfers: TransferService;
+  /** Signing with wallets' keys: messages, typed data, transactions; outcomes of held and broadcast requests. */
+  signing: SigningService;
+  signingOutcomes: SigningOutcomes;
   /** Order book: markets, the internal ledger, orders (one engine per market), market data. */
   markets: MarketService;
   ledger: LedgerService;
@@ -206,6 +210,12 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const swaps = new SwapService(db, sendingWallets, chains, networks, transfers, new DexQuoter(), destinationScreen, unitOfWork, percentBasisPoints(config.SWAP_MAX_PRICE_IMPACT_PERCENT));
   // Approval listener (in the approving transaction): a held swap's router deadline starts again.
   transfers.approvals.onApproved(swaps.approved);
+  const signingRecords = new SigningRecords(db, outbox);
+  const signingDeps = { chains, networks, screen: sanctions, ensureFunds: transfers.ensureFunds.bind(transfers) };
+  const signing = new SigningService(sendingWallets, networks, transfers, signingRecords, signingDeps, unitOfWork);
+  const signingOutcomes = new SigningOutcomes(sendingWallets, networks, signingRecords, signingDeps);
+  transfers.approvals.onApproved(signingOutcomes.approved);
+  transfers.approvals.onRejected(signingOutcomes.rejected);
   const chainActivity = new ChainActivityRecorder(db, outbox);
   // Deposit listeners (hooks run in the scan's transaction, in this order; any error rolls the scan back):
   // 1. the AML flagger first: it marks a sanctioned deposit (aml_flagged_at) that every later listener
@@ -263,6 +273,8 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
     sendingWallets,
     transfers,
+    signing,
+    signingOutcomes,
     organizations,
     quotas: new QuotaService(db, platform.quota),
     apiKeys,

@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   MONITORING_FAILED: 400,
   // Keel's own: a transfer or sweep to an address on a sanctions list is refused.
   SANCTIONED_ADDRESS: 403,
+  // Keel's own: a signature that would grant spending power (a Permit, an unlimited approve) without the request's acknowledgement and the wallet's allowSpendingApprovals.
+  SPENDING_APPROVAL_REFUSED: 403,
   // Not in the spec's table, which names no code for these statuses.
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,

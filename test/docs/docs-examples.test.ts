@@ -16,6 +16,7 @@ const ROOT = join(__dirname, '..', '..');
 /** The task guides: each shows its tasks with curl and with GraphQL. */
 const GUIDES = [
   'docs/custody-and-withdrawals.md',
+  'docs/signing.md',
   'docs/swaps-and-settlement-rules.md',
   'docs/payments-and-checkout.md',
   'docs/trading-and-realtime.md',

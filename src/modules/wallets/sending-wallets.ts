@@ -76,7 +76,7 @@ export class SendingWallets {
   }
 
   /** The key of a master wallet's own address, or of one of its deposit addresses, connected to `provider`; hold it only to sign. */
-  async signer(organizationId: string, masterWalletId: string, addressId: string | null, provider: ethers.Provider): Promise<ethers.Wallet> {
+  async signer(organizationId: string, masterWalletId: string, addressId: string | null, provider?: ethers.Provider): Promise<ethers.Wallet> {
     const [wallet, address] = await Promise.all([this.masterWallets.row(organizationId, masterWalletId), addressId ? this.addresses.row(organizationId, addressId) : undefined]);
     return this.keys.signer(wallet.id, wallet.sealedMnemonic, address?.derivationIndex ?? 0, provider);
   }

@@ -16,7 +16,7 @@ const configurationsPatch = z
     enableMultiChain: z.boolean(),
     autoSweep: z.object({ enabled: z.boolean(), threshold: decimalString, destinationAddress: optionalAddress }).partial().strict(),
     security: z
-      .object({ requireApprovalForTransfers: z.boolean(), maxTransferAmount: optionalDecimal, allowedRecipients: z.array(evmAddress).max(1_000) })
+      .object({ requireApprovalForTransfers: z.boolean(), maxTransferAmount: optionalDecimal, allowedRecipients: z.array(evmAddress).max(1_000), allowSpendingApprovals: z.boolean() })
       .partial()
       .strict(),
     monitoring: z.object({ enableBalanceTracking: z.boolean(), enableTransactionTracking: z.boolean(), alertOnLargeTransfers: optionalDecimal }).partial().strict(),
@@ -31,7 +31,8 @@ export interface WalletConfigurations {
   enableGaslessWithdraw: boolean;
   enableMultiChain: boolean;
   autoSweep: { enabled: boolean; threshold: string; destinationAddress: string };
-  security: { requireApprovalForTransfers: boolean; maxTransferAmount: string; allowedRecipients: string[] };
+  /** allowSpendingApprovals: whether signing may grant spending power (a Permit, an unlimited approve), and then only when the request acknowledges it (docs/signing.md). */
+  security: { requireApprovalForTransfers: boolean; maxTransferAmount: string; allowedRecipients: string[]; allowSpendingApprovals: boolean };
   monitoring: { enableBalanceTracking: boolean; enableTransactionTracking: boolean; alertOnLargeTransfers: string };
 }
 
@@ -40,7 +41,7 @@ export const DEFAULT_CONFIGURATIONS: WalletConfigurations = {
   enableGaslessWithdraw: false,
   enableMultiChain: false,
   autoSweep: { enabled: false, threshold: '0', destinationAddress: '' },
-  security: { requireApprovalForTransfers: false, maxTransferAmount: '', allowedRecipients: [] },
+  security: { requireApprovalForTransfers: false, maxTransferAmount: '', allowedRecipients: [], allowSpendingApprovals: false },
   monitoring: { enableBalanceTracking: true, enableTransactionTracking: true, alertOnLargeTransfers: '' },
 };
 

@@ -43,6 +43,8 @@ export interface SendingItem extends LineCall {
   replacedTxHashes: string[];
   submittedAt: Date | null;
   updatedAt: Date;
+  /** Why the line failed, once it has. */
+  error?: string | null;
   /** Gas used × effective price in wei, once mined. */
   feePaid?: string | null;
 }

@@ -48,7 +48,7 @@ export class TransferApprovals {
       if (approve) {
         await trx('transfers').where({ id }).update({ status: 'QUEUED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
         const items = await trx('transfer_items').where({ transferId: id }).update({ status: 'QUEUED', updatedAt: trx.fn.now() }).returning('id');
-        await this.approved.run(trx, { kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
+        await this.approved.run(trx, { transferId: id, kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
       } else {
         await this.reject(trx, row);
       }
@@ -76,7 +76,7 @@ export class TransferApprovals {
       .orderBy('t.id')
       .forUpdate()
       .select('t.*');
-    await this.rejected.run(trx, { kind: row.kind, itemIds: items.map((i) => i.id) });
+    await this.rejected.run(trx, { transferId: row.id, kind: row.kind, itemIds: items.map((i) => i.id) });
     for (const topUp of heldTopUps) await this.reject(trx, topUp);
   }
 

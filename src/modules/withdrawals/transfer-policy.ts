@@ -17,12 +17,12 @@ export interface RecipientScreen {
  * No line may go to an address on a sanctions list: 403 SANCTIONED_ADDRESS naming the line and
  * carrying the list entries it matched. Withdrawals, approvals and Keel's own sweeps all pass here.
  */
-export function checkSanctions(screen: RecipientScreen, lines: { recipient: string }[]): void {
+export function checkSanctions(screen: RecipientScreen, lines: { recipient: string }[], fieldOf: (i: number) => string = (i) => `assets.${i}.recipient`): void {
   lines.forEach((l, i) => {
     const result = screen.screen(l.recipient);
     if (result.sanctioned) {
-      throw new KeelError('SANCTIONED_ADDRESS', `assets.${i}.recipient ${l.recipient} is on a sanctions list (${result.matches.map((m) => m.list).join(', ')}); Keel does not send to it`, {
-        fields: [{ field: `assets.${i}.recipient`, error: 'SANCTIONED_ADDRESS' }],
+      throw new KeelError('SANCTIONED_ADDRESS', `${fieldOf(i)} ${l.recipient} is on a sanctions list (${result.matches.map((m) => m.list).join(', ')}); Keel does not send to it nor sign for it`, {
+        fields: [{ field: fieldOf(i), error: 'SANCTIONED_ADDRESS' }],
         matches: result.matches,
       });
     }
@@ -44,18 +44,18 @@ function refused(field: string, message: string): KeelError {
  * and the request's total of each asset may be at most maxTransferAmount, read in that asset's
  * units: splitting an amount over several lines moves no more than one line could.
  */
-export function checkTransferPolicy(security: WalletConfigurations['security'], lines: PolicyLine[]): void {
+export function checkTransferPolicy(security: Pick<WalletConfigurations['security'], 'allowedRecipients' | 'maxTransferAmount'>, lines: PolicyLine[], fieldOf: (i: number, part: 'recipient' | 'amount') => string = (i, part) => `assets.${i}.${part}`): void {
   const allowed = new Set(security.allowedRecipients.map((a) => a.toLowerCase()));
   const totals = new Map<string, bigint>();
   lines.forEach((l, i) => {
     if (allowed.size && !allowed.has(l.recipient.toLowerCase())) {
-      throw refused(`assets.${i}.recipient`, `assets.${i}.recipient is not in the wallet's security.allowedRecipients`);
+      throw refused(fieldOf(i, 'recipient'), `${fieldOf(i, 'recipient')} is not in the wallet's security.allowedRecipients`);
     }
     if (!security.maxTransferAmount) return;
     const total = (totals.get(l.asset.id) ?? 0n) + l.rawAmount;
     totals.set(l.asset.id, total);
     if (total > toUnitsFloor(security.maxTransferAmount, l.asset.decimals)) {
-      throw refused(`assets.${i}.amount`, `The request's total of ${l.asset.symbol} exceeds the wallet's security.maxTransferAmount (${security.maxTransferAmount} ${l.asset.symbol}) at assets.${i}.amount`);
+      throw refused(fieldOf(i, 'amount'), `The request's total of ${l.asset.symbol} exceeds the wallet's security.maxTransferAmount (${security.maxTransferAmount} ${l.asset.symbol}) at ${fieldOf(i, 'amount')}`);
     }
   });
 }

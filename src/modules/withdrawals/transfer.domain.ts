@@ -7,7 +7,7 @@ import type { PolicyLine } from './transfer-policy';
 
 /** The words of transfers: what is sent, the views the API shows, and the ports other modules fill. */
 
-export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap' | 'trading_deposit';
+export type TransferKind = 'withdrawal' | 'sweep' | 'gas_topup' | 'agent_payment' | 'swap' | 'trading_deposit' | 'signing';
 
 /** A line Keel queues itself: a send of `rawAmount`, or a contract `call` (a DEX approval or swap) that moves it. */
 export interface QueuedLine {
@@ -98,7 +98,7 @@ export interface PricedLine extends PolicyLine {
 }
 
 /** Told of a transfer an administrator decided on (rejected, or approved): its kind and its lines. */
-export type TransferDecisionListener = (trx: Knex.Transaction, decided: { kind: TransferKind; itemIds: string[] }) => Promise<void>;
+export type TransferDecisionListener = (trx: Knex.Transaction, decided: { transferId: string; kind: TransferKind; itemIds: string[] }) => Promise<void>;
 
 /** A send checked and priced, ready to record (TransferService.prepare). */
 export interface PreparedTransfer {

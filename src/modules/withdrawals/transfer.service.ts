@@ -126,6 +126,8 @@ export class TransferService {
       .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
       .returning('id');
     const transferId = (transfer as { id: string }).id;
+    // A held signing request of a message or typed data has no line: nothing is sent.
+    if (!lines.length) return { transferId, itemIds: [] };
     const items: { id: string }[] = await trx('transfer_items')
       .insert(
         lines.map((l, position) => ({

@@ -44,7 +44,7 @@ export class TransferItemType implements TransferItemView {
 @ObjectType({ description: 'A withdrawal, sweep or gas top-up: lines sent from one wallet address on one chain' })
 export class TransferType implements TransferView {
   @Field(() => ID) id!: string;
-  @Field({ description: 'withdrawal, sweep or gas_topup' }) kind!: string;
+  @Field({ description: 'withdrawal, sweep, gas_topup, swap, agent_payment, trading_deposit, or signing (a signing request held for approval or broadcast: docs/signing.md)' }) kind!: string;
   @Field({ description: 'PENDING_APPROVAL, QUEUED, SUBMITTED, CONFIRMED, FAILED (any line failed), REJECTED' }) status!: string;
   @Field(() => ID) masterWalletId!: string;
   @Field(() => ID, { nullable: true }) addressId!: string | null;

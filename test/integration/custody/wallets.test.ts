@@ -87,7 +87,7 @@ describe('master wallets', () => {
         enableMultiChain: false,
         enableGaslessWithdraw: false,
         autoSweep: { enabled: false, threshold: '0', destinationAddress: '' },
-        security: { requireApprovalForTransfers: false, maxTransferAmount: '', allowedRecipients: [] },
+        security: { requireApprovalForTransfers: false, maxTransferAmount: '', allowedRecipients: [], allowSpendingApprovals: false },
       },
     });
     expect(w.blockchain.chainId).toBe(chains[0].chainId);
@@ -123,7 +123,7 @@ describe('master wallets', () => {
     });
     expect(updated.status).toBe(200);
     expect(updated.body.data.name).toBe('Ops 2');
-    expect(updated.body.data.configurations.security).toEqual({ requireApprovalForTransfers: false, maxTransferAmount: '1000', allowedRecipients: [recipient] });
+    expect(updated.body.data.configurations.security).toEqual({ requireApprovalForTransfers: false, maxTransferAmount: '1000', allowedRecipients: [recipient], allowSpendingApprovals: false });
     const list = await call(org.core, 'GET', '/v1/master-wallets?limit=2');
     expect(list.body.data).toHaveLength(2);
     expect(list.body.hasMore).toBe(true);

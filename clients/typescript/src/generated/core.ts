@@ -99,6 +99,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/addresses/{addressId}/sign/message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a message with a deposit address's key (same body)
+         * @description Signs a message (EIP-191 personal_sign) with a deposit address's key (admin keys only)
+         */
+        post: operations["post_signMessageWithAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/addresses/{addressId}/sign/transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign (or broadcast) a transaction with a deposit address's key (same body and rules)
+         * @description Signs a transaction with a deposit address's key, or sends it (broadcast)
+         */
+        post: operations["post_signTransactionWithAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/addresses/{addressId}/sign/typed-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign EIP-712 typed data with a deposit address's key (same body and rules)
+         * @description Signs EIP-712 typed data with a deposit address's key
+         */
+        post: operations["post_signTypedDataWithAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/addresses/{addressId}/signatures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deposit address's signing requests and outcomes, newest first (status, kind, limit, offset)
+         * @description A deposit address's signing requests and their outcomes, newest first
+         */
+        get: operations["get_addressSignatures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/addresses/{addressId}/transactions": {
         parameters: {
             query?: never;
@@ -914,6 +994,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/master-wallets/{masterId}/sign/message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a message (EIP-191 personal_sign) with the master wallet's key (admin scope): `{message, encoding: UTF8|HEX}`; SIGNED with the signature, or PENDING_APPROVAL under security.requireApprovalForTransfers (approve the transfer it names)
+         * @description Signs a message (EIP-191 personal_sign) with the master wallet's key (admin keys only)
+         */
+        post: operations["post_signMessageWithMasterWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/master-wallets/{masterId}/sign/transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an EIP-1559 transaction (admin scope): `{blockchainId, to, value, data, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, broadcast, acknowledgeRisk}`; the recipient and value (an ERC-20 transfer or approve decoded) under security.allowedRecipients and maxTransferAmount; broadcast: QUEUED for the transaction sender (nonce and fees are Keel's), then SIGNED and CONFIRMED
+         * @description Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast)
+         */
+        post: operations["post_signTransactionWithMasterWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/master-wallets/{masterId}/sign/typed-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign EIP-712 typed data (admin scope): `{typedData: {domain, types, primaryType, message}, acknowledgeRisk}`; a Permit, Permit2 or other spending grant is 403 SPENDING_APPROVAL_REFUSED unless acknowledgeRisk is SPENDING_APPROVAL and security.allowSpendingApprovals is on; counterparties screened (SANCTIONED_ADDRESS)
+         * @description Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals
+         */
+        post: operations["post_signTypedDataWithMasterWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/master-wallets/{masterId}/signatures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The master wallet's own signing requests and outcomes, newest first (status, kind, limit, offset)
+         * @description The master wallet's own signing requests and their outcomes, newest first
+         */
+        get: operations["get_masterWalletSignatures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/master-wallets/{masterId}/transactions": {
         parameters: {
             query?: never;
@@ -1322,6 +1482,26 @@ export interface paths {
          * @description A rule's executions, one per deposit it matched, newest first
          */
         get: operations["get_settlementRuleExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signatures/{signatureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One signing request and its outcome
+         * @description One signing request and its outcome
+         */
+        get: operations["get_signature"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2698,6 +2878,88 @@ export interface components {
                 minAmount?: string | null;
             } | null;
         };
+        /** @description A signing request and its outcome, kept for audit */
+        Signature: {
+            acknowledgedRisk?: components["schemas"]["SigningRisk"] | null;
+            /** @description Null when the master wallet's own address signs */
+            addressId?: string | null;
+            blockchainId?: string | null;
+            broadcast: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Why it was refused, rejected or failed: an error code */
+            errorCode?: string | null;
+            id: string;
+            kind: components["schemas"]["SigningKind"];
+            masterWalletId: string;
+            reason?: string | null;
+            /** @description What was asked to be signed, as given */
+            request: Record<string, unknown>;
+            /** @description What the signature grants: PERMIT, PERMIT2, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS */
+            risks: string[];
+            /** @description The signature (0x, 65 bytes), or the signed raw transaction */
+            signature?: string | null;
+            /** @description The address whose key signs */
+            signer: string;
+            status: components["schemas"]["SigningStatus"];
+            /** @description The transfer (kind signing) that holds it for approval or sends it */
+            transferId?: string | null;
+            txHash?: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @enum {string} */
+        SigningKind: "MESSAGE" | "TYPED_DATA" | "TRANSACTION";
+        /** @enum {string} */
+        SigningRisk: "SPENDING_APPROVAL";
+        /** @enum {string} */
+        SigningStatus: "PENDING_APPROVAL" | "QUEUED" | "SIGNED" | "CONFIRMED" | "REFUSED" | "REJECTED" | "FAILED";
+        SignMessageInput: {
+            /**
+             * @default UTF8
+             * @enum {string|null}
+             */
+            encoding: "UTF8" | "HEX" | null;
+            /** @description The message: UTF-8 text, or 0x-hex bytes with encoding HEX (at most 65,536 characters) */
+            message: string;
+        };
+        SignTransactionInput: {
+            /**
+             * @description Required (with security.allowSpendingApprovals) to sign an approve, setApprovalForAll or Permit2 approve that grants spending power
+             * @enum {string|null}
+             */
+            acknowledgeRisk?: "SPENDING_APPROVAL" | null;
+            /** @description One of the wallet's chains */
+            blockchainId: string;
+            /**
+             * @description Send it through Keel's transaction sender (nonce, fees, fee bumps chosen by Keel)
+             * @default false
+             */
+            broadcast: boolean | null;
+            /** @description Calldata, 0x-hex; default "0x" */
+            data?: string | null;
+            /** @description Only without broadcast; default: estimated + 20% */
+            gasLimit?: string | null;
+            /** @description Only without broadcast; wei */
+            maxFeePerGas?: string | null;
+            /** @description Only without broadcast; wei */
+            maxPriorityFeePerGas?: string | null;
+            /** @description Only without broadcast; default: the address's pending transaction count */
+            nonce?: number | null;
+            /** @description EVM address; mixed case must carry a valid checksum */
+            to: string;
+            /** @description Wei, a whole number as a string; default "0" */
+            value?: string | null;
+        };
+        SignTypedDataInput: {
+            /**
+             * @description Required (with security.allowSpendingApprovals) to sign typed data that grants spending power
+             * @enum {string|null}
+             */
+            acknowledgeRisk?: "SPENDING_APPROVAL" | null;
+            /** @description EIP-712 typed data as eth_signTypedData_v4 takes it: {domain, types, primaryType, message} */
+            typedData: Record<string, unknown>;
+        };
         /** @description A swap on the chain's DEX from a wallet address: its transactions are the lines of transfer transferId */
         Swap: {
             addressId?: string | null;
@@ -2922,7 +3184,7 @@ export interface components {
             fromAddress: string;
             id: string;
             items: components["schemas"]["TransferItemType"][];
-            /** @description withdrawal, sweep or gas_topup */
+            /** @description withdrawal, sweep, gas_topup, swap, agent_payment, trading_deposit, or signing (a signing request held for approval or broadcast: docs/signing.md) */
             kind: string;
             masterWalletId: string;
             note?: string | null;
@@ -3083,7 +3345,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
         E403: {
             headers: {
                 [name: string]: unknown;
@@ -3270,7 +3532,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3331,7 +3593,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3388,7 +3650,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3448,7 +3710,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3511,7 +3773,255 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_signMessageWithAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                addressId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignMessageInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_signTransactionWithAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                addressId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_signTypedDataWithAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                addressId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignTypedDataInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    get_addressSignatures: {
+        parameters: {
+            query?: {
+                /** @description Only items created at or after this instant; a date alone means its midnight UTC */
+                from?: ((string | unknown | unknown) | null) | unknown | unknown;
+                kind?: "MESSAGE" | "TYPED_DATA" | "TRANSACTION" | null;
+                limit?: number;
+                offset?: number;
+                status?: "PENDING_APPROVAL" | "QUEUED" | "SIGNED" | "CONFIRMED" | "REFUSED" | "REJECTED" | "FAILED" | null;
+                /** @description Only items created at or before this instant, to the precision given: a date alone includes its whole day (UTC) */
+                to?: ((string | unknown | unknown) | null) | unknown | unknown;
+            };
+            header?: never;
+            path: {
+                addressId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"][];
+                        hasMore: boolean;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3581,7 +4091,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3642,7 +4152,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3697,7 +4207,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3759,7 +4269,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3818,7 +4328,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3885,7 +4395,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3946,7 +4456,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4001,7 +4511,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4059,7 +4569,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4121,7 +4631,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4175,7 +4685,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4236,7 +4746,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4299,7 +4809,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4362,7 +4872,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4417,7 +4927,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4478,7 +4988,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4532,7 +5042,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4589,7 +5099,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4650,7 +5160,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4707,7 +5217,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4764,7 +5274,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4821,7 +5331,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4884,7 +5394,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4938,7 +5448,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4999,7 +5509,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5051,7 +5561,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5112,7 +5622,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5171,7 +5681,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5225,7 +5735,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5282,7 +5792,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5343,7 +5853,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5407,7 +5917,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5461,7 +5971,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5518,7 +6028,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5580,7 +6090,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5634,7 +6144,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5810,7 +6320,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5873,7 +6383,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5932,7 +6442,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5986,7 +6496,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6047,7 +6557,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6111,7 +6621,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6172,7 +6682,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6229,7 +6739,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6285,7 +6795,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6341,7 +6851,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6404,7 +6914,255 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_signMessageWithMasterWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                masterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignMessageInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_signTransactionWithMasterWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                masterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_signTypedDataWithMasterWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                masterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignTypedDataInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    get_masterWalletSignatures: {
+        parameters: {
+            query?: {
+                /** @description Only items created at or after this instant; a date alone means its midnight UTC */
+                from?: ((string | unknown | unknown) | null) | unknown | unknown;
+                kind?: "MESSAGE" | "TYPED_DATA" | "TRANSACTION" | null;
+                limit?: number;
+                offset?: number;
+                status?: "PENDING_APPROVAL" | "QUEUED" | "SIGNED" | "CONFIRMED" | "REFUSED" | "REJECTED" | "FAILED" | null;
+                /** @description Only items created at or before this instant, to the precision given: a date alone includes its whole day (UTC) */
+                to?: ((string | unknown | unknown) | null) | unknown | unknown;
+            };
+            header?: never;
+            path: {
+                masterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"][];
+                        hasMore: boolean;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6474,7 +7232,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6535,7 +7293,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6596,7 +7354,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6648,7 +7406,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6700,7 +7458,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6754,7 +7512,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6817,7 +7575,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6876,7 +7634,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6930,7 +7688,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6991,7 +7749,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7058,7 +7816,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7117,7 +7875,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7171,7 +7929,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7225,7 +7983,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7286,7 +8044,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7343,7 +8101,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7407,7 +8165,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7464,7 +8222,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7529,7 +8287,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7593,7 +8351,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7652,7 +8410,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7706,7 +8464,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7761,7 +8519,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7822,7 +8580,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7879,7 +8637,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7936,7 +8694,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7999,7 +8757,61 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    get_signature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                signatureId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signature"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8063,7 +8875,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8122,7 +8934,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8176,7 +8988,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8239,7 +9051,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8298,7 +9110,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8361,7 +9173,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8415,7 +9227,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8472,7 +9284,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8529,7 +9341,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8592,7 +9404,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8646,7 +9458,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8703,7 +9515,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8765,7 +9577,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8824,7 +9636,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8878,7 +9690,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8939,7 +9751,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8996,7 +9808,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9057,7 +9869,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9118,7 +9930,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9170,7 +9982,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];

@@ -1002,7 +1002,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
         E403: {
             headers: {
                 [name: string]: unknown;
@@ -1152,7 +1152,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1213,7 +1213,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1272,7 +1272,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1331,7 +1331,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1385,7 +1385,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1446,7 +1446,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1503,7 +1503,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1557,7 +1557,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1619,7 +1619,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1683,7 +1683,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1742,7 +1742,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1796,7 +1796,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1853,7 +1853,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1915,7 +1915,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -1974,7 +1974,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2037,7 +2037,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2091,7 +2091,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2150,7 +2150,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2213,7 +2213,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2267,7 +2267,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2324,7 +2324,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2381,7 +2381,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2435,7 +2435,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2497,7 +2497,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2551,7 +2551,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2612,7 +2612,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -2673,7 +2673,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];

@@ -1,0 +1,126 @@
+import { ethers } from 'ethers';
+
+/**
+ * Pure decisions on what a signature would grant (like orders/placement-checks.ts): a transaction's
+ * calldata decoded, the spending power a typed data or transaction grants, and whether that may be
+ * signed. No I/O: the service gathers the inputs (the wallet's policy, the holdings) and acts on the
+ * answer.
+ */
+
+/** The one risk a request can acknowledge: the signature lets someone else spend the wallet's tokens. */
+export const SPENDING_APPROVAL = 'SPENDING_APPROVAL';
+export type SigningRisk = typeof SPENDING_APPROVAL;
+
+/** What a risky signature grants, each named for the reader of a refusal or an audit record. */
+export type RiskFinding =
+  | 'PERMIT' // EIP-2612 Permit, DAI-style Permit, ERC-721 Permit
+  | 'PERMIT2' // Uniswap Permit2 typed data or its approve()
+  | 'SPENDER_FIELD' // typed data whose primary type names a spender or operator
+  | 'SET_APPROVAL_FOR_ALL' // setApprovalForAll(operator, true)
+  | 'UNLIMITED_APPROVE' // approve / increaseAllowance of 2^255 or more
+  | 'APPROVE_ABOVE_HOLDINGS'; // approve / increaseAllowance of more than the address holds of the token
+
+/** Why a risky signature is refused: the request did not name the risk, or the wallet's policy does not allow it. */
+export type SpendingRefusal = 'RISK_NOT_ACKNOWLEDGED' | 'POLICY_FORBIDS_SPENDING_APPROVALS';
+
+const calls = new ethers.Interface([
+  'function transfer(address to, uint256 amount)',
+  'function approve(address spender, uint256 amount)',
+  'function increaseAllowance(address spender, uint256 addedValue)',
+  'function setApprovalForAll(address operator, bool approved)',
+  'function approve(address token, address spender, uint160 amount, uint48 expiration)', // Permit2
+]);
+
+/** A transaction's calldata as far as Keel reads it. */
+export type DecodedCall =
+  | { kind: 'native' }
+  | { kind: 'erc20_transfer'; recipient: string; amount: bigint }
+  | { kind: 'erc20_approve'; spender: string; amount: bigint }
+  | { kind: 'set_approval_for_all'; operator: string; approved: boolean }
+  | { kind: 'permit2_approve'; token: string; spender: string; amount: bigint }
+  | { kind: 'other' };
+
+/** Decodes the calls that move or grant tokens; anything else is `other` (a plain send is `native`). */
+export function decodeCall(data: string): DecodedCall {
+  if (data === '0x' || data === '') return { kind: 'native' };
+  let parsed: ethers.TransactionDescription | null;
+  try {
+    parsed = calls.parseTransaction({ data });
+  } catch {
+    return { kind: 'other' };
+  }
+  if (!parsed) return { kind: 'other' };
+  const a = parsed.args;
+  switch (parsed.signature) {
+    case 'transfer(address,uint256)':
+      return { kind: 'erc20_transfer', recipient: ethers.getAddress(a[0]), amount: a[1] };
+    case 'approve(address,uint256)':
+    case 'increaseAllowance(address,uint256)':
+      return { kind: 'erc20_approve', spender: ethers.getAddress(a[0]), amount: a[1] };
+    case 'setApprovalForAll(address,bool)':
+      return { kind: 'set_approval_for_all', operator: ethers.getAddress(a[0]), approved: a[1] };
+    case 'approve(address,address,uint160,uint48)':
+      return { kind: 'permit2_approve', token: ethers.getAddress(a[0]), spender: ethers.getAddress(a[1]), amount: a[2] };
+    default:
+      return { kind: 'other' };
+  }
+}
+
+const UNLIMITED = 2n ** 255n;
+
+/**
+ * What a transaction grants. An approve (or increaseAllowance) is risky when it is unlimited or
+ * larger than what the address holds of the token now (`holdings`, null when unknown: then any
+ * non-zero approve counts as above holdings); setApprovalForAll(true) and Permit2's approve always are.
+ */
+export function transactionRisks(call: DecodedCall, holdings: bigint | null): RiskFinding[] {
+  if (call.kind === 'set_approval_for_all') return call.approved ? ['SET_APPROVAL_FOR_ALL'] : [];
+  if (call.kind === 'permit2_approve') return call.amount > 0n ? ['PERMIT2'] : [];
+  if (call.kind !== 'erc20_approve' || call.amount === 0n) return [];
+  if (call.amount >= UNLIMITED) return ['UNLIMITED_APPROVE'];
+  if (holdings === null || call.amount > holdings) return ['APPROVE_ABOVE_HOLDINGS'];
+  return [];
+}
+
+/** EIP-712 typed data as the caller sends it (types may include EIP712Domain). */
+export interface TypedDataRequest {
+  domain: Record<string, unknown>;
+  types: Record<string, { name: string; type: string }[]>;
+  primaryType: string;
+  message: Record<string, unknown>;
+}
+
+/**
+ * What a typed data signature grants: a Permit of any family (EIP-2612, DAI, ERC-721's, Permit2's
+ * PermitSingle / PermitBatch / PermitTransferFrom / PermitWitnessTransferFrom), anything under a
+ * Permit2 domain, or a primary type with a spender or operator field.
+ */
+export function typedDataRisks(typed: TypedDataRequest): RiskFinding[] {
+  const findings = new Set<RiskFinding>();
+  if (String(typed.domain.name ?? '') === 'Permit2') findings.add('PERMIT2');
+  else if (/^permit/i.test(typed.primaryType)) findings.add('PERMIT');
+  const fields = typed.types[typed.primaryType] ?? [];
+  if (!findings.size && fields.some((f) => /^(spender|operator)$/i.test(f.name))) findings.add('SPENDER_FIELD');
+  return [...findings];
+}
+
+/**
+ * Whether a signature with these findings may be made: none, or the request named the risk AND the
+ * wallet's security.allowSpendingApprovals is on. Both are needed: a leaked key cannot turn the
+ * policy on (that needs the admin scope over configurations) and a policy that allows approvals
+ * still signs none the caller did not ask for by name.
+ */
+export function spendingRefusal(findings: RiskFinding[], acknowledged: string | null | undefined, policyAllows: boolean): SpendingRefusal | null {
+  if (!findings.length) return null;
+  if (acknowledged !== SPENDING_APPROVAL) return 'RISK_NOT_ACKNOWLEDGED';
+  if (!policyAllows) return 'POLICY_FORBIDS_SPENDING_APPROVALS';
+  return null;
+}
+
+/** Every address among a value's strings (typed data's domain and message), for screening the counterparties. */
+export function addressesIn(value: unknown, found: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string' && ethers.isAddress(value) && /^0x/i.test(value)) found.add(ethers.getAddress(value.toLowerCase()));
+  else if (Array.isArray(value)) value.forEach((v) => addressesIn(v, found));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => addressesIn(v, found));
+  return found;
+}

@@ -1,0 +1,255 @@
+import { ethers } from 'ethers';
+import { KeelError } from '../../platform/errors';
+import { Ids } from '../../platform/ids';
+import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
+import type { AssetView, ChainService } from '../chains/chain.service';
+import { readBalances } from '../wallets/balance-reader';
+import type { SendingWallet } from '../wallets/sending-wallets';
+import { checksummedAddress } from '../withdrawals/evm-address';
+import { checkSanctions, checkTransferPolicy, RecipientScreen } from '../withdrawals/transfer-policy';
+import { shortReason } from '../withdrawals/broadcast';
+import type { QueuedLine } from '../withdrawals/transfer.domain';
+import { addressesIn, decodeCall, DecodedCall, RiskFinding, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks } from './signing-checks';
+import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
+
+const MAX_MESSAGE_CHARS = 65_536;
+const MAX_CALLDATA_HEX = 262_144;
+const WEI = /^(0|[1-9][0-9]{0,77})$/;
+const HEX = /^0x([0-9a-fA-F]{2})*$/;
+
+/**
+ * A signing request validated and assessed against the wallet: what it asks (as recorded), what it
+ * grants, whether it is refused (the refusal is recorded and answered, not thrown here), and how to
+ * make the signature. Built again when a held request is approved, so the approval is checked
+ * against the lists and the policy of that moment.
+ */
+export interface SigningPlan {
+  kind: SigningKind;
+  request: Record<string, unknown>;
+  blockchainId: string | null;
+  broadcast: boolean;
+  risks: RiskFinding[];
+  acknowledgedRisk: typeof SPENDING_APPROVAL | null;
+  refusal: KeelError | null;
+  /** A broadcast transaction: the transfer line the transaction sender signs and sends. */
+  line: QueuedLine | null;
+  /** Makes the signature with the wallet's key (a signed raw transaction for a transaction). */
+  sign(signer: ethers.Wallet): Promise<{ signature: string; txHash: string | null }>;
+}
+
+/** What a plan is built with: the modules it reads, and the screen of counterparties. */
+export interface PlanDeps {
+  chains: ChainService;
+  networks: ChainNetworks;
+  screen: RecipientScreen;
+  /** The chain balance must cover a broadcast transaction's amount (and what is in flight) and its gas. */
+  ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: QueuedLine[]): Promise<void>;
+}
+
+export function planMessage(input: SignMessage): SigningPlan {
+  if (typeof input.message !== 'string' || input.message.length > MAX_MESSAGE_CHARS) throw KeelError.invalidField('message', `must be a string of at most ${MAX_MESSAGE_CHARS} characters`);
+  const hex = input.encoding === 'HEX';
+  if (hex && !HEX.test(input.message)) throw KeelError.invalidField('message', 'must be 0x-prefixed hex bytes with encoding HEX');
+  const payload = hex ? ethers.getBytes(input.message) : input.message;
+  return {
+    kind: 'MESSAGE',
+    request: { message: input.message, encoding: hex ? 'HEX' : 'UTF8' },
+    blockchainId: null,
+    broadcast: false,
+    risks: [],
+    acknowledgedRisk: null,
+    refusal: null,
+    line: null,
+    sign: async (signer) => ({ signature: await signer.signMessage(payload), txHash: null }),
+  };
+}
+
+export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input: SignTypedData): Promise<SigningPlan> {
+  const typed = typedDataOf(input.typedData);
+  const { EIP712Domain: domainType, ...types } = typed.types;
+  let primaryType: string;
+  let derivedDomainType: { name: string; type: string }[];
+  try {
+    primaryType = ethers.TypedDataEncoder.from(types).primaryType;
+    derivedDomainType = ethers.TypedDataEncoder.getPayload(typed.domain, types, typed.message).types.EIP712Domain;
+  } catch (e) {
+    throw KeelError.invalidField('typedData', `is not valid EIP-712 typed data: ${shortReason(e)}`);
+  }
+  // The domain is hashed with the fields it has, in EIP-712's order: a given EIP712Domain type that
+  // says otherwise would be signed as something other than the caller's wallet software would sign.
+  if (domainType && JSON.stringify(domainType.map((f) => [f.name, f.type])) !== JSON.stringify(derivedDomainType.map((f) => [f.name, f.type]))) {
+    throw KeelError.invalidField('typedData.types.EIP712Domain', `must list the domain's fields in EIP-712 order: ${derivedDomainType.map((f) => `${f.type} ${f.name}`).join(', ')}`);
+  }
+  if (primaryType !== typed.primaryType) throw KeelError.invalidField('typedData.primaryType', `must be the root of types (${primaryType})`);
+  const risks = typedDataRisks(typed);
+  const counterparties = [...addressesIn([typed.domain.verifyingContract, typed.message])].filter((a) => a !== wallet.address);
+  const refusal = await firstRefusal(
+    () => screen(deps.screen, counterparties, 'typedData'),
+    () => refuseSpending(risks, input.acknowledgeRisk, wallet),
+  );
+  return {
+    kind: 'TYPED_DATA',
+    request: { typedData: input.typedData, ...(input.acknowledgeRisk ? { acknowledgeRisk: input.acknowledgeRisk } : {}) },
+    blockchainId: null,
+    broadcast: false,
+    risks,
+    acknowledgedRisk: input.acknowledgeRisk ?? null,
+    refusal,
+    line: null,
+    sign: async (signer) => ({ signature: await signer.signTypedData(typed.domain, types, typed.message), txHash: null }),
+  };
+}
+
+/**
+ * A transaction: its recipient and value (an ERC-20 transfer's or approve's decoded) under the
+ * wallet's allowedRecipients and maxTransferAmount, every counterparty screened, spending grants
+ * under the acknowledgement rule; a broadcast one funded; one signed now gets the chain's nonce,
+ * gas limit and fees where the request leaves them out.
+ */
+export async function planTransaction(deps: PlanDeps, wallet: SendingWallet, input: SignTransaction, opts: { forApproval: boolean }): Promise<SigningPlan> {
+  const { network, tx } = transactionOf(deps, wallet, input);
+  const assets = await deps.chains.withChains(await deps.chains.assetsOf(network.blockchainId));
+  const native = assets.find((a) => a.isNative)!;
+  const decoded = decodeCall(tx.data);
+  const tokenAddress = decoded.kind === 'permit2_approve' ? decoded.token : tx.to;
+  const token = assets.find((a) => !a.isNative && a.address.toLowerCase() === tokenAddress.toLowerCase()) ?? null;
+  const moved = movedBy(decoded, tx, token, native);
+  const policyLines = tx.value > 0n && moved.asset !== native ? [moved, { asset: native, recipient: tx.to, rawAmount: tx.value }] : [moved];
+  const holdings = decoded.kind === 'erc20_approve' && token ? (await readBalances(network.provider, wallet.address, [token]))[0] : null;
+  const risks = transactionRisks(decoded, holdings);
+  const line: QueuedLine = { asset: moved.asset, recipient: moved.recipient, rawAmount: moved.grants ? 0n : moved.rawAmount, call: { to: tx.to, data: tx.data, value: tx.value } };
+  const refusal = await firstRefusal(
+    () => screen(deps.screen, [...new Set([tx.to, ...policyLines.map((l) => l.recipient)])], 'to'),
+    () => checkTransferPolicy(wallet.configurations.security, policyLines, (i, part) => (part === 'recipient' ? (i === 0 ? 'recipient' : 'to') : i === 0 ? 'amount' : 'value')),
+    () => {
+      if (!token && moved.asset === native && decoded.kind !== 'native' && decoded.kind !== 'other' && wallet.configurations.security.maxTransferAmount) {
+        throw new KeelError('FORBIDDEN', "The call moves or grants a token Keel does not know, so the wallet's security.maxTransferAmount cannot be applied to it", { fields: [{ field: 'to', error: 'INVALID_FIELD' }] });
+      }
+    },
+    () => refuseSpending(risks, input.acknowledgeRisk, wallet),
+    async () => {
+      if (tx.broadcast && !opts.forApproval) await deps.ensureFunds(wallet, network, [line]);
+    },
+  );
+  const request = { ...input, blockchainId: network.blockchainId, to: tx.to, value: tx.value.toString(), data: tx.data };
+  const base = { kind: 'TRANSACTION' as const, request, blockchainId: network.blockchainId, broadcast: tx.broadcast, risks, acknowledgedRisk: input.acknowledgeRisk ?? null };
+  if (refusal || tx.broadcast) return { ...base, refusal, line: tx.broadcast ? line : null, sign: () => Promise.reject(new Error('a broadcast transaction is signed by the transaction sender')) };
+  const filled = await fill(network, wallet.address, tx, input);
+  if ('refusal' in filled) return { ...base, refusal: filled.refusal, line: null, sign: () => Promise.reject(filled.refusal) };
+  return {
+    ...base,
+    refusal: null,
+    line: null,
+    sign: async (signer) => {
+      const signed = ethers.Transaction.from(await signer.signTransaction(filled.request));
+      return { signature: signed.serialized, txHash: signed.hash };
+    },
+  };
+}
+
+interface Tx {
+  to: string;
+  value: bigint;
+  data: string;
+  broadcast: boolean;
+}
+
+function transactionOf(deps: PlanDeps, wallet: SendingWallet, input: SignTransaction): { network: ChainNetwork; tx: Tx } {
+  if (!Ids.isUuid(input.blockchainId ?? '')) throw KeelError.invalidField('blockchainId', 'must be the id of one of the wallet\'s chains');
+  const network = deps.networks.get(input.blockchainId.toLowerCase());
+  if (!network || !wallet.blockchainIds.includes(network.blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on this chain');
+  const to = checksummedAddress(input.to, 'to');
+  if (input.value != null && !WEI.test(input.value)) throw KeelError.invalidField('value', 'must be a whole number of wei, e.g. "1000000000000000000"');
+  const data = input.data ?? '0x';
+  if (!HEX.test(data) || data.length > MAX_CALLDATA_HEX) throw KeelError.invalidField('data', `must be 0x-prefixed hex bytes, at most ${MAX_CALLDATA_HEX} characters`);
+  const broadcast = input.broadcast === true;
+  if (broadcast) {
+    const given = (['nonce', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const).find((f) => input[f] != null);
+    if (given) throw KeelError.invalidField(given, 'is chosen by Keel for a broadcast transaction; leave it out');
+  }
+  for (const f of ['gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const) {
+    const v = input[f];
+    if (v != null && !WEI.test(v)) throw KeelError.invalidField(f, 'must be a whole number');
+  }
+  if (input.nonce != null && (!Number.isSafeInteger(input.nonce) || input.nonce < 0)) throw KeelError.invalidField('nonce', 'must be a non-negative integer');
+  return { network, tx: { to, value: BigInt(input.value ?? '0'), data: data.toLowerCase(), broadcast } };
+}
+
+/** What a call moves or grants, read as a transfer line: its asset, its recipient (or spender) and amount. */
+function movedBy(call: DecodedCall, tx: Tx, token: AssetView | null, native: AssetView): { asset: AssetView; recipient: string; rawAmount: bigint; grants: boolean } {
+  switch (call.kind) {
+    case 'erc20_transfer':
+      return token ? { asset: token, recipient: call.recipient, rawAmount: call.amount, grants: false } : { asset: native, recipient: call.recipient, rawAmount: tx.value, grants: false };
+    case 'erc20_approve':
+    case 'permit2_approve':
+      return token ? { asset: token, recipient: call.spender, rawAmount: call.amount, grants: true } : { asset: native, recipient: call.spender, rawAmount: tx.value, grants: true };
+    case 'set_approval_for_all':
+      return { asset: native, recipient: call.operator, rawAmount: tx.value, grants: true };
+    default:
+      return { asset: native, recipient: tx.to, rawAmount: tx.value, grants: false };
+  }
+}
+
+async function fill(network: ChainNetwork, from: string, tx: Tx, input: SignTransaction): Promise<{ request: ethers.TransactionRequest } | { refusal: KeelError }> {
+  const call = { from, to: tx.to, value: tx.value, data: tx.data };
+  let gasLimit: bigint;
+  try {
+    gasLimit = input.gasLimit ? BigInt(input.gasLimit) : ((await network.provider.estimateGas(call)) * 12n) / 10n;
+  } catch (e) {
+    return { refusal: new KeelError('BAD_REQUEST', `The chain refuses the transaction: ${shortReason(e)}`) };
+  }
+  const fees = input.maxFeePerGas && input.maxPriorityFeePerGas ? null : await network.provider.getFeeData();
+  return {
+    request: {
+      type: 2,
+      chainId: network.spec.chainId,
+      nonce: input.nonce ?? (await network.provider.getTransactionCount(from, 'pending')),
+      gasLimit,
+      maxFeePerGas: input.maxFeePerGas ? BigInt(input.maxFeePerGas) : fees!.maxFeePerGas!,
+      maxPriorityFeePerGas: input.maxPriorityFeePerGas ? BigInt(input.maxPriorityFeePerGas) : fees!.maxPriorityFeePerGas!,
+      to: tx.to,
+      value: tx.value,
+      data: tx.data,
+    },
+  };
+}
+
+function typedDataOf(value: Record<string, unknown>): TypedDataRequest {
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(value)) throw KeelError.invalidField('typedData', 'must be an object {domain, types, primaryType, message}');
+  for (const f of ['domain', 'types', 'message'] as const) if (!isObject(value[f])) throw KeelError.invalidField(`typedData.${f}`, 'must be an object');
+  if (typeof value.primaryType !== 'string' || !value.primaryType) throw KeelError.invalidField('typedData.primaryType', 'must be a type name');
+  const types = value.types as Record<string, unknown>;
+  for (const [name, fields] of Object.entries(types)) {
+    if (!Array.isArray(fields) || fields.some((f) => !isObject(f) || typeof f.name !== 'string' || typeof f.type !== 'string')) throw KeelError.invalidField(`typedData.types.${name}`, 'must be a list of {name, type}');
+  }
+  return value as unknown as TypedDataRequest;
+}
+
+/** 403 SANCTIONED_ADDRESS for the first counterparty on a sanctions list (the withdrawals' screen), naming `field`. */
+function screen(sanctions: RecipientScreen, addresses: string[], field: string): void {
+  checkSanctions(sanctions, addresses.map((recipient) => ({ recipient })), () => field);
+}
+
+function refuseSpending(risks: RiskFinding[], acknowledged: string | null | undefined, wallet: SendingWallet): void {
+  const refusal = spendingRefusal(risks, acknowledged, wallet.configurations.security.allowSpendingApprovals);
+  if (!refusal) return;
+  const message =
+    refusal === 'RISK_NOT_ACKNOWLEDGED'
+      ? `This signature grants spending power over the wallet's tokens (${risks.join(', ')}); name the risk with acknowledgeRisk: "${SPENDING_APPROVAL}" to sign it`
+      : `This signature grants spending power over the wallet's tokens (${risks.join(', ')}) and the wallet's security.allowSpendingApprovals is off`;
+  throw new KeelError('SPENDING_APPROVAL_REFUSED', message, { reason: refusal, risk: SPENDING_APPROVAL, findings: risks });
+}
+
+/** The first of these checks to refuse, as its KeelError; anything else propagates. */
+async function firstRefusal(...checks: (() => void | Promise<void>)[]): Promise<KeelError | null> {
+  for (const check of checks) {
+    try {
+      await check();
+    } catch (e) {
+      if (e instanceof KeelError) return e;
+      throw e;
+    }
+  }
+  return null;
+}

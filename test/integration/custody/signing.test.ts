@@ -1,0 +1,401 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { ethers } from 'ethers';
+import { TestOrg } from '../../support/keel';
+import { useTestKeel } from '../../support/use-test-keel';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
+import { rpc } from '../../../src/platform/chain/json-rpc';
+import { mine, setAutomine } from '../../support/chain-controls';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+
+const SANCTIONED = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n')[0].trim();
+const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function balanceOf(address) view returns (uint256)']);
+const recipient = () => ethers.Wallet.createRandom().address;
+
+const mail = {
+  domain: { name: 'Ether Mail', version: '1', chainId: 31337, verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC' },
+  types: {
+    EIP712Domain: [
+      { name: 'name', type: 'string' },
+      { name: 'version', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+      { name: 'verifyingContract', type: 'address' },
+    ],
+    Mail: [
+      { name: 'from', type: 'string' },
+      { name: 'contents', type: 'string' },
+    ],
+  },
+  primaryType: 'Mail',
+  message: { from: 'Cow', contents: 'Hello, Bob!' },
+};
+
+function permit(owner: string, spender: string) {
+  return {
+    domain: { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: '0x1111111111111111111111111111111111111111' },
+    types: {
+      Permit: [
+        { name: 'owner', type: 'address' },
+        { name: 'spender', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+      ],
+    },
+    primaryType: 'Permit',
+    message: { owner, spender, value: ethers.MaxUint256.toString(), nonce: '0', deadline: '99999999999' },
+  };
+}
+
+const withoutDomainType = ({ EIP712Domain: _d, ...types }: Record<string, { name: string; type: string }[]>) => types;
+
+describe('signing with master wallets and deposit addresses', () => {
+  const { t, orgs } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, WEBHOOKS_ALLOW_PRIVATE_URLS: true, OUTBOX_POLL_INTERVAL_MS: 20 }, { orgs: 2 });
+  const receiver = new WebhookReceiver();
+  let org: TestOrg;
+  let other: TestOrg;
+  let chainId: string;
+  let assets: Record<string, { id: string; address: string }>;
+
+  beforeAll(async () => {
+    [org, other] = orgs;
+    const url = await receiver.start();
+    expect((await org.core.post('/v1/webhooks', { url, name: 'signing', eventTypes: ['SIGNED_SUCCESS', 'SIGNED_FAILED'] })).status).toBe(201);
+    chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
+    const list = (await org.core.get(`/v1/assets?blockchainId=${chainId}&limit=100`)).body.data;
+    assets = Object.fromEntries(list.map((a: { symbol: string }) => [a.symbol, a]));
+  });
+  afterAll(() => receiver.stop());
+
+  async function wallet(configurations?: object) {
+    const res = await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Signer', configurations });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: string; walletAddress: string };
+  }
+
+  async function fund(address: string, amount: string, asset?: string) {
+    const res = await org.core.post('/v1/dev/faucet', { blockchainId: chainId, address, amount, asset });
+    expect(res.status).toBe(200);
+    await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: res.body.data.txHash, direction: 'incoming' }).first()) !== undefined, 30_000);
+  }
+
+  /** The webhook deliveries about one signing request (each event once). */
+  const delivered = (signatureId: string) => receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.data.signatureId === signatureId);
+  const deliveredOnce = (signatureId: string, type: string) => eventually(() => delivered(signatureId).length === 1 && delivered(signatureId)[0].type === type && delivered(signatureId)[0], 10_000);
+
+  test('a message signed by the master wallet and by a deposit address verifies with ethers, each announced to the webhook with its identifier', async () => {
+    const w = await wallet();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'I own this wallet' });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ kind: 'MESSAGE', status: 'SIGNED', signer: w.walletAddress, addressId: null });
+    expect(ethers.verifyMessage('I own this wallet', res.body.data.signature)).toBe(w.walletAddress);
+    const event = await deliveredOnce(res.body.data.id, 'master.signed_success');
+    expect(event.data).toMatchObject({ signer: w.walletAddress, signature: res.body.data.signature, request: { message: 'I own this wallet', encoding: 'UTF8' }, masterWalletId: w.id });
+
+    const address = (await org.core.post(`/v1/master-wallets/${w.id}/addresses`, {})).body.data;
+    const hex = await org.core.post(`/v1/addresses/${address.id}/sign/message`, { message: '0xdeadbeef', encoding: 'HEX' });
+    expect(hex.status).toBe(201);
+    expect(ethers.verifyMessage(ethers.getBytes('0xdeadbeef'), hex.body.data.signature)).toBe(address.address);
+    expect((await deliveredOnce(hex.body.data.id, 'address.signed_success')).data).toMatchObject({ addressId: address.id, signer: address.address });
+    // Nothing secret is echoed or stored: the response and the record carry the signature, never a key.
+    const stored = await t.keel.platform.db('signing_requests').where({ id: hex.body.data.id }).first();
+    expect(JSON.stringify({ stored, body: hex.body })).not.toMatch(/privateKey|mnemonic|sealed/i);
+  });
+
+  test('typed data (EIP-712) signed by a deposit address verifies with ethers.verifyTypedData', async () => {
+    const w = await wallet();
+    const address = (await org.core.post(`/v1/master-wallets/${w.id}/addresses`, {})).body.data;
+    const res = await org.core.post(`/v1/addresses/${address.id}/sign/typed-data`, { typedData: mail });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ kind: 'TYPED_DATA', status: 'SIGNED', risks: [] });
+    expect(ethers.verifyTypedData(mail.domain, withoutDomainType(mail.types), mail.message, res.body.data.signature)).toBe(address.address);
+    await deliveredOnce(res.body.data.id, 'address.signed_success');
+  });
+
+  test('a transaction signed without broadcast recovers to the wallet, is listed for audit, and nothing is sent', async () => {
+    const w = await wallet();
+    const to = recipient();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, value: '1000', nonce: 7, gasLimit: '21000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' });
+    expect(res.status).toBe(201);
+    const tx = ethers.Transaction.from(res.body.data.signature);
+    expect(tx.from).toBe(w.walletAddress);
+    expect([tx.to, tx.value, tx.nonce, tx.gasLimit]).toEqual([to, 1000n, 7, 21000n]);
+    expect(res.body.data.txHash).toBe(tx.hash);
+    await deliveredOnce(res.body.data.id, 'master.signed_success');
+
+    const listed = await org.core.get(`/v1/master-wallets/${w.id}/signatures`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([res.body.data.id]);
+    const one = await org.core.get(`/v1/signatures/${res.body.data.id}`);
+    expect(one.body.data).toMatchObject({ id: res.body.data.id, kind: 'TRANSACTION', signature: res.body.data.signature, transferId: null });
+    expect(await t.keel.services.networks.get(chainId)!.provider.getTransaction(tx.hash!)).toBeNull();
+  });
+
+  test('a Permit is refused (403 SPENDING_APPROVAL_REFUSED, signed_failed), still refused with the flag under a policy that forbids it, and signed with the flag once the policy allows it', async () => {
+    const w = await wallet();
+    const spender = recipient();
+    const typedData = permit(w.walletAddress, spender);
+    const refused = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', risk: 'SPENDING_APPROVAL', findings: ['PERMIT'] } });
+    const [record] = (await org.core.get(`/v1/master-wallets/${w.id}/signatures?status=REFUSED`)).body.data;
+    expect(record).toMatchObject({ status: 'REFUSED', errorCode: 'SPENDING_APPROVAL_REFUSED', signature: null, risks: ['PERMIT'] });
+    expect((await deliveredOnce(record.id, 'master.signed_failed')).data).toMatchObject({ signer: w.walletAddress, errorCode: 'SPENDING_APPROVAL_REFUSED', signature: null });
+
+    const flagged = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData, acknowledgeRisk: 'SPENDING_APPROVAL' });
+    expect(flagged.status).toBe(403);
+    expect(flagged.body.error.details.reason).toBe('POLICY_FORBIDS_SPENDING_APPROVALS');
+
+    expect((await org.core.patch(`/v1/master-wallets/${w.id}`, { configurations: { security: { allowSpendingApprovals: true } } })).status).toBe(200);
+    // The policy alone is not enough: the request must still name the risk.
+    expect((await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData })).status).toBe(403);
+    const signed = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData, acknowledgeRisk: 'SPENDING_APPROVAL' });
+    expect(signed.status).toBe(201);
+    expect(signed.body.data).toMatchObject({ status: 'SIGNED', risks: ['PERMIT'], acknowledgedRisk: 'SPENDING_APPROVAL' });
+    expect(ethers.verifyTypedData(typedData.domain, typedData.types, typedData.message, signed.body.data.signature)).toBe(w.walletAddress);
+  });
+
+  test('an unlimited ERC-20 approve in a transaction is refused without the flag; a transfer is held to allowedRecipients and maxTransferAmount as decoded', async () => {
+    const spender = recipient();
+    const allowed = recipient();
+    const approve = erc20.encodeFunctionData('approve', [spender, ethers.MaxUint256]);
+    const open = await wallet();
+    const unlimited = await org.core.post(`/v1/master-wallets/${open.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: approve, gasLimit: '60000' });
+    expect(unlimited.status).toBe(403);
+    expect(unlimited.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', findings: ['UNLIMITED_APPROVE'] } });
+
+    const w = await wallet({ security: { allowedRecipients: [spender, allowed], maxTransferAmount: '100' } });
+    const refused = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: approve, gasLimit: '60000' });
+    expect(refused.status).toBe(403);
+    // maxTransferAmount reads the approve's amount first.
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'amount' }] } });
+    const small = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('approve', [spender, 5_000_000n]), gasLimit: '60000' });
+    // Nothing held yet: 5 USDC is more than the wallet holds, a standing grant over future deposits.
+    expect(small.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { findings: ['APPROVE_ABOVE_HOLDINGS'] } });
+
+    const stranger = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [recipient(), 1n]), gasLimit: '60000' });
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.error.details.fields).toEqual([{ field: 'recipient', error: 'INVALID_FIELD' }]);
+    const tooMuch = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [allowed, 100_000_001n]), gasLimit: '60000' });
+    expect(tooMuch.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'amount' }] } });
+    const fine = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [allowed, 100_000_000n]), gasLimit: '60000' });
+    expect(fine.status).toBe(201);
+    expect(ethers.Transaction.from(fine.body.data.signature).from).toBe(w.walletAddress);
+  });
+
+  test('a counterparty on a sanctions list is refused (403 SANCTIONED_ADDRESS) and the refusal announced', async () => {
+    const w = await wallet();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, domain: { ...mail.domain, verifyingContract: SANCTIONED } } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('SANCTIONED_ADDRESS');
+    const tx = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: SANCTIONED.toLowerCase(), gasLimit: '21000' });
+    expect(tx.body.error.code).toBe('SANCTIONED_ADDRESS');
+    const refused = (await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data;
+    expect(refused.map((s: { errorCode: string }) => s.errorCode)).toEqual(['SANCTIONED_ADDRESS', 'SANCTIONED_ADDRESS']);
+    await deliveredOnce(refused[0].id, 'master.signed_failed');
+  });
+
+  test('under requireApprovalForTransfers a request is held as a transfer of kind signing; approved, it is signed; rejected, it fails', async () => {
+    const w = await wallet({ security: { requireApprovalForTransfers: true } });
+    const held = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'held' });
+    expect(held.status).toBe(201);
+    expect(held.body.data).toMatchObject({ status: 'PENDING_APPROVAL', signature: null });
+    const transfer = await org.core.get(`/v1/transfers/${held.body.data.transferId}`);
+    expect(transfer.body.data).toMatchObject({ kind: 'signing', status: 'PENDING_APPROVAL', items: [] });
+    expect(delivered(held.body.data.id)).toEqual([]);
+
+    expect((await org.core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).status).toBe(200);
+    const signed = (await org.core.get(`/v1/signatures/${held.body.data.id}`)).body.data;
+    expect(signed.status).toBe('SIGNED');
+    expect(ethers.verifyMessage('held', signed.signature)).toBe(w.walletAddress);
+    expect((await org.core.get(`/v1/transfers/${held.body.data.transferId}`)).body.data.status).toBe('CONFIRMED');
+    await deliveredOnce(held.body.data.id, 'master.signed_success');
+
+    const second = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: mail });
+    expect((await org.core.post(`/v1/transfers/${second.body.data.transferId}/reject`)).status).toBe(200);
+    expect((await org.core.get(`/v1/signatures/${second.body.data.id}`)).body.data).toMatchObject({ status: 'REJECTED', signature: null });
+    await deliveredOnce(second.body.data.id, 'master.signed_failed');
+  });
+
+  test('a write key is refused (403) before its input is read; a read key lists; another organisation gets 404', async () => {
+    const w = await wallet();
+    const key = async (scopes: string[]) => org.core.with({ apiKey: (await org.core.post('/v1/api-keys', { name: scopes.join('+'), scopes })).body.data.secret, orgId: org.orgId });
+    const writer = await key(['read', 'write']);
+    for (const kind of ['message', 'typed-data', 'transaction']) {
+      const res = await writer.post(`/v1/master-wallets/${w.id}/sign/${kind}`, { nonsense: true });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+    const signed = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'mine' });
+    expect((await writer.get(`/v1/master-wallets/${w.id}/signatures`)).status).toBe(200);
+    // Nor can a write key open the policy for spending grants: security needs the admin scope.
+    expect((await writer.patch(`/v1/master-wallets/${w.id}`, { configurations: { security: { allowSpendingApprovals: true } } })).status).toBe(403);
+
+    const foreign = await other.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'not yours' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('WALLET_NOT_FOUND');
+    expect((await other.core.get(`/v1/signatures/${signed.body.data.id}`)).status).toBe(404);
+    expect((await other.core.get(`/v1/master-wallets/${w.id}/signatures`)).status).toBe(404);
+    expect((await org.core.get('/v1/signatures/not-a-uuid')).status).toBe(404);
+  });
+
+  test('bad input is answered in the error envelope: 400 for a malformed body or address, 422 naming the field', async () => {
+    const w = await wallet();
+    const malformed = await org.core.request('POST', `/v1/master-wallets/${w.id}/sign/message`, { rawBody: '{"message":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBeDefined();
+    const badAddress = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: '0x123' });
+    expect(badAddress.status).toBe(400);
+    expect(badAddress.body.error).toMatchObject({ code: 'INVALID_ADDRESS', details: { fields: [{ field: 'to' }] } });
+    const badTyped = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, types: { Mail: [{ name: 'from', type: 'nonsense' }] } } });
+    expect(badTyped.status).toBe(422);
+    expect(badTyped.body.error.details.fields[0].field).toBe('typedData');
+    const reordered = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, types: { ...mail.types, EIP712Domain: [...mail.types.EIP712Domain].reverse() } } });
+    expect(reordered.status).toBe(422);
+    expect(reordered.body.error.details.fields[0].field).toBe('typedData.types.EIP712Domain');
+    // PostgreSQL text cannot hold NUL: refused at the edge, over REST and GraphQL, never a 500.
+    expect((await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'a\u0000b' })).status).toBe(422);
+    const nul = await org.core.graphql('mutation($id: ID!, $t: JSONObject!) { signTypedDataWithMasterWallet(id: $id, input: { typedData: $t }) { id } }', { id: w.id, t: { ...mail, message: { from: 'a\u0000', contents: 'x' } } });
+    expect(nul.body.errors[0].extensions.code).toBe('INVALID_FIELD');
+    const badHex = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'zz', encoding: 'HEX' });
+    expect(badHex.status).toBe(422);
+    const broadcastWithNonce = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: recipient(), nonce: 1, broadcast: true });
+    expect(broadcastWithNonce.body.error.details.fields[0].field).toBe('nonce');
+    // None of these is an outcome: nothing recorded, nothing announced.
+    expect((await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data).toEqual([]);
+  });
+
+  test('arbitrary typed data and transaction fields get a signature or a 4xx envelope, never a 5xx', async () => {
+    const w = await wallet();
+    const field = fc.oneof(fc.jsonValue(), fc.constantFrom('0x', '0xzz', '-1', '1e18', '0x' + 'ab'.repeat(40), ethers.MaxUint256.toString() + '0'));
+    const typedData = fc.record({ domain: fc.oneof(fc.object(), fc.constant(mail.domain)), types: fc.oneof(fc.object(), fc.constant(mail.types), fc.dictionary(fc.string(), fc.array(fc.record({ name: fc.string(), type: fc.constantFrom('uint256', 'address', 'string', 'bytes32', 'Mail', 'uint7', 'string[]') })))), primaryType: fc.oneof(fc.string(), fc.constant('Mail')), message: fc.oneof(fc.object(), fc.constant(mail.message)) }, { requiredKeys: [] });
+    await fc.assert(
+      fc.asyncProperty(typedData, async (td) => {
+        const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: td });
+        expect([201, 400, 403, 422]).toContain(res.status);
+        if (res.status !== 201) expect(res.body.error.code).toMatch(/^[A-Z_]+$/);
+      }),
+      { numRuns: 60 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.record({ to: field, value: field, data: field, gasLimit: field, nonce: field, maxFeePerGas: field, broadcast: fc.jsonValue() }, { requiredKeys: [] }), async (tx) => {
+        const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, ...tx });
+        expect([201, 400, 403, 422]).toContain(res.status);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('over GraphQL: a deposit address signs typed data and a transaction; a write key is refused before its input is read', async () => {
+    const w = await wallet();
+    const address = (await org.core.post(`/v1/master-wallets/${w.id}/addresses`, {})).body.data;
+    const typed = await org.core.graphql('mutation($id: ID!, $t: JSONObject!) { signTypedDataWithAddress(id: $id, input: { typedData: $t }) { id status signer signature } }', { id: address.id, t: mail });
+    expect(typed.body.errors).toBeUndefined();
+    const signedTyped = typed.body.data.signTypedDataWithAddress;
+    expect(ethers.verifyTypedData(mail.domain, withoutDomainType(mail.types), mail.message, signedTyped.signature)).toBe(address.address);
+    const tx = await org.core.graphql('mutation($id: ID!, $c: ID!) { signTransactionWithAddress(id: $id, input: { blockchainId: $c, to: "0x2F2FC0ffee00000000000000000000000000000B", value: "5", gasLimit: "21000" }) { signature } }', { id: address.id, c: chainId });
+    expect(ethers.Transaction.from(tx.body.data.signTransactionWithAddress.signature).from).toBe(address.address);
+    const listed = await org.core.graphql('query($id: ID!) { addressSignatures(id: $id, kind: TRANSACTION) { total items { kind status } } }', { id: address.id });
+    expect(listed.body.data.addressSignatures).toEqual({ total: 1, items: [{ kind: 'TRANSACTION', status: 'SIGNED' }] });
+
+    const writer = org.core.with({ apiKey: (await org.core.post('/v1/api-keys', { name: 'gql-writer', scopes: ['read', 'write'] })).body.data.secret, orgId: org.orgId });
+    const refused = await writer.graphql('mutation($id: ID!) { signMessageWithAddress(id: $id, input: { message: 42 }) { id } }', { id: address.id });
+    expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  test('a held broadcast transaction is sent by the sender only once approved', async () => {
+    const w = await wallet({ security: { requireApprovalForTransfers: true } });
+    await fund(w.walletAddress, '1');
+    const to = recipient();
+    const held = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, value: '12345', broadcast: true });
+    expect(held.body.data).toMatchObject({ status: 'PENDING_APPROVAL', broadcast: true });
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await provider.getTransactionCount(w.walletAddress)).toBe(0);
+    expect((await org.core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).body.data.status).toBe('QUEUED');
+    const done = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${held.body.data.id}`)).body.data;
+      return s.status === 'CONFIRMED' && s;
+    }, 30_000, 200);
+    expect(ethers.Transaction.from(done.signature).from).toBe(w.walletAddress);
+    expect(await provider.getBalance(to)).toBe(12345n);
+    await deliveredOnce(done.id, 'master.signed_success');
+  });
+
+  test('a broadcast transaction goes through the transaction sender and is mined once; a retry with the same Idempotency-Key sends nothing more', async () => {
+    const w = await wallet();
+    await fund(w.walletAddress, '1');
+    const to = recipient();
+    const body = { blockchainId: chainId, to, value: ethers.parseEther('0.1').toString(), broadcast: true };
+    const headers = { 'Idempotency-Key': `sign-${to}` };
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, body, headers);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'QUEUED', broadcast: true });
+    const again = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, body, headers);
+    expect(again.body.data.id).toBe(res.body.data.id);
+
+    const done = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
+      return s.status === 'CONFIRMED' && s;
+    }, 30_000, 200);
+    const tx = ethers.Transaction.from(done.signature);
+    expect(tx.from).toBe(w.walletAddress);
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    expect(await provider.getBalance(to)).toBe(ethers.parseEther('0.1'));
+    expect(await provider.getTransactionCount(w.walletAddress)).toBe(1);
+    expect((await provider.getTransactionReceipt(done.txHash))!.status).toBe(1);
+    expect((await org.core.get(`/v1/transfers/${done.transferId}`)).body.data).toMatchObject({ kind: 'signing', status: 'CONFIRMED' });
+    expect((await deliveredOnce(done.id, 'master.signed_success')).data).toMatchObject({ signer: w.walletAddress, txHash: tx.hash, signature: tx.serialized });
+  });
+});
+
+describe('a broadcast signing request stuck below the market fee', () => {
+  let k: OwnChainKeel;
+
+  beforeAll(async () => {
+    k = await startKeelOnOwnChain(31_361, 1, { CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, TRANSFER_FEE_BUMP_AFTER_MS: 300 });
+  }, 60_000);
+  afterAll(() => k?.stop());
+
+  test('is bumped by the transaction sender with the same nonce; the record ends with the mined transaction, announced once', async () => {
+    const { t, chain } = k;
+    const org = await t.createOrg();
+    const [chainId] = (await org.core.get('/v1/blockchains')).body.data.map((c: { id: string }) => c.id);
+    const w = (await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Stuck' })).body.data;
+    const faucet = await org.core.post('/v1/dev/faucet', { blockchainId: chainId, address: w.walletAddress, amount: '5' });
+    await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: faucet.body.data.txHash, direction: 'incoming' }).first()) !== undefined, 30_000);
+
+    await setAutomine(chain.rpcUrl, false);
+    const to = recipient();
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, value: '777', broadcast: true });
+    expect(res.status).toBe(201);
+    const first = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
+      return s.status === 'SIGNED' && s;
+    });
+    await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(ethers.parseUnits('500', 'gwei'))]);
+    await mine(chain.rpcUrl, 1);
+    const bumped = await eventually(async () => {
+      const item = (await org.core.get(`/v1/transfers/${first.transferId}`)).body.data.items[0];
+      return item.replacedTxHashes.length > 0 && item;
+    });
+    const provider = t.keel.services.networks.get(chainId)!.provider;
+    await eventually(async () => (await provider.getTransaction(bumped.txHash)) !== null);
+    await setAutomine(chain.rpcUrl, true);
+    await mine(chain.rpcUrl, 2);
+
+    const done = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
+      return s.status === 'CONFIRMED' && s;
+    }, 30_000, 200);
+    expect(done.txHash).toBe(bumped.txHash);
+    expect(done.txHash).not.toBe(first.txHash);
+    const mined = ethers.Transaction.from(done.signature);
+    expect([mined.hash, mined.from, mined.nonce]).toEqual([done.txHash, w.walletAddress, ethers.Transaction.from(first.signature).nonce]);
+    expect(await provider.getBalance(to)).toBe(777n);
+    const events = await t.keel.platform.db('outbox_events').whereIn('type', ['master.signed_success', 'master.signed_failed']).select('envelope');
+    expect(events.map((e) => e.envelope.data).filter((d) => d.signatureId === done.id).map((d) => d.status)).toEqual(['SIGNED']);
+  });
+});

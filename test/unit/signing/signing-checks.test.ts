@@ -1,0 +1,83 @@
+import { ethers } from 'ethers';
+import { addressesIn, decodeCall, spendingRefusal, transactionRisks, typedDataRisks } from '../../../src/modules/signing/signing-checks';
+
+const spender = '0x1111111111111111111111111111111111111111';
+const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function increaseAllowance(address,uint256)']);
+const nft = new ethers.Interface(['function setApprovalForAll(address,bool)']);
+const permit2 = new ethers.Interface(['function approve(address token, address spender, uint160 amount, uint48 expiration)']);
+
+const permitTypes = {
+  EIP712Domain: [{ name: 'name', type: 'string' }],
+  Permit: [
+    { name: 'owner', type: 'address' },
+    { name: 'spender', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+};
+
+describe('calldata decoding', () => {
+  test('ERC-20 transfer, approve and increaseAllowance, setApprovalForAll and Permit2 approve are read; anything else is other', () => {
+    expect(decodeCall('0x')).toEqual({ kind: 'native' });
+    expect(decodeCall(erc20.encodeFunctionData('transfer', [spender, 5n]))).toEqual({ kind: 'erc20_transfer', recipient: spender, amount: 5n });
+    expect(decodeCall(erc20.encodeFunctionData('approve', [spender, 7n]))).toEqual({ kind: 'erc20_approve', spender, amount: 7n });
+    expect(decodeCall(erc20.encodeFunctionData('increaseAllowance', [spender, 9n]))).toEqual({ kind: 'erc20_approve', spender, amount: 9n });
+    expect(decodeCall(nft.encodeFunctionData('setApprovalForAll', [spender, true]))).toEqual({ kind: 'set_approval_for_all', operator: spender, approved: true });
+    expect(decodeCall(permit2.encodeFunctionData('approve', [spender, spender, 1n, 0n]))).toMatchObject({ kind: 'permit2_approve', amount: 1n });
+    expect(decodeCall('0xdeadbeef')).toEqual({ kind: 'other' });
+    // A known selector with broken arguments is not trusted as that call.
+    expect(decodeCall(erc20.encodeFunctionData('transfer', [spender, 5n]).slice(0, 20))).toEqual({ kind: 'other' });
+  });
+});
+
+describe('spending grants in transactions', () => {
+  const approve = (amount: bigint) => decodeCall(erc20.encodeFunctionData('approve', [spender, amount]));
+  test('an unlimited approve is risky whatever the holdings', () => {
+    expect(transactionRisks(approve(ethers.MaxUint256), 10n ** 30n)).toEqual(['UNLIMITED_APPROVE']);
+    expect(transactionRisks(approve(2n ** 255n), 10n ** 30n)).toEqual(['UNLIMITED_APPROVE']);
+  });
+  test('an approve above what the address holds is risky; at or below it, or revoking (0), is not', () => {
+    expect(transactionRisks(approve(101n), 100n)).toEqual(['APPROVE_ABOVE_HOLDINGS']);
+    expect(transactionRisks(approve(100n), 100n)).toEqual([]);
+    expect(transactionRisks(approve(0n), 0n)).toEqual([]);
+    // An unregistered token: holdings unknown, so any non-zero approve counts as large.
+    expect(transactionRisks(approve(1n), null)).toEqual(['APPROVE_ABOVE_HOLDINGS']);
+  });
+  test('setApprovalForAll(true) and a Permit2 approve are risky; setApprovalForAll(false) and plain sends are not', () => {
+    expect(transactionRisks(decodeCall(nft.encodeFunctionData('setApprovalForAll', [spender, true])), null)).toEqual(['SET_APPROVAL_FOR_ALL']);
+    expect(transactionRisks(decodeCall(nft.encodeFunctionData('setApprovalForAll', [spender, false])), null)).toEqual([]);
+    expect(transactionRisks(decodeCall(permit2.encodeFunctionData('approve', [spender, spender, 5n, 0n])), null)).toEqual(['PERMIT2']);
+    expect(transactionRisks(decodeCall(erc20.encodeFunctionData('transfer', [spender, 10n ** 40n])), 0n)).toEqual([]);
+    expect(transactionRisks(decodeCall('0x'), 0n)).toEqual([]);
+  });
+});
+
+describe('spending grants in typed data', () => {
+  test('an EIP-2612 Permit, any Permit2 message and a primary type with a spender or operator are risky', () => {
+    expect(typedDataRisks({ domain: { name: 'USD Coin' }, types: permitTypes, primaryType: 'Permit', message: {} })).toEqual(['PERMIT']);
+    expect(typedDataRisks({ domain: { name: 'Permit2' }, types: { PermitSingle: [{ name: 'details', type: 'bytes32' }] }, primaryType: 'PermitSingle', message: {} })).toEqual(['PERMIT2']);
+    expect(typedDataRisks({ domain: { name: 'Permit2' }, types: { Anything: [{ name: 'x', type: 'uint256' }] }, primaryType: 'Anything', message: {} })).toEqual(['PERMIT2']);
+    expect(typedDataRisks({ domain: {}, types: { Delegation: [{ name: 'operator', type: 'address' }] }, primaryType: 'Delegation', message: {} })).toEqual(['SPENDER_FIELD']);
+  });
+  test('an ordinary typed message (a login, an order) grants nothing', () => {
+    expect(typedDataRisks({ domain: { name: 'Example' }, types: { Mail: [{ name: 'from', type: 'address' }, { name: 'contents', type: 'string' }] }, primaryType: 'Mail', message: {} })).toEqual([]);
+  });
+});
+
+describe('the acknowledgement rule', () => {
+  test('nothing risky: signed whatever the flag and the policy', () => {
+    expect(spendingRefusal([], null, false)).toBeNull();
+  });
+  test('risky: refused unless the request names SPENDING_APPROVAL AND the policy allows it', () => {
+    expect(spendingRefusal(['PERMIT'], null, true)).toBe('RISK_NOT_ACKNOWLEDGED');
+    expect(spendingRefusal(['PERMIT'], 'SOMETHING_ELSE', true)).toBe('RISK_NOT_ACKNOWLEDGED');
+    expect(spendingRefusal(['PERMIT'], 'SPENDING_APPROVAL', false)).toBe('POLICY_FORBIDS_SPENDING_APPROVALS');
+    expect(spendingRefusal(['UNLIMITED_APPROVE'], 'SPENDING_APPROVAL', true)).toBeNull();
+  });
+});
+
+test('addresses are found anywhere in typed data, checksummed, once each', () => {
+  const lower = spender.toLowerCase();
+  expect([...addressesIn({ a: lower, b: [spender, { c: '0x2222222222222222222222222222222222222222' }], n: 5, s: 'hello' })]).toEqual([spender, '0x2222222222222222222222222222222222222222']);
+});
