@@ -215,7 +215,8 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   // 3. then the auto-sweeper, the checkout deposits (which sweep a paid checkout through the sweeper) and the
   //    settlement-rule trigger, which only need the flag and the credit before them.
   // A reorg runs the same listeners' `reverted` in the same order (ChainActivityRecorder.allListeners).
-  chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
+  // NFT deposits reach only the flagger: the others count fungible value.
+  chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox), { withNfts: true });
   chainActivity.onDeposit(custodyLedgerSync);
   const gasTopUps = new GasTopUps(sendingWallets, chains, transfers);
   const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, gasTopUps, platform.logger);

@@ -4,6 +4,7 @@ import { IsIdFilter } from '../../graphql-kit/types/id';
 import { DateRangeArgs } from '../../graphql-kit/types/date-range';
 import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
+import { TRANSFER_CATEGORIES, TransferCategory } from './chain-transfer.model';
 import type { ChainTransferFilter, ChainTransferPage, ChainTransferView, SanctionListEntry } from './chain-transfer-history.service';
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
@@ -29,18 +30,19 @@ export class TransferAmlFlagType {
 @ObjectType({ description: 'Value that moved on chain to or from a wallet, seen from that wallet' })
 export class TransferRecordType implements ChainTransferView {
   @Field(() => ID) id!: string;
-  @Field({ description: 'external (native coin), erc20, or internal (between two wallets of the organisation)' }) category!: string;
+  @Field({ description: 'external (native coin), erc20, erc721, erc1155, or internal (between two wallets of the organisation); specialnft is reserved and never recorded' }) category!: string;
   @Field({ description: 'incoming or outgoing' }) direction!: string;
   @Field({ description: 'CONFIRMED, or REVERTED when a reorg took its block off the chain' }) status!: string;
   @Field({ description: 'Block number, decimal' }) blockNum!: string;
   @Field() hash!: string;
-  @Field(() => Int, { description: 'Position of the ERC-20 log in its block; -1 for a native transfer' }) logIndex!: number;
+  @Field(() => Int, { description: 'Position of the token log in its block; -1 for a native transfer' }) logIndex!: number;
   @Field() from!: string;
   @Field() to!: string;
   @Field() symbol!: string;
   @Field(() => Float, { description: 'In whole units, for display; rawContract.value is exact' }) value!: number;
   @Field(() => AssetType) asset!: AssetType;
   @Field(() => RawContractType) rawContract!: RawContractType;
+  @Field(() => String, { nullable: true, description: 'An NFT transfer (erc721, erc1155): the token id, decimal; rawContract.value is how many tokens (1 for ERC-721). Null otherwise' }) tokenId!: string | null;
   @Field({ description: 'Block time, ISO 8601' }) timestamp!: string;
   @Field(() => ID) blockchainId!: string;
   @Field(() => ID) masterWalletId!: string;
@@ -70,4 +72,5 @@ export class TransferListArgs extends DateRangeArgs implements ChainTransferFilt
   @Field(() => String, { nullable: true, description: 'Only this asset' }) @IsOptional() @IsIdFilter() assetId?: string;
   @Field(() => String, { nullable: true, description: 'Only this chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
   @Field(() => String, { nullable: true, description: 'CONFIRMED or REVERTED; both when absent' }) @IsOptional() @IsIn(['CONFIRMED', 'REVERTED']) status?: 'CONFIRMED' | 'REVERTED';
+  @Field(() => String, { nullable: true, description: 'Only this category: external, erc20, erc721, erc1155, internal or specialnft; every one when absent' }) @IsOptional() @IsIn(TRANSFER_CATEGORIES) category?: TransferCategory;
 }
