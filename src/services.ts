@@ -24,6 +24,7 @@ import { WalletBalances } from './modules/ledger/wallet-balances';
 import { WatchedWallets } from './modules/wallets/watched-wallets';
 import { ChainActivityRecorder } from './modules/deposits/chain-activity-recorder';
 import { ChainTransferHistoryService } from './modules/deposits/chain-transfer-history.service';
+import { NftHoldingsService } from './modules/deposits/nft-holdings.service';
 import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/withdrawals/transfer.service';
@@ -105,6 +106,7 @@ export interface Services {
   /** Records chain activity of watched wallets; the deposit watchers write through it. */
   chainActivity: ChainActivityRecorder;
   chainTransferHistory: ChainTransferHistoryService;
+  nftHoldings: NftHoldingsService;
   devFaucet: DevFaucetService;
   sendingWallets: SendingWallets;
   transfers: TransferService;
@@ -261,6 +263,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     watchedWallets: new WatchedWallets(db),
     chainActivity,
     chainTransferHistory: new ChainTransferHistoryService(db, masterWallets, addresses, chains),
+    nftHoldings: new NftHoldingsService(db, masterWallets, addresses, chains, networks),
     devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
     sendingWallets,
     transfers,

@@ -6,6 +6,8 @@ import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
 import { TRANSFER_CATEGORIES, TransferCategory } from './chain-transfer.model';
 import type { ChainTransferFilter, ChainTransferPage, ChainTransferView, SanctionListEntry } from './chain-transfer-history.service';
+import type { NftHoldingView } from './nft-holdings.service';
+
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
 export class RawContractType {
@@ -73,4 +75,18 @@ export class TransferListArgs extends DateRangeArgs implements ChainTransferFilt
   @Field(() => String, { nullable: true, description: 'Only this chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
   @Field(() => String, { nullable: true, description: 'CONFIRMED or REVERTED; both when absent' }) @IsOptional() @IsIn(['CONFIRMED', 'REVERTED']) status?: 'CONFIRMED' | 'REVERTED';
   @Field(() => String, { nullable: true, description: 'Only this category: external, erc20, erc721, erc1155, internal or specialnft; every one when absent' }) @IsOptional() @IsIn(TRANSFER_CATEGORIES) category?: TransferCategory;
+}
+
+@ObjectType('NftHolding', { description: 'An NFT the address holds now (read from the chain): its collection, token id and how many' })
+export class NftHoldingType implements NftHoldingView {
+  @Field(() => AssetType, { description: 'The collection: an asset of standard ERC721 or ERC1155, decimals 0' }) asset!: AssetType;
+  @Field(() => ID) blockchainId!: string;
+  @Field({ description: 'ERC721 or ERC1155' }) standard!: string;
+  @Field({ description: 'The token id, decimal' }) tokenId!: string;
+  @Field({ description: 'How many of the id the address holds (ERC-721: "1")' }) amount!: string;
+}
+
+@ArgsType()
+export class NftHoldingArgs {
+  @Field(() => String, { nullable: true, description: 'One chain; default every chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
 }
