@@ -1,9 +1,12 @@
 import { ethers } from 'ethers';
-import { TestKeel, TestOrg } from '../../support/keel';
+import { TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { TEST_NFT_DEPLOYER_INDEX } from '../../../src/platform/chain/test-nfts';
+import { mine, revert, snapshot } from '../../support/chain-controls';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { fundFromFaucet } from '../../../src/platform/chain/faucet';
 
 const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 };
 const erc1155 = new ethers.Interface([
@@ -216,5 +219,52 @@ describe('NFTs on the shared dev chains', () => {
     expect([noId.status, noId.body.error.details.fields[0].field]).toEqual([422, 'tokenId']);
     const twoOf721 = await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: chainA, address: wallet.walletAddress, asset: 'KNFT', amount: '2' } });
     expect([twoOf721.status, twoOf721.body.error.details.fields[0].field]).toEqual([422, 'amount']);
+  });
+});
+
+describe('NFT deposits on a chain of their own (reorgs)', () => {
+  const CONFIRMATIONS = 2;
+  let k: OwnChainKeel;
+
+  beforeAll(async () => {
+    k = await startKeelOnOwnChain(31_341, CONFIRMATIONS, { CHAIN_POLL_INTERVAL_MS: 100 });
+  }, 60_000);
+  afterAll(() => k?.stop());
+
+  test('a reorg that drops an ERC-1155 batch marks every record of it REVERTED and reports each once; the chain going on counts nothing twice', async () => {
+    const { t, org, chain, assets } = k;
+    const wallet = (await org.core.request('POST', '/v1/master-wallets', { body: { blockchainId: k.blockchainId, name: 'Vault' } })).body.data;
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Collector' } })).body.data;
+    const records = async (status: string) => (await org.core.request('GET', `/v1/addresses/${address.id}/transactions?status=${status}&category=erc1155`)).body.transfer as any[];
+
+    const before = await snapshot(chain.rpcUrl);
+    const res = await org.core.request('POST', '/v1/dev/faucet', { body: { address: address.address, asset: 'KITEM', amount: '3', tokenId: '42' } });
+    expect(res.status).toBe(200);
+    const holder = new ethers.Wallet(devChainAccount(TEST_NFT_DEPLOYER_INDEX).privateKey, new ethers.JsonRpcProvider(chain.rpcUrl, undefined, { cacheTimeout: -1 }));
+    const items = new ethers.Contract(assets.KITEM.address, erc1155, holder);
+    await (await items.mintBatch(holder.address, [1n, 2n], [4n, 6n])).wait();
+    const batch = await (await items.safeBatchTransferFrom(holder.address, address.address, [1n, 2n], [4n, 6n], '0x')).wait();
+    await mine(chain.rpcUrl, CONFIRMATIONS);
+    await eventually(async () => (await records('CONFIRMED')).length === 3);
+
+    await revert(chain.rpcUrl, before);
+    await fundFromFaucet(chain.rpcUrl, devChainAccount(0).privateKey, { to: devChainAccount(7).address, amount: '1' });
+    await mine(chain.rpcUrl, CONFIRMATIONS + 4);
+    const reverted = await eventually(async () => {
+      const r = await records('REVERTED');
+      return r.length === 3 && r;
+    });
+    expect(reverted.map((r) => r.tokenId).sort()).toEqual(['1', '2', '42']);
+    expect(await records('CONFIRMED')).toHaveLength(0);
+    const reports = (await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_reverted' })).map((r) => r.envelope.data).filter((d) => d.to === address.address);
+    expect(reports.map((d) => d.id).sort()).toEqual(reverted.map((r) => r.id).sort());
+    expect(reports.filter((d) => d.hash === batch!.hash).map((d) => d.nft.tokenId).sort()).toEqual(['1', '2']);
+    // Nothing is held any more, and nothing reached the ledger to be taken back.
+    expect((await org.core.request('GET', `/v1/addresses/${address.id}/nfts`)).body.data).toEqual([]);
+    expect(await t.keel.platform.db('ledger_entries').where({ walletId: address.id })).toHaveLength(0);
+
+    await mine(chain.rpcUrl, 3);
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await org.core.request('GET', `/v1/addresses/${address.id}/transactions`)).body.totalCount).toBe(3);
   });
 });
