@@ -7,8 +7,9 @@ import { TEST_NFT_DEPLOYER_INDEX } from '../../../src/platform/chain/test-nfts';
 import { mine, revert, snapshot } from '../../support/chain-controls';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { fundFromFaucet } from '../../../src/platform/chain/faucet';
+import { WebhookReceiver } from '../../support/webhook-receiver';
 
-const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100 };
+const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, WEBHOOKS_ALLOW_PRIVATE_URLS: true, OUTBOX_POLL_INTERVAL_MS: 20 };
 const erc1155 = new ethers.Interface([
   'function mintBatch(address to, uint256[] ids, uint256[] amounts)',
   'function safeBatchTransferFrom(address from, address to, uint256[] ids, uint256[] values, bytes data)',
@@ -33,15 +34,19 @@ describe('NFTs on the shared dev chains', () => {
   let chainA: string;
   let assets: Record<string, Asset>;
   let provider: ethers.JsonRpcProvider;
+  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     org = await t.createOrg();
     other = await t.createOrg();
+    const hook = await org.core.request('POST', '/v1/webhooks', { body: { url: await receiver.start(), name: 'deposits', eventTypes: ['DEPOSITE_INCOMING_DETECTED'] } });
+    expect(hook.status).toBe(201);
     chainA = (await org.core.request('GET', '/v1/blockchains')).body.data[0].id;
     const res = await org.core.request('GET', `/v1/assets?blockchainId=${chainA}&limit=100`);
     assets = Object.fromEntries(res.body.data.map((a: Asset) => [a.symbol, a]));
     provider = t.keel.services.networks.get(chainA)!.provider;
   });
+  afterAll(() => receiver.stop());
 
   const createWallet = async (configurations?: object) => {
     const res = await org.core.request('POST', '/v1/master-wallets', { body: { blockchainId: chainA, name: 'Vault', configurations } });
@@ -121,12 +126,22 @@ describe('NFTs on the shared dev chains', () => {
     expect(events.filter((e) => e.category === 'erc1155').map((e) => e.nft).sort((a, b) => a.batchIndex - b.batchIndex)).toEqual(ids.map((id, i) => ({ tokenId: String(id), amount: String(amounts[i]), standard: 'ERC1155', batchIndex: i })));
     expect(await t.keel.platform.db('ledger_entries').where({ walletId: address.id }).whereIn('assetId', [assets.KNFT.id, assets.KITEM.id])).toHaveLength(0);
 
+    // Delivered to the organisation's webhook: each record once, with its NFT data.
+    const delivered = await eventually(async () => {
+      const d = receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.data.to === address.address);
+      return d.length >= 4 && d;
+    });
+    expect(delivered.map((e) => [e.type, e.data.id]).sort()).toEqual(events.map((e) => ['address.incoming_transfer', e.id]).sort());
+    expect(delivered.find((e) => e.data.id === batched[1].id).data.nft).toEqual({ tokenId: '7002', amount: '1', standard: 'ERC1155', batchIndex: 1 });
+
     // Scanning the same blocks again records nothing new (the event key includes the batch position).
     const before = await t.keel.platform.db('chain_transfers').where({ addressId: address.id }).count('* as n').first();
     await t.keel.platform.db('chain_cursors').where({ blockchainId: chainA }).update({ blockNumber: Number(nft.blockNum) - 1, blockHash: (await provider.getBlock(Number(nft.blockNum) - 1))!.hash });
     await eventually(async () => Number((await t.keel.platform.db('chain_cursors').where({ blockchainId: chainA }).first()).blockNumber) > Number(batched[0].blockNum), 30_000);
     expect(await t.keel.platform.db('chain_transfers').where({ addressId: address.id }).count('* as n').first()).toEqual(before);
     expect(await incomingEvents('address.incoming_transfer', address.address)).toHaveLength(4);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.data.to === address.address)).toHaveLength(4);
 
     // Balances list what the address holds, read from the chain.
     const held = await org.core.request('GET', `/v1/addresses/${address.id}/nfts`);
