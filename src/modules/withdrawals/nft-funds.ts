@@ -3,16 +3,23 @@ import { KeelError } from '../../platform/errors';
 import type { ChainNetwork } from '../chains/chain-networks';
 import { isNftStandard } from '../chains/nft-standards';
 import { readNftBalance } from '../chains/nft-reader';
-import type { PricedLine } from './transfer.domain';
+import type { AssetView } from '../chains/chain.service';
 import { OPEN_ITEM_STATUSES } from './transfer.domain';
+
+/** What the NFT guard reads of a line: the collection, the token id (absent on a fungible line) and how many. */
+export interface NftLine {
+  asset: AssetView;
+  rawAmount: bigint;
+  tokenId?: bigint;
+}
 
 /**
  * The NFT lines of a send must be covered by what the address holds on chain now (ownerOf /
  * balanceOf), less every line of the same token already on its way out: an ERC-721 cannot be
  * queued twice, an ERC-1155 id not beyond its balance. INSUFFICIENT_FUNDS names the line.
  */
-export async function ensureNftsHeld(db: Knex | Knex.Transaction, address: string, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
-  const wanted = new Map<string, { line: PricedLine; index: number; total: bigint }>();
+export async function ensureNftsHeld(db: Knex | Knex.Transaction, address: string, network: ChainNetwork, lines: NftLine[]): Promise<void> {
+  const wanted = new Map<string, { line: NftLine; index: number; total: bigint }>();
   lines.forEach((l, index) => {
     if (l.tokenId === undefined) return;
     const key = `${l.asset.id}:${l.tokenId}`;
@@ -33,6 +40,20 @@ export async function ensureNftsHeld(db: Knex | Knex.Transaction, address: strin
       });
     }
   }
+}
+
+/**
+ * ensureNftsHeld again inside the transaction that records the lines, under a transaction-scoped
+ * advisory lock per (address, collection, token id), taken in a fixed order: of two requests for the
+ * same token at once, the second waits for the first to commit, then sees its line in flight. The
+ * check before the transaction answers early; this one makes it hold under concurrency.
+ */
+export async function holdNfts(trx: Knex.Transaction, address: string, network: ChainNetwork, lines: NftLine[]): Promise<void> {
+  const nft = lines.filter((l) => l.tokenId !== undefined);
+  if (!nft.length) return;
+  const keys = [...new Set(nft.map((l) => `nft-send:${network.blockchainId}:${address.toLowerCase()}:${l.asset.id}:${l.tokenId}`))].sort();
+  for (const key of keys) await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+  await ensureNftsHeld(trx, address, network, lines);
 }
 
 /** How many of one NFT lines not yet final are sending from the address. */

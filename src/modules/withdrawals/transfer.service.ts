@@ -8,7 +8,7 @@ import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sen
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { checkSanctions, checkTransferPolicy, RecipientScreen } from './transfer-policy';
 import { inFlightByAsset } from './in-flight';
-import { ensureNftsHeld } from './nft-funds';
+import { ensureNftsHeld, holdNfts } from './nft-funds';
 import { priceLines } from './transfer-lines';
 import { TransferApprovals } from './transfer-approvals';
 import { TransferGasEstimates } from './transfer-gas-estimates';
@@ -125,6 +125,8 @@ export class TransferService {
   }
 
   private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: QueuedLine[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+    const network = this.networks.get(blockchainId);
+    if (network) await holdNfts(trx, wallet.address, network, lines);
     const [transfer] = await trx('transfers')
       .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
       .returning('id');

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ethers } from 'ethers';
+import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
 import { TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
@@ -26,6 +29,7 @@ interface Asset {
 }
 
 const recipient = () => ethers.Wallet.createRandom().address;
+const SANCTIONED = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)[0];
 
 describe('NFTs on the shared dev chains', () => {
   const { t } = useTestKeel(FAST);
@@ -171,6 +175,8 @@ describe('NFTs on the shared dev chains', () => {
     const stranger = await send({ assetId: assets.KNFT.id, recipient: recipient(), amount: '1', tokenId: minted.tokenId });
     expect(stranger.status).toBe(403);
     expect(stranger.body.error.message).toMatch(/allowedRecipients/);
+    const sanctioned = await send({ assetId: assets.KNFT.id, recipient: SANCTIONED, amount: '1', tokenId: minted.tokenId });
+    expect([sanctioned.status, sanctioned.body.error.code]).toEqual([403, 'SANCTIONED_ADDRESS']);
 
     const key = `nft-${Date.now()}`;
     const held = await send({ assetId: assets.KNFT.id, recipient: allowed, amount: '1', tokenId: minted.tokenId }, key);
@@ -183,6 +189,14 @@ describe('NFTs on the shared dev chains', () => {
     expect(twice.body.error).toMatchObject({ code: 'INSUFFICIENT_FUNDS', details: { tokenId: minted.tokenId, available: '1', required: '2' } });
     const tooMany = await send({ assetId: assets.KITEM.id, recipient: allowed, amount: '11', tokenId: '9001' });
     expect(tooMany.body.error).toMatchObject({ code: 'INSUFFICIENT_FUNDS', details: { available: '10', required: '11' } });
+
+    // Requests for one ERC-721 at once: one is recorded, the others see it in flight.
+    const second = await faucet({ address: wallet.walletAddress, asset: 'KNFT', amount: '1' });
+    const racing = await Promise.all(Array.from({ length: 4 }, () => send({ assetId: assets.KNFT.id, recipient: allowed, amount: '1', tokenId: second.tokenId })));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
+    expect(racing.filter((r) => r.status === 400).every((r) => r.body.error.code === 'INSUFFICIENT_FUNDS')).toBe(true);
+    const raced = racing.find((r) => r.status === 201)!;
+    expect((await org.core.request('POST', `/v1/transfers/${raced.body.data.id}/reject`)).body.data.status).toBe('REJECTED');
 
     expect((await org.core.request('POST', `/v1/transfers/${held.body.data.id}/approve`)).body.data.status).toBe('QUEUED');
     const done = await settled(held.body.data.id);
@@ -197,11 +211,15 @@ describe('NFTs on the shared dev chains', () => {
     expect((await settled(sent.body.data.id)).status).toBe('CONFIRMED');
     expect(erc1155.decodeFunctionResult('balanceOf', await provider.call({ to: assets.KITEM.address, data: erc1155.encodeFunctionData('balanceOf', [allowed, 9001n]) }))[0]).toBe(4n);
 
+    // What is left: six of the ERC-1155 id, and the ERC-721 whose raced send was rejected; the one sent is gone.
     const balances = await eventually(async () => {
       const res = await org.core.request('GET', `/v1/master-wallets/${wallet.id}/nfts`);
-      return res.body.data.length === 1 && res.body.data;
+      return res.body.data.length === 2 && res.body.data;
     });
-    expect(balances[0]).toMatchObject({ standard: 'ERC1155', tokenId: '9001', amount: '6', asset: { symbol: 'KITEM' } });
+    expect(balances.map((b: any) => [b.asset.symbol, b.standard, b.tokenId, b.amount]).sort()).toEqual([
+      ['KITEM', 'ERC1155', '9001', '6'],
+      ['KNFT', 'ERC721', second.tokenId, '1'],
+    ]);
     const outgoing = await eventually(async () => {
       const h = await history(`/v1/master-wallets/${wallet.id}`, '?direction=outgoing&category=erc721');
       return h.totalCount === 1 && h;
