@@ -11,6 +11,7 @@ import { mine, revert, snapshot } from '../../support/chain-controls';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { fundFromFaucet } from '../../../src/platform/chain/faucet';
 import { WebhookReceiver } from '../../support/webhook-receiver';
+import { keelCommand } from '../../support/keel-cli';
 
 const FAST = { RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, WEBHOOKS_ALLOW_PRIVATE_URLS: true, OUTBOX_POLL_INTERVAL_MS: 20 };
 const erc1155 = new ethers.Interface([
@@ -228,6 +229,18 @@ describe('NFTs on the shared dev chains', () => {
 
     // Another organisation cannot send it.
     expect((await other.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, { body: { assets: [{ assetId: assets.KITEM.id, recipient: allowed, amount: '1', tokenId: '9001' }] } })).status).toBe(404);
+  });
+
+  test('`keel dev fund` mints the test collections too, and the mint is a deposit like any other', async () => {
+    const wallet = await createWallet();
+    const minted = await keelCommand<{ txHash: string; tokenId: string; symbol: string; amount: string }>(t.config, ['dev', 'fund', '--address', wallet.walletAddress, '--asset', 'KITEM', '--amount', '3', '--token-id', '55']);
+    expect(minted).toMatchObject({ symbol: 'KITEM', amount: '3', tokenId: '55' });
+    const recorded = await eventually(async () => {
+      const h = await history(`/v1/master-wallets/${wallet.id}`, '?category=erc1155');
+      return h.totalCount === 1 && h.transfer[0];
+    }, 30_000);
+    expect(recorded).toMatchObject({ hash: minted.txHash, tokenId: '55', rawContract: { value: '3' }, addressId: null });
+    expect((await incomingEvents('master.incoming_transfer', wallet.walletAddress)).map((e) => e.nft)).toEqual([{ tokenId: '55', amount: '3', standard: 'ERC1155', batchIndex: 0 }]);
   });
 
   test('bad NFT input gets the error envelope', async () => {
