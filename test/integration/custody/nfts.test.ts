@@ -265,6 +265,13 @@ describe('NFTs on the shared dev chains', () => {
     expect([noId.status, noId.body.error.details.fields[0].field]).toEqual([422, 'tokenId']);
     const twoOf721 = await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: chainA, address: wallet.walletAddress, asset: 'KNFT', amount: '2' } });
     expect([twoOf721.status, twoOf721.body.error.details.fields[0].field]).toEqual([422, 'amount']);
+
+    // What moves fungible value does not take a collection.
+    const swap = await org.core.request('GET', `/v1/swaps/quote?fromAssetId=${assets.KNFT.id}&toAssetId=${assets.USDC.id}&amount=1`);
+    expect([swap.status, swap.body.error.details.fields[0].field]).toEqual([422, 'fromAssetId']);
+    const intent = await org.core.request('POST', '/v1/payment/intents', { body: { amount: '1', assetId: assets.KITEM.id, masterWalletId: wallet.id } });
+    expect([intent.status, intent.body.error.details.fields[0].field]).toEqual([422, 'assetId']);
+    expect((await org.core.request('GET', `/v1/master-wallets/${wallet.id}/balances`)).body.data.map((b: any) => b.asset.symbol)).not.toContain('KNFT');
   });
 });
 
