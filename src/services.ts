@@ -24,6 +24,7 @@ import { WalletBalances } from './modules/ledger/wallet-balances';
 import { WatchedWallets } from './modules/wallets/watched-wallets';
 import { ChainActivityRecorder } from './modules/deposits/chain-activity-recorder';
 import { ChainTransferHistoryService } from './modules/deposits/chain-transfer-history.service';
+import { NftHoldingsService } from './modules/deposits/nft-holdings.service';
 import { DevFaucetService } from './modules/dev-faucet/dev-faucet.service';
 import { SendingWallets } from './modules/wallets/sending-wallets';
 import { TransferService } from './modules/withdrawals/transfer.service';
@@ -106,6 +107,7 @@ export interface Services {
   /** Records chain activity of watched wallets; the deposit watchers write through it. */
   chainActivity: ChainActivityRecorder;
   chainTransferHistory: ChainTransferHistoryService;
+  nftHoldings: NftHoldingsService;
   devFaucet: DevFaucetService;
   sendingWallets: SendingWallets;
   transfers: TransferService;
@@ -225,7 +227,8 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   // 3. then the auto-sweeper, the checkout deposits (which sweep a paid checkout through the sweeper) and the
   //    settlement-rule trigger, which only need the flag and the credit before them.
   // A reorg runs the same listeners' `reverted` in the same order (ChainActivityRecorder.allListeners).
-  chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox));
+  // NFT deposits reach only the flagger: the others count fungible value.
+  chainActivity.onDeposit(new SanctionedDepositFlagger(sanctions, outbox), { withNfts: true });
   chainActivity.onDeposit(custodyLedgerSync);
   const gasTopUps = new GasTopUps(sendingWallets, chains, transfers);
   const sweeper = new AutoSweeper(sendingWallets, chains, networks, transfers, gasTopUps, platform.logger);
@@ -270,6 +273,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     watchedWallets: new WatchedWallets(db),
     chainActivity,
     chainTransferHistory: new ChainTransferHistoryService(db, masterWallets, addresses, chains),
+    nftHoldings: new NftHoldingsService(db, masterWallets, addresses, chains, networks),
     devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
     sendingWallets,
     transfers,

@@ -2,6 +2,7 @@ import type { Config } from '../../src/platform/config';
 import { DevChain, startDevChain } from '../../src/platform/chain/devchain';
 import { devChainAccount } from '../../src/platform/chain/dev-accounts';
 import { deployTestTokens, TestToken } from '../../src/platform/chain/test-tokens';
+import { deployTestNfts } from '../../src/platform/chain/test-nfts';
 import { devChainSpec } from '../../src/modules/chains/chain-networks';
 import { formatChainsConfig } from '../../src/modules/chains/chain-config';
 import { startTestKeel, TestKeel, TestOrg } from './keel';
@@ -12,7 +13,7 @@ export interface OwnChainKeel {
   t: TestKeel;
   org: TestOrg;
   blockchainId: string;
-  /** The chain's registered assets by symbol (ETH, USDC, USDT, DAI). */
+  /** The chain's registered assets by symbol (ETH, USDC, USDT, DAI, and the test NFT collections KNFT, KITEM). */
   assets: Record<string, { id: string; address: string }>;
   stop(): Promise<void>;
 }
@@ -42,13 +43,14 @@ export async function startKeelOnOwnChain(chainId: number, confirmations: number
 
 /**
  * A dev chain of its own that mines only when a transaction arrives or the caller mines, with the
- * test tokens deployed, and the KEEL_CHAINS value that points a Keel at it.
+ * test tokens and NFT collections deployed, and the KEEL_CHAINS value that points a Keel at it.
  */
 export async function startOwnChain(chainId: number, confirmations: number, dataDir?: string): Promise<{ chain: DevChain; tokens: TestToken[]; keelChains: string }> {
   const chain = await startDevChain({ chainId, port: 0, blockIntervalMs: 0, dataDir });
   try {
     const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
-    return { chain, tokens, keelChains: formatChainsConfig([devChainSpec(chainId, chain.rpcUrl, confirmations, tokens)]) };
+    const nfts = await deployTestNfts(chain.rpcUrl);
+    return { chain, tokens, keelChains: formatChainsConfig([devChainSpec(chainId, chain.rpcUrl, confirmations, [...tokens, ...nfts])]) };
   } catch (e) {
     await chain.stop();
     throw e;

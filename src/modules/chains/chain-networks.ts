@@ -5,6 +5,7 @@ import type { Logger } from '../../platform/logger';
 import { DevChain, startDevChain } from '../../platform/chain/devchain';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { deployTestTokens } from '../../platform/chain/test-tokens';
+import { deployTestNfts } from '../../platform/chain/test-nfts';
 import { deployDex } from '../../platform/chain/dex';
 import type { Worker } from '../../platform/worker';
 import { ChainSpec, parseChainsConfig } from './chain-config';
@@ -133,14 +134,16 @@ export async function startDevChains(config: Config, started: DevChain[], logger
     started.push(chain);
     const tokens = await deployTestTokens(chain.rpcUrl, devChainAccount(0).privateKey);
     const dex = await deployDex(chain.rpcUrl, devChainAccount(0).privateKey, tokens);
+    const nfts = await deployTestNfts(chain.rpcUrl);
     if (chain.history === 'discarded') logger.warn({ chainId, reason: chain.discardReason }, 'dev chain journal could not be replayed: set aside, the chain starts from a new genesis');
     logger.info({ chainId, rpcUrl: chain.rpcUrl, history: chain.history }, chain.history === 'restored' ? 'dev chain restored from its journal' : 'dev chain started');
-    specs.push(devChainSpec(chainId, chain.rpcUrl, config.DEV_CHAIN_CONFIRMATIONS, tokens, dex));
+    specs.push(devChainSpec(chainId, chain.rpcUrl, config.DEV_CHAIN_CONFIRMATIONS, [...tokens, ...nfts], dex));
   }
   return specs;
 }
 
-export function devChainSpec(chainId: number, rpcUrl: string, confirmations: number, tokens: { symbol: string; name: string; decimals: number; address: string }[], dex?: { router: string }): ChainSpec {
+/** The dev chain as a ChainSpec: its test tokens (ERC-20 unless a token names its standard, as the test NFT collections do). */
+export function devChainSpec(chainId: number, rpcUrl: string, confirmations: number, tokens: { symbol: string; name: string; decimals: number; address: string; standard?: string }[], dex?: { router: string }): ChainSpec {
   return {
     chainId,
     name: `Keel Dev Chain ${chainId}`,
@@ -153,7 +156,7 @@ export function devChainSpec(chainId: number, rpcUrl: string, confirmations: num
     network: 'devnet',
     tokenStandard: 'ERC20',
     logoUrl: '',
-    tokens: tokens.map((t) => ({ ...t, standard: 'ERC20', logoUrl: '' })),
+    tokens: tokens.map((t) => ({ ...t, standard: t.standard ?? 'ERC20', logoUrl: '' })),
     ...(dex ? { dex: { router: dex.router } } : {}),
     dev: true,
   };

@@ -4,6 +4,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { AssetModel, BlockchainModel } from './chain.model';
 import { fetchPage } from '../../platform/db/fetch-page';
+import { NFT_STANDARDS } from './nft-standards';
 
 /** A chain of the registry, as services and the API show it. */
 export interface BlockchainView {
@@ -33,7 +34,7 @@ export interface AssetView {
   decimals: number;
   /** The token contract; the zero address for the native coin. */
   address: string;
-  /** ERC20, or native. */
+  /** ERC20, native, or an NFT collection's ERC721 / ERC1155 (decimals 0). */
   standard: string;
   logoUrl: string;
   isActive: boolean;
@@ -141,8 +142,14 @@ export class ChainService {
     return new Map((await this.withChains(rows, db)).map((a) => [a.id, a]));
   }
 
+  /** The chain's active native coin and fungible tokens (NFT collections are nftCollectionsOf). */
   async assetsOf(blockchainId: string, db: Knex | Knex.Transaction = this.db): Promise<AssetModel[]> {
-    return AssetModel.query(db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
+    return AssetModel.query(db).where({ blockchainId, isActive: true }).whereNotIn('standard', NFT_STANDARDS).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
+  }
+
+  /** The chain's active NFT collections (ERC721, ERC1155). */
+  async nftCollectionsOf(blockchainId: string, db: Knex | Knex.Transaction = this.db): Promise<AssetModel[]> {
+    return AssetModel.query(db).where({ blockchainId, isActive: true }).whereIn('standard', NFT_STANDARDS).orderBy('symbol');
   }
 
   async withChains(assets: AssetModel[], db: Knex | Knex.Transaction = this.db): Promise<AssetView[]> {

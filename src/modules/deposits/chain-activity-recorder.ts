@@ -2,7 +2,8 @@ import { Knex } from 'knex';
 import type { Outbox, PublishInput } from '../../platform/events/outbox';
 import type { WatchedWallet } from '../wallets/watched-wallets';
 import type { ScannedBlock, ScannedRange } from './block-scanner';
-import { ChainCursor, ChainTransferModel } from './chain-transfer.model';
+import { ChainCursor, ChainTransferModel, isNftTransfer } from './chain-transfer.model';
+import { isNftStandard, nftCategory } from '../chains/nft-standards';
 import { formatScaled } from '../../platform/decimal';
 import { Hook } from '../../platform/events/hooks';
 
@@ -10,7 +11,7 @@ import { Hook } from '../../platform/events/hooks';
 export interface ChainAssets {
   blockchain: { id: string; name: string; slug: string };
   /** By lower-cased token contract address; the native coin under NATIVE_KEY. */
-  byToken: Map<string, { id: string; symbol: string; decimals: number; address: string }>;
+  byToken: Map<string, { id: string; symbol: string; decimals: number; address: string; standard: string }>;
 }
 export const NATIVE_KEY = 'native';
 
@@ -42,10 +43,19 @@ export class ChainActivityRecorder {
     private readonly outbox: Outbox,
   ) {}
 
-  /** Adds a listener to both hooks (the order of the listeners is set in src/services.ts). */
-  onDeposit(listener: DepositListener): void {
-    this.confirmed.add((trx, deposits) => listener.confirmed(trx, deposits));
-    this.reverted.add((trx, deposits) => listener.reverted(trx, deposits));
+  /**
+   * Adds a listener to both hooks (the order of the listeners is set in src/services.ts). A listener
+   * is told of fungible deposits only (the ledger, sweeps, checkouts and settlement count value),
+   * unless it asks for NFT deposits too (`withNfts`: the AML flagger screens every sender).
+   */
+  onDeposit(listener: DepositListener, options: { withNfts?: boolean } = {}): void {
+    const told = (deposits: ChainTransferModel[]) => (options.withNfts ? deposits : deposits.filter((d) => !isNftTransfer(d)));
+    const call = (fn: (trx: Knex.Transaction, deposits: ChainTransferModel[]) => Promise<void>) => async (trx: Knex.Transaction, deposits: ChainTransferModel[]) => {
+      const mine = told(deposits);
+      if (mine.length) await fn(trx, mine);
+    };
+    this.confirmed.add(call((trx, d) => listener.confirmed(trx, d)));
+    this.reverted.add(call((trx, d) => listener.reverted(trx, d)));
   }
 
   /** Every listener as one, in the order they were added (the chain-reset reconciler takes deposits back through it). */
@@ -81,7 +91,7 @@ export class ChainActivityRecorder {
       const saved = rows.length
         ? await trx('chain_transfers')
             .insert(rows)
-            .onConflict(['blockchain_id', 'tx_hash', 'log_index', 'direction'])
+            .onConflict(['blockchain_id', 'tx_hash', 'log_index', 'batch_index', 'direction'])
             // A transfer a reorg took back and the new fork included again counts again, once.
             .merge(['status', 'reverted_at', 'block_number', 'block_hash', 'block_timestamp'])
             .where('chain_transfers.status', 'REVERTED')
@@ -138,7 +148,9 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
     const sender = watched.get(t.from.toLowerCase());
     const receiver = watched.get(t.to.toLowerCase());
     const internal = !!sender && !!receiver && sender.organizationId === receiver.organizationId;
-    const category = internal ? 'internal' : t.token ? 'erc20' : 'external';
+    const category = internal ? 'internal' : !t.token ? 'external' : isNftStandard(asset.standard) ? nftCategory(asset.standard) : 'erc20';
+    // A collection's event from a contract registered as fungible (or the reverse) is not recorded.
+    if ((t.tokenId !== undefined) !== isNftStandard(asset.standard)) continue;
     for (const [direction, wallet] of [['incoming', receiver], ['outgoing', sender]] as const) {
       if (!wallet) continue;
       rows.push({
@@ -157,6 +169,8 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
         fromAddress: t.from,
         toAddress: t.to,
         rawValue: t.rawValue.toString(),
+        tokenId: t.tokenId === undefined ? null : t.tokenId.toString(),
+        batchIndex: t.batchIndex,
       });
     }
   }
@@ -184,6 +198,8 @@ function incomingEvent(name: 'incoming_transfer' | 'incoming_transfer_reverted',
       blockchain: assets.blockchain,
       wallet: { id: d.addressId ?? d.masterWalletId, name: wallet?.name ?? null, walletAddress: d.toAddress, masterWalletId: d.masterWalletId },
       rawContract: { address: asset.address, decimals: asset.decimals, rawValue: d.rawValue },
+      // An NFT: which token, of which standard, how many (value is that count too: decimals are 0).
+      ...(isNftTransfer(d) ? { nft: { tokenId: d.tokenId, amount: d.rawValue, standard: asset.standard, batchIndex: d.batchIndex } } : {}),
     },
   };
 }

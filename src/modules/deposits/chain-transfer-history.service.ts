@@ -4,7 +4,7 @@ import { Ids } from '../../platform/ids';
 import type { ChainService, AssetView } from '../chains/chain.service';
 import type { AddressService } from '../wallets/address.service';
 import { MasterWalletService, parseMasterWalletId } from '../wallets/master-wallet.service';
-import { ChainTransferModel } from './chain-transfer.model';
+import { ChainTransferModel, TransferCategory } from './chain-transfer.model';
 import { formatScaled } from '../../platform/decimal';
 import { DateRange, withinDateRange } from '../../platform/db/date-range';
 
@@ -19,6 +19,8 @@ export interface ChainTransferFilter extends DateRange {
   assetId?: string;
   blockchainId?: string;
   status?: 'CONFIRMED' | 'REVERTED';
+  /** Only this category (erc721 and erc1155 are the NFT transfers). */
+  category?: TransferCategory;
 }
 
 /** A sanctions list entry a flagged transfer's sender matched (chain_transfers.amlMatches). */
@@ -42,6 +44,8 @@ export interface ChainTransferView {
   value: number;
   asset: AssetView;
   rawContract: { value: string; address: string; decimal: string };
+  /** An NFT transfer's token id (decimal string; rawContract.value is how many); null otherwise. */
+  tokenId: string | null;
   timestamp: string;
   blockchainId: string;
   masterWalletId: string;
@@ -79,6 +83,7 @@ export class ChainTransferHistoryService {
         if (assetId) q.where({ assetId });
         if (blockchainId) q.where({ blockchainId });
         if (args.status) q.where({ status: args.status });
+        if (args.category) q.where({ category: args.category });
         // A chain transfer is created when its block is: the range is on the block's time.
         withinDateRange(q, args, 'blockTimestamp');
       });
@@ -126,6 +131,7 @@ function record(r: ChainTransferModel, assets: Map<string, AssetView>): ChainTra
     value: Number(formatScaled(BigInt(r.rawValue), asset.decimals)),
     asset,
     rawContract: { value: r.rawValue, address: asset.address, decimal: String(asset.decimals) },
+    tokenId: r.tokenId,
     timestamp: new Date(r.blockTimestamp).toISOString(),
     blockchainId: r.blockchainId,
     masterWalletId: r.masterWalletId,

@@ -18,7 +18,12 @@ export class ChainTransferModel extends Model {
   blockTimestamp!: Date;
   fromAddress!: string;
   toAddress!: string;
+  /** For an NFT: the number of tokens moved (1 for ERC-721). */
   rawValue!: string;
+  /** An NFT transfer's token id, decimal; null for native coin and ERC-20 transfers. */
+  tokenId!: string | null;
+  /** The id's position in an ERC-1155 TransferBatch log; 0 for every other transfer. */
+  batchIndex!: number;
   status!: 'CONFIRMED' | 'REVERTED';
   revertedAt!: Date | null;
   /** Set when the sender was on a sanctions list: the deposit is flagged and held from auto-sweep. */
@@ -31,8 +36,16 @@ export class ChainTransferModel extends Model {
   createdAt!: Date;
 }
 
-/** The spec's categories; Keel records external (native coin), erc20 and internal (between its own wallets). */
-export type TransferCategory = 'external' | 'erc20' | 'erc721' | 'erc1155' | 'internal' | 'specialnft';
+/**
+ * The spec's categories. Keel records external (native coin), erc20, erc721, erc1155 and internal
+ * (between two wallets of one organisation, whatever moved); specialnft (non-standard NFT contracts
+ * such as CryptoPunks) is reserved and never recorded.
+ */
+export const TRANSFER_CATEGORIES = ['external', 'erc20', 'erc721', 'erc1155', 'internal', 'specialnft'] as const;
+export type TransferCategory = (typeof TRANSFER_CATEGORIES)[number];
+
+/** Whether a recorded transfer moved an NFT (it carries a token id). */
+export const isNftTransfer = (t: { tokenId: string | null }): boolean => t.tokenId !== null;
 
 export interface ChainCursor {
   blockNumber: number;

@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql-kit/context';
-import { TransferListArgs, TransferListType } from './chain-transfer.types';
+import { NftHoldingArgs, NftHoldingType, TransferListArgs, TransferListType } from './chain-transfer.types';
 
 /** The recorded on-chain transfers of a master wallet or a deposit address. */
 @Resolver()
@@ -15,5 +15,17 @@ export class ChainTransferResolver {
   @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
   addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
     return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { addressId: id }, args);
+  }
+
+  @Authorized('read')
+  @Query(() => [NftHoldingType], { description: "The NFTs the master wallet's own address holds, read from the chain" })
+  masterWalletNfts(@Arg('id', () => ID) id: string, @Args() args: NftHoldingArgs, @Ctx() ctx: GraphQLContext): Promise<NftHoldingType[]> {
+    return ctx.services.nftHoldings.list(ctx.principal.organizationId, { masterWalletId: id }, args);
+  }
+
+  @Authorized('read')
+  @Query(() => [NftHoldingType], { description: 'The NFTs one deposit address holds, read from the chain' })
+  addressNfts(@Arg('id', () => ID) id: string, @Args() args: NftHoldingArgs, @Ctx() ctx: GraphQLContext): Promise<NftHoldingType[]> {
+    return ctx.services.nftHoldings.list(ctx.principal.organizationId, { addressId: id }, args);
   }
 }

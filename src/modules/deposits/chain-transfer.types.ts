@@ -4,7 +4,10 @@ import { IsIdFilter } from '../../graphql-kit/types/id';
 import { DateRangeArgs } from '../../graphql-kit/types/date-range';
 import { PAGE_LIMIT } from '../../platform/paging';
 import { AssetType } from '../chains/chain.types';
+import { TRANSFER_CATEGORIES, TransferCategory } from './chain-transfer.model';
 import type { ChainTransferFilter, ChainTransferPage, ChainTransferView, SanctionListEntry } from './chain-transfer-history.service';
+import type { NftHoldingView } from './nft-holdings.service';
+
 
 @ObjectType({ description: 'The token side of a transfer, exact' })
 export class RawContractType {
@@ -29,18 +32,19 @@ export class TransferAmlFlagType {
 @ObjectType({ description: 'Value that moved on chain to or from a wallet, seen from that wallet' })
 export class TransferRecordType implements ChainTransferView {
   @Field(() => ID) id!: string;
-  @Field({ description: 'external (native coin), erc20, or internal (between two wallets of the organisation)' }) category!: string;
+  @Field({ description: 'external (native coin), erc20, erc721, erc1155, or internal (between two wallets of the organisation); specialnft is reserved and never recorded' }) category!: string;
   @Field({ description: 'incoming or outgoing' }) direction!: string;
   @Field({ description: 'CONFIRMED, or REVERTED when a reorg took its block off the chain' }) status!: string;
   @Field({ description: 'Block number, decimal' }) blockNum!: string;
   @Field() hash!: string;
-  @Field(() => Int, { description: 'Position of the ERC-20 log in its block; -1 for a native transfer' }) logIndex!: number;
+  @Field(() => Int, { description: 'Position of the token log in its block; -1 for a native transfer' }) logIndex!: number;
   @Field() from!: string;
   @Field() to!: string;
   @Field() symbol!: string;
   @Field(() => Float, { description: 'In whole units, for display; rawContract.value is exact' }) value!: number;
   @Field(() => AssetType) asset!: AssetType;
   @Field(() => RawContractType) rawContract!: RawContractType;
+  @Field(() => String, { nullable: true, description: 'An NFT transfer (erc721, erc1155): the token id, decimal; rawContract.value is how many tokens (1 for ERC-721). Null otherwise' }) tokenId!: string | null;
   @Field({ description: 'Block time, ISO 8601' }) timestamp!: string;
   @Field(() => ID) blockchainId!: string;
   @Field(() => ID) masterWalletId!: string;
@@ -70,4 +74,19 @@ export class TransferListArgs extends DateRangeArgs implements ChainTransferFilt
   @Field(() => String, { nullable: true, description: 'Only this asset' }) @IsOptional() @IsIdFilter() assetId?: string;
   @Field(() => String, { nullable: true, description: 'Only this chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
   @Field(() => String, { nullable: true, description: 'CONFIRMED or REVERTED; both when absent' }) @IsOptional() @IsIn(['CONFIRMED', 'REVERTED']) status?: 'CONFIRMED' | 'REVERTED';
+  @Field(() => String, { nullable: true, description: 'Only this category: external, erc20, erc721, erc1155, internal or specialnft; every one when absent' }) @IsOptional() @IsIn(TRANSFER_CATEGORIES) category?: TransferCategory;
+}
+
+@ObjectType('NftHolding', { description: 'An NFT the address holds now (read from the chain): its collection, token id and how many' })
+export class NftHoldingType implements NftHoldingView {
+  @Field(() => AssetType, { description: 'The collection: an asset of standard ERC721 or ERC1155, decimals 0' }) asset!: AssetType;
+  @Field(() => ID) blockchainId!: string;
+  @Field({ description: 'ERC721 or ERC1155' }) standard!: string;
+  @Field({ description: 'The token id, decimal' }) tokenId!: string;
+  @Field({ description: 'How many of the id the address holds (ERC-721: "1")' }) amount!: string;
+}
+
+@ArgsType()
+export class NftHoldingArgs {
+  @Field(() => String, { nullable: true, description: 'One chain; default every chain' }) @IsOptional() @IsIdFilter() blockchainId?: string;
 }

@@ -6,6 +6,7 @@ import type { WatchedWallets } from '../wallets/watched-wallets';
 import { ChainMovedError, scanBlocks } from './block-scanner';
 import { ChainActivityRecorder, ChainAssets, CursorMovedError, NATIVE_KEY } from './chain-activity-recorder';
 import type { ChainCursor } from './chain-transfer.model';
+import { isNftStandard } from '../chains/nft-standards';
 
 export interface DepositWatcherOptions {
   pollIntervalMs: number;
@@ -55,10 +56,12 @@ export class DepositWatcher {
 
     const to = Math.min(target, cursor.blockNumber + this.options.batchBlocks);
     const [assets, watched] = await Promise.all([this.assets(), this.wallets.on(blockchainId)]);
-    const tokens = [...assets.byToken.entries()].filter(([k]) => k !== NATIVE_KEY).map(([, a]) => a.address);
+    const contracts = [...assets.byToken.entries()].filter(([k]) => k !== NATIVE_KEY).map(([, a]) => a);
+    const tokens = contracts.filter((a) => !isNftStandard(a.standard)).map((a) => a.address);
+    const nfts = contracts.filter((a) => isNftStandard(a.standard)).map((a) => a.address);
     try {
       const scanStarted = Date.now();
-      const range = await scanBlocks(provider, { from: cursor.blockNumber + 1, to }, tokens, (a) => watched.has(a.toLowerCase()));
+      const range = await scanBlocks(provider, { from: cursor.blockNumber + 1, to }, tokens, (a) => watched.has(a.toLowerCase()), nfts);
       if (range.blocks[0].parentHash !== cursor.blockHash) throw new ChainMovedError('the chain moved under the cursor');
       const recordStarted = Date.now();
       const confirmed = await this.recorder.record(assets, cursor, range, watched, this.options.reorgWindowBlocks);
@@ -101,10 +104,14 @@ export class DepositWatcher {
   }
 
   private async assets(): Promise<ChainAssets> {
-    const [chain, rows] = await Promise.all([this.chains.blockchainRow(this.network.blockchainId), this.chains.assetsOf(this.network.blockchainId)]);
+    const [chain, rows, collections] = await Promise.all([
+      this.chains.blockchainRow(this.network.blockchainId),
+      this.chains.assetsOf(this.network.blockchainId),
+      this.chains.nftCollectionsOf(this.network.blockchainId),
+    ]);
     return {
       blockchain: { id: chain.id, name: chain.name, slug: chain.slug },
-      byToken: new Map(rows.map((a) => [a.isNative ? NATIVE_KEY : a.address.toLowerCase(), { id: a.id, symbol: a.symbol, decimals: a.decimals, address: a.address }])),
+      byToken: new Map([...rows, ...collections].map((a) => [a.isNative ? NATIVE_KEY : a.address.toLowerCase(), { id: a.id, symbol: a.symbol, decimals: a.decimals, address: a.address, standard: a.standard }])),
     };
   }
 }

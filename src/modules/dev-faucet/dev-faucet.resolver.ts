@@ -6,8 +6,9 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 export class DevFaucetInput {
   @Field(() => String, { nullable: true, description: 'Default: the first dev chain' }) @IsOptional() blockchainId?: string;
   @Field() @Length(1, 100) address!: string;
-  @Field(() => String, { nullable: true, description: 'Asset id or symbol (USDC, USDT, DAI, ETH); default the native coin' }) @IsOptional() @Length(1, 64) asset?: string;
-  @Field({ description: 'Whole units, e.g. "250.5"; at most 1,000,000' }) @Length(1, 80) amount!: string;
+  @Field(() => String, { nullable: true, description: 'Asset id or symbol (USDC, USDT, DAI, ETH, or the test NFT collections KNFT (ERC-721) and KITEM (ERC-1155)); default the native coin' }) @IsOptional() @Length(1, 64) asset?: string;
+  @Field({ description: 'Whole units, e.g. "250.5"; at most 1,000,000. An NFT collection: how many tokens (ERC-721: "1")' }) @Length(1, 80) amount!: string;
+  @Field(() => String, { nullable: true, description: 'ERC-1155 test collection: the token id to mint (required); ERC-721 mints its next id' }) @IsOptional() @Length(1, 78) tokenId?: string;
 }
 
 @ObjectType()
@@ -18,12 +19,13 @@ export class DevFaucetResultType {
   @Field() symbol!: string;
   @Field() to!: string;
   @Field() amount!: string;
+  @Field(() => String, { nullable: true, description: 'The minted token id, for an NFT collection; null otherwise' }) tokenId!: string | null;
 }
 
 @Resolver()
 export class DevFaucetResolver {
   @Authorized('write')
-  @Mutation(() => DevFaucetResultType, { description: 'Sandbox only: sends dev coins or test tokens on a Keel dev chain, mined before it answers' })
+  @Mutation(() => DevFaucetResultType, { description: 'Sandbox only: sends dev coins or test tokens (or mints a test NFT) on a Keel dev chain, mined before it answers' })
   devFaucet(@Arg('input') input: DevFaucetInput, @Ctx() ctx: GraphQLContext): Promise<DevFaucetResultType> {
     return ctx.services.devFaucet.fund(input);
   }

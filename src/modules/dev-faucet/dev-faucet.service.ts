@@ -2,6 +2,9 @@ import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { fundFromFaucet } from '../../platform/chain/faucet';
+import { mintTestNft } from '../../platform/chain/test-nfts';
+import { isNftStandard } from '../chains/nft-standards';
+import type { AssetModel } from '../chains/chain.model';
 import type { ChainNetworks } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import { formatScaled, parseUnits } from '../../platform/decimal';
@@ -12,8 +15,10 @@ export interface FaucetInput {
   address: string;
   /** An asset id or symbol (e.g. USDC); default the native coin. */
   asset?: string;
-  /** Whole units, e.g. "250.5". */
+  /** Whole units, e.g. "250.5"; for an NFT collection, how many tokens (ERC-721: 1). */
   amount: string;
+  /** ERC-1155 test collection: the token id to mint (required). ERC-721: not accepted, the collection mints its next id. */
+  tokenId?: string;
 }
 
 export interface FaucetResult {
@@ -23,6 +28,8 @@ export interface FaucetResult {
   symbol: string;
   to: string;
   amount: string;
+  /** The minted token id, for an NFT collection; null otherwise. */
+  tokenId: string | null;
 }
 
 /** Most a single faucet request sends, in whole units: plenty for testing, not a way to drain it. */
@@ -45,10 +52,12 @@ export class DevFaucetService {
     if (!network) throw new KeelError('INVALID_NETWORK', input.blockchainId ? `Unknown blockchain ${input.blockchainId}` : 'No dev chain is running');
     if (!network.spec.dev) throw KeelError.forbidden('The faucet only funds on Keel dev chains');
     if (!ethers.isAddress(input.address)) throw new KeelError('INVALID_ADDRESS', 'address is not a valid EVM address', { fields: [{ field: 'address', error: 'INVALID_FIELD' }] });
-    const assets = await this.chains.assetsOf(network.blockchainId);
+    const assets = [...(await this.chains.assetsOf(network.blockchainId)), ...(await this.chains.nftCollectionsOf(network.blockchainId))];
     const wanted = input.asset?.trim();
     const asset = wanted ? assets.find((a) => a.id === wanted.toLowerCase() || a.symbol.toUpperCase() === wanted.toUpperCase()) : assets.find((a) => a.isNative);
     if (!asset) throw KeelError.invalidField('asset', `no asset ${wanted} on this chain`);
+    if (isNftStandard(asset.standard)) return this.mint(network.spec.rpcUrl, network.blockchainId, asset, input);
+    if (input.tokenId !== undefined) throw KeelError.invalidField('tokenId', 'only an NFT collection takes a token id');
     const units = parseUnits(input.amount, asset.decimals);
     if (units === null) throw KeelError.invalidField('amount', `must be a decimal string with at most ${asset.decimals} decimals`);
     if (units <= 0n || units > MAX_FAUCET_AMOUNT * 10n ** BigInt(asset.decimals)) throw KeelError.invalidField('amount', `must be above 0 and at most ${MAX_FAUCET_AMOUNT}`);
@@ -57,6 +66,18 @@ export class DevFaucetService {
       amount: input.amount,
       token: asset.isNative ? undefined : { address: asset.address, decimals: asset.decimals },
     });
-    return { txHash, blockchainId: network.blockchainId, assetId: asset.id, symbol: asset.symbol, to: ethers.getAddress(input.address), amount: formatScaled(units, asset.decimals) };
+    return { txHash, blockchainId: network.blockchainId, assetId: asset.id, symbol: asset.symbol, to: ethers.getAddress(input.address), amount: formatScaled(units, asset.decimals), tokenId: null };
+  }
+
+  /** A test collection mints: ERC-721 its next id (amount 1), ERC-1155 `amount` of the id asked for. */
+  private async mint(rpcUrl: string, blockchainId: string, asset: AssetModel, input: FaucetInput): Promise<FaucetResult> {
+    const erc721 = asset.standard === 'ERC721';
+    const amount = /^[1-9][0-9]{0,6}$/.test(input.amount) ? BigInt(input.amount) : null;
+    if (amount === null || amount > MAX_FAUCET_AMOUNT) throw KeelError.invalidField('amount', `must be a whole number of tokens from 1 to ${MAX_FAUCET_AMOUNT}`);
+    if (erc721 && amount !== 1n) throw KeelError.invalidField('amount', 'an ERC-721 mint is one token: amount must be "1"');
+    if (erc721 && input.tokenId !== undefined) throw KeelError.invalidField('tokenId', 'an ERC-721 test collection mints its next id; leave tokenId out');
+    if (!erc721 && (input.tokenId === undefined || !/^[0-9]{1,77}$/.test(input.tokenId))) throw KeelError.invalidField('tokenId', 'an ERC-1155 mint needs the token id, a decimal integer');
+    const minted = await mintTestNft(rpcUrl, devChainAccount(0).privateKey, { to: input.address, collection: asset, tokenId: erc721 ? undefined : BigInt(input.tokenId!), amount });
+    return { txHash: minted.txHash, blockchainId, assetId: asset.id, symbol: asset.symbol, to: ethers.getAddress(input.address), amount: minted.amount.toString(), tokenId: minted.tokenId.toString() };
   }
 }

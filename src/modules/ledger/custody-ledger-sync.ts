@@ -91,7 +91,8 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
   }
 
   async failed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
-    await this.release(trx, [{ organizationId: item.organizationId, walletId: item.addressId ?? item.masterWalletId, assetId: item.assetId, rawAmount: BigInt(item.rawAmount), itemId: item.id }]);
+    // An NFT line reserved nothing (TransferService.insert): only its gas is charged.
+    if (item.tokenId === null) await this.release(trx, [{ organizationId: item.organizationId, walletId: item.addressId ?? item.masterWalletId, assetId: item.assetId, rawAmount: BigInt(item.rawAmount), itemId: item.id }]);
     await this.chargeGas(trx, item); // a transaction reverted on chain still paid for its gas
   }
 

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { isNftStandard } from '../chains/nft-standards';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
@@ -78,6 +79,7 @@ export class PaymentIntentService implements CheckoutOwner {
   async create(organizationId: string, input: CreatePaymentIntent): Promise<PaymentIntentView> {
     const asset = Ids.isUuid(input.assetId) ? (await this.chains.assetViews([input.assetId.toLowerCase()])).get(input.assetId.toLowerCase()) : undefined;
     if (!asset || !asset.isActive) throw KeelError.invalidField('assetId', 'unknown or inactive asset');
+    if (isNftStandard(asset.standard)) throw KeelError.invalidField('assetId', 'an NFT collection cannot be asked for in a payment');
     if (input.blockchainId && input.blockchainId.toLowerCase() !== asset.blockchainId) throw KeelError.invalidField('blockchainId', "is not the asset's blockchain");
     const wallet = await this.wallets.row(organizationId, input.masterWalletId);
     if (!wallet.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
 import { AssetModel } from '../chains/chain.model';
+import { NFT_STANDARDS } from '../chains/nft-standards';
 import type { MasterWalletService } from '../wallets/master-wallet.service';
 import type { MasterWalletModel } from '../wallets/wallet.model';
 
@@ -40,7 +41,7 @@ export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: Mas
   const chains = input.allowedBlockchainIds?.length ? [...new Set(input.allowedBlockchainIds.map((id) => id.toLowerCase()))] : enabled;
   const foreign = chains.filter((id) => !enabled.includes(id));
   if (foreign.length) throw KeelError.invalidField('allowedBlockchainIds', `the settlement wallet is not enabled on ${foreign.join(', ')}`);
-  const onChains = await AssetModel.query(db).whereIn('blockchainId', chains).where({ isActive: true });
+  const onChains = await AssetModel.query(db).whereIn('blockchainId', chains).where({ isActive: true }).whereNotIn('standard', NFT_STANDARDS);
   let assets: AssetModel[];
   if (input.allowedAssetIds?.length) {
     const wanted = [...new Set(input.allowedAssetIds.map((id) => id.toLowerCase()))];

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { isNftStandard } from '../chains/nft-standards';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
@@ -278,8 +279,10 @@ export class SettlementRuleService {
     const assets = await this.chains.assetViews([...sourceAssetIds, destinationAssetId]);
     sourceAssetIds.forEach((id, i) => {
       if (assets.get(id)?.blockchainId !== sourceChain) throw KeelError.invalidField(`source.assetIds.${i}`, 'not an asset of source.blockchainId');
+      if (isNftStandard(assets.get(id)!.standard)) throw KeelError.invalidField(`source.assetIds.${i}`, 'an NFT collection is not settled by rules');
     });
     if (assets.get(destinationAssetId)?.blockchainId !== destinationChain) throw KeelError.invalidField('destination.assetId', 'not an asset of destination.blockchainId');
+    if (isNftStandard(assets.get(destinationAssetId)!.standard)) throw KeelError.invalidField('destination.assetId', 'an NFT collection is not settled by rules');
     const swaps = sourceAssetIds.length === 0 || sourceAssetIds.some((id) => id !== destinationAssetId);
     if (swaps && !this.networks.get(sourceChain)?.spec.dex) throw new KeelError('INVALID_NETWORK', 'The chain has no DEX configured, so a rule must settle in the asset it receives', { fields: [{ field: 'destination.assetId', error: 'INVALID_FIELD' }] });
     const address = checksummedAddress(destination.address, 'destination.address');

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { isNftStandard } from '../chains/nft-standards';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
@@ -176,6 +177,8 @@ export class SwapService {
     const to = assets.get(input.toAssetId.toLowerCase());
     if (!from || !from.isActive) throw KeelError.invalidField('fromAssetId', 'unknown asset');
     if (!to || !to.isActive) throw KeelError.invalidField('toAssetId', 'unknown asset');
+    if (isNftStandard(from.standard)) throw KeelError.invalidField('fromAssetId', 'an NFT collection is not swapped');
+    if (isNftStandard(to.standard)) throw KeelError.invalidField('toAssetId', 'an NFT collection is not swapped');
     const amountIn = parseUnits(input.amount, from.decimals);
     if (amountIn === null) throw KeelError.invalidField('amount', `must be a positive decimal string with at most ${from.decimals} decimals`);
     if (amountIn <= 0n) throw KeelError.invalidField('amount', 'must be above 0');

@@ -33,6 +33,8 @@ export interface SendingItem extends LineCall {
   assetId: string;
   recipient: string;
   rawAmount: string;
+  /** The NFT the line sends (decimal); null for a fungible line. */
+  tokenId: string | null;
   status: string;
   nonce: string | null;
   txHash: string | null;

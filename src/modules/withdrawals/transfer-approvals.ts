@@ -63,9 +63,10 @@ export class TransferApprovals {
    */
   private async reject(trx: Knex.Transaction, row: { id: string; organizationId: string; kind: TransferKind; addressId: string | null; masterWalletId: string }): Promise<void> {
     await trx('transfers').where({ id: row.id }).update({ status: 'REJECTED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
-    const items: { id: string; assetId: string; rawAmount: string }[] = await trx('transfer_items').where({ transferId: row.id }).update({ status: 'REJECTED', updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount']);
+    const items: { id: string; assetId: string; rawAmount: string; tokenId: string | null }[] = await trx('transfer_items').where({ transferId: row.id }).update({ status: 'REJECTED', updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount', 'tokenId']);
     const walletId = row.addressId ?? row.masterWalletId;
-    await this.funds.release(trx, items.map((i) => ({ organizationId: row.organizationId, walletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
+    // An NFT line reserved nothing in the ledger (TransferService.insert): nothing to give back.
+    await this.funds.release(trx, items.filter((i) => i.tokenId === null).map((i) => ({ organizationId: row.organizationId, walletId, assetId: i.assetId, rawAmount: BigInt(i.rawAmount), itemId: i.id })));
     // Locked before the listeners lock what they record (a settlement rule's execution), as a
     // top-up rejected on its own locks it first: two rejections at once wait, never deadlock.
     const heldTopUps = await trx('transfers as t')

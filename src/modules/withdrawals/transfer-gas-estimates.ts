@@ -20,7 +20,7 @@ export class TransferGasEstimates {
     const { network, lines } = await priceLines(this.chains, this.networks, wallet, assets);
     const [fees, limits] = await Promise.all([
       network.provider.getFeeData(),
-      Promise.all(lines.map((l) => network.provider.estimateGas({ from: wallet.address, ...transactionRequest(l.asset, l.recipient, l.rawAmount) }).catch(() => null))),
+      Promise.all(lines.map((l) => network.provider.estimateGas({ from: wallet.address, ...transactionRequest(l.asset, l.recipient, l.rawAmount, l.tokenId === undefined ? undefined : { from: wallet.address, tokenId: l.tokenId }) }).catch(() => null))),
     ]);
     const failed = limits.findIndex((l) => l === null);
     if (failed >= 0) throw new KeelError('INSUFFICIENT_FUNDS', `assets.${failed}: the chain refuses this transfer from ${wallet.address} (balance too low?)`, { fields: [{ field: `assets.${failed}`, error: 'INVALID_FIELD' }] });

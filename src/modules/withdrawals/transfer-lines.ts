@@ -5,6 +5,7 @@ import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
 import type { ChainService } from '../chains/chain.service';
 import type { SendingWallet } from '../wallets/sending-wallets';
 import { checksummedAddress } from './evm-address';
+import { isNftStandard, NftStandard } from '../chains/nft-standards';
 import type { PricedLine, TransferLine } from './transfer.domain';
 
 /** Resolves a request's lines to assets and base-unit amounts; every line must be on one chain the wallet is enabled on. */
@@ -13,13 +14,28 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   const lines = input.map((l, i): PricedLine => {
     const asset = assets.get(l.assetId.toLowerCase());
     if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
-    return { asset, recipient: checksummedAddress(l.recipient, `assets.${i}.recipient`), rawAmount: rawAmount(l.amount, asset.decimals, i) };
+    const recipient = checksummedAddress(l.recipient, `assets.${i}.recipient`);
+    if (!isNftStandard(asset.standard)) {
+      if (l.tokenId !== undefined && l.tokenId !== null) throw KeelError.invalidField(`assets.${i}.tokenId`, 'only an NFT collection (ERC721, ERC1155) takes a token id');
+      return { asset, recipient, rawAmount: rawAmount(l.amount, asset.decimals, i) };
+    }
+    return { asset, recipient, ...nftAmount(asset.standard, l, i) };
   });
   const blockchainId = lines[0].asset.blockchainId;
   if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
   const network = networks.get(blockchainId);
   if (!network || !wallet.blockchainIds.includes(blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
   return { network, lines };
+}
+
+/** An NFT line: its token id (a decimal integer below 2^256) and how many (ERC-721: exactly 1). */
+function nftAmount(standard: NftStandard, l: TransferLine, i: number): { tokenId: bigint; rawAmount: bigint } {
+  if (l.tokenId === undefined || l.tokenId === null || !/^[0-9]{1,78}$/.test(l.tokenId) || BigInt(l.tokenId) >= 2n ** 256n) {
+    throw KeelError.invalidField(`assets.${i}.tokenId`, 'an NFT line needs the token id, a decimal integer below 2^256');
+  }
+  const amount = rawAmount(l.amount, 0, i);
+  if (standard === 'ERC721' && amount !== 1n) throw KeelError.invalidField(`assets.${i}.amount`, 'an ERC-721 token is sent whole: amount must be "1"');
+  return { tokenId: BigInt(l.tokenId), rawAmount: amount };
 }
 
 function rawAmount(text: string, decimals: number, i: number): bigint {

@@ -62,6 +62,7 @@ function itemView(i: Record<string, any>, asset: AssetView): TransferItemView {
     recipient: i.recipient,
     amount: formatScaled(BigInt(i.rawAmount), asset.decimals),
     rawAmount: String(i.rawAmount),
+    tokenId: i.tokenId === null || i.tokenId === undefined ? null : String(i.tokenId),
     status: i.status,
     txHash: i.txHash,
     replacedTxHashes: i.replacedTxHashes ?? [],

@@ -14,6 +14,8 @@ export interface QueuedLine {
   asset: AssetView;
   recipient: string;
   rawAmount: bigint;
+  /** An NFT line: the token id it sends (rawAmount is how many: 1 for ERC-721). */
+  tokenId?: bigint;
   /** Runs only after this line confirmed. */
   afterItemId?: string;
   call?: { to: string; data: string; value: bigint };
@@ -24,6 +26,8 @@ export interface TransferLine {
   assetId: string;
   recipient: string;
   amount: string;
+  /** An NFT collection's line: the token id (decimal); amount is how many (ERC-721: "1"). */
+  tokenId?: string;
 }
 
 export interface TransferFilter extends PageWindow {
@@ -38,6 +42,8 @@ export interface TransferItemView {
   recipient: string;
   amount: string;
   rawAmount: string;
+  /** The NFT the line sends; null for a fungible line. */
+  tokenId: string | null;
   status: string;
   txHash: string | null;
   replacedTxHashes: string[];
@@ -95,6 +101,7 @@ export interface TransferFunds {
 export interface PricedLine extends PolicyLine {
   asset: AssetView;
   recipient: string;
+  tokenId?: bigint;
 }
 
 /** Told of a transfer an administrator decided on (rejected, or approved): its kind and its lines. */

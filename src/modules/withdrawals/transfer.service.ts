@@ -8,6 +8,7 @@ import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sen
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { checkSanctions, checkTransferPolicy, RecipientScreen } from './transfer-policy';
 import { inFlightByAsset } from './in-flight';
+import { ensureNftsHeld, holdNfts } from './nft-funds';
 import { priceLines } from './transfer-lines';
 import { TransferApprovals } from './transfer-approvals';
 import { TransferGasEstimates } from './transfer-gas-estimates';
@@ -100,7 +101,9 @@ export class TransferService {
    * The chain balance must cover this transfer plus every line still on its way out from the same
    * address, and the native balance must leave room for gas.
    */
-  async ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: PricedLine[]): Promise<void> {
+  async ensureFunds(wallet: SendingWallet, network: ChainNetwork, allLines: PricedLine[]): Promise<void> {
+    await ensureNftsHeld(this.db, wallet.address, network, allLines);
+    const lines = allLines.filter((l) => l.tokenId === undefined);
     const byId = new Map(lines.map((l) => [l.asset.id, l.asset]));
     const ids = [...byId.keys()];
     const needed = await inFlightByAsset(this.db, wallet.address, network.blockchainId, ids);
@@ -122,6 +125,8 @@ export class TransferService {
   }
 
   private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: QueuedLine[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+    const network = this.networks.get(blockchainId);
+    if (network) await holdNfts(trx, wallet.address, network, lines);
     const [transfer] = await trx('transfers')
       .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
       .returning('id');
@@ -141,13 +146,15 @@ export class TransferService {
           callTo: l.call?.to ?? null,
           callData: l.call?.data ?? null,
           callValue: l.call ? l.call.value.toString() : null,
+          tokenId: l.tokenId === undefined ? null : l.tokenId.toString(),
         })),
       )
       .returning('id');
-    // A line that moves nothing (a DEX approval) takes nothing from the ledger.
+    // A line that moves nothing (a DEX approval) takes nothing from the ledger, nor does an NFT (the
+    // custody ledger counts fungible value; ensureNftsHeld guards an NFT against being sent twice).
     await this.funds.reserve(
       trx,
-      lines.map((l, i) => ({ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id })).filter((l) => l.rawAmount > 0n),
+      lines.flatMap((l, i) => (l.rawAmount > 0n && l.tokenId === undefined ? [{ organizationId: wallet.organizationId, walletId: wallet.addressId ?? wallet.masterWalletId, assetId: l.asset.id, rawAmount: l.rawAmount, itemId: items[i].id }] : [])),
     );
     return { transferId, itemIds: items.map((i) => i.id) };
   }

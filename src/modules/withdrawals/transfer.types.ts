@@ -9,7 +9,8 @@ import type { GasEstimateView, TransferFilter, TransferItemView, TransferLine, T
 export class TransferLineInput implements TransferLine {
   @Field() @Length(1, 64) assetId!: string;
   @Field({ description: 'EVM address; mixed case must carry a valid checksum' }) @Length(1, 100) recipient!: string;
-  @Field({ description: 'Whole units, e.g. "12.5"' }) @Length(1, 80) amount!: string;
+  @Field({ description: 'Whole units, e.g. "12.5"; an NFT: how many tokens (ERC-721: "1")' }) @Length(1, 80) amount!: string;
+  @Field(() => String, { nullable: true, description: 'An NFT collection (asset of standard ERC721 or ERC1155): the token id to send with safeTransferFrom' }) @IsOptional() @Length(1, 78) tokenId?: string;
 }
 
 @InputType()
@@ -31,6 +32,7 @@ export class TransferItemType implements TransferItemView {
   @Field() recipient!: string;
   @Field({ description: 'Whole units' }) amount!: string;
   @Field({ description: 'Smallest unit' }) rawAmount!: string;
+  @Field(() => String, { nullable: true, description: 'The NFT the line sends; null for a fungible line' }) tokenId!: string | null;
   @Field({ description: 'PENDING_APPROVAL, QUEUED, SIGNED, SUBMITTED, CONFIRMED, FAILED, REJECTED' }) status!: string;
   @Field(() => String, { nullable: true, description: 'The hash of the transaction now in force' }) txHash!: string | null;
   @Field(() => [String], { description: 'Earlier transactions with the same nonce, replaced by fee bumps' }) replacedTxHashes!: string[];

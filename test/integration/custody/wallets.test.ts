@@ -52,15 +52,17 @@ describe('chain and asset registry', () => {
     expect((await call(org.core, 'GET', '/v1/blockchains/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
-  it('registers the native coin and the three test tokens on each chain', async () => {
+  it('registers the native coin, the three test tokens and the two test NFT collections on each chain', async () => {
     const res = await call(org.core, 'GET', '/v1/assets?limit=100');
-    expect(res.body.total).toBe(8);
+    expect(res.body.total).toBe(12);
     const onFirst = res.body.data.filter((a: { blockchain: { chainId: number } }) => a.blockchain.chainId === chains[0].chainId);
-    expect(onFirst.map((a: { symbol: string; decimals: number; isNative: boolean }) => [a.symbol, a.decimals, a.isNative])).toEqual([
-      ['ETH', 18, true],
-      ['DAI', 18, false],
-      ['USDC', 6, false],
-      ['USDT', 6, false],
+    expect(onFirst.map((a: { symbol: string; decimals: number; isNative: boolean; standard: string }) => [a.symbol, a.decimals, a.isNative, a.standard])).toEqual([
+      ['ETH', 18, true, 'native'],
+      ['DAI', 18, false, 'ERC20'],
+      ['KITEM', 0, false, 'ERC1155'],
+      ['KNFT', 0, false, 'ERC721'],
+      ['USDC', 6, false, 'ERC20'],
+      ['USDT', 6, false, 'ERC20'],
     ]);
     const usdc = await call(org.core, 'GET', `/v1/assets?symbol=usdc&blockchainId=${onFirst[0].blockchainId}`);
     expect(usdc.body.data).toHaveLength(1);

@@ -59,6 +59,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/addresses/{addressId}/nfts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The NFTs the deposit address holds, read from the chain (same shape as the master wallet list; blockchainId filter)
+         * @description The NFTs one deposit address holds, read from the chain
+         */
+        get: operations["get_addressNfts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/addresses/{addressId}/recoverable-assets": {
         parameters: {
             query?: never;
@@ -841,8 +861,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sandbox only (403 in production): send dev coins or test tokens on a Keel dev chain (blockchainId, address, asset id or symbol, amount)
-         * @description Sandbox only: sends dev coins or test tokens on a Keel dev chain, mined before it answers
+         * Sandbox only (403 in production): send dev coins or test tokens, or mint a test NFT (KNFT ERC-721, KITEM ERC-1155 with tokenId), on a Keel dev chain (blockchainId, address, asset id or symbol, amount, tokenId)
+         * @description Sandbox only: sends dev coins or test tokens (or mints a test NFT) on a Keel dev chain, mined before it answers
          */
         post: operations["post_devFaucet"];
         delete?: never;
@@ -974,6 +994,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/master-wallets/{masterId}/nfts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The NFTs the wallet's own address holds, read from the chain: `[{asset, blockchainId, standard, tokenId, amount}]` for every ERC-721 / ERC-1155 token Keel saw move to or from it (blockchainId filter)
+         * @description The NFTs the master wallet's own address holds, read from the chain
+         */
+        get: operations["get_masterWalletNfts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/master-wallets/{masterId}/settlement-rules": {
         parameters: {
             query?: never;
@@ -1082,7 +1122,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Transfers to and from the wallet and its addresses: `{transfer, pageInfo: {hasMore, nextCursor}, totalCount}` (direction incoming|outgoing, sort ASC|DESC, cursor, limit, assetId, blockchainId, status)
+         * Transfers to and from the wallet and its addresses: `{transfer, pageInfo: {hasMore, nextCursor}, totalCount}` (direction incoming|outgoing, sort ASC|DESC, cursor, limit, assetId, blockchainId, status, category external|erc20|erc721|erc1155|internal|specialnft; an NFT record carries tokenId)
          * @description Transfers to and from the master wallet and its deposit addresses, cursor-paged
          */
         get: operations["get_masterWalletTransactions"];
@@ -1104,7 +1144,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send assets from the master wallet address: `{assets: [{assetId, recipient, amount}], note}`; status QUEUED, or PENDING_APPROVAL under security.requireApprovalForTransfers; security.maxTransferAmount caps the request's total of each asset
+         * Send assets from the master wallet address: `{assets: [{assetId, recipient, amount, tokenId}], note}` (an NFT collection line names tokenId and is sent with safeTransferFrom); status QUEUED, or PENDING_APPROVAL under security.requireApprovalForTransfers; security.maxTransferAmount caps the request's total of each asset
          * @description Sends assets from the master wallet address: one transaction per line, queued or held for approval
          */
         post: operations["post_transferFromMasterWallet"];
@@ -2355,12 +2395,14 @@ export interface components {
         };
         DevFaucetInput: {
             address: string;
-            /** @description Whole units, e.g. "250.5"; at most 1,000,000 */
+            /** @description Whole units, e.g. "250.5"; at most 1,000,000. An NFT collection: how many tokens (ERC-721: "1") */
             amount: string;
-            /** @description Asset id or symbol (USDC, USDT, DAI, ETH); default the native coin */
+            /** @description Asset id or symbol (USDC, USDT, DAI, ETH, or the test NFT collections KNFT (ERC-721) and KITEM (ERC-1155)); default the native coin */
             asset?: string | null;
             /** @description Default: the first dev chain */
             blockchainId?: string | null;
+            /** @description ERC-1155 test collection: the token id to mint (required); ERC-721 mints its next id */
+            tokenId?: string | null;
         };
         DevFaucetResultType: {
             amount: string;
@@ -2368,6 +2410,8 @@ export interface components {
             blockchainId: string;
             symbol: string;
             to: string;
+            /** @description The minted token id, for an NFT collection; null otherwise */
+            tokenId?: string | null;
             txHash: string;
         };
         ErrorEnvelope: {
@@ -2392,11 +2436,13 @@ export interface components {
         };
         EstimateGasInput: {
             assets: {
-                /** @description Whole units, e.g. "12.5" */
+                /** @description Whole units, e.g. "12.5"; an NFT: how many tokens (ERC-721: "1") */
                 amount: string;
                 assetId: string;
                 /** @description EVM address; mixed case must carry a valid checksum */
                 recipient: string;
+                /** @description An NFT collection (asset of standard ERC721 or ERC1155): the token id to send with safeTransferFrom */
+                tokenId?: string | null;
             }[];
         };
         /** @description An incoming transfer from a sanctioned address: its address is held from auto-sweep until an admin releases it */
@@ -2481,6 +2527,18 @@ export interface components {
         MasterWalletWithMessage: {
             data: components["schemas"]["MasterWallet"];
             message: string;
+        };
+        /** @description An NFT the address holds now (read from the chain): its collection, token id and how many */
+        NftHolding: {
+            /** @description How many of the id the address holds (ERC-721: "1") */
+            amount: string;
+            /** @description The collection: an asset of standard ERC721 or ERC1155, decimals 0 */
+            asset: components["schemas"]["Asset"];
+            blockchainId: string;
+            /** @description ERC721 or ERC1155 */
+            standard: string;
+            /** @description The token id, decimal */
+            tokenId: string;
         };
         Organization: {
             /** Format: date-time */
@@ -3102,11 +3160,13 @@ export interface components {
         };
         TransferInput: {
             assets: {
-                /** @description Whole units, e.g. "12.5" */
+                /** @description Whole units, e.g. "12.5"; an NFT: how many tokens (ERC-721: "1") */
                 amount: string;
                 assetId: string;
                 /** @description EVM address; mixed case must carry a valid checksum */
                 recipient: string;
+                /** @description An NFT collection (asset of standard ERC721 or ERC1155): the token id to send with safeTransferFrom */
+                tokenId?: string | null;
             }[];
             note?: string | null;
         };
@@ -3130,6 +3190,8 @@ export interface components {
             status: string;
             /** Format: date-time */
             submittedAt?: string | null;
+            /** @description The NFT the line sends; null for a fungible line */
+            tokenId?: string | null;
             /** @description The hash of the transaction now in force */
             txHash?: string | null;
         };
@@ -3150,14 +3212,14 @@ export interface components {
             blockchainId: string;
             /** @description Block number, decimal */
             blockNum: string;
-            /** @description external (native coin), erc20, or internal (between two wallets of the organisation) */
+            /** @description external (native coin), erc20, erc721, erc1155, or internal (between two wallets of the organisation); specialnft is reserved and never recorded */
             category: string;
             /** @description incoming or outgoing */
             direction: string;
             from: string;
             hash: string;
             id: string;
-            /** @description Position of the ERC-20 log in its block; -1 for a native transfer */
+            /** @description Position of the token log in its block; -1 for a native transfer */
             logIndex: number;
             masterWalletId: string;
             rawContract: components["schemas"]["RawContractType"];
@@ -3167,6 +3229,8 @@ export interface components {
             /** @description Block time, ISO 8601 */
             timestamp: string;
             to: string;
+            /** @description An NFT transfer (erc721, erc1155): the token id, decimal; rawContract.value is how many tokens (1 for ERC-721). Null otherwise */
+            tokenId?: string | null;
             /** @description In whole units, for display; rawContract.value is exact */
             value: number;
         };
@@ -3672,6 +3736,63 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    get_addressNfts: {
+        parameters: {
+            query?: {
+                /** @description One chain; default every chain */
+                blockchainId?: string | null;
+            };
+            header?: never;
+            path: {
+                addressId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NftHolding"][];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
     get_recoverableAssets: {
         parameters: {
             query: {
@@ -4050,6 +4171,8 @@ export interface operations {
                 assetId?: string | null;
                 /** @description Only this chain */
                 blockchainId?: string | null;
+                /** @description Only this category: external, erc20, erc721, erc1155, internal or specialnft; every one when absent */
+                category?: "external" | "erc20" | "erc721" | "erc1155" | "internal" | "specialnft" | null;
                 /** @description pageInfo.nextCursor of the previous page */
                 cursor?: string | null;
                 /** @description incoming or outgoing; both when absent */
@@ -6873,6 +6996,63 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    get_masterWalletNfts: {
+        parameters: {
+            query?: {
+                /** @description One chain; default every chain */
+                blockchainId?: string | null;
+            };
+            header?: never;
+            path: {
+                masterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NftHolding"][];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
     get_masterWalletSettlementRules: {
         parameters: {
             query?: {
@@ -7191,6 +7371,8 @@ export interface operations {
                 assetId?: string | null;
                 /** @description Only this chain */
                 blockchainId?: string | null;
+                /** @description Only this category: external, erc20, erc721, erc1155, internal or specialnft; every one when absent */
+                category?: "external" | "erc20" | "erc721" | "erc1155" | "internal" | "specialnft" | null;
                 /** @description pageInfo.nextCursor of the previous page */
                 cursor?: string | null;
                 /** @description incoming or outgoing; both when absent */
