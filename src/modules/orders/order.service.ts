@@ -10,7 +10,7 @@ import { MarketRuntimes } from './market-runtime';
 import { LIVE_STATUSES, Order, OrderStatus, PlaceOrderInput } from './order.domain';
 import { OrderModel } from './order.model';
 import { OrderQueries } from './order-queries';
-import { PlacedOrder, PlacementQueue } from './placement-queue';
+import { CancelOnItsOwn, PlacedOrder, PlacementQueue } from './placement-queue';
 import { ShardGate, SOLE_NODE } from './shard-gate';
 
 /** A market as this node's engine holds it, for the engine status. */
@@ -36,7 +36,7 @@ const REJECT_CODES: Record<RejectReason, ErrorCode> = {
 
 /**
  * Orders: placement and cancellation through one in-process matching engine per market
- * (MarketRuntimes), placements committed in groups (PlacementQueue).
+ * (MarketRuntimes), placements and cancels committed in groups (PlacementQueue).
  *
  * Money: a BUY locks quote, a SELL locks base, in the wallet's ledger balance. Fees are charged in
  * the quote asset: the buyer pays price × quantity + fee, the seller receives price × quantity − fee.
@@ -96,6 +96,17 @@ export class OrderService {
     const row = await this.queries.row(organizationId, id);
     if (as === 'leader') this.gate.assertAccepting((await this.runtimes.rules(row.marketId)).market.symbol);
     assertCancellable(row);
+    if (as === 'leader') {
+      // In the market's next group commit, with the placements: no statement of its own.
+      try {
+        await this.placements.cancel({ organizationId, marketId: row.marketId, orderId: id, step });
+        this.uow.committed('order.cancel');
+        return this.queries.get(organizationId, id);
+      } catch (e) {
+        if (!(e instanceof CancelOnItsOwn)) throw e;
+      }
+    }
+    // On its own, against the record: a maintenance cancel, or one the group did not take.
     await this.runtimes.serial(row.marketId, () =>
       this.runtimes.retryingTransient(async () => {
         assertCancellable(await this.queries.row(organizationId, id));

@@ -22,6 +22,26 @@ export interface Placement {
   step?: ClaimStep;
 }
 
+/** A caller's cancel as it waits for its market's turn: an order of the organisation found live before it queued. */
+export interface Cancellation {
+  organizationId: string;
+  marketId: string;
+  orderId: string;
+  /** The request's idempotency step the cancel completes. */
+  step?: ClaimStep;
+}
+
+/**
+ * A cancel the group did not take: the engine does not hold the order (filled or cancelled by the
+ * commands before it, or the engine and the record disagree), or the group's commit failed. Nothing
+ * of it was written; the caller runs it on its own, after the group, against the record.
+ */
+export class CancelOnItsOwn extends Error {
+  constructor() {
+    super('The cancel runs on its own, after its group');
+  }
+}
+
 /** What became of a placement: rejected by the engine, or the order row as committed (absent when it must be read back). */
 export interface PlacementOutcome {
   rejected?: RejectReason;
@@ -34,23 +54,34 @@ export interface PlacedOrder {
   rejected?: RejectReason;
 }
 
-interface QueuedPlacement extends Placement {
+type Command = ({ kind: 'place' } & Placement) | ({ kind: 'cancel' } & Cancellation);
+
+type QueuedCommand = Command & {
   settled: boolean;
   resolve(outcome: PlacementOutcome): void;
   reject(e: unknown): void;
+};
+type QueuedPlacement = Extract<QueuedCommand, { kind: 'place' }>;
+
+/** A cancel applied to the engine (not yet committed); CancelOnItsOwn when the engine does not hold the order. */
+function cancelIn(rt: Runtime, c: Cancellation): Matched {
+  const events = rt.engine.apply({ kind: 'cancel', id: c.orderId });
+  if (events[0].type === 'rejected') throw new CancelOnItsOwn();
+  return { events, order: null, record: c.step && { step: c.step, value: { orderId: c.orderId } } };
 }
 
 /** Most placements matched and committed together in one transaction. */
 const GROUP_COMMIT_MAX = 256;
 
 /**
- * Group commit: placements that arrive while their market is busy wait in a queue; the next turn
- * matches all of them in arrival order and commits them in one transaction, and each answer
- * follows that commit. If the group's transaction fails, the engine is rebuilt and the group's
- * placements run again one at a time, so one bad placement cannot sink the others.
+ * Group commit: placements and cancels that arrive while their market is busy wait in a queue; the
+ * next turn applies all of them in arrival order and commits them in one transaction, and each
+ * answer follows that commit. If the group's transaction fails, the engine is rebuilt and the
+ * group's placements run again one at a time, so one bad placement cannot sink the others (its
+ * cancels are handed back, CancelOnItsOwn).
  */
 export class PlacementQueue {
-  private readonly queues = new Map<string, QueuedPlacement[]>();
+  private readonly queues = new Map<string, QueuedCommand[]>();
 
   constructor(
     private readonly db: Knex,
@@ -64,14 +95,23 @@ export class PlacementQueue {
   }
 
   place(p: Placement): Promise<PlacementOutcome> {
+    return this.enqueue(Object.assign({ kind: 'place' as const }, p));
+  }
+
+  /** Cancels a live order in its market's next group; CancelOnItsOwn when the group does not take it. */
+  async cancel(c: Cancellation): Promise<void> {
+    await this.enqueue(Object.assign({ kind: 'cancel' as const }, c));
+  }
+
+  private enqueue(command: Command): Promise<PlacementOutcome> {
     return new Promise((resolve, reject) => {
-      let queue = this.queues.get(p.marketId);
+      let queue = this.queues.get(command.marketId);
       if (!queue) {
         queue = [];
-        this.queues.set(p.marketId, queue);
-        void this.runtimes.serial(p.marketId, () => this.drain(p.marketId));
+        this.queues.set(command.marketId, queue);
+        void this.runtimes.serial(command.marketId, () => this.drain(command.marketId));
       }
-      queue.push(Object.assign({}, p, { settled: false, resolve, reject }));
+      queue.push(Object.assign(command, { settled: false, resolve, reject }) as QueuedCommand);
     });
   }
 
@@ -85,25 +125,27 @@ export class PlacementQueue {
       } catch {
         // The group may have reached the engine without committing: rebuild it from the record.
         this.runtimes.drop(marketId);
-        for (const p of group.filter((q) => !q.settled)) {
-          await this.runtimes.retryingTransient(() => this.placeAlone(p)).then(p.resolve, p.reject);
+        for (const q of group.filter((q) => !q.settled)) {
+          if (q.kind === 'cancel') q.reject(new CancelOnItsOwn());
+          else await this.runtimes.retryingTransient(() => this.placeAlone(q)).then(q.resolve, q.reject);
         }
       }
     }
   }
 
-  private async placeGroup(marketId: string, group: QueuedPlacement[]): Promise<void> {
+  private async placeGroup(marketId: string, group: QueuedCommand[]): Promise<void> {
     const rt = await this.runtimes.runtime(marketId);
     const funds = new GroupFunds(this.ledger, this.db);
     const { market } = rt.rules;
-    funds.prefetch(group.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
-    const matched: { p: QueuedPlacement; m: Matched }[] = [];
-    const refused: { p: QueuedPlacement; e: unknown }[] = [];
+    const placements = group.filter((q): q is QueuedPlacement => q.kind === 'place');
+    funds.prefetch(placements.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
+    const matched: { p: QueuedCommand; m: Matched }[] = [];
+    const refused: { p: QueuedCommand; e: unknown }[] = [];
     for (const p of group) {
       try {
-        matched.push({ p, m: await this.match(rt, p, funds) });
+        matched.push({ p, m: p.kind === 'cancel' ? cancelIn(rt, p) : await this.match(rt, p, funds) });
       } catch (e) {
-        // Refused before it reached the engine: nothing to undo.
+        // Refused before it reached the engine (or, a cancel, refused by it): nothing to undo.
         refused.push({ p, e });
       }
     }
@@ -116,7 +158,7 @@ export class PlacementQueue {
     const rows = await this.runtimes.commit(marketId, rt, matched.map((x) => x.m));
     for (const { p, m } of matched) {
       p.settled = true;
-      p.resolve({ rejected: m.rejected, row: rows.get(p.id) });
+      p.resolve(p.kind === 'place' ? { rejected: m.rejected, row: rows.get(p.id) } : {});
     }
   }
 
