@@ -63,10 +63,15 @@ type QueuedCommand = Command & {
 };
 type QueuedPlacement = Extract<QueuedCommand, { kind: 'place' }>;
 
-/** A cancel applied to the engine (not yet committed); CancelOnItsOwn when the engine does not hold the order. */
+/**
+ * A cancel applied to the engine (not yet committed); CancelOnItsOwn when the engine does not hold
+ * the order. Asked before the cancel is applied: the engine numbers even a refused cancel, and a
+ * number taken by a command the group does not commit would be published (the book's sequence)
+ * without being persisted, or persisted as a gap.
+ */
 function cancelIn(rt: Runtime, c: Cancellation): Matched {
+  if (!rt.engine.order(c.orderId)) throw new CancelOnItsOwn();
   const events = rt.engine.apply({ kind: 'cancel', id: c.orderId });
-  if (events[0].type === 'rejected') throw new CancelOnItsOwn();
   return { events, order: null, record: c.step && { step: c.step, value: { orderId: c.orderId } } };
 }
 

@@ -73,6 +73,8 @@ test('a cancel racing the placement that fills its order: either the cancel wins
     }
     const row = await k.db('orders').where({ id: sell.body.data.id }).first();
     expect(row.status).toBe(cancel.status === 200 ? 'CANCELLED' : 'FILLED');
+    // The sequence the book publishes is the one persisted: a cancel the group did not take numbered nothing.
+    expect((await maker.pro().get('/v1/orderbook/markets/ETH-USDC/book')).body.data.sequence).toBe(String((await k.db('markets').where({ id: marketId }).first()).sequence));
   }
   expect(await lockMismatches(k.db)).toEqual([]);
 }, 60_000);
