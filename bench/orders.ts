@@ -1,7 +1,7 @@
 import type autocannon from 'autocannon';
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
+import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, intoTrading } from './support';
 
 /**
  * End-to-end `POST /v1/orderbook/orders` on the pro host, Keel in its own process with its own dev
@@ -52,7 +52,9 @@ export async function run(args: string[]): Promise<object> {
     // Coin for the gas of the buyer's settlement funding (approve and deposit of its USDC).
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'ETH', amount: '10' });
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: seller.walletAddress, asset: 'ETH', amount: '5000' });
-    for (const [wallet, symbol] of [[buyer, 'USDC'], [seller, 'ETH']] as const) await untilCredited(proUrl, proHeaders, wallet.id, symbol);
+    // Orders trade what is in trading (the settlement contract): each wallet deposits it there first, keeping some ETH for gas.
+    const bench = { coreUrl, proUrl, coreHeaders, proHeaders, chain };
+    await Promise.all([intoTrading(bench, buyer.id, 'USDC', '3000000'), intoTrading(bench, seller.id, 'ETH', '4990')]);
 
     let n = 0;
     const nextOrder = (market: string) => {

@@ -363,6 +363,32 @@ async function tradingBenchEnv(name: string, core: number, pro: number, chainId:
   };
 }
 
+/**
+ * Moves `amount` of `symbol` from the wallet's address into its trading balance (an on-chain deposit
+ * into the settlement contract, its gas paid by the wallet) and waits until it is tradable
+ * (CONFIRMED). The deposit is refused until the deposit watcher has credited the faucet's transfer
+ * (and the settlement contract is deployed): asked again, for at most two minutes.
+ */
+export async function intoTrading(bench: Pick<TradingBench, 'coreUrl' | 'proUrl' | 'coreHeaders' | 'proHeaders' | 'chain'>, walletId: string, symbol: string, amount: string): Promise<void> {
+  const [asset] = (await callJson(`${bench.coreUrl}/v1/assets?blockchainId=${bench.chain.id}&symbol=${symbol}`, 'GET', bench.coreHeaders)).data;
+  const deadline = Date.now() + 120_000;
+  const pause = () => new Promise((r) => setTimeout(r, 200));
+  let transferId: string | undefined;
+  while (!transferId) {
+    const res = await fetch(`${bench.proUrl}/v1/orderbook/wallets/${walletId}/trading/deposits`, { method: 'POST', headers: { ...bench.proHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ assetId: asset.id, amount }) });
+    const json = (await res.json()) as { data?: { id: string } };
+    if (res.status === 201) transferId = json.data!.id;
+    else if (Date.now() > deadline) throw new Error(`deposit to trading of ${amount} ${symbol}: ${res.status} ${JSON.stringify(json)}`);
+    else await pause();
+  }
+  for (;;) {
+    const { status } = (await callJson(`${bench.proUrl}/v1/orderbook/trading-transfers/${transferId}`, 'GET', bench.proHeaders)).data;
+    if (status === 'CONFIRMED') return;
+    if (status === 'FAILED' || Date.now() > deadline) throw new Error(`deposit to trading of ${amount} ${symbol}: ${status}`);
+    await pause();
+  }
+}
+
 /** Waits until the deposit watcher has credited the wallet's ledger balance of `symbol`. */
 export async function untilCredited(proUrl: string, headers: Record<string, string>, walletId: string, symbol: string): Promise<void> {
   for (;;) {
