@@ -1,6 +1,7 @@
+import type autocannon from 'autocannon';
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
+import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, intoTrading } from './support';
 
 /**
  * End-to-end `POST /v1/orderbook/orders` on the pro host, Keel in its own process with its own dev
@@ -16,7 +17,15 @@ import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratio
  * Keel's order service behind it (orders-service-floor-server.ts, on a market of its own with the
  * same rules and wallets), so the part that is Keel's data model (matching, orders, trades, ledger)
  * shows apart from its request path. Each server's CPU time per
- * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's.
+ * answered order is taken too (all its threads), and Keel's as a multiple of each yardstick's, and
+ * the CPU of the benchmark database's PostgreSQL backends per answered order
+ * (`databaseCpuMicrosPerRequest`: Keel's and the yardsticks' share the database, each measured in its own run).
+ *
+ * With `cancels` as the fourth argument, half of the flow is cancels, as a market maker's quoting:
+ * each connection places an order that rests (buys below 1990, sells from 1995: none crosses) and
+ * then cancels it (`DELETE /v1/orderbook/orders/{id}`). The yardsticks take the same number of
+ * requests, each one group-committed row (the least a durable cancel costs); the service floor,
+ * which has no cancel, is left out.
  */
 const SERVICE_FLOOR_MARKET = 'ETHFLOOR-USDC';
 
@@ -24,6 +33,7 @@ export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
   const runs = Number(args[1] ?? 3);
   const connections = Number(args[2] ?? 50);
+  const cancels = args[3] === 'cancels';
   const core = 4920;
   const pro = 4921;
   const { env, child, org, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('orders', core, pro, 31398);
@@ -42,13 +52,17 @@ export async function run(args: string[]): Promise<object> {
     // Coin for the gas of the buyer's settlement funding (approve and deposit of its USDC).
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: buyer.walletAddress, asset: 'ETH', amount: '10' });
     await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: seller.walletAddress, asset: 'ETH', amount: '5000' });
-    for (const [wallet, symbol] of [[buyer, 'USDC'], [seller, 'ETH']] as const) await untilCredited(proUrl, proHeaders, wallet.id, symbol);
+    // Orders trade what is in trading (the settlement contract): each wallet deposits it there first, keeping some ETH for gas.
+    const bench = { coreUrl, proUrl, coreHeaders, proHeaders, chain };
+    await Promise.all([intoTrading(bench, buyer.id, 'USDC', '3000000'), intoTrading(bench, seller.id, 'ETH', '4990')]);
 
     let n = 0;
     const nextOrder = (market: string) => {
       const buy = n++ % 2 === 0;
       const cents = Math.floor(Math.random() * 1500);
-      return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market, side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
+      // With cancels, buys are priced below the lowest sell, so every order rests until it is cancelled.
+      const from = buy ? (cancels ? 197_500 : 199_000) : 199_500;
+      return JSON.stringify({ walletId: buy ? buyer.id : seller.id, market, side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: (from + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' });
     };
     const yardsticks = [
       { what: 'node:http + the Redis rate limit + one group-committed INSERT per order, nothing else', script: 'orders-floor-server.js', port: 4922, env: { DATABASE_URL: env.DATABASE_URL } },
@@ -66,34 +80,48 @@ export async function run(args: string[]): Promise<object> {
         market: SERVICE_FLOOR_MARKET,
       },
     ];
+    if (cancels) yardsticks.pop();
     for (const y of yardsticks) {
       floors.push(await startNodeProcess([join(__dirname, y.script)], { ...y.env, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
     }
-    const load = (url: string, duration: number, server?: ChildProcess, market = 'ETH-USDC') =>
+    const headers = { ...proHeaders, 'content-type': 'application/json' };
+    const place = (market: string) => ({ method: 'POST' as const, headers, setupRequest: (req: object) => ({ ...req, body: nextOrder(market) }) });
+    // Keel's cancel of the order the connection has just placed; a yardstick's second request of the pair.
+    const keelCancel = {
+      method: 'DELETE' as const,
+      headers: proHeaders,
+      setupRequest: (req: object, context: { orderId?: string }) => ({ ...req, path: `/v1/orderbook/orders/${context.orderId}` }),
+    };
+    const load = (url: string, duration: number, server?: ChildProcess, market = 'ETH-USDC', keel = false) =>
       loadRun(
         {
           url,
           connections,
           duration,
-          requests: [{ method: 'POST', headers: { ...proHeaders, 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: nextOrder(market) }) }],
-        },
+          requests: !cancels
+            ? [place(market)]
+            : keel
+              ? [{ ...place(market), onResponse: (_status: number, body: string, context: { orderId?: string }) => void (context.orderId = JSON.parse(body).data?.id) }, keelCancel]
+              : [place(market), place(market)],
+        } as autocannon.Options,
         server,
+        server && env.DATABASE_URL,
       );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = (port: number) => `http://127.0.0.1:${port}/`;
-    await load(keelUrl, 3); // warm-up
+    await load(keelUrl, 3, undefined, 'ETH-USDC', true); // warm-up
     for (const y of yardsticks) await load(floorUrl(y.port), 3, undefined, y.market);
     const results: LoadRun[] = [];
     const floorResults: LoadRun[][] = yardsticks.map(() => []);
     for (let i = 0; i < runs; i++) {
-      results.push(await load(keelUrl, seconds, child));
+      results.push(await load(keelUrl, seconds, child, 'ETH-USDC', true));
       for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j], y.market));
     }
     const [bare, stack, service] = floorResults;
     const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
     return {
       benchmark: 'orders',
-      endpoint: 'POST /v1/orderbook/orders (pro host, committed before the answer)',
+      endpoint: cancels ? 'POST /v1/orderbook/orders then DELETE /v1/orderbook/orders/{id}, alternately (pro host, each committed before its answer); rates are of requests' : 'POST /v1/orderbook/orders (pro host, committed before the answer)',
       connections,
       secondsPerRun: seconds,
       runs: results,
@@ -101,17 +129,17 @@ export async function run(args: string[]): Promise<object> {
       peakRssMbSinceStart: residentMb(child.pid, 'VmHWM'),
       yardstick: { what: yardsticks[0].what, runs: bare, median: summary(bare) },
       stackFloor: { what: yardsticks[1].what, runs: stack, median: summary(stack) },
-      serviceFloor: { what: yardsticks[2].what, runs: service, median: summary(service) },
+      ...(service && { serviceFloor: { what: yardsticks[2].what, runs: service, median: summary(service) } }),
       ratioToYardstick: ratioToYardstick(results, bare),
       ratioToStackFloor: ratioToYardstick(results, stack),
-      ratioToServiceFloor: ratioToYardstick(results, service),
+      ...(service && { ratioToServiceFloor: ratioToYardstick(results, service) }),
       stackFloorRatioToYardstick: ratioToYardstick(stack, bare),
-      serviceFloorRatioToYardstick: ratioToYardstick(service, bare),
+      ...(service && { serviceFloorRatioToYardstick: ratioToYardstick(service, bare) }),
       cpuPerOrderTimesYardstick: cpuRatio(results, bare),
       cpuPerOrderTimesStackFloor: cpuRatio(results, stack),
       machineCpuPerOrderTimesYardstick: cpuRatio(results, bare, 'machineCpuMicrosPerRequest'),
       machineCpuPerOrderTimesStackFloor: cpuRatio(results, stack, 'machineCpuMicrosPerRequest'),
-      serviceFloorMachineCpuPerOrderTimesYardstick: cpuRatio(service, bare, 'machineCpuMicrosPerRequest'),
+      ...(service && { serviceFloorMachineCpuPerOrderTimesYardstick: cpuRatio(service, bare, 'machineCpuMicrosPerRequest') }),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {

@@ -41,6 +41,8 @@ export interface LoadRun {
   cpuMicrosPerRequest?: number;
   /** All PostgreSQL and all Redis server processes' CPU time during the run per answered request, in µs (the machine's, so other users' load counts too). */
   postgresCpuMicrosPerRequest?: number;
+  /** With `database`: the CPU time of the PostgreSQL backends connected to that database only, per answered request, in µs (other users' queries excluded). */
+  databaseCpuMicrosPerRequest?: number;
   redisCpuMicrosPerRequest?: number;
   /** The load generator's (this process's) CPU per answered request, in µs. */
   loadGeneratorCpuMicrosPerRequest?: number;
@@ -118,7 +120,31 @@ export function commandCpuMicros(command: string): number {
  * takes its CPU time per answered request: a figure the machine's noise moves less than the rate,
  * since a neighbour that steals time slows the server without making its requests cost more.
  */
-export async function loadRun(options: autocannon.Options, server?: ChildProcess): Promise<LoadRun> {
+/**
+ * The CPU time so far of each PostgreSQL backend connected to the database, by pid (from
+ * pg_stat_activity and /proc): on a shared machine, the benchmark's own database work apart from
+ * everyone else's.
+ */
+async function databaseBackendMicros(databaseUrl: string): Promise<Map<number, number>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const micros = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        micros.set(pid, statMicros(pid, false));
+      } catch {
+        // the backend ended
+      }
+    }
+    return micros;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function loadRun(options: autocannon.Options, server?: ChildProcess, databaseUrl?: string): Promise<LoadRun> {
   let peak: number | undefined;
   const sample = () => {
     const mb = residentMb(server?.pid);
@@ -127,15 +153,23 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
   const sampler = server ? setInterval(sample, 100) : undefined;
   const cpuBefore = cpuMicros(server?.pid);
   const backingBefore = server && backingCpuMicros();
+  const databaseBefore = databaseUrl ? await databaseBackendMicros(databaseUrl) : undefined;
   const generatorBefore = process.cpuUsage();
   try {
     const r = await autocannon(options);
     sample();
+    // A backend that started during the run counts whole; one that ended is lost (pooled connections live on).
+    const databaseAfter = databaseUrl ? await databaseBackendMicros(databaseUrl) : undefined;
     const cpuAfter = cpuMicros(server?.pid);
     const backingAfter = backingBefore && backingCpuMicros();
     const generator = process.cpuUsage(generatorBefore);
     const answered = r.requests.total;
     const run: LoadRun = { perSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(peak === undefined ? {} : { peakRssMb: peak }) };
+    if (answered > 0 && databaseBefore && databaseAfter) {
+      let spent = 0;
+      for (const [pid, after] of databaseAfter) spent += after - (databaseBefore.get(pid) ?? 0);
+      run.databaseCpuMicrosPerRequest = Math.round(spent / answered);
+    }
     if (answered > 0 && cpuBefore !== undefined && cpuAfter !== undefined && backingBefore && backingAfter) {
       const own = (cpuAfter - cpuBefore) / answered;
       const postgres = (backingAfter.postgres - backingBefore.postgres) / answered;
@@ -162,7 +196,7 @@ function backingCpuMicros(): { postgres: number; redis: number } {
   return { postgres: commandCpuMicros('postgres'), redis: commandCpuMicros('redis-server') };
 }
 
-const CPU_FIELDS = ['cpuMicrosPerRequest', 'postgresCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
+const CPU_FIELDS = ['cpuMicrosPerRequest', 'postgresCpuMicrosPerRequest', 'databaseCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
 type CpuField = (typeof CPU_FIELDS)[number];
 
 /** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
@@ -327,6 +361,32 @@ async function tradingBenchEnv(name: string, core: number, pro: number, chainId:
     CHAIN_POLL_INTERVAL_MS: '100',
     KEEL_DATA_DIR: `.keel/bench-${name}`,
   };
+}
+
+/**
+ * Moves `amount` of `symbol` from the wallet's address into its trading balance (an on-chain deposit
+ * into the settlement contract, its gas paid by the wallet) and waits until it is tradable
+ * (CONFIRMED). The deposit is refused until the deposit watcher has credited the faucet's transfer
+ * (and the settlement contract is deployed): asked again, for at most two minutes.
+ */
+export async function intoTrading(bench: Pick<TradingBench, 'coreUrl' | 'proUrl' | 'coreHeaders' | 'proHeaders' | 'chain'>, walletId: string, symbol: string, amount: string): Promise<void> {
+  const [asset] = (await callJson(`${bench.coreUrl}/v1/assets?blockchainId=${bench.chain.id}&symbol=${symbol}`, 'GET', bench.coreHeaders)).data;
+  const deadline = Date.now() + 120_000;
+  const pause = () => new Promise((r) => setTimeout(r, 200));
+  let transferId: string | undefined;
+  while (!transferId) {
+    const res = await fetch(`${bench.proUrl}/v1/orderbook/wallets/${walletId}/trading/deposits`, { method: 'POST', headers: { ...bench.proHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ assetId: asset.id, amount }) });
+    const json = (await res.json()) as { data?: { id: string } };
+    if (res.status === 201) transferId = json.data!.id;
+    else if (Date.now() > deadline) throw new Error(`deposit to trading of ${amount} ${symbol}: ${res.status} ${JSON.stringify(json)}`);
+    else await pause();
+  }
+  for (;;) {
+    const { status } = (await callJson(`${bench.proUrl}/v1/orderbook/trading-transfers/${transferId}`, 'GET', bench.proHeaders)).data;
+    if (status === 'CONFIRMED') return;
+    if (status === 'FAILED' || Date.now() > deadline) throw new Error(`deposit to trading of ${amount} ${symbol}: ${status}`);
+    await pause();
+  }
 }
 
 /** Waits until the deposit watcher has credited the wallet's ledger balance of `symbol`. */

@@ -54,9 +54,11 @@ test('a node restarted after kill -9 takes its own shards back under its kept id
 
   await stopKeelProcess(first.child, 'SIGKILL');
   const restarted = await startNode();
-  // Ready means leading: the first order after the restart is taken, not answered NOT_LEADER.
+  const ready = Date.now();
+  // Ready means leading: the first order after the restart is taken, not answered NOT_LEADER, within 1 s of being ready.
   const placed = await restarted.client.post('/v1/orderbook/orders', order('after-restart'));
   expect(placed.status).toBe(201);
+  expect(Date.now() - ready).toBeLessThan(1_000);
   const after = (await restarted.client.get('/v1/orderbook/engine/status')).body.data;
   expect(after.nodeId).toBe(keptId);
   const shard = after.cluster.find((c: { leader: string | null }) => c.leader === keptId);

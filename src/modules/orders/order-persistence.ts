@@ -5,7 +5,7 @@ import { insertRowsPart, rowsOf, runAsOneStatement, StatementPart } from '../../
 import type { MarketService } from '../markets/market.service';
 import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 import type { OrderModel } from './order.model';
-import type { Settlement } from './settlement';
+import type { Settlement, TradeRecord } from './settlement';
 import { ShardFence, shardFencePart } from './shard-gate';
 import { bookSequencePart } from './book-sequence';
 
@@ -18,6 +18,9 @@ export interface SequenceMove {
   /** The market's book sequence (migration 021): moved from `from` to `to` when they differ. */
   book?: { from: number; to: number };
 }
+
+/** The columns of a trade as the settlement records it. */
+const TRADE_COLUMNS: readonly (keyof TradeRecord | 'createdAt')[] = ['id', 'marketId', 'sequence', 'makerOrderId', 'takerOrderId', 'makerWalletId', 'takerWalletId', 'takerSide', 'price', 'quantity', 'quoteAmount', 'makerFee', 'takerFee', 'settlementBatchId', 'settlementStatus', 'createdAt'];
 
 /**
  * Writes a settlement as one statement (one round trip, atomic): new order rows, every touched
@@ -55,28 +58,29 @@ export async function writeSettlement(
     if (w.isNew) inserts.push(Object.assign({}, newRows.get(w.id)!, state, { lockAssetId: w.lockAssetId, createdAt: now }));
     else updates.push({ id: w.id, ...state });
   }
-  const parts: StatementPart[] = [];
-  if (updates.length) {
-    const changed = rowsOf('orders', updates);
-    parts.push(
-      { name: 'orders_changes', sql: `SELECT * FROM ${changed.sql}`, bindings: changed.bindings },
-      {
-        // ANY(ARRAY(...)) makes PostgreSQL look the rows up by primary key: it cannot see how few
-        // rows the jsonb holds and would otherwise scan the whole table.
-        name: 'orders_updated',
-        sql: `UPDATE orders AS o
-                 SET remaining_lots = v.remaining_lots, filled_lots = v.filled_lots, filled_notional = v.filled_notional, fees_paid = v.fees_paid,
-                     status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount, rest_sequence = v.rest_sequence, updated_at = v.updated_at
-                FROM orders_changes AS v
-               WHERE o.id = v.id AND o.id = ANY(ARRAY(SELECT id FROM orders_changes))`,
-        bindings: [],
-      },
-    );
-  }
+  // Every part a placement group can need is always there (with no rows, or moving a sequence to
+  // where it is): the statement's text is then the same for every group, so each pooled connection
+  // prepares and plans it a few times rather than once per combination of parts.
+  const changed = rowsOf('orders', updates);
+  const parts: StatementPart[] = [
+    { name: 'orders_changes', sql: `SELECT * FROM ${changed.sql}`, bindings: changed.bindings },
+    {
+      // ANY(ARRAY(...)) makes PostgreSQL look the rows up by primary key: it cannot see how few
+      // rows the json holds and would otherwise scan the whole table.
+      name: 'orders_updated',
+      sql: `UPDATE orders AS o
+               SET remaining_lots = v.remaining_lots, filled_lots = v.filled_lots, filled_notional = v.filled_notional, fees_paid = v.fees_paid,
+                   status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount, rest_sequence = v.rest_sequence, updated_at = v.updated_at
+              FROM orders_changes AS v
+             WHERE o.id = v.id AND o.id = ANY(ARRAY(SELECT id FROM orders_changes))`,
+      bindings: [],
+    },
+  ];
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
-  if (settlement.trades.length) parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => Object.assign({}, t, { createdAt: now }))));
+  parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => Object.assign({}, t, { createdAt: now })), TRADE_COLUMNS));
   parts.push(...ledger.statementParts(settlement.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
-  if (sequence.book && sequence.book.to !== sequence.book.from) parts.push(bookSequencePart(sequence.marketId, sequence.book.from, sequence.book.to));
+  // Moved to where it is when no level changed: still refused if another writer has moved it.
+  if (sequence.book) parts.push(bookSequencePart(sequence.marketId, sequence.book.from, sequence.book.to));
   if (records.length) parts.push(uow.resultsPart(records));
   // First, so a stale leader's statement is refused for its token before any other check.
   if (fence) parts.unshift(shardFencePart(fence));

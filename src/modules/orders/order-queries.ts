@@ -33,8 +33,11 @@ export class OrderQueries {
   }
 
   async row(organizationId: string, id: string): Promise<OrderModel> {
-    const row = await OrderModel.query(this.db).findOne({ id, organizationId });
-    if (!row) throw new KeelError('NOT_FOUND', 'Order not found');
+    // By the primary key alone, the organisation checked here: a plan PostgreSQL caches for
+    // `id AND organization_id` while the table is small may take the organisation's index, and then
+    // reads every order of the organisation for each lookup for as long as the connection lives.
+    const row = await OrderModel.query(this.db).findById(id);
+    if (!row || row.organizationId !== organizationId) throw new KeelError('NOT_FOUND', 'Order not found');
     return row;
   }
 

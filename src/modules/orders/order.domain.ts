@@ -57,6 +57,19 @@ export interface PlaceOrderInput {
   clientOrderId?: string | null;
 }
 
+/**
+ * A cancel-replace (amend) of a live order: the new order keeps the old one's wallet, market, side
+ * and type; what is not given is taken from the old order (price, time in force, post-only) or its
+ * unfilled rest (quantity). The new order queues behind the orders already at its price.
+ */
+export interface ReplaceOrderInput {
+  price?: string | null;
+  quantity?: string | null;
+  timeInForce?: TimeInForce | null;
+  postOnly?: boolean | null;
+  clientOrderId?: string | null;
+}
+
 /** An order as the API shows it: decimals as strings in the market's units. */
 export interface Order {
   id: string;

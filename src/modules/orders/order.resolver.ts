@@ -11,6 +11,7 @@ import {
   OrderPage,
   OrderObject,
   PlaceOrderInputType,
+  ReplaceOrderInputType,
   TradePage,
 } from './order.types';
 
@@ -26,6 +27,14 @@ export class OrderResolver {
   @Mutation(() => OrderObject, { description: 'Cancels the unfilled rest of an OPEN or PARTIALLY_FILLED order and releases its lock' })
   cancelOrder(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<Order> {
     return ctx.services.orders.cancel(ctx.principal.organizationId, id);
+  }
+
+  @Authorized('orderbook_order:cancel', 'orderbook_order:create')
+  @Mutation(() => OrderObject, {
+    description: 'Cancel-replace (amend): cancels an OPEN or PARTIALLY_FILLED order and places its replacement (same wallet, market, side) in one commit, or does neither; the replacement queues behind the orders at its price',
+  })
+  replaceOrder(@Arg('id', () => ID) id: string, @Arg('input') input: ReplaceOrderInputType, @Ctx() ctx: GraphQLContext): Promise<Order> {
+    return ctx.services.orders.replace(ctx.principal.organizationId, id, input);
   }
 
   @Authorized('orderbook_order:read')

@@ -3,14 +3,16 @@ import { Knex } from 'knex';
 import type { RejectReason } from '../../engine';
 import { Ids } from '../../platform/ids';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { ErrorCode, KeelError } from '../../platform/errors';
+import { KeelError } from '../../platform/errors';
+import { engineRejection } from './placement-checks';
 import type { LedgerService } from '../ledger/ledger.service';
 import type { MarketService } from '../markets/market.service';
 import { MarketRuntimes } from './market-runtime';
-import { LIVE_STATUSES, Order, OrderStatus, PlaceOrderInput } from './order.domain';
+import { LIVE_STATUSES, Order, OrderSide, OrderStatus, OrderType, PlaceOrderInput, ReplaceOrderInput, TimeInForce } from './order.domain';
 import { OrderModel } from './order.model';
 import { OrderQueries } from './order-queries';
-import { PlacedOrder, PlacementQueue } from './placement-queue';
+import { CancelOnItsOwn, PlacedOrder, PlacementOutcome, PlacementQueue, Replacement } from './placement-queue';
+import { formatMultiple } from '../../platform/decimal';
 import { ShardGate, SOLE_NODE } from './shard-gate';
 
 /** A market as this node's engine holds it, for the engine status. */
@@ -25,18 +27,10 @@ export interface MarketEngineView {
 import type { CommitListener } from './committed-change';
 import type { Logger } from '../../platform/logger';
 
-const REJECT_CODES: Record<RejectReason, ErrorCode> = {
-  INVALID_PRICE: 'INVALID_PRICE',
-  INVALID_QUANTITY: 'INVALID_QUANTITY',
-  BELOW_MIN_NOTIONAL: 'BELOW_MIN_NOTIONAL',
-  POST_ONLY_WOULD_TAKE: 'POST_ONLY_WOULD_TAKE',
-  DUPLICATE_ORDER_ID: 'CONFLICT',
-  ORDER_NOT_FOUND: 'NOT_FOUND',
-};
 
 /**
  * Orders: placement and cancellation through one in-process matching engine per market
- * (MarketRuntimes), placements committed in groups (PlacementQueue).
+ * (MarketRuntimes), placements and cancels committed in groups (PlacementQueue).
  *
  * Money: a BUY locks quote, a SELL locks base, in the wallet's ledger balance. Fees are charged in
  * the quote asset: the buyer pays price × quantity + fee, the seller receives price × quantity − fee.
@@ -80,8 +74,58 @@ export class OrderService {
   }
 
   private async answerPlacement(organizationId: string, id: string, rejected: RejectReason | undefined, row?: OrderModel): Promise<Order> {
-    if (rejected) throw new KeelError(REJECT_CODES[rejected], `The order was rejected: ${rejected}`, { orderId: id, reason: rejected });
+    if (rejected) throw engineRejection(id, rejected);
     return this.queries.placed(organizationId, id, row);
+  }
+
+  /**
+   * Cancel-replace (amend): cancels a live order and places its replacement in one commit, or does
+   * neither. The replacement is checked as any placement (market rules, funds, the engine) and may
+   * lock what the old order releases; a retry with the same Idempotency-Key answers the same order.
+   */
+  async replace(organizationId: string, orderId: string, input: ReplaceOrderInput): Promise<Order> {
+    const replaces = Ids.uuid('Order', orderId);
+    const { step, recorded } = await this.uow.reserve<PlacedOrder>();
+    if (recorded.found) return this.answerPlacement(organizationId, recorded.value.orderId, recorded.value.rejected);
+    const old = await this.queries.row(organizationId, replaces);
+    const rules = await this.runtimes.rules(old.marketId);
+    this.gate.assertAccepting(rules.market.symbol);
+    assertCancellable(old);
+    if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
+    const replacement: Replacement = {
+      organizationId,
+      walletId: old.walletId,
+      marketId: old.marketId,
+      id: randomUUID(),
+      replaces,
+      step,
+      input: {
+        walletId: old.walletId,
+        market: rules.market.symbol,
+        side: old.side as OrderSide,
+        type: old.type as OrderType,
+        price: input.price ?? old.price,
+        quantity: input.quantity ?? formatMultiple(rules.lot, BigInt(old.remainingLots)),
+        timeInForce: input.timeInForce ?? (old.timeInForce as TimeInForce),
+        postOnly: input.postOnly ?? old.postOnly,
+        clientOrderId: input.clientOrderId ?? null,
+      },
+    };
+    let outcome: PlacementOutcome;
+    try {
+      outcome = await this.placements.replace(replacement);
+    } catch (e) {
+      if (!(e instanceof CancelOnItsOwn)) throw e;
+      // After its group, against the record: the old order may have been filled or cancelled meanwhile.
+      outcome = await this.runtimes.serial(old.marketId, () =>
+        this.runtimes.retryingTransient(async () => {
+          assertCancellable(await this.queries.row(organizationId, replaces));
+          return this.placements.replaceAlone(replacement);
+        }),
+      );
+    }
+    this.uow.committed('order.replace');
+    return this.answerPlacement(organizationId, replacement.id, outcome.rejected, outcome.row);
   }
 
   async cancel(organizationId: string, orderId: string): Promise<Order> {
@@ -96,6 +140,17 @@ export class OrderService {
     const row = await this.queries.row(organizationId, id);
     if (as === 'leader') this.gate.assertAccepting((await this.runtimes.rules(row.marketId)).market.symbol);
     assertCancellable(row);
+    if (as === 'leader') {
+      // In the market's next group commit, with the placements: no statement of its own.
+      try {
+        await this.placements.cancel({ organizationId, marketId: row.marketId, orderId: id, step });
+        this.uow.committed('order.cancel');
+        return this.queries.get(organizationId, id);
+      } catch (e) {
+        if (!(e instanceof CancelOnItsOwn)) throw e;
+      }
+    }
+    // On its own, against the record: a maintenance cancel, or one the group did not take.
     await this.runtimes.serial(row.marketId, () =>
       this.runtimes.retryingTransient(async () => {
         assertCancellable(await this.queries.row(organizationId, id));

@@ -3,7 +3,7 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { Decimal } from '../../graphql-kit/types/scalars';
 
-import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, OrderType, PlaceOrderInput, SettlementStatus, TimeInForce, Trade } from './order.domain';
+import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, OrderType, PlaceOrderInput, ReplaceOrderInput, SettlementStatus, TimeInForce, Trade } from './order.domain';
 
 registerEnumType(OrderSide, { name: 'OrderSide' });
 registerEnumType(OrderType, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
@@ -65,6 +65,15 @@ export class PlaceOrderInputType implements PlaceOrderInput {
   @Field(() => TimeInForce, { nullable: true, description: 'Default GTC' }) @IsOptional() timeInForce?: TimeInForce;
   @Field(() => Boolean, { nullable: true, description: 'Reject instead of taking liquidity; LIMIT only' }) @IsOptional() postOnly?: boolean;
   @Field(() => String, { nullable: true, description: 'Your own id; unique per organisation' }) @IsOptional() @Length(1, 64) clientOrderId?: string;
+}
+
+@InputType('ReplaceOrderInput', { description: "The replacement of a live order; what is not given is the old order's (quantity: its unfilled rest)" })
+export class ReplaceOrderInputType implements ReplaceOrderInput {
+  @Field(() => Decimal, { nullable: true, description: 'New limit price (a multiple of tickSize)' }) @IsOptional() price?: string;
+  @Field(() => Decimal, { nullable: true, description: 'New quantity in the base asset (a multiple of lotSize)' }) @IsOptional() quantity?: string;
+  @Field(() => TimeInForce, { nullable: true }) @IsOptional() timeInForce?: TimeInForce;
+  @Field(() => Boolean, { nullable: true, description: 'Reject instead of taking liquidity' }) @IsOptional() postOnly?: boolean;
+  @Field(() => String, { nullable: true, description: "The new order's own id; unique per organisation (the old order keeps its own)" }) @IsOptional() @Length(1, 64) clientOrderId?: string;
 }
 
 @ObjectType('Trade')

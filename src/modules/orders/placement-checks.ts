@@ -1,7 +1,7 @@
 import { admitPlacement } from '../../engine';
-import type { PlaceOrder, PlacementRefusal, Steps } from '../../engine';
+import type { PlaceOrder, PlacementRefusal, RejectReason, Steps } from '../../engine';
 import { divideExact, parseDecimal, Scaled } from '../../platform/decimal';
-import { KeelError } from '../../platform/errors';
+import { ErrorCode, KeelError } from '../../platform/errors';
 import type { MarketView } from '../markets/market.service';
 import type { Runtime } from './market-runtime';
 import { OrderSide, OrderType, PlaceOrderInput, TimeInForce } from './order.domain';
@@ -64,4 +64,18 @@ function refusal(reason: PlacementRefusal, market: MarketView): KeelError {
     return new KeelError('BELOW_MIN_NOTIONAL', `price × quantity must be at least ${market.minNotional} ${market.quoteSymbol}`, { fields: [{ field: 'quantity', error: `price × quantity is below the minimum notional ${market.minNotional}` }] });
   }
   return KeelError.invalidField(...FIELD_REFUSALS[reason](market));
+}
+
+const REJECT_CODES: Record<RejectReason, ErrorCode> = {
+  INVALID_PRICE: 'INVALID_PRICE',
+  INVALID_QUANTITY: 'INVALID_QUANTITY',
+  BELOW_MIN_NOTIONAL: 'BELOW_MIN_NOTIONAL',
+  POST_ONLY_WOULD_TAKE: 'POST_ONLY_WOULD_TAKE',
+  DUPLICATE_ORDER_ID: 'CONFLICT',
+  ORDER_NOT_FOUND: 'NOT_FOUND',
+};
+
+/** The API's error for an order the engine rejected. */
+export function engineRejection(orderId: string, reason: RejectReason): KeelError {
+  return new KeelError(REJECT_CODES[reason], `The order was rejected: ${reason}`, { orderId, reason });
 }

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import type { RejectReason } from '../../engine';
+import type { EngineEvent, RejectReason } from '../../engine';
 import { formatMultiple, formatScaled } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { ClaimStep } from '../../platform/idempotency';
@@ -8,7 +8,7 @@ import { GroupFunds } from './group-funds';
 import type { MarketRuntimes, Runtime } from './market-runtime';
 import { OrderSide, PlaceOrderInput } from './order.domain';
 import type { OrderModel } from './order.model';
-import { checkPlacement } from './placement-checks';
+import { CheckedPlacement, checkPlacement, engineRejection } from './placement-checks';
 import { Matched, newWorking } from './working-order';
 
 /** A placement as it waits for its market's turn. */
@@ -20,6 +20,32 @@ export interface Placement {
   input: PlaceOrderInput;
   /** The request's idempotency step the placement completes. */
   step?: ClaimStep;
+}
+
+/** A cancel-replace as it waits for its market's turn: the new order's placement, and the live order of the organisation it replaces. */
+export interface Replacement extends Placement {
+  replaces: string;
+}
+
+/** A caller's cancel as it waits for its market's turn: an order of the organisation found live before it queued. */
+export interface Cancellation {
+  organizationId: string;
+  marketId: string;
+  orderId: string;
+  /** The request's idempotency step the cancel completes. */
+  step?: ClaimStep;
+}
+
+/**
+ * A cancel (or cancel-replace) the group did not take: the engine does not hold the order (filled
+ * or cancelled by the commands before it, or the engine and the record disagree), a command before
+ * it in the group filled part of it, or the group's commit failed. Nothing of it was written; the
+ * caller runs it on its own, after the group, against the record.
+ */
+export class CancelOnItsOwn extends Error {
+  constructor() {
+    super('The cancel runs on its own, after its group');
+  }
 }
 
 /** What became of a placement: rejected by the engine, or the order row as committed (absent when it must be read back). */
@@ -34,23 +60,39 @@ export interface PlacedOrder {
   rejected?: RejectReason;
 }
 
-interface QueuedPlacement extends Placement {
+type Command = ({ kind: 'place' } & Placement) | ({ kind: 'replace' } & Replacement) | ({ kind: 'cancel' } & Cancellation);
+
+type QueuedCommand = Command & {
   settled: boolean;
   resolve(outcome: PlacementOutcome): void;
   reject(e: unknown): void;
+};
+type QueuedPlacement = Extract<QueuedCommand, { kind: 'place' | 'replace' }>;
+
+/**
+ * A cancel applied to the engine (not yet committed); CancelOnItsOwn when the engine does not hold
+ * the order. Asked before the cancel is applied: the engine numbers even a refused cancel, and a
+ * number taken by a command the group does not commit would be published (the book's sequence)
+ * without being persisted, or persisted as a gap.
+ */
+function cancelIn(rt: Runtime, c: Cancellation): Matched {
+  if (!rt.engine.order(c.orderId)) throw new CancelOnItsOwn();
+  const events = rt.engine.apply({ kind: 'cancel', id: c.orderId });
+  return { events, order: null, record: c.step && { step: c.step, value: { orderId: c.orderId } } };
 }
 
 /** Most placements matched and committed together in one transaction. */
 const GROUP_COMMIT_MAX = 256;
 
 /**
- * Group commit: placements that arrive while their market is busy wait in a queue; the next turn
- * matches all of them in arrival order and commits them in one transaction, and each answer
- * follows that commit. If the group's transaction fails, the engine is rebuilt and the group's
- * placements run again one at a time, so one bad placement cannot sink the others.
+ * Group commit: placements and cancels that arrive while their market is busy wait in a queue; the
+ * next turn applies all of them in arrival order and commits them in one transaction, and each
+ * answer follows that commit. If the group's transaction fails, the engine is rebuilt and the
+ * group's placements run again one at a time, so one bad placement cannot sink the others (its
+ * cancels are handed back, CancelOnItsOwn).
  */
 export class PlacementQueue {
-  private readonly queues = new Map<string, QueuedPlacement[]>();
+  private readonly queues = new Map<string, QueuedCommand[]>();
 
   constructor(
     private readonly db: Knex,
@@ -64,14 +106,28 @@ export class PlacementQueue {
   }
 
   place(p: Placement): Promise<PlacementOutcome> {
+    return this.enqueue(Object.assign({ kind: 'place' as const }, p));
+  }
+
+  /** Cancels a live order and places its replacement in its market's next group, in one commit; CancelOnItsOwn when the group does not take it. */
+  replace(r: Replacement): Promise<PlacementOutcome> {
+    return this.enqueue(Object.assign({ kind: 'replace' as const }, r));
+  }
+
+  /** Cancels a live order in its market's next group; CancelOnItsOwn when the group does not take it. */
+  async cancel(c: Cancellation): Promise<void> {
+    await this.enqueue(Object.assign({ kind: 'cancel' as const }, c));
+  }
+
+  private enqueue(command: Command): Promise<PlacementOutcome> {
     return new Promise((resolve, reject) => {
-      let queue = this.queues.get(p.marketId);
+      let queue = this.queues.get(command.marketId);
       if (!queue) {
         queue = [];
-        this.queues.set(p.marketId, queue);
-        void this.runtimes.serial(p.marketId, () => this.drain(p.marketId));
+        this.queues.set(command.marketId, queue);
+        void this.runtimes.serial(command.marketId, () => this.drain(command.marketId));
       }
-      queue.push(Object.assign({}, p, { settled: false, resolve, reject }));
+      queue.push(Object.assign(command, { settled: false, resolve, reject }) as QueuedCommand);
     });
   }
 
@@ -85,25 +141,27 @@ export class PlacementQueue {
       } catch {
         // The group may have reached the engine without committing: rebuild it from the record.
         this.runtimes.drop(marketId);
-        for (const p of group.filter((q) => !q.settled)) {
-          await this.runtimes.retryingTransient(() => this.placeAlone(p)).then(p.resolve, p.reject);
+        for (const q of group.filter((q) => !q.settled)) {
+          if (q.kind !== 'place') q.reject(new CancelOnItsOwn());
+          else await this.runtimes.retryingTransient(() => this.placeAlone(q)).then(q.resolve, q.reject);
         }
       }
     }
   }
 
-  private async placeGroup(marketId: string, group: QueuedPlacement[]): Promise<void> {
+  private async placeGroup(marketId: string, group: QueuedCommand[]): Promise<void> {
     const rt = await this.runtimes.runtime(marketId);
     const funds = new GroupFunds(this.ledger, this.db);
     const { market } = rt.rules;
-    funds.prefetch(group.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
-    const matched: { p: QueuedPlacement; m: Matched }[] = [];
-    const refused: { p: QueuedPlacement; e: unknown }[] = [];
+    const placements = group.filter((q): q is QueuedPlacement => q.kind !== 'cancel');
+    funds.prefetch(placements.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
+    const matched: { p: QueuedCommand; m: Matched }[] = [];
+    const refused: { p: QueuedCommand; e: unknown }[] = [];
     for (const p of group) {
       try {
-        matched.push({ p, m: await this.match(rt, p, funds) });
+        matched.push({ p, m: p.kind === 'cancel' ? cancelIn(rt, p) : p.kind === 'replace' ? await this.replaceIn(rt, p, funds) : await this.match(rt, p, funds) });
       } catch (e) {
-        // Refused before it reached the engine: nothing to undo.
+        // Refused before it reached the engine (or, a cancel, refused by it): nothing to undo.
         refused.push({ p, e });
       }
     }
@@ -116,7 +174,7 @@ export class PlacementQueue {
     const rows = await this.runtimes.commit(marketId, rt, matched.map((x) => x.m));
     for (const { p, m } of matched) {
       p.settled = true;
-      p.resolve({ rejected: m.rejected, row: rows.get(p.id) });
+      p.resolve(p.kind === 'cancel' ? {} : { rejected: m.rejected, row: rows.get(p.id) });
     }
   }
 
@@ -134,11 +192,67 @@ export class PlacementQueue {
     return { rejected: m.rejected, row: rows.get(p.id) };
   }
 
+  /**
+   * A cancel-replace on its own, against the record (call it inside the market's `serial`): its own
+   * balance read, cancel, placement and one commit. An engine that does not hold the order is
+   * rebuilt from the record once.
+   */
+  async replaceAlone(r: Replacement): Promise<PlacementOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const rt = await this.runtimes.runtime(r.marketId);
+      let m: Matched;
+      try {
+        m = await this.replaceIn(rt, r, new GroupFunds(this.ledger, this.db));
+      } catch (e) {
+        if (e instanceof CancelOnItsOwn) {
+          this.runtimes.drop(r.marketId);
+          if (attempt === 0) continue;
+          throw new KeelError('INTERNAL_ERROR', 'The order book is out of step with the order record');
+        }
+        await this.runtimes.assertRulesCurrent(r.marketId, rt, [e]);
+        throw e;
+      }
+      const rows = await this.runtimes.commit(r.marketId, rt, [m]);
+      return { rejected: m.rejected, row: rows.get(r.id) };
+    }
+  }
+
+  /**
+   * A cancel-replace applied to the engine (not yet committed), as one command: the old order's
+   * cancel and the new order's placement. The new order may lock what the old one releases. Nothing
+   * reaches the engine unless both will: a replacement the checks, the funds or the engine would
+   * refuse leaves the old order as it is. CancelOnItsOwn when the engine does not hold the old
+   * order, or holds less of it than the record (a command before it in the group filled some).
+   */
+  private async replaceIn(rt: Runtime, r: Replacement, funds: GroupFunds): Promise<Matched> {
+    const old = rt.resting.get(r.replaces);
+    const held = rt.engine.order(r.replaces);
+    if (!old || !held || BigInt(held.remaining) !== old.remainingLots || !old.lockAssetId) throw new CancelOnItsOwn();
+    const freed = { walletId: old.walletId, assetId: old.lockAssetId, amount: old.lockedAmount };
+    funds.reserve(freed.walletId, freed.assetId, -freed.amount);
+    let checked: CheckedPlacement;
+    try {
+      checked = await this.admit(rt, r, funds);
+      const reason = rt.engine.check(checked.command);
+      if (reason) throw engineRejection(r.id, reason);
+    } catch (e) {
+      funds.reserve(freed.walletId, freed.assetId, freed.amount);
+      throw e;
+    }
+    return this.enter(rt, r, checked, funds, rt.engine.apply({ kind: 'cancel', id: r.replaces }));
+  }
+
   /** Checks a placement, reserves what it locks in `funds` and applies it to the engine (not yet committed). */
   private async match(rt: Runtime, p: Placement, funds: GroupFunds): Promise<Matched> {
-    const { rules, engine } = rt;
-    const { organizationId, walletId, id, input } = p;
-    const { command, lots, ticks, lockAssetId, lock } = checkPlacement(rt, id, walletId, input);
+    return this.enter(rt, p, await this.admit(rt, p, funds), funds);
+  }
+
+  /** Checks a placement against its market and what `funds` has available for its lock. */
+  private async admit(rt: Runtime, p: Placement, funds: GroupFunds): Promise<CheckedPlacement> {
+    const { rules } = rt;
+    const { walletId, id, input } = p;
+    const checked = checkPlacement(rt, id, walletId, input);
+    const { command, lockAssetId, lock } = checked;
     if (lock > 0n) {
       const available = await funds.available(walletId, lockAssetId);
       if (available < lock) {
@@ -151,9 +265,22 @@ export class PlacementQueue {
         });
       }
     }
+    return checked;
+  }
 
-    const events = engine.apply(command);
-    const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
+  /**
+   * Applies a checked placement to the engine (after `before`, the events of a cancel it replaces)
+   * and reserves what it locks in `funds`: the command's events and its new order, not yet committed.
+   */
+  private enter(rt: Runtime, p: Placement, checked: CheckedPlacement, funds: GroupFunds, before: EngineEvent[] = []): Matched {
+    const { rules, engine } = rt;
+    const { organizationId, walletId, id, input } = p;
+    const { command, lots, ticks, lockAssetId, lock } = checked;
+    const events = before;
+    const first = events.length;
+    engine.apply(command, events);
+    const head = events[first];
+    const rejected = head.type === 'rejected' ? head.reason : undefined;
     const working = newWorking({ id, organizationId, walletId, side: input.side, lots, lockAssetId, lock, rejected: rejected !== undefined });
     const row: Partial<OrderModel> = {
       id,
@@ -169,7 +296,7 @@ export class PlacementQueue {
       quantity: formatMultiple(rules.lot, lots),
       priceTicks: ticks === null ? null : String(ticks),
       quantityLots: String(lots),
-      sequence: String(events[0].sequence),
+      sequence: String(head.sequence),
     };
     if (!rejected && lock > 0n) funds.reserve(walletId, lockAssetId, lock);
     const placed: PlacedOrder = { orderId: id, rejected };

@@ -35,7 +35,7 @@ function columnOf(key: string): string {
 }
 
 /**
- * The rows as the jsonb text rowsOf binds: keys mapped to columns and each Date written as the ISO
+ * The rows as the json text rowsOf binds: keys mapped to columns and each Date written as the ISO
  * text JSON.stringify would give it, converted here once per Date object rather than by
  * JSON.stringify's slow path for every row (a group's rows share their timestamps).
  */
@@ -59,7 +59,7 @@ function rowsJson(rows: object[]): string {
 }
 
 /**
- * Rows as a relation of `table`'s row type, to read from in a part: the rows travel as one jsonb
+ * Rows as a relation of `table`'s row type, to read from in a part: the rows travel as one json
  * binding, so the part's text is the same whatever their number. PostgreSQL then parses and plans
  * it once per connection (a prepared statement) instead of a new statement of thousands of bindings
  * for every group. Keys are column names, camelCase mapped as the ORM maps it; a key a row lacks
@@ -67,13 +67,18 @@ function rowsJson(rows: object[]): string {
  */
 export function rowsOf(table: string, rows: object[]): { sql: string; bindings: [string] } {
   if (!IDENTIFIER.test(table)) throw new Error(`Table name '${table}' must be a lower-case SQL identifier`);
-  return { sql: `jsonb_populate_recordset(NULL::${table}, ?::jsonb)`, bindings: [rowsJson(rows)] };
+  // json, not jsonb: jsonb's input builds and sorts a binary document first, which costs twice the whole population (measured: 52 µs against 21 µs an order row).
+  return { sql: `json_populate_recordset(NULL::${table}, ?::json)`, bindings: [rowsJson(rows)] };
 }
 
-/** Inserts rows through rowsOf. The columns written are the first row's keys; the others take their defaults. */
-export function insertRowsPart(name: string, table: string, rows: object[]): StatementPart {
-  if (rows.length === 0) throw new Error(`${name}: no rows to insert`);
-  const columns = Object.keys(rows[0]).map(columnOf);
+/**
+ * Inserts rows through rowsOf. The columns written are `keys` (property names), or the first row's
+ * keys; the others take their defaults. With `keys`, rows may be none: the part's text is then the
+ * same for any number of rows, so a statement that always carries it is prepared once.
+ */
+export function insertRowsPart(name: string, table: string, rows: object[], keys?: readonly string[]): StatementPart {
+  if (rows.length === 0 && !keys) throw new Error(`${name}: no rows to insert`);
+  const columns = (keys ?? Object.keys(rows[0])).map(columnOf);
   for (const c of columns) if (!IDENTIFIER.test(c)) throw new Error(`${name}: column '${c}' must be a lower-case SQL identifier`);
   const source = rowsOf(table, rows);
   return { name, sql: `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM ${source.sql}`, bindings: source.bindings };
@@ -90,10 +95,11 @@ export async function runAsOneStatement(db: Knex, parts: StatementPart[]): Promi
   for (const p of parts) if (!IDENTIFIER.test(p.name)) throw new Error(`Statement part name '${p.name}' must be a lower-case SQL identifier`);
   const checks = parts.filter((p) => p.expectRows !== undefined);
   // keel_assert is migration 007's: it raises KL001 with the part's name.
-  const last = checks.length ? `SELECT ${checks.map((p) => `keel_assert((SELECT count(*) FROM ${p.name}) = ${Number(p.expectRows)}, '${p.name}')`).join(', ')}` : 'SELECT 1';
+  // The counts are bindings, not text: the statement's text then does not change with them (each new text is parsed and planned anew).
+  const last = checks.length ? `SELECT ${checks.map((p) => `keel_assert((SELECT count(*) FROM ${p.name}) = ?::bigint, '${p.name}')`).join(', ')}` : 'SELECT 1';
   const sql = `WITH ${parts.map((p) => `${p.name} AS (${p.sql})`).join(',\n')}\n${last}`;
   try {
-    await db.raw(sql, parts.flatMap((p) => p.bindings) as Knex.RawBinding[]);
+    await db.raw(sql, [...parts.flatMap((p) => p.bindings), ...checks.map((p) => Number(p.expectRows))] as Knex.RawBinding[]);
   } catch (e) {
     if ((e as { code?: string }).code === 'KL001') throw new StatementCheckFailed(String((e as Error).message));
     throw e;

@@ -211,6 +211,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orderbook/orders/{id}/replace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel-replace (amend) an OPEN or PARTIALLY_FILLED order (price, quantity, timeInForce, postOnly, clientOrderId; what is not given is the old order's, quantity its unfilled rest): the old order CANCELLED and the new one placed in one commit, or neither; needs orderbook_order:cancel and orderbook_order:create; other nodes than the shard's leader answer 409 NOT_LEADER
+         * @description Cancel-replace (amend): cancels an OPEN or PARTIALLY_FILLED order and places its replacement (same wallet, market, side) in one commit, or does neither; the replacement queues behind the orders at its price
+         */
+        post: operations["post_replaceOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orderbook/realtime/auth": {
         parameters: {
             query?: never;
@@ -806,6 +826,18 @@ export interface components {
             permissions?: string[] | null;
             /** @description Lifetime in seconds; default ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), at most ACCESS_TOKEN_MAX_TTL_SECONDS (3600); a key's previous secret, in its rotation grace period, issues tokens that end with the grace period */
             ttlSeconds?: number | null;
+        };
+        ReplaceOrderInput: {
+            /** @description The new order's own id; unique per organisation (the old order keeps its own) */
+            clientOrderId?: string | null;
+            /** @description Reject instead of taking liquidity */
+            postOnly?: boolean | null;
+            /** @description New limit price (a multiple of tickSize) */
+            price?: string | null;
+            /** @description New quantity in the base asset (a multiple of lotSize) */
+            quantity?: string | null;
+            /** @enum {string|null} */
+            timeInForce?: "GTC" | "IOC" | "FOK" | null;
         };
         /** @description A batch of trades settled on chain in one transaction, netted per wallet and asset */
         SettlementBatch: {
@@ -1916,6 +1948,67 @@ export interface operations {
             /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
             401: components["responses"]["E401"];
             /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_replaceOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceOrderInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Order"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
