@@ -13,6 +13,13 @@ import type { RedisChannel } from '../../platform/redis-channel';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { Hook } from '../../platform/events/hooks';
 
+/** A market's id and symbol, and its last committed sequence number as stored. */
+export interface MarketSequence {
+  id: string;
+  symbol: string;
+  sequence: string;
+}
+
 /** A market as services and the API show it: decimals as normalised strings. */
 export interface MarketView {
   id: string;
@@ -160,6 +167,11 @@ export class MarketService {
   /** Every market's id, for loading engines at start. */
   async ids(): Promise<string[]> {
     return (await MarketModel.query(this.db).select('id')).map((m) => m.id);
+  }
+
+  /** Every market's id, symbol and stored sequence, by symbol: the order book picks its shards' markets from it. */
+  async sequences(): Promise<MarketSequence[]> {
+    return this.db('markets').select('id', 'symbol', 'sequence').orderBy('symbol');
   }
 
   async get(symbol: string): Promise<MarketView> {
