@@ -1,0 +1,22 @@
+/**
+ * The chains module's face: what other modules may use of it. The chain registry (blockchains and assets) and each chain's JSON-RPC providers.
+ * Other modules import only this file (its GraphQL classes, for their resolvers and types, from its *.types.ts);
+ * its tables are read by its own files alone (ARCHITECTURE.md, Module faces).
+ */
+import type { ChainNetworks } from './chain-networks';
+import type { ChainService } from './chain.service';
+
+export { ChainNetworks, jsonRpcProvider } from './chain-networks';
+export type { ChainNetwork } from './chain-networks';
+export { ChainService, blockchainView } from './chain.service';
+export type { AssetView, BlockchainView } from './chain.service';
+
+// Tables other modules still query directly (issue 33): each such query is to become a function of this face.
+export { AssetModel, BlockchainModel } from './chain.model';
+
+/** The chains module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
+export interface ChainsServices {
+  chains: ChainService;
+  /** The chains of this deployment and their JSON-RPC providers. */
+  networks: ChainNetworks;
+}

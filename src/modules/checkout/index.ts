@@ -1,0 +1,24 @@
+/**
+ * The checkout module's face: what other modules may use of it. The checkout mechanics payment links and payment intents share, and the deposits matched to them.
+ * Other modules import only this file (its GraphQL classes, for their resolvers and types, from its *.types.ts);
+ * its tables are read by its own files alone (ARCHITECTURE.md, Module faces).
+ */
+import type { CheckoutDeposits } from './checkout-deposits';
+import type { CheckoutDesk } from './checkout-desk';
+
+export { CheckoutDesk } from './checkout-desk';
+export type { AssetRef, ChainRef, CheckoutOwner, CheckoutTransferView, CheckoutView } from './checkout-desk';
+export { qrSvg } from './checkout-qr';
+export { SIGHTING_GRACE_MS, paymentAdmitted } from './checkout-status';
+export { SETTLED_STATUSES } from './checkout.model';
+export type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.model';
+
+// Tables other modules still query directly (issue 33): each such query is to become a function of this face.
+export { CheckoutModel, CheckoutTransferModel } from './checkout.model';
+
+/** The checkout module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
+export interface CheckoutServices {
+  /** Payments: the checkout mechanics links and intents share, and the deposits matched to them. */
+  checkouts: CheckoutDesk;
+  checkoutDeposits: CheckoutDeposits;
+}
