@@ -6,8 +6,8 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ApiKeyService } from '../api-keys/api-key.service';
-import type { OrganizationService } from '../organizations/organization.service';
+import type { ApiKeyService } from '../api-keys';
+import type { OrganizationService } from '../organizations';
 
 /**
  * Who asks: the organisation, and the agent when the caller is an agent's own key. An agent's key

@@ -6,8 +6,8 @@ import { PageResult, PageWindow, toPage } from '../../platform/paging';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { formatScaled } from '../../platform/decimal';
-import type { ChainService } from '../chains/chain.service';
-import { ChainTransferModel } from '../deposits/chain-transfer.model';
+import type { ChainService } from '../chains';
+import { ChainTransferModel } from '../deposits';
 import type { SanctionMatch } from './sanctions-screen';
 
 /** An incoming transfer from a sanctioned address, for review. */

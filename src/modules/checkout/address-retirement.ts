@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import type { ChainNetworks } from '../chains/chain-networks';
+import type { ChainNetworks } from '../chains';
 import type { CheckoutStatus } from './checkout.model';
 
 /** Checkouts retired per step: 10,000 expired ones leave the deposit watcher within ten steps. */

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
-import type { DepositListener } from '../deposits/chain-activity-recorder';
-import { ChainTransferModel } from '../deposits/chain-transfer.model';
-import type { AutoSweeper } from '../withdrawals/auto-sweeper';
+import type { DepositListener } from '../deposits';
+import { ChainTransferModel } from '../deposits';
+import type { AutoSweeper } from '../withdrawals';
 import type { CheckoutDesk } from './checkout-desk';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 import { classify } from './checkout-status';

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { formatScaled } from '../../platform/decimal';
-import type { AddressService } from '../wallets/address.service';
-import type { ChainService, AssetView } from '../chains/chain.service';
+import type { AddressService } from '../wallets';
+import type { ChainService, AssetView } from '../chains';
 import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus, SETTLED_STATUSES } from './checkout.model';
 import { statusOf, whyNotCounted } from './checkout-status';
 

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { Outbox, PublishInput } from '../../platform/events/outbox';
-import type { WatchedWallet } from '../wallets/watched-wallets';
+import type { WatchedWallet } from '../wallets';
 import type { ScannedBlock, ScannedRange } from './block-scanner';
 import { ChainCursor, ChainTransferModel } from './chain-transfer.model';
 import { formatScaled } from '../../platform/decimal';

@@ -2,8 +2,7 @@ import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { fundFromFaucet } from '../../platform/chain/faucet';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
+import type { ChainNetworks, ChainService } from '../chains';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 
 export interface FaucetInput {

@@ -3,7 +3,7 @@ import type { MarketRules } from '../../engine';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { KeelError } from '../../platform/errors';
-import type { ChainService } from '../chains/chain.service';
+import type { ChainService } from '../chains';
 import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
 import { MARKET_SYMBOL, MARKET_SYMBOL_RULE, MarketStatus } from './market.domain';

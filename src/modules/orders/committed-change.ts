@@ -1,6 +1,6 @@
 import type { EngineEvent, MatchingEngine } from '../../engine';
 import { formatMultiple } from '../../platform/decimal';
-import type { TradingRules } from '../markets/market.service';
+import type { TradingRules } from '../markets';
 import { BookLevel, OrderSide, OrderStatus, SettlementStatus } from './order.domain';
 import type { OrderModel } from './order.model';
 import type { Settlement } from './settlement';

@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
-import { LedgerService } from '../ledger/ledger.service';
+import { LedgerService } from '../ledger';
 import { KeelError } from '../../platform/errors';
 import { insertRowsPart, rowsOf, runAsOneStatement, StatementPart } from '../../platform/db/one-statement';
-import type { MarketService } from '../markets/market.service';
+import type { MarketService } from '../markets';
 import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 import type { OrderModel } from './order.model';
 import type { Settlement } from './settlement';

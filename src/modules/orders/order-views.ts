@@ -1,5 +1,5 @@
 import { formatMultiple, formatScaled, normalizeDecimal, pow10 } from '../../platform/decimal';
-import type { TradingRules } from '../markets/market.service';
+import type { TradingRules } from '../markets';
 import type { MarketRuntimes } from './market-runtime';
 import { Order, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce, Trade } from './order.domain';
 import type { OrderModel, TradeModel } from './order.model';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { LedgerMove } from '../ledger/ledger.service';
+import type { LedgerMove } from '../ledger';
 import { formatMultiple, formatScaled } from '../../platform/decimal';
-import type { TradingRules } from '../markets/market.service';
+import type { TradingRules } from '../markets';
 import type { TradeModel } from './order.model';
 import { OrderStatus, SettlementStatus } from './order.domain';
 import type { Matched, Working } from './working-order';

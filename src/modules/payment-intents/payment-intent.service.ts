@@ -6,10 +6,10 @@ import { Ids } from '../../platform/ids';
 import { parseUnits } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService } from '../chains/chain.service';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
-import type { CheckoutDesk, CheckoutOwner, CheckoutTransferView, CheckoutView } from '../checkout/checkout-desk';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferModel } from '../checkout/checkout.model';
+import type { ChainService } from '../chains';
+import type { MasterWalletService } from '../wallets';
+import type { CheckoutDesk, CheckoutOwner, CheckoutTransferView, CheckoutView } from '../checkout';
+import { CheckoutModel, CheckoutStatus, CheckoutTransferModel } from '../checkout';
 import { PaymentIntentModel, PaymentIntentStatus } from './payment-intent.model';
 
 const INTENT = 'Payment intent';

@@ -4,7 +4,7 @@ import { IsIdFilter } from '../../graphql-kit/types/id';
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { Decimal, JSONObject } from '../../graphql-kit/types/scalars';
 import { AssetRefType, ChainRefType, CheckoutStatusEnum, CheckoutTransferType } from '../checkout/checkout.types';
-import type { CheckoutStatus } from '../checkout/checkout.model';
+import type { CheckoutStatus } from '../checkout';
 import type { PaymentIntentStatus } from './payment-intent.model';
 import type { CreatePaymentIntent, PaymentIntentFilter, PaymentIntentView } from './payment-intent.service';
 

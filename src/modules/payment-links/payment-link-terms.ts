@@ -1,9 +1,8 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
-import { AssetModel } from '../chains/chain.model';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
-import type { MasterWalletModel } from '../wallets/wallet.model';
+import { AssetModel } from '../chains';
+import type { MasterWalletService, MasterWalletModel } from '../wallets';
 
 /** Stablecoins that pay a USD amount at par. */
 const USD_STABLECOINS = ['USDC', 'USDT', 'DAI'];

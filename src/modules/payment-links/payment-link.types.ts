@@ -5,7 +5,7 @@ import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { Decimal, JSONObject } from '../../graphql-kit/types/scalars';
 import { AssetType, BlockchainType } from '../chains/chain.types';
 import { CheckoutStatusEnum, CheckoutTransferKindEnum, CheckoutTransferStatusEnum, CheckoutTransferType, CheckoutType } from '../checkout/checkout.types';
-import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from '../checkout/checkout.model';
+import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from '../checkout';
 import type { CreatePaymentLink, LinkCheckoutFilter, LinkTransferFilter, PaymentLinkCheckoutView, PaymentLinkFilter, PaymentLinkTransferView, PaymentLinkView, UpdatePaymentLink } from './payment-link.service';
 
 const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };

@@ -3,10 +3,9 @@ import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
 import { normalizeDecimal, parseUnits } from '../../platform/decimal';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout/checkout-desk';
-import { CheckoutModel, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES } from '../checkout/checkout.model';
-import { qrSvg } from '../checkout/checkout-qr';
+import type { ChainService } from '../chains';
+import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout';
+import { CheckoutModel, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { paymentsHeld } from './payments-held';
 

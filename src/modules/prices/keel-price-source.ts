@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Ids } from '../../platform/ids';
 import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/decimal';
-import { AssetModel } from '../chains/chain.model';
+import { AssetModel } from '../chains';
 import type { BatchPriceSource, TokenPrice } from './price-source';
 import type { ReferencePrices } from './reference-prices';
 import { ObservedTrade, policyPrice, PolicyPriceRules } from './policy-price';

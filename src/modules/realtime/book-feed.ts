@@ -1,6 +1,5 @@
 import { markShared, SharedStream } from '../../platform/events/shared-stream';
-import type { CommittedChange } from '../orders/committed-change';
-import type { BookLevel } from '../orders/order.domain';
+import type { CommittedChange, BookLevel } from '../orders';
 import type { RealtimeHub } from './realtime-hub';
 
 export enum BookMessageKind {

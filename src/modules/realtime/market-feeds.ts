@@ -1,6 +1,6 @@
 import { markShared, SharedStream } from '../../platform/events/shared-stream';
-import type { CommittedChange } from '../orders/committed-change';
-import { SettlementStatus, Trade } from '../orders/order.domain';
+import type { CommittedChange } from '../orders';
+import { SettlementStatus, Trade } from '../orders';
 import type { RealtimeHub } from './realtime-hub';
 
 /** A feed that listens to one market's changes while it has subscribers. */

@@ -1,10 +1,10 @@
 import { Arg, Authorized, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql-kit/context';
-import type { Candle, Ticker } from '../market-data/market-data.service';
+import type { Candle, Ticker } from '../market-data';
 import { CandleType, TickerType } from '../market-data/market-data.types';
-import type { Fill, Order, Trade } from '../orders/order.domain';
+import type { Fill, Order, Trade } from '../orders';
 import { FillType, OrderObject, TradeType } from '../orders/order.types';
-import type { WalletBalance } from '../ledger/wallet-balances';
+import type { WalletBalance } from '../ledger';
 import { LedgerBalanceType } from '../ledger/ledger.types';
 import type { BookMessage } from './book-feed';
 import { BookMessageType } from './realtime.types';

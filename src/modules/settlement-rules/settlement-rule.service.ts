@@ -6,11 +6,10 @@ import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { Outbox } from '../../platform/events/outbox';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets/sending-wallets';
-import { parseOrder, parseSlippage, DEFAULT_SLIPPAGE } from '../swaps/swap.service';
-import { checksummedAddress } from '../withdrawals/evm-address';
+import type { ChainNetworks, ChainService } from '../chains';
+import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets';
+import { parseOrder, parseSlippage, DEFAULT_SLIPPAGE } from '../swaps';
+import { checksummedAddress } from '../withdrawals';
 
 /** What a rule matches: deposits on one chain, of some assets (all when empty), within amount bounds (whole units). */
 export interface SettlementSource {

@@ -1,9 +1,8 @@
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
-import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { SendingWallet } from '../wallets/sending-wallets';
+import type { ChainNetworks, ChainNetwork, ChainService } from '../chains';
+import type { SendingWallet } from '../wallets';
 import { checksummedAddress } from './evm-address';
 import type { PricedLine, TransferLine } from './transfer.domain';
 
