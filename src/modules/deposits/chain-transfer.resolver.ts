@@ -1,19 +1,24 @@
 import { Arg, Args, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql-kit/context';
 import { TransferListArgs, TransferListType } from './chain-transfer.types';
+import type { DepositsServices } from '.';
+
+/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+export type ChainTransferResolverServices = Pick<DepositsServices, 'chainTransferHistory'>;
+type Context = GraphQLContext<ChainTransferResolverServices>;
 
 /** The recorded on-chain transfers of a master wallet or a deposit address. */
 @Resolver()
 export class ChainTransferResolver {
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from the master wallet and its deposit addresses, cursor-paged' })
-  masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
+  masterWalletTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: Context): Promise<TransferListType> {
     return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { masterWalletId: id }, args);
   }
 
   @Authorized('read')
   @Query(() => TransferListType, { description: 'Transfers to and from one deposit address, cursor-paged' })
-  addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: GraphQLContext): Promise<TransferListType> {
+  addressTransactions(@Arg('id', () => ID) id: string, @Args() args: TransferListArgs, @Ctx() ctx: Context): Promise<TransferListType> {
     return ctx.services.chainTransferHistory.list(ctx.principal.organizationId, { addressId: id }, args);
   }
 }

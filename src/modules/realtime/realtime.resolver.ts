@@ -8,9 +8,14 @@ import type { WalletBalance } from '../ledger';
 import { LedgerBalanceType } from '../ledger/ledger.types';
 import type { BookMessage } from './book-feed';
 import { BookMessageType } from './realtime.types';
+import type { RealtimeServices } from '.';
 
-type Subscribe = SubscribeResolverData<unknown, Record<string, string>, GraphQLContext>;
-const realtime = (ctx: GraphQLContext) => ({ service: ctx.services.realtime, access: ctx.principal });
+/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+export type RealtimeResolverServices = Pick<RealtimeServices, 'realtime'>;
+type Context = GraphQLContext<RealtimeResolverServices>;
+
+type Subscribe = SubscribeResolverData<unknown, Record<string, string>, Context>;
+const realtime = (ctx: Context) => ({ service: ctx.services.realtime, access: ctx.principal });
 
 /** Realtime feeds over graphql-ws at /graphql on the pro host (see docs/trading-and-realtime.md, "Realtime feeds"). */
 @Resolver()
