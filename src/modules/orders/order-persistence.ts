@@ -5,7 +5,7 @@ import { insertRowsPart, rowsOf, runAsOneStatement, StatementPart } from '../../
 import type { MarketService } from '../markets';
 import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 import type { OrderModel } from './order.model';
-import type { Settlement } from './settlement';
+import type { FillAccounting } from './fill-accounting';
 import { ShardFence, shardFencePart } from './shard-gate';
 import { bookSequencePart } from './book-sequence';
 
@@ -20,17 +20,17 @@ export interface SequenceMove {
 }
 
 /**
- * Writes a settlement as one statement (one round trip, atomic): new order rows, every touched
+ * Writes a run's fill accounting as one statement (one round trip, atomic): new order rows, every touched
  * order's final state, trades, the ledger moves (summed per balance row), the market's sequence
  * the commands' idempotency results and, in a cluster, the check of the shard's fencing token. Returns the new orders' rows as written.
  */
-export async function writeSettlement(
+export async function writeFillAccounting(
   db: Knex,
   ledger: LedgerService,
   markets: MarketService,
   uow: UnitOfWork,
   sequence: SequenceMove,
-  settlement: Settlement,
+  accounted: FillAccounting,
   newRows: ReadonlyMap<string, Partial<OrderModel>>,
   records: StepResult[],
   fence: ShardFence | undefined,
@@ -38,7 +38,7 @@ export async function writeSettlement(
 ): Promise<Map<string, OrderModel>> {
   const inserts: Partial<OrderModel>[] = [];
   const updates: Partial<OrderModel>[] = [];
-  for (const w of settlement.orders) {
+  for (const w of accounted.orders) {
     const state = {
       remainingLots: String(w.remainingLots),
       filledLots: String(w.filledLots),
@@ -74,8 +74,8 @@ export async function writeSettlement(
     );
   }
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
-  if (settlement.trades.length) parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => Object.assign({}, t, { createdAt: now }))));
-  parts.push(...ledger.statementParts(settlement.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
+  if (accounted.trades.length) parts.push(insertRowsPart('trades_created', 'trades', accounted.trades.map((t) => Object.assign({}, t, { createdAt: now }))));
+  parts.push(...ledger.statementParts(accounted.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
   if (sequence.book && sequence.book.to !== sequence.book.from) parts.push(bookSequencePart(sequence.marketId, sequence.book.from, sequence.book.to));
   if (records.length) parts.push(uow.resultsPart(records));
   // First, so a stale leader's statement is refused for its token before any other check.
