@@ -14,8 +14,8 @@ import type { AgentWalletService } from './agent-wallet.service';
 import type { AgentPolicyService } from './agent-policy.service';
 import type { RecipientScreen, UsdValuer } from './agent-ports';
 import { evaluatePolicy, PolicyEvaluation, PolicyInput } from './policy-engine';
+import type { AgentPaymentStatus } from './agent.domain';
 
-export type AgentPaymentStatus = 'PENDING' | 'POLICY_DENIED' | 'APPROVED' | 'SUBMITTED' | 'EXECUTED' | 'FAILED';
 
 /** Statuses that count against the rolling-window limits: everything not refused or failed. */
 export const COUNTED_STATUSES: AgentPaymentStatus[] = ['PENDING', 'APPROVED', 'SUBMITTED', 'EXECUTED'];

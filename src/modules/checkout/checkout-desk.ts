@@ -2,7 +2,8 @@ import { Knex } from 'knex';
 import { formatScaled } from '../../platform/decimal';
 import type { AddressService } from '../wallets';
 import type { ChainService, AssetView } from '../chains';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus, SETTLED_STATUSES } from './checkout.model';
+import { CheckoutModel, CheckoutTransferModel, SETTLED_STATUSES } from './checkout.model';
+import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 import { statusOf, whyNotCounted } from './checkout-status';
 
 /** What a checkout's owner (a payment link, a payment intent) does when the checkout moves. */

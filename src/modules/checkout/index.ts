@@ -11,7 +11,7 @@ export type { AssetRef, ChainRef, CheckoutOwner, CheckoutTransferView, CheckoutV
 export { qrSvg } from './checkout-qr';
 export { SIGHTING_GRACE_MS, paymentAdmitted } from './checkout-status';
 export { SETTLED_STATUSES } from './checkout.model';
-export type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.model';
+export { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 
 // Tables other modules still query directly (issue 33): each such query is to become a function of this face.
 export { CheckoutModel, CheckoutTransferModel } from './checkout.model';

@@ -10,7 +10,8 @@ import type { ChainService } from '../chains';
 import type { MasterWalletService } from '../wallets';
 import type { CheckoutDesk, CheckoutOwner, CheckoutTransferView, CheckoutView } from '../checkout';
 import { CheckoutModel, CheckoutStatus, CheckoutTransferModel } from '../checkout';
-import { PaymentIntentModel, PaymentIntentStatus } from './payment-intent.model';
+import { PaymentIntentModel } from './payment-intent.model';
+import type { PaymentIntentStatus } from './payment-intent.domain';
 
 const INTENT = 'Payment intent';
 const MIN_EXPIRY_SECONDS = 5;

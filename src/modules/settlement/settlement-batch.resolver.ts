@@ -3,8 +3,8 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import type { EventEnvelope } from '../../platform/events/outbox';
 import type { PageResult } from '../../platform/paging';
 import type { SettlementBatchView } from './settlement-batch.service';
-import type { BatchStatus } from './batch-transitions';
-import { SettlementBatchEventType, SettlementBatchListArgs, SettlementBatchPage, SettlementBatchStatusEnum, SettlementBatchType } from './settlement-batch.types';
+import { BatchStatus } from './settlement-batch.domain';
+import { SettlementBatchEventType, SettlementBatchListArgs, SettlementBatchPage, SettlementBatchType } from './settlement-batch.types';
 import type { SettlementServices } from '.';
 import type { LiveEventFeed } from '../../platform/events/live-feed';
 
@@ -48,7 +48,7 @@ export class SettlementBatchResolver {
   })
   settlementBatchUpdates(
     @Root() envelope: EventEnvelope<BatchEventData>,
-    @Arg('statuses', () => [SettlementBatchStatusEnum], { nullable: true }) _statuses?: BatchStatus[],
+    @Arg('statuses', () => [BatchStatus], { nullable: true }) _statuses?: BatchStatus[],
   ): SettlementBatchEventType {
     return { ...envelope.data, timestamp: envelope.timestamp };
   }

@@ -5,7 +5,7 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { formatScaled } from '../../platform/decimal';
 import { SettlementBatchModel, SettlementBatchTransitionModel } from './settlement-batch.model';
-import type { BatchStatus } from './batch-transitions';
+import type { BatchStatus } from './settlement-batch.domain';
 
 export interface SettlementBatchFilter extends PageWindow {
   status?: BatchStatus;
