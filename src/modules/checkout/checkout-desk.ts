@@ -100,11 +100,13 @@ export interface CheckoutTransferView {
   updatedAt: Date;
 }
 
-function assetRef(a: AssetView): AssetRef {
+/** The AssetRef view of an asset, its only mapper (checkouts, and the public checkout's options). */
+export function assetRef(a: AssetView): AssetRef {
   return { id: a.id, symbol: a.symbol, name: a.name, decimals: a.decimals, address: a.address };
 }
 
-function chainRef(a: AssetView): ChainRef {
+/** The ChainRef view of an asset's chain, its only mapper. */
+export function chainRef(a: AssetView): ChainRef {
   return { id: a.blockchain.id, name: a.blockchain.name, slug: a.blockchain.slug, chainId: a.blockchain.chainId };
 }
 

@@ -6,7 +6,7 @@
 import type { CheckoutDeposits } from './checkout-deposits';
 import type { CheckoutDesk } from './checkout-desk';
 
-export { CheckoutDesk } from './checkout-desk';
+export { CheckoutDesk, assetRef, chainRef } from './checkout-desk';
 export type { AssetRef, ChainRef, CheckoutOwner, CheckoutTransferView, CheckoutView } from './checkout-desk';
 export { qrSvg } from './checkout-qr';
 export { SIGHTING_GRACE_MS, paymentAdmitted } from './checkout-status';

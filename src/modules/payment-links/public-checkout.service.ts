@@ -5,7 +5,7 @@ import { normalizeDecimal, parseUnits } from '../../platform/decimal';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains';
 import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout';
-import { CheckoutModel, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg } from '../checkout';
+import { assetRef, chainRef, CheckoutModel, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { paymentsHeld } from './payments-held';
 
@@ -71,8 +71,8 @@ export class PublicCheckoutService {
     for (const id of link.allowedAssetIds) {
       const a = assets.get(id);
       if (!a) continue;
-      const chain = options.get(a.blockchainId) ?? { blockchain: { id: a.blockchain.id, name: a.blockchain.name, slug: a.blockchain.slug, chainId: a.blockchain.chainId }, assets: [] };
-      chain.assets.push({ id: a.id, symbol: a.symbol, name: a.name, decimals: a.decimals, address: a.address });
+      const chain = options.get(a.blockchainId) ?? { blockchain: chainRef(a), assets: [] };
+      chain.assets.push(assetRef(a));
       options.set(a.blockchainId, chain);
     }
     const reason = await this.unavailable(this.db, link);
