@@ -110,6 +110,22 @@ export class ChainService {
     return row;
   }
 
+  /** The blockchain with this id, or undefined (a malformed id too). */
+  async findBlockchain(id: string, db: Knex | Knex.Transaction = this.db): Promise<BlockchainModel | undefined> {
+    return Ids.isUuid(id) ? BlockchainModel.query(db).findById(id) : undefined;
+  }
+
+  /** The ids of the active EVM chains (the only kind Keel holds keys for). */
+  async activeEvmChainIds(db: Knex | Knex.Transaction = this.db): Promise<string[]> {
+    return (await BlockchainModel.query(db).where({ isActive: true, isEvmCompatible: true }).select('id')).map((c) => c.id);
+  }
+
+  /** The blockchains with these ids, as views, by id. */
+  async blockchainViews(ids: string[], db: Knex | Knex.Transaction = this.db): Promise<Map<string, BlockchainView>> {
+    const rows = ids.length ? await BlockchainModel.query(db).findByIds([...new Set(ids)]) : [];
+    return new Map(rows.map((c) => [c.id, blockchainView(c)]));
+  }
+
   async getBlockchain(id: string): Promise<BlockchainView> {
     return blockchainView(await this.blockchainRow(id));
   }
@@ -143,6 +159,11 @@ export class ChainService {
 
   async assetsOf(blockchainId: string, db: Knex | Knex.Transaction = this.db): Promise<AssetModel[]> {
     return AssetModel.query(db).where({ blockchainId, isActive: true }).orderBy([{ column: 'isNative', order: 'desc' }, { column: 'symbol' }]);
+  }
+
+  /** The active assets of these chains. */
+  async activeAssetsOn(blockchainIds: string[], db: Knex | Knex.Transaction = this.db): Promise<AssetModel[]> {
+    return AssetModel.query(db).whereIn('blockchainId', blockchainIds).where({ isActive: true });
   }
 
   async withChains(assets: AssetModel[], db: Knex | Knex.Transaction = this.db): Promise<AssetView[]> {

@@ -7,7 +7,7 @@ import { Ids } from '../../platform/ids';
 import { normalizeDecimal } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { blockchainView, type ChainService, type AssetView, type BlockchainView, BlockchainModel } from '../chains';
+import type { ChainService, AssetView, BlockchainView } from '../chains';
 import type { MasterWalletService, MasterWalletModel } from '../wallets';
 import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checkout';
 import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus } from '../checkout';
@@ -127,7 +127,7 @@ export class PaymentLinkService {
     if (input.solanaSettlementWalletId) throw new KeelError('INVALID_NETWORK', 'Solana settlement is not available: Keel runs EVM chains only');
     const slug = input.slug ? checkSlug(input.slug) : generatedSlug(input.name);
     return this.uow.run('payment-link.create', async (trx) => {
-      const terms = await resolveLinkTerms(trx, this.wallets, organizationId, { ...input, currency, amount: input.amount ?? null });
+      const terms = await resolveLinkTerms(trx, this.wallets, this.chains, organizationId, { ...input, currency, amount: input.amount ?? null });
       await claimSlug(trx, organizationId, slug);
       if (await PaymentLinkModel.query(trx).findOne({ slug })) throw slugTaken(slug);
       const row = await PaymentLinkModel.query(trx).insertAndFetch({
@@ -214,7 +214,7 @@ export class PaymentLinkService {
         const amount = input.amount !== undefined ? input.amount : current.amount === null ? null : normalizeDecimal(current.amount);
         const walletChanged = input.evmSettlementWalletId != null && input.evmSettlementWalletId.toLowerCase() !== current.evmSettlementWalletId;
         const chainsOrWallet = walletChanged || input.allowedBlockchainIds != null;
-        const terms = await resolveLinkTerms(trx, this.wallets, organizationId, {
+        const terms = await resolveLinkTerms(trx, this.wallets, this.chains, organizationId, {
           currency,
           amount,
           evmSettlementWalletId: input.evmSettlementWalletId ?? current.evmSettlementWalletId,
@@ -295,8 +295,7 @@ export class PaymentLinkService {
   }
 
   private async views(rows: PaymentLinkModel[], trx: Knex | Knex.Transaction = this.db): Promise<PaymentLinkView[]> {
-    const chainRows = await BlockchainModel.query(trx).findByIds([...new Set(rows.flatMap((r) => r.allowedBlockchainIds))]);
-    const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
+    const chains = await this.chains.blockchainViews(rows.flatMap((r) => r.allowedBlockchainIds), trx);
     const assets = await this.chains.assetViews(rows.flatMap((r) => r.allowedAssetIds));
     return rows.map((r) => ({
       id: r.id,

@@ -6,7 +6,7 @@ import type { GuardedHttp } from '../../platform/net/guarded-http';
 import { guardedFetchRequest } from '../../platform/net/guarded-rpc';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
-import { BlockchainModel, ChainNetworks, jsonRpcProvider } from '../chains';
+import { ChainNetworks, jsonRpcProvider, type BlockchainModel } from '../chains';
 import type { ChainService } from '../chains';
 import { AddressModel, MasterWalletModel } from './wallet.model';
 import type { WalletKeys } from './wallet-keys';
