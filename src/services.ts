@@ -296,7 +296,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
     // settlement
     settlementDeployments,
-    settlementBatches: new SettlementBatchService(db),
+    settlementBatches: new SettlementBatchService(db, markets, chains),
     settlementReconciler: new SettlementReconciler(db, settlementDeployments, outbox),
     trading,
     tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, platform.logger),

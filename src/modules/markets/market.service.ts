@@ -174,6 +174,17 @@ export class MarketService {
     return this.db('markets').select('id', 'symbol', 'sequence').orderBy('symbol');
   }
 
+  /** The id of the market with this symbol (any case), or undefined. */
+  async idOf(symbol: string): Promise<string | undefined> {
+    return (await MarketModel.query(this.db).findOne({ symbol: symbol.toUpperCase() }).select('id'))?.id;
+  }
+
+  /** The symbols of the markets with these ids, by id. */
+  async symbolsOf(ids: string[]): Promise<Map<string, string>> {
+    const rows = ids.length ? await MarketModel.query(this.db).whereIn('id', [...new Set(ids)]).select('id', 'symbol') : [];
+    return new Map(rows.map((m) => [m.id, m.symbol]));
+  }
+
   async get(symbol: string): Promise<MarketView> {
     return (await this.views([await this.row(symbol)]))[0];
   }
