@@ -4,7 +4,7 @@ import { AGENT_READ, AGENT_SCOPE } from '../../platform/auth/permissions';
 import { AgentPaymentListArgs, AgentPaymentPage, AgentPaymentType, RejectAgentPaymentInput, RequestAgentPaymentInput } from './agent.types';
 import type { AgentsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type AgentPaymentResolverServices = Pick<AgentsServices, 'agentPayments'>;
 type Context = GraphQLContext<AgentPaymentResolverServices>;
 

@@ -17,7 +17,7 @@ import {
 } from './agent.types';
 import type { AgentsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type AgentResolverServices = Pick<AgentsServices, 'agentPolicies' | 'agentWallets' | 'agents'>;
 type Context = GraphQLContext<AgentResolverServices>;
 

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { AmlCheckBatchInput, AmlCheckBatchType, FlaggedTransferArgs, FlaggedTransferPage, FlaggedTransferType, ReleaseFlaggedTransferInput, SanctionsListsType } from './aml.types';
 import type { AmlServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type AmlResolverServices = Pick<AmlServices, 'aml' | 'flaggedTransfers'>;
 type Context = GraphQLContext<AmlResolverServices>;
 

@@ -6,7 +6,7 @@ import { withSecret } from './api-key.service';
 import { KEY_ADMIN } from '../../platform/auth/permissions';
 import type { ApiKeysServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type ApiKeyResolverServices = Pick<ApiKeysServices, 'apiKeys'>;
 type Context = GraphQLContext<ApiKeyResolverServices>;
 

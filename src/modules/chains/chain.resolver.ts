@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { AssetListArgs, AssetPage, AssetType, BlockchainListArgs, BlockchainPage, BlockchainType } from './chain.types';
 import type { ChainsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type ChainResolverServices = Pick<ChainsServices, 'chains'>;
 type Context = GraphQLContext<ChainResolverServices>;
 

@@ -3,7 +3,7 @@ import { IsOptional, Length } from 'class-validator';
 import type { GraphQLContext } from '../../graphql-kit/context';
 import type { DevFaucetServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type DevFaucetResolverServices = Pick<DevFaucetServices, 'devFaucet'>;
 type Context = GraphQLContext<DevFaucetResolverServices>;
 

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { EngineStatusType } from './engine-status.types';
 import type { EngineStatusServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type EngineStatusResolverServices = Pick<EngineStatusServices, 'engineStatus'>;
 type Context = GraphQLContext<EngineStatusResolverServices>;
 

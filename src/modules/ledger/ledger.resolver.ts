@@ -4,7 +4,7 @@ import { LedgerBalanceType } from './ledger.types';
 import type { WalletBalance } from './wallet-balances';
 import type { LedgerServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type LedgerResolverServices = Pick<LedgerServices, 'walletBalances'>;
 type Context = GraphQLContext<LedgerResolverServices>;
 

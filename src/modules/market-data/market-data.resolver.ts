@@ -4,7 +4,7 @@ import type { Candle, Ticker } from './market-data.service';
 import { CandleArgs, CandleType, TickerType } from './market-data.types';
 import type { MarketDataServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type MarketDataResolverServices = Pick<MarketDataServices, 'marketData'>;
 type Context = GraphQLContext<MarketDataResolverServices>;
 

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { CreateMarketInput, MarketListArgs, MarketPage, MarketType, UpdateMarketInput } from './market.types';
 import type { MarketsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type MarketResolverServices = Pick<MarketsServices, 'markets'>;
 type Context = GraphQLContext<MarketResolverServices>;
 

@@ -15,7 +15,7 @@ import {
 } from './order.types';
 import type { OrdersServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type OrderResolverServices = Pick<OrdersServices, 'orderQueries' | 'orders'>;
 type Context = GraphQLContext<OrderResolverServices>;
 

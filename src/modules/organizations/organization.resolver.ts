@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { OrganizationType } from './organization.types';
 import type { OrganizationsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type OrganizationResolverServices = Pick<OrganizationsServices, 'organizations'>;
 type Context = GraphQLContext<OrganizationResolverServices>;
 

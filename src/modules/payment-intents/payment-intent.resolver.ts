@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { CancelPaymentIntentInput, CreatePaymentIntentInput, PaymentIntentListArgs, PaymentIntentPage, PaymentIntentType } from './payment-intent.types';
 import type { PaymentIntentsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type PaymentIntentResolverServices = Pick<PaymentIntentsServices, 'paymentIntents'>;
 type Context = GraphQLContext<PaymentIntentResolverServices>;
 

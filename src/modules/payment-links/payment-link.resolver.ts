@@ -13,7 +13,7 @@ import {
 } from './payment-link.types';
 import type { PaymentLinksServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type PaymentLinkResolverServices = Pick<PaymentLinksServices, 'paymentLinks'>;
 type Context = GraphQLContext<PaymentLinkResolverServices>;
 

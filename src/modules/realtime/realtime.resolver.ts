@@ -10,7 +10,7 @@ import type { BookMessage } from './book-feed';
 import { BookMessageType } from './realtime.types';
 import type { RealtimeServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type RealtimeResolverServices = Pick<RealtimeServices, 'realtime'>;
 type Context = GraphQLContext<RealtimeResolverServices>;
 

@@ -12,7 +12,7 @@ import {
 } from './settlement-rule.types';
 import type { SettlementRulesServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type SettlementRuleResolverServices = Pick<SettlementRulesServices, 'settlementRules'>;
 type Context = GraphQLContext<SettlementRuleResolverServices>;
 

@@ -8,7 +8,7 @@ import { SettlementBatchEventType, SettlementBatchListArgs, SettlementBatchPage,
 import type { SettlementServices } from '.';
 import type { LiveEventFeed } from '../../platform/events/live-feed';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type SettlementBatchResolverServices = Pick<SettlementServices, 'settlementBatches'> & { liveFeed: LiveEventFeed };
 type Context = GraphQLContext<SettlementBatchResolverServices>;
 

@@ -5,7 +5,7 @@ import type { TradingBalanceView, TradingTransferView } from './trading.service'
 import { TradingBalanceType, TradingDepositInputType, TradingTransferListArgs, TradingTransferPage, TradingTransferType, TradingWithdrawalInputType } from './trading.types';
 import type { SettlementServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type TradingResolverServices = Pick<SettlementServices, 'trading'>;
 type Context = GraphQLContext<TradingResolverServices>;
 

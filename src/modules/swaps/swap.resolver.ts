@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { SwapFilterArgs, SwapInputType, SwapPage, SwapQuoteArgs, SwapQuoteType, SwapType } from './swap.types';
 import type { SwapsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type SwapResolverServices = Pick<SwapsServices, 'swaps'>;
 type Context = GraphQLContext<SwapResolverServices>;
 

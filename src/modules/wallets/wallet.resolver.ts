@@ -21,7 +21,7 @@ import {
 } from './wallet.types';
 import type { WalletsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type WalletResolverServices = Pick<WalletsServices, 'addresses' | 'masterWallets'>;
 type Context = GraphQLContext<WalletResolverServices>;
 

@@ -21,7 +21,7 @@ import {
 import type { WebhooksServices } from '.';
 import type { LiveEventFeed } from '../../platform/events/live-feed';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type WebhookResolverServices = Pick<WebhooksServices, 'webhooks'> & { liveFeed: LiveEventFeed };
 type Context = GraphQLContext<WebhookResolverServices>;
 

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferPage, TransferType } from './transfer.types';
 import type { WithdrawalsServices } from '.';
 
-/** The services this resolver uses, all it is handed (the composition root checks it provides them: src/services.ts). */
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type TransferResolverServices = Pick<WithdrawalsServices, 'transfers'>;
 type Context = GraphQLContext<TransferResolverServices>;
 
