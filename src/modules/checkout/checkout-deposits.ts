@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { DepositListener } from '../deposits';
-import { ChainTransferModel } from '../deposits';
+import { chainTransferById, type ChainTransferModel } from '../deposits';
 import type { AutoSweeper } from '../withdrawals';
 import type { CheckoutDesk } from './checkout-desk';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
@@ -90,7 +90,7 @@ export class CheckoutDeposits implements DepositListener {
     }
     await this.desk.transferChanged(trx, checkout, updated, false);
     if (confirmed) {
-      const deposit = await ChainTransferModel.query(trx).findById(transfer.chainTransferId);
+      const deposit = await chainTransferById(trx, transfer.chainTransferId);
       if (deposit) await this.sweeper.sweepToMaster(trx, deposit);
     }
     return checkout;

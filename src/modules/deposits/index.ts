@@ -6,11 +6,12 @@
 import type { ChainActivityRecorder } from './chain-activity-recorder';
 import type { ChainTransferHistoryService } from './chain-transfer-history.service';
 
-export { heldByAml, unreleasedFlags } from './aml-holds';
+export { flaggedDeposit, flaggedDeposits, heldByAml, releaseFlaggedDeposit, unreleasedFlags } from './aml-holds';
+export { chainTransferById } from './deposit-rows';
 export type { DepositListener } from './chain-activity-recorder';
 
-// Tables other modules still query directly (issue 33): each such query is to become a function of this face.
-export { ChainTransferModel } from './chain-transfer.model';
+// The row shape of a recorded chain transfer, for types only: other modules read the table through the functions above.
+export type { ChainTransferModel } from './chain-transfer.model';
 
 /** The deposits module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface DepositsServices {
