@@ -13,8 +13,8 @@ export { SIGHTING_GRACE_MS, paymentAdmitted } from './checkout-status';
 export { SETTLED_STATUSES } from './checkout.model';
 export { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 
-// Tables other modules still query directly (issue 33): each such query is to become a function of this face.
-export { CheckoutModel, CheckoutTransferModel } from './checkout.model';
+// The row shapes, for types only: a checkout's owners (payment links, payment intents) read them through CheckoutDesk.
+export type { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 
 /** The checkout module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface CheckoutServices {

@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains';
 import type { MasterWalletService } from '../wallets';
 import type { CheckoutDesk, CheckoutOwner, CheckoutTransferView, CheckoutView } from '../checkout';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferModel } from '../checkout';
+import { CheckoutStatus, type CheckoutModel, type CheckoutTransferModel } from '../checkout';
 import { PaymentIntentModel } from './payment-intent.model';
 import type { PaymentIntentStatus } from './payment-intent.domain';
 
@@ -108,7 +108,7 @@ export class PaymentIntentService implements CheckoutOwner {
       .where({ organizationId })
       .modify((b) => {
         if (filter.status) b.where('status', filter.status);
-        if (masterWalletId) b.whereExists(CheckoutModel.query(this.db).whereColumn('checkouts.paymentIntentId', 'payment_intents.id').where('checkouts.masterWalletId', masterWalletId));
+        if (masterWalletId) b.whereIn('id', this.desk.intentIdsPayingInto(masterWalletId));
       });
     const { rows, total } = await fetchPage<PaymentIntentModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
     return toPage(await this.views(rows), total, filter);
@@ -121,7 +121,7 @@ export class PaymentIntentService implements CheckoutOwner {
   async cancel(organizationId: string, id: string, reason?: string | null): Promise<PaymentIntentView> {
     id = Ids.uuid(INTENT, id);
     return this.uow.run('payment-intent.cancel', async (trx) => {
-      const checkout = await CheckoutModel.query(trx).findOne({ paymentIntentId: id, organizationId }).forUpdate();
+      const checkout = await this.desk.lockedOfIntent(trx, organizationId, id);
       const intent = await this.row(trx, organizationId, id);
       if (!checkout) throw KeelError.notFound(INTENT);
       if (!CANCELLABLE.includes(intent.status)) throw new KeelError('CONFLICT', `A ${intent.status} payment intent cannot be cancelled (only ${CANCELLABLE.join(' or ')})`);
@@ -160,7 +160,7 @@ export class PaymentIntentService implements CheckoutOwner {
 
   private async views(rows: PaymentIntentModel[], trx: Knex | Knex.Transaction = this.db): Promise<PaymentIntentView[]> {
     if (!rows.length) return [];
-    const checkouts = await CheckoutModel.query(trx).whereIn('paymentIntentId', rows.map((r) => r.id));
+    const checkouts = await this.desk.ofIntents(rows.map((r) => r.id), trx);
     const byIntent = new Map(checkouts.map((c) => [c.paymentIntentId!, c]));
     const checkoutViews = new Map((await this.desk.views(checkouts, trx)).map((v) => [v.id, v]));
     const transfers: CheckoutTransferModel[] = await this.desk.transfersOf(checkouts.map((c) => c.id), trx);

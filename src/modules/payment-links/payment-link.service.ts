@@ -10,7 +10,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService, AssetView, BlockchainView } from '../chains';
 import type { MasterWalletService, MasterWalletModel } from '../wallets';
 import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checkout';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus } from '../checkout';
+import { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus, type CheckoutTransferModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { resolveLinkTerms } from './payment-link-terms';
 import { claimSlug, slugTaken } from './slug-ownership';
@@ -248,27 +248,18 @@ export class PaymentLinkService {
 
   async transfers(organizationId: string, id: string, filter: LinkTransferFilter): Promise<PageResult<PaymentLinkTransferView>> {
     const link = await this.row(organizationId, id);
-    const q = CheckoutTransferModel.query(this.db)
-      .whereIn('checkoutId', CheckoutModel.query(this.db).select('id').where({ paymentLinkId: link.id }))
-      .modify((b) => {
-        if (filter.kind) b.where('kind', filter.kind);
-        if (filter.status) b.where('status', filter.status);
-      });
-    const { rows, total } = await fetchPage<CheckoutTransferModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    const { rows, total } = await this.desk.transferPageOfLink(link.id, filter);
     return toPage(await this.transferViews(rows), total, filter);
   }
 
   async checkouts(organizationId: string, id: string, filter: LinkCheckoutFilter): Promise<PageResult<PaymentLinkCheckoutView>> {
     const link = await this.row(organizationId, id);
-    const q = CheckoutModel.query(this.db)
-      .where({ paymentLinkId: link.id })
-      .modify((b) => (filter.status ? b.where('status', filter.status) : b));
-    const { rows, total } = await fetchPage<CheckoutModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    const { rows, total } = await this.desk.pageOfLink(link.id, filter);
     return toPage((await this.desk.views(rows)).map((v) => ({ ...v, paymentLinkId: link.id })), total, filter);
   }
 
   async transferViews(rows: CheckoutTransferModel[], trx: Knex | Knex.Transaction = this.db): Promise<PaymentLinkTransferView[]> {
-    const checkouts = new Map((await CheckoutModel.query(trx).findByIds([...new Set(rows.map((r) => r.checkoutId))])).map((c) => [c.id, c]));
+    const checkouts = new Map((await this.desk.byIds(rows.map((r) => r.checkoutId), trx)).map((c) => [c.id, c]));
     const views = await this.desk.transferViews(rows, checkouts);
     return views.map((v) => ({ ...v, paymentLinkId: checkouts.get(v.checkoutId)!.paymentLinkId!, checkoutStatus: checkouts.get(v.checkoutId)!.status }));
   }

@@ -5,7 +5,7 @@ import { normalizeDecimal, parseUnits } from '../../platform/decimal';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains';
 import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout';
-import { assetRef, chainRef, CheckoutModel, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg } from '../checkout';
+import { assetRef, chainRef, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg, type CheckoutModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { paymentsHeld } from './payments-held';
 
@@ -135,9 +135,7 @@ export class PublicCheckoutService {
   /** Whether `id` names a session of the link at `slug` (what the hosted page is asked to resume). */
   async isSessionOf(slug: string, id: string): Promise<boolean> {
     if (!Ids.isUuid(id)) return false;
-    const row = await CheckoutModel.query(this.db)
-      .findById(id.toLowerCase())
-      .whereIn('paymentLinkId', PaymentLinkModel.query(this.db).select('id').where({ slug: String(slug).toLowerCase() }).whereNull('deletedAt'));
+    const row = await this.desk.ofLink(id.toLowerCase(), this.db('payment_links').select('id').where({ slug: String(slug).toLowerCase() }).whereNull('deletedAt'));
     return !!row;
   }
 
@@ -145,7 +143,7 @@ export class PublicCheckoutService {
   private async checkout(slug: string, id: string): Promise<{ checkout: CheckoutModel; link: PaymentLinkModel }> {
     const sessionId = Ids.uuid(SESSION, id);
     const link = await this.bySlug(slug);
-    const checkout = await CheckoutModel.query(this.db).findOne({ id: sessionId, paymentLinkId: link.id });
+    const checkout = await this.desk.ofLink(sessionId, link.id);
     if (!checkout) throw KeelError.notFound(SESSION);
     return { checkout, link };
   }
