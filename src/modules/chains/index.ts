@@ -11,10 +11,10 @@ export type { ChainNetwork } from './chain-networks';
 export { ChainService, blockchainView } from './chain.service';
 export type { AssetView, BlockchainView } from './chain.service';
 
-// The row shapes, for types only: other modules read the registry through ChainService.
-export type { BlockchainModel } from './chain.model';
-// A table other modules still query directly (issue 33: checkout-watcher.ts, keel-price-source.ts): to become a function of this face.
-export { AssetModel } from './chain.model';
+export { assetSymbol, assetsById } from './asset-rows';
+
+// The row shapes, for types only: other modules read the registry through ChainService and the functions above.
+export type { AssetModel, BlockchainModel } from './chain.model';
 
 /** The chains module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface ChainsServices {

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
 import type { CheckoutOwner } from '../checkout';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferModel, SETTLED_STATUSES, paymentAdmitted } from '../checkout';
+import { CheckoutStatus, SETTLED_STATUSES, paymentAdmitted, type CheckoutModel, type CheckoutTransferModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { paymentsHeld } from './payments-held';
 import type { PaymentLinkService } from './payment-link.service';
