@@ -82,8 +82,7 @@ export class PaymentIntentService implements CheckoutOwner {
     if (input.blockchainId && input.blockchainId.toLowerCase() !== asset.blockchainId) throw KeelError.invalidField('blockchainId', "is not the asset's blockchain");
     const wallet = await this.wallets.row(organizationId, input.masterWalletId);
     if (!wallet.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
-    const enabled = await this.db('master_wallet_chains').where({ master_wallet_id: wallet.id, blockchain_id: asset.blockchainId }).first();
-    if (!enabled) throw new KeelError('INVALID_NETWORK', `The master wallet is not enabled on ${asset.blockchain.name}`);
+    if (!(await this.wallets.enabledChainIds(wallet.id)).includes(asset.blockchainId)) throw new KeelError('INVALID_NETWORK', `The master wallet is not enabled on ${asset.blockchain.name}`);
     const expectedRaw = parseUnits(input.amount, asset.decimals);
     if (expectedRaw === null || expectedRaw <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${asset.decimals} decimals`);
     const ttl = input.expiresInSeconds ?? this.defaultTtlSeconds;

@@ -35,7 +35,7 @@ export function paysCurrency(symbol: string, currency: string): boolean {
 export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: MasterWalletService, chains: ChainService, organizationId: string, input: LinkTermsInput): Promise<LinkTerms> {
   const wallet = await wallets.row(organizationId, input.evmSettlementWalletId, db);
   if (!wallet.isActive) throw KeelError.invalidField('evmSettlementWalletId', 'the master wallet is deactivated');
-  const enabled: string[] = (await db('master_wallet_chains').where({ master_wallet_id: wallet.id }).orderBy('created_at').select('blockchain_id')).map((r: { blockchainId: string }) => r.blockchainId);
+  const enabled = await wallets.enabledChainIds(wallet.id, db);
   const allowed = input.allowedBlockchainIds?.length ? [...new Set(input.allowedBlockchainIds.map((id) => id.toLowerCase()))] : enabled;
   const foreign = allowed.filter((id) => !enabled.includes(id));
   if (foreign.length) throw KeelError.invalidField('allowedBlockchainIds', `the settlement wallet is not enabled on ${foreign.join(', ')}`);

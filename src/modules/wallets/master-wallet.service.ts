@@ -258,6 +258,11 @@ export class MasterWalletService {
       .ignore();
   }
 
+  /** The chains a master wallet is enabled on, in the order they were enabled. */
+  async enabledChainIds(walletId: string, db: Knex | Knex.Transaction = this.db): Promise<string[]> {
+    return (await this.walletChains([walletId], db)).map((c) => c.blockchainId);
+  }
+
   private async walletChains(ids: string[], trx: Knex | Knex.Transaction = this.db): Promise<WalletChainRow[]> {
     return trx('master_wallet_chains').whereIn('master_wallet_id', ids).orderBy('created_at').select('master_wallet_id', 'blockchain_id', 'monitoring_enabled');
   }
