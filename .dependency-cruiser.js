@@ -65,6 +65,13 @@ module.exports = {
       to: { path: '^src/modules/', circular: true },
     },
     {
+      name: 'modules-through-faces',
+      comment: 'a module uses another only through its face, src/modules/<m>/index.ts (ARCHITECTURE.md, Module faces); a resolver or GraphQL type may also import another module\'s GraphQL classes from its *.types.ts',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$', '^src/modules/[^/]+/[^/]+\\.types\\.ts$'] },
+    },
+    {
       name: 'graphql-kit-only-in-resolvers-and-types',
       comment: 'a module\'s services, stores and workers know nothing of GraphQL: only its *.resolver.ts and *.types.ts use the kit',
       severity: 'error',

@@ -79,112 +79,76 @@ import { TradingWithdrawalSender } from './modules/settlement/trading-withdrawal
 import { TradingMigration } from './modules/settlement/trading-migration';
 import { TradingExit } from './modules/settlement/trading-exit';
 
+import type { OrganizationsServices } from './modules/organizations';
+import type { QuotasServices } from './modules/quotas';
+import type { ApiKeysServices } from './modules/api-keys';
+import type { EngineStatusServices } from './modules/engine-status';
+import type { WebhooksServices } from './modules/webhooks';
+import type { ChainsServices } from './modules/chains';
+import type { WalletsServices } from './modules/wallets';
+import type { DepositsServices } from './modules/deposits';
+import type { DevFaucetServices } from './modules/dev-faucet';
+import type { WithdrawalsServices } from './modules/withdrawals';
+import type { MarketsServices } from './modules/markets';
+import type { LedgerServices } from './modules/ledger';
+import type { OrdersServices } from './modules/orders';
+import type { MarketDataServices } from './modules/market-data';
+import type { AccessTokensServices } from './modules/access-tokens';
+import type { AmlServices } from './modules/aml';
+import type { PricesServices } from './modules/prices';
+import type { AgentsServices } from './modules/agents';
+import type { CheckoutServices } from './modules/checkout';
+import type { PaymentLinksServices } from './modules/payment-links';
+import type { PaymentIntentsServices } from './modules/payment-intents';
+import type { SwapsServices } from './modules/swaps';
+import type { SettlementRulesServices } from './modules/settlement-rules';
+import type { RealtimeServices } from './modules/realtime';
+import type { SettlementServices } from './modules/settlement';
+import type { SigningServices } from './modules/signing';
+
 /** A caller's recovery RPC node gets this long per request and may answer this much. */
 const RECOVERY_RPC_TIMEOUT_MS = 5_000;
 const RECOVERY_RPC_MAX_RESPONSE_BYTES = 1_048_576;
 
-/** Every domain service, wired once per process and handed to resolvers through the context. */
-export interface Services {
-  organizations: OrganizationService;
-  /** Each organisation's month of requests against its quota, and the operator's quotas. */
-  quotas: QuotaService;
-  apiKeys: ApiKeyService;
-  engineStatus: EngineStatusService;
-  webhooks: WebhookService;
-  /** Queues webhook deliveries: the service, the worker role's outbox fan-out and its sweeper share it. */
-  deliveryScheduler: DeliveryScheduler;
-  /** Where webhooks may be sent (private addresses only with WEBHOOKS_ALLOW_PRIVATE_URLS). */
-  webhookGuard: OutboundGuard;
+/** The platform's own service that resolvers and roles reach through the bag. */
+interface PlatformServices {
   /** Committed events as they happen, for GraphQL subscriptions. */
   liveFeed: LiveEventFeed;
-  chains: ChainService;
-  /** The chains of this deployment and their JSON-RPC providers. */
-  networks: ChainNetworks;
-  walletKeys: WalletKeys;
-  masterWallets: MasterWalletService;
-  addresses: AddressService;
-  watchedWallets: WatchedWallets;
-  /** Records chain activity of watched wallets; the deposit watchers write through it. */
-  chainActivity: ChainActivityRecorder;
-  chainTransferHistory: ChainTransferHistoryService;
-  nftHoldings: NftHoldingsService;
-  devFaucet: DevFaucetService;
-  sendingWallets: SendingWallets;
-  transfers: TransferService;
-  /** Signing with wallets' keys: messages, typed data, transactions; outcomes of held and broadcast requests. */
-  signing: SigningService;
-  signingOutcomes: SigningOutcomes;
-  /** Order book: markets, the internal ledger, orders (one engine per market), market data. */
-  markets: MarketService;
-  ledger: LedgerService;
-  /** Credits deposits to the ledger and debits transfers out; the transaction sender reports failures to it. */
-  custodyLedgerSync: CustodyLedgerSync;
-  orders: OrderService;
-  /** Which order-book shards this node leads (leases in Redis, fencing tokens in PostgreSQL); the orderbook role starts it. */
-  shardLeadership: ShardLeadership;
-  orderQueries: OrderQueries;
-  walletBalances: WalletBalances;
-  marketData: MarketDataService;
-  /** Short-lived access tokens issued by keys (both hosts) and the order book's realtime authorisation. */
-  accessTokens: AccessTokenService;
-  /** In-process sanctions screening against the lists in use (the shipped snapshot or a newer one loaded with `keel aml load`). */
-  sanctions: SanctionsScreen;
-  /** The lists loaded into PostgreSQL with `keel aml load`, and the snapshot shipped with Keel. */
-  sanctionsLists: SanctionsLists;
-  shippedSanctions: SanctionsSnapshot;
-  /** The AML API: batch checks and the lists in use. */
-  aml: AmlService;
-  /** A wallet's or address's configurations.aml, and the refusal of sanctioned sweep destinations and allowed recipients. */
-  walletAml: WalletAml;
-  /** Deposits from sanctioned addresses: review and release. */
-  flaggedTransfers: FlaggedTransferService;
-  /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */
-  prices: PriceService;
-  /** Agents: their keys, wallets, spending policies and policy-checked payments. */
-  agents: AgentService;
-  agentWallets: AgentWalletService;
-  agentPolicies: AgentPolicyService;
-  agentPayments: AgentPaymentService;
-  /** Moves agent payments on as the transaction sender signs, confirms or fails their lines. */
-  agentPaymentOutcomes: AgentPaymentOutcomes;
-  /** Payments: the checkout mechanics links and intents share, and the deposits matched to them. */
-  checkouts: CheckoutDesk;
-  checkoutDeposits: CheckoutDeposits;
-  paymentLinks: PaymentLinkService;
-  /** The public (no API key) side of payment links: the hosted page's API. */
-  publicCheckout: PublicCheckoutService;
-  paymentIntents: PaymentIntentService;
-  /** Swaps on each chain's Uniswap V2. */
-  swaps: SwapService;
-  /** Checks every destination a swap or settlement rule sends to (the AML screening plugs in here). */
-  destinationScreen: DestinationScreen;
-  settlementRules: SettlementRuleService;
-  /** Gas for the sends Keel decides on itself (auto-sweeps, settlement rules), topped up from the master wallet. */
-  gasTopUps: GasTopUps;
-  /** What becomes of settlement-rule executions: told by the transaction sender and by transfer rejections. */
-  settlementOutcomes: SettlementOutcomes;
-  /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */
-  realtime: RealtimeService;
-  /** On-chain settlement of trades: the contracts, the batches API and reconciliation. */
-  settlementDeployments: SettlementDeployments;
-  settlementBatches: SettlementBatchService;
-  settlementReconciler: SettlementReconciler;
-  /** Wallets' trading balances in the settlement contract: deposits to and withdrawals from trading. */
-  trading: TradingService;
-  /** Credits a deposit to trading once its transfer line is CONFIRMED (a transaction-sender outcome listener). */
-  tradingDepositOutcomes: TradingDepositOutcomes;
-  /** Pays out withdrawals from trading: the operator's side, stepped by the settlement worker. */
-  tradingWithdrawals: TradingWithdrawalSender;
-  /** `keel settlement migrate`: balances from the per-batch funding flow into the contract. */
-  tradingMigration: TradingMigration;
-  /** `keel settlement exit`: the contract's exit hatch, run for a custody customer. */
-  tradingExit: TradingExit;
 }
 
-declare module './graphql-kit/context' {
-  /** Resolvers reach every service through the context (the kit's slot, filled here). */
-  interface ResolverServices extends Services {}
-}
+/**
+ * Every domain service, wired once per process, grouped by the module that offers it: each module's
+ * face names its group (e.g. `OrdersServices` in src/modules/orders/index.ts). A new module adds its
+ * group here, one line; resolvers are handed only what they name (`resolverServices` in schema.ts).
+ */
+export interface Services
+  extends PlatformServices,
+    OrganizationsServices,
+    QuotasServices,
+    ApiKeysServices,
+    EngineStatusServices,
+    WebhooksServices,
+    ChainsServices,
+    WalletsServices,
+    DepositsServices,
+    DevFaucetServices,
+    WithdrawalsServices,
+    SigningServices,
+    MarketsServices,
+    LedgerServices,
+    OrdersServices,
+    MarketDataServices,
+    AccessTokensServices,
+    AmlServices,
+    PricesServices,
+    AgentsServices,
+    CheckoutServices,
+    PaymentLinksServices,
+    PaymentIntentsServices,
+    SwapsServices,
+    SettlementRulesServices,
+    RealtimeServices,
+    SettlementServices {}
 
 /** `nodeId`: this process's name in the order-book cluster (`claimNodeIdentity`, or `processNodeId` for a process that never leads a shard). */
 export function createServices(platform: Platform, networks: ChainNetworks, nodeId: string): Services {
@@ -265,62 +229,89 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
   const trading = new TradingService(db, sendingWallets, chains, networks, transfers, gasTopUps, ledger, settlementDeployments, sanctions, outbox, unitOfWork);
   return {
-    agents,
-    agentPaymentOutcomes,
-    agentWallets,
-    agentPolicies,
-    agentPayments,
-    watchedWallets: new WatchedWallets(db),
-    chainActivity,
-    chainTransferHistory: new ChainTransferHistoryService(db, masterWallets, addresses, chains),
-    nftHoldings: new NftHoldingsService(db, masterWallets, addresses, chains, networks),
-    devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
-    sendingWallets,
-    transfers,
-    signing,
-    signingOutcomes,
+    // platform
+    liveFeed: platform.liveFeed,
+    // organizations
     organizations,
+    // quotas
     quotas: new QuotaService(db, platform.quota),
+    // api-keys
     apiKeys,
+    // engine-status
     engineStatus: new EngineStatusService(config.KEEL_ENV, config.KEEL_ROLES, shardLeadership, orders),
+    // webhooks
     webhooks,
     deliveryScheduler,
     webhookGuard,
-    liveFeed: platform.liveFeed,
+    // chains
     chains,
     networks,
+    // wallets
+    watchedWallets: new WatchedWallets(db),
+    sendingWallets,
     walletKeys,
     masterWallets,
     addresses,
+    // deposits
+    chainActivity,
+    chainTransferHistory: new ChainTransferHistoryService(db, masterWallets, addresses, chains),
+    nftHoldings: new NftHoldingsService(db, masterWallets, addresses, chains, networks),
+    // dev-faucet
+    devFaucet: new DevFaucetService(config.KEEL_ENV, networks, chains),
+    // withdrawals
+    transfers,
+    gasTopUps,
+    // signing
+    signing,
+    signingOutcomes,
+    // markets
     markets,
+    // ledger
     ledger,
     custodyLedgerSync,
+    walletBalances,
+    // orders
     orders,
     shardLeadership,
     orderQueries: orders.queries,
+    // market-data
+    marketData,
+    // access-tokens
     accessTokens: new AccessTokenService(platform.accessTokens, markets, { defaultTtlSeconds: config.ACCESS_TOKEN_DEFAULT_TTL_SECONDS, maxTtlSeconds: config.ACCESS_TOKEN_MAX_TTL_SECONDS }),
+    // aml
     sanctions,
     sanctionsLists: new SanctionsLists(db),
     shippedSanctions,
     aml: new AmlService(sanctions),
     walletAml,
     flaggedTransfers: new FlaggedTransferService(db, chains, outbox, unitOfWork),
+    // prices
     prices,
+    // agents
+    agents,
+    agentPaymentOutcomes,
+    agentWallets,
+    agentPolicies,
+    agentPayments,
+    // checkout
     checkouts,
     checkoutDeposits,
+    // payment-links
     paymentLinks,
     publicCheckout: new PublicCheckoutService(db, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS),
+    // payment-intents
     paymentIntents,
+    // swaps
     swaps,
     destinationScreen,
+    // settlement-rules
     settlementOutcomes,
-    gasTopUps,
     settlementRules: new SettlementRuleService(db, sendingWallets, chains, networks, outbox, unitOfWork),
-    walletBalances,
-    marketData,
+    // realtime
     realtime: new RealtimeService(realtimeHub, markets, orders.queries, marketData, walletBalances),
+    // settlement
     settlementDeployments,
-    settlementBatches: new SettlementBatchService(db),
+    settlementBatches: new SettlementBatchService(db, markets, chains),
     settlementReconciler: new SettlementReconciler(db, settlementDeployments, outbox),
     trading,
     tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, platform.logger),

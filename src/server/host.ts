@@ -6,7 +6,7 @@ import { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
 import type { Principal } from '../platform/auth/principal';
-import type { GraphQLContext, ResolverServices } from '../graphql-kit/context';
+import type { GraphQLContext } from '../graphql-kit/context';
 import { errorExtensions, toKeelError } from '../graphql-kit/errors';
 import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql-kit/query-limits';
 import { isKeelError, KeelError } from '../platform/errors';
@@ -33,7 +33,8 @@ export interface HostOptions {
   host: Host;
   schema: GraphQLSchema;
   platform: Platform;
-  services: ResolverServices;
+  /** What the resolvers are handed in their context (the composition root's resolverServices). */
+  services: object;
   /** Routes served without an API key (the public checkout API and page), each request spending its budgets first. */
   publicRoutes?: { register(app: FastifyInstance): void; budgets: PublicBudgets };
 }

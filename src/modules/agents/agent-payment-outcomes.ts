@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
+import type { SendingItem, TransferOutcomeListener } from '../withdrawals';
 import type { AgentPaymentService } from './agent-payment.service';
 
 /**

@@ -6,17 +6,16 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService, AssetView } from '../chains/chain.service';
-import type { PreparedTransfer } from '../withdrawals/transfer.domain';
-import type { TransferService } from '../withdrawals/transfer.service';
-import { checksumOrNull } from '../wallets/wallet-configurations';
+import type { ChainService, AssetView } from '../chains';
+import type { PreparedTransfer, TransferService } from '../withdrawals';
+import { checksumOrNull } from '../wallets';
 import type { AgentCaller, AgentService } from './agent.service';
 import type { AgentWalletService } from './agent-wallet.service';
 import type { AgentPolicyService } from './agent-policy.service';
 import type { RecipientScreen, UsdValuer } from './agent-ports';
 import { evaluatePolicy, PolicyEvaluation, PolicyInput } from './policy-engine';
+import type { AgentPaymentStatus } from './agent.domain';
 
-export type AgentPaymentStatus = 'PENDING' | 'POLICY_DENIED' | 'APPROVED' | 'SUBMITTED' | 'EXECUTED' | 'FAILED';
 
 /** Statuses that count against the rolling-window limits: everything not refused or failed. */
 export const COUNTED_STATUSES: AgentPaymentStatus[] = ['PENDING', 'APPROVED', 'SUBMITTED', 'EXECUTED'];

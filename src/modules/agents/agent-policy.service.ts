@@ -5,7 +5,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { checksumOrNull } from '../wallets/wallet-configurations';
+import { checksumOrNull } from '../wallets';
 import type { AgentCaller, AgentService } from './agent.service';
 import type { PolicyRules } from './policy-engine';
 

@@ -1,4 +1,4 @@
-import type { ScreeningResult } from '../aml/sanctions-screen';
+import type { ScreeningResult } from '../aml';
 
 /**
  * What agent payments need from other modules, as narrow ports: the composition root wires the

@@ -4,12 +4,9 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { blockchainView, type BlockchainView } from '../chains/chain.service';
-import type { AddressService } from '../wallets/address.service';
-import type { MasterWalletService, MasterWalletView } from '../wallets/master-wallet.service';
-import type { AddressModel } from '../wallets/wallet.model';
-import { readConfigurations } from '../wallets/wallet-configurations';
-import type { WalletAmlView, WalletScreening } from '../wallets/wallet-screening';
+import { blockchainView, type BlockchainView } from '../chains';
+import type { AddressService, MasterWalletService, MasterWalletView, AddressModel, WalletAmlView, WalletScreening } from '../wallets';
+import { readConfigurations } from '../wallets';
 import type { AgentCaller, AgentService } from './agent.service';
 
 export interface CreateAgentWallet {

@@ -6,8 +6,9 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ApiKeyService } from '../api-keys/api-key.service';
-import type { OrganizationService } from '../organizations/organization.service';
+import type { ApiKeyService } from '../api-keys';
+import type { OrganizationService } from '../organizations';
+import type { AgentStatus } from './agent.domain';
 
 /**
  * Who asks: the organisation, and the agent when the caller is an agent's own key. An agent's key
@@ -19,7 +20,6 @@ export interface AgentCaller {
   agentId: string | null;
 }
 
-export type AgentStatus = 'ACTIVE' | 'SUSPENDED';
 
 export interface CreateAgent {
   name: string;

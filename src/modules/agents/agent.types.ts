@@ -5,27 +5,16 @@ import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { JSONObject } from '../../graphql-kit/types/scalars';
 import { NON_NEGATIVE_DECIMAL_STRING } from '../../platform/decimal';
 import { BlockchainType } from '../chains/chain.types';
-import type { AgentFilter, AgentStatus, AgentView, CreateAgent, UpdateAgent } from './agent.service';
+import type { AgentFilter, AgentView, CreateAgent, UpdateAgent } from './agent.service';
+import { AgentPaymentStatus, AgentStatus } from './agent.domain';
 import type { AgentAddressWalletView, AgentWalletView, CreateAgentWallet } from './agent-wallet.service';
 import type { AgentPolicyView, AssetLimitInput as AssetLimitInputShape, PolicyChangeView, PolicyInput } from './agent-policy.service';
-import type { AgentPaymentFilter, AgentPaymentStatus, AgentPaymentView, RequestAgentPayment } from './agent-payment.service';
+import type { AgentPaymentFilter, AgentPaymentView, RequestAgentPayment } from './agent-payment.service';
 import type { AssetLimit, PolicyRules } from './policy-engine';
 
-export enum AgentStatusEnum {
-  ACTIVE = 'ACTIVE',
-  SUSPENDED = 'SUSPENDED',
-}
-registerEnumType(AgentStatusEnum, { name: 'AgentStatus', description: "ACTIVE: its key works. SUSPENDED: its key is revoked and its payments refused; resuming issues a new key" });
+registerEnumType(AgentStatus, { name: 'AgentStatus', description: "ACTIVE: its key works. SUSPENDED: its key is revoked and its payments refused; resuming issues a new key" });
 
-export enum AgentPaymentStatusEnum {
-  PENDING = 'PENDING',
-  POLICY_DENIED = 'POLICY_DENIED',
-  APPROVED = 'APPROVED',
-  SUBMITTED = 'SUBMITTED',
-  EXECUTED = 'EXECUTED',
-  FAILED = 'FAILED',
-}
-registerEnumType(AgentPaymentStatusEnum, {
+registerEnumType(AgentPaymentStatus, {
   name: 'AgentPaymentStatus',
   description:
     'PENDING: above an approval threshold, waiting for an administrator. POLICY_DENIED: refused by the policy (or rejected by an administrator); denialReason says why. APPROVED: allowed and queued for sending. SUBMITTED: signed and broadcast (waasTxHash set). EXECUTED: mined and confirmed. FAILED: the transaction could not be sent or reverted (failureReason).',
@@ -39,7 +28,7 @@ export class AgentType implements AgentView {
   @Field(() => ID) organizationId!: string;
   @Field() name!: string;
   @Field(() => String, { nullable: true }) description!: string | null;
-  @Field(() => AgentStatusEnum) status!: AgentStatus;
+  @Field(() => AgentStatus) status!: AgentStatus;
   @Field(() => String, { nullable: true, description: "The leading characters of the agent's key, to recognise it; never the key" }) apiKeyPrefix!: string | null;
   @Field(() => JSONObject) metadata!: Record<string, unknown>;
   @Field(() => String, { nullable: true, description: "The agent's API key: in the create and resume responses only. Store it now: Keel keeps only a hash" })
@@ -53,7 +42,7 @@ export class AgentPage extends Page(AgentType) {}
 
 @ArgsType()
 export class AgentListArgs extends PageArgs implements AgentFilter {
-  @Field(() => AgentStatusEnum, { nullable: true }) @IsOptional() status?: AgentStatus;
+  @Field(() => AgentStatus, { nullable: true }) @IsOptional() status?: AgentStatus;
 }
 
 @InputType('CreateAgentInput')
@@ -190,7 +179,7 @@ export class AgentPaymentType implements AgentPaymentView {
   @Field(() => ID) agentId!: string;
   @Field(() => ID) agentWalletId!: string;
   @Field({ description: 'TRANSFER' }) kind!: string;
-  @Field(() => AgentPaymentStatusEnum) status!: AgentPaymentStatus;
+  @Field(() => AgentPaymentStatus) status!: AgentPaymentStatus;
   @Field(() => ID) assetId!: string;
   @Field(() => ID) blockchainId!: string;
   @Field() recipient!: string;
@@ -216,7 +205,7 @@ export class AgentPaymentPage extends Page(AgentPaymentType) {}
 @ArgsType()
 export class AgentPaymentListArgs extends PageArgs implements AgentPaymentFilter {
   @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() agentWalletId?: string;
-  @Field(() => AgentPaymentStatusEnum, { nullable: true }) @IsOptional() status?: AgentPaymentStatus;
+  @Field(() => AgentPaymentStatus, { nullable: true }) @IsOptional() status?: AgentPaymentStatus;
   @Field(() => String, { defaultValue: 'DESC', description: 'ASC (oldest first) or DESC (newest first), by creation time' }) @IsIn(['ASC', 'DESC']) sort: 'ASC' | 'DESC' = 'DESC';
 }
 

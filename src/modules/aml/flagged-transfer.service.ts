@@ -3,11 +3,10 @@ import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import { Ids } from '../../platform/ids';
 import { PageResult, PageWindow, toPage } from '../../platform/paging';
-import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { formatScaled } from '../../platform/decimal';
-import type { ChainService } from '../chains/chain.service';
-import { ChainTransferModel } from '../deposits/chain-transfer.model';
+import type { ChainService } from '../chains';
+import { flaggedDeposit, flaggedDeposits, releaseFlaggedDeposit, type ChainTransferModel } from '../deposits';
 import type { SanctionMatch } from './sanctions-screen';
 
 /** An incoming transfer from a sanctioned address, for review. */
@@ -57,14 +56,7 @@ export class FlaggedTransferService {
   ) {}
 
   async list(organizationId: string, filter: FlaggedTransferFilter): Promise<PageResult<FlaggedTransferView>> {
-    const q = ChainTransferModel.query(this.db)
-      .where({ organizationId, direction: 'incoming' })
-      .whereNotNull('amlFlaggedAt')
-      .modify((b) => {
-        if (filter.released === true) b.whereNotNull('amlReleasedAt');
-        if (filter.released === false) b.whereNull('amlReleasedAt');
-      });
-    const { rows, total } = await fetchPage<ChainTransferModel>(q, filter, [{ column: 'amlFlaggedAt', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    const { rows, total } = await flaggedDeposits(this.db, organizationId, filter);
     return toPage(await this.views(rows), total, filter);
   }
 
@@ -76,7 +68,7 @@ export class FlaggedTransferService {
     return this.uow.run('aml.release', async (trx) => {
       const row = await this.row(trx, organizationId, id, true);
       if (row.amlReleasedAt) throw new KeelError('CONFLICT', `The transfer was already released at ${row.amlReleasedAt.toISOString()}`);
-      const updated = await ChainTransferModel.query(trx).patchAndFetchById(row.id, { amlReleasedAt: new Date(), amlReleasedBy: apiKeyId, amlReleaseNote: note });
+      const updated = await releaseFlaggedDeposit(trx, row.id, apiKeyId, note);
       const [view] = await this.views([updated], trx);
       await this.outbox.publish(trx, {
         organizationId,
@@ -89,8 +81,7 @@ export class FlaggedTransferService {
 
   /** A flagged incoming transfer of the organisation, else 404 (another organisation's, unflagged or malformed alike). */
   private async row(db: Knex | Knex.Transaction, organizationId: string, id: string, lock = false): Promise<ChainTransferModel> {
-    const q = ChainTransferModel.query(db).findOne({ id: Ids.uuid('Flagged transfer', id), organizationId, direction: 'incoming' }).whereNotNull('amlFlaggedAt');
-    const row = await (lock ? q.forUpdate() : q);
+    const row = await flaggedDeposit(db, organizationId, Ids.uuid('Flagged transfer', id), lock);
     if (!row) throw KeelError.notFound('Flagged transfer');
     return row;
   }

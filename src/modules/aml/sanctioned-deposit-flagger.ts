@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
-import type { DepositListener } from '../deposits/chain-activity-recorder';
-import type { ChainTransferModel } from '../deposits/chain-transfer.model';
+import type { DepositListener, ChainTransferModel } from '../deposits';
 import type { SanctionsScreen } from './sanctions-screen';
 
 /**

@@ -1,4 +1,4 @@
-import type { DestinationScreen } from '../swaps/destination-screen';
+import type { DestinationScreen } from '../swaps';
 import type { SanctionsScreen } from './sanctions-screen';
 
 /** The sanctions screen as the destination check of swaps and settlement-rule executions. */

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { SanctionsScreen } from './sanctions-screen';
-import { unreleasedFlags } from '../deposits/aml-holds';
-import type { SendingConfigurations, WalletAmlView, WalletScreening } from '../wallets/wallet-screening';
+import { unreleasedFlags } from '../deposits';
+import type { SendingConfigurations, WalletAmlView, WalletScreening } from '../wallets';
 
 /**
  * AML for wallets: configurations.aml (CLEAR, or FLAGGED with the number of incoming transfers from

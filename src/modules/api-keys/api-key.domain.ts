@@ -2,4 +2,15 @@
 export type { Environment, Host, Tier } from '../../platform/auth/permissions';
 
 /** ACTIVE until revoked; a revoked key never works again. */
-export type ApiKeyStatus = 'ACTIVE' | 'REVOKED';
+export const ApiKeyStatus = {
+  ACTIVE: 'ACTIVE',
+  REVOKED: 'REVOKED',
+} as const;
+export type ApiKeyStatus = (typeof ApiKeyStatus)[keyof typeof ApiKeyStatus];
+
+/** The host a key is valid on (the platform's Host, named for GraphQL). */
+export const ApiKeyHost = {
+  CORE: 'core',
+  PRO: 'pro',
+} as const;
+export type ApiKeyHost = (typeof ApiKeyHost)[keyof typeof ApiKeyHost];

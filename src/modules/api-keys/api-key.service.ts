@@ -6,7 +6,7 @@ import type { Authenticator } from '../../platform/auth/authenticator';
 import type { RedisClient } from '../../platform/redis';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
-import type { OrganizationService } from '../organizations/organization.service';
+import type { OrganizationService } from '../organizations';
 import { ApiKeyModel } from './api-key.model';
 import { totalFromPage } from '../../platform/db/fetch-page';
 import { PreparedStatement } from '../../platform/db/prepared-statement';

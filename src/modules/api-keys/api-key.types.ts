@@ -1,20 +1,13 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, Length, Max, Min } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Page } from '../../graphql-kit/types/page';
-import { TierEnum } from '../organizations/organization.types';
-import type { ApiKeyStatus as ApiKeyStatusValue, Environment, Host, Tier } from './api-key.domain';
+import { Tier } from '../organizations';
+import { ApiKeyHost, ApiKeyStatus } from './api-key.domain';
+import type { Environment, Host } from './api-key.domain';
 import type { ApiKeyView, ApiKeyWithSecretView, CreateApiKey } from './api-key.service';
 
-export enum ApiKeyHost {
-  CORE = 'core',
-  PRO = 'pro',
-}
 registerEnumType(ApiKeyHost, { name: 'ApiKeyHost', description: 'The host a key is valid on' });
 
-export enum ApiKeyStatus {
-  ACTIVE = 'ACTIVE',
-  REVOKED = 'REVOKED',
-}
 registerEnumType(ApiKeyStatus, { name: 'ApiKeyStatus' });
 
 @ObjectType('ApiKey', { description: 'An API key. The secret itself is shown once, at creation or rotation.' })
@@ -25,9 +18,9 @@ export class ApiKeyType implements ApiKeyView {
   @Field(() => ApiKeyHost) host!: Host;
   @Field(() => String) environment!: Environment;
   @Field(() => [String], { description: 'Core: read, write, admin. Pro: order-book permission names.' }) scopes!: string[];
-  @Field(() => TierEnum) tier!: Tier;
+  @Field(() => Tier) tier!: Tier;
   @Field({ description: 'The leading characters of the key, to recognise it' }) prefix!: string;
-  @Field(() => ApiKeyStatus) status!: ApiKeyStatusValue;
+  @Field(() => ApiKeyStatus) status!: ApiKeyStatus;
   @Field(() => Date, { nullable: true }) lastRotatedAt!: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
   @Field(() => ID, { nullable: true, description: "The agent this key belongs to (its one scope is 'agent'); null for the organisation's own keys" })
@@ -54,7 +47,7 @@ export class CreateApiKeyInput implements CreateApiKey {
   @ArrayMinSize(1)
   @ArrayMaxSize(10)
   scopes!: string[];
-  @Field(() => TierEnum, { nullable: true, description: "Rate-limit tier; defaults to, and may not exceed, the organisation's tier" })
+  @Field(() => Tier, { nullable: true, description: "Rate-limit tier; defaults to, and may not exceed, the organisation's tier" })
   @IsOptional()
   tier?: Tier;
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Tier } from '../../platform/auth/permissions';
 import { PRO_TRADE_PERMISSIONS } from '../../platform/auth/permissions';
-import type { OrganizationService } from '../organizations/organization.service';
+import type { OrganizationService } from '../organizations';
 import type { ApiKeyService } from './api-key.service';
 
 /** The two services that make an organisation and issue its keys. */

@@ -111,6 +111,22 @@ export class ChainService {
     return row;
   }
 
+  /** The blockchain with this id, or undefined (a malformed id too). */
+  async findBlockchain(id: string, db: Knex | Knex.Transaction = this.db): Promise<BlockchainModel | undefined> {
+    return Ids.isUuid(id) ? BlockchainModel.query(db).findById(id) : undefined;
+  }
+
+  /** The ids of the active EVM chains (the only kind Keel holds keys for). */
+  async activeEvmChainIds(db: Knex | Knex.Transaction = this.db): Promise<string[]> {
+    return (await BlockchainModel.query(db).where({ isActive: true, isEvmCompatible: true }).select('id')).map((c) => c.id);
+  }
+
+  /** The blockchains with these ids, as views, by id. */
+  async blockchainViews(ids: string[], db: Knex | Knex.Transaction = this.db): Promise<Map<string, BlockchainView>> {
+    const rows = ids.length ? await BlockchainModel.query(db).findByIds([...new Set(ids)]) : [];
+    return new Map(rows.map((c) => [c.id, blockchainView(c)]));
+  }
+
   async getBlockchain(id: string): Promise<BlockchainView> {
     return blockchainView(await this.blockchainRow(id));
   }
@@ -150,6 +166,12 @@ export class ChainService {
   /** The chain's active NFT collections (ERC721, ERC1155). */
   async nftCollectionsOf(blockchainId: string, db: Knex | Knex.Transaction = this.db): Promise<AssetModel[]> {
     return AssetModel.query(db).where({ blockchainId, isActive: true }).whereIn('standard', NFT_STANDARDS).orderBy('symbol');
+  }
+
+  /** The active assets of these chains. */
+  /** The active fungible assets (coins and tokens, not NFT collections) of the given chains. */
+  async activeAssetsOn(blockchainIds: string[], db: Knex | Knex.Transaction = this.db): Promise<AssetModel[]> {
+    return AssetModel.query(db).whereIn('blockchainId', blockchainIds).where({ isActive: true }).whereNotIn('standard', NFT_STANDARDS);
   }
 
   async withChains(assets: AssetModel[], db: Knex | Knex.Transaction = this.db): Promise<AssetView[]> {

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { CheckoutStatus } from './checkout.model';
+import type { ChainNetworks } from '../chains';
+import type { CheckoutStatus } from './checkout.domain';
 
 /** Checkouts retired per step: 10,000 expired ones leave the deposit watcher within ten steps. */
 const BATCH = 1_000;

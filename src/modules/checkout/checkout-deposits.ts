@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
-import type { DepositListener } from '../deposits/chain-activity-recorder';
-import { ChainTransferModel } from '../deposits/chain-transfer.model';
-import type { AutoSweeper } from '../withdrawals/auto-sweeper';
+import type { DepositListener } from '../deposits';
+import { chainTransferById, type ChainTransferModel } from '../deposits';
+import type { AutoSweeper } from '../withdrawals';
 import type { CheckoutDesk } from './checkout-desk';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 import { classify } from './checkout-status';
@@ -90,7 +90,7 @@ export class CheckoutDeposits implements DepositListener {
     }
     await this.desk.transferChanged(trx, checkout, updated, false);
     if (confirmed) {
-      const deposit = await ChainTransferModel.query(trx).findById(transfer.chainTransferId);
+      const deposit = await chainTransferById(trx, transfer.chainTransferId);
       if (deposit) await this.sweeper.sweepToMaster(trx, deposit);
     }
     return checkout;

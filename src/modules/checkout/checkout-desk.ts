@@ -1,9 +1,12 @@
 import { Knex } from 'knex';
 import { formatScaled } from '../../platform/decimal';
-import type { AddressService } from '../wallets/address.service';
-import type { ChainService, AssetView } from '../chains/chain.service';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus, SETTLED_STATUSES } from './checkout.model';
+import type { AddressService } from '../wallets';
+import type { ChainService, AssetView } from '../chains';
+import { CheckoutModel, CheckoutTransferModel, SETTLED_STATUSES } from './checkout.model';
+import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 import { statusOf, whyNotCounted } from './checkout-status';
+import { fetchPage } from '../../platform/db/fetch-page';
+import type { PageWindow } from '../../platform/paging';
 
 /** What a checkout's owner (a payment link, a payment intent) does when the checkout moves. */
 export interface CheckoutOwner {
@@ -99,11 +102,13 @@ export interface CheckoutTransferView {
   updatedAt: Date;
 }
 
-function assetRef(a: AssetView): AssetRef {
+/** The AssetRef view of an asset, its only mapper (checkouts, and the public checkout's options). */
+export function assetRef(a: AssetView): AssetRef {
   return { id: a.id, symbol: a.symbol, name: a.name, decimals: a.decimals, address: a.address };
 }
 
-function chainRef(a: AssetView): ChainRef {
+/** The ChainRef view of an asset's chain, its only mapper. */
+export function chainRef(a: AssetView): ChainRef {
   return { id: a.blockchain.id, name: a.blockchain.name, slug: a.blockchain.slug, chainId: a.blockchain.chainId };
 }
 
@@ -228,6 +233,51 @@ export class CheckoutDesk {
       .groupBy('checkoutId')
       .select('checkoutId', trx.raw('count(*) as n'));
     return new Map(rows.map((r) => [r.checkoutId, Number(r.n)]));
+  }
+
+  /** Checkouts by id (the owners' reads: the checkouts table is this module's). */
+  async byIds(ids: string[], trx: Knex | Knex.Transaction = this.db): Promise<CheckoutModel[]> {
+    return ids.length ? CheckoutModel.query(trx).findByIds([...new Set(ids)]) : [];
+  }
+
+  /** A page of a payment link's checkouts, newest first. */
+  async pageOfLink(paymentLinkId: string, filter: PageWindow & { status?: CheckoutStatus | null }): Promise<{ rows: CheckoutModel[]; total: number }> {
+    const q = CheckoutModel.query(this.db)
+      .where({ paymentLinkId })
+      .modify((b) => (filter.status ? b.where('status', filter.status) : b));
+    return fetchPage<CheckoutModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+  }
+
+  /** A page of the deposits to a payment link's checkouts, newest first. */
+  async transferPageOfLink(paymentLinkId: string, filter: PageWindow & { kind?: CheckoutTransferKind | null; status?: CheckoutTransferStatus | null }): Promise<{ rows: CheckoutTransferModel[]; total: number }> {
+    const q = CheckoutTransferModel.query(this.db)
+      .whereIn('checkoutId', CheckoutModel.query(this.db).select('id').where({ paymentLinkId }))
+      .modify((b) => {
+        if (filter.kind) b.where('kind', filter.kind);
+        if (filter.status) b.where('status', filter.status);
+      });
+    return fetchPage<CheckoutTransferModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+  }
+
+  /** The checkout `id` when it belongs to one of these payment links (an id, or a query of ids), else undefined. */
+  async ofLink(id: string, paymentLinkIds: string | Knex.QueryBuilder): Promise<CheckoutModel | undefined> {
+    const q = CheckoutModel.query(this.db).findById(id);
+    return typeof paymentLinkIds === 'string' ? q.where({ paymentLinkId: paymentLinkIds }) : q.whereIn('paymentLinkId', paymentLinkIds);
+  }
+
+  /** The checkouts of these payment intents. */
+  async ofIntents(paymentIntentIds: string[], trx: Knex | Knex.Transaction = this.db): Promise<CheckoutModel[]> {
+    return CheckoutModel.query(trx).whereIn('paymentIntentId', paymentIntentIds);
+  }
+
+  /** The checkout of the organisation's payment intent, locked (FOR UPDATE) in the caller's transaction, or undefined. */
+  async lockedOfIntent(trx: Knex.Transaction, organizationId: string, paymentIntentId: string): Promise<CheckoutModel | undefined> {
+    return CheckoutModel.query(trx).findOne({ paymentIntentId, organizationId }).forUpdate();
+  }
+
+  /** The ids of the payment intents whose checkout pays into this master wallet, as a subquery. */
+  intentIdsPayingInto(masterWalletId: string): Knex.QueryBuilder {
+    return this.db('checkouts').select('paymentIntentId').where({ masterWalletId }).whereNotNull('paymentIntentId');
   }
 
   /** The deposits to these checkouts, oldest first. */

@@ -1,4 +1,5 @@
-import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, SETTLED_STATUSES } from './checkout.model';
+import { CheckoutModel, SETTLED_STATUSES } from './checkout.model';
+import type { CheckoutStatus, CheckoutTransferKind } from './checkout.domain';
 
 type Amounts = Pick<CheckoutModel, 'status' | 'expectedRaw' | 'receivedRaw' | 'confirmingRaw' | 'seenRaw' | 'expiresAt'>;
 

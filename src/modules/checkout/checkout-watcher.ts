@@ -3,9 +3,9 @@ import type { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
 import type { Worker } from '../../platform/worker';
-import type { ChainNetworks } from '../chains/chain-networks';
-import { AssetModel } from '../chains/chain.model';
-import { readBalances } from '../wallets/balance-reader';
+import type { ChainNetworks } from '../chains';
+import { assetsById } from '../chains';
+import { readBalances } from '../wallets';
 import type { CheckoutDesk } from './checkout-desk';
 import type { CheckoutDeposits } from './checkout-deposits';
 import type { CheckoutAddressRetirement } from './address-retirement';
@@ -113,7 +113,7 @@ export class CheckoutWatcher implements Worker {
       .orderBy('createdAt', 'desc')
       .limit(BATCH);
     if (!open.length) return;
-    const assets = new Map((await AssetModel.query(this.db).findByIds([...new Set(open.map((c) => c.assetId))])).map((a) => [a.id, a]));
+    const assets = new Map((await assetsById(this.db, open.map((c) => c.assetId))).map((a) => [a.id, a]));
     for (const blockchainId of new Set(open.map((c) => c.blockchainId))) {
       const network = this.networks.get(blockchainId);
       if (!network) continue;

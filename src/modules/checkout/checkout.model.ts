@@ -1,14 +1,6 @@
 import { Model } from 'objection';
+import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 
-/**
- * AWAITING_PAYMENT: nothing seen yet. DETECTED: the chain head shows funds at the address, not yet
- * confirmed. CONFIRMING: a payment is recorded and gathering confirmations. PAID / OVERPAID /
- * UNDERPAID: every counted payment has its confirmations and the total is equal to / above / below
- * the amount. EXPIRED: nothing counted arrived in time. CANCELLED: the owner cancelled it (intents).
- */
-export type CheckoutStatus = 'AWAITING_PAYMENT' | 'DETECTED' | 'CONFIRMING' | 'PAID' | 'UNDERPAID' | 'OVERPAID' | 'EXPIRED' | 'CANCELLED';
-
-export const CHECKOUT_STATUSES: CheckoutStatus[] = ['AWAITING_PAYMENT', 'DETECTED', 'CONFIRMING', 'PAID', 'UNDERPAID', 'OVERPAID', 'EXPIRED', 'CANCELLED'];
 /** Still able to count a payment. */
 export const OPEN_STATUSES: CheckoutStatus[] = ['AWAITING_PAYMENT', 'DETECTED', 'CONFIRMING', 'UNDERPAID'];
 /** Paid in full (an overpayment is a payment). */
@@ -45,9 +37,7 @@ export class CheckoutModel extends Model {
  * WRONG_CHAIN arrived at the address on another chain; AML_FLAGGED came from a sanctioned sender;
  * OVER_LIMIT found the payment link with no payment left for it.
  */
-export type CheckoutTransferKind = 'PAYMENT' | 'LATE' | 'REPEAT' | 'WRONG_ASSET' | 'WRONG_CHAIN' | 'AML_FLAGGED' | 'OVER_LIMIT';
 export const CHECKOUT_TRANSFER_KINDS: CheckoutTransferKind[] = ['PAYMENT', 'LATE', 'REPEAT', 'WRONG_ASSET', 'WRONG_CHAIN', 'AML_FLAGGED', 'OVER_LIMIT'];
-export type CheckoutTransferStatus = 'CONFIRMING' | 'CONFIRMED' | 'REVERTED';
 
 /** A deposit to a checkout address (for a payment link: a payment-link transfer). */
 export class CheckoutTransferModel extends Model {

@@ -1,40 +1,20 @@
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { AssetRef, ChainRef, CheckoutTransferView, CheckoutView } from './checkout-desk';
-import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.model';
+import { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 
-export const CheckoutStatusEnum: Record<CheckoutStatus, CheckoutStatus> = {
-  AWAITING_PAYMENT: 'AWAITING_PAYMENT',
-  DETECTED: 'DETECTED',
-  CONFIRMING: 'CONFIRMING',
-  PAID: 'PAID',
-  UNDERPAID: 'UNDERPAID',
-  OVERPAID: 'OVERPAID',
-  EXPIRED: 'EXPIRED',
-  CANCELLED: 'CANCELLED',
-};
-registerEnumType(CheckoutStatusEnum, {
+registerEnumType(CheckoutStatus, {
   name: 'CheckoutStatus',
   description:
     'AWAITING_PAYMENT: nothing seen. DETECTED: the chain head shows funds at the address. CONFIRMING: a payment is recorded and gathering confirmations. PAID / OVERPAID / UNDERPAID: every counted payment is confirmed and the total equals / exceeds / falls short of the amount (UNDERPAID accepts a top-up until the expiry). EXPIRED: nothing counted arrived in time. CANCELLED: cancelled by the merchant (intents).',
 });
 
-export const CheckoutTransferKindEnum: Record<CheckoutTransferKind, CheckoutTransferKind> = {
-  PAYMENT: 'PAYMENT',
-  LATE: 'LATE',
-  REPEAT: 'REPEAT',
-  WRONG_ASSET: 'WRONG_ASSET',
-  WRONG_CHAIN: 'WRONG_CHAIN',
-  AML_FLAGGED: 'AML_FLAGGED',
-  OVER_LIMIT: 'OVER_LIMIT',
-};
-registerEnumType(CheckoutTransferKindEnum, {
+registerEnumType(CheckoutTransferKind, {
   name: 'CheckoutTransferKind',
   description:
     "PAYMENT counts towards the amount; no other kind is counted, moves the status or consumes a link's payment. LATE: mined after the expiry (by block time) or after a cancellation. REPEAT: arrived after the checkout was paid. WRONG_ASSET: another asset on the checkout's chain. WRONG_CHAIN: sent to the address on another chain. AML_FLAGGED: the sender is on a sanctions list. OVER_LIMIT: the payment link had taken all its payments. Funds of every kind but AML_FLAGGED are swept to the settlement wallet for the merchant to refund; AML_FLAGGED funds stay held at the checkout address until an admin releases them.",
 });
 
-export const CheckoutTransferStatusEnum: Record<CheckoutTransferStatus, CheckoutTransferStatus> = { CONFIRMING: 'CONFIRMING', CONFIRMED: 'CONFIRMED', REVERTED: 'REVERTED' };
-registerEnumType(CheckoutTransferStatusEnum, {
+registerEnumType(CheckoutTransferStatus, {
   name: 'CheckoutTransferStatus',
   description: 'CONFIRMING: recorded, fewer than requiredConfirmations. CONFIRMED: has them (and counts, for a PAYMENT). REVERTED: a reorg took it back.',
 });
@@ -59,7 +39,7 @@ export class AssetRefType implements AssetRef {
 @ObjectType('Checkout', { description: 'One fresh deposit address awaiting an exact amount of one asset until an expiry' })
 export class CheckoutType implements CheckoutView {
   @Field(() => ID) id!: string;
-  @Field(() => CheckoutStatusEnum) status!: CheckoutStatus;
+  @Field(() => CheckoutStatus) status!: CheckoutStatus;
   @Field(() => ChainRefType) blockchain!: ChainRefType;
   @Field(() => AssetRefType) asset!: AssetRefType;
   @Field({ description: 'Where to pay: derived under the settlement wallet, never reused' }) depositAddress!: string;
@@ -80,9 +60,9 @@ export class CheckoutType implements CheckoutView {
 export class CheckoutTransferType implements CheckoutTransferView {
   @Field(() => ID) id!: string;
   @Field(() => ID) checkoutId!: string;
-  @Field(() => CheckoutTransferKindEnum) kind!: CheckoutTransferKind;
+  @Field(() => CheckoutTransferKind) kind!: CheckoutTransferKind;
   @Field(() => String, { nullable: true, description: 'Why it is not counted; null for a PAYMENT' }) notCountedReason!: string | null;
-  @Field(() => CheckoutTransferStatusEnum) status!: CheckoutTransferStatus;
+  @Field(() => CheckoutTransferStatus) status!: CheckoutTransferStatus;
   @Field() txHash!: string;
   @Field() from!: string;
   @Field({ description: 'The checkout address' }) to!: string;

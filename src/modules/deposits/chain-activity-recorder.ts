@@ -1,9 +1,9 @@
 import { Knex } from 'knex';
 import type { Outbox, PublishInput } from '../../platform/events/outbox';
-import type { WatchedWallet } from '../wallets/watched-wallets';
+import type { WatchedWallet } from '../wallets';
 import type { ScannedBlock, ScannedRange } from './block-scanner';
 import { ChainCursor, ChainTransferModel, isNftTransfer } from './chain-transfer.model';
-import { isNftStandard, nftCategory } from '../chains/nft-standards';
+import { isNftStandard, nftCategory } from '../chains';
 import { formatScaled } from '../../platform/decimal';
 import { Hook } from '../../platform/events/hooks';
 

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { Logger } from '../../platform/logger';
-import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
+import type { ChainNetwork, ChainNetworks } from '../chains';
 import type { DepositListener } from './chain-activity-recorder';
 import { ChainTransferModel } from './chain-transfer.model';
 import { withinMs } from '../../platform/time-bound';

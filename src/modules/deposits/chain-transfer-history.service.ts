@@ -1,9 +1,9 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
-import type { ChainService, AssetView } from '../chains/chain.service';
-import type { AddressService } from '../wallets/address.service';
-import { MasterWalletService, parseMasterWalletId } from '../wallets/master-wallet.service';
+import type { ChainService, AssetView } from '../chains';
+import type { AddressService } from '../wallets';
+import { MasterWalletService, parseMasterWalletId } from '../wallets';
 import { ChainTransferModel, TransferCategory } from './chain-transfer.model';
 import { formatScaled } from '../../platform/decimal';
 import { DateRange, withinDateRange } from '../../platform/db/date-range';

@@ -1,12 +1,11 @@
 import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
-import type { ChainNetwork } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { WatchedWallets } from '../wallets/watched-wallets';
+import type { ChainNetwork, ChainService } from '../chains';
+import type { WatchedWallets } from '../wallets';
 import { ChainMovedError, scanBlocks } from './block-scanner';
 import { ChainActivityRecorder, ChainAssets, CursorMovedError, NATIVE_KEY } from './chain-activity-recorder';
 import type { ChainCursor } from './chain-transfer.model';
-import { isNftStandard } from '../chains/nft-standards';
+import { isNftStandard } from '../chains';
 
 export interface DepositWatcherOptions {
   pollIntervalMs: number;

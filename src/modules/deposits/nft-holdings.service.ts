@@ -1,12 +1,10 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
-import type { AssetView, ChainService } from '../chains/chain.service';
-import type { ChainNetworks } from '../chains/chain-networks';
-import { isNftStandard } from '../chains/nft-standards';
-import { readNftBalance } from '../chains/nft-reader';
-import type { AddressService } from '../wallets/address.service';
-import { MasterWalletService, parseMasterWalletId } from '../wallets/master-wallet.service';
+import type { AssetView, ChainService, ChainNetworks } from '../chains';
+import { isNftStandard, readNftBalance } from '../chains';
+import type { AddressService } from '../wallets';
+import { MasterWalletService, parseMasterWalletId } from '../wallets';
 import type { TransferScope } from './chain-transfer-history.service';
 
 /** One NFT a wallet address holds: the collection (an asset of standard ERC721 or ERC1155), the token id and how many. */

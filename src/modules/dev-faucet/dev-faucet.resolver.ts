@@ -1,6 +1,11 @@
 import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { IsOptional, Length } from 'class-validator';
 import type { GraphQLContext } from '../../graphql-kit/context';
+import type { DevFaucetServices } from '.';
+
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
+export type DevFaucetResolverServices = Pick<DevFaucetServices, 'devFaucet'>;
+type Context = GraphQLContext<DevFaucetResolverServices>;
 
 @InputType()
 export class DevFaucetInput {
@@ -26,7 +31,7 @@ export class DevFaucetResultType {
 export class DevFaucetResolver {
   @Authorized('write')
   @Mutation(() => DevFaucetResultType, { description: 'Sandbox only: sends dev coins or test tokens (or mints a test NFT) on a Keel dev chain, mined before it answers' })
-  devFaucet(@Arg('input') input: DevFaucetInput, @Ctx() ctx: GraphQLContext): Promise<DevFaucetResultType> {
+  devFaucet(@Arg('input') input: DevFaucetInput, @Ctx() ctx: Context): Promise<DevFaucetResultType> {
     return ctx.services.devFaucet.fund(input);
   }
 }

@@ -3,10 +3,8 @@ import { KeelError } from '../../platform/errors';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { fundFromFaucet } from '../../platform/chain/faucet';
 import { mintTestNft } from '../../platform/chain/test-nfts';
-import { isNftStandard } from '../chains/nft-standards';
-import type { AssetModel } from '../chains/chain.model';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
+import { isNftStandard } from '../chains';
+import type { AssetModel, ChainNetworks, ChainService } from '../chains';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 
 export interface FaucetInput {

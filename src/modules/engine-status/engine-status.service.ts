@@ -1,6 +1,5 @@
 import type { Environment } from '../../platform/auth/permissions';
-import type { MarketEngineView, OrderService } from '../orders/order.service';
-import type { HeldShard, ShardLeader, ShardLeadership } from '../orders/shard-leadership';
+import type { MarketEngineView, OrderService, HeldShard, ShardLeader, ShardLeadership } from '../orders';
 
 export interface EngineStatus {
   /** RUNNING while this node leads at least one shard or stands by for one; STANDBY when it competes for none. */

@@ -1,7 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import type { EngineStatus } from './engine-status.service';
-import type { MarketEngineView } from '../orders/order.service';
-import type { HeldShard, ShardLeader } from '../orders/shard-leadership';
+import type { MarketEngineView, HeldShard, ShardLeader } from '../orders';
 
 @ObjectType('EngineShardLease', { description: 'A shard this node leads: its lease in Redis and its fencing token' })
 export class EngineShardLeaseType implements HeldShard {

@@ -1,10 +1,8 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import type { DepositListener } from '../deposits/chain-activity-recorder';
-import type { ChainTransferModel } from '../deposits/chain-transfer.model';
-import type { TransferFunds, FundsLine } from '../withdrawals/transfer.domain';
-import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
-import type { ChainService } from '../chains/chain.service';
+import type { DepositListener, ChainTransferModel } from '../deposits';
+import type { TransferFunds, FundsLine, SendingItem, TransferOutcomeListener } from '../withdrawals';
+import type { ChainService } from '../chains';
 import type { Logger } from '../../platform/logger';
 import type { LedgerService } from './ledger.service';
 import type { WalletDebts } from './wallet-debts';

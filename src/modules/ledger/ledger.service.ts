@@ -1,8 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { insertRowsPart, rowsOf, StatementPart } from '../../platform/db/one-statement';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
-import type { AddressService } from '../wallets/address.service';
+import type { MasterWalletService, AddressService } from '../wallets';
 
 export type EntryKind = 'credit' | 'debit' | 'lock' | 'unlock' | 'fill' | 'fee';
 

@@ -1,7 +1,7 @@
 import { Ids } from '../../platform/ids';
 import { formatScaled } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
-import type { ChainService } from '../chains/chain.service';
+import type { ChainService } from '../chains';
 import type { LedgerService } from './ledger.service';
 
 /** A wallet's balance of one asset in the ledger, in whole units of the asset. */

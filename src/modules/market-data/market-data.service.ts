@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { normalizeDecimal } from '../../platform/decimal';
-import type { MarketService } from '../markets/market.service';
-import type { OrderQueries } from '../orders/order-queries';
+import type { MarketService } from '../markets';
+import type { OrderQueries } from '../orders';
 
 /** Candle intervals and their length in seconds. Buckets are aligned to the Unix epoch (UTC). */
 export const CANDLE_INTERVALS: Record<string, number> = { '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '4h': 14_400, '1d': 86_400 };

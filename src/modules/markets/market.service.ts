@@ -3,7 +3,7 @@ import type { MarketRules } from '../../engine';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { KeelError } from '../../platform/errors';
-import type { ChainService } from '../chains/chain.service';
+import type { ChainService } from '../chains';
 import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
 import { MARKET_SYMBOL, MARKET_SYMBOL_RULE, MarketStatus } from './market.domain';
@@ -12,6 +12,13 @@ import { part, StatementPart } from '../../platform/db/one-statement';
 import type { RedisChannel } from '../../platform/redis-channel';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { Hook } from '../../platform/events/hooks';
+
+/** A market's id and symbol, and its last committed sequence number as stored. */
+export interface MarketSequence {
+  id: string;
+  symbol: string;
+  sequence: string;
+}
 
 /** A market as services and the API show it: decimals as normalised strings. */
 export interface MarketView {
@@ -160,6 +167,22 @@ export class MarketService {
   /** Every market's id, for loading engines at start. */
   async ids(): Promise<string[]> {
     return (await MarketModel.query(this.db).select('id')).map((m) => m.id);
+  }
+
+  /** Every market's id, symbol and stored sequence, by symbol: the order book picks its shards' markets from it. */
+  async sequences(): Promise<MarketSequence[]> {
+    return this.db('markets').select('id', 'symbol', 'sequence').orderBy('symbol');
+  }
+
+  /** The id of the market with this symbol (any case), or undefined. */
+  async idOf(symbol: string): Promise<string | undefined> {
+    return (await MarketModel.query(this.db).findOne({ symbol: symbol.toUpperCase() }).select('id'))?.id;
+  }
+
+  /** The symbols of the markets with these ids, by id. */
+  async symbolsOf(ids: string[]): Promise<Map<string, string>> {
+    const rows = ids.length ? await MarketModel.query(this.db).whereIn('id', [...new Set(ids)]).select('id', 'symbol') : [];
+    return new Map(rows.map((m) => [m.id, m.symbol]));
   }
 
   async get(symbol: string): Promise<MarketView> {

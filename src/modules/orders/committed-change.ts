@@ -1,9 +1,9 @@
 import type { EngineEvent, MatchingEngine } from '../../engine';
 import { formatMultiple } from '../../platform/decimal';
-import type { TradingRules } from '../markets/market.service';
+import type { TradingRules } from '../markets';
 import { BookLevel, OrderSide, OrderStatus, SettlementStatus } from './order.domain';
 import type { OrderModel } from './order.model';
-import type { Settlement } from './settlement';
+import type { FillAccounting } from './fill-accounting';
 
 /** The row of an order a commit created, its timestamps as the ISO text they travel as. */
 export type CreatedOrderRow = Omit<Partial<OrderModel>, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
@@ -81,12 +81,12 @@ export interface CommittedMarket {
 
 /**
  * Describes a commit just written: levels read from the engine (which now holds the committed
- * state), trades and orders from the settlement. Call it before the market's next command.
+ * state), trades and orders from the fill accounting. Call it before the market's next command.
  */
 export function describeCommit(
   rt: CommittedMarket,
   levels: ReadonlySet<string>,
-  settlement: Settlement,
+  accounted: FillAccounting,
   newRows: ReadonlyMap<string, Partial<OrderModel>>,
   committedAt: Date,
 ): CommittedChange {
@@ -99,7 +99,7 @@ export function describeCommit(
     const l = engine.level(side as 'BUY' | 'SELL', price);
     (side === 'BUY' ? bids : asks).push({ price: formatMultiple(rules.tick, BigInt(price)), quantity: formatMultiple(rules.lot, BigInt(l.quantity)), orders: l.orders });
   }
-  const byId = new Map(settlement.orders.map((w) => [w.id, w]));
+  const byId = new Map(accounted.orders.map((w) => [w.id, w]));
   const orgOf = (id: string) => byId.get(id)?.organizationId ?? '';
   // Text, not Dates: JSON.stringify converts a Date on a slow path, for every order of every commit.
   const at = committedAt.toISOString();
@@ -112,7 +112,7 @@ export function describeCommit(
     symbol: rules.market.symbol,
     committedAt: committedAt.getTime(),
     book: levels.size ? { sequence: String(rt.bookSequence), bids, asks } : null,
-    trades: settlement.trades.map((t) => ({
+    trades: accounted.trades.map((t) => ({
       id: t.id,
       sequence: t.sequence,
       makerOrderId: t.makerOrderId,
@@ -128,7 +128,7 @@ export function describeCommit(
       takerFee: t.takerFee,
       settlementStatus: t.settlementStatus as SettlementStatus,
     })),
-    orders: settlement.orders.map((w) => ({
+    orders: accounted.orders.map((w) => ({
       id: w.id,
       organizationId: w.organizationId,
       walletId: w.walletId,
@@ -141,13 +141,13 @@ export function describeCommit(
       feesPaid: String(w.feesPaid),
       created: created(w.id),
     })),
-    balances: uniqueBalances(settlement),
+    balances: uniqueBalances(accounted),
   };
 }
 
-function uniqueBalances(settlement: Settlement): CommittedChange['balances'] {
+function uniqueBalances(accounted: FillAccounting): CommittedChange['balances'] {
   const seen = new Map<string, CommittedChange['balances'][number]>();
-  for (const m of settlement.moves) {
+  for (const m of accounted.moves) {
     if (!m.organizationId || !m.walletId) continue;
     seen.set(`${m.walletId}:${m.assetId}`, { organizationId: m.organizationId, walletId: m.walletId, assetId: m.assetId });
   }

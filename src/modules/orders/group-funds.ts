@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import type { LedgerService } from '../ledger/ledger.service';
+import type { LedgerService } from '../ledger';
 
 /**
  * Available balances as one group of placements sees them: the committed balance less what the

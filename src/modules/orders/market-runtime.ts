@@ -3,12 +3,12 @@ import { MatchingEngine } from '../../engine';
 import { StatementCheckFailed } from '../../platform/db/one-statement';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { ErrorCode, KeelError } from '../../platform/errors';
-import type { LedgerService } from '../ledger/ledger.service';
-import type { MarketService, TradingRules } from '../markets/market.service';
-import { writeSettlement } from './order-persistence';
+import type { LedgerService } from '../ledger';
+import type { MarketService, TradingRules } from '../markets';
+import { writeFillAccounting } from './order-persistence';
 import { LIVE_STATUSES } from './order.domain';
 import { OrderModel } from './order.model';
-import { settle, Settlement } from './settlement';
+import { accountFills, FillAccounting } from './fill-accounting';
 import { readBookSequence } from './book-sequence';
 import { CommitListener, describeCommit, touchedLevels } from './committed-change';
 import { isResting, Matched, Working, workingFromRow } from './working-order';
@@ -159,7 +159,7 @@ export class MarketRuntimes {
   /** Commits matched commands in one statement, then brings the runtime up to date; on any failure the runtime is dropped. */
   async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
     try {
-      const settlement = settle(rt.rules, rt.resting, commands);
+      const accounted = accountFills(rt.rules, rt.resting, commands);
       const newRows = new Map(commands.flatMap((c) => (c.order ? [[c.order.working.id, c.order.row] as const] : [])));
       const records = commands.flatMap((c) => (c.record ? [c.record] : []));
       const levels = touchedLevels(commands.flatMap((c) => c.events));
@@ -167,14 +167,14 @@ export class MarketRuntimes {
       const sequence = { marketId, from: rt.committedSequence, to: rt.engine.sequence, rulesVersion: rt.rules.rulesVersion, book };
       const committedAt = new Date();
       this.uow.committing('order.commit');
-      const written = await writeSettlement(this.db, this.ledger, this.markets, this.uow, sequence, settlement, newRows, records, rt.fence, committedAt);
+      const written = await writeFillAccounting(this.db, this.ledger, this.markets, this.uow, sequence, accounted, newRows, records, rt.fence, committedAt);
       rt.committedSequence = rt.engine.sequence;
       rt.bookSequence = book.to;
-      for (const w of settlement.orders) {
+      for (const w of accounted.orders) {
         if (isResting(w)) rt.resting.set(w.id, { ...w, isNew: false });
         else rt.resting.delete(w.id);
       }
-      this.announce(rt, levels, settlement, newRows, committedAt);
+      this.announce(rt, levels, accounted, newRows, committedAt);
       return written;
     } catch (e) {
       this.runtimes.delete(marketId);
@@ -187,10 +187,10 @@ export class MarketRuntimes {
     }
   }
 
-  private announce(rt: Runtime, levels: ReadonlySet<string>, settlement: Settlement, newRows: ReadonlyMap<string, Partial<OrderModel>>, committedAt: Date): void {
+  private announce(rt: Runtime, levels: ReadonlySet<string>, accounted: FillAccounting, newRows: ReadonlyMap<string, Partial<OrderModel>>, committedAt: Date): void {
     if (this.committed.empty) return;
     try {
-      this.committed.notify(describeCommit(rt, levels, settlement, newRows, committedAt));
+      this.committed.notify(describeCommit(rt, levels, accounted, newRows, committedAt));
     } catch {
       // The realtime feeds are best effort; the commit stands.
     }

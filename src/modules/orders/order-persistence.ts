@@ -1,11 +1,11 @@
 import { Knex } from 'knex';
-import { LedgerService } from '../ledger/ledger.service';
+import { LedgerService } from '../ledger';
 import { KeelError } from '../../platform/errors';
 import { insertRowsPart, rowsOf, runAsOneStatement, StatementPart } from '../../platform/db/one-statement';
-import type { MarketService } from '../markets/market.service';
+import type { MarketService } from '../markets';
 import type { StepResult, UnitOfWork } from '../../platform/db/unit-of-work';
 import type { OrderModel } from './order.model';
-import type { Settlement, TradeRecord } from './settlement';
+import type { FillAccounting, TradeRecord } from './fill-accounting';
 import { ShardFence, shardFencePart } from './shard-gate';
 import { bookSequencePart } from './book-sequence';
 
@@ -23,17 +23,17 @@ export interface SequenceMove {
 const TRADE_COLUMNS: readonly (keyof TradeRecord | 'createdAt')[] = ['id', 'marketId', 'sequence', 'makerOrderId', 'takerOrderId', 'makerWalletId', 'takerWalletId', 'takerSide', 'price', 'quantity', 'quoteAmount', 'makerFee', 'takerFee', 'settlementBatchId', 'settlementStatus', 'createdAt'];
 
 /**
- * Writes a settlement as one statement (one round trip, atomic): new order rows, every touched
+ * Writes a run's fill accounting as one statement (one round trip, atomic): new order rows, every touched
  * order's final state, trades, the ledger moves (summed per balance row), the market's sequence
  * the commands' idempotency results and, in a cluster, the check of the shard's fencing token. Returns the new orders' rows as written.
  */
-export async function writeSettlement(
+export async function writeFillAccounting(
   db: Knex,
   ledger: LedgerService,
   markets: MarketService,
   uow: UnitOfWork,
   sequence: SequenceMove,
-  settlement: Settlement,
+  accounted: FillAccounting,
   newRows: ReadonlyMap<string, Partial<OrderModel>>,
   records: StepResult[],
   fence: ShardFence | undefined,
@@ -41,7 +41,7 @@ export async function writeSettlement(
 ): Promise<Map<string, OrderModel>> {
   const inserts: Partial<OrderModel>[] = [];
   const updates: Partial<OrderModel>[] = [];
-  for (const w of settlement.orders) {
+  for (const w of accounted.orders) {
     const state = {
       remainingLots: String(w.remainingLots),
       filledLots: String(w.filledLots),
@@ -77,8 +77,8 @@ export async function writeSettlement(
     },
   ];
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
-  parts.push(insertRowsPart('trades_created', 'trades', settlement.trades.map((t) => Object.assign({}, t, { createdAt: now })), TRADE_COLUMNS));
-  parts.push(...ledger.statementParts(settlement.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
+  parts.push(insertRowsPart('trades_created', 'trades', accounted.trades.map((t) => Object.assign({}, t, { createdAt: now })), TRADE_COLUMNS));
+  parts.push(...ledger.statementParts(accounted.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
   // Moved to where it is when no level changed: still refused if another writer has moved it.
   if (sequence.book) parts.push(bookSequencePart(sequence.marketId, sequence.book.from, sequence.book.to));
   if (records.length) parts.push(uow.resultsPart(records));

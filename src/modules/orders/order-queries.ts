@@ -4,7 +4,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { formatMultiple, normalizeDecimal } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
-import type { MarketService } from '../markets/market.service';
+import type { MarketService } from '../markets';
 import type { MarketRuntimes } from './market-runtime';
 import { BookLevel, Fill, LIVE_STATUSES, Liquidity, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
 import { OrderModel, TradeModel } from './order.model';

@@ -1,8 +1,41 @@
 import { formatMultiple, formatScaled, normalizeDecimal, pow10 } from '../../platform/decimal';
-import type { TradingRules } from '../markets/market.service';
+import type { TradingRules } from '../markets';
 import type { MarketRuntimes } from './market-runtime';
 import { Order, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce, Trade } from './order.domain';
 import type { OrderModel, TradeModel } from './order.model';
+
+/** What a trade is made of wherever it is read: a stored row (TradeModel) or a committed change (CommittedTrade). */
+export type TradeFacts = Pick<Trade, 'id' | 'makerOrderId' | 'takerOrderId' | 'makerWalletId' | 'takerWalletId' | 'price' | 'quantity' | 'makerFee' | 'takerFee'> & {
+  sequence: string | number;
+  takerSide: string;
+  settlementStatus: string | null;
+  settlementBatchId?: string | null;
+};
+
+/**
+ * The Trade view, and its only mapper: stored trades (OrderViews.trades) and the realtime trade feed
+ * (a committed trade, not yet in a settlement batch: QUEUED) both go through it.
+ */
+export function tradeView(t: TradeFacts, market: { id: string; symbol: string }, createdAt: Date): Trade {
+  return {
+    id: t.id,
+    marketId: market.id,
+    market: market.symbol,
+    sequence: String(t.sequence),
+    makerOrderId: t.makerOrderId,
+    takerOrderId: t.takerOrderId,
+    makerWalletId: t.makerWalletId,
+    takerWalletId: t.takerWalletId,
+    takerSide: t.takerSide as OrderSide,
+    price: normalizeDecimal(t.price),
+    quantity: normalizeDecimal(t.quantity),
+    makerFee: normalizeDecimal(t.makerFee),
+    takerFee: normalizeDecimal(t.takerFee),
+    settlementBatchId: t.settlementBatchId ?? null,
+    settlementStatus: (t.settlementStatus ?? SettlementStatus.QUEUED) as SettlementStatus,
+    createdAt,
+  };
+}
 
 /** Order and trade records as the API shows them (decimal strings in the market's units). */
 export class OrderViews {
@@ -41,24 +74,7 @@ export class OrderViews {
 
   async trades(rows: TradeModel[]): Promise<Trade[]> {
     const rules = await this.rulesOf(rows);
-    return rows.map((t) => ({
-      id: t.id,
-      marketId: t.marketId,
-      market: rules.get(t.marketId)!.market.symbol,
-      sequence: String(t.sequence),
-      makerOrderId: t.makerOrderId,
-      takerOrderId: t.takerOrderId,
-      makerWalletId: t.makerWalletId,
-      takerWalletId: t.takerWalletId,
-      takerSide: t.takerSide as OrderSide,
-      price: normalizeDecimal(t.price),
-      quantity: normalizeDecimal(t.quantity),
-      makerFee: normalizeDecimal(t.makerFee),
-      takerFee: normalizeDecimal(t.takerFee),
-      settlementBatchId: t.settlementBatchId,
-      settlementStatus: t.settlementStatus as SettlementStatus,
-      createdAt: t.createdAt,
-    }));
+    return rows.map((t) => tradeView(t, rules.get(t.marketId)!.market, t.createdAt));
   }
 
   private async rulesOf(rows: { marketId: string }[]): Promise<Map<string, TradingRules>> {

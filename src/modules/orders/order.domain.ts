@@ -1,43 +1,49 @@
 /** The order book's vocabulary, as services take and return it. Names and values match the engine's and the API's. */
-export enum OrderSide {
-  BUY = 'BUY',
-  SELL = 'SELL',
-}
+export const OrderSide = {
+  BUY: 'BUY',
+  SELL: 'SELL',
+} as const;
+export type OrderSide = (typeof OrderSide)[keyof typeof OrderSide];
 
-export enum OrderType {
-  LIMIT = 'LIMIT',
-  MARKET = 'MARKET',
-}
+export const OrderType = {
+  LIMIT: 'LIMIT',
+  MARKET: 'MARKET',
+} as const;
+export type OrderType = (typeof OrderType)[keyof typeof OrderType];
 
-export enum TimeInForce {
-  GTC = 'GTC',
-  IOC = 'IOC',
-  FOK = 'FOK',
-}
+export const TimeInForce = {
+  GTC: 'GTC',
+  IOC: 'IOC',
+  FOK: 'FOK',
+} as const;
+export type TimeInForce = (typeof TimeInForce)[keyof typeof TimeInForce];
 
-export enum OrderStatus {
-  OPEN = 'OPEN',
-  PARTIALLY_FILLED = 'PARTIALLY_FILLED',
-  FILLED = 'FILLED',
-  CANCELLED = 'CANCELLED',
-  REJECTED = 'REJECTED',
-  EXPIRED = 'EXPIRED',
-}
+export const OrderStatus = {
+  OPEN: 'OPEN',
+  PARTIALLY_FILLED: 'PARTIALLY_FILLED',
+  FILLED: 'FILLED',
+  CANCELLED: 'CANCELLED',
+  REJECTED: 'REJECTED',
+  EXPIRED: 'EXPIRED',
+} as const;
+export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
 
-export enum Liquidity {
-  MAKER = 'MAKER',
-  TAKER = 'TAKER',
-}
+export const Liquidity = {
+  MAKER: 'MAKER',
+  TAKER: 'TAKER',
+} as const;
+export type Liquidity = (typeof Liquidity)[keyof typeof Liquidity];
 
-export enum SettlementStatus {
-  QUEUED = 'QUEUED',
-  BATCHED = 'BATCHED',
-  SUBMITTED = 'SUBMITTED',
-  CONFIRMED = 'CONFIRMED',
-  FAILED = 'FAILED',
-  REORGED = 'REORGED',
-  REPLACED = 'REPLACED',
-}
+export const SettlementStatus = {
+  QUEUED: 'QUEUED',
+  BATCHED: 'BATCHED',
+  SUBMITTED: 'SUBMITTED',
+  CONFIRMED: 'CONFIRMED',
+  FAILED: 'FAILED',
+  REORGED: 'REORGED',
+  REPLACED: 'REPLACED',
+} as const;
+export type SettlementStatus = (typeof SettlementStatus)[keyof typeof SettlementStatus];
 
 /** The statuses of an order that rests in the book and can still trade or be cancelled. */
 export const LIVE_STATUSES: readonly OrderStatus[] = [OrderStatus.OPEN, OrderStatus.PARTIALLY_FILLED];

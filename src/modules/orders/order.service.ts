@@ -3,10 +3,10 @@ import { Knex } from 'knex';
 import type { RejectReason } from '../../engine';
 import { Ids } from '../../platform/ids';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { KeelError } from '../../platform/errors';
+import { ErrorCode, KeelError } from '../../platform/errors';
 import { engineRejection } from './placement-checks';
-import type { LedgerService } from '../ledger/ledger.service';
-import type { MarketService } from '../markets/market.service';
+import type { LedgerService } from '../ledger';
+import type { MarketService } from '../markets';
 import { MarketRuntimes } from './market-runtime';
 import { LIVE_STATUSES, Order, OrderSide, OrderStatus, OrderType, PlaceOrderInput, ReplaceOrderInput, TimeInForce } from './order.domain';
 import { OrderModel } from './order.model';
@@ -216,15 +216,13 @@ export class OrderService {
   /** Sequence (as the market's runtime has committed it, else as stored) and queue depth of the markets of these shards. */
   async engineView(shardOf: (symbol: string) => number, shards: number[]): Promise<MarketEngineView[]> {
     const wanted = new Set(shards);
-    const rows: { id: string; symbol: string; sequence: string }[] = await this.db('markets').select('id', 'symbol', 'sequence').orderBy('symbol');
-    return rows
+    return (await this.markets.sequences())
       .filter((m) => wanted.has(shardOf(m.symbol)))
       .map((m) => ({ marketId: m.id, symbol: m.symbol, sequence: String(this.runtimes.committedSequence(m.id) ?? m.sequence), queueDepth: this.placements.depth(m.id) }));
   }
 
   private async marketsOf(shardOf: (symbol: string) => number, shard: number): Promise<{ id: string; symbol: string }[]> {
-    const rows: { id: string; symbol: string }[] = await this.db('markets').select('id', 'symbol').orderBy('symbol');
-    return rows.filter((m) => shardOf(m.symbol) === shard);
+    return (await this.markets.sequences()).filter((m) => shardOf(m.symbol) === shard);
   }
 
   private async assertOwnWallet(organizationId: string, walletId: string): Promise<void> {

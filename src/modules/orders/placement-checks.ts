@@ -2,7 +2,7 @@ import { admitPlacement } from '../../engine';
 import type { PlaceOrder, PlacementRefusal, RejectReason, Steps } from '../../engine';
 import { divideExact, parseDecimal, Scaled } from '../../platform/decimal';
 import { ErrorCode, KeelError } from '../../platform/errors';
-import type { MarketView } from '../markets/market.service';
+import type { MarketView } from '../markets';
 import type { Runtime } from './market-runtime';
 import { OrderSide, OrderType, PlaceOrderInput, TimeInForce } from './order.domain';
 

@@ -3,7 +3,7 @@ import type { EngineEvent, RejectReason } from '../../engine';
 import { formatMultiple, formatScaled } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { ClaimStep } from '../../platform/idempotency';
-import type { LedgerService } from '../ledger/ledger.service';
+import type { LedgerService } from '../ledger';
 import { GroupFunds } from './group-funds';
 import type { MarketRuntimes, Runtime } from './market-runtime';
 import { OrderSide, PlaceOrderInput } from './order.domain';

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { isNftStandard } from '../chains/nft-standards';
+import { isNftStandard } from '../chains';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
@@ -7,11 +7,12 @@ import { Ids } from '../../platform/ids';
 import { parseUnits } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService } from '../chains/chain.service';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
-import type { CheckoutDesk, CheckoutOwner, CheckoutTransferView, CheckoutView } from '../checkout/checkout-desk';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferModel } from '../checkout/checkout.model';
-import { PaymentIntentModel, PaymentIntentStatus } from './payment-intent.model';
+import type { ChainService } from '../chains';
+import type { MasterWalletService } from '../wallets';
+import type { CheckoutDesk, CheckoutOwner, CheckoutTransferView, CheckoutView } from '../checkout';
+import { CheckoutStatus, type CheckoutModel, type CheckoutTransferModel } from '../checkout';
+import { PaymentIntentModel } from './payment-intent.model';
+import type { PaymentIntentStatus } from './payment-intent.domain';
 
 const INTENT = 'Payment intent';
 const MIN_EXPIRY_SECONDS = 5;
@@ -83,8 +84,7 @@ export class PaymentIntentService implements CheckoutOwner {
     if (input.blockchainId && input.blockchainId.toLowerCase() !== asset.blockchainId) throw KeelError.invalidField('blockchainId', "is not the asset's blockchain");
     const wallet = await this.wallets.row(organizationId, input.masterWalletId);
     if (!wallet.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
-    const enabled = await this.db('master_wallet_chains').where({ master_wallet_id: wallet.id, blockchain_id: asset.blockchainId }).first();
-    if (!enabled) throw new KeelError('INVALID_NETWORK', `The master wallet is not enabled on ${asset.blockchain.name}`);
+    if (!(await this.wallets.enabledChainIds(wallet.id)).includes(asset.blockchainId)) throw new KeelError('INVALID_NETWORK', `The master wallet is not enabled on ${asset.blockchain.name}`);
     const expectedRaw = parseUnits(input.amount, asset.decimals);
     if (expectedRaw === null || expectedRaw <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${asset.decimals} decimals`);
     const ttl = input.expiresInSeconds ?? this.defaultTtlSeconds;
@@ -109,7 +109,7 @@ export class PaymentIntentService implements CheckoutOwner {
       .where({ organizationId })
       .modify((b) => {
         if (filter.status) b.where('status', filter.status);
-        if (masterWalletId) b.whereExists(CheckoutModel.query(this.db).whereColumn('checkouts.paymentIntentId', 'payment_intents.id').where('checkouts.masterWalletId', masterWalletId));
+        if (masterWalletId) b.whereIn('id', this.desk.intentIdsPayingInto(masterWalletId));
       });
     const { rows, total } = await fetchPage<PaymentIntentModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
     return toPage(await this.views(rows), total, filter);
@@ -122,7 +122,7 @@ export class PaymentIntentService implements CheckoutOwner {
   async cancel(organizationId: string, id: string, reason?: string | null): Promise<PaymentIntentView> {
     id = Ids.uuid(INTENT, id);
     return this.uow.run('payment-intent.cancel', async (trx) => {
-      const checkout = await CheckoutModel.query(trx).findOne({ paymentIntentId: id, organizationId }).forUpdate();
+      const checkout = await this.desk.lockedOfIntent(trx, organizationId, id);
       const intent = await this.row(trx, organizationId, id);
       if (!checkout) throw KeelError.notFound(INTENT);
       if (!CANCELLABLE.includes(intent.status)) throw new KeelError('CONFLICT', `A ${intent.status} payment intent cannot be cancelled (only ${CANCELLABLE.join(' or ')})`);
@@ -161,7 +161,7 @@ export class PaymentIntentService implements CheckoutOwner {
 
   private async views(rows: PaymentIntentModel[], trx: Knex | Knex.Transaction = this.db): Promise<PaymentIntentView[]> {
     if (!rows.length) return [];
-    const checkouts = await CheckoutModel.query(trx).whereIn('paymentIntentId', rows.map((r) => r.id));
+    const checkouts = await this.desk.ofIntents(rows.map((r) => r.id), trx);
     const byIntent = new Map(checkouts.map((c) => [c.paymentIntentId!, c]));
     const checkoutViews = new Map((await this.desk.views(checkouts, trx)).map((v) => [v.id, v]));
     const transfers: CheckoutTransferModel[] = await this.desk.transfersOf(checkouts.map((c) => c.id), trx);

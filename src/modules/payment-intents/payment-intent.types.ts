@@ -3,21 +3,12 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { IsIdFilter } from '../../graphql-kit/types/id';
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { Decimal, JSONObject } from '../../graphql-kit/types/scalars';
-import { AssetRefType, ChainRefType, CheckoutStatusEnum, CheckoutTransferType } from '../checkout/checkout.types';
-import type { CheckoutStatus } from '../checkout/checkout.model';
-import type { PaymentIntentStatus } from './payment-intent.model';
+import { AssetRefType, ChainRefType, CheckoutTransferType } from '../checkout/checkout.types';
+import { CheckoutStatus } from '../checkout';
+import { PaymentIntentStatus } from './payment-intent.domain';
 import type { CreatePaymentIntent, PaymentIntentFilter, PaymentIntentView } from './payment-intent.service';
 
-export const PaymentIntentStatusEnum: Record<PaymentIntentStatus, PaymentIntentStatus> = {
-  REQUIRES_PAYMENT: 'REQUIRES_PAYMENT',
-  PROCESSING: 'PROCESSING',
-  SUCCEEDED: 'SUCCEEDED',
-  UNDERPAID: 'UNDERPAID',
-  OVERPAID: 'OVERPAID',
-  EXPIRED: 'EXPIRED',
-  CANCELLED: 'CANCELLED',
-};
-registerEnumType(PaymentIntentStatusEnum, {
+registerEnumType(PaymentIntentStatus, {
   name: 'PaymentIntentStatus',
   description:
     'REQUIRES_PAYMENT → PROCESSING (detected or confirming) → SUCCEEDED | OVERPAID | UNDERPAID once confirmed; UNDERPAID → PROCESSING on a top-up before the expiry; REQUIRES_PAYMENT or PROCESSING (never recorded) → EXPIRED at the expiry, EXPIRED → PROCESSING when a payment mined before the expiry is recorded late; REQUIRES_PAYMENT or UNDERPAID → CANCELLED by the merchant. Each transition emits payment_intent.<status in lower case>.',
@@ -26,8 +17,8 @@ registerEnumType(PaymentIntentStatusEnum, {
 @ObjectType('PaymentIntent')
 export class PaymentIntentType implements PaymentIntentView {
   @Field(() => ID) id!: string;
-  @Field(() => PaymentIntentStatusEnum) status!: PaymentIntentStatus;
-  @Field(() => CheckoutStatusEnum, { description: 'The finer status of its checkout (DETECTED vs CONFIRMING)' }) checkoutStatus!: CheckoutStatus;
+  @Field(() => PaymentIntentStatus) status!: PaymentIntentStatus;
+  @Field(() => CheckoutStatus, { description: 'The finer status of its checkout (DETECTED vs CONFIRMING)' }) checkoutStatus!: CheckoutStatus;
   @Field(() => ChainRefType) blockchain!: ChainRefType;
   @Field(() => AssetRefType) asset!: AssetRefType;
   @Field(() => ID) masterWalletId!: string;
@@ -70,6 +61,6 @@ export class CancelPaymentIntentInput {
 
 @ArgsType()
 export class PaymentIntentListArgs extends PageArgs implements PaymentIntentFilter {
-  @Field(() => PaymentIntentStatusEnum, { nullable: true }) @IsOptional() status?: PaymentIntentStatus;
+  @Field(() => PaymentIntentStatus, { nullable: true }) @IsOptional() status?: PaymentIntentStatus;
   @Field(() => String, { nullable: true }) @IsOptional() @IsIdFilter() masterWalletId?: string;
 }

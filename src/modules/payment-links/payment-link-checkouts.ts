@@ -1,8 +1,7 @@
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
-import type { CheckoutOwner } from '../checkout/checkout-desk';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferModel, SETTLED_STATUSES } from '../checkout/checkout.model';
-import { paymentAdmitted } from '../checkout/checkout-status';
+import type { CheckoutOwner } from '../checkout';
+import { CheckoutStatus, SETTLED_STATUSES, paymentAdmitted, type CheckoutModel, type CheckoutTransferModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { paymentsHeld } from './payments-held';
 import type { PaymentLinkService } from './payment-link.service';

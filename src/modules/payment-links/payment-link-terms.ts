@@ -1,10 +1,8 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
-import { AssetModel } from '../chains/chain.model';
-import { NFT_STANDARDS } from '../chains/nft-standards';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
-import type { MasterWalletModel } from '../wallets/wallet.model';
+import type { AssetModel, ChainService } from '../chains';
+import type { MasterWalletService, MasterWalletModel } from '../wallets';
 
 /** Stablecoins that pay a USD amount at par. */
 const USD_STABLECOINS = ['USDC', 'USDT', 'DAI'];
@@ -34,14 +32,14 @@ export function paysCurrency(symbol: string, currency: string): boolean {
  * chain the wallet is enabled on) and the assets on them (default: those that pay the currency at
  * par). The amount must be exact in every allowed asset's units.
  */
-export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: MasterWalletService, organizationId: string, input: LinkTermsInput): Promise<LinkTerms> {
+export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: MasterWalletService, chains: ChainService, organizationId: string, input: LinkTermsInput): Promise<LinkTerms> {
   const wallet = await wallets.row(organizationId, input.evmSettlementWalletId, db);
   if (!wallet.isActive) throw KeelError.invalidField('evmSettlementWalletId', 'the master wallet is deactivated');
-  const enabled: string[] = (await db('master_wallet_chains').where({ master_wallet_id: wallet.id }).orderBy('created_at').select('blockchain_id')).map((r: { blockchainId: string }) => r.blockchainId);
-  const chains = input.allowedBlockchainIds?.length ? [...new Set(input.allowedBlockchainIds.map((id) => id.toLowerCase()))] : enabled;
-  const foreign = chains.filter((id) => !enabled.includes(id));
+  const enabled = await wallets.enabledChainIds(wallet.id, db);
+  const allowed = input.allowedBlockchainIds?.length ? [...new Set(input.allowedBlockchainIds.map((id) => id.toLowerCase()))] : enabled;
+  const foreign = allowed.filter((id) => !enabled.includes(id));
   if (foreign.length) throw KeelError.invalidField('allowedBlockchainIds', `the settlement wallet is not enabled on ${foreign.join(', ')}`);
-  const onChains = await AssetModel.query(db).whereIn('blockchainId', chains).where({ isActive: true }).whereNotIn('standard', NFT_STANDARDS);
+  const onChains = await chains.activeAssetsOn(allowed, db);
   let assets: AssetModel[];
   if (input.allowedAssetIds?.length) {
     const wanted = [...new Set(input.allowedAssetIds.map((id) => id.toLowerCase()))];
@@ -58,5 +56,5 @@ export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: Mas
       if (units === null || units <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${a.decimals} decimals (${a.symbol})`);
     }
   }
-  return { wallet, allowedBlockchainIds: [...new Set(assets.map((a) => a.blockchainId))].filter((id) => chains.includes(id)), allowedAssetIds: assets.map((a) => a.id) };
+  return { wallet, allowedBlockchainIds: [...new Set(assets.map((a) => a.blockchainId))].filter((id) => allowed.includes(id)), allowedAssetIds: assets.map((a) => a.id) };
 }

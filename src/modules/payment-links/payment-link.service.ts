@@ -7,12 +7,10 @@ import { Ids } from '../../platform/ids';
 import { normalizeDecimal } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { blockchainView, type ChainService, type AssetView, type BlockchainView } from '../chains/chain.service';
-import { BlockchainModel } from '../chains/chain.model';
-import type { MasterWalletService } from '../wallets/master-wallet.service';
-import type { MasterWalletModel } from '../wallets/wallet.model';
-import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checkout/checkout-desk';
-import { CheckoutModel, CheckoutStatus, CheckoutTransferKind, CheckoutTransferModel, CheckoutTransferStatus } from '../checkout/checkout.model';
+import type { ChainService, AssetView, BlockchainView } from '../chains';
+import type { MasterWalletService, MasterWalletModel } from '../wallets';
+import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checkout';
+import { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus, type CheckoutTransferModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { resolveLinkTerms } from './payment-link-terms';
 import { claimSlug, slugTaken } from './slug-ownership';
@@ -129,7 +127,7 @@ export class PaymentLinkService {
     if (input.solanaSettlementWalletId) throw new KeelError('INVALID_NETWORK', 'Solana settlement is not available: Keel runs EVM chains only');
     const slug = input.slug ? checkSlug(input.slug) : generatedSlug(input.name);
     return this.uow.run('payment-link.create', async (trx) => {
-      const terms = await resolveLinkTerms(trx, this.wallets, organizationId, { ...input, currency, amount: input.amount ?? null });
+      const terms = await resolveLinkTerms(trx, this.wallets, this.chains, organizationId, { ...input, currency, amount: input.amount ?? null });
       await claimSlug(trx, organizationId, slug);
       if (await PaymentLinkModel.query(trx).findOne({ slug })) throw slugTaken(slug);
       const row = await PaymentLinkModel.query(trx).insertAndFetch({
@@ -216,7 +214,7 @@ export class PaymentLinkService {
         const amount = input.amount !== undefined ? input.amount : current.amount === null ? null : normalizeDecimal(current.amount);
         const walletChanged = input.evmSettlementWalletId != null && input.evmSettlementWalletId.toLowerCase() !== current.evmSettlementWalletId;
         const chainsOrWallet = walletChanged || input.allowedBlockchainIds != null;
-        const terms = await resolveLinkTerms(trx, this.wallets, organizationId, {
+        const terms = await resolveLinkTerms(trx, this.wallets, this.chains, organizationId, {
           currency,
           amount,
           evmSettlementWalletId: input.evmSettlementWalletId ?? current.evmSettlementWalletId,
@@ -250,27 +248,18 @@ export class PaymentLinkService {
 
   async transfers(organizationId: string, id: string, filter: LinkTransferFilter): Promise<PageResult<PaymentLinkTransferView>> {
     const link = await this.row(organizationId, id);
-    const q = CheckoutTransferModel.query(this.db)
-      .whereIn('checkoutId', CheckoutModel.query(this.db).select('id').where({ paymentLinkId: link.id }))
-      .modify((b) => {
-        if (filter.kind) b.where('kind', filter.kind);
-        if (filter.status) b.where('status', filter.status);
-      });
-    const { rows, total } = await fetchPage<CheckoutTransferModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    const { rows, total } = await this.desk.transferPageOfLink(link.id, filter);
     return toPage(await this.transferViews(rows), total, filter);
   }
 
   async checkouts(organizationId: string, id: string, filter: LinkCheckoutFilter): Promise<PageResult<PaymentLinkCheckoutView>> {
     const link = await this.row(organizationId, id);
-    const q = CheckoutModel.query(this.db)
-      .where({ paymentLinkId: link.id })
-      .modify((b) => (filter.status ? b.where('status', filter.status) : b));
-    const { rows, total } = await fetchPage<CheckoutModel>(q, filter, [{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    const { rows, total } = await this.desk.pageOfLink(link.id, filter);
     return toPage((await this.desk.views(rows)).map((v) => ({ ...v, paymentLinkId: link.id })), total, filter);
   }
 
   async transferViews(rows: CheckoutTransferModel[], trx: Knex | Knex.Transaction = this.db): Promise<PaymentLinkTransferView[]> {
-    const checkouts = new Map((await CheckoutModel.query(trx).findByIds([...new Set(rows.map((r) => r.checkoutId))])).map((c) => [c.id, c]));
+    const checkouts = new Map((await this.desk.byIds(rows.map((r) => r.checkoutId), trx)).map((c) => [c.id, c]));
     const views = await this.desk.transferViews(rows, checkouts);
     return views.map((v) => ({ ...v, paymentLinkId: checkouts.get(v.checkoutId)!.paymentLinkId!, checkoutStatus: checkouts.get(v.checkoutId)!.status }));
   }
@@ -297,8 +286,7 @@ export class PaymentLinkService {
   }
 
   private async views(rows: PaymentLinkModel[], trx: Knex | Knex.Transaction = this.db): Promise<PaymentLinkView[]> {
-    const chainRows = await BlockchainModel.query(trx).findByIds([...new Set(rows.flatMap((r) => r.allowedBlockchainIds))]);
-    const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
+    const chains = await this.chains.blockchainViews(rows.flatMap((r) => r.allowedBlockchainIds), trx);
     const assets = await this.chains.assetViews(rows.flatMap((r) => r.allowedAssetIds));
     return rows.map((r) => ({
       id: r.id,

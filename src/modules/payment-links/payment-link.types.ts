@@ -4,8 +4,8 @@ import { IsIdFilter } from '../../graphql-kit/types/id';
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { Decimal, JSONObject } from '../../graphql-kit/types/scalars';
 import { AssetType, BlockchainType } from '../chains/chain.types';
-import { CheckoutStatusEnum, CheckoutTransferKindEnum, CheckoutTransferStatusEnum, CheckoutTransferType, CheckoutType } from '../checkout/checkout.types';
-import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from '../checkout/checkout.model';
+import { CheckoutTransferType, CheckoutType } from '../checkout/checkout.types';
+import { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from '../checkout';
 import type { CreatePaymentLink, LinkCheckoutFilter, LinkTransferFilter, PaymentLinkCheckoutView, PaymentLinkFilter, PaymentLinkTransferView, PaymentLinkView, UpdatePaymentLink } from './payment-link.service';
 
 const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
@@ -47,7 +47,7 @@ export class PaymentLinkPage extends Page(PaymentLinkType) {}
 @ObjectType('PaymentLinkTransfer', { description: 'A deposit to one of the link\'s checkout addresses' })
 export class PaymentLinkTransferType extends CheckoutTransferType implements PaymentLinkTransferView {
   @Field(() => ID) paymentLinkId!: string;
-  @Field(() => CheckoutStatusEnum, { description: "The checkout's status now" }) checkoutStatus!: CheckoutStatus;
+  @Field(() => CheckoutStatus, { description: "The checkout's status now" }) checkoutStatus!: CheckoutStatus;
 }
 
 @ObjectType('PaymentLinkTransferPage')
@@ -117,11 +117,11 @@ export class PaymentLinkListArgs extends PageArgs implements PaymentLinkFilter {
 
 @ArgsType()
 export class PaymentLinkTransferListArgs extends PageArgs implements LinkTransferFilter {
-  @Field(() => CheckoutTransferKindEnum, { nullable: true }) @IsOptional() kind?: CheckoutTransferKind;
-  @Field(() => CheckoutTransferStatusEnum, { nullable: true }) @IsOptional() status?: CheckoutTransferStatus;
+  @Field(() => CheckoutTransferKind, { nullable: true }) @IsOptional() kind?: CheckoutTransferKind;
+  @Field(() => CheckoutTransferStatus, { nullable: true }) @IsOptional() status?: CheckoutTransferStatus;
 }
 
 @ArgsType()
 export class PaymentLinkCheckoutListArgs extends PageArgs implements LinkCheckoutFilter {
-  @Field(() => CheckoutStatusEnum, { nullable: true }) @IsOptional() status?: CheckoutStatus;
+  @Field(() => CheckoutStatus, { nullable: true }) @IsOptional() status?: CheckoutStatus;
 }

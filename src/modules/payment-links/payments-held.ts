@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SIGHTING_GRACE_MS } from '../checkout/checkout-status';
+import { SIGHTING_GRACE_MS } from '../checkout';
 
 /**
  * How many of a link's checkouts hold one of its payments now (checkout-status.ts holdsPayment, as

@@ -3,10 +3,9 @@ import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
 import { normalizeDecimal, parseUnits } from '../../platform/decimal';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService } from '../chains/chain.service';
-import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout/checkout-desk';
-import { CheckoutModel, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES } from '../checkout/checkout.model';
-import { qrSvg } from '../checkout/checkout-qr';
+import type { ChainService } from '../chains';
+import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout';
+import { assetRef, chainRef, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg, type CheckoutModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { paymentsHeld } from './payments-held';
 
@@ -72,8 +71,8 @@ export class PublicCheckoutService {
     for (const id of link.allowedAssetIds) {
       const a = assets.get(id);
       if (!a) continue;
-      const chain = options.get(a.blockchainId) ?? { blockchain: { id: a.blockchain.id, name: a.blockchain.name, slug: a.blockchain.slug, chainId: a.blockchain.chainId }, assets: [] };
-      chain.assets.push({ id: a.id, symbol: a.symbol, name: a.name, decimals: a.decimals, address: a.address });
+      const chain = options.get(a.blockchainId) ?? { blockchain: chainRef(a), assets: [] };
+      chain.assets.push(assetRef(a));
       options.set(a.blockchainId, chain);
     }
     const reason = await this.unavailable(this.db, link);
@@ -136,9 +135,7 @@ export class PublicCheckoutService {
   /** Whether `id` names a session of the link at `slug` (what the hosted page is asked to resume). */
   async isSessionOf(slug: string, id: string): Promise<boolean> {
     if (!Ids.isUuid(id)) return false;
-    const row = await CheckoutModel.query(this.db)
-      .findById(id.toLowerCase())
-      .whereIn('paymentLinkId', PaymentLinkModel.query(this.db).select('id').where({ slug: String(slug).toLowerCase() }).whereNull('deletedAt'));
+    const row = await this.desk.ofLink(id.toLowerCase(), this.db('payment_links').select('id').where({ slug: String(slug).toLowerCase() }).whereNull('deletedAt'));
     return !!row;
   }
 
@@ -146,7 +143,7 @@ export class PublicCheckoutService {
   private async checkout(slug: string, id: string): Promise<{ checkout: CheckoutModel; link: PaymentLinkModel }> {
     const sessionId = Ids.uuid(SESSION, id);
     const link = await this.bySlug(slug);
-    const checkout = await CheckoutModel.query(this.db).findOne({ id: sessionId, paymentLinkId: link.id });
+    const checkout = await this.desk.ofLink(sessionId, link.id);
     if (!checkout) throw KeelError.notFound(SESSION);
     return { checkout, link };
   }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Ids } from '../../platform/ids';
 import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/decimal';
-import { AssetModel } from '../chains/chain.model';
+import { assetSymbol } from '../chains';
 import type { BatchPriceSource, TokenPrice } from './price-source';
 import type { ReferencePrices } from './reference-prices';
 import { ObservedTrade, policyPrice, PolicyPriceRules } from './policy-price';
@@ -144,8 +144,7 @@ export class KeelPriceSource implements BatchPriceSource {
   /** An asset id resolves to its symbol (null when unknown); anything else is taken as a symbol. */
   private async symbolOf(asset: string): Promise<string | null> {
     if (!Ids.isUuid(asset)) return asset;
-    const row = await AssetModel.query(this.db).findById(asset).select('symbol');
-    return row ? row.symbol : null;
+    return assetSymbol(this.db, asset);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { ApiKeyHost } from '../api-keys/api-key.types';
+import { ApiKeyHost } from '../api-keys';
 import type { Host } from '../../platform/auth/permissions';
 import type { DailyUsageView, KeyUsageView, UsageView } from './quota.service';
 

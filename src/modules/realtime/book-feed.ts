@@ -1,12 +1,7 @@
 import { markShared, SharedStream } from '../../platform/events/shared-stream';
-import type { CommittedChange } from '../orders/committed-change';
-import type { BookLevel } from '../orders/order.domain';
+import type { CommittedChange, BookLevel } from '../orders';
 import type { RealtimeHub } from './realtime-hub';
-
-export enum BookMessageKind {
-  SNAPSHOT = 'SNAPSHOT',
-  UPDATE = 'UPDATE',
-}
+import { BookMessageKind } from './realtime.domain';
 
 /**
  * A message of the order-book feed. SNAPSHOT: the whole book after book message `sequence`

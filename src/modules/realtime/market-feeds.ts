@@ -1,6 +1,6 @@
 import { markShared, SharedStream } from '../../platform/events/shared-stream';
-import type { CommittedChange } from '../orders/committed-change';
-import { SettlementStatus, Trade } from '../orders/order.domain';
+import type { CommittedChange } from '../orders';
+import { tradeView, Trade } from '../orders';
 import type { RealtimeHub } from './realtime-hub';
 
 /** A feed that listens to one market's changes while it has subscribers. */
@@ -29,24 +29,7 @@ export class TradeFeed implements MarketFeed<Trade> {
     this.stopListening = hub.onMarket(this.marketId, (c) => {
       const createdAt = new Date(c.committedAt);
       for (const t of c.trades) {
-        this.stream.emit({
-          id: t.id,
-          marketId: c.marketId,
-          market: this.symbol,
-          sequence: t.sequence,
-          makerOrderId: t.makerOrderId,
-          takerOrderId: t.takerOrderId,
-          makerWalletId: t.makerWalletId,
-          takerWalletId: t.takerWalletId,
-          takerSide: t.takerSide,
-          price: t.price,
-          quantity: t.quantity,
-          makerFee: t.makerFee,
-          takerFee: t.takerFee,
-          settlementBatchId: null,
-          settlementStatus: t.settlementStatus ?? SettlementStatus.QUEUED,
-          createdAt,
-        });
+        this.stream.emit(tradeView(t, { id: c.marketId, symbol: this.symbol }, createdAt));
       }
     });
   }

@@ -1,9 +1,7 @@
 import { SharedStream } from '../../platform/events/shared-stream';
-import type { CommittedChange, OrderChange } from '../orders/committed-change';
-import type { OrderQueries } from '../orders/order-queries';
-import { Fill, Liquidity, Order, OrderSide, OrderStatus } from '../orders/order.domain';
-import type { OrderModel } from '../orders/order.model';
-import type { WalletBalance, WalletBalances } from '../ledger/wallet-balances';
+import type { CommittedChange, OrderChange, OrderQueries, OrderModel } from '../orders';
+import { Fill, Liquidity, Order, OrderSide, OrderStatus } from '../orders';
+import type { WalletBalance, WalletBalances } from '../ledger';
 import type { RealtimeHub } from './realtime-hub';
 
 /** Immutable parts of orders remembered per organisation feed (the state comes with each change). */

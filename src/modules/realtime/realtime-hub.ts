@@ -1,5 +1,5 @@
 import type { RealtimeBus } from '../../platform/events/realtime-bus';
-import type { CommittedChange } from '../orders/committed-change';
+import type { CommittedChange } from '../orders';
 
 type Listener = (change: CommittedChange) => void;
 

@@ -1,16 +1,21 @@
 import { Arg, Authorized, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql-kit/context';
-import type { Candle, Ticker } from '../market-data/market-data.service';
+import type { Candle, Ticker } from '../market-data';
 import { CandleType, TickerType } from '../market-data/market-data.types';
-import type { Fill, Order, Trade } from '../orders/order.domain';
+import type { Fill, Order, Trade } from '../orders';
 import { FillType, OrderObject, TradeType } from '../orders/order.types';
-import type { WalletBalance } from '../ledger/wallet-balances';
+import type { WalletBalance } from '../ledger';
 import { LedgerBalanceType } from '../ledger/ledger.types';
 import type { BookMessage } from './book-feed';
 import { BookMessageType } from './realtime.types';
+import type { RealtimeServices } from '.';
 
-type Subscribe = SubscribeResolverData<unknown, Record<string, string>, GraphQLContext>;
-const realtime = (ctx: GraphQLContext) => ({ service: ctx.services.realtime, access: ctx.principal });
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
+export type RealtimeResolverServices = Pick<RealtimeServices, 'realtime'>;
+type Context = GraphQLContext<RealtimeResolverServices>;
+
+type Subscribe = SubscribeResolverData<unknown, Record<string, string>, Context>;
+const realtime = (ctx: Context) => ({ service: ctx.services.realtime, access: ctx.principal });
 
 /** Realtime feeds over graphql-ws at /graphql on the pro host (see docs/trading-and-realtime.md, "Realtime feeds"). */
 @Resolver()

@@ -1,10 +1,9 @@
 import { KeelError } from '../../platform/errors';
-import type { MarketService } from '../markets/market.service';
-import type { MarketDataService, Ticker, Candle } from '../market-data/market-data.service';
-import { CANDLE_INTERVALS } from '../market-data/market-data.service';
-import type { OrderQueries } from '../orders/order-queries';
-import type { Fill, Order, Trade } from '../orders/order.domain';
-import type { WalletBalance, WalletBalances } from '../ledger/wallet-balances';
+import type { MarketService } from '../markets';
+import type { MarketDataService, Ticker, Candle } from '../market-data';
+import { CANDLE_INTERVALS } from '../market-data';
+import type { OrderQueries, Fill, Order, Trade } from '../orders';
+import type { WalletBalance, WalletBalances } from '../ledger';
 import { BookFeed, BookMessage } from './book-feed';
 import { assertChannel, ChannelAccess, marketChannel, PrivateChannel } from './channels';
 import { MarketFeed, RecomputedFeed, TradeFeed } from './market-feeds';

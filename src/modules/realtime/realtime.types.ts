@@ -1,6 +1,7 @@
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 import { BookLevelType } from '../orders/order.types';
-import { BookMessage, BookMessageKind } from './book-feed';
+import type { BookMessage } from './book-feed';
+import { BookMessageKind } from './realtime.domain';
 
 registerEnumType(BookMessageKind, {
   name: 'BookMessageKind',

@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
 import { formatScaled } from '../../platform/decimal';
 import type { PublishInput } from '../../platform/events/outbox';
-import type { ChainService } from '../chains/chain.service';
-import type { SendingWallets } from '../wallets/sending-wallets';
+import type { ChainService } from '../chains';
+import type { SendingWallets } from '../wallets';
 import { ruleEventPrefix, ruleView } from './settlement-rule.service';
 
 export interface ExecutionOutcome {

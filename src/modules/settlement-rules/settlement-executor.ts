@@ -1,17 +1,12 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService, AssetView } from '../chains/chain.service';
-import { readBalances } from '../wallets/balance-reader';
-import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
-import { checkTransferPolicy } from '../withdrawals/transfer-policy';
-import type { TransferService } from '../withdrawals/transfer.service';
-import type { GasTopUps } from '../withdrawals/gas-top-up';
-import type { DestinationScreen } from '../swaps/destination-screen';
-import type { SwapService } from '../swaps/swap.service';
-import { APPROVAL_GAS } from '../swaps/dex-quoter';
-import type { PricedSwap } from '../swaps/swap.service';
-import { shortfallBasisPoints } from '../swaps/swap-guards';
+import type { ChainNetworks, ChainService, AssetView } from '../chains';
+import { readBalances } from '../wallets';
+import type { SendingWallet, SendingWallets } from '../wallets';
+import { checkTransferPolicy } from '../withdrawals';
+import type { TransferService, GasTopUps } from '../withdrawals';
+import type { DestinationScreen, SwapService, PricedSwap } from '../swaps';
+import { APPROVAL_GAS, shortfallBasisPoints } from '../swaps';
 import { formatScaled } from '../../platform/decimal';
 
 /** The policy price of an asset (the prices module's, one no single organisation can set), or why there is none. */

@@ -1,9 +1,9 @@
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
 import type { Logger } from '../../platform/logger';
-import type { ChainService } from '../chains/chain.service';
-import type { SendingWallets } from '../wallets/sending-wallets';
-import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
+import type { ChainService } from '../chains';
+import type { SendingWallets } from '../wallets';
+import type { SendingItem, TransferOutcomeListener } from '../withdrawals';
 import { executionEvent } from './settlement-events';
 
 export interface RetryPolicy {

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { isNftStandard } from '../chains/nft-standards';
+import { isNftStandard } from '../chains';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
@@ -7,11 +7,10 @@ import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { Outbox } from '../../platform/events/outbox';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets/sending-wallets';
-import { parseOrder, parseSlippage, DEFAULT_SLIPPAGE } from '../swaps/swap.service';
-import { checksummedAddress } from '../withdrawals/evm-address';
+import type { ChainNetworks, ChainService } from '../chains';
+import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets';
+import { parseOrder, parseSlippage, DEFAULT_SLIPPAGE } from '../swaps';
+import { checksummedAddress } from '../withdrawals';
 
 /** What a rule matches: deposits on one chain, of some assets (all when empty), within amount bounds (whole units). */
 export interface SettlementSource {

@@ -1,8 +1,7 @@
 import { Knex } from 'knex';
 import { toUnitsFloor } from '../../platform/decimal';
-import type { DepositListener } from '../deposits/chain-activity-recorder';
-import type { ChainTransferModel } from '../deposits/chain-transfer.model';
-import { heldByAml } from '../deposits/aml-holds';
+import type { DepositListener, ChainTransferModel } from '../deposits';
+import { heldByAml } from '../deposits';
 
 /**
  * Turns confirmed deposits into settlement-rule executions, inside the scan's transaction: one row

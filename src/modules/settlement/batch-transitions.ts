@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
+import type { BatchStatus } from './settlement-batch.domain';
 
-export const BATCH_STATUSES = ['BATCHED', 'SUBMITTED', 'CONFIRMED', 'FAILED', 'REORGED', 'REPLACED'] as const;
-export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
 /** A settlement_batches row as the batcher reads it. */
 export interface BatchRow {

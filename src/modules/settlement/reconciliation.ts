@@ -1,9 +1,9 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
-import type { ChainNetwork } from '../chains/chain-networks';
-import type { LedgerAccount } from '../ledger/ledger.service';
+import type { ChainNetwork } from '../chains';
+import type { LedgerAccount } from '../ledger';
 import { forEachBounded } from '../../platform/bounded';
-import { OPEN_ITEM_STATUSES } from '../withdrawals/transfer.domain';
+import { OPEN_ITEM_STATUSES } from '../withdrawals';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import { unsettledDeltas } from './unsettled-trades';
 import { walletAccounts } from './wallet-accounts';

@@ -5,7 +5,9 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { formatScaled } from '../../platform/decimal';
 import { SettlementBatchModel, SettlementBatchTransitionModel } from './settlement-batch.model';
-import type { BatchStatus } from './batch-transitions';
+import type { BatchStatus } from './settlement-batch.domain';
+import type { MarketService } from '../markets';
+import type { ChainService } from '../chains';
 
 export interface SettlementBatchFilter extends PageWindow {
   status?: BatchStatus;
@@ -50,14 +52,17 @@ export interface SettlementBatchView {
  * so batches (like markets and market trades) are shared, readable with orderbook_settlement:read.
  */
 export class SettlementBatchService {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly markets: MarketService,
+    private readonly chains: ChainService,
+  ) {}
 
   async list(filter: SettlementBatchFilter): Promise<PageResult<SettlementBatchView>> {
     let marketId: string | null = null;
     if (filter.market) {
-      const market = await this.db('markets').whereRaw('upper(symbol) = upper(?)', [filter.market]).first();
-      if (!market) return toPage([], 0, filter);
-      marketId = market.id;
+      marketId = (await this.markets.idOf(filter.market)) ?? null;
+      if (!marketId) return toPage([], 0, filter);
     }
     const q = SettlementBatchModel.query(this.db).modify((b) => {
       if (filter.status) b.where({ status: filter.status });
@@ -76,13 +81,12 @@ export class SettlementBatchService {
 
   private async views(rows: SettlementBatchModel[]): Promise<SettlementBatchView[]> {
     if (!rows.length) return [];
-    const [transitions, markets, chains] = await Promise.all([
+    const [transitions, symbol, chains] = await Promise.all([
       SettlementBatchTransitionModel.query(this.db).whereIn('batchId', rows.map((r) => r.id)).orderBy('id'),
-      this.db('markets').whereIn('id', [...new Set(rows.flatMap((r) => r.marketIds))]).select('id', 'symbol'),
-      this.db('blockchains').whereIn('id', [...new Set(rows.map((r) => r.blockchainId))]).select('id', 'chainId'),
+      this.markets.symbolsOf(rows.flatMap((r) => r.marketIds)),
+      this.chains.blockchainViews(rows.map((r) => r.blockchainId)),
     ]);
-    const symbol = new Map(markets.map((m: { id: string; symbol: string }) => [m.id, m.symbol]));
-    const chainId = new Map(chains.map((c: { id: string; chainId: string }) => [c.id, String(c.chainId)]));
+    const chainId = new Map([...chains.values()].map((c) => [c.id, String(c.chainId)]));
     return rows.map((r) => ({
       id: r.id,
       status: r.status as BatchStatus,

@@ -3,12 +3,11 @@ import { ArgsType, Field, ID, Int, ObjectType, registerEnumType } from 'type-gra
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { Decimal } from '../../graphql-kit/types/scalars';
 import type { SettlementBatchFilter, SettlementBatchView, SettlementTransitionView } from './settlement-batch.service';
-import { BATCH_STATUSES, BatchStatus } from './batch-transitions';
+import { BatchStatus } from './settlement-batch.domain';
 
 /** The statuses of a settlement batch (a trade's settlementStatus follows its batch's). */
-export const SettlementBatchStatusEnum = Object.fromEntries(BATCH_STATUSES.map((s) => [s, s])) as { [S in BatchStatus]: S };
 
-registerEnumType(SettlementBatchStatusEnum, {
+registerEnumType(BatchStatus, {
   name: 'SettlementBatchStatus',
   description:
     'BATCHED: trades gathered, not yet sent. SUBMITTED: the settlement transaction is sent (txHash). CONFIRMED: mined and as deep as the chain\'s confirmation count. FAILED: the batch would revert or reverted (failureReason); its trades were split into new batches, or the failing trade alone stays FAILED. REORGED: its block left the canonical chain; it is submitted again. REPLACED: its transaction was stuck below the market fee and is being re-sent with a higher fee (or its nonce was taken): transient.',
@@ -26,7 +25,7 @@ export class SettlementTransitionType implements SettlementTransitionView {
 @ObjectType('SettlementBatch', { description: 'A batch of trades settled on chain in one transaction, netted per wallet and asset' })
 export class SettlementBatchType implements SettlementBatchView {
   @Field(() => ID) id!: string;
-  @Field(() => SettlementBatchStatusEnum) status!: BatchStatus;
+  @Field(() => BatchStatus) status!: BatchStatus;
   @Field(() => ID) blockchainId!: string;
   @Field({ description: 'The EVM chain id' }) chainId!: string;
   @Field(() => [String], { description: 'Symbols of the markets whose trades the batch holds' }) markets!: string[];
@@ -51,14 +50,14 @@ export class SettlementBatchPage extends Page(SettlementBatchType) {}
 
 @ArgsType()
 export class SettlementBatchListArgs extends PageArgs implements SettlementBatchFilter {
-  @Field(() => SettlementBatchStatusEnum, { nullable: true }) @IsOptional() status?: BatchStatus;
+  @Field(() => BatchStatus, { nullable: true }) @IsOptional() status?: BatchStatus;
   @Field(() => String, { nullable: true, description: 'Market symbol, e.g. ETH-USDC' }) @IsOptional() @Length(1, 40) market?: string;
 }
 
 @ObjectType('SettlementBatchEvent', { description: 'A batch holding trades of the organisation changed status' })
 export class SettlementBatchEventType {
   @Field(() => ID) batchId!: string;
-  @Field(() => SettlementBatchStatusEnum) status!: BatchStatus;
+  @Field(() => BatchStatus) status!: BatchStatus;
   @Field(() => String, { nullable: true }) previousStatus!: string | null;
   @Field(() => ID) blockchainId!: string;
   @Field(() => Int) tradeCount!: number;

@@ -4,7 +4,7 @@ import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { retryNonceClash, senderKey, serialized } from '../../platform/chain/dev-sender';
-import type { ChainNetwork } from '../chains/chain-networks';
+import type { ChainNetwork } from '../chains';
 import { deploySettlementContract } from './settlement-contract';
 
 /** The settlement contract of one chain and the key that operates it. */

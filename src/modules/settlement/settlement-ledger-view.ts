@@ -1,4 +1,4 @@
-import type { SettlementView } from '../ledger/custody-ledger-sync';
+import type { SettlementView } from '../ledger';
 import type { SettlementDeployments } from './settlement-deployments';
 
 /**

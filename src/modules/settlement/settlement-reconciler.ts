@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
-import type { ChainNetwork } from '../chains/chain-networks';
+import type { ChainNetwork } from '../chains';
 import type { SettlementDeployments } from './settlement-deployments';
 import { reconcileChain, ReconcileLine, ReconcileOptions, ReconcileReport } from './reconciliation';
 

@@ -4,7 +4,7 @@ import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
 import type { Worker } from '../../platform/worker';
 import { startPollingLoop } from '../../platform/polling-loop';
-import type { ChainNetworks } from '../chains/chain-networks';
+import type { ChainNetworks } from '../chains';
 import type { SettlementBatcher } from './batcher';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { SettlementReconciler } from './settlement-reconciler';

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
-import type { LedgerService } from '../ledger/ledger.service';
-import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
+import type { LedgerService } from '../ledger';
+import type { SendingItem, TransferOutcomeListener } from '../withdrawals';
 import { TRADING_TRANSFER_EVENT } from './trading.domain';
 import { eventData } from './trading.service';
 

@@ -1,9 +1,8 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
-import type { ChainNetwork } from '../chains/chain-networks';
-import type { LedgerService } from '../ledger/ledger.service';
-import type { CustodyLedgerSync } from '../ledger/custody-ledger-sync';
-import type { SendingWallets } from '../wallets/sending-wallets';
+import type { ChainNetwork } from '../chains';
+import type { LedgerService, CustodyLedgerSync } from '../ledger';
+import type { SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { TradingService } from './trading.service';
 import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';

@@ -1,6 +1,9 @@
 /** Moves between a wallet's custody (its address) and its trading balance (in the settlement contract). */
-export const TRADING_DIRECTIONS = ['DEPOSIT', 'WITHDRAWAL'] as const;
-export type TradingDirection = (typeof TRADING_DIRECTIONS)[number];
+export const TradingDirection = {
+  DEPOSIT: 'DEPOSIT',
+  WITHDRAWAL: 'WITHDRAWAL',
+} as const;
+export type TradingDirection = (typeof TradingDirection)[keyof typeof TradingDirection];
 
 /**
  * PENDING_APPROVAL: a withdrawal held by requireApprovalForTransfers. PENDING: a deposit sent from
@@ -8,8 +11,15 @@ export type TradingDirection = (typeof TRADING_DIRECTIONS)[number];
  * operator's payout is sent. CONFIRMED: final on chain (a deposit is then tradable). FAILED: the
  * chain refused it (the amount is back where it was taken from). REJECTED: an approver refused it.
  */
-export const TRADING_TRANSFER_STATUSES = ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED', 'CONFIRMED', 'FAILED', 'REJECTED'] as const;
-export type TradingTransferStatus = (typeof TRADING_TRANSFER_STATUSES)[number];
+export const TradingTransferStatus = {
+  PENDING_APPROVAL: 'PENDING_APPROVAL',
+  PENDING: 'PENDING',
+  SUBMITTED: 'SUBMITTED',
+  CONFIRMED: 'CONFIRMED',
+  FAILED: 'FAILED',
+  REJECTED: 'REJECTED',
+} as const;
+export type TradingTransferStatus = (typeof TradingTransferStatus)[keyof typeof TradingTransferStatus];
 
 /** Outbox events `trading_transfer.<requested|pending_approval|approved|rejected|submitted|confirmed|failed>`. */
 export const TRADING_TRANSFER_EVENT = 'trading_transfer';

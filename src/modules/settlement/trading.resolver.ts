@@ -3,48 +3,53 @@ import type { GraphQLContext } from '../../graphql-kit/context';
 import type { PageResult } from '../../platform/paging';
 import type { TradingBalanceView, TradingTransferView } from './trading.service';
 import { TradingBalanceType, TradingDepositInputType, TradingTransferListArgs, TradingTransferPage, TradingTransferType, TradingWithdrawalInputType } from './trading.types';
+import type { SettlementServices } from '.';
+
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
+export type TradingResolverServices = Pick<SettlementServices, 'trading'>;
+type Context = GraphQLContext<TradingResolverServices>;
 
 @Resolver()
 export class TradingResolver {
   @Authorized('orderbook_funds:move')
   @Mutation(() => TradingTransferType, { description: "Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED" })
-  depositToTrading(@Arg('walletId', () => ID) walletId: string, @Arg('input') input: TradingDepositInputType, @Ctx() ctx: GraphQLContext): Promise<TradingTransferView> {
+  depositToTrading(@Arg('walletId', () => ID) walletId: string, @Arg('input') input: TradingDepositInputType, @Ctx() ctx: Context): Promise<TradingTransferView> {
     return ctx.services.trading.deposit(ctx.principal.organizationId, walletId, input);
   }
 
   @Authorized('orderbook_funds:move')
   @Mutation(() => TradingTransferType, { description: "Withdraws from the wallet's trading balance to its own address or, within its security policy, another one; paid out by the operator" })
-  withdrawFromTrading(@Arg('walletId', () => ID) walletId: string, @Arg('input') input: TradingWithdrawalInputType, @Ctx() ctx: GraphQLContext): Promise<TradingTransferView> {
+  withdrawFromTrading(@Arg('walletId', () => ID) walletId: string, @Arg('input') input: TradingWithdrawalInputType, @Ctx() ctx: Context): Promise<TradingTransferView> {
     return ctx.services.trading.withdraw(ctx.principal.organizationId, walletId, input);
   }
 
   @Authorized('orderbook_funds:approve')
   @Mutation(() => TradingTransferType, { description: 'Releases a withdrawal from trading held by requireApprovalForTransfers' })
-  approveTradingWithdrawal(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TradingTransferView> {
+  approveTradingWithdrawal(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TradingTransferView> {
     return ctx.services.trading.decideWithdrawal(ctx.principal.organizationId, id, true);
   }
 
   @Authorized('orderbook_funds:approve')
   @Mutation(() => TradingTransferType, { description: 'Refuses a withdrawal from trading held for approval: the amount goes back to the trading balance' })
-  rejectTradingWithdrawal(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TradingTransferView> {
+  rejectTradingWithdrawal(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TradingTransferView> {
     return ctx.services.trading.decideWithdrawal(ctx.principal.organizationId, id, false);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => [TradingBalanceType], { description: "A wallet's trading balance per asset: available, locked in orders, pending deposit, pending withdrawal, unsettled proceeds" })
-  tradingBalances(@Arg('walletId', () => ID) walletId: string, @Ctx() ctx: GraphQLContext): Promise<TradingBalanceView[]> {
+  tradingBalances(@Arg('walletId', () => ID) walletId: string, @Ctx() ctx: Context): Promise<TradingBalanceView[]> {
     return ctx.services.trading.balances(ctx.principal.organizationId, walletId);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => TradingTransferPage, { description: 'Deposits to and withdrawals from trading, newest first (walletId, direction, status)' })
-  tradingTransfers(@Args() args: TradingTransferListArgs, @Ctx() ctx: GraphQLContext): Promise<PageResult<TradingTransferView>> {
+  tradingTransfers(@Args() args: TradingTransferListArgs, @Ctx() ctx: Context): Promise<PageResult<TradingTransferView>> {
     return ctx.services.trading.list(ctx.principal.organizationId, args);
   }
 
   @Authorized('orderbook_order:read')
   @Query(() => TradingTransferType)
-  tradingTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TradingTransferView> {
+  tradingTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TradingTransferView> {
     return ctx.services.trading.get(ctx.principal.organizationId, id);
   }
 }

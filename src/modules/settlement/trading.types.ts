@@ -4,13 +4,11 @@ import { IsIdFilter } from '../../graphql-kit/types/id';
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { AssetType } from '../chains/chain.types';
 import type { TradingBalanceView, TradingDepositInput, TradingTransferFilter, TradingTransferView, TradingWithdrawalInput } from './trading.service';
-import { TRADING_DIRECTIONS, TRADING_TRANSFER_STATUSES, TradingDirection, TradingTransferStatus } from './trading.domain';
+import { TradingDirection, TradingTransferStatus } from './trading.domain';
 
-export const TradingDirectionEnum = Object.fromEntries(TRADING_DIRECTIONS.map((s) => [s, s])) as { [S in TradingDirection]: S };
-export const TradingTransferStatusEnum = Object.fromEntries(TRADING_TRANSFER_STATUSES.map((s) => [s, s])) as { [S in TradingTransferStatus]: S };
 
-registerEnumType(TradingDirectionEnum, { name: 'TradingDirection', description: "DEPOSIT: from the wallet's address into its trading balance in the settlement contract. WITHDRAWAL: out of the contract." });
-registerEnumType(TradingTransferStatusEnum, {
+registerEnumType(TradingDirection, { name: 'TradingDirection', description: "DEPOSIT: from the wallet's address into its trading balance in the settlement contract. WITHDRAWAL: out of the contract." });
+registerEnumType(TradingTransferStatus, {
   name: 'TradingTransferStatus',
   description:
     "PENDING_APPROVAL: a withdrawal held by the wallet's requireApprovalForTransfers. PENDING: a deposit sent from the wallet, or a withdrawal waiting for the operator. SUBMITTED: the operator's payout transaction is sent. CONFIRMED: final on chain (a deposit is then tradable). FAILED: the chain refused it; the amount is back where it was taken from. REJECTED: an approver refused it.",
@@ -39,8 +37,8 @@ export class TradingWithdrawalInputType implements TradingWithdrawalInput {
 @ObjectType('TradingTransfer', { description: "A deposit to or withdrawal from a wallet's trading balance in the settlement contract" })
 export class TradingTransferType implements TradingTransferView {
   @Field(() => ID) id!: string;
-  @Field(() => TradingDirectionEnum) direction!: TradingDirection;
-  @Field(() => TradingTransferStatusEnum) status!: TradingTransferStatus;
+  @Field(() => TradingDirection) direction!: TradingDirection;
+  @Field(() => TradingTransferStatus) status!: TradingTransferStatus;
   @Field(() => ID) walletId!: string;
   @Field() walletAddress!: string;
   @Field(() => ID) blockchainId!: string;
@@ -64,8 +62,8 @@ export class TradingTransferPage extends Page(TradingTransferType) {}
 @ArgsType()
 export class TradingTransferListArgs extends PageArgs implements TradingTransferFilter {
   @Field(() => ID, { nullable: true }) @IsOptional() @IsIdFilter() walletId?: string;
-  @Field(() => TradingDirectionEnum, { nullable: true }) @IsOptional() direction?: TradingDirection;
-  @Field(() => TradingTransferStatusEnum, { nullable: true }) @IsOptional() status?: TradingTransferStatus;
+  @Field(() => TradingDirection, { nullable: true }) @IsOptional() direction?: TradingDirection;
+  @Field(() => TradingTransferStatus, { nullable: true }) @IsOptional() status?: TradingTransferStatus;
 }
 
 @ObjectType('TradingBalance', { description: "A wallet's trading balance of one asset, held in the settlement contract (whole units)" })

@@ -1,4 +1,5 @@
 import { ethers } from 'ethers';
+import { SigningRisk, type RiskFinding } from './signing.domain';
 
 /**
  * Pure decisions on what a signature would grant (like orders/placement-checks.ts): a transaction's
@@ -7,18 +8,7 @@ import { ethers } from 'ethers';
  * answer.
  */
 
-/** The one risk a request can acknowledge: the signature lets someone else spend the wallet's tokens. */
-export const SPENDING_APPROVAL = 'SPENDING_APPROVAL';
-export type SigningRisk = typeof SPENDING_APPROVAL;
-
-/** What a risky signature grants, each named for the reader of a refusal or an audit record. */
-export type RiskFinding =
-  | 'PERMIT' // EIP-2612 Permit, DAI-style Permit, ERC-721 Permit
-  | 'PERMIT2' // Uniswap Permit2 typed data or its approve()
-  | 'SPENDER_FIELD' // typed data whose primary type names a spender or operator
-  | 'SET_APPROVAL_FOR_ALL' // setApprovalForAll(operator, true)
-  | 'UNLIMITED_APPROVE' // approve / increaseAllowance of 2^255 or more
-  | 'APPROVE_ABOVE_HOLDINGS'; // approve / increaseAllowance of more than the address holds of the token
+export const SPENDING_APPROVAL = SigningRisk.SPENDING_APPROVAL;
 
 /** Why a risky signature is refused: the request did not name the risk, or the wallet's policy does not allow it. */
 export type SpendingRefusal = 'RISK_NOT_ACKNOWLEDGED' | 'POLICY_FORBIDS_SPENDING_APPROVALS';

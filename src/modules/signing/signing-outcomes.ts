@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { ethers } from 'ethers';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { SendingWallets } from '../wallets/sending-wallets';
-import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
-import type { TransferDecisionListener } from '../withdrawals/transfer.domain';
+import type { ChainNetworks } from '../chains';
+import type { SendingWallets } from '../wallets';
+import type { SendingItem, TransferOutcomeListener, TransferDecisionListener } from '../withdrawals';
 import { planMessage, planTransaction, planTypedData, PlanDeps, SigningPlan } from './signing-plans';
 import type { SigningRecords } from './signing-records';
 import type { SignatureView, SignMessage, SignTransaction, SignTypedData } from './signing.domain';

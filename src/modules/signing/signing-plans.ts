@@ -1,15 +1,13 @@
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
-import type { ChainNetwork, ChainNetworks } from '../chains/chain-networks';
-import type { AssetView, ChainService } from '../chains/chain.service';
-import { readBalances } from '../wallets/balance-reader';
-import type { SendingWallet } from '../wallets/sending-wallets';
-import { checksummedAddress } from '../withdrawals/evm-address';
-import { checkSanctions, checkTransferPolicy, RecipientScreen } from '../withdrawals/transfer-policy';
-import { shortReason } from '../withdrawals/broadcast';
-import type { QueuedLine } from '../withdrawals/transfer.domain';
-import { addressesIn, decodeCall, DecodedCall, RiskFinding, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks } from './signing-checks';
+import type { ChainNetwork, ChainNetworks, AssetView, ChainService } from '../chains';
+import { readBalances } from '../wallets';
+import type { SendingWallet } from '../wallets';
+import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScreen, shortReason } from '../withdrawals';
+import type { QueuedLine } from '../withdrawals';
+import type { RiskFinding } from './signing.domain';
+import { addressesIn, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
 
 const MAX_MESSAGE_CHARS = 65_536;

@@ -4,9 +4,9 @@ import { Ids } from '../../platform/ids';
 import { toPage, PageResult } from '../../platform/paging';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { Outbox } from '../../platform/events/outbox';
-import type { SendingWallet } from '../wallets/sending-wallets';
+import type { SendingWallet } from '../wallets';
 import type { SignatureFilter, SignatureView, SigningKind, SigningStatus } from './signing.domain';
-import type { RiskFinding, SigningRisk } from './signing-checks';
+import type { RiskFinding, SigningRisk } from './signing.domain';
 
 /** A request as first recorded: who signs, what, and how it stands after the checks. */
 export interface NewSigningRecord {

@@ -1,9 +1,13 @@
 import type { PageWindow } from '../../platform/paging';
-import type { RiskFinding, SigningRisk } from './signing-checks';
 
 /** The words of signing: what may be signed, the requests' states, and the views the API shows. */
 
-export type SigningKind = 'MESSAGE' | 'TYPED_DATA' | 'TRANSACTION';
+export const SigningKind = {
+  MESSAGE: 'MESSAGE',
+  TYPED_DATA: 'TYPED_DATA',
+  TRANSACTION: 'TRANSACTION',
+} as const;
+export type SigningKind = (typeof SigningKind)[keyof typeof SigningKind];
 
 /**
  * PENDING_APPROVAL: held by security.requireApprovalForTransfers (a transfer of kind `signing`);
@@ -11,12 +15,43 @@ export type SigningKind = 'MESSAGE' | 'TYPED_DATA' | 'TRANSACTION';
  * (a broadcast transaction signed and sent); CONFIRMED: a broadcast transaction mined; REFUSED: the
  * checks refused it; REJECTED: an administrator refused it; FAILED: a broadcast that could not be made.
  */
-export type SigningStatus = 'PENDING_APPROVAL' | 'QUEUED' | 'SIGNED' | 'CONFIRMED' | 'REFUSED' | 'REJECTED' | 'FAILED';
+export const SigningStatus = {
+  PENDING_APPROVAL: 'PENDING_APPROVAL',
+  QUEUED: 'QUEUED',
+  SIGNED: 'SIGNED',
+  CONFIRMED: 'CONFIRMED',
+  REFUSED: 'REFUSED',
+  REJECTED: 'REJECTED',
+  FAILED: 'FAILED',
+} as const;
+export type SigningStatus = (typeof SigningStatus)[keyof typeof SigningStatus];
+
+/** The one risk a request can acknowledge: the signature lets someone else spend the wallet's tokens. */
+export const SigningRisk = {
+  SPENDING_APPROVAL: 'SPENDING_APPROVAL',
+} as const;
+export type SigningRisk = (typeof SigningRisk)[keyof typeof SigningRisk];
+
+/** How a message's text is read: UTF-8, or bytes written as 0x-hex. */
+export const MessageEncoding = {
+  UTF8: 'UTF8',
+  HEX: 'HEX',
+} as const;
+export type MessageEncoding = (typeof MessageEncoding)[keyof typeof MessageEncoding];
+
+/** What a risky signature grants, each named for the reader of a refusal or an audit record. */
+export type RiskFinding =
+  | 'PERMIT' // EIP-2612 Permit, DAI-style Permit, ERC-721 Permit
+  | 'PERMIT2' // Uniswap Permit2 typed data or its approve()
+  | 'SPENDER_FIELD' // typed data whose primary type names a spender or operator
+  | 'SET_APPROVAL_FOR_ALL' // setApprovalForAll(operator, true)
+  | 'UNLIMITED_APPROVE' // approve / increaseAllowance of 2^255 or more
+  | 'APPROVE_ABOVE_HOLDINGS'; // approve / increaseAllowance of more than the address holds of the token
 
 /** EIP-191 personal_sign: a UTF-8 text, or bytes written as 0x-hex with encoding HEX. */
 export interface SignMessage {
   message: string;
-  encoding?: 'UTF8' | 'HEX' | null;
+  encoding?: MessageEncoding | null;
 }
 
 /** EIP-712: the typed data as eth_signTypedData_v4 takes it. */

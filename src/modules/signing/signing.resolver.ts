@@ -1,60 +1,65 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql-kit/context';
 import { SignatureFilterArgs, SignaturePage, SignatureType, SignMessageInput, SignTransactionInput, SignTypedDataInput } from './signing.types';
+import type { SigningServices } from '.';
+
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
+export type SigningResolverServices = Pick<SigningServices, 'signing'>;
+type Context = GraphQLContext<SigningResolverServices>;
 
 @Resolver()
 export class SigningResolver {
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a message (EIP-191 personal_sign) with the master wallet's key (admin keys only)" })
-  signMessageWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignMessageInput, @Ctx() ctx: GraphQLContext): Promise<SignatureType> {
+  signMessageWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignMessageInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signMessage(ctx.principal.organizationId, { masterWalletId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a message (EIP-191 personal_sign) with a deposit address's key (admin keys only)" })
-  signMessageWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignMessageInput, @Ctx() ctx: GraphQLContext): Promise<SignatureType> {
+  signMessageWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignMessageInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signMessage(ctx.principal.organizationId, { addressId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals" })
-  signTypedDataWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTypedDataInput, @Ctx() ctx: GraphQLContext): Promise<SignatureType> {
+  signTypedDataWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTypedDataInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signTypedData(ctx.principal.organizationId, { masterWalletId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs EIP-712 typed data with a deposit address's key" })
-  signTypedDataWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignTypedDataInput, @Ctx() ctx: GraphQLContext): Promise<SignatureType> {
+  signTypedDataWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignTypedDataInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signTypedData(ctx.principal.organizationId, { addressId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast)" })
-  signTransactionWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTransactionInput, @Ctx() ctx: GraphQLContext): Promise<SignatureType> {
+  signTransactionWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTransactionInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signTransaction(ctx.principal.organizationId, { masterWalletId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a transaction with a deposit address's key, or sends it (broadcast)" })
-  signTransactionWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignTransactionInput, @Ctx() ctx: GraphQLContext): Promise<SignatureType> {
+  signTransactionWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignTransactionInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signTransaction(ctx.principal.organizationId, { addressId: id }, input);
   }
 
   @Authorized('read')
   @Query(() => SignaturePage, { description: "The master wallet's own signing requests and their outcomes, newest first" })
-  masterWalletSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: GraphQLContext): Promise<SignaturePage> {
+  masterWalletSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: Context): Promise<SignaturePage> {
     return ctx.services.signing.list(ctx.principal.organizationId, { masterWalletId: id }, args);
   }
 
   @Authorized('read')
   @Query(() => SignaturePage, { description: "A deposit address's signing requests and their outcomes, newest first" })
-  addressSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: GraphQLContext): Promise<SignaturePage> {
+  addressSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: Context): Promise<SignaturePage> {
     return ctx.services.signing.list(ctx.principal.organizationId, { addressId: id }, args);
   }
 
   @Authorized('read')
   @Query(() => SignatureType, { description: 'One signing request and its outcome' })
-  signature(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SignatureType> {
+  signature(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.get(ctx.principal.organizationId, id);
   }
 }

@@ -2,42 +2,17 @@ import { IsOptional, Length, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { JSONObject } from '../../graphql-kit/types/scalars';
-import type { RiskFinding, SigningRisk as SigningRiskValue } from './signing-checks';
-import type { SignatureFilter, SignatureView, SigningKind as SigningKindValue, SigningStatus as SigningStatusValue, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
+import { MessageEncoding, SigningKind, SigningRisk, SigningStatus, type RiskFinding, type SignatureFilter, type SignatureView, type SignMessage, type SignTransaction, type SignTypedData } from './signing.domain';
 
-export enum SigningKind {
-  MESSAGE = 'MESSAGE',
-  TYPED_DATA = 'TYPED_DATA',
-  TRANSACTION = 'TRANSACTION',
-}
 registerEnumType(SigningKind, { name: 'SigningKind', description: 'EIP-191 personal_sign message, EIP-712 typed data, or an EIP-1559 transaction' });
-
-export enum SigningStatus {
-  PENDING_APPROVAL = 'PENDING_APPROVAL',
-  QUEUED = 'QUEUED',
-  SIGNED = 'SIGNED',
-  CONFIRMED = 'CONFIRMED',
-  REFUSED = 'REFUSED',
-  REJECTED = 'REJECTED',
-  FAILED = 'FAILED',
-}
 registerEnumType(SigningStatus, { name: 'SigningStatus' });
-
-export enum SigningRisk {
-  SPENDING_APPROVAL = 'SPENDING_APPROVAL',
-}
 registerEnumType(SigningRisk, { name: 'SigningRisk', description: 'A risk a signing request names to be signed: SPENDING_APPROVAL (a Permit, Permit2, setApprovalForAll, an unlimited or large approve)' });
-
-export enum MessageEncoding {
-  UTF8 = 'UTF8',
-  HEX = 'HEX',
-}
 registerEnumType(MessageEncoding, { name: 'MessageEncoding' });
 
 @InputType()
 export class SignMessageInput implements SignMessage {
   @Field({ description: 'The message: UTF-8 text, or 0x-hex bytes with encoding HEX (at most 65,536 characters)' }) @Length(0, 65_536) message!: string;
-  @Field(() => MessageEncoding, { nullable: true, defaultValue: MessageEncoding.UTF8 }) @IsOptional() encoding?: 'UTF8' | 'HEX' | null;
+  @Field(() => MessageEncoding, { nullable: true, defaultValue: MessageEncoding.UTF8 }) @IsOptional() encoding?: MessageEncoding | null;
 }
 
 @InputType()
@@ -45,7 +20,7 @@ export class SignTypedDataInput implements SignTypedData {
   @Field(() => JSONObject, { description: 'EIP-712 typed data as eth_signTypedData_v4 takes it: {domain, types, primaryType, message}' }) typedData!: Record<string, unknown>;
   @Field(() => SigningRisk, { nullable: true, description: 'Required (with security.allowSpendingApprovals) to sign typed data that grants spending power' })
   @IsOptional()
-  acknowledgeRisk?: SigningRiskValue | null;
+  acknowledgeRisk?: SigningRisk | null;
 }
 
 @InputType()
@@ -61,14 +36,14 @@ export class SignTransactionInput implements SignTransaction {
   @Field(() => Boolean, { nullable: true, defaultValue: false, description: 'Send it through Keel\'s transaction sender (nonce, fees, fee bumps chosen by Keel)' }) @IsOptional() broadcast?: boolean | null;
   @Field(() => SigningRisk, { nullable: true, description: 'Required (with security.allowSpendingApprovals) to sign an approve, setApprovalForAll or Permit2 approve that grants spending power' })
   @IsOptional()
-  acknowledgeRisk?: SigningRiskValue | null;
+  acknowledgeRisk?: SigningRisk | null;
 }
 
 @ObjectType('Signature', { description: 'A signing request and its outcome, kept for audit' })
 export class SignatureType implements SignatureView {
   @Field(() => ID) id!: string;
-  @Field(() => SigningKind) kind!: SigningKindValue;
-  @Field(() => SigningStatus) status!: SigningStatusValue;
+  @Field(() => SigningKind) kind!: SigningKind;
+  @Field(() => SigningStatus) status!: SigningStatus;
   @Field(() => ID) masterWalletId!: string;
   @Field(() => ID, { nullable: true, description: 'Null when the master wallet\'s own address signs' }) addressId!: string | null;
   @Field({ description: 'The address whose key signs' }) signer!: string;
@@ -76,7 +51,7 @@ export class SignatureType implements SignatureView {
   @Field(() => ID, { nullable: true }) blockchainId!: string | null;
   @Field() broadcast!: boolean;
   @Field(() => [String], { description: 'What the signature grants: PERMIT, PERMIT2, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS' }) risks!: RiskFinding[];
-  @Field(() => SigningRisk, { nullable: true }) acknowledgedRisk!: SigningRiskValue | null;
+  @Field(() => SigningRisk, { nullable: true }) acknowledgedRisk!: SigningRisk | null;
   @Field(() => String, { nullable: true, description: 'The signature (0x, 65 bytes), or the signed raw transaction' }) signature!: string | null;
   @Field(() => String, { nullable: true }) txHash!: string | null;
   @Field(() => ID, { nullable: true, description: 'The transfer (kind signing) that holds it for approval or sends it' }) transferId!: string | null;
@@ -91,6 +66,6 @@ export class SignaturePage extends Page(SignatureType) {}
 
 @ArgsType()
 export class SignatureFilterArgs extends PageArgs implements SignatureFilter {
-  @Field(() => SigningStatus, { nullable: true }) @IsOptional() status?: SigningStatusValue | null;
-  @Field(() => SigningKind, { nullable: true }) @IsOptional() kind?: SigningKindValue | null;
+  @Field(() => SigningStatus, { nullable: true }) @IsOptional() status?: SigningStatus | null;
+  @Field(() => SigningKind, { nullable: true }) @IsOptional() kind?: SigningKind | null;
 }

@@ -1,6 +1,6 @@
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import type { ChainNetwork } from '../chains/chain-networks';
+import type { ChainNetwork } from '../chains';
 
 /** An asset as the DEX sees it: a token, or the native coin (routed through WETH). */
 export interface DexAsset {

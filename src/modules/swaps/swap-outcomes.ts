@@ -2,11 +2,9 @@ import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
 import { formatScaled } from '../../platform/decimal';
 import type { Logger } from '../../platform/logger';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { SendingWallets } from '../wallets/sending-wallets';
-import type { SendingItem, TransferOutcomeListener } from '../withdrawals/transaction-sender';
-import type { WatchedWallets } from '../wallets/watched-wallets';
+import type { ChainNetworks, ChainService } from '../chains';
+import type { SendingWallets, WatchedWallets } from '../wallets';
+import type { SendingItem, TransferOutcomeListener } from '../withdrawals';
 import { DexQuoter } from './dex-quoter';
 
 /** Credits a wallet's ledger (LedgerService.credit): a swap's output lands at the address, in its custody account. */

@@ -4,9 +4,8 @@ import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
-import { BlockchainModel } from '../chains/chain.model';
-import { blockchainView, ChainService, type AssetView, type BlockchainView } from '../chains/chain.service';
-import type { ChainNetworks } from '../chains/chain-networks';
+import { ChainService, type AssetView, type BlockchainModel, type BlockchainView } from '../chains';
+import type { ChainNetworks } from '../chains';
 import { applyConfigurations, assertSweepDestination, DEFAULT_CONFIGURATIONS, readConfigurations, type WalletConfigurations } from './wallet-configurations';
 import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
@@ -240,7 +239,7 @@ export class MasterWalletService {
 
   /** A chain that exists, is active and is EVM (the only kind Keel holds keys for). */
   async activeChain(blockchainId: string, field: string): Promise<BlockchainModel> {
-    const chain = Ids.isUuid(blockchainId) ? await BlockchainModel.query(this.db).findById(blockchainId) : undefined;
+    const chain = await this.chains.findBlockchain(blockchainId);
     if (!chain) throw KeelError.invalidField(field, 'unknown blockchain');
     if (!chain.isActive || !chain.isEvmCompatible) throw new KeelError('INVALID_NETWORK', `${chain.name} is not available for wallets`);
     return chain;
@@ -250,13 +249,18 @@ export class MasterWalletService {
   private async syncChains(trx: Knex.Transaction, wallet: MasterWalletModel): Promise<void> {
     const multi = readConfigurations(wallet.configurations).enableMultiChain;
     const wanted: string[] = multi
-      ? (await BlockchainModel.query(trx).where({ isActive: true, isEvmCompatible: true }).select('id')).map((c) => c.id)
+      ? await this.chains.activeEvmChainIds(trx)
       : [wallet.blockchainId];
     await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).whereNotIn('blockchain_id', wanted).delete();
     await trx('master_wallet_chains')
       .insert(wanted.map((blockchainId) => ({ master_wallet_id: wallet.id, blockchain_id: blockchainId })))
       .onConflict(['master_wallet_id', 'blockchain_id'])
       .ignore();
+  }
+
+  /** The chains a master wallet is enabled on, in the order they were enabled. */
+  async enabledChainIds(walletId: string, db: Knex | Knex.Transaction = this.db): Promise<string[]> {
+    return (await this.walletChains([walletId], db)).map((c) => c.blockchainId);
   }
 
   private async walletChains(ids: string[], trx: Knex | Knex.Transaction = this.db): Promise<WalletChainRow[]> {
@@ -278,8 +282,7 @@ export class MasterWalletService {
     const linkCounts = await trx('payment_links').whereIn('evm_settlement_wallet_id', ids).whereNull('deleted_at').groupBy('evm_settlement_wallet_id').select('evm_settlement_wallet_id').count<{ evmSettlementWalletId: string; count: string }[]>('* as count');
     // Active settlement rules of the wallet and of its deposit addresses.
     const ruleCounts = await trx('settlement_rules').whereIn('master_wallet_id', ids).whereNull('deleted_at').where('is_active', true).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count');
-    const chainRows = await BlockchainModel.query(trx).findByIds([...new Set([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)])]);
-    const chains = new Map(chainRows.map((c) => [c.id, blockchainView(c)]));
+    const chains = await this.chains.blockchainViews([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)], trx);
     const addressCounts = new Map(counts.map((c) => [c.masterWalletId, Number(c.count)]));
     const paymentLinkCounts = new Map(linkCounts.map((c) => [c.evmSettlementWalletId, Number(c.count)]));
     const settlementRuleCounts = new Map(ruleCounts.map((c) => [c.masterWalletId, Number(c.count)]));

@@ -1,4 +1,5 @@
 import { Model } from 'objection';
+import type { DeliveryStatus } from './webhook.domain';
 
 export class WebhookSubscriptionModel extends Model {
   static override tableName = 'webhook_subscriptions';
@@ -17,7 +18,6 @@ export class WebhookSubscriptionModel extends Model {
   updatedAt!: Date;
 }
 
-export type DeliveryStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 
 export class WebhookDeliveryModel extends Model {
   static override tableName = 'webhook_deliveries';

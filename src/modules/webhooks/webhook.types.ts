@@ -4,14 +4,9 @@ import { IsIdFilter } from '../../graphql-kit/types/id';
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { JSONObject } from '../../graphql-kit/types/scalars';
 import type { EventEnvelope } from '../../platform/events/outbox';
-import type { DeliveryStatus } from './webhook.model';
+import { DeliveryStatus } from './webhook.domain';
 
-export enum WebhookDeliveryStatus {
-  PENDING = 'PENDING',
-  SUCCESS = 'SUCCESS',
-  FAILED = 'FAILED',
-}
-registerEnumType(WebhookDeliveryStatus, {
+registerEnumType(DeliveryStatus, {
   name: 'WebhookDeliveryStatus',
   description: 'PENDING: not yet attempted (or a resend is queued). SUCCESS: a 2xx answer. FAILED: the last attempt failed; nextAttemptAt says whether another is scheduled.',
 });
@@ -89,7 +84,7 @@ export class WebhookDeliveryType {
   @Field(() => ID, { description: 'The event id; the same on every attempt, so receivers can deduplicate' }) eventId!: string;
   @Field({ description: 'Event type identifier' }) type!: string;
   @Field(() => JSONObject, { description: 'The event body as sent' }) payload!: Record<string, unknown>;
-  @Field(() => WebhookDeliveryStatus) status!: DeliveryStatus;
+  @Field(() => DeliveryStatus) status!: DeliveryStatus;
   @Field(() => Int, { nullable: true }) responseStatusCode!: number | null;
   @Field(() => String, { nullable: true }) errorMessage!: string | null;
   @Field(() => Int, { description: 'Attempts after the first' }) retryCount!: number;
@@ -107,7 +102,7 @@ export class WebhookDeliveryPage extends Page(WebhookDeliveryType) {}
 @ArgsType()
 export class WebhookDeliveryListArgs extends PageArgs {
   @Field(() => ID, { nullable: true }) @IsOptional() @IsIdFilter() subscriptionId?: string;
-  @Field(() => WebhookDeliveryStatus, { nullable: true }) @IsOptional() status?: DeliveryStatus;
+  @Field(() => DeliveryStatus, { nullable: true }) @IsOptional() status?: DeliveryStatus;
 }
 
 @ObjectType('Event', { description: "An event in the spec's envelope, as webhooks deliver it" })

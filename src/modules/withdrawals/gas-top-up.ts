@@ -1,10 +1,9 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import type { ChainNetwork } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import { readBalances } from '../wallets/balance-reader';
-import type { SendingWallet, SendingWallets } from '../wallets/sending-wallets';
+import type { ChainNetwork, ChainService } from '../chains';
+import { readBalances } from '../wallets';
+import type { SendingWallet, SendingWallets } from '../wallets';
 import type { TransferService } from './transfer.service';
 
 /**

@@ -1,9 +1,7 @@
 import type { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import type { ChainNetwork } from '../chains/chain-networks';
-import { isNftStandard } from '../chains/nft-standards';
-import { readNftBalance } from '../chains/nft-reader';
-import type { AssetView } from '../chains/chain.service';
+import type { ChainNetwork, AssetView } from '../chains';
+import { isNftStandard, readNftBalance } from '../chains';
 import { OPEN_ITEM_STATUSES } from './transfer.domain';
 
 /** What the NFT guard reads of a line: the collection, the token id (absent on a fungible line) and how many. */

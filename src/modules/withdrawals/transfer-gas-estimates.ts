@@ -1,8 +1,7 @@
 import { KeelError } from '../../platform/errors';
 import { formatScaled } from '../../platform/decimal';
-import type { ChainNetworks } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { SendingWallets } from '../wallets/sending-wallets';
+import type { ChainNetworks, ChainService } from '../chains';
+import type { SendingWallets } from '../wallets';
 import { transactionRequest } from './transaction-request';
 import { priceLines } from './transfer-lines';
 import type { GasEstimateView, TransferLine } from './transfer.domain';

@@ -1,11 +1,10 @@
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
-import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import type { SendingWallet } from '../wallets/sending-wallets';
+import type { ChainNetworks, ChainNetwork, ChainService } from '../chains';
+import type { SendingWallet } from '../wallets';
 import { checksummedAddress } from './evm-address';
-import { isNftStandard, NftStandard } from '../chains/nft-standards';
+import { isNftStandard, NftStandard } from '../chains';
 import type { PricedLine, TransferLine } from './transfer.domain';
 
 /** Resolves a request's lines to assets and base-unit amounts; every line must be on one chain the wallet is enabled on. */

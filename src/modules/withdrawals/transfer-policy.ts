@@ -1,6 +1,6 @@
 import { toUnitsFloor } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
-import type { WalletConfigurations } from '../wallets/wallet-configurations';
+import type { WalletConfigurations } from '../wallets';
 
 /** A recipient as the sanctions lists see it: the list entries it matched, none when it is not sanctioned. */
 export interface RecipientScreening {

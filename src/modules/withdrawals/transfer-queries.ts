@@ -4,7 +4,7 @@ import { formatScaled } from '../../platform/decimal';
 import { toPage, PageResult } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
-import type { AssetView, ChainService } from '../chains/chain.service';
+import type { AssetView, ChainService } from '../chains';
 import type { TransferFilter, TransferItemView, TransferView } from './transfer.domain';
 
 /** Reads of transfers and their lines, as the API shows them. */

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import type { PageWindow } from '../../platform/paging';
-import type { ChainNetwork } from '../chains/chain-networks';
-import type { AssetView, BlockchainView } from '../chains/chain.service';
-import type { SendingWallet } from '../wallets/sending-wallets';
+import type { ChainNetwork, AssetView, BlockchainView } from '../chains';
+import type { SendingWallet } from '../wallets';
 import type { PolicyLine } from './transfer-policy';
 
 /** The words of transfers: what is sent, the views the API shows, and the ports other modules fill. */

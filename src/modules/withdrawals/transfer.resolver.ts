@@ -1,48 +1,53 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql-kit/context';
 import { EstimateGasInput, GasEstimateType, TransferFilterArgs, TransferInput, TransferPage, TransferType } from './transfer.types';
+import type { WithdrawalsServices } from '.';
+
+/** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
+export type TransferResolverServices = Pick<WithdrawalsServices, 'transfers'>;
+type Context = GraphQLContext<TransferResolverServices>;
 
 @Resolver()
 export class TransferResolver {
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from the master wallet address: one transaction per line, queued or held for approval' })
-  transferFromMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+  transferFromMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: Context): Promise<TransferType> {
     return ctx.services.transfers.create(ctx.principal.organizationId, { masterWalletId: id }, input);
   }
 
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from a deposit address' })
-  transferFromAddress(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+  transferFromAddress(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: Context): Promise<TransferType> {
     return ctx.services.transfers.create(ctx.principal.organizationId, { addressId: id }, input);
   }
 
   @Authorized('write')
   @Mutation(() => GasEstimateType, { description: 'What sending these lines from the master wallet would cost in gas at current fees' })
-  estimateTransferGas(@Arg('id', () => ID) id: string, @Arg('input') input: EstimateGasInput, @Ctx() ctx: GraphQLContext): Promise<GasEstimateType> {
+  estimateTransferGas(@Arg('id', () => ID) id: string, @Arg('input') input: EstimateGasInput, @Ctx() ctx: Context): Promise<GasEstimateType> {
     return ctx.services.transfers.gasEstimates.estimate(ctx.principal.organizationId, id, input.assets);
   }
 
   @Authorized('read')
   @Query(() => TransferPage, { description: 'Withdrawals, sweeps and gas top-ups, newest first' })
-  transfers(@Args() args: TransferFilterArgs, @Ctx() ctx: GraphQLContext): Promise<TransferPage> {
+  transfers(@Args() args: TransferFilterArgs, @Ctx() ctx: Context): Promise<TransferPage> {
     return ctx.services.transfers.queries.list(ctx.principal.organizationId, args);
   }
 
   @Authorized('read')
   @Query(() => TransferType)
-  transfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+  transfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TransferType> {
     return ctx.services.transfers.queries.get(ctx.principal.organizationId, id);
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Releases a transfer held by security.requireApprovalForTransfers (admin keys only)' })
-  approveTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+  approveTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TransferType> {
     return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, id, true);
   }
 
   @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only)' })
-  rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TransferType> {
+  rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TransferType> {
     return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, id, false);
   }
 }

@@ -1,10 +1,9 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { formatScaled } from '../../platform/decimal';
-import type { ChainNetworks, ChainNetwork } from '../chains/chain-networks';
-import type { ChainService } from '../chains/chain.service';
-import { readBalances } from '../wallets/balance-reader';
-import type { SendingWallet, SendingWallets, WalletSource } from '../wallets/sending-wallets';
+import type { ChainNetworks, ChainNetwork, ChainService } from '../chains';
+import { readBalances } from '../wallets';
+import type { SendingWallet, SendingWallets, WalletSource } from '../wallets';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { checkSanctions, checkTransferPolicy, RecipientScreen } from './transfer-policy';
 import { inFlightByAsset } from './in-flight';

@@ -66,6 +66,11 @@ describe('the rule set refuses what the layers forbid', () => {
     write('src/modules/aml/flagger.ts', "import { recorded } from '../deposits/recorder';\nexport const flag = () => recorded;\n");
     write('src/modules/deposits/recorder.ts', 'export const recorded = 1;\n');
     write('src/modules/deposits/types-view.ts', "import { flag } from '../aml/flagger';\nexport const shown = flag;\n");
+    // a module reaching into another's file rather than through its face; and one that goes through the face
+    write('src/modules/wallets/wallet-keys.ts', 'export const keyOf = (id: string) => id;\n');
+    write('src/modules/wallets/index.ts', "export { keyOf } from './wallet-keys';\n");
+    write('src/modules/swaps/swap.service.ts', "import { keyOf } from '../wallets/wallet-keys';\nexport const swapKey = keyOf;\n");
+    write('src/modules/swaps/quote.ts', "import { keyOf } from '../wallets';\nexport const quoteKey = keyOf;\n");
     // a service reaching for the GraphQL kit
     write('src/graphql-kit/context.ts', 'export interface GraphQLContext { n: number }\n');
     write('src/modules/orders/order.service.ts', "import type { GraphQLContext } from '../../graphql-kit/context';\nexport const serve = (c: GraphQLContext) => c;\n");
@@ -83,8 +88,11 @@ describe('the rule set refuses what the layers forbid', () => {
         'modules-points-down: src/modules/orders/order.ts -> src/services.ts',
         'rest-compat-points-down: rest-compat/openapi.ts -> src/server/protocol-checks.ts',
         'graphql-kit-only-in-resolvers-and-types: src/modules/orders/order.service.ts -> src/graphql-kit/context.ts',
+        'modules-through-faces: src/modules/swaps/swap.service.ts -> src/modules/wallets/wallet-keys.ts',
       ]),
     );
+    expect(found.filter((f) => f.startsWith('modules-through-faces: src/modules/swaps/quote.ts'))).toEqual([]);
+    expect(found.filter((f) => f.startsWith('modules-through-faces: src/modules/wallets/'))).toEqual([]);
     expect(found.filter((f) => f.startsWith('no-circular-modules:'))).not.toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { classify, holdsPayment, paymentAdmitted, SIGHTING_GRACE_MS, statusOf, whyNotCounted } from '../../../src/modules/checkout/checkout-status';
-import type { CheckoutStatus } from '../../../src/modules/checkout/checkout.model';
+import type { CheckoutStatus } from '../../../src/modules/checkout/checkout.domain';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
 const LATER = new Date('2026-05-01T12:15:00Z');

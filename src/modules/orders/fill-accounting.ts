@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { LedgerMove } from '../ledger/ledger.service';
+import type { LedgerMove } from '../ledger';
 import { formatMultiple, formatScaled } from '../../platform/decimal';
-import type { TradingRules } from '../markets/market.service';
+import type { TradingRules } from '../markets';
 import type { TradeModel } from './order.model';
 import { OrderStatus, SettlementStatus } from './order.domain';
 import type { Matched, Working } from './working-order';
@@ -12,8 +12,11 @@ export type TradeRecord = Pick<
   'id' | 'marketId' | 'sequence' | 'makerOrderId' | 'takerOrderId' | 'makerWalletId' | 'takerWalletId' | 'takerSide' | 'price' | 'quantity' | 'quoteAmount' | 'makerFee' | 'takerFee' | 'settlementBatchId' | 'settlementStatus'
 >;
 
-/** What a run of matched commands does to the record. */
-export interface Settlement {
+/**
+ * The order book's fill accounting: what a run of matched commands does to the record (not on-chain
+ * settlement, which is the settlement module's; nor settlement rules).
+ */
+export interface FillAccounting {
   /** Every order the commands touched, in its state after them (the new ones included). */
   orders: Working[];
   trades: TradeRecord[];
@@ -30,7 +33,7 @@ export interface Settlement {
  * price × quantity − its fee; the venue receives both fees. An order that leaves the book releases
  * what is left of its lock.
  */
-export function settle(rules: TradingRules, resting: ReadonlyMap<string, Working>, commands: readonly Matched[], newTradeId: () => string = randomUUID): Settlement {
+export function accountFills(rules: TradingRules, resting: ReadonlyMap<string, Working>, commands: readonly Matched[], newTradeId: () => string = randomUUID): FillAccounting {
   const market = rules.market;
   const touched = new Map<string, Working>();
   const moves: LedgerMove[] = [];

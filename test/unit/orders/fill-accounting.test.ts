@@ -1,7 +1,7 @@
 import { MatchingEngine } from '../../../src/engine';
 import type { TradingRules } from '../../../src/modules/markets/market.service';
 import { OrderSide, OrderStatus } from '../../../src/modules/orders/order.domain';
-import { settle } from '../../../src/modules/orders/settlement';
+import { accountFills } from '../../../src/modules/orders/fill-accounting';
 import { isResting, Matched, newWorking, Working } from '../../../src/modules/orders/working-order';
 
 /**
@@ -24,7 +24,7 @@ const RULES = {
 const ETH = 10n ** 18n;
 const USDC = 10n ** 6n;
 
-/** A book whose placements are settled one by one, the resting orders carried over as the runtime does. */
+/** A book whose placements are accounted one by one, the resting orders carried over as the runtime does. */
 function market() {
   const engine = new MatchingEngine(RULES.engine);
   const resting = new Map<string, Working>();
@@ -39,17 +39,17 @@ function market() {
       const lockAssetId = side === OrderSide.BUY ? 'USDC' : 'ETH';
       const working = newWorking({ id, organizationId: `org-of-${wallet}`, walletId: wallet, side, lots: BigInt(lots), lockAssetId, lock, rejected: rejected !== undefined });
       const command: Matched = { events, order: { working, row: {}, lock: rejected ? 0n : lock }, rejected };
-      const settlement = settle(RULES, resting, [command], () => `trade-${++trades}`);
-      for (const w of settlement.orders) {
+      const accounted = accountFills(RULES, resting, [command], () => `trade-${++trades}`);
+      for (const w of accounted.orders) {
         if (isResting(w)) resting.set(w.id, { ...w, isNew: false });
         else resting.delete(w.id);
       }
-      return { ...settlement, order: (orderId: string) => settlement.orders.find((o) => o.id === orderId)! };
+      return { ...accounted, order: (orderId: string) => accounted.orders.find((o) => o.id === orderId)! };
     },
   };
 }
 
-describe('settlement: engine events to order states and ledger moves', () => {
+describe('fill accounting: engine events to order states and ledger moves', () => {
   it('a resting order locks what it may spend and moves nothing else', () => {
     const book = market();
     const { orders, trades, moves } = book.place('sell', 'seller', OrderSide.SELL, 200_000, 1_000);

@@ -1,0 +1,28 @@
+/**
+ * The chains module's face: what other modules may use of it. The chain registry (blockchains and assets) and each chain's JSON-RPC providers.
+ * Other modules import only this file (its GraphQL classes, for their resolvers and types, from its *.types.ts);
+ * its tables are read by its own files alone (ARCHITECTURE.md, Module faces).
+ */
+import type { ChainNetworks } from './chain-networks';
+import type { ChainService } from './chain.service';
+
+export { ChainNetworks, jsonRpcProvider } from './chain-networks';
+export type { ChainNetwork } from './chain-networks';
+export { ChainService, blockchainView } from './chain.service';
+export type { AssetView, BlockchainView } from './chain.service';
+
+export { assetSymbol, assetsById } from './asset-rows';
+
+// The row shapes, for types only: other modules read the registry through ChainService and the functions above.
+export type { AssetModel, BlockchainModel } from './chain.model';
+
+/** The chains module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
+export interface ChainsServices {
+  chains: ChainService;
+  /** The chains of this deployment and their JSON-RPC providers. */
+  networks: ChainNetworks;
+}
+// NFT collections: which assets are NFTs and what an address holds of one.
+export { readNftBalance } from './nft-reader';
+export { isNftStandard, nftCategory } from './nft-standards';
+export type { NftStandard } from './nft-standards';

@@ -1,0 +1,31 @@
+/**
+ * The settlement module's face: what other modules may use of it. On-chain settlement of trades: the contracts, batches, reconciliation and wallets' trading balances.
+ * Other modules import only this file (its GraphQL classes, for their resolvers and types, from its *.types.ts);
+ * its tables are read by its own files alone (ARCHITECTURE.md, Module faces).
+ */
+import type { SettlementBatchService } from './settlement-batch.service';
+import type { SettlementDeployments } from './settlement-deployments';
+import type { SettlementReconciler } from './settlement-reconciler';
+import type { TradingDepositOutcomes } from './trading-deposit-outcomes';
+import type { TradingExit } from './trading-exit';
+import type { TradingMigration } from './trading-migration';
+import type { TradingWithdrawalSender } from './trading-withdrawal-sender';
+import type { TradingService } from './trading.service';
+
+/** The settlement module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
+export interface SettlementServices {
+  /** On-chain settlement of trades: the contracts, the batches API and reconciliation. */
+  settlementDeployments: SettlementDeployments;
+  settlementBatches: SettlementBatchService;
+  settlementReconciler: SettlementReconciler;
+  /** Wallets' trading balances in the settlement contract: deposits to and withdrawals from trading. */
+  trading: TradingService;
+  /** Credits a deposit to trading once its transfer line is CONFIRMED (a transaction-sender outcome listener). */
+  tradingDepositOutcomes: TradingDepositOutcomes;
+  /** Pays out withdrawals from trading: the operator's side, stepped by the settlement worker. */
+  tradingWithdrawals: TradingWithdrawalSender;
+  /** `keel settlement migrate`: balances from the per-batch funding flow into the contract. */
+  tradingMigration: TradingMigration;
+  /** `keel settlement exit`: the contract's exit hatch, run for a custody customer. */
+  tradingExit: TradingExit;
+}

@@ -1,0 +1,29 @@
+/**
+ * The withdrawals module's face: what other modules may use of it. Transfers out of custody: the write path, approvals, gas, the transaction sender and auto-sweeps.
+ * Other modules import only this file (its GraphQL classes, for their resolvers and types, from its *.types.ts);
+ * its tables are read by its own files alone (ARCHITECTURE.md, Module faces).
+ */
+import type { GasTopUps } from './gas-top-up';
+import type { TransferService } from './transfer.service';
+
+export { AutoSweeper } from './auto-sweeper';
+export { checksummedAddress } from './evm-address';
+export { bumpedFees } from './fee-bump';
+export { GasTopUps } from './gas-top-up';
+export { lineHashes, nonceFate } from './nonce-fate';
+export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
+export { checkSanctions, checkTransferPolicy } from './transfer-policy';
+export type { RecipientScreen } from './transfer-policy';
+export { OPEN_ITEM_STATUSES } from './transfer.domain';
+export type { FundsLine, PreparedTransfer, QueuedLine, TransferFunds } from './transfer.domain';
+export { TransferService } from './transfer.service';
+
+/** The withdrawals module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
+export interface WithdrawalsServices {
+  transfers: TransferService;
+  /** Gas for the sends Keel decides on itself (auto-sweeps, settlement rules), topped up from the master wallet. */
+  gasTopUps: GasTopUps;
+}
+// For the signing module: its held requests are transfers decided here, its broadcasts sent by the transaction sender.
+export { shortReason } from './broadcast';
+export type { TransferDecisionListener } from './transfer.domain';
