@@ -3,7 +3,7 @@ import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import type { DevChain } from '../../../src/platform/chain/devchain';
 import { loadTestTokenArtifact, TestToken } from '../../../src/platform/chain/test-tokens';
-import { ChainDelta, ChainWithdrawal, deploySettlementContract, NATIVE_TOKEN, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
+import { ChainDelta, ChainWithdrawal, deploySettlementContract, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
 import { startOwnChain } from '../../support/own-chain';
 
 /**
@@ -30,7 +30,8 @@ let nextWithdrawalKey = 1n;
 
 async function settle(signer: ethers.Signer, keys: bigint[], deltas: ChainDelta[]): Promise<string | null> {
   try {
-    await (await signer.sendTransaction({ to: address, data: settleCalldata(crypto.randomUUID(), keys, deltas) })).wait();
+    const where = await readTokenSlots(provider, address, [NATIVE_TOKEN, usdc.address]);
+    await (await signer.sendTransaction({ to: address, data: settleCalldata(crypto.randomUUID(), keys, deltas, where) })).wait();
     return null;
   } catch (e) {
     return revertReason(e);
@@ -116,17 +117,26 @@ test('only the operator may settle; a batch that creates value, overdraws or is 
   expect(await settle(alice(), [key], pay)).toBe('NotOperator()');
   expect(await settle(operator(), [key], pay)).toBe(`ValueCreated(${usdc.address})`);
   expect(await settle(operator(), [key], [{ account: alice().address, token: usdc.address, amount: -USDC('10000') }])).toBe(`InsufficientBalance(${alice().address}, ${usdc.address}, ${USDC('499')}, ${USDC('10000')})`);
-  // Tokens must come in ascending order, each once; deltas must be whole records.
-  const group = (token: string, account: string, amount: bigint) => [token, ethers.toBeHex(1, 2), account, ethers.toBeHex(BigInt.asUintN(128, amount), 16)];
+  // A balance slot holds the tokens at indices 2k and 2k+1 (here the native coin and USDC), named in that order; slots come
+  // in ascending order, each once; a change is sign-magnitude (top bit: a debit); deltas must be whole records.
+  const change = (amount: bigint) => ethers.toBeHex(amount < 0n ? (1n << 127n) | -amount : amount, 16);
+  const group = (low: string, high: string, account: string, lowChange: bigint, highChange: bigint) => [low, high, ethers.toBeHex(1, 2), account, change(lowChange), change(highChange)];
   const run = ethers.concat([ethers.toBeHex(key, 8), ethers.toBeHex(1, 4)]);
   const raw = (deltas: string[]) => settlementInterface().encodeFunctionData('settle', [ethers.zeroPadBytes('0x01', 16), run, ethers.concat(deltas)]);
-  const unsorted = raw([...group(usdc.address, alice().address, -1n), ...group(NATIVE_TOKEN, alice().address, 0n)]);
-  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: unsorted }).catch((e) => revertReason(e))).toBe('UnsortedDeltas(58)');
-  const twice = raw([...group(NATIVE_TOKEN, alice().address, 0n), ...group(NATIVE_TOKEN, bob().address, 0n)]);
-  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: twice }).catch((e) => revertReason(e))).toBe('UnsortedDeltas(58)');
-  const short = group(usdc.address, alice().address, -1n);
-  short[1] = ethers.toBeHex(2, 2); // says two deltas, holds one
-  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: raw(short) }).catch((e) => revertReason(e))).toBe('BadDeltas()');
+  const call = (data: string) => provider.call({ from: devChainAccount(7).address, to: address, data }).then(() => null, (e) => revertReason(e));
+  expect(await call(raw(group(NATIVE_TOKEN, usdc.address, bob().address, 0n, USDC('1'))))).toBe(`ValueCreated(${usdc.address})`);
+  expect(await call(raw(group(NATIVE_TOKEN, usdc.address, alice().address, 0n, -USDC('500'))))).toBe(`InsufficientBalance(${alice().address}, ${usdc.address}, ${USDC('499')}, ${USDC('500')})`);
+  // Tokens the contract does not hold at those indices (in the wrong order, or a pair a reorg could have given away): refused.
+  expect(await call(raw(group(usdc.address, NATIVE_TOKEN, alice().address, -1n, 0n)))).toBe(`WrongTokenPair(${usdc.address}, ${NATIVE_TOKEN})`);
+  expect(await call(raw(group(NATIVE_TOKEN, NATIVE_TOKEN, alice().address, 0n, 0n)))).toBe(`WrongTokenPair(${NATIVE_TOKEN}, ${NATIVE_TOKEN})`);
+  const stranger = ethers.Wallet.createRandom().address;
+  expect(await call(raw(group(stranger, usdc.address, alice().address, 0n, 0n)))).toBe(`WrongTokenPair(${stranger}, ${usdc.address})`);
+  const twice = raw([...group(NATIVE_TOKEN, usdc.address, alice().address, 0n, 0n), ...group(NATIVE_TOKEN, usdc.address, bob().address, 0n, 0n)]);
+  expect(await call(twice)).toBe('UnsortedDeltas(94)');
+  const short = group(NATIVE_TOKEN, usdc.address, alice().address, 0n, -1n);
+  short[2] = ethers.toBeHex(2, 2); // says two records, holds one
+  expect(await call(raw(short))).toBe('BadDeltas()');
+  expect(await call(raw(group(NATIVE_TOKEN, usdc.address, alice().address, 0n, -1n).slice(0, 5)))).toBe('BadDeltas()');
   expect(await contract.isSettled(key)).toBe(false);
 });
 
