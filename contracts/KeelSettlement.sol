@@ -32,6 +32,8 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     using SafeERC20 for IERC20;
 
     address public constant NATIVE = address(0);
+    /// The layout of `settle`'s calldata this contract reads (2: per balance slot); Keel settles only through the version it speaks.
+    uint256 public constant VERSION = 2;
     bytes32 public constant WITHDRAWAL_TYPEHASH =
         keccak256("Withdrawal(uint64 key,address account,address token,uint256 amount,address to)");
 

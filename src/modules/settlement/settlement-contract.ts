@@ -8,6 +8,19 @@ export function settlementInterface(): ethers.Interface {
   return new ethers.Interface(loadArtifact('KeelSettlement').abi);
 }
 
+/** The contract version (its VERSION) whose settle calldata this module writes. */
+export const SETTLEMENT_CONTRACT_VERSION = 2n;
+
+/** The VERSION of the settlement contract at `address`, or 0 for a contract from before versions (it has none). */
+export async function contractVersion(provider: ethers.Provider, address: string): Promise<bigint> {
+  try {
+    return (await new ethers.Contract(address, settlementInterface(), provider).VERSION()) as bigint;
+  } catch (e) {
+    if (isDefinitiveRefusal(e) || (e as { code?: string }).code === 'BAD_DATA') return 0n;
+    throw e;
+  }
+}
+
 /** A netted change of one account's balance of one token in the contract. */
 export interface ChainDelta {
   account: string;

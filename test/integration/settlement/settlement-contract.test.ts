@@ -3,7 +3,7 @@ import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import type { DevChain } from '../../../src/platform/chain/devchain';
 import { loadTestTokenArtifact, TestToken } from '../../../src/platform/chain/test-tokens';
-import { ChainDelta, ChainWithdrawal, deploySettlementContract, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
+import { ChainDelta, ChainWithdrawal, contractVersion, deploySettlementContract, SETTLEMENT_CONTRACT_VERSION, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
 import { startOwnChain } from '../../support/own-chain';
 
 /**
@@ -67,6 +67,12 @@ beforeAll(async () => {
 afterAll(async () => {
   provider?.destroy();
   await chain?.stop();
+});
+
+test('the contract states the version of settle calldata it reads; an address without it reads as version 0 (Keel settles through neither)', async () => {
+  expect(await contractVersion(provider, address)).toBe(SETTLEMENT_CONTRACT_VERSION);
+  expect(await contractVersion(provider, usdc.address)).toBe(0n);
+  expect(await contractVersion(provider, ethers.Wallet.createRandom().address)).toBe(0n);
 });
 
 test('deposits are credited to the depositor, or to the account a deposit is made for', async () => {
