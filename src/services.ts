@@ -73,6 +73,7 @@ import { SettlementLedgerView } from './modules/settlement/settlement-ledger-vie
 import { SettlementReconciler } from './modules/settlement/settlement-reconciler';
 import { TradingService } from './modules/settlement/trading.service';
 import { TradingDepositOutcomes } from './modules/settlement/trading-deposit-outcomes';
+import { TradingDepositReorgs } from './modules/settlement/trading-deposit-reorgs';
 import { TradingWithdrawalSender } from './modules/settlement/trading-withdrawal-sender';
 import { TradingMigration } from './modules/settlement/trading-migration';
 import { TradingExit } from './modules/settlement/trading-exit';
@@ -167,6 +168,7 @@ export interface Services {
   trading: TradingService;
   /** Credits a deposit to trading once its transfer line is CONFIRMED (a transaction-sender outcome listener). */
   tradingDepositOutcomes: TradingDepositOutcomes;
+  tradingDepositReorgs: TradingDepositReorgs;
   /** Pays out withdrawals from trading: the operator's side, stepped by the settlement worker. */
   tradingWithdrawals: TradingWithdrawalSender;
   /** `keel settlement migrate`: balances from the per-batch funding flow into the contract. */
@@ -310,6 +312,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, platform.logger),
     tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, custodyLedgerSync),
     tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
+    tradingDepositReorgs: new TradingDepositReorgs(db, outbox, platform.metrics, platform.logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }),
     tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, outbox, platform.failpoints, platform.logger),
   };
 }

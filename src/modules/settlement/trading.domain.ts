@@ -11,6 +11,6 @@ export type TradingDirection = (typeof TRADING_DIRECTIONS)[number];
 export const TRADING_TRANSFER_STATUSES = ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED', 'CONFIRMED', 'FAILED', 'REJECTED'] as const;
 export type TradingTransferStatus = (typeof TRADING_TRANSFER_STATUSES)[number];
 
-/** Outbox events `trading_transfer.<requested|pending_approval|approved|rejected|submitted|confirmed|failed>`. */
+/** Outbox events `trading_transfer.<requested|pending_approval|approved|rejected|submitted|confirmed|failed|reorged>` (reorged: a confirmed deposit a deep reorg took off the chain). */
 export const TRADING_TRANSFER_EVENT = 'trading_transfer';
-export const TRADING_TRANSFER_EVENTS = ['requested', 'pending_approval', 'approved', 'rejected', 'submitted', 'confirmed', 'failed'] as const;
+export const TRADING_TRANSFER_EVENTS = ['requested', 'pending_approval', 'approved', 'rejected', 'submitted', 'confirmed', 'failed', 'reorged'] as const;

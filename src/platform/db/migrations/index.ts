@@ -29,6 +29,7 @@ import * as m027 from './027_checkout_address_retirement';
 import * as m029 from './029_live_claims_key_rotations_slugs';
 import * as m030 from './030_ledger_accounts';
 import * as m031 from './031_trading_transfers';
+import * as m033 from './033_trading_deposit_reorgs';
 import * as m040 from './040_monthly_quotas';
 
 /**
@@ -64,6 +65,7 @@ const migrations: Record<string, Knex.Migration> = {
   '029_live_claims_key_rotations_slugs': m029,
   '030_ledger_accounts': m030,
   '031_trading_transfers': m031,
+  '033_trading_deposit_reorgs': m033,
   '040_monthly_quotas': m040,
 };
 
