@@ -37,9 +37,16 @@ export class TradingDepositReorgs {
       .where('t.blockNumber', '>=', head - this.options.reorgWindowBlocks)
       .whereNotNull('t.txHash')
       .select('t.*', 'i.rawTx as signedTx');
+    // One block read per height: a deposit whose recorded block is still the chain's needs no receipt.
+    const canonical = new Map<number, string | null>();
+    const hashAt = async (height: number) => {
+      if (!canonical.has(height)) canonical.set(height, (await provider.getBlock(height))?.hash ?? null);
+      return canonical.get(height);
+    };
     let found = 0;
     for (const row of rows) {
-      const where = await whereMined(provider, row.txHash, null);
+      if (row.blockHash && !row.reorgedAt && (await hashAt(Number(row.blockNumber))) === row.blockHash) continue;
+      const where = await whereMined(provider, row.txHash, row.blockHash);
       if (where.kind === 'unsettled') continue; // between two chains: looked at again next time
       const onChain = where.kind !== 'gone' && where.receipt.status === 1;
       if (!onChain && !row.reorgedAt && (await this.mark(row))) {
@@ -47,9 +54,10 @@ export class TradingDepositReorgs {
         this.metrics.tradingDepositReorgs.inc({ chain: network.spec.slug });
         this.logger.error({ chain: network.spec.slug, tradingTransferId: row.id, walletId: row.walletId, txHash: row.txHash, blockNumber: row.blockNumber }, 'a confirmed deposit to trading was taken off the chain by a reorg deeper than the confirmation count; its transaction is sent again');
       }
-      if (onChain && row.reorgedAt) {
+      if (onChain) {
+        // Where it is now (remembered, so the next look needs only the block); a mark cleared once it is mined again.
         await this.db('tradingTransfers').where({ id: row.id }).update({ reorgedAt: null, blockNumber: where.receipt.blockNumber, blockHash: where.receipt.blockHash, updatedAt: this.db.fn.now() });
-        this.logger.warn({ chain: network.spec.slug, tradingTransferId: row.id, txHash: row.txHash, blockNumber: where.receipt.blockNumber }, 'a deposit to trading a deep reorg took off the chain is mined again');
+        if (row.reorgedAt) this.logger.warn({ chain: network.spec.slug, tradingTransferId: row.id, txHash: row.txHash, blockNumber: where.receipt.blockNumber }, 'a deposit to trading a deep reorg took off the chain is mined again');
       }
       if (where.kind === 'gone' && row.signedTx) await provider.broadcastTransaction(row.signedTx).catch(() => undefined);
     }
