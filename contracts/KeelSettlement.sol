@@ -2,6 +2,7 @@
 pragma solidity ^0.8.20;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
@@ -118,11 +119,7 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
 
     /// The sender's tokens (approved first), credited to `account`: what actually arrived.
     function depositFor(address account, address token, uint256 amount) public nonReentrant {
-        uint256 before = IERC20(token).balanceOf(address(this));
-        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
-        uint256 received = IERC20(token).balanceOf(address(this)) - before;
-        _credit(account, token, _index(token), received);
-        emit Deposited(account, token, received);
+        _depositToken(account, token, amount);
     }
 
     function depositNative() external payable {
@@ -130,6 +127,33 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     }
 
     function depositNativeFor(address account) public payable {
+        _depositNative(account);
+    }
+
+    /**
+     * One transaction for what a wallet brings to a market: `amount` of `token` and the coin sent
+     * with the call, both credited to the sender. With `deadline` nonzero the token's EIP-2612
+     * permit for exactly `amount`, signed by the sender, is used first instead of an approval (a
+     * permit that fails, because someone submitted it first or the token has none, is ignored: the
+     * transfer then needs an allowance as `deposit` does). `amount` 0: the coin only.
+     */
+    function depositWithCoin(address token, uint256 amount, uint256 deadline, uint8 v, bytes32 r, bytes32 s) external payable nonReentrant {
+        if (deadline != 0) {
+            try IERC20Permit(token).permit(msg.sender, address(this), amount, deadline, v, r, s) {} catch {}
+        }
+        if (amount != 0) _depositToken(msg.sender, token, amount);
+        if (msg.value != 0) _depositNative(msg.sender);
+    }
+
+    function _depositToken(address account, address token, uint256 amount) private {
+        uint256 before = IERC20(token).balanceOf(address(this));
+        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
+        uint256 received = IERC20(token).balanceOf(address(this)) - before;
+        _credit(account, token, _index(token), received);
+        emit Deposited(account, token, received);
+    }
+
+    function _depositNative(address account) private {
         _credit(account, NATIVE, 0, msg.value);
         emit Deposited(account, NATIVE, msg.value);
     }

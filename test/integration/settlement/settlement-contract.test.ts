@@ -86,6 +86,37 @@ test('deposits are credited to the depositor, or to the account a deposit is mad
   expect(await balance(NATIVE_TOKEN, carol.address)).toBe(0n);
 });
 
+test('depositWithCoin: a token and the coin in one transaction, by an EIP-2612 permit instead of an approval; a permit someone used first is ignored', async () => {
+  const erin = ethers.Wallet.createRandom().connect(provider);
+  const deployer = new ethers.NonceManager(new ethers.Wallet(devChainAccount(0).privateKey, provider));
+  await (await deployer.sendTransaction({ to: erin.address, value: ethers.parseEther('1') })).wait();
+  await (await new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, deployer).transfer(erin.address, USDC('30'))).wait();
+  const token = new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, provider);
+  const permit = async (value: bigint) => {
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 3_600);
+    const domain = { name: await token.name(), version: '1', chainId: CHAIN_ID, verifyingContract: usdc.address };
+    const types = { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] };
+    const sig = ethers.Signature.from(await erin.signTypedData(domain, types, { owner: erin.address, spender: address, value, nonce: await token.nonces(erin.address), deadline }));
+    return [deadline, sig.v, sig.r, sig.s] as const;
+  };
+  const asErin = contract.connect(erin) as ethers.Contract;
+  // No approval: the permit lets the contract take exactly the amount, and the coin comes with the call.
+  const signed = await permit(USDC('20'));
+  await (await asErin.depositWithCoin(usdc.address, USDC('20'), ...signed, { value: 7n })).wait();
+  expect(await balance(usdc.address, erin.address)).toBe(USDC('20'));
+  expect(await balance(NATIVE_TOKEN, erin.address)).toBe(7n);
+  expect(await token.allowance(erin.address, address)).toBe(0n);
+  // The same permit again (as if someone had submitted it first): ignored, and without an allowance the transfer is refused.
+  await expect(asErin.depositWithCoin(usdc.address, USDC('10'), ...signed)).rejects.toThrow();
+  // Ignored too when an allowance stands: the deposit takes it.
+  await (await (token.connect(erin) as ethers.Contract).approve(address, USDC('10'))).wait();
+  await (await asErin.depositWithCoin(usdc.address, USDC('10'), ...signed)).wait();
+  // The coin alone (amount 0, no permit).
+  await (await asErin.depositWithCoin(ethers.ZeroAddress, 0n, 0n, 0, ethers.ZeroHash, ethers.ZeroHash, { value: 3n })).wait();
+  expect(await balance(usdc.address, erin.address)).toBe(USDC('30'));
+  expect(await balance(NATIVE_TOKEN, erin.address)).toBe(10n);
+});
+
 test('the operator settles a netted batch; the fees go to the fee recipient; a replay is refused', async () => {
   // Alice buys 1 ETH from Bob at 500 USDC; Alice pays 1 USDC fee, Bob 0.5.
   const keys = [nextKey++, nextKey++];
