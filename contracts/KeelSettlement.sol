@@ -2,6 +2,7 @@
 pragma solidity ^0.8.20;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
@@ -32,6 +33,8 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     using SafeERC20 for IERC20;
 
     address public constant NATIVE = address(0);
+    /// The layout of `settle`'s calldata this contract reads (2: per balance slot); Keel settles only through the version it speaks.
+    uint256 public constant VERSION = 2;
     bytes32 public constant WITHDRAWAL_TYPEHASH =
         keccak256("Withdrawal(uint64 key,address account,address token,uint256 amount,address to)");
 
@@ -54,7 +57,8 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     /// a market whose tokens share a slot (the native coin and the first token, say ETH and USDC)
     /// has one slot written per batch, not two.
     mapping(address => uint256) public tokenIndex;
-    uint256 public tokenCount = 1;
+    /// Tokens by index, from index 1 (tokens[index - 1]).
+    address[] private tokens;
     /// account => index >> 1 => two 128-bit balances (index even: low half, odd: high half).
     mapping(address => mapping(uint256 => uint256)) private balanceSlots;
     /// trade key >> 8 => bitmap of settled keys.
@@ -83,6 +87,7 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     error NotSignedByAccount(uint64 key);
     error LengthMismatch();
     error BadDeltas();
+    error WrongTokenPair(address low, address high);
     error BalanceOverflow(address account, address token);
 
     modifier onlyOperator() {
@@ -114,11 +119,7 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
 
     /// The sender's tokens (approved first), credited to `account`: what actually arrived.
     function depositFor(address account, address token, uint256 amount) public nonReentrant {
-        uint256 before = IERC20(token).balanceOf(address(this));
-        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
-        uint256 received = IERC20(token).balanceOf(address(this)) - before;
-        _credit(account, token, _index(token), received);
-        emit Deposited(account, token, received);
+        _depositToken(account, token, amount);
     }
 
     function depositNative() external payable {
@@ -126,6 +127,33 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
     }
 
     function depositNativeFor(address account) public payable {
+        _depositNative(account);
+    }
+
+    /**
+     * One transaction for what a wallet brings to a market: `amount` of `token` and the coin sent
+     * with the call, both credited to the sender. With `deadline` nonzero the token's EIP-2612
+     * permit for exactly `amount`, signed by the sender, is used first instead of an approval (a
+     * permit that fails, because someone submitted it first or the token has none, is ignored: the
+     * transfer then needs an allowance as `deposit` does). `amount` 0: the coin only.
+     */
+    function depositWithCoin(address token, uint256 amount, uint256 deadline, uint8 v, bytes32 r, bytes32 s) external payable nonReentrant {
+        if (deadline != 0) {
+            try IERC20Permit(token).permit(msg.sender, address(this), amount, deadline, v, r, s) {} catch {}
+        }
+        if (amount != 0) _depositToken(msg.sender, token, amount);
+        if (msg.value != 0) _depositNative(msg.sender);
+    }
+
+    function _depositToken(address account, address token, uint256 amount) private {
+        uint256 before = IERC20(token).balanceOf(address(this));
+        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
+        uint256 received = IERC20(token).balanceOf(address(this)) - before;
+        _credit(account, token, _index(token), received);
+        emit Deposited(account, token, received);
+    }
+
+    function _depositNative(address account) private {
         _credit(account, NATIVE, 0, msg.value);
         emit Deposited(account, NATIVE, msg.value);
     }
@@ -147,47 +175,111 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
      * big-endian): Keel numbers trades in sequence and batches them in that order, so a batch is
      * mostly one run, marked a bitmap word (256 keys) at a time.
      *
-     * `deltas`: per token, tokens strictly ascending: the token (20 bytes), a count (uint16), then
-     * that many (account 20 bytes, amount int128 big-endian) deltas, one per account (netted per
-     * batch: each balance is written once). Per token the deltas may sum to at most zero; what is
-     * left over is the fee credited to the fee recipient.
+     * `deltas`: per balance slot (a pair of tokens at indices 2k and 2k+1), slots strictly
+     * ascending: the slot's two tokens (20 bytes each: the token at 2k, the token at 2k+1 or the
+     * zero address while index 2k+1 has none; the contract checks both against its indices, so a
+     * reorg that gave an index to another token cannot move the wrong token), a count (uint16),
+     * then that many records of (account 20 bytes, the change of the 2k balance, the change of the
+     * 2k+1 balance), each change 16 bytes big-endian in sign-magnitude form (top bit set: a debit).
+     * One record per account and slot (netted per batch), so each account's slot is read and
+     * written once. Per token the changes may sum to at most zero; what is left over is the fee
+     * credited to the fee recipient.
      */
     function settle(bytes16 batchId, bytes calldata keyRuns, bytes calldata deltas) external onlyOperator nonReentrant {
         uint256 count = _markSettled(keyRuns);
+        address fees = feeRecipient;
         uint256 p = 0;
         uint256 end = deltas.length;
-        uint256 previous = 0;
+        uint256 nextSlot = 0;
         while (p < end) {
-            if (p + 22 > end) revert BadDeltas();
-            address token;
-            uint256 n;
-            assembly {
-                let head := calldataload(add(deltas.offset, p))
-                token := shr(96, head)
-                n := and(shr(80, head), 0xffff)
-            }
-            if (p != 0 && uint160(token) <= previous) revert UnsortedDeltas(p);
-            previous = uint160(token);
-            p += 22;
-            if (p + n * 36 > end) revert BadDeltas();
-            uint256 index = _index(token);
-            int256 sum = 0;
-            for (uint256 i = 0; i < n; i++) {
-                address account;
-                int256 amount;
-                assembly {
-                    let at := add(deltas.offset, p)
-                    account := shr(96, calldataload(at))
-                    amount := sar(128, calldataload(add(at, 20)))
-                }
-                p += 36;
-                sum += amount;
-                if (amount < 0) _debit(account, token, index, uint256(-amount));
-                else if (amount > 0) _credit(account, token, index, uint256(amount));
-            }
-            _creditFee(token, sum);
+            if (p + 42 > end) revert BadDeltas();
+            uint256 slot = _slotOf(address(uint160(_word(deltas, p) >> 96)), address(uint160(_word(deltas, p + 20) >> 96)));
+            uint256 n = _word(deltas, p + 40) >> 240;
+            if (slot < nextSlot) revert UnsortedDeltas(p);
+            nextSlot = slot + 1;
+            p += 42;
+            if (p + n * 52 > end) revert BadDeltas();
+            p = _applySlot(deltas, p, n, slot, fees);
         }
         emit BatchSettled(batchId, count, keccak256(keyRuns));
+    }
+
+    /// Applies a slot's `n` records starting at `p` and credits the slot's fees; where the next group starts.
+    function _applySlot(bytes calldata deltas, uint256 p, uint256 n, uint256 slot, address fees) private returns (uint256) {
+        int256 sumLow = 0;
+        int256 sumHigh = 0;
+        for (uint256 i = 0; i < n; i++) {
+            (int256 lowChange, int256 highChange) = _applyRecord(deltas, p, slot);
+            p += 52;
+            sumLow += lowChange;
+            sumHigh += highChange;
+        }
+        if (sumLow > 0) revert ValueCreated(tokenAt(slot << 1));
+        if (sumHigh > 0) revert ValueCreated(tokenAt((slot << 1) | 1));
+        if (sumLow < 0 || sumHigh < 0) {
+            uint256 word = balanceSlots[fees][slot];
+            uint256 lowBalance = _added(fees, slot << 1, word & type(uint128).max, uint256(-sumLow));
+            uint256 highBalance = _added(fees, (slot << 1) | 1, word >> 128, uint256(-sumHigh));
+            balanceSlots[fees][slot] = lowBalance | (highBalance << 128);
+        }
+        return p;
+    }
+
+    /// Applies the record at `p` (account, change of the slot's low token, change of its high token) to the account's slot, read and written once; the two changes.
+    function _applyRecord(bytes calldata deltas, uint256 p, uint256 slot) private returns (int256 lowChange, int256 highChange) {
+        // Read here rather than through _word: this runs once per account and slot of every batch.
+        address account;
+        uint256 low;
+        uint256 high;
+        assembly {
+            let at := add(deltas.offset, p)
+            account := shr(96, calldataload(at))
+            low := shr(128, calldataload(add(at, 20)))
+            high := shr(128, calldataload(add(at, 36)))
+        }
+        uint256 word = balanceSlots[account][slot];
+        uint256 lowBalance;
+        uint256 highBalance;
+        (lowBalance, lowChange) = _applyChange(account, slot << 1, word & type(uint128).max, low);
+        (highBalance, highChange) = _applyChange(account, (slot << 1) | 1, word >> 128, high);
+        balanceSlots[account][slot] = lowBalance | (highBalance << 128);
+    }
+
+    /// The 32 bytes of `data` from `offset` (zero past its end, as calldata reads); callers check the length first.
+    function _word(bytes calldata data, uint256 offset) private pure returns (uint256 w) {
+        assembly {
+            w := calldataload(add(data.offset, offset))
+        }
+    }
+
+    /// The balance slot of a pair of tokens named in a batch: `low` must hold an even index and `high` the next (or be the zero address while no token has it).
+    function _slotOf(address low, address high) private view returns (uint256) {
+        uint256 index = low == NATIVE ? 0 : tokenIndex[low];
+        if ((index == 0 && low != NATIVE) || index & 1 != 0) revert WrongTokenPair(low, high);
+        if (high == NATIVE ? tokens.length > index : tokenIndex[high] != index + 1) revert WrongTokenPair(low, high);
+        return index >> 1;
+    }
+
+    /// A 128-bit balance of token `index` after a sign-magnitude change (top bit of 128: a debit); the change as a signed number.
+    function _applyChange(address account, uint256 index, uint256 balance, uint256 change) private view returns (uint256, int256) {
+        uint256 magnitude = change & (type(uint128).max >> 1);
+        if (change == magnitude) return (_added(account, index, balance, magnitude), int256(magnitude));
+        if (balance < magnitude) revert InsufficientBalance(account, tokenAt(index), balance, magnitude);
+        unchecked {
+            return (balance - magnitude, -int256(magnitude));
+        }
+    }
+
+    /// A 128-bit balance of token `index` plus `amount` (reverts past 128 bits).
+    function _added(address account, uint256 index, uint256 balance, uint256 amount) private view returns (uint256) {
+        balance += amount;
+        if (balance > type(uint128).max) revert BalanceOverflow(account, tokenAt(index));
+        return balance;
+    }
+
+    /// The token at `index` (the native coin at 0; address(0) too for an index no token has yet).
+    function tokenAt(uint256 index) public view returns (address) {
+        return index == 0 || index > tokens.length ? NATIVE : tokens[index - 1];
     }
 
     /// Marks the runs' keys in the bitmap (a word at a time); reverts if any was settled before. The number of keys.
@@ -223,11 +315,6 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
         uint256 bit = 0;
         while (bits & (uint256(1) << bit) == 0) bit++;
         return (index << 8) + bit;
-    }
-
-    function _creditFee(address token, int256 sum) private {
-        if (sum > 0) revert ValueCreated(token);
-        if (sum < 0) _credit(feeRecipient, token, _index(token), uint256(-sum));
     }
 
     // ---- funds out: only with their owner's consent ----
@@ -291,7 +378,8 @@ contract KeelSettlement is ReentrancyGuardTransient, Ownable, EIP712 {
         if (token == NATIVE) return 0;
         index = tokenIndex[token];
         if (index == 0) {
-            index = tokenCount++;
+            tokens.push(token);
+            index = tokens.length;
             tokenIndex[token] = index;
         }
     }

@@ -75,6 +75,7 @@ import { SettlementLedgerView } from './modules/settlement/settlement-ledger-vie
 import { SettlementReconciler } from './modules/settlement/settlement-reconciler';
 import { TradingService } from './modules/settlement/trading.service';
 import { TradingDepositOutcomes } from './modules/settlement/trading-deposit-outcomes';
+import { TradingDepositReorgs } from './modules/settlement/trading-deposit-reorgs';
 import { TradingWithdrawalSender } from './modules/settlement/trading-withdrawal-sender';
 import { TradingMigration } from './modules/settlement/trading-migration';
 import { TradingExit } from './modules/settlement/trading-exit';
@@ -317,6 +318,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
     tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, platform.logger),
     tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, custodyLedgerSync),
     tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
+    tradingDepositReorgs: new TradingDepositReorgs(db, outbox, platform.metrics, platform.logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }),
     tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, outbox, platform.failpoints, platform.logger),
   };
 }

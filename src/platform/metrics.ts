@@ -9,6 +9,7 @@ export class Metrics {
   readonly walletDebts: Counter<'event'>;
   readonly settlementDifferences: Gauge<'chain'>;
   readonly settlementReconciliations: Counter<'chain' | 'outcome'>;
+  readonly tradingDepositReorgs: Counter<'chain'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -47,6 +48,12 @@ export class Metrics {
       name: 'keel_settlement_reconciliations_total',
       help: 'Reconciliations of on-chain balances against the ledger, by chain and outcome (clean, differences, error)',
       labelNames: ['chain', 'outcome'],
+      registers: [this.registry],
+    });
+    this.tradingDepositReorgs = new Counter({
+      name: 'keel_trading_deposit_reorgs_total',
+      help: 'Confirmed deposits to trading that a reorg deeper than the confirmation count took off the chain, by chain',
+      labelNames: ['chain'],
       registers: [this.registry],
     });
   }

@@ -8,7 +8,7 @@ import { BatchRow, insertBatch, transition } from './batch-transitions';
 import type { BatchStatus } from './settlement-batch.domain';
 import { netTrades } from './netting';
 import { SettlementTrade, settlementTrades, toSettlementTrade } from './unsettled-trades';
-import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, revertReason, settleCalldata } from './settlement-contract';
+import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata } from './settlement-contract';
 import type { SettlementDeployment } from './settlement-deployments';
 import { walletAccounts } from './wallet-accounts';
 import { whereMined } from './where-mined';
@@ -149,8 +149,12 @@ export class SettlementBatcher {
     // Not simulated first: a node simulates on its pending state, where that very transaction may
     // wait already and would read as a replay.
     if (await this.resendAfterReorg(d, batch, lease)) return;
+    // Read at every batch, not cached: the contract checks the token pairs a batch names, so an index a deep reorg gave away fails the batch instead of moving the wrong token.
+    const where = await readTokenSlots(provider, d.address, deltas.map((x) => x.token));
+    const unknown = deltas.find((x) => !where.indices.has(x.token));
+    if (unknown) return this.failAndSplit(batch, `the settlement contract has never received token ${unknown.token}`, lease);
     await lease.renew();
-    const data = settleCalldata(batch.id, keys, deltas);
+    const data = settleCalldata(batch.id, keys, deltas, where);
     const operator = d.operator.address;
     let gas: bigint;
     try {

@@ -7,6 +7,7 @@ import type { SettlementBatchService } from './settlement-batch.service';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { SettlementReconciler } from './settlement-reconciler';
 import type { TradingDepositOutcomes } from './trading-deposit-outcomes';
+import type { TradingDepositReorgs } from './trading-deposit-reorgs';
 import type { TradingExit } from './trading-exit';
 import type { TradingMigration } from './trading-migration';
 import type { TradingWithdrawalSender } from './trading-withdrawal-sender';
@@ -22,6 +23,8 @@ export interface SettlementServices {
   trading: TradingService;
   /** Credits a deposit to trading once its transfer line is CONFIRMED (a transaction-sender outcome listener). */
   tradingDepositOutcomes: TradingDepositOutcomes;
+  /** Confirmed deposits to trading a deep reorg took off the chain: alarmed and sent again. */
+  tradingDepositReorgs: TradingDepositReorgs;
   /** Pays out withdrawals from trading: the operator's side, stepped by the settlement worker. */
   tradingWithdrawals: TradingWithdrawalSender;
   /** `keel settlement migrate`: balances from the per-batch funding flow into the contract. */

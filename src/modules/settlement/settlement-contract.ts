@@ -8,6 +8,19 @@ export function settlementInterface(): ethers.Interface {
   return new ethers.Interface(loadArtifact('KeelSettlement').abi);
 }
 
+/** The contract version (its VERSION) whose settle calldata this module writes. */
+export const SETTLEMENT_CONTRACT_VERSION = 2n;
+
+/** The VERSION of the settlement contract at `address`, or 0 for a contract from before versions (it has none). */
+export async function contractVersion(provider: ethers.Provider, address: string): Promise<bigint> {
+  try {
+    return (await new ethers.Contract(address, settlementInterface(), provider).VERSION()) as bigint;
+  } catch (e) {
+    if (isDefinitiveRefusal(e) || (e as { code?: string }).code === 'BAD_DATA') return 0n;
+    throw e;
+  }
+}
+
 /** A netted change of one account's balance of one token in the contract. */
 export interface ChainDelta {
   account: string;
@@ -35,45 +48,76 @@ export function batchIdBytes(batchId: string): string {
   return `0x${batchId.replace(/-/g, '')}`;
 }
 
-/** Deltas in the order the contract requires: grouped by token, tokens ascending. */
-export function sortDeltas(deltas: ChainDelta[]): ChainDelta[] {
-  const num = (a: string) => BigInt(a);
-  return [...deltas].sort((a, b) => {
-    const ta = num(a.token);
-    const tb = num(b.token);
-    if (ta !== tb) return ta < tb ? -1 : 1;
-    return a.account.toLowerCase() < b.account.toLowerCase() ? -1 : 1;
-  });
-}
-
 const INT128_MAX = (1n << 127n) - 1n;
 
+/** A change as the contract reads it: 16 bytes, sign-magnitude (top bit set: a debit). */
+function signMagnitude(amount: bigint): string {
+  if (amount > INT128_MAX || amount < -INT128_MAX) throw new Error(`a delta of ${amount} does not fit the contract's 128-bit changes`);
+  return ethers.toBeHex(amount < 0n ? (1n << 127n) | -amount : amount, 16);
+}
+
 /**
- * Deltas as the contract reads them: per token (ascending), the token (20 bytes), a count (uint16)
- * and that many (account 20 bytes, amount int128 big-endian). A token with more than 65,535
- * deltas continues in a second group, which the contract refuses (tokens strictly ascending):
- * batches are far smaller.
+ * Where the contract keeps a batch's tokens: each token's index (the native coin is 0) and, per
+ * balance slot k, the two tokens it names (at 2k and 2k+1; the zero address while 2k+1 has none).
  */
-export function packDeltas(deltas: ChainDelta[]): string {
-  const groups = new Map<string, ChainDelta[]>();
-  for (const d of sortDeltas(deltas)) {
-    const token = ethers.getAddress(d.token);
-    if (!groups.has(token)) groups.set(token, []);
-    groups.get(token)!.push(d);
+export interface TokenSlots {
+  indices: ReadonlyMap<string, number>;
+  pairs: ReadonlyMap<number, [string, string]>;
+}
+
+/**
+ * Deltas as the contract reads them: per balance slot k (slots ascending), the slot's two tokens
+ * (20 bytes each), a count (uint16) and that many records of (account 20 bytes, the change of the
+ * token at 2k, the change of the token at 2k+1), one record per account and slot. A slot with more
+ * than 65,535 accounts continues in a second group, which the contract refuses (slots strictly
+ * ascending): batches are far smaller.
+ */
+export function packDeltas(deltas: ChainDelta[], where: TokenSlots): string {
+  const slots = new Map<number, Map<string, [bigint, bigint]>>();
+  for (const d of deltas) {
+    const index = where.indices.get(ethers.getAddress(d.token));
+    if (index === undefined) throw new Error(`token ${d.token} has no index in the settlement contract`);
+    const slot = index >> 1;
+    if (!slots.has(slot)) slots.set(slot, new Map());
+    const accounts = slots.get(slot)!;
+    const account = ethers.getAddress(d.account);
+    const pair = accounts.get(account) ?? [0n, 0n];
+    pair[index & 1] += d.amount;
+    accounts.set(account, pair);
   }
   const parts: string[] = [];
-  for (const [token, list] of groups) {
-    parts.push(token, ethers.toBeHex(list.length, 2));
-    for (const d of list) {
-      if (d.amount > INT128_MAX || d.amount < -INT128_MAX) throw new Error(`a delta of ${d.amount} does not fit the contract's int128`);
-      parts.push(ethers.getAddress(d.account), ethers.toBeHex(BigInt.asUintN(128, d.amount), 16));
-    }
+  for (const slot of [...slots.keys()].sort((a, b) => a - b)) {
+    const tokens = where.pairs.get(slot);
+    if (!tokens) throw new Error(`the tokens of balance slot ${slot} are not known`);
+    const records = [...slots.get(slot)!].sort(([a], [b]) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
+    parts.push(tokens[0], tokens[1], ethers.toBeHex(records.length, 2));
+    for (const [account, [low, high]] of records) parts.push(account, signMagnitude(low), signMagnitude(high));
   }
   return parts.length ? ethers.concat(parts) : '0x';
 }
 
-export function settleCalldata(batchId: string, tradeKeys: readonly bigint[], deltas: ChainDelta[]): string {
-  return settlementInterface().encodeFunctionData('settle', [batchIdBytes(batchId), packTradeKeys(tradeKeys), packDeltas(deltas)]);
+export function settleCalldata(batchId: string, tradeKeys: readonly bigint[], deltas: ChainDelta[], where: TokenSlots): string {
+  return settlementInterface().encodeFunctionData('settle', [batchIdBytes(batchId), packTradeKeys(tradeKeys), packDeltas(deltas, where)]);
+}
+
+/**
+ * The indices and slot pairs of `tokens` in the settlement contract at `contract`, read from it
+ * (the contract checks the pairs a batch names, so a stale read fails the batch, never moves the
+ * wrong token). A token the contract has never received has no index: missing from `indices`.
+ */
+export async function readTokenSlots(provider: ethers.Provider, contract: string, tokens: Iterable<string>): Promise<TokenSlots> {
+  const settlement = new ethers.Contract(contract, settlementInterface(), provider);
+  const indices = new Map<string, number>();
+  for (const token of new Set([...tokens].map((t) => ethers.getAddress(t)))) {
+    const index = token === NATIVE_TOKEN ? 0 : Number(await settlement.tokenIndex(token));
+    if (token === NATIVE_TOKEN || index !== 0) indices.set(token, index);
+  }
+  const pairs = new Map<number, [string, string]>();
+  for (const slot of new Set([...indices.values()].map((i) => i >> 1))) {
+    const [low, high] = await Promise.all([settlement.tokenAt(2 * slot), settlement.tokenAt(2 * slot + 1)]);
+    pairs.set(slot, [ethers.getAddress(low), ethers.getAddress(high)]);
+  }
+  return { indices, pairs };
 }
 
 /** A withdrawal from an account's trading balance in the contract, as the account signs it. */

@@ -5,7 +5,7 @@ import type { Logger } from '../../platform/logger';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { retryNonceClash, senderKey, serialized } from '../../platform/chain/dev-sender';
 import type { ChainNetwork } from '../chains';
-import { deploySettlementContract } from './settlement-contract';
+import { contractVersion, deploySettlementContract, SETTLEMENT_CONTRACT_VERSION } from './settlement-contract';
 
 /** The settlement contract of one chain and the key that operates it. */
 export interface SettlementDeployment {
@@ -48,19 +48,38 @@ export class SettlementDeployments {
     return row?.address ?? null;
   }
 
-  /** The chain's deployment when a contract is recorded, has code and an operator key is configured. */
+  /**
+   * The chain's deployment when a contract is recorded, an operator key is configured and the
+   * contract is the version this Keel settles through (an earlier one reads batches differently:
+   * nothing is sent to it, and the error says how to move on).
+   */
   async get(network: ChainNetwork): Promise<SettlementDeployment | null> {
     const key = this.operatorKey(network);
     const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
     if (!key || !row) return null;
+    if (!(await this.speaksCurrentVersion(row.address, network))) {
+      this.logger.error({ chainId: network.spec.chainId, address: row.address }, `settlement: the chain's contract is not version ${SETTLEMENT_CONTRACT_VERSION}; nothing is settled until it is replaced (docs/settlement-on-chain.md, upgrading the contract)`);
+      return null;
+    }
     return { network, address: row.address, operator: new ethers.Wallet(key, network.provider), feeRecipient: row.feeRecipient, since: row.updatedAt };
   }
 
-  /** On a dev chain: deploys the contract unless the recorded one still has code (a reset chain lost it). */
+  private readonly current = new Set<string>();
+
+  /** Whether the contract at `address` is the version this Keel settles through (remembered once it is: code never changes). */
+  private async speaksCurrentVersion(address: string, network: ChainNetwork): Promise<boolean> {
+    const key = `${network.blockchainId}|${address.toLowerCase()}`;
+    if (this.current.has(key)) return true;
+    if ((await contractVersion(network.provider, address)) !== SETTLEMENT_CONTRACT_VERSION) return false;
+    this.current.add(key);
+    return true;
+  }
+
+  /** On a dev chain: deploys the contract unless the recorded one still has code (a reset chain lost it) and is the current version. */
   async ensureOnDevChain(network: ChainNetwork): Promise<void> {
     if (!network.spec.dev) return;
     const recorded = await this.address(network.blockchainId);
-    if (recorded && (await network.provider.getCode(recorded)) !== '0x') return;
+    if (recorded && (await network.provider.getCode(recorded)) !== '0x' && (await this.speaksCurrentVersion(recorded, network))) return;
     const deployed = await this.deploy(network, devChainAccount(0).privateKey, {});
     this.logger.info({ chainId: network.spec.chainId, address: deployed.address }, 'settlement contract deployed on the dev chain');
   }

@@ -9,6 +9,7 @@ import type { SettlementBatcher } from './batcher';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { SettlementReconciler } from './settlement-reconciler';
 import type { ReconcileLine } from './reconciliation';
+import type { TradingDepositReorgs } from './trading-deposit-reorgs';
 import { ChainLease, LeaseLost } from './chain-lease';
 
 export interface SettlementWorkerOptions {
@@ -22,7 +23,8 @@ export interface SettlementWorkerOptions {
  * each chain's batcher steps under a fenced lease in PostgreSQL (ChainLease: two workers never settle
  * one chain at once; the other takes over when the lease lapses, and the step renews it between
  * phases and commits every change only under it), and the reconciliation runs periodically and
- * exports its count of differences as a metric.
+ * exports its count of differences as a metric, after a look for confirmed deposits to trading a
+ * deep reorg took off the chain (TradingDepositReorgs: alarmed and sent again).
  */
 export class SettlementWorker implements Worker {
   private readonly holder = randomUUID();
@@ -38,6 +40,7 @@ export class SettlementWorker implements Worker {
     private readonly deployments: SettlementDeployments,
     private readonly batcher: SettlementBatcher,
     private readonly reconciler: SettlementReconciler,
+    private readonly depositReorgs: TradingDepositReorgs,
     private readonly metrics: Metrics,
     private readonly options: SettlementWorkerOptions,
     private readonly logger: Logger,
@@ -79,6 +82,7 @@ export class SettlementWorker implements Worker {
     for (const network of this.networks.all()) {
       const chain = network.spec.slug;
       try {
+        await this.depositReorgs.check(network);
         const report = await this.reconciler.reconcile(network);
         const keyOf = (d: ReconcileLine) => `${d.walletId}|${d.assetId}|${d.account}|${d.difference}`;
         const seen = new Set(report.differences.map(keyOf));

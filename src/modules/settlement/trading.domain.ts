@@ -21,6 +21,6 @@ export const TradingTransferStatus = {
 } as const;
 export type TradingTransferStatus = (typeof TradingTransferStatus)[keyof typeof TradingTransferStatus];
 
-/** Outbox events `trading_transfer.<requested|pending_approval|approved|rejected|submitted|confirmed|failed>`. */
+/** Outbox events `trading_transfer.<requested|pending_approval|approved|rejected|submitted|confirmed|failed|reorged>` (reorged: a confirmed deposit a deep reorg took off the chain). */
 export const TRADING_TRANSFER_EVENT = 'trading_transfer';
-export const TRADING_TRANSFER_EVENTS = ['requested', 'pending_approval', 'approved', 'rejected', 'submitted', 'confirmed', 'failed'] as const;
+export const TRADING_TRANSFER_EVENTS = ['requested', 'pending_approval', 'approved', 'rejected', 'submitted', 'confirmed', 'failed', 'reorged'] as const;

@@ -29,8 +29,9 @@ export const EVENT_NAMES: readonly string[] = [
   ...['pending_approval', 'policy_denied', 'approved', 'submitted', 'executed', 'failed'].map((a) => `agent_payment.${a}`),
   // Keel's own: a settlement batch holding the organisation's trades changed status.
   ...['batched', 'submitted', 'confirmed', 'failed', 'reorged', 'replaced'].map((a) => `settlement_batch.${a}`),
-  // Keel's own: a deposit to or withdrawal from a wallet's trading balance in the settlement contract.
-  ...['requested', 'pending_approval', 'approved', 'rejected', 'submitted', 'confirmed', 'failed'].map((a) => `trading_transfer.${a}`),
+  // Keel's own: a deposit to or withdrawal from a wallet's trading balance in the settlement contract
+  // (reorged: a confirmed deposit that a reorg deeper than the confirmation count took off the chain).
+  ...['requested', 'pending_approval', 'approved', 'rejected', 'submitted', 'confirmed', 'failed', 'reorged'].map((a) => `trading_transfer.${a}`),
   // Keel's own: reconciliation found a wallet's trading balance in the ledger different from the contract's.
   'trading_balance.difference',
 ];

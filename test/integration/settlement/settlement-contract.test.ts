@@ -3,7 +3,7 @@ import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import type { DevChain } from '../../../src/platform/chain/devchain';
 import { loadTestTokenArtifact, TestToken } from '../../../src/platform/chain/test-tokens';
-import { ChainDelta, ChainWithdrawal, deploySettlementContract, NATIVE_TOKEN, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
+import { ChainDelta, ChainWithdrawal, contractVersion, deploySettlementContract, SETTLEMENT_CONTRACT_VERSION, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
 import { startOwnChain } from '../../support/own-chain';
 
 /**
@@ -30,7 +30,8 @@ let nextWithdrawalKey = 1n;
 
 async function settle(signer: ethers.Signer, keys: bigint[], deltas: ChainDelta[]): Promise<string | null> {
   try {
-    await (await signer.sendTransaction({ to: address, data: settleCalldata(crypto.randomUUID(), keys, deltas) })).wait();
+    const where = await readTokenSlots(provider, address, [NATIVE_TOKEN, usdc.address]);
+    await (await signer.sendTransaction({ to: address, data: settleCalldata(crypto.randomUUID(), keys, deltas, where) })).wait();
     return null;
   } catch (e) {
     return revertReason(e);
@@ -68,6 +69,12 @@ afterAll(async () => {
   await chain?.stop();
 });
 
+test('the contract states the version of settle calldata it reads; an address without it reads as version 0 (Keel settles through neither)', async () => {
+  expect(await contractVersion(provider, address)).toBe(SETTLEMENT_CONTRACT_VERSION);
+  expect(await contractVersion(provider, usdc.address)).toBe(0n);
+  expect(await contractVersion(provider, ethers.Wallet.createRandom().address)).toBe(0n);
+});
+
 test('deposits are credited to the depositor, or to the account a deposit is made for', async () => {
   expect(await balance(usdc.address, alice().address)).toBe(USDC('1000'));
   expect(await balance(NATIVE_TOKEN, bob().address)).toBe(ethers.parseEther('2'));
@@ -77,6 +84,37 @@ test('deposits are credited to the depositor, or to the account a deposit is mad
   await (await (contract.connect(carol) as ethers.Contract).depositNativeFor(dave, { value: 5n })).wait();
   expect(await balance(NATIVE_TOKEN, dave)).toBe(5n);
   expect(await balance(NATIVE_TOKEN, carol.address)).toBe(0n);
+});
+
+test('depositWithCoin: a token and the coin in one transaction, by an EIP-2612 permit instead of an approval; a permit someone used first is ignored', async () => {
+  const erin = ethers.Wallet.createRandom().connect(provider);
+  const deployer = new ethers.NonceManager(new ethers.Wallet(devChainAccount(0).privateKey, provider));
+  await (await deployer.sendTransaction({ to: erin.address, value: ethers.parseEther('1') })).wait();
+  await (await new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, deployer).transfer(erin.address, USDC('30'))).wait();
+  const token = new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, provider);
+  const permit = async (value: bigint) => {
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 3_600);
+    const domain = { name: await token.name(), version: '1', chainId: CHAIN_ID, verifyingContract: usdc.address };
+    const types = { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] };
+    const sig = ethers.Signature.from(await erin.signTypedData(domain, types, { owner: erin.address, spender: address, value, nonce: await token.nonces(erin.address), deadline }));
+    return [deadline, sig.v, sig.r, sig.s] as const;
+  };
+  const asErin = contract.connect(erin) as ethers.Contract;
+  // No approval: the permit lets the contract take exactly the amount, and the coin comes with the call.
+  const signed = await permit(USDC('20'));
+  await (await asErin.depositWithCoin(usdc.address, USDC('20'), ...signed, { value: 7n })).wait();
+  expect(await balance(usdc.address, erin.address)).toBe(USDC('20'));
+  expect(await balance(NATIVE_TOKEN, erin.address)).toBe(7n);
+  expect(await token.allowance(erin.address, address)).toBe(0n);
+  // The same permit again (as if someone had submitted it first): ignored, and without an allowance the transfer is refused.
+  await expect(asErin.depositWithCoin(usdc.address, USDC('10'), ...signed)).rejects.toThrow();
+  // Ignored too when an allowance stands: the deposit takes it.
+  await (await (token.connect(erin) as ethers.Contract).approve(address, USDC('10'))).wait();
+  await (await asErin.depositWithCoin(usdc.address, USDC('10'), ...signed)).wait();
+  // The coin alone (amount 0, no permit).
+  await (await asErin.depositWithCoin(ethers.ZeroAddress, 0n, 0n, 0, ethers.ZeroHash, ethers.ZeroHash, { value: 3n })).wait();
+  expect(await balance(usdc.address, erin.address)).toBe(USDC('30'));
+  expect(await balance(NATIVE_TOKEN, erin.address)).toBe(10n);
 });
 
 test('the operator settles a netted batch; the fees go to the fee recipient; a replay is refused', async () => {
@@ -116,17 +154,26 @@ test('only the operator may settle; a batch that creates value, overdraws or is 
   expect(await settle(alice(), [key], pay)).toBe('NotOperator()');
   expect(await settle(operator(), [key], pay)).toBe(`ValueCreated(${usdc.address})`);
   expect(await settle(operator(), [key], [{ account: alice().address, token: usdc.address, amount: -USDC('10000') }])).toBe(`InsufficientBalance(${alice().address}, ${usdc.address}, ${USDC('499')}, ${USDC('10000')})`);
-  // Tokens must come in ascending order, each once; deltas must be whole records.
-  const group = (token: string, account: string, amount: bigint) => [token, ethers.toBeHex(1, 2), account, ethers.toBeHex(BigInt.asUintN(128, amount), 16)];
+  // A balance slot holds the tokens at indices 2k and 2k+1 (here the native coin and USDC), named in that order; slots come
+  // in ascending order, each once; a change is sign-magnitude (top bit: a debit); deltas must be whole records.
+  const change = (amount: bigint) => ethers.toBeHex(amount < 0n ? (1n << 127n) | -amount : amount, 16);
+  const group = (low: string, high: string, account: string, lowChange: bigint, highChange: bigint) => [low, high, ethers.toBeHex(1, 2), account, change(lowChange), change(highChange)];
   const run = ethers.concat([ethers.toBeHex(key, 8), ethers.toBeHex(1, 4)]);
   const raw = (deltas: string[]) => settlementInterface().encodeFunctionData('settle', [ethers.zeroPadBytes('0x01', 16), run, ethers.concat(deltas)]);
-  const unsorted = raw([...group(usdc.address, alice().address, -1n), ...group(NATIVE_TOKEN, alice().address, 0n)]);
-  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: unsorted }).catch((e) => revertReason(e))).toBe('UnsortedDeltas(58)');
-  const twice = raw([...group(NATIVE_TOKEN, alice().address, 0n), ...group(NATIVE_TOKEN, bob().address, 0n)]);
-  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: twice }).catch((e) => revertReason(e))).toBe('UnsortedDeltas(58)');
-  const short = group(usdc.address, alice().address, -1n);
-  short[1] = ethers.toBeHex(2, 2); // says two deltas, holds one
-  expect(await provider.call({ from: devChainAccount(7).address, to: address, data: raw(short) }).catch((e) => revertReason(e))).toBe('BadDeltas()');
+  const call = (data: string) => provider.call({ from: devChainAccount(7).address, to: address, data }).then(() => null, (e) => revertReason(e));
+  expect(await call(raw(group(NATIVE_TOKEN, usdc.address, bob().address, 0n, USDC('1'))))).toBe(`ValueCreated(${usdc.address})`);
+  expect(await call(raw(group(NATIVE_TOKEN, usdc.address, alice().address, 0n, -USDC('500'))))).toBe(`InsufficientBalance(${alice().address}, ${usdc.address}, ${USDC('499')}, ${USDC('500')})`);
+  // Tokens the contract does not hold at those indices (in the wrong order, or a pair a reorg could have given away): refused.
+  expect(await call(raw(group(usdc.address, NATIVE_TOKEN, alice().address, -1n, 0n)))).toBe(`WrongTokenPair(${usdc.address}, ${NATIVE_TOKEN})`);
+  expect(await call(raw(group(NATIVE_TOKEN, NATIVE_TOKEN, alice().address, 0n, 0n)))).toBe(`WrongTokenPair(${NATIVE_TOKEN}, ${NATIVE_TOKEN})`);
+  const stranger = ethers.Wallet.createRandom().address;
+  expect(await call(raw(group(stranger, usdc.address, alice().address, 0n, 0n)))).toBe(`WrongTokenPair(${stranger}, ${usdc.address})`);
+  const twice = raw([...group(NATIVE_TOKEN, usdc.address, alice().address, 0n, 0n), ...group(NATIVE_TOKEN, usdc.address, bob().address, 0n, 0n)]);
+  expect(await call(twice)).toBe('UnsortedDeltas(94)');
+  const short = group(NATIVE_TOKEN, usdc.address, alice().address, 0n, -1n);
+  short[2] = ethers.toBeHex(2, 2); // says two records, holds one
+  expect(await call(raw(short))).toBe('BadDeltas()');
+  expect(await call(raw(group(NATIVE_TOKEN, usdc.address, alice().address, 0n, -1n).slice(0, 5)))).toBe('BadDeltas()');
   expect(await contract.isSettled(key)).toBe(false);
 });
 

@@ -36,6 +36,8 @@ let rpcUrl: string;
 let blockchainId: string;
 let assets: Record<string, { id: string; address: string }>;
 let wallets: { id: string; walletAddress: string }[];
+/** Funded at the start (see the note before the hollow wallet's test), for the deep reorg of its deposit to trading. */
+let deepReorgWallet: { id: string; walletAddress: string };
 let provider: ethers.JsonRpcProvider;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,6 +110,7 @@ beforeAll(async () => {
     await depositToTrading(org, w.id, assets.USDC.id, '100000');
   }));
   for (const [i, w] of wallets.entries()) expect((await balances(i < 5 ? org1 : org2, w.id)).USDC?.available).toBe('100000');
+  deepReorgWallet = await fundedWallet(blockchainId, org1, 'Deep reorg', '3', '0');
 }, 600_000);
 afterEach(() => ledgerEqualsChain(), 150_000);
 afterAll(async () => {
@@ -238,7 +241,7 @@ test('two workers never settle one chain at once: a second waits for the lease, 
   const id = await trade(B(), C(), 'SELL', '2000', '0.01');
   const s = t.keel.services;
   const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.tradingWithdrawals, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
-  const second = new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, t.keel.platform.metrics, { pollIntervalMs: 100, leaseMs: 2_000, reconcileIntervalMs: 60_000 }, t.keel.platform.logger);
+  const second = new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, s.tradingDepositReorgs, t.keel.platform.metrics, { pollIntervalMs: 100, leaseMs: 2_000, reconcileIntervalMs: 60_000 }, t.keel.platform.logger);
   try {
     await second.tick();
     expect((await db('trades').where({ id }).first()).settlementStatus).toBe('QUEUED');
@@ -414,6 +417,30 @@ test('a stuck settlement transaction is replaced by a fee bump', async () => {
   expect(await provider.getTransactionReceipt(done.replacedTxHashes[0])).toBeNull();
   expect(await transitionsOf(done.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>REPLACED', 'REPLACED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
   await mine(rpcUrl, 40); // the base fee falls back
+}, 120_000);
+
+test('a confirmed deposit to trading that a reorg deeper than the confirmations takes off the chain is alarmed (metric, event), sent again, and the ledger equals the contract once it is mined again', async () => {
+  const w = deepReorgWallet;
+  await quiet();
+  const reorgs = async () => (await t.keel.platform.metrics.tradingDepositReorgs.get()).values.reduce((n, v) => n + v.value, 0);
+  const counted = await reorgs();
+  const before = await snapshot(rpcUrl);
+  const deposit = await depositToTrading(org1, w.id, assets.ETH.id, '1');
+  const confirmed = await db('trading_transfers').where({ id: deposit.id }).first();
+  expect(confirmed).toMatchObject({ status: 'CONFIRMED', reorgedAt: null });
+  await mine(rpcUrl, 3); // deeper than the chain's confirmation count (1)
+
+  // Nothing else is sending now: only the deposit's transaction leaves the chain with the reverted blocks (no block is
+  // mined before it goes out again, so it pays the same gas as the first time and the custody ledger stays right).
+  await revert(rpcUrl, before);
+  const alarm = await eventually(() => db('outbox_events').where({ organizationId: org1.orgId, type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id]).first(), 30_000, 200);
+  expect(alarm.envelope.data).toMatchObject({ id: deposit.id, direction: 'DEPOSIT', status: 'CONFIRMED', txHash: confirmed.txHash, blockNumber: String(confirmed.blockNumber) });
+  expect(await reorgs()).toBe(counted + 1);
+  // Its signed transaction went out again (the wallet's nonce was free): mined again, the mark cleared, told once.
+  await eventually(async () => (await provider.getTransactionReceipt(confirmed.txHash))?.status === 1 && (await db('trading_transfers').where({ id: deposit.id }).first()).reorgedAt === null, 30_000, 200);
+  expect(await db('outbox_events').where({ type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id])).toHaveLength(1);
+  expect(await reorgs()).toBe(counted + 1);
+  // The ledger equals the contract again (checked after every test).
 }, 120_000);
 
 test('a confirmed batch whose block leaves the chain is REORGED and settled again, once', async () => {

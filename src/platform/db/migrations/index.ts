@@ -30,6 +30,7 @@ import * as m029 from './029_live_claims_key_rotations_slugs';
 import * as m030 from './030_ledger_accounts';
 import * as m031 from './031_trading_transfers';
 import * as m032 from './032_order_write_path';
+import * as m033 from './033_trading_deposit_reorgs';
 import * as m040 from './040_monthly_quotas';
 import * as m041 from './041_nft_transfers';
 import * as m042 from './042_signing';
@@ -68,6 +69,7 @@ const migrations: Record<string, Knex.Migration> = {
   '030_ledger_accounts': m030,
   '031_trading_transfers': m031,
   '032_order_write_path': m032,
+  '033_trading_deposit_reorgs': m033,
   '040_monthly_quotas': m040,
   '041_nft_transfers': m041,
   '042_signing': m042,

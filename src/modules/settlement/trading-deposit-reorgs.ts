@@ -1,0 +1,76 @@
+import { Knex } from 'knex';
+import type { Logger } from '../../platform/logger';
+import type { Metrics } from '../../platform/metrics';
+import type { Outbox } from '../../platform/events/outbox';
+import type { ChainNetwork } from '../chains';
+import { TRADING_TRANSFER_EVENT } from './trading.domain';
+import { eventData } from './trading.service';
+import { whereMined } from './where-mined';
+
+/**
+ * Watches a chain's CONFIRMED deposits to trading within the reorg window for a reorg deeper than
+ * the confirmation count: such a deposit was credited to trading, but its transaction is no longer
+ * on the chain (or was mined again and reverted), so the contract holds less than the ledger says.
+ * Found once: `reorged_at` set, `keel_trading_deposit_reorgs_total{chain}` counted, the outbox event
+ * `trading_transfer.reorged` told to the wallet's organisation and an error logged, all in one
+ * transaction with the mark (a crash repeats nothing). While it is gone its signed transaction is
+ * sent again at every check (the wallet's nonce is usually free again after a reorg): once it is
+ * mined again, the mark is cleared and the ledger equals the contract again. If it cannot be
+ * (the nonce was taken), reconciliation keeps reporting the wallet until an operator settles it.
+ */
+export class TradingDepositReorgs {
+  constructor(
+    private readonly db: Knex,
+    private readonly outbox: Outbox,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+    private readonly options: { reorgWindowBlocks: number },
+  ) {}
+
+  /** One look at the chain's recent confirmed deposits to trading; how many were newly found taken back. */
+  async check(network: ChainNetwork): Promise<number> {
+    const provider = network.provider;
+    const head = await provider.getBlockNumber();
+    const rows: Record<string, any>[] = await this.db('tradingTransfers as t')
+      .join('transfer_items as i', 'i.id', 't.depositItemId')
+      .where({ 't.blockchainId': network.blockchainId, 't.direction': 'DEPOSIT', 't.status': 'CONFIRMED' })
+      .where('t.blockNumber', '>=', head - this.options.reorgWindowBlocks)
+      .whereNotNull('t.txHash')
+      .select('t.*', 'i.rawTx as signedTx');
+    // One block read per height: a deposit whose recorded block is still the chain's needs no receipt.
+    const canonical = new Map<number, string | null>();
+    const hashAt = async (height: number) => {
+      if (!canonical.has(height)) canonical.set(height, (await provider.getBlock(height))?.hash ?? null);
+      return canonical.get(height);
+    };
+    let found = 0;
+    for (const row of rows) {
+      if (row.blockHash && !row.reorgedAt && (await hashAt(Number(row.blockNumber))) === row.blockHash) continue;
+      const where = await whereMined(provider, row.txHash, row.blockHash);
+      if (where.kind === 'unsettled') continue; // between two chains: looked at again next time
+      const onChain = where.kind !== 'gone' && where.receipt.status === 1;
+      if (!onChain && !row.reorgedAt && (await this.mark(row))) {
+        found += 1;
+        this.metrics.tradingDepositReorgs.inc({ chain: network.spec.slug });
+        this.logger.error({ chain: network.spec.slug, tradingTransferId: row.id, walletId: row.walletId, txHash: row.txHash, blockNumber: row.blockNumber }, 'a confirmed deposit to trading was taken off the chain by a reorg deeper than the confirmation count; its transaction is sent again');
+      }
+      if (onChain) {
+        // Where it is now (remembered, so the next look needs only the block); a mark cleared once it is mined again.
+        await this.db('tradingTransfers').where({ id: row.id }).update({ reorgedAt: null, blockNumber: where.receipt.blockNumber, blockHash: where.receipt.blockHash, updatedAt: this.db.fn.now() });
+        if (row.reorgedAt) this.logger.warn({ chain: network.spec.slug, tradingTransferId: row.id, txHash: row.txHash, blockNumber: where.receipt.blockNumber }, 'a deposit to trading a deep reorg took off the chain is mined again');
+      }
+      if (where.kind === 'gone' && row.signedTx) await provider.broadcastTransaction(row.signedTx).catch(() => undefined);
+    }
+    return found;
+  }
+
+  /** Marks the deposit taken back and tells its organisation, once (false when another check did first). */
+  private mark(row: Record<string, any>): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const [marked] = await trx('tradingTransfers').where({ id: row.id }).whereNull('reorgedAt').update({ reorgedAt: trx.fn.now(), updatedAt: trx.fn.now() }).returning('*');
+      if (!marked) return false;
+      await this.outbox.publish(trx, { organizationId: marked.organizationId, type: `${TRADING_TRANSFER_EVENT}.reorged`, data: { ...eventData(marked), blockNumber: String(marked.blockNumber) } });
+      return true;
+    });
+  }
+}
