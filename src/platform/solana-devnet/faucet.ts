@@ -1,0 +1,58 @@
+/**
+ * The sandbox Solana network's faucet: SOL as a transfer from the faucet's account, a test token
+ * as a mint to the recipient's associated token account (created when it is missing, paid by the
+ * faucet). Both are ordinary signed transactions, so deposit scanners see them as they would see any
+ * transfer. The faucet's key is published (genesis.ts), so any process can fund over JSON-RPC.
+ */
+import { randomInt } from 'node:crypto';
+import {
+  Address,
+  Instruction,
+  KeyPairSigner,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  Blockhash,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getMintToCheckedInstruction } from '@solana-program/token';
+import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
+import { TOKEN_PROGRAM } from './ledger';
+
+export interface FaucetGrant {
+  to: Address;
+  /** Absent: SOL. */
+  mint?: { address: Address; decimals: number };
+  /** In the smallest unit (lamports, or the token's base units). */
+  amount: bigint;
+}
+
+/** A signed faucet transaction (base64 wire format) for a blockhash. */
+export async function faucetTransaction(faucet: KeyPairSigner, grant: FaucetGrant, latest: { blockhash: string; lastValidBlockHeight: bigint }): Promise<string> {
+  if (grant.amount <= 0n) throw new Error('a faucet grant must be positive');
+  const instructions: Instruction[] = [
+    // A compute limit drawn at random makes two equal grants in one slot two transactions, not one
+    // signature seen twice.
+    getSetComputeUnitLimitInstruction({ units: randomInt(100_000, 200_000) }),
+  ];
+  if (!grant.mint) {
+    instructions.push(getTransferSolInstruction({ source: faucet, destination: grant.to, amount: grant.amount }));
+  } else {
+    const [ata] = await findAssociatedTokenPda({ owner: grant.to, mint: grant.mint.address, tokenProgram: TOKEN_PROGRAM });
+    instructions.push(
+      getCreateAssociatedTokenIdempotentInstruction({ payer: faucet, ata, owner: grant.to, mint: grant.mint.address }),
+      getMintToCheckedInstruction({ mint: grant.mint.address, token: ata, mintAuthority: faucet, amount: grant.amount, decimals: grant.mint.decimals }),
+    );
+  }
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(faucet, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: latest.blockhash as Blockhash, lastValidBlockHeight: latest.lastValidBlockHeight }, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
+}
