@@ -127,8 +127,9 @@ export function decodeWireTransaction(wire: Uint8Array): { transaction: Transact
   const decoded = messageDecoder.decode(transaction.messageBytes);
   if (decoded.version === 1) throw new Error('version 1 transactions are not served');
   const message = decoded as CompiledMessage;
-  const first = Object.values(transaction.signatures)[0];
-  if (!first) throw new Error('the transaction has no signature');
+  if (Object.keys(transaction.signatures).length === 0) throw new Error('the transaction has no signer');
+  // An unsigned transaction (for simulation) has an all-zero first signature.
+  const first = Object.values(transaction.signatures)[0] ?? new Uint8Array(64);
   return { transaction, message, signature: b58.decode(first) };
 }
 

@@ -31,6 +31,7 @@ import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, 
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
+import { eventually } from '../../support/eventually';
 
 const USDC = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
 const SOL = 1_000_000_000n;
@@ -38,15 +39,8 @@ const SOL = 1_000_000_000n;
 const connect = (url: string) => createSolanaRpc(devnetCluster(url));
 type Rpc = ReturnType<typeof connect>;
 
-async function until<T>(what: string, f: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Polls every 20 ms (slots are short here) until `f` answers. */
+const until = <T>(_what: string, f: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> => eventually(f, timeoutMs, 20);
 
 async function signed(rpc: Rpc, payer: KeyPairSigner, instructions: Instruction[]) {
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
