@@ -17,11 +17,14 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   Blockhash,
+  Base64EncodedWireTransaction,
+  createSolanaRpc,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getMintToCheckedInstruction } from '@solana-program/token';
 import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
 import { TOKEN_PROGRAM } from './ledger';
+import { devnetFaucet } from './genesis';
 
 export interface FaucetGrant {
   to: Address;
@@ -55,4 +58,17 @@ export async function faucetTransaction(faucet: KeyPairSigner, grant: FaucetGran
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
+}
+
+/**
+ * Funds from the faucet over JSON-RPC, from any process (`keel dev fund`, tests): the grant is signed
+ * here with the published faucet key and sent like any transaction. Answers its signature once the
+ * network accepted it (it is in the block in progress).
+ */
+export async function fundFromSolanaFaucet(rpcUrl: string, grant: FaucetGrant): Promise<string> {
+  const rpc = createSolanaRpc(rpcUrl);
+  const faucet = await devnetFaucet();
+  const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'processed' }).send();
+  const wire = await faucetTransaction(faucet, grant, latest);
+  return rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'processed' }).send();
 }

@@ -194,7 +194,21 @@ export class SolanaLedger {
   /** Slots of sealed blocks in [from, to], at or below a commitment. */
   blockSlots(from: number, to: number, commitment: Commitment): number[] {
     const top = Math.min(to, this.slot(commitment));
-    return this.sealed.filter((b) => b.slot >= from && b.slot <= top).map((b) => b.slot);
+    const out: number[] = [];
+    for (let i = this.firstAtOrAfter(from); i < this.sealed.length && this.sealed[i].slot <= top; i++) out.push(this.sealed[i].slot);
+    return out;
+  }
+
+  /** Index of the first sealed block at or after a slot (sealed blocks are in slot order). */
+  private firstAtOrAfter(slot: number): number {
+    let lo = 0;
+    let hi = this.sealed.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.sealed[mid].slot < slot) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** The block height by which a blockhash stops being accepted; undefined when it is not a recent blockhash. */
@@ -212,6 +226,9 @@ export class SolanaLedger {
     this.sealed.push(head);
     this.bySlot.set(head.slot, head);
     this.blockhashHeights.set(head.blockhash, head.blockHeight);
+    // Blockhashes too old to be valid again (even after the deepest rollback allowed) are forgotten.
+    const expired = this.sealed[this.sealed.length - 1 - (MAX_PROCESSING_AGE + this.options.finalizedLag + 2)];
+    if (expired) this.blockhashHeights.delete(expired.blockhash);
     this.advanceCommitments();
     this.open(head.slot + 1, head, timeMs);
     return head;
@@ -376,10 +393,8 @@ export class SolanaLedger {
     const finalized = this.sealed[Math.max(0, n - this.options.finalizedLag)].slot;
     this.finalized = Math.max(this.finalized, finalized);
     this.confirmed = Math.max(this.finalized, this.confirmed, confirmed);
-    for (const b of this.sealed) {
-      if (b.slot > this.finalized) break;
-      b.before = null;
-    }
+    // Final blocks can no longer be rolled back or read before: their before-images go.
+    for (let i = this.firstAtOrAfter(this.finalized); i >= 0 && this.sealed[i]?.before; i--) this.sealed[i].before = null;
   }
 
   /** Blocks after a slot, oldest first, the head last. */

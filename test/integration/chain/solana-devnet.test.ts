@@ -31,6 +31,7 @@ import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, 
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
+import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
 import { eventually } from '../../support/eventually';
 
 const USDC = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
@@ -241,6 +242,18 @@ describe('sandbox Solana network (LiteSVM behind JSON-RPC)', () => {
     expect(again?.transactions.map((t) => t.transaction.signatures[0])).toEqual(block?.transactions.map((t) => t.transaction.signatures[0]));
   });
 
+  test('the faucet over JSON-RPC from another client (its key is published); keel_rollback over JSON-RPC', async () => {
+    const who = await generateKeyPairSigner();
+    const sig = (await fundFromSolanaFaucet(devnet.rpcUrl, { to: who.address, mint: { address: USDC.address, decimals: 6 }, amount: 5_000_000n })) as Signature;
+    const landed = await confirmed(rpc, sig);
+    const { value } = await rpc.getTokenAccountsByOwner(who.address, { mint: USDC.address }, { encoding: 'jsonParsed', commitment: 'confirmed' }).send();
+    expect(value[0].account.data.parsed.info.tokenAmount.amount).toBe('5000000');
+    const block = await rpc.getBlock(landed.slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false }).send();
+    const answer = await fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'keel_rollback', params: [Number(block!.parentSlot)] }) }).then((r) => r.json() as Promise<{ result: { undone: string[] } }>);
+    expect(answer.result.undone).toContain(sig);
+    expect(await status(rpc, sig)).toBeNull();
+  });
+
   test('speaks JSON-RPC errors: unknown method, bad params, batches', async () => {
     const post = (body: unknown) => fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
     expect(await post({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })).toMatchObject({ error: { code: -32601 } });
@@ -253,3 +266,41 @@ describe('sandbox Solana network (LiteSVM behind JSON-RPC)', () => {
   });
 });
 
+describe('sandbox Solana network journal', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keel-solana-journal-test-'));
+  });
+  afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const journalFile = () => path.join(dataDir, 'solana-devnet', 'solana-journal.jsonl');
+
+  test('a last line cut short by a crash is dropped (nobody was answered about it); the rest comes back', async () => {
+    let devnet = await startSolanaDevnet({ slotMs: 50, dataDir });
+    const who = await generateKeyPairSigner();
+    await devnet.fund({ to: who.address, amount: SOL });
+    await devnet.stop();
+    fs.appendFileSync(journalFile(), '{"s":99999,"t":1,"tx":"AAA');
+    devnet = await startSolanaDevnet({ slotMs: 50, dataDir });
+    try {
+      expect(devnet.history).toBe('restored');
+      expect((await connect(devnet.rpcUrl).getBalance(who.address, { commitment: 'processed' }).send()).value).toBe(SOL);
+      expect(fs.readFileSync(journalFile(), 'utf8')).not.toContain('"AAA');
+    } finally {
+      await devnet.stop();
+    }
+  });
+
+  test('a journal that cannot be replayed is set aside and the network starts from genesis', async () => {
+    fs.mkdirSync(path.dirname(journalFile()), { recursive: true });
+    fs.writeFileSync(journalFile(), 'not json\n');
+    const devnet = await startSolanaDevnet({ slotMs: 50, dataDir });
+    try {
+      expect(devnet.history).toBe('discarded');
+      expect(devnet.discardReason).toBeTruthy();
+      expect(fs.readdirSync(path.dirname(journalFile())).some((f) => f.includes('discarded'))).toBe(true);
+      expect(Number(await connect(devnet.rpcUrl).getSlot({ commitment: 'processed' }).send())).toBeLessThan(100);
+    } finally {
+      await devnet.stop();
+    }
+  });
+});
