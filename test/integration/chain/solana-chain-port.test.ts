@@ -4,9 +4,23 @@
  * from blocks, and sending at most once across a crash before broadcast, a crash after it, and a
  * blockhash that expired unseen.
  */
-import { KeyPairSigner, generateKeyPairSigner, Signature } from '@solana/kit';
+import {
+  KeyPairSigner,
+  generateKeyPairSigner,
+  Signature,
+  pipe,
+  createTransactionMessage,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  appendTransactionMessageInstructions,
+  signTransactionMessageWithSigners,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+} from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getInitializeMint2Instruction, getMintToCheckedInstruction } from '@solana-program/token';
 import { PreparedTransfer, PreparedTransferStore, sendOnce } from '../../../src/platform/chain-port/chain-port';
-import { SolanaChain, TransferRefused } from '../../../src/platform/chain-port/solana-chain';
+import { SolanaChain, TOKEN_2022_PROGRAM, TransferRefused } from '../../../src/platform/chain-port/solana-chain';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { eventually } from '../../support/eventually';
@@ -191,6 +205,47 @@ describe('Solana chain port on the sandbox network', () => {
     expect(await chain.balance(poor.address, native, 'seen')).toBe(left);
     await expect(chain.estimateTransfer(sender.address, { to: poor.address, asset: { kind: 'token', address: poor.address, decimals: 6 }, amount: 1n })).rejects.toBeInstanceOf(TransferRefused);
     await expect(chain.estimateTransfer(sender.address, { to: (await generateKeyPairSigner()).address, asset: native, amount: 1000n })).rejects.toThrow(/new Solana account needs at least/);
+  });
+
+  test('Token-2022: balances read, deposits seen, and a transfer creates the recipient\'s (larger) token account with its rent', async () => {
+    // A Token-2022 mint of the sender's, and tokens minted to the sender.
+    const mint = await generateKeyPairSigner();
+    const [ata] = await findAssociatedTokenPda({ owner: sender.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM });
+    const { value: latest } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const setup = await signTransactionMessageWithSigners(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(sender, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+        (m) =>
+          appendTransactionMessageInstructions(
+            [
+              getCreateAccountInstruction({ payer: sender, newAccount: mint, lamports: 10_000_000n, space: 82n, programAddress: TOKEN_2022_PROGRAM }),
+              getInitializeMint2Instruction({ mint: mint.address, decimals: 2, mintAuthority: sender.address }, { programAddress: TOKEN_2022_PROGRAM }),
+              getCreateAssociatedTokenIdempotentInstruction({ payer: sender, ata, owner: sender.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM }),
+              getMintToCheckedInstruction({ mint: mint.address, token: ata, mintAuthority: sender, amount: 10_000n, decimals: 2 }, { programAddress: TOKEN_2022_PROGRAM }),
+            ],
+            m,
+          ),
+      ),
+    );
+    await chain.rpc.sendTransaction(getBase64EncodedWireTransaction(setup), { encoding: 'base64' }).send();
+    await landed({ txId: getSignatureFromTransaction(setup), raw: '', validThrough: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
+    const token = { kind: 'token' as const, address: mint.address, decimals: 2 };
+    expect(await chain.balance(sender.address, token)).toBe(10_000n);
+
+    const to = (await generateKeyPairSigner()).address;
+    const from = await chain.height('confirmed');
+    const estimate = await chain.estimateTransfer(sender.address, { to, asset: token, amount: 2_500n });
+    const rent = await chain.rpc.getMinimumBalanceForRentExemption(170n).send();
+    expect(estimate.accountCreation).toBe(rent);
+    const before = await chain.balance(sender.address, native, 'seen');
+    const sent = await sendOnce(chain, sender, { to, asset: token, amount: 2_500n }, memoryStore());
+    const o = await landed(sent);
+    expect(before - (await chain.balance(sender.address, native, 'seen'))).toBe(sent.fee.fee + rent);
+    expect(await chain.balance(to, token)).toBe(2_500n);
+    const scanned = await chain.scanIncoming(from, o.height, new Set([to]), 'confirmed');
+    expect(scanned.transfers).toEqual([expect.objectContaining({ txId: sent.txId, to, asset: { kind: 'token', address: mint.address }, amount: 2_500n })]);
   });
 
   test('without a configured priority fee, the median of the recent non-zero fees of the accounts written is paid', async () => {
