@@ -63,7 +63,7 @@ describe('Solana chain port on the sandbox network', () => {
   };
 
   beforeAll(async () => {
-    devnet = await startSolanaDevnet({ slotMs: 20, confirmedLag: 1, finalizedLag: 40 });
+    devnet = await startSolanaDevnet({ slotMs: 20, confirmedLag: 1, finalizedLag: 100 });
     chain = new SolanaChain({ rpcUrl: devnet.rpcUrl, priorityMicroLamports: 2_000n });
     sender = await generateKeyPairSigner();
     await devnet.fund({ to: sender.address, amount: 10n * SOL });
