@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Address, KeyPairSigner, getBase64Encoder } from '@solana/kit';
 import { Commitment, SolanaLedger } from './ledger';
 import { DEVNET_MINTS, DevnetMint, devnetFaucet, writeGenesis } from './genesis';
-import { faucetTransaction, FaucetGrant } from './faucet';
+import { FAUCET_ATTEMPTS, faucetTransaction, FaucetGrant } from './faucet';
 import { JournalEntry, SOLANA_JOURNAL_FILE, SolanaJournal, SolanaJournalHeader, readSolanaJournal } from './journal';
 import { RpcError, createRpcMethods } from './rpc-methods';
 
@@ -108,9 +108,14 @@ export async function startSolanaDevnet(opts: SolanaDevnetOptions = {}): Promise
     return outcome;
   };
   const fund = async (grant: FaucetGrant): Promise<string> => {
-    const latest = live.latestBlock('processed');
-    const wire = await faucetTransaction(faucetSigner, grant, { blockhash: latest.blockhash, lastValidBlockHeight: BigInt(latest.blockHeight + 150) });
-    const outcome = submit(new Uint8Array(getBase64Encoder().encode(wire)));
+    let outcome: ReturnType<typeof submit>;
+    for (let attempt = 1; ; attempt++) {
+      const latest = live.latestBlock('processed');
+      const wire = await faucetTransaction(faucetSigner, grant, { blockhash: latest.blockhash, lastValidBlockHeight: BigInt(latest.blockHeight + 150) });
+      outcome = submit(new Uint8Array(getBase64Encoder().encode(wire)));
+      // The same grant signed by another process under the same blockhash: signed again.
+      if (outcome.landed || outcome.err !== 'AlreadyProcessed' || attempt >= FAUCET_ATTEMPTS) break;
+    }
     if (!outcome.landed) throw new RpcError(-32600, `airdrop request failed: ${JSON.stringify(outcome.err)}`);
     if (outcome.transaction.err !== null) throw new RpcError(-32600, `airdrop request failed: ${JSON.stringify(outcome.transaction.err)}`);
     return outcome.transaction.signature;

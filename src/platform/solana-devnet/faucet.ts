@@ -19,12 +19,19 @@ import {
   Blockhash,
   Base64EncodedWireTransaction,
   createSolanaRpc,
+  isSolanaError,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getMintToCheckedInstruction } from '@solana-program/token';
 import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
 import { TOKEN_PROGRAM } from './ledger';
 import { devnetFaucet } from './genesis';
+
+let grantCounter = randomInt(0, 100_000);
+
+/** How often a grant is signed again when it collides with another process's identical one. */
+export const FAUCET_ATTEMPTS = 5;
 
 export interface FaucetGrant {
   to: Address;
@@ -38,9 +45,9 @@ export interface FaucetGrant {
 export async function faucetTransaction(faucet: KeyPairSigner, grant: FaucetGrant, latest: { blockhash: string; lastValidBlockHeight: bigint }): Promise<string> {
   if (grant.amount <= 0n) throw new Error('a faucet grant must be positive');
   const instructions: Instruction[] = [
-    // A compute limit drawn at random makes two equal grants in one slot two transactions, not one
-    // signature seen twice.
-    getSetComputeUnitLimitInstruction({ units: randomInt(100_000, 200_000) }),
+    // Two equal grants under one blockhash would be one transaction (one signature): a compute limit
+    // that differs from grant to grant (a counter from a random start) makes them two.
+    getSetComputeUnitLimitInstruction({ units: 100_000 + (grantCounter++ % 100_000) }),
   ];
   if (!grant.mint) {
     instructions.push(getTransferSolInstruction({ source: faucet, destination: grant.to, amount: grant.amount }));
@@ -68,7 +75,14 @@ export async function faucetTransaction(faucet: KeyPairSigner, grant: FaucetGran
 export async function fundFromSolanaFaucet(rpcUrl: string, grant: FaucetGrant): Promise<string> {
   const rpc = createSolanaRpc(rpcUrl);
   const faucet = await devnetFaucet();
-  const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'processed' }).send();
-  const wire = await faucetTransaction(faucet, grant, latest);
-  return rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'processed' }).send();
+  for (let attempt = 1; ; attempt++) {
+    const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'processed' }).send();
+    const wire = await faucetTransaction(faucet, grant, latest);
+    try {
+      return await rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'processed' }).send();
+    } catch (e) {
+      const cause = (e as { cause?: unknown }).cause;
+      if (attempt >= FAUCET_ATTEMPTS || !isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)) throw e;
+    }
+  }
 }

@@ -133,6 +133,12 @@ export function decodeWireTransaction(wire: Uint8Array): { transaction: Transact
   return { transaction, message, signature: b58.decode(first) };
 }
 
+/** Whether the account at `index` of a message is writable (from the message header's counts). */
+function isWritable(header: CompiledMessage['header'], count: number, index: number): boolean {
+  if (index < header.numSignerAccounts) return index < header.numSignerAccounts - header.numReadonlySignerAccounts;
+  return index < count - header.numReadonlyNonSignerAccounts;
+}
+
 function absent(addr: Address): EncodedAccount {
   return { address: addr, lamports: lamports(0n), data: new Uint8Array(), programAddress: SYSTEM_PROGRAM, executable: false, space: 0n };
 }
@@ -284,17 +290,24 @@ export class SolanaLedger {
 
     const keys = message.staticAccounts;
     const head = this.headBlock;
-    const pre = keys.map((k) => this.svm.getAccount(k));
+    // Only writable accounts can change: their images are read before and after; a read-only one's
+    // balance is read once (reading whole accounts, programs included, is most of the cost here).
+    const writable = keys.map((_, i) => isWritable(message.header, keys.length, i));
+    const readOnly = keys.map((k, i) => (writable[i] ? undefined : (this.svm.getBalance(k) ?? 0n)));
+    const image = (k: Address, i: number): MaybeEncodedAccount | undefined => (writable[i] ? this.svm.getAccount(k) : undefined);
+    const pre = keys.map(image);
     const result = this.svm.sendTransaction(transaction);
-    const post = keys.map((k) => this.svm.getAccount(k));
-    const lamportsOf = (a: MaybeEncodedAccount) => (a.exists ? BigInt(a.lamports) : 0n);
-    const fee = pre.reduce((s, a) => s + lamportsOf(a), 0n) - post.reduce((s, a) => s + lamportsOf(a), 0n);
+    const post = keys.map(image);
+    const lamportsAt = (images: (MaybeEncodedAccount | undefined)[]) => images.map((a, i) => (a ? (a.exists ? BigInt(a.lamports) : 0n) : BigInt(readOnly[i]!)));
+    const preBalances = lamportsAt(pre);
+    const postBalances = lamportsAt(post);
+    const fee = preBalances.reduce((s, a) => s + a, 0n) - postBalances.reduce((s, a) => s + a, 0n);
     const failed = result instanceof FailedTransactionMetadata;
     const err = failed ? rpcTransactionError(result.err()) : null;
     const meta: TransactionMetadata = failed ? result.meta() : result;
     // A transaction that failed before execution charges nothing and is not in any block.
     if (failed && fee === 0n) return refused(err!, meta.logs());
-    for (const [i, k] of keys.entries()) if (!head.before!.has(k)) head.before!.set(k, pre[i]);
+    for (const [i, k] of keys.entries()) if (pre[i] && !head.before!.has(k)) head.before!.set(k, pre[i]!);
 
     const landed: LandedTransaction = {
       signature,
@@ -305,8 +318,8 @@ export class SolanaLedger {
       accountKeys: keys,
       err,
       fee,
-      preBalances: pre.map(lamportsOf),
-      postBalances: post.map(lamportsOf),
+      preBalances,
+      postBalances,
       preTokenBalances: this.tokenBalances(pre),
       postTokenBalances: this.tokenBalances(post),
       logs: meta.logs(),
@@ -405,10 +418,10 @@ export class SolanaLedger {
     if (this.headBlock.slot > slot) yield this.headBlock;
   }
 
-  private tokenBalances(accounts: MaybeEncodedAccount[]): TokenBalance[] {
+  private tokenBalances(accounts: (MaybeEncodedAccount | undefined)[]): TokenBalance[] {
     const out: TokenBalance[] = [];
     for (const [i, a] of accounts.entries()) {
-      if (!a.exists || (a.programAddress !== TOKEN_PROGRAM && a.programAddress !== TOKEN_2022_PROGRAM) || a.data.length < 165) continue;
+      if (!a || !a.exists || (a.programAddress !== TOKEN_PROGRAM && a.programAddress !== TOKEN_2022_PROGRAM) || a.data.length < 165) continue;
       const data = new Uint8Array(a.data);
       const mint = addressDecoder.decode(data.subarray(0, 32));
       const mintAccount = this.svm.getAccount(mint);

@@ -242,6 +242,13 @@ describe('sandbox Solana network (LiteSVM behind JSON-RPC)', () => {
     expect(again?.transactions.map((t) => t.transaction.signatures[0])).toEqual(block?.transactions.map((t) => t.transaction.signatures[0]));
   });
 
+  test('equal grants under one blockhash are distinct transactions, each landing once', async () => {
+    const who = await generateKeyPairSigner();
+    const signatures = await Promise.all(Array.from({ length: 200 }, () => devnet.fund({ to: who.address, amount: 1_000_000n })));
+    expect(new Set(signatures).size).toBe(200);
+    expect((await rpc.getBalance(who.address, { commitment: 'processed' }).send()).value).toBe(200n * 1_000_000n);
+  });
+
   test('the faucet over JSON-RPC from another client (its key is published); keel_rollback over JSON-RPC', async () => {
     const who = await generateKeyPairSigner();
     const sig = (await fundFromSolanaFaucet(devnet.rpcUrl, { to: who.address, mint: { address: USDC.address, decimals: 6 }, amount: 5_000_000n })) as Signature;
