@@ -141,7 +141,8 @@ export async function startSolanaDevnet(opts: SolanaDevnetOptions = {}): Promise
   }, slotMs);
   timer.unref();
 
-  const server = http.createServer((req, res) => void serve(methods, req, res));
+  // A request that breaks off mid-body (the client went away) ends its connection, nothing else.
+  const server = http.createServer((req, res) => void serve(methods, req, res).catch(() => res.destroy()));
   server.keepAliveTimeout = 5_000;
   try {
     await new Promise<void>((resolve, reject) => {

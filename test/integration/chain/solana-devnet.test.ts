@@ -4,6 +4,7 @@
  * history reads for deposit detection, rollback of recent slots, and a restart from the journal.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -270,6 +271,16 @@ describe('sandbox Solana network (LiteSVM behind JSON-RPC)', () => {
     expect(batch.map((r) => r.id)).toEqual([4, 5]);
     const raw = await fetch(devnet.rpcUrl, { method: 'POST', body: '{' }).then((r) => r.json());
     expect(raw).toMatchObject({ error: { code: -32700 } });
+    // A client that goes away mid-request leaves the network serving.
+    const { port } = new URL(devnet.rpcUrl);
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => {
+        socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"');
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on('close', () => resolve());
+    });
+    expect(await rpc.getHealth().send()).toBe('ok');
   });
 });
 
