@@ -77,10 +77,8 @@ export type TransferOutcome =
   /** Not seen, and can no longer land (its validity has passed at final): safe to prepare a new one. */
   | { state: 'expired' };
 
-/** The signer of an address (Solana: a kit KeyPairSigner; EVM: an ethers wallet). */
-export type ChainSigner = unknown;
-
-export interface ChainPort {
+/** `Signer`: what signs for an address on the family (Solana: a kit TransactionSigner; EVM: an ethers wallet). */
+export interface ChainPort<Signer = unknown> {
   readonly family: ChainFamily;
   isAddress(value: string): boolean;
   /** The chain's height at a finality. */
@@ -92,8 +90,12 @@ export interface ChainPort {
   blockHash(height: number, finality: Finality): Promise<string | null>;
   estimateTransfer(from: string, request: TransferRequest): Promise<FeeEstimate>;
   /** Builds and signs a transfer; sends nothing. */
-  prepareTransfer(signer: ChainSigner, request: TransferRequest): Promise<PreparedTransfer>;
-  /** Sends a prepared transfer (again); sending one that already landed is harmless. */
+  prepareTransfer(signer: Signer, request: TransferRequest): Promise<PreparedTransfer>;
+  /**
+   * Sends a prepared transfer (again); sending one that already landed is harmless. A transfer the
+   * network refuses outright (it would fail: funds short, ...) throws: nothing was sent or charged,
+   * and the caller may fail the transfer (its recorded transaction is then never sent again).
+   */
   broadcast(prepared: PreparedTransfer): Promise<void>;
   outcome(prepared: PreparedTransfer): Promise<TransferOutcome>;
 }
@@ -111,7 +113,7 @@ export interface PreparedTransferStore {
  * land, and prepares (and records) a new one only once the old one has expired unseen.
  * Answers the transfer that was sent (or had already landed).
  */
-export async function sendOnce(chain: ChainPort, signer: ChainSigner, request: TransferRequest, store: PreparedTransferStore): Promise<PreparedTransfer> {
+export async function sendOnce<Signer>(chain: ChainPort<Signer>, signer: Signer, request: TransferRequest, store: PreparedTransferStore): Promise<PreparedTransfer> {
   const recorded = await store.load();
   if (recorded) {
     const outcome = await chain.outcome(recorded);

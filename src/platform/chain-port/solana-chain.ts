@@ -10,7 +10,6 @@ import {
   Address,
   Blockhash,
   Instruction,
-  KeyPairSigner,
   Rpc,
   SolanaRpcApi,
   TransactionSigner,
@@ -84,7 +83,7 @@ interface RpcTokenBalance {
   uiTokenAmount: { amount: string };
 }
 
-export class SolanaChain implements ChainPort {
+export class SolanaChain implements ChainPort<TransactionSigner> {
   readonly family = 'solana' as const;
   readonly rpc: Rpc<SolanaRpcApi>;
   private readonly tokenPrograms = new Map<string, Address>();
@@ -152,8 +151,7 @@ export class SolanaChain implements ChainPort {
     return (await this.plan(createNoopSigner(address(from)), request)).fee;
   }
 
-  async prepareTransfer(signer: unknown, request: TransferRequest): Promise<PreparedTransfer> {
-    const payer = signer as KeyPairSigner;
+  async prepareTransfer(payer: TransactionSigner, request: TransferRequest): Promise<PreparedTransfer> {
     const plan = await this.plan(payer, request);
     const { value: latest } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
     const message = pipe(
