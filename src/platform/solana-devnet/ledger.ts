@@ -139,6 +139,22 @@ function isWritable(header: CompiledMessage['header'], count: number, index: num
   return index < count - header.numReadonlyNonSignerAccounts;
 }
 
+/**
+ * Whether an account is a token account: the Token program's are 165 bytes (its mints 82, its
+ * multisigs 355); Token-2022's are 165 bytes, or longer with the account-type byte after them set to 2.
+ */
+export function isTokenAccount(a: EncodedAccount): boolean {
+  const length = a.data.length;
+  if (a.programAddress === TOKEN_PROGRAM) return length === 165;
+  return a.programAddress === TOKEN_2022_PROGRAM && (length === 165 || (length > 165 && a.data[165] === 2));
+}
+
+/** The owner of a token account (Token or Token-2022), undefined for any other account. */
+function tokenAccountOwner(a: EncodedAccount): string | undefined {
+  if (!isTokenAccount(a)) return undefined;
+  return addressDecoder.decode(new Uint8Array(a.data).subarray(32, 64));
+}
+
 function absent(addr: Address): EncodedAccount {
   return { address: addr, lamports: lamports(0n), data: new Uint8Array(), programAddress: SYSTEM_PROGRAM, executable: false, space: 0n };
 }
@@ -150,6 +166,7 @@ export class SolanaLedger {
   private readonly bySignature = new Map<string, LandedTransaction>();
   private readonly byAddress = new Map<string, LandedTransaction[]>();
   private readonly blockhashHeights = new Map<string, number>();
+  private readonly tokenAccountsByOwner = new Map<string, Set<string>>();
   private headBlock!: Block;
   private finalized = 0;
   private confirmed = 0;
@@ -266,18 +283,18 @@ export class SolanaLedger {
     return this.svm.getAccount(addr);
   }
 
-  /** Accounts owned by a program at a commitment. */
-  programAccounts(program: Address, commitment: Commitment): EncodedAccount[] {
-    const found = new Map<string, EncodedAccount>(this.svm.getProgramAccounts(program).map((a) => [a.address, a]));
-    const at = this.slot(commitment);
-    for (const block of this.after(at)) {
-      for (const addr of block.before?.keys() ?? []) {
-        const then = this.account(addr as Address, commitment);
-        if (then.exists && then.programAddress === program) found.set(addr, then);
-        else found.delete(addr);
-      }
+  /**
+   * The token accounts (Token and Token-2022) whose owner is `owner` at a commitment. Every account
+   * that ever held a token account's shape for an owner is indexed when a transaction writes it; the
+   * state at the commitment decides whether it still is one.
+   */
+  tokenAccountsOf(owner: Address, commitment: Commitment): EncodedAccount[] {
+    const out: EncodedAccount[] = [];
+    for (const addr of this.tokenAccountsByOwner.get(owner) ?? []) {
+      const a = this.account(addr as Address, commitment);
+      if (a.exists && tokenAccountOwner(a) === owner) out.push(a);
     }
-    return [...found.values()];
+    return out;
   }
 
   /** Runs a transaction in the head block. */
@@ -298,6 +315,13 @@ export class SolanaLedger {
     const pre = keys.map(image);
     const result = this.svm.sendTransaction(transaction);
     const post = keys.map(image);
+    for (const a of post) {
+      const owner = a?.exists ? tokenAccountOwner(a) : undefined;
+      if (!owner) continue;
+      const set = this.tokenAccountsByOwner.get(owner) ?? new Set<string>();
+      set.add(a!.address);
+      this.tokenAccountsByOwner.set(owner, set);
+    }
     const lamportsAt = (images: (MaybeEncodedAccount | undefined)[]) => images.map((a, i) => (a ? (a.exists ? BigInt(a.lamports) : 0n) : BigInt(readOnly[i]!)));
     const preBalances = lamportsAt(pre);
     const postBalances = lamportsAt(post);
@@ -421,7 +445,7 @@ export class SolanaLedger {
   private tokenBalances(accounts: (MaybeEncodedAccount | undefined)[]): TokenBalance[] {
     const out: TokenBalance[] = [];
     for (const [i, a] of accounts.entries()) {
-      if (!a || !a.exists || (a.programAddress !== TOKEN_PROGRAM && a.programAddress !== TOKEN_2022_PROGRAM) || a.data.length < 165) continue;
+      if (!a || !a.exists || !isTokenAccount(a)) continue;
       const data = new Uint8Array(a.data);
       const mint = addressDecoder.decode(data.subarray(0, 32));
       const mintAccount = this.svm.getAccount(mint);

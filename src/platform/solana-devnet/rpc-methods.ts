@@ -16,7 +16,7 @@ import {
   getCompiledTransactionMessageDecoder,
   isAddress,
 } from '@solana/kit';
-import { Block, Commitment, CompiledMessage, LandedTransaction, SolanaLedger, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, TokenBalance, decodeWireTransaction } from './ledger';
+import { Block, Commitment, CompiledMessage, LandedTransaction, SolanaLedger, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, TokenBalance, decodeWireTransaction, isTokenAccount } from './ledger';
 import type { RpcTransactionError } from './transaction-errors';
 
 export class RpcError extends Error {
@@ -166,7 +166,7 @@ export function createRpcMethods(ledger: SolanaLedger, actions: DevnetActions, v
 
   const parseTokenAccount = (acc: EncodedAccount): unknown => {
     const data = acc.data as Uint8Array;
-    if ((acc.programAddress !== TOKEN_PROGRAM && acc.programAddress !== TOKEN_2022_PROGRAM) || data.length < 165) return undefined;
+    if (!isTokenAccount(acc)) return undefined;
     const mint = addressDecoder.decode(data.subarray(0, 32));
     const mintAccount = ledger.svm.getAccount(mint);
     const decimals = mintAccount.exists ? (mintAccount.data as Uint8Array)[44] : 0;
@@ -322,12 +322,9 @@ export function createRpcMethods(ledger: SolanaLedger, actions: DevnetActions, v
       } else if (typeof filter.programId === 'string' && (filter.programId === TOKEN_PROGRAM || filter.programId === TOKEN_2022_PROGRAM)) {
         programs = [filter.programId];
       } else throw new RpcError(-32602, 'Invalid params: a mint or a token programId is required');
-      const value = programs
-        .flatMap((program) => ledger.programAccounts(program, commitment))
-        .filter((a) => {
-          const d = a.data as Uint8Array;
-          return d.length >= 165 && addressDecoder.decode(d.subarray(32, 64)) === owner && (!mint || addressDecoder.decode(d.subarray(0, 32)) === mint);
-        })
+      const value = ledger
+        .tokenAccountsOf(owner, commitment)
+        .filter((a) => programs.includes(a.programAddress) && (!mint || addressDecoder.decode(new Uint8Array(a.data).subarray(0, 32)) === mint))
         .map((a) => ({ pubkey: a.address, account: accountJson(a, c.encoding) }));
       return withContext(commitment, value);
     },

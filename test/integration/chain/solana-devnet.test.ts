@@ -116,6 +116,9 @@ describe('sandbox Solana network (LiteSVM behind JSON-RPC)', () => {
     expect((await rpc.getBalance(alice.address, { commitment: 'finalized' }).send()).value).toBe(2n * SOL);
 
     const grant = (await devnet.fund({ to: alice.address, mint: { address: USDC.address, decimals: 6 }, amount: 25_000_000n })) as Signature;
+    // At finalized, the token account created a moment ago does not exist yet.
+    expect((await rpc.getTokenAccountsByOwner(alice.address, { mint: USDC.address }, { encoding: 'base64', commitment: 'finalized' }).send()).value).toEqual([]);
+    expect((await rpc.getTokenAccountsByOwner(alice.address, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'base64', commitment: 'processed' }).send()).value).toHaveLength(1);
     await confirmed(rpc, grant);
     const { value: accounts } = await rpc.getTokenAccountsByOwner(alice.address, { mint: USDC.address }, { encoding: 'jsonParsed', commitment: 'confirmed' }).send();
     expect(accounts).toHaveLength(1);
