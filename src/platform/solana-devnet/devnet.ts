@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { Address, KeyPairSigner, getBase64Encoder } from '@solana/kit';
+import { Address, getBase64Encoder } from '@solana/kit';
 import { Commitment, SolanaLedger } from './ledger';
 import { DEVNET_MINTS, DevnetMint, devnetFaucet, writeGenesis } from './genesis';
 import { FAUCET_ATTEMPTS, faucetTransaction, FaucetGrant } from './faucet';
