@@ -37,11 +37,13 @@ const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { randomBytes } = require('node:crypto');
 const { ethers } = require(workerData.ethers);
-const { HDKey } = require(workerData.slip10);
 const ACCOUNT = workerData.accountPath;
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
+// Loaded on the first ed25519 job only (an ES module): EVM jobs never depend on it.
+let slip10;
 const ed25519 = (seed, path) => {
-  const key = HDKey.fromMasterSeed(seed).derive(path);
+  slip10 ??= require(workerData.slip10);
+  const key = slip10.HDKey.fromMasterSeed(seed).derive(path);
   return { privateKey: hex(key.privateKey), publicKey: hex(key.publicKeyRaw) };
 };
 const jobs = {
