@@ -15,6 +15,7 @@ import { registerOperatorCommands } from './operator-commands';
 import { registerAmlCommands } from './aml-commands';
 import { registerSettlementCommands } from './settlement-commands';
 import { registerQuotaCommands } from './quota-commands';
+import { registerSolanaCommands } from './solana-commands';
 import { resealColumn, SealedColumn } from '../platform/crypto/reseal';
 import { loadSecretBox } from '../platform/crypto/secret-box';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
@@ -92,6 +93,7 @@ dev
       return services.devFaucet.fund({ blockchainId: chain?.blockchainId, address: opts.address, asset: opts.asset, amount: opts.amount, tokenId: opts.tokenId });
     }),
   );
+registerSolanaCommands(dev);
 
 program
   .command('schema')

@@ -3,6 +3,12 @@ import { Worker } from 'node:worker_threads';
 /** BIP-44 for Ethereum: m/44'/60'/0'/0/i. Index 0 is the master wallet's own address. */
 export const ACCOUNT_PATH = "m/44'/60'/0'/0";
 
+/** Solana's (SLIP-0010 ed25519, hardened only): m/44'/501'/i'/0'. Index 0 is the master wallet's own address. */
+export function solanaPath(index: number): string {
+  if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31) throw new Error(`invalid Solana key index ${index}`);
+  return `m/44'/501'/${index}'/0'`;
+}
+
 /** What the thread does, by name: what each is given and answers. */
 interface Jobs {
   /** A new 24-word mnemonic, its account's extended public key and the address at index 0. */
@@ -11,6 +17,17 @@ interface Jobs {
   privateKey: { args: { phrase: string; index: number }; result: string };
   /** The address at `index` under an account's extended public key. */
   address: { args: { accountXpub: string; index: number }; result: string };
+  /** A new 24-word mnemonic for a Solana wallet (no extended public key: ed25519 derivation is hardened only). */
+  newPhrase: { args: Record<string, never>; result: { phrase: string } };
+  /** SLIP-0010 ed25519 key at a path under the phrase's BIP-39 seed: 32-byte private key and public key, hex. */
+  ed25519FromPhrase: { args: { phrase: string; path: string }; result: Ed25519Key };
+  /** The same from a raw seed (hex): the published SLIP-0010 test vectors are given as seeds. */
+  ed25519FromSeed: { args: { seedHex: string; path: string }; result: Ed25519Key };
+}
+
+export interface Ed25519Key {
+  privateKey: string;
+  publicKey: string;
 }
 
 // The thread's whole program. It is JavaScript given as text (eval) so that it runs alike from the
@@ -21,6 +38,14 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { randomBytes } = require('node:crypto');
 const { ethers } = require(workerData.ethers);
 const ACCOUNT = workerData.accountPath;
+const hex = (bytes) => Buffer.from(bytes).toString('hex');
+// Loaded on the first ed25519 job only (an ES module): EVM jobs never depend on it.
+let slip10;
+const ed25519 = (seed, path) => {
+  slip10 ??= require(workerData.slip10);
+  const key = slip10.HDKey.fromMasterSeed(seed).derive(path);
+  return { privateKey: hex(key.privateKey), publicKey: hex(key.publicKeyRaw) };
+};
 const jobs = {
   newWallet() {
     const mnemonic = ethers.Mnemonic.fromEntropy(randomBytes(32));
@@ -29,6 +54,9 @@ const jobs = {
   },
   privateKey: ({ phrase, index }) => ethers.HDNodeWallet.fromPhrase(phrase, undefined, ACCOUNT + '/' + index).privateKey,
   address: ({ accountXpub, index }) => ethers.HDNodeWallet.fromExtendedKey(accountXpub).deriveChild(index).address,
+  newPhrase: () => ({ phrase: ethers.Mnemonic.fromEntropy(randomBytes(32)).phrase }),
+  ed25519FromPhrase: ({ phrase, path }) => ed25519(ethers.getBytes(ethers.Mnemonic.fromPhrase(phrase).computeSeed()), path),
+  ed25519FromSeed: ({ seedHex, path }) => ed25519(ethers.getBytes('0x' + seedHex), path),
 };
 parentPort.on('message', ({ id, job, args }) => {
   try {
@@ -79,7 +107,7 @@ export class KeyThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(PROGRAM, { eval: true, workerData: { ethers: require.resolve('ethers'), accountPath: ACCOUNT_PATH } });
+    const worker = new Worker(PROGRAM, { eval: true, workerData: { ethers: require.resolve('ethers'), slip10: require.resolve('micro-key-producer/slip10.js'), accountPath: ACCOUNT_PATH } });
     worker.on('message', ({ id, result, error }: { id: number; result?: unknown; error?: string }) => {
       const waiting = this.waiting.get(id);
       if (!waiting) return;

@@ -1,7 +1,8 @@
 import { ethers } from 'ethers';
+import { Address, KeyPairSigner, createKeyPairSignerFromPrivateKeyBytes, getAddressDecoder } from '@solana/kit';
 import type { SecretBox } from '../../platform/crypto/secret-box';
 import type { SealedColumn } from '../../platform/crypto/reseal';
-import { KeyThread } from './key-thread';
+import { KeyThread, solanaPath } from './key-thread';
 
 /** Where master wallets' sealed mnemonics live, for `keel secrets reseal`. */
 export const SEALED_MNEMONICS: SealedColumn = { table: 'master_wallets', column: 'sealedMnemonic', boundBy: 'id' };
@@ -10,6 +11,12 @@ export interface NewWalletKeys {
   sealedMnemonic: string;
   accountXpub: string;
   walletAddress: string;
+}
+
+/** A Solana master wallet's keys: no extended public key exists for ed25519 (hardened derivation only). */
+export interface NewSolanaWalletKeys {
+  sealedMnemonic: string;
+  walletAddress: Address;
 }
 
 /**
@@ -38,7 +45,36 @@ export class WalletKeys {
     return new ethers.Wallet(await this.thread.run('privateKey', { phrase, index }), provider ?? null);
   }
 
+  /** A new Solana wallet: a sealed mnemonic and its address at m/44'/501'/0'/0'. */
+  async createSolana(walletId: string): Promise<NewSolanaWalletKeys> {
+    const { phrase } = await this.thread.run('newPhrase', {});
+    const { publicKey } = await this.thread.run('ed25519FromPhrase', { phrase, path: solanaPath(0) });
+    return { sealedMnemonic: this.box.seal(phrase, walletId), walletAddress: solanaAddress(publicKey) };
+  }
+
+  /**
+   * The Solana address at m/44'/501'/index'/0'. Unlike EVM addresses it needs the mnemonic (opened
+   * here, on this call only): ed25519 keys have no public derivation.
+   */
+  async solanaAddressAt(walletId: string, sealedMnemonic: string, index: number): Promise<Address> {
+    const phrase = this.box.open(sealedMnemonic, walletId);
+    const { publicKey } = await this.thread.run('ed25519FromPhrase', { phrase, path: solanaPath(index) });
+    return solanaAddress(publicKey);
+  }
+
+  /** The Solana signing key of address `index`, as a non-extractable WebCrypto key pair. */
+  async solanaSigner(walletId: string, sealedMnemonic: string, index: number): Promise<KeyPairSigner> {
+    const phrase = this.box.open(sealedMnemonic, walletId);
+    const { privateKey } = await this.thread.run('ed25519FromPhrase', { phrase, path: solanaPath(index) });
+    return createKeyPairSignerFromPrivateKeyBytes(Buffer.from(privateKey, 'hex'));
+  }
+
   close(): Promise<void> {
     return this.thread.close();
   }
+}
+
+/** A Solana address is the base58 of the ed25519 public key. */
+function solanaAddress(publicKeyHex: string): Address {
+  return getAddressDecoder().decode(Buffer.from(publicKeyHex, 'hex'));
 }

@@ -1,0 +1,307 @@
+/**
+ * The chain port for Solana, over @solana/kit and any Solana JSON-RPC endpoint (Keel's sandbox
+ * network or a real cluster): SOL and SPL token (Token and Token-2022) balances, incoming transfers
+ * read from blocks (pre/post balances and token balances, so transfers made by programs count too),
+ * fees (5,000 lamports a signature, a priority fee over a simulated compute-unit limit, and the rent
+ * of a recipient's associated token account when it must be created), and transfers whose blockhash
+ * expiry is handled without paying twice (chain-port.ts: sendOnce).
+ */
+import {
+  Address,
+  Blockhash,
+  Instruction,
+  Rpc,
+  SolanaRpcApi,
+  TransactionSigner,
+  address,
+  appendTransactionMessageInstructions,
+  createNoopSigner,
+  createSolanaRpc,
+  createTransactionMessage,
+  getBase64Encoder,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  isAddress,
+  isSolanaError,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  Signature,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+  SOLANA_ERROR__TRANSACTION__FAILED_WHEN_SIMULATING_TO_ESTIMATE_COMPUTE_LIMIT,
+  Commitment,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
+import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import type { ChainAsset, ChainPort, FeeEstimate, Finality, IncomingTransfer, PreparedTransfer, ScannedRange, TransferOutcome, TransferRequest } from './chain-port';
+
+const LAMPORTS_PER_SIGNATURE = 5000n;
+const TOKEN_ACCOUNT_SIZE = 165n;
+/** Headroom over the simulated compute units (a transfer's cost varies little; an account creation's not at all). */
+const COMPUTE_HEADROOM = 1.2;
+/** What an ordinary system account must hold to exist (rent-exempt minimum for no data), asked once. */
+const NO_DATA = 0n;
+const PLACEHOLDER_BLOCKHASH = { blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 0n };
+
+const COMMITMENT: Record<Finality, Commitment> = { seen: 'processed', confirmed: 'confirmed', final: 'finalized' };
+
+export interface SolanaChainOptions {
+  rpcUrl: string;
+  /**
+   * Priority fee in micro-lamports per compute unit. Absent: the median of the non-zero fees the
+   * cluster reports for the accounts written (getRecentPrioritizationFees), at least `minPriorityMicroLamports`.
+   */
+  priorityMicroLamports?: bigint;
+  minPriorityMicroLamports?: bigint;
+}
+
+/** A transfer the cluster refused before it could land (preflight): nothing was sent, nothing charged. */
+export class TransferRefused extends Error {}
+
+interface RpcBlockTransaction {
+  transaction: { signatures: string[]; message: { accountKeys: string[] } };
+  meta: {
+    err: unknown;
+    preBalances: bigint[];
+    postBalances: bigint[];
+    preTokenBalances?: RpcTokenBalance[];
+    postTokenBalances?: RpcTokenBalance[];
+    loadedAddresses?: { writable: string[]; readonly: string[] };
+  } | null;
+}
+interface RpcTokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner?: string;
+  uiTokenAmount: { amount: string };
+}
+
+export class SolanaChain implements ChainPort<TransactionSigner> {
+  readonly family = 'solana' as const;
+  readonly rpc: Rpc<SolanaRpcApi>;
+  private readonly tokenPrograms = new Map<string, Address>();
+  private readonly estimateUnits: ReturnType<typeof estimateComputeUnitLimitFactory>;
+
+  constructor(private readonly options: SolanaChainOptions) {
+    this.rpc = createSolanaRpc(options.rpcUrl);
+    this.estimateUnits = estimateComputeUnitLimitFactory({ rpc: this.rpc });
+  }
+
+  isAddress(value: string): boolean {
+    return isAddress(value);
+  }
+
+  async height(finality: Finality): Promise<number> {
+    return Number(await this.rpc.getSlot({ commitment: COMMITMENT[finality] }).send());
+  }
+
+  async balance(owner: string, asset: ChainAsset, finality: Finality = 'confirmed'): Promise<bigint> {
+    const commitment = COMMITMENT[finality];
+    if (asset.kind === 'native') return (await this.rpc.getBalance(address(owner), { commitment }).send()).value;
+    // Every token account of the owner for the mint (its associated one and any other), Token or Token-2022.
+    const { value } = await this.rpc.getTokenAccountsByOwner(address(owner), { mint: address(asset.address) }, { encoding: 'base64', commitment }).send();
+    return value.reduce((sum, a) => sum + tokenAmount(a.account.data[0]), 0n);
+  }
+
+  async scanIncoming(from: number, to: number, watched: ReadonlySet<string>, finality: Finality): Promise<ScannedRange> {
+    const commitment = finality === 'final' ? 'finalized' : 'confirmed';
+    const slots = await this.rpc.getBlocks(BigInt(from), BigInt(to), { commitment }).send();
+    const out: ScannedRange = { transfers: [], blocks: [] };
+    for (const slot of slots) {
+      const block = await this.rpc
+        .getBlock(slot, { commitment, encoding: 'json', transactionDetails: 'full', maxSupportedTransactionVersion: 0, rewards: false })
+        .send();
+      if (!block) continue;
+      const height = Number(slot);
+      out.blocks.push({ height, hash: block.blockhash });
+      const timestamp = Number(block.blockTime ?? 0);
+      for (const tx of block.transactions as unknown as RpcBlockTransaction[]) {
+        out.transfers.push(...incomingOf(tx, watched, { height, blockHash: block.blockhash, timestamp }));
+      }
+    }
+    return out;
+  }
+
+  async blockHash(height: number, finality: Finality): Promise<string | null> {
+    try {
+      const block = await this.rpc
+        .getBlock(BigInt(height), { commitment: finality === 'final' ? 'finalized' : 'confirmed', transactionDetails: 'none', rewards: false })
+        .send();
+      return block?.blockhash ?? null;
+    } catch (e) {
+      if (
+        isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED) ||
+        isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE) ||
+        isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED)
+      ) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  async estimateTransfer(from: string, request: TransferRequest): Promise<FeeEstimate> {
+    return (await this.plan(createNoopSigner(address(from)), request)).fee;
+  }
+
+  async prepareTransfer(payer: TransactionSigner, request: TransferRequest): Promise<PreparedTransfer> {
+    const plan = await this.plan(payer, request);
+    const { value: latest } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+      (m) => appendTransactionMessageInstructions(plan.instructions, m),
+    );
+    const tx = await signTransactionMessageWithSigners(message);
+    return { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), fee: plan.fee };
+  }
+
+  async broadcast(prepared: PreparedTransfer): Promise<void> {
+    try {
+      await this.rpc.sendTransaction(prepared.raw as never, { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
+    } catch (e) {
+      if (!isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) throw e;
+      const cause = (e as { cause?: unknown }).cause;
+      // Landed already, or too late to land: what became of it is for outcome() to say.
+      if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED) || isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND)) return;
+      throw new TransferRefused(`the transfer was refused before it could land: ${(cause as Error | undefined)?.message ?? (e as Error).message}`);
+    }
+  }
+
+  async outcome(prepared: PreparedTransfer): Promise<TransferOutcome> {
+    // The height first: once the finalized chain is past the transaction's last valid block height,
+    // a signature not found then can never land (checked in the other order it could have landed between).
+    const finalHeight = Number(await this.rpc.getBlockHeight({ commitment: 'finalized' }).send());
+    const { value } = await this.rpc.getSignatureStatuses([prepared.txId as Signature], { searchTransactionHistory: true }).send();
+    const status = value[0];
+    if (status) {
+      const finality: Finality = status.confirmationStatus === 'finalized' ? 'final' : status.confirmationStatus === 'confirmed' ? 'confirmed' : 'seen';
+      return { state: 'landed', height: Number(status.slot), finality, failed: status.err !== null, ...(status.err !== null ? { error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) } : {}) };
+    }
+    return prepared.validThrough !== null && finalHeight > prepared.validThrough ? { state: 'expired' } : { state: 'pending' };
+  }
+
+  /** The instructions of a transfer and what it costs, for a payer (a real signer, or a no-op one to estimate). */
+  private async plan(payer: TransactionSigner, request: TransferRequest): Promise<{ instructions: Instruction[]; fee: FeeEstimate }> {
+    if (request.amount <= 0n) throw new Error('a transfer amount must be positive');
+    const to = address(request.to);
+    const transfer: Instruction[] = [];
+    let accountCreation = 0n;
+    const written: Address[] = [payer.address, to];
+    if (request.asset.kind === 'native') {
+      transfer.push(getTransferSolInstruction({ source: payer, destination: to, amount: request.amount }));
+      const existing = (await this.rpc.getBalance(to, { commitment: 'confirmed' }).send()).value;
+      const minimum = await this.rpc.getMinimumBalanceForRentExemption(NO_DATA).send();
+      if (existing === 0n && request.amount < minimum) throw new TransferRefused(`a new Solana account needs at least ${minimum} lamports`);
+    } else {
+      const mint = address(request.asset.address);
+      const tokenProgram = await this.tokenProgramOf(mint);
+      const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram });
+      const [destination] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram });
+      const existing = await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send();
+      if (!existing.value) {
+        // The recipient's associated token account is created in the same transaction, its rent paid by the sender.
+        const size = tokenProgram === TOKEN_PROGRAM ? TOKEN_ACCOUNT_SIZE : TOKEN_ACCOUNT_SIZE + 5n; // Token-2022 adds ImmutableOwner
+        accountCreation = await this.rpc.getMinimumBalanceForRentExemption(size).send();
+        transfer.push(getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: to, mint, tokenProgram }));
+      }
+      transfer.push(getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount: request.amount, decimals: request.asset.decimals }, { programAddress: tokenProgram }));
+      written.push(source, destination);
+    }
+    const price = await this.priorityFee(written);
+    const probe = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(PLACEHOLDER_BLOCKHASH, m),
+      (m) => appendTransactionMessageInstructions([getSetComputeUnitPriceInstruction({ microLamports: price }), ...transfer], m),
+    );
+    let simulated: number;
+    try {
+      simulated = await this.estimateUnits(probe);
+    } catch (e) {
+      if (!isSolanaError(e, SOLANA_ERROR__TRANSACTION__FAILED_WHEN_SIMULATING_TO_ESTIMATE_COMPUTE_LIMIT)) throw e;
+      // The transfer fails as things stand (funds short, account frozen, ...): refused, nothing sent.
+      throw new TransferRefused(`the transfer would fail: ${((e as { cause?: Error }).cause ?? (e as Error)).message}`);
+    }
+    const units = Math.ceil(simulated * COMPUTE_HEADROOM);
+    const instructions = [getSetComputeUnitLimitInstruction({ units }), getSetComputeUnitPriceInstruction({ microLamports: price }), ...transfer];
+    const fee = LAMPORTS_PER_SIGNATURE + (price * BigInt(units) + 999_999n) / 1_000_000n;
+    return { instructions, fee: { fee, accountCreation, nativeNeeded: (request.asset.kind === 'native' ? request.amount : 0n) + fee + accountCreation } };
+  }
+
+  private async priorityFee(written: Address[]): Promise<bigint> {
+    if (this.options.priorityMicroLamports !== undefined) return this.options.priorityMicroLamports;
+    const floor = this.options.minPriorityMicroLamports ?? 0n;
+    const recent = await this.rpc.getRecentPrioritizationFees(written).send();
+    const fees = recent.map((r) => BigInt(r.prioritizationFee)).filter((f) => f > 0n).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const median = fees.length ? fees[Math.floor(fees.length / 2)] : 0n;
+    return median > floor ? median : floor;
+  }
+
+  private async tokenProgramOf(mint: Address): Promise<Address> {
+    const known = this.tokenPrograms.get(mint);
+    if (known) return known;
+    const { value } = await this.rpc.getAccountInfo(mint, { encoding: 'base64', commitment: 'confirmed' }).send();
+    if (!value || (value.owner !== TOKEN_PROGRAM && value.owner !== TOKEN_2022_PROGRAM)) throw new TransferRefused(`${mint} is not a token mint`);
+    this.tokenPrograms.set(mint, value.owner);
+    return value.owner;
+  }
+}
+
+export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+export const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+
+const fromBase64 = getBase64Encoder();
+
+/** The amount of a token account (Token or Token-2022: the same first 165 bytes) from its base64 data. */
+function tokenAmount(base64: string): bigint {
+  const data = new Uint8Array(fromBase64.encode(base64));
+  return data.length >= 72 ? new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+}
+
+/** The transfers into watched addresses of one successful transaction, from its balance changes. */
+export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>, at: { height: number; blockHash: string; timestamp: number }): IncomingTransfer[] {
+  if (!tx.meta || tx.meta.err !== null) return [];
+  const meta = tx.meta;
+  const keys = [...tx.transaction.message.accountKeys, ...(meta.loadedAddresses?.writable ?? []), ...(meta.loadedAddresses?.readonly ?? [])];
+  const txId = tx.transaction.signatures[0];
+  const base = { txId, height: at.height, blockHash: at.blockHash, timestamp: at.timestamp };
+  const out: IncomingTransfer[] = [];
+  const nativeDelta = (i: number) => BigInt(meta.postBalances[i] ?? 0) - BigInt(meta.preBalances[i] ?? 0);
+  for (const [i, key] of keys.entries()) {
+    if (!watched.has(key)) continue;
+    const delta = nativeDelta(i);
+    if (delta <= 0n) continue;
+    const fromIndex = keys.findIndex((_, j) => j !== i && nativeDelta(j) < 0n);
+    out.push({ ...base, position: `native:${key}`, to: key, from: fromIndex >= 0 ? keys[fromIndex] : null, asset: { kind: 'native' }, amount: delta });
+  }
+  // Token balances: by token account; credited to its owner, once per (mint, owner) in the transaction.
+  const pre = new Map((meta.preTokenBalances ?? []).map((b) => [b.accountIndex, b]));
+  const deltas = new Map<string, { mint: string; owner: string; amount: bigint }>();
+  const losers = new Map<string, string>();
+  for (const post of meta.postTokenBalances ?? []) {
+    const owner = post.owner ?? '';
+    const delta = BigInt(post.uiTokenAmount.amount) - BigInt(pre.get(post.accountIndex)?.uiTokenAmount.amount ?? '0');
+    if (delta < 0n) losers.set(post.mint, owner);
+    if (delta <= 0n || !watched.has(owner)) continue;
+    const k = `${post.mint}:${owner}`;
+    deltas.set(k, { mint: post.mint, owner, amount: (deltas.get(k)?.amount ?? 0n) + delta });
+  }
+  for (const p of meta.preTokenBalances ?? []) {
+    // An account closed in the transaction has no post balance: its owner sent everything.
+    if (!(meta.postTokenBalances ?? []).some((b) => b.accountIndex === p.accountIndex) && BigInt(p.uiTokenAmount.amount) > 0n) losers.set(p.mint, p.owner ?? '');
+  }
+  for (const [k, d] of deltas) {
+    out.push({ ...base, position: `token:${k}`, to: d.owner, from: losers.get(d.mint) || null, asset: { kind: 'token', address: d.mint }, amount: d.amount });
+  }
+  return out;
+}
+

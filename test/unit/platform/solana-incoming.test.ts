@@ -1,0 +1,61 @@
+/**
+ * Deposit detection on Solana reads balance changes, not instructions: these are the rules that turn
+ * one transaction's meta (as getBlock answers it) into transfers into watched addresses.
+ */
+import { incomingOf } from '../../../src/platform/chain-port/solana-chain';
+
+const at = { height: 10, blockHash: 'H', timestamp: 1_700_000_000 };
+const MINT = 'Mint111111111111111111111111111111111111111';
+const OTHER_MINT = 'Mint222222222222222222222222222222222222222';
+
+function tx(meta: Record<string, unknown>, keys: string[]) {
+  return { transaction: { signatures: ['sig1'], message: { accountKeys: keys } }, meta: { err: null, preTokenBalances: [], postTokenBalances: [], ...meta } } as never;
+}
+const bal = (accountIndex: number, mint: string, owner: string, amount: string) => ({ accountIndex, mint, owner, uiTokenAmount: { amount } });
+
+test('SOL into a watched address: the growth of its balance, from the account that paid it', () => {
+  const t = tx({ preBalances: [10_000n, 0n, 1n], postBalances: [4_000n, 5_000n, 1n] }, ['payer', 'deposit', 'program']);
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([
+    { txId: 'sig1', position: 'native:deposit', height: 10, blockHash: 'H', timestamp: 1_700_000_000, to: 'deposit', from: 'payer', asset: { kind: 'native' }, amount: 5_000n },
+  ]);
+});
+
+test('a watched address that only paid (its balance fell) received nothing; unwatched addresses are ignored', () => {
+  const t = tx({ preBalances: [10_000n, 0n], postBalances: [4_000n, 5_000n] }, ['deposit', 'elsewhere']);
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([]);
+});
+
+test('tokens: credited to the owner of the token account that grew, with the raw mint; several accounts of one owner and mint add up', () => {
+  const t = tx(
+    {
+      preBalances: [0n, 0n, 0n, 0n],
+      postBalances: [0n, 0n, 0n, 0n],
+      preTokenBalances: [bal(1, MINT, 'sender', '100'), bal(2, MINT, 'deposit', '5')],
+      postTokenBalances: [bal(1, MINT, 'sender', '60'), bal(2, MINT, 'deposit', '25'), bal(3, MINT, 'deposit', '20')],
+    },
+    ['payer', 'ataS', 'ataD', 'otherD'],
+  );
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([
+    expect.objectContaining({ position: `token:${MINT}:deposit`, to: 'deposit', from: 'sender', asset: { kind: 'token', address: MINT }, amount: 40n }),
+  ]);
+});
+
+test('a deposit of another mint is reported with that mint (the caller decides what it accepts); a closed sender account still names the sender', () => {
+  const t = tx(
+    {
+      preBalances: [0n, 0n, 0n],
+      postBalances: [0n, 0n, 0n],
+      preTokenBalances: [bal(1, OTHER_MINT, 'sender', '7')],
+      postTokenBalances: [bal(2, OTHER_MINT, 'deposit', '7')],
+    },
+    ['payer', 'ataS', 'ataD'],
+  );
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', asset: { kind: 'token', address: OTHER_MINT }, amount: 7n })]);
+});
+
+test('a failed transaction moves nothing, whatever its balances say; addresses loaded from lookup tables are read too', () => {
+  const failed = { transaction: { signatures: ['s'], message: { accountKeys: ['payer', 'deposit'] } }, meta: { err: { InstructionError: [0, 'Custom'] }, preBalances: [10n, 0n], postBalances: [5n, 5n] } } as never;
+  expect(incomingOf(failed, new Set(['deposit']), at)).toEqual([]);
+  const loaded = tx({ preBalances: [10_000n, 0n], postBalances: [4_000n, 6_000n], loadedAddresses: { writable: ['deposit'], readonly: [] } }, ['payer']);
+  expect(incomingOf(loaded, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', amount: 6_000n, from: 'payer' })]);
+});
