@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { callJson as call, keelCli, median, startNodeProcess, startTradingBench, stopProcess, untilCredited } from './support';
+import { callJson as call, keelCli, median, startNodeProcess, startTradingBench, stopProcess, intoTrading } from './support';
 
 
 /** Resident memory of a process, from /proc (Linux). */
@@ -80,7 +80,7 @@ export async function run(args: string[]): Promise<object> {
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
     const seller = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'seller' })).data;
     const funding: [typeof buyer, string][] = [
-      [buyer, 'ETH'], // coin for the gas of its settlement funding
+      [buyer, 'ETH'], // coin for the gas of its deposits to trading
       [buyer, 'USDC'],
       [buyer, 'USDT'],
       [buyer, 'DAI'],
@@ -90,7 +90,13 @@ export async function run(args: string[]): Promise<object> {
       [seller, 'DAI'],
     ];
     for (const [wallet, asset] of funding) await call(`${coreUrl}/v1/dev/faucet`, 'POST', coreHeaders, { address: wallet.walletAddress, asset, amount: asset === 'ETH' ? '5000' : '1000000' });
-    for (const [wallet, symbol] of funding) await untilCredited(proUrl, proHeaders, wallet.id, symbol);
+    // Orders trade balances deposited into the settlement contract: all but some coin for the deposits' gas.
+    const bench = { coreUrl, proUrl, coreHeaders, proHeaders, chain };
+    await Promise.all(
+      [buyer, seller].map(async (wallet) => {
+        for (const [owner, symbol] of funding) if (owner === wallet) await intoTrading(bench, wallet.id, symbol, symbol === 'ETH' ? '4990' : '1000000');
+      }),
+    );
 
     const symbols = MARKETS.map(([b, q]) => `${b}-${q}`);
     let n = 0;

@@ -389,11 +389,3 @@ export async function intoTrading(bench: Pick<TradingBench, 'coreUrl' | 'proUrl'
   }
 }
 
-/** Waits until the deposit watcher has credited the wallet's ledger balance of `symbol`. */
-export async function untilCredited(proUrl: string, headers: Record<string, string>, walletId: string, symbol: string): Promise<void> {
-  for (;;) {
-    const balances = (await callJson(`${proUrl}/v1/orderbook/wallets/${walletId}/balances`, 'GET', headers)).data as { symbol: string; available: string }[];
-    if (balances.some((b) => b.symbol === symbol && Number(b.available) > 0)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
