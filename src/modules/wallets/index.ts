@@ -19,6 +19,7 @@ export { checksumOrNull, readConfigurations, sweepDestinationAllowed } from './w
 export type { WalletConfigurations } from './wallet-configurations';
 export type { SendingConfigurations, WalletAmlView, WalletScreening } from './wallet-screening';
 export type { AddressModel, MasterWalletModel } from './wallet.model';
+export { masterWalletLabel } from './wallet-rows';
 export { WatchedWallets } from './watched-wallets';
 export type { WatchedWallet } from './watched-wallets';
 

@@ -40,7 +40,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "deposits reads ledger's ledger_balances: chain-reset.ts",
   "market-data reads orders's trades: market-data.service.ts",
   "payment-links reads checkout's checkouts: payments-held.ts",
-  "payment-links reads wallets's master_wallets: payment-link.service.ts",
   "prices reads chains's assets: keel-price-source.ts",
   "prices reads markets's markets: keel-price-source.ts",
   "prices reads orders's orders: keel-price-source.ts",
