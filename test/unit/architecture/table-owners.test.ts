@@ -57,8 +57,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "settlement-rules reads chains's assets: settlement-trigger.ts",
   "settlement-rules reads deposits's chain_transfers: settlement-events.ts, settlement-executor.ts, settlement-rule.service.ts",
   "settlement-rules reads withdrawals's transfer_items: settlement-outcomes.ts, settlement-trigger.ts",
-  "wallets reads payment-links's payment_links: master-wallet.service.ts",
-  "wallets reads settlement-rules's settlement_rules: master-wallet.service.ts",
 ];
 
 const sources = (module: string) =>
