@@ -30,7 +30,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "agents reads wallets's master_wallet_chains: agent-wallet.service.ts",
   "agents reads wallets's master_wallets: agent-wallet.service.ts",
   "aml reads deposits's chain_transfers: sanctioned-deposit-flagger.ts",
-  "checkout reads chains's blockchains: checkout-deposits.ts",
   "checkout reads deposits's chain_cursors: address-retirement.ts",
   "checkout reads deposits's chain_transfers: checkout-watcher.ts",
   "checkout reads wallets's addresses: address-retirement.ts",
