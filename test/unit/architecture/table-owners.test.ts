@@ -33,8 +33,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "checkout reads deposits's chain_cursors: address-retirement.ts",
   "checkout reads deposits's chain_transfers: checkout-watcher.ts",
   "checkout reads wallets's addresses: address-retirement.ts",
-  "deposits reads chains's assets: chain-reset.ts",
-  "deposits reads chains's blockchains: chain-reset.ts",
   "deposits reads ledger's ledger_balances: chain-reset.ts",
   "market-data reads orders's trades: market-data.service.ts",
   "payment-links reads checkout's checkouts: payments-held.ts",
