@@ -19,3 +19,8 @@ export async function activeWalletOnChain(db: Knex | Knex.Transaction, organizat
   const found = await (walletId === undefined ? q : q.where('w.id', walletId));
   return found?.id;
 }
+
+/** Deactivates these deposit addresses (those still active), in the caller's transaction: the addresses table is this module's. */
+export async function deactivateAddresses(trx: Knex | Knex.Transaction, addressIds: string[]): Promise<void> {
+  await trx('addresses').whereIn('id', addressIds).where('isActive', true).update({ isActive: false, updatedAt: trx.fn.now() });
+}
