@@ -31,7 +31,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "checkout reads deposits's chain_transfers: checkout-watcher.ts",
   "deposits reads ledger's ledger_balances: chain-reset.ts",
   "market-data reads orders's trades: market-data.service.ts",
-  "payment-links reads checkout's checkouts: payments-held.ts",
   "prices reads chains's assets: keel-price-source.ts",
   "prices reads markets's markets: keel-price-source.ts",
   "prices reads orders's orders: keel-price-source.ts",
