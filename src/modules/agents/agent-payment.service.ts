@@ -6,7 +6,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ChainService, AssetView } from '../chains';
+import { assetsById, type ChainService, type AssetView } from '../chains';
 import type { PreparedTransfer, TransferService } from '../withdrawals';
 import { checksumOrNull } from '../wallets';
 import type { AgentCaller, AgentService } from './agent.service';
@@ -299,7 +299,7 @@ export class AgentPaymentService {
 
   /** The payment an idempotency key first created, if this request is the same one. */
   private async replay(earlier: PaymentRow, input: RequestAgentPayment, db: Knex | Knex.Transaction = this.db): Promise<AgentPaymentView> {
-    const asset = await db('assets').where({ id: earlier.assetId }).first('decimals');
+    const [asset] = await assetsById(db, [earlier.assetId]);
     const same =
       earlier.agentWalletId === input.agentWalletId.toLowerCase() &&
       earlier.assetId === input.assetId.toLowerCase() &&
@@ -327,7 +327,7 @@ export class AgentPaymentService {
   private async views(rows: PaymentRow[], db: Knex | Knex.Transaction = this.db, known: AssetView[] = []): Promise<AgentPaymentView[]> {
     const decimals = new Map<string, number>(known.map((a) => [a.id, a.decimals]));
     const missing = [...new Set(rows.map((r) => r.assetId))].filter((id) => !decimals.has(id));
-    if (missing.length) for (const a of await db('assets').whereIn('id', missing).select('id', 'decimals')) decimals.set(a.id, a.decimals);
+    for (const a of await assetsById(db, missing)) decimals.set(a.id, a.decimals);
     return rows.map((r) => ({
       id: r.id,
       organizationId: r.organizationId,

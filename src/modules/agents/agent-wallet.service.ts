@@ -6,7 +6,7 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { blockchainView, type BlockchainView } from '../chains';
 import type { AddressService, MasterWalletService, MasterWalletView, AddressModel, WalletAmlView, WalletScreening } from '../wallets';
-import { readConfigurations } from '../wallets';
+import { activeWalletOnChain, readConfigurations } from '../wallets';
 import type { AgentCaller, AgentService } from './agent.service';
 
 export interface CreateAgentWallet {
@@ -108,21 +108,16 @@ export class AgentWalletService {
   }
 
   private async masterWalletFor(organizationId: string, blockchainId: string, requested?: string): Promise<string> {
-    const q = this.db('master_wallets as w')
-      .join('master_wallet_chains as c', 'c.masterWalletId', 'w.id')
-      .where({ 'w.organizationId': organizationId, 'w.isActive': true, 'c.blockchainId': blockchainId })
-      .orderBy([{ column: 'w.createdAt' }, { column: 'w.id' }])
-      .first('w.id');
     if (requested) {
       const id = Ids.filter('masterWalletId', requested)!;
       await this.masterWallets.row(organizationId, id);
-      const found = await q.where('w.id', id);
+      const found = await activeWalletOnChain(this.db, organizationId, blockchainId, id);
       if (!found) throw KeelError.invalidField('masterWalletId', 'the master wallet is inactive or not enabled on this blockchain');
-      return found.id;
+      return found;
     }
-    const found = await q;
+    const found = await activeWalletOnChain(this.db, organizationId, blockchainId);
     if (!found) throw KeelError.invalidField('blockchainId', 'the organisation has no active master wallet on this blockchain: create one first, or name one with masterWalletId');
-    return found.id;
+    return found;
   }
 
   /** Views of a page of wallets: each kind of thing they show read once for the whole page. */

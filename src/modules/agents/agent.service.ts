@@ -6,7 +6,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import type { ApiKeyService } from '../api-keys';
+import { newestAgentKeyPrefix, type ApiKeyService } from '../api-keys';
 import type { OrganizationService } from '../organizations';
 import type { AgentStatus } from './agent.domain';
 
@@ -177,7 +177,7 @@ export class AgentService {
   }
 
   private rows(db: Knex | Knex.Transaction, organizationId: string): Knex.QueryBuilder {
-    const prefix = db('api_keys as k').whereRaw('k.agent_id = a.id').orderBy('k.createdAt', 'desc').limit(1).select('k.prefix');
+    const prefix = newestAgentKeyPrefix(db, 'a.id');
     return db('agents as a')
       .where({ 'a.organizationId': organizationId })
       .whereNull('a.deletedAt')

@@ -6,6 +6,8 @@
 import type { ApiKeyService } from './api-key.service';
 
 export { ApiKeyHost, ApiKeyStatus } from './api-key.domain';
+export { apiKeyLabels, newestAgentKeyPrefix } from './api-key-rows';
+export type { ApiKeyLabel } from './api-key-rows';
 export { ApiKeyService } from './api-key.service';
 
 /** The api-keys module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */

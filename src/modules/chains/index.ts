@@ -12,6 +12,7 @@ export { ChainService, blockchainView } from './chain.service';
 export type { AssetView, BlockchainView } from './chain.service';
 
 export { assetSymbol, assetsById } from './asset-rows';
+export { assetIdsOfChain, chainConfirmations, recordGenesisHash, recordedGenesisHash } from './blockchain-rows';
 
 // The row shapes, for types only: other modules read the registry through ChainService and the functions above.
 export type { AssetModel, BlockchainModel } from './chain.model';

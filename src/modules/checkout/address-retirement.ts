@@ -1,5 +1,7 @@
 import { Knex } from 'knex';
 import type { ChainNetworks } from '../chains';
+import { scannedBlockNumber } from '../deposits';
+import { deactivateAddresses } from '../wallets';
 import type { CheckoutStatus } from './checkout.domain';
 
 /** Checkouts retired per step: 10,000 expired ones leave the deposit watcher within ten steps. */
@@ -47,7 +49,7 @@ export class CheckoutAddressRetirement {
     const retiring = due.filter((c) => c.expiresAt.getTime() + this.graceMs < (scanned.get(c.blockchainId) ?? 0));
     if (!retiring.length) return 0;
     await this.db.transaction(async (trx) => {
-      await trx('addresses').whereIn('id', retiring.map((c) => c.addressId)).where('isActive', true).update({ isActive: false, updatedAt: trx.fn.now() });
+      await deactivateAddresses(trx, retiring.map((c) => c.addressId));
       await trx('checkouts').whereIn('id', retiring.map((c) => c.id)).whereNull('addressRetiredAt').update({ addressRetiredAt: trx.fn.now() });
     });
     return retiring.length;
@@ -56,9 +58,9 @@ export class CheckoutAddressRetirement {
   /** The time (ms) of the newest block the deposit watcher has scanned on a chain; 0 before its first scan. */
   private async scannedUpTo(blockchainId: string): Promise<number> {
     const network = this.networks.get(blockchainId);
-    const cursor = await this.db('chain_cursors').where({ blockchainId }).first('blockNumber');
-    if (!network || !cursor) return 0;
-    const block = await network.provider.getBlock(Number(cursor.blockNumber));
+    const scanned = await scannedBlockNumber(this.db, blockchainId);
+    if (!network || scanned === undefined) return 0;
+    const block = await network.provider.getBlock(scanned);
     return block ? block.timestamp * 1000 : 0;
   }
 }

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import type { DepositListener } from '../deposits';
 import { chainTransferById, type ChainTransferModel } from '../deposits';
 import type { AutoSweeper } from '../withdrawals';
+import { chainConfirmations } from '../chains';
 import type { CheckoutDesk } from './checkout-desk';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 import { classify } from './checkout-status';
@@ -31,13 +32,13 @@ export class CheckoutDeposits implements DepositListener {
       .forUpdate();
     if (!checkouts.length) return;
     const byAddress = new Map(checkouts.map((c) => [c.addressId, c]));
-    const chainConfirmations = await this.chainConfirmations(trx, candidates.map((d) => d.blockchainId));
+    const confirmationsByChain = await chainConfirmations(trx, candidates.map((d) => d.blockchainId));
     for (const deposit of candidates) {
       let checkout = byAddress.get(deposit.addressId!);
       if (!checkout) continue;
       let kind = classify(checkout, { blockchainId: deposit.blockchainId, assetId: deposit.assetId, blockTimestamp: new Date(deposit.blockTimestamp), amlFlagged: !!deposit.amlFlaggedAt });
       if (kind === 'PAYMENT' && !(await this.desk.admits(trx, checkout))) kind = 'OVER_LIMIT';
-      const confirmations = chainConfirmations.get(deposit.blockchainId) ?? 1;
+      const confirmations = confirmationsByChain.get(deposit.blockchainId) ?? 1;
       const required = Math.max(confirmations, this.desk.paymentConfirmations);
       const now = new Date();
       const [row] = await trx('checkout_transfers')
@@ -114,10 +115,5 @@ export class CheckoutDeposits implements DepositListener {
       }
       await this.desk.transferChanged(trx, checkout, updated, false);
     }
-  }
-
-  private async chainConfirmations(trx: Knex.Transaction, blockchainIds: string[]): Promise<Map<string, number>> {
-    const rows: { id: string; confirmations: number }[] = await trx('blockchains').whereIn('id', [...new Set(blockchainIds)]).select('id', 'confirmations');
-    return new Map(rows.map((r) => [r.id, Number(r.confirmations)]));
   }
 }

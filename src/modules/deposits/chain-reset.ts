@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { Logger } from '../../platform/logger';
-import type { ChainNetwork, ChainNetworks } from '../chains';
+import { assetIdsOfChain, recordGenesisHash, recordedGenesisHash, type ChainNetwork, type ChainNetworks } from '../chains';
 import type { DepositListener } from './chain-activity-recorder';
 import { ChainTransferModel } from './chain-transfer.model';
 import { withinMs } from '../../platform/time-bound';
@@ -72,10 +72,10 @@ export class ChainResetReconciler {
     const recorded = await this.identity(this.db, blockchainId);
     const reason = await this.resetReason(network, recorded, genesis, startedHere);
     if (!reason) {
-      if (recorded.genesisHash !== genesis) await this.db('blockchains').where({ id: blockchainId }).update({ genesisHash: genesis });
+      if (recorded.genesisHash !== genesis) await recordGenesisHash(this.db, blockchainId, genesis);
       return undefined;
     }
-    const assetIds: string[] = await this.db('assets').where({ blockchainId }).pluck('id');
+    const assetIds = await assetIdsOfChain(this.db, blockchainId);
     const cancelled = await this.orders.cancelLocking(assetIds);
     const reverted = await this.db.transaction(async (trx) => {
       const now = await this.identity(trx, blockchainId, true);
@@ -87,7 +87,7 @@ export class ChainResetReconciler {
       if (deposits.length) await this.deposits.reverted(trx, deposits);
       await trx('chain_blocks').where({ blockchainId }).delete();
       await trx('chain_cursors').where({ blockchainId }).delete();
-      await trx('blockchains').where({ id: blockchainId }).update({ genesisHash: genesis });
+      await recordGenesisHash(trx, blockchainId, genesis);
       return deposits.length;
     });
     if (reverted === undefined) return undefined;
@@ -107,9 +107,9 @@ export class ChainResetReconciler {
   }
 
   private async identity(db: Knex, blockchainId: string, forUpdate = false): Promise<Identity> {
-    const chain = forUpdate ? await db('blockchains').where({ id: blockchainId }).forUpdate().first() : await db('blockchains').where({ id: blockchainId }).first();
+    const recordedGenesis = await recordedGenesisHash(db, blockchainId, forUpdate);
     const cursor = await db('chain_cursors').where({ blockchainId }).first();
-    return { genesisHash: chain?.genesisHash ?? null, cursorBlock: cursor ? Number(cursor.blockNumber) : null, cursorHash: cursor?.blockHash ?? null };
+    return { genesisHash: recordedGenesis, cursorBlock: cursor ? Number(cursor.blockNumber) : null, cursorHash: cursor?.blockHash ?? null };
   }
 
   private async unbacked(assetIds: string[]): Promise<Record<string, string>> {

@@ -5,3 +5,9 @@ import { ChainTransferModel } from './chain-transfer.model';
 export async function chainTransferById(trx: Knex | Knex.Transaction, id: string): Promise<ChainTransferModel | undefined> {
   return ChainTransferModel.query(trx).findById(id);
 }
+
+/** The number of the newest block the deposit watcher has scanned on a chain, or undefined before its first scan: the chain_cursors table is this module's. */
+export async function scannedBlockNumber(db: Knex | Knex.Transaction, blockchainId: string): Promise<number | undefined> {
+  const cursor = await db('chain_cursors').where({ blockchainId }).first('blockNumber');
+  return cursor ? Number(cursor.blockNumber) : undefined;
+}

@@ -7,6 +7,7 @@ import type { OrganizationService } from './organization.service';
 
 export { Tier } from './organization.domain';
 export { OrganizationService } from './organization.service';
+export { setMonthlyQuota } from './organization-rows';
 
 /** The organizations module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface OrganizationsServices {

@@ -6,6 +6,8 @@
 import type { PaymentLinkService } from './payment-link.service';
 import type { PublicCheckoutService } from './public-checkout.service';
 
+export { paymentLinksByWallet } from './payment-link-rows';
+
 /** The payment-links module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface PaymentLinksServices {
   paymentLinks: PaymentLinkService;

@@ -3,7 +3,7 @@ import type { Outbox } from '../../platform/events/outbox';
 import type { CheckoutOwner } from '../checkout';
 import { CheckoutStatus, SETTLED_STATUSES, paymentAdmitted, type CheckoutModel, type CheckoutTransferModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
-import { paymentsHeld } from './payments-held';
+import { paymentsHeld } from '../checkout';
 import type { PaymentLinkService } from './payment-link.service';
 
 /**

@@ -8,7 +8,7 @@ import { normalizeDecimal } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService, AssetView, BlockchainView } from '../chains';
-import type { MasterWalletService, MasterWalletModel } from '../wallets';
+import { masterWalletLabel, type MasterWalletService, type MasterWalletModel } from '../wallets';
 import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checkout';
 import { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus, type CheckoutTransferModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
@@ -273,7 +273,7 @@ export class PaymentLinkService {
   }
 
   async publish(trx: Knex.Transaction, link: PaymentLinkModel, type: string): Promise<void> {
-    const wallet = await trx('master_wallets').where({ id: link.evmSettlementWalletId }).first('id', 'name', 'walletAddress');
+    const wallet = await masterWalletLabel(trx, link.evmSettlementWalletId);
     await this.outbox.publish(trx, { organizationId: link.organizationId, type, data: linkEventData(link, wallet) });
   }
 

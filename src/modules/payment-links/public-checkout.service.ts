@@ -7,7 +7,7 @@ import type { ChainService } from '../chains';
 import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout';
 import { assetRef, chainRef, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg, type CheckoutModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
-import { paymentsHeld } from './payments-held';
+import { paymentsHeld } from '../checkout';
 
 const LINK = 'Payment link';
 const SESSION = 'Checkout session';

@@ -5,6 +5,8 @@ import type { Host } from '../../platform/auth/permissions';
 import type { MonthlyQuota } from '../../platform/quota/monthly-quota';
 import { quotaMonthOf } from '../../platform/quota/quota-month';
 import { MAX_MONTHLY_QUOTA } from '../../platform/quota/tier-quotas';
+import { apiKeyLabels } from '../api-keys';
+import { setMonthlyQuota } from '../organizations';
 
 export interface DailyUsageView {
   /** `2026-11-27` (UTC) */
@@ -59,13 +61,14 @@ export class QuotaService {
         range,
       ),
       this.db.raw(
-        `SELECT u.api_key_id AS "apiKeyId", k.name, k.host, sum(u.requests)::float8 AS requests
-           FROM api_usage_daily u LEFT JOIN api_keys k ON k.id = u.api_key_id
-          WHERE u.organization_id = ? AND u.day >= ? AND u.day < ?
-          GROUP BY u.api_key_id, k.name, k.host ORDER BY requests DESC, u.api_key_id`,
+        `SELECT api_key_id AS "apiKeyId", sum(requests)::float8 AS requests
+           FROM api_usage_daily WHERE organization_id = ? AND day >= ? AND day < ?
+          GROUP BY api_key_id ORDER BY requests DESC, api_key_id`,
         range,
       ),
     ]);
+    const usageByKey = byKey.rows as { apiKeyId: string; requests: number }[];
+    const labels = await apiKeyLabels(this.db, usageByKey.map((k) => k.apiKeyId));
     return {
       month: month.key,
       limit: state.limit,
@@ -74,7 +77,10 @@ export class QuotaService {
       resetAt: month.end,
       limitSetByOperator: state.limitSetByOperator,
       byDay: byDay.rows as DailyUsageView[],
-      byKey: (byKey.rows as KeyUsageView[]).map((k) => ({ apiKeyId: k.apiKeyId, name: k.name ?? null, host: k.host ?? null, requests: k.requests })),
+      byKey: usageByKey.map((k): KeyUsageView => {
+        const label = labels.get(k.apiKeyId);
+        return { apiKeyId: k.apiKeyId, name: label?.name ?? null, host: label?.host ?? null, requests: k.requests };
+      }),
     };
   }
 
@@ -87,8 +93,7 @@ export class QuotaService {
     if (requests !== null && (!Number.isSafeInteger(requests) || requests < 1 || requests > MAX_MONTHLY_QUOTA)) {
       throw KeelError.invalidField('requests', `must be a whole number from 1 to ${MAX_MONTHLY_QUOTA}`);
     }
-    const updated = await this.db('organizations').where({ id }).update({ monthlyQuota: requests, updatedAt: new Date() });
-    if (!updated) throw KeelError.notFound('Organisation');
+    if (!(await setMonthlyQuota(this.db, id, requests))) throw KeelError.notFound('Organisation');
     // Redis unreachable: each node still reads the new quota within QUOTA_LIMIT_CACHE_SECONDS.
     await this.quota.forgetLimit(id).catch(() => undefined);
     return this.usage(id);

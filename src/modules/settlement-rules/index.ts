@@ -6,6 +6,8 @@
 import type { SettlementOutcomes } from './settlement-outcomes';
 import type { SettlementRuleService } from './settlement-rule.service';
 
+export { activeRulesByWallet } from './settlement-rule-rows';
+
 /** The settlement-rules module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface SettlementRulesServices {
   settlementRules: SettlementRuleService;

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { toUnitsFloor } from '../../platform/decimal';
 import type { DepositListener, ChainTransferModel } from '../deposits';
 import { heldByAml } from '../deposits';
+import { assetsById } from '../chains';
 
 /**
  * Turns confirmed deposits into settlement-rule executions, inside the scan's transaction: one row
@@ -41,7 +42,7 @@ export class SettlementTrigger implements DepositListener {
         .whereIn('i.txHash', candidates.map((d) => d.txHash))
         .pluck('i.txHash'),
     );
-    const decimals = new Map<string, number>((await trx('assets').whereIn('id', [...new Set(candidates.map((d) => d.assetId))]).select('id', 'decimals')).map((a: { id: string; decimals: number }) => [a.id, a.decimals]));
+    const decimals = new Map<string, number>((await assetsById(trx, candidates.map((d) => d.assetId))).map((a) => [a.id, a.decimals]));
     const rows = [];
     for (const d of candidates) {
       if (ownSwaps.has(d.txHash)) continue;

@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainNetwork, ChainNetworks, ChainService, AssetView } from '../chains';
 import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets';
 import type { QueuedLine, TransferService } from '../withdrawals';
-import { checkTransferPolicy, checksummedAddress } from '../withdrawals';
+import { checkTransferPolicy, checksummedAddress, itemCallData, setItemCallData, setItemPredecessor } from '../withdrawals';
 import { APPROVAL_GAS, DexQuoter, DexRoute, SWAP_ORDERS, SwapOrder } from './dex-quoter';
 import type { DestinationScreen } from './destination-screen';
 import { swapFloor, swapRefusal } from './swap-guards';
@@ -267,7 +267,7 @@ export class SwapService {
     lines[0].afterItemId = afterItemId;
     const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'swap', lines, status);
     const swapItemId = itemIds[itemIds.length - 1];
-    if (itemIds.length > 1) await trx('transfer_items').where({ id: swapItemId }).update({ afterItemId: itemIds[0] });
+    if (itemIds.length > 1) await setItemPredecessor(trx, swapItemId, itemIds[0]);
     const [row] = await trx('swaps')
       .insert({
         organizationId: wallet.organizationId,
@@ -306,13 +306,14 @@ export class SwapService {
     const swap = await trx('swaps').whereIn('swapItemId', transfer.itemIds).first('id', 'swapItemId', 'blockchainId', 'inputRaw', 'minOutputRaw', 'slippageTolerance');
     if (!swap) return;
     const network = this.networks.get(swap.blockchainId);
-    const item = await trx('transfer_items').where({ id: swap.swapItemId }).first('callData');
-    const now = network ? await this.dex.currentOutput(network, item.callData, BigInt(swap.inputRaw)).catch(() => null) : null;
+    // The swap's item carries its router call.
+    const callData = (await itemCallData(trx, swap.swapItemId)) as string;
+    const now = network ? await this.dex.currentOutput(network, callData, BigInt(swap.inputRaw)).catch(() => null) : null;
     if (now === null) throw new KeelError('SERVICE_UNAVAILABLE', "The swap's router could not be read to price it again; nothing was approved, try again shortly");
     const slippageBasisPoints = BigInt(Math.round(Number(swap.slippageTolerance) * 100));
     const floor = (now * (10_000n - slippageBasisPoints)) / 10_000n;
     const minOut = floor > BigInt(swap.minOutputRaw) ? floor : BigInt(swap.minOutputRaw);
-    await trx('transfer_items').where({ id: swap.swapItemId }).update({ callData: this.dex.withTerms(item.callData, minOut, swapDeadline()) });
+    await setItemCallData(trx, swap.swapItemId, this.dex.withTerms(callData, minOut, swapDeadline()));
     await trx('swaps').where({ id: swap.id }).update({ minOutputRaw: minOut.toString() });
   };
 

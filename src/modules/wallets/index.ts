@@ -19,6 +19,8 @@ export { checksumOrNull, readConfigurations, sweepDestinationAllowed } from './w
 export type { WalletConfigurations } from './wallet-configurations';
 export type { SendingConfigurations, WalletAmlView, WalletScreening } from './wallet-screening';
 export type { AddressModel, MasterWalletModel } from './wallet.model';
+export { activeWalletOnChain, deactivateAddresses, masterWalletLabel } from './wallet-rows';
+export type { WalletDependents } from './wallet-dependents';
 export { WatchedWallets } from './watched-wallets';
 export type { WatchedWallet } from './watched-wallets';
 

@@ -14,6 +14,7 @@ import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { WalletAmlView, WalletScreening } from './wallet-screening';
+import type { WalletDependents } from './wallet-dependents';
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -113,6 +114,7 @@ export class MasterWalletService {
     private readonly networks: ChainNetworks,
     private readonly uow: UnitOfWork,
     private readonly aml: WalletScreening,
+    private readonly dependents: WalletDependents,
   ) {}
 
   async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletView> {
@@ -279,13 +281,11 @@ export class MasterWalletService {
     const counts = await trx('addresses').whereIn('master_wallet_id', ids).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count');
     const aml = await this.aml.statuses(trx, ids);
     // Payment links (not deleted) that settle into the wallet.
-    const linkCounts = await trx('payment_links').whereIn('evm_settlement_wallet_id', ids).whereNull('deleted_at').groupBy('evm_settlement_wallet_id').select('evm_settlement_wallet_id').count<{ evmSettlementWalletId: string; count: string }[]>('* as count');
+    const paymentLinkCounts = await this.dependents.paymentLinks(trx, ids);
     // Active settlement rules of the wallet and of its deposit addresses.
-    const ruleCounts = await trx('settlement_rules').whereIn('master_wallet_id', ids).whereNull('deleted_at').where('is_active', true).groupBy('master_wallet_id').select('master_wallet_id').count<{ masterWalletId: string; count: string }[]>('* as count');
+    const settlementRuleCounts = await this.dependents.settlementRules(trx, ids);
     const chains = await this.chains.blockchainViews([...links.map((l) => l.blockchainId), ...rows.map((r) => r.blockchainId)], trx);
     const addressCounts = new Map(counts.map((c) => [c.masterWalletId, Number(c.count)]));
-    const paymentLinkCounts = new Map(linkCounts.map((c) => [c.evmSettlementWalletId, Number(c.count)]));
-    const settlementRuleCounts = new Map(ruleCounts.map((c) => [c.masterWalletId, Number(c.count)]));
     return rows.map((r) => {
       const own = links.filter((l) => l.masterWalletId === r.id);
       const chain = chains.get(r.blockchainId) as BlockchainView;

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { SIGHTING_GRACE_MS } from '../checkout';
+import { SIGHTING_GRACE_MS } from './checkout-status';
 
 /**
  * How many of a link's checkouts hold one of its payments now (checkout-status.ts holdsPayment, as
  * one query): a counted payment is confirming, or the checkout is underpaid and may still be topped
- * up. `except`: a checkout left out of the count (the one asking).
+ * up. `except`: a checkout left out of the count (the one asking). The checkouts table is this module's.
  */
 export async function paymentsHeld(db: Knex | Knex.Transaction, paymentLinkId: string, now: Date, except?: string): Promise<number> {
   const [{ count }] = await db('checkouts')
