@@ -7,7 +7,7 @@ import type { ChainActivityRecorder } from './chain-activity-recorder';
 import type { ChainTransferHistoryService } from './chain-transfer-history.service';
 import type { NftHoldingsService } from './nft-holdings.service';
 
-export { flaggedDeposit, flaggedDeposits, heldByAml, releaseFlaggedDeposit, unreleasedFlags } from './aml-holds';
+export { flagDeposit, flaggedDeposit, flaggedDeposits, heldByAml, releaseFlaggedDeposit, unreleasedFlags } from './aml-holds';
 export { chainTransferById, scannedBlockNumber } from './deposit-rows';
 export type { DepositListener } from './chain-activity-recorder';
 
