@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TransferKind } from './transfer.domain';
 
 /* A queued transfer's items, as modules that queue through TransferService amend them, in the caller's transaction: the transfer_items table is this module's. */
 
@@ -16,4 +17,14 @@ export async function itemCallData(trx: Knex | Knex.Transaction, itemId: string)
 /** Replaces an item's contract call data (a call re-priced before it is sent). */
 export async function setItemCallData(trx: Knex | Knex.Transaction, itemId: string, callData: string): Promise<void> {
   await trx('transfer_items').where({ id: itemId }).update({ callData });
+}
+
+/** The transfers with an item waiting on one of these items to be sent first, as a subquery of their ids for the caller's query. */
+export function transfersWaitingOn(trx: Knex | Knex.Transaction, itemIds: string[]): Knex.QueryBuilder {
+  return trx('transfer_items').whereIn('afterItemId', itemIds).select('transferId');
+}
+
+/** Which of these transaction hashes were sent by an item of a transfer of this kind (e.g. Keel's own swaps). */
+export async function txHashesSentAs(trx: Knex | Knex.Transaction, kind: TransferKind, txHashes: string[]): Promise<Set<string>> {
+  return new Set<string>(await trx('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where('t.kind', kind).whereIn('i.txHash', txHashes).pluck('i.txHash'));
 }

@@ -43,7 +43,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "settlement reads wallets's addresses: wallet-accounts.ts",
   "settlement reads wallets's master_wallets: wallet-accounts.ts",
   "settlement reads withdrawals's transfer_items: reconciliation.ts, trading-deposit-outcomes.ts, trading-deposit-reorgs.ts, trading.service.ts",
-  "settlement-rules reads withdrawals's transfer_items: settlement-outcomes.ts, settlement-trigger.ts",
 ];
 
 const sources = (module: string) =>
