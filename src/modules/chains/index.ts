@@ -11,7 +11,7 @@ export type { ChainNetwork } from './chain-networks';
 export { ChainService, blockchainView } from './chain.service';
 export type { AssetView, BlockchainView } from './chain.service';
 
-export { assetSymbol, assetsById } from './asset-rows';
+export { assetSymbol, assetsById, assetsOfChain } from './asset-rows';
 export { assetIdsOfChain, chainConfirmations, recordGenesisHash, recordedGenesisHash } from './blockchain-rows';
 
 // The row shapes, for types only: other modules read the registry through ChainService and the functions above.

@@ -3,6 +3,7 @@ import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import { FailpointCrash, type Failpoints } from '../../platform/failpoints';
 import type { Outbox } from '../../platform/events/outbox';
+import { assetsById } from '../chains';
 import { lineHashes, nonceFate, bumpedFees } from '../withdrawals';
 import { BatchRow, insertBatch, transition } from './batch-transitions';
 import type { BatchStatus } from './settlement-batch.domain';
@@ -119,7 +120,7 @@ export class SettlementBatcher {
     const deltas = netTrades(trades);
     const accounts = await walletAccounts(this.db, deltas.map((x) => x.walletId));
     const assets = new Map<string, { address: string; isNative: boolean }>(
-      (await this.db('assets').whereIn('id', [...new Set(deltas.map((x) => x.assetId))]).select('id', 'address', 'isNative')).map((a: { id: string; address: string; isNative: boolean }) => [a.id, a]),
+      (await assetsById(this.db, deltas.map((x) => x.assetId))).map((a) => [a.id, a]),
     );
     const token = (assetId: string) => {
       const a = assets.get(assetId)!;

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
-import type { ChainNetwork } from '../chains';
+import { assetsOfChain, type ChainNetwork } from '../chains';
 import type { LedgerAccount } from '../ledger';
 import { forEachBounded } from '../../platform/bounded';
 import { OPEN_ITEM_STATUSES } from '../withdrawals';
@@ -101,7 +101,7 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       for (const w of await trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(w.txHash)) paidOut.add(w.id);
 
       const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
-        (await trx('assets').where({ blockchainId }).select('id', 'symbol', 'address', 'isNative')).map((a: { id: string; symbol: string; address: string; isNative: boolean }) => [a.id, a]),
+        (await assetsOfChain(trx, blockchainId)).map((a) => [a.id, a]),
       );
       const native = [...assets.values()].find((a) => a.isNative);
       const ids = [...assets.keys()];

@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import { formatScaled } from '../../platform/decimal';
-import type { ChainNetwork } from '../chains';
+import { assetsOfChain, type ChainNetwork } from '../chains';
 import type { SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
@@ -64,7 +64,7 @@ export class TradingMigration {
     const inFlight = await this.db('settlement_batches').where({ blockchainId: network.blockchainId }).whereIn('status', ['BATCHED', 'SUBMITTED', 'REORGED', 'REPLACED']).count({ n: '*' });
     if (Number(inFlight[0].n) > 0) throw new Error('batches of the chain are still in flight under the previous flow: let the previous settlement worker finish them first');
     const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
-    const assets: { id: string; symbol: string; address: string; isNative: boolean }[] = await this.db('assets').where({ blockchainId: network.blockchainId }).select('id', 'symbol', 'address', 'isNative');
+    const assets = await assetsOfChain(this.db, network.blockchainId);
     const token = (a: { address: string; isNative: boolean }) => (a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address));
     const rows: { walletId: string; assetId: string; total: string }[] = await this.db('ledger_balances')
       .where({ account: 'trading' })
@@ -99,8 +99,7 @@ export class TradingMigration {
       const line: MigrationLine = { walletId: r.walletId, address: account.address, symbol: asset.symbol, lacking: missing.toString(), depositId: null, refused: null };
       try {
         const wallet = await this.wallets.resolve(account.organizationId, account.addressId ? { addressId: account.addressId } : { masterWalletId: account.masterWalletId });
-        const decimals = (await this.db('assets').where({ id: asset.id }).first('decimals')).decimals as number;
-        line.depositId = await this.trading.migrationDeposit(wallet, { assetId: asset.id, amount: formatScaled(missing, decimals) }, await sponsorOf(account.organizationId), reservedCoin);
+        line.depositId = await this.trading.migrationDeposit(wallet, { assetId: asset.id, amount: formatScaled(missing, asset.decimals) }, await sponsorOf(account.organizationId), reservedCoin);
       } catch (e) {
         line.refused = e instanceof Error ? e.message : String(e);
         this.logger.warn({ walletId: r.walletId, symbol: asset.symbol, err: line.refused }, 'settlement migrate: the wallet\'s trading balance could not be deposited');

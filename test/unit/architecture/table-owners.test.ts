@@ -32,7 +32,7 @@ const NOT_YET_THROUGH_A_FACE = [
   "prices reads markets's markets: keel-price-source.ts",
   "prices reads orders's orders: keel-price-source.ts",
   "prices reads orders's trades: keel-price-source.ts",
-  "settlement reads chains's assets: batcher.ts, reconciliation.ts, trading-exit.ts, trading-migration.ts, trading-withdrawal-sender.ts, unsettled-trades.ts",
+  "settlement reads chains's assets: batcher.ts, unsettled-trades.ts",
   "settlement reads ledger's ledger_balances: reconciliation.ts, trading-migration.ts",
   "settlement reads ledger's wallet_debts: reconciliation.ts",
   "settlement reads markets's markets: batcher.ts, unsettled-trades.ts",
