@@ -9,6 +9,7 @@ import type { WalletBalances } from './wallet-balances';
 
 export { CustodyLedgerSync } from './custody-ledger-sync';
 export type { SettlementView } from './custody-ledger-sync';
+export { balanceTotals, walletDebtsOf } from './ledger-rows';
 export { LedgerService } from './ledger.service';
 export type { LedgerAccount, LedgerMove } from './ledger.service';
 export { WalletBalances } from './wallet-balances';

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { assetsOfChain, type ChainNetwork } from '../chains';
-import type { LedgerAccount } from '../ledger';
+import { balanceTotals, walletDebtsOf, type LedgerAccount } from '../ledger';
 import { forEachBounded } from '../../platform/bounded';
 import { OPEN_ITEM_STATUSES } from '../withdrawals';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
@@ -113,8 +113,8 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
         return t;
       };
       const org = (q: Knex.QueryBuilder, column: string) => (opts.organizationId ? q.where(column, opts.organizationId) : q);
-      for (const r of await org(trx('ledger_balances').whereIn('assetId', ids).select('walletId', 'assetId', 'account', trx.raw('(available + locked)::text AS total')), 'organizationId')) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
-      for (const r of await org(trx('wallet_debts').whereIn('assetId', ids).select('walletId', 'assetId', trx.raw('amount::text AS amount')), 'organizationId')) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
+      for (const r of await balanceTotals(trx, ids, { organizationId: opts.organizationId })) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
+      for (const r of await walletDebtsOf(trx, ids, opts.organizationId)) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
       // Transfer lines taken from custody and not final yet: in flight until their transaction is
       // mined by the block read; once mined, what they sent has left and their gas is paid on chain
       // (the ledger charges it when the line is final).

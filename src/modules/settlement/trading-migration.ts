@@ -3,6 +3,7 @@ import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import { formatScaled } from '../../platform/decimal';
 import { assetsOfChain, type ChainNetwork } from '../chains';
+import { balanceTotals } from '../ledger';
 import type { SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
@@ -66,10 +67,7 @@ export class TradingMigration {
     const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
     const assets = await assetsOfChain(this.db, network.blockchainId);
     const token = (a: { address: string; isNative: boolean }) => (a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address));
-    const rows: { walletId: string; assetId: string; total: string }[] = await this.db('ledger_balances')
-      .where({ account: 'trading' })
-      .whereIn('assetId', assets.map((a) => a.id))
-      .select('walletId', 'assetId', this.db.raw('(available + locked)::text AS total'));
+    const rows = await balanceTotals(this.db, assets.map((a) => a.id), { account: 'trading' });
     const accounts = await walletAccounts(this.db, rows.map((r) => r.walletId));
 
     const previousReleaseTxHash = row?.previousAddress ? await this.releasePrevious(network, d.operator, row.previousAddress, [...accounts.values()].map((a) => a.address), assets.map(token)) : null;

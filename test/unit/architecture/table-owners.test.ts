@@ -33,8 +33,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "prices reads orders's orders: keel-price-source.ts",
   "prices reads orders's trades: keel-price-source.ts",
   "settlement reads chains's assets: batcher.ts, unsettled-trades.ts",
-  "settlement reads ledger's ledger_balances: reconciliation.ts, trading-migration.ts",
-  "settlement reads ledger's wallet_debts: reconciliation.ts",
   "settlement reads markets's markets: batcher.ts, unsettled-trades.ts",
   "settlement reads orders's orders: batch-transitions.ts",
   // Settlement owns the trades' settlement columns (ARCHITECTURE.md, Settlement): by design.
