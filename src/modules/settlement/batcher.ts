@@ -11,7 +11,7 @@ import { netTrades } from './netting';
 import { SettlementTrade, settlementTrades, toSettlementTrade } from './unsettled-trades';
 import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata } from './settlement-contract';
 import type { SettlementDeployment } from './settlement-deployments';
-import { walletAccounts } from './wallet-accounts';
+import { walletAccounts } from '../wallets';
 import { whereMined } from './where-mined';
 import { Fence, fencedTransaction, LeaseLost, UNFENCED } from './chain-lease';
 import type { TradingWithdrawalSender } from './trading-withdrawal-sender';

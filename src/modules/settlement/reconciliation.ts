@@ -6,7 +6,7 @@ import { forEachBounded } from '../../platform/bounded';
 import { OPEN_ITEM_STATUSES } from '../withdrawals';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import { unsettledDeltas } from './unsettled-trades';
-import { walletAccounts } from './wallet-accounts';
+import { walletAccounts } from '../wallets';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
 /** Balances read from the node at once: enough to be quick, few enough not to flood the node. */

@@ -4,12 +4,11 @@ import type { Logger } from '../../platform/logger';
 import { formatScaled } from '../../platform/decimal';
 import { assetsOfChain, type ChainNetwork } from '../chains';
 import { balanceTotals } from '../ledger';
-import type { SendingWallets } from '../wallets';
+import { walletAccounts, type SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
 import type { TradingService } from './trading.service';
 import { unsettledDeltas } from './unsettled-trades';
-import { walletAccounts } from './wallet-accounts';
 
 /** The one call of the contract before trading balances that the migration still makes: the operator hands balances back to their owners. */
 const previousContract = new ethers.Interface(['function balanceOf(address token, address account) view returns (uint256)', 'function release(address[] accounts, address[] tokens)']);
