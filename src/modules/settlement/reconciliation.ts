@@ -3,7 +3,7 @@ import { ethers } from 'ethers';
 import { assetsOfChain, type ChainNetwork } from '../chains';
 import { balanceTotals, walletDebtsOf, type LedgerAccount } from '../ledger';
 import { forEachBounded } from '../../platform/bounded';
-import { OPEN_ITEM_STATUSES } from '../withdrawals';
+import { openItemsOnChain } from '../withdrawals';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import { unsettledDeltas } from './unsettled-trades';
 import { walletAccounts } from '../wallets';
@@ -118,14 +118,7 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       // Transfer lines taken from custody and not final yet: in flight until their transaction is
       // mined by the block read; once mined, what they sent has left and their gas is paid on chain
       // (the ledger charges it when the line is final).
-      const open = await org(
-        trx('transfer_items as i')
-          .join('transfers as t', 't.id', 'i.transferId')
-          .where('t.blockchainId', blockchainId)
-          .whereIn('i.status', OPEN_ITEM_STATUSES)
-          .select('i.id', 'i.assetId', 'i.rawAmount', 'i.txHash', 'i.replacedTxHashes', trx.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"')),
-        't.organizationId',
-      );
+      const open = await openItemsOnChain(trx, blockchainId, opts.organizationId);
       const sentItems = new Set<string>();
       for (const i of open) {
         const receipt = await minedBy([i.txHash, ...(i.replacedTxHashes ?? [])]);

@@ -14,7 +14,7 @@ export { lineHashes, nonceFate } from './nonce-fate';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
-export { itemCallData, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
+export { itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
 export { OPEN_ITEM_STATUSES } from './transfer.domain';
 export type { FundsLine, PreparedTransfer, QueuedLine, TransferFunds } from './transfer.domain';
 export { TransferService } from './transfer.service';

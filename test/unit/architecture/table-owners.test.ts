@@ -37,7 +37,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "settlement reads orders's orders: batch-transitions.ts",
   // Settlement owns the trades' settlement columns (ARCHITECTURE.md, Settlement): by design.
   "settlement reads orders's trades: batch-transitions.ts, batcher.ts, unsettled-trades.ts",
-  "settlement reads withdrawals's transfer_items: reconciliation.ts, trading-deposit-outcomes.ts, trading-deposit-reorgs.ts, trading.service.ts",
 ];
 
 const sources = (module: string) =>
