@@ -32,11 +32,6 @@ const NOT_YET_THROUGH_A_FACE = [
   "prices reads markets's markets: keel-price-source.ts",
   "prices reads orders's orders: keel-price-source.ts",
   "prices reads orders's trades: keel-price-source.ts",
-  "settlement reads chains's assets: batcher.ts, unsettled-trades.ts",
-  "settlement reads markets's markets: batcher.ts, unsettled-trades.ts",
-  "settlement reads orders's orders: batch-transitions.ts",
-  // Settlement owns the trades' settlement columns (ARCHITECTURE.md, Settlement): by design.
-  "settlement reads orders's trades: batch-transitions.ts, batcher.ts, unsettled-trades.ts",
 ];
 
 const sources = (module: string) =>
