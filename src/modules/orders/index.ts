@@ -16,6 +16,7 @@ export type { OrderModel } from './order.model';
 export { OrderService } from './order.service';
 export type { MarketEngineView } from './order.service';
 export { ShardLeadership } from './shard-leadership';
+export { tradeCandles, tradeDay } from './trade-aggregates';
 export { batchTradeIds, batchTrades, queuedTrades, setBatchTradesStatus, settlementTradeRows, tradesMarketsAndOrganizations } from './trade-settlement-rows';
 export type { HeldShard, ShardLeader } from './shard-leadership';
 
