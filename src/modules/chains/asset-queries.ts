@@ -10,7 +10,7 @@ export function assetIdsOnChain(db: Knex | Knex.Transaction, blockchainId: strin
   return db('assets').where({ blockchainId }).select('id');
 }
 
-/** Each asset's id, chain and decimals. */
-export function assetDecimalRows(db: Knex | Knex.Transaction): Knex.QueryBuilder {
-  return db('assets').select('id', 'blockchainId', 'decimals');
+/** Each asset's id, chain, symbol and decimals. */
+export function assetRows(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return db('assets').select('id', 'blockchainId', 'symbol', 'decimals');
 }

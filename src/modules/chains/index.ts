@@ -11,7 +11,7 @@ export type { ChainNetwork } from './chain-networks';
 export { ChainService, blockchainView } from './chain.service';
 export type { AssetView, BlockchainView } from './chain.service';
 
-export { assetDecimalRows, assetIdsOnChain } from './asset-queries';
+export { assetRows, assetIdsOnChain } from './asset-queries';
 export { assetSymbol, assetsById, assetsOfChain } from './asset-rows';
 export { assetIdsOfChain, chainConfirmations, recordGenesisHash, recordedGenesisHash } from './blockchain-rows';
 

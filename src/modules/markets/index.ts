@@ -5,7 +5,7 @@
  */
 import type { MarketService } from './market.service';
 
-export { marketAssetRows, marketIdsWithBaseIn } from './market-queries';
+export { marketRows, marketIdsWithBaseIn } from './market-queries';
 export { MarketService } from './market.service';
 export type { MarketView, TradingRules } from './market.service';
 

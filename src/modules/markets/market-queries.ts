@@ -10,7 +10,7 @@ export function marketIdsWithBaseIn(db: Knex | Knex.Transaction, baseAssetIds: K
   return db('markets').whereIn('baseAssetId', baseAssetIds).select('id');
 }
 
-/** Each market's id and its base and quote assets. */
-export function marketAssetRows(db: Knex | Knex.Transaction): Knex.QueryBuilder {
-  return db('markets').select('id', 'baseAssetId', 'quoteAssetId');
+/** Each market's id, symbol, and base and quote assets. */
+export function marketRows(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return db('markets').select('id', 'symbol', 'baseAssetId', 'quoteAssetId');
 }

@@ -17,6 +17,7 @@ export { OrderService } from './order.service';
 export type { MarketEngineView } from './order.service';
 export { ShardLeadership } from './shard-leadership';
 export { tradeCandles, tradeDay } from './trade-aggregates';
+export { tradeRows } from './trade-queries';
 export { batchTradeIds, batchTrades, queuedTrades, setBatchTradesStatus, settlementTradeRows, tradesMarketsAndOrganizations } from './trade-settlement-rows';
 export type { HeldShard, ShardLeader } from './shard-leadership';
 

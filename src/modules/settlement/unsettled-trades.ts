@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
-import { assetDecimalRows } from '../chains';
-import { marketAssetRows } from '../markets';
+import { assetRows } from '../chains';
+import { marketRows } from '../markets';
 import { settlementTradeRows } from '../orders';
 import { netTrades, NettableTrade } from './netting';
 
@@ -14,9 +14,9 @@ export function settlementTrades(db: Knex | Knex.Transaction): Knex.QueryBuilder
   // One statement over the owners' rows: trades (orders), markets, assets (chains).
   return db
     .from(settlementTradeRows(db).as('t'))
-    .join(marketAssetRows(db).as('m'), 'm.id', 't.marketId')
-    .join(assetDecimalRows(db).as('b'), 'b.id', 'm.baseAssetId')
-    .join(assetDecimalRows(db).as('q'), 'q.id', 'm.quoteAssetId')
+    .join(marketRows(db).as('m'), 'm.id', 't.marketId')
+    .join(assetRows(db).as('b'), 'b.id', 'm.baseAssetId')
+    .join(assetRows(db).as('q'), 'q.id', 'm.quoteAssetId')
     .orderBy('t.settlementKey')
     .select('t.id', 't.settlementKey', 't.makerWalletId', 't.takerWalletId', 't.takerSide', 't.quantity', 't.quoteAmount', 't.makerFee', 't.takerFee', 'b.id as baseId', 'b.decimals as baseDecimals', 'q.id as quoteId', 'q.decimals as quoteDecimals');
 }
