@@ -18,6 +18,8 @@ export { assetIdsOfChain, chainConfirmations, recordGenesisHash, recordedGenesis
 // The row shapes, for types only: other modules read the registry through ChainService and the functions above.
 export type { AssetModel, BlockchainModel } from './chain.model';
 
+export { createChainsServices } from './chains-services';
+
 /** The chains module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface ChainsServices {
   chains: ChainService;

@@ -14,6 +14,8 @@ export type { DepositListener } from './chain-activity-recorder';
 // The row shape of a recorded chain transfer, for types only: other modules read the table through the functions above.
 export type { ChainTransferModel } from './chain-transfer.model';
 
+export { createDepositsServices } from './deposits-services';
+
 /** The deposits module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface DepositsServices {
   /** Records chain activity of watched wallets; the deposit watchers write through it. */

@@ -15,6 +15,8 @@ export type { LedgerAccount, LedgerMove } from './ledger.service';
 export { WalletBalances } from './wallet-balances';
 export type { WalletBalance } from './wallet-balances';
 
+export { createLedgerServices } from './ledger-services';
+
 /** The ledger module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface LedgerServices {
   ledger: LedgerService;

@@ -9,6 +9,8 @@ export { marketRows, marketIdsWithBaseIn } from './market-queries';
 export { MarketService } from './market.service';
 export type { MarketView, TradingRules } from './market.service';
 
+export { createMarketsServices } from './markets-services';
+
 /** The markets module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface MarketsServices {
   /** Order book: markets, the internal ledger, orders (one engine per market), market data. */

@@ -21,6 +21,8 @@ export { tradeRows } from './trade-queries';
 export { batchTradeIds, batchTrades, queuedTrades, setBatchTradesStatus, settlementTradeRows, tradesMarketsAndOrganizations } from './trade-settlement-rows';
 export type { HeldShard, ShardLeader } from './shard-leadership';
 
+export { createOrdersServices } from './orders-services';
+
 /** The orders module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface OrdersServices {
   orders: OrderService;

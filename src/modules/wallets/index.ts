@@ -25,6 +25,8 @@ export type { WalletDependents } from './wallet-dependents';
 export { WatchedWallets } from './watched-wallets';
 export type { WatchedWallet } from './watched-wallets';
 
+export { createWalletsServices } from './wallets-services';
+
 /** The wallets module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface WalletsServices {
   walletKeys: WalletKeys;
