@@ -5,6 +5,8 @@
  */
 import type { AccessTokenService } from './access-token.service';
 
+export { createAccessTokensServices } from './access-tokens-services';
+
 /** The access-tokens module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface AccessTokensServices {
   /** Short-lived access tokens issued by keys (both hosts) and the order book's realtime authorisation. */

@@ -9,6 +9,8 @@ import type { AgentPolicyService } from './agent-policy.service';
 import type { AgentWalletService } from './agent-wallet.service';
 import type { AgentService } from './agent.service';
 
+export { createAgentsServices } from './agents-services';
+
 /** The agents module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface AgentsServices {
   /** Agents: their keys, wallets, spending policies and policy-checked payments. */

@@ -3,13 +3,17 @@
  * Other modules import only this file (its GraphQL classes, for their resolvers and types, from its *.types.ts);
  * its tables are read by its own files alone (ARCHITECTURE.md, Module faces).
  */
+import type { SanctionedDepositFlagger } from './sanctioned-deposit-flagger';
 import type { AmlService } from './aml.service';
 import type { FlaggedTransferService } from './flagged-transfer.service';
 import type { SanctionsLists } from './sanctions-lists';
 import type { SanctionsScreen, SanctionsSnapshot } from './sanctions-screen';
 import type { WalletAml } from './wallet-aml';
 
+export { sanctionsDestinationScreen } from './sanctions-destination-screen';
 export type { ScreeningResult } from './sanctions-screen';
+
+export { createAmlServices } from './aml-services';
 
 /** The aml module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface AmlServices {
@@ -24,4 +28,6 @@ export interface AmlServices {
   walletAml: WalletAml;
   /** Deposits from sanctioned addresses: review and release. */
   flaggedTransfers: FlaggedTransferService;
+  /** Flags deposits from sanctioned addresses (the first deposit listener). */
+  depositFlagger: SanctionedDepositFlagger;
 }

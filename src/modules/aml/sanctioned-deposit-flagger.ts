@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
-import type { DepositListener, ChainTransferModel } from '../deposits';
+import { flagDeposit, type DepositListener, type ChainTransferModel } from '../deposits';
 import type { SanctionsScreen } from './sanctions-screen';
 
 /**
@@ -22,8 +22,7 @@ export class SanctionedDepositFlagger implements DepositListener {
     const listDate = this.screen.info().listDate;
     for (const d of flagged) {
       const matches = this.screen.screen(d.fromAddress).matches;
-      const [row] = await trx('chain_transfers').where({ id: d.id }).update({ amlFlaggedAt: trx.fn.now(), amlMatches: JSON.stringify(matches) }).returning(['amlFlaggedAt']);
-      d.amlFlaggedAt = (row as { amlFlaggedAt: Date }).amlFlaggedAt;
+      d.amlFlaggedAt = await flagDeposit(trx, d.id, matches);
       d.amlMatches = matches;
     }
     await this.outbox.publishMany(

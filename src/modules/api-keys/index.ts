@@ -10,6 +10,8 @@ export { apiKeyLabels, newestAgentKeyPrefix } from './api-key-rows';
 export type { ApiKeyLabel } from './api-key-rows';
 export { ApiKeyService } from './api-key.service';
 
+export { createApiKeysServices } from './api-keys-services';
+
 /** The api-keys module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface ApiKeysServices {
   apiKeys: ApiKeyService;

@@ -11,3 +11,8 @@ export async function assetSymbol(db: Knex | Knex.Transaction, id: string): Prom
   const row = await AssetModel.query(db).findById(id).select('symbol');
   return row ? row.symbol : null;
 }
+
+/** A chain's assets, in the caller's connection or transaction. */
+export async function assetsOfChain(db: Knex | Knex.Transaction, blockchainId: string): Promise<AssetModel[]> {
+  return AssetModel.query(db).where({ blockchainId });
+}

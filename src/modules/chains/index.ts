@@ -11,11 +11,14 @@ export type { ChainNetwork } from './chain-networks';
 export { ChainService, blockchainView } from './chain.service';
 export type { AssetView, BlockchainView } from './chain.service';
 
-export { assetSymbol, assetsById } from './asset-rows';
+export { assetRows, assetIdsOnChain } from './asset-queries';
+export { assetSymbol, assetsById, assetsOfChain } from './asset-rows';
 export { assetIdsOfChain, chainConfirmations, recordGenesisHash, recordedGenesisHash } from './blockchain-rows';
 
 // The row shapes, for types only: other modules read the registry through ChainService and the functions above.
 export type { AssetModel, BlockchainModel } from './chain.model';
+
+export { createChainsServices } from './chains-services';
 
 /** The chains module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface ChainsServices {

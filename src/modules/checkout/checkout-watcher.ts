@@ -6,6 +6,7 @@ import type { Worker } from '../../platform/worker';
 import type { ChainNetworks } from '../chains';
 import { assetsById } from '../chains';
 import { readBalances } from '../wallets';
+import { chainTransferColumn } from '../deposits';
 import type { CheckoutDesk } from './checkout-desk';
 import type { CheckoutDeposits } from './checkout-deposits';
 import type { CheckoutAddressRetirement } from './address-retirement';
@@ -68,12 +69,14 @@ export class CheckoutWatcher implements Worker {
    */
   async countConfirmations(): Promise<void> {
     // Each on its own chain: a WRONG_CHAIN transfer is not on the checkout's.
-    const rows: { id: string; blockchainId: string; blockNumber: string; blockHash: string; confirmations: number }[] = await this.db('checkout_transfers as t')
-      .join('chain_transfers as ct', 'ct.id', 't.chainTransferId')
-      .where('t.status', 'CONFIRMING')
-      .orderBy('t.createdAt')
+    const confirming: { id: string; chainTransferId: string; blockchainId: string; blockNumber: string; confirmations: number }[] = await this.db('checkout_transfers')
+      .where('status', 'CONFIRMING')
+      .orderBy('createdAt')
       .limit(BATCH)
-      .select('t.id', 't.blockchainId', 't.blockNumber', 'ct.blockHash', 't.confirmations');
+      .select('id', 'chainTransferId', 'blockchainId', 'blockNumber', 'confirmations');
+    // The block each was recorded in, from its chain transfer.
+    const recordedIn = await chainTransferColumn(this.db, confirming.map((t) => t.chainTransferId), 'blockHash');
+    const rows = confirming.filter((t) => recordedIn.has(t.chainTransferId)).map((t) => ({ ...t, blockHash: recordedIn.get(t.chainTransferId)! }));
     const heads = new Map<string, number>();
     // Payments share blocks: each block's hash is read once per pass.
     const hashes = new Map<string, Promise<string | null | undefined>>();

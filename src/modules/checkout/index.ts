@@ -17,6 +17,8 @@ export { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './
 // The row shapes, for types only: a checkout's owners (payment links, payment intents) read them through CheckoutDesk.
 export type { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 
+export { createCheckoutServices } from './checkout-services';
+
 /** The checkout module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface CheckoutServices {
   /** Payments: the checkout mechanics links and intents share, and the deposits matched to them. */

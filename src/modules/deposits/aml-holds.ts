@@ -34,6 +34,12 @@ export async function flaggedDeposit(db: Knex | Knex.Transaction, organizationId
   return lock ? q.forUpdate() : q;
 }
 
+/** Flags a deposit from a sanctioned address (when, which list entries matched), in the caller's transaction; returns when it was flagged. */
+export async function flagDeposit(trx: Knex.Transaction, id: string, matches: unknown): Promise<Date> {
+  const [row] = await trx('chain_transfers').where({ id }).update({ amlFlaggedAt: trx.fn.now(), amlMatches: JSON.stringify(matches) }).returning(['amlFlaggedAt']);
+  return (row as { amlFlaggedAt: Date }).amlFlaggedAt;
+}
+
 /** Records an admin's release of a flagged deposit's hold (who, when, why). */
 export async function releaseFlaggedDeposit(trx: Knex.Transaction, id: string, releasedBy: string, note: string): Promise<ChainTransferModel> {
   return ChainTransferModel.query(trx).patchAndFetchById(id, { amlReleasedAt: new Date(), amlReleasedBy: releasedBy, amlReleaseNote: note });

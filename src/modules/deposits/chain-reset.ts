@@ -29,6 +29,11 @@ export interface TradingReset {
   tradingBackToCustody(trx: Knex.Transaction, assetIds: string[], reference: string): Promise<void>;
 }
 
+/** What the ledger holds of assets, per asset id in base units; assets it holds none of are absent. */
+export interface LedgerHoldings {
+  heldOf(assetIds: string[]): Promise<Record<string, string>>;
+}
+
 /**
  * A chain that was reset (a dev chain started afresh) is not a reorg of every block: at start Keel
  * compares the chain's genesis hash with the one it recorded (and, for a dev chain it started
@@ -46,7 +51,7 @@ export class ChainResetReconciler {
     private readonly deposits: DepositListener,
     private readonly orders: OrderCanceller,
     private readonly logger: Logger,
-    private readonly trading?: TradingReset,
+    private readonly ledger: TradingReset & LedgerHoldings,
   ) {}
 
   /**
@@ -83,7 +88,7 @@ export class ChainResetReconciler {
       const rows = await trx('chain_transfers').where({ blockchainId, status: 'CONFIRMED', direction: 'incoming' }).update({ status: 'REVERTED', revertedAt: trx.fn.now() }).returning('*');
       const deposits = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never));
       // Trading balances were deposits too, moved into a contract that is gone: back at the addresses, reversed with them.
-      await this.trading?.tradingBackToCustody(trx, assetIds, `chain-reset:${blockchainId}:${genesis}`);
+      await this.ledger.tradingBackToCustody(trx, assetIds, `chain-reset:${blockchainId}:${genesis}`);
       if (deposits.length) await this.deposits.reverted(trx, deposits);
       await trx('chain_blocks').where({ blockchainId }).delete();
       await trx('chain_cursors').where({ blockchainId }).delete();
@@ -91,7 +96,7 @@ export class ChainResetReconciler {
       return deposits.length;
     });
     if (reverted === undefined) return undefined;
-    const outcome: ChainResetOutcome = { reason, revertedDeposits: reverted, cancelledOrders: cancelled.length, unbacked: await this.unbacked(assetIds) };
+    const outcome: ChainResetOutcome = { reason, revertedDeposits: reverted, cancelledOrders: cancelled.length, unbacked: await this.ledger.heldOf(assetIds) };
     this.logger.error(
       { chainId: spec.chainId, ...outcome, recordedGenesis: recorded.genesisHash, genesis, cursorBlock: recorded.cursorBlock },
       'chain reset: the chain no longer holds the history Keel recorded; its deposits were taken back at once, orders locking its assets cancelled, and the watcher restarts from the new head',
@@ -110,16 +115,6 @@ export class ChainResetReconciler {
     const recordedGenesis = await recordedGenesisHash(db, blockchainId, forUpdate);
     const cursor = await db('chain_cursors').where({ blockchainId }).first();
     return { genesisHash: recordedGenesis, cursorBlock: cursor ? Number(cursor.blockNumber) : null, cursorHash: cursor?.blockHash ?? null };
-  }
-
-  private async unbacked(assetIds: string[]): Promise<Record<string, string>> {
-    if (assetIds.length === 0) return {};
-    const rows: { assetId: string; total: string }[] = await this.db('ledger_balances')
-      .whereIn('assetId', assetIds)
-      .groupBy('assetId')
-      .select('assetId', this.db.raw('sum(available + locked)::text AS total'))
-      .havingRaw('sum(available + locked) <> 0');
-    return Object.fromEntries(rows.map((r) => [r.assetId, r.total]));
   }
 }
 

@@ -11,3 +11,9 @@ export async function scannedBlockNumber(db: Knex | Knex.Transaction, blockchain
   const cursor = await db('chain_cursors').where({ blockchainId }).first('blockNumber');
   return cursor ? Number(cursor.blockNumber) : undefined;
 }
+
+/** One column (the block hash it was seen in, or its transaction hash) of each of these recorded chain transfers, by id; ids not recorded are absent. */
+export async function chainTransferColumn(db: Knex | Knex.Transaction, ids: string[], column: 'blockHash' | 'txHash'): Promise<Map<string, string>> {
+  const rows: { id: string; value: string }[] = ids.length ? await db('chain_transfers').whereIn('id', ids).select('id', `${column} as value`) : [];
+  return new Map(rows.map((r) => [r.id, r.value]));
+}

@@ -7,12 +7,14 @@ import type { ChainActivityRecorder } from './chain-activity-recorder';
 import type { ChainTransferHistoryService } from './chain-transfer-history.service';
 import type { NftHoldingsService } from './nft-holdings.service';
 
-export { flaggedDeposit, flaggedDeposits, heldByAml, releaseFlaggedDeposit, unreleasedFlags } from './aml-holds';
-export { chainTransferById, scannedBlockNumber } from './deposit-rows';
+export { flagDeposit, flaggedDeposit, flaggedDeposits, heldByAml, releaseFlaggedDeposit, unreleasedFlags } from './aml-holds';
+export { chainTransferColumn, chainTransferById, scannedBlockNumber } from './deposit-rows';
 export type { DepositListener } from './chain-activity-recorder';
 
 // The row shape of a recorded chain transfer, for types only: other modules read the table through the functions above.
 export type { ChainTransferModel } from './chain-transfer.model';
+
+export { createDepositsServices } from './deposits-services';
 
 /** The deposits module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface DepositsServices {

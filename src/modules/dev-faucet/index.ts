@@ -5,6 +5,8 @@
  */
 import type { DevFaucetService } from './dev-faucet.service';
 
+export { createDevFaucetServices } from './dev-faucet-services';
+
 /** The dev-faucet module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface DevFaucetServices {
   devFaucet: DevFaucetService;

@@ -5,6 +5,8 @@
  */
 import type { EngineStatusService } from './engine-status.service';
 
+export { createEngineStatusServices } from './engine-status-services';
+
 /** The engine-status module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface EngineStatusServices {
   engineStatus: EngineStatusService;

@@ -9,10 +9,13 @@ import type { WalletBalances } from './wallet-balances';
 
 export { CustodyLedgerSync } from './custody-ledger-sync';
 export type { SettlementView } from './custody-ledger-sync';
+export { balanceTotals, walletDebtsOf } from './ledger-rows';
 export { LedgerService } from './ledger.service';
 export type { LedgerAccount, LedgerMove } from './ledger.service';
 export { WalletBalances } from './wallet-balances';
 export type { WalletBalance } from './wallet-balances';
+
+export { createLedgerServices } from './ledger-services';
 
 /** The ledger module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface LedgerServices {

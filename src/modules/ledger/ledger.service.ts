@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { insertRowsPart, rowsOf, StatementPart } from '../../platform/db/one-statement';
 import type { MasterWalletService, AddressService } from '../wallets';
+import { assetTotals } from './ledger-rows';
 
 export type EntryKind = 'credit' | 'debit' | 'lock' | 'unlock' | 'fill' | 'fee';
 
@@ -202,6 +203,11 @@ export class LedgerService {
       await this.debit(trx, { ...move, account: 'trading' });
       await this.credit(trx, { ...move, account: 'custody' });
     }
+  }
+
+  /** Per asset, what the ledger's balances hold of it in base units (non-zero totals only): after a chain reset, money no chain backs. */
+  heldOf(assetIds: string[]): Promise<Record<string, string>> {
+    return assetTotals(this.db, assetIds);
   }
 
   /**

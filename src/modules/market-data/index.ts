@@ -8,6 +8,8 @@ import type { MarketDataService } from './market-data.service';
 export { CANDLE_INTERVALS, MarketDataService } from './market-data.service';
 export type { Candle, Ticker } from './market-data.service';
 
+export { createMarketDataServices } from './market-data-services';
+
 /** The market-data module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface MarketDataServices {
   marketData: MarketDataService;

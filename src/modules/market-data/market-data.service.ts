@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { normalizeDecimal } from '../../platform/decimal';
 import type { MarketService } from '../markets';
-import type { OrderQueries } from '../orders';
+import { tradeCandles, tradeDay, type OrderQueries } from '../orders';
 
 /** Candle intervals and their length in seconds. Buckets are aligned to the Unix epoch (UTC). */
 export const CANDLE_INTERVALS: Record<string, number> = { '1m': 60, '5m': 300, '15m': 900, '1h': 3600, '4h': 14_400, '1d': 86_400 };
@@ -37,7 +37,7 @@ export interface Candle {
 
 const dec = (v: string | null): string | null => (v === null ? null : normalizeDecimal(v));
 
-/** Ticker and candles: aggregates over the trades table, plus the touch from the live engine. */
+/** Ticker and candles: aggregates over the market's trades (orders' face), plus the touch from the live engine. */
 export class MarketDataService {
   constructor(
     private readonly db: Knex,
@@ -51,25 +51,7 @@ export class MarketDataService {
    */
   async ticker(symbol: string, touchFrom: 'engine' | 'record' = 'engine'): Promise<Ticker> {
     const market = await this.markets.row(symbol);
-    const { rows } = await this.db.raw(
-      `WITH day AS (
-         SELECT price, quantity, quote_amount, sequence FROM trades
-          WHERE market_id = ? AND created_at >= now() - interval '24 hours'
-       ), last AS (
-         SELECT price FROM trades WHERE market_id = ? ORDER BY sequence DESC LIMIT 1
-       ), agg AS (
-         SELECT count(*)::int AS n, (array_agg(price ORDER BY sequence))[1] AS open, max(price) AS high, min(price) AS low,
-                coalesce(sum(quantity), 0) AS volume, coalesce(sum(quote_amount), 0) AS quote_volume
-           FROM day
-       )
-       SELECT agg.n AS "trades", (SELECT price FROM last)::text AS "last", agg.open::text AS "open", agg.high::text AS "high", agg.low::text AS "low",
-              agg.volume::text AS "volume", agg.quote_volume::text AS "quoteVolume",
-              ((SELECT price FROM last) - agg.open)::text AS "change",
-              CASE WHEN agg.open > 0 THEN round(((SELECT price FROM last) - agg.open) / agg.open * 100, 4)::text END AS "changePercent"
-         FROM agg`,
-      [market.id, market.id],
-    );
-    const r = rows[0] as Record<string, string | null> & { trades: number };
+    const r = await tradeDay(this.db, market.id);
     const touch = touchFrom === 'engine' ? await this.orders.touch(market.id) : await this.orders.committedTouch(market.id);
     return {
       market: market.symbol,
@@ -97,18 +79,8 @@ export class MarketDataService {
     if (!seconds) throw KeelError.invalidField('interval', `must be one of ${Object.keys(CANDLE_INTERVALS).join(', ')}`);
     if (!Number.isInteger(count) || count < 1 || count > MAX_CANDLES) throw KeelError.invalidField('count', `must be between 1 and ${MAX_CANDLES}`);
     const market = await this.markets.row(symbol);
-    const { rows } = await this.db.raw(
-      `WITH b AS (
-         SELECT to_timestamp(floor(extract(epoch FROM created_at) / ?) * ?) AS bucket, price, quantity, sequence
-           FROM trades
-          WHERE market_id = ? AND created_at >= to_timestamp((floor(extract(epoch FROM now()) / ?) - ? + 1) * ?)
-       )
-       SELECT bucket AS "time", (array_agg(price ORDER BY sequence))[1]::text AS "open", max(price)::text AS "high", min(price)::text AS "low",
-              (array_agg(price ORDER BY sequence DESC))[1]::text AS "close", sum(quantity)::text AS "volume"
-         FROM b GROUP BY bucket ORDER BY bucket`,
-      [seconds, seconds, market.id, seconds, count, seconds],
-    );
-    return (rows as Record<string, string>[]).map((r) => ({
+    const rows = await tradeCandles(this.db, market.id, seconds, count);
+    return rows.map((r) => ({
       time: new Date(r.time),
       open: normalizeDecimal(r.open),
       high: normalizeDecimal(r.high),

@@ -5,8 +5,11 @@
  */
 import type { MarketService } from './market.service';
 
+export { marketRows, marketIdsWithBaseIn } from './market-queries';
 export { MarketService } from './market.service';
 export type { MarketView, TradingRules } from './market.service';
+
+export { createMarketsServices } from './markets-services';
 
 /** The markets module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface MarketsServices {

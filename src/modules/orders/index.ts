@@ -16,7 +16,12 @@ export type { OrderModel } from './order.model';
 export { OrderService } from './order.service';
 export type { MarketEngineView } from './order.service';
 export { ShardLeadership } from './shard-leadership';
+export { tradeCandles, tradeDay } from './trade-aggregates';
+export { tradeRows } from './trade-queries';
+export { batchTradeIds, batchTrades, queuedTrades, setBatchTradesStatus, settlementTradeRows, tradesMarketsAndOrganizations } from './trade-settlement-rows';
 export type { HeldShard, ShardLeader } from './shard-leadership';
+
+export { createOrdersServices } from './orders-services';
 
 /** The orders module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface OrdersServices {

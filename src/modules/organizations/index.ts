@@ -9,6 +9,8 @@ export { Tier } from './organization.domain';
 export { OrganizationService } from './organization.service';
 export { setMonthlyQuota } from './organization-rows';
 
+export { createOrganizationsServices } from './organizations-services';
+
 /** The organizations module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface OrganizationsServices {
   organizations: OrganizationService;

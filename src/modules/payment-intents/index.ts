@@ -5,6 +5,8 @@
  */
 import type { PaymentIntentService } from './payment-intent.service';
 
+export { createPaymentIntentsServices } from './payment-intents-services';
+
 /** The payment-intents module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface PaymentIntentsServices {
   paymentIntents: PaymentIntentService;

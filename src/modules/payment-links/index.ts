@@ -8,6 +8,8 @@ import type { PublicCheckoutService } from './public-checkout.service';
 
 export { paymentLinksByWallet } from './payment-link-rows';
 
+export { createPaymentLinksServices } from './payment-links-services';
+
 /** The payment-links module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface PaymentLinksServices {
   paymentLinks: PaymentLinkService;

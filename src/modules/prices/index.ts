@@ -5,6 +5,8 @@
  */
 import type { PriceService } from './price.service';
 
+export { createPricesServices } from './prices-services';
+
 /** The prices module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface PricesServices {
   /** USD prices of tokens: references, stablecoins at par, Keel's own order-book trades; cached. */

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { Ids } from '../../platform/ids';
 import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/decimal';
-import { assetSymbol } from '../chains';
+import { assetRows, assetSymbol } from '../chains';
+import { marketRows } from '../markets';
+import { tradeRows } from '../orders';
 import type { BatchPriceSource, TokenPrice } from './price-source';
 import type { ReferencePrices } from './reference-prices';
 import { ObservedTrade, policyPrice, PolicyPriceRules } from './policy-price';
@@ -65,20 +67,19 @@ export class KeelPriceSource implements BatchPriceSource {
   private async windowTrades(symbol: string): Promise<ObservedTrade[]> {
     const quotes = this.references.usdQuotes();
     if (quotes.length === 0) return [];
+    // One statement over the owners' rows: trades and their orders (orders), markets, assets (chains).
     const rows = (await this.db.raw(
       `SELECT m.symbol AS market, upper(qa.symbol) AS quote, t.price::text AS price, t.quantity::text AS quantity,
-              mo.organization_id AS maker_org, tko.organization_id AS taker_org, t.created_at
-         FROM trades t
-         JOIN markets m ON m.id = t.market_id
-         JOIN assets ba ON ba.id = m.base_asset_id
-         JOIN assets qa ON qa.id = m.quote_asset_id
-         JOIN orders mo ON mo.id = t.maker_order_id
-         JOIN orders tko ON tko.id = t.taker_order_id
+              t.maker_organization_id AS maker_org, t.taker_organization_id AS taker_org, t.created_at
+         FROM ? t
+         JOIN ? m ON m.id = t.market_id
+         JOIN ? ba ON ba.id = m.base_asset_id
+         JOIN ? qa ON qa.id = m.quote_asset_id
         WHERE upper(ba.symbol) = ? AND upper(qa.symbol) = ANY(?::text[])
           AND t.created_at > now() - make_interval(secs => ?)
         ORDER BY t.created_at DESC
         LIMIT ?`,
-      [symbol, quotes, this.policyRules.windowSeconds, POLICY_TRADES_MAX],
+      [tradeRows(this.db, true), marketRows(this.db), assetRows(this.db), assetRows(this.db), symbol, quotes, this.policyRules.windowSeconds, POLICY_TRADES_MAX],
     )) as { rows: { market: string; quote: string; price: string; quantity: string; maker_org: string; taker_org: string; created_at: Date }[] };
     return rows.rows.map((r) => ({
       market: r.market,
@@ -127,16 +128,17 @@ export class KeelPriceSource implements BatchPriceSource {
   private async lastTrades(symbols: string[]): Promise<Map<string, LastTrade>> {
     const quotes = this.references.usdQuotes();
     if (quotes.length === 0) return new Map();
+    // One statement over the owners' rows: trades (orders), markets, assets (chains).
     const rows = (await this.db.raw(
       `SELECT DISTINCT ON (upper(ba.symbol)) upper(ba.symbol) AS base, m.symbol AS market, upper(qa.symbol) AS quote, t.price::text AS price, t.created_at
-         FROM trades t
-         JOIN markets m ON m.id = t.market_id
-         JOIN assets ba ON ba.id = m.base_asset_id
-         JOIN assets qa ON qa.id = m.quote_asset_id
+         FROM ? t
+         JOIN ? m ON m.id = t.market_id
+         JOIN ? ba ON ba.id = m.base_asset_id
+         JOIN ? qa ON qa.id = m.quote_asset_id
         WHERE upper(ba.symbol) = ANY(?::text[]) AND upper(qa.symbol) = ANY(?::text[])
           AND t.created_at > now() - make_interval(secs => ?)
         ORDER BY upper(ba.symbol), t.created_at DESC, t.sequence DESC`,
-      [symbols, quotes, this.tradeMaxAgeSeconds],
+      [tradeRows(this.db), marketRows(this.db), assetRows(this.db), assetRows(this.db), symbols, quotes, this.tradeMaxAgeSeconds],
     )) as { rows: LastTrade[] };
     return new Map(rows.rows.map((r) => [r.base, r]));
   }

@@ -5,6 +5,8 @@
  */
 import type { QuotaService } from './quota.service';
 
+export { createQuotasServices } from './quotas-services';
+
 /** The quotas module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface QuotasServices {
   /** Each organisation's month of requests against its quota, and the operator's quotas. */

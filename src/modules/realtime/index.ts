@@ -5,6 +5,8 @@
  */
 import type { RealtimeService } from './realtime.service';
 
+export { createRealtimeServices } from './realtime-services';
+
 /** The realtime module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface RealtimeServices {
   /** Realtime order-book feeds for GraphQL subscriptions, shared per market and channel. */

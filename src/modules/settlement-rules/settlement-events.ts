@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { formatScaled } from '../../platform/decimal';
 import type { PublishInput } from '../../platform/events/outbox';
 import type { ChainService } from '../chains';
+import { chainTransferById } from '../deposits';
 import type { SendingWallets } from '../wallets';
 import { ruleEventPrefix, ruleView } from './settlement-rule.service';
 
@@ -21,7 +22,7 @@ export interface ExecutionOutcome {
 export async function executionEvent(trx: Knex.Transaction, chains: ChainService, wallets: SendingWallets, execution: Record<string, any>, outcome: ExecutionOutcome): Promise<PublishInput<Record<string, unknown>>> {
   const ruleRow = await trx('settlement_rules').where({ id: execution.ruleId }).first();
   const rule = ruleView(ruleRow);
-  const deposit = await trx('chain_transfers').where({ id: execution.chainTransferId }).first();
+  const deposit = await chainTransferById(trx, execution.chainTransferId);
   const [asset, chain] = await Promise.all([chains.assetRow(execution.assetId), chains.blockchainRow(rule.source.blockchainId)]);
   const wallet = await wallets.resolve(ruleRow.organizationId, rule.addressId ? { addressId: rule.addressId } : { masterWalletId: rule.masterWalletId }, trx).catch(() => null);
   const sourceAssets = rule.source.assetIds.length ? rule.source.assetIds : [execution.assetId];

@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { ChainNetworks, ChainService, AssetView } from '../chains';
+import { chainTransferById } from '../deposits';
 import { readBalances } from '../wallets';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import { checkTransferPolicy } from '../withdrawals';
@@ -49,7 +50,7 @@ export class SettlementExecutor {
   async prepare(trx: Knex.Transaction, execution: Record<string, any>): Promise<ExecutionPlan> {
     const rule = await trx('settlement_rules').where({ id: execution.ruleId }).first();
     if (!rule || rule.deletedAt || !rule.isActive) return { cancelled: 'the rule was deactivated or deleted before it executed' };
-    const deposit = await trx('chain_transfers').where({ id: execution.chainTransferId }).first();
+    const deposit = await chainTransferById(trx, execution.chainTransferId);
     if (!deposit || deposit.status !== 'CONFIRMED') return { cancelled: 'the deposit was taken back by a chain reorganisation before the rule executed' };
 
     const wallet = await this.wallets.resolve(rule.organizationId, rule.addressId ? { addressId: rule.addressId } : { masterWalletId: rule.masterWalletId }, trx);

@@ -4,6 +4,7 @@ import type { Logger } from '../../platform/logger';
 import type { ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
 import type { SendingItem, TransferOutcomeListener } from '../withdrawals';
+import { transfersWaitingOn } from '../withdrawals';
 import { executionEvent } from './settlement-events';
 
 export interface RetryPolicy {
@@ -77,7 +78,7 @@ export class SettlementOutcomes implements TransferOutcomeListener {
    * wallet's gas top-up for a deposit address), is FAILED for good, with *.failed.
    */
   readonly rejected = async (trx: Knex.Transaction, transfer: { itemIds: string[] }): Promise<void> => {
-    const waiting = trx('transfer_items').whereIn('afterItemId', transfer.itemIds).select('transferId');
+    const waiting = transfersWaitingOn(trx, transfer.itemIds);
     const rows: Record<string, any>[] = await trx('settlement_rule_executions')
       .where({ status: 'SUBMITTED' })
       .where((q) => q.whereIn('transferItemId', transfer.itemIds).orWhereIn('transferId', waiting))

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { isNftStandard } from '../chains';
+import { chainTransferColumn } from '../deposits';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, normalizeDecimal, parseDecimal } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
@@ -225,8 +226,8 @@ export class SettlementRuleService {
   /** A rule's executions, newest first: one per deposit it matched. */
   async executions(organizationId: string, ruleId: string, args: PageWindow): Promise<PageResult<SettlementExecutionView>> {
     const rule = await this.row(organizationId, ruleId, true);
-    const q = this.db('settlement_rule_executions as e').join('chain_transfers as d', 'd.id', 'e.chainTransferId').where('e.ruleId', rule.id).select('e.*', 'd.txHash as depositTxHash');
-    const { rows, total } = await fetchPage<Record<string, any>>(this.db.from(q.as('x')), args, [{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    const { rows, total } = await fetchPage<Record<string, any>>(this.db('settlement_rule_executions').where({ ruleId: rule.id }), args, [{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    const depositTxHashes = await chainTransferColumn(this.db, rows.map((r) => r.chainTransferId), 'txHash');
     const assets = await this.chains.assetViews(rows.map((r) => r.assetId));
     return toPage(
       rows.map((r) => {
@@ -235,7 +236,7 @@ export class SettlementRuleService {
           id: r.id,
           ruleId: r.ruleId,
           depositId: r.chainTransferId,
-          depositTxHash: r.depositTxHash,
+          depositTxHash: depositTxHashes.get(r.chainTransferId) as string,
           asset: { id: asset.id, symbol: asset.symbol },
           amount: formatScaled(BigInt(r.rawAmount), asset.decimals),
           kind: r.kind,

@@ -3,6 +3,7 @@ import { toUnitsFloor } from '../../platform/decimal';
 import type { DepositListener, ChainTransferModel } from '../deposits';
 import { heldByAml } from '../deposits';
 import { assetsById } from '../chains';
+import { txHashesSentAs } from '../withdrawals';
 
 /**
  * Turns confirmed deposits into settlement-rule executions, inside the scan's transaction: one row
@@ -35,13 +36,7 @@ export class SettlementTrigger implements DepositListener {
       .where({ isActive: true })
       .whereNull('deletedAt');
     if (!rules.length) return;
-    const ownSwaps = new Set<string>(
-      await trx('transfer_items as i')
-        .join('transfers as t', 't.id', 'i.transferId')
-        .where('t.kind', 'swap')
-        .whereIn('i.txHash', candidates.map((d) => d.txHash))
-        .pluck('i.txHash'),
-    );
+    const ownSwaps = await txHashesSentAs(trx, 'swap', candidates.map((d) => d.txHash));
     const decimals = new Map<string, number>((await assetsById(trx, candidates.map((d) => d.assetId))).map((a) => [a.id, a.decimals]));
     const rows = [];
     for (const d of candidates) {

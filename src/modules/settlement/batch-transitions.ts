@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
+import { batchTrades, setBatchTradesStatus, tradesMarketsAndOrganizations } from '../orders';
 import type { BatchStatus } from './settlement-batch.domain';
 
 
@@ -57,7 +58,7 @@ export async function transition(
     .returning('*');
   if (!updated.length) return false;
   const row = updated[0] as BatchRow;
-  await trx('trades').where({ settlementBatchId: batch.id }).update({ settlementStatus: to });
+  await setBatchTradesStatus(trx, batch.id, to);
   await recordTransition(trx, outbox, row, batch.status, detail);
   return true;
 }
@@ -86,15 +87,11 @@ export async function recordTransition(trx: Knex.Transaction, outbox: Outbox, ro
 
 /** A new batch (BATCHED) of the given trades, in the caller's transaction, with its record and events. */
 export async function insertBatch(trx: Knex.Transaction, outbox: Outbox, blockchainId: string, tradeIds: string[], parentBatchId: string | null): Promise<BatchRow> {
-  const { rows } = await trx.raw(
-    `SELECT array_agg(DISTINCT t.market_id) AS markets, array_agg(DISTINCT o.organization_id) AS orgs
-       FROM trades t JOIN orders o ON o.id IN (t.maker_order_id, t.taker_order_id) WHERE t.id = ANY(?::uuid[])`,
-    [tradeIds],
-  );
+  const made = await tradesMarketsAndOrganizations(trx, tradeIds);
   const [batch] = await trx('settlement_batches')
-    .insert({ id: randomUUID(), blockchainId, status: 'BATCHED', parentBatchId, marketIds: rows[0].markets, tradeIds, tradeCount: tradeIds.length, organizationIds: rows[0].orgs })
+    .insert({ id: randomUUID(), blockchainId, status: 'BATCHED', parentBatchId, marketIds: made.markets, tradeIds, tradeCount: tradeIds.length, organizationIds: made.orgs })
     .returning('*');
-  await trx('trades').whereIn('id', tradeIds).update({ settlementBatchId: batch.id, settlementStatus: 'BATCHED' });
+  await batchTrades(trx, tradeIds, batch.id);
   await recordTransition(trx, outbox, batch as BatchRow, null, parentBatchId ? `split from batch ${parentBatchId}` : null);
   return batch as BatchRow;
 }

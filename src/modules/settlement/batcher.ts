@@ -3,6 +3,9 @@ import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import { FailpointCrash, type Failpoints } from '../../platform/failpoints';
 import type { Outbox } from '../../platform/events/outbox';
+import { assetIdsOnChain, assetsById } from '../chains';
+import { marketIdsWithBaseIn } from '../markets';
+import { batchTradeIds, queuedTrades } from '../orders';
 import { lineHashes, nonceFate, bumpedFees } from '../withdrawals';
 import { BatchRow, insertBatch, transition } from './batch-transitions';
 import type { BatchStatus } from './settlement-batch.domain';
@@ -10,7 +13,7 @@ import { netTrades } from './netting';
 import { SettlementTrade, settlementTrades, toSettlementTrade } from './unsettled-trades';
 import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata } from './settlement-contract';
 import type { SettlementDeployment } from './settlement-deployments';
-import { walletAccounts } from './wallet-accounts';
+import { walletAccounts } from '../wallets';
 import { whereMined } from './where-mined';
 import { Fence, fencedTransaction, LeaseLost, UNFENCED } from './chain-lease';
 import type { TradingWithdrawalSender } from './trading-withdrawal-sender';
@@ -95,17 +98,8 @@ export class SettlementBatcher {
   /** QUEUED trades of the chain's markets, oldest first, into a new batch: when there are enough, or the oldest waited long enough. */
   async formBatch(blockchainId: string, force = false, lease: Fence = UNFENCED): Promise<BatchRow | null> {
     return this.fenced(lease, async (trx) => {
-      const { rows } = await trx.raw(
-        // The chain's markets as an array, not a join: PostgreSQL then walks the queue in
-        // settlement_key order (migration 025) and stops at the batch's size.
-        `SELECT t.id, t.created_at AS "createdAt"
-           FROM trades t
-          WHERE t.settlement_status = 'QUEUED' AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
-            AND t.market_id = ANY(ARRAY(SELECT m.id FROM markets m JOIN assets a ON a.id = m.base_asset_id WHERE a.blockchain_id = ?))
-          ORDER BY t.settlement_key LIMIT ? FOR UPDATE SKIP LOCKED`,
-        [blockchainId, this.options.batchSize],
-      );
-      const trades = rows as { id: string; createdAt: Date }[];
+      // One statement: the queue of the markets whose base asset is on the chain.
+      const trades = await queuedTrades(trx, marketIdsWithBaseIn(trx, assetIdsOnChain(trx, blockchainId)), this.options.batchSize);
       if (!trades.length) return null;
       const oldest = Math.min(...trades.map((t) => new Date(t.createdAt).getTime()));
       if (!force && trades.length < this.options.batchSize && Date.now() - oldest < this.options.maxAgeMs) return null;
@@ -119,7 +113,7 @@ export class SettlementBatcher {
     const deltas = netTrades(trades);
     const accounts = await walletAccounts(this.db, deltas.map((x) => x.walletId));
     const assets = new Map<string, { address: string; isNative: boolean }>(
-      (await this.db('assets').whereIn('id', [...new Set(deltas.map((x) => x.assetId))]).select('id', 'address', 'isNative')).map((a: { id: string; address: string; isNative: boolean }) => [a.id, a]),
+      (await assetsById(this.db, deltas.map((x) => x.assetId))).map((a) => [a.id, a]),
     );
     const token = (assetId: string) => {
       const a = assets.get(assetId)!;
@@ -229,11 +223,11 @@ export class SettlementBatcher {
   /** A batch that would revert (or did): FAILED with the reason, its trades split into two new batches, or FAILED when alone. */
   private async failAndSplit(batch: BatchRow, reason: string, lease: Fence, changes: Record<string, unknown> = {}): Promise<void> {
     await this.fenced(lease, async (trx) => {
-      const trades: { id: string }[] = await trx('trades').where({ settlementBatchId: batch.id }).orderBy('settlementKey').select('id').forUpdate();
+      const trades = await batchTradeIds(trx, batch.id);
       if (!(await transition(trx, this.outbox, batch, 'FAILED', { ...changes, failureReason: reason }, reason))) return;
       if (trades.length < 2) return;
       const half = Math.ceil(trades.length / 2);
-      for (const part of [trades.slice(0, half), trades.slice(half)]) await insertBatch(trx, this.outbox, batch.blockchainId, part.map((t) => t.id), batch.id);
+      for (const part of [trades.slice(0, half), trades.slice(half)]) await insertBatch(trx, this.outbox, batch.blockchainId, part, batch.id);
     });
     this.logger.warn({ batchId: batch.id, trades: batch.tradeCount, reason }, batch.tradeCount > 1 ? 'settlement batch failed: split to isolate the failing trade' : 'settlement of a trade failed');
   }

@@ -1,12 +1,12 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
-import type { ChainNetwork } from '../chains';
-import type { LedgerAccount } from '../ledger';
+import { assetsOfChain, type ChainNetwork } from '../chains';
+import { balanceTotals, walletDebtsOf, type LedgerAccount } from '../ledger';
 import { forEachBounded } from '../../platform/bounded';
-import { OPEN_ITEM_STATUSES } from '../withdrawals';
+import { openItemsOnChain } from '../withdrawals';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import { unsettledDeltas } from './unsettled-trades';
-import { walletAccounts } from './wallet-accounts';
+import { walletAccounts } from '../wallets';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
 /** Balances read from the node at once: enough to be quick, few enough not to flood the node. */
@@ -101,7 +101,7 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       for (const w of await trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(w.txHash)) paidOut.add(w.id);
 
       const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
-        (await trx('assets').where({ blockchainId }).select('id', 'symbol', 'address', 'isNative')).map((a: { id: string; symbol: string; address: string; isNative: boolean }) => [a.id, a]),
+        (await assetsOfChain(trx, blockchainId)).map((a) => [a.id, a]),
       );
       const native = [...assets.values()].find((a) => a.isNative);
       const ids = [...assets.keys()];
@@ -113,19 +113,12 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
         return t;
       };
       const org = (q: Knex.QueryBuilder, column: string) => (opts.organizationId ? q.where(column, opts.organizationId) : q);
-      for (const r of await org(trx('ledger_balances').whereIn('assetId', ids).select('walletId', 'assetId', 'account', trx.raw('(available + locked)::text AS total')), 'organizationId')) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
-      for (const r of await org(trx('wallet_debts').whereIn('assetId', ids).select('walletId', 'assetId', trx.raw('amount::text AS amount')), 'organizationId')) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
+      for (const r of await balanceTotals(trx, ids, { organizationId: opts.organizationId })) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
+      for (const r of await walletDebtsOf(trx, ids, opts.organizationId)) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
       // Transfer lines taken from custody and not final yet: in flight until their transaction is
       // mined by the block read; once mined, what they sent has left and their gas is paid on chain
       // (the ledger charges it when the line is final).
-      const open = await org(
-        trx('transfer_items as i')
-          .join('transfers as t', 't.id', 'i.transferId')
-          .where('t.blockchainId', blockchainId)
-          .whereIn('i.status', OPEN_ITEM_STATUSES)
-          .select('i.id', 'i.assetId', 'i.rawAmount', 'i.txHash', 'i.replacedTxHashes', trx.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"')),
-        't.organizationId',
-      );
+      const open = await openItemsOnChain(trx, blockchainId, opts.organizationId);
       const sentItems = new Set<string>();
       for (const i of open) {
         const receipt = await minedBy([i.txHash, ...(i.replacedTxHashes ?? [])]);

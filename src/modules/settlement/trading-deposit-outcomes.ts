@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
 import type { LedgerService } from '../ledger';
-import type { SendingItem, TransferOutcomeListener } from '../withdrawals';
+import { itemRecords, type SendingItem, type TransferOutcomeListener } from '../withdrawals';
 import { TRADING_TRANSFER_EVENT } from './trading.domain';
 import { eventData } from './trading.service';
 
@@ -31,7 +31,7 @@ export class TradingDepositOutcomes implements TransferOutcomeListener {
     if (!row) return;
     // The custody credit a migration made for it is taken back (the ledger refunded the line to custody just before).
     if (row.migration) await this.ledger.debit(trx, { organizationId: row.organizationId, walletId: row.walletId, assetId: row.assetId, amount: BigInt(row.rawAmount), reference: `trading-migration-refund:${row.id}`, account: 'custody' });
-    await this.finish(trx, row, 'FAILED', { txHash: item.txHash, failureReason: (await trx('transfer_items').where({ id: item.id }).first('error'))?.error ?? 'the deposit transaction failed' });
+    await this.finish(trx, row, 'FAILED', { txHash: item.txHash, failureReason: (await itemRecords(trx, [item.id])).get(item.id)?.error ?? 'the deposit transaction failed' });
   }
 
   private async pending(trx: Knex.Transaction, item: SendingItem): Promise<Record<string, any> | undefined> {
@@ -40,7 +40,7 @@ export class TradingDepositOutcomes implements TransferOutcomeListener {
   }
 
   private async finish(trx: Knex.Transaction, row: Record<string, any>, status: 'CONFIRMED' | 'FAILED', changes: Record<string, unknown>): Promise<void> {
-    const item = await trx('transfer_items').where({ id: row.depositItemId }).first('blockNumber');
+    const item = (await itemRecords(trx, [row.depositItemId])).get(row.depositItemId);
     const [updated] = await trx('tradingTransfers').where({ id: row.id }).update({ ...changes, status, blockNumber: item?.blockNumber ?? null, updatedAt: trx.fn.now() }).returning('*');
     await this.outbox.publish(trx, { organizationId: row.organizationId, type: `${TRADING_TRANSFER_EVENT}.${status.toLowerCase()}`, data: eventData(updated) });
   }

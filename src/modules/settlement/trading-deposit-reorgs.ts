@@ -3,6 +3,7 @@ import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
 import type { Outbox } from '../../platform/events/outbox';
 import type { ChainNetwork } from '../chains';
+import { itemRecords } from '../withdrawals';
 import { TRADING_TRANSFER_EVENT } from './trading.domain';
 import { eventData } from './trading.service';
 import { whereMined } from './where-mined';
@@ -31,12 +32,13 @@ export class TradingDepositReorgs {
   async check(network: ChainNetwork): Promise<number> {
     const provider = network.provider;
     const head = await provider.getBlockNumber();
-    const rows: Record<string, any>[] = await this.db('tradingTransfers as t')
-      .join('transfer_items as i', 'i.id', 't.depositItemId')
-      .where({ 't.blockchainId': network.blockchainId, 't.direction': 'DEPOSIT', 't.status': 'CONFIRMED' })
-      .where('t.blockNumber', '>=', head - this.options.reorgWindowBlocks)
-      .whereNotNull('t.txHash')
-      .select('t.*', 'i.rawTx as signedTx');
+    const confirmed: Record<string, any>[] = await this.db('tradingTransfers')
+      .where({ blockchainId: network.blockchainId, direction: 'DEPOSIT', status: 'CONFIRMED' })
+      .where('blockNumber', '>=', head - this.options.reorgWindowBlocks)
+      .whereNotNull('txHash');
+    // Each with the transaction its deposit line signed.
+    const items = await itemRecords(this.db, confirmed.map((t) => t.depositItemId));
+    const rows: Record<string, any>[] = confirmed.filter((t) => items.has(t.depositItemId)).map((t) => ({ ...t, signedTx: items.get(t.depositItemId)!.rawTx }));
     // One block read per height: a deposit whose recorded block is still the chain's needs no receipt.
     const canonical = new Map<number, string | null>();
     const hashAt = async (height: number) => {

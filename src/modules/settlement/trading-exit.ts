@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
-import type { ChainNetwork } from '../chains';
+import { assetsOfChain, type ChainNetwork } from '../chains';
 import type { LedgerService, CustodyLedgerSync } from '../ledger';
 import type { SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
@@ -54,7 +54,7 @@ export class TradingExit {
       return { step: 'requested', txHash: receipt.hash, availableAt: new Date(Number(at + delay) * 1000).toISOString() };
     }
     const availableAt = new Date(Number(requestedAt + delay) * 1000).toISOString();
-    const assets: { id: string; symbol: string; address: string; isNative: boolean }[] = await this.db('assets').where({ blockchainId: network.blockchainId }).select('id', 'symbol', 'address', 'isNative');
+    const assets = await assetsOfChain(this.db, network.blockchainId);
     const held = [];
     for (const a of assets) {
       const token = a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address);

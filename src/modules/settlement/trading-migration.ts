@@ -2,13 +2,13 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import { formatScaled } from '../../platform/decimal';
-import type { ChainNetwork } from '../chains';
-import type { SendingWallets } from '../wallets';
+import { assetsOfChain, type ChainNetwork } from '../chains';
+import { balanceTotals } from '../ledger';
+import { walletAccounts, type SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
 import type { TradingService } from './trading.service';
 import { unsettledDeltas } from './unsettled-trades';
-import { walletAccounts } from './wallet-accounts';
 
 /** The one call of the contract before trading balances that the migration still makes: the operator hands balances back to their owners. */
 const previousContract = new ethers.Interface(['function balanceOf(address token, address account) view returns (uint256)', 'function release(address[] accounts, address[] tokens)']);
@@ -64,12 +64,9 @@ export class TradingMigration {
     const inFlight = await this.db('settlement_batches').where({ blockchainId: network.blockchainId }).whereIn('status', ['BATCHED', 'SUBMITTED', 'REORGED', 'REPLACED']).count({ n: '*' });
     if (Number(inFlight[0].n) > 0) throw new Error('batches of the chain are still in flight under the previous flow: let the previous settlement worker finish them first');
     const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
-    const assets: { id: string; symbol: string; address: string; isNative: boolean }[] = await this.db('assets').where({ blockchainId: network.blockchainId }).select('id', 'symbol', 'address', 'isNative');
+    const assets = await assetsOfChain(this.db, network.blockchainId);
     const token = (a: { address: string; isNative: boolean }) => (a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address));
-    const rows: { walletId: string; assetId: string; total: string }[] = await this.db('ledger_balances')
-      .where({ account: 'trading' })
-      .whereIn('assetId', assets.map((a) => a.id))
-      .select('walletId', 'assetId', this.db.raw('(available + locked)::text AS total'));
+    const rows = await balanceTotals(this.db, assets.map((a) => a.id), { account: 'trading' });
     const accounts = await walletAccounts(this.db, rows.map((r) => r.walletId));
 
     const previousReleaseTxHash = row?.previousAddress ? await this.releasePrevious(network, d.operator, row.previousAddress, [...accounts.values()].map((a) => a.address), assets.map(token)) : null;
@@ -99,8 +96,7 @@ export class TradingMigration {
       const line: MigrationLine = { walletId: r.walletId, address: account.address, symbol: asset.symbol, lacking: missing.toString(), depositId: null, refused: null };
       try {
         const wallet = await this.wallets.resolve(account.organizationId, account.addressId ? { addressId: account.addressId } : { masterWalletId: account.masterWalletId });
-        const decimals = (await this.db('assets').where({ id: asset.id }).first('decimals')).decimals as number;
-        line.depositId = await this.trading.migrationDeposit(wallet, { assetId: asset.id, amount: formatScaled(missing, decimals) }, await sponsorOf(account.organizationId), reservedCoin);
+        line.depositId = await this.trading.migrationDeposit(wallet, { assetId: asset.id, amount: formatScaled(missing, asset.decimals) }, await sponsorOf(account.organizationId), reservedCoin);
       } catch (e) {
         line.refused = e instanceof Error ? e.message : String(e);
         this.logger.warn({ walletId: r.walletId, symbol: asset.symbol, err: line.refused }, 'settlement migrate: the wallet\'s trading balance could not be deposited');

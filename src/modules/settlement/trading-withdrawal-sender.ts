@@ -3,6 +3,7 @@ import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import type { Failpoints } from '../../platform/failpoints';
 import type { Outbox } from '../../platform/events/outbox';
+import { assetsById } from '../chains';
 import type { LedgerService } from '../ledger';
 import type { SendingWallets } from '../wallets';
 import { Fence, fencedTransaction } from './chain-lease';
@@ -59,7 +60,7 @@ export class TradingWithdrawalSender {
     const provider = d.network.provider;
     const signed = [];
     for (const w of rows) {
-      const asset = await this.db('assets').where({ id: w.assetId }).first('address', 'isNative');
+      const [asset] = await assetsById(this.db, [w.assetId]);
       const withdrawal = { key: BigInt(w.withdrawalKey), account: ethers.getAddress(w.walletAddress), token: asset.isNative ? NATIVE_TOKEN : ethers.getAddress(asset.address), amount: BigInt(w.rawAmount), to: ethers.getAddress(w.recipient) };
       const key = await this.wallets.signer(w.organizationId, w.masterWalletId, w.addressId, provider);
       signed.push({ withdrawal, signature: await signWithdrawal(key, d.address, d.network.spec.chainId, withdrawal) });

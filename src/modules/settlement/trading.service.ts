@@ -12,7 +12,7 @@ import type { ChainNetwork, ChainNetworks, AssetView, ChainService } from '../ch
 import type { LedgerService } from '../ledger';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { QueuedLine, TransferService, GasTopUps } from '../withdrawals';
-import { checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddress } from '../withdrawals';
+import { checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddress, setItemPredecessor } from '../withdrawals';
 import { readBalances } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { settlementInterface } from './settlement-contract';
@@ -191,7 +191,7 @@ export class TradingService {
     lines[0].afterItemId = after ?? undefined;
     const { transferId, itemIds } = await this.transfers.enqueue(trx, c.wallet, c.network.blockchainId, 'trading_deposit', lines);
     const depositItemId = itemIds[itemIds.length - 1];
-    if (itemIds.length > 1) await trx('transfer_items').where({ id: depositItemId }).update({ afterItemId: itemIds[0] });
+    if (itemIds.length > 1) await setItemPredecessor(trx, depositItemId, itemIds[0]);
     await trx('tradingTransfers').insert({
       ...this.rowOf(id, c.wallet, c.network.blockchainId, c.asset, 'DEPOSIT', c.rawAmount, c.contract, 'PENDING'),
       transferId,

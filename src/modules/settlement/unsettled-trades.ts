@@ -1,4 +1,7 @@
 import { Knex } from 'knex';
+import { assetRows } from '../chains';
+import { marketRows } from '../markets';
+import { settlementTradeRows } from '../orders';
 import { netTrades, NettableTrade } from './netting';
 
 /** A trade row as netting reads it, with its settlement key (the order trades settle in). */
@@ -8,10 +11,12 @@ export interface SettlementTrade extends NettableTrade {
 
 /** Trades with what netting needs of their market's assets; the caller adds the where. */
 export function settlementTrades(db: Knex | Knex.Transaction): Knex.QueryBuilder {
-  return db('trades as t')
-    .join('markets as m', 'm.id', 't.marketId')
-    .join('assets as b', 'b.id', 'm.baseAssetId')
-    .join('assets as q', 'q.id', 'm.quoteAssetId')
+  // One statement over the owners' rows: trades (orders), markets, assets (chains).
+  return db
+    .from(settlementTradeRows(db).as('t'))
+    .join(marketRows(db).as('m'), 'm.id', 't.marketId')
+    .join(assetRows(db).as('b'), 'b.id', 'm.baseAssetId')
+    .join(assetRows(db).as('q'), 'q.id', 'm.quoteAssetId')
     .orderBy('t.settlementKey')
     .select('t.id', 't.settlementKey', 't.makerWalletId', 't.takerWalletId', 't.takerSide', 't.quantity', 't.quoteAmount', 't.makerFee', 't.takerFee', 'b.id as baseId', 'b.decimals as baseDecimals', 'q.id as quoteId', 'q.decimals as quoteDecimals');
 }

@@ -11,6 +11,8 @@ export type { SpendingRefusal } from './signing-checks';
 export type { RiskFinding, SigningRisk } from './signing.domain';
 export type { SignatureView, SignatureFilter, SigningKind, SigningStatus, SignMessage, SignTypedData, SignTransaction } from './signing.domain';
 
+export { createSigningServices } from './signing-services';
+
 /** The signing module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface SigningServices {
   /** Signing with wallets' keys: messages, typed data, transactions. */

@@ -12,6 +12,8 @@ export { shortfallBasisPoints } from './swap-guards';
 export { DEFAULT_SLIPPAGE, SwapService, parseOrder, parseSlippage } from './swap.service';
 export type { PricedSwap } from './swap.service';
 
+export { createSwapsServices } from './swaps-services';
+
 /** The swaps module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface SwapsServices {
   /** Swaps on each chain's Uniswap V2. */

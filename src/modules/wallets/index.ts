@@ -20,9 +20,12 @@ export type { WalletConfigurations } from './wallet-configurations';
 export type { SendingConfigurations, WalletAmlView, WalletScreening } from './wallet-screening';
 export type { AddressModel, MasterWalletModel } from './wallet.model';
 export { activeWalletOnChain, deactivateAddresses, masterWalletLabel } from './wallet-rows';
+export { walletAccounts } from './wallet-accounts';
 export type { WalletDependents } from './wallet-dependents';
 export { WatchedWallets } from './watched-wallets';
 export type { WatchedWallet } from './watched-wallets';
+
+export { createWalletsServices } from './wallets-services';
 
 /** The wallets module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface WalletsServices {

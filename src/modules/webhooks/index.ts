@@ -7,6 +7,8 @@ import type { OutboundGuard } from '../../platform/net/outbound-guard';
 import type { DeliveryScheduler } from './delivery-scheduler';
 import type { WebhookService } from './webhook.service';
 
+export { createWebhooksServices } from './webhooks-services';
+
 /** The webhooks module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface WebhooksServices {
   webhooks: WebhookService;

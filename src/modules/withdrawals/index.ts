@@ -3,6 +3,7 @@
  * Other modules import only this file (its GraphQL classes, for their resolvers and types, from its *.types.ts);
  * its tables are read by its own files alone (ARCHITECTURE.md, Module faces).
  */
+import type { AutoSweeper } from './auto-sweeper';
 import type { GasTopUps } from './gas-top-up';
 import type { TransferService } from './transfer.service';
 
@@ -14,16 +15,20 @@ export { lineHashes, nonceFate } from './nonce-fate';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
-export { itemCallData, setItemCallData, setItemPredecessor } from './transfer-item-rows';
+export { itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
 export { OPEN_ITEM_STATUSES } from './transfer.domain';
 export type { FundsLine, PreparedTransfer, QueuedLine, TransferFunds } from './transfer.domain';
 export { TransferService } from './transfer.service';
+
+export { createWithdrawalsServices } from './withdrawals-services';
 
 /** The withdrawals module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface WithdrawalsServices {
   transfers: TransferService;
   /** Gas for the sends Keel decides on itself (auto-sweeps, settlement rules), topped up from the master wallet. */
   gasTopUps: GasTopUps;
+  /** Sweeps deposits to the master wallet when a wallet's configuration asks for it (a deposit listener; checkout sweeps paid checkouts through it). */
+  autoSweeper: AutoSweeper;
 }
 // For the signing module: its held requests are transfers decided here, its broadcasts sent by the transaction sender.
 export { shortReason } from './broadcast';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { OPEN_ITEM_STATUSES, type TransferKind } from './transfer.domain';
 
 /* A queued transfer's items, as modules that queue through TransferService amend them, in the caller's transaction: the transfer_items table is this module's. */
 
@@ -16,4 +17,31 @@ export async function itemCallData(trx: Knex | Knex.Transaction, itemId: string)
 /** Replaces an item's contract call data (a call re-priced before it is sent). */
 export async function setItemCallData(trx: Knex | Knex.Transaction, itemId: string, callData: string): Promise<void> {
   await trx('transfer_items').where({ id: itemId }).update({ callData });
+}
+
+/** The transfers with an item waiting on one of these items to be sent first, as a subquery of their ids for the caller's query. */
+export function transfersWaitingOn(trx: Knex | Knex.Transaction, itemIds: string[]): Knex.QueryBuilder {
+  return trx('transfer_items').whereIn('afterItemId', itemIds).select('transferId');
+}
+
+/** Which of these transaction hashes were sent by an item of a transfer of this kind (e.g. Keel's own swaps). */
+export async function txHashesSentAs(trx: Knex | Knex.Transaction, kind: TransferKind, txHashes: string[]): Promise<Set<string>> {
+  return new Set<string>(await trx('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where('t.kind', kind).whereIn('i.txHash', txHashes).pluck('i.txHash'));
+}
+
+/** What sending these items recorded (the block mined in, the error, the signed transaction), by id; unknown ids are absent. */
+export async function itemRecords(db: Knex | Knex.Transaction, itemIds: string[]): Promise<Map<string, { blockNumber: string | null; error: string | null; rawTx: string | null }>> {
+  const rows: { id: string; blockNumber: string | null; error: string | null; rawTx: string | null }[] = itemIds.length ? await db('transfer_items').whereIn('id', itemIds).select('id', 'blockNumber', 'error', 'rawTx') : [];
+  return new Map(rows.map(({ id, ...record }) => [id, record]));
+}
+
+/** The lines of a chain's transfers not final yet (OPEN_ITEM_STATUSES), of one organisation or of all, with the wallet each is sent from. */
+export function openItemsOnChain(db: Knex | Knex.Transaction, blockchainId: string, organizationId?: string): Promise<{ id: string; assetId: string; rawAmount: string; txHash: string | null; replacedTxHashes: string[] | null; walletId: string }[]> {
+  const q = db('transfer_items as i')
+    .join('transfers as t', 't.id', 'i.transferId')
+    .where('t.blockchainId', blockchainId)
+    .whereIn('i.status', OPEN_ITEM_STATUSES)
+    .select('i.id', 'i.assetId', 'i.rawAmount', 'i.txHash', 'i.replacedTxHashes', db.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"'));
+  if (organizationId) q.where('t.organizationId', organizationId);
+  return q;
 }

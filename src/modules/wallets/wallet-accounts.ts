@@ -9,7 +9,7 @@ export interface WalletAccount {
   address: string;
 }
 
-/** The on-chain accounts of ledger wallet ids (unknown ids are left out). */
+/** The on-chain accounts of ledger wallet ids (unknown ids are left out), in the caller's connection or transaction: the addresses and master_wallets tables are this module's. */
 export async function walletAccounts(db: Knex | Knex.Transaction, walletIds: readonly string[]): Promise<Map<string, WalletAccount>> {
   const ids = [...new Set(walletIds)];
   if (!ids.length) return new Map();

@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import type { SettlementStatus } from './order.domain';
+
+/*
+ * The trades' settlement columns (settlement_key, settlement_status, settlement_batch_id,
+ * settlement_retry_at), which the settlement module keeps, read and written in the caller's
+ * transaction: the trades and orders tables are this module's.
+ */
+
+/** Each trade with what netting it on chain needs, as a subquery to join (with its market) in the caller's statement. */
+export function settlementTradeRows(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return db('trades').select('id', 'marketId', 'settlementKey', 'settlementStatus', 'settlementBatchId', 'makerWalletId', 'takerWalletId', 'takerSide', 'quantity', 'quoteAmount', 'makerFee', 'takerFee');
+}
+
+/**
+ * Up to `limit` QUEUED trades (their retry time come) of these markets (a subquery of market ids), in
+ * settlement_key order, locked (FOR UPDATE SKIP LOCKED) in the caller's transaction.
+ */
+export async function queuedTrades(trx: Knex.Transaction, marketIds: Knex.QueryBuilder, limit: number): Promise<{ id: string; createdAt: Date }[]> {
+  const { rows } = await trx.raw(
+    // The markets as an array, not a join: PostgreSQL then walks the queue in settlement_key order
+    // (migration 025) and stops at the limit.
+    `SELECT t.id, t.created_at AS "createdAt"
+       FROM trades t
+      WHERE t.settlement_status = 'QUEUED' AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
+        AND t.market_id = ANY(ARRAY(?))
+      ORDER BY t.settlement_key LIMIT ? FOR UPDATE SKIP LOCKED`,
+    [marketIds, limit],
+  );
+  return rows;
+}
+
+/** The ids of a batch's trades in settlement_key order, locked. */
+export async function batchTradeIds(trx: Knex.Transaction, batchId: string): Promise<string[]> {
+  const trades: { id: string }[] = await trx('trades').where({ settlementBatchId: batchId }).orderBy('settlementKey').select('id').forUpdate();
+  return trades.map((t) => t.id);
+}
+
+/** The markets these trades were made in and the organisations whose orders made them. */
+export async function tradesMarketsAndOrganizations(trx: Knex.Transaction, tradeIds: string[]): Promise<{ markets: string[]; orgs: string[] }> {
+  const { rows } = await trx.raw(
+    `SELECT array_agg(DISTINCT t.market_id) AS markets, array_agg(DISTINCT o.organization_id) AS orgs
+       FROM trades t JOIN orders o ON o.id IN (t.maker_order_id, t.taker_order_id) WHERE t.id = ANY(?::uuid[])`,
+    [tradeIds],
+  );
+  return rows[0];
+}
+
+/** Puts these trades in a batch (BATCHED). */
+export async function batchTrades(trx: Knex.Transaction, tradeIds: string[], batchId: string): Promise<void> {
+  await trx('trades').whereIn('id', tradeIds).update({ settlementBatchId: batchId, settlementStatus: 'BATCHED' });
+}
+
+/** Gives a batch's trades the batch's new status. */
+export async function setBatchTradesStatus(trx: Knex.Transaction, batchId: string, status: SettlementStatus): Promise<void> {
+  await trx('trades').where({ settlementBatchId: batchId }).update({ settlementStatus: status });
+}

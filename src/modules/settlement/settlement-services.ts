@@ -1,0 +1,49 @@
+import type { Platform } from '../../platform/platform';
+import type { ChainNetworks, ChainService } from '../chains';
+import type { CustodyLedgerSync, LedgerService } from '../ledger';
+import type { MarketService } from '../markets';
+import type { SendingWallets } from '../wallets';
+import type { GasTopUps, RecipientScreen, TransferService } from '../withdrawals';
+import { SettlementBatchService } from './settlement-batch.service';
+import { SettlementDeployments } from './settlement-deployments';
+import { SettlementLedgerView } from './settlement-ledger-view';
+import { SettlementReconciler } from './settlement-reconciler';
+import { TradingDepositOutcomes } from './trading-deposit-outcomes';
+import { TradingDepositReorgs } from './trading-deposit-reorgs';
+import { TradingExit } from './trading-exit';
+import { TradingMigration } from './trading-migration';
+import { TradingWithdrawalSender } from './trading-withdrawal-sender';
+import { TradingService } from './trading.service';
+
+/** The settlement module's services (SettlementServices), built from what they use; the custody ledger learns of settlement through them (SettlementLedgerView). */
+export function createSettlementServices(
+  platform: Platform,
+  deps: {
+    chains: ChainService;
+    networks: ChainNetworks;
+    sendingWallets: SendingWallets;
+    transfers: TransferService;
+    gasTopUps: GasTopUps;
+    ledger: LedgerService;
+    custodyLedgerSync: CustodyLedgerSync;
+    screen: RecipientScreen;
+    markets: MarketService;
+  },
+) {
+  const { db, config, outbox, logger } = platform;
+  const { chains, sendingWallets, ledger } = deps;
+  const settlementDeployments = new SettlementDeployments(db, config, logger);
+  deps.custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
+  const trading = new TradingService(db, sendingWallets, chains, deps.networks, deps.transfers, deps.gasTopUps, ledger, settlementDeployments, deps.screen, outbox, platform.unitOfWork);
+  return {
+    settlementDeployments,
+    settlementBatches: new SettlementBatchService(db, deps.markets, chains),
+    settlementReconciler: new SettlementReconciler(db, settlementDeployments, outbox),
+    trading,
+    tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, logger),
+    tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, deps.custodyLedgerSync),
+    tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
+    tradingDepositReorgs: new TradingDepositReorgs(db, outbox, platform.metrics, logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }),
+    tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, outbox, platform.failpoints, logger),
+  };
+}

@@ -1,0 +1,19 @@
+import type { Platform } from '../../platform/platform';
+import type { ChainNetworks, ChainService } from '../chains';
+import type { SendingWallets } from '../wallets';
+import { AutoSweeper } from './auto-sweeper';
+import { GasTopUps } from './gas-top-up';
+import type { TransferFunds } from './transfer.domain';
+import type { RecipientScreen } from './transfer-policy';
+import { TransferService } from './transfer.service';
+
+/** The withdrawals module's services (WithdrawalsServices), built from what they use; `funds` (the custody ledger) and `screen` (sanctions) are ports. */
+export function createWithdrawalsServices(
+  platform: Pick<Platform, 'db' | 'unitOfWork' | 'logger'>,
+  deps: { chains: ChainService; networks: ChainNetworks; sendingWallets: SendingWallets; funds: TransferFunds; screen: RecipientScreen },
+) {
+  const { chains, networks, sendingWallets } = deps;
+  const transfers = new TransferService(platform.db, sendingWallets, chains, networks, deps.funds, platform.unitOfWork, deps.screen);
+  const gasTopUps = new GasTopUps(sendingWallets, chains, transfers);
+  return { transfers, gasTopUps, autoSweeper: new AutoSweeper(sendingWallets, chains, networks, transfers, gasTopUps, platform.logger) };
+}
