@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildHostSchema, printHostSchema, SCHEMA_FILES } from '../../../src/schema';
+
+/**
+ * The SDL in schema/ is the GraphQL contract dashboards build against: a refactoring must leave it
+ * byte-identical, and a deliberate API change regenerates it (`npm run schema`) in the same commit.
+ * (The OpenAPI documents are held the same way by the client's committed types, test/client/.)
+ */
+describe.each(['core', 'pro'] as const)('the %s host', (host) => {
+  test(`schema/${SCHEMA_FILES[host]} is the SDL the sources build`, async () => {
+    const committed = readFileSync(join(__dirname, '..', '..', '..', 'schema', SCHEMA_FILES[host]), 'utf8');
+    expect(printHostSchema(await buildHostSchema(host))).toBe(committed);
+  });
+});
