@@ -6,6 +6,7 @@ const erc2612 = new ethers.Interface([
   'function name() view returns (string)',
   'function version() view returns (string)',
   'function eip712Domain() view returns (bytes1, string, string, uint256, address, bytes32, uint256[])',
+  'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
 ]);
 
 /** EIP-2612's Permit(address owner, address spender, uint256 value, uint256 nonce, uint256 deadline). */
@@ -51,4 +52,22 @@ export async function signPermit(signer: ethers.Signer, terms: PermitTerms, spen
   const owner = await signer.getAddress();
   const sig = ethers.Signature.from(await signer.signTypedData(terms.domain, PERMIT_TYPES, { owner, spender, value, nonce: terms.nonce, deadline }));
   return { deadline, v: sig.v, r: sig.r, s: sig.s };
+}
+
+/**
+ * The owner's permit for `spender` to take exactly `value`, or null when the token has no EIP-2612
+ * permit (permitTerms) or would not take this one: the signature is tried on the token first with
+ * eth_call (anyone may submit a permit), so a token whose `permit` differs (DAI's has other
+ * arguments) or refuses it deposits under an approval instead of failing on chain.
+ */
+export async function checkedPermit(provider: ethers.Provider, signer: () => Promise<ethers.Signer>, token: string, chainId: number, owner: string, spender: string, value: bigint): Promise<{ deadline: bigint; v: number; r: string; s: string } | null> {
+  const terms = await permitTerms(provider, token, chainId, owner);
+  if (!terms) return null;
+  const signed = await signPermit(await signer(), terms, spender, value);
+  try {
+    await provider.call({ to: token, data: erc2612.encodeFunctionData('permit', [owner, spender, value, signed.deadline, signed.v, signed.r, signed.s]) });
+    return signed;
+  } catch {
+    return null;
+  }
 }

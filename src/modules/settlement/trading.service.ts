@@ -16,7 +16,7 @@ import { checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddres
 import { readBalances } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { settlementInterface } from './settlement-contract';
-import { permitTerms, signPermit } from './token-permits';
+import { checkedPermit } from './token-permits';
 import { unsettledDeltas } from './unsettled-trades';
 import { TRADING_TRANSFER_EVENT, TradingDirection, TradingTransferStatus } from './trading.domain';
 
@@ -135,8 +135,10 @@ export class TradingService {
 
   /**
    * Moves `amount` from the wallet's custody (its address) into its trading balance: taken from the
-   * custody ledger now, sent to the contract by the transaction sender (an approval first for an
-   * ERC-20 the contract may not take yet), credited to trading once the deposit is CONFIRMED. A
+   * custody ledger now, sent to the contract by the transaction sender (for an ERC-20 the contract
+   * may not take yet, the wallet's EIP-2612 permit in the deposit's transaction, or an approval
+   * first when the token has none; `coinAmount` of the coin in the same transaction), credited to
+   * trading once the deposit is CONFIRMED. A
    * wallet without the coin for the gas is refused (INSUFFICIENT_FUNDS) unless `gasSponsorWalletId`
    * names a wallet that pays it (a gas top-up the deposit waits for).
    */
@@ -177,8 +179,8 @@ export class TradingService {
     if (held < rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds ${formatScaled(held, asset.decimals)} ${asset.symbol}`, { assetId: asset.id, available: formatScaled(held, asset.decimals), required: input.amount });
     const approval = asset.isNative ? null : await this.approvalCall(network, asset, wallet.address, contract, rawAmount);
     // A token with EIP-2612 needs no approval transaction: the wallet's permit rides in the deposit's (see enqueueDeposit for when it is used).
-    const terms = approval ? await permitTerms(network.provider, asset.address, network.spec.chainId, wallet.address) : null;
-    const permit = terms ? await signPermit(await this.wallets.signer(wallet.organizationId, wallet.masterWalletId, wallet.addressId), terms, contract, rawAmount) : null;
+    const signer = () => this.wallets.signer(wallet.organizationId, wallet.masterWalletId, wallet.addressId);
+    const permit = approval ? await checkedPermit(network.provider, signer, asset.address, network.spec.chainId, wallet.address, contract, rawAmount) : null;
     const fees = await network.provider.getFeeData();
     const gasCost = ((approval ? APPROVAL_GAS : 0n) + DEPOSIT_GAS) * (fees.maxFeePerGas ?? fees.gasPrice ?? 0n);
     const ownCoin = reservedCoin + (asset.isNative ? rawAmount : 0n) + (coin?.rawAmount ?? 0n);
