@@ -6,6 +6,7 @@ import { devChainAccount } from '../src/platform/chain/dev-accounts';
 import { loadTestTokenArtifact } from '../src/platform/chain/test-tokens';
 import { netTrades, NettableTrade } from '../src/modules/settlement/netting';
 import { ChainDelta, ChainWithdrawal, deploySettlementContract, NATIVE_TOKEN, readTokenSlots, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../src/modules/settlement/settlement-contract';
+import { permitTerms, signPermit } from '../src/modules/settlement/token-permits';
 import { startOwnChain } from '../test/support/own-chain';
 import { median } from './support';
 
@@ -24,13 +25,15 @@ const QUOTE = { id: 'USDC', decimals: 6 };
  * By batch size (1, 10, 100, 1000, with min(10, 2 × size) wallets) and, at 1,000 trades, by wallets
  * touched (2, 10, 50, 100).
  * - allIn: the gas of every transaction Keel's flow needs for a session of 10 batches among 10
- *   fresh wallets, divided by the session's trades: each wallet's deposits to trading (an ERC-20
- *   approval, the USDC deposit, the ETH deposit), the 10 settle() calls, and at the end each
- *   wallet's withdrawal of both balances (signed by the wallet, paid out in one operator
- *   transaction, as TradingWithdrawalSender sends the withdrawals waiting at a step).
- *   At batch 100 and 1,000, with settled trades per second at that size, the gas by kind of
- *   transaction (depositGas: approvals, token and native deposits) and per trade, and the all-in
- *   figure without the approvals (wallets that approved the contract in an earlier session).
+ *   fresh wallets, divided by the session's trades: each wallet's deposit to trading as Keel sends
+ *   it (USDC with the ETH as coinAmount: one depositWithCoin carrying the USDC's EIP-2612 permit
+ *   and the ETH), the 10 settle() calls, and at the end each wallet's withdrawal of both balances
+ *   (signed by the wallet, paid out in one operator transaction, as TradingWithdrawalSender sends
+ *   the withdrawals waiting at a step). Sessions: batch 100 and 1,000 (`permit`); at batch 100 also
+ *   `sponsored` (each deposit after a gas sponsor's top-up of the wallet), `approval` (a token
+ *   without permit: an approval transaction first) and `approvedBefore` (the allowance stands:
+ *   depositWithCoin alone). With the transactions and gas by kind, per trade, and settled trades
+ *   per second at that size.
  * Args: runs (default 5).
  */
 export async function run(args: string[]): Promise<object> {
@@ -42,6 +45,7 @@ export async function run(args: string[]): Promise<object> {
     const usdc = tokens.find((t) => t.symbol === 'USDC')!;
     const funder = new ethers.NonceManager(new ethers.Wallet(devChainAccount(0).privateKey, provider));
     const operator = new ethers.Wallet(devChainAccount(7).privateKey, provider);
+    const sponsor = new ethers.Wallet(devChainAccount(6).privateKey, provider);
     const { address } = await deploySettlementContract(funder, { operator: operator.address, feeRecipient: devChainAccount(8).address, exitDelaySeconds: 86_400 });
 
     // 100 accounts, each with 90 ETH and 1,000,000 USDC deposited in the contract.
@@ -103,8 +107,16 @@ export async function run(args: string[]): Promise<object> {
       return { batchSize: size, wallets, deltasPerBatch: deltas, gasPerBatch, gasPerTrade: Math.round(gasPerBatch / size), tradesPerSecond: Math.round((size * runs) / seconds) };
     };
 
-    /** A session of 10 batches of `size` trades among 10 wallets that deposit first and withdraw everything at the end. */
-    const allIn = async (size: number) => {
+    /**
+     * A session of 10 batches of `size` trades among 10 wallets that deposit first and withdraw
+     * everything at the end. Each wallet's deposit to trading as Keel sends it (TradingService,
+     * USDC with coinAmount): `permit` (USDC has EIP-2612; a fresh wallet): one depositWithCoin
+     * carrying the permit and the ETH; `sponsored`: the same, after the gas sponsor's top-up of the
+     * wallet (a coin transfer); `approval` (a token without permit, or a deposit queued behind
+     * another of the same token): an approval, then depositWithCoin with the ETH; `approvedBefore`
+     * (the allowance stands from an earlier session): depositWithCoin alone.
+     */
+    const allIn = async (size: number, mode: 'permit' | 'sponsored' | 'approval' | 'approvedBefore') => {
       const wallets = Array.from({ length: 10 }, () => ethers.Wallet.createRandom().connect(provider));
       const funded = [];
       for (const w of wallets) {
@@ -112,20 +124,33 @@ export async function run(args: string[]): Promise<object> {
         funded.push(await token.transfer(w.address, ethers.parseUnits('1000000', 6)));
       }
       await Promise.all(funded.map((tx) => tx.wait()));
-      const depositParts = { approvals: 0n, tokenDeposits: 0n, nativeDeposits: 0n };
+      const depositParts = { gasTopUps: 0n, approvals: 0n, deposits: 0n };
+      let depositTransactions = 0;
+      const tally = async (part: keyof typeof depositParts, tx: ethers.TransactionResponse) => {
+        const r = await tx.wait();
+        if (r?.status !== 1) throw new Error(`${part} reverted`);
+        depositParts[part] += r.gasUsed;
+        depositTransactions += 1;
+      };
+      const amount = ethers.parseUnits('1000000', 6);
       for (const w of wallets) {
         const t = new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, w);
-        for (const [part, tx] of [
-          ['approvals', await t.approve(address, ethers.MaxUint256)],
-          ['tokenDeposits', await w.sendTransaction({ to: address, data: settlement.encodeFunctionData('deposit', [usdc.address, ethers.parseUnits('1000000', 6)]) })],
-          ['nativeDeposits', await w.sendTransaction({ to: address, value: ethers.parseEther('90'), data: settlement.encodeFunctionData('depositNative') })],
-        ] as const) {
-          const r = await tx.wait();
-          if (r?.status !== 1) throw new Error('deposit reverted');
-          depositParts[part] += r.gasUsed;
+        if (mode === 'sponsored') await tally('gasTopUps', await sponsor.sendTransaction({ to: w.address, value: ethers.parseEther('0.01') }));
+        if (mode === 'approval' || mode === 'approvedBefore') {
+          const approved = t.approve(address, ethers.MaxUint256);
+          if (mode === 'approval') await tally('approvals', await approved);
+          else await (await approved).wait(); // in an earlier session: not counted
         }
+        let signed = { deadline: 0n, v: 0, r: ethers.ZeroHash, s: ethers.ZeroHash };
+        if (mode === 'permit' || mode === 'sponsored') {
+          const terms = await permitTerms(provider, usdc.address, CHAIN_ID, w.address);
+          if (!terms) throw new Error('USDC has no permit');
+          signed = await signPermit(w, terms, address, amount);
+        }
+        const data = settlement.encodeFunctionData('depositWithCoin', [usdc.address, amount, signed.deadline, signed.v, signed.r, signed.s]);
+        await tally('deposits', await w.sendTransaction({ to: address, value: ethers.parseEther('90'), data }));
       }
-      const depositGas = depositParts.approvals + depositParts.tokenDeposits + depositParts.nativeDeposits;
+      const depositGas = depositParts.gasTopUps + depositParts.approvals + depositParts.deposits;
       const local = accounts.splice(0, 10, ...wallets); // batch() draws its wallets from the first 10 accounts
       let settleGas = 0n;
       const started = performance.now();
@@ -139,34 +164,34 @@ export async function run(args: string[]): Promise<object> {
       const seconds = (performance.now() - started) / 1000;
       accounts.splice(0, 10, ...local);
       const contract = new ethers.Contract(address, settlement, provider);
-      const signed: { withdrawal: ChainWithdrawal; signature: string }[] = [];
+      const signedOut: { withdrawal: ChainWithdrawal; signature: string }[] = [];
       for (const w of wallets) {
         for (const tok of [NATIVE_TOKEN, usdc.address]) {
           const withdrawal = { key: nextWithdrawalKey++, account: w.address, token: tok, amount: (await contract.balanceOf(tok, w.address)) as bigint, to: w.address };
-          signed.push({ withdrawal, signature: await signWithdrawal(w, address, CHAIN_ID, withdrawal) });
+          signedOut.push({ withdrawal, signature: await signWithdrawal(w, address, CHAIN_ID, withdrawal) });
         }
       }
       // One operator transaction for all of them, as TradingWithdrawalSender sends the withdrawals waiting at a step.
-      const paid = await (await send(withdrawCalldata(signed))).wait();
+      const paid = await (await send(withdrawCalldata(signedOut))).wait();
       if (paid?.status !== 1) throw new Error('withdraw reverted');
       const withdrawGas = paid.gasUsed;
       const trades = BigInt(10 * size);
       return {
+        mode,
         batchSize: size,
         batches: 10,
         wallets: 10,
         trades: Number(trades),
+        transactions: { deposits: depositTransactions, settles: 10, withdrawals: 1 },
         gas: { deposits: Number(depositGas), settles: Number(settleGas), withdrawals: Number(withdrawGas) },
-        depositGas: { approvals: Number(depositParts.approvals), tokenDeposits: Number(depositParts.tokenDeposits), nativeDeposits: Number(depositParts.nativeDeposits) },
+        depositGas: { gasTopUps: Number(depositParts.gasTopUps), approvals: Number(depositParts.approvals), deposits: Number(depositParts.deposits) },
         perTrade: { deposits: Number(depositGas / trades), settles: Number(settleGas / trades), withdrawals: Number(withdrawGas / trades) },
         allInGasPerTrade: Number((depositGas + settleGas + withdrawGas) / trades),
-        // The same session for wallets that approved the contract in an earlier one (an ERC-20 approval is once per wallet and token).
-        allInGasPerTradeApprovedBefore: Number((depositGas - depositParts.approvals + settleGas + withdrawGas) / trades),
         settleGasPerTrade: Number(settleGas / trades),
         settledTradesPerSecond: Math.round(Number(trades) / seconds),
       };
     };
-    const session = [await allIn(100), await allIn(1000)];
+    const session = [await allIn(100, 'permit'), await allIn(1000, 'permit'), await allIn(100, 'sponsored'), await allIn(100, 'approval'), await allIn(100, 'approvedBefore')];
 
     const bySize = [];
     for (const size of [1, 10, 100, 1000]) bySize.push(await measure(size, Math.min(10, 2 * size)));

@@ -19,12 +19,13 @@ export async function fundedWallet(blockchainId: string, org: TestOrg, name: str
  * Moves `amount` of an asset from the wallet's address into its trading balance in the settlement
  * contract through the API (the gas the wallet's, or `gasSponsorWalletId`'s), asked again until the
  * custody ledger holds the faucet's deposit (a loaded machine confirms it slowly), and waits until it is CONFIRMED (tradable). The trading transfer.
+ * `coinAmount`: the chain's coin deposited with the token in the same transaction.
  */
-export async function depositToTrading(org: TestOrg, walletId: string, assetId: string, amount: string, gasSponsorWalletId?: string): Promise<{ id: string; status: string; transferId: string }> {
+export async function depositToTrading(org: TestOrg, walletId: string, assetId: string, amount: string, gasSponsorWalletId?: string, coinAmount?: string): Promise<{ id: string; status: string; transferId: string }> {
   let created: { id: string; status: string; transferId: string } | undefined;
   let refused: unknown;
   await eventually(async () => {
-    const res = await org.pro.request('POST', `/v1/orderbook/wallets/${walletId}/trading/deposits`, { body: { assetId, amount, gasSponsorWalletId } });
+    const res = await org.pro.request('POST', `/v1/orderbook/wallets/${walletId}/trading/deposits`, { body: { assetId, amount, gasSponsorWalletId, coinAmount } });
     refused = res.body.error;
     if (res.status === 201) created = res.body.data;
     else expect(res.body.error?.code).toBe('INSUFFICIENT_FUNDS');

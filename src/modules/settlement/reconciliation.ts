@@ -123,7 +123,11 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       for (const i of open) {
         const receipt = await minedBy([i.txHash, ...(i.replacedTxHashes ?? [])]);
         if (receipt?.status === 1) sentItems.add(i.id);
-        else tally(i.walletId, i.assetId, 'custody').inFlight += BigInt(i.rawAmount);
+        else {
+          tally(i.walletId, i.assetId, 'custody').inFlight += BigInt(i.rawAmount);
+          // The coin a deposit to trading sends with a token (TradingService took it from custody).
+          if (i.kind === 'trading_deposit' && native && i.assetId !== native.id && i.callValue) tally(i.walletId, native.id, 'custody').inFlight += BigInt(i.callValue);
+        }
         if (receipt && native) tally(i.walletId, native.id, 'custody').inFlight -= receipt.fee;
       }
       const withdrawing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL' }).whereIn('status', ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED']).select('id', 'walletId', 'assetId', 'rawAmount'), 'organizationId');

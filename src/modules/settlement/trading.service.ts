@@ -16,12 +16,13 @@ import { checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddres
 import { readBalances } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { settlementInterface } from './settlement-contract';
+import { checkedPermit } from './token-permits';
 import { unsettledDeltas } from './unsettled-trades';
 import { TRADING_TRANSFER_EVENT, TradingDirection, TradingTransferStatus } from './trading.domain';
 
 const erc20 = new ethers.Interface(['function allowance(address,address) view returns (uint256)', 'function approve(address,uint256) returns (bool)']);
 
-/** Gas a deposit to trading may use: an ERC-20 approval (when needed) and the deposit call, with room to spare. */
+/** Gas a deposit to trading may use: an ERC-20 approval or a permit (when needed) and the deposit call, with room to spare. */
 export const APPROVAL_GAS = 80_000n;
 export const DEPOSIT_GAS = 120_000n;
 
@@ -29,6 +30,11 @@ export interface TradingDepositInput {
   assetId: string;
   /** Whole units of the asset. */
   amount: string;
+  /**
+   * Whole units of the chain's coin deposited to trading in the same transaction as a token (a
+   * trading transfer of its own, with the same transferId): one transaction instead of two.
+   */
+  coinAmount?: string | null;
   /** A wallet of the organisation (master wallet or deposit address) that pays the deposit's gas when the wallet lacks it. */
   gasSponsorWalletId?: string | null;
 }
@@ -95,7 +101,11 @@ interface CheckedDeposit {
   network: ChainNetwork;
   contract: string;
   rawAmount: bigint;
+  /** The chain's coin deposited with a token in the same transaction. */
+  coin: { asset: AssetView; rawAmount: bigint } | null;
+  /** The contract may not take the token yet: an approval first, or the permit when the token has EIP-2612. */
   approval: { to: string; data: string; value: bigint } | null;
+  permit: { deadline: bigint; v: number; r: string; s: string } | null;
   sponsor: SendingWallet | null;
   gasCost: bigint;
   reservedCoin: bigint;
@@ -125,8 +135,10 @@ export class TradingService {
 
   /**
    * Moves `amount` from the wallet's custody (its address) into its trading balance: taken from the
-   * custody ledger now, sent to the contract by the transaction sender (an approval first for an
-   * ERC-20 the contract may not take yet), credited to trading once the deposit is CONFIRMED. A
+   * custody ledger now, sent to the contract by the transaction sender (for an ERC-20 the contract
+   * may not take yet, the wallet's EIP-2612 permit in the deposit's transaction, or an approval
+   * first when the token has none; `coinAmount` of the coin in the same transaction), credited to
+   * trading once the deposit is CONFIRMED. A
    * wallet without the coin for the gas is refused (INSUFFICIENT_FUNDS) unless `gasSponsorWalletId`
    * names a wallet that pays it (a gas top-up the deposit waits for).
    */
@@ -159,47 +171,79 @@ export class TradingService {
   }
 
   /** `reservedCoin`: coin at the wallet's address that is not the wallet's to spend on gas (a migration's trading balance still there). */
-  private async checkDeposit(wallet: SendingWallet, input: { assetId: string; amount: string }, sponsor: SendingWallet | null, reservedCoin = 0n): Promise<CheckedDeposit> {
+  private async checkDeposit(wallet: SendingWallet, input: { assetId: string; amount: string; coinAmount?: string | null }, sponsor: SendingWallet | null, reservedCoin = 0n): Promise<CheckedDeposit> {
     const { asset, network, contract, rawAmount } = await this.priced(wallet, input);
     if (sponsor && !sponsor.blockchainIds.includes(network.blockchainId)) throw KeelError.invalidField('gasSponsorWalletId', 'the sponsor wallet is not enabled on the chain of this asset');
+    const coin = input.coinAmount ? await this.coinWith(asset, input.coinAmount) : null;
     const [held] = await readBalances(network.provider, wallet.address, [asset]);
     if (held < rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds ${formatScaled(held, asset.decimals)} ${asset.symbol}`, { assetId: asset.id, available: formatScaled(held, asset.decimals), required: input.amount });
     const approval = asset.isNative ? null : await this.approvalCall(network, asset, wallet.address, contract, rawAmount);
+    // A token with EIP-2612 needs no approval transaction: the wallet's permit rides in the deposit's (see enqueueDeposit for when it is used).
+    const signer = () => this.wallets.signer(wallet.organizationId, wallet.masterWalletId, wallet.addressId);
+    const permit = approval ? await checkedPermit(network.provider, signer, asset.address, network.spec.chainId, wallet.address, contract, rawAmount) : null;
     const fees = await network.provider.getFeeData();
     const gasCost = ((approval ? APPROVAL_GAS : 0n) + DEPOSIT_GAS) * (fees.maxFeePerGas ?? fees.gasPrice ?? 0n);
+    const ownCoin = reservedCoin + (asset.isNative ? rawAmount : 0n) + (coin?.rawAmount ?? 0n);
     if (!sponsor) {
-      const [coin] = await readBalances(network.provider, wallet.address, [{ isNative: true, address: ethers.ZeroAddress }]);
-      const left = coin - reservedCoin - (asset.isNative ? rawAmount : 0n);
+      const [held] = await readBalances(network.provider, wallet.address, [{ isNative: true, address: ethers.ZeroAddress }]);
+      const left = held - ownCoin;
       if (left < gasCost) {
         throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds ${formatScaled(left > 0n ? left : 0n, 18)} of the chain's coin beside the deposit; the deposit's gas may cost ${formatScaled(gasCost, 18)}. Name a gasSponsorWalletId to pay it`, {
           fields: [{ field: 'gasSponsorWalletId', error: 'INSUFFICIENT_FUNDS' }],
         });
       }
     }
-    return { wallet, asset, network, contract, rawAmount, approval, sponsor, gasCost, reservedCoin };
+    return { wallet, asset, network, contract, rawAmount, coin, approval, permit, sponsor, gasCost, reservedCoin };
   }
 
-  /** Records the deposit's transfer (a gas top-up first when sponsored, then the approval, then the deposit, each waiting for the one before) and its trading transfer. */
+  /** The chain's coin deposited with a token (`coinAmount`): refused with the coin itself, which is deposited alone. */
+  private async coinWith(asset: AssetView, coinAmount: string): Promise<{ asset: AssetView; rawAmount: bigint }> {
+    if (asset.isNative) throw KeelError.invalidField('coinAmount', "goes with a token's deposit; the coin alone is deposited with its own assetId");
+    const native = (await this.chains.assetsOf(asset.blockchainId)).find((a) => a.isNative);
+    if (!native) throw new KeelError('INVALID_NETWORK', 'The chain has no native coin registered');
+    const view = (await this.chains.assetViews([native.id])).get(native.id)!;
+    const rawAmount = parseUnits(coinAmount, view.decimals);
+    if (rawAmount === null) throw KeelError.invalidField('coinAmount', `must be a positive decimal string with at most ${view.decimals} decimals`);
+    if (rawAmount <= 0n) throw KeelError.invalidField('coinAmount', 'must be above 0');
+    return { asset: view, rawAmount };
+  }
+
+  /**
+   * Records the deposit's transfer and its trading transfer (and the coin's, when `coinAmount` rides
+   * with a token): a gas top-up first when sponsored, then, for a token the contract may not take
+   * yet, one transaction `depositWithCoin` carrying the wallet's EIP-2612 permit, or an approval
+   * and the deposit (a token without permit), each waiting for the one before. A permit is signed
+   * for the token's next nonce, so it is used only when no other deposit of the token from the
+   * wallet is on its way (decided one at a time per address); otherwise the deposit approves, after
+   * that one (whose permit would set the allowance back to its own amount).
+   */
   private async enqueueDeposit(trx: Knex.Transaction, c: CheckedDeposit, migration: boolean, id: string = randomUUID()): Promise<string> {
-    const after = c.sponsor ? await this.gasTopUps.ensure(trx, c.wallet, c.network, c.gasCost + c.reservedCoin + (c.asset.isNative ? c.rawAmount : 0n), { payer: c.sponsor }) : null;
+    const ledgerWallet = c.wallet.addressId ?? c.wallet.masterWalletId;
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`trading-deposit:${c.network.blockchainId}:${c.wallet.address.toLowerCase()}`]);
+    const inFlight = c.approval
+      ? await trx('tradingTransfers').where({ blockchainId: c.network.blockchainId, walletId: ledgerWallet, assetId: c.asset.id, direction: 'DEPOSIT', status: 'PENDING' }).orderBy('createdAt', 'desc').first('depositItemId')
+      : undefined;
+    const permit = inFlight ? null : c.permit;
+    const topUp = c.sponsor ? await this.gasTopUps.ensure(trx, c.wallet, c.network, c.gasCost + c.reservedCoin + (c.asset.isNative ? c.rawAmount : 0n) + (c.coin?.rawAmount ?? 0n), { payer: c.sponsor }) : null;
     const lines: QueuedLine[] = [];
-    if (c.approval) lines.push({ asset: c.asset, recipient: c.contract, rawAmount: 0n, call: c.approval });
-    const call = c.asset.isNative
-      ? { to: c.contract, data: settlementInterface().encodeFunctionData('depositNative'), value: c.rawAmount }
-      : { to: c.contract, data: settlementInterface().encodeFunctionData('deposit', [ethers.getAddress(c.asset.address), c.rawAmount]), value: 0n };
-    lines.push({ asset: c.asset, recipient: c.contract, rawAmount: c.rawAmount, call });
-    lines[0].afterItemId = after ?? undefined;
+    if (c.approval && !permit) lines.push({ asset: c.asset, recipient: c.contract, rawAmount: 0n, call: c.approval });
+    lines.push({ asset: c.asset, recipient: c.contract, rawAmount: c.rawAmount, call: depositCall(c, permit) });
+    lines[0].afterItemId = inFlight?.depositItemId ?? topUp ?? undefined;
     const { transferId, itemIds } = await this.transfers.enqueue(trx, c.wallet, c.network.blockchainId, 'trading_deposit', lines);
     const depositItemId = itemIds[itemIds.length - 1];
     if (itemIds.length > 1) await setItemPredecessor(trx, depositItemId, itemIds[0]);
-    await trx('tradingTransfers').insert({
-      ...this.rowOf(id, c.wallet, c.network.blockchainId, c.asset, 'DEPOSIT', c.rawAmount, c.contract, 'PENDING'),
-      transferId,
-      depositItemId,
-      gasSponsorWalletId: c.sponsor ? (c.sponsor.addressId ?? c.sponsor.masterWalletId) : null,
-      migration,
-    });
+    const gasSponsorWalletId = c.sponsor ? (c.sponsor.addressId ?? c.sponsor.masterWalletId) : null;
+    await trx('tradingTransfers').insert({ ...this.rowOf(id, c.wallet, c.network.blockchainId, c.asset, 'DEPOSIT', c.rawAmount, c.contract, 'PENDING'), transferId, depositItemId, gasSponsorWalletId, migration });
     await this.publish(trx, id, 'requested');
+    if (c.coin) {
+      // The coin rides in the token's transaction: taken from custody here (the transfer line takes the token), given back if the line fails (TradingDepositOutcomes).
+      const coinId = randomUUID();
+      const spendable = await this.ledger.spendable(trx, ledgerWallet, c.coin.asset.id, 'custody');
+      if (spendable < c.coin.rawAmount) throw new KeelError('INSUFFICIENT_FUNDS', `The custody ledger holds ${formatScaled(spendable > 0n ? spendable : 0n, c.coin.asset.decimals)} ${c.coin.asset.symbol} the wallet may spend`, { walletId: ledgerWallet, assetId: c.coin.asset.id });
+      await this.ledger.debit(trx, { organizationId: c.wallet.organizationId, walletId: ledgerWallet, assetId: c.coin.asset.id, amount: c.coin.rawAmount, reference: `trading-deposit-coin:${coinId}`, account: 'custody' });
+      await trx('tradingTransfers').insert({ ...this.rowOf(coinId, c.wallet, c.network.blockchainId, c.coin.asset, 'DEPOSIT', c.coin.rawAmount, c.contract, 'PENDING'), transferId, depositItemId, gasSponsorWalletId, migration });
+      await this.publish(trx, coinId, 'requested');
+    }
     return id;
   }
 
@@ -412,4 +456,18 @@ function tradingTransferView(r: Row, asset: AssetView): TradingTransferView {
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
+}
+
+/**
+ * The deposit line's call: `depositNative()` for the coin; for a token `depositWithCoin` when a
+ * permit or the coin rides with it (one transaction), else `deposit(token, amount)` (under an
+ * approval, the cheapest call).
+ */
+function depositCall(c: CheckedDeposit, permit: CheckedDeposit['permit']): { to: string; data: string; value: bigint } {
+  const settlement = settlementInterface();
+  if (c.asset.isNative) return { to: c.contract, data: settlement.encodeFunctionData('depositNative'), value: c.rawAmount };
+  const token = ethers.getAddress(c.asset.address);
+  if (!permit && !c.coin) return { to: c.contract, data: settlement.encodeFunctionData('deposit', [token, c.rawAmount]), value: 0n };
+  const signed = permit ?? { deadline: 0n, v: 0, r: ethers.ZeroHash, s: ethers.ZeroHash };
+  return { to: c.contract, data: settlement.encodeFunctionData('depositWithCoin', [token, c.rawAmount, signed.deadline, signed.v, signed.r, signed.s]), value: c.coin?.rawAmount ?? 0n };
 }

@@ -18,6 +18,10 @@ registerEnumType(TradingTransferStatus, {
 export class TradingDepositInputType implements TradingDepositInput {
   @Field() @Length(1, 64) assetId!: string;
   @Field({ description: 'Whole units, e.g. "12.5"' }) @Length(1, 80) amount!: string;
+  @Field(() => String, { nullable: true, description: "Whole units of the chain's coin deposited to trading in the same transaction as the token (a trading transfer of its own, same transferId): one transaction instead of two" })
+  @IsOptional()
+  @Length(1, 80)
+  coinAmount?: string | null;
   @Field(() => String, { nullable: true, description: "A wallet of the organisation (master wallet or deposit address) that pays the deposit's gas when the wallet holds too little of the chain's coin" })
   @IsOptional()
   @Length(1, 64)

@@ -5,6 +5,8 @@ import type { DevChain } from '../../../src/platform/chain/devchain';
 import { loadTestTokenArtifact, TestToken } from '../../../src/platform/chain/test-tokens';
 import { ChainDelta, ChainWithdrawal, contractVersion, deploySettlementContract, SETTLEMENT_CONTRACT_VERSION, NATIVE_TOKEN, readTokenSlots, revertReason, settleCalldata, settlementInterface, signWithdrawal, withdrawCalldata } from '../../../src/modules/settlement/settlement-contract';
 import { startOwnChain } from '../../support/own-chain';
+import { checkedPermit, permitTerms } from '../../../src/modules/settlement/token-permits';
+import { loadArtifact } from '../../../src/platform/chain/artifacts';
 
 /**
  * KeelSettlement's rules, straight on a private dev chain: deposits (own or for another account)
@@ -115,6 +117,26 @@ test('depositWithCoin: a token and the coin in one transaction, by an EIP-2612 p
   await (await asErin.depositWithCoin(ethers.ZeroAddress, 0n, 0n, 0, ethers.ZeroHash, ethers.ZeroHash, { value: 3n })).wait();
   expect(await balance(usdc.address, erin.address)).toBe(USDC('30'));
   expect(await balance(NATIVE_TOKEN, erin.address)).toBe(10n);
+});
+
+test("Keel's permit check: a token with EIP-2612 gets a permit the token takes (and depositWithCoin with it needs no approval); a token without permit gets none", async () => {
+  const frank = ethers.Wallet.createRandom().connect(provider);
+  const deployer = new ethers.NonceManager(new ethers.Wallet(devChainAccount(0).privateKey, provider));
+  await (await deployer.sendTransaction({ to: frank.address, value: ethers.parseEther('1') })).wait();
+  await (await new ethers.Contract(usdc.address, loadTestTokenArtifact().abi, deployer).transfer(frank.address, USDC('5'))).wait();
+  const terms = await permitTerms(provider, usdc.address, CHAIN_ID, frank.address);
+  expect(terms).toMatchObject({ domain: { name: usdc.name, version: '1', chainId: CHAIN_ID }, nonce: 0n });
+  const signed = await checkedPermit(provider, async () => frank, usdc.address, CHAIN_ID, frank.address, address, USDC('5'));
+  expect(signed).not.toBeNull();
+  await (await (contract.connect(frank) as ethers.Contract).depositWithCoin(usdc.address, USDC('5'), signed!.deadline, signed!.v, signed!.r, signed!.s)).wait();
+  expect(await balance(usdc.address, frank.address)).toBe(USDC('5'));
+  // A permit the token would refuse (signed by someone else) is not offered.
+  expect(await checkedPermit(provider, async () => alice(), usdc.address, CHAIN_ID, frank.address, address, USDC('1'))).toBeNull();
+
+  const { abi, bytecode } = loadArtifact('TestTokenPlain');
+  const plain = await (await new ethers.ContractFactory(abi, bytecode, deployer).deploy('Plain Dollar', 'PLAIN', 1_000_000n)).waitForDeployment();
+  expect(await permitTerms(provider, await plain.getAddress(), CHAIN_ID, frank.address)).toBeNull();
+  expect(await checkedPermit(provider, async () => frank, await plain.getAddress(), CHAIN_ID, frank.address, address, 1n)).toBeNull();
 });
 
 test('the operator settles a netted batch; the fees go to the fee recipient; a replay is refused', async () => {

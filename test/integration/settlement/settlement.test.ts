@@ -11,6 +11,7 @@ import { ApiClient } from '../../support/api-client';
 import { mine, revert, setAutomine, snapshot } from '../../support/chain-controls';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { settlementInterface, revertReason } from '../../../src/modules/settlement/settlement-contract';
+import { loadArtifact } from '../../../src/platform/chain/artifacts';
 import type { SettlementDeployment } from '../../../src/modules/settlement/settlement-deployments';
 import { SettlementWorker } from '../../../src/modules/settlement/settlement-worker';
 import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
@@ -304,11 +305,13 @@ test('a wallet holding only a token deposits to trading with a sponsor\'s gas (r
   expect(refused.body.error).toMatchObject({ code: 'INSUFFICIENT_FUNDS', message: expect.stringMatching(/Name a gasSponsorWalletId/) });
   expect(await db('trading_transfers').where({ walletId: gasless.id })).toHaveLength(0);
 
-  // The organisation names wallet A to pay the gas: a top-up from A, then the approval and the deposit from the token-only wallet.
+  // The organisation names wallet A to pay the gas: a top-up from A, then one transaction from the token-only wallet (USDC's EIP-2612 permit in the deposit: no approval).
   const deposit = await depositToTrading(org1, gasless.id, assets.USDC.id, '1000', wallets[0].id);
   expect(deposit).toMatchObject({ status: 'CONFIRMED', gasSponsorWalletId: wallets[0].id });
   const lines = await db('transfers').where({ id: deposit.transferId }).first();
   expect(lines.kind).toBe('trading_deposit');
+  expect((await db('transfer_items').where({ transferId: deposit.transferId })).map((i: { callData: string }) => i.callData.slice(0, 10))).toEqual([settlementInterface().getFunction('depositWithCoin')!.selector]);
+  expect(await provider.getTransactionCount(gasless.walletAddress)).toBe(1);
   expect(await db('transfers').where({ kind: 'gas_topup', masterWalletId: wallets[0].id })).toHaveLength(1);
   expect((await balances(org1, gasless.id)).USDC).toMatchObject({ available: '1000' });
 
@@ -322,6 +325,77 @@ test('a wallet holding only a token deposits to trading with a sponsor\'s gas (r
   const out = await org1.pro.request('POST', `/v1/orderbook/wallets/${gasless.id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount: '0.01', recipient: external } });
   expect(out.status).toBe(201);
   await eventually(async () => (await provider.getBalance(external)) === ethers.parseEther('0.01'), 30_000);
+}, 120_000);
+
+test('a deposit of a token with an EIP-2612 permit is one transaction carrying the permit and the coin (coinAmount); a token without permit is approved first; both trade', async () => {
+  const selector = (name: string) => settlementInterface().getFunction(name)!.selector;
+  const callsOf = async (transferId: string) => (await db('transfer_items').where({ transferId }).orderBy('position')).map((i: { callData: string }) => i.callData.slice(0, 10));
+  const contract = new ethers.Contract((await deployment()).address, settlementInterface(), provider);
+  const usdc = new ethers.Contract(assets.USDC.address, ['function allowance(address,address) view returns (uint256)'], provider);
+
+  // USDC (permit) with 1.5 ETH in the same transaction: two trading transfers on one line, one transaction from the wallet.
+  const permitting = await fundedWallet(blockchainId, org1, 'Permit', '3', '500');
+  const deposit = await depositToTrading(org1, permitting.id, assets.USDC.id, '500', undefined, '1.5');
+  expect(await callsOf(deposit.transferId)).toEqual([selector('depositWithCoin')]);
+  const both = await db('trading_transfers').where({ transferId: deposit.transferId }).orderBy('assetId');
+  expect(both.map((r: { assetId: string; status: string; rawAmount: string }) => [r.assetId, r.status, r.rawAmount]).sort()).toEqual(
+    [[assets.USDC.id, 'CONFIRMED', '500000000'], [assets.ETH.id, 'CONFIRMED', ethers.parseEther('1.5').toString()]].sort(),
+  );
+  expect(await provider.getTransactionCount(permitting.walletAddress)).toBe(1);
+  expect(await contract.balanceOf(assets.USDC.address, permitting.walletAddress)).toBe(500_000_000n);
+  expect(await contract.balanceOf(ethers.ZeroAddress, permitting.walletAddress)).toBe(ethers.parseEther('1.5'));
+  expect(await usdc.allowance(permitting.walletAddress, await contract.getAddress())).toBe(0n); // the permit was for the amount, all taken
+  expect(await balances(org1, permitting.id)).toMatchObject({ USDC: { available: '500' }, ETH: { available: '1.5' } });
+  // The coin goes with a token only.
+  const coinAlone = await org1.pro.request('POST', `/v1/orderbook/wallets/${permitting.id}/trading/deposits`, { body: { assetId: assets.ETH.id, amount: '0.1', coinAmount: '0.1' } });
+  expect(coinAlone.status).toBe(422);
+  expect(coinAlone.body.error).toMatchObject({ code: 'INVALID_FIELD', message: expect.stringMatching(/^coinAmount/) });
+
+  // A token without EIP-2612 (as USDT): registered on the chain here, approved first, then deposited with the coin.
+  const deployer = ethers.Wallet.createRandom().connect(provider);
+  expect((await org1.core.request('POST', '/v1/dev/faucet', { body: { blockchainId, address: deployer.address, asset: 'ETH', amount: '1' } })).status).toBe(200);
+  await eventually(async () => (await provider.getBalance(deployer.address)) > 0n, 30_000);
+  const { abi, bytecode } = loadArtifact('TestTokenPlain');
+  const plain = (await (await new ethers.ContractFactory(abi, bytecode, deployer).deploy('Plain Dollar', 'PLAIN', 1_000_000_000n)).waitForDeployment()) as ethers.Contract;
+  const like = await db('assets').where({ id: assets.USDC.id }).first();
+  const [{ id: plainId }] = await db('assets').insert({ blockchainId, name: 'Plain Dollar', symbol: 'PLAIN', decimals: 6, address: await plain.getAddress(), standard: 'ERC20', logoUrl: like.logoUrl, isNative: false, network: like.network }).returning('id');
+  const holder = await fundedWallet(blockchainId, org1, 'No permit', '2', '0');
+  await (await plain.transfer(holder.walletAddress, 300_000_000n)).wait();
+  const approved = await depositToTrading(org1, holder.id, plainId, '300', undefined, '0.5');
+  expect(await callsOf(approved.transferId)).toEqual([new ethers.Interface(['function approve(address,uint256)']).getFunction('approve')!.selector, selector('depositWithCoin')]);
+  expect(await contract.balanceOf(await plain.getAddress(), holder.walletAddress)).toBe(300_000_000n);
+  expect(await contract.balanceOf(ethers.ZeroAddress, holder.walletAddress)).toBe(ethers.parseEther('0.5'));
+  expect(await balances(org1, holder.id)).toMatchObject({ ETH: { available: '0.5' } });
+  const trading = (await org1.pro.request('GET', `/v1/orderbook/wallets/${holder.id}/trading/balances`)).body.data;
+  expect(trading.find((b: { assetId: string }) => b.assetId === plainId)).toMatchObject({ available: '300', pendingDeposit: '0' });
+
+  // Both trade: the permit wallet buys 0.01 ETH from the approving one.
+  const id = await trade({ org: org1, id: holder.id }, { org: org1, id: permitting.id }, 'SELL', '2000', '0.01');
+  await quiet();
+  expect((await db('trades').where({ id }).first()).settlementStatus).toBe('CONFIRMED');
+}, 180_000);
+
+test('a second deposit of a token asked while the first (by permit) is on its way approves, after it: both are credited, once', async () => {
+  const w = await fundedWallet(blockchainId, org1, 'Two deposits', '2', '100');
+  const ask = (amount: string) => org1.pro.request('POST', `/v1/orderbook/wallets/${w.id}/trading/deposits`, { body: { assetId: assets.USDC.id, amount } });
+  // The first once custody holds the faucet's USDC; the second at once, while the first is PENDING.
+  const first = await eventually(async () => {
+    const res = await ask('60');
+    return res.status === 201 ? res.body.data : undefined;
+  }, 90_000, 200);
+  const second = await ask('40');
+  expect(second.status).toBe(201);
+  const items = async (transferId: string) => db('transfer_items').where({ transferId }).orderBy('position');
+  const [byPermit] = await items(first.transferId);
+  expect(byPermit.callData.slice(0, 10)).toBe(settlementInterface().getFunction('depositWithCoin')!.selector);
+  const [approval, deposit] = await items(second.body.data.transferId);
+  expect(approval.callData.slice(0, 10)).toBe(new ethers.Interface(['function approve(address,uint256)']).getFunction('approve')!.selector);
+  expect(approval.afterItemId).toBe(byPermit.id);
+  expect(deposit.afterItemId).toBe(approval.id);
+  await eventually(async () => (await db('trading_transfers').where({ walletId: w.id, status: 'CONFIRMED' })).length === 2, 60_000, 200);
+  const contract = new ethers.Contract((await deployment()).address, settlementInterface(), provider);
+  expect(await contract.balanceOf(assets.USDC.address, w.walletAddress)).toBe(100_000_000n);
+  expect(await balances(org1, w.id)).toMatchObject({ USDC: { available: '100' } });
 }, 120_000);
 
 test('a batch with one bad trade isolates it and settles the rest', async () => {
