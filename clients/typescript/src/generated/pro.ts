@@ -455,7 +455,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deposit to trading (assetId, amount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; the gas is the wallet's, or the sponsor wallet's
+         * Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's
          * @description Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED
          */
         post: operations["post_depositToTrading"];
@@ -961,6 +961,8 @@ export interface components {
             /** @description Whole units, e.g. "12.5" */
             amount: string;
             assetId: string;
+            /** @description Whole units of the chain's coin deposited to trading in the same transaction as the token (a trading transfer of its own, same transferId): one transaction instead of two */
+            coinAmount?: string | null;
             /** @description A wallet of the organisation (master wallet or deposit address) that pays the deposit's gas when the wallet holds too little of the chain's coin */
             gasSponsorWalletId?: string | null;
         };
