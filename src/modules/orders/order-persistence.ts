@@ -61,7 +61,7 @@ export async function writeFillAccounting(
   // Every part a placement group can need is always there (with no rows, or moving a sequence to
   // where it is): the statement's text is then the same for every group, so each pooled connection
   // prepares and plans it a few times rather than once per combination of parts.
-  // Each touched order's state, one UPDATE by primary key per row (migration 043): a set-based
+  // Each touched order's state, one UPDATE by primary key per row (migration 044): a set-based
   // UPDATE joined to the rows gets a plan that depends on the table's size when a connection made it.
   const changed = rowsOf('orders', updates);
   const parts: StatementPart[] = [{ name: 'orders_updated', sql: 'SELECT keel_update_order_states(?::json)', bindings: changed.bindings, expectRows: 1 }];

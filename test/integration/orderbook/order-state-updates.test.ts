@@ -2,7 +2,7 @@ import { BookKeel, BookOrg, marketBody, units } from './support';
 
 /**
  * The group commit writes each touched order's new state through keel_update_order_states
- * (migration 043): one UPDATE by primary key per row, so the plan a pooled connection keeps for it
+ * (migration 044): one UPDATE by primary key per row, so the plan a pooled connection keeps for it
  * stays an index lookup however the orders table grew after the plan was made (a set-based UPDATE
  * joined to the rows, planned while the table was small, read the whole table on every commit).
  */
