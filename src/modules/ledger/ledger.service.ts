@@ -353,7 +353,8 @@ export class LedgerService {
   /** Appends journal rows under a key; false when that key was already journalled. */
   private async journal(trx: Knex.Transaction, moves: LedgerMove[], idempotencyKey: string): Promise<boolean> {
     const rows = journalRows(moves, idempotencyKey);
-    const inserted = await trx('ledger_entries').insert(rows).onConflict('idempotencyKey').ignore().returning('id');
+    // The key's unique index is partial (migration 045): the conflict target names its predicate.
+    const inserted = await trx('ledger_entries').insert(rows).onConflict(trx.raw('(idempotency_key) WHERE idempotency_key IS NOT NULL')).ignore().returning('id');
     return inserted.length > 0;
   }
 

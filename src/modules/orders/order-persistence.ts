@@ -61,21 +61,10 @@ export async function writeFillAccounting(
   // Every part a placement group can need is always there (with no rows, or moving a sequence to
   // where it is): the statement's text is then the same for every group, so each pooled connection
   // prepares and plans it a few times rather than once per combination of parts.
+  // Each touched order's state, one UPDATE by primary key per row (migration 044): a set-based
+  // UPDATE joined to the rows gets a plan that depends on the table's size when a connection made it.
   const changed = rowsOf('orders', updates);
-  const parts: StatementPart[] = [
-    { name: 'orders_changes', sql: `SELECT * FROM ${changed.sql}`, bindings: changed.bindings },
-    {
-      // ANY(ARRAY(...)) makes PostgreSQL look the rows up by primary key: it cannot see how few
-      // rows the json holds and would otherwise scan the whole table.
-      name: 'orders_updated',
-      sql: `UPDATE orders AS o
-               SET remaining_lots = v.remaining_lots, filled_lots = v.filled_lots, filled_notional = v.filled_notional, fees_paid = v.fees_paid,
-                   status = v.status, status_reason = v.status_reason, locked_amount = v.locked_amount, rest_sequence = v.rest_sequence, updated_at = v.updated_at
-              FROM orders_changes AS v
-             WHERE o.id = v.id AND o.id = ANY(ARRAY(SELECT id FROM orders_changes))`,
-      bindings: [],
-    },
-  ];
+  const parts: StatementPart[] = [{ name: 'orders_updated', sql: 'SELECT keel_update_order_states(?::json)', bindings: changed.bindings, expectRows: 1 }];
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
   parts.push(insertRowsPart('trades_created', 'trades', accounted.trades.map((t) => Object.assign({}, t, { createdAt: now })), TRADE_COLUMNS));
   parts.push(...ledger.statementParts(accounted.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));

@@ -35,6 +35,8 @@ import * as m040 from './040_monthly_quotas';
 import * as m041 from './041_nft_transfers';
 import * as m042 from './042_signing';
 import * as m043 from './043_trading_deposit_coin';
+import * as m044 from './044_order_state_updates';
+import * as m045 from './045_journal_keys_partial';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -75,6 +77,8 @@ const migrations: Record<string, Knex.Migration> = {
   '041_nft_transfers': m041,
   '042_signing': m042,
   '043_trading_deposit_coin': m043,
+  '044_order_state_updates': m044,
+  '045_journal_keys_partial': m045,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
