@@ -30,7 +30,7 @@ export const coreRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/webhook-events/{eventId}', field: 'webhookEvent', params: { eventId: 'id' }, envelope: 'single', summary: 'One delivery record', tag: 'Webhooks' },
   { method: 'POST', path: '/v1/webhook-events/{eventId}/resend', field: 'resendWebhookEvent', params: { eventId: 'id' }, envelope: 'single', summary: 'Attempt the delivery again now', tag: 'Webhooks' },
 
-  { method: 'GET', path: '/v1/blockchains', field: 'blockchains', envelope: 'coreList', summary: 'The chains this deployment runs on (limit, offset, isActive)', tag: 'Chains and assets' },
+  { method: 'GET', path: '/v1/blockchains', field: 'blockchains', envelope: 'coreList', summary: 'The chains this deployment runs on, EVM chains and Solana clusters (chainId null, network devnet or mainnet, tokenStandard SPL) (limit, offset, isActive)', tag: 'Chains and assets' },
   { method: 'GET', path: '/v1/blockchains/{id}', field: 'blockchain', envelope: 'single', summary: 'One chain', tag: 'Chains and assets' },
   { method: 'GET', path: '/v1/assets', field: 'assets', envelope: 'coreList', summary: 'Native coins and tokens (blockchainId, symbol, isNative, limit, offset)', tag: 'Chains and assets' },
   { method: 'GET', path: '/v1/assets/{id}', field: 'asset', envelope: 'single', summary: 'One asset', tag: 'Chains and assets' },

@@ -4,7 +4,7 @@ import { Ids } from '../../platform/ids';
 import type { ChainNetworks, ChainNetwork, ChainService } from '../chains';
 import type { SendingWallet } from '../wallets';
 import { checksummedAddress } from './evm-address';
-import { isNftStandard, NftStandard } from '../chains';
+import { isNftStandard, NftStandard, refuseUnlessEvm } from '../chains';
 import type { PricedLine, TransferLine } from './transfer.domain';
 
 /** Resolves a request's lines to assets and base-unit amounts; every line must be on one chain the wallet is enabled on. */
@@ -22,6 +22,8 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   });
   const blockchainId = lines[0].asset.blockchainId;
   if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
+  // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+  refuseUnlessEvm(lines[0].asset.blockchain, 'withdrawals', 'assets.0.assetId');
   const network = networks.get(blockchainId);
   if (!network || !wallet.blockchainIds.includes(blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
   return { network, lines };
