@@ -11,6 +11,8 @@ import type { Worker } from '../../platform/worker';
 import { EvmOnlyFeature, refuseUnlessEvm } from './evm-only';
 import type { ChainFamily, ChainPort } from '../../platform/chain-port/chain-port';
 import { SolanaChain } from '../../platform/chain-port/solana-chain';
+import { SolanaDevnet, startSolanaDevnet } from '../../platform/solana-devnet/devnet';
+import { DEVNET_MINTS } from '../../platform/solana-devnet/genesis';
 import { ChainSpec, SOL_DECIMALS, SolanaChainSpec, parseChainFamilies } from './chain-config';
 import { AssetModel, BlockchainModel, NATIVE_ASSET_ADDRESS, SOLANA_NATIVE_ASSET_ADDRESS } from './chain.model';
 
@@ -42,6 +44,7 @@ export class ChainNetworks implements Worker {
   private readonly byBlockchainId = new Map<string, ChainNetwork>();
   private readonly solanaByBlockchainId = new Map<string, SolanaNetwork>();
   private readonly devChains: DevChain[] = [];
+  private readonly solanaDevnets: SolanaDevnet[] = [];
 
   /** Without a source the set starts empty and start() has nothing to do (fromRegistry fills it). */
   constructor(private readonly source?: { config: Config; db: Knex; logger: Logger }) {}
@@ -56,7 +59,9 @@ export class ChainNetworks implements Worker {
     if (!this.source) return;
     const { config, db, logger } = this.source;
     try {
-      const families = config.KEEL_CHAINS ? parseChainFamilies(config.KEEL_CHAINS) : { evm: await startDevChains(config, this.devChains, logger), solana: [] };
+      const families = config.KEEL_CHAINS
+        ? parseChainFamilies(config.KEEL_CHAINS)
+        : { evm: await startDevChains(config, this.devChains, logger), solana: config.DEV_SOLANA ? [await startDevSolana(config, this.solanaDevnets, logger)] : [] };
       const specs = families.evm;
       if (config.KEEL_ENV === 'production' && [...specs, ...families.solana].some((s) => s.dev)) throw new Error('KEEL_CHAINS: dev chains are not allowed in production');
       for (const spec of specs) {
@@ -160,9 +165,19 @@ export class ChainNetworks implements Worker {
     return this.all().find((n) => [n.blockchainId, String(n.spec.chainId), n.spec.slug].includes(reference));
   }
 
+  /** The blockchain id of the chain of either family an operator names: its id, (EVM) chain id or slug. */
+  findBlockchainId(reference: string): string | undefined {
+    return this.find(reference)?.blockchainId ?? this.solanaNetworks().find((n) => [n.blockchainId, n.spec.slug].includes(reference))?.blockchainId;
+  }
+
   /** The chains this process started itself (sandbox without KEEL_CHAINS). */
   get startedDevChains(): readonly DevChain[] {
     return this.devChains;
+  }
+
+  /** The sandbox Solana network this process started itself (sandbox without KEEL_CHAINS). */
+  get startedSolanaDevnet(): SolanaDevnet | undefined {
+    return this.solanaDevnets[0];
   }
 
   /** True for a dev chain this process started itself (its history cannot reorganise across a restart). */
@@ -173,7 +188,7 @@ export class ChainNetworks implements Worker {
   /** Closes the providers and stops the dev chains this process started. */
   async stop(): Promise<void> {
     for (const n of this.byBlockchainId.values()) n.provider.destroy();
-    await Promise.all(this.devChains.map((c) => c.stop()));
+    await Promise.all([...this.devChains.map((c) => c.stop()), ...this.solanaDevnets.map((d) => d.stop())]);
   }
 }
 
@@ -191,6 +206,37 @@ function solanaSpecOfRow(r: BlockchainModel, tokens: AssetModel[]): SolanaChainS
     logoUrl: r.logoUrl,
     tokens: tokens.map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, mint: t.address, standard: 'SPL', logoUrl: t.logoUrl })),
     dev: r.isDev,
+  };
+}
+
+/** Starts the sandbox Solana network (its journal in KEEL_DATA_DIR) with the test USDC and USDT mints; the spec that describes it. */
+export async function startDevSolana(config: Config, started: SolanaDevnet[], logger: Logger): Promise<SolanaChainSpec> {
+  const devnet = await startSolanaDevnet({
+    port: config.DEV_SOLANA_PORT ?? (config.DEV_CHAIN_PORT === 0 ? 0 : 8899),
+    slotMs: config.DEV_SOLANA_SLOT_MS,
+    finalizedLag: config.DEV_SOLANA_FINALIZED_LAG,
+    dataDir: config.KEEL_DATA_DIR,
+  });
+  started.push(devnet);
+  if (devnet.history === 'discarded') logger.warn({ reason: devnet.discardReason }, 'solana devnet journal could not be replayed: set aside, the network starts from genesis');
+  logger.info({ rpcUrl: devnet.rpcUrl, history: devnet.history }, devnet.history === 'restored' ? 'solana devnet restored from its journal' : 'solana devnet started');
+  return devSolanaSpec(devnet.rpcUrl);
+}
+
+/** The sandbox Solana network as a Solana cluster of KEEL_CHAINS: network devnet, SOL and the test mints. */
+export function devSolanaSpec(rpcUrl: string): SolanaChainSpec {
+  return {
+    family: 'solana',
+    name: 'Keel Solana Devnet',
+    slug: 'solana-devnet',
+    network: 'devnet',
+    rpcUrl,
+    commitment: 'finalized',
+    symbol: 'SOL',
+    nativeName: 'Devnet SOL',
+    logoUrl: '',
+    tokens: DEVNET_MINTS.map((m) => ({ symbol: m.symbol, name: m.name, decimals: m.decimals, mint: m.address, standard: 'SPL' as const, logoUrl: '' })),
+    dev: true,
   };
 }
 
