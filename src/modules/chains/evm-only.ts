@@ -15,6 +15,7 @@ export const EVM_ONLY_FEATURES = {
   withdrawals: 'Withdrawals and transfers',
   paymentIntents: 'Payment intents',
   paymentLinks: 'Payment links',
+  assetRecovery: 'Asset recovery',
 } as const;
 
 export type EvmOnlyFeature = keyof typeof EVM_ONLY_FEATURES;

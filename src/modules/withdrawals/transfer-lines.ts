@@ -13,6 +13,8 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   const lines = input.map((l, i): PricedLine => {
     const asset = assets.get(l.assetId.toLowerCase());
     if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
+    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    refuseUnlessEvm(asset.blockchain, 'withdrawals', `assets.${i}.assetId`);
     const recipient = checksummedAddress(l.recipient, `assets.${i}.recipient`);
     if (!isNftStandard(asset.standard)) {
       if (l.tokenId !== undefined && l.tokenId !== null) throw KeelError.invalidField(`assets.${i}.tokenId`, 'only an NFT collection (ERC721, ERC1155) takes a token id');
@@ -22,8 +24,6 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   });
   const blockchainId = lines[0].asset.blockchainId;
   if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
-  // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
-  refuseUnlessEvm(lines[0].asset.blockchain, 'withdrawals', 'assets.0.assetId');
   const network = networks.get(blockchainId);
   if (!network || !wallet.blockchainIds.includes(blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
   return { network, lines };

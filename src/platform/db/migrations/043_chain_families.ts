@@ -8,11 +8,14 @@ export async function up(knex: Knex): Promise<void> {
     ALTER TABLE blockchains ALTER COLUMN chain_id DROP NOT NULL;
     ALTER TABLE blockchains ADD CONSTRAINT blockchains_family_key CHECK ((family = 'evm') = (chain_id IS NOT NULL) AND is_evm_compatible = (family = 'evm'));
     CREATE UNIQUE INDEX blockchains_solana_network_idx ON blockchains (network) WHERE family = 'solana';
+    -- A Solana master wallet has no extended public key (ed25519 derivation is hardened only).
+    ALTER TABLE master_wallets ALTER COLUMN account_xpub DROP NOT NULL;
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
+    ALTER TABLE master_wallets ALTER COLUMN account_xpub SET NOT NULL;
     DELETE FROM blockchains WHERE family <> 'evm';
     DROP INDEX blockchains_solana_network_idx;
     ALTER TABLE blockchains DROP CONSTRAINT blockchains_family_key;
