@@ -209,7 +209,7 @@ export class MasterWalletService {
         if (!updated) throw new KeelError('MONITORING_FAILED', `The wallet is not enabled on ${chain.name}; create it there or turn on configurations.enableMultiChain`);
         if (!chain.isActive) throw new KeelError('MONITORING_FAILED', `${chain.name} is not active`);
         if (!wallet.isActive) throw new KeelError('MONITORING_FAILED', 'The wallet is deactivated');
-        if (!this.networks.get(chain.id)) throw new KeelError('MONITORING_FAILED', `${chain.name} has no reachable node in this deployment`);
+        if (!this.networks.family(chain.id)) throw new KeelError('MONITORING_FAILED', `${chain.name} has no reachable node in this deployment`);
       } else if (!updated) {
         throw new KeelError('MONITORING_FAILED', `The wallet is not enabled on ${chain.name}`);
       }
