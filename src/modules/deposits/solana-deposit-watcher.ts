@@ -96,9 +96,10 @@ export class SolanaDepositWatcher {
       }
     }
     if (!ancestor) {
-      const first = await this.firstBlockFrom(await port.height('final'));
+      // None of the recorded slots is as recorded: stand on the cluster's newest finalized block at or below the cursor.
+      const first = await this.firstBlockFrom(Math.min(await port.height('final'), cursor.blockNumber));
       if (!first) return;
-      ancestor = { blockNumber: Math.min(first.height, cursor.blockNumber), blockHash: first.hash };
+      ancestor = { blockNumber: first.height, blockHash: first.hash };
       this.logger.error({ blockchainId, fromSlot: cursor.blockNumber, toSlot: ancestor.blockNumber }, 'solana cluster changed deeper than CHAIN_REORG_WINDOW_BLOCKS');
     }
     const [assets, watched] = await Promise.all([chainAssetsOf(this.chains, blockchainId), this.wallets.on(blockchainId)]);
