@@ -10,7 +10,7 @@ export const EVM_ONLY_FEATURES = {
   settlementRules: 'Settlement rules',
   orderBookSettlement: 'Order-book settlement',
   agentWallets: 'Agent wallets (agents\' signing)',
-  signing: 'Transaction signing',
+  signing: 'Signing (messages, typed data, transactions)',
   nfts: 'NFTs',
   withdrawals: 'Withdrawals and transfers',
   paymentIntents: 'Payment intents',

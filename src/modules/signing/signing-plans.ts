@@ -154,8 +154,6 @@ interface Tx {
 
 function transactionOf(deps: PlanDeps, wallet: SendingWallet, input: SignTransaction): { network: ChainNetwork; tx: Tx } {
   if (!Ids.isUuid(input.blockchainId ?? '')) throw KeelError.invalidField('blockchainId', 'must be the id of one of the wallet\'s chains');
-  // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
-  deps.networks.refuseOnSolana(input.blockchainId, 'signing', 'blockchainId');
   const network = deps.networks.get(input.blockchainId.toLowerCase());
   if (!network || !wallet.blockchainIds.includes(network.blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on this chain');
   const to = checksummedAddress(input.to, 'to');

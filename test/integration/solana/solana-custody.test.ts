@@ -98,4 +98,7 @@ test('features that stay EVM-only refuse a Solana wallet with INVALID_NETWORK na
   await refused(await org.core.post('/v1/payment/links', { name: 'sol', currency: 'USD', amount: '5', evmSettlementWalletId: wallet.id }), 'Payment links');
   await refused(await org.core.post('/v1/settlement-rules', { masterWalletId: wallet.id, name: 'r', source: { blockchainId: solanaId, assetIds: [usdc.id] }, destination: { blockchainId: solanaId, assetId: usdc.id, address: wallet.walletAddress } }), 'Settlement rules');
   await refused(await org.core.get(`/v1/swaps/quote?fromAssetId=${assets[0].id}&toAssetId=${usdc.id}&amount=1`), 'Swaps');
+  await refused(await org.core.post(`/v1/master-wallets/${wallet.id}/sign/message`, { message: 'hello', encoding: 'UTF8' }), 'Signing (messages, typed data, transactions)');
+  const agent = (await org.core.post('/v1/agents', { name: 'solana agent' })).body.data;
+  await refused(await org.core.post(`/v1/agents/${agent.id}/wallets/create`, { blockchainId: solanaId, masterWalletId: wallet.id }), "Agent wallets (agents' signing)");
 });
