@@ -13,7 +13,7 @@ export class BlockchainType implements BlockchainView {
   @Field({ description: 'The native coin' }) symbol!: string;
   @Field() isActive!: boolean;
   @Field() isEvmCompatible!: boolean;
-  @Field(() => JSONObject, { nullable: true, description: 'confirmations (blocks before a deposit counts), explorerUrl' })
+  @Field(() => JSONObject, { nullable: true, description: 'confirmations (blocks before a deposit counts), explorerUrl; a Solana cluster: commitment (finalized, when a deposit counts)' })
   configurations!: Record<string, unknown> | null;
   @Field(() => Int, { nullable: true, description: 'The EVM chain id; null for a Solana cluster (network names it)' }) chainId!: number | null;
   @Field() logoUrl!: string;
