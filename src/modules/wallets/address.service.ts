@@ -30,7 +30,7 @@ export interface AddressView {
   address: string;
   name: string | null;
   masterWalletId: string;
-  /** i in m/44'/60'/0'/0/i; never reused. */
+  /** i in m/44'/60'/0'/0/i (Solana: m/44'/501'/i'/0'); never reused. */
   derivationIndex: number;
   metadata: Record<string, unknown>;
   isActive: boolean;
