@@ -317,7 +317,7 @@ async function syncRegistry(db: Knex, spec: ChainSpec): Promise<string> {
 }
 
 /**
- * Upserts a Solana cluster (its key: the network, migration 043) and its assets: SOL (at the System
+ * Upserts a Solana cluster (its key: the network, migration 046) and its assets: SOL (at the System
  * Program's address) and its SPL tokens by mint. `confirmations` is 1: a deposit is credited once its
  * slot is finalized (the commitment is the finality, not a count).
  */

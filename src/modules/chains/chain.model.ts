@@ -6,7 +6,7 @@ export class BlockchainModel extends Model {
   id!: string;
   /** EVM: the chain id (bigint, as a string); Solana: null (a cluster is known by its network). */
   chainId!: string | null;
-  /** evm or solana (migration 043): one chain id an EVM chain, one network a Solana cluster. */
+  /** evm or solana (migration 046): one chain id an EVM chain, one network a Solana cluster. */
   family!: ChainFamily;
   name!: string;
   slug!: string;

@@ -34,7 +34,7 @@ import * as m033 from './033_trading_deposit_reorgs';
 import * as m040 from './040_monthly_quotas';
 import * as m041 from './041_nft_transfers';
 import * as m042 from './042_signing';
-import * as m043 from './043_chain_families';
+import * as m046 from './046_chain_families';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -74,7 +74,7 @@ const migrations: Record<string, Knex.Migration> = {
   '040_monthly_quotas': m040,
   '041_nft_transfers': m041,
   '042_signing': m042,
-  '043_chain_families': m043,
+  '046_chain_families': m046,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
