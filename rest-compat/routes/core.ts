@@ -30,7 +30,7 @@ export const coreRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/webhook-events/{eventId}', field: 'webhookEvent', params: { eventId: 'id' }, envelope: 'single', summary: 'One delivery record', tag: 'Webhooks' },
   { method: 'POST', path: '/v1/webhook-events/{eventId}/resend', field: 'resendWebhookEvent', params: { eventId: 'id' }, envelope: 'single', summary: 'Attempt the delivery again now', tag: 'Webhooks' },
 
-  { method: 'GET', path: '/v1/blockchains', field: 'blockchains', envelope: 'coreList', summary: 'The chains this deployment runs on (limit, offset, isActive)', tag: 'Chains and assets' },
+  { method: 'GET', path: '/v1/blockchains', field: 'blockchains', envelope: 'coreList', summary: 'The chains this deployment runs on, EVM chains and Solana clusters (chainId null, network devnet or mainnet, tokenStandard SPL) (limit, offset, isActive)', tag: 'Chains and assets' },
   { method: 'GET', path: '/v1/blockchains/{id}', field: 'blockchain', envelope: 'single', summary: 'One chain', tag: 'Chains and assets' },
   { method: 'GET', path: '/v1/assets', field: 'assets', envelope: 'coreList', summary: 'Native coins and tokens (blockchainId, symbol, isNative, limit, offset)', tag: 'Chains and assets' },
   { method: 'GET', path: '/v1/assets/{id}', field: 'asset', envelope: 'single', summary: 'One asset', tag: 'Chains and assets' },
@@ -62,7 +62,7 @@ export const coreRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/transfers/{transferId}', field: 'transfer', params: { transferId: 'id' }, envelope: 'single', summary: 'One transfer with its lines, transaction hashes and fee bumps', tag: 'Transfers' },
   { method: 'POST', path: '/v1/transfers/{transferId}/approve', field: 'approveTransfer', params: { transferId: 'id' }, envelope: 'single', summary: 'Release a transfer waiting for approval (admin scope)', tag: 'Transfers' },
   { method: 'POST', path: '/v1/transfers/{transferId}/reject', field: 'rejectTransfer', params: { transferId: 'id' }, envelope: 'single', summary: 'Refuse a transfer waiting for approval (admin scope)', tag: 'Transfers' },
-  { method: 'POST', path: '/v1/dev/faucet', field: 'devFaucet', body: 'input', envelope: 'single', summary: 'Sandbox only (403 in production): send dev coins or test tokens, or mint a test NFT (KNFT ERC-721, KITEM ERC-1155 with tokenId), on a Keel dev chain (blockchainId, address, asset id or symbol, amount, tokenId)', tag: 'Sandbox' },
+  { method: 'POST', path: '/v1/dev/faucet', field: 'devFaucet', body: 'input', envelope: 'single', summary: 'Sandbox only (403 in production): send dev coins or test tokens, or mint a test NFT (KNFT ERC-721, KITEM ERC-1155 with tokenId), on a Keel dev chain, or SOL, USDC or USDT on the sandbox Solana network (blockchainId, address, asset id or symbol, amount, tokenId)', tag: 'Sandbox' },
   { method: 'POST', path: '/v1/master-wallets/{masterId}/addresses', field: 'createAddress', params: { masterId: 'masterWalletId' }, body: 'input', envelope: 'single', status: 201, summary: 'Derive the next deposit address (name, metadata)', tag: 'Addresses' },
   { method: 'GET', path: '/v1/master-wallets/{masterId}/addresses', field: 'addresses', params: { masterId: 'masterWalletId' }, envelope: 'coreList', summary: "A master wallet's deposit addresses (isActive, limit, offset), newest first", tag: 'Addresses' },
   { method: 'GET', path: '/v1/addresses/{addressId}', field: 'address', params: { addressId: 'id' }, envelope: 'single', summary: 'Get a deposit address', tag: 'Addresses' },

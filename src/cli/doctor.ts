@@ -9,7 +9,7 @@ import { connectRedis } from '../platform/redis';
 import { endpoint, howToStart, reason } from '../platform/dependency-unreachable';
 import { keyId, parseMasterKey } from '../platform/crypto/secret-box';
 import type { SealedColumn } from '../platform/crypto/reseal';
-import { parseChainsConfig } from '../modules/chains/chain-config';
+import { parseChainFamilies } from '../modules/chains/chain-config';
 import { rpc } from '../platform/chain/json-rpc';
 import { withinMs } from '../platform/time-bound';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
@@ -136,28 +136,39 @@ async function checkChains(config: Config): Promise<Check[]> {
   if (!config.KEEL_CHAINS) {
     return [ok('chains', `KEEL_CHAINS unset: sandbox dev chains ${config.DEV_CHAIN_IDS.join(', ')}, which \`npx keel start\` runs itself`)];
   }
-  let specs;
+  let families;
   try {
-    specs = parseChainsConfig(config.KEEL_CHAINS);
+    families = parseChainFamilies(config.KEEL_CHAINS);
   } catch (error) {
     return [fail('chains', reason(error).replace(/\n\s*/g, ' '), 'correct KEEL_CHAINS (a JSON array, see Configuration in the README)')];
   }
-  return Promise.all(
-    specs.map(async (spec): Promise<Check> => {
-      const name = `chain ${spec.slug} (${spec.chainId})`;
-      try {
-        const [chainId, block] = await Promise.all([
-          rpc<string>(spec.rpcUrl, 'eth_chainId', [], config.STARTUP_CONNECT_TIMEOUT_MS),
-          rpc<string>(spec.rpcUrl, 'eth_blockNumber', [], config.STARTUP_CONNECT_TIMEOUT_MS),
-        ]);
-        if (Number(chainId) !== spec.chainId) return fail(name, `RPC at ${origin(spec.rpcUrl)} serves chain ${Number(chainId)}`, `point rpcUrl of chain ${spec.chainId} in KEEL_CHAINS at a node of that chain`);
-        return ok(name, `RPC at ${origin(spec.rpcUrl)}, block ${Number(block)}`);
-      } catch (error) {
-        const why = (error as Error).name === 'TimeoutError' ? `no answer within ${config.STARTUP_CONNECT_TIMEOUT_MS} ms` : reason((error as Error).cause ?? error);
-        return fail(name, `RPC at ${origin(spec.rpcUrl)} not reachable (${why})`, `check that node, or rpcUrl of chain ${spec.chainId} in KEEL_CHAINS`);
-      }
-    }),
-  );
+  const ms = config.STARTUP_CONNECT_TIMEOUT_MS;
+  return Promise.all([
+    ...families.evm.map((spec) =>
+      reachable(`chain ${spec.slug} (${spec.chainId})`, spec.rpcUrl, ms, `rpcUrl of chain ${spec.chainId}`, async () => {
+        const [chainId, block] = await Promise.all([rpc<string>(spec.rpcUrl, 'eth_chainId', [], ms), rpc<string>(spec.rpcUrl, 'eth_blockNumber', [], ms)]);
+        if (Number(chainId) !== spec.chainId) return fail(`chain ${spec.slug} (${spec.chainId})`, `RPC at ${origin(spec.rpcUrl)} serves chain ${Number(chainId)}`, `point rpcUrl of chain ${spec.chainId} in KEEL_CHAINS at a node of that chain`);
+        return ok(`chain ${spec.slug} (${spec.chainId})`, `RPC at ${origin(spec.rpcUrl)}, block ${Number(block)}`);
+      }),
+    ),
+    // A Solana cluster (issue 35): its RPC answers and has a finalized slot.
+    ...families.solana.map((spec) =>
+      reachable(`chain ${spec.slug} (solana ${spec.network})`, spec.rpcUrl, ms, `rpcUrl of Solana ${spec.network}`, async () => {
+        const slot = await rpc<number>(spec.rpcUrl, 'getSlot', [{ commitment: 'finalized' }], ms);
+        return ok(`chain ${spec.slug} (solana ${spec.network})`, `RPC at ${origin(spec.rpcUrl)}, finalized slot ${slot}`);
+      }),
+    ),
+  ]);
+}
+
+/** A chain's check: `probe`'s answer, or a failure saying the RPC (its origin only) did not answer. */
+async function reachable(name: string, rpcUrl: string, ms: number, what: string, probe: () => Promise<Check>): Promise<Check> {
+  try {
+    return await probe();
+  } catch (error) {
+    const why = (error as Error).name === 'TimeoutError' ? `no answer within ${ms} ms` : reason((error as Error).cause ?? error);
+    return fail(name, `RPC at ${origin(rpcUrl)} not reachable (${why})`, `check that node, or ${what} in KEEL_CHAINS`);
+  }
 }
 
 /**

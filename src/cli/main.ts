@@ -82,15 +82,15 @@ dev
   .command('fund')
   .description('Send dev coins or test tokens from the dev chain faucet to an address (sandbox only)')
   .requiredOption('--address <address>', 'recipient, e.g. a master wallet or deposit address')
-  .option('--asset <asset>', 'asset symbol or id (USDC, USDT, DAI, ETH; test NFTs KNFT, KITEM); default the native coin')
+  .option('--asset <asset>', 'asset symbol or id (USDC, USDT, DAI, ETH; test NFTs KNFT, KITEM; on the sandbox Solana network SOL, USDC, USDT); default the native coin')
   .requiredOption('--amount <amount>', 'whole units, e.g. 250.5 (an NFT: how many tokens)')
   .option('--token-id <id>', 'ERC-1155 test collection (KITEM): the token id to mint')
-  .option('--blockchain <chain>', 'blockchain id, chain id or slug; default the first dev chain')
+  .option('--blockchain <chain>', 'blockchain id, chain id or slug (solana-devnet: the sandbox Solana network); default the first dev chain')
   .action((opts: { address: string; asset?: string; amount: string; tokenId?: string; blockchain?: string }) =>
     printFromServices(async ({ services, networks }) => {
-      const chain = opts.blockchain ? networks.find(opts.blockchain) : undefined;
-      if (opts.blockchain && !chain) throw new Error(`Unknown blockchain '${opts.blockchain}'`);
-      return services.devFaucet.fund({ blockchainId: chain?.blockchainId, address: opts.address, asset: opts.asset, amount: opts.amount, tokenId: opts.tokenId });
+      const blockchainId = opts.blockchain ? networks.findBlockchainId(opts.blockchain) : undefined;
+      if (opts.blockchain && !blockchainId) throw new Error(`Unknown blockchain '${opts.blockchain}'`);
+      return services.devFaucet.fund({ blockchainId, address: opts.address, asset: opts.asset, amount: opts.amount, tokenId: opts.tokenId });
     }),
   );
 registerSolanaCommands(dev);

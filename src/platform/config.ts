@@ -146,6 +146,14 @@ export const configSchema = z.object({
   DEV_CHAIN_PORT: z.coerce.number().int().min(0).max(65535).default(8545),
   DEV_CHAIN_BLOCK_INTERVAL_MS: z.coerce.number().int().min(0).default(1_000),
   DEV_CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).default(2),
+  /** In sandbox without KEEL_CHAINS, Keel also starts its sandbox Solana network (LiteSVM, docs/solana.md). */
+  DEV_SOLANA: bool.default(true),
+  /** Its JSON-RPC port; unset: 8899, or a port the OS picks when DEV_CHAIN_PORT is 0. */
+  DEV_SOLANA_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** How long a slot lasts on it. */
+  DEV_SOLANA_SLOT_MS: z.coerce.number().int().min(10).default(400),
+  /** Blocks between its head and `finalized` (Solana's is 32). */
+  DEV_SOLANA_FINALIZED_LAG: z.coerce.number().int().min(1).max(512).default(32),
   /** 32 bytes, hex or base64: the key-encryption key for wallet secrets. */
   KEEL_MASTER_KEY: z.string().optional(),
   /** During a key rotation: the key being retired; secrets sealed under it still open until `keel secrets reseal`. */

@@ -4,7 +4,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
-import { blockchainView, type BlockchainView } from '../chains';
+import { blockchainView, refuseUnlessEvm, type BlockchainView } from '../chains';
 import type { AddressService, MasterWalletService, MasterWalletView, AddressModel, WalletAmlView, WalletScreening } from '../wallets';
 import { activeWalletOnChain, readConfigurations } from '../wallets';
 import type { AgentCaller, AgentService } from './agent.service';
@@ -77,6 +77,8 @@ export class AgentWalletService {
     const caller = { organizationId, agentId: null };
     await this.agents.row(this.db, caller, agentId);
     const chain = await this.masterWallets.activeChain(input.blockchainId, 'blockchainId');
+    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    refuseUnlessEvm(chain, 'agentWallets', 'blockchainId');
     const masterWalletId = await this.masterWalletFor(organizationId, chain.id, input.masterWalletId);
     const id = await this.uow.run('agent.wallet-create', async (trx) => {
       const agent = await this.agents.row(trx, caller, agentId, true);

@@ -1,9 +1,13 @@
 import { Model } from 'objection';
+import type { ChainFamily } from '../../platform/chain-port/chain-port';
 
 export class BlockchainModel extends Model {
   static override tableName = 'blockchains';
   id!: string;
-  chainId!: string;
+  /** EVM: the chain id (bigint, as a string); Solana: null (a cluster is known by its network). */
+  chainId!: string | null;
+  /** evm or solana (migration 046): one chain id an EVM chain, one network a Solana cluster. */
+  family!: ChainFamily;
   name!: string;
   slug!: string;
   symbol!: string;
@@ -22,8 +26,10 @@ export class BlockchainModel extends Model {
   updatedAt!: Date;
 }
 
-/** The native coin's asset row carries this address. */
+/** The native coin's asset row carries this address (an EVM chain's). */
 export const NATIVE_ASSET_ADDRESS = '0x0000000000000000000000000000000000000000';
+/** A Solana cluster's native coin (SOL) carries the System Program's address, as `address` has no zero address on Solana. */
+export const SOLANA_NATIVE_ASSET_ADDRESS = '11111111111111111111111111111111';
 
 export class AssetModel extends Model {
   static override tableName = 'assets';

@@ -17,7 +17,8 @@ export interface BlockchainView {
   isEvmCompatible: boolean;
   /** confirmations (blocks before a deposit counts), explorerUrl. */
   configurations: Record<string, unknown> | null;
-  chainId: number;
+  /** The EVM chain id; null on Solana (a cluster has none: `network` names it). */
+  chainId: number | null;
   logoUrl: string;
   tokenStandard: string;
   /** mainnet, a testnet name, or devnet for Keel's sandbox chains. */
@@ -32,9 +33,9 @@ export interface AssetView {
   name: string;
   symbol: string;
   decimals: number;
-  /** The token contract; the zero address for the native coin. */
+  /** The token contract (Solana: the mint); the zero address for the native coin (Solana: the System Program's, 111…1). */
   address: string;
-  /** ERC20, native, or an NFT collection's ERC721 / ERC1155 (decimals 0). */
+  /** ERC20, SPL, native, or an NFT collection's ERC721 / ERC1155 (decimals 0). */
   standard: string;
   logoUrl: string;
   isActive: boolean;
@@ -66,7 +67,7 @@ export function blockchainView(b: BlockchainModel): BlockchainView {
     isActive: b.isActive,
     isEvmCompatible: b.isEvmCompatible,
     configurations: b.configurations,
-    chainId: Number(b.chainId),
+    chainId: b.chainId === null ? null : Number(b.chainId),
     logoUrl: b.logoUrl,
     tokenStandard: b.tokenStandard,
     network: b.network,
@@ -101,7 +102,7 @@ export class ChainService {
 
   async listBlockchains(args: PageWindow & BlockchainFilter): Promise<PageResult<BlockchainView>> {
     const q = BlockchainModel.query(this.db).modify((b) => (args.isActive === undefined ? b : b.where('isActive', args.isActive)));
-    const { rows, total } = await fetchPage<BlockchainModel>(q, args, [{ column: 'chainId' }]);
+    const { rows, total } = await fetchPage<BlockchainModel>(q, args, [{ column: 'chainId' }, { column: 'slug' }]);
     return toPage(rows.map(blockchainView), total, args);
   }
 

@@ -13,9 +13,9 @@ export class BlockchainType implements BlockchainView {
   @Field({ description: 'The native coin' }) symbol!: string;
   @Field() isActive!: boolean;
   @Field() isEvmCompatible!: boolean;
-  @Field(() => JSONObject, { nullable: true, description: 'confirmations (blocks before a deposit counts), explorerUrl' })
+  @Field(() => JSONObject, { nullable: true, description: 'confirmations (blocks before a deposit counts), explorerUrl; a Solana cluster: commitment (finalized, when a deposit counts)' })
   configurations!: Record<string, unknown> | null;
-  @Field(() => Int) chainId!: number;
+  @Field(() => Int, { nullable: true, description: 'The EVM chain id; null for a Solana cluster (network names it)' }) chainId!: number | null;
   @Field() logoUrl!: string;
   @Field() tokenStandard!: string;
   @Field({ description: 'mainnet, a testnet name, or devnet for Keel\'s sandbox chains' }) network!: string;
@@ -29,8 +29,8 @@ export class AssetType implements AssetView {
   @Field() name!: string;
   @Field() symbol!: string;
   @Field(() => Int) decimals!: number;
-  @Field({ description: 'The token contract; the zero address for the native coin' }) address!: string;
-  @Field({ description: 'ERC20, or native' }) standard!: string;
+  @Field({ description: 'The token contract or Solana mint; for the native coin the zero address (Solana: 11111111111111111111111111111111)' }) address!: string;
+  @Field({ description: 'ERC20, SPL, native, or an NFT standard' }) standard!: string;
   @Field() logoUrl!: string;
   @Field() isActive!: boolean;
   @Field() isNative!: boolean;

@@ -7,7 +7,10 @@ import type { ChainNetworks } from './chain-networks';
 import type { ChainService } from './chain.service';
 
 export { ChainNetworks, jsonRpcProvider } from './chain-networks';
-export type { ChainNetwork } from './chain-networks';
+export type { ChainNetwork, SolanaNetwork } from './chain-networks';
+// Solana beside EVM (issue 35): what stays EVM-only, refused on Solana with INVALID_NETWORK.
+export { EVM_ONLY_FEATURES, refuseUnlessEvm } from './evm-only';
+export type { EvmOnlyFeature } from './evm-only';
 export { ChainService, blockchainView } from './chain.service';
 export type { AssetView, BlockchainView } from './chain.service';
 

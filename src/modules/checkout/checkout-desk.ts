@@ -43,7 +43,8 @@ export interface ChainRef {
   id: string;
   name: string;
   slug: string;
-  chainId: number;
+  /** null on Solana (checkouts stay EVM-only this session, issue 35). */
+  chainId: number | null;
 }
 
 export interface AssetRef {

@@ -24,7 +24,7 @@ export class ChainRefType implements ChainRef {
   @Field(() => ID) id!: string;
   @Field() name!: string;
   @Field() slug!: string;
-  @Field(() => Int) chainId!: number;
+  @Field(() => Int, { nullable: true }) chainId!: number | null;
 }
 
 @ObjectType('AssetRef')

@@ -102,21 +102,22 @@ export class DepositWatcher {
     }
   }
 
-  private async assets(): Promise<ChainAssets> {
-    const [chain, rows, collections] = await Promise.all([
-      this.chains.blockchainRow(this.network.blockchainId),
-      this.chains.assetsOf(this.network.blockchainId),
-      this.chains.nftCollectionsOf(this.network.blockchainId),
-    ]);
-    return {
-      blockchain: { id: chain.id, name: chain.name, slug: chain.slug },
-      byToken: new Map([...rows, ...collections].map((a) => [a.isNative ? NATIVE_KEY : a.address.toLowerCase(), { id: a.id, symbol: a.symbol, decimals: a.decimals, address: a.address, standard: a.standard }])),
-    };
+  private assets(): Promise<ChainAssets> {
+    return chainAssetsOf(this.chains, this.network.blockchainId);
   }
 }
 
-/** One watcher per chain of the deployment. */
-export function startDepositWatchers(networks: ChainNetwork[], make: (n: ChainNetwork) => DepositWatcher): { stop(): Promise<void> } {
+/** What the recorder labels a chain's transfers with: the chain, and its assets by (lower-cased) contract or mint. */
+export async function chainAssetsOf(chains: ChainService, blockchainId: string): Promise<ChainAssets> {
+  const [chain, rows, collections] = await Promise.all([chains.blockchainRow(blockchainId), chains.assetsOf(blockchainId), chains.nftCollectionsOf(blockchainId)]);
+  return {
+    blockchain: { id: chain.id, name: chain.name, slug: chain.slug },
+    byToken: new Map([...rows, ...collections].map((a) => [a.isNative ? NATIVE_KEY : a.address.toLowerCase(), { id: a.id, symbol: a.symbol, decimals: a.decimals, address: a.address, standard: a.standard }])),
+  };
+}
+
+/** One watcher per chain of the deployment (EVM chains, or Solana clusters: SolanaDepositWatcher). */
+export function startDepositWatchers<N>(networks: N[], make: (n: N) => { start(): { stop(): Promise<void> } }): { stop(): Promise<void> } {
   const loops = networks.map((n) => make(n).start());
   return { stop: () => Promise.all(loops.map((l) => l.stop())).then(() => undefined) };
 }

@@ -9,7 +9,7 @@ type Context = GraphQLContext<DevFaucetResolverServices>;
 
 @InputType()
 export class DevFaucetInput {
-  @Field(() => String, { nullable: true, description: 'Default: the first dev chain' }) @IsOptional() blockchainId?: string;
+  @Field(() => String, { nullable: true, description: 'Default: the first EVM dev chain; the sandbox Solana network by its id' }) @IsOptional() blockchainId?: string;
   @Field() @Length(1, 100) address!: string;
   @Field(() => String, { nullable: true, description: 'Asset id or symbol (USDC, USDT, DAI, ETH, or the test NFT collections KNFT (ERC-721) and KITEM (ERC-1155)); default the native coin' }) @IsOptional() @Length(1, 64) asset?: string;
   @Field({ description: 'Whole units, e.g. "250.5"; at most 1,000,000. An NFT collection: how many tokens (ERC-721: "1")' }) @Length(1, 80) amount!: string;

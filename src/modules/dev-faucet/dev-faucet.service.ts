@@ -4,11 +4,13 @@ import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { fundFromFaucet } from '../../platform/chain/faucet';
 import { mintTestNft } from '../../platform/chain/test-nfts';
 import { isNftStandard } from '../chains';
-import type { AssetModel, ChainNetworks, ChainService } from '../chains';
+import type { AssetModel, ChainNetworks, ChainService, SolanaNetwork } from '../chains';
+import { address } from '@solana/kit';
+import { fundFromSolanaFaucet } from '../../platform/solana-devnet/faucet';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 
 export interface FaucetInput {
-  /** Default: the first dev chain. */
+  /** Default: the first EVM dev chain. Keel's sandbox Solana network is named by its id. */
   blockchainId?: string;
   address: string;
   /** An asset id or symbol (e.g. USDC); default the native coin. */
@@ -46,25 +48,49 @@ export class DevFaucetService {
 
   async fund(input: FaucetInput): Promise<FaucetResult> {
     if (this.environment === 'production') throw KeelError.forbidden('The faucet exists only in sandbox');
-    const network = input.blockchainId ? this.networks.get(input.blockchainId) : this.networks.all().find((n) => n.spec.dev);
+    const solana = input.blockchainId ? this.networks.solana(input.blockchainId.toLowerCase()) : undefined;
+    const network = solana ?? (input.blockchainId ? this.networks.get(input.blockchainId) : this.networks.all().find((n) => n.spec.dev));
     if (!network) throw new KeelError('INVALID_NETWORK', input.blockchainId ? `Unknown blockchain ${input.blockchainId}` : 'No dev chain is running');
     if (!network.spec.dev) throw KeelError.forbidden('The faucet only funds on Keel dev chains');
+    // The one place the faucet branches on the chain family: EVM moves behind the chain port next (issue 35).
+    if (solana) return this.fundOnSolana(solana, input);
     if (!ethers.isAddress(input.address)) throw new KeelError('INVALID_ADDRESS', 'address is not a valid EVM address', { fields: [{ field: 'address', error: 'INVALID_FIELD' }] });
     const assets = [...(await this.chains.assetsOf(network.blockchainId)), ...(await this.chains.nftCollectionsOf(network.blockchainId))];
-    const wanted = input.asset?.trim();
-    const asset = wanted ? assets.find((a) => a.id === wanted.toLowerCase() || a.symbol.toUpperCase() === wanted.toUpperCase()) : assets.find((a) => a.isNative);
-    if (!asset) throw KeelError.invalidField('asset', `no asset ${wanted} on this chain`);
+    const asset = this.pick(assets, input.asset);
     if (isNftStandard(asset.standard)) return this.mint(network.spec.rpcUrl, network.blockchainId, asset, input);
-    if (input.tokenId !== undefined) throw KeelError.invalidField('tokenId', 'only an NFT collection takes a token id');
-    const units = parseUnits(input.amount, asset.decimals);
-    if (units === null) throw KeelError.invalidField('amount', `must be a decimal string with at most ${asset.decimals} decimals`);
-    if (units <= 0n || units > MAX_FAUCET_AMOUNT * 10n ** BigInt(asset.decimals)) throw KeelError.invalidField('amount', `must be above 0 and at most ${MAX_FAUCET_AMOUNT}`);
+    const units = this.units(asset, input);
     const { txHash } = await fundFromFaucet(network.spec.rpcUrl, devChainAccount(0).privateKey, {
       to: input.address,
       amount: input.amount,
       token: asset.isNative ? undefined : { address: asset.address, decimals: asset.decimals },
     });
     return { txHash, blockchainId: network.blockchainId, assetId: asset.id, symbol: asset.symbol, to: ethers.getAddress(input.address), amount: formatScaled(units, asset.decimals), tokenId: null };
+  }
+
+  /** SOL or a test SPL token from the sandbox Solana network's faucet (its key is published); txHash is the signature. */
+  private async fundOnSolana(network: SolanaNetwork, input: FaucetInput): Promise<FaucetResult> {
+    if (!network.port.isAddress(input.address)) throw new KeelError('INVALID_ADDRESS', 'address is not a valid Solana address', { fields: [{ field: 'address', error: 'INVALID_FIELD' }] });
+    const asset = this.pick(await this.chains.assetsOf(network.blockchainId), input.asset);
+    const units = this.units(asset, input);
+    const txHash = await fundFromSolanaFaucet(network.spec.rpcUrl, { to: address(input.address), amount: units, ...(asset.isNative ? {} : { mint: { address: address(asset.address), decimals: asset.decimals } }) });
+    return { txHash, blockchainId: network.blockchainId, assetId: asset.id, symbol: asset.symbol, to: input.address, amount: formatScaled(units, asset.decimals), tokenId: null };
+  }
+
+  /** The asset asked for (an id or a symbol), default the native coin. */
+  private pick(assets: AssetModel[], wanted: string | undefined): AssetModel {
+    const w = wanted?.trim();
+    const asset = w ? assets.find((a) => a.id === w.toLowerCase() || a.symbol.toUpperCase() === w.toUpperCase()) : assets.find((a) => a.isNative);
+    if (!asset) throw KeelError.invalidField('asset', `no asset ${w} on this chain`);
+    return asset;
+  }
+
+  /** A coin's or token's amount in base units, within the faucet's limit. */
+  private units(asset: AssetModel, input: FaucetInput): bigint {
+    if (input.tokenId !== undefined) throw KeelError.invalidField('tokenId', 'only an NFT collection takes a token id');
+    const units = parseUnits(input.amount, asset.decimals);
+    if (units === null) throw KeelError.invalidField('amount', `must be a decimal string with at most ${asset.decimals} decimals`);
+    if (units <= 0n || units > MAX_FAUCET_AMOUNT * 10n ** BigInt(asset.decimals)) throw KeelError.invalidField('amount', `must be above 0 and at most ${MAX_FAUCET_AMOUNT}`);
+    return units;
   }
 
   /** A test collection mints: ERC-721 its next id (amount 1), ERC-1155 `amount` of the id asked for. */

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
 import type { AssetModel, ChainService } from '../chains';
+import { refuseUnlessEvm } from '../chains';
 import type { MasterWalletService, MasterWalletModel } from '../wallets';
 
 /** Stablecoins that pay a USD amount at par. */
@@ -35,6 +36,9 @@ export function paysCurrency(symbol: string, currency: string): boolean {
 export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: MasterWalletService, chains: ChainService, organizationId: string, input: LinkTermsInput): Promise<LinkTerms> {
   const wallet = await wallets.row(organizationId, input.evmSettlementWalletId, db);
   if (!wallet.isActive) throw KeelError.invalidField('evmSettlementWalletId', 'the master wallet is deactivated');
+  // The one place payment links branch on the chain family: EVM moves behind the chain port next (issue 35).
+  const own = await chains.findBlockchain(wallet.blockchainId, db);
+  if (own) refuseUnlessEvm(own, 'paymentLinks', 'evmSettlementWalletId');
   const enabled = await wallets.enabledChainIds(wallet.id, db);
   const allowed = input.allowedBlockchainIds?.length ? [...new Set(input.allowedBlockchainIds.map((id) => id.toLowerCase()))] : enabled;
   const foreign = allowed.filter((id) => !enabled.includes(id));

@@ -9,6 +9,7 @@ import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { Outbox } from '../../platform/events/outbox';
 import type { ChainNetwork, ChainNetworks, AssetView, ChainService } from '../chains';
+import { refuseUnlessEvm } from '../chains';
 import type { LedgerService } from '../ledger';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { QueuedLine, TransferService, GasTopUps } from '../withdrawals';
@@ -382,6 +383,8 @@ export class TradingService {
   private async priced(wallet: SendingWallet, input: { assetId: string; amount: string }): Promise<{ asset: AssetView; network: ChainNetwork; contract: string; rawAmount: bigint }> {
     const asset = Ids.isUuid(input.assetId) ? (await this.chains.assetViews([input.assetId.toLowerCase()])).get(input.assetId.toLowerCase()) : undefined;
     if (!asset || !asset.isActive) throw KeelError.invalidField('assetId', 'unknown asset');
+    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    refuseUnlessEvm(asset.blockchain, 'orderBookSettlement', 'assetId');
     const network = this.networks.get(asset.blockchainId);
     if (!network || !wallet.blockchainIds.includes(asset.blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of this asset');
     const contract = await this.deployments.address(asset.blockchainId);

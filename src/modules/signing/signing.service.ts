@@ -62,6 +62,8 @@ export class SigningService {
       'signing.sign',
       async () => {
         const wallet = await this.wallets.resolve(organizationId, source);
+        // The one place signing branches on the chain family: EVM moves behind the chain port next (issue 35).
+        for (const blockchainId of wallet.blockchainIds) this.networks.refuseOnSolana(blockchainId, 'signing');
         return { wallet, plan: await plan(wallet) };
       },
       (trx, checked) => this.record(trx, checked.wallet, checked.plan),

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { isNftStandard } from '../chains';
+import { isNftStandard, refuseUnlessEvm } from '../chains';
 import { KeelError } from '../../platform/errors';
 import { formatScaled, parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
@@ -151,6 +151,8 @@ export class SwapService {
 
   /** Prices a swap of `amountIn` base units (settlement rules use it with a deposit's amount, inside their transaction `db`). */
   async priceRaw(from: AssetView, to: AssetView, amountIn: bigint, order: string, slippageTolerance: string, db?: Knex.Transaction): Promise<PricedSwap> {
+    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    refuseUnlessEvm(from.blockchain, 'swaps', 'fromAssetId');
     const network = this.networks.get(from.blockchainId);
     if (!network) throw new KeelError('INVALID_NETWORK', 'The chain of these assets is not served by this deployment');
     if (from.blockchainId !== to.blockchainId) throw new KeelError('INVALID_NETWORK', 'Both assets of a swap must be on the same chain');

@@ -6,7 +6,7 @@ import type { GuardedHttp } from '../../platform/net/guarded-http';
 import { guardedFetchRequest } from '../../platform/net/guarded-rpc';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
-import { ChainNetworks, jsonRpcProvider, type BlockchainModel } from '../chains';
+import { ChainNetworks, jsonRpcProvider, refuseUnlessEvm, type BlockchainModel } from '../chains';
 import type { ChainService } from '../chains';
 import { AddressModel, MasterWalletModel } from './wallet.model';
 import type { WalletKeys } from './wallet-keys';
@@ -30,7 +30,7 @@ export interface AddressView {
   address: string;
   name: string | null;
   masterWalletId: string;
-  /** i in m/44'/60'/0'/0/i; never reused. */
+  /** i in m/44'/60'/0'/0/i (Solana: m/44'/501'/i'/0'); never reused. */
   derivationIndex: number;
   metadata: Record<string, unknown>;
   isActive: boolean;
@@ -115,7 +115,7 @@ export class AddressService {
     const [claimed] = await trx('master_wallets')
       .where({ id: masterWalletId, organization_id: organizationId })
       .increment('next_address_index', 1)
-      .returning(['next_address_index', 'account_xpub', 'is_active']);
+      .returning(['next_address_index', 'account_xpub', 'sealed_mnemonic', 'blockchain_id', 'is_active']);
     if (!claimed) throw new KeelError('WALLET_NOT_FOUND', 'Master wallet not found');
     if (!claimed.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
     const index = Number(claimed.nextAddressIndex) - 1;
@@ -123,7 +123,7 @@ export class AddressService {
       organizationId,
       masterWalletId,
       derivationIndex: index,
-      address: await this.keys.addressAt(claimed.accountXpub, index),
+      address: await (await this.wallets.familyOf(claimed.blockchainId, trx)).addressAt({ id: masterWalletId, sealedMnemonic: claimed.sealedMnemonic, accountXpub: claimed.accountXpub }, index),
       name: input.name ?? null,
       metadata: input.metadata ?? {},
     } as Partial<AddressModel>);
@@ -183,6 +183,7 @@ export class AddressService {
   async recoverableAssets(organizationId: string, id: string, args: RecoverableAssetsQuery): Promise<RecoverableAssetsView> {
     const address = await this.row(organizationId, id);
     const chain = await this.wallets.activeChain(args.blockchainId, 'blockchainId');
+    refuseUnlessEvm(chain, 'assetRecovery', 'blockchainId');
     const tokens = args.tokenAddresses ? parseTokenList(args.tokenAddresses) : null;
     const registered = await this.chains.assetsOf(chain.id);
     const { provider, owned } = await this.readerFor(chain, args.rpcUrl);

@@ -9,7 +9,7 @@ import type { ChainNetworks } from '../chains';
 import { applyConfigurations, assertSweepDestination, DEFAULT_CONFIGURATIONS, readConfigurations, type WalletConfigurations } from './wallet-configurations';
 import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
-import { readBalances } from './balance-reader';
+import { walletFamily, type WalletFamily } from './wallet-families';
 import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
@@ -121,7 +121,7 @@ export class MasterWalletService {
     const chain = await this.activeChain(input.blockchainId, 'blockchainId');
     const configurations = applyConfigurations(DEFAULT_CONFIGURATIONS, input.configurations);
     const id = randomUUID();
-    const keys = await this.keys.create(id);
+    const keys = await walletFamily(chain.family, this.keys, this.networks).newKeys(id);
     assertSweepDestination(configurations, keys.walletAddress);
     this.aml.assertConfigurations(configurations);
     const wallet = await this.uow.run('master-wallet.create', async (trx) => {
@@ -209,7 +209,7 @@ export class MasterWalletService {
         if (!updated) throw new KeelError('MONITORING_FAILED', `The wallet is not enabled on ${chain.name}; create it there or turn on configurations.enableMultiChain`);
         if (!chain.isActive) throw new KeelError('MONITORING_FAILED', `${chain.name} is not active`);
         if (!wallet.isActive) throw new KeelError('MONITORING_FAILED', 'The wallet is deactivated');
-        if (!this.networks.get(chain.id)) throw new KeelError('MONITORING_FAILED', `${chain.name} has no reachable node in this deployment`);
+        if (!this.networks.family(chain.id)) throw new KeelError('MONITORING_FAILED', `${chain.name} has no reachable node in this deployment`);
       } else if (!updated) {
         throw new KeelError('MONITORING_FAILED', `The wallet is not enabled on ${chain.name}`);
       }
@@ -228,31 +228,36 @@ export class MasterWalletService {
     const chainIds = (await this.walletChains([id])).filter((c) => !blockchainId || c.blockchainId === blockchainId).map((c) => c.blockchainId);
     if (blockchainId && !chainIds.length) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on that blockchain');
     const out: AssetBalanceView[] = [];
+    const family = await this.familyOf(wallet.blockchainId);
     for (const chainId of chainIds) {
-      const network = this.networks.get(chainId);
-      if (!network) continue;
       const assets = await this.chains.assetsOf(chainId);
+      const raw = await family.balances(chainId, wallet.walletAddress, assets);
+      if (!raw) continue;
       const views = await this.chains.withChains(assets);
-      const raw = await readBalances(network.provider, wallet.walletAddress, assets);
       assets.forEach((a, i) => out.push({ asset: views[i], blockchainId: chainId, rawBalance: raw[i].toString(), balance: formatScaled(raw[i], a.decimals) }));
     }
     return out;
   }
 
-  /** A chain that exists, is active and is EVM (the only kind Keel holds keys for). */
+  /** A chain that exists and is active: an EVM chain, or a Solana cluster this deployment serves. */
   async activeChain(blockchainId: string, field: string): Promise<BlockchainModel> {
     const chain = await this.chains.findBlockchain(blockchainId);
     if (!chain) throw KeelError.invalidField(field, 'unknown blockchain');
-    if (!chain.isActive || !chain.isEvmCompatible) throw new KeelError('INVALID_NETWORK', `${chain.name} is not available for wallets`);
+    if (!chain.isActive || (chain.family === 'solana' && !this.networks.solana(chain.id))) throw new KeelError('INVALID_NETWORK', `${chain.name} is not available for wallets`);
     return chain;
   }
 
-  /** enabledBlockchains: the wallet's own chain, plus every active EVM chain with enableMultiChain. */
+  /** The keys, addresses and balance reads of the family of a wallet's chain (wallet-families.ts). */
+  async familyOf(blockchainId: string, db: Knex | Knex.Transaction = this.db): Promise<WalletFamily> {
+    const chain = await this.chains.findBlockchain(blockchainId, db);
+    return walletFamily(chain?.family ?? 'evm', this.keys, this.networks);
+  }
+
+  /** enabledBlockchains: the wallet's own chain, plus (an EVM wallet) every active EVM chain with enableMultiChain. */
   private async syncChains(trx: Knex.Transaction, wallet: MasterWalletModel): Promise<void> {
     const multi = readConfigurations(wallet.configurations).enableMultiChain;
-    const wanted: string[] = multi
-      ? await this.chains.activeEvmChainIds(trx)
-      : [wallet.blockchainId];
+    const family = await this.familyOf(wallet.blockchainId, trx);
+    const wanted = await family.enabledChains(wallet.blockchainId, multi, () => this.chains.activeEvmChainIds(trx));
     await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).whereNotIn('blockchain_id', wanted).delete();
     await trx('master_wallet_chains')
       .insert(wanted.map((blockchainId) => ({ master_wallet_id: wallet.id, blockchain_id: blockchainId })))

@@ -10,7 +10,8 @@ export class MasterWalletModel extends Model {
   description!: string | null;
   walletAddress!: string;
   sealedMnemonic!: string;
-  accountXpub!: string;
+  /** EVM: the account's extended public key; null for a Solana wallet (ed25519: no public derivation). */
+  accountXpub!: string | null;
   nextAddressIndex!: number;
   configurations!: WalletConfigurations;
   metadata!: Record<string, unknown>;

@@ -114,7 +114,7 @@ export class AddressType implements AddressView {
   @Field() address!: string;
   @Field(() => String, { nullable: true }) name!: string | null;
   @Field(() => ID) masterWalletId!: string;
-  @Field(() => Int, { description: "i in m/44'/60'/0'/0/i; never reused" }) derivationIndex!: number;
+  @Field(() => Int, { description: "i in m/44'/60'/0'/0/i (Solana: m/44'/501'/i'/0'); never reused" }) derivationIndex!: number;
   @Field(() => JSONObject) metadata!: Record<string, unknown>;
   @Field() isActive!: boolean;
   @Field() createdAt!: Date;

@@ -4,7 +4,7 @@ import { Ids } from '../../platform/ids';
 import type { ChainNetworks, ChainNetwork, ChainService } from '../chains';
 import type { SendingWallet } from '../wallets';
 import { checksummedAddress } from './evm-address';
-import { isNftStandard, NftStandard } from '../chains';
+import { isNftStandard, NftStandard, refuseUnlessEvm } from '../chains';
 import type { PricedLine, TransferLine } from './transfer.domain';
 
 /** Resolves a request's lines to assets and base-unit amounts; every line must be on one chain the wallet is enabled on. */
@@ -13,6 +13,8 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   const lines = input.map((l, i): PricedLine => {
     const asset = assets.get(l.assetId.toLowerCase());
     if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
+    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    refuseUnlessEvm(asset.blockchain, 'withdrawals', `assets.${i}.assetId`);
     const recipient = checksummedAddress(l.recipient, `assets.${i}.recipient`);
     if (!isNftStandard(asset.standard)) {
       if (l.tokenId !== undefined && l.tokenId !== null) throw KeelError.invalidField(`assets.${i}.tokenId`, 'only an NFT collection (ERC721, ERC1155) takes a token id');

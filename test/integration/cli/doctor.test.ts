@@ -2,6 +2,7 @@ import { createTestDatabase, databaseUrl, dropTestDatabase, runPrefix, withAdmin
 import { PrivateRedis } from '../../support/private-redis';
 import { runKeel } from '../../support/keel-process';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
+import { startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 
 const MACHINE_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const migrated = `${runPrefix()}_doctor_${process.pid}`;
@@ -59,4 +60,20 @@ test('an unreachable chain RPC and a malformed master key are failures; --json p
   // An RPC URL's path may hold a provider's key: only the origin is printed.
   expect(stdout).not.toContain('secret-api-key');
   expect(code).toBe(1);
+});
+
+test('a Solana cluster in KEEL_CHAINS is checked too: its finalized slot, or a failure naming only the origin', async () => {
+  const devnet = await startSolanaDevnet({ slotMs: 50, finalizedLag: 2 });
+  try {
+    const solana = { family: 'solana', name: 'Sandbox Solana', network: 'devnet', rpcUrl: devnet.rpcUrl };
+    const offline = { family: 'solana', name: 'Down', network: 'mainnet', rpcUrl: 'http://127.0.0.1:9/secret-api-key' };
+    const { code, stdout } = await runKeel(['doctor', '--json'], env({ KEEL_CHAINS: JSON.stringify([...parseChainsConfig(process.env.KEEL_CHAINS!), solana, offline]) }), 60_000);
+    const byName = Object.fromEntries((JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.map((c) => [c.check, c]));
+    expect(byName['chain solana-devnet (solana devnet)']).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^RPC at http:\/\/127\.0\.0\.1:\d+, finalized slot \d+$/) });
+    expect(byName['chain solana-mainnet (solana mainnet)']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^RPC at http:\/\/127\.0\.0\.1:9 not reachable/) });
+    expect(stdout).not.toContain('secret-api-key');
+    expect(code).toBe(1);
+  } finally {
+    await devnet.stop();
+  }
 });

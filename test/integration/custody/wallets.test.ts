@@ -269,7 +269,7 @@ describe('wallet secrets', () => {
       expect(haystack).not.toContain(phrase);
       expect(haystack).not.toContain(signer.privateKey.slice(2).toLowerCase());
       expect(haystack).not.toContain(row.sealedMnemonic.toLowerCase());
-      expect(haystack).not.toContain(row.accountXpub.toLowerCase());
+      expect(haystack).not.toContain(row.accountXpub!.toLowerCase());
     }
   });
 });

@@ -37,6 +37,7 @@ import * as m042 from './042_signing';
 import * as m043 from './043_trading_deposit_coin';
 import * as m044 from './044_order_state_updates';
 import * as m045 from './045_journal_keys_partial';
+import * as m046 from './046_chain_families';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -79,6 +80,7 @@ const migrations: Record<string, Knex.Migration> = {
   '043_trading_deposit_coin': m043,
   '044_order_state_updates': m044,
   '045_journal_keys_partial': m045,
+  '046_chain_families': m046,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */

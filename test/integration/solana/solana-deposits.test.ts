@@ -1,0 +1,154 @@
+/**
+ * Solana deposits through the API (issue 35): SOL and SPL transfers into watched addresses are read
+ * through the chain port's scanIncoming, recorded once their slot is finalized by the deposits
+ * module's one recorder (exactly once, the spec's address.* / master.incoming_transfer data with the
+ * mint as raw contract), delivered to a webhook receiver; a deposit in a slot rolled back before
+ * finality is never credited; a mint Keel does not list is not recorded; a restart changes nothing.
+ */
+import { generateKeyPairSigner } from '@solana/kit';
+import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
+import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
+import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
+import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
+import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { ApiClient } from '../../support/api-client';
+import { eventually } from '../../support/eventually';
+import { WebhookReceiver } from '../../support/webhook-receiver';
+
+jest.setTimeout(120_000);
+
+const USDC = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
+const USDT = DEVNET_MINTS.find((m) => m.symbol === 'USDT')!;
+let devnet: SolanaDevnet;
+let t: TestKeel;
+let org: TestOrg;
+let solanaId: string;
+const receiver = new WebhookReceiver();
+
+/** The receiver's events of a type, one per event id (a redelivery would repeat an id). */
+function received(type: string): { id: string; type: string; data: any }[] {
+  return receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.type === type);
+}
+
+async function transfers(where: Record<string, unknown>) {
+  return t.keel.platform.db('chain_transfers').where({ blockchainId: solanaId, ...where }).orderBy('createdAt');
+}
+
+beforeAll(async () => {
+  devnet = await startSolanaDevnet({ slotMs: 50, finalizedLag: 16 });
+  // Keel lists USDC only: USDT on this network is a mint it does not know.
+  const spec = { ...devSolanaSpec(devnet.rpcUrl), tokens: devSolanaSpec(devnet.rpcUrl).tokens.filter((m) => m.symbol === 'USDC') };
+  t = await startTestKeel({
+    KEEL_CHAINS: formatChainsConfig([...parseChainsConfig(process.env.KEEL_CHAINS!), spec]),
+    RATE_LIMIT_SCALE: 100,
+    CHAIN_POLL_INTERVAL_MS: 100,
+    OUTBOX_POLL_INTERVAL_MS: 20,
+    WEBHOOKS_ALLOW_PRIVATE_URLS: true,
+  });
+  org = await t.createOrg();
+  solanaId = ((await org.core.get('/v1/blockchains')).body.data as { id: string; isEvmCompatible: boolean }[]).find((c) => !c.isEvmCompatible)!.id;
+  expect((await org.core.post('/v1/webhooks', { url: await receiver.start(), name: 'solana', eventTypes: ['*'] })).status).toBe(201);
+});
+
+afterAll(async () => {
+  await t?.stop();
+  await devnet?.stop();
+  await receiver.stop();
+});
+
+test('SOL and USDC deposits are credited once at finalized with the spec\'s event data; an unlisted mint is not recorded; a rolled-back slot credits nothing; a restart keeps it all', async () => {
+  const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana deposits' })).body.data;
+  const address = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'Customer 1' })).body.data;
+  const faucet = (body: Record<string, string>) => org.core.post('/v1/dev/faucet', { blockchainId: solanaId, ...body }).then((r) => (expect(r.status).toBe(200), r.body.data as { txHash: string }));
+
+  const sol = await faucet({ address: address.address, amount: '2' });
+  const usdc = await faucet({ address: address.address, asset: 'USDC', amount: '25.5' });
+  const master = await faucet({ address: wallet.walletAddress, asset: 'USDC', amount: '3' });
+  // USDT: a real SPL transfer of a mint Keel does not list.
+  const usdt = await fundFromSolanaFaucet(devnet.rpcUrl, { to: address.address, amount: 4_000_000n, mint: { address: USDT.address, decimals: 6 } });
+
+  await eventually(async () => (await transfers({ direction: 'incoming' })).length === 3, 30_000);
+  const rows = await transfers({ direction: 'incoming' });
+  expect(rows.map((r) => [r.txHash, r.status, r.rawValue])).toEqual(
+    expect.arrayContaining([
+      [sol.txHash, 'CONFIRMED', '2000000000'],
+      [usdc.txHash, 'CONFIRMED', '25500000'],
+      [master.txHash, 'CONFIRMED', '3000000'],
+    ]),
+  );
+  // Recorded only once its slot was finalized.
+  for (const r of rows) expect(Number(r.blockNumber)).toBeLessThanOrEqual(devnet.slot('finalized'));
+  expect(rows.some((r) => r.txHash === usdt)).toBe(false);
+
+  const events = await eventually(async () => {
+    const addressEvents = received('address.incoming_transfer');
+    return addressEvents.length >= 2 && received('master.incoming_transfer').length >= 1 ? addressEvents : undefined;
+  });
+  const usdcEvent = events.find((e) => e.data.hash === usdc.txHash)!;
+  expect(usdcEvent.data).toEqual({
+    id: expect.any(String),
+    hash: usdc.txHash,
+    logIndex: expect.any(Number),
+    blockNumber: expect.stringMatching(/^\d+$/),
+    blockHash: expect.any(String),
+    // Minted by the faucet: no account's balance of the mint fell, so there is no sender.
+    from: '',
+    to: address.address,
+    value: '25.5',
+    category: 'erc20',
+    asset: { id: expect.any(String), symbol: 'USDC', decimals: 6 },
+    blockchain: { id: solanaId, name: 'Keel Solana Devnet', slug: 'solana-devnet' },
+    wallet: { id: address.id, name: 'Customer 1', walletAddress: address.address, masterWalletId: wallet.id },
+    rawContract: { address: USDC.address, decimals: 6, rawValue: '25500000' },
+  });
+  expect(events.find((e) => e.data.hash === sol.txHash)!.data).toMatchObject({ from: devnet.faucet, value: '2', category: 'external', asset: { symbol: 'SOL', decimals: 9 }, rawContract: { address: '11111111111111111111111111111111', decimals: 9, rawValue: '2000000000' } });
+  expect(received('master.incoming_transfer').find((e) => e.data.hash === master.txHash)!.data).toMatchObject({ to: wallet.walletAddress, value: '3', wallet: { id: wallet.id, masterWalletId: wallet.id } });
+
+  // The history API shows them (the deposit address: SOL and USDC).
+  const history = await org.core.get(`/v1/addresses/${address.id}/transactions?sort=ASC`);
+  expect(history.body.totalCount).toBe(2);
+
+  // A deposit whose slot is rolled back before finality: never credited.
+  const lost = await faucet({ address: address.address, amount: '7' });
+  const rpc = new ApiClient(devnet.rpcUrl, {});
+  const statusOf = async () => (await rpc.post('/', { jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[lost.txHash]] })).body.result.value[0];
+  const landed = (await statusOf()).slot as number;
+  expect(landed).toBeGreaterThan(devnet.slot('finalized'));
+  // Back to the newest block before the one it landed in.
+  for (let slot = landed - 1; ; slot--) {
+    try {
+      devnet.rollback(slot);
+      break;
+    } catch (e) {
+      if (!/has no block/.test((e as Error).message)) throw e;
+    }
+  }
+  expect(await statusOf()).toBeNull();
+  const after = devnet.slot('processed');
+  await eventually(async () => (await t.keel.platform.db('chain_cursors').where({ blockchainId: solanaId }).first())?.blockNumber >= after, 30_000);
+  expect(await transfers({ txHash: lost.txHash })).toEqual([]);
+  expect(received('address.incoming_transfer').some((e) => e.data.hash === lost.txHash)).toBe(false);
+
+  // Exactly once: many scans later, still one row and one event per deposit.
+  expect((await transfers({ direction: 'incoming' })).length).toBe(3);
+  expect(new Set(received('address.incoming_transfer').map((e) => e.data.id)).size).toBe(2);
+
+  // The custody ledger credited each once (the deposits module's listeners, as for EVM).
+  const custody = async () => new Map((await t.keel.platform.db('ledger_balances').where({ walletId: address.id, account: 'custody' })).map((b) => [b.assetId, String(b.available)]));
+  const usdcAsset = rows.find((r) => r.txHash === usdc.txHash)!.assetId;
+  const solAsset = rows.find((r) => r.txHash === sol.txHash)!.assetId;
+  expect(Object.fromEntries(await custody())).toEqual({ [usdcAsset]: '25500000', [solAsset]: '2000000000' });
+
+  // A restart: the same deposits, no second credit; a new deposit is credited once.
+  await t.restart();
+  org = { ...org, core: new ApiClient(t.coreUrl, org.core.credentials) };
+  const next = await org.core.post('/v1/dev/faucet', { blockchainId: solanaId, address: address.address, asset: 'USDC', amount: '1' });
+  await eventually(async () => (await transfers({ direction: 'incoming' })).length === 4, 30_000);
+  expect((await transfers({ txHash: next.body.data.txHash })).length).toBe(1);
+  expect(Object.fromEntries(await custody())).toEqual({ [usdcAsset]: '26500000', [solAsset]: '2000000000' });
+  const balances = (await org.core.get(`/v1/master-wallets/${wallet.id}/balances`)).body.data as { asset: { symbol: string }; balance: string }[];
+  expect(balances.find((b) => b.asset.symbol === 'USDC')!.balance).toBe('3');
+  const unrelated = await generateKeyPairSigner();
+  expect(await t.keel.services.networks.solana(solanaId)!.port.balance(unrelated.address, { kind: 'native' })).toBe(0n);
+});
