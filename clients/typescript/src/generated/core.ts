@@ -754,7 +754,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The chains this deployment runs on (limit, offset, isActive)
+         * The chains this deployment runs on, EVM chains and Solana clusters (chainId null, network devnet or mainnet, tokenStandard SPL) (limit, offset, isActive)
          * @description The chains this deployment runs on
          */
         get: operations["get_blockchains"];
@@ -861,7 +861,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sandbox only (403 in production): send dev coins or test tokens, or mint a test NFT (KNFT ERC-721, KITEM ERC-1155 with tokenId), on a Keel dev chain (blockchainId, address, asset id or symbol, amount, tokenId)
+         * Sandbox only (403 in production): send dev coins or test tokens, or mint a test NFT (KNFT ERC-721, KITEM ERC-1155 with tokenId), on a Keel dev chain, or SOL, USDC or USDT on the sandbox Solana network (blockchainId, address, asset id or symbol, amount, tokenId)
          * @description Sandbox only: sends dev coins or test tokens (or mints a test NFT) on a Keel dev chain, mined before it answers
          */
         post: operations["post_devFaucet"];
@@ -1899,7 +1899,7 @@ export interface components {
             address: string;
             /** Format: date-time */
             createdAt: string;
-            /** @description i in m/44'/60'/0'/0/i; never reused */
+            /** @description i in m/44'/60'/0'/0/i (Solana: m/44'/501'/i'/0'); never reused */
             derivationIndex: number;
             id: string;
             isActive: boolean;
@@ -2182,7 +2182,7 @@ export interface components {
             updatedAt: string;
         };
         Asset: {
-            /** @description The token contract; the zero address for the native coin */
+            /** @description The token contract or Solana mint; for the native coin the zero address (Solana: 11111111111111111111111111111111) */
             address: string;
             blockchain: components["schemas"]["Blockchain"];
             blockchainId: string;
@@ -2196,7 +2196,7 @@ export interface components {
             logoUrl: string;
             name: string;
             network: string;
-            /** @description ERC20, or native */
+            /** @description ERC20, SPL, native, or an NFT standard */
             standard: string;
             symbol: string;
             /** Format: date-time */
@@ -2219,8 +2219,9 @@ export interface components {
             symbol: string;
         };
         Blockchain: {
-            chainId: number;
-            /** @description confirmations (blocks before a deposit counts), explorerUrl */
+            /** @description The EVM chain id; null for a Solana cluster (network names it) */
+            chainId?: number | null;
+            /** @description confirmations (blocks before a deposit counts), explorerUrl; a Solana cluster: commitment (finalized, when a deposit counts) */
             configurations?: Record<string, unknown> | null;
             /** Format: date-time */
             createdAt: string;
@@ -2242,7 +2243,7 @@ export interface components {
             reason?: string | null;
         };
         ChainRef: {
-            chainId: number;
+            chainId?: number | null;
             id: string;
             name: string;
             slug: string;
@@ -2399,7 +2400,7 @@ export interface components {
             amount: string;
             /** @description Asset id or symbol (USDC, USDT, DAI, ETH, or the test NFT collections KNFT (ERC-721) and KITEM (ERC-1155)); default the native coin */
             asset?: string | null;
-            /** @description Default: the first dev chain */
+            /** @description Default: the first EVM dev chain; the sandbox Solana network by its id */
             blockchainId?: string | null;
             /** @description ERC-1155 test collection: the token id to mint (required); ERC-721 mints its next id */
             tokenId?: string | null;

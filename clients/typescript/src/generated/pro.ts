@@ -513,7 +513,7 @@ export interface components {
             tokenType: string;
         };
         Asset: {
-            /** @description The token contract; the zero address for the native coin */
+            /** @description The token contract or Solana mint; for the native coin the zero address (Solana: 11111111111111111111111111111111) */
             address: string;
             blockchain: components["schemas"]["Blockchain"];
             blockchainId: string;
@@ -527,15 +527,16 @@ export interface components {
             logoUrl: string;
             name: string;
             network: string;
-            /** @description ERC20, or native */
+            /** @description ERC20, SPL, native, or an NFT standard */
             standard: string;
             symbol: string;
             /** Format: date-time */
             updatedAt: string;
         };
         Blockchain: {
-            chainId: number;
-            /** @description confirmations (blocks before a deposit counts), explorerUrl */
+            /** @description The EVM chain id; null for a Solana cluster (network names it) */
+            chainId?: number | null;
+            /** @description confirmations (blocks before a deposit counts), explorerUrl; a Solana cluster: commitment (finalized, when a deposit counts) */
             configurations?: Record<string, unknown> | null;
             /** Format: date-time */
             createdAt: string;
