@@ -1,27 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { ethers } from 'ethers';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
-import { startKeel } from '../src/app';
 import { onboardOrganization } from '../src/modules/api-keys/onboarding';
 import { DepositWatcher } from '../src/modules/deposits/deposit-watcher';
 import { devChainAccount } from '../src/platform/chain/dev-accounts';
 import { mine, setAutomine } from '../test/support/chain-controls';
 import { startOwnChain } from '../test/support/own-chain';
-import { freshDatabase, median } from './support';
+import { median, percentile } from './support';
+import { startChainBenchKeel } from './chain-keel';
+import { runSolana } from './chain-solana';
 
 const CHAIN_ID = 31_399;
 const erc20 = new ethers.Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 /**
- * The deposit watcher against a local Hardhat chain, in this process.
+ * The deposit watcher against a local Hardhat chain, in this process (`chain solana`: Solana, chain-solana.ts).
  * - Indexing throughput: blocks each holding `perBlock` USDC transfers to `addresses` watched
  *   deposit addresses are mined while no watcher runs; then one watcher catches up, and the
  *   figure is transfers recorded (rows committed, events in the outbox) per second. Median of `runs`.
@@ -30,6 +24,8 @@ function percentile(sorted: number[], p: number): number {
  *   returns) to the moment its committed outbox row is seen (polled every 2 ms). `samples` deposits; p50 and p99.
  */
 export async function run(args: string[]): Promise<object> {
+  // `chain solana [perRun runs samples addresses]`: the same two measures on Keel's sandbox Solana network (chain-solana.ts).
+  if (args[0] === 'solana') return runSolana(args.slice(1));
   const perBlock = Number(args[0] ?? 500);
   const blocksPerRun = Number(args[1] ?? 4);
   const runs = Number(args[2] ?? 3);
@@ -38,21 +34,7 @@ export async function run(args: string[]): Promise<object> {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-chain-'));
   const { chain, tokens, keelChains } = await startOwnChain(CHAIN_ID, 1, dataDir);
-  const config = loadConfig(
-    {},
-    {
-      DATABASE_URL: await freshDatabase('keel_bench_chain'),
-      REDIS_PREFIX: 'keelbench:chain:',
-      KEEL_ROLES: 'api',
-      HOST: '127.0.0.1',
-      CORE_PORT: 0,
-      PRO_PORT: 0,
-      LOG_LEVEL: 'silent',
-      KEEL_MASTER_KEY: randomBytes(32).toString('hex'),
-      KEEL_CHAINS: keelChains,
-    },
-  );
-  const keel = await startKeel(config, createLogger(process.env.BENCH_LOG_LEVEL === 'debug' ? 'debug' : 'silent'));
+  const { config, keel } = await startChainBenchKeel('chain', keelChains);
   const { services, platform } = keel;
   const db = platform.db;
   try {

@@ -16,6 +16,11 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** The p-th percentile of sorted values (the value at that rank). */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
 /** Numbers in [0, 1) from a 32-bit seed (mulberry32): the same sequence on every invocation. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;

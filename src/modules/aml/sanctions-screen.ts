@@ -6,8 +6,10 @@
  * ETH, ARB, BSC, USDT, USDC (or ETC): every list's EVM entries share the one key space, so an
  * address matches whichever lists carry it. Bech32 addresses (bc1…, ltc1…) and Bitcoin Cash
  * CashAddr (q…/p…, with or without `bitcoincash:`), whose case carries no meaning, are compared
- * lower-cased too. Other formats (Base58 Bitcoin, Tron, Monero, …) are case-sensitive and compared
- * exactly as written (surrounding whitespace trimmed).
+ * lower-cased too, but only when written in one case (BIP-173: a mixed-case Bech32 string is not
+ * Bech32), so a Base58 address that happens to look like one (a Solana address can start `tb1`)
+ * stays exact. Other formats (Base58 Bitcoin, Solana, Tron, Monero, …) are case-sensitive and
+ * compared exactly as written (surrounding whitespace trimmed).
  */
 
 /** One list entry that matched: the list's name (e.g. ETH, XBT) and the address as the list writes it. */
@@ -52,17 +54,20 @@ export interface SanctionsListInfo {
 const BECH32_ADDRESS = /^(?:bc|ltc|tb)1[02-9ac-hj-np-z]{6,87}$/i;
 const CASHADDR = /^(?:bitcoincash:)?([qp][02-9ac-hj-np-z]{41})$/i;
 
-/** The key an address is screened under: EVM, Bech32 and CashAddr lower-cased, everything else as written. */
+/** Written in one case (Bech32 and CashAddr are; a Base58 address almost never is). */
+const oneCase = (s: string) => s === s.toLowerCase() || s === s.toUpperCase();
+
+/** The key an address is screened under: EVM, Bech32 and CashAddr lower-cased, everything else (Solana's Base58 too) as written. */
 export function normaliseAddress(address: string): string {
   const trimmed = address.trim();
   // 0x + 40 characters: lower-cased without a pattern test (nothing else on any list starts with 0x).
   if (trimmed.length === 42 && trimmed.charCodeAt(0) === 0x30 && (trimmed.charCodeAt(1) | 0x20) === 0x78) return trimmed.toLowerCase();
   // Only addresses that can be Bech32 or CashAddr go through those patterns (their first letter says).
   const first = trimmed.charCodeAt(0) | 0x20;
-  if ((first === 0x62 || first === 0x6c || first === 0x74) && BECH32_ADDRESS.test(trimmed)) return trimmed.toLowerCase();
+  if ((first === 0x62 || first === 0x6c || first === 0x74) && BECH32_ADDRESS.test(trimmed) && oneCase(trimmed)) return trimmed.toLowerCase();
   if (first === 0x71 || first === 0x70 || first === 0x62) {
     const cash = CASHADDR.exec(trimmed);
-    if (cash) return cash[1].toLowerCase();
+    if (cash && oneCase(cash[1])) return cash[1].toLowerCase();
   }
   return trimmed;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isAddress } from '@solana/kit';
 import { SanctionsScreen } from '../../../src/modules/aml/sanctions-screen';
 import { readSanctionsFiles, shippedSanctionsDirectory, shippedSanctionsSnapshot } from '../../../src/modules/aml/sanctions-files';
 
@@ -51,6 +52,23 @@ describe('screening', () => {
     expect(screen.screen(bech32.toUpperCase()).matches).toEqual([{ list: 'XBT', address: bech32 }]);
     const cash = shipped.lists.find((l) => l.name === 'BCH')!.addresses.find((a) => a.startsWith('q'))!;
     expect(screen.screen(`bitcoincash:${cash.toUpperCase()}`).matches).toEqual([{ list: 'BCH', address: cash }]);
+  });
+
+  test('Solana (Base58) addresses compare exactly: a case variant is another address, even one that looks like Bech32 or CashAddr', () => {
+    // Real 32-byte Solana addresses: a key, one starting like a testnet Bech32 address, one shaped like a CashAddr.
+    const key = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+    const bech32Like = 'tb1QpZry9x8GF2tvdw3sJN54KHce6MUa7qpzry9x8gf';
+    const cashLike = 'qPzry9x8GF2tvdw3sJN54KHce6MUa7qpzry9x8gf2tv';
+    for (const a of [key, bech32Like, cashLike]) expect(isAddress(a)).toBe(true);
+    const s = new SanctionsScreen({ source: 'test', listDate: null, lists: [{ name: 'SOL', addresses: [key, bech32Like, cashLike] }] });
+    for (const a of [key, bech32Like, cashLike]) {
+      expect(s.screen(` ${a} `).matches).toEqual([{ list: 'SOL', address: a }]);
+      const variant = a.replace(/[a-z]/, (c) => c.toUpperCase());
+      expect(variant).not.toBe(a);
+      expect(s.screen(variant).sanctioned).toBe(false);
+      expect(s.screen(a.toLowerCase()).sanctioned).toBe(false);
+    }
+    expect(s.info().addressCount).toBe(3);
   });
 
   test('an unlisted or malformed address is clear', () => {

@@ -1,0 +1,148 @@
+/**
+ * AML screening of Solana addresses (issue 35) on a real sandbox Solana network: an operator's
+ * `sanctioned_addresses_SOL.txt` loaded with `keel aml load` screens Base58 addresses exactly (a
+ * case variant is another address; EVM stays case-insensitive) through the check endpoint (REST and
+ * GraphQL), and SOL and USDC deposits from a listed sender are flagged and held as EVM ones are.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateKeyPairSigner, KeyPairSigner } from '@solana/kit';
+import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
+import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
+import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
+import { SolanaChain } from '../../../src/platform/chain-port/solana-chain';
+import type { ChainAsset } from '../../../src/platform/chain-port/chain-port';
+import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
+import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
+import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+import { keelCommand } from '../../support/keel-cli';
+
+jest.setTimeout(120_000);
+
+const USDC = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
+const SOL: ChainAsset = { kind: 'native' };
+const USDC_ASSET: ChainAsset = { kind: 'token', address: USDC.address, decimals: 6 };
+const OFAC_ETH = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n')[0].trim();
+
+/** The same Base58 address with one letter in the other case (a letter whose other case is Base58 too): another address. */
+const caseVariant = (a: string) => a.replace(/[a-hj-km-np-z]/, (c) => c.toUpperCase());
+
+let devnet: SolanaDevnet;
+let chain: SolanaChain;
+let t: TestKeel;
+let org: TestOrg;
+let solanaId: string;
+let listed: KeyPairSigner;
+/** Not listed: only a case variant of its address is. */
+let lookalike: KeyPairSigner;
+
+beforeAll(async () => {
+  devnet = await startSolanaDevnet({ slotMs: 50, finalizedLag: 16 });
+  chain = new SolanaChain({ rpcUrl: devnet.rpcUrl, priorityMicroLamports: 0n });
+  t = await startTestKeel({
+    KEEL_CHAINS: formatChainsConfig([...parseChainsConfig(process.env.KEEL_CHAINS!), devSolanaSpec(devnet.rpcUrl)]),
+    RATE_LIMIT_SCALE: 100,
+    CHAIN_POLL_INTERVAL_MS: 100,
+    SANCTIONS_REFRESH_INTERVAL_MS: 100,
+  });
+  org = await t.createOrg();
+  solanaId = ((await org.core.get('/v1/blockchains')).body.data as { id: string; isEvmCompatible: boolean }[]).find((c) => !c.isEvmCompatible)!.id;
+  [listed, lookalike] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+  for (const s of [listed, lookalike]) {
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: s.address, amount: 5_000_000_000n });
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: s.address, amount: 100_000_000n, mint: { address: USDC.address, decimals: 6 } });
+  }
+});
+
+afterAll(async () => {
+  await t?.stop();
+  await devnet?.stop();
+});
+
+/** A transfer signed by `from` (an ordinary wallet on the network), once it lands. */
+async function send(from: KeyPairSigner, to: string, asset: ChainAsset, amount: bigint): Promise<string> {
+  await eventually(async () => (await chain.balance(from.address, asset, 'confirmed')) >= amount, 30_000);
+  const prepared = await chain.prepareTransfer(from, { to, asset, amount });
+  await chain.broadcast(prepared);
+  await eventually(async () => (await chain.outcome(prepared)).state === 'landed', 30_000);
+  return prepared.txId;
+}
+
+const incoming = async (addressId: string, hash: string) => {
+  const res = await org.core.get(`/v1/addresses/${addressId}/transactions?direction=incoming`);
+  return (res.body.transfer as any[]).find((r) => r.hash === hash);
+};
+
+describe('a list of Solana addresses loaded with keel aml load', () => {
+  test('screens Base58 exactly through the check endpoint (REST and GraphQL): the listed address is sanctioned, a case variant of it is not; EVM stays case-insensitive', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keel-aml-sol-'));
+    const file = path.join(dir, 'sanctioned_addresses_SOL.txt');
+    writeFileSync(file, `# an operator's Solana list\n${listed.address}\n${caseVariant(lookalike.address)}\n`);
+    const out = await keelCommand<any>(t.config, ['aml', 'load', file, '--date', '2099-01-01'], { KEEL_CHAINS: t.config.KEEL_CHAINS });
+    expect(out).toMatchObject({ loaded: { listDate: '2099-01-01' }, lists: [{ name: 'SOL', entries: 2 }], inUse: true });
+    expect(out.keptFromPrevious).toEqual(expect.arrayContaining(['ETH', 'XBT']));
+    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2099-01-01', 10_000);
+
+    const asked = [listed.address, caseVariant(listed.address), lookalike.address, caseVariant(lookalike.address), OFAC_ETH.toLowerCase()];
+    const res = await org.core.post('/v1/aml/check-batch', { addresses: asked });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((r: any) => [r.address, r.isSanctioned])).toEqual([
+      [listed.address, true],
+      [caseVariant(listed.address), false],
+      [lookalike.address, false],
+      [caseVariant(lookalike.address), true],
+      [OFAC_ETH.toLowerCase(), true],
+    ]);
+    expect(res.body.data[0].identifications).toEqual([expect.objectContaining({ category: 'SANCTIONS', list: 'SOL', listedAddress: listed.address })]);
+    expect(res.body.data[1].identifications).toEqual([]);
+
+    const gql = await org.core.graphql('mutation($a: [String!]!) { amlCheckBatch(input: { addresses: $a }) { data { address isSanctioned identifications { list listedAddress } } } }', {
+      a: [listed.address, caseVariant(listed.address)],
+    });
+    expect(gql.body.data.amlCheckBatch.data).toEqual([
+      { address: listed.address, isSanctioned: true, identifications: [{ list: 'SOL', listedAddress: listed.address }] },
+      { address: caseVariant(listed.address), isSanctioned: false, identifications: [] },
+    ]);
+  });
+
+  test('SOL and USDC deposits from a listed sender are flagged, announced and held as EVM ones are; a deposit from the look-alike is not', async () => {
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana AML' })).body.data;
+    const tainted = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'tainted' })).body.data;
+    const clean = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'clean' })).body.data;
+
+    const solTx = await send(listed, tainted.address, SOL, 1_000_000_000n);
+    const usdcTx = await send(listed, tainted.address, USDC_ASSET, 10_000_000n);
+    const cleanTx = await send(lookalike, clean.address, SOL, 1_000_000_000n);
+
+    const sol = await eventually(() => incoming(tainted.id, solTx), 30_000);
+    const usdc = await eventually(() => incoming(tainted.id, usdcTx), 30_000);
+    const matches = [{ list: 'SOL', address: listed.address }];
+    expect(sol.aml).toEqual({ flaggedAt: expect.any(String), releasedAt: null, matches });
+    expect(usdc.aml).toEqual({ flaggedAt: expect.any(String), releasedAt: null, matches });
+    // The look-alike sender (only its case variant is listed) is clean.
+    expect((await eventually(() => incoming(clean.id, cleanTx), 30_000)).aml).toBeNull();
+
+    const events = (await t.keel.platform.db('outbox_events').where({ type: 'address.incoming_transfer_flagged', organizationId: org.orgId })).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope));
+    expect(events).toHaveLength(2);
+    const flaggedEvent = (hash: string, rawValue: string) => ({
+      type: 'address.incoming_transfer_flagged',
+      data: expect.objectContaining({ hash, from: listed.address, to: tainted.address, rawValue, blockchainId: solanaId, matches, listDate: '2099-01-01', heldFromAutoSweep: true, wallet: { id: tainted.id, walletAddress: tainted.address, masterWalletId: wallet.id } }),
+    });
+    expect(events).toEqual(expect.arrayContaining([expect.objectContaining(flaggedEvent(solTx, '1000000000')), expect.objectContaining(flaggedEvent(usdcTx, '10000000'))]));
+
+    // For review: listed with their amounts; the wallet shows FLAGGED; released as EVM ones are.
+    const held = (await org.core.get('/v1/aml/flagged-transfers?released=false')).body.data as any[];
+    expect(held.map((h) => [h.hash, h.symbol, h.amount, h.from, h.addressId]).sort()).toEqual(
+      [
+        [solTx, 'SOL', '1', listed.address, tainted.id],
+        [usdcTx, 'USDC', '10', listed.address, tainted.id],
+      ].sort(),
+    );
+    expect((await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml).toMatchObject({ status: 'FLAGGED', message: expect.stringContaining('2 incoming transfers') });
+    for (const h of held) expect((await org.core.post(`/v1/aml/flagged-transfers/${h.id}/release`, { note: 'reviewed' })).status).toBe(200);
+    expect((await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml.status).toBe('CLEAR');
+  });
+});
