@@ -14,7 +14,6 @@ export const EVM_ONLY_FEATURES = {
   nfts: 'NFTs',
   withdrawals: 'Withdrawals and transfers',
   paymentIntents: 'Payment intents',
-  paymentLinks: 'Payment links',
   assetRecovery: 'Asset recovery',
 } as const;
 

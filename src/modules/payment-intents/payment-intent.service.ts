@@ -100,7 +100,7 @@ export class PaymentIntentService implements CheckoutOwner {
         description: input.description ?? null,
         metadata: input.metadata ?? {},
       } as Partial<PaymentIntentModel>);
-      await this.desk.insert(trx, { organizationId, masterWalletId: wallet.id, blockchainId: asset.blockchainId, assetId: asset.id, expectedRaw, expiresAt: new Date(Date.now() + ttl * 1000), paymentIntentId: intent.id }, address);
+      await this.desk.insert(trx, { organizationId, masterWalletId: wallet.id, blockchainId: asset.blockchainId, assetId: asset.id, expectedRaw, expiresAt: new Date(Date.now() + ttl * 1000), paymentIntentId: intent.id, label: wallet.name, message: input.description ?? null }, address);
       return this.publish(trx, intent, 'payment_intent.created');
     });
   }
