@@ -188,3 +188,60 @@ test("another organisation's Solana wallet is 404; an EVM wallet as the Solana o
   expect((await other.core.get(`/v1/payment/links?masterWalletId=${solanaWallet.id}`)).body.data).toEqual([]);
   expect((await shop.org.core.get(`/v1/payment/links?masterWalletId=${solanaWallet.id}`)).body.data.length).toBeGreaterThanOrEqual(2);
 });
+
+describe('payment intents on Solana', () => {
+  async function intent(body: Record<string, unknown>) {
+    return shop.org.core.post('/v1/payment/intents', { assetId: usdc.id, masterWalletId: solanaWallet.id, ...body });
+  }
+  async function reaches(id: string, status: string) {
+    return eventually(async () => {
+      const res = await shop.org.core.get(`/v1/payment/intents/${id}`);
+      return res.body.data?.status === status && res.body.data;
+    }, 30_000, 100);
+  }
+
+  test('a USDC intent is a Solana Pay request; another mint is not counted; an underpayment topped up succeeds', async () => {
+    const created = await intent({ amount: '4', description: 'Order 7' });
+    expect(created.status).toBe(201);
+    const pi = created.body.data;
+    expect(pi).toMatchObject({ status: 'REQUIRES_PAYMENT', amount: '4', asset: { id: usdc.id, symbol: 'USDC' }, blockchain: { id: solanaId, chainId: null }, masterWalletId: solanaWallet.id });
+    const reference = /[?&]reference=([1-9A-HJ-NP-Za-km-z]{32,44})&/.exec(pi.paymentUri)?.[1];
+    expect(pi.paymentUri).toBe(`solana:${pi.depositAddress}?amount=4&spl-token=${USDC.address}&reference=${reference}&label=Shop%20on%20Solana&message=Order%207`);
+
+    const wrong = await paySolana(pi.depositAddress, 'USDT', '4');
+    const seen = await eventually(async () => {
+      const r = (await shop.org.core.get(`/v1/payment/intents/${pi.id}`)).body.data;
+      return r.transfersNotCounted === 1 && r;
+    }, 30_000, 100);
+    expect(seen).toMatchObject({ status: 'REQUIRES_PAYMENT', amountReceived: '0', transfers: [{ txHash: wrong, kind: 'WRONG_ASSET' }] });
+
+    await paySolana(pi.depositAddress, 'USDC', '1.5');
+    expect(await reaches(pi.id, 'UNDERPAID')).toMatchObject({ amountReceived: '1.5', amountDue: '2.5' });
+    await paySolana(pi.depositAddress, 'USDC', '2.5');
+    expect(await reaches(pi.id, 'SUCCEEDED')).toMatchObject({ checkoutStatus: 'PAID', amountReceived: '4', amountDue: '0' });
+  });
+
+  test('an unpaid intent expires and a payment after it is LATE; SOL is asked for without a mint', async () => {
+    const sol = (await shop.org.core.get(`/v1/assets?blockchainId=${solanaId}&symbol=SOL`)).body.data[0];
+    const pi = (await intent({ amount: '0.5', assetId: sol.id, expiresInSeconds: 5 })).body.data;
+    expect(pi.paymentUri).toMatch(new RegExp(`^solana:${pi.depositAddress}\\?amount=0\\.5&reference=[1-9A-HJ-NP-Za-km-z]{32,44}&label=Shop%20on%20Solana$`));
+    await reaches(pi.id, 'EXPIRED');
+    // Block times are whole seconds (as on EVM): a payment in the expiry's own second is in time.
+    await eventually(() => Date.now() > new Date(pi.expiresAt).getTime() + 1_500, 20_000, 100);
+    const late = await paySolana(pi.depositAddress, 'SOL', '0.5');
+    const after = await eventually(async () => {
+      const r = (await shop.org.core.get(`/v1/payment/intents/${pi.id}`)).body.data;
+      return r.transfers.length === 1 && r;
+    }, 30_000, 100);
+    expect(after).toMatchObject({ status: 'EXPIRED', amountReceived: '0', transfers: [{ txHash: late, kind: 'LATE' }] });
+  });
+
+  test("another organisation's wallet is 404; an EVM wallet for a Solana asset is 400 INVALID_NETWORK", async () => {
+    const other = await t.createOrg();
+    const theirs = (await other.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Not yours' })).body.data;
+    expect((await intent({ amount: '1', masterWalletId: theirs.id })).status).toBe(404);
+    const evm = await intent({ amount: '1', masterWalletId: shop.wallet.id });
+    expect(evm.status).toBe(400);
+    expect(evm.body.error.code).toBe('INVALID_NETWORK');
+  });
+});
