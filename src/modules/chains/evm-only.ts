@@ -13,8 +13,6 @@ export const EVM_ONLY_FEATURES = {
   signing: 'Signing (messages, typed data, transactions)',
   nfts: 'NFTs',
   withdrawals: 'Withdrawals and transfers',
-  paymentIntents: 'Payment intents',
-  paymentLinks: 'Payment links',
   assetRecovery: 'Asset recovery',
 } as const;
 

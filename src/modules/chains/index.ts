@@ -16,7 +16,7 @@ export type { AssetView, BlockchainView } from './chain.service';
 
 export { assetRows, assetIdsOnChain } from './asset-queries';
 export { assetSymbol, assetsById, assetsOfChain } from './asset-rows';
-export { assetIdsOfChain, chainConfirmations, recordGenesisHash, recordedGenesisHash } from './blockchain-rows';
+export { assetIdsOfChain, chainConfirmations, chainFamilies, recordGenesisHash, recordedGenesisHash } from './blockchain-rows';
 
 // The row shapes, for types only: other modules read the registry through ChainService and the functions above.
 export type { AssetModel, BlockchainModel } from './chain.model';

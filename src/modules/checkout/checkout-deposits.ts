@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import type { DepositListener } from '../deposits';
 import { chainTransferById, type ChainTransferModel } from '../deposits';
 import type { AutoSweeper } from '../withdrawals';
-import { chainConfirmations } from '../chains';
+import { chainConfirmations, chainFamilies } from '../chains';
 import type { CheckoutDesk } from './checkout-desk';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 import { classify } from './checkout-status';
@@ -33,13 +33,19 @@ export class CheckoutDeposits implements DepositListener {
     if (!checkouts.length) return;
     const byAddress = new Map(checkouts.map((c) => [c.addressId, c]));
     const confirmationsByChain = await chainConfirmations(trx, candidates.map((d) => d.blockchainId));
+    const families = await chainFamilies(trx, candidates.map((d) => d.blockchainId));
     for (const deposit of candidates) {
       let checkout = byAddress.get(deposit.addressId!);
       if (!checkout) continue;
       let kind = classify(checkout, { blockchainId: deposit.blockchainId, assetId: deposit.assetId, blockTimestamp: new Date(deposit.blockTimestamp), amlFlagged: !!deposit.amlFlaggedAt });
       if (kind === 'PAYMENT' && !(await this.desk.admits(trx, checkout))) kind = 'OVER_LIMIT';
       const confirmations = confirmationsByChain.get(deposit.blockchainId) ?? 1;
-      const required = Math.max(confirmations, this.desk.paymentConfirmations);
+      // The one branch on the chain family here (EVM moves behind the chain port next, issue 35): a
+      // Solana deposit is recorded once its slot is finalized, so it is final as recorded (nothing
+      // counts its confirmations afterwards); and Solana has no settlement sweep yet: its funds stay
+      // on the checkout's address, credited to the settlement wallet's custody balance.
+      const final = families.get(deposit.blockchainId) === 'solana';
+      const required = final ? confirmations : Math.max(confirmations, this.desk.paymentConfirmations);
       const now = new Date();
       const [row] = await trx('checkout_transfers')
         .insert({
@@ -67,15 +73,15 @@ export class CheckoutDeposits implements DepositListener {
       else if (checkout.status === 'DETECTED' && deposit.assetId === checkout.assetId && deposit.blockchainId === checkout.blockchainId) checkout = await this.desk.update(trx, checkout, { seenRaw: '0' });
       byAddress.set(checkout.addressId, checkout);
       await this.desk.transferChanged(trx, checkout, transfer, true);
-      if (confirmations >= required) byAddress.set(checkout.addressId, await this.advance(trx, checkout, transfer, confirmations));
+      if (confirmations >= required) byAddress.set(checkout.addressId, await this.advance(trx, checkout, transfer, confirmations, !final));
     }
   }
 
   /**
    * A transfer gained confirmations: recorded, and once it has the required count it is CONFIRMED,
-   * counts (a PAYMENT) and is swept to the settlement wallet. The caller holds the checkout's lock.
+   * counts (a PAYMENT) and is swept to the settlement wallet (`sweep`: not on Solana yet). The caller holds the checkout's lock.
    */
-  async advance(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, confirmations: number): Promise<CheckoutModel> {
+  async advance(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, confirmations: number, sweep = true): Promise<CheckoutModel> {
     const confirmed = confirmations >= transfer.requiredConfirmations;
     const updated = await CheckoutTransferModel.query(trx).patchAndFetchById(transfer.id, {
       confirmations: Math.min(confirmations, transfer.requiredConfirmations),
@@ -90,7 +96,7 @@ export class CheckoutDeposits implements DepositListener {
       });
     }
     await this.desk.transferChanged(trx, checkout, updated, false);
-    if (confirmed) {
+    if (confirmed && sweep) {
       const deposit = await chainTransferById(trx, transfer.chainTransferId);
       if (deposit) await this.sweeper.sweepToMaster(trx, deposit);
     }

@@ -2,7 +2,8 @@ import { Knex } from 'knex';
 import { formatScaled } from '../../platform/decimal';
 import type { AddressService } from '../wallets';
 import type { ChainService, AssetView } from '../chains';
-import { CheckoutModel, CheckoutTransferModel, SETTLED_STATUSES } from './checkout.model';
+import { CheckoutModel, CheckoutTransferModel, SETTLED_STATUSES, type SolanaPayTerms } from './checkout.model';
+import { newSolanaPayReference, solanaPayUri } from './solana-pay-uri';
 import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 import { statusOf, whyNotCounted } from './checkout-status';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -32,6 +33,9 @@ export interface NewCheckout {
   expiresAt: Date;
   paymentLinkId?: string;
   paymentIntentId?: string;
+  /** What the payer's wallet shows of a Solana Pay request (a checkout on Solana): the merchant or link, and a line about it. */
+  label: string;
+  message?: string | null;
 }
 
 export interface CheckoutAddress {
@@ -43,7 +47,7 @@ export interface ChainRef {
   id: string;
   name: string;
   slug: string;
-  /** null on Solana (checkouts stay EVM-only this session, issue 35). */
+  /** null on Solana. */
   chainId: number | null;
 }
 
@@ -73,7 +77,7 @@ export interface CheckoutView {
   amountOverpaid: string;
   /** Deposits to the address that are not counted (any kind but PAYMENT, not reverted): see the transfers. */
   transfersNotCounted: number;
-  /** EIP-681 payment request for wallets (the QR code encodes it). */
+  /** The payment request for wallets (the QR code encodes it): EIP-681 on EVM, a Solana Pay transfer request on Solana. */
   paymentUri: string;
   expiresAt: Date;
   paidAt: Date | null;
@@ -146,9 +150,15 @@ export class CheckoutDesk {
     return { id: created.id, address: created.address };
   }
 
-  /** Records the checkout in the owner's transaction. */
+  /**
+   * Records the checkout in the owner's transaction. On Solana it records the checkout's Solana Pay
+   * request too: a fresh reference key (the payer's wallet adds it to the transfer) and its label.
+   */
   async insert(trx: Knex.Transaction, input: NewCheckout, address: CheckoutAddress): Promise<CheckoutModel> {
+    const asset = (await this.chains.assetViews([input.assetId], trx)).get(input.assetId);
+    const solanaPay: SolanaPayTerms | null = asset && !asset.blockchain.isEvmCompatible ? { reference: newSolanaPayReference(), label: input.label, message: input.message ?? null } : null;
     return CheckoutModel.query(trx).insertAndFetch({
+      solanaPay,
       organizationId: input.organizationId,
       paymentLinkId: input.paymentLinkId ?? null,
       paymentIntentId: input.paymentIntentId ?? null,
@@ -211,7 +221,9 @@ export class CheckoutDesk {
         amountDue: fmt(received >= expected ? 0n : expected - received),
         amountOverpaid: fmt(received > expected ? received - expected : 0n),
         transfersNotCounted: notCounted.get(c.id) ?? 0,
-        paymentUri: paymentUri(asset, c.depositAddress, expected),
+        paymentUri: c.solanaPay
+          ? solanaPayUri({ recipient: c.depositAddress, amount: fmt(expected), splToken: asset.isNative ? null : asset.address, reference: [c.solanaPay.reference], label: c.solanaPay.label, message: c.solanaPay.message })
+          : paymentUri(asset, c.depositAddress, expected),
         expiresAt: c.expiresAt,
         paidAt: c.paidAt,
         createdAt: c.createdAt,

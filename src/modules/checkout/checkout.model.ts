@@ -6,6 +6,12 @@ export const OPEN_STATUSES: CheckoutStatus[] = ['AWAITING_PAYMENT', 'DETECTED', 
 /** Paid in full (an overpayment is a payment). */
 export const SETTLED_STATUSES: CheckoutStatus[] = ['PAID', 'OVERPAID'];
 
+export interface SolanaPayTerms {
+  reference: string;
+  label: string;
+  message: string | null;
+}
+
 /** One fresh deposit address awaiting an exact amount of one asset, for a payment link or an intent. */
 export class CheckoutModel extends Model {
   static override tableName = 'checkouts';
@@ -25,6 +31,8 @@ export class CheckoutModel extends Model {
   status!: CheckoutStatus;
   expiresAt!: Date;
   paidAt!: Date | null;
+  /** A checkout paid on Solana: its Solana Pay request's fresh reference key, and what the payer's wallet shows. Null on EVM. */
+  solanaPay!: SolanaPayTerms | null;
   /** When its address was deactivated, past the expiry and the late-payment grace (CheckoutAddressRetirement). */
   addressRetiredAt!: Date | null;
   createdAt!: Date;

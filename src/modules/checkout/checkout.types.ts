@@ -49,7 +49,7 @@ export class CheckoutType implements CheckoutView {
   @Field({ description: 'Still missing (0 once paid)' }) amountDue!: string;
   @Field({ description: 'Received beyond the amount (OVERPAID)' }) amountOverpaid!: string;
   @Field(() => Int, { description: 'Deposits to the address that are not counted (another asset or chain, a sanctioned sender, late, repeated, over the limit); reverted ones aside' }) transfersNotCounted!: number;
-  @Field({ description: 'EIP-681 payment request (what the QR code encodes)' }) paymentUri!: string;
+  @Field({ description: 'The payment request (what the QR code encodes): EIP-681 on EVM, a Solana Pay transfer request on Solana' }) paymentUri!: string;
   @Field() expiresAt!: Date;
   @Field(() => Date, { nullable: true }) paidAt!: Date | null;
   @Field() createdAt!: Date;

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { isNftStandard, refuseUnlessEvm } from '../chains';
+import { isNftStandard } from '../chains';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
@@ -81,8 +81,7 @@ export class PaymentIntentService implements CheckoutOwner {
     const asset = Ids.isUuid(input.assetId) ? (await this.chains.assetViews([input.assetId.toLowerCase()])).get(input.assetId.toLowerCase()) : undefined;
     if (!asset || !asset.isActive) throw KeelError.invalidField('assetId', 'unknown or inactive asset');
     if (isNftStandard(asset.standard)) throw KeelError.invalidField('assetId', 'an NFT collection cannot be asked for in a payment');
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
-    refuseUnlessEvm(asset.blockchain, 'paymentIntents', 'assetId');
+    // Any chain family (issue 35): on a Solana cluster the checkout is a Solana Pay request (CheckoutDesk).
     if (input.blockchainId && input.blockchainId.toLowerCase() !== asset.blockchainId) throw KeelError.invalidField('blockchainId', "is not the asset's blockchain");
     const wallet = await this.wallets.row(organizationId, input.masterWalletId);
     if (!wallet.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
@@ -100,7 +99,7 @@ export class PaymentIntentService implements CheckoutOwner {
         description: input.description ?? null,
         metadata: input.metadata ?? {},
       } as Partial<PaymentIntentModel>);
-      await this.desk.insert(trx, { organizationId, masterWalletId: wallet.id, blockchainId: asset.blockchainId, assetId: asset.id, expectedRaw, expiresAt: new Date(Date.now() + ttl * 1000), paymentIntentId: intent.id }, address);
+      await this.desk.insert(trx, { organizationId, masterWalletId: wallet.id, blockchainId: asset.blockchainId, assetId: asset.id, expectedRaw, expiresAt: new Date(Date.now() + ttl * 1000), paymentIntentId: intent.id, label: wallet.name, message: input.description ?? null }, address);
       return this.publish(trx, intent, 'payment_intent.created');
     });
   }

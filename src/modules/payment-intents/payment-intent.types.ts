@@ -29,7 +29,7 @@ export class PaymentIntentType implements PaymentIntentView {
   @Field() amountDue!: string;
   @Field() amountOverpaid!: string;
   @Field(() => Int, { description: 'Deposits to the address that are not counted (another asset or chain, a sanctioned sender, late); see transfers' }) transfersNotCounted!: number;
-  @Field({ description: 'EIP-681 payment request' }) paymentUri!: string;
+  @Field({ description: 'The payment request: EIP-681 on EVM, a Solana Pay transfer request on Solana' }) paymentUri!: string;
   @Field() expiresAt!: Date;
   @Field(() => Date, { nullable: true, description: 'When it was paid in full' }) paidAt!: Date | null;
   @Field(() => String, { nullable: true }) description!: string | null;

@@ -2,7 +2,6 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
 import type { AssetModel, ChainService } from '../chains';
-import { refuseUnlessEvm } from '../chains';
 import type { MasterWalletService, MasterWalletModel } from '../wallets';
 
 /** Stablecoins that pay a USD amount at par. */
@@ -12,12 +11,15 @@ export interface LinkTermsInput {
   currency: string;
   amount: string | null;
   evmSettlementWalletId: string;
+  /** A master wallet on a Solana cluster: the link is paid on that cluster too. */
+  solanaSettlementWalletId?: string | null;
   allowedBlockchainIds?: string[] | null;
   allowedAssetIds?: string[] | null;
 }
 
 export interface LinkTerms {
   wallet: MasterWalletModel;
+  solanaWallet: MasterWalletModel | null;
   allowedBlockchainIds: string[];
   allowedAssetIds: string[];
 }
@@ -34,12 +36,10 @@ export function paysCurrency(symbol: string, currency: string): boolean {
  * par). The amount must be exact in every allowed asset's units.
  */
 export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: MasterWalletService, chains: ChainService, organizationId: string, input: LinkTermsInput): Promise<LinkTerms> {
-  const wallet = await wallets.row(organizationId, input.evmSettlementWalletId, db);
-  if (!wallet.isActive) throw KeelError.invalidField('evmSettlementWalletId', 'the master wallet is deactivated');
-  // The one place payment links branch on the chain family: EVM moves behind the chain port next (issue 35).
-  const own = await chains.findBlockchain(wallet.blockchainId, db);
-  if (own) refuseUnlessEvm(own, 'paymentLinks', 'evmSettlementWalletId');
-  const enabled = await wallets.enabledChainIds(wallet.id, db);
+  const wallet = await settlementWallet(db, wallets, chains, organizationId, input.evmSettlementWalletId, 'evmSettlementWalletId', true);
+  const solanaWallet = input.solanaSettlementWalletId ? await settlementWallet(db, wallets, chains, organizationId, input.solanaSettlementWalletId, 'solanaSettlementWalletId', false) : null;
+  // A Solana wallet is enabled on its own cluster alone.
+  const enabled = [...(await wallets.enabledChainIds(wallet.id, db)), ...(solanaWallet ? await wallets.enabledChainIds(solanaWallet.id, db) : [])];
   const allowed = input.allowedBlockchainIds?.length ? [...new Set(input.allowedBlockchainIds.map((id) => id.toLowerCase()))] : enabled;
   const foreign = allowed.filter((id) => !enabled.includes(id));
   if (foreign.length) throw KeelError.invalidField('allowedBlockchainIds', `the settlement wallet is not enabled on ${foreign.join(', ')}`);
@@ -60,5 +60,20 @@ export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: Mas
       if (units === null || units <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${a.decimals} decimals (${a.symbol})`);
     }
   }
-  return { wallet, allowedBlockchainIds: [...new Set(assets.map((a) => a.blockchainId))].filter((id) => allowed.includes(id)), allowedAssetIds: assets.map((a) => a.id) };
+  return { wallet, solanaWallet, allowedBlockchainIds: [...new Set(assets.map((a) => a.blockchainId))].filter((id) => allowed.includes(id)), allowedAssetIds: assets.map((a) => a.id) };
+}
+
+/**
+ * A settlement wallet of the organisation (another's, or none: 404), active, on a chain of the
+ * family its field names (else 400 INVALID_NETWORK on that field). The one place payment links
+ * branch on the chain family: EVM moves behind the chain port next (issue 35).
+ */
+async function settlementWallet(db: Knex | Knex.Transaction, wallets: MasterWalletService, chains: ChainService, organizationId: string, id: string, field: string, evm: boolean): Promise<MasterWalletModel> {
+  const wallet = await wallets.row(organizationId, id, db);
+  if (!wallet.isActive) throw KeelError.invalidField(field, 'the master wallet is deactivated');
+  const chain = await chains.findBlockchain(wallet.blockchainId, db);
+  if (chain && chain.isEvmCompatible !== evm) {
+    throw new KeelError('INVALID_NETWORK', `${field}: the master wallet is on ${chain.name}, not ${evm ? 'an EVM chain' : 'a Solana cluster'}`, { fields: [{ field, error: 'INVALID_FIELD' }] });
+  }
+  return wallet;
 }

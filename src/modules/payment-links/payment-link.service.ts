@@ -124,7 +124,6 @@ export class PaymentLinkService {
 
   async create(organizationId: string, input: CreatePaymentLink): Promise<PaymentLinkView> {
     const currency = input.currency.toUpperCase();
-    if (input.solanaSettlementWalletId) throw new KeelError('INVALID_NETWORK', 'Solana settlement is not available: Keel runs EVM chains only');
     const slug = input.slug ? checkSlug(input.slug) : generatedSlug(input.name);
     return this.uow.run('payment-link.create', async (trx) => {
       const terms = await resolveLinkTerms(trx, this.wallets, this.chains, organizationId, { ...input, currency, amount: input.amount ?? null });
@@ -141,7 +140,7 @@ export class PaymentLinkService {
         paymentLimit: input.paymentLimit ?? null,
         expiresAt: input.expiresAt ?? null,
         evmSettlementWalletId: terms.wallet.id,
-        solanaSettlementWalletId: null,
+        solanaSettlementWalletId: terms.solanaWallet?.id ?? null,
         allowedBlockchainIds: terms.allowedBlockchainIds,
         allowedAssetIds: terms.allowedAssetIds,
         redirectUrl: input.redirectUrl ?? null,
@@ -162,7 +161,7 @@ export class PaymentLinkService {
       .whereNull('deletedAt')
       .modify((b) => {
         if (filter.isActive !== undefined && filter.isActive !== null) b.where('isActive', filter.isActive);
-        if (masterWalletId) b.where('evmSettlementWalletId', masterWalletId);
+        if (masterWalletId) b.where((w) => w.where('evmSettlementWalletId', masterWalletId).orWhere('solanaSettlementWalletId', masterWalletId));
         if (filter.currency) b.where('currency', filter.currency.toUpperCase());
         if (filter.search) b.where((w) => w.whereILike('name', `%${escapeLike(filter.search!)}%`).orWhereILike('slug', `%${escapeLike(filter.search!)}%`));
       });
@@ -182,7 +181,6 @@ export class PaymentLinkService {
 
   async update(organizationId: string, id: string, input: UpdatePaymentLink): Promise<PaymentLinkView> {
     id = Ids.uuid(LINK, id);
-    if (input.solanaSettlementWalletId) throw new KeelError('INVALID_NETWORK', 'Solana settlement is not available: Keel runs EVM chains only');
     return this.uow.run('payment-link.update', async (trx) => {
       const current = await this.row(organizationId, id, trx, true);
       const patch: Partial<PaymentLinkModel> = { updatedAt: new Date() };
@@ -208,21 +206,26 @@ export class PaymentLinkService {
       if (patch.paymentLimit != null && patch.paymentLimit < current.paymentsConsumed) {
         throw KeelError.invalidField('paymentLimit', `must be at least the payments already consumed (${current.paymentsConsumed})`);
       }
-      const termsChanged = ['currency', 'amount', 'evmSettlementWalletId', 'allowedBlockchainIds', 'allowedAssetIds'].some((k) => (input as Record<string, unknown>)[k] !== undefined);
+      const termsChanged = ['currency', 'amount', 'evmSettlementWalletId', 'solanaSettlementWalletId', 'allowedBlockchainIds', 'allowedAssetIds'].some((k) => (input as Record<string, unknown>)[k] !== undefined);
       if (termsChanged) {
         const currency = (input.currency ?? current.currency).toUpperCase();
         const amount = input.amount !== undefined ? input.amount : current.amount === null ? null : normalizeDecimal(current.amount);
-        const walletChanged = input.evmSettlementWalletId != null && input.evmSettlementWalletId.toLowerCase() !== current.evmSettlementWalletId;
+        // null takes the Solana wallet off the link; undefined keeps it.
+        const solanaSettlementWalletId = input.solanaSettlementWalletId !== undefined ? input.solanaSettlementWalletId : current.solanaSettlementWalletId;
+        const walletChanged =
+          (input.evmSettlementWalletId != null && input.evmSettlementWalletId.toLowerCase() !== current.evmSettlementWalletId) ||
+          (solanaSettlementWalletId?.toLowerCase() ?? null) !== (current.solanaSettlementWalletId ?? null);
         const chainsOrWallet = walletChanged || input.allowedBlockchainIds != null;
         const terms = await resolveLinkTerms(trx, this.wallets, this.chains, organizationId, {
           currency,
           amount,
           evmSettlementWalletId: input.evmSettlementWalletId ?? current.evmSettlementWalletId,
+          solanaSettlementWalletId,
           allowedBlockchainIds: input.allowedBlockchainIds ?? (walletChanged ? null : current.allowedBlockchainIds),
           // New chains or a new currency choose their assets again unless they are named.
           allowedAssetIds: input.allowedAssetIds ?? (chainsOrWallet || input.currency != null ? null : current.allowedAssetIds),
         });
-        Object.assign(patch, { currency, amount, evmSettlementWalletId: terms.wallet.id, allowedBlockchainIds: terms.allowedBlockchainIds, allowedAssetIds: terms.allowedAssetIds });
+        Object.assign(patch, { currency, amount, evmSettlementWalletId: terms.wallet.id, solanaSettlementWalletId: terms.solanaWallet?.id ?? null, allowedBlockchainIds: terms.allowedBlockchainIds, allowedAssetIds: terms.allowedAssetIds });
       }
       const row = await PaymentLinkModel.query(trx).patchAndFetchById(id, patch);
       await this.publish(trx, row, 'payment_link.updated');

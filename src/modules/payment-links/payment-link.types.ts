@@ -27,7 +27,7 @@ export class PaymentLinkType implements PaymentLinkView {
   @Field(() => Int, { description: 'Checkouts paid in full so far (OVER_LIMIT and other uncounted transfers never count)' }) paymentsConsumed!: number;
   @Field(() => Date, { nullable: true }) expiresAt!: Date | null;
   @Field(() => ID, { description: 'The master wallet checkout addresses are derived under and swept to' }) evmSettlementWalletId!: string;
-  @Field(() => String, { nullable: true, description: 'Always null: Keel runs EVM chains only' }) solanaSettlementWalletId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The master wallet on a Solana cluster that checkouts on that cluster are derived under (null: the link is paid on EVM chains only)' }) solanaSettlementWalletId!: string | null;
   @Field(() => [BlockchainType]) allowedBlockchains!: BlockchainType[];
   @Field(() => [AssetType]) allowedAssets!: AssetType[];
   @Field(() => String, { nullable: true, description: 'Where the hosted page sends the payer once paid' }) redirectUrl!: string | null;
@@ -75,7 +75,7 @@ export class CreatePaymentLinkInput implements CreatePaymentLink {
   @Field(() => Int, { nullable: true, description: PAYMENT_LIMIT }) @IsOptional() @Min(1) @Max(1_000_000) paymentLimit?: number;
   @Field(() => Date, { nullable: true }) @IsOptional() expiresAt?: Date;
   @Field(() => ID) evmSettlementWalletId!: string;
-  @Field(() => String, { nullable: true, description: 'Refused (INVALID_NETWORK): no Solana in Keel' }) @IsOptional() solanaSettlementWalletId?: string;
+  @Field(() => String, { nullable: true, description: 'A master wallet on a Solana cluster: the link is paid on that cluster too (an EVM wallet: INVALID_NETWORK)' }) @IsOptional() solanaSettlementWalletId?: string;
   @Field(() => [String], { nullable: true, description: "Default: every chain the settlement wallet is enabled on" }) @IsOptional() @ArrayMaxSize(50) allowedBlockchainIds?: string[];
   @Field(() => [String], { nullable: true, description: 'Default: the assets of those chains that pay the currency at par' }) @IsOptional() @ArrayMaxSize(100) allowedAssetIds?: string[];
   @Field(() => String, { nullable: true }) @IsOptional() @IsUrl(URL_OPTIONS) @Length(1, 2048) redirectUrl?: string;
@@ -96,7 +96,7 @@ export class UpdatePaymentLinkInput implements UpdatePaymentLink {
   @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(1_000_000) paymentLimit?: number;
   @Field(() => Date, { nullable: true }) @IsOptional() expiresAt?: Date;
   @Field(() => ID, { nullable: true }) @IsOptional() evmSettlementWalletId?: string;
-  @Field(() => String, { nullable: true }) @IsOptional() solanaSettlementWalletId?: string;
+  @Field(() => String, { nullable: true, description: 'null takes the Solana wallet off the link' }) @IsOptional() solanaSettlementWalletId?: string;
   @Field(() => [String], { nullable: true }) @IsOptional() @ArrayMaxSize(50) allowedBlockchainIds?: string[];
   @Field(() => [String], { nullable: true }) @IsOptional() @ArrayMaxSize(100) allowedAssetIds?: string[];
   @Field(() => String, { nullable: true }) @IsOptional() @IsUrl(URL_OPTIONS) @Length(1, 2048) redirectUrl?: string;

@@ -115,9 +115,13 @@ export class PublicCheckoutService {
 
     // A session reserves none of a limited link's payments (a payment to it does, when it is
     // recorded: PaymentLinkCheckouts.admits), so sessions are opened concurrently without a lock.
+    // The address is derived under the settlement wallet of the asset's chain family (the link's terms allow a Solana cluster only with its Solana wallet).
+    const masterWalletId = asset.blockchain.isEvmCompatible ? link.evmSettlementWalletId : link.solanaSettlementWalletId;
+    if (!masterWalletId) throw KeelError.invalidField('blockchainId', 'not one of the blockchains this link accepts');
     const checkout = await this.uow.run('payment-link.checkout', async (trx) => {
-      const address = await this.desk.newAddress(trx, link.organizationId, link.evmSettlementWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
-      return this.desk.insert(trx, { organizationId: link.organizationId, masterWalletId: link.evmSettlementWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id }, address);
+      const address = await this.desk.newAddress(trx, link.organizationId, masterWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
+      const checkout = { organizationId: link.organizationId, masterWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id };
+      return this.desk.insert(trx, { ...checkout, label: link.name, message: link.description }, address);
     });
     return this.sessionView(checkout, link);
   }

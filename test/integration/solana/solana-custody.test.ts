@@ -93,9 +93,11 @@ test('features that stay EVM-only refuse a Solana wallet with INVALID_NETWORK na
     expect(res.body.error).toMatchObject({ code: 'INVALID_NETWORK', details: { feature } });
   };
   await refused(await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: usdc.id, amount: '1', recipient: wallet.walletAddress }] }), 'Withdrawals and transfers');
-  await refused(await org.core.post('/v1/payment/intents', { assetId: usdc.id, masterWalletId: wallet.id, amount: '1' }), 'Payment intents');
   await refused(await org.core.get(`/v1/master-wallets/${wallet.id}/nfts?blockchainId=${solanaId}`), 'NFTs');
-  await refused(await org.core.post('/v1/payment/links', { name: 'sol', currency: 'USD', amount: '5', evmSettlementWalletId: wallet.id }), 'Payment links');
+  // Payment links take a Solana wallet as solanaSettlementWalletId (test/integration/payments/solana-checkout.test.ts), never as the EVM one.
+  const link = await org.core.post('/v1/payment/links', { name: 'sol', currency: 'USD', amount: '5', evmSettlementWalletId: wallet.id });
+  expect(link.status).toBe(400);
+  expect(link.body.error).toMatchObject({ code: 'INVALID_NETWORK', details: { fields: [{ field: 'evmSettlementWalletId', error: 'INVALID_FIELD' }] } });
   await refused(await org.core.post('/v1/settlement-rules', { masterWalletId: wallet.id, name: 'r', source: { blockchainId: solanaId, assetIds: [usdc.id] }, destination: { blockchainId: solanaId, assetId: usdc.id, address: wallet.walletAddress } }), 'Settlement rules');
   await refused(await org.core.get(`/v1/swaps/quote?fromAssetId=${assets[0].id}&toAssetId=${usdc.id}&amount=1`), 'Swaps');
   await refused(await org.core.post(`/v1/master-wallets/${wallet.id}/sign/message`, { message: 'hello', encoding: 'UTF8' }), 'Signing (messages, typed data, transactions)');

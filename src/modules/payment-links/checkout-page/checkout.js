@@ -134,6 +134,9 @@
     $('hint-asset').textContent = s.asset.symbol;
     $('hint-network').textContent = s.blockchain.name;
     $('deposit-address').value = s.depositAddress;
+    // EIP-681 on EVM, a Solana Pay transfer request on Solana: what the QR code encodes.
+    $('payment-uri').value = s.paymentUri;
+    $('open-wallet').href = s.paymentUri;
     $('qr').src = sessionPath(s.id) + '/qr.svg';
     $('qr').alt = 'QR code: pay ' + s.amount + ' ' + s.asset.symbol + ' to ' + s.depositAddress;
     $('copy').addEventListener('click', function () {

@@ -1,0 +1,247 @@
+/**
+ * Payment links on Solana (issue 35): a link with a solanaSettlementWalletId is paid in USDC on
+ * Keel's sandbox Solana network through the hosted page in Debian's Chromium (the page shows the
+ * Solana Pay request and its QR code; the payer pays the address shown and the page turns paid);
+ * a payment in another mint is not counted; an underpayment stays UNDERPAID past the expiry and a
+ * payment after it is LATE; a repeat payment is a REPEAT; another organisation's wallet is 404 and
+ * an EVM wallet as the Solana one is 400 INVALID_NETWORK.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, Browser, Page } from 'playwright-core';
+import { Address, createSolanaRpc } from '@solana/kit';
+import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
+import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
+import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
+import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
+import { qrSvg } from '../../../src/modules/checkout';
+import { startTestKeel, TestKeel } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+import { merchant, Merchant, PAYMENT_CONFIG, publicClient, sessionPath, sessionReaches } from './support';
+
+jest.setTimeout(120_000);
+
+const ARTIFACTS = join(__dirname, '../../../test-artifacts/solana-checkout');
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const USDC = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
+
+let devnet: SolanaDevnet;
+let t: TestKeel;
+let browser: Browser;
+let shop: Merchant;
+let solanaId: string;
+let solanaWallet: { id: string; walletAddress: string };
+let usdc: { id: string; address: string };
+let usdt: { id: string; address: string };
+const problems: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  devnet = await startSolanaDevnet({ slotMs: 50, finalizedLag: 16 });
+  t = await startTestKeel({ ...PAYMENT_CONFIG, KEEL_CHAINS: formatChainsConfig([...parseChainsConfig(process.env.KEEL_CHAINS!), devSolanaSpec(devnet.rpcUrl)]) });
+  shop = await merchant(t);
+  solanaId = ((await shop.org.core.get('/v1/blockchains')).body.data as { id: string; isEvmCompatible: boolean }[]).find((c) => !c.isEvmCompatible)!.id;
+  const created = await shop.org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Shop on Solana' });
+  expect(created.status).toBe(201);
+  solanaWallet = created.body.data;
+  const assets = (await shop.org.core.get(`/v1/assets?blockchainId=${solanaId}`)).body.data as { id: string; symbol: string; address: string }[];
+  usdc = assets.find((a) => a.symbol === 'USDC')!;
+  usdt = assets.find((a) => a.symbol === 'USDT')!;
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+  await devnet?.stop();
+});
+
+/** Pays on the sandbox Solana network through the dev faucet (a real transfer in a block). */
+async function paySolana(to: string, asset: string, amount: string): Promise<string> {
+  const res = await shop.org.core.post('/v1/dev/faucet', { blockchainId: solanaId, address: to, asset, amount });
+  if (res.status !== 200) throw new Error(`the faucet answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data.txHash;
+}
+
+async function solanaLink(body: Record<string, unknown>): Promise<{ id: string; slug: string; allowedBlockchains: { id: string }[]; solanaSettlementWalletId: string }> {
+  const res = await shop.org.core.post('/v1/payment/links', { currency: 'USD', evmSettlementWalletId: shop.wallet.id, solanaSettlementWalletId: solanaWallet.id, ...body });
+  expect(res.status).toBe(201);
+  return res.body.data;
+}
+
+async function transfersOf(linkId: string): Promise<{ kind: string; status: string; txHash: string; amount: string; asset: { symbol: string } }[]> {
+  return (await shop.org.core.get(`/v1/payment/links/${linkId}/transfers`)).body.data;
+}
+
+test('the hosted page offers Solana USDC, shows the Solana Pay request and its QR code, and turns paid when the address shown is paid; a second payment is a REPEAT', async () => {
+  const link = await solanaLink({ name: 'Espresso beans', description: 'Single origin, 1 kg', amount: '7.25', successMessage: 'Payment received, thank you!' });
+  expect(link.solanaSettlementWalletId).toBe(solanaWallet.id);
+  expect(link.allowedBlockchains.map((c) => c.id)).toEqual(expect.arrayContaining([shop.wallet.blockchainId, solanaId]));
+
+  const page: Page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
+  expect((await page.goto(`${t.coreUrl}/pay/${link.slug}`))?.status()).toBe(200);
+  await page.locator('#choose').waitFor();
+  await page.getByLabel('Network').selectOption(solanaId);
+  await page.getByLabel('Asset').selectOption(usdc.id);
+  const qrCode = page.waitForResponse((r) => r.url().endsWith('/qr.svg'));
+  await page.getByRole('button', { name: 'Continue to payment' }).click();
+  await page.locator('#status[data-state="waiting"]').waitFor({ timeout: 30_000 });
+
+  const address = await page.getByLabel('To this address').inputValue();
+  expect(address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  const uri = await page.locator('#payment-uri').inputValue();
+  const reference = /[?&]reference=([1-9A-HJ-NP-Za-km-z]{32,44})(&|$)/.exec(uri)?.[1];
+  expect(reference).toBeDefined();
+  expect(uri).toBe(`solana:${address}?amount=7.25&spl-token=${USDC.address}&reference=${reference}&label=Espresso%20beans&message=Single%20origin%2C%201%20kg`);
+  expect(await page.locator('#open-wallet').getAttribute('href')).toBe(uri);
+  // The QR code is the server's drawing of that very request.
+  const qr = await qrCode;
+  expect(qr.headers()['content-type']).toContain('image/svg+xml');
+  expect(await qr.text()).toBe(await qrSvg(uri));
+  expect(await page.locator('#qr').isVisible()).toBe(true);
+  await page.screenshot({ path: join(ARTIFACTS, '1-waiting.png'), fullPage: true });
+
+  // Another checkout of the link has a reference of its own.
+  const other = (await publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: solanaId, assetId: usdc.id })).body.data;
+  expect(other.paymentUri).toMatch(/^solana:/);
+  expect(other.paymentUri).not.toContain(reference);
+  expect(other.depositAddress).not.toBe(address);
+
+  const txHash = await paySolana(address, 'USDC', '7.25');
+  await page.locator('#status[data-state="paid"]').waitFor({ timeout: 30_000 });
+  expect(await page.locator('#message').textContent()).toBe('Payment received, thank you!');
+  await page.screenshot({ path: join(ARTIFACTS, '2-paid.png'), fullPage: true });
+
+  const repeat = await paySolana(address, 'USDC', '1');
+  await eventually(async () => (await transfersOf(link.id)).length === 2, 30_000, 100);
+  const transfers = await transfersOf(link.id);
+  expect(transfers).toEqual(expect.arrayContaining([
+    expect.objectContaining({ kind: 'PAYMENT', status: 'CONFIRMED', txHash, amount: '7.25' }),
+    expect.objectContaining({ kind: 'REPEAT', status: 'CONFIRMED', txHash: repeat, amount: '1' }),
+  ]));
+  const view = (await shop.org.core.get(`/v1/payment/links/${link.id}`)).body.data;
+  expect(view.paymentsConsumed).toBe(1);
+  // No sweep on Solana yet: the payment stays on the checkout's address, in the settlement wallet's custody.
+  const held = await createSolanaRpc(devnet.rpcUrl).getTokenAccountsByOwner(address as Address, { mint: USDC.address as Address }, { encoding: 'jsonParsed' }).send();
+  expect(held.value.map((a) => (a.account.data as { parsed: { info: { tokenAmount: { amount: string } } } }).parsed.info.tokenAmount.amount)).toEqual(['8250000']);
+  const addresses = (await shop.org.core.get(`/v1/master-wallets/${solanaWallet.id}/addresses`)).body.data as { address: string }[];
+  expect(addresses.map((a) => a.address)).toContain(address);
+  expect(problems).toEqual([]);
+});
+
+test('a payment in another mint is not counted; an underpayment stays UNDERPAID past the expiry and a payment after it is LATE', async () => {
+  const client = publicClient(t);
+  const link = await solanaLink({ name: 'Short offer', amount: '5', expiresAt: new Date(Date.now() + 12_000).toISOString() });
+  const start = await client.post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: solanaId, assetId: usdc.id });
+  expect(start.status).toBe(201);
+  const session = start.body.data;
+
+  const wrong = await paySolana(session.depositAddress, 'USDT', '5');
+  const seen = await eventually(async () => {
+    const s = (await client.get(sessionPath(session))).body.data;
+    return s.transfersNotCounted === 1 && s;
+  }, 30_000, 100);
+  expect(seen).toMatchObject({ status: 'AWAITING_PAYMENT', amountReceived: '0', amountDue: '5' });
+  expect(seen.transfers).toEqual([expect.objectContaining({ txHash: wrong, kind: 'WRONG_ASSET', asset: expect.objectContaining({ id: usdt.id }) })]);
+
+  await paySolana(session.depositAddress, 'USDC', '2');
+  const under = await sessionReaches(client, session, 'UNDERPAID');
+  expect(under).toMatchObject({ amountReceived: '2', amountDue: '3' });
+  await eventually(() => Date.now() > new Date(session.expiresAt).getTime() + 1_000, 20_000, 200);
+  const late = await paySolana(session.depositAddress, 'USDC', '3');
+  await eventually(async () => (await transfersOf(link.id)).some((x) => x.txHash === late), 30_000, 100);
+  const after = (await client.get(sessionPath(session))).body.data;
+  expect(after).toMatchObject({ status: 'UNDERPAID', amountReceived: '2', amountDue: '3', transfersNotCounted: 2 });
+  expect(after.transfers.find((x: { txHash: string }) => x.txHash === late)).toMatchObject({ kind: 'LATE' });
+  expect((await shop.org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(0);
+});
+
+test("another organisation's Solana wallet is 404; an EVM wallet as the Solana one (or a Solana wallet as the EVM one) is 400 INVALID_NETWORK; null takes the Solana wallet off", async () => {
+  const other = await t.createOrg();
+  const theirs = (await other.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Not yours' })).body.data;
+  const base = { name: 'Checks', currency: 'USD', amount: '1', evmSettlementWalletId: shop.wallet.id };
+  const foreign = await shop.org.core.post('/v1/payment/links', { ...base, solanaSettlementWalletId: theirs.id });
+  expect(foreign.status).toBe(404);
+  expect(foreign.body.error.code).toBe('WALLET_NOT_FOUND');
+
+  const evm = await shop.org.core.post('/v1/payment/links', { ...base, solanaSettlementWalletId: shop.wallet.id });
+  expect(evm.status).toBe(400);
+  expect(evm.body.error).toMatchObject({ code: 'INVALID_NETWORK', details: { fields: [{ field: 'solanaSettlementWalletId', error: 'INVALID_FIELD' }] } });
+  const swapped = await shop.org.core.post('/v1/payment/links', { ...base, evmSettlementWalletId: solanaWallet.id });
+  expect(swapped.status).toBe(400);
+  expect(swapped.body.error.code).toBe('INVALID_NETWORK');
+
+  const link = await solanaLink({ name: 'Updatable', amount: '1' });
+  const stolen = await shop.org.core.put(`/v1/payment/links/${link.id}`, { solanaSettlementWalletId: theirs.id });
+  expect(stolen.status).toBe(404);
+  const off = await shop.org.core.put(`/v1/payment/links/${link.id}`, { solanaSettlementWalletId: null });
+  expect(off.status).toBe(200);
+  expect(off.body.data.solanaSettlementWalletId).toBeNull();
+  expect(off.body.data.allowedBlockchains.map((c: { id: string }) => c.id)).not.toContain(solanaId);
+  const refused = await publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: solanaId, assetId: usdc.id });
+  expect(refused.status).toBe(422);
+  expect(JSON.stringify(refused.body.error)).toContain('blockchainId');
+  // Other organisations' links never list by this wallet.
+  expect((await other.core.get(`/v1/payment/links?masterWalletId=${solanaWallet.id}`)).body.data).toEqual([]);
+  expect((await shop.org.core.get(`/v1/payment/links?masterWalletId=${solanaWallet.id}`)).body.data.length).toBeGreaterThanOrEqual(2);
+});
+
+describe('payment intents on Solana', () => {
+  async function intent(body: Record<string, unknown>) {
+    return shop.org.core.post('/v1/payment/intents', { assetId: usdc.id, masterWalletId: solanaWallet.id, ...body });
+  }
+  async function reaches(id: string, status: string) {
+    return eventually(async () => {
+      const res = await shop.org.core.get(`/v1/payment/intents/${id}`);
+      return res.body.data?.status === status && res.body.data;
+    }, 30_000, 100);
+  }
+
+  test('a USDC intent is a Solana Pay request; another mint is not counted; an underpayment topped up succeeds', async () => {
+    const created = await intent({ amount: '4', description: 'Order 7' });
+    expect(created.status).toBe(201);
+    const pi = created.body.data;
+    expect(pi).toMatchObject({ status: 'REQUIRES_PAYMENT', amount: '4', asset: { id: usdc.id, symbol: 'USDC' }, blockchain: { id: solanaId, chainId: null }, masterWalletId: solanaWallet.id });
+    const reference = /[?&]reference=([1-9A-HJ-NP-Za-km-z]{32,44})&/.exec(pi.paymentUri)?.[1];
+    expect(pi.paymentUri).toBe(`solana:${pi.depositAddress}?amount=4&spl-token=${USDC.address}&reference=${reference}&label=Shop%20on%20Solana&message=Order%207`);
+
+    const wrong = await paySolana(pi.depositAddress, 'USDT', '4');
+    const seen = await eventually(async () => {
+      const r = (await shop.org.core.get(`/v1/payment/intents/${pi.id}`)).body.data;
+      return r.transfersNotCounted === 1 && r;
+    }, 30_000, 100);
+    expect(seen).toMatchObject({ status: 'REQUIRES_PAYMENT', amountReceived: '0', transfers: [{ txHash: wrong, kind: 'WRONG_ASSET' }] });
+
+    await paySolana(pi.depositAddress, 'USDC', '1.5');
+    expect(await reaches(pi.id, 'UNDERPAID')).toMatchObject({ amountReceived: '1.5', amountDue: '2.5' });
+    await paySolana(pi.depositAddress, 'USDC', '2.5');
+    expect(await reaches(pi.id, 'SUCCEEDED')).toMatchObject({ checkoutStatus: 'PAID', amountReceived: '4', amountDue: '0' });
+  });
+
+  test('an unpaid intent expires and a payment after it is LATE; SOL is asked for without a mint', async () => {
+    const sol = (await shop.org.core.get(`/v1/assets?blockchainId=${solanaId}&symbol=SOL`)).body.data[0];
+    const pi = (await intent({ amount: '0.5', assetId: sol.id, expiresInSeconds: 5 })).body.data;
+    expect(pi.paymentUri).toMatch(new RegExp(`^solana:${pi.depositAddress}\\?amount=0\\.5&reference=[1-9A-HJ-NP-Za-km-z]{32,44}&label=Shop%20on%20Solana$`));
+    await reaches(pi.id, 'EXPIRED');
+    // Block times are whole seconds (as on EVM): a payment in the expiry's own second is in time.
+    await eventually(() => Date.now() > new Date(pi.expiresAt).getTime() + 1_500, 20_000, 100);
+    const late = await paySolana(pi.depositAddress, 'SOL', '0.5');
+    const after = await eventually(async () => {
+      const r = (await shop.org.core.get(`/v1/payment/intents/${pi.id}`)).body.data;
+      return r.transfers.length === 1 && r;
+    }, 30_000, 100);
+    expect(after).toMatchObject({ status: 'EXPIRED', amountReceived: '0', transfers: [{ txHash: late, kind: 'LATE' }] });
+  });
+
+  test("another organisation's wallet is 404; an EVM wallet for a Solana asset is 400 INVALID_NETWORK", async () => {
+    const other = await t.createOrg();
+    const theirs = (await other.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Not yours' })).body.data;
+    expect((await intent({ amount: '1', masterWalletId: theirs.id })).status).toBe(404);
+    const evm = await intent({ amount: '1', masterWalletId: shop.wallet.id });
+    expect(evm.status).toBe(400);
+    expect(evm.body.error.code).toBe('INVALID_NETWORK');
+  });
+});
