@@ -1306,7 +1306,7 @@ export interface paths {
         get: operations["get_paymentLinks"];
         put?: never;
         /**
-         * Create a payment link: name, currency, amount (omit for an open amount), evmSettlementWalletId; optional slug (unique, 409 DUPLICATE_ENTRY), paymentLimit, expiresAt, allowedBlockchainIds, allowedAssetIds, redirectUrl, successMessage, failureMessage, metadata, imgUrl, channel. Emits payment_link.created
+         * Create a payment link: name, currency, amount (omit for an open amount), evmSettlementWalletId; optional solanaSettlementWalletId (a master wallet on a Solana cluster of the organisation: the link is paid there too; an EVM wallet: 400 INVALID_NETWORK), slug (unique, 409 DUPLICATE_ENTRY), paymentLimit, expiresAt, allowedBlockchainIds, allowedAssetIds, redirectUrl, successMessage, failureMessage, metadata, imgUrl, channel. Emits payment_link.created
          * @description Creates a payment link and its hosted checkout page (payment_link.created)
          */
         post: operations["post_createPaymentLink"];
@@ -2372,7 +2372,7 @@ export interface components {
             redirectUrl?: string | null;
             /** @description 3-64 of a-z, 0-9 and -, unique across the deployment (409 DUPLICATE_ENTRY); default: from the name */
             slug?: string | null;
-            /** @description Refused (INVALID_NETWORK): no Solana in Keel */
+            /** @description A master wallet on a Solana cluster: the link is paid on that cluster too (an EVM wallet: INVALID_NETWORK) */
             solanaSettlementWalletId?: string | null;
             successMessage?: string | null;
         };
@@ -2599,7 +2599,7 @@ export interface components {
              * @description When it was paid in full
              */
             paidAt?: string | null;
-            /** @description EIP-681 payment request */
+            /** @description The payment request: EIP-681 on EVM, a Solana Pay transfer request on Solana */
             paymentUri: string;
             status: components["schemas"]["PaymentIntentStatus"];
             /** @description Deposits to the address, oldest first */
@@ -2645,7 +2645,7 @@ export interface components {
             refId: string;
             /** @description Unique across the deployment; the hosted page is /pay/{slug} */
             slug: string;
-            /** @description Always null: Keel runs EVM chains only */
+            /** @description The master wallet on a Solana cluster that checkouts on that cluster are derived under (null: the link is paid on EVM chains only) */
             solanaSettlementWalletId?: string | null;
             successMessage?: string | null;
             /** Format: date-time */
@@ -2675,7 +2675,7 @@ export interface components {
             /** Format: date-time */
             paidAt?: string | null;
             paymentLinkId: string;
-            /** @description EIP-681 payment request (what the QR code encodes) */
+            /** @description The payment request (what the QR code encodes): EIP-681 on EVM, a Solana Pay transfer request on Solana */
             paymentUri: string;
             status: components["schemas"]["CheckoutStatus"];
             /** @description Deposits to the address that are not counted (another asset or chain, a sanctioned sender, late, repeated, over the limit); reverted ones aside */
@@ -3301,6 +3301,7 @@ export interface components {
             /** Format: uri */
             redirectUrl?: string | null;
             slug?: string | null;
+            /** @description null takes the Solana wallet off the link */
             solanaSettlementWalletId?: string | null;
             successMessage?: string | null;
         };
