@@ -187,3 +187,36 @@ test('the security policy: over the cap and outside the allow-list refused, inva
   expect(await chain.balance(allowed, { kind: 'native' }, 'final')).toBe(500_000_000n);
   expect(await chain.rpc.getSignaturesForAddress(address(allowed)).send()).toHaveLength(1);
 });
+
+test('from a deposit address through GraphQL; the fee estimate in SOL; a read-only key is refused', async () => {
+  const wallet = await solanaWallet();
+  const depositAddress = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'Customer 7' })).body.data as { id: string; address: string };
+  await fund(depositAddress.address, '1');
+  await fund(depositAddress.address, '20', 'USDC');
+  await fund(wallet.walletAddress, '1');
+
+  // The estimate: a network fee and, to a recipient without a token account, its rent.
+  const to = await newRecipient();
+  const estimate = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer/estimate-gas`, { assets: [{ assetId: assets.SOL.id, recipient: to, amount: '0.1' }] });
+  expect(estimate.status).toBe(200);
+  expect(BigInt(estimate.body.data.estimatedFee.value)).toBeGreaterThanOrEqual(5000n);
+  expect(estimate.body.data.estimatedFee.amount).toBe((Number(estimate.body.data.estimatedFee.value) / 1e9).toString());
+
+  const readKey = (await org.core.post('/v1/api-keys', { name: 'reader', scopes: ['read'] })).body.data.secret;
+  const reader = org.core.with({ apiKey: readKey, orgId: org.orgId });
+  expect((await reader.post(`/v1/addresses/${depositAddress.id}/transfer`, { assets: [{ assetId: assets.USDC.id, recipient: to, amount: '1' }] })).status).toBe(403);
+
+  const mutation = `mutation($id: ID!, $input: TransferInput!) { transferFromAddress(id: $id, input: $input) { id status fromAddress items { recipient amount status } } }`;
+  const res = await org.core.graphql(mutation, { id: depositAddress.id, input: { assets: [{ assetId: assets.USDC.id, recipient: to, amount: '7.25' }] } });
+  expect(res.body.errors).toBeUndefined();
+  const sent = res.body.data.transferFromAddress;
+  expect(sent).toMatchObject({ status: 'QUEUED', fromAddress: depositAddress.address, items: [{ recipient: to, amount: '7.25', status: 'QUEUED' }] });
+  const done = await settled(sent.id);
+  expect(done.status).toBe('CONFIRMED');
+  expect(await chain.balance(to, { kind: 'token', address: USDC.address, decimals: 6 }, 'final')).toBe(7_250_000n);
+  expect(await chain.balance(depositAddress.address, { kind: 'token', address: USDC.address, decimals: 6 }, 'final')).toBe(12_750_000n);
+  expect(await custody(depositAddress.id, assets.USDC.id)).toBe(12_750_000n);
+  // An invalid address through GraphQL: the same refusal.
+  const bad = await org.core.graphql(mutation, { id: depositAddress.id, input: { assets: [{ assetId: assets.USDC.id, recipient: 'nope', amount: '1' }] } });
+  expect(bad.body.errors[0].extensions).toMatchObject({ code: 'INVALID_ADDRESS' });
+});
