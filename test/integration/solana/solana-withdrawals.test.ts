@@ -220,3 +220,29 @@ test('from a deposit address through GraphQL; the fee estimate in SOL; a read-on
   const bad = await org.core.graphql(mutation, { id: depositAddress.id, input: { assets: [{ assetId: assets.USDC.id, recipient: 'nope', amount: '1' }] } });
   expect(bad.body.errors[0].extensions).toMatchObject({ code: 'INVALID_ADDRESS' });
 });
+
+test('a transfer the cluster refuses when it is sent fails, is refunded to the custody ledger, and is reported', async () => {
+  const wallet = await solanaWallet({ security: { requireApprovalForTransfers: true } });
+  await fund(wallet.walletAddress, '1');
+  await fund(wallet.walletAddress, '10', 'USDC');
+  const to = await newRecipient();
+  const held = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: assets.USDC.id, recipient: to, amount: '6' }] });
+  expect(held.body.data.status).toBe('PENDING_APPROVAL');
+  expect(await custody(wallet.id, assets.USDC.id)).toBe(4_000_000n);
+
+  // Meanwhile the wallet's USDC leaves on chain by other means (its key used outside Keel).
+  const signer = await t.keel.services.sendingWallets.solanaSigner(org.orgId, wallet.id, null);
+  const elsewhere = await chain.prepareTransfer(signer, { to: await newRecipient(), asset: { kind: 'token', address: USDC.address, decimals: 6 }, amount: 8_000_000n });
+  await chain.broadcast(elsewhere);
+  await eventually(async () => (await chain.outcome(elsewhere)).state === 'landed', 20_000);
+
+  expect((await org.core.post(`/v1/transfers/${held.body.data.id}/approve`)).body.data.status).toBe('QUEUED');
+  const done = await settled(held.body.data.id);
+  expect(done.status).toBe('FAILED');
+  expect(done.items[0]).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/refused|fail/), gasFee: null });
+  // Nothing reached the recipient; the amount is back in the ledger, no fee charged.
+  expect(await chain.balance(to, { kind: 'token', address: USDC.address, decimals: 6 }, 'confirmed')).toBe(0n);
+  expect(await custody(wallet.id, assets.USDC.id)).toBe(10_000_000n);
+  const failed = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_failed' })).map((r) => r.envelope.data).find((d) => d.transferId === held.body.data.id));
+  expect(failed).toMatchObject({ status: 'FAILED', to, amount: '6', error: done.items[0].error });
+});
