@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { address, TransactionPartialSigner } from '@solana/kit';
 import type { Logger } from '../../platform/logger';
 import type { Failpoints } from '../../platform/failpoints';
 import { KeelError } from '../../platform/errors';
@@ -87,7 +88,11 @@ export class SolanaSender {
     const current = { item };
     let sent: PreparedTransfer;
     try {
-      const signer = await this.wallets.solanaSigner(item.organizationId, item.masterWalletId, item.addressId);
+      // The key is opened only if a transaction must be signed (not while a recorded one is followed).
+      const signer: TransactionPartialSigner = {
+        address: address(item.fromAddress),
+        signTransactions: async (transactions, config) => (await this.wallets.solanaSigner(item.organizationId, item.masterWalletId, item.addressId)).signTransactions(transactions, config),
+      };
       sent = await sendOnce(network.port, signer, request, this.store(current));
     } catch (e) {
       if (!(e instanceof TransferRefused)) throw e;
