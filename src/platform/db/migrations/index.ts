@@ -38,7 +38,7 @@ import * as m043 from './043_trading_deposit_coin';
 import * as m044 from './044_order_state_updates';
 import * as m045 from './045_journal_keys_partial';
 import * as m046 from './046_chain_families';
-import * as m047 from './047_solana_transfers';
+import * as m048 from './048_solana_transfers';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -82,7 +82,7 @@ const migrations: Record<string, Knex.Migration> = {
   '044_order_state_updates': m044,
   '045_journal_keys_partial': m045,
   '046_chain_families': m046,
-  '047_solana_transfers': m047,
+  '048_solana_transfers': m048,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
