@@ -131,7 +131,7 @@ async function startOrderbookRole(platform: Platform, services: Services, worker
 /** The worker role's background work, in start order (stopped in reverse). */
 function workerRole(platform: Platform, services: Services, networks: ChainNetworks): Worker[] {
   const { config, db, logger } = platform;
-  const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger);
+  const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger, platform.failpoints);
   // Outcome listeners (hooks run in the sender step's transaction, in this order; any error rolls the step back):
   // the ledger first, so a line's money (a failed line's refund, the gas it paid) is booked before the
   // listeners that react to what the line was for (an agent payment, a swap, a settlement rule's execution),

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
+import type { KeyPairSigner } from '@solana/kit';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
 import { readConfigurations, WalletConfigurations } from './wallet-configurations';
@@ -79,5 +80,11 @@ export class SendingWallets {
   async signer(organizationId: string, masterWalletId: string, addressId: string | null, provider?: ethers.Provider): Promise<ethers.Wallet> {
     const [wallet, address] = await Promise.all([this.masterWallets.row(organizationId, masterWalletId), addressId ? this.addresses.row(organizationId, addressId) : undefined]);
     return this.keys.signer(wallet.id, wallet.sealedMnemonic, address?.derivationIndex ?? 0, provider);
+  }
+
+  /** The Solana key of a master wallet's own address or of one of its deposit addresses (ed25519, opened for this signer); hold it only to sign. */
+  async solanaSigner(organizationId: string, masterWalletId: string, addressId: string | null): Promise<KeyPairSigner> {
+    const [wallet, address] = await Promise.all([this.masterWallets.row(organizationId, masterWalletId), addressId ? this.addresses.row(organizationId, addressId) : undefined]);
+    return this.keys.solanaSigner(wallet.id, wallet.sealedMnemonic, address?.derivationIndex ?? 0);
   }
 }

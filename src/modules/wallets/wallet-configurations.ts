@@ -1,5 +1,6 @@
 import { ethers } from 'ethers';
 import { z } from 'zod';
+import { isAddress } from '@solana/kit';
 import { KeelError } from '../../platform/errors';
 import { NON_NEGATIVE_DECIMAL_STRING } from '../../platform/decimal';
 
@@ -7,6 +8,8 @@ const decimalString = z.string().regex(NON_NEGATIVE_DECIMAL_STRING, 'must be a n
 const optionalDecimal = z.union([z.literal(''), decimalString]);
 const evmAddress = z.string().refine((v) => checksumOrNull(v) !== null, 'must be an EVM address with a valid checksum');
 const optionalAddress = z.union([z.literal(''), evmAddress]);
+/** A recipient of either family: an EVM address (checksum checked), or a Solana one (base58 of 32 bytes, case-sensitive). */
+const recipientAddress = z.string().refine((v) => checksumOrNull(v) !== null || (!v.startsWith('0x') && isAddress(v)), 'must be an EVM address with a valid checksum or a Solana address');
 
 /** The spec's master wallet configurations, every field optional on input; unknown keys refused. */
 const configurationsPatch = z
@@ -16,7 +19,7 @@ const configurationsPatch = z
     enableMultiChain: z.boolean(),
     autoSweep: z.object({ enabled: z.boolean(), threshold: decimalString, destinationAddress: optionalAddress }).partial().strict(),
     security: z
-      .object({ requireApprovalForTransfers: z.boolean(), maxTransferAmount: optionalDecimal, allowedRecipients: z.array(evmAddress).max(1_000), allowSpendingApprovals: z.boolean() })
+      .object({ requireApprovalForTransfers: z.boolean(), maxTransferAmount: optionalDecimal, allowedRecipients: z.array(recipientAddress).max(1_000), allowSpendingApprovals: z.boolean() })
       .partial()
       .strict(),
     monitoring: z.object({ enableBalanceTracking: z.boolean(), enableTransactionTracking: z.boolean(), alertOnLargeTransfers: optionalDecimal }).partial().strict(),
@@ -70,7 +73,7 @@ export function applyConfigurations(current: WalletConfigurations, patch: unknow
     monitoring: { ...current.monitoring, ...p.monitoring },
   };
   if (next.autoSweep.destinationAddress) next.autoSweep.destinationAddress = ethers.getAddress(next.autoSweep.destinationAddress);
-  next.security.allowedRecipients = [...new Set(next.security.allowedRecipients.map((a) => ethers.getAddress(a)))];
+  next.security.allowedRecipients = [...new Set(next.security.allowedRecipients.map((a) => (a.startsWith('0x') ? ethers.getAddress(a) : a)))];
   return next;
 }
 

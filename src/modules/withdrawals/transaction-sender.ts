@@ -6,12 +6,17 @@ import { formatScaled } from '../../platform/decimal';
 import { startPollingLoop } from '../../platform/polling-loop';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
-import { lineRequest, LineCall } from './transaction-request';
+import { lineRequest } from './transaction-request';
+import { moveLine } from './sending-item';
+import type { SendingItem, TransferOutcomeListener } from './sending-item';
 import { lineHashes, nodeKnowsAny, nonceFate } from './nonce-fate';
 import { giveBackNonce, takeSenderNonce } from './sender-nonces';
 import { broadcastLine, shortReason } from './broadcast';
 import { bumpedFees } from './fee-bump';
 import { Hook } from '../../platform/events/hooks';
+import type { Failpoints } from '../../platform/failpoints';
+import { SolanaSender } from './solana-sender';
+import { feeDecimals } from './transfer-families';
 
 export interface TransactionSenderOptions {
   pollIntervalMs: number;
@@ -19,44 +24,7 @@ export interface TransactionSenderOptions {
   bumpPercent: number;
 }
 
-/** A line of a transfer as the sender works on it (transfer_items joined with its transfer). */
-export interface SendingItem extends LineCall {
-  id: string;
-  transferId: string;
-  organizationId: string;
-  masterWalletId: string;
-  addressId: string | null;
-  blockchainId: string;
-  fromAddress: string;
-  kind: string;
-  assetId: string;
-  recipient: string;
-  rawAmount: string;
-  /** The NFT the line sends (decimal); null for a fungible line. */
-  tokenId: string | null;
-  status: string;
-  nonce: string | null;
-  txHash: string | null;
-  rawTx: string | null;
-  gasLimit: string | null;
-  maxFeePerGas: string | null;
-  maxPriorityFeePerGas: string | null;
-  replacedTxHashes: string[];
-  submittedAt: Date | null;
-  updatedAt: Date;
-  /** Why the line failed, once it has. */
-  error?: string | null;
-  /** Gas used × effective price in wei, once mined. */
-  feePaid?: string | null;
-}
-
-/** Told when a line is signed and when it is final, inside the transaction that records it (the trading ledger refunds failures). */
-export interface TransferOutcomeListener {
-  /** The line was signed (its nonce and transaction hash are recorded), in the same transaction. */
-  signed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
-  executed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
-  failed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
-}
+export type { SendingItem, TransferOutcomeListener } from './sending-item';
 
 const BATCH = 20;
 /** A signed transaction not yet accepted by the node is offered again after this long. */
@@ -88,7 +56,13 @@ export class TransactionSender {
     private readonly wallets: SendingWallets,
     private readonly options: TransactionSenderOptions,
     private readonly logger: Logger,
-  ) {}
+    failpoints?: Failpoints,
+  ) {
+    // Solana clusters' lines go through the chain port (issue 35); EVM's move behind it next.
+    this.solana = new SolanaSender(db, networks, chains, wallets, { signed: (trx, item) => this.signed.run(trx, item), finish: (item, outcome) => this.finish(item, outcome) }, failpoints, logger);
+  }
+
+  private readonly solana: SolanaSender;
 
   /** Adds each method the listener has to its hook (the order of the listeners is set in src/app.ts). */
   onOutcome(listener: TransferOutcomeListener): void {
@@ -106,6 +80,7 @@ export class TransactionSender {
     for (const item of await this.items(['QUEUED'])) await this.submit(item);
     for (const item of await this.items(['SIGNED'])) if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await this.broadcast(item, item.rawTx!);
     for (const item of await this.items(['SUBMITTED'])) await this.follow(item);
+    await this.solana.tick();
   }
 
   /** Lines with their transfer's sending side: the one shape every step of the sender reads. */
@@ -115,8 +90,10 @@ export class TransactionSender {
       .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
   }
 
+  /** The EVM chains' lines (a Solana cluster's are the SolanaSender's). */
   private async items(statuses: string[]): Promise<SendingItem[]> {
     return this.sendingItems()
+      .whereNotIn('t.blockchainId', this.networks.solanaNetworks().map((n) => n.blockchainId))
       .whereIn('i.status', statuses)
       .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
       .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')))
@@ -186,16 +163,9 @@ export class TransactionSender {
     });
   }
 
-  /**
-   * Moves a line on from the status and transaction hash this sender read, and only from them. False
-   * when another sender moved it first: the caller must then stop, as what it read is stale.
-   */
+  /** moveLine: false when another sender moved the line first (the caller must then stop). */
   private async transition(db: Knex | Knex.Transaction, item: SendingItem, changes: Record<string, unknown>): Promise<boolean> {
-    const updated = await db('transfer_items')
-      .where({ id: item.id, status: item.status })
-      .where((q) => (item.txHash === null ? q.whereNull('txHash') : q.where('txHash', item.txHash)))
-      .update({ ...changes, updatedAt: db.fn.now() });
-    return updated > 0;
+    return moveLine(db, item, changes);
   }
 
   private async markSubmitted(db: Knex | Knex.Transaction, item: SendingItem): Promise<void> {
@@ -319,7 +289,7 @@ export class TransactionSender {
         blockchain: { id: chain.id, name: chain.name },
         wallet: { id: item.addressId ?? item.masterWalletId, name: wallet?.name ?? null, walletAddress: item.fromAddress, masterWalletId: item.masterWalletId },
         blockNumber: outcome.blockNumber === undefined ? null : String(outcome.blockNumber),
-        gasFee: outcome.feePaid ? formatScaled(BigInt(outcome.feePaid), 18) : null,
+        gasFee: outcome.feePaid ? formatScaled(BigInt(outcome.feePaid), feeDecimals(chain)) : null,
         error: outcome.error,
       },
     };

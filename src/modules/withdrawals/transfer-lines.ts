@@ -1,21 +1,19 @@
 import { KeelError } from '../../platform/errors';
 import { parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
-import type { ChainNetworks, ChainNetwork, ChainService } from '../chains';
+import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallet } from '../wallets';
-import { checksummedAddress } from './evm-address';
-import { isNftStandard, NftStandard, refuseUnlessEvm } from '../chains';
+import { isNftStandard, NftStandard } from '../chains';
+import { recipientOn, transferChain, TransferChain } from './transfer-families';
 import type { PricedLine, TransferLine } from './transfer.domain';
 
 /** Resolves a request's lines to assets and base-unit amounts; every line must be on one chain the wallet is enabled on. */
-export async function priceLines(chains: ChainService, networks: ChainNetworks, wallet: SendingWallet, input: TransferLine[]): Promise<{ network: ChainNetwork; lines: PricedLine[] }> {
+export async function priceLines(chains: ChainService, networks: ChainNetworks, wallet: SendingWallet, input: TransferLine[]): Promise<{ chain: TransferChain; lines: PricedLine[] }> {
   const assets = await chains.assetViews(input.filter((l) => Ids.isUuid(l.assetId)).map((l) => l.assetId.toLowerCase()));
   const lines = input.map((l, i): PricedLine => {
     const asset = assets.get(l.assetId.toLowerCase());
     if (!asset || !asset.isActive) throw KeelError.invalidField(`assets.${i}.assetId`, 'unknown asset');
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
-    refuseUnlessEvm(asset.blockchain, 'withdrawals', `assets.${i}.assetId`);
-    const recipient = checksummedAddress(l.recipient, `assets.${i}.recipient`);
+    const recipient = recipientOn(asset.blockchain, l.recipient, `assets.${i}.recipient`);
     if (!isNftStandard(asset.standard)) {
       if (l.tokenId !== undefined && l.tokenId !== null) throw KeelError.invalidField(`assets.${i}.tokenId`, 'only an NFT collection (ERC721, ERC1155) takes a token id');
       return { asset, recipient, rawAmount: rawAmount(l.amount, asset.decimals, i) };
@@ -24,9 +22,9 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   });
   const blockchainId = lines[0].asset.blockchainId;
   if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
-  const network = networks.get(blockchainId);
-  if (!network || !wallet.blockchainIds.includes(blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
-  return { network, lines };
+  const chain = transferChain(networks, blockchainId);
+  if (!chain || !wallet.blockchainIds.includes(blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
+  return { chain, lines };
 }
 
 /** An NFT line: its token id (a decimal integer below 2^256) and how many (ERC-721: exactly 1). */

@@ -1,5 +1,6 @@
 import { toUnitsFloor } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
+import { sameAddress } from './transfer-families';
 import type { WalletConfigurations } from '../wallets';
 
 /** A recipient as the sanctions lists see it: the list entries it matched, none when it is not sanctioned. */
@@ -45,10 +46,10 @@ function refused(field: string, message: string): KeelError {
  * units: splitting an amount over several lines moves no more than one line could.
  */
 export function checkTransferPolicy(security: Pick<WalletConfigurations['security'], 'allowedRecipients' | 'maxTransferAmount'>, lines: PolicyLine[], fieldOf: (i: number, part: 'recipient' | 'amount') => string = (i, part) => `assets.${i}.${part}`): void {
-  const allowed = new Set(security.allowedRecipients.map((a) => a.toLowerCase()));
+  const allowed = security.allowedRecipients;
   const totals = new Map<string, bigint>();
   lines.forEach((l, i) => {
-    if (allowed.size && !allowed.has(l.recipient.toLowerCase())) {
+    if (allowed.length && !allowed.some((a) => sameAddress(a, l.recipient))) {
       throw refused(fieldOf(i, 'recipient'), `${fieldOf(i, 'recipient')} is not in the wallet's security.allowedRecipients`);
     }
     if (!security.maxTransferAmount) return;

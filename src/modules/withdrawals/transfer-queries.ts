@@ -5,6 +5,7 @@ import { toPage, PageResult } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { AssetView, ChainService } from '../chains';
+import { feeDecimals } from './transfer-families';
 import type { TransferFilter, TransferItemView, TransferView } from './transfer.domain';
 
 /** Reads of transfers and their lines, as the API shows them. */
@@ -68,7 +69,7 @@ function itemView(i: Record<string, any>, asset: AssetView): TransferItemView {
     replacedTxHashes: i.replacedTxHashes ?? [],
     nonce: i.nonce === null ? null : String(i.nonce),
     blockNumber: i.blockNumber === null ? null : String(i.blockNumber),
-    gasFee: i.feePaid === null ? null : formatScaled(BigInt(i.feePaid), 18),
+    gasFee: i.feePaid === null ? null : formatScaled(BigInt(i.feePaid), feeDecimals(asset.blockchain)),
     error: i.error,
     submittedAt: i.submittedAt,
   };

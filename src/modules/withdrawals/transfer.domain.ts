@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { PageWindow } from '../../platform/paging';
-import type { ChainNetwork, AssetView, BlockchainView } from '../chains';
+import type { AssetView, BlockchainView } from '../chains';
 import type { SendingWallet } from '../wallets';
 import type { PolicyLine } from './transfer-policy';
 
@@ -109,7 +109,7 @@ export type TransferDecisionListener = (trx: Knex.Transaction, decided: { transf
 /** A send checked and priced, ready to record (TransferService.prepare). */
 export interface PreparedTransfer {
   wallet: SendingWallet;
-  network: ChainNetwork;
+  blockchainId: string;
   lines: PricedLine[];
   status: 'PENDING_APPROVAL' | 'QUEUED';
 }

@@ -9,6 +9,7 @@ import { checkSanctions, checkTransferPolicy, RecipientScreen } from './transfer
 import { inFlightByAsset } from './in-flight';
 import { ensureNftsHeld, holdNfts } from './nft-funds';
 import { priceLines } from './transfer-lines';
+import { ensureSolanaFunds } from './solana-sender';
 import { TransferApprovals } from './transfer-approvals';
 import { TransferGasEstimates } from './transfer-gas-estimates';
 import { TransferQueries } from './transfer-queries';
@@ -46,7 +47,7 @@ export class TransferService {
     const { transferId } = await this.uow.runChecked(
       'withdrawal',
       () => this.check(organizationId, source, input),
-      (trx, { wallet, network, lines, status }) => this.insert(trx, wallet, network.blockchainId, 'withdrawal', status, lines, input.note ?? null),
+      (trx, { wallet, blockchainId, lines, status }) => this.insert(trx, wallet, blockchainId, 'withdrawal', status, lines, input.note ?? null),
     );
     return this.queries.get(organizationId, transferId);
   }
@@ -62,17 +63,18 @@ export class TransferService {
 
   /** Records a prepared send inside the caller's transaction; queued, or held under requireApprovalForTransfers. */
   async enqueuePrepared(trx: Knex.Transaction, prepared: PreparedTransfer, kind: TransferKind, note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
-    return this.insert(trx, prepared.wallet, prepared.network.blockchainId, kind, prepared.status, prepared.lines, note);
+    return this.insert(trx, prepared.wallet, prepared.blockchainId, kind, prepared.status, prepared.lines, note);
   }
 
   private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }): Promise<PreparedTransfer> {
     const wallet = await this.wallets.resolve(organizationId, source);
-    const { network, lines } = await priceLines(this.chains, this.networks, wallet, input.assets);
+    const { chain, lines } = await priceLines(this.chains, this.networks, wallet, input.assets);
     checkSanctions(this.sanctions, lines);
     checkTransferPolicy(wallet.configurations.security, lines);
-    await this.ensureFunds(wallet, network, lines);
+    if (chain.family === 'evm') await this.ensureFunds(wallet, chain.network, lines);
+    else await ensureSolanaFunds(this.db, wallet, chain.solana, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? ('PENDING_APPROVAL' as const) : ('QUEUED' as const);
-    return { wallet, network, lines, status };
+    return { wallet, blockchainId: chain.blockchainId, lines, status };
   }
 
   /** Records a transfer Keel decided on itself (sweeps, gas top-ups), inside the caller's transaction. */

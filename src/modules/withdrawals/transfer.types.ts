@@ -8,7 +8,7 @@ import type { GasEstimateView, TransferFilter, TransferItemView, TransferLine, T
 @InputType()
 export class TransferLineInput implements TransferLine {
   @Field() @Length(1, 64) assetId!: string;
-  @Field({ description: 'EVM address; mixed case must carry a valid checksum' }) @Length(1, 100) recipient!: string;
+  @Field({ description: 'An EVM address (mixed case must carry a valid checksum), or on a Solana cluster a Solana address (base58)' }) @Length(1, 100) recipient!: string;
   @Field({ description: 'Whole units, e.g. "12.5"; an NFT: how many tokens (ERC-721: "1")' }) @Length(1, 80) amount!: string;
   @Field(() => String, { nullable: true, description: 'An NFT collection (asset of standard ERC721 or ERC1155): the token id to send with safeTransferFrom' }) @IsOptional() @Length(1, 78) tokenId?: string;
 }

@@ -49,6 +49,7 @@ describe('the transaction sender pays each line at most once', () => {
             });
             return { ...n, provider: p };
           },
+          solanaNetworks: () => services.networks.solanaNetworks(),
         } as unknown as ChainNetworks)
       : services.networks;
     const s = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 600_000, bumpPercent: 25 }, platform.logger);

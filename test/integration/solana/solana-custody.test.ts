@@ -92,7 +92,6 @@ test('features that stay EVM-only refuse a Solana wallet with INVALID_NETWORK na
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'INVALID_NETWORK', details: { feature } });
   };
-  await refused(await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: usdc.id, amount: '1', recipient: wallet.walletAddress }] }), 'Withdrawals and transfers');
   await refused(await org.core.get(`/v1/master-wallets/${wallet.id}/nfts?blockchainId=${solanaId}`), 'NFTs');
   // Payment links take a Solana wallet as solanaSettlementWalletId (test/integration/payments/solana-checkout.test.ts), never as the EVM one.
   const link = await org.core.post('/v1/payment/links', { name: 'sol', currency: 'USD', amount: '5', evmSettlementWalletId: wallet.id });

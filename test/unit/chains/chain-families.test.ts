@@ -26,11 +26,11 @@ describe('KEEL_CHAINS with two families', () => {
     expect(() => refuseUnlessEvm({ isEvmCompatible: true, name: 'Dev' }, 'swaps')).not.toThrow();
     let error: unknown;
     try {
-      refuseUnlessEvm({ isEvmCompatible: false, name: 'Solana Devnet' }, 'withdrawals', 'assets.0.assetId');
+      refuseUnlessEvm({ isEvmCompatible: false, name: 'Solana Devnet' }, 'swaps', 'assets.0.assetId');
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(KeelError);
-    expect(error).toMatchObject({ code: 'INVALID_NETWORK', status: 400, details: { feature: 'Withdrawals and transfers' } });
+    expect(error).toMatchObject({ code: 'INVALID_NETWORK', status: 400, details: { feature: 'Swaps', fields: [{ field: 'assets.0.assetId', error: 'INVALID_FIELD' }] } });
   });
 });

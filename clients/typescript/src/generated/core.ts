@@ -1144,7 +1144,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send assets from the master wallet address: `{assets: [{assetId, recipient, amount, tokenId}], note}` (an NFT collection line names tokenId and is sent with safeTransferFrom); status QUEUED, or PENDING_APPROVAL under security.requireApprovalForTransfers; security.maxTransferAmount caps the request's total of each asset
+         * Send assets from the master wallet address: `{assets: [{assetId, recipient, amount, tokenId}], note}` (an NFT collection line names tokenId and is sent with safeTransferFrom; on a Solana cluster, SOL and SPL tokens to a base58 recipient, see docs/solana.md); status QUEUED, or PENDING_APPROVAL under security.requireApprovalForTransfers; security.maxTransferAmount caps the request's total of each asset
          * @description Sends assets from the master wallet address: one transaction per line, queued or held for approval
          */
         post: operations["post_transferFromMasterWallet"];
@@ -2440,7 +2440,7 @@ export interface components {
                 /** @description Whole units, e.g. "12.5"; an NFT: how many tokens (ERC-721: "1") */
                 amount: string;
                 assetId: string;
-                /** @description EVM address; mixed case must carry a valid checksum */
+                /** @description An EVM address (mixed case must carry a valid checksum), or on a Solana cluster a Solana address (base58) */
                 recipient: string;
                 /** @description An NFT collection (asset of standard ERC721 or ERC1155): the token id to send with safeTransferFrom */
                 tokenId?: string | null;
@@ -3164,7 +3164,7 @@ export interface components {
                 /** @description Whole units, e.g. "12.5"; an NFT: how many tokens (ERC-721: "1") */
                 amount: string;
                 assetId: string;
-                /** @description EVM address; mixed case must carry a valid checksum */
+                /** @description An EVM address (mixed case must carry a valid checksum), or on a Solana cluster a Solana address (base58) */
                 recipient: string;
                 /** @description An NFT collection (asset of standard ERC721 or ERC1155): the token id to send with safeTransferFrom */
                 tokenId?: string | null;

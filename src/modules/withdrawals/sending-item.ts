@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import type { LineCall } from './transaction-request';
+
+/** A line of a transfer as the sender works on it (transfer_items joined with its transfer). */
+export interface SendingItem extends LineCall {
+  id: string;
+  transferId: string;
+  organizationId: string;
+  masterWalletId: string;
+  addressId: string | null;
+  blockchainId: string;
+  fromAddress: string;
+  kind: string;
+  assetId: string;
+  recipient: string;
+  rawAmount: string;
+  /** The NFT the line sends (decimal); null for a fungible line. */
+  tokenId: string | null;
+  status: string;
+  nonce: string | null;
+  txHash: string | null;
+  rawTx: string | null;
+  gasLimit: string | null;
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  replacedTxHashes: string[];
+  submittedAt: Date | null;
+  updatedAt: Date;
+  /** Why the line failed, once it has. */
+  error?: string | null;
+  /** Gas used × effective price in wei, once mined. */
+  feePaid?: string | null;
+}
+
+/** Told when a line is signed and when it is final, inside the transaction that records it (the trading ledger refunds failures). */
+export interface TransferOutcomeListener {
+  /** The line was signed (its nonce and transaction hash are recorded), in the same transaction. */
+  signed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
+  executed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
+  failed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
+}
+
+/**
+ * Moves a line on from the status and transaction hash a sender read, and only from them. False
+ * when another sender moved it first: the caller must then stop, as what it read is stale.
+ */
+export async function moveLine(db: Knex | Knex.Transaction, item: Pick<SendingItem, 'id' | 'status' | 'txHash'>, changes: Record<string, unknown>): Promise<boolean> {
+  const updated = await db('transfer_items')
+    .where({ id: item.id, status: item.status })
+    .where((q) => (item.txHash === null ? q.whereNull('txHash') : q.where('txHash', item.txHash)))
+    .update({ ...changes, updatedAt: db.fn.now() });
+  return updated > 0;
+}

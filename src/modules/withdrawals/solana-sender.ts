@@ -1,0 +1,211 @@
+import type { Knex } from 'knex';
+import { address, TransactionPartialSigner } from '@solana/kit';
+import type { Logger } from '../../platform/logger';
+import type { Failpoints } from '../../platform/failpoints';
+import { KeelError } from '../../platform/errors';
+import { formatScaled } from '../../platform/decimal';
+import { ChainAsset, PreparedTransfer, PreparedTransferStore, sendOnce } from '../../platform/chain-port/chain-port';
+import { TransferRefused } from '../../platform/chain-port/solana-chain';
+import type { ChainNetworks, ChainService, SolanaNetwork } from '../chains';
+import type { SendingWallet, SendingWallets } from '../wallets';
+import { shortReason } from './broadcast';
+import { inFlightByAsset } from './in-flight';
+import { moveLine } from './sending-item';
+import type { SendingItem } from './sending-item';
+import type { PricedLine } from './transfer.domain';
+
+/** What the Solana sender shares with the transaction sender: the signed listeners and how a line is made final. */
+export interface LineSettlement {
+  signed(trx: Knex.Transaction, item: SendingItem): Promise<void>;
+  finish(item: SendingItem, outcome: { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; feePaid?: string }): Promise<void>;
+}
+
+/** A line as the Solana sender reads it: the sending item and its recorded transaction's validity and fees. */
+interface SolanaItem extends SendingItem {
+  validThrough: string | null;
+  networkFee: string | null;
+  accountCreationFee: string | null;
+}
+
+/** Another sender moved the line first: this one stops. */
+class LineMoved extends Error {}
+
+const BATCH = 20;
+
+/** A registry asset as the chain port names it. */
+function chainAsset(asset: { isNative: boolean; address: string; decimals: number }): ChainAsset {
+  return asset.isNative ? { kind: 'native' } : { kind: 'token', address: asset.address, decimals: asset.decimals };
+}
+
+/**
+ * Sends the queued lines of Solana clusters through the chain port (issue 35; the EVM lines are the
+ * TransactionSender's, and move behind the port next). Each line's signed transaction and the block
+ * height past which it can no longer land are recorded on the line (compare-and-set on its status
+ * and signature) BEFORE it is broadcast; every step after a crash or on another worker starts from
+ * that record: the same transaction is sent again while it can still land, and a new one is prepared
+ * (and recorded, the old signature kept in replacedTxHashes) only once the old one has expired unseen
+ * at finalized (chain-port.ts: sendOnce). A line is final when its transaction is finalized: CONFIRMED,
+ * or FAILED (its amount refunded) when it failed on chain or was refused before it could land.
+ */
+export class SolanaSender {
+  constructor(
+    private readonly db: Knex,
+    private readonly networks: ChainNetworks,
+    private readonly chains: ChainService,
+    private readonly wallets: SendingWallets,
+    private readonly settlement: LineSettlement,
+    private readonly failpoints: Failpoints | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  async tick(): Promise<void> {
+    const clusters = this.networks.solanaNetworks().map((n) => n.blockchainId);
+    if (!clusters.length) return;
+    const items: SolanaItem[] = await this.db('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind')
+      .whereIn('t.blockchainId', clusters)
+      .whereIn('i.status', ['QUEUED', 'SIGNED', 'SUBMITTED'])
+      .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
+      .whereNull('i.afterItemId')
+      .orderBy([{ column: 'i.createdAt' }, { column: 'i.position' }])
+      .limit(BATCH);
+    for (const item of items) {
+      try {
+        await this.step(item);
+      } catch (e) {
+        if (e instanceof LineMoved) continue;
+        this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'solana sender: step failed, retrying');
+      }
+    }
+  }
+
+  private async step(item: SolanaItem): Promise<void> {
+    const network = this.networks.solana(item.blockchainId)!;
+    const asset = await this.chains.assetRow(item.assetId);
+    if (!asset) return this.settlement.finish(item, { status: 'FAILED', error: 'the asset is no longer configured' });
+    const request = { to: item.recipient, asset: chainAsset(asset), amount: BigInt(item.rawAmount) };
+    const current = { item };
+    let sent: PreparedTransfer;
+    try {
+      // The key is opened only if a transaction must be signed (not while a recorded one is followed).
+      const signer: TransactionPartialSigner = {
+        address: address(item.fromAddress),
+        signTransactions: async (transactions, config) => (await this.wallets.solanaSigner(item.organizationId, item.masterWalletId, item.addressId)).signTransactions(transactions, config),
+      };
+      sent = await sendOnce(network.port, signer, request, this.store(current));
+    } catch (e) {
+      if (!(e instanceof TransferRefused)) throw e;
+      return this.refused(network, current.item, e.message);
+    }
+    let line = current.item;
+    if (line.status === 'SIGNED') {
+      if (!(await this.move(this.db, line, { status: 'SUBMITTED', submittedAt: this.db.fn.now(), error: null }))) return;
+      line = { ...line, status: 'SUBMITTED' };
+    }
+    const outcome = await network.port.outcome(sent);
+    if (outcome.state !== 'landed' || outcome.finality !== 'final') return;
+    // A transaction that failed on chain paid its fee; the account it would have created was not made.
+    const fee = BigInt(line.networkFee ?? 0) + (outcome.failed ? 0n : BigInt(line.accountCreationFee ?? 0));
+    await this.settlement.finish(line, {
+      status: outcome.failed ? 'FAILED' : 'CONFIRMED',
+      error: outcome.failed ? `the transaction failed on chain: ${outcome.error ?? 'unknown error'}` : null,
+      txHash: sent.txId,
+      blockNumber: outcome.height,
+      feePaid: fee.toString(),
+    });
+  }
+
+  /**
+   * The cluster refused the line's transaction (funds short, ...). Failed (and refunded) only when no
+   * transaction of the line can still land: one recorded earlier may have been sent already.
+   */
+  private async refused(network: SolanaNetwork, item: SolanaItem, reason: string): Promise<void> {
+    const recorded = this.recorded(item);
+    if (recorded) {
+      const outcome = await network.port.outcome(recorded);
+      if (outcome.state !== 'expired') return void (await this.move(this.db, item, { error: reason }));
+    }
+    await this.settlement.finish(item, { status: 'FAILED', error: reason });
+  }
+
+  private recorded(item: SolanaItem): PreparedTransfer | undefined {
+    if (!item.txHash || !item.rawTx) return undefined;
+    const fee = BigInt(item.networkFee ?? 0);
+    const accountCreation = BigInt(item.accountCreationFee ?? 0);
+    return { txId: item.txHash, raw: item.rawTx, validThrough: item.validThrough === null ? null : Number(item.validThrough), fee: { fee, accountCreation, nativeNeeded: fee + accountCreation } };
+  }
+
+  /** The line's prepared transaction, kept on the line: written (and committed) before it is broadcast. */
+  private store(current: { item: SolanaItem }): PreparedTransferStore {
+    return {
+      load: async () => this.recorded(current.item),
+      save: async (prepared, replacing) => {
+        const item = current.item;
+        const changes = {
+          status: 'SIGNED',
+          txHash: prepared.txId,
+          rawTx: prepared.raw,
+          validThrough: prepared.validThrough === null ? null : String(prepared.validThrough),
+          networkFee: prepared.fee.fee.toString(),
+          accountCreationFee: prepared.fee.accountCreation.toString(),
+          replacedTxHashes: replacing ? [...(item.replacedTxHashes ?? []), replacing.txId] : (item.replacedTxHashes ?? []),
+        };
+        const saved = await this.db.transaction(async (trx) => {
+          if (!(await this.move(trx, item, changes))) return false;
+          await trx('transfers').where({ id: item.transferId, status: 'QUEUED' }).update({ status: 'SUBMITTED', updatedAt: trx.fn.now() });
+          await this.settlement.signed(trx, { ...item, ...changes } as SolanaItem);
+          return true;
+        });
+        if (!saved) throw new LineMoved();
+        current.item = { ...item, ...changes } as SolanaItem;
+        if (replacing) this.logger.info({ itemId: item.id, expired: replacing.txId, by: prepared.txId }, 'solana transfer prepared again after its blockhash expired');
+        // Crash tests: the transaction is recorded and not yet broadcast.
+        this.failpoints?.hit('solana-transfer:recorded');
+      },
+    };
+  }
+
+  /** Compare-and-set on the status and signature this sender read (moveLine); false when another sender moved the line first. */
+  private move(db: Knex | Knex.Transaction, item: SolanaItem, changes: Record<string, unknown>): Promise<boolean> {
+    return moveLine(db, item, changes);
+  }
+}
+
+/**
+ * The balances of a Solana address must cover a transfer plus every line still on its way out of it,
+ * and its SOL the fees and the rent of each recipient's token account the transfer creates (the
+ * chain port's estimate, which also refuses a transfer the cluster would refuse).
+ */
+export async function ensureSolanaFunds(db: Knex, wallet: SendingWallet, network: SolanaNetwork, lines: PricedLine[]): Promise<void> {
+  const port = network.port;
+  const byId = new Map(lines.map((l) => [l.asset.id, l.asset]));
+  const needed = await inFlightByAsset(db, wallet.address, network.blockchainId, [...byId.keys()]);
+  for (const l of lines) needed.set(l.asset.id, (needed.get(l.asset.id) ?? 0n) + l.rawAmount);
+  const short = (have: bigint, need: bigint, asset: { id?: string; symbol: string; decimals: number }) =>
+    new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds ${formatScaled(have, asset.decimals)} ${asset.symbol}; this transfer, its fees and those in flight need ${formatScaled(need, asset.decimals)}`, {
+      ...(asset.id ? { assetId: asset.id } : {}),
+      available: formatScaled(have, asset.decimals),
+      required: formatScaled(need, asset.decimals),
+    });
+  const sol = await port.balance(wallet.address, { kind: 'native' });
+  if (sol === 0n) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds no SOL to pay fees`);
+  // The amounts first (a transfer short of them would also fail the fee estimate's simulation).
+  for (const [id, asset] of byId) {
+    const have = asset.isNative ? sol : await port.balance(wallet.address, chainAsset(asset));
+    if (have < needed.get(id)!) throw short(have, needed.get(id)!, asset);
+  }
+  let fees = 0n;
+  for (const [i, l] of lines.entries()) {
+    try {
+      const estimate = await port.estimateTransfer(wallet.address, { to: l.recipient, asset: chainAsset(l.asset), amount: l.rawAmount });
+      fees += estimate.fee + estimate.accountCreation;
+    } catch (e) {
+      if (!(e instanceof TransferRefused)) throw e;
+      throw KeelError.invalidField(`assets.${i}.amount`, `the cluster would refuse this transfer: ${e.message}`);
+    }
+  }
+  const nativeLine = lines.find((l) => l.asset.isNative)?.asset;
+  const solNeeded = (nativeLine ? needed.get(nativeLine.id)! : 0n) + fees;
+  if (sol < solNeeded) throw short(sol, solNeeded, nativeLine ?? { symbol: 'SOL', decimals: 9 });
+}

@@ -1,0 +1,248 @@
+/**
+ * Solana withdrawals through the transfer API (issue 35), against the sandbox Solana network with
+ * real PostgreSQL and Redis: SOL and USDC (to a recipient without a token account: created, its rent
+ * paid by the sender and charged as the line's fee) each sent once and followed to finalized, the
+ * balances on chain and in the custody ledger checked; a transfer held for approval, approved and
+ * sent, another rejected and refunded; an over-policy amount, a recipient outside the allow-list and
+ * invalid addresses refused with the spec's envelope; another organisation gets 404.
+ */
+import { randomUUID } from 'node:crypto';
+import { address, generateKeyPairSigner } from '@solana/kit';
+import { findAssociatedTokenPda } from '@solana-program/token';
+import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
+import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
+import { SolanaChain, TOKEN_PROGRAM } from '../../../src/platform/chain-port/solana-chain';
+import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
+import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
+import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import { eventually } from '../../support/eventually';
+
+jest.setTimeout(180_000);
+
+const USDC = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
+let devnet: SolanaDevnet;
+let chain: SolanaChain;
+let t: TestKeel;
+let org: TestOrg;
+let other: TestOrg;
+let solanaId: string;
+let assets: Record<string, { id: string }>;
+
+beforeAll(async () => {
+  devnet = await startSolanaDevnet({ slotMs: 50, finalizedLag: 16 });
+  chain = new SolanaChain({ rpcUrl: devnet.rpcUrl });
+  t = await startTestKeel({
+    KEEL_CHAINS: formatChainsConfig([...parseChainsConfig(process.env.KEEL_CHAINS!), devSolanaSpec(devnet.rpcUrl)]),
+    RATE_LIMIT_SCALE: 100,
+    CHAIN_POLL_INTERVAL_MS: 100,
+    TRANSFER_POLL_INTERVAL_MS: 100,
+    OUTBOX_POLL_INTERVAL_MS: 20,
+  });
+  org = await t.createOrg();
+  other = await t.createOrg();
+  solanaId = ((await org.core.get('/v1/blockchains')).body.data as { id: string; isEvmCompatible: boolean }[]).find((c) => !c.isEvmCompatible)!.id;
+  assets = Object.fromEntries((await org.core.get(`/v1/assets?blockchainId=${solanaId}&limit=100`)).body.data.map((a: { symbol: string; id: string }) => [a.symbol, a]));
+});
+
+afterAll(async () => {
+  await t?.stop();
+  await devnet?.stop();
+});
+
+async function solanaWallet(configurations?: object): Promise<{ id: string; walletAddress: string }> {
+  const res = await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana payouts', configurations });
+  expect(res.status).toBe(201);
+  return res.body.data;
+}
+
+/** Funds from the faucet and waits until the deposit is recorded at finalized (and so credited to the custody ledger). */
+async function fund(to: string, amount: string, asset?: string): Promise<void> {
+  const res = await org.core.post('/v1/dev/faucet', { blockchainId: solanaId, address: to, amount, ...(asset ? { asset } : {}) });
+  expect(res.status).toBe(200);
+  await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: res.body.data.txHash, direction: 'incoming' }).first()) !== undefined, 60_000);
+}
+
+async function settled(transferId: string) {
+  return eventually(async () => {
+    const res = await org.core.get(`/v1/transfers/${transferId}`);
+    return ['CONFIRMED', 'FAILED', 'REJECTED'].includes(res.body.data.status) && res.body.data;
+  }, 60_000, 200);
+}
+
+const custody = async (walletId: string, assetId: string) => (await t.keel.services.ledger.balance(t.keel.platform.db, walletId, assetId, 'custody')).available;
+const lamports = (sol: string) => BigInt(Math.round(Number(sol) * 1e9));
+const newRecipient = async () => (await generateKeyPairSigner()).address;
+
+test('SOL and USDC withdrawals: sent once, finalized, the token account created with its rent charged, balances on chain and in the ledger', async () => {
+  const wallet = await solanaWallet();
+  await fund(wallet.walletAddress, '3');
+  await fund(wallet.walletAddress, '100', 'USDC');
+  const solBefore = await chain.balance(wallet.walletAddress, { kind: 'native' }, 'final');
+
+  // USDC to a recipient that has no token account: the transfer creates it.
+  const usdcTo = await newRecipient();
+  const [ata] = await findAssociatedTokenPda({ owner: address(usdcTo), mint: address(USDC.address), tokenProgram: TOKEN_PROGRAM });
+  expect((await chain.rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value).toBeNull();
+  const key = randomUUID();
+  const body = { assets: [{ assetId: assets.USDC.id, recipient: usdcTo, amount: '12.5' }], note: 'usdc payout' };
+  const created = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, body, { 'Idempotency-Key': key });
+  expect(created.status).toBe(201);
+  expect(created.body.data).toMatchObject({ status: 'QUEUED', blockchainId: solanaId, fromAddress: wallet.walletAddress, items: [{ recipient: usdcTo, amount: '12.5', status: 'QUEUED' }] });
+  // The ledger is debited when the transfer is recorded.
+  expect(await custody(wallet.id, assets.USDC.id)).toBe(87_500_000n);
+  const usdcDone = await settled(created.body.data.id);
+  expect(usdcDone.status).toBe('CONFIRMED');
+  const usdcLine = usdcDone.items[0];
+  expect(usdcLine.txHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+  expect(await chain.balance(usdcTo, { kind: 'token', address: USDC.address, decimals: 6 }, 'final')).toBe(12_500_000n);
+  // The rent of the new token account is part of the line's fee, paid by the sender.
+  const rent = await chain.rpc.getMinimumBalanceForRentExemption(165n).send();
+  const usdcFee = lamports(usdcLine.gasFee);
+  expect(usdcFee).toBeGreaterThanOrEqual(rent + 5000n);
+  expect((await chain.rpc.getAccountInfo(ata, { encoding: 'base64', commitment: 'finalized' }).send()).value!.lamports).toBe(rent);
+  // The same Idempotency-Key answers the same transfer; nothing new is sent.
+  const again = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, body, { 'Idempotency-Key': key });
+  expect(again.body.data.id).toBe(created.body.data.id);
+
+  // SOL to a new account.
+  const solTo = await newRecipient();
+  const sol = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: assets.SOL.id, recipient: solTo, amount: '0.75' }] });
+  expect(sol.status).toBe(201);
+  const solDone = await settled(sol.body.data.id);
+  expect(solDone.status).toBe('CONFIRMED');
+  expect(await chain.balance(solTo, { kind: 'native' }, 'final')).toBe(750_000_000n);
+  const solFee = lamports(solDone.items[0].gasFee);
+  expect(solFee).toBeGreaterThanOrEqual(5000n);
+
+  // The sender paid exactly the amounts and the recorded fees; the custody ledger mirrors the chain.
+  const solAfter = await chain.balance(wallet.walletAddress, { kind: 'native' }, 'final');
+  expect(solAfter).toBe(solBefore - 750_000_000n - usdcFee - solFee);
+  await eventually(async () => (await custody(wallet.id, assets.SOL.id)) === solAfter, 10_000);
+  expect(await custody(wallet.id, assets.USDC.id)).toBe(87_500_000n);
+
+  // Each sent once: one transaction on chain for each recipient.
+  expect(await chain.rpc.getSignaturesForAddress(address(solTo)).send()).toHaveLength(1);
+  expect((await chain.rpc.getSignaturesForAddress(address(usdcTo)).send()).map((s) => s.signature)).toEqual([usdcLine.txHash]);
+  expect(await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id })).toHaveLength(2);
+
+  // The spec's event, as for EVM (the fee in SOL).
+  const events = await eventually(async () => {
+    const rows = (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_executed' })).map((r) => r.envelope.data).filter((d) => d.wallet.id === wallet.id);
+    return rows.length === 2 && rows;
+  });
+  expect(events.find((e: { transferId: string }) => e.transferId === created.body.data.id)).toMatchObject({
+    status: 'CONFIRMED',
+    txhash: usdcLine.txHash,
+    from: wallet.walletAddress,
+    to: usdcTo,
+    amount: '12.5',
+    asset: { id: assets.USDC.id, symbol: 'USDC', decimals: 6 },
+    blockchain: { id: solanaId },
+    blockNumber: expect.stringMatching(/^\d+$/),
+    gasFee: usdcLine.gasFee,
+    error: null,
+  });
+});
+
+test('the security policy: over the cap and outside the allow-list refused, invalid addresses refused, held for approval then approved and sent, or rejected and refunded; another organisation gets 404', async () => {
+  const allowed = await newRecipient();
+  const wallet = await solanaWallet({ security: { maxTransferAmount: '1', allowedRecipients: [allowed], requireApprovalForTransfers: true } });
+  await fund(wallet.walletAddress, '3');
+  const send = (line: object) => org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: assets.SOL.id, ...line }] });
+
+  const over = await send({ recipient: allowed, amount: '1.5' });
+  expect(over.status).toBe(403);
+  expect(over.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'assets.0.amount' }] } });
+  const outside = await send({ recipient: await newRecipient(), amount: '0.5' });
+  expect(outside.status).toBe(403);
+  expect(outside.body.error.details.fields[0].field).toBe('assets.0.recipient');
+  for (const recipient of ['not-a-solana-address', '0x52908400098527886E0F7030069857D2E4169EE7', `${allowed.slice(0, -1)}0`, allowed.slice(0, 20)]) {
+    const bad = await send({ recipient, amount: '0.5' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'INVALID_ADDRESS', details: { fields: [{ field: 'assets.0.recipient', error: 'INVALID_FIELD' }] } });
+  }
+  // An allow-list entry that is neither address is refused when the configuration is set.
+  expect((await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'bad', configurations: { security: { allowedRecipients: ['nope'] } } })).status).toBe(422);
+
+  // Another organisation: 404 on the wallet and on the transfer.
+  expect((await other.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: assets.SOL.id, recipient: allowed, amount: '0.5' }] })).status).toBe(404);
+
+  const held = await send({ recipient: allowed, amount: '0.5' });
+  expect(held.status).toBe(201);
+  expect(held.body.data.status).toBe('PENDING_APPROVAL');
+  expect((await other.core.get(`/v1/transfers/${held.body.data.id}`)).status).toBe(404);
+  expect((await other.core.post(`/v1/transfers/${held.body.data.id}/approve`)).status).toBe(404);
+  const rejectedOne = await send({ recipient: allowed, amount: '0.25' });
+  const before = await custody(wallet.id, assets.SOL.id);
+  // Nothing is sent while it waits.
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(await chain.balance(allowed, { kind: 'native' }, 'confirmed')).toBe(0n);
+
+  expect((await org.core.post(`/v1/transfers/${rejectedOne.body.data.id}/reject`)).body.data.status).toBe('REJECTED');
+  expect(await custody(wallet.id, assets.SOL.id)).toBe(before + 250_000_000n);
+  const approved = await org.core.post(`/v1/transfers/${held.body.data.id}/approve`);
+  expect(approved.body.data.status).toBe('QUEUED');
+  const done = await settled(held.body.data.id);
+  expect(done.status).toBe('CONFIRMED');
+  expect(await chain.balance(allowed, { kind: 'native' }, 'final')).toBe(500_000_000n);
+  expect(await chain.rpc.getSignaturesForAddress(address(allowed)).send()).toHaveLength(1);
+});
+
+test('from a deposit address through GraphQL; the fee estimate in SOL; a read-only key is refused', async () => {
+  const wallet = await solanaWallet();
+  const depositAddress = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'Customer 7' })).body.data as { id: string; address: string };
+  await fund(depositAddress.address, '1');
+  await fund(depositAddress.address, '20', 'USDC');
+  await fund(wallet.walletAddress, '1');
+
+  // The estimate: a network fee and, to a recipient without a token account, its rent.
+  const to = await newRecipient();
+  const estimate = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer/estimate-gas`, { assets: [{ assetId: assets.SOL.id, recipient: to, amount: '0.1' }] });
+  expect(estimate.status).toBe(200);
+  expect(BigInt(estimate.body.data.estimatedFee.value)).toBeGreaterThanOrEqual(5000n);
+  expect(estimate.body.data.estimatedFee.amount).toBe((Number(estimate.body.data.estimatedFee.value) / 1e9).toString());
+
+  const readKey = (await org.core.post('/v1/api-keys', { name: 'reader', scopes: ['read'] })).body.data.secret;
+  const reader = org.core.with({ apiKey: readKey, orgId: org.orgId });
+  expect((await reader.post(`/v1/addresses/${depositAddress.id}/transfer`, { assets: [{ assetId: assets.USDC.id, recipient: to, amount: '1' }] })).status).toBe(403);
+
+  const mutation = `mutation($id: ID!, $input: TransferInput!) { transferFromAddress(id: $id, input: $input) { id status fromAddress items { recipient amount status } } }`;
+  const res = await org.core.graphql(mutation, { id: depositAddress.id, input: { assets: [{ assetId: assets.USDC.id, recipient: to, amount: '7.25' }] } });
+  expect(res.body.errors).toBeUndefined();
+  const sent = res.body.data.transferFromAddress;
+  expect(sent).toMatchObject({ status: 'QUEUED', fromAddress: depositAddress.address, items: [{ recipient: to, amount: '7.25', status: 'QUEUED' }] });
+  const done = await settled(sent.id);
+  expect(done.status).toBe('CONFIRMED');
+  expect(await chain.balance(to, { kind: 'token', address: USDC.address, decimals: 6 }, 'final')).toBe(7_250_000n);
+  expect(await chain.balance(depositAddress.address, { kind: 'token', address: USDC.address, decimals: 6 }, 'final')).toBe(12_750_000n);
+  expect(await custody(depositAddress.id, assets.USDC.id)).toBe(12_750_000n);
+  // An invalid address through GraphQL: the same refusal.
+  const bad = await org.core.graphql(mutation, { id: depositAddress.id, input: { assets: [{ assetId: assets.USDC.id, recipient: 'nope', amount: '1' }] } });
+  expect(bad.body.errors[0].extensions).toMatchObject({ code: 'INVALID_ADDRESS' });
+});
+
+test('a transfer the cluster refuses when it is sent fails, is refunded to the custody ledger, and is reported', async () => {
+  const wallet = await solanaWallet({ security: { requireApprovalForTransfers: true } });
+  await fund(wallet.walletAddress, '1');
+  await fund(wallet.walletAddress, '10', 'USDC');
+  const to = await newRecipient();
+  const held = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: assets.USDC.id, recipient: to, amount: '6' }] });
+  expect(held.body.data.status).toBe('PENDING_APPROVAL');
+  expect(await custody(wallet.id, assets.USDC.id)).toBe(4_000_000n);
+
+  // Meanwhile the wallet's USDC leaves on chain by other means (its key used outside Keel).
+  const signer = await t.keel.services.sendingWallets.solanaSigner(org.orgId, wallet.id, null);
+  const elsewhere = await chain.prepareTransfer(signer, { to: await newRecipient(), asset: { kind: 'token', address: USDC.address, decimals: 6 }, amount: 8_000_000n });
+  await chain.broadcast(elsewhere);
+  await eventually(async () => (await chain.outcome(elsewhere)).state === 'landed', 20_000);
+
+  expect((await org.core.post(`/v1/transfers/${held.body.data.id}/approve`)).body.data.status).toBe('QUEUED');
+  const done = await settled(held.body.data.id);
+  expect(done.status).toBe('FAILED');
+  expect(done.items[0]).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/refused|fail/), gasFee: null });
+  // Nothing reached the recipient; the amount is back in the ledger, no fee charged.
+  expect(await chain.balance(to, { kind: 'token', address: USDC.address, decimals: 6 }, 'confirmed')).toBe(0n);
+  expect(await custody(wallet.id, assets.USDC.id)).toBe(10_000_000n);
+  const failed = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_failed' })).map((r) => r.envelope.data).find((d) => d.transferId === held.body.data.id));
+  expect(failed).toMatchObject({ status: 'FAILED', to, amount: '6', error: done.items[0].error });
+});
