@@ -42,8 +42,7 @@ export class CheckoutDeposits implements DepositListener {
       const confirmations = confirmationsByChain.get(deposit.blockchainId) ?? 1;
       // The one branch on the chain family here (EVM moves behind the chain port next, issue 35): a
       // Solana deposit is recorded once its slot is finalized, so it is final as recorded (nothing
-      // counts its confirmations afterwards); and Solana has no settlement sweep yet: its funds stay
-      // on the checkout's address, credited to the settlement wallet's custody balance.
+      // counts its confirmations afterwards).
       const final = families.get(deposit.blockchainId) === 'solana';
       const required = final ? confirmations : Math.max(confirmations, this.desk.paymentConfirmations);
       const now = new Date();
@@ -73,15 +72,15 @@ export class CheckoutDeposits implements DepositListener {
       else if (checkout.status === 'DETECTED' && deposit.assetId === checkout.assetId && deposit.blockchainId === checkout.blockchainId) checkout = await this.desk.update(trx, checkout, { seenRaw: '0' });
       byAddress.set(checkout.addressId, checkout);
       await this.desk.transferChanged(trx, checkout, transfer, true);
-      if (confirmations >= required) byAddress.set(checkout.addressId, await this.advance(trx, checkout, transfer, confirmations, !final));
+      if (confirmations >= required) byAddress.set(checkout.addressId, await this.advance(trx, checkout, transfer, confirmations));
     }
   }
 
   /**
    * A transfer gained confirmations: recorded, and once it has the required count it is CONFIRMED,
-   * counts (a PAYMENT) and is swept to the settlement wallet (`sweep`: not on Solana yet). The caller holds the checkout's lock.
+   * counts (a PAYMENT) and is swept to the settlement wallet. The caller holds the checkout's lock.
    */
-  async advance(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, confirmations: number, sweep = true): Promise<CheckoutModel> {
+  async advance(trx: Knex.Transaction, checkout: CheckoutModel, transfer: CheckoutTransferModel, confirmations: number): Promise<CheckoutModel> {
     const confirmed = confirmations >= transfer.requiredConfirmations;
     const updated = await CheckoutTransferModel.query(trx).patchAndFetchById(transfer.id, {
       confirmations: Math.min(confirmations, transfer.requiredConfirmations),
@@ -96,7 +95,7 @@ export class CheckoutDeposits implements DepositListener {
       });
     }
     await this.desk.transferChanged(trx, checkout, updated, false);
-    if (confirmed && sweep) {
+    if (confirmed) {
       const deposit = await chainTransferById(trx, transfer.chainTransferId);
       if (deposit) await this.sweeper.sweepToMaster(trx, deposit);
     }

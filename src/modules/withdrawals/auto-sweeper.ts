@@ -1,7 +1,8 @@
 import { Knex } from 'knex';
 import { toUnitsFloor } from '../../platform/decimal';
 import type { Logger } from '../../platform/logger';
-import type { ChainNetworks, ChainService } from '../chains';
+import type { AssetView, ChainNetworks, ChainService, SolanaNetwork } from '../chains';
+import { TransferRefused } from '../../platform/chain-port/solana-chain';
 import { readBalances, sweepDestinationAllowed } from '../wallets';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { DepositListener, ChainTransferModel } from '../deposits';
@@ -9,6 +10,12 @@ import { heldByAml } from '../deposits';
 import { transactionRequest } from './transaction-request';
 import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
+import { chainAsset } from './solana-sender';
+
+/** A Solana sweep's fee budget when it cannot be estimated yet (the address holds no SOL to simulate it): 0.0001 SOL. */
+const SOLANA_FEE_BUDGET = 100_000n;
+/** The size of an SPL token account, whose rent a sweep pays when the destination has none yet. */
+const TOKEN_ACCOUNT_SIZE = 165n;
 
 /** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
 const GAS_HEADROOM = 2n;
@@ -67,9 +74,8 @@ export class AutoSweeper implements DepositListener {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep skipped: the destination is neither the wallet nor one of its allowed recipients');
       return;
     }
-    const network = this.networks.get(deposit.blockchainId);
     const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
-    if (!network || !asset) return;
+    if (!(this.networks.get(deposit.blockchainId) ?? this.networks.solana(deposit.blockchainId)) || !asset) return;
     await this.sweep(trx, deposit, source, sweep.destinationAddress || source.masterWalletAddress, toUnitsFloor(sweep.threshold || '0', asset.decimals), source.configurations.enableGaslessWithdraw);
   }
 
@@ -81,8 +87,10 @@ export class AutoSweeper implements DepositListener {
       this.logger.warn({ addressId: source.addressId }, 'sweep held: the address received a deposit from a sanctioned address');
       return;
     }
-    const network = this.networks.get(deposit.blockchainId);
     const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
+    const solana = this.networks.solana(deposit.blockchainId);
+    if (solana && asset) return this.sweepSolana(trx, deposit, source, solana, asset, destination, threshold, gasFromMaster);
+    const network = this.networks.get(deposit.blockchainId);
     if (!network || !asset) return;
 
     const [balance] = await readBalances(network.provider, source.address, [asset]);
@@ -105,6 +113,40 @@ export class AutoSweeper implements DepositListener {
       return;
     }
     const afterItemId = (await this.gas.ensure(trx, source, network, gasCost, { fromMaster: gasFromMaster })) ?? undefined;
+    await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
+  }
+
+  /**
+   * The Solana sweep (issue 35), through the cluster's chain port. SOL: the balance less the fee,
+   * leaving the account empty (a System account may go to 0; anything left must stay rent-exempt, so a
+   * sweep that would leave less is not made). A token: when the address holds too little SOL to pay
+   * the fee (and the destination's token account rent, and stay rent-exempt itself), the master wallet
+   * tops it up first and the sweep waits for that line to be finalized.
+   */
+  private async sweepSolana(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, network: SolanaNetwork, asset: AssetView, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<void> {
+    const port = network.port;
+    const balance = await port.balance(source.address, chainAsset(asset));
+    // What the ledger can give (it already counts every line on its way out), within the balance. Not
+    // the balance less the lines in flight: a line that has landed but is not yet finalized is both
+    // out of the balance and still in flight. A sweep the cluster then refuses fails, refunded.
+    const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
+    const available = balance < spendable ? balance : spendable;
+    if (available <= 0n || available < threshold) return;
+    const rentExempt = await port.rpc.getMinimumBalanceForRentExemption(0n).send();
+    if (asset.isNative) {
+      // Estimated on half the amount: the whole of it plus the fee would exceed the balance in the simulation.
+      const estimate = await port.estimateTransfer(source.address, { to: destination, asset: { kind: 'native' }, amount: available / 2n > 0n ? available / 2n : 1n }).catch((e) => (e instanceof TransferRefused ? null : Promise.reject(e)));
+      if (!estimate || available <= estimate.fee) return;
+      const left = balance - available;
+      if (left > 0n && left < rentExempt) return;
+      await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - estimate.fee }]);
+      return;
+    }
+    const estimate = await port.estimateTransfer(source.address, { to: destination, asset: chainAsset(asset), amount: available }).catch((e) => (e instanceof TransferRefused ? null : Promise.reject(e)));
+    // Without SOL the sweep cannot be simulated: a fee budget, and the rent of the destination's token account in case it has none.
+    const accountCreation = estimate ? estimate.accountCreation : await port.rpc.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE).send();
+    const fee = estimate ? estimate.fee * GAS_HEADROOM : SOLANA_FEE_BUDGET;
+    const afterItemId = (await this.gas.ensure(trx, source, network, rentExempt + accountCreation + fee, { fromMaster: gasFromMaster })) ?? undefined;
     await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
   }
 

@@ -33,7 +33,7 @@ class LineMoved extends Error {}
 const BATCH = 20;
 
 /** A registry asset as the chain port names it. */
-function chainAsset(asset: { isNative: boolean; address: string; decimals: number }): ChainAsset {
+export function chainAsset(asset: { isNative: boolean; address: string; decimals: number }): ChainAsset {
   return asset.isNative ? { kind: 'native' } : { kind: 'token', address: asset.address, decimals: asset.decimals };
 }
 
@@ -67,7 +67,9 @@ export class SolanaSender {
       .whereIn('t.blockchainId', clusters)
       .whereIn('i.status', ['QUEUED', 'SIGNED', 'SUBMITTED'])
       .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
-      .whereNull('i.afterItemId')
+      // A line waiting on another (a sweep on its fee top-up) goes once that one is finalized; the
+      // TransactionSender fails it, refunded, should that one fail or be rejected.
+      .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')))
       .orderBy([{ column: 'i.createdAt' }, { column: 'i.position' }])
       .limit(BATCH);
     for (const item of items) {

@@ -33,6 +33,7 @@ let solanaId: string;
 let solanaWallet: { id: string; walletAddress: string };
 let usdc: { id: string; address: string };
 let usdt: { id: string; address: string };
+let assets: { id: string; symbol: string; address: string }[];
 const problems: string[] = [];
 
 beforeAll(async () => {
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const created = await shop.org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Shop on Solana' });
   expect(created.status).toBe(201);
   solanaWallet = created.body.data;
-  const assets = (await shop.org.core.get(`/v1/assets?blockchainId=${solanaId}`)).body.data as { id: string; symbol: string; address: string }[];
+  assets = (await shop.org.core.get(`/v1/assets?blockchainId=${solanaId}`)).body.data as { id: string; symbol: string; address: string }[];
   usdc = assets.find((a) => a.symbol === 'USDC')!;
   usdt = assets.find((a) => a.symbol === 'USDT')!;
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -110,6 +111,10 @@ test('the hosted page offers Solana USDC, shows the Solana Pay request and its Q
   expect(other.paymentUri).not.toContain(reference);
   expect(other.depositAddress).not.toBe(address);
 
+  // The settlement wallet holds SOL to top the checkout's address up with for the sweep's fee.
+  const sol = assets.find((a) => a.symbol === 'SOL')!;
+  await paySolana(solanaWallet.walletAddress, 'SOL', '1');
+  await eventually(async () => (await t.keel.services.ledger.balance(t.keel.platform.db, solanaWallet.id, sol.id, 'custody')).available > 0n, 30_000, 100);
   const txHash = await paySolana(address, 'USDC', '7.25');
   await page.locator('#status[data-state="paid"]').waitFor({ timeout: 30_000 });
   expect(await page.locator('#message').textContent()).toBe('Payment received, thank you!');
@@ -124,9 +129,14 @@ test('the hosted page offers Solana USDC, shows the Solana Pay request and its Q
   ]));
   const view = (await shop.org.core.get(`/v1/payment/links/${link.id}`)).body.data;
   expect(view.paymentsConsumed).toBe(1);
-  // No sweep on Solana yet: the payment stays on the checkout's address, in the settlement wallet's custody.
-  const held = await createSolanaRpc(devnet.rpcUrl).getTokenAccountsByOwner(address as Address, { mint: USDC.address as Address }, { encoding: 'jsonParsed' }).send();
-  expect(held.value.map((a) => (a.account.data as { parsed: { info: { tokenAmount: { amount: string } } } }).parsed.info.tokenAmount.amount)).toEqual(['8250000']);
+  // Swept into the settlement wallet as on EVM (the master wallet tops the checkout's address up with SOL for the fee first).
+  const rpc = createSolanaRpc(devnet.rpcUrl);
+  const usdcOf = async (owner: string) =>
+    (await rpc.getTokenAccountsByOwner(owner as Address, { mint: USDC.address as Address }, { encoding: 'jsonParsed', commitment: 'finalized' }).send()).value.map((a) => (a.account.data as { parsed: { info: { tokenAmount: { amount: string } } } }).parsed.info.tokenAmount.amount);
+  await eventually(async () => (await usdcOf(solanaWallet.walletAddress)).join() === '8250000', 60_000, 200);
+  expect(await usdcOf(address)).toEqual(['0']);
+  const ledger = async (walletId: string) => (await t.keel.services.ledger.balance(t.keel.platform.db, walletId, usdc.id, 'custody')).available;
+  await eventually(async () => (await ledger(solanaWallet.id)) === 8_250_000n, 10_000);
   const addresses = (await shop.org.core.get(`/v1/master-wallets/${solanaWallet.id}/addresses`)).body.data as { address: string }[];
   expect(addresses.map((a) => a.address)).toContain(address);
   expect(problems).toEqual([]);

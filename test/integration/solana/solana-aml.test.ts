@@ -109,7 +109,8 @@ describe('a list of Solana addresses loaded with keel aml load', () => {
   });
 
   test('SOL and USDC deposits from a listed sender are flagged, announced and held as EVM ones are; a deposit from the look-alike is not', async () => {
-    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana AML' })).body.data;
+    // The wallet sweeps its deposits: the clean one is swept, the flagged ones are held.
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana AML', configurations: { enableGaslessWithdraw: true, autoSweep: { enabled: true, threshold: '0', destinationAddress: '' } } })).body.data;
     const tainted = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'tainted' })).body.data;
     const clean = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'clean' })).body.data;
 
@@ -132,6 +133,15 @@ describe('a list of Solana addresses loaded with keel aml load', () => {
       data: expect.objectContaining({ hash, from: listed.address, to: tainted.address, rawValue, blockchainId: solanaId, matches, listDate: '2099-01-01', heldFromAutoSweep: true, wallet: { id: tainted.id, walletAddress: tainted.address, masterWalletId: wallet.id } }),
     });
     expect(events).toEqual(expect.arrayContaining([expect.objectContaining(flaggedEvent(solTx, '1000000000')), expect.objectContaining(flaggedEvent(usdcTx, '10000000'))]));
+
+    // Held from auto-sweep: nothing leaves the tainted address (no sweep, no fee top-up); the clean deposit is swept.
+    const sweeps = (addressId: string) => t.keel.platform.db('transfers').where({ addressId });
+    const cleanSweep = await eventually(async () => (await sweeps(clean.id))[0], 30_000);
+    expect(cleanSweep.kind).toBe('sweep');
+    await eventually(async () => (await chain.balance(clean.address, SOL, 'final')) === 0n, 30_000);
+    expect(await sweeps(tainted.id)).toHaveLength(0);
+    expect(await t.keel.platform.db('transfer_items').where({ recipient: tainted.address })).toHaveLength(0);
+    expect(await chain.balance(tainted.address, USDC_ASSET, 'final')).toBe(10_000_000n);
 
     // For review: listed with their amounts; the wallet shows FLAGGED; released as EVM ones are.
     const held = (await org.core.get('/v1/aml/flagged-transfers?released=false')).body.data as any[];

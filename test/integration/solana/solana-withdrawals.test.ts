@@ -4,7 +4,11 @@
  * paid by the sender and charged as the line's fee) each sent once and followed to finalized, the
  * balances on chain and in the custody ledger checked; a transfer held for approval, approved and
  * sent, another rejected and refunded; an over-policy amount, a recipient outside the allow-list and
- * invalid addresses refused with the spec's envelope; another organisation gets 404.
+ * invalid addresses refused with the spec's envelope; another organisation gets 404. Auto-sweep: a
+ * USDC deposit into an address without SOL swept after the master wallet tops it up (the sweep waits
+ * for the top-up to be finalized), balances on chain and in the ledger right, swept once across a
+ * restart of Keel; a SOL deposit swept less its fee, the address left empty. (A flagged deposit held:
+ * solana-aml.test.ts; a paid checkout swept: payments/solana-checkout.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
 import { address, generateKeyPairSigner } from '@solana/kit';
@@ -16,6 +20,8 @@ import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chai
 import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
+import { ApiClient } from '../../support/api-client';
+import type { ChainAsset } from '../../../src/platform/chain-port/chain-port';
 
 jest.setTimeout(180_000);
 
@@ -245,4 +251,86 @@ test('a transfer the cluster refuses when it is sent fails, is refunded to the c
   expect(await custody(wallet.id, assets.USDC.id)).toBe(10_000_000n);
   const failed = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.transfer_failed' })).map((r) => r.envelope.data).find((d) => d.transferId === held.body.data.id));
   expect(failed).toMatchObject({ status: 'FAILED', to, amount: '6', error: done.items[0].error });
+});
+
+describe('auto-sweep', () => {
+  const SOL: ChainAsset = { kind: 'native' };
+  const USDC_ASSET: ChainAsset = { kind: 'token', address: USDC.address, decimals: 6 };
+  const transfersFrom = (addressId: string) => t.keel.platform.db('transfers').where({ addressId }).orderBy('createdAt');
+  const transfersTo = (recipient: string) => t.keel.platform.db('transfers as t').join('transfer_items as i', 'i.transferId', 't.id').where('i.recipient', recipient).select('t.id', 't.kind');
+
+  async function sweepingWallet(): Promise<{ id: string; walletAddress: string }> {
+    const res = await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana sweeps', configurations: { enableGaslessWithdraw: true, autoSweep: { enabled: true, threshold: '0', destinationAddress: '' } } });
+    expect(res.status).toBe(201);
+    return res.body.data;
+  }
+
+  async function depositAddress(walletId: string): Promise<{ id: string; address: string }> {
+    const res = await org.core.post(`/v1/master-wallets/${walletId}/addresses`, { name: 'customer' });
+    expect(res.status).toBe(201);
+    return res.body.data;
+  }
+
+  test('a SOL deposit is swept less its fee: the address is left empty, the master wallet credited on chain and in the ledger', async () => {
+    const wallet = await sweepingWallet();
+    await fund(wallet.walletAddress, '1');
+    const addr = await depositAddress(wallet.id);
+    const masterBefore = await chain.balance(wallet.walletAddress, SOL, 'final');
+
+    await fund(addr.address, '2');
+    const sweep = await eventually(async () => (await transfersFrom(addr.id))[0], 30_000);
+    expect(sweep.kind).toBe('sweep');
+    const done = await settled(sweep.id);
+    expect(done.status).toBe('CONFIRMED');
+    const fee = lamports(done.items[0].gasFee);
+    expect(fee).toBeGreaterThanOrEqual(5000n);
+    expect(lamports(done.items[0].amount) + fee).toBe(2_000_000_000n);
+    expect(await chain.balance(addr.address, SOL, 'final')).toBe(0n);
+    expect(await chain.balance(wallet.walletAddress, SOL, 'final')).toBe(masterBefore + 2_000_000_000n - fee);
+    await eventually(async () => (await custody(addr.id, assets.SOL.id)) === 0n, 10_000);
+    await eventually(async () => (await custody(wallet.id, assets.SOL.id)) === masterBefore + 2_000_000_000n - fee, 10_000);
+    expect(await transfersFrom(addr.id)).toHaveLength(1);
+  });
+
+  // Last in the file: it restarts Keel.
+  test('a USDC deposit into an address without SOL: the master wallet tops it up, then it is swept; balances on chain and in the ledger right; swept once across a restart', async () => {
+    const wallet = await sweepingWallet();
+    await fund(wallet.walletAddress, '2');
+    const addr = await depositAddress(wallet.id);
+    expect(await chain.balance(addr.address, SOL, 'final')).toBe(0n);
+
+    await fund(addr.address, '25', 'USDC');
+    const [topUp, sweep] = await eventually(async () => {
+      const rows = await transfersFrom(addr.id);
+      const topUps = await transfersTo(addr.address);
+      return rows.length === 1 && topUps.length === 1 && [topUps[0], rows[0]];
+    }, 30_000);
+    expect(topUp.kind).toBe('gas_topup');
+    expect(sweep.kind).toBe('sweep');
+    const topUpDone = await settled(topUp.id);
+    const sweepDone = await settled(sweep.id);
+    expect(topUpDone).toMatchObject({ status: 'CONFIRMED', fromAddress: wallet.walletAddress, items: [{ recipient: addr.address }] });
+    expect(sweepDone).toMatchObject({ status: 'CONFIRMED', fromAddress: addr.address, items: [{ recipient: wallet.walletAddress, amount: '25' }] });
+
+    // On chain: the USDC moved to the master wallet; the address kept the rest of its top-up in SOL (rent-exempt).
+    expect(await chain.balance(addr.address, USDC_ASSET, 'final')).toBe(0n);
+    expect(await chain.balance(wallet.walletAddress, USDC_ASSET, 'final')).toBe(25_000_000n);
+    const addressSol = await chain.balance(addr.address, SOL, 'final');
+    expect(addressSol).toBeGreaterThan(0n);
+    // The custody ledger mirrors the chain.
+    await eventually(async () => (await custody(addr.id, assets.USDC.id)) === 0n && (await custody(wallet.id, assets.USDC.id)) === 25_000_000n, 10_000);
+    await eventually(async () => (await custody(addr.id, assets.SOL.id)) === addressSol, 10_000);
+    const masterSol = await chain.balance(wallet.walletAddress, SOL, 'final');
+    await eventually(async () => (await custody(wallet.id, assets.SOL.id)) === masterSol, 10_000);
+    // The top-up is Keel's own move: not swept back as a SOL deposit.
+    expect(await transfersFrom(addr.id)).toHaveLength(1);
+
+    // Across a restart nothing is swept again.
+    await t.restart();
+    org = { ...org, core: new ApiClient(t.coreUrl, org.core.credentials) };
+    await fund(wallet.walletAddress, '0.1');
+    expect(await transfersFrom(addr.id)).toHaveLength(1);
+    expect(await transfersTo(addr.address)).toHaveLength(1);
+    expect(await chain.balance(wallet.walletAddress, USDC_ASSET, 'final')).toBe(25_000_000n);
+  });
 });
