@@ -22,6 +22,7 @@ import { DEVNET_MINTS } from '../src/platform/solana-devnet/genesis';
 import { TOKEN_PROGRAM } from '../src/platform/chain-port/solana-chain';
 import { median, percentile } from './support';
 import { startChainBenchKeel } from './chain-keel';
+import { TransactionSender } from '../src/modules/withdrawals/transaction-sender';
 
 /** Keel's sandbox Solana network as Keel starts it (DEV_SOLANA_SLOT_MS, DEV_SOLANA_FINALIZED_LAG defaults). */
 const SLOT_MS = 400;
@@ -41,13 +42,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  *   while earlier ones await finality): from the moment the deposit's slot became finalized (the
  *   network's finalized slot seen reaching it, sampled every millisecond in this process) to the
  *   moment its committed outbox row is seen (polled every 2 ms). p50 and p99.
- * Withdrawals confirmed per second: not measured, Solana withdrawals are not in the API yet.
+ * - Withdrawals: with Keel's transaction sender running as the worker role runs it (its Solana
+ *   sender, the custody ledger's outcome listener, the default TRANSFER_POLL_INTERVAL_MS), `withdrawals`
+ *   transfers recorded one after another through the transfer service (the write path: funds checked,
+ *   ledger debited), alternately USDC (to a fresh recipient: its token account created, rent paid by
+ *   the sender) and SOL (to a fresh recipient: a new system account), one line each. The figure is
+ *   transfers confirmed (the line's transaction finalized, status CONFIRMED) per second from the first
+ *   broadcast (a line first seen SUBMITTED) to the last CONFIRMED, and p50/p99 of recorded (the create
+ *   call returned) to CONFIRMED seen (polled every 5 ms).
  */
 export async function runSolana(args: string[]): Promise<object> {
   const perRun = Number(args[0] ?? 2000);
   const runs = Number(args[1] ?? 3);
   const samples = Number(args[2] ?? 100);
   const addresses = Number(args[3] ?? 500);
+  const withdrawals = Number(args[4] ?? 100);
 
   const devnet = await startSolanaDevnet({ slotMs: SLOT_MS, finalizedLag: FINALIZED_LAG });
   const { config, keel } = await startChainBenchKeel('chain_solana', formatChainsConfig([devSolanaSpec(devnet.rpcUrl)]));
@@ -162,16 +171,95 @@ export async function runSolana(args: string[]): Promise<object> {
       return at - final;
     });
     const sorted = latencies.sort((a, b) => a - b);
+    const sent = await measureWithdrawals(withdrawals, { devnet, keel, config, orgId: org.orgId, blockchainId: network.blockchainId, watcher, untilFinalized });
     return {
       benchmark: 'chain',
       chain: `Keel's sandbox Solana network (LiteSVM, in process; slots of ${SLOT_MS} ms, finalized ${FINALIZED_LAG} slots behind the head)`,
       indexing: { transfersPerRun: perRun, runs, watchedAddresses: addresses, depositsPerSecondRuns: throughput.map(Math.round), depositsPerSecondMedian: Math.round(median(throughput)) },
       detectionLatency: { samples: sorted.length, from: 'slot finalized', pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted[sorted.length - 1] },
-      withdrawalsConfirmedPerSecond: null,
+      withdrawals: sent.detail,
+      withdrawalsConfirmedPerSecond: sent.perSecond,
     };
   } finally {
     if (sampler) clearInterval(sampler);
     await keel.stop();
     await devnet.stop();
   }
+}
+
+type BenchKeel = Awaited<ReturnType<typeof startChainBenchKeel>>;
+
+/** The withdrawals row (see runSolana): Keel's write path records, Keel's transaction sender sends through the chain port. */
+async function measureWithdrawals(
+  count: number,
+  ctx: { devnet: Awaited<ReturnType<typeof startSolanaDevnet>>; keel: BenchKeel['keel']; config: BenchKeel['config']; orgId: string; blockchainId: string; watcher: SolanaDepositWatcher; untilFinalized: (slot: number) => Promise<void> },
+) {
+  const { devnet, keel, config, orgId, blockchainId, watcher } = ctx;
+  const { services, platform } = keel;
+  const db = platform.db;
+  const usdc = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
+  const wallet = await services.masterWallets.create(orgId, { blockchainId, name: 'bench payouts' });
+  // Funded on chain and credited to the custody ledger by the deposit watcher (at finalized), as any deposit.
+  const before = Number((await db('chain_transfers').where({ blockchainId, direction: 'incoming' }).count({ n: '*' }))[0].n);
+  await devnet.fund({ to: wallet.walletAddress as Address, amount: 1_000_000_000_000n });
+  await devnet.fund({ to: wallet.walletAddress as Address, mint: { address: usdc.address, decimals: usdc.decimals }, amount: 10n ** 12n });
+  await ctx.untilFinalized(devnet.slot('processed'));
+  while (Number((await db('chain_transfers').where({ blockchainId, direction: 'incoming' }).count({ n: '*' }))[0].n) - before < 2) {
+    if ((await watcher.tick()) === 0) await sleep(50);
+  }
+  const assets: { id: string; symbol: string }[] = await db('assets').where({ blockchainId }).select('id', 'symbol');
+  const assetId = (symbol: string) => assets.find((a) => a.symbol === symbol)!.id;
+
+  const sender = new TransactionSender(db, platform.outbox, services.networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, platform.logger);
+  sender.onOutcome(services.custodyLedgerSync);
+  const loop = sender.start();
+  const recordedAt = new Map<string, number>();
+  const confirmedAt = new Map<string, number>();
+  let firstBroadcast: number | undefined;
+  let failed = 0;
+  let recording = true;
+  const polling = (async () => {
+    while (recording || confirmedAt.size + failed < count) {
+      const rows: { id: string; status: string }[] = await db('transfers').where({ masterWalletId: wallet.id }).whereIn('status', ['SUBMITTED', 'CONFIRMED', 'FAILED']).select('id', 'status');
+      const at = Date.now();
+      for (const row of rows) {
+        if (firstBroadcast === undefined) firstBroadcast = at;
+        if (row.status === 'FAILED') throw new Error(`transfer ${row.id} failed`);
+        if (row.status === 'CONFIRMED' && !confirmedAt.has(row.id)) confirmedAt.set(row.id, at);
+      }
+      await sleep(5);
+    }
+  })();
+  let usdcLines = 0;
+  try {
+    for (let i = 0; i < count; i++) {
+      const recipient = (await generateKeyPairSigner()).address;
+      const line = i % 2 === 0 ? { assetId: assetId('USDC'), recipient, amount: '1.5' } : { assetId: assetId('SOL'), recipient, amount: '0.01' };
+      if (i % 2 === 0) usdcLines++;
+      const transfer = await services.transfers.create(orgId, { masterWalletId: wallet.id }, { assets: [line] });
+      recordedAt.set(transfer.id, Date.now());
+    }
+  } finally {
+    recording = false;
+  }
+  await polling;
+  await loop.stop();
+  const last = Math.max(...confirmedAt.values());
+  const perSecond = Math.round((confirmedAt.size / ((last - firstBroadcast!) / 1000)) * 100) / 100;
+  const latencies = [...confirmedAt].map(([id, at]) => at - recordedAt.get(id)!).sort((a, b) => a - b);
+  return {
+    perSecond,
+    detail: {
+      transfers: count,
+      usdcToNewTokenAccounts: usdcLines,
+      solToNewAccounts: count - usdcLines,
+      confirmed: confirmedAt.size,
+      pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS,
+      seconds: Math.round(last - firstBroadcast!) / 1000,
+      confirmedPerSecond: perSecond,
+      recordedToConfirmedP50Ms: percentile(latencies, 50),
+      recordedToConfirmedP99Ms: percentile(latencies, 99),
+      recordedToConfirmedMaxMs: latencies[latencies.length - 1],
+    },
+  };
 }
