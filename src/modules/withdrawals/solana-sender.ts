@@ -30,7 +30,9 @@ interface SolanaItem extends SendingItem {
 /** Another sender moved the line first: this one stops. */
 class LineMoved extends Error {}
 
+/** Lines sent per tick, and lines followed per tick (each one status read). */
 const BATCH = 20;
+const IN_FLIGHT_BATCH = 100;
 
 /** A registry asset as the chain port names it. */
 export function chainAsset(asset: { isNative: boolean; address: string; decimals: number }): ChainAsset {
@@ -61,17 +63,25 @@ export class SolanaSender {
   async tick(): Promise<void> {
     const clusters = this.networks.solanaNetworks().map((n) => n.blockchainId);
     if (!clusters.length) return;
-    const items: SolanaItem[] = await this.db('transfer_items as i')
-      .join('transfers as t', 't.id', 'i.transferId')
-      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind')
-      .whereIn('t.blockchainId', clusters)
-      .whereIn('i.status', ['QUEUED', 'SIGNED', 'SUBMITTED'])
-      .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
-      // A line waiting on another (a sweep on its fee top-up) goes once that one is finalized; the
-      // TransactionSender fails it, refunded, should that one fail or be rejected.
-      .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')))
-      .orderBy([{ column: 'i.createdAt' }, { column: 'i.position' }])
-      .limit(BATCH);
+    const lines = () =>
+      this.db('transfer_items as i')
+        .join('transfers as t', 't.id', 'i.transferId')
+        .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind')
+        .whereIn('t.blockchainId', clusters)
+        .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
+        .orderBy([{ column: 'i.createdAt' }, { column: 'i.position' }]);
+    // Lines not sent yet and lines being followed to finality are taken apart: a batch of sent lines
+    // waiting out finality (about 13 s) must not hold back the lines queued behind them.
+    const [unsent, inFlight]: SolanaItem[][] = await Promise.all([
+      lines()
+        .where('i.status', 'QUEUED')
+        // A line waiting on another (a sweep on its fee top-up) goes once that one is finalized; the
+        // TransactionSender fails it, refunded, should that one fail or be rejected.
+        .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')))
+        .limit(BATCH),
+      lines().whereIn('i.status', ['SIGNED', 'SUBMITTED']).limit(IN_FLIGHT_BATCH),
+    ]);
+    const items = [...unsent, ...inFlight];
     for (const item of items) {
       try {
         await this.step(item);
