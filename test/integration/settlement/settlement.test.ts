@@ -378,21 +378,37 @@ test('a deposit of a token with an EIP-2612 permit is one transaction carrying t
 test('a second deposit of a token asked while the first (by permit) is on its way approves, after it: both are credited, once', async () => {
   const w = await fundedWallet(blockchainId, org1, 'Two deposits', '2', '100');
   const ask = (amount: string) => org1.pro.request('POST', `/v1/orderbook/wallets/${w.id}/trading/deposits`, { body: { assetId: assets.USDC.id, amount } });
-  // The first once custody holds the faucet's USDC; the second at once, while the first is PENDING.
-  const first = await eventually(async () => {
-    const res = await ask('60');
-    return res.status === 201 ? res.body.data : undefined;
-  }, 90_000, 200);
-  const second = await ask('40');
+  // The first once custody holds the faucet's USDC, asked with automine off so that it stays unmined
+  // (on its way) while the second is asked: otherwise the chain may confirm it in between.
+  let first: { transferId: string } | undefined;
+  let second: { status: number; body: { data: { transferId: string } } };
+  try {
+    first = await eventually(async () => {
+      await setAutomine(rpcUrl, false);
+      const res = await ask('60');
+      if (res.status === 201) return res.body.data;
+      await setAutomine(rpcUrl, true);
+      await mine(rpcUrl, 1);
+      return undefined;
+    }, 90_000, 200);
+    second = await ask('40');
+  } finally {
+    await setAutomine(rpcUrl, true);
+  }
   expect(second.status).toBe(201);
   const items = async (transferId: string) => db('transfer_items').where({ transferId }).orderBy('position');
-  const [byPermit] = await items(first.transferId);
+  const [byPermit] = await items(first!.transferId);
   expect(byPermit.callData.slice(0, 10)).toBe(settlementInterface().getFunction('depositWithCoin')!.selector);
   const [approval, deposit] = await items(second.body.data.transferId);
   expect(approval.callData.slice(0, 10)).toBe(new ethers.Interface(['function approve(address,uint256)']).getFunction('approve')!.selector);
   expect(approval.afterItemId).toBe(byPermit.id);
   expect(deposit.afterItemId).toBe(approval.id);
-  await eventually(async () => (await db('trading_transfers').where({ walletId: w.id, status: 'CONFIRMED' })).length === 2, 60_000, 200);
+  // Automine is back: a block takes the permit deposit if it was broadcast while automine was off.
+  await eventually(async () => {
+    if ((await db('trading_transfers').where({ walletId: w.id, status: 'CONFIRMED' })).length === 2) return true;
+    await mine(rpcUrl, 1);
+    return false;
+  }, 60_000, 200);
   const contract = new ethers.Contract((await deployment()).address, settlementInterface(), provider);
   expect(await contract.balanceOf(assets.USDC.address, w.walletAddress)).toBe(100_000_000n);
   expect(await balances(org1, w.id)).toMatchObject({ USDC: { available: '100' } });
