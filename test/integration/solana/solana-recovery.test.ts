@@ -251,10 +251,11 @@ test('a caller\'s rpcUrl must serve the same cluster; a node that does not answe
   const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'recovery rpc' })).body.data;
   const a = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, {})).body.data as { id: string; address: Address };
   const path = `/v1/addresses/${a.id}/recoverable-assets?blockchainId=${solanaId}`;
-  await devnet.fund({ to: a.address, amount: SOL / 4n });
+  // More lamports than a double holds exactly (2^53): each path must read the integer as it is.
+  await devnet.fund({ to: a.address, amount: 10_000_000n * SOL + SOL / 4n + 1n });
   const configured = await eventually(async () => {
     const res = await org.core.get(path);
-    return res.body.data?.native === '0.25' ? res : undefined;
+    return res.body.data?.native === '10000000.250000001' ? res : undefined;
   });
 
   // The cluster's own node as the caller's URL (its genesis hash is the configured cluster's): the same answer.
