@@ -2,15 +2,13 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import type { GuardedHttp } from '../../platform/net/guarded-http';
-import type { ChainFamily } from '../../platform/chain-port/chain-port';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
-import type { ChainNetworks } from '../chains';
-import type { ChainService } from '../chains';
+import type { ChainNetworks, ChainService } from '../chains';
 import { AddressModel, MasterWalletModel } from './wallet.model';
 import type { WalletKeys } from './wallet-keys';
 import { MasterWalletService, parseMasterWalletId } from './master-wallet.service';
-import { recoveryReader, type RecoverableAssetsView, type RecoverableTokenView } from './recovery-readers';
+import { recoveryReader, type RecoverableAssetsView, type RecoverableTokenView, type RecoveryReader } from './recovery-readers';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
@@ -169,7 +167,7 @@ export class AddressService {
     const address = await this.row(organizationId, id);
     const chain = await this.wallets.activeChain(args.blockchainId, 'blockchainId');
     const reader = recoveryReader(chain.family, this.networks, this.rpcConnector);
-    const tokens = args.tokenAddresses ? parseTokenList(args.tokenAddresses, reader.tokenAddress, chain.family) : null;
+    const tokens = args.tokenAddresses ? parseTokenList(args.tokenAddresses, reader) : null;
     const registered = await this.chains.assetsOf(chain.id);
     try {
       return await reader.read({ chain, owner: address.address, tokens, registered, rpcUrl: args.rpcUrl });
@@ -180,15 +178,15 @@ export class AddressService {
   }
 }
 
-function parseTokenList(text: string, tokenAddress: (text: string) => string | null, family: ChainFamily): string[] {
+function parseTokenList(text: string, reader: RecoveryReader): string[] {
   const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
   if (!parts.length) throw KeelError.invalidField('tokenAddresses', 'must list at least one token address');
   if (parts.length > MAX_RECOVERY_TOKENS) throw KeelError.invalidField('tokenAddresses', `at most ${MAX_RECOVERY_TOKENS} tokens`);
   return [
     ...new Set(
       parts.map((p) => {
-        const canonical = tokenAddress(p);
-        if (!canonical) throw new KeelError('INVALID_ADDRESS', `${p} is not a valid ${family === 'solana' ? 'Solana mint address (base58)' : 'EVM address (format or checksum)'}`, { field: 'tokenAddresses' });
+        const canonical = reader.tokenAddress(p);
+        if (!canonical) throw new KeelError('INVALID_ADDRESS', `${p} is not a valid ${reader.tokenForm}`, { field: 'tokenAddresses' });
         return canonical;
       }),
     ),

@@ -44,6 +44,8 @@ export interface RecoveryRead {
 export interface RecoveryReader {
   /** The token address in its canonical form, null when it is not one (EVM: a checksummed contract; Solana: a base58 mint). */
   tokenAddress(text: string): string | null;
+  /** What a token address must be, for the refusal of one that is not. */
+  tokenForm: string;
   read(request: RecoveryRead): Promise<RecoverableAssetsView>;
 }
 
@@ -76,6 +78,7 @@ function evmRecovery(networks: ChainNetworks, rpcConnector: GuardedHttp): Recove
 
   return {
     tokenAddress: checksumOrNull,
+    tokenForm: 'EVM address (format or checksum)',
     read: async ({ chain, owner, tokens, registered, rpcUrl }) => {
       const { provider, owned } = await readerFor(chain, rpcUrl);
       try {
@@ -124,6 +127,7 @@ function solanaRecovery(networks: ChainNetworks, rpcConnector: GuardedHttp): Rec
 
   return {
     tokenAddress: (text) => (isAddress(text) ? text : null),
+    tokenForm: 'Solana mint address (base58)',
     read: async ({ chain, owner, tokens, registered, rpcUrl }) => {
       const port = await portFor(chain, rpcUrl);
       const known = new Map(registered.filter((a) => !a.isNative).map((a) => [a.address, a]));
