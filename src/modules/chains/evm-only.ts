@@ -12,7 +12,6 @@ export const EVM_ONLY_FEATURES = {
   agentWallets: 'Agent wallets (agents\' signing)',
   signing: 'Signing (messages, typed data, transactions)',
   nfts: 'NFTs',
-  assetRecovery: 'Asset recovery',
 } as const;
 
 export type EvmOnlyFeature = keyof typeof EVM_ONLY_FEATURES;

@@ -7,6 +7,7 @@ import type { ChainNetworks } from './chain-networks';
 import type { ChainService } from './chain.service';
 
 export { ChainNetworks, jsonRpcProvider } from './chain-networks';
+export { SOL_DECIMALS } from './chain-config';
 export type { ChainNetwork, SolanaNetwork } from './chain-networks';
 // Solana beside EVM (issue 35): what stays EVM-only, refused on Solana with INVALID_NETWORK.
 export { EVM_ONLY_FEATURES, refuseUnlessEvm } from './evm-only';

@@ -1,19 +1,14 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import type { GuardedHttp } from '../../platform/net/guarded-http';
-import { guardedFetchRequest } from '../../platform/net/guarded-rpc';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
-import { ChainNetworks, jsonRpcProvider, refuseUnlessEvm, type BlockchainModel } from '../chains';
-import type { ChainService } from '../chains';
+import type { ChainNetworks, ChainService } from '../chains';
 import { AddressModel, MasterWalletModel } from './wallet.model';
 import type { WalletKeys } from './wallet-keys';
 import { MasterWalletService, parseMasterWalletId } from './master-wallet.service';
-import { readBalances, readTokenFacts } from './balance-reader';
-import { checksumOrNull } from './wallet-configurations';
-import { formatScaled } from '../../platform/decimal';
+import { recoveryReader, type RecoverableAssetsView, type RecoverableTokenView, type RecoveryReader } from './recovery-readers';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 
@@ -47,24 +42,11 @@ export interface RecoverableAssetsQuery {
   blockchainId: string;
   /** Read through this JSON-RPC URL instead of the configured one. */
   rpcUrl?: string;
-  /** Comma-separated token contracts; default the registered tokens of the chain. */
+  /** Comma-separated token contracts (Solana: mints); default the registered tokens of the chain (Solana: and every mint held). */
   tokenAddresses?: string;
 }
 
-export interface RecoverableTokenView {
-  address: string;
-  symbol: string;
-  balance: string;
-  name: string;
-  logoUrl: string;
-  decimals: number;
-}
-
-export interface RecoverableAssetsView {
-  /** Native balance in whole units. */
-  native: string;
-  tokens: RecoverableTokenView[];
-}
+export type { RecoverableAssetsView, RecoverableTokenView };
 
 export interface UpdateAddress {
   name?: string;
@@ -178,73 +160,34 @@ export class AddressService {
 
   /**
    * Native and token balances of a Keel-held address on a chain, read from the chain: what could
-   * be recovered from it. Tokens: the chain's registered tokens, or the given contracts.
+   * be recovered from it. Tokens: the chain's registered tokens (Solana: and every mint the address
+   * holds an account of), or the given ones (recovery-readers.ts).
    */
   async recoverableAssets(organizationId: string, id: string, args: RecoverableAssetsQuery): Promise<RecoverableAssetsView> {
     const address = await this.row(organizationId, id);
     const chain = await this.wallets.activeChain(args.blockchainId, 'blockchainId');
-    refuseUnlessEvm(chain, 'assetRecovery', 'blockchainId');
-    const tokens = args.tokenAddresses ? parseTokenList(args.tokenAddresses) : null;
+    const reader = recoveryReader(chain.family, this.networks, this.rpcConnector);
+    const tokens = args.tokenAddresses ? parseTokenList(args.tokenAddresses, reader) : null;
     const registered = await this.chains.assetsOf(chain.id);
-    const { provider, owned } = await this.readerFor(chain, args.rpcUrl);
     try {
-      const known = new Map(registered.map((a) => [a.address.toLowerCase(), a]));
-      const wanted = tokens ?? registered.filter((a) => !a.isNative).map((a) => a.address);
-      const facts = await Promise.all(
-        wanted.map(async (tokenAddress) => {
-          const asset = known.get(tokenAddress.toLowerCase());
-          if (asset) return { address: asset.address, symbol: asset.symbol, name: asset.name, decimals: asset.decimals, logoUrl: asset.logoUrl };
-          const read = await readTokenFacts(provider, tokenAddress);
-          if (!read) throw new KeelError('INVALID_ADDRESS', `${tokenAddress} is not an ERC20 token on ${chain.name}`, { field: 'tokenAddresses' });
-          return { address: tokenAddress, ...read, logoUrl: '' };
-        }),
-      );
-      const [native, ...balances] = await readBalances(provider, address.address, [{ isNative: true, address: '' }, ...facts.map((f) => ({ isNative: false, address: f.address }))]);
-      return {
-        native: formatScaled(native, 18),
-        tokens: facts.map((f, i) => ({ ...f, balance: formatScaled(balances[i], f.decimals) })),
-      };
+      return await reader.read({ chain, owner: address.address, tokens, registered, rpcUrl: args.rpcUrl });
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError('UPSTREAM_ERROR', `Could not read balances from ${chain.name}'s node`);
-    } finally {
-      if (owned) provider.destroy();
     }
-  }
-
-  private async readerFor(chain: BlockchainModel, rpcUrl?: string): Promise<{ provider: ethers.JsonRpcProvider; owned: boolean }> {
-    if (!rpcUrl) {
-      const network = this.networks.get(chain.id);
-      if (!network) throw new KeelError('INVALID_NETWORK', `${chain.name} has no reachable node in this deployment`);
-      return { provider: network.provider, owned: false };
-    }
-    const refused = await this.rpcConnector.guard.refuseUrl(rpcUrl);
-    if (refused) throw KeelError.invalidField('rpcUrl', refused);
-    const provider = jsonRpcProvider(guardedFetchRequest(this.rpcConnector, rpcUrl), Number(chain.chainId));
-    try {
-      const answered: string = await provider.send('eth_chainId', []);
-      if (Number(answered) !== Number(chain.chainId)) {
-        throw new KeelError('INVALID_NETWORK', `rpcUrl serves chain ${Number(answered)}, not ${chain.name} (${chain.chainId})`);
-      }
-    } catch (e) {
-      provider.destroy();
-      if (e instanceof KeelError) throw e;
-      throw KeelError.invalidField('rpcUrl', 'did not answer eth_chainId');
-    }
-    return { provider, owned: true };
   }
 }
 
-function parseTokenList(text: string): string[] {
+function parseTokenList(text: string, reader: RecoveryReader): string[] {
   const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
   if (!parts.length) throw KeelError.invalidField('tokenAddresses', 'must list at least one token address');
   if (parts.length > MAX_RECOVERY_TOKENS) throw KeelError.invalidField('tokenAddresses', `at most ${MAX_RECOVERY_TOKENS} tokens`);
   return [
     ...new Set(
       parts.map((p) => {
-        const checksummed = checksumOrNull(p);
-        if (!checksummed) throw new KeelError('INVALID_ADDRESS', `${p} is not a valid EVM address (format or checksum)`, { field: 'tokenAddresses' });
-        return checksummed;
+        const canonical = reader.tokenAddress(p);
+        if (!canonical) throw new KeelError('INVALID_ADDRESS', `${p} is not a valid ${reader.tokenForm}`, { field: 'tokenAddresses' });
+        return canonical;
       }),
     ),
   ];

@@ -161,11 +161,11 @@ export class RecoverableAssetsType implements RecoverableAssetsView {
 @ArgsType()
 export class RecoverableAssetsArgs implements RecoverableAssetsQuery {
   @Field() blockchainId!: string;
-  @Field(() => String, { nullable: true, description: 'Read through this JSON-RPC URL instead of the configured one: public addresses only, checked again at connect time; redirects are not followed; each request gets 5 s and 1 MiB' })
+  @Field(() => String, { nullable: true, description: 'Read through this JSON-RPC URL instead of the configured one (it must serve the same chain: EVM chain id, Solana genesis hash): public addresses only, checked again at connect time; redirects are not followed; each request gets 5 s and 1 MiB' })
   @IsOptional()
   @Length(1, 2048)
   rpcUrl?: string;
-  @Field(() => String, { nullable: true, description: 'Comma-separated token contracts; default the registered tokens of the chain' })
+  @Field(() => String, { nullable: true, description: 'Comma-separated token contracts (Solana: mints); default the registered tokens of the chain (Solana: and every mint the address holds a token account of)' })
   @IsOptional()
   @Length(1, 10_000)
   tokenAddresses?: string;

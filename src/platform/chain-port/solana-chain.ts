@@ -36,11 +36,17 @@ import {
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
   SOLANA_ERROR__TRANSACTION__FAILED_WHEN_SIMULATING_TO_ESTIMATE_COMPUTE_LIMIT,
   Commitment,
+  RpcTransport,
+  createSolanaRpcFromTransport,
+  getAddressDecoder,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import type { ChainAsset, ChainPort, FeeEstimate, Finality, IncomingTransfer, PreparedTransfer, ScannedRange, TransferOutcome, TransferRequest } from './chain-port';
+import { SplTokenFacts, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, decodeMetaplexMetadata, decodeMint, metaplexMetadataAddress } from './spl-token-facts';
+
+export { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SplTokenFacts };
 
 const LAMPORTS_PER_SIGNATURE = 5000n;
 const TOKEN_ACCOUNT_SIZE = 165n;
@@ -54,6 +60,8 @@ const COMMITMENT: Record<Finality, Commitment> = { seen: 'processed', confirmed:
 
 export interface SolanaChainOptions {
   rpcUrl: string;
+  /** Requests go through this instead of plain HTTP to rpcUrl (a caller's URL through the guarded connector). */
+  transport?: RpcTransport;
   /**
    * Priority fee in micro-lamports per compute unit. Absent: the median of the non-zero fees the
    * cluster reports for the accounts written (getRecentPrioritizationFees), at least `minPriorityMicroLamports`.
@@ -90,7 +98,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   private readonly estimateUnits: ReturnType<typeof estimateComputeUnitLimitFactory>;
 
   constructor(private readonly options: SolanaChainOptions) {
-    this.rpc = createSolanaRpc(options.rpcUrl);
+    this.rpc = options.transport ? (createSolanaRpcFromTransport(options.transport) as Rpc<SolanaRpcApi>) : createSolanaRpc(options.rpcUrl);
     this.estimateUnits = estimateComputeUnitLimitFactory({ rpc: this.rpc });
   }
 
@@ -107,7 +115,54 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     if (asset.kind === 'native') return (await this.rpc.getBalance(address(owner), { commitment }).send()).value;
     // Every token account of the owner for the mint (its associated one and any other), Token or Token-2022.
     const { value } = await this.rpc.getTokenAccountsByOwner(address(owner), { mint: address(asset.address) }, { encoding: 'base64', commitment }).send();
-    return value.reduce((sum, a) => sum + tokenAmount(a.account.data[0]), 0n);
+    return value.reduce((sum, a) => sum + tokenAccount(a.account.data[0]).amount, 0n);
+  }
+
+  /** Every mint the owner holds a token account of (Token and Token-2022), with the sum over its accounts of that mint (0 for empty ones). */
+  async heldTokens(owner: string, finality: Finality = 'confirmed'): Promise<Map<string, bigint>> {
+    const commitment = COMMITMENT[finality];
+    const held = new Map<string, bigint>();
+    const byProgram = await Promise.all(
+      [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((programId) => this.rpc.getTokenAccountsByOwner(address(owner), { programId }, { encoding: 'base64', commitment }).send()),
+    );
+    for (const { value } of byProgram) {
+      for (const a of value) {
+        const { mint, amount } = tokenAccount(a.account.data[0]);
+        if (mint) held.set(mint, (held.get(mint) ?? 0n) + amount);
+      }
+    }
+    return held;
+  }
+
+  /**
+   * Decimals, name and symbol of SPL mints (spl-token-facts.ts: the Token-2022 metadata extension,
+   * else the Metaplex metadata account, else empty strings); null for an address that is not a mint.
+   */
+  async tokenFacts(mints: readonly string[]): Promise<(SplTokenFacts | null)[]> {
+    const decoded = (await this.accounts(mints)).map((a) => (a ? decodeMint(a.owner, a.data) : null));
+    const lacking = decoded.flatMap((d, i) => (d && !d.metadata ? [i] : []));
+    const metaplex = await this.accounts(await Promise.all(lacking.map((i) => metaplexMetadataAddress(mints[i]))));
+    lacking.forEach((i, j) => {
+      const a = metaplex[j];
+      const metadata = a ? decodeMetaplexMetadata(a.owner, a.data) : undefined;
+      if (metadata) decoded[i]!.metadata = metadata;
+    });
+    return decoded.map((d) => (d ? { decimals: d.decimals, name: d.metadata?.name ?? '', symbol: d.metadata?.symbol ?? '' } : null));
+  }
+
+  /** The cluster's genesis hash: what tells one cluster from another. */
+  async genesisHash(): Promise<string> {
+    return this.rpc.getGenesisHash().send();
+  }
+
+  /** Accounts at `confirmed` (owner and data; null where none), up to 100 a request. */
+  private async accounts(addresses: readonly string[]): Promise<({ owner: string; data: Uint8Array } | null)[]> {
+    const out: ({ owner: string; data: Uint8Array } | null)[] = [];
+    for (let i = 0; i < addresses.length; i += 100) {
+      const { value } = await this.rpc.getMultipleAccounts(addresses.slice(i, i + 100).map((a) => address(a)), { encoding: 'base64', commitment: 'confirmed' }).send();
+      out.push(...value.map((a) => (a ? { owner: a.owner, data: new Uint8Array(fromBase64.encode(a.data[0])) } : null)));
+    }
+    return out;
   }
 
   async scanIncoming(from: number, to: number, watched: ReadonlySet<string>, finality: Finality): Promise<ScannedRange> {
@@ -256,15 +311,14 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   }
 }
 
-export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
-export const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
-
 const fromBase64 = getBase64Encoder();
+const addressDecoder = getAddressDecoder();
 
-/** The amount of a token account (Token or Token-2022: the same first 165 bytes) from its base64 data. */
-function tokenAmount(base64: string): bigint {
+/** The mint and amount of a token account (Token or Token-2022: the same first 165 bytes) from its base64 data. */
+function tokenAccount(base64: string): { mint: string; amount: bigint } {
   const data = new Uint8Array(fromBase64.encode(base64));
-  return data.length >= 72 ? new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+  if (data.length < 72) return { mint: '', amount: 0n };
+  return { mint: addressDecoder.decode(data.subarray(0, 32)), amount: new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true) };
 }
 
 /** The transfers into watched addresses of one successful transaction, from its balance changes. */
