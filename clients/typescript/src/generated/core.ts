@@ -3799,9 +3799,9 @@ export interface operations {
         parameters: {
             query: {
                 blockchainId: string;
-                /** @description Read through this JSON-RPC URL instead of the configured one: public addresses only, checked again at connect time; redirects are not followed; each request gets 5 s and 1 MiB */
+                /** @description Read through this JSON-RPC URL instead of the configured one (it must serve the same chain: EVM chain id, Solana genesis hash): public addresses only, checked again at connect time; redirects are not followed; each request gets 5 s and 1 MiB */
                 rpcUrl?: string | null;
-                /** @description Comma-separated token contracts; default the registered tokens of the chain */
+                /** @description Comma-separated token contracts (Solana: mints); default the registered tokens of the chain (Solana: and every mint the address holds a token account of) */
                 tokenAddresses?: string | null;
             };
             header?: never;
