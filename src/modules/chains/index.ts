@@ -30,6 +30,6 @@ export interface ChainsServices {
   networks: ChainNetworks;
 }
 // NFT collections: which assets are NFTs and what an address holds of one.
-export { readNftBalance } from './nft-reader';
+export { readNftBalance } from '../../platform/chain-port/evm-nft-reader';
 export { isNftStandard, nftCategory } from './nft-standards';
 export type { NftStandard } from './nft-standards';
