@@ -9,7 +9,7 @@ import type { DepositListener, ChainTransferModel } from '../deposits';
 import { heldByAml } from '../deposits';
 import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
-import { chainAsset } from './transfer-families';
+import { chainAsset } from '../../platform/chain-port/chain-port';
 
 /** A Solana sweep's fee budget when it cannot be estimated yet (the address holds no SOL to simulate it): 0.0001 SOL. */
 const SOLANA_FEE_BUDGET = 100_000n;

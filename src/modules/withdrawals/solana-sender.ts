@@ -9,7 +9,7 @@ import type { ChainNetworks, ChainService, SolanaNetwork } from '../chains';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import { shortReason } from '../../platform/chain-port/evm-transactions';
 import { inFlightByAsset } from './in-flight';
-import { chainAsset } from './transfer-families';
+import { chainAsset } from '../../platform/chain-port/chain-port';
 import { moveLine } from './sending-item';
 import type { SendingItem } from './sending-item';
 import type { PricedLine } from './transfer.domain';

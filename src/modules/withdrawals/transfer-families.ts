@@ -1,6 +1,6 @@
 import { isAddress } from '@solana/kit';
 import { KeelError } from '../../platform/errors';
-import type { ChainAsset, ChainPort } from '../../platform/chain-port/chain-port';
+import type { ChainPort } from '../../platform/chain-port/chain-port';
 import type { ChainNetwork, ChainNetworks, SolanaNetwork } from '../chains';
 import { checksummedAddress } from './evm-address';
 
@@ -39,11 +39,4 @@ export function feeDecimals(chain: { isEvmCompatible: boolean }): number {
 /** Addresses compare as their family writes them: EVM ignoring case, Solana (base58) exactly. */
 export function sameAddress(a: string, b: string): boolean {
   return a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
-}
-
-/** A registry asset (and for an NFT line its token id) as the chain port names it. */
-export function chainAsset(asset: { isNative: boolean; address: string; decimals: number; standard?: string }, tokenId?: bigint): ChainAsset {
-  if (asset.isNative) return { kind: 'native' };
-  if (tokenId !== undefined && (asset.standard === 'ERC721' || asset.standard === 'ERC1155')) return { kind: 'nft', address: asset.address, standard: asset.standard, tokenId };
-  return { kind: 'token', address: asset.address, decimals: asset.decimals };
 }

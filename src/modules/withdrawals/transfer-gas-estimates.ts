@@ -4,7 +4,8 @@ import { TransferRefused } from '../../platform/chain-port/chain-port';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
 import { priceLines } from './transfer-lines';
-import { chainAsset, feeDecimals } from './transfer-families';
+import { chainAsset } from '../../platform/chain-port/chain-port';
+import { feeDecimals } from './transfer-families';
 import type { GasEstimateView, TransferLine } from './transfer.domain';
 
 /**
