@@ -36,7 +36,7 @@ export class NftHoldingsService {
 
   async list(organizationId: string, scope: TransferScope, filter: { blockchainId?: string } = {}): Promise<NftHoldingView[]> {
     const blockchainId = Ids.filter('blockchainId', filter.blockchainId);
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    // The one branch on the family here: NFT collections (ERC-721 / ERC-1155) are EVM-only (issue 35).
     this.networks.refuseOnSolana(blockchainId, 'nfts', 'blockchainId');
     let owner: string;
     let where: Record<string, unknown>;

@@ -57,7 +57,7 @@ export class TransactionSender {
     private readonly logger: Logger,
     failpoints?: Failpoints,
   ) {
-    // Solana clusters' lines go through the chain port (issue 35); EVM's move behind it next.
+    // Solana clusters' lines are sent with sendOnce (blockhash expiry); EVM's here, nonce-based with fee bumps (both through their chain port).
     this.solana = new SolanaSender(db, networks, chains, wallets, { signed: (trx, item) => this.signed.run(trx, item), finish: (item, outcome) => this.finish(item, outcome) }, failpoints, logger);
   }
 
