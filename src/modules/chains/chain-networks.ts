@@ -144,8 +144,7 @@ export class ChainNetworks implements Worker {
 
   /** The family of a chain this deployment serves (undefined: not served). */
   family(blockchainId: string): ChainFamily | undefined {
-    if (this.byBlockchainId.has(blockchainId)) return 'evm';
-    return this.solanaByBlockchainId.has(blockchainId) ? 'solana' : undefined;
+    return this.port(blockchainId)?.family;
   }
 
   /** The one registry of chain ports, either family: blockchain id → ChainPort (undefined: not served here). */

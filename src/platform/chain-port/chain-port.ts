@@ -16,7 +16,7 @@ export type Finality = 'seen' | 'confirmed' | 'final';
 /** The native coin, a token by its contract (EVM) or mint (Solana) address, or one NFT of a collection (EVM only). */
 export type ChainAsset = { kind: 'native' } | { kind: 'token'; address: string; decimals: number } | { kind: 'nft'; address: string; standard: 'ERC721' | 'ERC1155'; tokenId: bigint };
 
-/** A registry asset (Keel's assets table: native or not, contract or mint, decimals, standard) (and for an NFT line its token id) as the chain port names it. */
+/** An asset of Keel's registry (and for an NFT its token id) as the chain port names it. */
 export function chainAsset(asset: { isNative: boolean; address: string; decimals: number; standard?: string }, tokenId?: bigint): ChainAsset {
   if (asset.isNative) return { kind: 'native' };
   if (tokenId !== undefined && (asset.standard === 'ERC721' || asset.standard === 'ERC1155')) return { kind: 'nft', address: asset.address, standard: asset.standard, tokenId };
