@@ -16,7 +16,7 @@ import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-p
 import { onboardOrganization } from '../src/modules/api-keys/onboarding';
 import { formatChainsConfig } from '../src/modules/chains/chain-config';
 import { devSolanaSpec } from '../src/modules/chains/chain-networks';
-import { SolanaDepositWatcher } from '../src/modules/deposits/solana-deposit-watcher';
+import { DepositWatcher } from '../src/modules/deposits/deposit-watcher';
 import { startSolanaDevnet } from '../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../src/platform/solana-devnet/genesis';
 import { TOKEN_PROGRAM } from '../src/platform/chain-port/solana-chain';
@@ -100,13 +100,7 @@ export async function runSolana(args: string[]): Promise<object> {
     const send = async (wire: string) => rpc.sendTransaction(wire as never, { encoding: 'base64', skipPreflight: true }).send();
     const latestBlockhash = async () => (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value;
 
-    const watcher = new SolanaDepositWatcher(network, {
-      recorder: services.chainActivity,
-      chains: services.chains,
-      wallets: services.watchedWallets,
-      options: { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS },
-      logger: platform.logger,
-    });
+    const watcher = new DepositWatcher(network, services.chainActivity, services.chains, services.watchedWallets, { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }, platform.logger);
     await watcher.tick(); // takes its starting place at the finalized slot
     while ((await watcher.tick()) > 0) {
       // up to the finalized head
@@ -192,7 +186,7 @@ type BenchKeel = Awaited<ReturnType<typeof startChainBenchKeel>>;
 /** The withdrawals row (see runSolana): Keel's write path records, Keel's transaction sender sends through the chain port. */
 async function measureWithdrawals(
   count: number,
-  ctx: { devnet: Awaited<ReturnType<typeof startSolanaDevnet>>; keel: BenchKeel['keel']; config: BenchKeel['config']; orgId: string; blockchainId: string; watcher: SolanaDepositWatcher; untilFinalized: (slot: number) => Promise<void> },
+  ctx: { devnet: Awaited<ReturnType<typeof startSolanaDevnet>>; keel: BenchKeel['keel']; config: BenchKeel['config']; orgId: string; blockchainId: string; watcher: DepositWatcher; untilFinalized: (slot: number) => Promise<void> },
 ) {
   const { devnet, keel, config, orgId, blockchainId, watcher } = ctx;
   const { services, platform } = keel;

@@ -11,7 +11,6 @@ import { WebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { DeliveryFanout } from './modules/webhooks/delivery-fanout';
 import { ChainNetworks } from './modules/chains/chain-networks';
 import { DepositWatcher, startDepositWatchers } from './modules/deposits/deposit-watcher';
-import { SolanaDepositWatcher } from './modules/deposits/solana-deposit-watcher';
 import { ChainResetReconciler } from './modules/deposits/chain-reset';
 import { TransactionSender } from './modules/withdrawals/transaction-sender';
 import { OutboxRelay } from './platform/events/outbox-relay';
@@ -159,9 +158,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
       ),
     ),
     new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, new CheckoutAddressRetirement(db, networks, config.CHECKOUT_LATE_PAYMENT_GRACE_SECONDS * 1000), logger),
-    loopWorker(() => startDepositWatchers(networks.all(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
-    // Solana clusters: the same recorder through the chain port (issue 35; EVM moves behind the port next).
-    loopWorker(() => startDepositWatchers(networks.solanaNetworks(), (n) => new SolanaDepositWatcher(n, { recorder: services.chainActivity, chains: services.chains, wallets: services.watchedWallets, options: watchOptions, logger }))),
+    loopWorker(() => startDepositWatchers(networks.ported(), (n) => new DepositWatcher(n, services.chainActivity, services.chains, services.watchedWallets, watchOptions, logger))),
     ...(config.SETTLEMENT_ENABLED ? [settlementWorker(platform, services, networks)] : []),
   ];
 }

@@ -51,7 +51,7 @@ const logged = (prefix: string) =>
     .output()
     .split('\n')
     .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { msg: string })
+    .map((l) => JSON.parse(l) as { msg: string; blockchainId?: string })
     .filter((l) => l.msg.startsWith(prefix));
 
 /** Retries `check` until it stops throwing (the last failure is reported on time-out). */
@@ -189,7 +189,9 @@ describe('a sandbox restart', () => {
     // The new chain is followed from its head: a deposit on it is credited as usual.
     await fund((await core().get(`/v1/master-wallets/${ids.wallet}`)).body.data.walletAddress, 'USDC', '7');
     await eventuallyPasses(async () => expect((await custody(ids.wallet)).find(([symbol]) => symbol === 'USDC')).toEqual(['USDC', '7000000', '0']));
-    expect(logged('chain reorganised')).toEqual([]);
-    expect(logged('reorg deeper')).toEqual([]);
+    // On the EVM chain: the sandbox Solana network, its data deleted too, starts from genesis and its watcher walks back over it (one deposit watcher serves both families).
+    const onEvm = (prefix: string) => logged(prefix).filter((l) => l.blockchainId === ids.chain);
+    expect(onEvm('chain reorganised')).toEqual([]);
+    expect(onEvm('reorg deeper')).toEqual([]);
   });
 });

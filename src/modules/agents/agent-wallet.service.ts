@@ -77,7 +77,7 @@ export class AgentWalletService {
     const caller = { organizationId, agentId: null };
     await this.agents.row(this.db, caller, agentId);
     const chain = await this.masterWallets.activeChain(input.blockchainId, 'blockchainId');
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    // The one branch on the family here: agents sign EVM payments (EIP-712), EVM-only (issue 35).
     refuseUnlessEvm(chain, 'agentWallets', 'blockchainId');
     const masterWalletId = await this.masterWalletFor(organizationId, chain.id, input.masterWalletId);
     const id = await this.uow.run('agent.wallet-create', async (trx) => {

@@ -11,15 +11,20 @@ import type { Worker } from '../../platform/worker';
 import { EvmOnlyFeature, refuseUnlessEvm } from './evm-only';
 import type { ChainFamily, ChainPort } from '../../platform/chain-port/chain-port';
 import { SolanaChain } from '../../platform/chain-port/solana-chain';
+import { EvmChain } from '../../platform/chain-port/evm-chain';
 import { SolanaDevnet, startSolanaDevnet } from '../../platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../platform/solana-devnet/genesis';
 import { ChainSpec, SOL_DECIMALS, SolanaChainSpec, parseChainFamilies } from './chain-config';
 import { AssetModel, BlockchainModel, NATIVE_ASSET_ADDRESS, SOLANA_NATIVE_ASSET_ADDRESS } from './chain.model';
 
-/** One chain Keel talks to: its registry id, its configuration and a JSON-RPC provider. */
+/**
+ * One EVM chain Keel talks to: its registry id, its configuration, its chain port and the port's
+ * JSON-RPC provider (for what stays EVM-only: swaps, settlement, signing requests).
+ */
 export interface ChainNetwork {
   blockchainId: string;
   spec: ChainSpec;
+  port: EvmChain;
   provider: ethers.JsonRpcProvider;
 }
 
@@ -66,7 +71,7 @@ export class ChainNetworks implements Worker {
       if (config.KEEL_ENV === 'production' && [...specs, ...families.solana].some((s) => s.dev)) throw new Error('KEEL_CHAINS: dev chains are not allowed in production');
       for (const spec of specs) {
         const blockchainId = await syncRegistry(db, spec);
-        this.add({ blockchainId, spec, provider: jsonRpcProvider(spec.rpcUrl, spec.chainId) });
+        this.add(evmNetwork(blockchainId, spec));
       }
       for (const spec of families.solana) this.addSolana({ blockchainId: await syncSolanaRegistry(db, spec), spec, port: new SolanaChain({ rpcUrl: spec.rpcUrl }) });
     } catch (e) {
@@ -105,7 +110,7 @@ export class ChainNetworks implements Worker {
       };
       const dexRouter = (r.configurations as { dexRouter?: string } | null)?.dexRouter;
       if (dexRouter) spec.dex = { router: dexRouter };
-      networks.add({ blockchainId: r.id, spec, provider: jsonRpcProvider(r.rpcUrl, spec.chainId) });
+      networks.add(evmNetwork(r.id, spec));
     }
     return networks;
   }
@@ -118,7 +123,7 @@ export class ChainNetworks implements Worker {
     this.solanaByBlockchainId.set(network.blockchainId, network);
   }
 
-  /** The EVM chains (Solana clusters are solanaNetworks(); EVM moves behind the chain port next, issue 35). */
+  /** The EVM chains (Solana clusters are solanaNetworks(); both: ported()). */
   all(): ChainNetwork[] {
     return [...this.byBlockchainId.values()];
   }
@@ -139,16 +144,17 @@ export class ChainNetworks implements Worker {
 
   /** The family of a chain this deployment serves (undefined: not served). */
   family(blockchainId: string): ChainFamily | undefined {
-    if (this.byBlockchainId.has(blockchainId)) return 'evm';
-    return this.solanaByBlockchainId.has(blockchainId) ? 'solana' : undefined;
+    return this.port(blockchainId)?.family;
   }
 
-  /**
-   * The one registry of chain ports: blockchain id → ChainPort. Solana clusters answer theirs; EVM
-   * chains answer undefined until their code moves behind the port (issue 35, next).
-   */
+  /** The one registry of chain ports, either family: blockchain id → ChainPort (undefined: not served here). */
   port(blockchainId: string): ChainPort | undefined {
-    return this.solanaByBlockchainId.get(blockchainId)?.port;
+    return (this.byBlockchainId.get(blockchainId) ?? this.solanaByBlockchainId.get(blockchainId))?.port;
+  }
+
+  /** Every chain of this deployment, either family, with its port. */
+  ported(): { blockchainId: string; port: ChainPort }[] {
+    return [...this.byBlockchainId.values(), ...this.solanaByBlockchainId.values()];
   }
 
   /**
@@ -190,6 +196,11 @@ export class ChainNetworks implements Worker {
     for (const n of this.byBlockchainId.values()) n.provider.destroy();
     await Promise.all([...this.devChains.map((c) => c.stop()), ...this.solanaDevnets.map((d) => d.stop())]);
   }
+}
+
+function evmNetwork(blockchainId: string, spec: ChainSpec): ChainNetwork {
+  const provider = jsonRpcProvider(spec.rpcUrl, spec.chainId);
+  return { blockchainId, spec, provider, port: new EvmChain({ provider, chainId: spec.chainId, confirmations: spec.confirmations }) };
 }
 
 /** A Solana cluster's spec as the registry recorded it (for operator commands: fromRegistry). */

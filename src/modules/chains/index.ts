@@ -30,7 +30,6 @@ export interface ChainsServices {
   /** The chains of this deployment and their JSON-RPC providers. */
   networks: ChainNetworks;
 }
-// NFT collections: which assets are NFTs and what an address holds of one.
-export { readNftBalance } from './nft-reader';
+// NFT collections: which assets are NFTs (what an address holds of one: ChainPort.balance, kind 'nft').
 export { isNftStandard, nftCategory } from './nft-standards';
 export type { NftStandard } from './nft-standards';

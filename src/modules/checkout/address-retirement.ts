@@ -36,7 +36,7 @@ export class CheckoutAddressRetirement {
     if (!(await this.db('checkouts').whereNull('addressRetiredAt').where('expiresAt', '<=', cutoff).first('id'))) return 0;
     // Read before the checkouts: a payment in a block scanned after this is seen by the query below.
     const scanned = new Map<string, number>();
-    for (const network of this.networks.all()) scanned.set(network.blockchainId, await this.scannedUpTo(network.blockchainId));
+    for (const network of this.networks.ported()) scanned.set(network.blockchainId, await this.scannedUpTo(network.blockchainId));
     const due: { id: string; addressId: string; blockchainId: string; expiresAt: Date }[] = await this.db('checkouts as c')
       .whereNull('c.addressRetiredAt')
       .where('c.expiresAt', '<=', cutoff)
@@ -55,12 +55,12 @@ export class CheckoutAddressRetirement {
     return retiring.length;
   }
 
-  /** The time (ms) of the newest block the deposit watcher has scanned on a chain; 0 before its first scan. */
+  /** The time (ms) of the newest block the deposit watcher has scanned on a chain (either family, through its port); 0 before its first scan. */
   private async scannedUpTo(blockchainId: string): Promise<number> {
-    const network = this.networks.get(blockchainId);
+    const port = this.networks.port(blockchainId);
     const scanned = await scannedBlockNumber(this.db, blockchainId);
-    if (!network || scanned === undefined) return 0;
-    const block = await network.provider.getBlock(scanned);
-    return block ? block.timestamp * 1000 : 0;
+    if (!port || scanned === undefined) return 0;
+    const time = await port.blockTime(scanned);
+    return time === null ? 0 : time * 1000;
   }
 }

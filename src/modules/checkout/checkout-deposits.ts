@@ -40,9 +40,8 @@ export class CheckoutDeposits implements DepositListener {
       let kind = classify(checkout, { blockchainId: deposit.blockchainId, assetId: deposit.assetId, blockTimestamp: new Date(deposit.blockTimestamp), amlFlagged: !!deposit.amlFlaggedAt });
       if (kind === 'PAYMENT' && !(await this.desk.admits(trx, checkout))) kind = 'OVER_LIMIT';
       const confirmations = confirmationsByChain.get(deposit.blockchainId) ?? 1;
-      // The one branch on the chain family here (EVM moves behind the chain port next, issue 35): a
-      // Solana deposit is recorded once its slot is finalized, so it is final as recorded (nothing
-      // counts its confirmations afterwards).
+      // The one branch on the chain family here: a Solana deposit is recorded once its slot is
+      // finalized, so it is final as recorded (nothing counts its confirmations afterwards).
       const final = families.get(deposit.blockchainId) === 'solana';
       const required = final ? confirmations : Math.max(confirmations, this.desk.paymentConfirmations);
       const now = new Date();

@@ -1,11 +1,10 @@
 import { Knex } from 'knex';
-import type { ethers } from 'ethers';
+import { chainAsset, type ChainPort } from '../../platform/chain-port/chain-port';
 import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
 import type { Worker } from '../../platform/worker';
 import type { ChainNetworks } from '../chains';
 import { assetsById } from '../chains';
-import { readBalances } from '../wallets';
 import { chainTransferColumn } from '../deposits';
 import type { CheckoutDesk } from './checkout-desk';
 import type { CheckoutDeposits } from './checkout-deposits';
@@ -80,18 +79,19 @@ export class CheckoutWatcher implements Worker {
     const heads = new Map<string, number>();
     // Payments share blocks: each block's hash is read once per pass.
     const hashes = new Map<string, Promise<string | null | undefined>>();
-    const hashAt = (blockchainId: string, provider: ethers.Provider, blockNumber: number) => {
+    const hashAt = (blockchainId: string, port: ChainPort, blockNumber: number) => {
       const key = `${blockchainId}:${blockNumber}`;
-      if (!hashes.has(key)) hashes.set(key, provider.getBlock(blockNumber).then((b) => b?.hash));
+      if (!hashes.has(key)) hashes.set(key, port.blockHash(blockNumber, 'seen'));
       return hashes.get(key)!;
     };
     for (const row of rows) {
-      const network = this.networks.get(row.blockchainId);
-      if (!network) continue;
-      if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await network.provider.getBlockNumber());
+      const port = this.networks.port(row.blockchainId);
+      // Counted in blocks on EVM only: a Solana payment is recorded once its slot is finalized, and slots are not confirmations.
+      if (!port || port.family !== 'evm') continue;
+      if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await port.height('seen'));
       const confirmations = heads.get(row.blockchainId)! - Number(row.blockNumber) + 1;
       if (confirmations <= row.confirmations) continue;
-      if ((await hashAt(row.blockchainId, network.provider, Number(row.blockNumber))) !== row.blockHash) continue;
+      if ((await hashAt(row.blockchainId, port, Number(row.blockNumber))) !== row.blockHash) continue;
       await this.db.transaction(async (trx) => {
         const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
         if (!transfer || transfer.status !== 'CONFIRMING') return;
@@ -118,15 +118,15 @@ export class CheckoutWatcher implements Worker {
     if (!open.length) return;
     const assets = new Map((await assetsById(this.db, open.map((c) => c.assetId))).map((a) => [a.id, a]));
     for (const blockchainId of new Set(open.map((c) => c.blockchainId))) {
-      const network = this.networks.get(blockchainId);
-      if (!network) continue;
-      const head = await network.provider.getBlockNumber();
+      const port = this.networks.port(blockchainId);
+      if (!port) continue;
+      const head = await port.height('seen');
       if (this.lookedAt.get(blockchainId) === head) continue;
       await Promise.all(
         open
           .filter((c) => c.blockchainId === blockchainId && assets.has(c.assetId))
           .map(async (c) => {
-            const [balance] = await readBalances(network.provider, c.depositAddress, [assets.get(c.assetId)!]);
+            const balance = await port.balance(c.depositAddress, chainAsset(assets.get(c.assetId)!), 'seen');
             if (balance <= 0n) return;
             await this.db.transaction(async (trx) => {
               const checkout = await this.desk.locked(trx, c.id);

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Outbox, PublishInput } from '../../platform/events/outbox';
 import type { WatchedWallet } from '../wallets';
-import type { ScannedBlock, ScannedRange } from './block-scanner';
+import type { ScannedRange } from '../../platform/chain-port/chain-port';
 import { ChainCursor, ChainTransferModel, isNftTransfer } from './chain-transfer.model';
 import { isNftStandard, nftCategory } from '../chains';
 import { formatScaled } from '../../platform/decimal';
@@ -70,10 +70,10 @@ export class ChainActivityRecorder {
   }
 
   /** Starts watching a chain at `block` (history before it is not scanned). */
-  async startAt(blockchainId: string, block: ScannedBlock): Promise<void> {
+  async startAt(blockchainId: string, block: { height: number; hash: string }): Promise<void> {
     await this.db.transaction(async (trx) => {
-      await trx('chain_cursors').insert({ blockchainId, blockNumber: block.number, blockHash: block.hash }).onConflict('blockchain_id').ignore();
-      await trx('chain_blocks').insert({ blockchainId, blockNumber: block.number, blockHash: block.hash }).onConflict(['blockchain_id', 'block_number']).ignore();
+      await trx('chain_cursors').insert({ blockchainId, blockNumber: block.height, blockHash: block.hash }).onConflict('blockchain_id').ignore();
+      await trx('chain_blocks').insert({ blockchainId, blockNumber: block.height, blockHash: block.hash }).onConflict(['blockchain_id', 'block_number']).ignore();
     });
   }
 
@@ -102,9 +102,9 @@ export class ChainActivityRecorder {
       await this.outbox.publishMany(trx, confirmed.map((d) => incomingEvent('incoming_transfer', d, assets, watched)));
 
       const last = range.blocks[range.blocks.length - 1];
-      await trx('chain_blocks').insert(range.blocks.map((b) => ({ blockchainId, blockNumber: b.number, blockHash: b.hash }))).onConflict(['blockchain_id', 'block_number']).merge();
-      await trx('chain_blocks').where({ blockchainId }).where('blockNumber', '<', last.number - reorgWindow).delete();
-      await trx('chain_cursors').where({ blockchainId }).update({ blockNumber: last.number, blockHash: last.hash, updatedAt: trx.fn.now() });
+      await trx('chain_blocks').insert(range.blocks.map((b) => ({ blockchainId, blockNumber: b.height, blockHash: b.hash }))).onConflict(['blockchain_id', 'block_number']).merge();
+      await trx('chain_blocks').where({ blockchainId }).where('blockNumber', '<', last.height - reorgWindow).delete();
+      await trx('chain_cursors').where({ blockchainId }).update({ blockNumber: last.height, blockHash: last.hash, updatedAt: trx.fn.now() });
       return confirmed;
     });
   }
@@ -143,12 +143,12 @@ export class ChainActivityRecorder {
 function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<string, WatchedWallet>) {
   const rows = [];
   for (const t of range.transfers) {
-    const asset = assets.byToken.get(t.token ? t.token.toLowerCase() : NATIVE_KEY);
+    const asset = assets.byToken.get(t.asset.kind === 'token' ? t.asset.address.toLowerCase() : NATIVE_KEY);
     if (!asset) continue;
-    const sender = watched.get(t.from.toLowerCase());
+    const sender = t.from === null ? undefined : watched.get(t.from.toLowerCase());
     const receiver = watched.get(t.to.toLowerCase());
     const internal = !!sender && !!receiver && sender.organizationId === receiver.organizationId;
-    const category = internal ? 'internal' : !t.token ? 'external' : isNftStandard(asset.standard) ? nftCategory(asset.standard) : 'erc20';
+    const category = internal ? 'internal' : t.asset.kind === 'native' ? 'external' : isNftStandard(asset.standard) ? nftCategory(asset.standard) : 'erc20';
     // A collection's event from a contract registered as fungible (or the reverse) is not recorded.
     if ((t.tokenId !== undefined) !== isNftStandard(asset.standard)) continue;
     for (const [direction, wallet] of [['incoming', receiver], ['outgoing', sender]] as const) {
@@ -161,14 +161,14 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
         assetId: asset.id,
         direction,
         category,
-        txHash: t.txHash,
-        logIndex: t.logIndex,
-        blockNumber: t.blockNumber,
+        txHash: t.txId,
+        logIndex: t.index,
+        blockNumber: t.height,
         blockHash: t.blockHash,
-        blockTimestamp: t.blockTimestamp,
-        fromAddress: t.from,
+        blockTimestamp: new Date(t.timestamp * 1000),
+        fromAddress: t.from ?? '',
         toAddress: t.to,
-        rawValue: t.rawValue.toString(),
+        rawValue: t.amount.toString(),
         tokenId: t.tokenId === undefined ? null : t.tokenId.toString(),
         batchIndex: t.batchIndex,
       });

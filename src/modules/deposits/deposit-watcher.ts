@@ -1,8 +1,8 @@
 import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
-import type { ChainNetwork, ChainService } from '../chains';
+import { ChainMovedError, type ChainPort } from '../../platform/chain-port/chain-port';
+import type { ChainService } from '../chains';
 import type { WatchedWallets } from '../wallets';
-import { ChainMovedError, scanBlocks } from './block-scanner';
 import { ChainActivityRecorder, ChainAssets, CursorMovedError, NATIVE_KEY } from './chain-activity-recorder';
 import type { ChainCursor } from './chain-transfer.model';
 import { isNftStandard } from '../chains';
@@ -13,15 +13,27 @@ export interface DepositWatcherOptions {
   reorgWindowBlocks: number;
 }
 
+/** A chain as the watcher follows it: its registry id and its chain port (either family). */
+export interface WatchedChain {
+  blockchainId: string;
+  port: ChainPort;
+}
+
+/** How far back the watcher looks for a block to stand on (Solana's skipped slots have none). */
+const SKIPPED_SLOTS_LOOKBACK = 64;
+
 /**
- * Follows one chain: scans each block once it has the chain's confirmation count, records the
- * transfers of watched wallets, and walks back over a reorg. Its place is the persisted cursor, so a
- * restart resumes where the last committed scan ended. Several workers may watch one chain: the
- * cursor guard lets one commit and the others' work is discarded.
+ * Follows one chain through its chain port, EVM or Solana (issue 35): scans each block once it is
+ * final (EVM: the chain's confirmation count; Solana: `finalized`, the commitment Keel credits at),
+ * records the transfers of watched wallets, and walks back over a reorganisation (a rolled-back
+ * Solana slot never reaches finality, so is never recorded; a recorded block whose hash changed is
+ * walked back over on either family). Its place is the persisted cursor, so a restart resumes where
+ * the last committed scan ended. Several workers may watch one chain: the cursor guard lets one
+ * commit and the others' work is discarded.
  */
 export class DepositWatcher {
   constructor(
-    private readonly network: ChainNetwork,
+    private readonly network: WatchedChain,
     private readonly recorder: ChainActivityRecorder,
     private readonly chains: ChainService,
     private readonly wallets: WatchedWallets,
@@ -31,41 +43,46 @@ export class DepositWatcher {
 
   start(): { stop(): Promise<void> } {
     return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) =>
-      this.logger.warn({ chainId: this.network.spec.chainId, err: e instanceof Error ? e.message : String(e) }, 'deposit watcher: scan failed, retrying'),
+      this.logger.warn({ blockchainId: this.network.blockchainId, family: this.network.port.family, err: e instanceof Error ? e.message : String(e) }, 'deposit watcher: scan failed, retrying'),
     );
   }
 
-  /** One step: walk back over a reorg, or scan the next confirmed blocks. Returns blocks advanced. */
+  /** One step: walk back over a reorg, or scan the next final blocks. Returns blocks advanced. */
   async tick(): Promise<number> {
-    const { provider, blockchainId, spec } = this.network;
-    const head = await provider.getBlockNumber();
-    const target = head - spec.confirmations + 1;
+    const { port, blockchainId } = this.network;
+    const final = await port.height('final');
     const cursor = await this.recorder.cursor(blockchainId);
     if (!cursor) {
-      const start = await provider.getBlock(Math.max(0, target));
-      if (start?.hash) await this.recorder.startAt(blockchainId, { number: start.number, hash: start.hash, parentHash: start.parentHash, timestamp: new Date(start.timestamp * 1000) });
+      const first = await this.blockAtOrBelow(final);
+      if (first) await this.recorder.startAt(blockchainId, first);
       return 0;
     }
-    const atCursor = await provider.getBlock(cursor.blockNumber);
-    if (!atCursor || atCursor.hash !== cursor.blockHash) {
+    if ((await port.blockHash(cursor.blockNumber, 'final')) !== cursor.blockHash) {
       await this.walkBack(cursor);
       return 0;
     }
-    if (target <= cursor.blockNumber) return 0;
+    if (final <= cursor.blockNumber) return 0;
 
-    const to = Math.min(target, cursor.blockNumber + this.options.batchBlocks);
     const [assets, watched] = await Promise.all([this.assets(), this.wallets.on(blockchainId)]);
     const contracts = [...assets.byToken.entries()].filter(([k]) => k !== NATIVE_KEY).map(([, a]) => a);
-    const tokens = contracts.filter((a) => !isNftStandard(a.standard)).map((a) => a.address);
-    const nfts = contracts.filter((a) => isNftStandard(a.standard)).map((a) => a.address);
+    const watch = {
+      addresses: new Set([...watched.values()].map((w) => w.walletAddress)),
+      tokens: contracts.filter((a) => !isNftStandard(a.standard)).map((a) => a.address),
+      nfts: contracts.filter((a) => isNftStandard(a.standard)).map((a) => a.address),
+    };
     try {
       const scanStarted = Date.now();
-      const range = await scanBlocks(provider, { from: cursor.blockNumber + 1, to }, tokens, (a) => watched.has(a.toLowerCase()), nfts);
-      if (range.blocks[0].parentHash !== cursor.blockHash) throw new ChainMovedError('the chain moved under the cursor');
+      let range = await port.scan(cursor.blockNumber + 1, Math.min(final, cursor.blockNumber + this.options.batchBlocks), watch, 'final');
+      // A batch of skipped Solana slots only: look on to the final head (the cursor needs a block to stand on).
+      if (!range.blocks.length) range = await port.scan(cursor.blockNumber + 1, final, watch, 'final');
+      if (!range.blocks.length) return 0;
+      const parent = range.blocks[0].parentHash;
+      if (parent !== null && parent !== cursor.blockHash) throw new ChainMovedError('the chain moved under the cursor');
       const recordStarted = Date.now();
       const confirmed = await this.recorder.record(assets, cursor, range, watched, this.options.reorgWindowBlocks);
-      this.logger.debug({ chainId: spec.chainId, fromBlock: cursor.blockNumber + 1, toBlock: to, transfers: range.transfers.length, scanMs: recordStarted - scanStarted, recordMs: Date.now() - recordStarted }, 'blocks scanned');
-      if (confirmed.length) this.logger.info({ chainId: spec.chainId, deposits: confirmed.length, toBlock: to }, 'deposits confirmed');
+      const toBlock = range.blocks[range.blocks.length - 1].height;
+      this.logger.debug({ blockchainId, fromBlock: cursor.blockNumber + 1, toBlock, transfers: range.transfers.length, scanMs: recordStarted - scanStarted, recordMs: Date.now() - recordStarted }, 'blocks scanned');
+      if (confirmed.length) this.logger.info({ blockchainId, family: port.family, deposits: confirmed.length, toBlock }, 'deposits confirmed');
       return range.blocks.length;
     } catch (e) {
       if (e instanceof ChainMovedError || e instanceof CursorMovedError) return 0;
@@ -73,30 +90,38 @@ export class DepositWatcher {
     }
   }
 
+  /** The newest block at or below `height` (Solana's skipped slots have none). */
+  private async blockAtOrBelow(height: number): Promise<{ height: number; hash: string } | undefined> {
+    for (let h = height; h >= Math.max(0, height - SKIPPED_SLOTS_LOOKBACK); h--) {
+      const hash = await this.network.port.blockHash(h, 'final');
+      if (hash) return { height: h, hash };
+    }
+    return undefined;
+  }
+
   /** Finds the newest recorded block still on the canonical chain and rewinds everything above it. */
   private async walkBack(cursor: ChainCursor): Promise<void> {
-    const { provider, blockchainId, spec } = this.network;
+    const { port, blockchainId } = this.network;
     const recent = await this.recorder.recentBlocks(blockchainId);
     let ancestor: ChainCursor | undefined;
     for (const b of recent) {
-      const canonical = await provider.getBlock(b.blockNumber);
-      if (canonical?.hash === b.blockHash) {
+      if ((await port.blockHash(b.blockNumber, 'final')) === b.blockHash) {
         ancestor = b;
         break;
       }
     }
     if (!ancestor) {
-      // Deeper than the reorg window: resume from the oldest block we remember, as the chain has it now.
+      // Deeper than the reorg window: resume from below the oldest block we remember, as the chain has it now.
       const oldest = recent[recent.length - 1]?.blockNumber ?? cursor.blockNumber;
-      const block = await provider.getBlock(Math.max(0, oldest - 1));
-      if (!block?.hash) return;
-      ancestor = { blockNumber: block.number, blockHash: block.hash };
-      this.logger.error({ chainId: spec.chainId, fromBlock: cursor.blockNumber, toBlock: ancestor.blockNumber }, 'reorg deeper than CHAIN_REORG_WINDOW_BLOCKS');
+      const block = await this.blockAtOrBelow(Math.min(await port.height('final'), Math.max(0, oldest - 1)));
+      if (!block) return;
+      ancestor = { blockNumber: block.height, blockHash: block.hash };
+      this.logger.error({ blockchainId, fromBlock: cursor.blockNumber, toBlock: ancestor.blockNumber }, 'reorg deeper than CHAIN_REORG_WINDOW_BLOCKS');
     }
     const [assets, watched] = await Promise.all([this.assets(), this.wallets.on(blockchainId)]);
     try {
       const reverted = await this.recorder.rewind(assets, cursor, ancestor, watched);
-      this.logger.warn({ chainId: spec.chainId, fromBlock: cursor.blockNumber, toBlock: ancestor.blockNumber, revertedDeposits: reverted.length }, 'chain reorganised; rewound');
+      this.logger.warn({ blockchainId, fromBlock: cursor.blockNumber, toBlock: ancestor.blockNumber, revertedDeposits: reverted.length }, 'chain reorganised; rewound');
     } catch (e) {
       if (!(e instanceof CursorMovedError)) throw e;
     }
@@ -116,7 +141,7 @@ export async function chainAssetsOf(chains: ChainService, blockchainId: string):
   };
 }
 
-/** One watcher per chain of the deployment (EVM chains, or Solana clusters: SolanaDepositWatcher). */
+/** One watcher per chain of the deployment, either family. */
 export function startDepositWatchers<N>(networks: N[], make: (n: N) => { start(): { stop(): Promise<void> } }): { stop(): Promise<void> } {
   const loops = networks.map((n) => make(n).start());
   return { stop: () => Promise.all(loops.map((l) => l.stop())).then(() => undefined) };

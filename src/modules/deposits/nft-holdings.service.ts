@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
 import type { AssetView, ChainService, ChainNetworks } from '../chains';
-import { isNftStandard, readNftBalance } from '../chains';
+import { isNftStandard } from '../chains';
 import type { AddressService } from '../wallets';
 import { MasterWalletService, parseMasterWalletId } from '../wallets';
 import type { TransferScope } from './chain-transfer-history.service';
@@ -36,7 +36,7 @@ export class NftHoldingsService {
 
   async list(organizationId: string, scope: TransferScope, filter: { blockchainId?: string } = {}): Promise<NftHoldingView[]> {
     const blockchainId = Ids.filter('blockchainId', filter.blockchainId);
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    // The one branch on the family here: NFT collections (ERC-721 / ERC-1155) are EVM-only (issue 35).
     this.networks.refuseOnSolana(blockchainId, 'nfts', 'blockchainId');
     let owner: string;
     let where: Record<string, unknown>;
@@ -62,7 +62,7 @@ export class NftHoldingsService {
         const network = this.networks.get(s.blockchainId);
         if (!asset || !network || !isNftStandard(asset.standard)) return null;
         try {
-          const amount = await readNftBalance(network.provider, owner, { address: asset.address, standard: asset.standard }, BigInt(s.tokenId));
+          const amount = await network.port.balance(owner, { kind: 'nft', address: asset.address, standard: asset.standard, tokenId: BigInt(s.tokenId) });
           return amount > 0n ? { asset, blockchainId: s.blockchainId, standard: asset.standard, tokenId: s.tokenId, amount: amount.toString() } : null;
         } catch {
           throw new KeelError('UPSTREAM_ERROR', `Could not read NFT balances from ${asset.blockchain.name}'s node`);

@@ -52,7 +52,7 @@ export class DevFaucetService {
     const network = solana ?? (input.blockchainId ? this.networks.get(input.blockchainId) : this.networks.all().find((n) => n.spec.dev));
     if (!network) throw new KeelError('INVALID_NETWORK', input.blockchainId ? `Unknown blockchain ${input.blockchainId}` : 'No dev chain is running');
     if (!network.spec.dev) throw KeelError.forbidden('The faucet only funds on Keel dev chains');
-    // The one place the faucet branches on the chain family: EVM moves behind the chain port next (issue 35).
+    // The one branch on the family here: the sandbox networks fund differently (LiteSVM airdrops and mints; Hardhat sends from a funded account).
     if (solana) return this.fundOnSolana(solana, input);
     if (!ethers.isAddress(input.address)) throw new KeelError('INVALID_ADDRESS', 'address is not a valid EVM address', { fields: [{ field: 'address', error: 'INVALID_FIELD' }] });
     const assets = [...(await this.chains.assetsOf(network.blockchainId)), ...(await this.chains.nftCollectionsOf(network.blockchainId))];

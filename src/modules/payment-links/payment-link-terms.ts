@@ -66,7 +66,7 @@ export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: Mas
 /**
  * A settlement wallet of the organisation (another's, or none: 404), active, on a chain of the
  * family its field names (else 400 INVALID_NETWORK on that field). The one place payment links
- * branch on the chain family: EVM moves behind the chain port next (issue 35).
+ * branch on the chain family: the spec names a settlement wallet per family (evm/solanaSettlementWalletId).
  */
 async function settlementWallet(db: Knex | Knex.Transaction, wallets: MasterWalletService, chains: ChainService, organizationId: string, id: string, field: string, evm: boolean): Promise<MasterWalletModel> {
   const wallet = await wallets.row(organizationId, id, db);

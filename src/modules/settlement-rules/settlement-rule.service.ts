@@ -272,7 +272,7 @@ export class SettlementRuleService {
     const { source, destination } = input;
     const sourceChain = Ids.filter('source.blockchainId', source.blockchainId)!;
     const destinationChain = Ids.filter('destination.blockchainId', destination.blockchainId)!;
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    // The one branch on the family here: a rule that converts swaps through an EVM DEX, so rules are EVM-only (issue 35).
     this.networks.refuseOnSolana(sourceChain, 'settlementRules', 'source.blockchainId');
     if (!wallet.blockchainIds.includes(sourceChain)) throw new KeelError('INVALID_NETWORK', 'source.blockchainId: the wallet is not enabled on this chain', { fields: [{ field: 'source.blockchainId', error: 'INVALID_FIELD' }] });
     if (destinationChain !== sourceChain) throw new KeelError('INVALID_NETWORK', 'destination.blockchainId must be the source chain: Keel settles on the chain the funds arrive on', { fields: [{ field: 'destination.blockchainId', error: 'INVALID_FIELD' }] });

@@ -383,7 +383,7 @@ export class TradingService {
   private async priced(wallet: SendingWallet, input: { assetId: string; amount: string }): Promise<{ asset: AssetView; network: ChainNetwork; contract: string; rawAmount: bigint }> {
     const asset = Ids.isUuid(input.assetId) ? (await this.chains.assetViews([input.assetId.toLowerCase()])).get(input.assetId.toLowerCase()) : undefined;
     if (!asset || !asset.isActive) throw KeelError.invalidField('assetId', 'unknown asset');
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    // The one branch on the family here: the order book settles through an EVM contract, EVM-only (issue 35).
     refuseUnlessEvm(asset.blockchain, 'orderBookSettlement', 'assetId');
     const network = this.networks.get(asset.blockchainId);
     if (!network || !wallet.blockchainIds.includes(asset.blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of this asset');

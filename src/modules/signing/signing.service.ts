@@ -62,7 +62,7 @@ export class SigningService {
       'signing.sign',
       async () => {
         const wallet = await this.wallets.resolve(organizationId, source);
-        // The one place signing branches on the chain family: EVM moves behind the chain port next (issue 35).
+        // The one branch on the family here: signing EVM transactions and typed data has no Solana counterpart (EVM-only, issue 35).
         for (const blockchainId of wallet.blockchainIds) this.networks.refuseOnSolana(blockchainId, 'signing');
         return { wallet, plan: await plan(wallet) };
       },

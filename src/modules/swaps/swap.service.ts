@@ -151,7 +151,7 @@ export class SwapService {
 
   /** Prices a swap of `amountIn` base units (settlement rules use it with a deposit's amount, inside their transaction `db`). */
   async priceRaw(from: AssetView, to: AssetView, amountIn: bigint, order: string, slippageTolerance: string, db?: Knex.Transaction): Promise<PricedSwap> {
-    // The one place this module branches on the chain family: EVM moves behind the chain port next (issue 35).
+    // The one branch on the family here: swaps go through an EVM DEX router, EVM-only (issue 35).
     refuseUnlessEvm(from.blockchain, 'swaps', 'fromAssetId');
     const network = this.networks.get(from.blockchainId);
     if (!network) throw new KeelError('INVALID_NETWORK', 'The chain of these assets is not served by this deployment');

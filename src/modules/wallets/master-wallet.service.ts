@@ -9,7 +9,7 @@ import type { ChainNetworks } from '../chains';
 import { applyConfigurations, assertSweepDestination, DEFAULT_CONFIGURATIONS, readConfigurations, type WalletConfigurations } from './wallet-configurations';
 import { MasterWalletModel } from './wallet.model';
 import { WalletKeys } from './wallet-keys';
-import { walletFamily, type WalletFamily } from './wallet-families';
+import { walletBalances, walletFamily, type WalletFamily } from './wallet-families';
 import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
@@ -121,7 +121,7 @@ export class MasterWalletService {
     const chain = await this.activeChain(input.blockchainId, 'blockchainId');
     const configurations = applyConfigurations(DEFAULT_CONFIGURATIONS, input.configurations);
     const id = randomUUID();
-    const keys = await walletFamily(chain.family, this.keys, this.networks).newKeys(id);
+    const keys = await walletFamily(chain.family, this.keys).newKeys(id);
     assertSweepDestination(configurations, keys.walletAddress);
     this.aml.assertConfigurations(configurations);
     const wallet = await this.uow.run('master-wallet.create', async (trx) => {
@@ -228,10 +228,9 @@ export class MasterWalletService {
     const chainIds = (await this.walletChains([id])).filter((c) => !blockchainId || c.blockchainId === blockchainId).map((c) => c.blockchainId);
     if (blockchainId && !chainIds.length) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on that blockchain');
     const out: AssetBalanceView[] = [];
-    const family = await this.familyOf(wallet.blockchainId);
     for (const chainId of chainIds) {
       const assets = await this.chains.assetsOf(chainId);
-      const raw = await family.balances(chainId, wallet.walletAddress, assets);
+      const raw = await walletBalances(this.networks, chainId, wallet.walletAddress, assets);
       if (!raw) continue;
       const views = await this.chains.withChains(assets);
       assets.forEach((a, i) => out.push({ asset: views[i], blockchainId: chainId, rawBalance: raw[i].toString(), balance: formatScaled(raw[i], a.decimals) }));
@@ -247,10 +246,10 @@ export class MasterWalletService {
     return chain;
   }
 
-  /** The keys, addresses and balance reads of the family of a wallet's chain (wallet-families.ts). */
+  /** The keys and addresses of the family of a wallet's chain (wallet-families.ts). */
   async familyOf(blockchainId: string, db: Knex | Knex.Transaction = this.db): Promise<WalletFamily> {
     const chain = await this.chains.findBlockchain(blockchainId, db);
-    return walletFamily(chain?.family ?? 'evm', this.keys, this.networks);
+    return walletFamily(chain?.family ?? 'evm', this.keys);
   }
 
   /** enabledBlockchains: the wallet's own chain, plus (an EVM wallet) every active EVM chain with enableMultiChain. */

@@ -1,8 +1,7 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import type { ChainNetwork, ChainService, SolanaNetwork } from '../chains';
-import { readBalances } from '../wallets';
+import type { ChainPort } from '../../platform/chain-port/chain-port';
+import type { ChainService } from '../chains';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { TransferService } from './transfer.service';
 
@@ -27,9 +26,8 @@ export class GasTopUps {
    * wallets, a master wallet's own address included). `status`: the top-up waits for approval with
    * the send it pays for, so a rejected send spends no gas money.
    */
-  async ensure(trx: Knex.Transaction, source: SendingWallet, network: ChainNetwork | SolanaNetwork, gasCost: bigint, opts: { status?: 'QUEUED' | 'PENDING_APPROVAL'; fromMaster?: boolean; payer?: SendingWallet } = {}): Promise<string | null> {
-    // A Solana address's SOL is read through its chain port (the one branch here on the chain family, issue 35).
-    const nativeBalance = 'port' in network ? await network.port.balance(source.address, { kind: 'native' }) : (await readBalances(network.provider, source.address, [{ isNative: true, address: ethers.ZeroAddress }]))[0];
+  async ensure(trx: Knex.Transaction, source: SendingWallet, network: { blockchainId: string; port: ChainPort }, gasCost: bigint, opts: { status?: 'QUEUED' | 'PENDING_APPROVAL'; fromMaster?: boolean; payer?: SendingWallet } = {}): Promise<string | null> {
+    const nativeBalance = await network.port.balance(source.address, { kind: 'native' });
     if (nativeBalance >= gasCost) return null;
     if (!opts.payer && (!source.addressId || opts.fromMaster === false)) {
       throw new KeelError('INSUFFICIENT_FUNDS', `${source.address} holds too little native coin to pay the gas${source.addressId ? ' and enableGaslessWithdraw is off' : ''}`);

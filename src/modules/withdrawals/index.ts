@@ -9,9 +9,9 @@ import type { TransferService } from './transfer.service';
 
 export { AutoSweeper } from './auto-sweeper';
 export { checksummedAddress } from './evm-address';
-export { bumpedFees } from './fee-bump';
 export { GasTopUps } from './gas-top-up';
-export { lineHashes, nonceFate } from './nonce-fate';
+// EVM's sender calls moved behind the chain port (issue 35): what settlement still uses of them.
+export { bumpedFees, lineHashes, nonceFate } from '../../platform/chain-port/evm-transactions';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
@@ -31,5 +31,5 @@ export interface WithdrawalsServices {
   autoSweeper: AutoSweeper;
 }
 // For the signing module: its held requests are transfers decided here, its broadcasts sent by the transaction sender.
-export { shortReason } from './broadcast';
+export { shortReason } from '../../platform/chain-port/evm-transactions';
 export type { TransferDecisionListener } from './transfer.domain';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { ChainNetwork, AssetView } from '../chains';
-import { isNftStandard, readNftBalance } from '../chains';
+import { isNftStandard } from '../chains';
 import { OPEN_ITEM_STATUSES } from './transfer.domain';
 
 /** What the NFT guard reads of a line: the collection, the token id (absent on a fungible line) and how many. */
@@ -27,7 +27,7 @@ export async function ensureNftsHeld(db: Knex | Knex.Transaction, address: strin
   for (const { line, index, total } of wanted.values()) {
     if (!isNftStandard(line.asset.standard)) continue;
     const tokenId = line.tokenId!;
-    const [held, inFlight] = await Promise.all([readNftBalance(network.provider, address, { address: line.asset.address, standard: line.asset.standard }, tokenId), nftInFlight(db, address, network.blockchainId, line.asset.id, tokenId)]);
+    const [held, inFlight] = await Promise.all([network.port.balance(address, { kind: 'nft', address: line.asset.address, standard: line.asset.standard, tokenId }), nftInFlight(db, address, network.blockchainId, line.asset.id, tokenId)]);
     if (held < total + inFlight) {
       throw new KeelError('INSUFFICIENT_FUNDS', `${address} holds ${held} of ${line.asset.symbol} #${tokenId}; this transfer and those in flight need ${total + inFlight}`, {
         fields: [{ field: `assets.${index}.tokenId`, error: 'INSUFFICIENT_FUNDS' }],

@@ -1,16 +1,16 @@
 import { Knex } from 'knex';
-import type { ethers } from 'ethers';
+import type { EvmChain } from '../../platform/chain-port/evm-chain';
 
 /**
  * The next nonce of a sending address, taken under sender_nonces' row lock: Keel's own count, unless
  * something else has sent from the address meanwhile. Everything Keel signs from a wallet address
  * (transfer lines, settlement deposits) takes its nonce here, so two senders never share one.
  */
-export async function takeSenderNonce(trx: Knex.Transaction, blockchainId: string, address: string, provider: ethers.Provider): Promise<number> {
+export async function takeSenderNonce(trx: Knex.Transaction, blockchainId: string, address: string, chain: Pick<EvmChain, 'pendingNonce'>): Promise<number> {
   const key = { blockchainId, address };
   await trx('sender_nonces').insert({ ...key, nextNonce: 0 }).onConflict(['blockchain_id', 'address']).ignore();
   const row = await trx('sender_nonces').where(key).forUpdate().first();
-  const onChain = await provider.getTransactionCount(address, 'pending');
+  const onChain = await chain.pendingNonce(address);
   const nonce = Math.max(Number(row.nextNonce), onChain);
   await trx('sender_nonces').where(key).update({ nextNonce: nonce + 1 });
   return nonce;
@@ -37,10 +37,10 @@ export async function giveBackNonce(trx: Knex.Transaction, blockchainId: string,
  * seen mined or dropped (a transfer line, a settlement funding transaction) keeps the count: it is
  * still to be broadcast with its nonce.
  */
-export async function resyncAfterReorg(trx: Knex.Transaction, blockchainId: string, address: string, provider: ethers.Provider): Promise<void> {
+export async function resyncAfterReorg(trx: Knex.Transaction, blockchainId: string, address: string, chain: Pick<EvmChain, 'pendingNonce'>): Promise<void> {
   const row = await trx('sender_nonces').where({ blockchainId, address }).forUpdate().first();
   if (!row) return;
-  const pending = await provider.getTransactionCount(address, 'pending');
+  const pending = await chain.pendingNonce(address);
   if (pending >= Number(row.nextNonce)) return;
   const line = await trx('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where({ 't.blockchainId': blockchainId, 't.fromAddress': address }).whereIn('i.status', ['SIGNED', 'SUBMITTED']).first();
   const open = line ?? (await trx('settlement_funding_txs').where({ blockchainId, fromAddress: address }).whereIn('status', ['SIGNED', 'SUBMITTED']).first());

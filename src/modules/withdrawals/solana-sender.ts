@@ -4,12 +4,12 @@ import type { Logger } from '../../platform/logger';
 import type { Failpoints } from '../../platform/failpoints';
 import { KeelError } from '../../platform/errors';
 import { formatScaled } from '../../platform/decimal';
-import { ChainAsset, PreparedTransfer, PreparedTransferStore, sendOnce } from '../../platform/chain-port/chain-port';
-import { TransferRefused } from '../../platform/chain-port/solana-chain';
+import { PreparedTransfer, PreparedTransferStore, sendOnce, TransferRefused } from '../../platform/chain-port/chain-port';
 import type { ChainNetworks, ChainService, SolanaNetwork } from '../chains';
 import type { SendingWallet, SendingWallets } from '../wallets';
-import { shortReason } from './broadcast';
+import { shortReason } from '../../platform/chain-port/evm-transactions';
 import { inFlightByAsset } from './in-flight';
+import { chainAsset } from '../../platform/chain-port/chain-port';
 import { moveLine } from './sending-item';
 import type { SendingItem } from './sending-item';
 import type { PricedLine } from './transfer.domain';
@@ -34,14 +34,9 @@ class LineMoved extends Error {}
 const BATCH = 20;
 const IN_FLIGHT_BATCH = 100;
 
-/** A registry asset as the chain port names it. */
-export function chainAsset(asset: { isNative: boolean; address: string; decimals: number }): ChainAsset {
-  return asset.isNative ? { kind: 'native' } : { kind: 'token', address: asset.address, decimals: asset.decimals };
-}
-
 /**
  * Sends the queued lines of Solana clusters through the chain port (issue 35; the EVM lines are the
- * TransactionSender's, and move behind the port next). Each line's signed transaction and the block
+ * TransactionSender's, nonce-based, through EvmChain). Each line's signed transaction and the block
  * height past which it can no longer land are recorded on the line (compare-and-set on its status
  * and signature) BEFORE it is broadcast; every step after a crash or on another worker starts from
  * that record: the same transaction is sent again while it can still land, and a new one is prepared
@@ -145,7 +140,7 @@ export class SolanaSender {
     if (!item.txHash || !item.rawTx) return undefined;
     const fee = BigInt(item.networkFee ?? 0);
     const accountCreation = BigInt(item.accountCreationFee ?? 0);
-    return { txId: item.txHash, raw: item.rawTx, validThrough: item.validThrough === null ? null : Number(item.validThrough), fee: { fee, accountCreation, nativeNeeded: fee + accountCreation } };
+    return { txId: item.txHash, raw: item.rawTx, validThrough: item.validThrough === null ? null : Number(item.validThrough), nonce: null, fee: { fee, accountCreation, nativeNeeded: fee + accountCreation } };
   }
 
   /** The line's prepared transaction, kept on the line: written (and committed) before it is broadcast. */

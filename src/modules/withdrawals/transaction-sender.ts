@@ -9,10 +9,9 @@ import type { SendingWallets } from '../wallets';
 import { lineRequest } from './transaction-request';
 import { moveLine } from './sending-item';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
-import { lineHashes, nodeKnowsAny, nonceFate } from './nonce-fate';
+import { lineHashes, shortReason } from '../../platform/chain-port/evm-transactions';
+import type { EvmChain } from '../../platform/chain-port/evm-chain';
 import { giveBackNonce, takeSenderNonce } from './sender-nonces';
-import { broadcastLine, shortReason } from './broadcast';
-import { bumpedFees } from './fee-bump';
 import { Hook } from '../../platform/events/hooks';
 import type { Failpoints } from '../../platform/failpoints';
 import { SolanaSender } from './solana-sender';
@@ -58,7 +57,7 @@ export class TransactionSender {
     private readonly logger: Logger,
     failpoints?: Failpoints,
   ) {
-    // Solana clusters' lines go through the chain port (issue 35); EVM's move behind it next.
+    // Solana clusters' lines are sent with sendOnce (blockhash expiry); EVM's here, nonce-based with fee bumps (both through their chain port).
     this.solana = new SolanaSender(db, networks, chains, wallets, { signed: (trx, item) => this.signed.run(trx, item), finish: (item, outcome) => this.finish(item, outcome) }, failpoints, logger);
   }
 
@@ -111,31 +110,22 @@ export class TransactionSender {
     const network = this.networks.get(item.blockchainId);
     const asset = await this.chains.assetRow(item.assetId);
     if (!network || !asset) return this.finish(item, { status: 'FAILED', error: 'the chain or asset is no longer configured' });
-    const request = lineRequest(asset, item);
+    const chain = network.port;
+    const call = lineRequest(asset, item);
     let gasLimit: bigint;
     try {
-      gasLimit = ((await network.provider.estimateGas({ from: item.fromAddress, ...request })) * 12n) / 10n;
+      gasLimit = await chain.gasLimit(item.fromAddress, call);
     } catch (e) {
       return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${shortReason(e)}` });
     }
-    const fees = await network.provider.getFeeData();
+    const fees = await chain.fees();
     const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, network.provider);
     const signed = await this.db.transaction(async (trx) => {
       const locked = await trx('transfer_items').where({ id: item.id, status: 'QUEUED' }).forUpdate().skipLocked().first();
       if (!locked) return null;
-      const nonce = await takeSenderNonce(trx, item.blockchainId, item.fromAddress, network.provider);
-      const tx = ethers.Transaction.from(
-        await signer.signTransaction({
-          type: 2,
-          chainId: network.spec.chainId,
-          nonce,
-          gasLimit,
-          maxFeePerGas: fees.maxFeePerGas!,
-          maxPriorityFeePerGas: fees.maxPriorityFeePerGas!,
-          ...request,
-        }),
-      );
-      const changes = { status: 'SIGNED', nonce: String(nonce), txHash: tx.hash, rawTx: tx.serialized, gasLimit: gasLimit.toString(), maxFeePerGas: fees.maxFeePerGas!.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas!.toString() };
+      const nonce = await takeSenderNonce(trx, item.blockchainId, item.fromAddress, chain);
+      const tx = await chain.signWithNonce(signer, { nonce, gasLimit, fees, call });
+      const changes = { status: 'SIGNED', nonce: String(nonce), txHash: tx.txHash, rawTx: tx.raw, gasLimit: gasLimit.toString(), maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() };
       if (!(await this.transition(trx, item, changes))) return null;
       await trx('transfers').where({ id: item.transferId, status: 'QUEUED' }).update({ status: 'SUBMITTED', updatedAt: trx.fn.now() });
       const signedItem = { ...item, ...changes };
@@ -155,9 +145,9 @@ export class TransactionSender {
     await this.db.transaction(async (trx) => {
       const held = await trx('transfer_items').where({ id: item.id, status: item.status, txHash: item.txHash }).forUpdate().skipLocked().first('id');
       if (!held) return;
-      const outcome = await broadcastLine(network.provider, network.spec.confirmations, item, rawTx);
+      const outcome = await network.port.broadcastLine(item, rawTx);
       if (outcome.kind === 'taken') return this.requeue(trx, item, `nonce ${item.nonce} was used by another transaction`);
-      if (outcome.kind === 'refused') return this.releaseOrWait(trx, item, network.provider, outcome.reason);
+      if (outcome.kind === 'refused') return this.releaseOrWait(trx, item, network.port, outcome.reason);
       if (outcome.kind === 'retry') return this.logger.warn({ itemId: item.id, err: outcome.reason }, 'broadcast failed; will retry');
       await this.markSubmitted(trx, item);
     });
@@ -187,8 +177,8 @@ export class TransactionSender {
    * if its nonce is the newest taken, the nonce is given back and the line fails, in one
    * transaction; if later transactions depend on the nonce, it stays signed and is offered again.
    */
-  private async releaseOrWait(trx: Knex.Transaction, item: SendingItem, provider: ethers.JsonRpcProvider, reason: string): Promise<void> {
-    if (await nodeKnowsAny(provider, item)) return this.markSubmitted(trx, item);
+  private async releaseOrWait(trx: Knex.Transaction, item: SendingItem, chain: EvmChain, reason: string): Promise<void> {
+    if (await chain.nodeKnowsAny(item)) return this.markSubmitted(trx, item);
     const failed = await giveBackNonce(trx, item.blockchainId, item.fromAddress, Number(item.nonce), () => this.finishIn(trx, item, { status: 'FAILED', error: reason }));
     if (failed) this.logger.warn({ itemId: item.id, error: reason }, 'transfer line failed');
     else await this.transition(trx, item, { error: reason });
@@ -202,12 +192,12 @@ export class TransactionSender {
     const network = this.networks.get(item.blockchainId);
     if (!network) return;
     const hashes = lineHashes(item);
-    const fate = await nonceFate(network.provider, network.spec.confirmations, item);
+    const chain = network.port;
+    const fate = await chain.lineFate(item);
     if (fate.kind === 'taken') return this.requeue(this.db, item, `nonce ${item.nonce} was used by another transaction`);
     if (fate.kind === 'mined') {
       const receipt = fate.receipt;
-      const head = await network.provider.getBlockNumber();
-      if (head - receipt.blockNumber + 1 < network.spec.confirmations) return;
+      if ((await chain.height('final')) < receipt.blockNumber) return;
       return this.finish(item, {
         status: receipt.status === 1 ? 'CONFIRMED' : 'FAILED',
         error: receipt.status === 1 ? null : 'the transaction reverted on chain',
@@ -218,31 +208,29 @@ export class TransactionSender {
         feePaid: (receipt.gasUsed * receipt.gasPrice).toString(),
       });
     }
-    if (!(await network.provider.getTransaction(item.txHash!))) {
+    if (!(await chain.knows(item.txHash!))) {
       // The node does not know the transaction in force (dropped, or its broadcast failed): offer it again.
-      await network.provider.broadcastTransaction(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));
+      await chain.rebroadcast(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));
       return;
     }
-    if (Date.now() - new Date(item.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bumpIfUnderpriced(item, network.provider, network.spec.chainId);
+    if (Date.now() - new Date(item.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bumpIfUnderpriced(item, network.port, network.provider);
   }
 
-  private async bumpIfUnderpriced(item: SendingItem, provider: ethers.JsonRpcProvider, chainId: number): Promise<void> {
-    const bumped = await bumpedFees(provider, { maxFeePerGas: BigInt(item.maxFeePerGas!), maxPriorityFeePerGas: BigInt(item.maxPriorityFeePerGas!) }, this.options.bumpPercent);
+  private async bumpIfUnderpriced(item: SendingItem, chain: EvmChain, provider: ethers.JsonRpcProvider): Promise<void> {
+    const bumped = await chain.bumpedFees({ maxFeePerGas: BigInt(item.maxFeePerGas!), maxPriorityFeePerGas: BigInt(item.maxPriorityFeePerGas!) }, this.options.bumpPercent);
     if (!bumped) return; // priced at the market: it only needs patience
     const { maxFeePerGas: maxFee, maxPriorityFeePerGas: tip } = bumped;
     const asset = (await this.chains.assetRow(item.assetId))!;
     const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, provider);
-    const tx = ethers.Transaction.from(
-      await signer.signTransaction({ type: 2, chainId, nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...lineRequest(asset, item) }),
-    );
+    const tx = await chain.signWithNonce(signer, { nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), fees: bumped, call: lineRequest(asset, item) });
     // Recorded before it is broadcast: after a crash, every hash that might be mined is known.
-    const recorded = await this.transition(this.db, item, { txHash: tx.hash, rawTx: tx.serialized, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: lineHashes(item), submittedAt: this.db.fn.now() });
+    const recorded = await this.transition(this.db, item, { txHash: tx.txHash, rawTx: tx.raw, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: lineHashes(item), submittedAt: this.db.fn.now() });
     // Another worker bumped (or settled) the line first: broadcasting ours would put a hash on the
     // chain that no record knows.
     if (!recorded) return;
-    this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.hash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
+    this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.txHash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
     try {
-      await provider.broadcastTransaction(tx.serialized);
+      await chain.rebroadcast(tx.raw);
     } catch (e) {
       this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'fee bump broadcast failed; will retry');
     }

@@ -1,25 +1,30 @@
 import { isAddress } from '@solana/kit';
 import { KeelError } from '../../platform/errors';
+import type { ChainPort } from '../../platform/chain-port/chain-port';
 import type { ChainNetwork, ChainNetworks, SolanaNetwork } from '../chains';
 import { checksummedAddress } from './evm-address';
 
 /**
- * The one place the withdrawals module branches on the chain family (issue 35): how a recipient is
- * read, which network serves a chain, and what a fee is counted in. The sender of a line follows
- * from the network (TransactionSender for EVM, SolanaSender for a Solana cluster). EVM moves behind
- * the chain port next, and this shrinks to nothing.
+ * A chain a transfer is sent on: its port (balances, fees), and the network its family's sender
+ * needs (TransactionSender for EVM: nonces, fee bumps, contract calls; SolanaSender for a Solana
+ * cluster: recent blockhashes, rent). The withdrawals module branches on `family` only where the
+ * shapes differ: which sender, how funds are checked (rent on Solana), a recipient's format.
  */
-export type TransferChain = { family: 'evm'; blockchainId: string; network: ChainNetwork } | { family: 'solana'; blockchainId: string; solana: SolanaNetwork };
+export type TransferChain = { family: 'evm'; blockchainId: string; port: ChainPort; network: ChainNetwork } | { family: 'solana'; blockchainId: string; port: ChainPort; solana: SolanaNetwork };
 
 /** The chain a transfer is sent on, as this deployment serves it (undefined: not served here). */
 export function transferChain(networks: ChainNetworks, blockchainId: string): TransferChain | undefined {
   const network = networks.get(blockchainId);
-  if (network) return { family: 'evm', blockchainId, network };
+  if (network) return { family: 'evm', blockchainId, port: network.port, network };
   const solana = networks.solana(blockchainId);
-  return solana ? { family: 'solana', blockchainId, solana } : undefined;
+  return solana ? { family: 'solana', blockchainId, port: solana.port, solana } : undefined;
 }
 
-/** A line's recipient on its chain: a checksummed EVM address, or a Solana address (base58 of 32 bytes); 400 INVALID_ADDRESS otherwise. */
+/**
+ * A line's recipient on its chain: a checksummed EVM address, or a Solana address (base58 of 32
+ * bytes); 400 INVALID_ADDRESS otherwise. Read from the registry row, before any port is at hand: the
+ * two formats' error messages differ (the spec names the field, and a checksum rule exists on EVM only).
+ */
 export function recipientOn(chain: { isEvmCompatible: boolean }, text: string, field: string): string {
   if (chain.isEvmCompatible) return checksummedAddress(text, field);
   if (typeof text === 'string' && isAddress(text)) return text;

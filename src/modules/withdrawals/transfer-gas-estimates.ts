@@ -1,13 +1,19 @@
 import { KeelError } from '../../platform/errors';
 import { formatScaled } from '../../platform/decimal';
-import type { ChainNetworks, ChainService, SolanaNetwork } from '../chains';
-import { TransferRefused } from '../../platform/chain-port/solana-chain';
+import { TransferRefused } from '../../platform/chain-port/chain-port';
+import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
-import { transactionRequest } from './transaction-request';
 import { priceLines } from './transfer-lines';
-import type { GasEstimateView, PricedLine, TransferLine } from './transfer.domain';
+import { chainAsset } from '../../platform/chain-port/chain-port';
+import { feeDecimals } from './transfer-families';
+import type { GasEstimateView, TransferLine } from './transfer.domain';
 
-/** What sending lines from a master wallet would cost in gas at the chain's current fees; nothing is recorded. */
+/**
+ * What sending lines from a master wallet would cost at the chain's current fees, through its chain
+ * port; nothing is recorded. EVM: gas at the node's max fee per gas (callGasLimit the gas); Solana:
+ * the network fees and the rent of each recipient's token account to create, in lamports (callGasLimit
+ * the compute units).
+ */
 export class TransferGasEstimates {
   constructor(
     private readonly wallets: SendingWallets,
@@ -18,39 +24,20 @@ export class TransferGasEstimates {
   async estimate(organizationId: string, masterWalletId: string, assets: TransferLine[]): Promise<GasEstimateView> {
     const wallet = await this.wallets.resolve(organizationId, { masterWalletId });
     const { chain: sending, lines } = await priceLines(this.chains, this.networks, wallet, assets);
-    if (sending.family === 'solana') return this.estimateSolana(wallet.address, sending.solana, lines);
-    const network = sending.network;
-    const [fees, limits] = await Promise.all([
-      network.provider.getFeeData(),
-      Promise.all(lines.map((l) => network.provider.estimateGas({ from: wallet.address, ...transactionRequest(l.asset, l.recipient, l.rawAmount, l.tokenId === undefined ? undefined : { from: wallet.address, tokenId: l.tokenId }) }).catch(() => null))),
-    ]);
-    const failed = limits.findIndex((l) => l === null);
-    if (failed >= 0) throw new KeelError('INSUFFICIENT_FUNDS', `assets.${failed}: the chain refuses this transfer from ${wallet.address} (balance too low?)`, { fields: [{ field: `assets.${failed}`, error: 'INVALID_FIELD' }] });
-    const gas = (limits as bigint[]).reduce((a, b) => a + b, 0n);
-    const wei = gas * (fees.maxFeePerGas ?? fees.gasPrice ?? 0n);
-    const chain = await this.chains.getBlockchain(network.blockchainId);
+    const estimates = await Promise.all(
+      lines.map((l, i) =>
+        sending.port.estimateTransfer(wallet.address, { to: l.recipient, asset: chainAsset(l.asset, l.tokenId), amount: l.rawAmount }).catch((e: unknown) => {
+          if (!(e instanceof TransferRefused)) throw e;
+          throw new KeelError('INSUFFICIENT_FUNDS', `assets.${i}: the chain refuses this transfer from ${wallet.address} (balance too low?): ${e.message}`, { fields: [{ field: `assets.${i}`, error: 'INVALID_FIELD' }] });
+        }),
+      ),
+    );
+    const cost = estimates.reduce((sum, e) => sum + e.fee + e.accountCreation, 0n);
+    const units = estimates.reduce((sum, e) => sum + (e.units ?? 0n), 0n);
+    const chain = await this.chains.getBlockchain(sending.blockchainId);
     return {
       assets: lines.map((l) => ({ amount: formatScaled(l.rawAmount, l.asset.decimals), asset: l.asset, blockchain: chain, destinationAddress: l.recipient })),
-      estimatedFee: { amount: formatScaled(wei, 18), value: wei.toString(), callGasLimit: gas.toString(), verificationGasLimi: '0' },
-    };
-  }
-
-  /** On Solana: the network fees and the rent of each recipient's token account to create, in lamports (no gas limits: 0). */
-  private async estimateSolana(from: string, network: SolanaNetwork, lines: PricedLine[]): Promise<GasEstimateView> {
-    let lamports = 0n;
-    for (const [i, l] of lines.entries()) {
-      try {
-        const estimate = await network.port.estimateTransfer(from, { to: l.recipient, asset: l.asset.isNative ? { kind: 'native' } : { kind: 'token', address: l.asset.address, decimals: l.asset.decimals }, amount: l.rawAmount });
-        lamports += estimate.fee + estimate.accountCreation;
-      } catch (e) {
-        if (!(e instanceof TransferRefused)) throw e;
-        throw new KeelError('INSUFFICIENT_FUNDS', `assets.${i}: the cluster refuses this transfer from ${from}: ${e.message}`, { fields: [{ field: `assets.${i}`, error: 'INVALID_FIELD' }] });
-      }
-    }
-    const chain = await this.chains.getBlockchain(network.blockchainId);
-    return {
-      assets: lines.map((l) => ({ amount: formatScaled(l.rawAmount, l.asset.decimals), asset: l.asset, blockchain: chain, destinationAddress: l.recipient })),
-      estimatedFee: { amount: formatScaled(lamports, 9), value: lamports.toString(), callGasLimit: '0', verificationGasLimi: '0' },
+      estimatedFee: { amount: formatScaled(cost, feeDecimals(chain)), value: cost.toString(), callGasLimit: units.toString(), verificationGasLimi: '0' },
     };
   }
 }

@@ -2,13 +2,13 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { formatScaled } from '../../platform/decimal';
 import type { ChainNetworks, ChainNetwork, ChainService } from '../chains';
-import { readBalances } from '../wallets';
 import type { SendingWallet, SendingWallets, WalletSource } from '../wallets';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { checkSanctions, checkTransferPolicy, RecipientScreen } from './transfer-policy';
 import { inFlightByAsset } from './in-flight';
 import { ensureNftsHeld, holdNfts } from './nft-funds';
 import { priceLines } from './transfer-lines';
+import { chainAsset } from '../../platform/chain-port/chain-port';
 import { ensureSolanaFunds } from './solana-sender';
 import { TransferApprovals } from './transfer-approvals';
 import { TransferGasEstimates } from './transfer-gas-estimates';
@@ -71,6 +71,7 @@ export class TransferService {
     const { chain, lines } = await priceLines(this.chains, this.networks, wallet, input.assets);
     checkSanctions(this.sanctions, lines);
     checkTransferPolicy(wallet.configurations.security, lines);
+    // The funds a send needs differ in shape: on Solana the fees and a new token account's rent come out of SOL; on EVM gas is checked by the sender.
     if (chain.family === 'evm') await this.ensureFunds(wallet, chain.network, lines);
     else await ensureSolanaFunds(this.db, wallet, chain.solana, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? ('PENDING_APPROVAL' as const) : ('QUEUED' as const);
@@ -109,7 +110,7 @@ export class TransferService {
     const ids = [...byId.keys()];
     const needed = await inFlightByAsset(this.db, wallet.address, network.blockchainId, ids);
     for (const l of lines) needed.set(l.asset.id, (needed.get(l.asset.id) ?? 0n) + l.rawAmount);
-    const balances = await readBalances(network.provider, wallet.address, ids.map((id) => byId.get(id)!));
+    const balances = await Promise.all(ids.map((id) => network.port.balance(wallet.address, chainAsset(byId.get(id)!))));
     ids.forEach((id, i) => {
       if (balances[i] < needed.get(id)!) {
         const asset = byId.get(id)!;
@@ -120,7 +121,7 @@ export class TransferService {
         });
       }
     });
-    if (!wallet.configurations.enableGaslessWithdraw && (await network.provider.getBalance(wallet.address)) === 0n) {
+    if (!wallet.configurations.enableGaslessWithdraw && (await network.port.balance(wallet.address, { kind: 'native' })) === 0n) {
       throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds no native coin to pay gas`);
     }
   }

@@ -1,8 +1,8 @@
 /**
- * What Keel's modules need of a chain, whatever its family: addresses, balances, incoming transfers
- * (deposit detection), fees, transfers built, signed and sent without ever paying twice, and how
- * final a transaction is. One implementation per family (solana-chain.ts; EVM's code is still where
- * it was and moves behind this port next, issue 35).
+ * What Keel's modules need of a chain, whatever its family: addresses, balances, blocks and the
+ * transfers in them (deposit detection), fees, transfers built, signed and sent without ever paying
+ * twice, and how final a transaction is. One implementation per family: evm-chain.ts (JSON-RPC over
+ * ethers) and solana-chain.ts (@solana/kit), issue 35.
  *
  * Amounts are integers in the asset's smallest unit (lamports, wei, token base units). Positions on
  * the chain are "heights": a slot on Solana, a block number on EVM.
@@ -13,32 +13,81 @@ export type ChainFamily = 'evm' | 'solana';
 /** How final something is: seen (may vanish), confirmed (a supermajority / enough blocks), final (cannot be reverted). */
 export type Finality = 'seen' | 'confirmed' | 'final';
 
-/** The native coin, or a token by its contract (EVM) or mint (Solana) address. */
-export type ChainAsset = { kind: 'native' } | { kind: 'token'; address: string; decimals: number };
+/** The native coin, a token by its contract (EVM) or mint (Solana) address, or one NFT of a collection (EVM only). */
+export type ChainAsset = { kind: 'native' } | { kind: 'token'; address: string; decimals: number } | { kind: 'nft'; address: string; standard: 'ERC721' | 'ERC1155'; tokenId: bigint };
 
-/** A transfer into a watched address, as a deposit scanner reports it. */
-export interface IncomingTransfer {
+/** An asset of Keel's registry (and for an NFT its token id) as the chain port names it. */
+export function chainAsset(asset: { isNative: boolean; address: string; decimals: number; standard?: string }, tokenId?: bigint): ChainAsset {
+  if (asset.isNative) return { kind: 'native' };
+  if (tokenId !== undefined && (asset.standard === 'ERC721' || asset.standard === 'ERC1155')) return { kind: 'nft', address: asset.address, standard: asset.standard, tokenId };
+  return { kind: 'token', address: asset.address, decimals: asset.decimals };
+}
+
+/** A block a scan read. */
+export interface ChainBlock {
+  height: number;
+  hash: string;
+  /** The previous block's hash (EVM, where a scan checks its blocks follow each other); null where the family's scan does not check it (Solana). */
+  parentHash: string | null;
+  /** Seconds since the epoch. */
+  timestamp: number;
+}
+
+/** Value that moved to or from a watched address, as a deposit scanner reports it. */
+export interface ChainTransfer {
   /** Transaction hash or signature. */
   txId: string;
-  /** Unique within the transaction: e.g. `native:<address>` or `token:<mint>:<address>`. */
+  /** Unique within the transaction: `native`, `log:<i>` (`log:<i>:<j>` in a batch) on EVM; `native:<owner>` or `token:<mint>:<owner>` on Solana. */
   position: string;
+  /**
+   * The position as the numbers a record is keyed by, the same on every scan: EVM the log's index
+   * (NATIVE_TRANSFER_INDEX for a native value transfer), Solana a 31-bit digest of `position`.
+   */
+  index: number;
+  /** An ERC-1155 TransferBatch id's place in its log; 0 for every other transfer. */
+  batchIndex: number;
   height: number;
   blockHash: string;
   /** Seconds since the epoch. */
   timestamp: number;
-  /** The watched address (on Solana the owner, not its token account). */
+  /** The watched address, or the other side of a transfer from a watched address (on Solana the owner, not its token account). */
   to: string;
-  /** The sender when it can be told (the account whose balance of the asset fell), else null. */
+  /** The sender when it can be told (on Solana the account whose balance of the asset fell), else null. */
   from: string | null;
   asset: { kind: 'native' } | { kind: 'token'; address: string };
   amount: bigint;
+  /** An NFT transfer's token id (amount is then the number of tokens: 1 for ERC-721). */
+  tokenId?: bigint;
+}
+
+/** The log index recorded for an EVM native-coin transfer, which has no log. */
+export const NATIVE_TRANSFER_INDEX = -1;
+
+/** What a scan looks for. */
+export interface ScanWatch {
+  /** The watched addresses (EVM compares them ignoring case; Solana exactly). */
+  addresses: ReadonlySet<string>;
+  /** Token contracts whose transfers are read (EVM reads logs by contract; Solana reads every mint's balance changes and ignores this). */
+  tokens?: readonly string[];
+  /** NFT collections (ERC-721 / ERC-1155) whose transfers are read, with their token ids (EVM). */
+  nfts?: readonly string[];
 }
 
 export interface ScannedRange {
-  transfers: IncomingTransfer[];
-  /** Every block in the range (heights without one were skipped), for reorganisation checks later. */
-  blocks: { height: number; hash: string }[];
+  /**
+   * Transfers into watched addresses, and on EVM out of them too (a sweep, a withdrawal seen on
+   * chain: the recorder keeps an address's history of both directions; Solana reports incoming only).
+   */
+  transfers: ChainTransfer[];
+  /** Every block in the range, oldest first (on Solana, heights without one were skipped), for reorganisation checks later. */
+  blocks: ChainBlock[];
 }
+
+/** The chain changed under a scan (a reorganisation): nothing of it may be recorded; the caller scans again from its cursor. */
+export class ChainMovedError extends Error {}
+
+/** A transfer the chain refuses before it could land (it would fail: funds short, ...): nothing was sent, nothing charged. */
+export class TransferRefused extends Error {}
 
 export interface TransferRequest {
   to: string;
@@ -54,6 +103,8 @@ export interface FeeEstimate {
   accountCreation: bigint;
   /** Native coin the sender needs in all: amount (if native) + fee + accountCreation. */
   nativeNeeded: bigint;
+  /** The units the fee pays for: gas on EVM (the limit estimated), compute units on Solana (absent on an estimate read back from a record). */
+  units?: bigint;
 }
 
 /**
@@ -64,8 +115,10 @@ export interface PreparedTransfer {
   txId: string;
   /** The signed transaction (base64 on Solana, 0x-hex on EVM). */
   raw: string;
-  /** The chain's height past which it can no longer land (Solana: lastValidBlockHeight; EVM: null, a nonce replaces it). */
+  /** The chain's height past which it can no longer land (Solana: lastValidBlockHeight; EVM: null, only a transaction taking its nonce can stop it). */
   validThrough: number | null;
+  /** The sender and the nonce signed (EVM; null on Solana): what outcome() checks for a replacement. */
+  nonce: { from: string; value: number } | null;
   fee: FeeEstimate;
 }
 
@@ -74,22 +127,37 @@ export type TransferOutcome =
   | { state: 'landed'; height: number; finality: Finality; failed: boolean; error?: string }
   /** Not seen yet and can still land: send the same transaction again. */
   | { state: 'pending' }
-  /** Not seen, and can no longer land (its validity has passed at final): safe to prepare a new one. */
+  /**
+   * Not seen, and can no longer land: safe to prepare a new one. Solana: its blockhash validity has
+   * passed at final; EVM: its nonce is used, at the chain's confirmation depth, by another transaction.
+   */
   | { state: 'expired' };
 
 /** `Signer`: what signs for an address on the family (Solana: a kit TransactionSigner; EVM: an ethers wallet). */
 export interface ChainPort<Signer = unknown> {
   readonly family: ChainFamily;
   isAddress(value: string): boolean;
-  /** The chain's height at a finality. */
+  /**
+   * The chain's height at a finality. EVM: `seen` is the head; `confirmed` and `final` the newest
+   * block with the chain's confirmation count (Keel credits an EVM deposit at that count, as it
+   * always has; a node's `finalized` tag is not what deposits wait for). Solana: the commitments.
+   */
   height(finality: Finality): Promise<number>;
   balance(address: string, asset: ChainAsset, finality?: Finality): Promise<bigint>;
-  /** Transfers into `watched` addresses in heights [from, to], from blocks at `finality`. */
-  scanIncoming(from: number, to: number, watched: ReadonlySet<string>, finality: Finality): Promise<ScannedRange>;
+  /**
+   * The blocks of heights [from, to] at `finality` and the transfers in them of the watched
+   * addresses. EVM throws ChainMovedError when the chain reorganised during the scan.
+   */
+  scan(from: number, to: number, watch: ScanWatch, finality: Finality): Promise<ScannedRange>;
   /** The hash of the block at a height now (null: skipped, rolled back, or not there yet). */
   blockHash(height: number, finality: Finality): Promise<string | null>;
+  /** The time of the block at a height, in seconds since the epoch (null: no block there). */
+  blockTime(height: number): Promise<number | null>;
   estimateTransfer(from: string, request: TransferRequest): Promise<FeeEstimate>;
-  /** Builds and signs a transfer; sends nothing. */
+  /**
+   * Builds and signs a transfer; sends nothing. On EVM it takes the sender's next nonce from the
+   * node (Keel's queueing EVM sender keeps its own count and signs with EvmChain.signWithNonce).
+   */
   prepareTransfer(signer: Signer, request: TransferRequest): Promise<PreparedTransfer>;
   /**
    * Sends a prepared transfer (again); sending one that already landed is harmless. A transfer the

@@ -43,7 +43,8 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import type { ChainAsset, ChainPort, FeeEstimate, Finality, IncomingTransfer, PreparedTransfer, ScannedRange, TransferOutcome, TransferRequest } from './chain-port';
+import { createHash } from 'node:crypto';
+import { TransferRefused, type ChainAsset, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { SplTokenFacts, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, decodeMetaplexMetadata, decodeMint, metaplexMetadataAddress } from './spl-token-facts';
 
 export { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SplTokenFacts };
@@ -69,9 +70,6 @@ export interface SolanaChainOptions {
   priorityMicroLamports?: bigint;
   minPriorityMicroLamports?: bigint;
 }
-
-/** A transfer the cluster refused before it could land (preflight): nothing was sent, nothing charged. */
-export class TransferRefused extends Error {}
 
 interface RpcBlockTransaction {
   transaction: { signatures: string[]; message: { accountKeys: string[] } };
@@ -113,6 +111,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   async balance(owner: string, asset: ChainAsset, finality: Finality = 'confirmed'): Promise<bigint> {
     const commitment = COMMITMENT[finality];
     if (asset.kind === 'native') return (await this.rpc.getBalance(address(owner), { commitment }).send()).value;
+    if (asset.kind === 'nft') return 0n; // no NFT collections are served on Solana
     // Every token account of the owner for the mint (its associated one and any other), Token or Token-2022.
     const { value } = await this.rpc.getTokenAccountsByOwner(address(owner), { mint: address(asset.address) }, { encoding: 'base64', commitment }).send();
     return value.reduce((sum, a) => sum + tokenAccount(a.account.data[0]).amount, 0n);
@@ -165,7 +164,9 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     return out;
   }
 
-  async scanIncoming(from: number, to: number, watched: ReadonlySet<string>, finality: Finality): Promise<ScannedRange> {
+  /** Incoming transfers only, read from every mint's balance changes (watch.tokens and watch.nfts are not needed). */
+  async scan(from: number, to: number, watch: ScanWatch, finality: Finality): Promise<ScannedRange> {
+    const watched = watch.addresses;
     const commitment = finality === 'final' ? 'finalized' : 'confirmed';
     const slots = await this.rpc.getBlocks(BigInt(from), BigInt(to), { commitment }).send();
     const out: ScannedRange = { transfers: [], blocks: [] };
@@ -175,8 +176,8 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
         .send();
       if (!block) continue;
       const height = Number(slot);
-      out.blocks.push({ height, hash: block.blockhash });
       const timestamp = Number(block.blockTime ?? 0);
+      out.blocks.push({ height, hash: block.blockhash, parentHash: null, timestamp });
       for (const tx of block.transactions as unknown as RpcBlockTransaction[]) {
         out.transfers.push(...incomingOf(tx, watched, { height, blockHash: block.blockhash, timestamp }));
       }
@@ -185,21 +186,15 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   }
 
   async blockHash(height: number, finality: Finality): Promise<string | null> {
-    try {
-      const block = await this.rpc
-        .getBlock(BigInt(height), { commitment: finality === 'final' ? 'finalized' : 'confirmed', transactionDetails: 'none', rewards: false })
-        .send();
-      return block?.blockhash ?? null;
-    } catch (e) {
-      if (
-        isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED) ||
-        isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE) ||
-        isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED)
-      ) {
-        return null;
-      }
-      throw e;
-    }
+    const block = await noBlockAsNull(
+      this.rpc.getBlock(BigInt(height), { commitment: finality === 'final' ? 'finalized' : 'confirmed', transactionDetails: 'none', rewards: false }).send(),
+    );
+    return block?.blockhash ?? null;
+  }
+
+  async blockTime(height: number): Promise<number | null> {
+    const time = await noBlockAsNull(this.rpc.getBlockTime(BigInt(height)).send());
+    return time === null ? null : Number(time);
   }
 
   async estimateTransfer(from: string, request: TransferRequest): Promise<FeeEstimate> {
@@ -216,7 +211,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       (m) => appendTransactionMessageInstructions(plan.instructions, m),
     );
     const tx = await signTransactionMessageWithSigners(message);
-    return { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), fee: plan.fee };
+    return { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee: plan.fee };
   }
 
   async broadcast(prepared: PreparedTransfer): Promise<void> {
@@ -247,6 +242,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   /** The instructions of a transfer and what it costs, for a payer (a real signer, or a no-op one to estimate). */
   private async plan(payer: TransactionSigner, request: TransferRequest): Promise<{ instructions: Instruction[]; fee: FeeEstimate }> {
     if (request.amount <= 0n) throw new Error('a transfer amount must be positive');
+    if (request.asset.kind === 'nft') throw new TransferRefused('NFT collections are not served on Solana');
     const to = address(request.to);
     const transfer: Instruction[] = [];
     let accountCreation = 0n;
@@ -289,7 +285,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     const units = Math.ceil(simulated * COMPUTE_HEADROOM);
     const instructions = [getSetComputeUnitLimitInstruction({ units }), getSetComputeUnitPriceInstruction({ microLamports: price }), ...transfer];
     const fee = LAMPORTS_PER_SIGNATURE + (price * BigInt(units) + 999_999n) / 1_000_000n;
-    return { instructions, fee: { fee, accountCreation, nativeNeeded: (request.asset.kind === 'native' ? request.amount : 0n) + fee + accountCreation } };
+    return { instructions, fee: { fee, accountCreation, nativeNeeded: (request.asset.kind === 'native' ? request.amount : 0n) + fee + accountCreation, units: BigInt(units) } };
   }
 
   private async priorityFee(written: Address[]): Promise<bigint> {
@@ -314,6 +310,22 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
 const fromBase64 = getBase64Encoder();
 const addressDecoder = getAddressDecoder();
 
+/** A read of a slot's block: null when the slot was skipped, rolled back or is not there (yet). */
+async function noBlockAsNull<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (e) {
+    if (
+      isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED) ||
+      isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE) ||
+      isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED)
+    ) {
+      return null;
+    }
+    throw e;
+  }
+}
+
 /** The mint and amount of a token account (Token or Token-2022: the same first 165 bytes) from its base64 data. */
 function tokenAccount(base64: string): { mint: string; amount: bigint } {
   const data = new Uint8Array(fromBase64.encode(base64));
@@ -322,20 +334,20 @@ function tokenAccount(base64: string): { mint: string; amount: bigint } {
 }
 
 /** The transfers into watched addresses of one successful transaction, from its balance changes. */
-export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>, at: { height: number; blockHash: string; timestamp: number }): IncomingTransfer[] {
+export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>, at: { height: number; blockHash: string; timestamp: number }): ChainTransfer[] {
   if (!tx.meta || tx.meta.err !== null) return [];
   const meta = tx.meta;
   const keys = [...tx.transaction.message.accountKeys, ...(meta.loadedAddresses?.writable ?? []), ...(meta.loadedAddresses?.readonly ?? [])];
   const txId = tx.transaction.signatures[0];
   const base = { txId, height: at.height, blockHash: at.blockHash, timestamp: at.timestamp };
-  const out: IncomingTransfer[] = [];
+  const out: ChainTransfer[] = [];
   const nativeDelta = (i: number) => BigInt(meta.postBalances[i] ?? 0) - BigInt(meta.preBalances[i] ?? 0);
   for (const [i, key] of keys.entries()) {
     if (!watched.has(key)) continue;
     const delta = nativeDelta(i);
     if (delta <= 0n) continue;
     const fromIndex = keys.findIndex((_, j) => j !== i && nativeDelta(j) < 0n);
-    out.push({ ...base, position: `native:${key}`, to: key, from: fromIndex >= 0 ? keys[fromIndex] : null, asset: { kind: 'native' }, amount: delta });
+    out.push({ ...base, ...positioned(`native:${key}`), to: key, from: fromIndex >= 0 ? keys[fromIndex] : null, asset: { kind: 'native' }, amount: delta });
   }
   // Token balances: by token account; credited to its owner, once per (mint, owner) in the transaction.
   const pre = new Map((meta.preTokenBalances ?? []).map((b) => [b.accountIndex, b]));
@@ -354,8 +366,13 @@ export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>
     if (!(meta.postTokenBalances ?? []).some((b) => b.accountIndex === p.accountIndex) && BigInt(p.uiTokenAmount.amount) > 0n) losers.set(p.mint, p.owner ?? '');
   }
   for (const [k, d] of deltas) {
-    out.push({ ...base, position: `token:${k}`, to: d.owner, from: losers.get(d.mint) || null, asset: { kind: 'token', address: d.mint }, amount: d.amount });
+    out.push({ ...base, ...positioned(`token:${k}`), to: d.owner, from: losers.get(d.mint) || null, asset: { kind: 'token', address: d.mint }, amount: d.amount });
   }
   return out;
 }
 
+
+/** A position and the index a record keys it by: a 31-bit digest of it, the same on every scan. */
+function positioned(position: string): { position: string; index: number; batchIndex: number } {
+  return { position, index: createHash('sha256').update(position).digest().readUInt32BE(0) >>> 1, batchIndex: 0 };
+}

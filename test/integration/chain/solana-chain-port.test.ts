@@ -20,7 +20,8 @@ import {
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getInitializeMint2Instruction, getMintToCheckedInstruction } from '@solana-program/token';
 import { PreparedTransfer, PreparedTransferStore, sendOnce } from '../../../src/platform/chain-port/chain-port';
-import { SolanaChain, TOKEN_2022_PROGRAM, TransferRefused } from '../../../src/platform/chain-port/solana-chain';
+import { SolanaChain, TOKEN_2022_PROGRAM } from '../../../src/platform/chain-port/solana-chain';
+import { TransferRefused } from '../../../src/platform/chain-port/chain-port';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { eventually } from '../../support/eventually';
@@ -126,7 +127,7 @@ describe('Solana chain port on the sandbox network', () => {
     const last = await landed(tok);
     await landed(sol);
     const to = Math.max(last.height, (await chain.outcome(sol)).state === 'landed' ? last.height : 0);
-    const scanned = await chain.scanIncoming(from, to, new Set([a, b]), 'confirmed');
+    const scanned = await chain.scan(from, to, { addresses: new Set([a, b]) }, 'confirmed');
     const byTx = new Map(scanned.transfers.map((t) => [t.txId, t]));
     expect(scanned.transfers).toHaveLength(2);
     expect(byTx.get(sol.txId)).toMatchObject({ to: a, from: sender.address, asset: { kind: 'native' }, amount: SOL / 4n, position: `native:${a}` });
@@ -134,6 +135,10 @@ describe('Solana chain port on the sandbox network', () => {
     const t = byTx.get(tok.txId)!;
     expect(scanned.blocks.find((blk) => blk.height === t.height)?.hash).toBe(t.blockHash);
     expect(await chain.blockHash(t.height, 'confirmed')).toBe(t.blockHash);
+    // The block's time, as the scan read it and as blockTime reads it (a checkout's address retirement uses it).
+    const time = await chain.blockTime(t.height);
+    expect(time).toBe(t.timestamp);
+    expect(Math.abs(time! * 1000 - Date.now())).toBeLessThan(120_000);
   });
 
   test('a block rolled back before finality: its deposit is gone and its hash reads as null', async () => {
@@ -230,7 +235,7 @@ describe('Solana chain port on the sandbox network', () => {
       ),
     );
     await chain.rpc.sendTransaction(getBase64EncodedWireTransaction(setup), { encoding: 'base64' }).send();
-    await landed({ txId: getSignatureFromTransaction(setup), raw: '', validThrough: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
+    await landed({ txId: getSignatureFromTransaction(setup), raw: '', validThrough: null, nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
     const token = { kind: 'token' as const, address: mint.address, decimals: 2 };
     expect(await chain.balance(sender.address, token)).toBe(10_000n);
 
@@ -244,7 +249,7 @@ describe('Solana chain port on the sandbox network', () => {
     const o = await landed(sent);
     expect(before - (await chain.balance(sender.address, native, 'seen'))).toBe(sent.fee.fee + rent);
     expect(await chain.balance(to, token)).toBe(2_500n);
-    const scanned = await chain.scanIncoming(from, o.height, new Set([to]), 'confirmed');
+    const scanned = await chain.scan(from, o.height, { addresses: new Set([to]) }, 'confirmed');
     expect(scanned.transfers).toEqual([expect.objectContaining({ txId: sent.txId, to, asset: { kind: 'token', address: mint.address }, amount: 2_500n })]);
   });
 

@@ -4,7 +4,8 @@
  * Solana Pay request and its QR code; the payer pays the address shown and the page turns paid);
  * a payment in another mint is not counted; an underpayment stays UNDERPAID past the expiry and a
  * payment after it is LATE; a repeat payment is a REPEAT; another organisation's wallet is 404 and
- * an EVM wallet as the Solana one is 400 INVALID_NETWORK.
+ * an EVM wallet as the Solana one is 400 INVALID_NETWORK; an expired checkout's address is retired
+ * after the late-payment grace (the time of the slots scanned read through the chain port).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ jest.setTimeout(120_000);
 const ARTIFACTS = join(__dirname, '../../../test-artifacts/solana-checkout');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const USDC = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
+/** The late-payment grace: a checkout's address is retired once its expiry plus this has passed in the slots scanned. */
+const GRACE_SECONDS = 10;
 
 let devnet: SolanaDevnet;
 let t: TestKeel;
@@ -39,7 +42,7 @@ const problems: string[] = [];
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   devnet = await startSolanaDevnet({ slotMs: 50, finalizedLag: 16 });
-  t = await startTestKeel({ ...PAYMENT_CONFIG, KEEL_CHAINS: formatChainsConfig([...parseChainsConfig(process.env.KEEL_CHAINS!), devSolanaSpec(devnet.rpcUrl)]) });
+  t = await startTestKeel({ ...PAYMENT_CONFIG, CHECKOUT_LATE_PAYMENT_GRACE_SECONDS: GRACE_SECONDS, KEEL_CHAINS: formatChainsConfig([...parseChainsConfig(process.env.KEEL_CHAINS!), devSolanaSpec(devnet.rpcUrl)]) });
   shop = await merchant(t);
   solanaId = ((await shop.org.core.get('/v1/blockchains')).body.data as { id: string; isEvmCompatible: boolean }[]).find((c) => !c.isEvmCompatible)!.id;
   const created = await shop.org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Shop on Solana' });
@@ -167,6 +170,32 @@ test('a payment in another mint is not counted; an underpayment stays UNDERPAID 
   expect(after).toMatchObject({ status: 'UNDERPAID', amountReceived: '2', amountDue: '3', transfersNotCounted: 2 });
   expect(after.transfers.find((x: { txHash: string }) => x.txHash === late)).toMatchObject({ kind: 'LATE' });
   expect((await shop.org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(0);
+});
+
+test('an expired Solana checkout keeps its address watched through the late-payment grace, then the address is retired and no longer watched', async () => {
+  const client = publicClient(t);
+  const link = await solanaLink({ name: 'Brief offer', amount: '1', expiresAt: new Date(Date.now() + 6_000).toISOString() });
+  const session = (await client.post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: solanaId, assetId: usdc.id })).body.data;
+  const db = t.keel.platform.db;
+  const checkoutRow = async () => db('checkouts').where({ id: session.id }).first('addressId', 'addressRetiredAt', 'expiresAt');
+  const watched = async () => (await t.keel.services.watchedWallets.on(solanaId)).has(session.depositAddress.toLowerCase());
+  expect(await watched()).toBe(true);
+  const { expiresAt } = await checkoutRow();
+
+  await sessionReaches(client, session, 'EXPIRED');
+  // Within the grace: still watched (a late payment would be recorded as LATE).
+  expect(Date.now()).toBeLessThan(new Date(expiresAt).getTime() + GRACE_SECONDS * 1000);
+  expect((await checkoutRow()).addressRetiredAt).toBeNull();
+  expect(await watched()).toBe(true);
+
+  const retired = await eventually(async () => {
+    const row = await checkoutRow();
+    return row.addressRetiredAt !== null && row;
+  }, 45_000, 200);
+  // Not before the expiry and the grace had passed.
+  expect(new Date(retired.addressRetiredAt).getTime()).toBeGreaterThanOrEqual(new Date(expiresAt).getTime() + GRACE_SECONDS * 1000);
+  expect(await watched()).toBe(false);
+  expect((await shop.org.core.get(`/v1/addresses/${retired.addressId}`)).body.data.isActive).toBe(false);
 });
 
 test("another organisation's Solana wallet is 404; an EVM wallet as the Solana one (or a Solana wallet as the EVM one) is 400 INVALID_NETWORK; null takes the Solana wallet off", async () => {

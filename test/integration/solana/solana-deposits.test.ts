@@ -1,6 +1,6 @@
 /**
  * Solana deposits through the API (issue 35): SOL and SPL transfers into watched addresses are read
- * through the chain port's scanIncoming, recorded once their slot is finalized by the deposits
+ * through the chain port's scan, recorded once their slot is finalized by the deposits
  * module's one recorder (exactly once, the spec's address.* / master.incoming_transfer data with the
  * mint as raw contract), delivered to a webhook receiver; a deposit in a slot rolled back before
  * finality is never credited; a mint Keel does not list is not recorded; a restart changes nothing.

@@ -1,5 +1,5 @@
 import { ethers } from 'ethers';
-import { decodeTransferLog, ERC1155_BATCH_TOPIC, ERC1155_SINGLE_TOPIC, ERC20_TRANSFER_TOPIC } from '../../../src/modules/deposits/block-scanner';
+import { decodeTransferLog, ERC1155_BATCH_TOPIC, ERC1155_SINGLE_TOPIC, ERC20_TRANSFER_TOPIC } from '../../../src/platform/chain-port/evm-chain';
 
 const coder = ethers.AbiCoder.defaultAbiCoder();
 const word = (address: string) => ethers.zeroPadValue(address, 32);

@@ -2,6 +2,7 @@
  * Deposit detection on Solana reads balance changes, not instructions: these are the rules that turn
  * one transaction's meta (as getBlock answers it) into transfers into watched addresses.
  */
+import { createHash } from 'node:crypto';
 import { incomingOf } from '../../../src/platform/chain-port/solana-chain';
 
 const at = { height: 10, blockHash: 'H', timestamp: 1_700_000_000 };
@@ -16,7 +17,8 @@ const bal = (accountIndex: number, mint: string, owner: string, amount: string) 
 test('SOL into a watched address: the growth of its balance, from the account that paid it', () => {
   const t = tx({ preBalances: [10_000n, 0n, 1n], postBalances: [4_000n, 5_000n, 1n] }, ['payer', 'deposit', 'program']);
   expect(incomingOf(t, new Set(['deposit']), at)).toEqual([
-    { txId: 'sig1', position: 'native:deposit', height: 10, blockHash: 'H', timestamp: 1_700_000_000, to: 'deposit', from: 'payer', asset: { kind: 'native' }, amount: 5_000n },
+    // The index a record keys it by: the first 31 bits of the position's SHA-256, the same on every scan.
+    { txId: 'sig1', position: 'native:deposit', index: createHash('sha256').update('native:deposit').digest().readUInt32BE(0) >>> 1, batchIndex: 0, height: 10, blockHash: 'H', timestamp: 1_700_000_000, to: 'deposit', from: 'payer', asset: { kind: 'native' }, amount: 5_000n },
   ]);
 });
 

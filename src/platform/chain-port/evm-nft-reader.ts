@@ -1,5 +1,4 @@
 import { ethers } from 'ethers';
-import type { NftStandard } from './nft-standards';
 
 const nftReader = new ethers.Interface([
   'function ownerOf(uint256 tokenId) view returns (address)',
@@ -10,7 +9,7 @@ const nftReader = new ethers.Interface([
  * How many of one NFT `owner` holds on chain now: ERC-721 1 when ownerOf says so (0 for another
  * owner or a burnt id, whose ownerOf reverts), ERC-1155 balanceOf(owner, id).
  */
-export async function readNftBalance(provider: ethers.Provider, owner: string, collection: { address: string; standard: NftStandard }, tokenId: bigint): Promise<bigint> {
+export async function readNftBalance(provider: ethers.Provider, owner: string, collection: { address: string; standard: 'ERC721' | 'ERC1155' }, tokenId: bigint): Promise<bigint> {
   const contract = new ethers.Contract(collection.address, nftReader, provider);
   if (collection.standard === 'ERC1155') return (await contract.balanceOf(owner, tokenId)) as bigint;
   try {

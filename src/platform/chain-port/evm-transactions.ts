@@ -1,0 +1,154 @@
+/**
+ * EVM transactions as Keel's nonce-based sender needs them (behind EvmChain, issue 35): the call that
+ * moves an asset, what the chain says about a line's nonce, broadcasting signed bytes again safely,
+ * and the fees a stuck transaction is re-signed with. The sender's queueing (which line, which nonce,
+ * when to bump) stays with the sender (withdrawals/transaction-sender.ts).
+ */
+import { ethers } from 'ethers';
+
+const erc20 = new ethers.Interface(['function transfer(address to, uint256 amount) returns (bool)']);
+const nfts = new ethers.Interface([
+  'function safeTransferFrom(address from, address to, uint256 tokenId)',
+  'function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes data)',
+]);
+
+/** What moves an NFT: the sending address and the token id (the asset's standard says which call). */
+export interface NftMove {
+  from: string;
+  tokenId: bigint;
+}
+
+/** A call to sign: its target, value and data. */
+export interface CallRequest {
+  to: string;
+  value: bigint;
+  data: string;
+}
+
+/**
+ * The call that moves `rawAmount` of an asset to `recipient`: a value transfer, ERC-20 transfer(),
+ * or for an NFT collection safeTransferFrom (ERC-721 the token; ERC-1155 `rawAmount` of the id).
+ */
+export function transactionRequest(asset: { isNative: boolean; address: string; standard?: string }, recipient: string, rawAmount: bigint, nft?: NftMove): CallRequest {
+  if (asset.isNative) return { to: recipient, value: rawAmount, data: '0x' };
+  if (nft && asset.standard === 'ERC721') return { to: asset.address, value: 0n, data: nfts.encodeFunctionData('safeTransferFrom(address,address,uint256)', [nft.from, recipient, nft.tokenId]) };
+  if (nft && asset.standard === 'ERC1155') return { to: asset.address, value: 0n, data: nfts.encodeFunctionData('safeTransferFrom(address,address,uint256,uint256,bytes)', [nft.from, recipient, nft.tokenId, rawAmount, '0x']) };
+  if (nft) throw new Error(`transactionRequest: ${asset.address} is not an NFT collection`);
+  return { to: asset.address, value: 0n, data: erc20.encodeFunctionData('transfer', [recipient, rawAmount]) };
+}
+
+/** The transactions Keel signed for one line: they all share the line's nonce (fee bumps re-sign it). */
+export interface SignedLine {
+  fromAddress: string;
+  nonce: string | null;
+  txHash: string | null;
+  replacedTxHashes: string[];
+}
+
+/**
+ * What the chain says about a line's nonce:
+ * - `mined`: one of the line's own transactions has a receipt (at any depth);
+ * - `taken`: the nonce is used by a transaction at the chain's confirmation depth that is none of
+ *   the line's, so none of them can ever be mined;
+ * - `open`: anything else (unused, or used by a transaction not yet final): one of the line's
+ *   transactions may still be mined, so the line must keep following its hashes.
+ */
+export type NonceFate = { kind: 'mined'; receipt: ethers.TransactionReceipt } | { kind: 'taken' } | { kind: 'open' };
+
+/** Every hash signed for the line, oldest first. */
+export function lineHashes(line: SignedLine): string[] {
+  return [...new Set([...line.replacedTxHashes, line.txHash].filter((h): h is string => !!h))];
+}
+
+export async function nonceFate(provider: ethers.Provider, confirmations: number, line: SignedLine): Promise<NonceFate> {
+  const mined = await receiptOf(provider, line);
+  if (mined) return { kind: 'mined', receipt: mined };
+  if (line.nonce === null) return { kind: 'open' };
+  const finalBlock = (await provider.getBlockNumber()) - confirmations + 1;
+  if (finalBlock < 0 || (await provider.getTransactionCount(line.fromAddress, finalBlock)) <= Number(line.nonce)) return { kind: 'open' };
+  // Looked again: one of ours may have been mined since the first look, and then the nonce is ours.
+  const late = await receiptOf(provider, line);
+  return late ? { kind: 'mined', receipt: late } : { kind: 'taken' };
+}
+
+async function receiptOf(provider: ethers.Provider, line: SignedLine): Promise<ethers.TransactionReceipt | null> {
+  const receipts = await Promise.all(lineHashes(line).map((h) => provider.getTransactionReceipt(h)));
+  return receipts.find((r) => r !== null) ?? null;
+}
+
+/** Whether the node holds any of the line's transactions (pending or mined). */
+export async function nodeKnowsAny(provider: ethers.Provider, line: SignedLine): Promise<boolean> {
+  const known = await Promise.all(lineHashes(line).map((h) => provider.getTransaction(h)));
+  return known.some((t) => t !== null);
+}
+
+/**
+ * What broadcasting a recorded, signed transaction came to:
+ * - `accepted`: the node holds it (just now or before), or its nonce is used by a transaction not
+ *   yet final (maybe ours): follow it;
+ * - `taken`: its nonce is used for good by a transaction that is none of the line's (see nonceFate);
+ * - `refused`: the node refuses it for good (no coin for gas, a block gas limit);
+ * - `retry`: anything else (the node unreachable): offer the same bytes again later.
+ */
+export type BroadcastOutcome = { kind: 'accepted' } | { kind: 'taken' } | { kind: 'refused'; reason: string } | { kind: 'retry'; reason: string };
+
+/** Broadcasts a line's signed transaction; safe to repeat (the same bytes, the same nonce). */
+export async function broadcastLine(provider: ethers.Provider, confirmations: number, line: SignedLine, rawTx: string): Promise<BroadcastOutcome> {
+  try {
+    await provider.broadcastTransaction(rawTx);
+    return { kind: 'accepted' };
+  } catch (e) {
+    if (/already known|known transaction|already imported/i.test(messageOf(e))) return { kind: 'accepted' };
+    if (isNonceTaken(e)) return (await nonceFate(provider, confirmations, line)).kind === 'taken' ? { kind: 'taken' } : { kind: 'accepted' };
+    if (isDefinitive(e)) return { kind: 'refused', reason: shortReason(e) };
+    return { kind: 'retry', reason: shortReason(e) };
+  }
+}
+
+/** The node's own words: ethers keeps them in info.error, or in error when it could not classify them ("could not coalesce error"). */
+function nodeMessage(e: unknown): string | undefined {
+  const err = e as { info?: { error?: { message?: string } }; error?: { message?: string } };
+  return err.info?.error?.message ?? err.error?.message;
+}
+
+function messageOf(e: unknown): string {
+  const err = e as { shortMessage?: string; message?: string };
+  return [nodeMessage(e), err.shortMessage, err.message].filter(Boolean).join(' | ');
+}
+
+export function shortReason(e: unknown): string {
+  const err = e as { shortMessage?: string; message?: string };
+  return (nodeMessage(e) ?? err.shortMessage ?? err.message ?? String(e)).slice(0, 300);
+}
+
+function isNonceTaken(e: unknown): boolean {
+  const code = (e as { code?: string }).code;
+  return code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED' || /nonce too low|replacement transaction underpriced/i.test(messageOf(e));
+}
+
+function isDefinitive(e: unknown): boolean {
+  const code = (e as { code?: string }).code;
+  return code === 'INSUFFICIENT_FUNDS' || code === 'CALL_EXCEPTION' || /insufficient funds|doesn't have enough funds|exceeds block gas limit|intrinsic gas too low/i.test(messageOf(e));
+}
+export interface Eip1559Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/**
+ * The fees to re-sign a stuck transaction with, or null when it is priced at the market (it only
+ * needs patience). Both caps rise by at least `percent` (nodes require 10% to replace), the tip to
+ * at least the market's and the cap to at least twice the latest base fee plus the tip.
+ */
+export async function bumpedFees(provider: ethers.Provider, old: Eip1559Fees, percent: number): Promise<Eip1559Fees | null> {
+  const [latest, fees] = await Promise.all([provider.getBlock('latest'), provider.getFeeData()]);
+  const baseFee = latest?.baseFeePerGas ?? 0n;
+  if (old.maxFeePerGas >= baseFee + old.maxPriorityFeePerGas) return null;
+  const raise = (v: bigint) => (v * BigInt(100 + percent) + 99n) / 100n;
+  const tip = max(raise(old.maxPriorityFeePerGas), fees.maxPriorityFeePerGas ?? 0n);
+  return { maxPriorityFeePerGas: tip, maxFeePerGas: max(raise(old.maxFeePerGas), 2n * baseFee + tip) };
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
