@@ -3,8 +3,9 @@
  * network or a real cluster): SOL and SPL token (Token and Token-2022) balances, incoming transfers
  * read from blocks (pre/post balances and token balances, so transfers made by programs count too),
  * fees (5,000 lamports a signature, a priority fee over a simulated compute-unit limit, and the rent
- * of a recipient's associated token account when it must be created), and transfers whose blockhash
- * expiry is handled without paying twice (chain-port.ts: sendOnce).
+ * of a recipient's associated token account when it must be created), transfers whose blockhash
+ * expiry is handled without paying twice (chain-port.ts: sendOnce), and what a finalized transfer
+ * actually cost its sender, read from the transaction.
  */
 import {
   Address,
@@ -39,8 +40,11 @@ import {
   RpcTransport,
   createSolanaRpcFromTransport,
   getAddressDecoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  decompileTransactionMessage,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, getTransferSolInstruction, getTransferSolInstructionDataDecoder } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import type { ChainAsset, ChainPort, FeeEstimate, Finality, IncomingTransfer, PreparedTransfer, ScannedRange, TransferOutcome, TransferRequest } from './chain-port';
@@ -239,9 +243,27 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     const status = value[0];
     if (status) {
       const finality: Finality = status.confirmationStatus === 'finalized' ? 'final' : status.confirmationStatus === 'confirmed' ? 'confirmed' : 'seen';
-      return { state: 'landed', height: Number(status.slot), finality, failed: status.err !== null, ...(status.err !== null ? { error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) } : {}) };
+      const landed: TransferOutcome = { state: 'landed', height: Number(status.slot), finality, failed: status.err !== null, ...(status.err !== null ? { error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) } : {}) };
+      const cost = finality === 'final' ? await this.costOf(prepared) : undefined;
+      return cost ? { ...landed, cost } : landed;
     }
     return prepared.validThrough !== null && finalHeight > prepared.validThrough ? { state: 'expired' } : { state: 'pending' };
+  }
+
+  /**
+   * What a finalized transaction cost its fee payer (the first account): its fee, and the rent of the
+   * accounts it created, which is what the payer lost beyond the fee and the SOL it sent. Not the
+   * prepared estimate: an idempotent token account creation another transaction got to first costs
+   * nothing, and the fee is what was charged. A failed transaction paid its fee only. Undefined while
+   * the node cannot serve the transaction at finalized.
+   */
+  private async costOf(prepared: PreparedTransfer): Promise<{ fee: bigint; accountCreation: bigint } | undefined> {
+    const tx = await this.rpc.getTransaction(prepared.txId as Signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    if (!tx?.meta) return undefined;
+    const fee = BigInt(tx.meta.fee);
+    if (tx.meta.err !== null) return { fee, accountCreation: 0n };
+    const lost = BigInt(tx.meta.preBalances[0]) - BigInt(tx.meta.postBalances[0]);
+    return { fee, accountCreation: lost - fee - solSentByPayer(prepared.raw) };
   }
 
   /** The instructions of a transfer and what it costs, for a payer (a real signer, or a no-op one to estimate). */
@@ -313,6 +335,25 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
 
 const fromBase64 = getBase64Encoder();
 const addressDecoder = getAddressDecoder();
+
+const transactionDecoder = getTransactionDecoder();
+const messageDecoder = getCompiledTransactionMessageDecoder();
+const transferSolData = getTransferSolInstructionDataDecoder();
+
+/** The SOL a signed transaction (base64) sends from its fee payer to other accounts by System transfers. */
+function solSentByPayer(raw: string): bigint {
+  const message = decompileTransactionMessage(messageDecoder.decode(transactionDecoder.decode(fromBase64.encode(raw)).messageBytes));
+  const payer = message.feePayer.address;
+  let sent = 0n;
+  for (const ix of message.instructions) {
+    const [source, destination] = ix.accounts ?? [];
+    // A TransferSol's data: its u32 discriminator and the u64 amount.
+    if (ix.programAddress !== SYSTEM_PROGRAM_ADDRESS || ix.data?.length !== 12 || source?.address !== payer || destination?.address === payer) continue;
+    const data = transferSolData.decode(ix.data);
+    if (data.discriminator === SystemInstruction.TransferSol) sent += data.amount;
+  }
+  return sent;
+}
 
 /** The mint and amount of a token account (Token or Token-2022: the same first 165 bytes) from its base64 data. */
 function tokenAccount(base64: string): { mint: string; amount: bigint } {
