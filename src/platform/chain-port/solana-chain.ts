@@ -60,6 +60,11 @@ const COMPUTE_HEADROOM = 1.2;
 const NO_DATA = 0n;
 const PLACEHOLDER_BLOCKHASH = { blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 0n };
 
+/** Finalized transactions' costs kept (the oldest forgotten first). */
+const COSTS_KEPT = 1000;
+
+type TransferCost = NonNullable<Extract<TransferOutcome, { state: 'landed' }>['cost']>;
+
 const COMMITMENT: Record<Finality, Commitment> = { seen: 'processed', confirmed: 'confirmed', final: 'finalized' };
 
 export interface SolanaChainOptions {
@@ -99,6 +104,8 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   readonly family = 'solana' as const;
   readonly rpc: Rpc<SolanaRpcApi>;
   private readonly tokenPrograms = new Map<string, Address>();
+  /** Costs of finalized transactions, which cannot change: a sender asks outcome() twice in a step (sendOnce, then itself). */
+  private readonly costs = new Map<string, TransferCost>();
   private readonly estimateUnits: ReturnType<typeof estimateComputeUnitLimitFactory>;
 
   constructor(private readonly options: SolanaChainOptions) {
@@ -257,13 +264,17 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
    * nothing, and the fee is what was charged. A failed transaction paid its fee only. Undefined while
    * the node cannot serve the transaction at finalized.
    */
-  private async costOf(prepared: PreparedTransfer): Promise<{ fee: bigint; accountCreation: bigint } | undefined> {
+  private async costOf(prepared: PreparedTransfer): Promise<TransferCost | undefined> {
+    const known = this.costs.get(prepared.txId);
+    if (known) return known;
     const tx = await this.rpc.getTransaction(prepared.txId as Signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     if (!tx?.meta) return undefined;
     const fee = BigInt(tx.meta.fee);
-    if (tx.meta.err !== null) return { fee, accountCreation: 0n };
     const lost = BigInt(tx.meta.preBalances[0]) - BigInt(tx.meta.postBalances[0]);
-    return { fee, accountCreation: lost - fee - solSentByPayer(prepared.raw) };
+    const cost = { fee, accountCreation: tx.meta.err !== null ? 0n : lost - fee - solSentByPayer(prepared.raw) };
+    if (this.costs.size >= COSTS_KEPT) this.costs.delete(this.costs.keys().next().value!);
+    this.costs.set(prepared.txId, cost);
+    return cost;
   }
 
   /** The instructions of a transfer and what it costs, for a payer (a real signer, or a no-op one to estimate). */
