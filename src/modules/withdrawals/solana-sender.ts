@@ -20,7 +20,7 @@ export interface LineSettlement {
   finish(item: SendingItem, outcome: { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; feePaid?: string }): Promise<void>;
 }
 
-/** A line as the Solana sender reads it: the sending item and its recorded transaction's validity and fees. */
+/** A line as the Solana sender reads it: the sending item and its recorded transaction's validity and estimated fees (what is charged is read from the chain). */
 interface SolanaItem extends SendingItem {
   validThrough: string | null;
   networkFee: string | null;
@@ -42,7 +42,8 @@ const IN_FLIGHT_BATCH = 100;
  * that record: the same transaction is sent again while it can still land, and a new one is prepared
  * (and recorded, the old signature kept in replacedTxHashes) only once the old one has expired unseen
  * at finalized (chain-port.ts: sendOnce). A line is final when its transaction is finalized: CONFIRMED,
- * or FAILED (its amount refunded) when it failed on chain or was refused before it could land.
+ * or FAILED (its amount refunded) when it failed on chain or was refused before it could land; its
+ * fee is what the finalized transaction cost the sender, read from the chain.
  */
 export class SolanaSender {
   constructor(
@@ -112,8 +113,10 @@ export class SolanaSender {
     }
     const outcome = await network.port.outcome(sent);
     if (outcome.state !== 'landed' || outcome.finality !== 'final') return;
-    // A transaction that failed on chain paid its fee; the account it would have created was not made.
-    const fee = BigInt(line.networkFee ?? 0) + (outcome.failed ? 0n : BigInt(line.accountCreationFee ?? 0));
+    // Charged what the transaction cost on chain, never the prepared estimate: two lines to the same
+    // new recipient are both prepared with its token account's rent, and only the first to land pays it.
+    if (!outcome.cost) return void this.logger.info({ itemId: line.id, txHash: sent.txId }, 'solana transfer finalized but not readable yet: finished on a later step');
+    const fee = outcome.cost.fee + outcome.cost.accountCreation;
     await this.settlement.finish(line, {
       status: outcome.failed ? 'FAILED' : 'CONFIRMED',
       error: outcome.failed ? `the transaction failed on chain: ${outcome.error ?? 'unknown error'}` : null,

@@ -124,7 +124,12 @@ export interface PreparedTransfer {
 
 /** What became of a prepared transfer. */
 export type TransferOutcome =
-  | { state: 'landed'; height: number; finality: Finality; failed: boolean; error?: string }
+  /**
+   * `cost`: what the transaction cost its sender beyond the amount, read from the chain once final
+   * (absent when it could not be read yet): the fee, and what it paid to create accounts (not the
+   * estimate: an account created meanwhile by another transaction costs nothing).
+   */
+  | { state: 'landed'; height: number; finality: Finality; failed: boolean; error?: string; cost?: { fee: bigint; accountCreation: bigint } }
   /** Not seen yet and can still land: send the same transaction again. */
   | { state: 'pending' }
   /**

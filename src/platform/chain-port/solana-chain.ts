@@ -3,8 +3,9 @@
  * network or a real cluster): SOL and SPL token (Token and Token-2022) balances, incoming transfers
  * read from blocks (pre/post balances and token balances, so transfers made by programs count too),
  * fees (5,000 lamports a signature, a priority fee over a simulated compute-unit limit, and the rent
- * of a recipient's associated token account when it must be created), and transfers whose blockhash
- * expiry is handled without paying twice (chain-port.ts: sendOnce).
+ * of a recipient's associated token account when it must be created), transfers whose blockhash
+ * expiry is handled without paying twice (chain-port.ts: sendOnce), and what a finalized transfer
+ * actually cost its sender, read from the transaction.
  */
 import {
   Address,
@@ -39,8 +40,11 @@ import {
   RpcTransport,
   createSolanaRpcFromTransport,
   getAddressDecoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  decompileTransactionMessage,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, getTransferSolInstruction, getTransferSolInstructionDataDecoder } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { createHash } from 'node:crypto';
@@ -56,6 +60,11 @@ const COMPUTE_HEADROOM = 1.2;
 /** What an ordinary system account must hold to exist (rent-exempt minimum for no data), asked once. */
 const NO_DATA = 0n;
 const PLACEHOLDER_BLOCKHASH = { blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 0n };
+
+/** Finalized transactions' costs kept (the oldest forgotten first). */
+const COSTS_KEPT = 1000;
+
+type TransferCost = NonNullable<Extract<TransferOutcome, { state: 'landed' }>['cost']>;
 
 const COMMITMENT: Record<Finality, Commitment> = { seen: 'processed', confirmed: 'confirmed', final: 'finalized' };
 
@@ -93,6 +102,8 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   readonly family = 'solana' as const;
   readonly rpc: Rpc<SolanaRpcApi>;
   private readonly tokenPrograms = new Map<string, Address>();
+  /** Costs of finalized transactions, which cannot change: a sender asks outcome() twice in a step (sendOnce, then itself). */
+  private readonly costs = new Map<string, TransferCost>();
   private readonly estimateUnits: ReturnType<typeof estimateComputeUnitLimitFactory>;
 
   constructor(private readonly options: SolanaChainOptions) {
@@ -234,9 +245,31 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     const status = value[0];
     if (status) {
       const finality: Finality = status.confirmationStatus === 'finalized' ? 'final' : status.confirmationStatus === 'confirmed' ? 'confirmed' : 'seen';
-      return { state: 'landed', height: Number(status.slot), finality, failed: status.err !== null, ...(status.err !== null ? { error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) } : {}) };
+      const landed: TransferOutcome = { state: 'landed', height: Number(status.slot), finality, failed: status.err !== null, ...(status.err !== null ? { error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) } : {}) };
+      const cost = finality === 'final' ? await this.costOf(prepared) : undefined;
+      return cost ? { ...landed, cost } : landed;
     }
     return prepared.validThrough !== null && finalHeight > prepared.validThrough ? { state: 'expired' } : { state: 'pending' };
+  }
+
+  /**
+   * What a finalized transaction cost its fee payer (the first account): its fee, and the rent of the
+   * accounts it created, which is what the payer lost beyond the fee and the SOL it sent. Not the
+   * prepared estimate: an idempotent token account creation another transaction got to first costs
+   * nothing, and the fee is what was charged. A failed transaction paid its fee only. Undefined while
+   * the node cannot serve the transaction at finalized.
+   */
+  private async costOf(prepared: PreparedTransfer): Promise<TransferCost | undefined> {
+    const known = this.costs.get(prepared.txId);
+    if (known) return known;
+    const tx = await this.rpc.getTransaction(prepared.txId as Signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    if (!tx?.meta) return undefined;
+    const fee = BigInt(tx.meta.fee);
+    const lost = BigInt(tx.meta.preBalances[0]) - BigInt(tx.meta.postBalances[0]);
+    const cost = { fee, accountCreation: tx.meta.err !== null ? 0n : lost - fee - solSentByPayer(prepared.raw) };
+    if (this.costs.size >= COSTS_KEPT) this.costs.delete(this.costs.keys().next().value!);
+    this.costs.set(prepared.txId, cost);
+    return cost;
   }
 
   /** The instructions of a transfer and what it costs, for a payer (a real signer, or a no-op one to estimate). */
@@ -324,6 +357,25 @@ async function noBlockAsNull<T>(read: Promise<T>): Promise<T | null> {
     }
     throw e;
   }
+}
+
+const transactionDecoder = getTransactionDecoder();
+const messageDecoder = getCompiledTransactionMessageDecoder();
+const transferSolData = getTransferSolInstructionDataDecoder();
+
+/** The SOL a signed transaction (base64) sends from its fee payer to other accounts by System transfers. */
+function solSentByPayer(raw: string): bigint {
+  const message = decompileTransactionMessage(messageDecoder.decode(transactionDecoder.decode(fromBase64.encode(raw)).messageBytes));
+  const payer = message.feePayer.address;
+  let sent = 0n;
+  for (const ix of message.instructions) {
+    const [source, destination] = ix.accounts ?? [];
+    // A TransferSol's data: its u32 discriminator and the u64 amount.
+    if (ix.programAddress !== SYSTEM_PROGRAM_ADDRESS || ix.data?.length !== 12 || source?.address !== payer || destination?.address === payer) continue;
+    const data = transferSolData.decode(ix.data);
+    if (data.discriminator === SystemInstruction.TransferSol) sent += data.amount;
+  }
+  return sent;
 }
 
 /** The mint and amount of a token account (Token or Token-2022: the same first 165 bytes) from its base64 data. */

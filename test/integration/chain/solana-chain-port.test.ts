@@ -1,8 +1,8 @@
 /**
  * The Solana chain port against the sandbox Solana network: balances, fees as charged, SOL and SPL
  * transfers (the recipient's token account created and its rent accounted), incoming transfers read
- * from blocks, and sending at most once across a crash before broadcast, a crash after it, and a
- * blockhash that expired unseen.
+ * from blocks, what a finalized transfer cost as read from the chain (not the estimate), and sending at
+ * most once across a crash before broadcast, a crash after it, and a blockhash that expired unseen.
  */
 import {
   KeyPairSigner,
@@ -115,6 +115,35 @@ describe('Solana chain port on the sandbox network', () => {
     await landed(second);
     expect(await chain.balance(to, usdc)).toBe(25_000_000n);
   });
+
+  test('a finalized transfer reports what it cost on chain: a SOL one its fee; of two prepared to create the same token account, only the first to land its rent; a failed one its fee', async () => {
+    const to = (await generateKeyPairSigner()).address;
+    const rent = await chain.rpc.getMinimumBalanceForRentExemption(165n).send();
+    const sol = await sendOnce(chain, sender, { to, asset: native, amount: SOL / 10n }, memoryStore());
+    // Both prepared before either is sent: each would create the recipient's token account.
+    const first = await chain.prepareTransfer(sender, { to, asset: usdc, amount: 1_000_000n });
+    const second = await chain.prepareTransfer(sender, { to, asset: usdc, amount: 2_000_000n });
+    expect([first.fee.accountCreation, second.fee.accountCreation]).toEqual([rent, rent]);
+    await chain.broadcast(first);
+    await landed(first);
+    await chain.broadcast(second);
+    // A transfer that fails on chain (sent without preflight, its USDC gone meanwhile) paid its fee and created nothing.
+    const holder = await generateKeyPairSigner();
+    await devnet.fund({ to: holder.address, amount: SOL / 10n });
+    await devnet.fund({ to: holder.address, mint: { address: USDC.address, decimals: 6 }, amount: 5_000_000n });
+    await until('the holder\'s USDC', async () => (await chain.balance(holder.address, usdc)) === 5_000_000n);
+    const doomed = await chain.prepareTransfer(holder, { to: (await generateKeyPairSigner()).address, asset: usdc, amount: 5_000_000n });
+    expect(doomed.fee.accountCreation).toBe(rent);
+    await landed(await sendOnce(chain, holder, { to: sender.address, asset: usdc, amount: 5_000_000n }, memoryStore()));
+    await chain.rpc.sendTransaction(doomed.raw as never, { encoding: 'base64', skipPreflight: true }).send();
+
+    const [solDone, firstDone, secondDone, doomedDone] = await Promise.all([sol, first, second, doomed].map((p) => landed(p, 'final')));
+    expect(solDone.cost).toEqual({ fee: await chargedFee(sol.txId), accountCreation: 0n });
+    expect(firstDone.cost).toEqual({ fee: await chargedFee(first.txId), accountCreation: rent });
+    expect(secondDone.cost).toEqual({ fee: await chargedFee(second.txId), accountCreation: 0n });
+    expect(doomedDone).toMatchObject({ failed: true, cost: { fee: await chargedFee(doomed.txId), accountCreation: 0n } });
+    expect(await chain.balance(to, usdc)).toBe(3_000_000n);
+  }, 60_000);
 
   test('incoming transfers are read from blocks: SOL and token deposits to watched owners, with sender and amounts', async () => {
     const a = (await generateKeyPairSigner()).address;
@@ -235,7 +264,7 @@ describe('Solana chain port on the sandbox network', () => {
       ),
     );
     await chain.rpc.sendTransaction(getBase64EncodedWireTransaction(setup), { encoding: 'base64' }).send();
-    await landed({ txId: getSignatureFromTransaction(setup), raw: '', validThrough: null, nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
+    await landed({ txId: getSignatureFromTransaction(setup), raw: getBase64EncodedWireTransaction(setup), validThrough: null, nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
     const token = { kind: 'token' as const, address: mint.address, decimals: 2 };
     expect(await chain.balance(sender.address, token)).toBe(10_000n);
 

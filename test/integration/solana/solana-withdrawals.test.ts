@@ -13,15 +13,14 @@
 import { randomUUID } from 'node:crypto';
 import { address, generateKeyPairSigner } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
+import type { SolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { SolanaChain, TOKEN_PROGRAM } from '../../../src/platform/chain-port/solana-chain';
-import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
-import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
-import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
+import type { TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { ApiClient } from '../../support/api-client';
 import type { ChainAsset } from '../../../src/platform/chain-port/chain-port';
+import { custodyBalance, fundFromFaucet, settledTransfer, solanaCluster, startSolanaKeel } from './solana-keel';
 
 jest.setTimeout(180_000);
 
@@ -35,19 +34,10 @@ let solanaId: string;
 let assets: Record<string, { id: string }>;
 
 beforeAll(async () => {
-  devnet = await startSolanaDevnet({ slotMs: 50, finalizedLag: 16 });
-  chain = new SolanaChain({ rpcUrl: devnet.rpcUrl });
-  t = await startTestKeel({
-    KEEL_CHAINS: formatChainsConfig([...parseChainsConfig(process.env.KEEL_CHAINS!), devSolanaSpec(devnet.rpcUrl)]),
-    RATE_LIMIT_SCALE: 100,
-    CHAIN_POLL_INTERVAL_MS: 100,
-    TRANSFER_POLL_INTERVAL_MS: 100,
-    OUTBOX_POLL_INTERVAL_MS: 20,
-  });
+  ({ devnet, chain, t } = await startSolanaKeel());
   org = await t.createOrg();
   other = await t.createOrg();
-  solanaId = ((await org.core.get('/v1/blockchains')).body.data as { id: string; isEvmCompatible: boolean }[]).find((c) => !c.isEvmCompatible)!.id;
-  assets = Object.fromEntries((await org.core.get(`/v1/assets?blockchainId=${solanaId}&limit=100`)).body.data.map((a: { symbol: string; id: string }) => [a.symbol, a]));
+  ({ solanaId, assets } = await solanaCluster(org));
 });
 
 afterAll(async () => {
@@ -61,21 +51,9 @@ async function solanaWallet(configurations?: object): Promise<{ id: string; wall
   return res.body.data;
 }
 
-/** Funds from the faucet and waits until the deposit is recorded at finalized (and so credited to the custody ledger). */
-async function fund(to: string, amount: string, asset?: string): Promise<void> {
-  const res = await org.core.post('/v1/dev/faucet', { blockchainId: solanaId, address: to, amount, ...(asset ? { asset } : {}) });
-  expect(res.status).toBe(200);
-  await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: res.body.data.txHash, direction: 'incoming' }).first()) !== undefined, 60_000);
-}
-
-async function settled(transferId: string) {
-  return eventually(async () => {
-    const res = await org.core.get(`/v1/transfers/${transferId}`);
-    return ['CONFIRMED', 'FAILED', 'REJECTED'].includes(res.body.data.status) && res.body.data;
-  }, 60_000, 200);
-}
-
-const custody = async (walletId: string, assetId: string) => (await t.keel.services.ledger.balance(t.keel.platform.db, walletId, assetId, 'custody')).available;
+const fund = (to: string, amount: string, asset?: string) => fundFromFaucet(t, org, solanaId, to, amount, asset);
+const settled = (transferId: string) => settledTransfer(org, transferId);
+const custody = (walletId: string, assetId: string) => custodyBalance(t, walletId, assetId);
 const lamports = (sol: string) => BigInt(Math.round(Number(sol) * 1e9));
 const newRecipient = async () => (await generateKeyPairSigner()).address;
 
