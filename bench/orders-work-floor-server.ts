@@ -67,6 +67,9 @@ async function main(): Promise<void> {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
   const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:workfloor:', 100_000, 250);
   const orgId = process.env.ORGANIZATION_ID!;
+  // To see what each part costs: WORK_FLOOR_WITHOUT=makers,trades,journal,balances,settlement leaves those out.
+  const without = new Set((process.env.WORK_FLOOR_WITHOUT ?? '').split(','));
+  const part = <T>(name: string, rows: T[]): string => text(without.has(name) ? [] : rows);
   const { rows: m } = await pool.query('SELECT id, base_asset_id AS base, quote_asset_id AS quote, sequence FROM markets WHERE symbol = $1', [process.env.MARKET]);
   const market = m[0] as { id: string; base: string; quote: string; sequence: string };
   const buyer = randomUUID();
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
     [buyer, seller, market.base, market.quote, orgId],
   );
   let sequence = BigInt(market.sequence);
+  const queued: string[] = [];
   const book = { BUY: new Side((a, b) => a > b), SELL: new Side((a, b) => a < b) };
 
   const commitGroup = async (bodies: Body[]): Promise<string[]> => {
@@ -144,7 +148,6 @@ async function main(): Promise<void> {
       b.available += j.available;
       b.locked += j.locked;
     }
-    const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
     // Unnamed (planned each time) and the makers' ids as an array: a kept plan made while the tables
     // were empty would read the whole orders table for the UPDATE's join, as Keel's migration 044 tells.
     await pool.query({
@@ -163,19 +166,28 @@ async function main(): Promise<void> {
                      WHERE b.wallet_id = v.wallet_id AND b.asset_id = v.asset_id AND b.account = 'trading'),
               s AS (UPDATE markets SET sequence = $7 WHERE id = $6 AND sequence = $8)
               INSERT INTO market_book_sequences AS q (market_id, sequence) VALUES ($6, $7) ON CONFLICT (market_id) DO UPDATE SET sequence = excluded.sequence`,
-      values: [text(created), text(updated), text(trades), text(entries), text([...balances.values()]), market.id, String(sequence), String(from)],
+      values: [text(created), part('makers', updated), part('trades', trades), part('journal', entries), part('balances', [...balances.values()]), market.id, String(sequence), String(from)],
     });
+    for (const t of trades) queued.push(t.id as string);
     return created.map((c) => c.id as string);
   };
 
   const store = groupCommitted(commitGroup);
   // Settlement's rewrites of each trade as Keel's makes them: into a batch, submitted, confirmed; a step a second.
+  // As Keel's: trades into a batch by their ids, then the batch's status by its id.
+  let batches: { id: string; status: string }[] = [];
   const settle = async () => {
-    await pool.query(`UPDATE trades SET settlement_status = 'CONFIRMED' WHERE market_id = $1 AND settlement_status = 'SUBMITTED'`, [market.id]);
-    await pool.query(`UPDATE trades SET settlement_status = 'SUBMITTED' WHERE market_id = $1 AND settlement_status = 'BATCHED'`, [market.id]);
-    await pool.query(`UPDATE trades SET settlement_status = 'BATCHED', settlement_batch_id = $2 WHERE market_id = $1 AND settlement_status = 'QUEUED'`, [market.id, randomUUID()]);
+    for (const b of batches) {
+      b.status = b.status === 'BATCHED' ? 'SUBMITTED' : 'CONFIRMED';
+      await pool.query(`UPDATE trades SET settlement_status = $2 WHERE settlement_batch_id = $1`, [b.id, b.status]);
+    }
+    batches = batches.filter((b) => b.status !== 'CONFIRMED');
+    if (!queued.length) return;
+    const batch = { id: randomUUID(), status: 'BATCHED' };
+    await pool.query(`UPDATE trades SET settlement_status = 'BATCHED', settlement_batch_id = $2 WHERE id = ANY($1::uuid[])`, [queued.splice(0), batch.id]);
+    batches.push(batch);
   };
-  setInterval(() => void settle().catch(() => undefined), 1000).unref();
+  if (!without.has('settlement')) setInterval(() => void settle().catch(() => undefined), 1000).unref();
 
   const readBody = async (req: IncomingMessage): Promise<Body> => {
     const chunks: Buffer[] = [];
@@ -190,5 +202,6 @@ async function main(): Promise<void> {
 }
 
 const port = () => Number(process.env.PORT);
+const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
 
 void main();
