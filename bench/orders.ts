@@ -26,8 +26,14 @@ import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratio
  * then cancels it (`DELETE /v1/orderbook/orders/{id}`). The yardsticks take the same number of
  * requests, each one group-committed row (the least a durable cancel costs); the service floor,
  * which has no cancel, is left out.
+ *
+ * Without cancels, a fourth: the work floor (orders-work-floor-server.ts), the same durable work as
+ * Keel's group commit (order rows, makers' updates, trades, the journal, balances, sequences, and
+ * settlement's three rewrites of each trade, on Keel's tables) in one hand-written statement with no Keel code
+ * around it, on a market of its own: its rate over the yardstick's is the ceiling for that work here.
  */
 const SERVICE_FLOOR_MARKET = 'ETHFLOOR-USDC';
+const WORK_FLOOR_MARKET = 'ETHWORK-USDC';
 
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
@@ -42,7 +48,7 @@ export async function run(args: string[]): Promise<object> {
     // Markets are the operator's: created with its command, as a deployment would.
     // The service floor trades a market of its own with the same rules, so neither finds the other's
     // commits on its book (each would reload it from the record, inside the next measured run).
-    for (const symbol of ['ETH-USDC', SERVICE_FLOOR_MARKET]) {
+    for (const symbol of ['ETH-USDC', SERVICE_FLOOR_MARKET, WORK_FLOOR_MARKET]) {
       keelCli(['market', 'create', '--symbol', symbol, '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
     }
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
@@ -79,8 +85,15 @@ export async function run(args: string[]): Promise<object> {
         env: { ...env, ORGANIZATION_ID: org.orgId },
         market: SERVICE_FLOOR_MARKET,
       },
+      {
+        what: "the work floor: node:http, the rate limit and, group-committed in one hand-written statement on Keel's tables, what Keel's group commit writes for the same flow (each order's row, the makers it filled, a trade per fill, the journal summed per wallet, asset and kind, balances once per group, the market's sequences) and settlement's three rewrites of each trade (batched, submitted, confirmed); the least matching (the oldest order at the other side's best price, when it crosses), no checks",
+        script: 'orders-work-floor-server.js',
+        port: 4925,
+        env: { DATABASE_URL: env.DATABASE_URL, ORGANIZATION_ID: org.orgId, MARKET: WORK_FLOOR_MARKET },
+        market: WORK_FLOOR_MARKET,
+      },
     ];
-    if (cancels) yardsticks.pop();
+    if (cancels) yardsticks.splice(2);
     for (const y of yardsticks) {
       floors.push(await startNodeProcess([join(__dirname, y.script)], { ...y.env, PORT: String(y.port) }, `http://127.0.0.1:${y.port}/ready`));
     }
@@ -117,7 +130,7 @@ export async function run(args: string[]): Promise<object> {
       results.push(await load(keelUrl, seconds, child, 'ETH-USDC', true));
       for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j], y.market));
     }
-    const [bare, stack, service] = floorResults;
+    const [bare, stack, service, work] = floorResults;
     const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
     return {
       benchmark: 'orders',
@@ -130,11 +143,13 @@ export async function run(args: string[]): Promise<object> {
       yardstick: { what: yardsticks[0].what, runs: bare, median: summary(bare) },
       stackFloor: { what: yardsticks[1].what, runs: stack, median: summary(stack) },
       ...(service && { serviceFloor: { what: yardsticks[2].what, runs: service, median: summary(service) } }),
+      ...(work && { workFloor: { what: yardsticks[3].what, runs: work, median: summary(work) } }),
       ratioToYardstick: ratioToYardstick(results, bare),
       ratioToStackFloor: ratioToYardstick(results, stack),
       ...(service && { ratioToServiceFloor: ratioToYardstick(results, service) }),
       stackFloorRatioToYardstick: ratioToYardstick(stack, bare),
       ...(service && { serviceFloorRatioToYardstick: ratioToYardstick(service, bare) }),
+      ...(work && { ratioToWorkFloor: ratioToYardstick(results, work), workFloorRatioToYardstick: ratioToYardstick(work, bare) }),
       cpuPerOrderTimesYardstick: cpuRatio(results, bare),
       cpuPerOrderTimesStackFloor: cpuRatio(results, stack),
       machineCpuPerOrderTimesYardstick: cpuRatio(results, bare, 'machineCpuMicrosPerRequest'),

@@ -119,6 +119,23 @@ function journalRows(moves: LedgerMove[], idempotencyKey: string | null) {
   }));
 }
 
+/**
+ * Moves summed per (wallet, asset, account, kind) under one reference, in first-seen order, without
+ * the sums that cancel out: one journal entry for what a commit did to each balance in each way.
+ */
+function summedMoves(moves: LedgerMove[], reference: string): LedgerMove[] {
+  const sums = new Map<string, LedgerMove>();
+  for (const m of moves) {
+    const key = `${m.walletId}|${m.assetId}|${accountOf(m)}|${m.kind}`;
+    const s = sums.get(key);
+    if (s) {
+      s.available += m.available;
+      s.locked += m.locked;
+    } else sums.set(key, { ...m, reference });
+  }
+  return [...sums.values()].filter((s) => s.available !== 0n || s.locked !== 0n);
+}
+
 function realMoves(moves: LedgerMove[]): LedgerMove[] {
   const real = moves.filter((m) => m.available !== 0n || m.locked !== 0n);
   for (const m of real) if (m.walletId === null && m.kind !== 'fee') throw new Error('Only fee moves may target the fee account');
@@ -215,12 +232,15 @@ export class LedgerService {
    * caller that writes everything a command did in a single round trip. Moves on the fee account
    * (walletId null) are journal-only. Balance rows are locked in key order, updated, and created
    * where missing. A balance that would go below zero fails the whole statement with an error that
-   * `isInsufficientFunds` recognises.
+   * `isInsufficientFunds` recognises. The journal takes one entry per (wallet, asset, account, kind)
+   * under `reference` (the commit's), its moves summed: the caller's own rows written in the same
+   * statement itemise them (the order book's orders and trades), and a group of orders then appends
+   * a few entries rather than a few per order.
    */
-  statementParts(moves: LedgerMove[]): StatementPart[] {
+  statementParts(moves: LedgerMove[], reference: string): StatementPart[] {
     const real = realMoves(moves);
     if (real.length === 0) return [];
-    const parts = [insertRowsPart('ledger_journal', 'ledger_entries', journalRows(real, null))];
+    const parts = [insertRowsPart('ledger_journal', 'ledger_entries', journalRows(summedMoves(real, reference), null))];
     const changes = balanceChanges(real);
     if (changes.length === 0) return parts;
     const changed = rowsOf(

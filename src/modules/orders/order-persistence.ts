@@ -67,7 +67,7 @@ export async function writeFillAccounting(
   const parts: StatementPart[] = [{ name: 'orders_updated', sql: 'SELECT keel_update_order_states(?::json)', bindings: changed.bindings, expectRows: 1 }];
   if (inserts.length) parts.push(insertRowsPart('orders_created', 'orders', inserts));
   parts.push(insertRowsPart('trades_created', 'trades', accounted.trades.map((t) => Object.assign({}, t, { createdAt: now })), TRADE_COLUMNS));
-  parts.push(...ledger.statementParts(accounted.moves), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
+  parts.push(...ledger.statementParts(accounted.moves, `orders:${sequence.marketId}:${sequence.to}`), markets.sequencePart(sequence.marketId, sequence.from, sequence.to, sequence.rulesVersion));
   // Moved to where it is when no level changed: still refused if another writer has moved it.
   if (sequence.book) parts.push(bookSequencePart(sequence.marketId, sequence.book.from, sequence.book.to));
   if (records.length) parts.push(uow.resultsPart(records));

@@ -40,6 +40,7 @@ import * as m045 from './045_journal_keys_partial';
 import * as m046 from './046_chain_families';
 import * as m047 from './047_checkout_solana_pay';
 import * as m048 from './048_solana_transfers';
+import * as m049 from './049_trade_write_checks';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -85,6 +86,7 @@ const migrations: Record<string, Knex.Migration> = {
   '046_chain_families': m046,
   '047_checkout_solana_pay': m047,
   '048_solana_transfers': m048,
+  '049_trade_write_checks': m049,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
