@@ -106,6 +106,12 @@ function evmRecovery(networks: ChainNetworks, rpcConnector: GuardedHttp): Recove
 }
 
 /**
+ * Unregistered mints listed when none are named: anyone can send an address tokens (spam included),
+ * and each listed mint costs account reads; the rest are read by naming them in tokenAddresses.
+ */
+const MAX_UNREGISTERED_HELD = 100;
+
+/**
  * Solana: SOL and SPL tokens through the chain port: the registered mints and every mint the owner
  * holds an account of (Token and Token-2022: tokens sent to it that Keel does not know), or exactly
  * the given mints. Decimals from the mint account; name and symbol from the registry, else the
@@ -132,7 +138,7 @@ function solanaRecovery(networks: ChainNetworks, rpcConnector: GuardedHttp): Rec
       const port = await portFor(chain, rpcUrl);
       const known = new Map(registered.filter((a) => !a.isNative).map((a) => [a.address, a]));
       const [native, held] = await Promise.all([port.balance(owner, { kind: 'native' }), port.heldTokens(owner)]);
-      const mints = tokens ?? [...new Set([...known.keys(), ...[...held.keys()].filter((m) => !known.has(m)).sort()])];
+      const mints = tokens ?? [...new Set([...known.keys(), ...[...held.keys()].filter((m) => !known.has(m)).sort().slice(0, MAX_UNREGISTERED_HELD)])];
       const facts = await port.tokenFacts(mints);
       return {
         native: formatScaled(native, SOL_DECIMALS),
