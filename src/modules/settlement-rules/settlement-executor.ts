@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { ChainNetworks, ChainService, AssetView } from '../chains';
 import { chainTransferById } from '../deposits';
-import { readBalances } from '../wallets';
+import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import { checkTransferPolicy } from '../withdrawals';
 import type { TransferService, GasTopUps } from '../withdrawals';

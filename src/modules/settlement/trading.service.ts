@@ -14,7 +14,7 @@ import type { LedgerService } from '../ledger';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { QueuedLine, TransferService, GasTopUps } from '../withdrawals';
 import { checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddress, setItemPredecessor } from '../withdrawals';
-import { readBalances } from '../wallets';
+import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SettlementDeployments } from './settlement-deployments';
 import { settlementInterface } from './settlement-contract';
 import { checkedPermit } from './token-permits';

@@ -2,7 +2,7 @@ import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
 import type { ChainNetwork, ChainNetworks, AssetView, ChainService } from '../chains';
-import { readBalances } from '../wallets';
+import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet } from '../wallets';
 import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScreen, shortReason } from '../withdrawals';
 import type { QueuedLine } from '../withdrawals';

@@ -10,7 +10,6 @@ import type { WalletKeys } from './wallet-keys';
 import type { WatchedWallets } from './watched-wallets';
 
 export { AddressService } from './address.service';
-export { readBalances } from './balance-reader';
 export { MasterWalletService, parseMasterWalletId } from './master-wallet.service';
 export type { MasterWalletView } from './master-wallet.service';
 export { SendingWallets, walletSourceOf } from './sending-wallets';

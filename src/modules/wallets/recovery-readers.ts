@@ -7,7 +7,7 @@ import { SolanaChain } from '../../platform/chain-port/solana-chain';
 import type { ChainFamily } from '../../platform/chain-port/chain-port';
 import { formatScaled } from '../../platform/decimal';
 import { jsonRpcProvider, SOL_DECIMALS, type AssetModel, type BlockchainModel, type ChainNetworks } from '../chains';
-import { readBalances, readTokenFacts } from './balance-reader';
+import { readBalances, readTokenFacts } from '../../platform/chain-port/evm-chain';
 import { checksumOrNull } from './wallet-configurations';
 
 export interface RecoverableTokenView {
