@@ -6,7 +6,7 @@ import type { Outbox } from '../../platform/events/outbox';
 import { assetIdsOnChain, assetsById } from '../chains';
 import { marketIdsWithBaseIn } from '../markets';
 import { batchTradeIds, queuedTrades } from '../orders';
-import { lineHashes, nonceFate, bumpedFees } from '../withdrawals';
+import { lineHashes, nonceFate, bumpedFees } from '../../platform/chain-port/evm-transactions';
 import { BatchRow, insertBatch, transition } from './batch-transitions';
 import type { BatchStatus } from './settlement-batch.domain';
 import { netTrades } from './netting';

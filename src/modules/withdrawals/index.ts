@@ -10,8 +10,6 @@ import type { TransferService } from './transfer.service';
 export { AutoSweeper } from './auto-sweeper';
 export { checksummedAddress } from './evm-address';
 export { GasTopUps } from './gas-top-up';
-// EVM's sender calls moved behind the chain port (issue 35): what settlement still uses of them.
-export { bumpedFees, lineHashes, nonceFate } from '../../platform/chain-port/evm-transactions';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
@@ -30,6 +28,4 @@ export interface WithdrawalsServices {
   /** Sweeps deposits to the master wallet when a wallet's configuration asks for it (a deposit listener; checkout sweeps paid checkouts through it). */
   autoSweeper: AutoSweeper;
 }
-// For the signing module: its held requests are transfers decided here, its broadcasts sent by the transaction sender.
-export { shortReason } from '../../platform/chain-port/evm-transactions';
 export type { TransferDecisionListener } from './transfer.domain';
