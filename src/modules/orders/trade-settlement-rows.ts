@@ -9,7 +9,20 @@ import type { SettlementStatus } from './order.domain';
 
 /** Each trade with what netting it on chain needs, as a subquery to join (with its market) in the caller's statement. */
 export function settlementTradeRows(db: Knex | Knex.Transaction): Knex.QueryBuilder {
-  return db('trades').select('id', 'marketId', 'settlementKey', 'settlementStatus', 'settlementBatchId', 'makerWalletId', 'takerWalletId', 'takerSide', 'quantity', 'quoteAmount', 'makerFee', 'takerFee');
+  return db('trades').select(SETTLEMENT_COLUMNS);
+}
+
+const SETTLEMENT_COLUMNS = ['id', 'marketId', 'settlementKey', 'settlementStatus', 'settlementBatchId', 'makerWalletId', 'takerWalletId', 'takerSide', 'quantity', 'quoteAmount', 'makerFee', 'takerFee'];
+
+/**
+ * The trades not CONFIRMED: those in no batch yet (QUEUED) and those of the given batches (a subquery
+ * of the batches not CONFIRMED), as a subquery to join. No index reads the status, so that settlement's
+ * status changes are updates in place (migration 050): the trades are found through their batches.
+ */
+export function unconfirmedTradeRows(db: Knex | Knex.Transaction, unconfirmedBatchIds: Knex.QueryBuilder): Knex.QueryBuilder {
+  return settlementTradeRows(db)
+    .whereNull('settlementBatchId')
+    .unionAll((q) => q.select(SETTLEMENT_COLUMNS).from('trades').whereRaw('settlement_batch_id = ANY(ARRAY(?))', [unconfirmedBatchIds]));
 }
 
 /**
@@ -19,10 +32,10 @@ export function settlementTradeRows(db: Knex | Knex.Transaction): Knex.QueryBuil
 export async function queuedTrades(trx: Knex.Transaction, marketIds: Knex.QueryBuilder, limit: number): Promise<{ id: string; createdAt: Date }[]> {
   const { rows } = await trx.raw(
     // The markets as an array, not a join: PostgreSQL then walks the queue in settlement_key order
-    // (migration 025) and stops at the limit.
+    // (migration 050: QUEUED is not in a batch yet) and stops at the limit.
     `SELECT t.id, t.created_at AS "createdAt"
        FROM trades t
-      WHERE t.settlement_status = 'QUEUED' AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
+      WHERE t.settlement_batch_id IS NULL AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
         AND t.market_id = ANY(ARRAY(?))
       ORDER BY t.settlement_key LIMIT ? FOR UPDATE SKIP LOCKED`,
     [marketIds, limit],

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { assetRows } from '../chains';
 import { marketRows } from '../markets';
-import { settlementTradeRows } from '../orders';
+import { settlementTradeRows, unconfirmedTradeRows } from '../orders';
 import { netTrades, NettableTrade } from './netting';
 
 /** A trade row as netting reads it, with its settlement key (the order trades settle in). */
@@ -9,11 +9,11 @@ export interface SettlementTrade extends NettableTrade {
   settlementKey: string;
 }
 
-/** Trades with what netting needs of their market's assets; the caller adds the where. */
-export function settlementTrades(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+/** Trades (all, or the given trade rows) with what netting needs of their market's assets; the caller adds the where. */
+export function settlementTrades(db: Knex | Knex.Transaction, tradeRows: Knex.QueryBuilder = settlementTradeRows(db)): Knex.QueryBuilder {
   // One statement over the owners' rows: trades (orders), markets, assets (chains).
   return db
-    .from(settlementTradeRows(db).as('t'))
+    .from(tradeRows.as('t'))
     .join(marketRows(db).as('m'), 'm.id', 't.marketId')
     .join(assetRows(db).as('b'), 'b.id', 'm.baseAssetId')
     .join(assetRows(db).as('q'), 'q.id', 'm.quoteAssetId')
@@ -33,7 +33,7 @@ export function toSettlementTrade(r: Record<string, any>): SettlementTrade {
  * by (netTrades), so the two cannot drift apart.
  */
 export async function unsettledDeltas(db: Knex | Knex.Transaction, filter: { walletId?: string; assetId?: string; blockchainId?: string; settledBatchIds?: string[] } = {}): Promise<Map<string, bigint>> {
-  const query = settlementTrades(db).whereNot('t.settlementStatus', 'CONFIRMED');
+  const query = settlementTrades(db, unconfirmedTradeRows(db, db('settlement_batches').whereNot('status', 'CONFIRMED').select('id')));
   // Batches known to be on chain already (mined, not yet CONFIRMED): their trades are settled for the caller.
   if (filter.settledBatchIds?.length) query.where((q) => q.whereNull('t.settlementBatchId').orWhereNotIn('t.settlementBatchId', filter.settledBatchIds!));
   if (filter.walletId) query.where((q) => q.where('t.makerWalletId', filter.walletId!).orWhere('t.takerWalletId', filter.walletId!));

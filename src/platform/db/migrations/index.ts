@@ -41,6 +41,7 @@ import * as m046 from './046_chain_families';
 import * as m047 from './047_checkout_solana_pay';
 import * as m048 from './048_solana_transfers';
 import * as m049 from './049_trade_write_checks';
+import * as m050 from './050_settlement_status_updates_in_place';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -87,6 +88,7 @@ const migrations: Record<string, Knex.Migration> = {
   '047_checkout_solana_pay': m047,
   '048_solana_transfers': m048,
   '049_trade_write_checks': m049,
+  '050_settlement_status_updates_in_place': m050,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
