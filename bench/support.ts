@@ -44,6 +44,10 @@ export interface LoadRun {
   peakRssMb?: number;
   /** The watched server process's CPU time (all its threads, user and system) per answered request, in µs. */
   cpuMicrosPerRequest?: number;
+  /** The watched server's CPU while idle, in the second before the run: its background (pollers, timers, an in-process dev chain), in ms a second. */
+  idleCpuMillisPerSecond?: number;
+  /** cpuMicrosPerRequest less the idle rate over the run's time: what the requests themselves cost the server, the background apart. */
+  cpuMicrosPerRequestNetOfIdle?: number;
   /** All PostgreSQL and all Redis server processes' CPU time during the run per answered request, in µs (the machine's, so other users' load counts too). */
   postgresCpuMicrosPerRequest?: number;
   /** With `database`: the CPU time of the PostgreSQL backends connected to that database only, per answered request, in µs (other users' queries excluded). */
@@ -156,7 +160,9 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
     if (mb !== undefined) peak = Math.max(peak ?? 0, mb);
   };
   const sampler = server ? setInterval(sample, 100) : undefined;
+  const idle = server && (await idleCpuMillisPerSecond(server.pid));
   const cpuBefore = cpuMicros(server?.pid);
+  const startedAt = performance.now();
   const backingBefore = server && backingCpuMicros();
   const databaseBefore = databaseUrl ? await databaseBackendMicros(databaseUrl) : undefined;
   const generatorBefore = process.cpuUsage();
@@ -166,6 +172,7 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
     // A backend that started during the run counts whole; one that ended is lost (pooled connections live on).
     const databaseAfter = databaseUrl ? await databaseBackendMicros(databaseUrl) : undefined;
     const cpuAfter = cpuMicros(server?.pid);
+    const seconds = (performance.now() - startedAt) / 1000;
     const backingAfter = backingBefore && backingCpuMicros();
     const generator = process.cpuUsage(generatorBefore);
     const answered = r.requests.total;
@@ -183,6 +190,7 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
       const machine = own + postgres + redis + loadGenerator;
       Object.assign(run, {
         cpuMicrosPerRequest: Math.round(own),
+        ...(idle !== undefined && { idleCpuMillisPerSecond: Math.round(idle), cpuMicrosPerRequestNetOfIdle: Math.round(own - (idle * 1000 * seconds) / answered) }),
         postgresCpuMicrosPerRequest: Math.round(postgres),
         redisCpuMicrosPerRequest: Math.round(redis),
         loadGeneratorCpuMicrosPerRequest: Math.round(loadGenerator),
@@ -196,12 +204,21 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
   }
 }
 
+/** A server's CPU over one idle second, in ms a second; undefined where unreadable. */
+async function idleCpuMillisPerSecond(pid: number | undefined): Promise<number | undefined> {
+  const before = cpuMicros(pid);
+  const from = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const after = cpuMicros(pid);
+  return before === undefined || after === undefined ? undefined : (after - before) / (performance.now() - from);
+}
+
 /** The CPU so far of the servers behind every benchmark: all of PostgreSQL's processes and all of Redis's. */
 function backingCpuMicros(): { postgres: number; redis: number } {
   return { postgres: commandCpuMicros('postgres'), redis: commandCpuMicros('redis-server') };
 }
 
-const CPU_FIELDS = ['cpuMicrosPerRequest', 'postgresCpuMicrosPerRequest', 'databaseCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
+const CPU_FIELDS = ['cpuMicrosPerRequest', 'idleCpuMillisPerSecond', 'cpuMicrosPerRequestNetOfIdle', 'postgresCpuMicrosPerRequest', 'databaseCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
 type CpuField = (typeof CPU_FIELDS)[number];
 
 /** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
