@@ -384,6 +384,8 @@ async function tradingBenchEnv(name: string, core: number, pro: number, chainId:
     RATE_LIMIT_SCALE: '100000',
     DEV_CHAIN_IDS: String(chainId),
     DEV_CHAIN_PORT: '0',
+    // The markets traded are on the EVM dev chain; the sandbox's Solana network would only add its slots' work.
+    DEV_SOLANA: 'false',
     KEEL_DATA_DIR: `.keel/bench-${name}`,
   };
 }
