@@ -67,7 +67,7 @@ export function steadyLoad(requests: LoadRequest[], pauseMs: number, giveUpMs = 
  * What a fault test allows beyond a documented latency bound for this shared machine's scheduling
  * (the suite's other files run beside it on two cores); a hang still shows, as clients wait up to 5 s.
  */
-export const SCHEDULING_SLACK_MS = 500;
+export const SCHEDULING_SLACK_MS = 1_000;
 
 /**
  * The samples answered later than `boundMs` (plus the scheduling slack) after the fault began or
