@@ -25,7 +25,7 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getMintToCheckedInstruction } from '@solana-program/token';
 import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
-import { TOKEN_PROGRAM } from './ledger';
+import { TOKEN_PROGRAM } from '../chain-port/spl-token-facts';
 import { devnetFaucet } from './genesis';
 
 let grantCounter = randomInt(0, 100_000);

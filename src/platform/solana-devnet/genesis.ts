@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { LiteSVM } from 'litesvm';
 import { Address, KeyPairSigner, createKeyPairSignerFromPrivateKeyBytes, getAddressDecoder, lamports, none, some } from '@solana/kit';
 import { getMintEncoder } from '@solana-program/token';
-import { SYSTEM_PROGRAM, TOKEN_PROGRAM } from './ledger';
+import { TOKEN_PROGRAM } from '../chain-port/spl-token-facts';
+import { SYSTEM_PROGRAM } from './ledger';
 
 export interface DevnetMint {
   symbol: string;

@@ -26,13 +26,12 @@ import {
   getTransactionDecoder,
   lamports,
 } from '@solana/kit';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain-port/spl-token-facts';
 import { RpcTransactionError, rpcTransactionError } from './transaction-errors';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
 export const SYSTEM_PROGRAM = address('11111111111111111111111111111111');
-export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
-export const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 /** A recent blockhash stays valid for this many blocks after its own (as on Solana). */
 export const MAX_PROCESSING_AGE = 150;
 

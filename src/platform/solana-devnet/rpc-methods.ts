@@ -16,7 +16,8 @@ import {
   getCompiledTransactionMessageDecoder,
   isAddress,
 } from '@solana/kit';
-import { Block, Commitment, CompiledMessage, LandedTransaction, SolanaLedger, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, TokenBalance, decodeWireTransaction, isTokenAccount } from './ledger';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../chain-port/spl-token-facts';
+import { Block, Commitment, CompiledMessage, LandedTransaction, SolanaLedger, TokenBalance, decodeWireTransaction, isTokenAccount } from './ledger';
 import type { RpcTransactionError } from './transaction-errors';
 
 export class RpcError extends Error {
