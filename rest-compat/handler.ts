@@ -8,22 +8,41 @@ import { compiledRunner } from './executor';
 import { envelope } from './envelope';
 import type { RouteRow } from './route-table';
 
+/** A row made ready to serve: its operation, the grant check for its root field, and its runner. */
+interface PreparedRoute {
+  route: CompiledRoute;
+  authorize: ReturnType<typeof operationAuthorizer>;
+  run: ReturnType<typeof compiledRunner>;
+}
+
 /**
  * The one handler behind every REST row: authorise the caller for the row's root field, bind the
  * request to the operation's variables, run the pre-parsed GraphQL operation in-process, and
  * envelope the result. No endpoint has code of its own.
+ *
+ * A row's operation is compiled on the row's first request, not at start: compiling every row
+ * (the document checked against the schema, the body's JSON Schema, graphql-jit) took about 0.75 s
+ * of a node's start for routes most nodes never serve, a few ms each on first use. Every row is
+ * compiled by the tests (graphql-limits, rest-compiled-execution), so a row the schema refuses
+ * fails there, not at a caller. Returns the compiled rows (compiling those not compiled yet), for the
+ * OpenAPI document.
  */
 export function registerRestRoutes(
   app: FastifyInstance,
   schema: GraphQLSchema,
   rows: RouteRow[],
   contextFor: (req: FastifyRequest) => GraphQLContext,
-): CompiledRoute[] {
-  const compiled = rows.map((row) => compileRoute(schema, row));
-  for (const route of compiled) {
-    const { row } = route;
-    const authorize = operationAuthorizer(schema, route.document);
-    const run = compiledRunner(schema, route.document);
+): () => CompiledRoute[] {
+  const prepared = rows.map((row) => {
+    let ready: PreparedRoute | undefined;
+    return (): PreparedRoute => {
+      if (ready) return ready;
+      const route = compileRoute(schema, row);
+      return (ready = { route, authorize: operationAuthorizer(schema, route.document), run: compiledRunner(schema, route.document) });
+    };
+  });
+  rows.forEach((row, i) => {
+    const prepare = prepared[i];
     app.route({
       method: row.method,
       url: toGraphQLPath(row.path),
@@ -31,6 +50,7 @@ export function registerRestRoutes(
       // grant learns nothing about its input.
       preValidation: (req, _reply, done) => {
         try {
+          const { route, authorize } = prepare();
           authorize(contextFor(req), rawVariables(route, req));
         } catch (error) {
           return done(error as Error);
@@ -38,6 +58,7 @@ export function registerRestRoutes(
         done();
       },
       handler: async (req, reply) => {
+        const { route, run } = prepare();
         const variableValues = route.variables({
           params: req.params as Record<string, string>,
           query: req.query as Record<string, unknown>,
@@ -54,8 +75,8 @@ export function registerRestRoutes(
         return reply.code(row.status ?? 200).send(envelope(row.envelope, value));
       },
     });
-  }
-  return compiled;
+  });
+  return () => prepared.map((prepare) => prepare().route);
 }
 
 /** What a resolver threw, under graphql-js's wrapping. */

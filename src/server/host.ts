@@ -197,10 +197,10 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     },
   });
 
-  const routes = registerRestRoutes(app, schema, HOST_API[host].routes, (request) => contextFor(request.principal!, request.id));
+  const compiledRoutes = registerRestRoutes(app, schema, HOST_API[host].routes, (request) => contextFor(request.principal!, request.id));
   let openapi: Record<string, unknown> | undefined;
   app.get('/v1/openapi.json', async () => {
-    openapi ??= hostOpenApi(HOST_API[host], schema, routes, MAX_URL_LENGTH);
+    openapi ??= hostOpenApi(HOST_API[host], schema, compiledRoutes(), MAX_URL_LENGTH);
     return openapi;
   });
 
