@@ -111,12 +111,12 @@ async function startApiRole(platform: Platform, services: Services): Promise<Run
       config.REDIS_COMMAND_TIMEOUT_MS,
     ),
   };
-  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub), platform, services: resolverServices(services), publicRoutes });
+  const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub, { checked: false }), platform, services: resolverServices(services), publicRoutes });
   return listen(app, platform.config.HOST, platform.config.CORE_PORT);
 }
 
 async function startOrderbookRole(platform: Platform, services: Services, workers: Workers): Promise<RunningHost> {
-  const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub), platform, services: resolverServices(services) });
+  const app = await createHost({ host: 'pro', schema: await buildHostSchema('pro', platform.liveFeed.pubSub, { checked: false }), platform, services: resolverServices(services) });
   // Listening first: a market change made while the books load reloads them again.
   await workers.start({ start: () => services.markets.listenForChanges(), stop: () => services.markets.stopListening() });
   // Subscribers on this node see every node's commits from their first subscription on.

@@ -12,4 +12,9 @@ describe.each(['core', 'pro'] as const)('the %s host', (host) => {
     const committed = readFileSync(join(__dirname, '..', '..', '..', 'schema', SCHEMA_FILES[host]), 'utf8');
     expect(printHostSchema(await buildHostSchema(host))).toBe(committed);
   });
+
+  test('a serving node builds the same schema without the build-time check', async () => {
+    const committed = readFileSync(join(__dirname, '..', '..', '..', 'schema', SCHEMA_FILES[host]), 'utf8');
+    expect(printHostSchema(await buildHostSchema(host, undefined, { checked: false }))).toBe(committed);
+  });
 });
