@@ -8,7 +8,7 @@ import { Client } from 'pg';
 
 export const ROOT = join(__dirname, '..', '..');
 /** The Keel build a benchmark starts (`keel migrate`, `keel org create`, `keel start`): this one, or BENCH_KEEL_ROOT's (another checkout, built), to measure two builds alternately. */
-const KEEL_ROOT = process.env.BENCH_KEEL_ROOT ?? ROOT;
+export const KEEL_ROOT = process.env.BENCH_KEEL_ROOT ?? ROOT;
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

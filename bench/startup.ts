@@ -1,0 +1,81 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatChainsConfig } from '../src/modules/chains/chain-config';
+import { startDevChains } from '../src/modules/chains/chain-networks';
+import type { DevChain } from '../src/platform/chain/devchain';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
+import { cpuMicros, freshDatabase, KEEL_ROOT, keelCli, median, stopProcess } from './support';
+
+/**
+ * How soon a restarted order-book node serves: `keel start --roles api,orderbook`, as an operator
+ * restarts one, from its spawn until its pro host's `/ready` answers 200 (asked every 10 ms), on a
+ * migrated database with the dev chains already running (KEEL_CHAINS, as in a deployment), and the
+ * process's CPU until then (module loading included). Beside it, run for run, the yardstick
+ * (startup-floor-server.ts): a Node.js process that loads pg, the Redis client and Fastify, connects
+ * to both and listens, the least a node start does. A warm-up start, then `runs` of each, alternated;
+ * medians. With BENCH_KEEL_ROOT naming another built checkout, that build's `keel start` is measured.
+ */
+export async function run(args: string[]): Promise<object> {
+  const runs = Number(args[0] ?? 5);
+  const dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-startup-'));
+  const chains: DevChain[] = [];
+  const specs = await startDevChains(loadConfig({}, { DEV_CHAIN_PORT: 0, KEEL_DATA_DIR: join(dataDir, 'chains') }), chains, createLogger('silent'));
+  const env = {
+    DATABASE_URL: await freshDatabase('keel_bench_startup'),
+    KEEL_CHAINS: formatChainsConfig(specs),
+    KEEL_MASTER_KEY: randomBytes(32).toString('hex'),
+    KEEL_DATA_DIR: join(dataDir, 'node'),
+    REDIS_PREFIX: 'keelbench:startup:',
+    CORE_PORT: '4930',
+    PRO_PORT: '4931',
+    LOG_LEVEL: 'warn',
+  };
+  try {
+    keelCli(['migrate'], env);
+    const keel = { ms: [] as number[], cpuMs: [] as number[] };
+    const floor = { ms: [] as number[], cpuMs: [] as number[] };
+    for (let i = 0; i <= runs; i++) {
+      const k = await timedStart([join(KEEL_ROOT, 'bin', 'keel.js'), 'start', '--roles', 'api,orderbook'], env, 'http://127.0.0.1:4931/ready');
+      const f = await timedStart([join(__dirname, 'startup-floor-server.js')], { DATABASE_URL: env.DATABASE_URL, PORT: '4932' }, 'http://127.0.0.1:4932/ready');
+      if (i === 0) continue; // warm-up: the file system's cache
+      for (const [into, from] of [[keel, k], [floor, f]] as const) {
+        into.ms.push(from.ms);
+        into.cpuMs.push(from.cpuMs);
+      }
+    }
+    const summary = (s: { ms: number[]; cpuMs: number[] }) => ({ readyMs: median(s.ms), cpuMs: median(s.cpuMs), runs: s.ms });
+    return {
+      benchmark: 'startup',
+      what: '`keel start --roles api,orderbook` from spawn to its pro host answering /ready 200, on a migrated database, the chains already running',
+      runs,
+      keel: summary(keel),
+      yardstick: { what: 'node: pg + Redis + Fastify loaded, connected and listening', ...summary(floor) },
+      ratioToYardstick: { readyMs: Math.round((median(keel.ms) / median(floor.ms)) * 100) / 100, cpuMs: Math.round((median(keel.cpuMs) / median(floor.cpuMs)) * 100) / 100 },
+    };
+  } finally {
+    await Promise.all(chains.map((c) => c.stop()));
+  }
+}
+
+/** Spawns a Node.js script, waits for readyUrl to answer 200, reads its CPU, and stops it (SIGTERM). */
+async function timedStart(args: string[], env: Record<string, string>, readyUrl: string): Promise<{ ms: number; cpuMs: number }> {
+  const started = process.hrtime.bigint();
+  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${args[0]} exited with ${child.exitCode} before it was ready`);
+      if (Date.now() > deadline) throw new Error(`${args[0]} did not become ready at ${readyUrl}`);
+      const ready = await fetch(readyUrl).then((r) => r.ok, () => false);
+      if (ready) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return { ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6), cpuMs: Math.round((cpuMicros(child.pid) ?? NaN) / 1000) };
+  } finally {
+    await stopProcess(child);
+  }
+}
