@@ -35,14 +35,11 @@ export function registerRestRoutes(
 ): () => CompiledRoute[] {
   const prepared = rows.map((row) => {
     let ready: PreparedRoute | undefined;
-    return (): PreparedRoute => {
+    const prepare = (): PreparedRoute => {
       if (ready) return ready;
       const route = compileRoute(schema, row);
       return (ready = { route, authorize: operationAuthorizer(schema, route.document), run: compiledRunner(schema, route.document) });
     };
-  });
-  rows.forEach((row, i) => {
-    const prepare = prepared[i];
     app.route({
       method: row.method,
       url: toGraphQLPath(row.path),
@@ -75,6 +72,7 @@ export function registerRestRoutes(
         return reply.code(row.status ?? 200).send(envelope(row.envelope, value));
       },
     });
+    return prepare;
   });
   return () => prepared.map((prepare) => prepare().route);
 }
