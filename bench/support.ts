@@ -284,17 +284,17 @@ export function startKeelProcess(env: NodeJS.ProcessEnv, readyUrl: string): Prom
   return startNodeProcess([join(KEEL_ROOT, 'bin', 'keel.js'), 'start'], env, readyUrl);
 }
 
-/** Starts a Node.js script in its own process (profiled when BENCH_CPU_PROF names a folder) and waits until readyUrl answers. */
-export async function startNodeProcess(args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
+/** Starts a Node.js script in its own process (profiled when BENCH_CPU_PROF names a folder) and waits until readyUrl answers, asking every `pollMs`. */
+export async function startNodeProcess(args: string[], env: NodeJS.ProcessEnv, readyUrl: string, pollMs = 200): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && child.exitCode === null) {
     try {
       if ((await fetch(readyUrl)).ok) return child;
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
   child.kill('SIGKILL');
   throw new Error(`${args[0]} did not become ready at ${readyUrl}`);
