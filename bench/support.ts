@@ -33,6 +33,17 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/**
+ * A server under load made of several processes: `processes` are the server's own (their CPU and
+ * memory are its figures); `beside` run beside it on the machine (a dev chain's process, which a
+ * deployment runs elsewhere). What runs beside, and every process the server's processes started
+ * (the sandbox's dev chain, Hardhat's node, is a child of Keel's), count in the machine's CPU only.
+ */
+export interface BenchServer {
+  processes: ChildProcess[];
+  beside: ChildProcess[];
+}
+
 /** One autocannon run, as every HTTP benchmark reports it. */
 export interface LoadRun {
   perSecond: number;
@@ -40,11 +51,11 @@ export interface LoadRun {
   p99: number;
   non2xx: number;
   errors: number;
-  /** The watched server process's largest resident set during the run, in MB (sampled every 100 ms). */
+  /** The watched server's largest resident set during the run (its processes' together), in MB (sampled every 100 ms). */
   peakRssMb?: number;
-  /** The watched server process's CPU time (all its threads, user and system) per answered request, in µs. */
+  /** The watched server's CPU time (all its processes and threads, user and system) per answered request, in µs. */
   cpuMicrosPerRequest?: number;
-  /** The watched server's CPU while idle, in the second before the run: its background (pollers, timers, an in-process dev chain), in ms a second. */
+  /** The watched server's CPU while idle, in the second before the run: its background (pollers, timers, settlement's work), in ms a second. */
   idleCpuMillisPerSecond?: number;
   /** cpuMicrosPerRequest less the idle rate over the run's time: what the requests themselves cost the server, the background apart. */
   cpuMicrosPerRequestNetOfIdle?: number;
@@ -55,7 +66,11 @@ export interface LoadRun {
   redisCpuMicrosPerRequest?: number;
   /** The load generator's (this process's) CPU per answered request, in µs. */
   loadGeneratorCpuMicrosPerRequest?: number;
-  /** All four above together: what an answered request costs the machine, in µs. */
+  /** With several server processes: each one's CPU per answered request, in µs, in the server's order. */
+  cpuMicrosPerRequestByProcess?: number[];
+  /** The CPU of the processes beside the server and those it started (a dev chain) per answered request, in µs. */
+  besideCpuMicrosPerRequest?: number;
+  /** All of the above together (the server's, PostgreSQL's, Redis's, the load generator's, what runs beside the server): what an answered request costs the machine, in µs. */
   machineCpuMicrosPerRequest?: number;
   /** How many of the machine's cores that kept busy on average (machine CPU per request × rate). */
   coresBusy?: number;
@@ -125,11 +140,6 @@ export function commandCpuMicros(command: string): number {
 }
 
 /**
- * Runs the load; with `server`, also samples that process's resident set for the run's peak and
- * takes its CPU time per answered request: a figure the machine's noise moves less than the rate,
- * since a neighbour that steals time slows the server without making its requests cost more.
- */
-/**
  * The CPU time so far of each PostgreSQL backend connected to the database, by pid (from
  * pg_stat_activity and /proc): on a shared machine, the benchmark's own database work apart from
  * everyone else's.
@@ -153,17 +163,23 @@ async function databaseBackendMicros(databaseUrl: string): Promise<Map<number, n
   }
 }
 
-export async function loadRun(options: autocannon.Options, server?: ChildProcess, databaseUrl?: string): Promise<LoadRun> {
+/**
+ * Runs the load; with `server`, also samples its processes' resident set for the run's peak and
+ * takes their CPU time per answered request: a figure the machine's noise moves less than the rate,
+ * since a neighbour that steals time slows the server without making its requests cost more.
+ */
+export async function loadRun(options: autocannon.Options, server?: ChildProcess | BenchServer, databaseUrl?: string): Promise<LoadRun> {
+  const watched = server === undefined ? undefined : 'processes' in server ? server : { processes: [server], beside: [] };
   let peak: number | undefined;
   const sample = () => {
-    const mb = residentMb(server?.pid);
+    const mb = watched && sumOver(watched.processes, (p) => residentMb(p.pid));
     if (mb !== undefined) peak = Math.max(peak ?? 0, mb);
   };
-  const sampler = server ? setInterval(sample, 100) : undefined;
-  const idle = server && (await idleCpuMillisPerSecond(server.pid));
-  const cpuBefore = cpuMicros(server?.pid);
+  const sampler = watched ? setInterval(sample, 100) : undefined;
+  const idle = watched && (await idleCpuMillisPerSecond(watched.processes));
+  const cpuBefore = watched && serverCpuMicros(watched);
   const startedAt = performance.now();
-  const backingBefore = server && backingCpuMicros();
+  const backingBefore = watched && backingCpuMicros();
   const databaseBefore = databaseUrl ? await databaseBackendMicros(databaseUrl) : undefined;
   const generatorBefore = process.cpuUsage();
   try {
@@ -171,7 +187,7 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
     sample();
     // A backend that started during the run counts whole; one that ended is lost (pooled connections live on).
     const databaseAfter = databaseUrl ? await databaseBackendMicros(databaseUrl) : undefined;
-    const cpuAfter = cpuMicros(server?.pid);
+    const cpuAfter = watched && serverCpuMicros(watched);
     const seconds = (performance.now() - startedAt) / 1000;
     const backingAfter = backingBefore && backingCpuMicros();
     const generator = process.cpuUsage(generatorBefore);
@@ -182,18 +198,22 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
       for (const [pid, after] of databaseAfter) spent += after - (databaseBefore.get(pid) ?? 0);
       run.databaseCpuMicrosPerRequest = Math.round(spent / answered);
     }
-    if (answered > 0 && cpuBefore !== undefined && cpuAfter !== undefined && backingBefore && backingAfter) {
-      const own = (cpuAfter - cpuBefore) / answered;
+    if (answered > 0 && cpuBefore && cpuAfter && backingBefore && backingAfter) {
+      const byProcess = cpuAfter.own.map((after, i) => (after - cpuBefore.own[i]) / answered);
+      const own = byProcess.reduce((a, b) => a + b, 0);
+      const beside = (cpuAfter.beside - cpuBefore.beside) / answered;
       const postgres = (backingAfter.postgres - backingBefore.postgres) / answered;
       const redis = (backingAfter.redis - backingBefore.redis) / answered;
       const loadGenerator = (generator.user + generator.system) / answered;
-      const machine = own + postgres + redis + loadGenerator;
+      const machine = own + beside + postgres + redis + loadGenerator;
       Object.assign(run, {
         cpuMicrosPerRequest: Math.round(own),
         ...(idle !== undefined && { idleCpuMillisPerSecond: Math.round(idle), cpuMicrosPerRequestNetOfIdle: Math.round(own - (idle * 1000 * seconds) / answered) }),
         postgresCpuMicrosPerRequest: Math.round(postgres),
         redisCpuMicrosPerRequest: Math.round(redis),
         loadGeneratorCpuMicrosPerRequest: Math.round(loadGenerator),
+        ...(byProcess.length > 1 && { cpuMicrosPerRequestByProcess: byProcess.map(Math.round) }),
+        besideCpuMicrosPerRequest: Math.round(beside),
         machineCpuMicrosPerRequest: Math.round(machine),
         coresBusy: Math.round((machine * run.perSecond) / 1e4) / 100,
       });
@@ -204,12 +224,57 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
   }
 }
 
-/** A server's CPU over one idle second, in ms a second; undefined where unreadable. */
-async function idleCpuMillisPerSecond(pid: number | undefined): Promise<number | undefined> {
-  const before = cpuMicros(pid);
+/**
+ * The CPU so far of each of a server's processes, and of everything beside it: the processes beside
+ * and every descendant of the server's and of those (ended children included); undefined where a
+ * server process is unreadable.
+ */
+function serverCpuMicros(server: BenchServer): { own: number[]; beside: number } | undefined {
+  const own = server.processes.map((p) => cpuMicros(p.pid));
+  if (own.some((v) => v === undefined)) return undefined;
+  const roots = [...server.processes, ...server.beside].map((p) => p.pid!);
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]));
+    } catch {
+      // the process ended
+    }
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (roots.includes(p)) return true;
+    return false;
+  };
+  let beside = 0;
+  for (const pid of parents.keys()) {
+    if (!server.beside.some((p) => p.pid === pid) && !descends(pid)) continue;
+    try {
+      beside += statMicros(pid, true);
+    } catch {
+      // the process ended
+    }
+  }
+  return { own: own as number[], beside };
+}
+
+/** The sum of a figure over processes; undefined if any is unreadable (or there are none). */
+function sumOver(processes: ChildProcess[], figure: (p: ChildProcess) => number | undefined): number | undefined {
+  let total = 0;
+  for (const p of processes) {
+    const value = figure(p);
+    if (value === undefined) return undefined;
+    total += value;
+  }
+  return processes.length ? total : undefined;
+}
+
+/** A server's CPU (its processes' together) over one idle second, in ms a second; undefined where unreadable. */
+async function idleCpuMillisPerSecond(processes: ChildProcess[]): Promise<number | undefined> {
+  const before = sumOver(processes, (p) => cpuMicros(p.pid));
   const from = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const after = cpuMicros(pid);
+  const after = sumOver(processes, (p) => cpuMicros(p.pid));
   return before === undefined || after === undefined ? undefined : (after - before) / (performance.now() - from);
 }
 
@@ -218,21 +283,23 @@ function backingCpuMicros(): { postgres: number; redis: number } {
   return { postgres: commandCpuMicros('postgres'), redis: commandCpuMicros('redis-server') };
 }
 
-const CPU_FIELDS = ['cpuMicrosPerRequest', 'idleCpuMillisPerSecond', 'cpuMicrosPerRequestNetOfIdle', 'postgresCpuMicrosPerRequest', 'databaseCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
+const CPU_FIELDS = ['cpuMicrosPerRequest', 'idleCpuMillisPerSecond', 'cpuMicrosPerRequestNetOfIdle', 'postgresCpuMicrosPerRequest', 'databaseCpuMicrosPerRequest', 'redisCpuMicrosPerRequest', 'loadGeneratorCpuMicrosPerRequest', 'besideCpuMicrosPerRequest', 'machineCpuMicrosPerRequest', 'coresBusy'] as const;
 type CpuField = (typeof CPU_FIELDS)[number];
 
 /** Medians over runs; `rateName` names the rate (requestsPerSecond, ordersPerSecond). */
-export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | CpuField> {
+export function medianRun<K extends string>(runs: LoadRun[], rateName: K): Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | CpuField | 'cpuMicrosPerRequestByProcess'> {
   const rss = runs.map((r) => r.peakRssMb).filter((v): v is number => v !== undefined);
   const measured = (field: CpuField) => runs.map((r) => r[field]).filter((v): v is number => v !== undefined);
   const medians = Object.fromEntries(CPU_FIELDS.flatMap((field) => (measured(field).length ? [[field, median(measured(field))]] : [])));
+  const byProcess = runs.map((r) => r.cpuMicrosPerRequestByProcess).filter((v): v is number[] => v !== undefined);
   return {
     [rateName]: median(runs.map((r) => r.perSecond)),
     latencyP50Ms: median(runs.map((r) => r.p50)),
     latencyP99Ms: median(runs.map((r) => r.p99)),
     ...(rss.length ? { peakRssMb: Math.max(...rss) } : {}),
     ...medians,
-  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | CpuField>;
+    ...(byProcess.length && { cpuMicrosPerRequestByProcess: byProcess[0].map((_, i) => median(byProcess.map((b) => b[i]))) }),
+  } as Record<K | 'latencyP50Ms' | 'latencyP99Ms', number> & Pick<LoadRun, 'peakRssMb' | CpuField | 'cpuMicrosPerRequestByProcess'>;
 }
 
 /**
