@@ -1,11 +1,16 @@
 import type autocannon from 'autocannon';
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, intoTrading } from './support';
+import { BenchServer, callJson as call, cpuRatio, keelCli, LoadRun, loadRun, medianRun, ratioToYardstick, residentMb, startNodeProcess, startTradingBench, stopProcess, intoTrading } from './support';
 
 /**
- * End-to-end `POST /v1/orderbook/orders` on the pro host, Keel in its own process with its own dev
- * chain: each answer comes after the order, its fills, trades and ledger moves are committed.
+ * End-to-end `POST /v1/orderbook/orders` on the pro host: each answer comes after the order, its
+ * fills, trades and ledger moves are committed. Keel runs as the operator's guide lays out a node
+ * that trades: the pro host on an order-book node of its own, the core host and the worker (deposits,
+ * settlement, the outbox) on another, the dev chain in a third process standing in for the chain's
+ * node (BENCH_KEEL_LAYOUT=one-process: every role and the dev chain from one `keel start`, the
+ * sandbox's way). Keel's CPU is its two processes' (each also given apart); the dev chain's counts in
+ * the machine's only.
  * Two wallets funded through the faucet and the deposit watcher (the real path) trade one market:
  * limit orders of 0.01 ETH, buys at 1990–2005 and sells at 1995–2010 USDC, so about a third cross
  * and the rest rest. 50 connections; 1 warm-up and `runs` measured runs; medians reported.
@@ -42,7 +47,9 @@ export async function run(args: string[]): Promise<object> {
   const cancels = args[3] === 'cancels';
   const core = 4920;
   const pro = 4921;
-  const { env, child, org, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('orders', core, pro, 31398);
+  const layout = process.env.BENCH_KEEL_LAYOUT ?? 'order-book-node';
+  if (layout !== 'one-process' && layout !== 'order-book-node') throw new Error(`BENCH_KEEL_LAYOUT: one-process or order-book-node, not ${layout}`);
+  const { env, server, org, coreHeaders, proHeaders, coreUrl, proUrl, chain, stop } = await startTradingBench('orders', core, pro, 31398, layout);
   const floors: ChildProcess[] = [];
   try {
     // Markets are the operator's: created with its command, as a deployment would.
@@ -105,7 +112,7 @@ export async function run(args: string[]): Promise<object> {
       headers: proHeaders,
       setupRequest: (req: object, context: { orderId?: string }) => ({ ...req, path: `/v1/orderbook/orders/${context.orderId}` }),
     };
-    const load = (url: string, duration: number, server?: ChildProcess, market = 'ETH-USDC', keel = false) =>
+    const load = (url: string, duration: number, measured?: ChildProcess | BenchServer, market = 'ETH-USDC', keel = false) =>
       loadRun(
         {
           url,
@@ -117,8 +124,8 @@ export async function run(args: string[]): Promise<object> {
               ? [{ ...place(market), onResponse: (_status: number, body: string, context: { orderId?: string }) => void (context.orderId = JSON.parse(body).data?.id) }, keelCancel]
               : [place(market), place(market)],
         } as autocannon.Options,
-        server,
-        server && env.DATABASE_URL,
+        measured,
+        measured && env.DATABASE_URL,
       );
     const keelUrl = `${proUrl}/v1/orderbook/orders`;
     const floorUrl = (port: number) => `http://127.0.0.1:${port}/`;
@@ -127,7 +134,7 @@ export async function run(args: string[]): Promise<object> {
     const results: LoadRun[] = [];
     const floorResults: LoadRun[][] = yardsticks.map(() => []);
     for (let i = 0; i < runs; i++) {
-      results.push(await load(keelUrl, seconds, child, 'ETH-USDC', true));
+      results.push(await load(keelUrl, seconds, server, 'ETH-USDC', true));
       for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j], y.market));
     }
     const [bare, stack, service, work] = floorResults;
@@ -139,7 +146,8 @@ export async function run(args: string[]): Promise<object> {
       secondsPerRun: seconds,
       runs: results,
       median: summary(results),
-      peakRssMbSinceStart: residentMb(child.pid, 'VmHWM'),
+      layout,
+      peakRssMbSinceStart: server.processes.reduce((sum, p) => sum + (residentMb(p.pid, 'VmHWM') ?? 0), 0),
       yardstick: { what: yardsticks[0].what, runs: bare, median: summary(bare) },
       stackFloor: { what: yardsticks[1].what, runs: stack, median: summary(stack) },
       ...(service && { serviceFloor: { what: yardsticks[2].what, runs: service, median: summary(service) } }),
@@ -158,7 +166,7 @@ export async function run(args: string[]): Promise<object> {
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {
-    await stopProcess(child);
+    await stop();
     for (const floor of floors) await stopProcess(floor);
   }
 }

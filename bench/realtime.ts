@@ -70,7 +70,7 @@ export async function run(args: string[]): Promise<object> {
   const core = 4930;
   const pro = 4931;
   const floorPort = 4932;
-  const { env, child, org, coreHeaders, proHeaders, coreUrl, proUrl, chain } = await startTradingBench('realtime', core, pro, 31399);
+  const { env, proNode, org, coreHeaders, proHeaders, coreUrl, proUrl, chain, stop } = await startTradingBench('realtime', core, pro, 31399);
   let floor: ChildProcess | undefined;
   const subscribers = new Subscribers();
   try {
@@ -117,11 +117,11 @@ export async function run(args: string[]): Promise<object> {
 
     floor = await startNodeProcess([join(__dirname, 'realtime-floor-server.js')], { REDIS_PREFIX: env.REDIS_PREFIX, PORT: String(floorPort) }, `http://127.0.0.1:${floorPort}/ready`);
     const measure = async (target: 'keel' | 'floor') => {
-      const before = rssBytes(target === 'keel' ? child.pid! : floor!.pid!);
+      const before = rssBytes(target === 'keel' ? proNode.pid! : floor!.pid!);
       const url = target === 'keel' ? `ws://127.0.0.1:${pro}` : `ws://127.0.0.1:${floorPort}`;
       await subscribers.ask({ cmd: 'connect', target, url, connections, markets: symbols, apiKey: org.proKey, orgId: org.orgId });
       await new Promise((r) => setTimeout(r, 1000));
-      const after = rssBytes(target === 'keel' ? child.pid! : floor!.pid!);
+      const after = rssBytes(target === 'keel' ? proNode.pid! : floor!.pid!);
       await subscribers.ask({ cmd: 'start' });
       const load = await orderFlow(seconds);
       const delivery = await subscribers.ask<Delivery>({ cmd: 'stop' });
@@ -210,7 +210,7 @@ export async function run(args: string[]): Promise<object> {
     };
   } finally {
     subscribers.stop();
-    await stopProcess(child);
+    await stop();
     if (floor) await stopProcess(floor);
   }
 }

@@ -4,6 +4,7 @@ import { createServer, IncomingMessage } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -408,30 +409,62 @@ export async function callJson(url: string, method: string, headers: Record<stri
   return json;
 }
 
-/** A trading benchmark's Keel in its own process, migrated, with a Business organisation and the first chain. */
+/**
+ * How a trading benchmark runs Keel. `one-process`: every role in one process with its dev chain in
+ * it (the sandbox's `keel start`). `order-book-node`: as the operator's guide lays out a deployment
+ * that trades, the pro host on an order-book node of its own (`--roles orderbook`), the core host and
+ * the worker on another (`--roles api,worker`), and the dev chain in a process of its own standing in
+ * for the chain's node (beside Keel: its CPU counts in the machine's, not Keel's).
+ */
+export type KeelLayout = 'one-process' | 'order-book-node';
+
+/** A trading benchmark's Keel, migrated, with a Business organisation and the first chain. */
 export interface TradingBench {
   env: Record<string, string>;
-  child: ChildProcess;
+  /** Keel's processes (and the dev chain's, beside them, in the order-book-node layout). */
+  server: BenchServer;
+  /** The process serving the pro host. */
+  proNode: ChildProcess;
   org: BenchOrganization;
   coreHeaders: Record<string, string>;
   proHeaders: Record<string, string>;
   coreUrl: string;
   proUrl: string;
   chain: { id: string };
+  stop(): Promise<void>;
 }
 
-export async function startTradingBench(name: string, core: number, pro: number, chainId: number): Promise<TradingBench> {
+export async function startTradingBench(name: string, core: number, pro: number, chainId: number, layout: KeelLayout = 'one-process'): Promise<TradingBench> {
   const env = await tradingBenchEnv(name, core, pro, chainId);
-  keelCli(['migrate'], env);
-  const child = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
+  const started: ChildProcess[] = [];
+  const stop = () => Promise.all(started.map(stopProcess)).then(() => undefined);
   try {
+    let server: BenchServer;
+    let proNode: ChildProcess;
+    if (layout === 'one-process') {
+      keelCli(['migrate'], env);
+      proNode = await startKeelProcess(env, `http://127.0.0.1:${pro}/ready`);
+      started.push(proNode);
+      server = { processes: [proNode], beside: [] };
+    } else {
+      const chainPort = pro + 100;
+      const chain = await startNodeProcess([join(__dirname, 'dev-chain-server.js')], { ...env, PORT: String(chainPort) }, `http://127.0.0.1:${chainPort}/ready`);
+      started.push(chain);
+      Object.assign(env, { KEEL_CHAINS: await (await fetch(`http://127.0.0.1:${chainPort}/`)).text(), KEEL_MASTER_KEY: randomBytes(32).toString('hex') });
+      keelCli(['migrate'], env);
+      const hub = await startKeelProcess({ ...env, KEEL_ROLES: 'api,worker', KEEL_NODE_ID: `bench-${name}-hub` }, `http://127.0.0.1:${core}/ready`);
+      started.push(hub);
+      proNode = await startKeelProcess({ ...env, KEEL_ROLES: 'orderbook', KEEL_NODE_ID: `bench-${name}-orderbook` }, `http://127.0.0.1:${pro}/ready`);
+      started.push(proNode);
+      server = { processes: [proNode, hub], beside: [chain] };
+    }
     const org = createBenchOrganization(env);
     const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
     const coreUrl = `http://127.0.0.1:${core}`;
     const [chain] = (await callJson(`${coreUrl}/v1/blockchains`, 'GET', coreHeaders)).data;
-    return { env, child, org, coreHeaders, proHeaders: { apiKey: org.proKey, orgId: org.orgId }, coreUrl, proUrl: `http://127.0.0.1:${pro}`, chain };
+    return { env, server, proNode, org, coreHeaders, proHeaders: { apiKey: org.proKey, orgId: org.orgId }, coreUrl, proUrl: `http://127.0.0.1:${pro}`, chain, stop };
   } catch (e) {
-    await stopProcess(child);
+    await stop();
     throw e;
   }
 }
