@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { ErrorCode, KeelError } from '../../platform/errors';
 import type { LedgerService } from '../ledger';
 import type { MarketService, TradingRules } from '../markets';
-import { writeFillAccounting } from './order-persistence';
+import { CommittedOrders, writeFillAccounting } from './order-persistence';
 import { LIVE_STATUSES } from './order.domain';
 import { OrderModel } from './order.model';
 import { accountFills, FillAccounting } from './fill-accounting';
@@ -157,7 +157,7 @@ export class MarketRuntimes {
   }
 
   /** Commits matched commands in one statement, then brings the runtime up to date; on any failure the runtime is dropped. */
-  async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<Map<string, OrderModel>> {
+  async commit(marketId: string, rt: Runtime, commands: Matched[]): Promise<CommittedOrders> {
     try {
       const accounted = accountFills(rt.rules, rt.resting, commands);
       const newRows = new Map(commands.flatMap((c) => (c.order ? [[c.order.working.id, c.order.row] as const] : [])));

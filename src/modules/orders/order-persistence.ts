@@ -22,10 +22,16 @@ export interface SequenceMove {
 /** The columns of a trade as the settlement records it. */
 const TRADE_COLUMNS: readonly (keyof TradeRecord | 'createdAt')[] = ['id', 'marketId', 'sequence', 'makerOrderId', 'takerOrderId', 'makerWalletId', 'takerWalletId', 'takerSide', 'price', 'quantity', 'quoteAmount', 'makerFee', 'takerFee', 'settlementBatchId', 'settlementStatus', 'createdAt'];
 
+/** What a commit wrote of its orders, so that the answers need not read them back: the new orders' rows, and each existing order's new state (its id and the columns a commit changes). */
+export interface CommittedOrders {
+  created: Map<string, OrderModel>;
+  changed: Map<string, Partial<OrderModel>>;
+}
+
 /**
  * Writes a run's fill accounting as one statement (one round trip, atomic): new order rows, every touched
  * order's final state, trades, the ledger moves (summed per balance row), the market's sequence
- * the commands' idempotency results and, in a cluster, the check of the shard's fencing token. Returns the new orders' rows as written.
+ * the commands' idempotency results and, in a cluster, the check of the shard's fencing token. Returns the orders as written.
  */
 export async function writeFillAccounting(
   db: Knex,
@@ -38,7 +44,7 @@ export async function writeFillAccounting(
   records: StepResult[],
   fence: ShardFence | undefined,
   now = new Date(),
-): Promise<Map<string, OrderModel>> {
+): Promise<CommittedOrders> {
   const inserts: Partial<OrderModel>[] = [];
   const updates: Partial<OrderModel>[] = [];
   for (const w of accounted.orders) {
@@ -79,6 +85,5 @@ export async function writeFillAccounting(
     if (LedgerService.isInsufficientFunds(e)) throw new KeelError('INSUFFICIENT_FUNDS', 'Insufficient balance');
     throw e;
   }
-  // The new orders as committed, so the answers need not read them back.
-  return new Map(inserts.map((row) => [row.id!, row as OrderModel]));
+  return { created: new Map(inserts.map((row) => [row.id!, row as OrderModel])), changed: new Map(updates.map((row) => [row.id!, row])) };
 }

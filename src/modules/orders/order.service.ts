@@ -143,9 +143,10 @@ export class OrderService {
     if (as === 'leader') {
       // In the market's next group commit, with the placements: no statement of its own.
       try {
-        await this.placements.cancel({ organizationId, marketId: row.marketId, orderId: id, step });
+        const state = await this.placements.cancel({ organizationId, marketId: row.marketId, orderId: id, step });
         this.uow.committed('order.cancel');
-        return this.queries.get(organizationId, id);
+        // The row read before, with the state the commit wrote: the answer need not read it back.
+        return this.queries.placed(organizationId, id, state && Object.assign({}, row, state));
       } catch (e) {
         if (!(e instanceof CancelOnItsOwn)) throw e;
       }

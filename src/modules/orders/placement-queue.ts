@@ -52,6 +52,8 @@ export class CancelOnItsOwn extends Error {
 export interface PlacementOutcome {
   rejected?: RejectReason;
   row?: OrderModel;
+  /** A cancel's: the order's state as the commit left it (its id and the columns a commit changes). */
+  state?: Partial<OrderModel>;
 }
 
 /** What an idempotent placement records: a retry answers from it. */
@@ -114,9 +116,9 @@ export class PlacementQueue {
     return this.enqueue(Object.assign({ kind: 'replace' as const }, r));
   }
 
-  /** Cancels a live order in its market's next group; CancelOnItsOwn when the group does not take it. */
-  async cancel(c: Cancellation): Promise<void> {
-    await this.enqueue(Object.assign({ kind: 'cancel' as const }, c));
+  /** Cancels a live order in its market's next group: the order's state as committed; CancelOnItsOwn when the group does not take it. */
+  async cancel(c: Cancellation): Promise<Partial<OrderModel> | undefined> {
+    return (await this.enqueue(Object.assign({ kind: 'cancel' as const }, c))).state;
   }
 
   private enqueue(command: Command): Promise<PlacementOutcome> {
@@ -171,10 +173,10 @@ export class PlacementQueue {
       p.reject(e);
     }
     if (!matched.length) return;
-    const rows = await this.runtimes.commit(marketId, rt, matched.map((x) => x.m));
+    const { created, changed } = await this.runtimes.commit(marketId, rt, matched.map((x) => x.m));
     for (const { p, m } of matched) {
       p.settled = true;
-      p.resolve(p.kind === 'cancel' ? {} : { rejected: m.rejected, row: rows.get(p.id) });
+      p.resolve(p.kind === 'cancel' ? { state: changed.get(p.orderId) } : { rejected: m.rejected, row: created.get(p.id) });
     }
   }
 
@@ -188,8 +190,8 @@ export class PlacementQueue {
       await this.runtimes.assertRulesCurrent(p.marketId, rt, [e]);
       throw e;
     }
-    const rows = await this.runtimes.commit(p.marketId, rt, [m]);
-    return { rejected: m.rejected, row: rows.get(p.id) };
+    const { created } = await this.runtimes.commit(p.marketId, rt, [m]);
+    return { rejected: m.rejected, row: created.get(p.id) };
   }
 
   /**
@@ -212,8 +214,8 @@ export class PlacementQueue {
         await this.runtimes.assertRulesCurrent(r.marketId, rt, [e]);
         throw e;
       }
-      const rows = await this.runtimes.commit(r.marketId, rt, [m]);
-      return { rejected: m.rejected, row: rows.get(r.id) };
+      const { created } = await this.runtimes.commit(r.marketId, rt, [m]);
+      return { rejected: m.rejected, row: created.get(r.id) };
     }
   }
 

@@ -78,3 +78,21 @@ test('a cancel racing the placement that fills its order: either the cancel wins
   }
   expect(await lockMismatches(k.db)).toEqual([]);
 }, 60_000);
+
+test("a cancel's answer is the order as its commit left it, the same as reading it back: a partly filled order with its fills, fees and lock released", async () => {
+  const sell = await place(maker, { walletId: makerWallet, side: 'SELL', price: '2000', quantity: '0.5' });
+  expect(sell.status).toBe(201);
+  const buy = await place(taker, { walletId: takerWallet, side: 'BUY', price: '2000', quantity: '0.2' });
+  expect(buy.body.data.status).toBe('FILLED');
+  const [cancelled, other] = await Promise.all([
+    maker.pro().delete(`/v1/orderbook/orders/${sell.body.data.id}`),
+    // A placement in the same group: the cancel's answer comes from the group's commit.
+    place(maker, { walletId: makerWallet, side: 'BUY', price: '1700', quantity: '0.1' }),
+  ]);
+  expect(cancelled.status).toBe(200);
+  expect(other.status).toBe(201);
+  expect(cancelled.body.data).toMatchObject({ status: 'CANCELLED', filledQuantity: '0.2' });
+  const read = await maker.pro().get(`/v1/orderbook/orders/${sell.body.data.id}`);
+  expect(cancelled.body.data).toEqual(read.body.data);
+  expect(await lockMismatches(k.db)).toEqual([]);
+}, 60_000);
