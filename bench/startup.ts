@@ -2,11 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatChainsConfig } from '../src/modules/chains/chain-config';
-import { startDevChains } from '../src/modules/chains/chain-networks';
-import type { DevChain } from '../src/platform/chain/devchain';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
+import { startBenchChains } from './bench-chains';
 import { cpuMicros, freshDatabase, KEEL_ROOT, keelCli, median, startNodeProcess, stopProcess } from './support';
 
 /**
@@ -21,11 +17,10 @@ import { cpuMicros, freshDatabase, KEEL_ROOT, keelCli, median, startNodeProcess,
 export async function run(args: string[]): Promise<object> {
   const runs = Number(args[0] ?? 5);
   const dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-startup-'));
-  const chains: DevChain[] = [];
-  const specs = await startDevChains(loadConfig({}, { DEV_CHAIN_PORT: 0, KEEL_DATA_DIR: join(dataDir, 'chains') }), chains, createLogger('silent'));
+  const chains = await startBenchChains({}, join(dataDir, 'chains'));
   const env = {
     DATABASE_URL: await freshDatabase('keel_bench_startup'),
-    KEEL_CHAINS: formatChainsConfig(specs),
+    KEEL_CHAINS: chains.keelChains,
     KEEL_MASTER_KEY: randomBytes(32).toString('hex'),
     KEEL_DATA_DIR: join(dataDir, 'node'),
     REDIS_PREFIX: 'keelbench:startup:',
@@ -56,7 +51,7 @@ export async function run(args: string[]): Promise<object> {
       ratioToYardstick: { readyMs: Math.round((median(keel.ms) / median(floor.ms)) * 100) / 100, cpuMs: Math.round((median(keel.cpuMs) / median(floor.cpuMs)) * 100) / 100 },
     };
   } finally {
-    await Promise.all(chains.map((c) => c.stop()));
+    await chains.stop();
   }
 }
 

@@ -36,13 +36,14 @@ export function seededRandom(seed: number): () => number {
 
 /**
  * A server under load made of several processes: `processes` are the server's own (their CPU and
- * memory are its figures); `beside` run beside it on the machine (a dev chain's process, which a
- * deployment runs elsewhere). What runs beside, and every process the server's processes started
- * (the sandbox's dev chain, Hardhat's node, is a child of Keel's), count in the machine's CPU only.
+ * memory are its figures); `beside` are the pids of processes beside it on the machine (a dev
+ * chain's, which a deployment runs elsewhere). What runs beside, and every process the server's
+ * processes started (the sandbox's dev chain, Hardhat's node, is a child of Keel's), count in the
+ * machine's CPU only.
  */
 export interface BenchServer {
   processes: ChildProcess[];
-  beside: ChildProcess[];
+  beside: number[];
 }
 
 /** One autocannon run, as every HTTP benchmark reports it. */
@@ -233,7 +234,7 @@ export async function loadRun(options: autocannon.Options, server?: ChildProcess
 function serverCpuMicros(server: BenchServer): { own: number[]; beside: number } | undefined {
   const own = server.processes.map((p) => cpuMicros(p.pid));
   if (own.some((v) => v === undefined)) return undefined;
-  const roots = [...server.processes, ...server.beside].map((p) => p.pid!);
+  const roots = [...server.processes.map((p) => p.pid!), ...server.beside];
   const parents = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -249,7 +250,7 @@ function serverCpuMicros(server: BenchServer): { own: number[]; beside: number }
   };
   let beside = 0;
   for (const pid of parents.keys()) {
-    if (!server.beside.some((p) => p.pid === pid) && !descends(pid)) continue;
+    if (!server.beside.includes(pid) && !descends(pid)) continue;
     try {
       beside += statMicros(pid, true);
     } catch {
@@ -437,7 +438,12 @@ export interface TradingBench {
 export async function startTradingBench(name: string, core: number, pro: number, chainId: number, layout: KeelLayout = 'one-process'): Promise<TradingBench> {
   const env = await tradingBenchEnv(name, core, pro, chainId);
   const started: ChildProcess[] = [];
-  const stop = () => Promise.all(started.map(stopProcess)).then(() => undefined);
+  const stops: (() => Promise<void>)[] = [];
+  // Keel's processes first, then the chains they use.
+  const stop = async () => {
+    await Promise.all(started.map(stopProcess));
+    await Promise.all(stops.map((s) => s()));
+  };
   try {
     let server: BenchServer;
     let proNode: ChildProcess;
@@ -447,16 +453,18 @@ export async function startTradingBench(name: string, core: number, pro: number,
       started.push(proNode);
       server = { processes: [proNode], beside: [] };
     } else {
-      const chainPort = pro + 100;
-      const chain = await startNodeProcess([join(__dirname, 'dev-chain-server.js')], { ...env, PORT: String(chainPort) }, `http://127.0.0.1:${chainPort}/ready`);
-      started.push(chain);
-      Object.assign(env, { KEEL_CHAINS: await (await fetch(`http://127.0.0.1:${chainPort}/`)).text(), KEEL_MASTER_KEY: randomBytes(32).toString('hex') });
+      // Loaded here: the yardsticks' servers import this file and must not load Keel's chain modules.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { startBenchChains }: typeof import('./bench-chains') = require('./bench-chains');
+      const chains = await startBenchChains(env, env.KEEL_DATA_DIR);
+      stops.push(chains.stop);
+      Object.assign(env, { KEEL_CHAINS: chains.keelChains, KEEL_MASTER_KEY: randomBytes(32).toString('hex') });
       keelCli(['migrate'], env);
       const hub = await startKeelProcess({ ...env, KEEL_ROLES: 'api,worker', KEEL_NODE_ID: `bench-${name}-hub` }, `http://127.0.0.1:${core}/ready`);
       started.push(hub);
       proNode = await startKeelProcess({ ...env, KEEL_ROLES: 'orderbook', KEEL_NODE_ID: `bench-${name}-orderbook` }, `http://127.0.0.1:${pro}/ready`);
       started.push(proNode);
-      server = { processes: [proNode, hub], beside: [chain] };
+      server = { processes: [proNode, hub], beside: chains.pids };
     }
     const org = createBenchOrganization(env);
     const coreHeaders = { apiKey: org.adminKey, orgId: org.orgId };
