@@ -28,7 +28,7 @@ const MUTATION = parse(`mutation ($input: PlaceOrderInput!) {
   }
 }`);
 
-/** What the floor's mutation does with an order: the stack floor stores it as one row; the service floor places it through Keel's OrderService. */
+/** What the floor's mutation does with an order: the stack floor stores it as one row, the stack work floor does the work floor's durable work, the service floor places it through Keel's OrderService. */
 export type FloorPlacement = (input: PlaceOrderInputType) => Promise<Order | OrderObject>;
 
 interface FloorContext {
@@ -51,11 +51,16 @@ class FloorOrdersResolver {
 
 /** The stack floor's placement: the order group-committed as one row, answered as if it rested. */
 export function storedAsOneRow(store: (body: unknown) => Promise<string>): FloorPlacement {
+  return answeredAsResting(async (input) => ({ id: randomUUID(), sequence: await store(input) }));
+}
+
+/** A floor's placement: `commit` makes the order durable and gives its id and sequence; the answer is built as if the order rested. */
+export function answeredAsResting(commit: (input: PlaceOrderInputType) => Promise<{ id: string; sequence: string }>): FloorPlacement {
   return async (input) => {
-    const sequence = await store(input);
+    const { id, sequence } = await commit(input);
     const now = new Date();
     return {
-      id: randomUUID(),
+      id,
       clientOrderId: input.clientOrderId ?? null,
       marketId: randomUUID(),
       market: input.market,

@@ -53,9 +53,16 @@ class Side {
   }
 }
 
-interface Body {
-  side: 'BUY' | 'SELL';
-  price: string;
+/** What the work floor reads of an order's body (the rest is Keel's flow's fixed 0.01 ETH GTC limit order). */
+export interface WorkFloorOrder {
+  side: string;
+  price?: string | null;
+}
+
+/** An order as the work floor committed it. */
+export interface WorkFloorPlaced {
+  id: string;
+  sequence: string;
 }
 
 const LOT_UNITS = 10n ** 13n; // 0.001 ETH in wei
@@ -63,14 +70,15 @@ const NOTIONAL_UNIT = 10n; // a tick (0.01 USDC) times a lot, in USDC base units
 const LOTS = 10n; // 0.01 ETH
 const FEE_PER_MILLE = { maker: 1n, taker: 2n };
 
-async function main(): Promise<void> {
-  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
-  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:workfloor:', 100_000, 250);
-  const orgId = process.env.ORGANIZATION_ID!;
-  // To see what each part costs: WORK_FLOOR_WITHOUT=makers,trades,journal,balances,settlement leaves those out.
-  const without = new Set((process.env.WORK_FLOOR_WITHOUT ?? '').split(','));
+/**
+ * The work floor's durable work on a market of Keel's database (`symbol`, created beforehand) for
+ * two wallets of its own: resolves with a function that group-commits an order and answers once it
+ * is committed. `without` names parts to leave out, to see what each costs (makers, trades,
+ * journal, balances, settlement).
+ */
+export async function workFloorStore(pool: Pool, orgId: string, symbol: string, without: ReadonlySet<string> = new Set()): Promise<(order: WorkFloorOrder) => Promise<WorkFloorPlaced>> {
   const part = <T>(name: string, rows: T[]): string => text(without.has(name) ? [] : rows);
-  const { rows: m } = await pool.query('SELECT id, base_asset_id AS base, quote_asset_id AS quote, sequence FROM markets WHERE symbol = $1', [process.env.MARKET]);
+  const { rows: m } = await pool.query('SELECT id, base_asset_id AS base, quote_asset_id AS quote, sequence FROM markets WHERE symbol = $1', [symbol]);
   const market = m[0] as { id: string; base: string; quote: string; sequence: string };
   const buyer = randomUUID();
   const seller = randomUUID();
@@ -83,7 +91,7 @@ async function main(): Promise<void> {
   const queued: string[] = [];
   const book = { BUY: new Side((a, b) => a > b), SELL: new Side((a, b) => a < b) };
 
-  const commitGroup = async (bodies: Body[]): Promise<string[]> => {
+  const commitGroup = async (bodies: WorkFloorOrder[]): Promise<WorkFloorPlaced[]> => {
     const now = new Date().toISOString();
     const created: Record<string, unknown>[] = [];
     const updated: Record<string, unknown>[] = [];
@@ -97,7 +105,7 @@ async function main(): Promise<void> {
     };
     const from = sequence;
     for (const body of bodies) {
-      const side = body.side;
+      const side = body.side as 'BUY' | 'SELL';
       const other = side === 'BUY' ? 'SELL' : 'BUY';
       const walletId = side === 'BUY' ? buyer : seller;
       const priceTicks = BigInt(Math.round(Number(body.price) * 100));
@@ -169,10 +177,8 @@ async function main(): Promise<void> {
       values: [text(created), part('makers', updated), part('trades', trades), part('journal', entries), part('balances', [...balances.values()]), market.id, String(sequence), String(from)],
     });
     for (const t of trades) queued.push(t.id as string);
-    return created.map((c) => c.id as string);
+    return created.map((c) => ({ id: c.id as string, sequence: c.sequence as string }));
   };
-
-  const store = groupCommitted(commitGroup);
   // Settlement's rewrites of each trade as Keel's makes them: into a batch, submitted, confirmed; a step a second.
   // As Keel's: trades into a batch by their ids, then the batch's status by its id.
   let batches: { id: string; status: string }[] = [];
@@ -188,15 +194,22 @@ async function main(): Promise<void> {
     batches.push(batch);
   };
   if (!without.has('settlement')) setInterval(() => void settle().catch(() => undefined), 1000).unref();
+  return groupCommitted(commitGroup);
+}
 
-  const readBody = async (req: IncomingMessage): Promise<Body> => {
+async function main(): Promise<void> {
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+  const rateLimiter = new RateLimiter(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), 'keelbench:workfloor:', 100_000, 250);
+  // To see what each part costs: WORK_FLOOR_WITHOUT=makers,trades,journal,balances,settlement leaves those out.
+  const store = await workFloorStore(pool, process.env.ORGANIZATION_ID!, process.env.MARKET!, new Set((process.env.WORK_FLOOR_WITHOUT ?? '').split(',')));
+  const readBody = async (req: IncomingMessage): Promise<WorkFloorOrder> => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   };
   serveJson(port(), async (req) => {
     await rateLimiter.consume('Business', 'bench');
-    const id = await store(await readBody(req));
+    const { id } = await store(await readBody(req));
     return { status: 201, body: { data: { id, status: 'OPEN' } } };
   });
 }
@@ -204,4 +217,4 @@ async function main(): Promise<void> {
 const port = () => Number(process.env.PORT);
 const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
 
-void main();
+if (require.main === module) void main();

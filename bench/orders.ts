@@ -36,9 +36,13 @@ import { BenchServer, callJson as call, cpuRatio, keelCli, LoadRun, loadRun, med
  * Keel's group commit (order rows, makers' updates, trades, the journal, balances, sequences, and
  * settlement's three rewrites of each trade, on Keel's tables) in one hand-written statement with no Keel code
  * around it, on a market of its own: its rate over the yardstick's is the ceiling for that work here.
+ * And a fifth: the stack work floor (orders-stack-work-floor-server.ts), that durable work behind the
+ * stack floor's request path (Fastify, the rate limit, the graphql-jit mutation) instead of node:http,
+ * on a market of its own: the most the design card's stack can reach with it, none of Keel's own code.
  */
 const SERVICE_FLOOR_MARKET = 'ETHFLOOR-USDC';
 const WORK_FLOOR_MARKET = 'ETHWORK-USDC';
+const STACK_WORK_FLOOR_MARKET = 'ETHSTACKWORK-USDC';
 
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
@@ -55,7 +59,7 @@ export async function run(args: string[]): Promise<object> {
     // Markets are the operator's: created with its command, as a deployment would.
     // The service floor trades a market of its own with the same rules, so neither finds the other's
     // commits on its book (each would reload it from the record, inside the next measured run).
-    for (const symbol of ['ETH-USDC', SERVICE_FLOOR_MARKET, WORK_FLOOR_MARKET]) {
+    for (const symbol of ['ETH-USDC', SERVICE_FLOOR_MARKET, WORK_FLOOR_MARKET, STACK_WORK_FLOOR_MARKET]) {
       keelCli(['market', 'create', '--symbol', symbol, '--base', 'ETH', '--quote', 'USDC', '--tick-size', '0.01', '--lot-size', '0.001', '--min-notional', '1', '--maker-fee', '0.001', '--taker-fee', '0.002', '--json'], env);
     }
     const buyer = (await call(`${coreUrl}/v1/master-wallets`, 'POST', coreHeaders, { blockchainId: chain.id, name: 'buyer' })).data;
@@ -99,6 +103,13 @@ export async function run(args: string[]): Promise<object> {
         env: { DATABASE_URL: env.DATABASE_URL, ORGANIZATION_ID: org.orgId, MARKET: WORK_FLOOR_MARKET },
         market: WORK_FLOOR_MARKET,
       },
+      {
+        what: "the stack work floor: the work floor's durable work (the same hand-written group-committed statement, settlement's rewrites and least matching) behind the stack floor's request path (Fastify, the rate limit, the type-graphql mutation compiled by graphql-jit, the envelope) instead of node:http; none of Keel's own code",
+        script: 'orders-stack-work-floor-server.js',
+        port: 4926,
+        env: { DATABASE_URL: env.DATABASE_URL, ORGANIZATION_ID: org.orgId, MARKET: STACK_WORK_FLOOR_MARKET },
+        market: STACK_WORK_FLOOR_MARKET,
+      },
     ];
     if (cancels) yardsticks.splice(2);
     for (const y of yardsticks) {
@@ -137,7 +148,7 @@ export async function run(args: string[]): Promise<object> {
       results.push(await load(keelUrl, seconds, server, 'ETH-USDC', true));
       for (const [j, y] of yardsticks.entries()) floorResults[j].push(await load(floorUrl(y.port), seconds, floors[j], y.market));
     }
-    const [bare, stack, service, work] = floorResults;
+    const [bare, stack, service, work, stackWork] = floorResults;
     const summary = (rs: LoadRun[]) => medianRun(rs, 'ordersPerSecond');
     return {
       benchmark: 'orders',
@@ -152,17 +163,20 @@ export async function run(args: string[]): Promise<object> {
       stackFloor: { what: yardsticks[1].what, runs: stack, median: summary(stack) },
       ...(service && { serviceFloor: { what: yardsticks[2].what, runs: service, median: summary(service) } }),
       ...(work && { workFloor: { what: yardsticks[3].what, runs: work, median: summary(work) } }),
+      ...(stackWork && { stackWorkFloor: { what: yardsticks[4].what, runs: stackWork, median: summary(stackWork) } }),
       ratioToYardstick: ratioToYardstick(results, bare),
       ratioToStackFloor: ratioToYardstick(results, stack),
       ...(service && { ratioToServiceFloor: ratioToYardstick(results, service) }),
       stackFloorRatioToYardstick: ratioToYardstick(stack, bare),
       ...(service && { serviceFloorRatioToYardstick: ratioToYardstick(service, bare) }),
       ...(work && { ratioToWorkFloor: ratioToYardstick(results, work), workFloorRatioToYardstick: ratioToYardstick(work, bare) }),
+      ...(stackWork && { ratioToStackWorkFloor: ratioToYardstick(results, stackWork), stackWorkFloorRatioToYardstick: ratioToYardstick(stackWork, bare) }),
       cpuPerOrderTimesYardstick: cpuRatio(results, bare),
       cpuPerOrderTimesStackFloor: cpuRatio(results, stack),
       machineCpuPerOrderTimesYardstick: cpuRatio(results, bare, 'machineCpuMicrosPerRequest'),
       machineCpuPerOrderTimesStackFloor: cpuRatio(results, stack, 'machineCpuMicrosPerRequest'),
       ...(service && { serviceFloorMachineCpuPerOrderTimesYardstick: cpuRatio(service, bare, 'machineCpuMicrosPerRequest') }),
+      ...(stackWork && { stackWorkFloorMachineCpuPerOrderTimesStackFloor: cpuRatio(stackWork, stack, 'machineCpuMicrosPerRequest') }),
       target: { ordersPerSecond: 5000, latencyP99Ms: 25 },
     };
   } finally {

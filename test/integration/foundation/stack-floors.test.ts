@@ -4,6 +4,7 @@ import { stackFloorApp } from '../../../bench/http-stack-floor-server';
 import { ordersStackFloorApp, storedAsOneRow } from '../../../bench/orders-stack-floor-server';
 import { groupCommittedOrders } from '../../../bench/group-commit';
 import { ordersServiceFloorApp } from '../../../bench/orders-service-floor-server';
+import { ordersStackWorkFloorApp } from '../../../bench/orders-stack-work-floor-server';
 import { BookKeel, BookOrg, marketBody, units } from '../orderbook/support';
 
 /**
@@ -109,6 +110,45 @@ test("the placement's service floor places through Keel's order service: Keel's 
     const balances = await org.pro().get(`/v1/orderbook/wallets/${walletId}/balances`);
     const usdc = (balances.body.data as { symbol: string; locked: string }[]).find((b) => b.symbol === 'USDC')!;
     expect(Number(usdc.locked)).toBeCloseTo(2 * 1995.5 * 0.01 * 1.002, 6);
+  } finally {
+    await floor.close();
+  }
+});
+
+test("the placement's stack work floor does Keel's durable work on Keel's tables and answers with the fields of Keel's order", async () => {
+  const { ETH, USDC } = await k.assets();
+  const market = await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-WORK', ETH, USDC));
+  expect(market.status).toBe(201);
+  const marketId = market.body.data.id;
+  const walletId = await k.wallet(org);
+  await k.credit(org, walletId, USDC.id, units('1000', USDC.decimals));
+  const order = (side: string) => ({ walletId, market: 'ETH-WORK', side, type: 'LIMIT', price: '1995.5', quantity: '0.01', timeInForce: 'GTC' });
+  const keel = await org.pro().post('/v1/orderbook/orders', order('BUY'));
+  expect(keel.status).toBe(201);
+  const sequenceBefore = Number((await k.db('markets').where({ id: marketId }).first()).sequence);
+
+  const floor = await ordersStackWorkFloorApp(pool, org.orgId, 'ETH-WORK', k.keel.platform.rateLimiter);
+  try {
+    const url = await listening(floor);
+    const post = async (side: string) => {
+      const answer = await fetch(`${url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order(side)) });
+      expect(answer.status).toBe(201);
+      return ((await answer.json()) as { data: Record<string, unknown> }).data;
+    };
+    const buy = await post('BUY');
+    expect(Object.keys(buy).sort()).toEqual(Object.keys(keel.body.data).sort());
+    const sell = await post('SELL');
+    // The floor's own book: the sell filled the floor's buy (not Keel's), the trade recorded as Keel records one.
+    const rows = await k.db('orders').whereIn('id', [buy.id as string, sell.id as string]).select('id', 'status', 'sequence', 'lockedAmount');
+    expect(rows.map((r) => [r.id, r.status, r.lockedAmount]).sort()).toEqual([[buy.id, 'FILLED', '0'], [sell.id, 'FILLED', '0']].sort());
+    const trades = await k.db('trades').where({ marketId });
+    expect(trades).toHaveLength(1);
+    expect(trades[0]).toMatchObject({ makerOrderId: buy.id, takerOrderId: sell.id });
+    // The sell's group journalled, per wallet, asset and kind: its lock, both sides' fills, the fees, and the maker's lock beyond what it paid going back.
+    const kinds = await k.db('ledger_entries').where({ reference: `orders:${marketId}:${sequenceBefore + 2}` }).orderBy('kind').pluck('kind');
+    expect(kinds).toEqual(['fee', 'fill', 'fill', 'fill', 'fill', 'lock', 'unlock']);
+    expect(Number((await k.db('markets').where({ id: marketId }).first()).sequence)).toBe(sequenceBefore + 2);
+    expect(Number(sell.sequence)).toBe(sequenceBefore + 2);
   } finally {
     await floor.close();
   }
