@@ -25,6 +25,11 @@ export interface Runtime {
   rules: TradingRules;
   engine: MatchingEngine;
   resting: Map<string, Working>;
+  /**
+   * Each resting order's row as it was placed or loaded (its state columns as of then): a caller's
+   * cancel finds its order here, and answers with it and the state its commit writes, reading nothing.
+   */
+  placed: Map<string, OrderModel>;
   /** The market sequence PostgreSQL holds: each commit moves it from this value, or is refused. */
   committedSequence: number;
   /** The shard token it was loaded under: its commits are refused once another node holds the shard. */
@@ -132,7 +137,19 @@ export class MarketRuntimes {
     const engine = new MatchingEngine(rules.engine, rules.sequence);
     engine.restore(open.map((o) => ({ id: o.id, owner: o.walletId, side: o.side, price: Number(o.priceTicks), remaining: Number(o.remainingLots) })));
     const bookSequence = await readBookSequence(this.db, marketId);
-    return { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), committedSequence: rules.sequence, bookSequence, fence };
+    return { rules, engine, resting: new Map(open.map((o) => [o.id, workingFromRow(o)])), placed: new Map(open.map((o) => [o.id, o])), committedSequence: rules.sequence, bookSequence, fence };
+  }
+
+  /**
+   * A resting order of the organisation as this node's runtimes hold it (`Runtime.placed`: its state
+   * columns as of its placement or load); undefined when none holds it, or it is another organisation's.
+   */
+  restingRow(organizationId: string, orderId: string): OrderModel | undefined {
+    for (const rt of this.runtimes.values()) {
+      const row = rt.placed.get(orderId);
+      if (row) return row.organizationId === organizationId ? row : undefined;
+    }
+    return undefined;
   }
 
   /** The sequence the market's cached runtime has committed up to; undefined when none is loaded. */
@@ -171,8 +188,13 @@ export class MarketRuntimes {
       rt.committedSequence = rt.engine.sequence;
       rt.bookSequence = book.to;
       for (const w of accounted.orders) {
-        if (isResting(w)) rt.resting.set(w.id, { ...w, isNew: false });
-        else rt.resting.delete(w.id);
+        if (isResting(w)) {
+          rt.resting.set(w.id, { ...w, isNew: false });
+          if (w.isNew) rt.placed.set(w.id, written.created.get(w.id)!);
+        } else {
+          rt.resting.delete(w.id);
+          rt.placed.delete(w.id);
+        }
       }
       this.announce(rt, levels, accounted, newRows, committedAt);
       return written;

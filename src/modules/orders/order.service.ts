@@ -137,7 +137,8 @@ export class OrderService {
     const id = Ids.uuid('Order', orderId);
     const { step, recorded } = await this.uow.reserve<{ orderId: string }>();
     if (recorded.found) return this.queries.get(organizationId, id);
-    const row = await this.queries.row(organizationId, id);
+    // A caller's cancel of an order resting in this node's book needs no read: the runtime holds its row.
+    const row = (as === 'leader' && this.runtimes.restingRow(organizationId, id)) || (await this.queries.row(organizationId, id));
     if (as === 'leader') this.gate.assertAccepting((await this.runtimes.rules(row.marketId)).market.symbol);
     assertCancellable(row);
     if (as === 'leader') {
@@ -145,7 +146,7 @@ export class OrderService {
       try {
         const state = await this.placements.cancel({ organizationId, marketId: row.marketId, orderId: id, step });
         this.uow.committed('order.cancel');
-        // The row read before, with the state the commit wrote: the answer need not read it back.
+        // The row (the runtime's, or read before) with the state the commit wrote: the answer need not read it back.
         return this.queries.placed(organizationId, id, state && Object.assign({}, row, state));
       } catch (e) {
         if (!(e instanceof CancelOnItsOwn)) throw e;

@@ -96,3 +96,42 @@ test("a cancel's answer is the order as its commit left it, the same as reading 
   expect(cancelled.body.data).toEqual(read.body.data);
   expect(await lockMismatches(k.db)).toEqual([]);
 }, 60_000);
+
+test("a cancel needs no read of an order resting in this node's book, placed here or loaded from the record: it answers what reading it back does, and another organisation's cancel of it is 404", async () => {
+  const placedHere = await place(maker, { walletId: makerWallet, side: 'SELL', price: '2300', quantity: '0.3' });
+  const loaded = await place(maker, { walletId: makerWallet, side: 'SELL', price: '2301', quantity: '0.3', clientOrderId: 'loaded-after-restart' });
+  expect([placedHere.status, loaded.status]).toEqual([201, 201]);
+  const partial = await place(taker, { walletId: takerWallet, side: 'BUY', price: '2300', quantity: '0.1' });
+  expect(partial.body.data.status).toBe('FILLED');
+
+  expect((await taker.pro().delete(`/v1/orderbook/orders/${placedHere.body.data.id}`)).status).toBe(404);
+  const cancelled = await withoutOrderReads(() => maker.pro().delete(`/v1/orderbook/orders/${placedHere.body.data.id}`));
+  expect(cancelled.status).toBe(200);
+  expect(cancelled.body.data).toMatchObject({ status: 'CANCELLED', filledQuantity: '0.1', clientOrderId: null });
+  expect(cancelled.body.data).toEqual((await maker.pro().get(`/v1/orderbook/orders/${placedHere.body.data.id}`)).body.data);
+
+  // After a restart the book is rebuilt from the record: the order's row comes with it.
+  await k.restart();
+  await k.keel.services.orders.warmUp([marketId]);
+  expect((await taker.pro().delete(`/v1/orderbook/orders/${loaded.body.data.id}`)).status).toBe(404);
+  const cancelledLoaded = await withoutOrderReads(() => maker.pro().delete(`/v1/orderbook/orders/${loaded.body.data.id}`));
+  expect(cancelledLoaded.status).toBe(200);
+  expect(cancelledLoaded.body.data).toMatchObject({ status: 'CANCELLED', clientOrderId: 'loaded-after-restart', quantity: '0.3' });
+  expect(cancelledLoaded.body.data).toEqual((await maker.pro().get(`/v1/orderbook/orders/${loaded.body.data.id}`)).body.data);
+  expect(await lockMismatches(k.db)).toEqual([]);
+}, 60_000);
+
+/** Runs `call`, failing if Keel read an order by its id meanwhile. */
+async function withoutOrderReads<T>(call: () => Promise<T>): Promise<T> {
+  const reads: string[] = [];
+  const listener = (q: { sql: string }) => {
+    if (/from "orders" where "id" = \$1/.test(q.sql)) reads.push(q.sql);
+  };
+  k.db.on('query', listener);
+  try {
+    return await call();
+  } finally {
+    k.db.off('query', listener);
+    expect(reads).toEqual([]);
+  }
+}
