@@ -144,6 +144,8 @@ describe('placement rules', () => {
     const second = await place(a, { walletId: walletA, side: 'BUY', price: '100', quantity: '0.1', clientOrderId: 'dup' });
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe('DUPLICATE_ENTRY');
+    // The order that holds the clientOrderId is named.
+    expect(second.body.error.details).toMatchObject({ orderId: first.body.data.id, fields: [{ field: 'clientOrderId', error: 'is already used' }] });
     // Another organisation may use the same clientOrderId.
     expect((await place(b, { walletId: walletB, side: 'SELL', price: '5000', quantity: '0.1', clientOrderId: 'dup' })).status).toBe(201);
     await a.pro().delete(`/v1/orderbook/orders/${first.body.data.id}`);
