@@ -87,7 +87,9 @@ export class OrderService {
     const replaces = Ids.uuid('Order', orderId);
     const { step, recorded } = await this.uow.reserve<PlacedOrder>();
     if (recorded.found) return this.answerPlacement(organizationId, recorded.value.orderId, recorded.value.rejected);
-    const old = await this.queries.row(organizationId, replaces);
+    // An order resting in this node's book needs no read: the runtime holds its row (whose state columns
+    // may be stale; the rest the replacement keeps is taken as the replace is applied).
+    const old = this.runtimes.restingRow(organizationId, replaces) ?? (await this.queries.row(organizationId, replaces));
     const rules = await this.runtimes.rules(old.marketId);
     this.gate.assertAccepting(rules.market.symbol);
     assertCancellable(old);
@@ -98,6 +100,7 @@ export class OrderService {
       marketId: old.marketId,
       id: randomUUID(),
       replaces,
+      keepsRest: input.quantity === undefined || input.quantity === null,
       step,
       input: {
         walletId: old.walletId,
@@ -105,6 +108,7 @@ export class OrderService {
         side: old.side as OrderSide,
         type: old.type as OrderType,
         price: input.price ?? old.price,
+        // Without a quantity, the rest as the replace is applied (keepsRest); this is the rest as held now.
         quantity: input.quantity ?? formatMultiple(rules.lot, BigInt(old.remainingLots)),
         timeInForce: input.timeInForce ?? (old.timeInForce as TimeInForce),
         postOnly: input.postOnly ?? old.postOnly,

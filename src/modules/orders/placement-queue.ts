@@ -25,6 +25,8 @@ export interface Placement {
 /** A cancel-replace as it waits for its market's turn: the new order's placement, and the live order of the organisation it replaces. */
 export interface Replacement extends Placement {
   replaces: string;
+  /** The new order's quantity is the old order's unfilled rest as the replace is applied (`input.quantity` is then ignored). */
+  keepsRest: boolean;
 }
 
 /** A caller's cancel as it waits for its market's turn: an order of the organisation found live before it queued. */
@@ -230,6 +232,7 @@ export class PlacementQueue {
     const old = rt.resting.get(r.replaces);
     const held = rt.engine.order(r.replaces);
     if (!old || !held || BigInt(held.remaining) !== old.remainingLots || !old.lockAssetId) throw new CancelOnItsOwn();
+    if (r.keepsRest) r = Object.assign({}, r, { input: Object.assign({}, r.input, { quantity: formatMultiple(rt.rules.lot, old.remainingLots) }) });
     const freed = { walletId: old.walletId, assetId: old.lockAssetId, amount: old.lockedAmount };
     funds.reserve(freed.walletId, freed.assetId, -freed.amount);
     let checked: CheckedPlacement;

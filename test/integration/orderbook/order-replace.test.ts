@@ -158,3 +158,22 @@ test('replacements racing fills and each other: every answer is one of the two o
   const after = await book();
   expect({ ...after, timestamp: undefined }).toEqual({ ...before, timestamp: undefined });
 }, 60_000);
+
+test('a replacement without a quantity takes the rest as the replace is applied: racing a partial fill, the new order and the old one’s fills add up to the old order', async () => {
+  for (let i = 0; i < 6; i++) {
+    const sell = await place(maker, { walletId: makerWallet, side: 'SELL', price: '1500', quantity: '1' });
+    expect(sell.status).toBe(201);
+    const [buy, res] = await Promise.all([
+      place(taker, { walletId: takerWallet, side: 'BUY', price: '1500', quantity: '0.4', timeInForce: 'IOC' }),
+      replace(maker, sell.body.data.id, { price: '1600' }),
+    ]);
+    expect(buy.status).toBe(201);
+    expect(res.status).toBe(201);
+    const old = await order(sell.body.data.id);
+    expect(old.status).toBe('CANCELLED');
+    // Filled first (0.4 filled, 0.6 carried) or replaced first (nothing filled, 1 carried): never more than was unfilled.
+    expect(units(res.body.data.quantity, 3) + units(old.filledQuantity, 3)).toBe(1000n);
+    expect((await maker.pro().delete(`/v1/orderbook/orders/${res.body.data.id}`)).status).toBe(200);
+  }
+  expect(await lockMismatches(k.db)).toEqual([]);
+}, 60_000);
