@@ -67,7 +67,7 @@ export class PlaceOrderInputType implements PlaceOrderInput {
   @Field(() => String, { nullable: true, description: 'Your own id; unique per organisation' }) @IsOptional() @Length(1, 64) clientOrderId?: string;
 }
 
-@InputType('ReplaceOrderInput', { description: "The replacement of a live order; what is not given is the old order's (quantity: its unfilled rest)" })
+@InputType('ReplaceOrderInput', { description: "The replacement of a live order; what is not given is the old order's (quantity: its unfilled rest as the replace is applied)" })
 export class ReplaceOrderInputType implements ReplaceOrderInput {
   @Field(() => Decimal, { nullable: true, description: 'New limit price (a multiple of tickSize)' }) @IsOptional() price?: string;
   @Field(() => Decimal, { nullable: true, description: 'New quantity in the base asset (a multiple of lotSize)' }) @IsOptional() quantity?: string;
