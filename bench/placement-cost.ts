@@ -27,12 +27,15 @@ import { groupCommittedOrders } from './group-commit';
  * placement alone: the order service answers one fixed order (placed for real first), and beside the
  * REST and GraphQL calls run `/health`, an authenticated request to no route, and a bare Fastify app
  * through inject, with no route hooks (GET) and taking the same body to answer that order (POST).
+ * `npm run bench -- placement-cost [placements] [runs] client-order-ids` gives every order a
+ * clientOrderId of its own, as a market maker's orders carry.
  * CPU includes V8's garbage-collector threads, not PostgreSQL's or Redis's.
  */
 export async function run(args: string[]): Promise<object> {
   const placements = Number(args[0] ?? 4000);
   const runs = Number(args[1] ?? 3);
   const requestPathOnly = args[2] === 'request-path';
+  const clientOrderIds = args[2] === 'client-order-ids';
   const { keel, config } = await startBenchKeel('placement_cost', { KEEL_ROLES: 'api,orderbook', SETTLEMENT_ENABLED: 'false' });
   try {
     const { services, platform } = keel;
@@ -65,7 +68,8 @@ export async function run(args: string[]): Promise<object> {
     const nextOrder = () => {
       const buy = n++ % 2 === 0;
       const cents = Math.floor(Math.random() * 1500);
-      return { walletId: buy ? buyer : seller, market: 'ETH-USDC', side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' } as const;
+      const order = { walletId: buy ? buyer : seller, market: 'ETH-USDC', side: buy ? 'BUY' : 'SELL', type: 'LIMIT', price: ((buy ? 199_000 : 199_500) + cents) / 100 + '', quantity: '0.01', timeInForce: 'GTC' } as const;
+      return clientOrderIds ? { ...order, clientOrderId: `mm-${n}` } : order;
     };
     const placeRow = orderbookRoutes.find((r) => r.method === 'POST' && r.path === '/v1/orderbook/orders')!;
     const schema = await buildHostSchema('pro');
@@ -102,6 +106,7 @@ export async function run(args: string[]): Promise<object> {
       placementsPerRun: placements,
       inFlight: 50,
       ...(requestPathOnly ? { mode: 'request-path (the order service answers a fixed order)' } : {}),
+      ...(clientOrderIds ? { mode: 'client-order-ids (every order carries a clientOrderId of its own)' } : {}),
       ...result,
       ...(result.placeOverRest && result.placeOperationOnly ? { httpShareMicros: result.placeOverRest.cpuMicrosPerPlacement - result.placeOperationOnly.cpuMicrosPerPlacement } : {}),
       ...(result.placeOperationOnly && result.placeServiceOnly ? { graphqlShareMicros: result.placeOperationOnly.cpuMicrosPerPlacement - result.placeServiceOnly.cpuMicrosPerPlacement } : {}),
