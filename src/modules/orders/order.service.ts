@@ -66,7 +66,6 @@ export class OrderService {
     const marketId = await this.marketId(input.market);
     // Only the leader of the market's shard takes orders (409 NOT_LEADER, transient, elsewhere).
     this.gate.assertAccepting((await this.runtimes.rules(marketId)).market.symbol);
-    if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
     const id = randomUUID();
     const outcome = await this.placements.place({ organizationId, walletId, marketId, id, input, step });
     this.uow.committed('order.place');
@@ -93,7 +92,6 @@ export class OrderService {
     const rules = await this.runtimes.rules(old.marketId);
     this.gate.assertAccepting(rules.market.symbol);
     assertCancellable(old);
-    if (input.clientOrderId !== undefined && input.clientOrderId !== null) await this.assertClientOrderIdFree(organizationId, input.clientOrderId);
     const replacement: Replacement = {
       organizationId,
       walletId: old.walletId,
@@ -245,14 +243,6 @@ export class OrderService {
     if (this.marketIds.size >= 10_000) this.marketIds.clear();
     this.marketIds.set(symbol, id);
     return id;
-  }
-
-  private async assertClientOrderIdFree(organizationId: string, clientOrderId: string): Promise<void> {
-    // Through knex, not an objection model: the id alone, for about 45 µs less CPU on every placement that carries a clientOrderId.
-    const taken: { id: string } | undefined = await this.db('orders').where({ organizationId, clientOrderId }).first('id');
-    if (taken) {
-      throw new KeelError('DUPLICATE_ENTRY', 'clientOrderId is already used by another order of this organisation', { fields: [{ field: 'clientOrderId', error: 'is already used' }], orderId: taken.id });
-    }
   }
 }
 

@@ -4,6 +4,7 @@ import { formatMultiple, formatScaled } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { ClaimStep } from '../../platform/idempotency';
 import type { LedgerService } from '../ledger';
+import { GroupClientOrderIds } from './group-client-order-ids';
 import { GroupFunds } from './group-funds';
 import type { MarketRuntimes, Runtime } from './market-runtime';
 import { OrderSide, PlaceOrderInput } from './order.domain';
@@ -85,6 +86,12 @@ function cancelIn(rt: Runtime, c: Cancellation): Matched {
   return { events, order: null, record: c.step && { step: c.step, value: { orderId: c.orderId } } };
 }
 
+/** What a group of placements reads once for all of them: the balances their locks take, the clientOrderIds they use. */
+interface GroupReads {
+  funds: GroupFunds;
+  clientOrderIds: GroupClientOrderIds;
+}
+
 /** Most placements matched and committed together in one transaction. */
 const GROUP_COMMIT_MAX = 256;
 
@@ -155,15 +162,16 @@ export class PlacementQueue {
 
   private async placeGroup(marketId: string, group: QueuedCommand[]): Promise<void> {
     const rt = await this.runtimes.runtime(marketId);
-    const funds = new GroupFunds(this.ledger, this.db);
+    const reads = this.groupReads();
     const { market } = rt.rules;
     const placements = group.filter((q): q is QueuedPlacement => q.kind !== 'cancel');
-    funds.prefetch(placements.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
+    reads.funds.prefetch(placements.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
+    reads.clientOrderIds.prefetch(placements.flatMap((p) => (p.input.clientOrderId ? [{ organizationId: p.organizationId, clientOrderId: p.input.clientOrderId }] : [])));
     const matched: { p: QueuedCommand; m: Matched }[] = [];
     const refused: { p: QueuedCommand; e: unknown }[] = [];
     for (const p of group) {
       try {
-        matched.push({ p, m: p.kind === 'cancel' ? cancelIn(rt, p) : p.kind === 'replace' ? await this.replaceIn(rt, p, funds) : await this.match(rt, p, funds) });
+        matched.push({ p, m: p.kind === 'cancel' ? cancelIn(rt, p) : p.kind === 'replace' ? await this.replaceIn(rt, p, reads) : await this.match(rt, p, reads) });
       } catch (e) {
         // Refused before it reached the engine (or, a cancel, refused by it): nothing to undo.
         refused.push({ p, e });
@@ -182,12 +190,16 @@ export class PlacementQueue {
     }
   }
 
+  private groupReads(): GroupReads {
+    return { funds: new GroupFunds(this.ledger, this.db), clientOrderIds: new GroupClientOrderIds(this.db) };
+  }
+
   /** One placement on its own: its own balance read, match and commit. */
   private async placeAlone(p: Placement): Promise<PlacementOutcome> {
     const rt = await this.runtimes.runtime(p.marketId);
     let m: Matched;
     try {
-      m = await this.match(rt, p, new GroupFunds(this.ledger, this.db));
+      m = await this.match(rt, p, this.groupReads());
     } catch (e) {
       await this.runtimes.assertRulesCurrent(p.marketId, rt, [e]);
       throw e;
@@ -206,7 +218,7 @@ export class PlacementQueue {
       const rt = await this.runtimes.runtime(r.marketId);
       let m: Matched;
       try {
-        m = await this.replaceIn(rt, r, new GroupFunds(this.ledger, this.db));
+        m = await this.replaceIn(rt, r, this.groupReads());
       } catch (e) {
         if (e instanceof CancelOnItsOwn) {
           this.runtimes.drop(r.marketId);
@@ -228,7 +240,8 @@ export class PlacementQueue {
    * refuse leaves the old order as it is. CancelOnItsOwn when the engine does not hold the old
    * order, or holds less of it than the record (a command before it in the group filled some).
    */
-  private async replaceIn(rt: Runtime, r: Replacement, funds: GroupFunds): Promise<Matched> {
+  private async replaceIn(rt: Runtime, r: Replacement, reads: GroupReads): Promise<Matched> {
+    const { funds } = reads;
     const old = rt.resting.get(r.replaces);
     const held = rt.engine.order(r.replaces);
     if (!old || !held || BigInt(held.remaining) !== old.remainingLots || !old.lockAssetId) throw new CancelOnItsOwn();
@@ -237,29 +250,30 @@ export class PlacementQueue {
     funds.reserve(freed.walletId, freed.assetId, -freed.amount);
     let checked: CheckedPlacement;
     try {
-      checked = await this.admit(rt, r, funds);
+      checked = await this.admit(rt, r, reads);
       const reason = rt.engine.check(checked.command);
       if (reason) throw engineRejection(r.id, reason);
     } catch (e) {
       funds.reserve(freed.walletId, freed.assetId, freed.amount);
       throw e;
     }
-    return this.enter(rt, r, checked, funds, rt.engine.apply({ kind: 'cancel', id: r.replaces }));
+    return this.enter(rt, r, checked, reads, rt.engine.apply({ kind: 'cancel', id: r.replaces }));
   }
 
-  /** Checks a placement, reserves what it locks in `funds` and applies it to the engine (not yet committed). */
-  private async match(rt: Runtime, p: Placement, funds: GroupFunds): Promise<Matched> {
-    return this.enter(rt, p, await this.admit(rt, p, funds), funds);
+  /** Checks a placement, reserves what it locks in the group's funds and applies it to the engine (not yet committed). */
+  private async match(rt: Runtime, p: Placement, reads: GroupReads): Promise<Matched> {
+    return this.enter(rt, p, await this.admit(rt, p, reads), reads);
   }
 
-  /** Checks a placement against its market and what `funds` has available for its lock. */
-  private async admit(rt: Runtime, p: Placement, funds: GroupFunds): Promise<CheckedPlacement> {
+  /** Checks a placement against its market, its clientOrderId against the record and the group, and what the group's funds have available for its lock. */
+  private async admit(rt: Runtime, p: Placement, reads: GroupReads): Promise<CheckedPlacement> {
     const { rules } = rt;
     const { walletId, id, input } = p;
     const checked = checkPlacement(rt, id, walletId, input);
     const { command, lockAssetId, lock } = checked;
+    if (input.clientOrderId) await reads.clientOrderIds.assertFree({ organizationId: p.organizationId, clientOrderId: input.clientOrderId });
     if (lock > 0n) {
-      const available = await funds.available(walletId, lockAssetId);
+      const available = await reads.funds.available(walletId, lockAssetId);
       if (available < lock) {
         const buy = command.side === OrderSide.BUY;
         const decimals = buy ? rules.quoteDecimals : rules.baseDecimals;
@@ -275,9 +289,9 @@ export class PlacementQueue {
 
   /**
    * Applies a checked placement to the engine (after `before`, the events of a cancel it replaces)
-   * and reserves what it locks in `funds`: the command's events and its new order, not yet committed.
+   * and reserves what it locks (and its clientOrderId) in the group's reads: the command's events and its new order, not yet committed.
    */
-  private enter(rt: Runtime, p: Placement, checked: CheckedPlacement, funds: GroupFunds, before: EngineEvent[] = []): Matched {
+  private enter(rt: Runtime, p: Placement, checked: CheckedPlacement, reads: GroupReads, before: EngineEvent[] = []): Matched {
     const { rules, engine } = rt;
     const { organizationId, walletId, id, input } = p;
     const { command, lots, ticks, lockAssetId, lock } = checked;
@@ -303,7 +317,9 @@ export class PlacementQueue {
       quantityLots: String(lots),
       sequence: String(head.sequence),
     };
-    if (!rejected && lock > 0n) funds.reserve(walletId, lockAssetId, lock);
+    if (!rejected && lock > 0n) reads.funds.reserve(walletId, lockAssetId, lock);
+    // Recorded even when the engine rejects it: the clientOrderId is the order's either way.
+    if (input.clientOrderId) reads.clientOrderIds.claim({ organizationId, clientOrderId: input.clientOrderId }, id);
     const placed: PlacedOrder = { orderId: id, rejected };
     return { events, order: { working, row, lock: rejected ? 0n : lock }, rejected, record: p.step && { step: p.step, value: placed } };
   }

@@ -151,17 +151,44 @@ describe('placement rules', () => {
     await a.pro().delete(`/v1/orderbook/orders/${first.body.data.id}`);
   });
 
-  it('commits placements that arrive together as a group, and one failing placement does not sink the rest', async () => {
-    // Sent at once, these share group commits; the two with one clientOrderId both pass the early
-    // check, so the second fails only at commit, which makes its group retry one by one.
+  it('checks the clientOrderIds of placements that arrive together once for their group: of two with one id, the first is placed and the other is 409 naming it', async () => {
     const bodies = Array.from({ length: 12 }, (_, i) => ({ walletId: walletA, side: 'BUY', price: String(90 + i), quantity: '0.1', clientOrderId: i < 2 ? 'racing' : `group-${i}` }));
-    const answers = await Promise.all(bodies.map((body) => place(a, body)));
-    const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((x) => x === 201)).toHaveLength(11);
-    expect(answers.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(['DUPLICATE_ENTRY']);
-    const ids = answers.filter((r) => r.status === 201).map((r) => r.body.data.id);
-    expect(new Set(answers.filter((r) => r.status === 201).map((r) => r.body.data.sequence)).size).toBe(11);
-    for (const id of ids) expect((await a.pro().delete(`/v1/orderbook/orders/${id}`)).status).toBe(200);
+    // Every statement that looks clientOrderIds up in the record: one a group, not one a placement.
+    const lookups: string[] = [];
+    const listener = (q: { sql: string }) => {
+      if (/^\s*select/i.test(q.sql) && q.sql.includes('client_order_id')) lookups.push(q.sql);
+    };
+    k.db.on('query', listener);
+    const answers = await Promise.all(bodies.map((body) => place(a, body))).finally(() => k.db.off('query', listener));
+    expect(lookups.length).toBeGreaterThan(0);
+    expect(lookups.length).toBeLessThan(bodies.length);
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(11);
+    const refused = answers.filter((r) => r.status === 409);
+    expect(refused.map((r) => r.body.error.code)).toEqual(['DUPLICATE_ENTRY']);
+    const holder = answers.find((r) => r.status === 201 && r.body.data.clientOrderId === 'racing')!;
+    expect(refused[0].body.error.details.orderId).toBe(holder.body.data.id);
+    for (const r of answers.filter((r) => r.status === 201)) expect((await a.pro().delete(`/v1/orderbook/orders/${r.body.data.id}`)).status).toBe(200);
+  });
+
+  it('commits placements that arrive together as a group, and one the database refuses at commit does not sink the rest: they run again alone', async () => {
+    // A fault of the test's making: the record refuses this one order's row.
+    await k.db.raw(`CREATE FUNCTION refuse_poisoned_order() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.client_order_id = 'poisoned' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+    await k.db.raw('CREATE TRIGGER refuse_poisoned_order BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION refuse_poisoned_order()');
+    try {
+      const bodies = Array.from({ length: 12 }, (_, i) => ({ walletId: walletA, side: 'BUY', price: String(90 + i), quantity: '0.1', clientOrderId: i === 5 ? 'poisoned' : `sunk-${i}` }));
+      const answers = await Promise.all(bodies.map((body) => place(a, body)));
+      expect(answers.filter((r) => r.status === 201)).toHaveLength(11);
+      const failed = answers.filter((r) => r.status !== 201);
+      expect(failed.map((r) => [r.status, r.body.error.code])).toEqual([[500, 'INTERNAL_ERROR']]);
+      expect(JSON.stringify(failed[0].body)).not.toContain('refused by the test');
+      expect(await k.db('orders').where({ clientOrderId: 'poisoned' })).toEqual([]);
+      expect(new Set(answers.filter((r) => r.status === 201).map((r) => r.body.data.sequence)).size).toBe(11);
+      for (const r of answers.filter((r) => r.status === 201)) expect((await a.pro().delete(`/v1/orderbook/orders/${r.body.data.id}`)).status).toBe(200);
+    } finally {
+      await k.db.raw('DROP TRIGGER refuse_poisoned_order ON orders');
+      await k.db.raw('DROP FUNCTION refuse_poisoned_order()');
+    }
     const invariant = await k.services.ledger.invariant();
     expect(invariant.every((x) => x.holds)).toBe(true);
   });
