@@ -221,7 +221,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel-replace (amend) an OPEN or PARTIALLY_FILLED order (price, quantity, timeInForce, postOnly, clientOrderId; what is not given is the old order's, quantity its unfilled rest): the old order CANCELLED and the new one placed in one commit, or neither; needs orderbook_order:cancel and orderbook_order:create; other nodes than the shard's leader answer 409 NOT_LEADER
+         * Cancel-replace (amend) an OPEN or PARTIALLY_FILLED order (price, quantity, timeInForce, postOnly, clientOrderId; what is not given is the old order's, quantity its unfilled rest as the replace is applied): the old order CANCELLED and the new one placed in one commit, or neither; needs orderbook_order:cancel and orderbook_order:create; other nodes than the shard's leader answer 409 NOT_LEADER
          * @description Cancel-replace (amend): cancels an OPEN or PARTIALLY_FILLED order and places its replacement (same wallet, market, side) in one commit, or does neither; the replacement queues behind the orders at its price
          */
         post: operations["post_replaceOrder"];
