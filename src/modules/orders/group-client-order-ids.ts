@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
+import { BatchedLookup } from './batched-lookup';
 
 interface ClientOrderKey {
   organizationId: string;
@@ -13,35 +14,29 @@ interface ClientOrderKey {
  * the record's unique index: one commit fails, and its placements run again alone.)
  */
 export class GroupClientOrderIds {
-  private readonly holders = new Map<string, Promise<string | undefined>>();
+  private readonly holders: BatchedLookup<ClientOrderKey, string>;
   private readonly claimed = new Map<string, string>();
 
-  constructor(private readonly db: Knex) {}
-
-  /** Reads the holders of the ids a group will ask about in one query rather than one each. */
-  prefetch(keys: ClientOrderKey[]): void {
-    const missing = [...new Map(keys.filter((k) => !this.holders.has(keyOf(k))).map((k) => [keyOf(k), k])).values()];
-    if (!missing.length) return;
-    const read = this.db
-      .raw(
+  constructor(db: Knex) {
+    this.holders = new BatchedLookup(keyOf, async (keys) => {
+      const { rows } = await db.raw(
         `SELECT o.organization_id AS "organizationId", o.client_order_id AS "clientOrderId", o.id
            FROM json_to_recordset(?::json) AS k("organizationId" uuid, "clientOrderId" text)
            JOIN orders o ON o.organization_id = k."organizationId" AND o.client_order_id = k."clientOrderId"`,
-        [JSON.stringify(missing.map((k) => ({ organizationId: k.organizationId, clientOrderId: k.clientOrderId })))],
-      )
-      .then(({ rows }: { rows: (ClientOrderKey & { id: string })[] }) => new Map(rows.map((r) => [keyOf(r), r.id])));
-    for (const k of missing) {
-      const holder = read.then((found) => found.get(keyOf(k)));
-      // A placement refused before it asks never awaits this: a failed read must not go unhandled.
-      holder.catch(() => undefined);
-      this.holders.set(keyOf(k), holder);
-    }
+        [JSON.stringify(keys.map((k) => ({ organizationId: k.organizationId, clientOrderId: k.clientOrderId })))],
+      );
+      return new Map((rows as (ClientOrderKey & { id: string })[]).map((r) => [keyOf(r), r.id]));
+    });
+  }
+
+  /** Reads the holders of the ids a group will ask about in one query rather than one each. */
+  prefetch(keys: ClientOrderKey[]): void {
+    this.holders.prefetch(keys);
   }
 
   /** DUPLICATE_ENTRY, naming the order that holds it, unless the organisation's clientOrderId is free in the record and in the group. */
   async assertFree(k: ClientOrderKey): Promise<void> {
-    this.prefetch([k]);
-    const holder = this.claimed.get(keyOf(k)) ?? (await this.holders.get(keyOf(k)));
+    const holder = this.claimed.get(keyOf(k)) ?? (await this.holders.get(k));
     if (holder) {
       throw new KeelError('DUPLICATE_ENTRY', 'clientOrderId is already used by another order of this organisation', { fields: [{ field: 'clientOrderId', error: 'is already used' }], orderId: holder });
     }

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import type { LedgerService } from '../ledger';
+import { BatchedLookup } from './batched-lookup';
 
 /**
  * Available balances as one group of placements sees them: the committed balance less what the
@@ -7,36 +8,32 @@ import type { LedgerService } from '../ledger';
  * group never promises more than the ledger will allow.)
  */
 export class GroupFunds {
-  private readonly committed = new Map<string, Promise<bigint>>();
+  private readonly committed: BatchedLookup<BalanceKey, bigint>;
   private readonly reserved = new Map<string, bigint>();
 
-  constructor(
-    private readonly ledger: LedgerService,
-    private readonly db: Knex,
-  ) {}
+  constructor(ledger: LedgerService, db: Knex) {
+    this.committed = new BatchedLookup(balanceKey, (keys) => ledger.availableMany(db, keys));
+  }
 
   async available(walletId: string, assetId: string): Promise<bigint> {
-    const key = `${walletId}|${assetId}`;
-    this.prefetch([{ walletId, assetId }]);
-    return (await this.committed.get(key)!) - (this.reserved.get(key) ?? 0n);
+    return ((await this.committed.get({ walletId, assetId })) ?? 0n) - (this.reserved.get(balanceKey({ walletId, assetId })) ?? 0n);
   }
 
   /** Reads the committed balances a group will ask for in one query rather than one each. */
-  prefetch(keys: { walletId: string; assetId: string }[]): void {
-    const missing = keys.filter((k) => !this.committed.has(`${k.walletId}|${k.assetId}`));
-    if (!missing.length) return;
-    const read = this.ledger.availableMany(this.db, missing);
-    for (const k of missing) {
-      const key = `${k.walletId}|${k.assetId}`;
-      const amount = read.then((found) => found.get(key) ?? 0n);
-      // A placement refused before it asks for its balance never awaits this: a failed read must not go unhandled.
-      amount.catch(() => undefined);
-      this.committed.set(key, amount);
-    }
+  prefetch(keys: BalanceKey[]): void {
+    this.committed.prefetch(keys);
   }
 
   reserve(walletId: string, assetId: string, amount: bigint): void {
-    const key = `${walletId}|${assetId}`;
+    const key = balanceKey({ walletId, assetId });
     this.reserved.set(key, (this.reserved.get(key) ?? 0n) + amount);
   }
 }
+
+interface BalanceKey {
+  walletId: string;
+  assetId: string;
+}
+
+/** As `LedgerService.availableMany` keys its answer. */
+const balanceKey = (k: BalanceKey) => `${k.walletId}|${k.assetId}`;
