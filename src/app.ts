@@ -147,7 +147,13 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),
     // Committed events to webhook deliveries and to the live feed of GraphQL subscriptions.
-    new OutboxRelay(db, [new DeliveryFanout(services.deliveryScheduler), platform.liveFeed.relayConsumer()], logger, config.OUTBOX_POLL_INTERVAL_MS),
+    new OutboxRelay(
+      db,
+      [new DeliveryFanout(services.deliveryScheduler), platform.liveFeed.relayConsumer()],
+      logger,
+      { pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS, listeningPollIntervalMs: config.OUTBOX_LISTENING_POLL_INTERVAL_MS },
+      platform.session,
+    ),
     loopWorker(() => sender.start()),
     loopWorker(() => new SettlementRuleWorker(db, settlementExecutor, settlementOutcomes, { pollIntervalMs: config.SETTLEMENT_RULES_POLL_INTERVAL_MS }, logger).start()),
     loopWorker(() =>

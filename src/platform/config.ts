@@ -130,6 +130,7 @@ export const configSchema = z.object({
   WEBHOOK_DEACTIVATE_AFTER_SECONDS: z.coerce.number().int().positive().default(5 * 86_400),
   WEBHOOK_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(50),
+  OUTBOX_LISTENING_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   /** JSON array of chains (see chain-config.ts); unset in sandbox: Keel runs its own dev chains. */
   KEEL_CHAINS: z.string().optional(),
   DEV_CHAIN_IDS: z

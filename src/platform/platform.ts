@@ -39,6 +39,8 @@ export interface Platform {
   /** Crash points armed by KEEL_FAILPOINTS (sandbox only). */
   failpoints: Failpoints;
   metrics: Metrics;
+  /** This process's own PostgreSQL session: its mark of life, and the notifications it hears. */
+  session: SessionHolder;
   liveFeed: LiveEventFeed;
   /** Realtime order-book messages between the nodes (Redis pub/sub, best effort). */
   realtimeBus: RealtimeBus;
@@ -99,6 +101,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     unitOfWork: new UnitOfWork(db, idempotency, failpoints),
     failpoints,
     metrics: new Metrics(),
+    session: sessionHolder,
     liveFeed,
     realtimeBus,
     secretBox,

@@ -19,8 +19,9 @@ export function holderAliveSql(holderColumn: string): string {
 }
 
 /**
- * This process's mark of life in PostgreSQL: one connection of its own (outside the pool) that holds
- * a session-level advisory lock (LIVE_PROCESS_LOCK_CLASS, id) for as long as the process lives.
+ * This process's own session in PostgreSQL: one connection of its own (outside the pool), its mark of
+ * life, and where it hears PostgreSQL's notifications (`listen`).
+ * The mark of life is a session-level advisory lock (LIVE_PROCESS_LOCK_CLASS, id) held for as long as the process lives.
  * Work that claims something in the database (an idempotency key) records `id`, and another process
  * may take the claim over as soon as that lock is gone (`holderAliveSql`), instead of waiting out a
  * timeout. When the connection breaks (PostgreSQL restarted, the backend terminated), `id` is null
@@ -31,6 +32,7 @@ export class SessionHolder {
   private current: number | null = null;
   private closed = false;
   private retry?: NodeJS.Timeout;
+  private readonly listeners = new Map<string, Set<() => void>>();
 
   private constructor(
     private readonly databaseUrl: string,
@@ -48,6 +50,25 @@ export class SessionHolder {
   /** The id this process's live session holds; null while it has none. */
   get id(): number | null {
     return this.current;
+  }
+
+  /** Whether notifications are heard now (the session is connected and listening). */
+  get listening(): boolean {
+    return this.current !== null;
+  }
+
+  /**
+   * Calls `heard` on each notification on `channel`, and each time the session connects again (what
+   * was notified while it was away is lost, so the listener looks for itself). Returns the way to stop.
+   */
+  listen(channel: string, heard: () => void): () => void {
+    let set = this.listeners.get(channel);
+    if (!set) {
+      this.listeners.set(channel, (set = new Set()));
+      this.client?.query(`LISTEN ${quoteIdentifier(channel)}`).catch(() => undefined);
+    }
+    set.add(heard);
+    return () => void set.delete(heard);
   }
 
   async close(): Promise<void> {
@@ -71,6 +92,7 @@ export class SessionHolder {
     };
     client.on('error', lost);
     client.on('end', () => lost());
+    client.on('notification', ({ channel }) => this.listeners.get(channel)?.forEach((heard) => heard()));
     this.client = client;
     try {
       await client.connect();
@@ -79,7 +101,10 @@ export class SessionHolder {
         const id = randomInt(1, 2 ** 31 - 1);
         const { rows } = await client.query('SELECT pg_try_advisory_lock($1, $2) AS taken', [LIVE_PROCESS_LOCK_CLASS, id]);
         if (rows[0].taken) {
-          if (this.client === client && !this.closed) this.current = id;
+          for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+          if (this.client !== client || this.closed) return;
+          this.current = id;
+          for (const set of this.listeners.values()) set.forEach((heard) => heard());
           return;
         }
       }
@@ -93,4 +118,8 @@ export class SessionHolder {
     this.retry = setTimeout(() => void this.connect(), this.retryMs);
     this.retry.unref();
   }
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -42,6 +42,7 @@ import * as m047 from './047_checkout_solana_pay';
 import * as m048 from './048_solana_transfers';
 import * as m049 from './049_trade_write_checks';
 import * as m050 from './050_settlement_status_updates_in_place';
+import * as m051 from './051_outbox_notifies';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -89,6 +90,7 @@ const migrations: Record<string, Knex.Migration> = {
   '048_solana_transfers': m048,
   '049_trade_write_checks': m049,
   '050_settlement_status_updates_in_place': m050,
+  '051_outbox_notifies': m051,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
