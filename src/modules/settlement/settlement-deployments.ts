@@ -61,7 +61,17 @@ export class SettlementDeployments {
       this.logger.error({ chainId: network.spec.chainId, address: row.address }, `settlement: the chain's contract is not version ${SETTLEMENT_CONTRACT_VERSION}; nothing is settled until it is replaced (docs/settlement-on-chain.md, upgrading the contract)`);
       return null;
     }
-    return { network, address: row.address, operator: new ethers.Wallet(key, network.provider), feeRecipient: row.feeRecipient, since: row.updatedAt };
+    return { network, address: row.address, operator: this.operator(key, network), feeRecipient: row.feeRecipient, since: row.updatedAt };
+  }
+
+  private readonly operators = new Map<string, ethers.Wallet>();
+
+  /** The operator's signer on a chain, made once: deriving its address from the key is an elliptic-curve multiplication, and this runs on every settlement step. */
+  private operator(key: string, network: ChainNetwork): ethers.Wallet {
+    const id = `${network.blockchainId}|${key}`;
+    let wallet = this.operators.get(id);
+    if (wallet?.provider !== network.provider) this.operators.set(id, (wallet = new ethers.Wallet(key, network.provider)));
+    return wallet;
   }
 
   private readonly current = new Set<string>();
