@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { commandCpuMicros, cpuMicros, median, startTradingBench } from './support';
+
+/**
+ * What an idle deployment costs: Keel laid out as the orders benchmark lays it out (an order-book
+ * node, the core host and the worker on a second process, the dev chain in a third, its default
+ * polling), started, left 10 s to settle, then the CPU each spends while nobody calls it: the
+ * pollers (chain watchers, the transaction sender, settlement, checkouts, settlement rules, the
+ * outbox relay), leases and the chain's blocks, and what they cost PostgreSQL and Redis. `windows`
+ * windows of `seconds` each; medians, in ms of CPU a second.
+ * The machine's speed moves between days (the same build's figures have differed threefold), so the
+ * yardstick is a fixed piece of work (2,000 SHA-256 digests and a JSON round trip of 2,000 small
+ * objects) timed in this process after each window: `machineIdleTimesYardstick` is the machine's idle
+ * CPU a second in units of that work, comparable across days.
+ * `npm run bench -- idle [seconds] [windows]`; BENCH_KEEL_ROOT names another build to measure.
+ */
+export async function run(args: string[]): Promise<object> {
+  const seconds = Number(args[0] ?? 10);
+  const windows = Number(args[1] ?? 3);
+  const { server, stop } = await startTradingBench('idle', 4940, 4941, 31397, 'order-book-node');
+  try {
+    await sleep(10_000);
+    yardstickWorkMs(); // compiled before it is timed
+    const [orderBookNode, hub] = server.processes.map((p) => p.pid);
+    const sample = () => ({
+      orderBookNode: cpuMicros(orderBookNode) ?? 0,
+      hub: cpuMicros(hub) ?? 0,
+      devChain: server.beside.reduce((sum, pid) => sum + (cpuMicros(pid) ?? 0), 0),
+      postgres: commandCpuMicros('postgres'),
+      redis: commandCpuMicros('redis-server'),
+    });
+    const taken: Record<keyof ReturnType<typeof sample>, number>[] = [];
+    const yardstickMs: number[] = [];
+    for (let w = 0; w < windows; w++) {
+      const before = sample();
+      await sleep(seconds * 1000);
+      const after = sample();
+      taken.push(Object.fromEntries(Object.entries(after).map(([k, v]) => [k, (v - before[k as keyof typeof before]) / 1000 / seconds])) as Record<keyof typeof before, number>);
+      yardstickMs.push(yardstickWorkMs());
+    }
+    const msPerSecond = Object.fromEntries(Object.keys(taken[0]).map((k) => [k, round(median(taken.map((t) => t[k as keyof (typeof taken)[0]])))]));
+    const machine = taken.map((t) => Object.values(t).reduce((a, b) => a + b, 0));
+    const yardstick = median(yardstickMs);
+    return {
+      benchmark: 'idle',
+      secondsPerWindow: seconds,
+      windows,
+      msPerSecond,
+      machineMsPerSecond: round(median(machine)),
+      machineMsPerSecondRuns: machine.map(round),
+      yardstick: { what: '2,000 SHA-256 digests of 64 bytes and a JSON round trip of 2,000 small objects, in the benchmark process', ms: round(yardstick), runs: yardstickMs.map(round) },
+      machineIdleTimesYardstick: round(median(machine) / yardstick),
+    };
+  } finally {
+    await stop();
+  }
+}
+
+function yardstickWorkMs(): number {
+  const start = process.cpuUsage();
+  const block = Buffer.alloc(64, 7);
+  for (let i = 0; i < 2_000; i++) createHash('sha256').update(block).update(String(i)).digest();
+  JSON.parse(JSON.stringify(Array.from({ length: 2_000 }, (_, i) => ({ id: i, name: `item ${i}`, at: new Date(i).toISOString() }))));
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (n: number) => Math.round(n * 100) / 100;
