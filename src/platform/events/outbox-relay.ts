@@ -90,14 +90,18 @@ export class OutboxRelay implements Worker {
     this.again = false;
     this.running = (async () => {
       let moved = 0;
+      let failed = false;
       try {
         moved = await this.relayOnce();
       } catch (error) {
+        failed = true;
         this.logger.error({ err: error }, 'outbox relay failed; retrying');
       }
       this.running = null;
       if (this.stopped) return;
-      const wait = moved === this.batchSize || this.again ? 0 : this.notifications?.listening ? this.timing.listeningPollIntervalMs : this.timing.pollIntervalMs;
+      // A failed batch is tried again after the short interval, however many notifications came meanwhile.
+      const more = !failed && (moved === this.batchSize || this.again);
+      const wait = more ? 0 : failed || !this.notifications?.listening ? this.timing.pollIntervalMs : this.timing.listeningPollIntervalMs;
       this.timer = setTimeout(() => this.run(), wait);
     })();
   }
