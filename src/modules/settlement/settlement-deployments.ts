@@ -64,13 +64,13 @@ export class SettlementDeployments {
     return { network, address: row.address, operator: this.operator(key, network), feeRecipient: row.feeRecipient, since: row.updatedAt };
   }
 
+  /** Each chain's operator signer (its key is fixed for the chain: configured, or the dev chain's account). */
   private readonly operators = new Map<string, ethers.Wallet>();
 
   /** The operator's signer on a chain, made once: deriving its address from the key is an elliptic-curve multiplication, and this runs on every settlement step. */
   private operator(key: string, network: ChainNetwork): ethers.Wallet {
-    const id = `${network.blockchainId}|${key}`;
-    let wallet = this.operators.get(id);
-    if (wallet?.provider !== network.provider) this.operators.set(id, (wallet = new ethers.Wallet(key, network.provider)));
+    let wallet = this.operators.get(network.blockchainId);
+    if (wallet?.provider !== network.provider) this.operators.set(network.blockchainId, (wallet = new ethers.Wallet(key, network.provider)));
     return wallet;
   }
 
