@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { commandCpuMicros, cpuMicros, median, startTradingBench } from './support';
 
 /**
@@ -8,7 +9,7 @@ import { commandCpuMicros, cpuMicros, median, startTradingBench } from './suppor
  * pollers (chain watchers, the transaction sender, settlement, checkouts, settlement rules, the
  * outbox relay), leases and the chain's blocks, and what they cost PostgreSQL and Redis. `windows`
  * windows of `seconds` each; medians, in ms of CPU a second.
- * The machine's speed moves between days (the same build's figures have differed threefold), so the
+ * The machine's speed moves between days (the same build's figures have differed nearly threefold), so the
  * yardstick is a fixed piece of work (2,000 SHA-256 digests and a JSON round trip of 2,000 small
  * objects) timed in this process after each window: `machineIdleTimesYardstick` is the machine's idle
  * CPU a second in units of that work, comparable across days.
@@ -65,5 +66,4 @@ function yardstickWorkMs(): number {
   return (used.user + used.system) / 1000;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (n: number) => Math.round(n * 100) / 100;
