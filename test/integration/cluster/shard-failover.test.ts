@@ -2,7 +2,7 @@ import { ApiClient, ApiResponse } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { BookKeel, BookOrg, expectMarketRecord, units } from '../orderbook/support';
 import type { CreateMarketInput } from '../../../src/modules/markets/market.types';
-import { ClusterNode, engineStatus, isAlive, isStopped, leaderOf, SHARD, startNode, stopNodes, tryRequest } from './support';
+import { ClusterNode, engineStatus, isAlive, isStopped, leaderOf, settledCluster, SHARD, startNode, stopNodes, tryRequest } from './support';
 
 /**
  * Three order-book nodes (child processes `keel start --roles orderbook`) on one PostgreSQL and one
@@ -107,6 +107,7 @@ describe('a stalled leader resumed after its lease expired', () => {
 describe('a node that does not lead the market', () => {
   it('answers 409 NOT_LEADER with Retry-After and the leader in details, for a placement and a cancel, in REST and GraphQL', async () => {
     const t = traders[0];
+    await settledCluster(nodes.map((n) => clientOn(n)));
     const leader = byId(await leaderOf(clientOn(nodes[0]), SHARD['ETH-DAI']))!;
     const follower = nodes.find((n) => n !== leader)!;
     const before = await k.db('orders').where({ marketId: marketIds['ETH-DAI'] }).count({ n: '*' }).first();
@@ -150,6 +151,7 @@ describe('a node that does not lead the market', () => {
 
 describe('engine status', () => {
   it('shows on every node the same cluster view: each shard led by one of the three nodes, with its lease and fencing token', async () => {
+    await settledCluster(nodes.map((n) => clientOn(n)));
     const statuses = await Promise.all(nodes.map((n) => engineStatus(clientOn(n))));
     expect(statuses.map((s) => s.nodeId)).toEqual(nodes.map((n) => n.nodeId));
     const ids = new Set(nodes.map((n) => n.nodeId));

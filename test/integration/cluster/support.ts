@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../../src/platform/config';
 import { ApiClient, ApiResponse } from '../../support/api-client';
+import { eventually } from '../../support/eventually';
 import { KeelProcess, startKeelProcess, stopKeelProcess } from '../../support/keel-process';
 
 export const SHARD = { 'ETH-USDC': 1, 'ETH-DAI': 2 } as const;
@@ -64,6 +65,26 @@ export async function engineStatus(client: ApiClient): Promise<EngineStatusBody>
   const res = await client.get('/v1/orderbook/engine/status');
   if (res.status !== 200) throw new Error(`engine status: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
+}
+
+/**
+ * Waits until the cluster is at rest: every node shows the same view, twice running, with each shard
+ * led by one of them and held LEADING by that leader under the view's token. What a test of a steady
+ * cluster starts from: after a failover, shards may still be changing hands or rebuilding.
+ */
+export async function settledCluster(clients: ApiClient[], timeoutMs = 20_000): Promise<void> {
+  let previous: string | undefined;
+  await eventually(async () => {
+    const statuses = await Promise.all(clients.map(engineStatus));
+    const views = statuses.map((s) => JSON.stringify(s.cluster.map((c) => [c.shard, c.leader, c.fencingToken])));
+    const led = statuses[0].cluster.every((c) => {
+      const holder = statuses.find((s) => s.nodeId === c.leader);
+      return holder?.shards.some((h) => h.shard === c.shard && h.fencingToken === c.fencingToken && h.state === 'LEADING');
+    });
+    const settled = led && views.every((v) => v === views[0]) && views[0] === previous;
+    previous = views[0];
+    return settled;
+  }, timeoutMs, 250);
 }
 
 /** The node id leading `shard` in the cluster view, when one does. */
