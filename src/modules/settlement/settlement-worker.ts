@@ -29,6 +29,8 @@ export interface SettlementWorkerOptions {
 export class SettlementWorker implements Worker {
   private readonly holder = randomUUID();
   private loops: { stop(): Promise<void> }[] = [];
+  /** Per chain, the lease this worker holds, kept from step to step until it is lost. */
+  private readonly leases = new Map<string, ChainLease>();
   /** The differences each chain's previous reconciliation found. */
   private readonly lastDifferences = new Map<string, Set<string>>();
   /** The lasting differences already reported as events. */
@@ -55,6 +57,7 @@ export class SettlementWorker implements Worker {
   async stop(): Promise<void> {
     await Promise.all(this.loops.map((l) => l.stop()));
     this.loops = [];
+    this.leases.clear();
     await this.db('settlement_leases').where({ holder: this.holder }).delete().catch(() => undefined);
   }
 
@@ -62,15 +65,33 @@ export class SettlementWorker implements Worker {
     for (const network of this.networks.all()) {
       const d = await this.deployments.get(network);
       if (!d) continue;
-      const lease = await ChainLease.take(this.db, network.blockchainId, this.holder, this.options.leaseMs);
+      const lease = await this.leaseOf(network.blockchainId);
       if (!lease) continue;
       try {
         await this.batcher.step(d, lease);
       } catch (e) {
         if (!(e instanceof LeaseLost)) throw e;
+        this.leases.delete(network.blockchainId);
         this.logger.warn({ blockchainId: network.blockchainId, err: e.message }, 'settlement: the lease was lost mid-step; its holder now carries on');
       }
     }
+  }
+
+  /** The chain's lease: the one held, renewed when due, or taken again (null while another worker holds it). */
+  private async leaseOf(blockchainId: string): Promise<ChainLease | null> {
+    const held = this.leases.get(blockchainId);
+    if (held) {
+      try {
+        await held.renew();
+        return held;
+      } catch (e) {
+        if (!(e instanceof LeaseLost)) throw e;
+        this.leases.delete(blockchainId);
+      }
+    }
+    const taken = await ChainLease.take(this.db, blockchainId, this.holder, this.options.leaseMs);
+    if (taken) this.leases.set(blockchainId, taken);
+    return taken;
   }
 
   /**

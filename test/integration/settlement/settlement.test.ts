@@ -237,6 +237,14 @@ test('a live subscription on the pro host follows the batches holding the organi
   }
 });
 
+test('the worker keeps the chain\'s lease from step to step: its steps go on under one fencing token', async () => {
+  await quiet();
+  const before = await eventually(() => db('settlement_leases').where({ blockchainId }).first(), 10_000);
+  await sleep(1_000); // ten steps at the test's 100 ms
+  const after = await db('settlement_leases').where({ blockchainId }).first();
+  expect({ holder: after.holder, token: after.token }).toEqual({ holder: before.holder, token: before.token });
+});
+
 test('two workers never settle one chain at once: a second waits for the lease, and whichever holds it settles, once', async () => {
   await pause(); // a lease held by someone else ("test"), as another worker would hold it
   const id = await trade(B(), C(), 'SELL', '2000', '0.01');
