@@ -27,17 +27,18 @@ export function unconfirmedTradeRows(db: Knex | Knex.Transaction, unconfirmedBat
 
 /**
  * Up to `limit` QUEUED trades (their retry time come) of these markets (a subquery of market ids), in
- * settlement_key order, locked (FOR UPDATE SKIP LOCKED) in the caller's transaction.
+ * settlement_key order, locked (FOR UPDATE SKIP LOCKED) in the caller's transaction; or, given no
+ * transaction, as they stand, unlocked (a look before taking them).
  */
-export async function queuedTrades(trx: Knex.Transaction, marketIds: Knex.QueryBuilder, limit: number): Promise<{ id: string; createdAt: Date }[]> {
-  const { rows } = await trx.raw(
+export async function queuedTrades(db: Knex | Knex.Transaction, marketIds: Knex.QueryBuilder, limit: number): Promise<{ id: string; createdAt: Date }[]> {
+  const { rows } = await db.raw(
     // The markets as an array, not a join: PostgreSQL then walks the queue in settlement_key order
     // (migration 050: QUEUED is not in a batch yet) and stops at the limit.
     `SELECT t.id, t.created_at AS "createdAt"
        FROM trades t
       WHERE t.settlement_batch_id IS NULL AND (t.settlement_retry_at IS NULL OR t.settlement_retry_at <= now())
         AND t.market_id = ANY(ARRAY(?))
-      ORDER BY t.settlement_key LIMIT ? FOR UPDATE SKIP LOCKED`,
+      ORDER BY t.settlement_key LIMIT ?${db.isTransaction ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     [marketIds, limit],
   );
   return rows;

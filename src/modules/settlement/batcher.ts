@@ -97,13 +97,15 @@ export class SettlementBatcher {
 
   /** QUEUED trades of the chain's markets, oldest first, into a new batch: when there are enough, or the oldest waited long enough. */
   async formBatch(blockchainId: string, force = false, lease: Fence = UNFENCED): Promise<BatchRow | null> {
+    // One statement: the queue of the markets whose base asset is on the chain.
+    const queue = (db: Knex | Knex.Transaction) => queuedTrades(db, marketIdsWithBaseIn(db, assetIdsOnChain(db, blockchainId)), this.options.batchSize);
+    const due = (trades: { createdAt: Date }[]) =>
+      trades.length > 0 && (force || trades.length >= this.options.batchSize || Date.now() - Math.min(...trades.map((t) => new Date(t.createdAt).getTime())) >= this.options.maxAgeMs);
+    // A look first, outside any transaction: a step with no batch to form opens none.
+    if (!due(await queue(this.db))) return null;
     return this.fenced(lease, async (trx) => {
-      // One statement: the queue of the markets whose base asset is on the chain.
-      const trades = await queuedTrades(trx, marketIdsWithBaseIn(trx, assetIdsOnChain(trx, blockchainId)), this.options.batchSize);
-      if (!trades.length) return null;
-      const oldest = Math.min(...trades.map((t) => new Date(t.createdAt).getTime()));
-      if (!force && trades.length < this.options.batchSize && Date.now() - oldest < this.options.maxAgeMs) return null;
-      return insertBatch(trx, this.outbox, blockchainId, trades.map((t) => t.id), null);
+      const trades = await queue(trx);
+      return due(trades) ? insertBatch(trx, this.outbox, blockchainId, trades.map((t) => t.id), null) : null;
     });
   }
 
