@@ -75,11 +75,18 @@ export class TransactionSender {
   }
 
   async tick(): Promise<void> {
+    // One look at the open lines' partial index first: an idle sender reads nothing else.
+    if (!(await this.anyOpenLine())) return;
     await this.failOrphans();
     for (const item of await this.items(['QUEUED'])) await this.submit(item);
     for (const item of await this.items(['SIGNED'])) if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await this.broadcast(item, item.rawTx!);
     for (const item of await this.items(['SUBMITTED'])) await this.follow(item);
     await this.solana.tick();
+  }
+
+  private async anyOpenLine(): Promise<boolean> {
+    const { rows } = await this.db.raw(`SELECT EXISTS (SELECT 1 FROM transfer_items WHERE status IN ('QUEUED', 'SIGNED', 'SUBMITTED')) AS open`);
+    return rows[0].open;
   }
 
   /** Lines with their transfer's sending side: the one shape every step of the sender reads. */

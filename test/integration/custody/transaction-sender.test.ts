@@ -7,6 +7,7 @@ import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, setAutomine } from '../../support/chain-controls';
 import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
 import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
+import { createDb } from '../../../src/platform/db/knex';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
@@ -95,6 +96,21 @@ describe('the transaction sender pays each line at most once', () => {
     }
     throw new Error(`not done after ${rounds} rounds`);
   }
+
+  test('with no line open, a tick asks PostgreSQL one question and nothing else', async () => {
+    expect(await t.keel.platform.db('transfer_items').whereIn('status', ['QUEUED', 'SIGNED', 'SUBMITTED']).first()).toBeUndefined();
+    const db = createDb(t.config.DATABASE_URL, 1);
+    try {
+      const { services, platform } = t.keel;
+      const idle = new TransactionSender(db, platform.outbox, services.networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 600_000, bumpPercent: 25 }, platform.logger);
+      const statements: string[] = [];
+      db.on('query', (q: { sql: string }) => statements.push(q.sql));
+      await idle.tick();
+      expect(statements).toHaveLength(1);
+    } finally {
+      await db.destroy();
+    }
+  });
 
   test('two senders ticking together on the same queued withdrawals send each line exactly once', async () => {
     const wallet = await fundedWallet('1', '100');
