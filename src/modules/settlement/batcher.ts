@@ -69,22 +69,36 @@ export class SettlementBatcher {
   /** One step under the chain's lease: renewed between phases, held by every state change (LeaseLost ends the step). */
   async step(d: SettlementDeployment, lease: Fence): Promise<void> {
     const chain = d.network.blockchainId;
+    const open = await this.openWork(chain);
     // Withdrawals from trading are paid out whatever the batches do; one the chain refuses is failed
     // and refunded there, and trouble reaching the node must not stop the batches either.
-    await this.withdrawals.step(d, lease).catch((e) => {
-      if (e instanceof LeaseLost || e instanceof FailpointCrash) throw e;
-      this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'trading withdrawals: step failed; will retry');
-    });
-    const inFlight = await this.batches(chain, ['SUBMITTED']);
+    if (open.withdrawals) {
+      await this.withdrawals.step(d, lease).catch((e) => {
+        if (e instanceof LeaseLost || e instanceof FailpointCrash) throw e;
+        this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'trading withdrawals: step failed; will retry');
+      });
+    }
+    const inFlight = open.submitted ? await this.batches(chain, ['SUBMITTED']) : [];
     if (inFlight.length) {
       for (const b of inFlight) await this.follow(d, b, lease);
       return;
     }
-    await this.checkReorgs(d, lease);
+    const reorged = await this.checkReorgs(d, lease);
     await lease.renew();
-    const [waiting] = await this.batches(chain, WAITING, 1);
+    const [waiting] = open.waiting || reorged ? await this.batches(chain, WAITING, 1) : [];
     const next = waiting ?? (await this.formBatch(chain, false, lease));
     if (next) await this.submit(d, next, lease);
+  }
+
+  /** What the chain has open, in one look at the open rows' indexes: what a step with nothing open skips. */
+  private async openWork(blockchainId: string): Promise<{ withdrawals: boolean; submitted: boolean; waiting: boolean }> {
+    const { rows } = await this.db.raw(
+      `SELECT EXISTS (SELECT 1 FROM trading_transfers WHERE blockchain_id = :chain AND direction = 'WITHDRAWAL' AND status IN ('PENDING', 'SUBMITTED')) AS withdrawals,
+              EXISTS (SELECT 1 FROM settlement_batches WHERE blockchain_id = :chain AND status = 'SUBMITTED') AS submitted,
+              EXISTS (SELECT 1 FROM settlement_batches WHERE blockchain_id = :chain AND status = ANY(:waiting)) AS waiting`,
+      { chain: blockchainId, waiting: WAITING },
+    );
+    return rows[0];
   }
 
   private fenced<T>(lease: Fence, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
@@ -297,11 +311,11 @@ export class SettlementBatcher {
     }
   }
 
-  /** Confirmed batches within the reorg window whose transaction is no longer where it was mined: REORGED, to be sent again. */
-  private async checkReorgs(d: SettlementDeployment, lease: Fence): Promise<void> {
+  /** Confirmed batches within the reorg window whose transaction is no longer where it was mined: REORGED, to be sent again (true when one was). */
+  private async checkReorgs(d: SettlementDeployment, lease: Fence): Promise<boolean> {
     // A block hash, not a height: a chain rewound and grown back to the same height has a new head.
     const latest = await d.network.provider.getBlock('latest');
-    if (!latest || this.checkedHeads.get(d.network.blockchainId) === latest.hash) return;
+    if (!latest || this.checkedHeads.get(d.network.blockchainId) === latest.hash) return false;
     const head = latest.number;
     const recent: BatchRow[] = await this.db('settlement_batches')
       .where({ blockchainId: d.network.blockchainId, status: 'CONFIRMED' })
@@ -309,9 +323,11 @@ export class SettlementBatcher {
       // Batches confirmed before the contract was (re)deployed belong to a chain that was reset, not reorganised.
       .where('confirmedAt', '>=', d.since)
       .orderBy('blockNumber', 'desc');
+    let reorged = false;
     for (const batch of recent) {
       const where = await whereMined(d.network.provider, batch.txHash!, batch.blockHash);
       if (where.kind === 'still') continue;
+      reorged = true;
       if (where.kind === 'moved') {
         // Re-mined in another block of the new chain: still settled, once; follow it there.
         await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the chain; the transaction is in block ${where.receipt.blockNumber}`));
@@ -321,5 +337,6 @@ export class SettlementBatcher {
       this.logger.warn({ batchId: batch.id, block: batch.blockNumber }, 'settlement batch reorged: it will be submitted again');
     }
     this.checkedHeads.set(d.network.blockchainId, latest.hash!);
+    return reorged;
   }
 }

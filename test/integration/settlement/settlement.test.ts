@@ -15,6 +15,9 @@ import { loadArtifact } from '../../../src/platform/chain/artifacts';
 import type { SettlementDeployment } from '../../../src/modules/settlement/settlement-deployments';
 import { SettlementWorker } from '../../../src/modules/settlement/settlement-worker';
 import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
+import { UNFENCED } from '../../../src/modules/settlement/chain-lease';
+import { TradingWithdrawalSender } from '../../../src/modules/settlement/trading-withdrawal-sender';
+import { createDb } from '../../../src/platform/db/knex';
 
 /**
  * Trading balances sit in the settlement contract, and trades settle on the dev chain in batches
@@ -243,6 +246,25 @@ test('the worker keeps the chain\'s lease from step to step: its steps go on und
   await sleep(1_000); // ten steps at the test's 100 ms
   const after = await db('settlement_leases').where({ blockchainId }).first();
   expect({ holder: after.holder, token: after.token }).toEqual({ holder: before.holder, token: before.token });
+});
+
+test('a step on a chain with nothing open looks at what is open and at the queue, opens no transaction and writes nothing', async () => {
+  await quiet();
+  const own = createDb(t.config.DATABASE_URL, 1);
+  try {
+    const s = t.keel.services;
+    const withdrawals = new TradingWithdrawalSender(own, s.sendingWallets, s.ledger, t.keel.platform.outbox, t.keel.platform.failpoints, t.keel.platform.logger);
+    const batcher = new SettlementBatcher(own, t.keel.platform.outbox, withdrawals, { batchSize: 50, maxAgeMs: 60_000, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
+    const d = await deployment();
+    await batcher.step(d, UNFENCED); // the chain's head, checked for reorgs once
+    const statements: string[] = [];
+    own.on('query', (q: { sql: string }) => statements.push(q.sql));
+    await batcher.step(d, UNFENCED);
+    expect(statements).toHaveLength(2);
+    expect(statements.filter((sql) => !/^\s*select/i.test(sql))).toEqual([]);
+  } finally {
+    await own.destroy();
+  }
 });
 
 test('two workers never settle one chain at once: a second waits for the lease, and whichever holds it settles, once', async () => {
