@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 import { commandCpuMicros, cpuMicros, median, startTradingBench } from './support';
 
 /**
@@ -13,12 +14,17 @@ import { commandCpuMicros, cpuMicros, median, startTradingBench } from './suppor
  * yardstick is a fixed piece of work (2,000 SHA-256 digests and a JSON round trip of 2,000 small
  * objects) timed in this process after each window: `machineIdleTimesYardstick` is the machine's idle
  * CPU a second in units of that work, comparable across days.
+ * Beside the CPU, two counts the machine's speed does not move: the bench database's transactions a
+ * second (each statement outside a transaction is one) and the write-ahead log PostgreSQL writes a
+ * second (the whole server's, nothing else running).
  * `npm run bench -- idle [seconds] [windows]`; BENCH_KEEL_ROOT names another build to measure.
  */
 export async function run(args: string[]): Promise<object> {
   const seconds = Number(args[0] ?? 10);
   const windows = Number(args[1] ?? 3);
-  const { server, stop } = await startTradingBench('idle', 4940, 4941, 31397, 'order-book-node');
+  const { server, env, stop } = await startTradingBench('idle', 4940, 4941, 31397, 'order-book-node');
+  const pg = new Client({ connectionString: env.DATABASE_URL });
+  await pg.connect();
   try {
     await sleep(10_000);
     yardstickWorkMs(); // compiled before it is timed
@@ -30,13 +36,25 @@ export async function run(args: string[]): Promise<object> {
       postgres: commandCpuMicros('postgres'),
       redis: commandCpuMicros('redis-server'),
     });
+    // Read in one statement of its own, which the next window's count then includes (one in `seconds`).
+    const database = async () => {
+      const { rows } = await pg.query(
+        `SELECT xact_commit + xact_rollback AS transactions, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      return { transactions: Number(rows[0].transactions), walBytes: Number(rows[0].wal) };
+    };
     const taken: Record<keyof ReturnType<typeof sample>, number>[] = [];
+    const counted: { transactions: number; walBytes: number }[] = [];
     const yardstickMs: number[] = [];
     for (let w = 0; w < windows; w++) {
-      const before = sample();
+      // pg_stat_database is what the statistics collector last reported: each window's counts are read after it settles.
+      await pg.query('SELECT pg_stat_clear_snapshot()');
+      const [before, dbBefore] = [sample(), await database()];
       await sleep(seconds * 1000);
-      const after = sample();
+      await pg.query('SELECT pg_stat_clear_snapshot()');
+      const [after, dbAfter] = [sample(), await database()];
       taken.push(Object.fromEntries(Object.entries(after).map(([k, v]) => [k, (v - before[k as keyof typeof before]) / 1000 / seconds])) as Record<keyof typeof before, number>);
+      counted.push({ transactions: (dbAfter.transactions - dbBefore.transactions) / seconds, walBytes: (dbAfter.walBytes - dbBefore.walBytes) / seconds });
       yardstickMs.push(yardstickWorkMs());
     }
     const msPerSecond = Object.fromEntries(Object.keys(taken[0]).map((k) => [k, round(median(taken.map((t) => t[k as keyof (typeof taken)[0]])))]));
@@ -51,8 +69,12 @@ export async function run(args: string[]): Promise<object> {
       machineMsPerSecondRuns: machine.map(round),
       yardstick: { what: '2,000 SHA-256 digests of 64 bytes and a JSON round trip of 2,000 small objects, in the benchmark process', ms: round(yardstick), runs: yardstickMs.map(round) },
       machineIdleTimesYardstick: round(median(machine) / yardstick),
+      databaseTransactionsPerSecond: round(median(counted.map((c) => c.transactions))),
+      walBytesPerSecond: Math.round(median(counted.map((c) => c.walBytes))),
+      databaseRuns: counted.map((c) => ({ transactionsPerSecond: round(c.transactions), walBytesPerSecond: Math.round(c.walBytes) })),
     };
   } finally {
+    await pg.end();
     await stop();
   }
 }
