@@ -36,7 +36,7 @@ export async function run(args: string[]): Promise<object> {
       postgres: commandCpuMicros('postgres'),
       redis: commandCpuMicros('redis-server'),
     });
-    // Read in one statement of its own, which the next window's count then includes (one in `seconds`).
+    // One statement of the benchmark's own a reading, so a window's count includes one of its own.
     const database = async () => {
       const { rows } = await pg.query(
         `SELECT xact_commit + xact_rollback AS transactions, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal FROM pg_stat_database WHERE datname = current_database()`,
@@ -47,11 +47,8 @@ export async function run(args: string[]): Promise<object> {
     const counted: { transactions: number; walBytes: number }[] = [];
     const yardstickMs: number[] = [];
     for (let w = 0; w < windows; w++) {
-      // pg_stat_database is what the statistics collector last reported: each window's counts are read after it settles.
-      await pg.query('SELECT pg_stat_clear_snapshot()');
       const [before, dbBefore] = [sample(), await database()];
       await sleep(seconds * 1000);
-      await pg.query('SELECT pg_stat_clear_snapshot()');
       const [after, dbAfter] = [sample(), await database()];
       taken.push(Object.fromEntries(Object.entries(after).map(([k, v]) => [k, (v - before[k as keyof typeof before]) / 1000 / seconds])) as Record<keyof typeof before, number>);
       counted.push({ transactions: (dbAfter.transactions - dbBefore.transactions) / seconds, walBytes: (dbAfter.walBytes - dbBefore.walBytes) / seconds });
