@@ -3,7 +3,8 @@ import { ChainLease, fencedTransaction, LeaseLost } from '../../../src/modules/s
 import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
 
 const NAME = `${runPrefix()}_chain_lease`;
-const LEASE_MS = 1_500;
+// Long enough that a stalled event loop on a loaded machine does not reach past the margins below.
+const LEASE_MS = 3_000;
 let db: Db;
 let blockchainId: string;
 
@@ -45,7 +46,7 @@ test('another worker cannot take a lease its holder keeps renewing, and takes it
   const first = (await ChainLease.take(db, blockchainId, 'worker-1', LEASE_MS))!;
   await sleep(LEASE_MS / 2);
   await first.renew();
-  await sleep(LEASE_MS / 2 + 200); // past the first expiry, within the renewed one
+  await sleep(LEASE_MS / 2 + 200); // past the first expiry, well within the renewed one
   expect(await ChainLease.take(db, blockchainId, 'worker-2', LEASE_MS)).toBeNull();
 
   await sleep(LEASE_MS); // nobody renews: it lapses
