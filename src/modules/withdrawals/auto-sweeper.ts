@@ -124,9 +124,8 @@ export class AutoSweeper implements DepositListener {
   private async sweepSolana(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, network: SolanaNetwork, asset: AssetView, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<void> {
     const port = network.port;
     const balance = await port.balance(source.address, chainAsset(asset));
-    // What the ledger can give (it already counts every line on its way out), within the balance. Not
-    // the balance less the lines in flight: a line that has landed but is not yet finalized is both
-    // out of the balance and still in flight. A sweep the cluster then refuses fails, refunded.
+    // What the ledger can give (it already counts every line on its way out), within the balance. A
+    // sweep the cluster then refuses fails, refunded.
     const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
     const available = balance < spendable ? balance : spendable;
     if (available <= 0n || available < threshold) return;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { ChainNetwork, AssetView } from '../chains';
 import { isNftStandard } from '../chains';
-import { OPEN_ITEM_STATUSES } from './transfer.domain';
+import { stillInBalance } from './in-flight';
 
 /** What the NFT guard reads of a line: the collection, the token id (absent on a fungible line) and how many. */
 export interface NftLine {
@@ -54,12 +54,12 @@ export async function holdNfts(trx: Knex.Transaction, address: string, network: 
   await ensureNftsHeld(trx, address, network, lines);
 }
 
-/** How many of one NFT lines not yet final are sending from the address. */
+/** How many of one NFT the address's lines still hold but will send (stillInBalance). */
 async function nftInFlight(db: Knex | Knex.Transaction, address: string, blockchainId: string, assetId: string, tokenId: bigint): Promise<bigint> {
   const row: { total: string | null } | undefined = await db('transfer_items as i')
     .join('transfers as t', 't.id', 'i.transferId')
     .where({ 't.fromAddress': address, 't.blockchainId': blockchainId, 'i.assetId': assetId, 'i.tokenId': tokenId.toString() })
-    .whereIn('i.status', OPEN_ITEM_STATUSES)
+    .modify(stillInBalance)
     .first(db.raw('sum(i.raw_amount)::text as total'));
   return BigInt(row?.total ?? 0);
 }

@@ -25,6 +25,8 @@ export interface SendingItem extends LineCall {
   maxPriorityFeePerGas: string | null;
   replacedTxHashes: string[];
   submittedAt: Date | null;
+  /** The block the line's transaction was seen mined in: recorded before it is final, cleared if a reorg drops it. */
+  blockNumber: string | null;
   updatedAt: Date;
   /** Why the line failed, once it has. */
   error?: string | null;
@@ -39,6 +41,9 @@ export interface TransferOutcomeListener {
   executed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
   failed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
 }
+
+/** The block a line was recorded as seen mined in, as a number (null: none). */
+export const recordedBlock = (item: Pick<SendingItem, 'blockNumber'>): number | null => (item.blockNumber === null ? null : Number(item.blockNumber));
 
 /**
  * Moves a line on from the status and transaction hash a sender read, and only from them. False

@@ -10,7 +10,7 @@ import type { SendingWallet, SendingWallets } from '../wallets';
 import { shortReason } from '../../platform/chain-port/evm-transactions';
 import { inFlightByAsset } from './in-flight';
 import { chainAsset } from '../../platform/chain-port/chain-port';
-import { moveLine } from './sending-item';
+import { moveLine, recordedBlock } from './sending-item';
 import type { SendingItem } from './sending-item';
 import type { PricedLine } from './transfer.domain';
 
@@ -112,7 +112,14 @@ export class SolanaSender {
       line = { ...line, status: 'SUBMITTED' };
     }
     const outcome = await network.port.outcome(sent);
-    if (outcome.state !== 'landed' || outcome.finality !== 'final') return;
+    // The slot a confirmed transaction landed in, recorded before it is final (balances are read at
+    // confirmed, so its amount has left them: in-flight.ts); cleared should it be rolled back.
+    if (outcome.state !== 'landed' || outcome.finality === 'confirmed') {
+      const seenIn = outcome.state === 'landed' ? outcome.height : null;
+      if (recordedBlock(line) !== seenIn) await this.move(this.db, line, { blockNumber: seenIn });
+      return;
+    }
+    if (outcome.finality !== 'final') return;
     // Charged what the transaction cost on chain, never the prepared estimate: two lines to the same
     // new recipient are both prepared with its token account's rent, and only the first to land pays it.
     if (!outcome.cost) return void this.logger.info({ itemId: line.id, txHash: sent.txId }, 'solana transfer finalized but not readable yet: finished on a later step');

@@ -7,7 +7,7 @@ import { startPollingLoop } from '../../platform/polling-loop';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
 import { lineRequest } from './transaction-request';
-import { moveLine } from './sending-item';
+import { moveLine, recordedBlock } from './sending-item';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
 import { lineHashes, shortReason } from '../../platform/chain-port/evm-transactions';
 import type { EvmChain } from '../../platform/chain-port/evm-chain';
@@ -170,11 +170,20 @@ export class TransactionSender {
   }
 
   /**
+   * Records the block a line not yet final was seen mined in (null: in none now), so the checks of
+   * later sends from the address stop counting its amount as still in the balance (in-flight.ts).
+   */
+  private async noteBlock(item: SendingItem, blockNumber: number | null): Promise<void> {
+    if (recordedBlock(item) === blockNumber) return;
+    await this.transition(this.db, item, { blockNumber });
+  }
+
+  /**
    * Signed again from scratch with a fresh nonce: only for a line whose nonce another transaction
    * took for good. Its earlier hashes stay in replacedTxHashes, so they are still watched.
    */
   private async requeue(db: Knex | Knex.Transaction, item: SendingItem, reason: string): Promise<void> {
-    const moved = await this.transition(db, item, { status: 'QUEUED', nonce: null, txHash: null, rawTx: null, replacedTxHashes: lineHashes(item), error: reason });
+    const moved = await this.transition(db, item, { status: 'QUEUED', nonce: null, txHash: null, rawTx: null, replacedTxHashes: lineHashes(item), blockNumber: null, error: reason });
     if (moved) this.logger.warn({ itemId: item.id, reason }, 'transfer line re-queued');
   }
 
@@ -204,7 +213,7 @@ export class TransactionSender {
     if (fate.kind === 'taken') return this.requeue(this.db, item, `nonce ${item.nonce} was used by another transaction`);
     if (fate.kind === 'mined') {
       const receipt = fate.receipt;
-      if ((await chain.height('final')) < receipt.blockNumber) return;
+      if ((await chain.height('final')) < receipt.blockNumber) return this.noteBlock(item, receipt.blockNumber);
       return this.finish(item, {
         status: receipt.status === 1 ? 'CONFIRMED' : 'FAILED',
         error: receipt.status === 1 ? null : 'the transaction reverted on chain',
@@ -215,6 +224,8 @@ export class TransactionSender {
         feePaid: (receipt.gasUsed * receipt.gasPrice).toString(),
       });
     }
+    // A reorg took the line out of the block it was seen in: its amount is back in the balance.
+    if (item.blockNumber !== null) await this.noteBlock(item, null);
     if (!(await chain.knows(item.txHash!))) {
       // The node does not know the transaction in force (dropped, or its broadcast failed): offer it again.
       await chain.rebroadcast(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));

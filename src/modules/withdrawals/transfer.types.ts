@@ -37,7 +37,7 @@ export class TransferItemType implements TransferItemView {
   @Field(() => String, { nullable: true, description: 'The hash of the transaction now in force' }) txHash!: string | null;
   @Field(() => [String], { description: 'Earlier transactions with the same nonce, replaced by fee bumps' }) replacedTxHashes!: string[];
   @Field(() => String, { nullable: true }) nonce!: string | null;
-  @Field(() => String, { nullable: true }) blockNumber!: string | null;
+  @Field(() => String, { nullable: true, description: 'The block (on Solana, the slot) the line was mined in: shown once seen mined, while SUBMITTED lines wait for their confirmations; cleared if a reorg drops it' }) blockNumber!: string | null;
   @Field(() => String, { nullable: true, description: 'Gas used × effective price, in the native coin' }) gasFee!: string | null;
   @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => Date, { nullable: true }) submittedAt!: Date | null;

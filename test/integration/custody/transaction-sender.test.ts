@@ -8,6 +8,7 @@ import { mine, setAutomine } from '../../support/chain-controls';
 import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
 import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
 import { createDb } from '../../../src/platform/db/knex';
+import { manualSender } from '../../support/manual-sender';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
@@ -36,7 +37,7 @@ describe('the transaction sender pays each line at most once', () => {
 
   /** A sender as another worker would run it; `broadcast` stands in for the node's answer to a broadcast. */
   function sender(broadcast?: Broadcast): TransactionSender {
-    const { services, platform } = t.keel;
+    const { services } = t.keel;
     const networks = broadcast
       ? ({
           get: (id: string) => {
@@ -53,9 +54,7 @@ describe('the transaction sender pays each line at most once', () => {
           solanaNetworks: () => services.networks.solanaNetworks(),
         } as unknown as ChainNetworks)
       : services.networks;
-    const s = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 600_000, bumpPercent: 25 }, platform.logger);
-    s.onOutcome(services.custodyLedgerSync);
-    return s;
+    return manualSender(t.keel, networks);
   }
 
   /** The node takes the transaction, then answers with `error` (as a load balancer in front of two nodes may). */

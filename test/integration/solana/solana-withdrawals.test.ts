@@ -128,6 +128,31 @@ test('SOL and USDC withdrawals: sent once, finalized, the token account created 
   });
 });
 
+test('a line confirmed and not yet finalized counts once: the rest of the balance can be sent while it waits, the line showing its slot', async () => {
+  const wallet = await solanaWallet();
+  await fund(wallet.walletAddress, '1');
+  await fund(wallet.walletAddress, '100', 'USDC');
+  const usdc = { kind: 'token', address: USDC.address, decimals: 6 } as const;
+  const to = await newRecipient();
+  const send = (amount: string) => org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: assets.USDC.id, recipient: to, amount }] });
+  const first = await send('60');
+  expect(first.status).toBe(201);
+  // Confirmed: out of the balance at confirmed, about 13 s before it is finalized.
+  const seen = await eventually(async () => {
+    const line = (await org.core.get(`/v1/transfers/${first.body.data.id}`)).body.data.items[0];
+    return line.blockNumber !== null && line;
+  }, 30_000, 50);
+  expect(seen.status).toBe('SUBMITTED');
+  expect(await chain.balance(wallet.walletAddress, usdc, 'confirmed')).toBe(40_000_000n);
+
+  const rest = await send('40');
+  expect(rest.status).toBe(201);
+  const done = await Promise.all([first, rest].map((r) => settled(r.body.data.id)));
+  expect(done.map((d) => d.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+  expect(done[0].items[0].blockNumber).toBe(seen.blockNumber);
+  expect(await chain.balance(to, usdc, 'final')).toBe(100_000_000n);
+});
+
 test('the security policy: over the cap and outside the allow-list refused, invalid addresses refused, held for approval then approved and sent, or rejected and refunded; another organisation gets 404', async () => {
   const allowed = await newRecipient();
   const wallet = await solanaWallet({ security: { maxTransferAmount: '1', allowedRecipients: [allowed], requireApprovalForTransfers: true } });

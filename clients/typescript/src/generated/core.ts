@@ -3175,6 +3175,7 @@ export interface components {
             /** @description Whole units */
             amount: string;
             asset: components["schemas"]["Asset"];
+            /** @description The block (on Solana, the slot) the line was mined in: shown once seen mined, while SUBMITTED lines wait for their confirmations; cleared if a reorg drops it */
             blockNumber?: string | null;
             error?: string | null;
             /** @description Gas used × effective price, in the native coin */
