@@ -158,6 +158,13 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
     loopWorker(() => new SettlementRuleWorker(db, settlementExecutor, settlementOutcomes, { pollIntervalMs: config.SETTLEMENT_RULES_POLL_INTERVAL_MS }, logger).start()),
     loopWorker(() =>
       startPollingLoop(
+        () => services.autoSweeper.retryDue(),
+        config.SWEEP_RETRY_POLL_INTERVAL_MS,
+        (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'trying the sweeps due again failed'),
+      ),
+    ),
+    loopWorker(() =>
+      startPollingLoop(
         () => platform.idempotency.purgeExpired(),
         config.IDEMPOTENCY_PURGE_INTERVAL_MS,
         (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),

@@ -245,6 +245,10 @@ export const configSchema = z.object({
         return false;
       }
     }),
+  /** How often the worker looks for sweeps due again (ones that could not be arranged, or were held). */
+  SWEEP_RETRY_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  /** Delay before a sweep that could not be arranged is tried again; doubled for each further failure (at most an hour). A held sweep is looked at again this often. */
+  SWEEP_RETRY_BASE_MS: z.coerce.number().int().positive().default(30_000),
   /** How often the settlement-rule worker looks for due executions. */
   SETTLEMENT_RULES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Delay before a failed settlement execution's second attempt; doubled for each further one (at most 10 minutes). */

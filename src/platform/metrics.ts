@@ -10,6 +10,7 @@ export class Metrics {
   readonly settlementDifferences: Gauge<'chain'>;
   readonly settlementReconciliations: Counter<'chain' | 'outcome'>;
   readonly tradingDepositReorgs: Counter<'chain'>;
+  readonly sweepAttempts: Counter<'purpose' | 'outcome'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -54,6 +55,12 @@ export class Metrics {
       name: 'keel_trading_deposit_reorgs_total',
       help: 'Confirmed deposits to trading that a reorg deeper than the confirmation count took off the chain, by chain',
       labelNames: ['chain'],
+      registers: [this.registry],
+    });
+    this.sweepAttempts = new Counter({
+      name: 'keel_sweep_attempts_total',
+      help: 'Attempts at sweeping a deposit address, by purpose (auto_sweep, checkout_settlement) and outcome (arranged, nothing, held, failed: due again later)',
+      labelNames: ['purpose', 'outcome'],
       registers: [this.registry],
     });
   }

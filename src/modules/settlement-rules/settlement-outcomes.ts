@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { backoffMs } from '../../platform/backoff';
 import type { Outbox } from '../../platform/events/outbox';
 import type { Logger } from '../../platform/logger';
 import type { ChainService } from '../chains';
@@ -54,7 +55,7 @@ export class SettlementOutcomes implements TransferOutcomeListener {
   async attemptFailed(trx: Knex.Transaction, execution: Record<string, any>, error: string, permanent: boolean, attemptCounted: boolean): Promise<void> {
     const attempts = attemptCounted ? execution.attempts : execution.attempts + 1;
     const final = permanent || attempts >= this.retry.maxAttempts;
-    const nextAttemptAt = final ? null : new Date(Date.now() + Math.min(this.retry.baseBackoffMs * 2 ** (attempts - 1), this.retry.maxBackoffMs));
+    const nextAttemptAt = final ? null : new Date(Date.now() + backoffMs(attempts, this.retry.baseBackoffMs, this.retry.maxBackoffMs));
     const [row] = await trx('settlement_rule_executions')
       .where({ id: execution.id })
       .whereIn('status', ['PENDING', 'SUBMITTED'])

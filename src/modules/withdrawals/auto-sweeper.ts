@@ -1,15 +1,17 @@
 import { Knex } from 'knex';
 import { toUnitsFloor } from '../../platform/decimal';
 import type { Logger } from '../../platform/logger';
+import type { Metrics } from '../../platform/metrics';
 import type { AssetView, ChainNetworks, ChainService, SolanaNetwork } from '../chains';
 import { TransferRefused } from '../../platform/chain-port/chain-port';
 import { sweepDestinationAllowed } from '../wallets';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { DepositListener, ChainTransferModel } from '../deposits';
-import { heldByAml } from '../deposits';
+import { chainTransferById, heldByAml } from '../deposits';
 import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
 import { chainAsset } from '../../platform/chain-port/chain-port';
+import type { SweepAttempt, SweepPurpose, SweepsDue } from './sweeps-due';
 
 /** A Solana sweep's fee budget when it cannot be estimated yet (the address holds no SOL to simulate it): 0.0001 SOL. */
 const SOLANA_FEE_BUDGET = 100_000n;
@@ -19,14 +21,22 @@ const TOKEN_ACCOUNT_SIZE = 165n;
 /** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
 const GAS_HEADROOM = 2n;
 
+const ARRANGED: SweepAttempt = { kind: 'arranged' };
+const NOTHING: SweepAttempt = { kind: 'nothing' };
+const HELD: SweepAttempt = { kind: 'held', reason: 'held: the address received a deposit from a sanctioned address, not released yet' };
+
 /**
  * configurations.autoSweep: when a confirmed deposit brings a deposit address's balance of an asset
  * to the threshold (in that asset's units), the whole balance is swept to destinationAddress or the
  * master wallet (only ever the wallet itself or one of its security.allowedRecipients). A token sweep first gets its gas from the master wallet when enableGaslessWithdraw
- * is on; without it, only an address already holding gas is swept.
+ * is on; without it, only an address already holding gas is swept. A sweep that cannot be arranged
+ * then, or is held by AML, is due again later (sweeps-due.ts) and tried by the worker (retryDue).
  */
 export class AutoSweeper implements DepositListener {
   constructor(
+    private readonly db: Knex,
+    private readonly due: SweepsDue,
+    private readonly metrics: Metrics,
     private readonly wallets: SendingWallets,
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
@@ -37,61 +47,89 @@ export class AutoSweeper implements DepositListener {
 
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     // Internal moves (a gas top-up from the master wallet among them) are Keel's own doing, not deposits to sweep.
-    // A deposit from a sanctioned address (flagged by the AML screen before this runs) is held, not swept.
-    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal' && !d.amlFlaggedAt);
+    // A deposit from a sanctioned address (flagged by the AML screen before this runs) is held: due again once released.
+    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal');
     if (!candidates.length) return;
     const sweeping = await this.wallets.withAutoSweep([...new Set(candidates.map((d) => d.masterWalletId))], trx);
-    for (const deposit of candidates) {
-      if (!sweeping.has(deposit.masterWalletId)) continue;
-      // A savepoint: a sweep that cannot be arranged must never stop the deposit from being recorded.
-      await trx.transaction((sp) => this.sweepAfter(sp, deposit)).catch((e) => this.logger.warn({ addressId: deposit.addressId, err: e instanceof Error ? e.message : String(e) }, 'auto-sweep not arranged'));
-    }
+    for (const deposit of candidates) if (sweeping.has(deposit.masterWalletId)) await this.attempt(trx, deposit, 'auto_sweep', false);
   }
 
   /**
    * Sweeps a deposit address's whole balance of the deposit's asset to its master wallet whatever
    * the wallet's autoSweep says, with gas from the master wallet when the address has none: a
    * checkout address (payment links and intents) settles this way. Never stops the caller's
-   * transaction: a sweep that cannot be arranged is logged and the funds stay at the address.
+   * transaction: a sweep that cannot be arranged is due again later (sweeps-due.ts).
    */
   async sweepToMaster(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
-    await trx
-      .transaction(async (sp) => {
-        const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, sp);
-        await this.sweep(sp, deposit, source, source.masterWalletAddress, 0n, true);
-      })
-      .catch((e) => this.logger.warn({ addressId: deposit.addressId, err: e instanceof Error ? e.message : String(e) }, 'settlement sweep not arranged'));
+    await this.attempt(trx, deposit, 'checkout_settlement', false);
+  }
+
+  /** Tries the sweeps due again whose time has come, each in a transaction of its own; how many it tried. */
+  async retryDue(limit = 20): Promise<number> {
+    let tried = 0;
+    while (tried < limit) {
+      const found = await this.db.transaction(async (trx) => {
+        const due = await this.due.claim(trx);
+        if (!due) return false;
+        const deposit = await chainTransferById(trx, due.depositId);
+        // The deposit is gone (rewound by a reorg): the address is swept on its next one.
+        if (!deposit) await this.due.settle(trx, due, due.depositId, { kind: 'nothing' });
+        else await this.attempt(trx, deposit, due.purpose, true);
+        return true;
+      });
+      if (!found) break;
+      tried++;
+    }
+    return tried;
+  }
+
+  /**
+   * One attempt at the sweep of a deposit's address and asset, in a savepoint of the caller's
+   * transaction (a sweep that cannot be arranged must never stop a deposit from being recorded);
+   * what it came to is kept in sweeps_due, in the caller's transaction.
+   */
+  private async attempt(trx: Knex.Transaction, deposit: ChainTransferModel, purpose: SweepPurpose, retry: boolean): Promise<void> {
+    const outcome: SweepAttempt = await trx
+      .transaction((sp) => (purpose === 'auto_sweep' ? this.sweepAfter(sp, deposit) : this.sweepToSettlement(sp, deposit)))
+      .catch((e) => ({ kind: 'failed' as const, reason: e instanceof Error ? e.message : String(e) }));
+    this.metrics.sweepAttempts.inc({ purpose, outcome: outcome.kind });
+    if (outcome.kind === 'failed') this.logger.warn({ addressId: deposit.addressId, purpose, err: outcome.reason }, 'sweep not arranged: due again later');
+    else if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose }, 'sweep held: the address received a deposit from a sanctioned address');
+    else if (outcome.kind === 'arranged' && retry) this.logger.info({ addressId: deposit.addressId, purpose }, 'sweep due again arranged');
+    await this.due.settle(trx, { addressId: deposit.addressId!, assetId: deposit.assetId, purpose }, deposit.id, outcome);
+  }
+
+  private async sweepToSettlement(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<SweepAttempt> {
+    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx);
+    return this.sweep(trx, deposit, source, source.masterWalletAddress, 0n, true);
   }
 
   /** Sweeps the address of one deposit if its balance (less what is already leaving) reached the threshold. */
-  private async sweepAfter(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
+  private async sweepAfter(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<SweepAttempt> {
     const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
     const sweep = source?.configurations.autoSweep;
-    if (!source || !sweep?.enabled) return;
+    if (!source || !sweep?.enabled) return NOTHING;
     // Checked when set, and again here: security.allowedRecipients may have changed since.
     if (!sweepDestinationAllowed(source.configurations, source.masterWalletAddress)) {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep skipped: the destination is neither the wallet nor one of its allowed recipients');
-      return;
+      return NOTHING;
     }
     const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
-    if (!this.networks.port(deposit.blockchainId) || !asset) return;
-    await this.sweep(trx, deposit, source, sweep.destinationAddress || source.masterWalletAddress, toUnitsFloor(sweep.threshold || '0', asset.decimals), source.configurations.enableGaslessWithdraw);
+    if (!this.networks.port(deposit.blockchainId) || !asset) return NOTHING;
+    return this.sweep(trx, deposit, source, sweep.destinationAddress || source.masterWalletAddress, toUnitsFloor(sweep.threshold || '0', asset.decimals), source.configurations.enableGaslessWithdraw);
   }
 
   /** Sends the address's available balance of the deposit's asset to `destination` once it reaches `threshold`. */
-  private async sweep(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<void> {
+  private async sweep(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<SweepAttempt> {
     // The whole balance is swept: while the address holds a flagged deposit not released by an admin,
     // nothing leaves it automatically, whoever asks (the wallet's autoSweep or a checkout's settlement).
-    if (deposit.amlFlaggedAt || (await heldByAml(trx, deposit.addressId!))) {
-      this.logger.warn({ addressId: source.addressId }, 'sweep held: the address received a deposit from a sanctioned address');
-      return;
-    }
+    if ((deposit.amlFlaggedAt && !deposit.amlReleasedAt) || (await heldByAml(trx, deposit.addressId!))) return HELD;
     const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
     // The families' sweeps differ in shape: Solana's must leave an account empty or rent-exempt and may create the destination's token account.
     const solana = this.networks.solana(deposit.blockchainId);
     if (solana && asset) return this.sweepSolana(trx, deposit, source, solana, asset, destination, threshold, gasFromMaster);
     const network = this.networks.get(deposit.blockchainId);
-    if (!network || !asset) return;
+    if (!network || !asset) return NOTHING;
 
     const balance = await network.port.balance(source.address, chainAsset(asset));
     const inFlight = await this.transfers.inFlight(trx, source.address, deposit.blockchainId, asset.id);
@@ -99,19 +137,20 @@ export class AutoSweeper implements DepositListener {
     const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
     const onChain = balance - inFlight;
     const available = onChain < spendable ? onChain : spendable;
-    if (available <= 0n || available < threshold) return;
+    if (available <= 0n || available < threshold) return NOTHING;
 
-    const estimate = await network.port.estimateTransfer(source.address, { to: destination, asset: chainAsset(asset), amount: available }).catch((e) => (e instanceof TransferRefused ? null : Promise.reject(e)));
-    if (estimate === null) return;
+    // A refusal (the token's contract reverts the transfer) is tried again later, as a node that did not answer is.
+    const estimate = await network.port.estimateTransfer(source.address, { to: destination, asset: chainAsset(asset), amount: available });
     const gasCost = estimate.fee * GAS_HEADROOM;
 
     if (asset.isNative) {
-      if (available <= gasCost) return;
+      if (available <= gasCost) return NOTHING;
       await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - gasCost }]);
-      return;
+      return ARRANGED;
     }
     const afterItemId = (await this.gas.ensure(trx, source, network, gasCost, { fromMaster: gasFromMaster })) ?? undefined;
     await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
+    return ARRANGED;
   }
 
   /**
@@ -121,23 +160,23 @@ export class AutoSweeper implements DepositListener {
    * the fee (and the destination's token account rent, and stay rent-exempt itself), the master wallet
    * tops it up first and the sweep waits for that line to be finalized.
    */
-  private async sweepSolana(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, network: SolanaNetwork, asset: AssetView, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<void> {
+  private async sweepSolana(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, network: SolanaNetwork, asset: AssetView, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<SweepAttempt> {
     const port = network.port;
     const balance = await port.balance(source.address, chainAsset(asset));
     // What the ledger can give (it already counts every line on its way out), within the balance. A
     // sweep the cluster then refuses fails, refunded.
     const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);
     const available = balance < spendable ? balance : spendable;
-    if (available <= 0n || available < threshold) return;
+    if (available <= 0n || available < threshold) return NOTHING;
     const rentExempt = await port.rpc.getMinimumBalanceForRentExemption(0n).send();
     if (asset.isNative) {
       // Estimated on half the amount: the whole of it plus the fee would exceed the balance in the simulation.
-      const estimate = await port.estimateTransfer(source.address, { to: destination, asset: { kind: 'native' }, amount: available / 2n > 0n ? available / 2n : 1n }).catch((e) => (e instanceof TransferRefused ? null : Promise.reject(e)));
-      if (!estimate || available <= estimate.fee) return;
+      const estimate = await port.estimateTransfer(source.address, { to: destination, asset: { kind: 'native' }, amount: available / 2n > 0n ? available / 2n : 1n });
+      if (available <= estimate.fee) return NOTHING;
       const left = balance - available;
-      if (left > 0n && left < rentExempt) return;
+      if (left > 0n && left < rentExempt) return NOTHING;
       await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - estimate.fee }]);
-      return;
+      return ARRANGED;
     }
     const estimate = await port.estimateTransfer(source.address, { to: destination, asset: chainAsset(asset), amount: available }).catch((e) => (e instanceof TransferRefused ? null : Promise.reject(e)));
     // Without SOL the sweep cannot be simulated: a fee budget, and the rent of the destination's token account in case it has none.
@@ -145,6 +184,7 @@ export class AutoSweeper implements DepositListener {
     const fee = estimate ? estimate.fee * GAS_HEADROOM : SOLANA_FEE_BUDGET;
     const afterItemId = (await this.gas.ensure(trx, source, network, rentExempt + accountCreation + fee, { fromMaster: gasFromMaster })) ?? undefined;
     await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
+    return ARRANGED;
   }
 
   async reverted(): Promise<void> {

@@ -15,6 +15,7 @@ export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
 export { itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
 export { OPEN_ITEM_STATUSES } from './transfer.domain';
+export type { SweepPurpose } from './sweeps-due';
 export type { FundsLine, PreparedTransfer, QueuedLine, TransferFunds } from './transfer.domain';
 export { TransferService } from './transfer.service';
 
@@ -25,7 +26,7 @@ export interface WithdrawalsServices {
   transfers: TransferService;
   /** Gas for the sends Keel decides on itself (auto-sweeps, settlement rules), topped up from the master wallet. */
   gasTopUps: GasTopUps;
-  /** Sweeps deposits to the master wallet when a wallet's configuration asks for it (a deposit listener; checkout sweeps paid checkouts through it). */
+  /** Sweeps deposits to the master wallet when a wallet's configuration asks for it (a deposit listener; checkout sweeps paid checkouts through it); the worker tries the sweeps due again (retryDue). */
   autoSweeper: AutoSweeper;
 }
 export type { TransferDecisionListener } from './transfer.domain';

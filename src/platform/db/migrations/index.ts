@@ -43,6 +43,7 @@ import * as m048 from './048_solana_transfers';
 import * as m049 from './049_trade_write_checks';
 import * as m050 from './050_settlement_status_updates_in_place';
 import * as m051 from './051_outbox_notifies';
+import * as m052 from './052_sweeps_due';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -91,6 +92,7 @@ const migrations: Record<string, Knex.Migration> = {
   '049_trade_write_checks': m049,
   '050_settlement_status_updates_in_place': m050,
   '051_outbox_notifies': m051,
+  '052_sweeps_due': m052,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */

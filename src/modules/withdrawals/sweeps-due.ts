@@ -1,0 +1,56 @@
+import type { Knex } from 'knex';
+import { backoffMs } from '../../platform/backoff';
+
+/** Why a deposit address is swept: its wallet's autoSweep, or a paid checkout settling to its settlement wallet. */
+export type SweepPurpose = 'auto_sweep' | 'checkout_settlement';
+
+/** What one attempt at a sweep came to. */
+export type SweepAttempt = { kind: 'arranged' } | { kind: 'nothing' } | { kind: 'held'; reason: string } | { kind: 'failed'; reason: string };
+
+export interface SweepKey {
+  addressId: string;
+  assetId: string;
+  purpose: SweepPurpose;
+}
+
+/** A failing sweep is tried again at least this often. */
+const MAX_RETRY_MS = 3_600_000;
+
+/**
+ * The sweeps due again (table sweeps_due, migration 052): one a deposit's confirmation could not
+ * arrange (the node did not answer, the master wallet had no gas for the top-up) is tried again after
+ * a delay doubled for each failure, one held by AML is looked at again after the base delay (so it
+ * goes once the hold is released), and the row is gone once a sweep is arranged or there is nothing to
+ * sweep. Every change is made in the attempt's transaction.
+ */
+export class SweepsDue {
+  constructor(private readonly retryBaseMs: number) {}
+
+  /** Keeps what an attempt at `key`'s sweep came to; `depositId` is the deposit it was made for. */
+  async settle(trx: Knex.Transaction, key: SweepKey, depositId: string, attempt: SweepAttempt): Promise<void> {
+    if (attempt.kind === 'arranged' || attempt.kind === 'nothing') {
+      await trx('sweeps_due').where(key).delete();
+      return;
+    }
+    await trx('sweeps_due')
+      .insert({ ...key, depositId, attempts: 0, dueAt: trx.fn.now(), lastError: attempt.reason })
+      .onConflict(['addressId', 'assetId', 'purpose'])
+      .ignore();
+    const { attempts } = await trx('sweeps_due').where(key).forUpdate().first('attempts');
+    const failures = attempt.kind === 'failed' ? attempts + 1 : attempts;
+    const delayMs = attempt.kind === 'failed' ? backoffMs(failures, this.retryBaseMs, MAX_RETRY_MS) : this.retryBaseMs;
+    await trx('sweeps_due')
+      .where(key)
+      .update({ depositId, attempts: failures, dueAt: new Date(Date.now() + delayMs), lastError: attempt.reason, updatedAt: trx.fn.now() });
+  }
+
+  /** The sweep due soonest whose time has come, locked for the caller's transaction (one another worker holds is skipped). */
+  async claim(trx: Knex.Transaction): Promise<(SweepKey & { depositId: string }) | undefined> {
+    return trx('sweeps_due').where('dueAt', '<=', trx.fn.now()).orderBy('dueAt').forUpdate().skipLocked().first('addressId', 'assetId', 'purpose', 'depositId');
+  }
+
+  /** The sweeps due again, by when (for operators and tests). */
+  list(db: Knex | Knex.Transaction): Promise<(SweepKey & { depositId: string; attempts: number; dueAt: Date; lastError: string })[]> {
+    return db('sweeps_due').orderBy('dueAt').select('addressId', 'assetId', 'purpose', 'depositId', 'attempts', 'dueAt', 'lastError');
+  }
+}

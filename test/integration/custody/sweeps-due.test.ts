@@ -1,0 +1,66 @@
+import { ethers } from 'ethers';
+import { useTestKeel } from '../../support/use-test-keel';
+import { eventually } from '../../support/eventually';
+
+const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
+
+/**
+ * A sweep that cannot be arranged when its deposit is confirmed is not forgotten: it is due again,
+ * tried by the worker after a delay doubled for each failure (SWEEP_RETRY_BASE_MS), until it is
+ * arranged. (A sweep held by AML goes once an admin releases the hold: aml/enforcement.test.ts.)
+ */
+const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SWEEP_RETRY_BASE_MS: 200, SWEEP_RETRY_POLL_INTERVAL_MS: 100 }, { orgs: 1 });
+
+describe('a sweep that could not be arranged', () => {
+  let chainId: string;
+  let usdc: { id: string; address: string };
+  let provider: ethers.JsonRpcProvider;
+
+  beforeAll(async () => {
+    chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
+    usdc = (await org.core.get(`/v1/assets?blockchainId=${chainId}&symbol=USDC`)).body.data[0];
+    provider = t.keel.services.networks.get(chainId)!.provider;
+  });
+
+  const usdcOf = async (owner: string) => erc20.decodeFunctionResult('balanceOf', await provider.call({ to: usdc.address, data: erc20.encodeFunctionData('balanceOf', [owner]) }))[0] as bigint;
+  const due = () => t.keel.platform.db('sweeps_due').select('addressId', 'purpose', 'attempts', 'lastError');
+
+  async function faucet(address: string, amount: string, asset?: string) {
+    const res = await org.core.post('/v1/dev/faucet', { blockchainId: chainId, address, amount, asset });
+    expect(res.status).toBe(200);
+    return res.body.data.txHash as string;
+  }
+
+  test('is due again while the master wallet has no gas to top the address up, and goes once it has', async () => {
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Treasury', configurations: { autoSweep: { enabled: true, threshold: '1' }, enableGaslessWithdraw: true } })).body.data;
+    const address = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, {})).body.data;
+
+    await faucet(address.address, '10', 'USDC');
+    // Confirmed and credited, but the wallet holds no coin to pay the sweep's gas: no sweep, a sweep due.
+    const [first] = await eventually(async () => {
+      const rows = await due();
+      return rows.length === 1 && rows[0].attempts >= 1 && rows;
+    }, 30_000);
+    expect(first).toMatchObject({ addressId: address.id, purpose: 'auto_sweep', lastError: expect.stringMatching(/insufficient|gas/i) });
+    expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data).toEqual([]);
+
+    // Tried again with a growing delay while nothing changes: the attempts grow, still no transfer.
+    await eventually(async () => (await due())[0]?.attempts >= first.attempts + 2, 30_000);
+    expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data).toEqual([]);
+
+    // Once the wallet has gas (and no new deposit arrives), the sweep goes.
+    await faucet(wallet.walletAddress, '1');
+    const sweeps = await eventually(async () => {
+      const list = (await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data;
+      return list.length === 2 && list.every((x: { status: string }) => x.status === 'CONFIRMED') && list;
+    }, 60_000);
+    expect(sweeps.map((x: { kind: string }) => x.kind).sort()).toEqual(['gas_topup', 'sweep']);
+    expect(sweeps.find((x: { kind: string }) => x.kind === 'sweep')).toMatchObject({ addressId: address.id, items: [{ amount: '10', recipient: wallet.walletAddress }] });
+    expect(await usdcOf(address.address)).toBe(0n);
+    expect(await usdcOf(wallet.walletAddress)).toBe(10_000_000n);
+    expect(await due()).toEqual([]);
+    const attempts = (await t.keel.platform.metrics.sweepAttempts.get()).values.filter((v) => v.labels.purpose === 'auto_sweep');
+    expect(attempts.find((v) => v.labels.outcome === 'failed')?.value).toBeGreaterThanOrEqual(3);
+    expect(attempts.find((v) => v.labels.outcome === 'arranged')?.value).toBeGreaterThanOrEqual(1);
+  });
+});
