@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import type { ChainNetworks } from '../chains';
 import { scannedBlockNumber } from '../deposits';
 import { deactivateAddresses } from '../wallets';
+import { SweepsDue } from '../withdrawals';
 import type { CheckoutStatus } from './checkout.domain';
 
 /** Checkouts retired per step: 10,000 expired ones leave the deposit watcher within ten steps. */
@@ -43,6 +44,8 @@ export class CheckoutAddressRetirement {
       .whereNotIn('c.status', IN_FLIGHT)
       .whereNotExists((q) => q.select(1).from('checkout_transfers as t').whereRaw('t.checkout_id = c.id').where('t.status', 'CONFIRMING'))
       .whereNotExists((q) => q.select(1).from('transfers as x').whereRaw('x.address_id = c.address_id').whereIn('x.status', OPEN_TRANSFERS))
+      // A sweep still due (not arranged yet, or held by AML) needs the address active to be sent.
+      .whereNotIn('c.addressId', SweepsDue.addresses(this.db))
       .orderBy('c.expiresAt')
       .limit(BATCH)
       .select('c.id', 'c.addressId', 'c.blockchainId', 'c.expiresAt');

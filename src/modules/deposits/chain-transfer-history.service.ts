@@ -140,6 +140,8 @@ function record(r: ChainTransferModel, assets: Map<string, AssetView>): ChainTra
   };
 }
 
+const MAX_BIGINT = 2n ** 63n - 1n;
+
 function encodeCursor(r: ChainTransferModel): string {
   return Buffer.from(JSON.stringify([String(r.blockNumber), r.id])).toString('base64url');
 }
@@ -147,7 +149,8 @@ function encodeCursor(r: ChainTransferModel): string {
 function decodeCursor(cursor: string): { blockNumber: string; id: string } {
   try {
     const [blockNumber, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof blockNumber === 'string' && /^\d{1,19}$/.test(blockNumber) && typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) return { blockNumber, id };
+    // Within PostgreSQL's bigint and a real UUID: anything else would fail the query (a 500), not the request.
+    if (typeof blockNumber === 'string' && /^\d{1,19}$/.test(blockNumber) && BigInt(blockNumber) <= MAX_BIGINT && typeof id === 'string' && Ids.isUuid(id)) return { blockNumber, id };
   } catch {
     // fall through
   }

@@ -11,6 +11,8 @@ import { paymentsHeld } from '../checkout';
 
 const LINK = 'Payment link';
 const SESSION = 'Checkout session';
+/** One above the largest amount a chain can carry (uint256), in the smallest unit. */
+const MAX_UINT256 = 2n ** 256n;
 
 /** What a payer sees of a link: never the organisation, the wallets, the metadata or the counts. */
 export interface PublicLinkView {
@@ -109,6 +111,8 @@ export class PublicCheckoutService {
       amount = input.amount;
     }
     const expectedRaw = parseUnits(amount, asset.decimals);
+    // The record holds 78 digits of the smallest unit (uint256's range): a longer amount is the payer's mistake, not a server error.
+    if (expectedRaw !== null && expectedRaw >= MAX_UINT256) throw KeelError.invalidField('amount', 'is too large');
     if (expectedRaw === null || expectedRaw <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${asset.decimals} decimals`);
     const ttlEnd = Date.now() + this.ttlSeconds * 1000;
     const expiresAt = new Date(link.expiresAt ? Math.min(ttlEnd, link.expiresAt.getTime()) : ttlEnd);

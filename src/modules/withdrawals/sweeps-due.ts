@@ -49,6 +49,11 @@ export class SweepsDue {
     return trx('sweeps_due').where('dueAt', '<=', trx.fn.now()).orderBy('dueAt').forUpdate().skipLocked().first('addressId', 'assetId', 'purpose', 'depositId');
   }
 
+  /** The addresses with a sweep due, as a subquery for the caller's query. */
+  static addresses(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+    return db('sweeps_due').select('addressId');
+  }
+
   /** The sweeps due again, by when (for operators and tests). */
   list(db: Knex | Knex.Transaction): Promise<(SweepKey & { depositId: string; attempts: number; dueAt: Date; lastError: string })[]> {
     return db('sweeps_due').orderBy('dueAt').select('addressId', 'assetId', 'purpose', 'depositId', 'attempts', 'dueAt', 'lastError');

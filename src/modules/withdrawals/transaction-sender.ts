@@ -148,7 +148,9 @@ export class TransactionSender {
    * another sender broadcasting the same bytes, which could get them mined after the line failed.
    */
   private async broadcast(item: SendingItem, rawTx: string): Promise<void> {
-    const network = this.networks.get(item.blockchainId)!;
+    const network = this.networks.get(item.blockchainId);
+    // A chain no longer configured: its signed lines wait (as its submitted ones do) rather than stop every other chain's.
+    if (!network) return;
     await this.db.transaction(async (trx) => {
       const held = await trx('transfer_items').where({ id: item.id, status: item.status, txHash: item.txHash }).forUpdate().skipLocked().first('id');
       if (!held) return;

@@ -157,7 +157,10 @@ describe('deposits on the shared dev chains', () => {
     expect((await history(org.core, path, '?sort=DESC')).transfer.map((r) => r.value)).toEqual([3, 2, 1]);
     expect((await history(org.core, path, '?direction=outgoing')).totalCount).toBe(0);
 
-    for (const [query, field] of [['direction=sideways', 'direction'], ['sort=UP', 'sort'], ['cursor=bm9wZQ', 'cursor'], ['limit=0', 'limit'], ['assetId=usdt', 'assetId']]) {
+    // Crafted cursors of the right shape: a block number beyond bigint, an id that is not a UUID.
+    const crafted = (cursor: unknown[]) => `cursor=${Buffer.from(JSON.stringify(cursor)).toString('base64url')}`;
+    const badCursors = [crafted(['9999999999999999999', '7c9e6679-7425-40de-944b-e07fc1f90ae7']), crafted(['1', '-'.repeat(36)])];
+    for (const [query, field] of [['direction=sideways', 'direction'], ['sort=UP', 'sort'], ['cursor=bm9wZQ', 'cursor'], ...badCursors.map((c) => [c, 'cursor']), ['limit=0', 'limit'], ['assetId=usdt', 'assetId']]) {
       const res = await org.core.request('GET', `${path}/transactions?${query}`);
       expect(res.status).toBe(422);
       expect(['VALIDATION_ERROR', 'INVALID_FIELD']).toContain(res.body.error.code);

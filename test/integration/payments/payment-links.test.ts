@@ -129,6 +129,10 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     const missing = await publicClient(t).post(`/v1/checkout/links/${open.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id });
     expect(missing.status).toBe(422);
     expect(missing.body.error.code).toBe('MISSING_FIELD');
+    // More than a chain can carry is the payer's mistake: 422 naming the amount, never a 500.
+    const huge = await publicClient(t).post(`/v1/checkout/links/${open.slug}/sessions`, { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id, amount: `1${'0'.repeat(89)}` });
+    expect(huge.status).toBe(422);
+    expect(huge.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual(['amount']);
     const under = await startSession(open.slug, { amount: '10' });
     const over = await startSession(open.slug, { amount: '5' });
     const soon = await createLink({ name: 'Flash sale', amount: '3', expiresAt: new Date(Date.now() + 4_000).toISOString() });
