@@ -16,7 +16,6 @@ export type { RecipientScreen } from './transfer-policy';
 export { itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
 export { OPEN_ITEM_STATUSES } from './transfer.domain';
 export { SweepsDue } from './sweeps-due';
-export type { SweepPurpose } from './sweeps-due';
 export type { FundsLine, PreparedTransfer, QueuedLine, TransferFunds } from './transfer.domain';
 export { TransferService } from './transfer.service';
 

@@ -53,9 +53,4 @@ export class SweepsDue {
   static addresses(db: Knex | Knex.Transaction): Knex.QueryBuilder {
     return db('sweeps_due').select('addressId');
   }
-
-  /** The sweeps due again, by when (for operators and tests). */
-  list(db: Knex | Knex.Transaction): Promise<(SweepKey & { depositId: string; attempts: number; dueAt: Date; lastError: string })[]> {
-    return db('sweeps_due').orderBy('dueAt').select('addressId', 'assetId', 'purpose', 'depositId', 'attempts', 'dueAt', 'lastError');
-  }
 }

@@ -53,6 +53,14 @@ describe('a line seen mined and waiting for its confirmations', () => {
     await eventually(async () => (await k.t.keel.platform.db('ledger_entries').where('reference', 'like', `deposit:${k.blockchainId}:${txHash}:%`).first()) !== undefined);
   }
 
+  /** A wallet holding 1 ETH for gas and 100 USDC, both credited. */
+  async function fundedPayouts() {
+    const payouts = await wallet();
+    await deposit(payouts.walletAddress, 'ETH', '1');
+    await deposit(payouts.walletAddress, 'USDC', '100');
+    return payouts;
+  }
+
   const withdraw = (walletId: string, amount: string) =>
     k.org.core.request('POST', `/v1/master-wallets/${walletId}/transfer`, { body: { assets: [{ assetId: k.assets.USDC.id, recipient: recipient(), amount }] } });
 
@@ -68,9 +76,7 @@ describe('a line seen mined and waiting for its confirmations', () => {
   }
 
   test('counts once: the rest of the balance can be withdrawn, and the line shows its block', async () => {
-    const payouts = await wallet();
-    await deposit(payouts.walletAddress, 'ETH', '1');
-    await deposit(payouts.walletAddress, 'USDC', '100');
+    const payouts = await fundedPayouts();
     const first = await withdraw(payouts.id, '60');
     expect(first.status).toBe(201);
 
@@ -92,9 +98,7 @@ describe('a line seen mined and waiting for its confirmations', () => {
   });
 
   test('a reorg that drops the block counts the line as leaving again, until it is mined anew', async () => {
-    const payouts = await wallet();
-    await deposit(payouts.walletAddress, 'ETH', '1');
-    await deposit(payouts.walletAddress, 'USDC', '100');
+    const payouts = await fundedPayouts();
     const sent = await withdraw(payouts.id, '60');
     expect(sent.status).toBe(201);
 
