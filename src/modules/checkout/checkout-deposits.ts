@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { DepositListener } from '../deposits';
 import { chainTransferById, type ChainTransferModel } from '../deposits';
-import type { AutoSweeper } from '../withdrawals';
+import { txHashesSentAs, type AutoSweeper } from '../withdrawals';
 import { chainConfirmations, chainFamilies } from '../chains';
 import type { CheckoutDesk } from './checkout-desk';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
@@ -23,8 +23,11 @@ export class CheckoutDeposits implements DepositListener {
   ) {}
 
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
-    // Internal moves (the settlement sweep's gas top-up) are Keel's own doing, not payments.
-    const candidates = deposits.filter((d) => d.addressId && d.direction === 'incoming' && d.category !== 'internal');
+    // A gas top-up for the settlement sweep is Keel's own doing, not a payment; a payment from
+    // another of the organisation's wallets (category internal) is one like any other.
+    const incoming = deposits.filter((d) => d.addressId && d.direction === 'incoming');
+    const topUps = await txHashesSentAs(trx, 'gas_topup', incoming.filter((d) => d.category === 'internal').map((d) => d.txHash));
+    const candidates = incoming.filter((d) => !topUps.has(d.txHash));
     if (!candidates.length) return;
     const checkouts = await CheckoutModel.query(trx)
       .whereIn('addressId', candidates.map((d) => d.addressId!))

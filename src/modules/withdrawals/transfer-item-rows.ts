@@ -24,9 +24,20 @@ export function transfersWaitingOn(trx: Knex | Knex.Transaction, itemIds: string
   return trx('transfer_items').whereIn('afterItemId', itemIds).select('transferId');
 }
 
-/** Which of these transaction hashes were sent by an item of a transfer of this kind (e.g. Keel's own swaps). */
+/**
+ * Which of these transaction hashes were sent by an item of a transfer of this kind (e.g. Keel's own
+ * swaps, gas top-ups), including a line's earlier fee-bumped transactions: whichever was mined.
+ */
 export async function txHashesSentAs(trx: Knex | Knex.Transaction, kind: TransferKind, txHashes: string[]): Promise<Set<string>> {
-  return new Set<string>(await trx('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where('t.kind', kind).whereIn('i.txHash', txHashes).pluck('i.txHash'));
+  if (!txHashes.length) return new Set();
+  const sent: string[] = await trx('transfer_items as i')
+    .join('transfers as t', 't.id', 'i.transferId')
+    .crossJoin(trx.raw('unnest(?::text[]) AS h(hash)', [txHashes]))
+    .where('t.kind', kind)
+    .where((q) => q.whereRaw('i.tx_hash = h.hash').orWhereRaw('h.hash = ANY (i.replaced_tx_hashes)'))
+    .distinct()
+    .pluck('h.hash');
+  return new Set(sent);
 }
 
 /** What sending these items recorded (the block mined in, the error, the signed transaction), by id; unknown ids are absent. */

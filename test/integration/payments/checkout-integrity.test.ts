@@ -158,6 +158,26 @@ describe('a checkout counts only its own asset on its own chain, from a sender n
     expect((await m.org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(1);
   }, 120_000);
 
+  test("the merchant paying its own intent from one of its wallets is a payment like any other's (only the settlement sweep's gas top-up is Keel's own move)", async () => {
+    await fund(a, m.wallet.walletAddress, 'USDC', '3');
+    const pi = await intent('3');
+    // The faucet's USDC is the wallet's to spend once its deposit has its confirmations.
+    const sent = await eventually(async () => {
+      const res = await m.org.core.post(`/v1/master-wallets/${m.wallet.id}/transfer`, { assets: [{ assetId: a.usdc.id, recipient: pi.depositAddress, amount: '3' }], note: 'paying our own invoice' });
+      if (res.status !== 201) expect(res.body.error.code).toBe('INSUFFICIENT_FUNDS');
+      return res.status === 201 && res;
+    }, 40_000, 250);
+    const done = await intentReaches(pi.id, 'SUCCEEDED');
+    const txHash = (await m.org.core.get(`/v1/transfers/${sent.body.data.id}`)).body.data.items[0].txHash;
+    expect(done).toMatchObject({ checkoutStatus: 'PAID', amountReceived: '3', transfersNotCounted: 0, transfers: [{ txHash, kind: 'PAYMENT' }] });
+    expect(done.transfers[0].from.toLowerCase()).toBe(m.wallet.walletAddress.toLowerCase());
+    // Swept back to the settlement wallet like any payment.
+    await eventually(async () => {
+      const history = (await m.org.core.get(`/v1/transfers?masterWalletId=${m.wallet.id}`)).body.data;
+      return history.some((x: any) => x.kind === 'sweep' && x.status === 'CONFIRMED' && x.fromAddress.toLowerCase() === pi.depositAddress.toLowerCase());
+    }, 40_000, 250);
+  }, 120_000);
+
   test('a deposit from a sanctioned sender is recorded as AML_FLAGGED, held and not counted; the payer paying cleanly then succeeds the intent', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'keel-checkout-aml-'));
     const file = path.join(dir, 'sanctioned_addresses_TEST.txt');
