@@ -20,6 +20,7 @@ import { settlementInterface } from './settlement-contract';
 import { checkedPermit } from './token-permits';
 import { unsettledDeltas } from './unsettled-trades';
 import { TRADING_TRANSFER_EVENT, TradingDirection, TradingTransferStatus } from './trading.domain';
+import { lockUntilCommit } from '../../platform/db/advisory-lock';
 
 const erc20 = new ethers.Interface(['function allowance(address,address) view returns (uint256)', 'function approve(address,uint256) returns (bool)']);
 
@@ -220,7 +221,7 @@ export class TradingService {
    */
   private async enqueueDeposit(trx: Knex.Transaction, c: CheckedDeposit, migration: boolean, id: string = randomUUID()): Promise<string> {
     const ledgerWallet = c.wallet.addressId ?? c.wallet.masterWalletId;
-    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`trading-deposit:${c.network.blockchainId}:${c.wallet.address.toLowerCase()}`]);
+    await lockUntilCommit(trx, [`trading-deposit:${c.network.blockchainId}:${c.wallet.address.toLowerCase()}`]);
     const inFlight = c.approval
       ? await trx('tradingTransfers').where({ blockchainId: c.network.blockchainId, walletId: ledgerWallet, assetId: c.asset.id, direction: 'DEPOSIT', status: 'PENDING' }).orderBy('createdAt', 'desc').first('depositItemId')
       : undefined;

@@ -13,6 +13,7 @@ import { checkTransferPolicy, checksummedAddress, itemCallData, setItemCallData,
 import { APPROVAL_GAS, DexQuoter, DexRoute, SWAP_ORDERS, SwapOrder } from './dex-quoter';
 import type { DestinationScreen } from './destination-screen';
 import { swapFloor, swapRefusal } from './swap-guards';
+import { lockUntilCommit } from '../../platform/db/advisory-lock';
 
 /** Slippage tolerance when none is given, in percent. */
 export const DEFAULT_SLIPPAGE = '0.5';
@@ -258,7 +259,9 @@ export class SwapService {
     const router = this.dex.router(network);
     const lines: QueuedLine[] = [];
     if (!from.isNative) {
-      // The router's allowance must also cover the swaps from this address still on their way.
+      // The router's allowance must also cover the swaps from this address still on their way,
+      // those being queued at this moment included: one swap of the token at a time decides its approval.
+      await lockUntilCommit(trx, [`swap-allowance:${network.blockchainId}:${wallet.address.toLowerCase()}:${from.id}`]);
       const [allowance, pending] = await Promise.all([this.dex.allowance(network, from.address, wallet.address), this.transfers.inFlight(trx, wallet.address, network.blockchainId, from.id, router)]);
       const needed = pending + amountIn;
       // Exactly what is needed, whatever the order: a router (or a key) compromised later can take no more than is on its way.

@@ -3,6 +3,7 @@ import { KeelError } from '../../platform/errors';
 import type { ChainNetwork, AssetView } from '../chains';
 import { isNftStandard } from '../chains';
 import { stillInBalance } from './in-flight';
+import { lockUntilCommit } from '../../platform/db/advisory-lock';
 
 /** What the NFT guard reads of a line: the collection, the token id (absent on a fungible line) and how many. */
 export interface NftLine {
@@ -49,8 +50,7 @@ export async function ensureNftsHeld(db: Knex | Knex.Transaction, address: strin
 export async function holdNfts(trx: Knex.Transaction, address: string, network: ChainNetwork, lines: NftLine[]): Promise<void> {
   const nft = lines.filter((l) => l.tokenId !== undefined);
   if (!nft.length) return;
-  const keys = [...new Set(nft.map((l) => `nft-send:${network.blockchainId}:${address.toLowerCase()}:${l.asset.id}:${l.tokenId}`))].sort();
-  for (const key of keys) await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+  await lockUntilCommit(trx, nft.map((l) => `nft-send:${network.blockchainId}:${address.toLowerCase()}:${l.asset.id}:${l.tokenId}`));
   await ensureNftsHeld(trx, address, network, lines);
 }
 

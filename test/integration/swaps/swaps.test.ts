@@ -115,6 +115,20 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(await new DexQuoter().allowance(network, assets.USDC.address, wallet.walletAddress)).toBe(0n);
   });
 
+  test('four swaps of one token from one wallet sent at once each find the router approved for all of them, and all execute', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '400', 'USDC');
+    const sent = await Promise.all([1, 2, 3, 4].map(() => org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.USDC.id, toAssetId: assets.DAI.id, amount: '100' } })));
+    expect(sent.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    const done = await Promise.all(sent.map((r) => swapDone(r.body.data.id)));
+    expect(done.map((d) => [d.status, d.error ?? null])).toEqual(Array(4).fill(['EXECUTED', null]));
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(0n);
+    // Each approval covered the swaps on their way when it was queued; what is left approved is at
+    // most the earlier swaps that were mined before a later approval (the next swap uses it).
+    expect(await new DexQuoter().allowance(t.keel.services.networks.get(chain)!, assets.USDC.address, wallet.walletAddress)).toBeLessThanOrEqual(ethers.parseUnits('300', 6));
+  });
+
   test('a pool moved against the quote makes the swap fail before anything is swapped: the wallet keeps its tokens, the recipient gets nothing, master.swap_failed reports it', async () => {
     // Chain B: moving its USDC/DAI pool cannot disturb the quotes other tests read on chain A.
     const chainB = (await org.core.request('GET', '/v1/blockchains')).body.data[1].id;
