@@ -10,6 +10,7 @@ import { lineRequest } from './transaction-request';
 import { moveLine, recordedBlock } from './sending-item';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
 import { lineHashes, shortReason } from '../../platform/chain-port/evm-transactions';
+import { TransferRefused } from '../../platform/chain-port/chain-port';
 import type { EvmChain } from '../../platform/chain-port/evm-chain';
 import { giveBackNonce, takeSenderNonce } from './sender-nonces';
 import { Hook } from '../../platform/events/hooks';
@@ -123,7 +124,12 @@ export class TransactionSender {
     try {
       gasLimit = await chain.gasLimit(item.fromAddress, call);
     } catch (e) {
-      return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${shortReason(e)}` });
+      if (e instanceof TransferRefused) return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${e.message}` });
+      // The node did not answer: nothing was signed, so the line waits for the next step.
+      const error = `the node did not estimate the transaction's gas (tried again): ${shortReason(e)}`;
+      this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'gas estimate failed; will retry');
+      if (item.error !== error) await this.transition(this.db, item, { error });
+      return;
     }
     const fees = await chain.fees();
     const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, network.provider);

@@ -27,7 +27,8 @@ export class TransferGasEstimates {
     const estimates = await Promise.all(
       lines.map((l, i) =>
         sending.port.estimateTransfer(wallet.address, { to: l.recipient, asset: chainAsset(l.asset, l.tokenId), amount: l.rawAmount }).catch((e: unknown) => {
-          if (!(e instanceof TransferRefused)) throw e;
+          if (e instanceof KeelError) throw e;
+          if (!(e instanceof TransferRefused)) throw new KeelError('UPSTREAM_ERROR', "The chain's node did not answer the gas estimate; try again shortly");
           throw new KeelError('INSUFFICIENT_FUNDS', `assets.${i}: the chain refuses this transfer from ${wallet.address} (balance too low?): ${e.message}`, { fields: [{ field: `assets.${i}`, error: 'INVALID_FIELD' }] });
         }),
       ),

@@ -126,9 +126,14 @@ function isNonceTaken(e: unknown): boolean {
   return code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED' || /nonce too low|replacement transaction underpriced/i.test(messageOf(e));
 }
 
-function isDefinitive(e: unknown): boolean {
+/**
+ * The node answered that the transaction cannot go through (no coin for gas, a revert, a gas limit
+ * no block allows), as opposed to not answering (a timeout, a refused connection, a rate limit),
+ * which says nothing about the transaction and is tried again.
+ */
+export function isDefinitive(e: unknown): boolean {
   const code = (e as { code?: string }).code;
-  return code === 'INSUFFICIENT_FUNDS' || code === 'CALL_EXCEPTION' || /insufficient funds|doesn't have enough funds|exceeds block gas limit|intrinsic gas too low/i.test(messageOf(e));
+  return code === 'INSUFFICIENT_FUNDS' || code === 'CALL_EXCEPTION' || /insufficient funds|doesn't have enough funds|exceeds block gas limit|intrinsic gas too low|gas required exceeds allowance|execution reverted|reverted with|VM Exception|invalid opcode/i.test(messageOf(e));
 }
 export interface Eip1559Fees {
   maxFeePerGas: bigint;

@@ -9,10 +9,15 @@ import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
 import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
 import { createDb } from '../../../src/platform/db/knex';
 import { manualSender } from '../../support/manual-sender';
+import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
 type Broadcast = (provider: ethers.JsonRpcProvider, rawTx: string) => Promise<unknown>;
+interface NodeAnswers {
+  broadcastTransaction?: Broadcast;
+  estimateGas?: (provider: ethers.JsonRpcProvider, tx: ethers.TransactionRequest) => Promise<bigint>;
+}
 
 /**
  * A withdrawal is paid at most once: the senders here are driven tick by tick (Keel's own sender
@@ -35,25 +40,27 @@ describe('the transaction sender pays each line at most once', () => {
   afterAll(() => k?.stop());
   afterEach(() => setAutomine(k.chain.rpcUrl, true));
 
-  /** A sender as another worker would run it; `broadcast` stands in for the node's answer to a broadcast. */
-  function sender(broadcast?: Broadcast): TransactionSender {
+  /**
+   * A sender as another worker would run it; `answers` stand in for the node's answers to a
+   * broadcast or a gas estimate (given the real provider, to pass the call on if they choose).
+   */
+  function sender(answers: NodeAnswers = {}): TransactionSender {
     const { services } = t.keel;
-    const networks = broadcast
-      ? ({
-          get: (id: string) => {
-            const n = services.networks.get(id)!;
-            const p = new Proxy(n.provider, {
-              get: (target, prop) => {
-                if (prop === 'broadcastTransaction') return (raw: string) => broadcast(target, raw);
-                const value = Reflect.get(target, prop, target);
-                return typeof value === 'function' ? value.bind(target) : value; // private fields need the real provider as `this`
-              },
-            });
-            return { ...n, provider: p };
+    const networks = {
+      get: (id: string) => {
+        const n = services.networks.get(id)!;
+        const provider = new Proxy(n.provider, {
+          get: (target, prop) => {
+            const answer = answers[prop as keyof NodeAnswers];
+            if (answer) return (...args: unknown[]) => answer(target, ...(args as [never]));
+            const value = Reflect.get(target, prop, target);
+            return typeof value === 'function' ? value.bind(target) : value; // private fields need the real provider as `this`
           },
-          solanaNetworks: () => services.networks.solanaNetworks(),
-        } as unknown as ChainNetworks)
-      : services.networks;
+        });
+        return { ...n, provider, port: new EvmChain({ provider, chainId: n.spec.chainId, confirmations: n.spec.confirmations }) };
+      },
+      solanaNetworks: () => services.networks.solanaNetworks(),
+    } as unknown as ChainNetworks;
     return manualSender(t.keel, networks);
   }
 
@@ -164,8 +171,8 @@ describe('the transaction sender pays each line at most once', () => {
   test('"replacement underpriced" or "nonce too low" for Keel\'s own transaction, pending or mined, does not sign it again', async () => {
     const wallet = await fundedWallet('1');
     const [pendingPayee, minedPayee] = [ethers.Wallet.createRandom().address, ethers.Wallet.createRandom().address];
-    const underpriced = sender(acceptsThenAnswers({ code: 'REPLACEMENT_UNDERPRICED', message: 'replacement transaction underpriced' }));
-    const tooLow = sender(acceptsThenAnswers({ code: 'NONCE_EXPIRED', message: 'nonce too low' }));
+    const underpriced = sender({ broadcastTransaction: acceptsThenAnswers({ code: 'REPLACEMENT_UNDERPRICED', message: 'replacement transaction underpriced' }) });
+    const tooLow = sender({ broadcastTransaction: acceptsThenAnswers({ code: 'NONCE_EXPIRED', message: 'nonce too low' }) });
 
     await setAutomine(k.chain.rpcUrl, false);
     const pending = await transfer(wallet.id, [{ asset: 'ETH', recipient: pendingPayee, amount: '0.1' }]);
@@ -188,7 +195,7 @@ describe('the transaction sender pays each line at most once', () => {
   test('a line the node refuses while one of its transactions can still be mined is not failed or refunded', async () => {
     const wallet = await fundedWallet('1');
     const payee = ethers.Wallet.createRandom().address;
-    const refusing = sender(acceptsThenAnswers({ code: 'INSUFFICIENT_FUNDS', message: 'insufficient funds for gas * price + value' }));
+    const refusing = sender({ broadcastTransaction: acceptsThenAnswers({ code: 'INSUFFICIENT_FUNDS', message: 'insufficient funds for gas * price + value' }) });
     await setAutomine(k.chain.rpcUrl, false);
     const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.3' }]);
     for (let i = 0; i < 3; i++) await refusing.tick();
@@ -200,5 +207,25 @@ describe('the transaction sender pays each line at most once', () => {
     await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
     expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.3'));
     expect(await ledgerEntries(line.id)).toEqual([`transfer:${line.id}`, `gas:${line.id}`]);
+  });
+
+  test('a gas estimate the node does not answer leaves the line queued and reserved; one it refuses fails the line and refunds it', async () => {
+    const wallet = await fundedWallet('1', '10');
+    const payee = ethers.Wallet.createRandom().address;
+    const timingOut = sender({ estimateGas: async () => Promise.reject(Object.assign(new Error('request timeout'), { code: 'TIMEOUT' })) });
+    const id = await transfer(wallet.id, [{ asset: 'USDC', recipient: payee, amount: '4' }]);
+    for (let i = 0; i < 3; i++) await timingOut.tick();
+    const waiting = await lineOf(id);
+    expect(waiting).toMatchObject({ status: 'QUEUED', error: expect.stringContaining('did not estimate') });
+    expect(await ledgerEntries(waiting.id)).toEqual([`transfer:${waiting.id}`]); // reserved, not refunded
+    await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
+    expect(await usdcOf(payee)).toBe(4_000_000n);
+
+    const refusing = sender({ estimateGas: async () => Promise.reject(Object.assign(new Error('execution reverted: ERC20: transfer amount exceeds balance'), { code: 'CALL_EXCEPTION' })) });
+    const refused = await transfer(wallet.id, [{ asset: 'USDC', recipient: payee, amount: '1' }]);
+    await refusing.tick();
+    const failed = await lineOf(refused);
+    expect(failed).toMatchObject({ status: 'FAILED', error: expect.stringContaining('the chain refuses the transaction') });
+    expect(await ledgerEntries(failed.id)).toEqual([`transfer:${failed.id}`, `transfer-refund:${failed.id}`]);
   });
 });
