@@ -133,7 +133,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const sender = new TransactionSender(db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: config.TRANSFER_POLL_INTERVAL_MS, bumpAfterMs: config.TRANSFER_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }, logger, platform.failpoints);
   // Outcome listeners (hooks run in the sender step's transaction, in this order; any error rolls the step back):
   // the ledger first, so a line's money (a failed line's refund, the gas it paid) is booked before the
-  // listeners that react to what the line was for (an agent payment, a swap, a settlement rule's execution),
+  // listeners that react to what the line was for (an agent payment, a swap, a settlement rule's execution, a sweep),
   // each of which only touches its own kind of line.
   sender.onOutcome(services.custodyLedgerSync);
   sender.onOutcome(services.tradingDepositOutcomes);
@@ -142,6 +142,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   const { settlementOutcomes } = services;
   sender.onOutcome(settlementOutcomes);
   sender.onOutcome(services.signingOutcomes);
+  sender.onOutcome(services.autoSweeper);
   const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps, services.prices, percentBasisPoints(config.SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT));
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [

@@ -1,6 +1,6 @@
 /**
  * Hardhat dev chain controls that only tests and benchmarks use: snapshots, reverts (reorgs), mining
- * on demand and automine.
+ * on demand, automine and balances set behind Keel's back.
  */
 import { ethers } from 'ethers';
 import { rpc } from '../../src/platform/chain/json-rpc';
@@ -35,4 +35,9 @@ export async function withoutAutomine<T>(rpcUrl: string, steps: () => Promise<T>
   } finally {
     await setAutomine(rpcUrl, true);
   }
+}
+
+/** hardhat_setBalance: the address's native balance becomes `wei`, with no transaction Keel could see. */
+export async function setBalance(rpcUrl: string, address: string, wei: bigint): Promise<void> {
+  await rpc(rpcUrl, 'hardhat_setBalance', [address, ethers.toQuantity(wei)]);
 }

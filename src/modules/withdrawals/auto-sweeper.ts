@@ -12,6 +12,7 @@ import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
 import { chainAsset } from '../../platform/chain-port/chain-port';
 import type { SweepAttempt, SweepPurpose, SweepsDue } from './sweeps-due';
+import type { SendingItem, TransferOutcomeListener } from './sending-item';
 
 /** A Solana sweep's fee budget when it cannot be estimated yet (the address holds no SOL to simulate it): 0.0001 SOL. */
 const SOLANA_FEE_BUDGET = 100_000n;
@@ -21,7 +22,7 @@ const TOKEN_ACCOUNT_SIZE = 165n;
 /** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
 const GAS_HEADROOM = 2n;
 
-const ARRANGED: SweepAttempt = { kind: 'arranged' };
+const arranged = (transfer: { transferId: string }): SweepAttempt => ({ kind: 'arranged', transferId: transfer.transferId });
 const NOTHING: SweepAttempt = { kind: 'nothing' };
 const HELD: SweepAttempt = { kind: 'held', reason: 'held: the address received a deposit from a sanctioned address, not released yet' };
 
@@ -30,9 +31,10 @@ const HELD: SweepAttempt = { kind: 'held', reason: 'held: the address received a
  * to the threshold (in that asset's units), the whole balance is swept to destinationAddress or the
  * master wallet (only ever the wallet itself or one of its security.allowedRecipients). A token sweep first gets its gas from the master wallet when enableGaslessWithdraw
  * is on; without it, only an address already holding gas is swept. A sweep that cannot be arranged
- * then, or is held by AML, is due again later (sweeps-due.ts) and tried by the worker (retryDue).
+ * then, is held by AML, or whose transfer fails, is due again later (sweeps-due.ts) and tried by
+ * the worker (retryDue).
  */
-export class AutoSweeper implements DepositListener {
+export class AutoSweeper implements DepositListener, TransferOutcomeListener {
   constructor(
     private readonly db: Knex,
     private readonly due: SweepsDue,
@@ -62,6 +64,18 @@ export class AutoSweeper implements DepositListener {
    */
   async sweepToMaster(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<void> {
     await this.attempt(trx, deposit, 'checkout_settlement', false);
+  }
+
+  /** A sweep's transfer confirmed (in the sender's step): the sweep is done. */
+  async executed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
+    if (item.kind === 'sweep') await this.due.transferFinished(trx, item.transferId, null);
+  }
+
+  /** A sweep's transfer failed (in the sender's step): the funds are still at the address, so the sweep is due again. */
+  async failed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
+    if (item.kind !== 'sweep') return;
+    const key = await this.due.transferFinished(trx, item.transferId, `the sweep's transfer failed: ${item.error ?? 'no reason given'}`);
+    if (key) this.logger.warn({ addressId: key.addressId, purpose: key.purpose, transferId: item.transferId }, "sweep's transfer failed: due again later");
   }
 
   /** Tries the sweeps due again whose time has come, each in a transaction of its own; how many it tried. */
@@ -145,12 +159,10 @@ export class AutoSweeper implements DepositListener {
 
     if (asset.isNative) {
       if (available <= gasCost) return NOTHING;
-      await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - gasCost }]);
-      return ARRANGED;
+      return arranged(await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - gasCost }]));
     }
     const afterItemId = (await this.gas.ensure(trx, source, network, gasCost, { fromMaster: gasFromMaster })) ?? undefined;
-    await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
-    return ARRANGED;
+    return arranged(await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]));
   }
 
   /**
@@ -175,16 +187,14 @@ export class AutoSweeper implements DepositListener {
       if (available <= estimate.fee) return NOTHING;
       const left = balance - available;
       if (left > 0n && left < rentExempt) return NOTHING;
-      await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - estimate.fee }]);
-      return ARRANGED;
+      return arranged(await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - estimate.fee }]));
     }
     const estimate = await port.estimateTransfer(source.address, { to: destination, asset: chainAsset(asset), amount: available }).catch((e) => (e instanceof TransferRefused ? null : Promise.reject(e)));
     // Without SOL the sweep cannot be simulated: a fee budget, and the rent of the destination's token account in case it has none.
     const accountCreation = estimate ? estimate.accountCreation : await port.rpc.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE).send();
     const fee = estimate ? estimate.fee * GAS_HEADROOM : SOLANA_FEE_BUDGET;
     const afterItemId = (await this.gas.ensure(trx, source, network, rentExempt + accountCreation + fee, { fromMaster: gasFromMaster })) ?? undefined;
-    await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]);
-    return ARRANGED;
+    return arranged(await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available, afterItemId }]));
   }
 
   async reverted(): Promise<void> {

@@ -5,7 +5,7 @@ import { backoffMs } from '../../platform/backoff';
 export type SweepPurpose = 'auto_sweep' | 'checkout_settlement';
 
 /** What one attempt at a sweep came to. */
-export type SweepAttempt = { kind: 'arranged' } | { kind: 'nothing' } | { kind: 'held'; reason: string } | { kind: 'failed'; reason: string };
+export type SweepAttempt = { kind: 'arranged'; transferId: string } | { kind: 'nothing' } | { kind: 'held'; reason: string } | { kind: 'failed'; reason: string };
 
 export interface SweepKey {
   addressId: string;
@@ -18,10 +18,11 @@ const MAX_RETRY_MS = 3_600_000;
 
 /**
  * The sweeps due again (table sweeps_due, migration 052): one a deposit's confirmation could not
- * arrange (the node did not answer, the master wallet had no gas for the top-up) is tried again after
- * a delay doubled for each failure, one held by AML is looked at again after the base delay (so it
- * goes once the hold is released), and the row is gone once a sweep is arranged or there is nothing to
- * sweep. Every change is made in the attempt's transaction.
+ * arrange (the node did not answer, the master wallet had no gas for the top-up), or whose transfer
+ * failed once arranged (sweeps_arranged, migration 053), is tried again after a delay doubled for
+ * each failure; one held by AML is looked at again after the base delay (so it goes once the hold is
+ * released); the row is gone once a sweep is arranged or there is nothing to sweep. Every change is
+ * made in the transaction of the attempt, or of the sender's step that finished the transfer.
  */
 export class SweepsDue {
   constructor(private readonly retryBaseMs: number) {}
@@ -30,6 +31,7 @@ export class SweepsDue {
   async settle(trx: Knex.Transaction, key: SweepKey, depositId: string, attempt: SweepAttempt): Promise<void> {
     if (attempt.kind === 'arranged' || attempt.kind === 'nothing') {
       await trx('sweeps_due').where(key).delete();
+      if (attempt.kind === 'arranged') await trx('sweeps_arranged').insert({ transferId: attempt.transferId, ...key, depositId });
       return;
     }
     await trx('sweeps_due')
@@ -42,6 +44,19 @@ export class SweepsDue {
     await trx('sweeps_due')
       .where(key)
       .update({ depositId, attempts: failures, dueAt: new Date(Date.now() + delayMs), lastError: attempt.reason, updatedAt: trx.fn.now() });
+  }
+
+  /**
+   * An arranged sweep's transfer is final: confirmed, the sweep is done; failed, it is due again (as
+   * one that could not be arranged is), so the funds do not wait for the address's next deposit.
+   * The key of the sweep due again, if any.
+   */
+  async transferFinished(trx: Knex.Transaction, transferId: string, failure: string | null): Promise<SweepKey | undefined> {
+    const [row] = await trx('sweeps_arranged').where({ transferId }).delete().returning(['addressId', 'assetId', 'purpose', 'depositId']);
+    if (!row || failure === null) return undefined;
+    const key: SweepKey = { addressId: row.addressId, assetId: row.assetId, purpose: row.purpose };
+    await this.settle(trx, key, row.depositId, { kind: 'failed', reason: failure });
+    return key;
   }
 
   /** The sweep due soonest whose time has come, locked for the caller's transaction (one another worker holds is skipped). */

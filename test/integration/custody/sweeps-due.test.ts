@@ -1,13 +1,14 @@
 import { ethers } from 'ethers';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
+import { setBalance } from '../../support/chain-controls';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
 
 /**
- * A sweep that cannot be arranged when its deposit is confirmed is not forgotten: it is due again,
- * tried by the worker after a delay doubled for each failure (SWEEP_RETRY_BASE_MS), until it is
- * arranged. (A sweep held by AML goes once an admin releases the hold: aml/enforcement.test.ts.)
+ * A sweep that cannot be arranged when its deposit is confirmed, or whose transfer fails once
+ * arranged, is not forgotten: it is due again, tried by the worker after a delay doubled for each
+ * failure (SWEEP_RETRY_BASE_MS), until it is arranged and its transfer confirms. (A sweep held by AML goes once an admin releases the hold: aml/enforcement.test.ts.)
  */
 const { t, orgs: [org] } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SWEEP_RETRY_BASE_MS: 200, SWEEP_RETRY_POLL_INTERVAL_MS: 100 }, { orgs: 1 });
 
@@ -62,5 +63,38 @@ describe('a sweep that could not be arranged', () => {
     const attempts = (await t.keel.platform.metrics.sweepAttempts.get()).values.filter((v) => v.labels.purpose === 'auto_sweep');
     expect(attempts.find((v) => v.labels.outcome === 'failed')?.value).toBeGreaterThanOrEqual(3);
     expect(attempts.find((v) => v.labels.outcome === 'arranged')?.value).toBeGreaterThanOrEqual(1);
+  });
+
+  test('is due again when its transfer fails once arranged (the gas top-up refused), and goes once the wallet has gas', async () => {
+    const rpcUrl = t.keel.services.networks.get(chainId)!.spec.rpcUrl;
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Treasury', configurations: { autoSweep: { enabled: true, threshold: '1' }, enableGaslessWithdraw: true } })).body.data;
+    const address = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, {})).body.data;
+    const ethTx = await faucet(wallet.walletAddress, '1');
+    await eventually(async () => (await t.keel.platform.db('ledger_entries').where('reference', 'like', `deposit:${chainId}:${ethTx}:%`).first()) !== undefined, 30_000);
+    // The ledger still shows the coin, so the top-up is arranged; the node refuses to send it.
+    await setBalance(rpcUrl, wallet.walletAddress, 0n);
+
+    await faucet(address.address, '10', 'USDC');
+    const failed = await eventually(async () => {
+      const list = (await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data;
+      return list.length === 2 && list.every((x: { status: string }) => x.status === 'FAILED') && list;
+    }, 30_000);
+    expect(failed.map((x: { kind: string }) => x.kind).sort()).toEqual(['gas_topup', 'sweep']);
+    const [row] = await eventually(async () => {
+      const rows = await due();
+      return rows.length === 1 && rows;
+    }, 30_000);
+    expect(row).toMatchObject({ addressId: address.id, purpose: 'auto_sweep', lastError: expect.stringContaining("the sweep's transfer failed") });
+    expect(await usdcOf(address.address)).toBe(10_000_000n);
+
+    await setBalance(rpcUrl, wallet.walletAddress, 10n ** 18n);
+    await eventually(async () => {
+      const list = (await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data;
+      return list.some((x: { kind: string; status: string }) => x.kind === 'sweep' && x.status === 'CONFIRMED');
+    }, 60_000);
+    expect(await usdcOf(address.address)).toBe(0n);
+    expect(await usdcOf(wallet.walletAddress)).toBe(10_000_000n);
+    expect(await due()).toEqual([]);
+    expect(await t.keel.platform.db('sweeps_arranged').whereIn('transferId', failed.map((x: { id: string }) => x.id))).toEqual([]);
   });
 });
