@@ -87,7 +87,7 @@ export async function startKeel(config: Config, logger?: Logger, options: Platfo
   try {
     // Every role serves or moves money on the chains, so a reset is reconciled before any of them starts;
     // a reset chain's deposits are taken back through every deposit listener (the ledger, checkouts).
-    await new ChainResetReconciler(platform.db, services.chainActivity.allListeners, services.orders, platform.logger, services.ledger).reconcileAll(networks);
+    await new ChainResetReconciler(platform.db, services.chainActivity.allListeners, services.orders, platform.logger, services.ledger, services.transfers).reconcileAll(networks);
     // Every role screens addresses in memory: each picks up a list loaded with `keel aml load`.
     await workers.start(new SanctionsListWatcher(services.sanctionsLists, services.sanctions, services.shippedSanctions, platform.config.SANCTIONS_REFRESH_INTERVAL_MS, platform.logger));
     if (roles.has('api')) keel.core = await startApiRole(platform, services);

@@ -180,7 +180,7 @@ describe('a sandbox restart', () => {
     keel = await start();
     const resets = logged('chain reset');
     expect(resets).toHaveLength(1);
-    expect(resets[0]).toMatchObject({ reason: 'genesis-changed', revertedDeposits: 5, cancelledOrders: 2, unbacked: {} });
+    expect(resets[0]).toMatchObject({ reason: 'genesis-changed', revertedDeposits: 5, cancelledOrders: 2, linesSignedAgain: 0, unbacked: {} });
     const after = await state();
     expect(after.orders).toEqual([]);
     // The contract went with the chain: trading balances went back to custody and were taken back with the deposits.
@@ -189,6 +189,14 @@ describe('a sandbox restart', () => {
     // The new chain is followed from its head: a deposit on it is credited as usual.
     await fund((await core().get(`/v1/master-wallets/${ids.wallet}`)).body.data.walletAddress, 'USDC', '7');
     await eventuallyPasses(async () => expect((await custody(ids.wallet)).find(([symbol]) => symbol === 'USDC')).toEqual(['USDC', '7000000', '0']));
+    // The wallet sent four transactions on the old chain (its trading deposits); on the new one its
+    // nonces start again from the chain's, so its next transfer is mined rather than waiting behind a gap.
+    await fund((await core().get(`/v1/master-wallets/${ids.wallet}`)).body.data.walletAddress, 'ETH', '1');
+    // Credited less the gas the old chain's last transactions left owing (wallet_debts).
+    await eventuallyPasses(async () => expect(BigInt((await custody(ids.wallet)).find(([symbol]) => symbol === 'ETH')?.[1] ?? 0)).toBeGreaterThan(10n ** 17n));
+    const sent = await core().post(`/v1/master-wallets/${ids.wallet}/transfer`, { assets: [{ assetId: ids.USDC, recipient: '0x000000000000000000000000000000000000dEaD', amount: '2' }] });
+    expect(sent.status).toBe(201);
+    await eventuallyPasses(async () => expect((await core().get(`/v1/transfers/${sent.body.data.id}`)).body.data.status).toBe('CONFIRMED'));
     // On the EVM chain: the sandbox Solana network, its data deleted too, starts from genesis and its watcher walks back over it (one deposit watcher serves both families).
     const onEvm = (prefix: string) => logged(prefix).filter((l) => l.blockchainId === ids.chain);
     expect(onEvm('chain reorganised')).toEqual([]);

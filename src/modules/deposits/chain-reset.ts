@@ -12,6 +12,8 @@ export interface ChainResetOutcome {
   reason: ChainResetReason;
   revertedDeposits: number;
   cancelledOrders: number;
+  /** Transfer lines signed on the old chain and not final there, queued to be signed again on the new one. */
+  linesSignedAgain: number;
   /** Per asset id: what the ledger still holds of the chain's assets after the reversals, in base units: money no chain backs. */
   unbacked: Record<string, string>;
 }
@@ -29,6 +31,11 @@ export interface TradingReset {
   tradingBackToCustody(trx: Knex.Transaction, assetIds: string[], reference: string): Promise<void>;
 }
 
+/** Starts sending on a reset chain afresh: its lines signed but not final queued again, its nonce counts forgotten (how many lines). */
+export interface SendingReset {
+  signAgainAfterChainReset(trx: Knex.Transaction, blockchainId: string): Promise<number>;
+}
+
 /** What the ledger holds of assets, per asset id in base units; assets it holds none of are absent. */
 export interface LedgerHoldings {
   heldOf(assetIds: string[]): Promise<Record<string, string>>;
@@ -40,8 +47,9 @@ export interface LedgerHoldings {
  * itself, the block at the watcher's cursor). On a reset the ledger follows the chain: orders that
  * lock the chain's assets are cancelled, trading balances go back to custody (the settlement
  * contract went with the chain), every deposit Keel confirmed on it is reverted and its
- * credit taken back at once (not block by block), and the watcher restarts from the new chain's
- * head. What the ledger still holds of those assets (credits already traded away or sent) is
+ * credit taken back at once (not block by block), transfer lines signed there and not final are
+ * queued to be signed again on the new chain (nonce counts start from the new chain's), and the
+ * watcher restarts from the new chain's head. What the ledger still holds of those assets (credits already traded away or sent) is
  * reported as unbacked. Re-running after a crash is safe: the reset is recorded last, in the same
  * transaction as the reversals.
  */
@@ -52,6 +60,7 @@ export class ChainResetReconciler {
     private readonly orders: OrderCanceller,
     private readonly logger: Logger,
     private readonly ledger: TradingReset & LedgerHoldings,
+    private readonly sending: SendingReset,
   ) {}
 
   /**
@@ -82,7 +91,7 @@ export class ChainResetReconciler {
     }
     const assetIds = await assetIdsOfChain(this.db, blockchainId);
     const cancelled = await this.orders.cancelLocking(assetIds);
-    const reverted = await this.db.transaction(async (trx) => {
+    const done = await this.db.transaction(async (trx) => {
       const now = await this.identity(trx, blockchainId, true);
       if (now.genesisHash !== recorded.genesisHash || now.cursorHash !== recorded.cursorHash) return undefined; // another process reconciled it
       const rows = await trx('chain_transfers').where({ blockchainId, status: 'CONFIRMED', direction: 'incoming' }).update({ status: 'REVERTED', revertedAt: trx.fn.now() }).returning('*');
@@ -90,13 +99,14 @@ export class ChainResetReconciler {
       // Trading balances were deposits too, moved into a contract that is gone: back at the addresses, reversed with them.
       await this.ledger.tradingBackToCustody(trx, assetIds, `chain-reset:${blockchainId}:${genesis}`);
       if (deposits.length) await this.deposits.reverted(trx, deposits);
+      const linesSignedAgain = await this.sending.signAgainAfterChainReset(trx, blockchainId);
       await trx('chain_blocks').where({ blockchainId }).delete();
       await trx('chain_cursors').where({ blockchainId }).delete();
       await recordGenesisHash(trx, blockchainId, genesis);
-      return deposits.length;
+      return { revertedDeposits: deposits.length, linesSignedAgain };
     });
-    if (reverted === undefined) return undefined;
-    const outcome: ChainResetOutcome = { reason, revertedDeposits: reverted, cancelledOrders: cancelled.length, unbacked: await this.ledger.heldOf(assetIds) };
+    if (done === undefined) return undefined;
+    const outcome: ChainResetOutcome = { reason, ...done, cancelledOrders: cancelled.length, unbacked: await this.ledger.heldOf(assetIds) };
     this.logger.error(
       { chainId: spec.chainId, ...outcome, recordedGenesis: recorded.genesisHash, genesis, cursorBlock: recorded.cursorBlock },
       'chain reset: the chain no longer holds the history Keel recorded; its deposits were taken back at once, orders locking its assets cancelled, and the watcher restarts from the new head',

@@ -29,20 +29,3 @@ export async function giveBackNonce(trx: Knex.Transaction, blockchainId: string,
   await trx('sender_nonces').where(key).update({ nextNonce: nonce });
   return true;
 }
-
-/**
- * After a reorg (or a dev chain rewound) the address's count on chain can fall below Keel's next
- * nonce with nothing of Keel's pending: the next nonce then follows the chain again, or every later
- * transaction would wait behind a gap for ever. Anything Keel signed from the address and has not
- * seen mined or dropped (a transfer line, a settlement funding transaction) keeps the count: it is
- * still to be broadcast with its nonce.
- */
-export async function resyncAfterReorg(trx: Knex.Transaction, blockchainId: string, address: string, chain: Pick<EvmChain, 'pendingNonce'>): Promise<void> {
-  const row = await trx('sender_nonces').where({ blockchainId, address }).forUpdate().first();
-  if (!row) return;
-  const pending = await chain.pendingNonce(address);
-  if (pending >= Number(row.nextNonce)) return;
-  const line = await trx('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where({ 't.blockchainId': blockchainId, 't.fromAddress': address }).whereIn('i.status', ['SIGNED', 'SUBMITTED']).first();
-  const open = line ?? (await trx('settlement_funding_txs').where({ blockchainId, fromAddress: address }).whereIn('status', ['SIGNED', 'SUBMITTED']).first());
-  if (!open) await trx('sender_nonces').where({ blockchainId, address }).update({ nextNonce: pending });
-}

@@ -14,6 +14,7 @@ import { TransferApprovals } from './transfer-approvals';
 import { TransferGasEstimates } from './transfer-gas-estimates';
 import { TransferQueries } from './transfer-queries';
 import type { PreparedTransfer, PricedLine, QueuedLine, TransferFunds, TransferKind, TransferLine, TransferView } from './transfer.domain';
+import { signAgainAfterChainReset } from './chain-reset-lines';
 
 /**
  * Withdrawals: checked against the wallet's security configuration and its on-chain balance, then
@@ -37,6 +38,11 @@ export class TransferService {
     this.queries = new TransferQueries(db, chains);
     this.approvals = new TransferApprovals(uow, funds, sanctions, this.queries);
     this.gasEstimates = new TransferGasEstimates(wallets, chains, networks);
+  }
+
+  /** A chain was reset (in the reset's transaction): its lines signed but not final are queued again and its nonce counts forgotten; how many lines. */
+  signAgainAfterChainReset(trx: Knex.Transaction, blockchainId: string): Promise<number> {
+    return signAgainAfterChainReset(trx, blockchainId);
   }
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
