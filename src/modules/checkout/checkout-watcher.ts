@@ -112,7 +112,7 @@ export class CheckoutWatcher implements Worker {
     const open = await CheckoutModel.query(this.db)
       .where('status', 'AWAITING_PAYMENT')
       .where('expiresAt', '>', new Date())
-      .whereNotExists(CheckoutTransferModel.query(this.db).whereColumn('checkout_transfers.checkoutId', 'checkouts.id').whereNot('kind', 'PAYMENT').whereNot('status', 'REVERTED'))
+      .whereNotExists(uncountedTransfers(this.db))
       .orderBy('createdAt', 'desc')
       .limit(BATCH);
     if (!open.length) return;
@@ -130,11 +130,20 @@ export class CheckoutWatcher implements Worker {
             if (balance <= 0n) return;
             await this.db.transaction(async (trx) => {
               const checkout = await this.desk.locked(trx, c.id);
-              if (checkout.status === 'AWAITING_PAYMENT') await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
+              if (checkout.status !== 'AWAITING_PAYMENT') return;
+              // Read again under the checkout's lock: the deposit watcher may have recorded an uncounted deposit since.
+              if (await uncountedTransfers(trx, c.id).first()) return;
+              await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
             });
           }),
       );
       this.lookedAt.set(blockchainId, head);
     }
   }
+}
+
+/** A checkout's transfers recorded and not counted (reverted ones aside): this checkout's, or as a subquery correlated to `checkouts`. */
+function uncountedTransfers(db: Knex | Knex.Transaction, checkoutId?: string) {
+  const q = CheckoutTransferModel.query(db).whereNot('kind', 'PAYMENT').whereNot('status', 'REVERTED');
+  return checkoutId ? q.where('checkoutId', checkoutId) : q.whereColumn('checkout_transfers.checkoutId', 'checkouts.id');
 }
