@@ -255,11 +255,15 @@ export class TransactionSender {
     // chain that no record knows.
     if (!recorded) return;
     this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.txHash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
-    try {
-      await chain.rebroadcast(tx.raw);
-    } catch (e) {
-      this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'fee bump broadcast failed; will retry');
-    }
+    const bumpedLine = { ...item, txHash: tx.txHash, replacedTxHashes: lineHashes(item) };
+    const outcome = await chain.broadcastLine(bumpedLine, tx.raw);
+    if (outcome.kind === 'retry') this.logger.warn({ itemId: item.id, err: outcome.reason }, 'fee bump broadcast failed; will retry');
+    if (outcome.kind !== 'refused') return;
+    // The node will never take the dearer transaction (the address cannot cover its fee): the line
+    // keeps the one it had, which may still be mined and is what is offered again if it is dropped.
+    // The refused hash stays watched among the replaced ones.
+    const kept = await this.transition(this.db, bumpedLine, { txHash: item.txHash, rawTx: item.rawTx, maxFeePerGas: item.maxFeePerGas, maxPriorityFeePerGas: item.maxPriorityFeePerGas, replacedTxHashes: [...item.replacedTxHashes, tx.txHash] });
+    if (kept) this.logger.warn({ itemId: item.id, refused: tx.txHash, err: outcome.reason }, 'fee bump refused; the line keeps its transaction');
   }
 
   /** Marks a line final, settles its transfer's status and emits the transfer event, in one transaction. */

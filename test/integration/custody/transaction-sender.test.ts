@@ -6,7 +6,7 @@ import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, setAutomine } from '../../support/chain-controls';
 import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
-import { TransactionSender } from '../../../src/modules/withdrawals/transaction-sender';
+import { TransactionSender, type TransactionSenderOptions } from '../../../src/modules/withdrawals/transaction-sender';
 import { createDb } from '../../../src/platform/db/knex';
 import { manualSender } from '../../support/manual-sender';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
@@ -17,6 +17,7 @@ type Broadcast = (provider: ethers.JsonRpcProvider, rawTx: string) => Promise<un
 interface NodeAnswers {
   broadcastTransaction?: Broadcast;
   estimateGas?: (provider: ethers.JsonRpcProvider, tx: ethers.TransactionRequest) => Promise<bigint>;
+  getBlock?: (provider: ethers.JsonRpcProvider, tag: ethers.BlockTag) => Promise<unknown>;
 }
 
 /**
@@ -44,7 +45,7 @@ describe('the transaction sender pays each line at most once', () => {
    * A sender as another worker would run it; `answers` stand in for the node's answers to a
    * broadcast or a gas estimate (given the real provider, to pass the call on if they choose).
    */
-  function sender(answers: NodeAnswers = {}): TransactionSender {
+  function sender(answers: NodeAnswers = {}, options: Partial<TransactionSenderOptions> = {}): TransactionSender {
     const { services } = t.keel;
     const networks = {
       get: (id: string) => {
@@ -61,7 +62,7 @@ describe('the transaction sender pays each line at most once', () => {
       },
       solanaNetworks: () => services.networks.solanaNetworks(),
     } as unknown as ChainNetworks;
-    return manualSender(t.keel, networks);
+    return manualSender(t.keel, networks, options);
   }
 
   /** The node takes the transaction, then answers with `error` (as a load balancer in front of two nodes may). */
@@ -207,6 +208,35 @@ describe('the transaction sender pays each line at most once', () => {
     await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
     expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.3'));
     expect(await ledgerEntries(line.id)).toEqual([`transfer:${line.id}`, `gas:${line.id}`]);
+  });
+
+  test('a fee bump the node refuses leaves the line its earlier transaction, which is offered again once dropped and paid once', async () => {
+    const wallet = await fundedWallet('1');
+    const payee = ethers.Wallet.createRandom().address;
+    await setAutomine(k.chain.rpcUrl, false);
+    const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
+    await sender().tick();
+    const line = () => t.keel.platform.db('transfer_items').where({ transferId: id }).first();
+    const sent = await line();
+    expect(sent.status).toBe('SUBMITTED');
+
+    // The market's base fee jumps tenfold, and the node refuses the dearer transaction (the address cannot cover its fee).
+    const bumping = sender(
+      {
+        getBlock: async (p, tag) => ({ baseFeePerGas: ((await p.getBlock(tag))!.baseFeePerGas ?? 0n) * 10n }),
+        broadcastTransaction: async () => Promise.reject(Object.assign(new Error('insufficient funds for gas * price + value'), { code: 'INSUFFICIENT_FUNDS' })),
+      },
+      { bumpAfterMs: 0 },
+    );
+    await bumping.tick();
+    const kept = await line();
+    expect(kept).toMatchObject({ status: 'SUBMITTED', txHash: sent.txHash, rawTx: sent.rawTx, maxFeePerGas: sent.maxFeePerGas });
+    expect(kept.replacedTxHashes).toHaveLength(1); // the refused bump, still watched
+
+    // The node drops the transaction: the one the line kept is offered again, mined, and paid once.
+    await rpc(k.chain.rpcUrl, 'hardhat_dropTransaction', [sent.txHash]);
+    await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
+    expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.1'));
   });
 
   test('a gas estimate the node does not answer leaves the line queued and reserved; one it refuses fails the line and refunds it', async () => {
