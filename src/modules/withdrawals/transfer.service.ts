@@ -146,6 +146,10 @@ export class TransferService {
         lines.map((l, position) => ({
           transferId,
           position,
+          // When the line was queued, not when its transaction began: the sender signs lines in this
+          // order, and a transaction that waited on a lock (swaps deciding their approvals one at a
+          // time) queues its lines after those of the transaction that held it.
+          createdAt: trx.raw('clock_timestamp()'),
           assetId: l.asset.id,
           recipient: l.recipient,
           rawAmount: l.rawAmount.toString(),

@@ -129,6 +129,26 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(await new DexQuoter().allowance(t.keel.services.networks.get(chain)!, assets.USDC.address, wallet.walletAddress)).toBeLessThanOrEqual(ethers.parseUnits('300', 6));
   });
 
+  test("lines are sent in the order they were queued: a transaction that began first but queued after another (as a swap waiting on another's approval decision does) comes second", async () => {
+    const wallet = await createWallet(org, chain);
+    const { db } = t.keel.platform;
+    const sending = await t.keel.services.sendingWallets.resolve(org.orgId, { masterWalletId: wallet.id });
+    const usdc = (await t.keel.services.chains.assetViews([assets.USDC.id])).get(assets.USDC.id)!;
+    const queue = (trx: Parameters<typeof t.keel.services.transfers.enqueue>[0]) => t.keel.services.transfers.enqueue(trx, sending, chain, 'withdrawal', [{ asset: usdc, recipient: randomAddress(), rawAmount: 0n }]);
+    const createdAt = async (trx: Parameters<typeof queue>[0], itemId: string) => (await trx('transfer_items').where({ id: itemId }).first('createdAt')).createdAt as Date;
+    const first = await db.transaction();
+    const second = await db.transaction();
+    try {
+      await first.raw('SELECT 1'); // begins first
+      await new Promise((r) => setTimeout(r, 20));
+      const queuedFirst = await queue(second);
+      const queuedSecond = await queue(first);
+      expect((await createdAt(first, queuedSecond.itemIds[0])).getTime()).toBeGreaterThan((await createdAt(second, queuedFirst.itemIds[0])).getTime());
+    } finally {
+      await Promise.all([first.rollback(), second.rollback()]);
+    }
+  });
+
   test('a pool moved against the quote makes the swap fail before anything is swapped: the wallet keeps its tokens, the recipient gets nothing, master.swap_failed reports it', async () => {
     // Chain B: moving its USDC/DAI pool cannot disturb the quotes other tests read on chain A.
     const chainB = (await org.core.request('GET', '/v1/blockchains')).body.data[1].id;
