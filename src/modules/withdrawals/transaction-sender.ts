@@ -79,7 +79,9 @@ export class TransactionSender {
     // One look at the open lines' partial index first: an idle sender reads nothing else.
     if (!(await this.anyOpenLine())) return;
     await this.failOrphans();
-    for (const item of await this.items(['QUEUED'])) await this.submit(item);
+    // A chain whose node did not answer a gas estimate is not asked again this step (its lines wait).
+    const unanswered = new Set<string>();
+    for (const item of await this.items(['QUEUED'])) if (!unanswered.has(item.blockchainId) && (await this.submit(item)) === 'unanswered') unanswered.add(item.blockchainId);
     for (const item of await this.items(['SIGNED'])) if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await this.broadcast(item, item.rawTx!);
     for (const item of await this.items(['SUBMITTED'])) await this.follow(item);
     await this.solana.tick();
@@ -97,15 +99,21 @@ export class TransactionSender {
       .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
   }
 
-  /** The EVM chains' lines (a Solana cluster's are the SolanaSender's). */
+  /**
+   * The EVM chains' lines (a Solana cluster's are the SolanaSender's), the oldest BATCH of each
+   * chain: lines waiting on a chain whose node does not answer never hold back another chain's.
+   */
   private async items(statuses: string[]): Promise<SendingItem[]> {
-    return this.sendingItems()
+    const ranked = this.sendingItems()
+      .select(this.db.raw('row_number() OVER (PARTITION BY t.blockchain_id ORDER BY i.created_at, i.position) AS chain_rank'))
       .whereNotIn('t.blockchainId', this.networks.solanaNetworks().map((n) => n.blockchainId))
       .whereIn('i.status', statuses)
       .whereIn('t.status', ['QUEUED', 'SUBMITTED'])
-      .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')))
-      .orderBy([{ column: 'i.createdAt' }, { column: 'i.position' }])
-      .limit(BATCH);
+      .where((q) => q.whereNull('i.afterItemId').orWhereExists(this.db('transfer_items as d').whereRaw('d.id = i.after_item_id').where('d.status', 'CONFIRMED')));
+    return this.db
+      .from(ranked.as('x'))
+      .where('x.chainRank', '<=', BATCH)
+      .orderBy([{ column: 'x.createdAt' }, { column: 'x.position' }]);
   }
 
   /** A line waiting on another line that failed, or that an approver rejected, can never run. */
@@ -114,7 +122,8 @@ export class TransactionSender {
     for (const item of orphans) await this.finish(item, { status: 'FAILED', error: `the transaction it waited for ${item.dependencyStatus === 'REJECTED' ? 'was rejected' : 'failed'}` });
   }
 
-  private async submit(item: SendingItem): Promise<void> {
+  /** Signs and broadcasts a queued line; 'unanswered' when the chain's node did not answer its gas estimate. */
+  private async submit(item: SendingItem): Promise<'unanswered' | void> {
     const network = this.networks.get(item.blockchainId);
     const asset = await this.chains.assetRow(item.assetId);
     if (!network || !asset) return this.finish(item, { status: 'FAILED', error: 'the chain or asset is no longer configured' });
@@ -129,7 +138,7 @@ export class TransactionSender {
       const error = `the node did not estimate the transaction's gas (tried again): ${shortReason(e)}`;
       this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'gas estimate failed; will retry');
       if (item.error !== error) await this.transition(this.db, item, { error });
-      return;
+      return 'unanswered';
     }
     const fees = await chain.fees();
     const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, network.provider);

@@ -11,7 +11,7 @@
 import { ethers } from 'ethers';
 import { ChainMovedError, NATIVE_TRANSFER_INDEX, TransferRefused, type ChainAsset, type ChainBlock, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { readNftBalance } from './evm-nft-reader';
-import { broadcastLine, bumpedFees, isDefinitive, nodeKnowsAny, nonceFate, shortReason, transactionRequest, type BroadcastOutcome, type CallRequest, type Eip1559Fees, type NonceFate, type SignedLine } from './evm-transactions';
+import { broadcastLine, bumpedFees, nodeKnowsAny, nodeRefused, nonceFate, shortReason, transactionRequest, type BroadcastOutcome, type CallRequest, type Eip1559Fees, type NonceFate, type SignedLine } from './evm-transactions';
 
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20 Transfer event. */
 export const ERC20_TRANSFER_TOPIC = ethers.id('Transfer(address,address,uint256)');
@@ -153,7 +153,7 @@ export class EvmChain implements ChainPort<ethers.Signer> {
   /** The gas of the transfer (no headroom) at the node's current max fee per gas; TransferRefused when the node says it would fail. */
   async estimateTransfer(from: string, request: TransferRequest): Promise<FeeEstimate> {
     const call = callOf(from, request);
-    const [units, fees] = await Promise.all([this.provider.estimateGas({ from, ...call }).catch((e: unknown) => Promise.reject(isDefinitive(e) ? new TransferRefused(`the chain refuses this transfer from ${from}: ${shortReason(e)}`) : e)), this.provider.getFeeData()]);
+    const [units, fees] = await Promise.all([this.provider.estimateGas({ from, ...call }).catch((e: unknown) => Promise.reject(nodeRefused(e) ? new TransferRefused(`the chain refuses this transfer from ${from}: ${shortReason(e)}`) : e)), this.provider.getFeeData()]);
     const fee = units * (fees.maxFeePerGas ?? fees.gasPrice ?? 0n);
     return { fee, accountCreation: 0n, nativeNeeded: call.value + fee, units };
   }
@@ -196,7 +196,7 @@ export class EvmChain implements ChainPort<ethers.Signer> {
 
   /** The gas a call needs, with the headroom it is signed with; TransferRefused when the node says it would fail (any other error: it did not answer). */
   async gasLimit(from: string, call: CallRequest): Promise<bigint> {
-    const units = await this.provider.estimateGas({ from, ...call }).catch((e: unknown) => Promise.reject(isDefinitive(e) ? new TransferRefused(shortReason(e)) : e));
+    const units = await this.provider.estimateGas({ from, ...call }).catch((e: unknown) => Promise.reject(nodeRefused(e) ? new TransferRefused(shortReason(e)) : e));
     return (units * GAS_LIMIT_HEADROOM) / 100n;
   }
 

@@ -127,11 +127,22 @@ function isNonceTaken(e: unknown): boolean {
 }
 
 /**
+ * A call (a gas estimate) the node answered with an error: it reverts, the sender lacks the coin,
+ * or any other error of the node's own. Not one that never reached the node or got no answer (a
+ * timeout, a refused connection, an HTTP error such as a rate limit), which may go through later.
+ */
+export function nodeRefused(e: unknown): boolean {
+  const code = (e as { code?: string }).code;
+  if (code === 'TIMEOUT' || code === 'NETWORK_ERROR' || code === 'SERVER_ERROR' || code === 'CANCELLED') return false;
+  return isDefinitive(e) || nodeMessage(e) !== undefined;
+}
+
+/**
  * The node answered that the transaction cannot go through (no coin for gas, a revert, a gas limit
  * no block allows), as opposed to not answering (a timeout, a refused connection, a rate limit),
  * which says nothing about the transaction and is tried again.
  */
-export function isDefinitive(e: unknown): boolean {
+function isDefinitive(e: unknown): boolean {
   const code = (e as { code?: string }).code;
   return code === 'INSUFFICIENT_FUNDS' || code === 'CALL_EXCEPTION' || /insufficient funds|doesn't have enough funds|exceeds block gas limit|intrinsic gas too low|gas required exceeds allowance|execution reverted|reverted with|VM Exception|invalid opcode/i.test(messageOf(e));
 }

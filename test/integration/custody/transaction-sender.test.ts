@@ -5,20 +5,13 @@ import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, setAutomine } from '../../support/chain-controls';
-import type { ChainNetworks } from '../../../src/modules/chains/chain-networks';
 import { TransactionSender, type TransactionSenderOptions } from '../../../src/modules/withdrawals/transaction-sender';
 import { createDb } from '../../../src/platform/db/knex';
-import { manualSender } from '../../support/manual-sender';
-import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
+import { manualSender, type NodeAnswers } from '../../support/manual-sender';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
-type Broadcast = (provider: ethers.JsonRpcProvider, rawTx: string) => Promise<unknown>;
-interface NodeAnswers {
-  broadcastTransaction?: Broadcast;
-  estimateGas?: (provider: ethers.JsonRpcProvider, tx: ethers.TransactionRequest) => Promise<bigint>;
-  getBlock?: (provider: ethers.JsonRpcProvider, tag: ethers.BlockTag) => Promise<unknown>;
-}
+type Broadcast = NonNullable<NodeAnswers['broadcastTransaction']>;
 
 /**
  * A withdrawal is paid at most once: the senders here are driven tick by tick (Keel's own sender
@@ -41,29 +34,8 @@ describe('the transaction sender pays each line at most once', () => {
   afterAll(() => k?.stop());
   afterEach(() => setAutomine(k.chain.rpcUrl, true));
 
-  /**
-   * A sender as another worker would run it; `answers` stand in for the node's answers to a
-   * broadcast or a gas estimate (given the real provider, to pass the call on if they choose).
-   */
-  function sender(answers: NodeAnswers = {}, options: Partial<TransactionSenderOptions> = {}): TransactionSender {
-    const { services } = t.keel;
-    const networks = {
-      get: (id: string) => {
-        const n = services.networks.get(id)!;
-        const provider = new Proxy(n.provider, {
-          get: (target, prop) => {
-            const answer = answers[prop as keyof NodeAnswers];
-            if (answer) return (...args: unknown[]) => answer(target, ...(args as [never]));
-            const value = Reflect.get(target, prop, target);
-            return typeof value === 'function' ? value.bind(target) : value; // private fields need the real provider as `this`
-          },
-        });
-        return { ...n, provider, port: new EvmChain({ provider, chainId: n.spec.chainId, confirmations: n.spec.confirmations }) };
-      },
-      solanaNetworks: () => services.networks.solanaNetworks(),
-    } as unknown as ChainNetworks;
-    return manualSender(t.keel, networks, options);
-  }
+  /** A sender as another worker would run it; `answers` stand in for the node's. */
+  const sender = (answers: NodeAnswers = {}, options: Partial<TransactionSenderOptions> = {}): TransactionSender => manualSender(t.keel, answers, options);
 
   /** The node takes the transaction, then answers with `error` (as a load balancer in front of two nodes may). */
   const acceptsThenAnswers =
