@@ -258,21 +258,19 @@ export class TransactionSender {
     const asset = (await this.chains.assetRow(item.assetId))!;
     const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, provider);
     const tx = await chain.signWithNonce(signer, { nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), fees: bumped, call: lineRequest(asset, item) });
-    // Recorded before it is broadcast: after a crash, every hash that might be mined is known.
-    const recorded = await this.transition(this.db, item, { txHash: tx.txHash, rawTx: tx.raw, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: lineHashes(item), submittedAt: this.db.fn.now() });
-    // Another worker bumped (or settled) the line first: broadcasting ours would put a hash on the
-    // chain that no record knows.
-    if (!recorded) return;
-    this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.txHash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
-    const bumpedLine = { ...item, txHash: tx.txHash, replacedTxHashes: lineHashes(item) };
-    const outcome = await chain.broadcastLine(bumpedLine, tx.raw);
-    if (outcome.kind === 'retry') this.logger.warn({ itemId: item.id, err: outcome.reason }, 'fee bump broadcast failed; will retry');
-    if (outcome.kind !== 'refused') return;
-    // The node will never take the dearer transaction (the address cannot cover its fee): the line
-    // keeps the one it had, which may still be mined and is what is offered again if it is dropped.
-    // The refused hash stays watched among the replaced ones.
-    const kept = await this.transition(this.db, bumpedLine, { txHash: item.txHash, rawTx: item.rawTx, maxFeePerGas: item.maxFeePerGas, maxPriorityFeePerGas: item.maxPriorityFeePerGas, replacedTxHashes: [...item.replacedTxHashes, tx.txHash] });
-    if (kept) this.logger.warn({ itemId: item.id, refused: tx.txHash, err: outcome.reason }, 'fee bump refused; the line keeps its transaction');
+    // Its hash is watched with the line's others before it is broadcast (after a crash every hash
+    // that might be mined is known), and the line's transaction stays the one it had until the node
+    // takes the dearer one: the bytes Keel offers again are never bytes the node refused. Hashes are
+    // appended in SQL, so two workers bumping at once each keep the other's.
+    const watched = await this.transition(this.db, item, { replacedTxHashes: hashesWith(this.db, [tx.txHash]) });
+    if (!watched) return; // another worker settled or replaced the line first
+    const outcome = await chain.broadcastLine({ ...item, replacedTxHashes: [...item.replacedTxHashes, tx.txHash] }, tx.raw);
+    if (outcome.kind !== 'accepted') {
+      this.logger.warn({ itemId: item.id, bump: tx.txHash, outcome: outcome.kind, err: 'reason' in outcome ? outcome.reason : undefined }, 'fee bump not taken; the line keeps its transaction');
+      return;
+    }
+    const switched = await this.transition(this.db, item, { txHash: tx.txHash, rawTx: tx.raw, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: hashesWith(this.db, [item.txHash!], tx.txHash), submittedAt: this.db.fn.now() });
+    if (switched) this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.txHash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
   }
 
   /** Marks a line final, settles its transfer's status and emits the transfer event, in one transaction. */
@@ -324,3 +322,8 @@ export class TransactionSender {
 }
 
 type Outcome = { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string };
+
+/** The line's replaced hashes (replaced_tx_hashes, as stored now) with `add` and without `remove`, each hash once. */
+function hashesWith(db: Knex, add: string[], remove?: string): Knex.Raw {
+  return db.raw('ARRAY(SELECT DISTINCT h FROM unnest(replaced_tx_hashes || ?::text[]) AS h WHERE h IS DISTINCT FROM ?)', [add, remove ?? null]);
+}
