@@ -27,15 +27,18 @@ const MAX_RETRY_MS = 3_600_000;
 export class SweepsDue {
   constructor(private readonly retryBaseMs: number) {}
 
-  /** Keeps what an attempt at `key`'s sweep came to; `depositId` is the deposit it was made for. */
-  async settle(trx: Knex.Transaction, key: SweepKey, depositId: string, attempt: SweepAttempt): Promise<void> {
+  /**
+   * Keeps what an attempt at `key`'s sweep came to; `depositId` is the deposit it was made for. An
+   * arranged sweep keeps the failed attempts before it, which count on should its transfer fail.
+   */
+  async settle(trx: Knex.Transaction, key: SweepKey, depositId: string, attempt: SweepAttempt, failedBefore = 0): Promise<void> {
     if (attempt.kind === 'arranged' || attempt.kind === 'nothing') {
-      await trx('sweeps_due').where(key).delete();
-      if (attempt.kind === 'arranged') await trx('sweeps_arranged').insert({ transferId: attempt.transferId, ...key, depositId });
+      const [due] = await trx('sweeps_due').where(key).delete().returning('attempts');
+      if (attempt.kind === 'arranged') await trx('sweeps_arranged').insert({ transferId: attempt.transferId, ...key, depositId, attempts: due?.attempts ?? failedBefore });
       return;
     }
     await trx('sweeps_due')
-      .insert({ ...key, depositId, attempts: 0, dueAt: trx.fn.now(), lastError: attempt.reason })
+      .insert({ ...key, depositId, attempts: failedBefore, dueAt: trx.fn.now(), lastError: attempt.reason })
       .onConflict(['addressId', 'assetId', 'purpose'])
       .ignore();
     const { attempts } = await trx('sweeps_due').where(key).forUpdate().first('attempts');
@@ -52,10 +55,10 @@ export class SweepsDue {
    * The key of the sweep due again, if any.
    */
   async transferFinished(trx: Knex.Transaction, transferId: string, failure: string | null): Promise<SweepKey | undefined> {
-    const [row] = await trx('sweeps_arranged').where({ transferId }).delete().returning(['addressId', 'assetId', 'purpose', 'depositId']);
+    const [row] = await trx('sweeps_arranged').where({ transferId }).delete().returning(['addressId', 'assetId', 'purpose', 'depositId', 'attempts']);
     if (!row || failure === null) return undefined;
     const key: SweepKey = { addressId: row.addressId, assetId: row.assetId, purpose: row.purpose };
-    await this.settle(trx, key, row.depositId, { kind: 'failed', reason: failure });
+    await this.settle(trx, key, row.depositId, { kind: 'failed', reason: failure }, row.attempts);
     return key;
   }
 

@@ -4,7 +4,8 @@ import { Knex } from 'knex';
  * A sweep arranged and not yet final: which address, asset and purpose its transfer sweeps, and for
  * which deposit. If the transfer fails (its gas top-up was refused, the transaction reverted), the
  * sweep is due again (sweeps_due) rather than leaving the funds at the address until its next
- * deposit; once the transfer confirms the row goes (withdrawals/sweeps-due.ts).
+ * deposit, its failed attempts carried over so the delay keeps growing; once the transfer confirms
+ * the row goes (withdrawals/sweeps-due.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -14,6 +15,7 @@ export async function up(knex: Knex): Promise<void> {
       asset_id uuid NOT NULL,
       purpose text NOT NULL CHECK (purpose IN ('auto_sweep', 'checkout_settlement')),
       deposit_id uuid NOT NULL,
+      attempts integer NOT NULL DEFAULT 0,
       created_at timestamptz NOT NULL DEFAULT now()
     );
   `);
