@@ -33,7 +33,7 @@ export interface TradingReset {
 
 /** Starts sending on a reset chain afresh: its lines signed but not final queued again, its nonce counts forgotten (how many lines). */
 export interface SendingReset {
-  signAgainAfterChainReset(trx: Knex.Transaction, blockchainId: string): Promise<number>;
+  signAgainAfterChainReset(trx: Knex.Transaction, blockchainId: string, chainKnows: (txHash: string) => Promise<boolean>): Promise<number>;
 }
 
 /** What the ledger holds of assets, per asset id in base units; assets it holds none of are absent. */
@@ -99,7 +99,7 @@ export class ChainResetReconciler {
       // Trading balances were deposits too, moved into a contract that is gone: back at the addresses, reversed with them.
       await this.ledger.tradingBackToCustody(trx, assetIds, `chain-reset:${blockchainId}:${genesis}`);
       if (deposits.length) await this.deposits.reverted(trx, deposits);
-      const linesSignedAgain = await this.sending.signAgainAfterChainReset(trx, blockchainId);
+      const linesSignedAgain = await this.sending.signAgainAfterChainReset(trx, blockchainId, (hash) => network.port.knows(hash));
       await trx('chain_blocks').where({ blockchainId }).delete();
       await trx('chain_cursors').where({ blockchainId }).delete();
       await recordGenesisHash(trx, blockchainId, genesis);

@@ -40,9 +40,9 @@ export class TransferService {
     this.gasEstimates = new TransferGasEstimates(wallets, chains, networks);
   }
 
-  /** A chain was reset (in the reset's transaction): its lines signed but not final are queued again and its nonce counts forgotten; how many lines. */
-  signAgainAfterChainReset(trx: Knex.Transaction, blockchainId: string): Promise<number> {
-    return signAgainAfterChainReset(trx, blockchainId);
+  /** A chain was reset (in the reset's transaction): its lines signed but not final, of which it knows no transaction, are queued again and its nonce counts forgotten; how many lines. */
+  signAgainAfterChainReset(trx: Knex.Transaction, blockchainId: string, chainKnows: (txHash: string) => Promise<boolean>): Promise<number> {
+    return signAgainAfterChainReset(trx, blockchainId, chainKnows);
   }
 
   async spendable(trx: Knex.Transaction, walletId: string, assetId: string): Promise<bigint> {
