@@ -30,14 +30,15 @@ export function transfersWaitingOn(trx: Knex | Knex.Transaction, itemIds: string
  */
 export async function txHashesSentAs(trx: Knex | Knex.Transaction, kind: TransferKind, txHashes: string[]): Promise<Set<string>> {
   if (!txHashes.length) return new Set();
-  const sent: string[] = await trx('transfer_items as i')
-    .join('transfers as t', 't.id', 'i.transferId')
-    .crossJoin(trx.raw('unnest(?::text[]) AS h(hash)', [txHashes]))
-    .where('t.kind', kind)
-    .where((q) => q.whereRaw('i.tx_hash = h.hash').orWhereRaw('h.hash = ANY (i.replaced_tx_hashes)'))
-    .distinct()
-    .pluck('h.hash');
-  return new Set(sent);
+  const ofKind = () => trx('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where('t.kind', kind);
+  // Two indexed lookups: the lines' current hashes, and the replaced ones of the few lines that have any.
+  // (select, not pluck: pluck reads the row before the snake-case mapper names its columns.)
+  const [current, replaced]: [{ txHash: string }[], { replacedTxHashes: string[] }[]] = await Promise.all([
+    ofKind().whereIn('i.txHash', txHashes).select('i.txHash'),
+    ofKind().whereRaw("i.replaced_tx_hashes <> '{}'").whereRaw('i.replaced_tx_hashes && ?::text[]', [txHashes]).select('i.replacedTxHashes'),
+  ]);
+  const asked = new Set(txHashes);
+  return new Set([...current.map((r) => r.txHash), ...replaced.flatMap((r) => r.replacedTxHashes).filter((h) => asked.has(h))]);
 }
 
 /** What sending these items recorded (the block mined in, the error, the signed transaction), by id; unknown ids are absent. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ethers } from 'ethers';
 import { DexQuoter } from '../../../src/modules/swaps/dex-quoter';
+import { txHashesSentAs } from '../../../src/modules/withdrawals/transfer-item-rows';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
@@ -74,6 +75,8 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     const transfer = (await org.core.request('GET', `/v1/transfers/${done.transferId}`)).body.data;
     expect(transfer.kind).toBe('swap');
     expect(transfer.items.map((i: { status: string }) => i.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    // Keel knows the swap's transaction as its own: its output is no deposit for a settlement rule to act on.
+    expect(await txHashesSentAs(t.keel.platform.db, 'swap', [done.txHash, randomAddress()])).toEqual(new Set([done.txHash]));
 
     const event = await eventually(async () => (await t.keel.platform.db('outbox_events').where({ type: 'master.swap_executed' }).whereRaw(`envelope->'data'->>'swapId' = ?`, [done.id]).first()) ?? false);
     const data = event.envelope.data;

@@ -45,6 +45,7 @@ import * as m050 from './050_settlement_status_updates_in_place';
 import * as m051 from './051_outbox_notifies';
 import * as m052 from './052_sweeps_due';
 import * as m053 from './053_sweeps_arranged';
+import * as m054 from './054_replaced_tx_hashes_index';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -95,6 +96,7 @@ const migrations: Record<string, Knex.Migration> = {
   '051_outbox_notifies': m051,
   '052_sweeps_due': m052,
   '053_sweeps_arranged': m053,
+  '054_replaced_tx_hashes_index': m054,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
