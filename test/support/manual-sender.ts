@@ -20,23 +20,28 @@ export interface NodeAnswers {
 export function manualSender(keel: Keel, answers: NodeAnswers | Record<string, NodeAnswers> = {}, options: Partial<TransactionSenderOptions> = {}): TransactionSender {
   const { services, platform } = keel;
   const answersOf = (blockchainId: string): NodeAnswers => (blockchainId in answers ? (answers as Record<string, NodeAnswers>)[blockchainId] : (answers as NodeAnswers));
-  const networks = {
-    get: (id: string) => {
-      const n = services.networks.get(id);
-      if (!n) return undefined;
-      const standIns = answersOf(id);
-      const provider = new Proxy(n.provider, {
-        get: (target, prop) => {
-          const answer = standIns[prop as keyof NodeAnswers];
-          if (answer) return (...args: unknown[]) => answer(target, ...(args as [never]));
-          const value = Reflect.get(target, prop, target);
-          return typeof value === 'function' ? value.bind(target) : value; // private fields need the real provider as `this`
-        },
-      });
-      return { ...n, provider, port: new EvmChain({ provider, chainId: n.spec.chainId, confirmations: n.spec.confirmations }) };
+  const get = (id: string) => {
+    const n = services.networks.get(id);
+    if (!n) return undefined;
+    const standIns = answersOf(id);
+    const provider = new Proxy(n.provider, {
+      get: (target, prop) => {
+        const answer = standIns[prop as keyof NodeAnswers];
+        if (answer) return (...args: unknown[]) => answer(target, ...(args as [never]));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value; // private fields need the real provider as `this`
+      },
+    });
+    return { ...n, provider, port: new EvmChain({ provider, chainId: n.spec.chainId, confirmations: n.spec.confirmations }) };
+  };
+  // The real networks, each EVM chain's node seen through the stand-ins.
+  const networks = new Proxy(services.networks, {
+    get: (target, prop) => {
+      if (prop === 'get') return get;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
     },
-    solanaNetworks: () => services.networks.solanaNetworks(),
-  } as unknown as ChainNetworks;
+  }) as ChainNetworks;
   const sender = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 600_000, bumpPercent: 25, ...options }, platform.logger);
   sender.onOutcome(services.custodyLedgerSync);
   return sender;

@@ -79,11 +79,21 @@ export class TransactionSender {
     // One look at the open lines' partial index first: an idle sender reads nothing else.
     if (!(await this.anyOpenLine())) return;
     await this.failOrphans();
-    // A chain whose node did not answer a gas estimate is not asked again this step (its lines wait).
-    const unanswered = new Set<string>();
-    for (const item of await this.items(['QUEUED'])) if (!unanswered.has(item.blockchainId) && (await this.submit(item)) === 'unanswered') unanswered.add(item.blockchainId);
-    for (const item of await this.items(['SIGNED'])) if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await this.broadcast(item, item.rawTx!);
-    for (const item of await this.items(['SUBMITTED'])) await this.follow(item);
+    // A chain whose node did not answer (or whose step failed) is not asked again this step: its
+    // lines wait for the next, and every other chain's go on.
+    const skipped = new Set<string>();
+    const step = async (item: SendingItem, work: () => Promise<'unanswered' | void>) => {
+      if (skipped.has(item.blockchainId)) return;
+      try {
+        if ((await work()) === 'unanswered') skipped.add(item.blockchainId);
+      } catch (e) {
+        skipped.add(item.blockchainId);
+        this.logger.warn({ itemId: item.id, blockchainId: item.blockchainId, err: shortReason(e) }, 'transaction sender: a step failed; the chain is tried again next step');
+      }
+    };
+    for (const item of await this.items(['QUEUED'])) await step(item, () => this.submit(item));
+    for (const item of await this.items(['SIGNED'])) if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await step(item, () => this.broadcast(item, item.rawTx!));
+    for (const item of await this.items(['SUBMITTED'])) await step(item, () => this.follow(item));
     await this.solana.tick();
   }
 
