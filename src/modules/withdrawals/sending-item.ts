@@ -46,13 +46,15 @@ export interface TransferOutcomeListener {
 export const recordedBlock = (item: Pick<SendingItem, 'blockNumber'>): number | null => (item.blockNumber === null ? null : Number(item.blockNumber));
 
 /**
- * Moves a line on from the status and transaction hash a sender read, and only from them. False
- * when another sender moved it first: the caller must then stop, as what it read is stale.
+ * Moves a line on from the status and transaction hash a sender read (and, given them, the replaced
+ * hashes it read), and only from them. False when another sender moved it first: the caller must
+ * then stop, as what it read is stale.
  */
-export async function moveLine(db: Knex | Knex.Transaction, item: Pick<SendingItem, 'id' | 'status' | 'txHash'>, changes: Record<string, unknown>): Promise<boolean> {
+export async function moveLine(db: Knex | Knex.Transaction, item: Pick<SendingItem, 'id' | 'status' | 'txHash'>, changes: Record<string, unknown>, replacedTxHashes?: string[]): Promise<boolean> {
   const updated = await db('transfer_items')
     .where({ id: item.id, status: item.status })
     .where((q) => (item.txHash === null ? q.whereNull('txHash') : q.where('txHash', item.txHash)))
+    .modify((q) => (replacedTxHashes ? q.whereRaw('replaced_tx_hashes = ?::text[]', [replacedTxHashes]) : q))
     .update({ ...changes, updatedAt: db.fn.now() });
   return updated > 0;
 }

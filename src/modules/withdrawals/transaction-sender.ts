@@ -187,9 +187,13 @@ export class TransactionSender {
     });
   }
 
-  /** moveLine: false when another sender moved the line first (the caller must then stop). */
+  /**
+   * moveLine: false when another sender moved the line first (the caller must then stop). The hashes
+   * it replaced are compared too: a sender that read the line before a fee bump was watched must not
+   * write back a list without it.
+   */
   private async transition(db: Knex | Knex.Transaction, item: SendingItem, changes: Record<string, unknown>): Promise<boolean> {
-    return moveLine(db, item, changes);
+    return moveLine(db, item, changes, item.replacedTxHashes ?? []);
   }
 
   private async markSubmitted(db: Knex | Knex.Transaction, item: SendingItem): Promise<void> {
@@ -253,8 +257,8 @@ export class TransactionSender {
     }
     // A reorg took the line out of the block it was seen in: its amount is back in the balance.
     if (item.blockNumber !== null) await this.noteBlock(item, null);
-    if (!(await chain.knows(item.txHash!))) {
-      // The node does not know the transaction in force (dropped, or its broadcast failed): offer it again.
+    if (!(await chain.nodeKnowsAny(item))) {
+      // The node knows none of the line's transactions (dropped, or the broadcast failed): offer the one in force again.
       await chain.rebroadcast(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));
       return;
     }
@@ -270,17 +274,18 @@ export class TransactionSender {
     const tx = await chain.signWithNonce(signer, { nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), fees: bumped, call: lineRequest(asset, item) });
     // Its hash is watched with the line's others before it is broadcast (after a crash every hash
     // that might be mined is known), and the line's transaction stays the one it had until the node
-    // takes the dearer one: the bytes Keel offers again are never bytes the node refused. Hashes are
-    // appended in SQL, so two workers bumping at once each keep the other's.
-    const watched = await this.transition(this.db, item, { replacedTxHashes: hashesWith(this.db, [tx.txHash]) });
-    if (!watched) return; // another worker settled or replaced the line first
-    const outcome = await chain.broadcastLine({ ...item, replacedTxHashes: [...item.replacedTxHashes, tx.txHash] }, tx.raw);
+    // takes the dearer one. The next bump waits its turn whatever the node answers.
+    const watching = { ...item, replacedTxHashes: [...new Set([...item.replacedTxHashes, tx.txHash])] };
+    if (!(await this.transition(this.db, item, { replacedTxHashes: watching.replacedTxHashes, submittedAt: this.db.fn.now() }))) return; // another worker moved the line first
+    const outcome = await chain.broadcastLine(watching, tx.raw);
     if (outcome.kind !== 'accepted') {
       this.logger.warn({ itemId: item.id, bump: tx.txHash, outcome: outcome.kind, err: 'reason' in outcome ? outcome.reason : undefined }, 'fee bump not taken; the line keeps its transaction');
       return;
     }
-    const switched = await this.transition(this.db, item, { txHash: tx.txHash, rawTx: tx.raw, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: hashesWith(this.db, [item.txHash!], tx.txHash), submittedAt: this.db.fn.now() });
-    if (switched) this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.txHash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
+    const replaced = lineHashes(watching).filter((h) => h !== tx.txHash);
+    if (await this.transition(this.db, watching, { txHash: tx.txHash, rawTx: tx.raw, maxFeePerGas: maxFee.toString(), maxPriorityFeePerGas: tip.toString(), replacedTxHashes: replaced })) {
+      this.logger.info({ itemId: item.id, replaced: item.txHash, by: tx.txHash, maxFeePerGas: maxFee.toString() }, 'fee bumped');
+    }
   }
 
   /** Marks a line final, settles its transfer's status and emits the transfer event, in one transaction. */
@@ -333,7 +338,3 @@ export class TransactionSender {
 
 type Outcome = { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string };
 
-/** The line's replaced hashes (replaced_tx_hashes, as stored now) with `add` and without `remove`, each hash once. */
-function hashesWith(db: Knex, add: string[], remove?: string): Knex.Raw {
-  return db.raw('ARRAY(SELECT DISTINCT h FROM unnest(replaced_tx_hashes || ?::text[]) AS h WHERE h IS DISTINCT FROM ?)', [add, remove ?? null]);
-}

@@ -8,6 +8,7 @@ import { mine, setAutomine } from '../../support/chain-controls';
 import { TransactionSender, type TransactionSenderOptions } from '../../../src/modules/withdrawals/transaction-sender';
 import { createDb } from '../../../src/platform/db/knex';
 import { manualSender, type NodeAnswers } from '../../support/manual-sender';
+import { moveLine } from '../../../src/modules/withdrawals/sending-item';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
@@ -209,6 +210,21 @@ describe('the transaction sender pays each line at most once', () => {
     await rpc(k.chain.rpcUrl, 'hardhat_dropTransaction', [sent.txHash]);
     await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
     expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.1'));
+  });
+
+  test("a sender that read a line before another watched a fee bump's hash cannot write the line back without it", async () => {
+    const wallet = await fundedWallet('1');
+    await setAutomine(k.chain.rpcUrl, false);
+    const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: ethers.Wallet.createRandom().address, amount: '0.01' }]);
+    await sender().tick();
+    const db = t.keel.platform.db;
+    const read = await db('transfer_items').where({ transferId: id }).first();
+    const bump = ethers.keccak256(ethers.toUtf8Bytes('a bump another worker signed'));
+    expect(await moveLine(db, read, { replacedTxHashes: [...read.replacedTxHashes, bump] }, read.replacedTxHashes)).toBe(true);
+    // The stale reader (as `requeue` would) writes its own list: refused, the bump's hash stays watched.
+    expect(await moveLine(db, read, { status: 'QUEUED', replacedTxHashes: [read.txHash] }, read.replacedTxHashes)).toBe(false);
+    expect((await db('transfer_items').where({ id: read.id }).first()).replacedTxHashes).toEqual([bump]);
+    await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
   });
 
   test('a gas estimate the node does not answer leaves the line queued and reserved; one it refuses fails the line and refunds it', async () => {
