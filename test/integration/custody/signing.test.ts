@@ -375,14 +375,21 @@ describe('a broadcast signing request stuck below the market fee', () => {
       const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
       return s.status === 'SIGNED' && s;
     });
+    const line = async () => (await org.core.get(`/v1/transfers/${first.transferId}`)).body.data.items[0];
+    const signed = await eventually(async () => {
+      const item = await line();
+      return item.txHash && item;
+    });
     await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(ethers.parseUnits('500', 'gwei'))]);
     await mine(chain.rpcUrl, 1);
+    // The bump becomes the line's transaction once the node has taken it.
     const bumped = await eventually(async () => {
-      const item = (await org.core.get(`/v1/transfers/${first.transferId}`)).body.data.items[0];
-      return item.replacedTxHashes.length > 0 && item;
+      const item = await line();
+      return item.txHash !== signed.txHash && item;
     });
+    expect(bumped.replacedTxHashes).toEqual([signed.txHash]);
     const provider = t.keel.services.networks.get(chainId)!.provider;
-    await eventually(async () => (await provider.getTransaction(bumped.txHash)) !== null);
+    expect(await provider.getTransaction(bumped.txHash)).not.toBeNull();
     await setAutomine(chain.rpcUrl, true);
     await mine(chain.rpcUrl, 2);
 

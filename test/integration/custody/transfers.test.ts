@@ -306,15 +306,15 @@ describe('a transaction stuck below the market fee', () => {
     // The market moves: the next block's base fee jumps far above what the transaction offers.
     await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(ethers.parseUnits('500', 'gwei'))]);
     await mine(chain.rpcUrl, 1);
+    // The replacement is watched before it is broadcast, and becomes the line's transaction once the node has taken it.
     const bumped = await eventually(async () => {
       const item = (await org.core.request('GET', `/v1/transfers/${res.body.data.id}`)).body.data.items[0];
-      return item.replacedTxHashes.length > 0 && item;
+      return item.txHash !== first.txHash && item;
     });
-    expect(bumped.replacedTxHashes[0]).toBe(first.txHash);
+    expect(bumped.replacedTxHashes).toEqual([first.txHash]);
     expect(bumped.nonce).toBe(first.nonce);
-    // The replacement is recorded before it is broadcast; let it reach the mempool before mining resumes.
     const provider = t.keel.services.networks.get(chainId)!.provider;
-    await eventually(async () => (await provider.getTransaction(bumped.txHash)) !== null);
+    expect(await provider.getTransaction(bumped.txHash)).not.toBeNull();
     await setAutomine(chain.rpcUrl, true);
     await mine(chain.rpcUrl, 2);
 
