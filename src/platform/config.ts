@@ -187,6 +187,8 @@ export const configSchema = z.object({
   /** Persisted-query documents each node keeps in memory in front of Redis (most recently used). */
   APQ_LOCAL_ENTRIES: z.coerce.number().int().min(0).default(1_000),
   CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+  /** How long one JSON-RPC request to an EVM node may take before it counts as not answered (tried again later). */
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** Blocks read per watcher step. */
   CHAIN_SCAN_BATCH_BLOCKS: z.coerce.number().int().positive().max(2_000).default(100),
   /** How many recent block hashes the watcher keeps to find where a reorg forked. */

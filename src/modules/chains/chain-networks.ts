@@ -35,9 +35,18 @@ export interface SolanaNetwork {
   port: SolanaChain;
 }
 
-export function jsonRpcProvider(rpcUrl: string | ethers.FetchRequest, chainId: number): ethers.JsonRpcProvider {
+/** ethers' own default is 300 s: a node that hangs would hold a sender or watcher step that long. */
+export const DEFAULT_RPC_TIMEOUT_MS = 15_000;
+
+/**
+ * A provider whose every request gives up after timeoutMs (ethers then answers TIMEOUT, which the
+ * chain port counts as the node not answering: the work is tried again, never failed).
+ */
+export function jsonRpcProvider(rpcUrl: string | ethers.FetchRequest, chainId: number, timeoutMs = DEFAULT_RPC_TIMEOUT_MS): ethers.JsonRpcProvider {
+  const request = typeof rpcUrl === 'string' ? new ethers.FetchRequest(rpcUrl) : rpcUrl;
+  request.timeout = timeoutMs;
   // staticNetwork: no eth_chainId probe per request; cacheTimeout -1: reads always see the latest state.
-  return new ethers.JsonRpcProvider(rpcUrl, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1, pollingInterval: 250 });
+  return new ethers.JsonRpcProvider(request, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1, pollingInterval: 250 });
 }
 
 /**
@@ -71,7 +80,7 @@ export class ChainNetworks implements Worker {
       if (config.KEEL_ENV === 'production' && [...specs, ...families.solana].some((s) => s.dev)) throw new Error('KEEL_CHAINS: dev chains are not allowed in production');
       for (const spec of specs) {
         const blockchainId = await syncRegistry(db, spec);
-        this.add(evmNetwork(blockchainId, spec));
+        this.add(evmNetwork(blockchainId, spec, config.CHAIN_RPC_TIMEOUT_MS));
       }
       for (const spec of families.solana) this.addSolana({ blockchainId: await syncSolanaRegistry(db, spec), spec, port: new SolanaChain({ rpcUrl: spec.rpcUrl }) });
     } catch (e) {
@@ -198,8 +207,8 @@ export class ChainNetworks implements Worker {
   }
 }
 
-function evmNetwork(blockchainId: string, spec: ChainSpec): ChainNetwork {
-  const provider = jsonRpcProvider(spec.rpcUrl, spec.chainId);
+function evmNetwork(blockchainId: string, spec: ChainSpec, rpcTimeoutMs?: number): ChainNetwork {
+  const provider = jsonRpcProvider(spec.rpcUrl, spec.chainId, rpcTimeoutMs);
   return { blockchainId, spec, provider, port: new EvmChain({ provider, chainId: spec.chainId, confirmations: spec.confirmations }) };
 }
 
