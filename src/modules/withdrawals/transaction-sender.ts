@@ -278,7 +278,9 @@ export class TransactionSender {
     const watching = { ...item, replacedTxHashes: [...new Set([...item.replacedTxHashes, tx.txHash])] };
     if (!(await this.transition(this.db, item, { replacedTxHashes: watching.replacedTxHashes, submittedAt: this.db.fn.now() }))) return; // another worker moved the line first
     const outcome = await chain.broadcastLine(watching, tx.raw);
-    if (outcome.kind !== 'accepted') {
+    // "Replacement underpriced" also reads as accepted (the node holds one of the line's transactions
+    // at the nonce); the bump becomes the line's transaction only if that one is the bump itself.
+    if (outcome.kind !== 'accepted' || !(await chain.knows(tx.txHash))) {
       this.logger.warn({ itemId: item.id, bump: tx.txHash, outcome: outcome.kind, err: 'reason' in outcome ? outcome.reason : undefined }, 'fee bump not taken; the line keeps its transaction');
       return;
     }

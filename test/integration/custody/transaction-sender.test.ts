@@ -183,7 +183,10 @@ describe('the transaction sender pays each line at most once', () => {
     expect(await ledgerEntries(line.id)).toEqual([`transfer:${line.id}`, `gas:${line.id}`]);
   });
 
-  test('a fee bump the node refuses leaves the line its earlier transaction, which is offered again once dropped and paid once', async () => {
+  test.each([
+    ['refuses (the address cannot cover its fee)', { code: 'INSUFFICIENT_FUNDS', message: 'insufficient funds for gas * price + value' }],
+    ['answers "replacement underpriced" (it holds another of the line\'s transactions at the nonce)', { code: 'REPLACEMENT_UNDERPRICED', message: 'replacement transaction underpriced' }],
+  ])('a fee bump the node %s leaves the line its earlier transaction, which is offered again once dropped and paid once', async (_, answer) => {
     const wallet = await fundedWallet('1');
     const payee = ethers.Wallet.createRandom().address;
     await setAutomine(k.chain.rpcUrl, false);
@@ -193,11 +196,11 @@ describe('the transaction sender pays each line at most once', () => {
     const sent = await line();
     expect(sent.status).toBe('SUBMITTED');
 
-    // The market's base fee jumps tenfold, and the node refuses the dearer transaction (the address cannot cover its fee).
+    // The market's base fee jumps tenfold, and the node does not take the dearer transaction.
     const bumping = sender(
       {
         getBlock: async (p, tag) => ({ baseFeePerGas: ((await p.getBlock(tag))!.baseFeePerGas ?? 0n) * 10n }),
-        broadcastTransaction: async () => Promise.reject(Object.assign(new Error('insufficient funds for gas * price + value'), { code: 'INSUFFICIENT_FUNDS' })),
+        broadcastTransaction: async () => Promise.reject(Object.assign(new Error(answer.message), { code: answer.code })),
       },
       { bumpAfterMs: 0 },
     );
@@ -246,4 +249,5 @@ describe('the transaction sender pays each line at most once', () => {
     expect(failed).toMatchObject({ status: 'FAILED', error: expect.stringContaining('the chain refuses the transaction') });
     expect(await ledgerEntries(failed.id)).toEqual([`transfer:${failed.id}`, `transfer-refund:${failed.id}`]);
   });
+
 });
