@@ -12,6 +12,7 @@ export const EVM_ONLY_FEATURES = {
   agentWallets: 'Agent wallets (agents\' signing)',
   signing: 'Signing (messages, typed data, transactions)',
   nfts: 'NFTs',
+  transferCancellation: 'Cancelling a transfer (a Solana transaction not landed expires with its blockhash within about a minute)',
 } as const;
 
 export type EvmOnlyFeature = keyof typeof EVM_ONLY_FEATURES;

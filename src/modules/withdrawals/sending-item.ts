@@ -32,6 +32,10 @@ export interface SendingItem extends LineCall {
   error?: string | null;
   /** Gas used × effective price in wei, once mined. */
   feePaid?: string | null;
+  /** When an administrator asked for the line's transfer to be cancelled (null: never). */
+  cancelRequestedAt?: Date | null;
+  /** The zero-value transactions to itself signed at the line's nonce to cancel it (also among its hashes). */
+  cancelTxHashes?: string[];
 }
 
 /** Told when a line is signed and when it is final, inside the transaction that records it (the trading ledger refunds failures). */
@@ -41,6 +45,12 @@ export interface TransferOutcomeListener {
   executed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
   failed?(trx: Knex.Transaction, item: SendingItem): Promise<void>;
 }
+
+/** Its transfer is to be cancelled: not signed if it is not yet, else its nonce taken by a cancellation. */
+export const cancelRequested = (item: Pick<SendingItem, 'cancelRequestedAt'>): boolean => item.cancelRequestedAt != null;
+
+/** The line's transaction in force is a cancellation (see TransactionSender.cancel). */
+export const cancelling = (item: Pick<SendingItem, 'txHash' | 'cancelTxHashes'>): boolean => item.txHash !== null && (item.cancelTxHashes ?? []).includes(item.txHash);
 
 /** The block a line was recorded as seen mined in, as a number (null: none). */
 export const recordedBlock = (item: Pick<SendingItem, 'blockNumber'>): number | null => (item.blockNumber === null ? null : Number(item.blockNumber));

@@ -1,15 +1,14 @@
 import { Knex } from 'knex';
-import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
 import type { Outbox } from '../../platform/events/outbox';
 import { formatScaled } from '../../platform/decimal';
 import { startPollingLoop } from '../../platform/polling-loop';
-import type { ChainNetworks, ChainService } from '../chains';
+import type { ChainNetwork, ChainNetworks, ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
 import { lineRequest } from './transaction-request';
-import { moveLine, recordedBlock } from './sending-item';
+import { cancelling, cancelRequested, moveLine, recordedBlock } from './sending-item';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
-import { lineHashes, shortReason } from '../../platform/chain-port/evm-transactions';
+import { CANCELLATION_GAS_LIMIT, cancellationCall, lineHashes, shortReason, type CallRequest, type Eip1559Fees } from '../../platform/chain-port/evm-transactions';
 import { TransferRefused } from '../../platform/chain-port/chain-port';
 import type { EvmChain } from '../../platform/chain-port/evm-chain';
 import { giveBackNonce, takeSenderNonce } from './sender-nonces';
@@ -41,6 +40,11 @@ const REBROADCAST_AFTER_MS = 2_000;
  * when another sender moved the line first, this one stops instead of acting on what it read. A line
  * is signed again with a new nonce, or failed and refunded, only when none of its signed transactions
  * can still be mined (see nonceFate).
+ *
+ * A transfer an administrator asked to cancel (TransferCancellations) is not signed if it is not yet;
+ * a line already signed gets a zero-value transaction to itself at its nonce, with higher fees, as its
+ * transaction in force. Whichever of the line's transactions is mined decides: the cancellation
+ * (the line failed, refunded, its gas charged) or the line's own (it stands).
  */
 export class TransactionSender {
   /** Inside the step's transaction: a listener's error rolls the step back (it is tried again). */
@@ -79,6 +83,7 @@ export class TransactionSender {
     // One look at the open lines' partial index first: an idle sender reads nothing else.
     if (!(await this.anyOpenLine())) return;
     await this.failOrphans();
+    await this.failCancelledBeforeSigning();
     // A chain whose node did not answer (or whose step failed) is not asked again this step: its
     // lines wait for the next, and every other chain's go on.
     const skipped = new Set<string>();
@@ -92,7 +97,10 @@ export class TransactionSender {
       }
     };
     for (const item of await this.items(['QUEUED'])) await step(item, () => this.submit(item));
-    for (const item of await this.items(['SIGNED'])) if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await step(item, () => this.broadcast(item, item.rawTx!));
+    for (const item of await this.items(['SIGNED'])) {
+      if (cancelRequested(item) && !cancelling(item)) await step(item, () => this.cancel(item));
+      else if (Date.now() - new Date(item.updatedAt).getTime() > REBROADCAST_AFTER_MS) await step(item, () => this.broadcast(item, item.rawTx!));
+    }
     for (const item of await this.items(['SUBMITTED'])) await step(item, () => this.follow(item));
     await this.solana.tick();
   }
@@ -106,7 +114,7 @@ export class TransactionSender {
   private sendingItems(): Knex.QueryBuilder {
     return this.db('transfer_items as i')
       .join('transfers as t', 't.id', 'i.transferId')
-      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind');
+      .select('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId', 't.fromAddress', 't.kind', 't.cancelRequestedAt');
   }
 
   /**
@@ -132,8 +140,18 @@ export class TransactionSender {
     for (const item of orphans) await this.finish(item, { status: 'FAILED', error: `the transaction it waited for ${item.dependencyStatus === 'REJECTED' ? 'was rejected' : 'failed'}` });
   }
 
+  /** Lines of a transfer to be cancelled that are not signed yet (whatever they wait for) fail at once: nothing was sent. */
+  private async failCancelledBeforeSigning(): Promise<void> {
+    const lines: SendingItem[] = await this.sendingItems()
+      .where('i.status', 'QUEUED')
+      .whereNotNull('t.cancelRequestedAt')
+      .whereNotIn('t.blockchainId', this.networks.solanaNetworks().map((n) => n.blockchainId));
+    for (const item of lines) await this.finish(item, { status: 'FAILED', error: 'cancelled before it was signed' });
+  }
+
   /** Signs and broadcasts a queued line; 'unanswered' when the chain's node did not answer its gas estimate. */
   private async submit(item: SendingItem): Promise<'unanswered' | void> {
+    if (cancelRequested(item)) return; // failed by the next step's failCancelledBeforeSigning
     const network = this.networks.get(item.blockchainId);
     const asset = await this.chains.assetRow(item.assetId);
     if (!network || !asset) return this.finish(item, { status: 'FAILED', error: 'the chain or asset is no longer configured' });
@@ -214,6 +232,11 @@ export class TransactionSender {
    * took for good. Its earlier hashes stay in replacedTxHashes, so they are still watched.
    */
   private async requeue(db: Knex | Knex.Transaction, item: SendingItem, reason: string): Promise<void> {
+    if (cancelRequested(item)) {
+      // Nothing of the line's was mined and it is to be cancelled: it fails rather than being signed again.
+      const outcome = { status: 'FAILED' as const, error: `cancelled: ${reason}` };
+      return void (await ('isTransaction' in db && db.isTransaction ? this.finishIn(db as Knex.Transaction, item, outcome) : this.finish(item, outcome)));
+    }
     const moved = await this.transition(db, item, { status: 'QUEUED', nonce: null, txHash: null, rawTx: null, replacedTxHashes: lineHashes(item), blockNumber: null, error: reason });
     if (moved) this.logger.warn({ itemId: item.id, reason }, 'transfer line re-queued');
   }
@@ -245,9 +268,10 @@ export class TransactionSender {
     if (fate.kind === 'mined') {
       const receipt = fate.receipt;
       if ((await chain.height('final')) < receipt.blockNumber) return this.noteBlock(item, receipt.blockNumber);
+      const cancellation = (item.cancelTxHashes ?? []).includes(receipt.hash);
       return this.finish(item, {
-        status: receipt.status === 1 ? 'CONFIRMED' : 'FAILED',
-        error: receipt.status === 1 ? null : 'the transaction reverted on chain',
+        status: receipt.status === 1 && !cancellation ? 'CONFIRMED' : 'FAILED',
+        error: cancellation ? 'cancelled: a zero-value transaction to the sender took its nonce' : receipt.status === 1 ? null : 'the transaction reverted on chain',
         txHash: receipt.hash,
         replacedTxHashes: hashes.filter((h) => h !== receipt.hash),
         blockNumber: receipt.blockNumber,
@@ -257,26 +281,55 @@ export class TransactionSender {
     }
     // A reorg took the line out of the block it was seen in: its amount is back in the balance.
     if (item.blockNumber !== null) await this.noteBlock(item, null);
+    if (cancelRequested(item) && !cancelling(item)) return this.cancel(item);
     if (!(await chain.nodeKnowsAny(item))) {
       // The node knows none of the line's transactions (dropped, or the broadcast failed): offer the one in force again.
       await chain.rebroadcast(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));
       return;
     }
-    if (Date.now() - new Date(item.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bumpIfUnderpriced(item, network.port, network.provider);
+    if (Date.now() - new Date(item.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bumpIfUnderpriced(item, network);
   }
 
-  private async bumpIfUnderpriced(item: SendingItem, chain: EvmChain, provider: ethers.JsonRpcProvider): Promise<void> {
-    const bumped = await chain.bumpedFees({ maxFeePerGas: BigInt(item.maxFeePerGas!), maxPriorityFeePerGas: BigInt(item.maxPriorityFeePerGas!) }, this.options.bumpPercent);
+  /**
+   * Signs a zero-value transaction to the sender at the line's nonce, dearer than the line's own, and
+   * makes it the line's transaction in force at once, every earlier hash still watched (committed
+   * before it is broadcast): from then on it is offered, followed and bumped as the line's own would
+   * be, and whichever of them is mined settles the line (follow). If the node cannot take it (the
+   * address lacks the coin for its gas), it is offered again; the line's own is not.
+   */
+  private async cancel(item: SendingItem): Promise<void> {
+    const network = this.networks.get(item.blockchainId);
+    if (!network) return;
+    const fees = await network.port.replacementFees(feesOf(item), this.options.bumpPercent);
+    const tx = await this.signAtNonce(item, network, cancellationCall(item.fromAddress), CANCELLATION_GAS_LIMIT, fees);
+    const changes = { txHash: tx.txHash, rawTx: tx.raw, gasLimit: CANCELLATION_GAS_LIMIT.toString(), ...feeColumns(fees), replacedTxHashes: lineHashes(item), cancelTxHashes: [...(item.cancelTxHashes ?? []), tx.txHash], submittedAt: this.db.fn.now() };
+    if (!(await this.transition(this.db, item, changes))) return; // another worker moved the line first
+    this.logger.warn({ itemId: item.id, replaced: item.txHash, by: tx.txHash }, 'transfer line cancellation signed');
+    const cancelled = { ...item, ...changes, submittedAt: new Date() };
+    if (item.status === 'SIGNED') return this.broadcast(cancelled, tx.raw);
+    const outcome = await network.port.broadcastLine(cancelled, tx.raw);
+    if (outcome.kind !== 'accepted') this.logger.warn({ itemId: item.id, outcome: outcome.kind, err: 'reason' in outcome ? outcome.reason : undefined }, 'cancellation not taken yet; offered again');
+  }
+
+  private async signAtNonce(item: SendingItem, network: ChainNetwork, call: CallRequest, gasLimit: bigint, fees: Eip1559Fees) {
+    const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, network.provider);
+    return network.port.signWithNonce(signer, { nonce: Number(item.nonce), gasLimit, fees, call });
+  }
+
+  private async bumpIfUnderpriced(item: SendingItem, network: ChainNetwork): Promise<void> {
+    const chain = network.port;
+    const bumped = await chain.bumpedFees(feesOf(item), this.options.bumpPercent);
     if (!bumped) return; // priced at the market: it only needs patience
     const { maxFeePerGas: maxFee, maxPriorityFeePerGas: tip } = bumped;
-    const asset = (await this.chains.assetRow(item.assetId))!;
-    const signer = await this.wallets.signer(item.organizationId, item.masterWalletId, item.addressId, provider);
-    const tx = await chain.signWithNonce(signer, { nonce: Number(item.nonce), gasLimit: BigInt(item.gasLimit!), fees: bumped, call: lineRequest(asset, item) });
+    // A cancellation is bumped as a cancellation.
+    const cancellation = cancelling(item);
+    const call = cancellation ? cancellationCall(item.fromAddress) : lineRequest((await this.chains.assetRow(item.assetId))!, item);
+    const tx = await this.signAtNonce(item, network, call, BigInt(item.gasLimit!), bumped);
     // Its hash is watched with the line's others before it is broadcast (after a crash every hash
     // that might be mined is known), and the line's transaction stays the one it had until the node
     // takes the dearer one. The next bump waits its turn whatever the node answers.
-    const watching = { ...item, replacedTxHashes: [...new Set([...item.replacedTxHashes, tx.txHash])] };
-    if (!(await this.transition(this.db, item, { replacedTxHashes: watching.replacedTxHashes, submittedAt: this.db.fn.now() }))) return; // another worker moved the line first
+    const watching = { ...item, replacedTxHashes: [...new Set([...item.replacedTxHashes, tx.txHash])], cancelTxHashes: cancellation ? [...new Set([...(item.cancelTxHashes ?? []), tx.txHash])] : item.cancelTxHashes };
+    if (!(await this.transition(this.db, item, { replacedTxHashes: watching.replacedTxHashes, cancelTxHashes: watching.cancelTxHashes ?? [], submittedAt: this.db.fn.now() }))) return; // another worker moved the line first
     const outcome = await chain.broadcastLine(watching, tx.raw);
     // "Replacement underpriced" also reads as accepted (the node holds one of the line's transactions
     // at the nonce); the bump becomes the line's transaction only if that one is the bump itself.
@@ -337,6 +390,9 @@ export class TransactionSender {
     };
   }
 }
+
+const feesOf = (item: SendingItem): Eip1559Fees => ({ maxFeePerGas: BigInt(item.maxFeePerGas!), maxPriorityFeePerGas: BigInt(item.maxPriorityFeePerGas!) });
+const feeColumns = (fees: Eip1559Fees) => ({ maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() });
 
 type Outcome = { status: 'CONFIRMED' | 'FAILED'; error: string | null; txHash?: string; replacedTxHashes?: string[]; blockNumber?: number; gasUsed?: string; feePaid?: string };
 

@@ -46,6 +46,7 @@ export interface TransferItemView {
   status: string;
   txHash: string | null;
   replacedTxHashes: string[];
+  cancelTxHashes: string[];
   nonce: string | null;
   blockNumber: string | null;
   gasFee: string | null;
@@ -65,6 +66,7 @@ export interface TransferView {
   note: string | null;
   items: TransferItemView[];
   decidedAt: Date | null;
+  cancelRequestedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

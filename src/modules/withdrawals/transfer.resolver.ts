@@ -46,6 +46,15 @@ export class TransferResolver {
   }
 
   @Authorized('admin')
+  @Mutation(() => TransferType, {
+    description:
+      "Asks for a transfer still being sent (QUEUED or SUBMITTED) to be cancelled (admin keys only; EVM chains): lines not yet signed fail at once; a signed line's nonce is given a zero-value transaction to the sender, dearer than the line's own. Whichever is mined decides: the cancellation (the line FAILED, refunded, its gas charged) or the line's own (it stands). Answers the transfer with cancelRequestedAt; its lines settle as the sender acts.",
+  })
+  cancelTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TransferType> {
+    return ctx.services.transfers.cancellations.request(ctx.principal.organizationId, id);
+  }
+
+  @Authorized('admin')
   @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only)' })
   rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TransferType> {
     return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, id, false);

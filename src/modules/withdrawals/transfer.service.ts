@@ -11,6 +11,7 @@ import { priceLines } from './transfer-lines';
 import { chainAsset } from '../../platform/chain-port/chain-port';
 import { ensureSolanaFunds } from './solana-sender';
 import { TransferApprovals } from './transfer-approvals';
+import { TransferCancellations } from './transfer-cancellations';
 import { TransferGasEstimates } from './transfer-gas-estimates';
 import { TransferQueries } from './transfer-queries';
 import type { PreparedTransfer, PricedLine, QueuedLine, TransferFunds, TransferKind, TransferLine, TransferView } from './transfer.domain';
@@ -19,11 +20,12 @@ import { signAgainAfterChainReset } from './chain-reset-lines';
 /**
  * Withdrawals: checked against the wallet's security configuration and its on-chain balance, then
  * queued (or held for approval) as one transaction per line for the transaction sender. This is the
- * write path; reads, approvals and gas estimates are its parts below.
+ * write path; reads, approvals, cancellations and gas estimates are its parts below.
  */
 export class TransferService {
   readonly queries: TransferQueries;
   readonly approvals: TransferApprovals;
+  readonly cancellations: TransferCancellations;
   readonly gasEstimates: TransferGasEstimates;
 
   constructor(
@@ -37,6 +39,7 @@ export class TransferService {
   ) {
     this.queries = new TransferQueries(db, chains);
     this.approvals = new TransferApprovals(uow, funds, sanctions, this.queries);
+    this.cancellations = new TransferCancellations(uow, chains, this.queries);
     this.gasEstimates = new TransferGasEstimates(wallets, chains, networks);
   }
 

@@ -35,7 +35,8 @@ export class TransferItemType implements TransferItemView {
   @Field(() => String, { nullable: true, description: 'The NFT the line sends; null for a fungible line' }) tokenId!: string | null;
   @Field({ description: 'PENDING_APPROVAL, QUEUED, SIGNED, SUBMITTED, CONFIRMED, FAILED, REJECTED' }) status!: string;
   @Field(() => String, { nullable: true, description: 'The hash of the transaction now in force' }) txHash!: string | null;
-  @Field(() => [String], { description: 'Earlier transactions with the same nonce, replaced by fee bumps' }) replacedTxHashes!: string[];
+  @Field(() => [String], { description: 'Earlier transactions with the same nonce, replaced by fee bumps or a cancellation' }) replacedTxHashes!: string[];
+  @Field(() => [String], { description: 'Zero-value transactions to the sender signed at the line\'s nonce to cancel it (cancelTransfer); if one is mined, the line FAILED' }) cancelTxHashes!: string[];
   @Field(() => String, { nullable: true }) nonce!: string | null;
   @Field(() => String, { nullable: true, description: 'The block (on Solana, the slot) the line was mined in: shown once seen mined, while SUBMITTED lines wait for their confirmations; cleared if a reorg drops it' }) blockNumber!: string | null;
   @Field(() => String, { nullable: true, description: 'Gas used × effective price, in the native coin' }) gasFee!: string | null;
@@ -55,6 +56,7 @@ export class TransferType implements TransferView {
   @Field(() => String, { nullable: true }) note!: string | null;
   @Field(() => [TransferItemType]) items!: TransferItemType[];
   @Field(() => Date, { nullable: true, description: 'When it was approved or rejected' }) decidedAt!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'When an administrator asked for it to be cancelled (cancelTransfer); null: never' }) cancelRequestedAt!: Date | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
 }

@@ -6,12 +6,12 @@
  *
  * Beyond the port, what Keel's nonce-based sender needs (withdrawals/transaction-sender.ts keeps the
  * queue, the nonce count and the fee-bump policy): signWithNonce, broadcastLine, lineFate,
- * nodeKnowsAny, pendingNonce, bumpedFees (evm-transactions.ts).
+ * nodeKnowsAny, pendingNonce, bumpedFees, replacementFees (evm-transactions.ts).
  */
 import { ethers } from 'ethers';
 import { ChainMovedError, NATIVE_TRANSFER_INDEX, TransferRefused, type ChainAsset, type ChainBlock, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { readNftBalance } from './evm-nft-reader';
-import { broadcastLine, bumpedFees, nodeKnowsAny, nodeRefused, nonceFate, shortReason, transactionRequest, type BroadcastOutcome, type CallRequest, type Eip1559Fees, type NonceFate, type SignedLine } from './evm-transactions';
+import { broadcastLine, bumpedFees, nodeKnowsAny, replacementFees, nodeRefused, nonceFate, shortReason, transactionRequest, type BroadcastOutcome, type CallRequest, type Eip1559Fees, type NonceFate, type SignedLine } from './evm-transactions';
 
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20 Transfer event. */
 export const ERC20_TRANSFER_TOPIC = ethers.id('Transfer(address,address,uint256)');
@@ -235,6 +235,10 @@ export class EvmChain implements ChainPort<ethers.Signer> {
 
   bumpedFees(old: Eip1559Fees, percent: number): Promise<Eip1559Fees | null> {
     return bumpedFees(this.provider, old, percent);
+  }
+
+  replacementFees(old: Eip1559Fees, percent: number): Promise<Eip1559Fees> {
+    return replacementFees(this.provider, old, percent);
   }
 }
 

@@ -157,13 +157,36 @@ export interface Eip1559Fees {
  * at least the market's and the cap to at least twice the latest base fee plus the tip.
  */
 export async function bumpedFees(provider: ethers.Provider, old: Eip1559Fees, percent: number): Promise<Eip1559Fees | null> {
-  const [latest, fees] = await Promise.all([provider.getBlock('latest'), provider.getFeeData()]);
-  const baseFee = latest?.baseFeePerGas ?? 0n;
-  if (old.maxFeePerGas >= baseFee + old.maxPriorityFeePerGas) return null;
-  const raise = (v: bigint) => (v * BigInt(100 + percent) + 99n) / 100n;
-  const tip = max(raise(old.maxPriorityFeePerGas), fees.maxPriorityFeePerGas ?? 0n);
-  return { maxPriorityFeePerGas: tip, maxFeePerGas: max(raise(old.maxFeePerGas), 2n * baseFee + tip) };
+  const market = await marketFees(provider);
+  if (old.maxFeePerGas >= market.baseFee + old.maxPriorityFeePerGas) return null;
+  return raisedFees(market, old, percent);
 }
+
+/**
+ * The fees a transaction must be signed with to take the place of one pending at the same nonce,
+ * whether or not that one is priced at the market (a cancellation): raised as bumpedFees raises them.
+ */
+export async function replacementFees(provider: ethers.Provider, old: Eip1559Fees, percent: number): Promise<Eip1559Fees> {
+  return raisedFees(await marketFees(provider), old, percent);
+}
+
+async function marketFees(provider: ethers.Provider): Promise<{ baseFee: bigint; tip: bigint }> {
+  const [latest, fees] = await Promise.all([provider.getBlock('latest'), provider.getFeeData()]);
+  return { baseFee: latest?.baseFeePerGas ?? 0n, tip: fees.maxPriorityFeePerGas ?? 0n };
+}
+
+function raisedFees(market: { baseFee: bigint; tip: bigint }, old: Eip1559Fees, percent: number): Eip1559Fees {
+  const raise = (v: bigint) => (v * BigInt(100 + percent) + 99n) / 100n;
+  const tip = max(raise(old.maxPriorityFeePerGas), market.tip);
+  return { maxPriorityFeePerGas: tip, maxFeePerGas: max(raise(old.maxFeePerGas), 2n * market.baseFee + tip) };
+}
+
+/** What takes a line's place when it is cancelled: nothing sent, to the sender itself (21,000 gas). */
+export function cancellationCall(fromAddress: string): CallRequest {
+  return { to: fromAddress, value: 0n, data: '0x' };
+}
+
+export const CANCELLATION_GAS_LIMIT = 21_000n;
 
 function max(a: bigint, b: bigint): bigint {
   return a > b ? a : b;

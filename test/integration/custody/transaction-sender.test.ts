@@ -250,4 +250,126 @@ describe('the transaction sender pays each line at most once', () => {
     expect(await ledgerEntries(failed.id)).toEqual([`transfer:${failed.id}`, `transfer-refund:${failed.id}`]);
   });
 
+  describe('a transfer an administrator cancels', () => {
+    const cancel = (id: string, client = org.core) => client.request('POST', `/v1/transfers/${id}/cancel`);
+    const lineRow = (transferId: string) => t.keel.platform.db('transfer_items').where({ transferId }).orderBy('position').first();
+
+    /** 0.1 ETH sent and not mined (the chain mines only when the test says), then its cancellation signed. */
+    async function sentThenCancelled() {
+      const wallet = await fundedWallet('1');
+      const payee = ethers.Wallet.createRandom().address;
+      await setAutomine(k.chain.rpcUrl, false);
+      const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
+      await sender().tick();
+      const sent = await lineRow(id);
+      expect(sent.status).toBe('SUBMITTED');
+      await cancel(id);
+      await sender().tick();
+      return { wallet, payee, id, sent, cancelling: await lineRow(id) };
+    }
+
+    test('not yet signed, its lines fail at once and are refunded, nothing sent; an admin key asks, another organisation gets 404, a final transfer 409', async () => {
+      const wallet = await fundedWallet('1', '10');
+      const payee = ethers.Wallet.createRandom().address;
+      const id = await transfer(wallet.id, [{ asset: 'USDC', recipient: payee, amount: '2' }, { asset: 'ETH', recipient: payee, amount: '0.1' }]);
+
+      const writeKey = (await org.core.request('POST', '/v1/api-keys', { body: { name: 'ops', scopes: ['read', 'write'] } })).body.data.secret;
+      expect((await cancel(id, org.core.with({ apiKey: writeKey, orgId: org.orgId }))).status).toBe(403);
+      expect((await cancel(id, (await t.createOrg()).core)).status).toBe(404);
+
+      const asked = await cancel(id);
+      expect(asked.status).toBe(200);
+      expect(asked.body.data).toMatchObject({ status: 'QUEUED', cancelRequestedAt: expect.any(String) });
+      expect((await cancel(id)).body.data.cancelRequestedAt).toBe(asked.body.data.cancelRequestedAt); // asked again: the first request stands
+
+      await sender().tick();
+      const done = (await org.core.request('GET', `/v1/transfers/${id}`)).body.data;
+      expect(done).toMatchObject({ status: 'FAILED', items: [{ status: 'FAILED', txHash: null, error: 'cancelled before it was signed' }, { status: 'FAILED', txHash: null }] });
+      for (const line of done.items) expect(await ledgerEntries(line.id)).toEqual([`transfer:${line.id}`, `transfer-refund:${line.id}`]);
+      expect(await usdcOf(payee)).toBe(0n);
+      expect(await provider.getBalance(payee)).toBe(0n);
+      const events = (await t.keel.platform.db('outbox_events').whereRaw(`envelope->'data'->>'transferId' = ?`, [id]).orderBy('sequence')).map((r) => [r.type, r.envelope.data.error]);
+      expect(events).toEqual([['master.transfer_failed', 'cancelled before it was signed'], ['master.transfer_failed', 'cancelled before it was signed']]);
+      expect((await cancel(id)).status).toBe(409);
+    });
+
+    test('signed, its nonce is taken by a zero-value transaction to the sender: once mined the line fails, refunded and its gas charged, and the wallet sends again', async () => {
+      const { wallet, payee, id, sent, cancelling } = await sentThenCancelled();
+      expect(cancelling).toMatchObject({ status: 'SUBMITTED', nonce: sent.nonce, replacedTxHashes: [sent.txHash], cancelTxHashes: [cancelling.txHash] });
+      const cancellation = (await provider.getTransaction(cancelling.txHash))!;
+      expect(cancellation).toMatchObject({ to: wallet.walletAddress, value: 0n, nonce: Number(sent.nonce), gasLimit: 21_000n });
+      expect(cancellation.maxFeePerGas! > BigInt(sent.maxFeePerGas)).toBe(true);
+
+      const failed = await tickUntil([sender()], async () => {
+        const line = await lineOf(id);
+        return line.status === 'FAILED' && line;
+      });
+      expect(failed).toMatchObject({ txHash: cancelling.txHash, error: expect.stringContaining('cancelled'), gasFee: expect.any(String) });
+      expect(await provider.getBalance(payee)).toBe(0n);
+      expect(await ledgerEntries(failed.id)).toEqual([`transfer:${failed.id}`, `transfer-refund:${failed.id}`, `gas:${failed.id}`]);
+
+      const next = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.05' }]);
+      await tickUntil([sender()], async () => (await lineOf(next)).status === 'CONFIRMED');
+      expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.05'));
+    });
+
+    test('a cancellation left below the market is bumped as a cancellation', async () => {
+      const { wallet, sent, cancelling } = await sentThenCancelled();
+      await sender({ getBlock: async (p, tag) => ({ baseFeePerGas: ((await p.getBlock(tag))!.baseFeePerGas ?? 0n) * 10n }) }, { bumpAfterMs: 0 }).tick();
+      const bumped = await lineRow(cancelling.transferId);
+      expect(bumped.txHash).not.toBe(cancelling.txHash);
+      expect(bumped.cancelTxHashes).toEqual([cancelling.txHash, bumped.txHash]);
+      expect(bumped.replacedTxHashes).toEqual([sent.txHash, cancelling.txHash]);
+      expect(await provider.getTransaction(bumped.txHash)).toMatchObject({ to: wallet.walletAddress, value: 0n, nonce: Number(sent.nonce), gasLimit: 21_000n });
+      await tickUntil([sender()], async () => (await lineOf(cancelling.transferId)).status === 'FAILED');
+    });
+
+    test("the line's own transaction mined before the cancellation stands: CONFIRMED and paid once", async () => {
+      const { payee, id, sent, cancelling } = await sentThenCancelled();
+      expect(cancelling.cancelTxHashes).toEqual([cancelling.txHash]);
+
+      // The race goes the other way: the node mines the line's own transaction, not the cancellation.
+      await rpc(k.chain.rpcUrl, 'hardhat_dropTransaction', [cancelling.txHash]);
+      await provider.broadcastTransaction(sent.rawTx);
+      const confirmed = await tickUntil([sender()], async () => {
+        const line = await lineOf(id);
+        return line.status === 'CONFIRMED' && line;
+      });
+      expect(confirmed.txHash).toBe(sent.txHash);
+      expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.1'));
+      expect(await ledgerEntries(confirmed.id)).toEqual([`transfer:${confirmed.id}`, `gas:${confirmed.id}`]);
+    });
+
+    test('a line stuck behind a nonce the node refused is cancelled, and the transfer signed after it goes through', async () => {
+      const wallet = await fundedWallet('1');
+      const stuckPayee = ethers.Wallet.createRandom().address;
+      const nextPayee = ethers.Wallet.createRandom().address;
+      await setAutomine(k.chain.rpcUrl, false);
+      const stuck = await transfer(wallet.id, [{ asset: 'ETH', recipient: stuckPayee, amount: '0.1' }]);
+      const next = await transfer(wallet.id, [{ asset: 'ETH', recipient: nextPayee, amount: '0.1' }]);
+      // The node does not answer the first line's broadcast, then refuses it for good; every other transaction it takes.
+      let answers = 0;
+      const refusingFirst = sender({
+        broadcastTransaction: async (p, raw) => {
+          if (ethers.Transaction.from(raw).to !== stuckPayee) return p.broadcastTransaction(raw);
+          throw answers++ === 0 ? Object.assign(new Error('connection reset'), { code: 'NETWORK_ERROR' }) : Object.assign(new Error('insufficient funds for gas * price + value'), { code: 'INSUFFICIENT_FUNDS' });
+        },
+      });
+      await refusingFirst.tick();
+      await new Promise((r) => setTimeout(r, 2_100)); // a signed line is offered again after 2 s
+      await refusingFirst.tick();
+      expect(await lineRow(stuck)).toMatchObject({ status: 'SIGNED', error: expect.stringContaining('insufficient funds') });
+      await mine(k.chain.rpcUrl, 3);
+      expect((await lineRow(next)).status).toBe('SUBMITTED'); // waits behind the gap
+
+      await cancel(stuck);
+      const done = await tickUntil([refusingFirst], async () => {
+        const [a, b] = [await lineOf(stuck), await lineOf(next)];
+        return a.status === 'FAILED' && b.status === 'CONFIRMED' && a;
+      });
+      expect(done.error).toContain('cancelled');
+      expect(await provider.getBalance(stuckPayee)).toBe(0n);
+      expect(await provider.getBalance(nextPayee)).toBe(ethers.parseEther('0.1'));
+    });
+  });
 });

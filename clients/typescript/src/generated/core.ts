@@ -1688,6 +1688,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transfers/{transferId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a transfer still being sent (admin scope; EVM chains): lines not yet signed fail at once; a signed line's nonce gets a zero-value transaction to the sender, dearer than its own, and whichever is mined decides (the line FAILED and refunded, or it stands). 409 once the transfer is final or while it waits for approval; asking again answers the same
+         * @description Asks for a transfer still being sent (QUEUED or SUBMITTED) to be cancelled (admin keys only; EVM chains): lines not yet signed fail at once; a signed line's nonce is given a zero-value transaction to the sender, dearer than the line's own. Whichever is mined decides: the cancellation (the line FAILED, refunded, its gas charged) or the line's own (it stands). Answers the transfer with cancelRequestedAt; its lines settle as the sender acts.
+         */
+        post: operations["post_cancelTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transfers/{transferId}/reject": {
         parameters: {
             query?: never;
@@ -3177,6 +3197,8 @@ export interface components {
             asset: components["schemas"]["Asset"];
             /** @description The block (on Solana, the slot) the line was mined in: shown once seen mined, while SUBMITTED lines wait for their confirmations; cleared if a reorg drops it */
             blockNumber?: string | null;
+            /** @description Zero-value transactions to the sender signed at the line's nonce to cancel it (cancelTransfer); if one is mined, the line FAILED */
+            cancelTxHashes: string[];
             error?: string | null;
             /** @description Gas used × effective price, in the native coin */
             gasFee?: string | null;
@@ -3186,7 +3208,7 @@ export interface components {
             /** @description Smallest unit */
             rawAmount: string;
             recipient: string;
-            /** @description Earlier transactions with the same nonce, replaced by fee bumps */
+            /** @description Earlier transactions with the same nonce, replaced by fee bumps or a cancellation */
             replacedTxHashes: string[];
             /** @description PENDING_APPROVAL, QUEUED, SIGNED, SUBMITTED, CONFIRMED, FAILED, REJECTED */
             status: string;
@@ -3240,6 +3262,11 @@ export interface components {
         TransferType: {
             addressId?: string | null;
             blockchainId: string;
+            /**
+             * Format: date-time
+             * @description When an administrator asked for it to be cancelled (cancelTransfer); null: never
+             */
+            cancelRequestedAt?: string | null;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -9435,6 +9462,63 @@ export interface operations {
         };
     };
     post_approveTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                transferId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TransferType"];
+                    };
+                };
+            };
+            /** @description Malformed request or JSON (BAD_REQUEST) */
+            400: components["responses"]["E400"];
+            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            401: components["responses"]["E401"];
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            403: components["responses"]["E403"];
+            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            404: components["responses"]["E404"];
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            409: components["responses"]["E409"];
+            /** @description Body over the size limit (BAD_REQUEST) */
+            413: components["responses"]["E413"];
+            /** @description URL over 8192 characters (BAD_REQUEST) */
+            414: components["responses"]["E414"];
+            /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
+            415: components["responses"]["E415"];
+            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            422: components["responses"]["E422"];
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage */
+            429: components["responses"]["E429"];
+            /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
+            431: components["responses"]["E431"];
+            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            503: components["responses"]["E503"];
+        };
+    };
+    post_cancelTransfer: {
         parameters: {
             query?: never;
             header?: {

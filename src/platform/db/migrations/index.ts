@@ -46,6 +46,7 @@ import * as m051 from './051_outbox_notifies';
 import * as m052 from './052_sweeps_due';
 import * as m053 from './053_sweeps_arranged';
 import * as m054 from './054_replaced_tx_hashes_index';
+import * as m055 from './055_transfer_cancellation';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -97,6 +98,7 @@ const migrations: Record<string, Knex.Migration> = {
   '052_sweeps_due': m052,
   '053_sweeps_arranged': m053,
   '054_replaced_tx_hashes_index': m054,
+  '055_transfer_cancellation': m055,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
