@@ -134,6 +134,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     if (!IdempotencyStore.validKey(key)) {
       throw KeelError.invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters (a UUID v4 is recommended)');
     }
+    key = request.principal.claimKey(key);
     const claim = await platform.idempotency.claim({
       apiKeyId: request.principal.apiKeyId,
       key,

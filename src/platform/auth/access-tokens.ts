@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { KeelError } from '../errors';
 import { Environment, Host, KEY_ADMIN } from './permissions';
@@ -144,5 +144,15 @@ export class TokenPrincipal extends Principal {
 
   override can(required: string): boolean {
     return required !== KEY_ADMIN && super.can(required);
+  }
+
+  /**
+   * Claimed under what the token may do (its scopes and channels): tokens alike share their claims
+   * (a browser retrying with a refreshed token replays its answer), and none replays the answer of
+   * its issuing key or of a token with other rights.
+   */
+  override claimKey(key: string): string {
+    const rights = [[...this.scopes].sort().join(','), this.channels ? [...this.channels].sort().join(',') : '*'].join('|');
+    return `token:${createHash('sha256').update(rights).digest('hex').slice(0, 16)}:${key}`;
   }
 }

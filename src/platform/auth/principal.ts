@@ -26,4 +26,13 @@ export class Principal {
   }
 
   mayUseChannel(channel: string): boolean { return this.channels === null || this.channels.has(channel); }
+
+  /**
+   * The name an Idempotency-Key is claimed under (beside the key's id): the key as sent. An access
+   * token's claims are apart from its issuing key's (TokenPrincipal), so a replay never hands a
+   * narrower credential an answer made for a wider one.
+   */
+  claimKey(key: string): string {
+    return key;
+  }
 }

@@ -114,6 +114,32 @@ describe('issuing a token', () => {
   });
 });
 
+describe('an Idempotency-Key sent with a token', () => {
+  const withKey = (token: string, key: string) => ({ Authorization: `Bearer ${token}`, 'Idempotency-Key': key });
+
+  test("never replays an answer made for a wider credential: a read token cannot replay its key's token issue", async () => {
+    const key = `issue-${randomBytes(6).toString('hex')}`;
+    const wide = await org.core.post('/v1/tokens', {}, { 'Idempotency-Key': key });
+    expect(wide.status).toBe(201);
+    const { token: narrow } = await issue(org.core, { scopes: ['read'] });
+    const replayed = await new ApiClient(t.coreUrl, {}).post('/v1/tokens', {}, withKey(narrow, key));
+    expectError(replayed, 403, 'FORBIDDEN', /cannot issue access tokens/);
+    expect(replayed.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  test('is shared by tokens with the same rights: a retry with a refreshed token replays the answer', async () => {
+    const key = `wallet-${randomBytes(6).toString('hex')}`;
+    const [first, refreshed] = [await issue(org.core, { scopes: ['read', 'write'] }), await issue(org.core, { scopes: ['read', 'write'] })];
+    const browser = new ApiClient(t.coreUrl, {});
+    const created = await browser.post('/v1/master-wallets', { blockchainId: (await org.core.get('/v1/blockchains')).body.data[0].id, name: 'From the browser' }, withKey(first.token, key));
+    expect(created.status).toBe(201);
+    const retried = await browser.post('/v1/master-wallets', { blockchainId: (await org.core.get('/v1/blockchains')).body.data[0].id, name: 'From the browser' }, withKey(refreshed.token, key));
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.data.id).toBe(created.body.data.id);
+  });
+});
+
 describe('authenticating with a token', () => {
   test('an orgId header, when sent, must be the token\'s organisation; an apiKey beside the token is refused', async () => {
     const { token } = await issue(org.core, { scopes: ['read'] });
