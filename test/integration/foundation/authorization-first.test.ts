@@ -76,6 +76,15 @@ describe('GraphQL over HTTP: a key without the scope', () => {
     expect(res.body.errors[0].message).toContain(`'${scope}'`);
   });
 
+  it('over GET, what is authorised is what runs: a malformed escape after the document does not skip the check', async () => {
+    const query = encodeURIComponent('{ apiKeys { items { id nope } } }');
+    for (const search of [`query=${query}`, `query=${query}%0A%23%ZZ`]) {
+      const res = await readOnly.request('GET', `/graphql?${search}`, { headers: { 'apollo-require-preflight': 'true' } });
+      expect(res.status).toBe(403);
+      expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+  });
+
   it('an allowed caller is told what is wrong with its variables', async () => {
     const res = await writer.graphql('mutation($input: CreateMasterWalletInput!) { createMasterWallet(input: $input) { id } }', { input: { name: 5 } });
     expect(res.body.errors[0].extensions.code).toMatch(/BAD_REQUEST|VALIDATION_ERROR|INVALID_FIELD/);
