@@ -108,7 +108,11 @@ export function operationAuthorizer(schema: GraphQLSchema, document: DocumentNod
     if (needs) checks.push({ field, needs });
   }
   if (!checks.length) return NOTHING_TO_CHECK;
-  return (context, variables = {}) => {
+  // A variable the caller leaves out takes the default its operation declares, as it will when run.
+  const defaults = (operation.variableDefinitions ?? []).filter((d) => d.defaultValue !== undefined).map((d) => [d.variable.name.value, d.defaultValue!] as const);
+  return (context, given = {}) => {
+    const variables = { ...given };
+    for (const [name, value] of defaults) if (!(name in variables)) variables[name] = valueFromASTUntyped(value);
     for (const { field, needs } of checks) {
       for (const need of needs.roles) requireGrant(context, need);
       const extra = needs.rule?.(rawArguments(field, variables));

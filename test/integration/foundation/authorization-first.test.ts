@@ -85,6 +85,13 @@ describe('GraphQL over HTTP: a key without the scope', () => {
     }
   });
 
+  it("a variable left out is checked at its operation's default: a write key setting security through a default is 403 naming admin", async () => {
+    const query = 'mutation($id: ID!, $c: JSONObject = {security: {allowedRecipients: []}}, $active: Boolean = "yes") { updateMasterWallet(id: $id, input: {configurations: $c, isActive: $active}) { id } }';
+    const res = await writer.graphql(query, { id: walletId });
+    expect(res.status).toBe(403);
+    expect(res.body.errors[0].message).toContain("'admin'");
+  });
+
   it('an allowed caller is told what is wrong with its variables', async () => {
     const res = await writer.graphql('mutation($input: CreateMasterWalletInput!) { createMasterWallet(input: $input) { id } }', { input: { name: 5 } });
     expect(res.body.errors[0].extensions.code).toMatch(/BAD_REQUEST|VALIDATION_ERROR|INVALID_FIELD/);
