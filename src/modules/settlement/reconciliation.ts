@@ -122,7 +122,8 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       const sentItems = new Set<string>();
       for (const i of open) {
         const receipt = await minedBy([i.txHash, ...(i.replacedTxHashes ?? [])]);
-        if (receipt?.status === 1) sentItems.add(i.id);
+        // A mined cancellation sent nothing: the amount is still at the address (and only its gas is paid).
+        if (receipt?.status === 1 && !i.cancelTxHashes.includes(receipt.hash)) sentItems.add(i.id);
         else {
           tally(i.walletId, i.assetId, 'custody').inFlight += BigInt(i.rawAmount);
           // The coin a deposit to trading sends with a token (TradingService took it from custody).

@@ -136,17 +136,29 @@ export class TransactionSender {
 
   /** A line waiting on another line that failed, or that an approver rejected, can never run. */
   private async failOrphans(): Promise<void> {
-    const orphans: (SendingItem & { dependencyStatus: string })[] = await this.sendingItems().join('transfer_items as d', 'd.id', 'i.afterItemId').where('i.status', 'QUEUED').whereIn('d.status', ['FAILED', 'REJECTED']).select('d.status as dependencyStatus');
-    for (const item of orphans) await this.finish(item, { status: 'FAILED', error: `the transaction it waited for ${item.dependencyStatus === 'REJECTED' ? 'was rejected' : 'failed'}` });
+    const orphans: (SendingItem & { dependencyStatus: string })[] = await this.sendingItems().join('transfer_items as d', 'd.id', 'i.afterItemId').where('i.status', 'QUEUED').whereIn('d.status', ['FAILED', 'REJECTED']).select('d.status as dependencyStatus').limit(BATCH);
+    await this.failEach(orphans, (item) => `the transaction it waited for ${item.dependencyStatus === 'REJECTED' ? 'was rejected' : 'failed'}`);
   }
 
-  /** Lines of a transfer to be cancelled that are not signed yet (whatever they wait for) fail at once: nothing was sent. */
+  /**
+   * Lines of a transfer to be cancelled that are not signed (whatever they wait for) fail at once:
+   * nothing of theirs can be mined (a line queued again after a chain reset keeps only hashes the
+   * chain does not know).
+   */
   private async failCancelledBeforeSigning(): Promise<void> {
     const lines: SendingItem[] = await this.sendingItems()
       .where('i.status', 'QUEUED')
       .whereNotNull('t.cancelRequestedAt')
-      .whereNotIn('t.blockchainId', this.networks.solanaNetworks().map((n) => n.blockchainId));
-    for (const item of lines) await this.finish(item, { status: 'FAILED', error: 'cancelled before it was signed' });
+      .whereNotIn('t.blockchainId', this.networks.solanaNetworks().map((n) => n.blockchainId))
+      .limit(BATCH);
+    await this.failEach(lines, (item) => (item.replacedTxHashes.length ? 'cancelled: none of its transactions can be mined any more' : 'cancelled before it was signed'));
+  }
+
+  /** Fails each line with its reason; one whose failing fails (a listener's error) is logged and tried again next step, the others go on. */
+  private async failEach<T extends SendingItem>(lines: T[], reason: (item: T) => string): Promise<void> {
+    for (const item of lines) {
+      await this.finish(item, { status: 'FAILED', error: reason(item) }).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'transaction sender: failing a line failed; tried again next step'));
+    }
   }
 
   /** Signs and broadcasts a queued line; 'unanswered' when the chain's node did not answer its gas estimate. */
@@ -282,6 +294,7 @@ export class TransactionSender {
     // A reorg took the line out of the block it was seen in: its amount is back in the balance.
     if (item.blockNumber !== null) await this.noteBlock(item, null);
     if (cancelRequested(item) && !cancelling(item)) return this.cancel(item);
+    if (cancelling(item) && !(await chain.knows(item.txHash!))) return this.offerCancellation(item, network);
     if (!(await chain.nodeKnowsAny(item))) {
       // The node knows none of the line's transactions (dropped, or the broadcast failed): offer the one in force again.
       await chain.rebroadcast(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));
@@ -291,24 +304,41 @@ export class TransactionSender {
   }
 
   /**
-   * Signs a zero-value transaction to the sender at the line's nonce, dearer than the line's own, and
-   * makes it the line's transaction in force at once, every earlier hash still watched (committed
-   * before it is broadcast): from then on it is offered, followed and bumped as the line's own would
-   * be, and whichever of them is mined settles the line (follow). If the node cannot take it (the
-   * address lacks the coin for its gas), it is offered again; the line's own is not.
+   * Signs a zero-value transaction to the sender at the line's nonce, dearer than every transaction
+   * of the line's the node holds, and makes it the line's transaction in force at once, every earlier
+   * hash still watched (committed before it is broadcast): from then on it is offered, followed and
+   * bumped as the line's own would be, and whichever of them is mined settles the line (follow).
    */
   private async cancel(item: SendingItem): Promise<void> {
     const network = this.networks.get(item.blockchainId);
     if (!network) return;
-    const fees = await network.port.replacementFees(feesOf(item), this.options.bumpPercent);
-    const tx = await this.signAtNonce(item, network, cancellationCall(item.fromAddress), CANCELLATION_GAS_LIMIT, fees);
-    const changes = { txHash: tx.txHash, rawTx: tx.raw, gasLimit: CANCELLATION_GAS_LIMIT.toString(), ...feeColumns(fees), replacedTxHashes: lineHashes(item), cancelTxHashes: [...(item.cancelTxHashes ?? []), tx.txHash], submittedAt: this.db.fn.now() };
+    const call = cancellationCall(item.fromAddress);
+    const [fees, gasLimit] = await Promise.all([
+      network.port.replacementFees(item, feesOf(item), this.options.bumpPercent),
+      network.port.gasLimit(item.fromAddress, call).catch(() => CANCELLATION_GAS_LIMIT),
+    ]);
+    const tx = await this.signAtNonce(item, network, call, gasLimit, fees);
+    const changes = { txHash: tx.txHash, rawTx: tx.raw, gasLimit: gasLimit.toString(), ...feeColumns(fees), replacedTxHashes: lineHashes(item), cancelTxHashes: [...(item.cancelTxHashes ?? []), tx.txHash], submittedAt: this.db.fn.now() };
     if (!(await this.transition(this.db, item, changes))) return; // another worker moved the line first
     this.logger.warn({ itemId: item.id, replaced: item.txHash, by: tx.txHash }, 'transfer line cancellation signed');
     const cancelled = { ...item, ...changes, submittedAt: new Date() };
     if (item.status === 'SIGNED') return this.broadcast(cancelled, tx.raw);
+    // Whatever the node answers, follow offers it again while the node does not hold it.
     const outcome = await network.port.broadcastLine(cancelled, tx.raw);
     if (outcome.kind !== 'accepted') this.logger.warn({ itemId: item.id, outcome: outcome.kind, err: 'reason' in outcome ? outcome.reason : undefined }, 'cancellation not taken yet; offered again');
+  }
+
+  /**
+   * Offers the line's cancellation (its transaction in force) to a node that does not hold it. One
+   * the node cannot take yet (no answer, no coin for its gas) is offered again at the next step; if
+   * the node holds a dearer transaction at the nonce instead ("replacement underpriced"), a dearer
+   * cancellation takes its place (one a step).
+   */
+  private async offerCancellation(item: SendingItem, network: ChainNetwork): Promise<void> {
+    const outcome = await network.port.broadcastLine(item, item.rawTx!);
+    if (outcome.kind === 'retry' || outcome.kind === 'refused') return void this.logger.warn({ itemId: item.id, outcome: outcome.kind, err: outcome.reason }, 'cancellation not taken yet; offered again');
+    if (outcome.kind === 'taken' || (await network.port.knows(item.txHash!))) return; // a taken nonce: follow reads its fate next
+    await this.cancel(item);
   }
 
   private async signAtNonce(item: SendingItem, network: ChainNetwork, call: CallRequest, gasLimit: bigint, fees: Eip1559Fees) {

@@ -24,9 +24,9 @@ export class TransferCancellations {
     return this.uow.run('transfer.cancel', async (trx) => {
       const row = await trx('transfers').where({ id, organizationId }).forUpdate().first();
       if (!row) throw KeelError.notFound('Transfer');
+      refuseUnlessEvm(await this.chains.blockchainRow(row.blockchainId), 'transferCancellation');
       if (row.status === 'PENDING_APPROVAL') throw new KeelError('CONFLICT', 'The transfer is waiting for approval: reject it instead');
       if (row.status !== 'QUEUED' && row.status !== 'SUBMITTED') throw new KeelError('CONFLICT', `The transfer is ${row.status}: only a transfer still being sent can be cancelled`);
-      refuseUnlessEvm(await this.chains.blockchainRow(row.blockchainId), 'transferCancellation');
       // Asked again: the first request stands (and its time).
       if (!row.cancelRequestedAt) await trx('transfers').where({ id }).update({ cancelRequestedAt: trx.fn.now(), updatedAt: trx.fn.now() });
       return this.queries.get(organizationId, id, trx);

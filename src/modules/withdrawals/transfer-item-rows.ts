@@ -48,12 +48,12 @@ export async function itemRecords(db: Knex | Knex.Transaction, itemIds: string[]
 }
 
 /** The lines of a chain's transfers not final yet (OPEN_ITEM_STATUSES), of one organisation or of all, with the wallet each is sent from. */
-export function openItemsOnChain(db: Knex | Knex.Transaction, blockchainId: string, organizationId?: string): Promise<{ id: string; assetId: string; rawAmount: string; callValue: string | null; kind: string; txHash: string | null; replacedTxHashes: string[] | null; walletId: string }[]> {
+export function openItemsOnChain(db: Knex | Knex.Transaction, blockchainId: string, organizationId?: string): Promise<{ id: string; assetId: string; rawAmount: string; callValue: string | null; kind: string; txHash: string | null; replacedTxHashes: string[] | null; cancelTxHashes: string[]; walletId: string }[]> {
   const q = db('transfer_items as i')
     .join('transfers as t', 't.id', 'i.transferId')
     .where('t.blockchainId', blockchainId)
     .whereIn('i.status', OPEN_ITEM_STATUSES)
-    .select('i.id', 'i.assetId', 'i.rawAmount', 'i.callValue', 't.kind', 'i.txHash', 'i.replacedTxHashes', db.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"'));
+    .select('i.id', 'i.assetId', 'i.rawAmount', 'i.callValue', 't.kind', 'i.txHash', 'i.replacedTxHashes', 'i.cancelTxHashes', db.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"'));
   if (organizationId) q.where('t.organizationId', organizationId);
   return q;
 }

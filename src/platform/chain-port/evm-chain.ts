@@ -237,8 +237,8 @@ export class EvmChain implements ChainPort<ethers.Signer> {
     return bumpedFees(this.provider, old, percent);
   }
 
-  replacementFees(old: Eip1559Fees, percent: number): Promise<Eip1559Fees> {
-    return replacementFees(this.provider, old, percent);
+  replacementFees(line: SignedLine, recorded: Eip1559Fees, percent: number): Promise<Eip1559Fees> {
+    return replacementFees(this.provider, line, recorded, percent);
   }
 }
 
@@ -265,14 +265,18 @@ export interface TokenFacts {
   decimals: number;
 }
 
-/** What an unregistered token says about itself; null when the address is not an ERC20. */
+/**
+ * What an unregistered token says about itself; null when the node answers that the address is not
+ * an ERC20 (a call it refuses or cannot decode). A node that does not answer throws.
+ */
 export async function readTokenFacts(provider: ethers.Provider, address: string): Promise<TokenFacts | null> {
   const token = new ethers.Contract(address, erc20Reader, provider);
   try {
     const [symbol, name, decimals] = await Promise.all([token.symbol() as Promise<string>, token.name() as Promise<string>, token.decimals() as Promise<bigint>]);
     return { symbol, name, decimals: Number(decimals) };
-  } catch {
-    return null;
+  } catch (e) {
+    if (nodeRefused(e) || (e as { code?: string }).code === 'BAD_DATA') return null;
+    throw e;
   }
 }
 

@@ -132,9 +132,15 @@ function isNonceTaken(e: unknown): boolean {
  * timeout, a refused connection, an HTTP error such as a rate limit), which may go through later.
  */
 export function nodeRefused(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
-  if (code === 'TIMEOUT' || code === 'NETWORK_ERROR' || code === 'SERVER_ERROR' || code === 'CANCELLED') return false;
+  if (nodeUnanswered(e)) return false;
   return isDefinitive(e) || nodeMessage(e) !== undefined;
+}
+
+const UNANSWERED = new Set(['TIMEOUT', 'NETWORK_ERROR', 'SERVER_ERROR', 'CANCELLED']);
+
+/** ethers' word for a request the node did not answer: a timeout, a network or HTTP error, a cancelled request. */
+export function nodeUnanswered(e: unknown): boolean {
+  return UNANSWERED.has((e as { code?: string } | null)?.code ?? '');
 }
 
 /**
@@ -163,11 +169,15 @@ export async function bumpedFees(provider: ethers.Provider, old: Eip1559Fees, pe
 }
 
 /**
- * The fees a transaction must be signed with to take the place of one pending at the same nonce,
- * whether or not that one is priced at the market (a cancellation): raised as bumpedFees raises them.
+ * The fees a transaction must be signed with to take the place of whichever of the line's is pending
+ * at its nonce, priced at the market or not (a cancellation): the highest caps among `recorded` and
+ * the line's transactions the node holds (a bump only watched may be dearer than the one in force),
+ * raised as bumpedFees raises them.
  */
-export async function replacementFees(provider: ethers.Provider, old: Eip1559Fees, percent: number): Promise<Eip1559Fees> {
-  return raisedFees(await marketFees(provider), old, percent);
+export async function replacementFees(provider: ethers.Provider, line: SignedLine, recorded: Eip1559Fees, percent: number): Promise<Eip1559Fees> {
+  const [market, held] = await Promise.all([marketFees(provider), Promise.all(lineHashes(line).map((h) => provider.getTransaction(h)))]);
+  const highest = held.reduce<Eip1559Fees>((m, t) => (t ? { maxFeePerGas: max(m.maxFeePerGas, t.maxFeePerGas ?? 0n), maxPriorityFeePerGas: max(m.maxPriorityFeePerGas, t.maxPriorityFeePerGas ?? 0n) } : m), recorded);
+  return raisedFees(market, highest, percent);
 }
 
 async function marketFees(provider: ethers.Provider): Promise<{ baseFee: bigint; tip: bigint }> {
@@ -181,11 +191,12 @@ function raisedFees(market: { baseFee: bigint; tip: bigint }, old: Eip1559Fees, 
   return { maxPriorityFeePerGas: tip, maxFeePerGas: max(raise(old.maxFeePerGas), 2n * market.baseFee + tip) };
 }
 
-/** What takes a line's place when it is cancelled: nothing sent, to the sender itself (21,000 gas). */
+/** What takes a line's place when it is cancelled: nothing sent, to the sender itself. */
 export function cancellationCall(fromAddress: string): CallRequest {
   return { to: fromAddress, value: 0n, data: '0x' };
 }
 
+/** A plain send's gas on Ethereum: a cancellation's limit when the node does not estimate one (some chains charge more). */
 export const CANCELLATION_GAS_LIMIT = 21_000n;
 
 function max(a: bigint, b: bigint): bigint {

@@ -297,8 +297,16 @@ describe('the transaction sender pays each line at most once', () => {
       const { wallet, payee, id, sent, cancelling } = await sentThenCancelled();
       expect(cancelling).toMatchObject({ status: 'SUBMITTED', nonce: sent.nonce, replacedTxHashes: [sent.txHash], cancelTxHashes: [cancelling.txHash] });
       const cancellation = (await provider.getTransaction(cancelling.txHash))!;
-      expect(cancellation).toMatchObject({ to: wallet.walletAddress, value: 0n, nonce: Number(sent.nonce), gasLimit: 21_000n });
+      expect(cancellation).toMatchObject({ to: wallet.walletAddress, value: 0n, nonce: Number(sent.nonce), gasLimit: BigInt(cancelling.gasLimit) });
+      expect(cancellation.gasLimit >= 21_000n).toBe(true);
       expect(cancellation.maxFeePerGas! > BigInt(sent.maxFeePerGas)).toBe(true);
+
+      // Mined, not yet final: the ledger still holds the amount as on its way out, and the chain, where it stayed, agrees.
+      await mine(k.chain.rpcUrl, 1);
+      await sender().tick();
+      expect((await lineRow(id)).blockNumber).not.toBeNull();
+      const report = await t.keel.services.settlementReconciler.reconcile(t.keel.services.networks.get(chainId)!, { organizationId: org.orgId });
+      expect(report.differences.filter((d) => d.walletId === wallet.id)).toEqual([]);
 
       const failed = await tickUntil([sender()], async () => {
         const line = await lineOf(id);
@@ -320,17 +328,65 @@ describe('the transaction sender pays each line at most once', () => {
       expect(bumped.txHash).not.toBe(cancelling.txHash);
       expect(bumped.cancelTxHashes).toEqual([cancelling.txHash, bumped.txHash]);
       expect(bumped.replacedTxHashes).toEqual([sent.txHash, cancelling.txHash]);
-      expect(await provider.getTransaction(bumped.txHash)).toMatchObject({ to: wallet.walletAddress, value: 0n, nonce: Number(sent.nonce), gasLimit: 21_000n });
+      expect(await provider.getTransaction(bumped.txHash)).toMatchObject({ to: wallet.walletAddress, value: 0n, nonce: Number(sent.nonce), gasLimit: BigInt(cancelling.gasLimit) });
       await tickUntil([sender()], async () => (await lineOf(cancelling.transferId)).status === 'FAILED');
+    });
+
+    test('a cancellation the node did not get is offered again (the line\'s own, still held, is not mined instead)', async () => {
+      const wallet = await fundedWallet('1');
+      const payee = ethers.Wallet.createRandom().address;
+      await setAutomine(k.chain.rpcUrl, false);
+      const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
+      await sender().tick();
+      await cancel(id);
+      await sender({ broadcastTransaction: async () => Promise.reject(Object.assign(new Error('connection reset'), { code: 'NETWORK_ERROR' })) }).tick();
+      const cancelling = await lineRow(id);
+      expect(await provider.getTransaction(cancelling.txHash)).toBeNull(); // in force, not with the node
+
+      const failed = await tickUntil([sender()], async () => {
+        const line = await lineOf(id);
+        return line.status === 'FAILED' && line;
+      });
+      expect(failed.error).toContain('cancelled');
+      expect(await provider.getBalance(payee)).toBe(0n);
+    });
+
+    test('a cancellation is priced above every transaction of the line the node holds, a watched bump dearer than the one in force included', async () => {
+      const wallet = await fundedWallet('1');
+      const payee = ethers.Wallet.createRandom().address;
+      await setAutomine(k.chain.rpcUrl, false);
+      const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
+      await sender().tick();
+      const sent = await lineRow(id);
+      // A bump the node took whose switch was never recorded (its answer lost): watched, three times dearer than the line's transaction.
+      const network = t.keel.services.networks.get(chainId)!;
+      const signer = await t.keel.services.sendingWallets.signer(org.orgId, wallet.id, null, provider);
+      const fees = { maxFeePerGas: BigInt(sent.maxFeePerGas) * 3n, maxPriorityFeePerGas: BigInt(sent.maxPriorityFeePerGas) * 3n };
+      const bump = await network.port.signWithNonce(signer, { nonce: Number(sent.nonce), gasLimit: BigInt(sent.gasLimit), fees, call: { to: payee, value: ethers.parseEther('0.1'), data: '0x' } });
+      await t.keel.platform.db('transfer_items').where({ id: sent.id }).update({ replacedTxHashes: [bump.txHash] });
+      await provider.broadcastTransaction(bump.raw);
+
+      await cancel(id);
+      await sender().tick();
+      const cancelling = await lineRow(id);
+      expect(BigInt(cancelling.maxFeePerGas) > fees.maxFeePerGas).toBe(true);
+      expect(await provider.getTransaction(cancelling.txHash)).not.toBeNull(); // the node took it in the bump's place
+      const failed = await tickUntil([sender()], async () => {
+        const line = await lineOf(id);
+        return line.status === 'FAILED' && line;
+      });
+      expect(failed.error).toContain('cancelled');
+      expect(await provider.getBalance(payee)).toBe(0n);
     });
 
     test("the line's own transaction mined before the cancellation stands: CONFIRMED and paid once", async () => {
       const { payee, id, sent, cancelling } = await sentThenCancelled();
       expect(cancelling.cancelTxHashes).toEqual([cancelling.txHash]);
 
-      // The race goes the other way: the node mines the line's own transaction, not the cancellation.
+      // The race goes the other way: the line's own transaction is mined before the cancellation reaches the node.
       await rpc(k.chain.rpcUrl, 'hardhat_dropTransaction', [cancelling.txHash]);
       await provider.broadcastTransaction(sent.rawTx);
+      await mine(k.chain.rpcUrl, 1);
       const confirmed = await tickUntil([sender()], async () => {
         const line = await lineOf(id);
         return line.status === 'CONFIRMED' && line;
