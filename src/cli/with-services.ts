@@ -17,7 +17,7 @@ export interface OperatorContext {
 export async function openServices(env: NodeJS.ProcessEnv = process.env, logLevel: Config['LOG_LEVEL'] = 'silent'): Promise<OperatorContext & { close(): Promise<void> }> {
   const config = loadConfig(env, { LOG_LEVEL: logLevel });
   const platform = await openPlatform(config, createLogger(logLevel));
-  const networks = await ChainNetworks.fromRegistry(platform.db);
+  const networks = await ChainNetworks.fromRegistry(platform.db, platform.config.CHAIN_RPC_TIMEOUT_MS);
   // The command line never leads a shard: it needs no stable id.
   const services = createServices(platform, networks, processNodeId());
   return {

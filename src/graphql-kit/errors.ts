@@ -3,6 +3,7 @@ import { ValidationError } from 'class-validator';
 import { ArgumentValidationError } from 'type-graphql';
 import { FieldError, isKeelError, KeelError } from '../platform/errors';
 import { unavailableError } from '../platform/unavailable';
+import { nodeUnanswered } from '../platform/chain-port/evm-transactions';
 
 /** Flattens class-validator errors into the spec's `details.fields` list. */
 function fieldsFromValidation(errors: ValidationError[], parent = ''): FieldError[] {
@@ -55,6 +56,7 @@ export function toKeelError(error: unknown): KeelError {
       return new KeelError('BAD_REQUEST', current.message);
     }
   }
+  if (nodeUnanswered(current)) return new KeelError('UPSTREAM_ERROR', "A chain's node did not answer; try again shortly");
   return unavailableError(current) ?? new KeelError('INTERNAL_ERROR', 'Internal error');
 }
 

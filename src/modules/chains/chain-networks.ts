@@ -12,6 +12,7 @@ import { EvmOnlyFeature, refuseUnlessEvm } from './evm-only';
 import type { ChainFamily, ChainPort } from '../../platform/chain-port/chain-port';
 import { SolanaChain } from '../../platform/chain-port/solana-chain';
 import { EvmChain } from '../../platform/chain-port/evm-chain';
+import { timedFetchRequest } from '../../platform/net/timed-fetch-request';
 import { SolanaDevnet, startSolanaDevnet } from '../../platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../platform/solana-devnet/genesis';
 import { ChainSpec, SOL_DECIMALS, SolanaChainSpec, parseChainFamilies } from './chain-config';
@@ -39,11 +40,11 @@ export interface SolanaNetwork {
 export const DEFAULT_RPC_TIMEOUT_MS = 15_000;
 
 /**
- * A provider whose every request gives up after timeoutMs (ethers then answers TIMEOUT, which the
- * chain port counts as the node not answering: the work is tried again, never failed).
+ * A provider whose every request gives up after timeoutMs (timedFetchRequest: TIMEOUT, which the
+ * chain port counts as the node not answering: sending is tried again, never failed for it).
  */
 export function jsonRpcProvider(rpcUrl: string | ethers.FetchRequest, chainId: number, timeoutMs = DEFAULT_RPC_TIMEOUT_MS): ethers.JsonRpcProvider {
-  const request = typeof rpcUrl === 'string' ? new ethers.FetchRequest(rpcUrl) : rpcUrl;
+  const request = typeof rpcUrl === 'string' ? timedFetchRequest(rpcUrl, timeoutMs) : rpcUrl;
   request.timeout = timeoutMs;
   // staticNetwork: no eth_chainId probe per request; cacheTimeout -1: reads always see the latest state.
   return new ethers.JsonRpcProvider(request, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1, pollingInterval: 250 });
@@ -93,7 +94,7 @@ export class ChainNetworks implements Worker {
    * The chains as the registry last recorded them, without starting or checking anything: for
    * operator commands that run beside a live deployment (`keel dev fund`, `keel org create`).
    */
-  static async fromRegistry(db: Knex): Promise<ChainNetworks> {
+  static async fromRegistry(db: Knex, rpcTimeoutMs?: number): Promise<ChainNetworks> {
     const rows = await BlockchainModel.query(db).where({ isActive: true });
     const tokens = await AssetModel.query(db).where({ isNative: false, isActive: true });
     const networks = new ChainNetworks();
@@ -119,7 +120,7 @@ export class ChainNetworks implements Worker {
       };
       const dexRouter = (r.configurations as { dexRouter?: string } | null)?.dexRouter;
       if (dexRouter) spec.dex = { router: dexRouter };
-      networks.add(evmNetwork(r.id, spec));
+      networks.add(evmNetwork(r.id, spec, rpcTimeoutMs));
     }
     return networks;
   }

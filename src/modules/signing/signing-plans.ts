@@ -5,7 +5,7 @@ import type { ChainNetwork, ChainNetworks, AssetView, ChainService } from '../ch
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet } from '../wallets';
 import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScreen } from '../withdrawals';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
+import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
 import type { QueuedLine } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
 import { addressesIn, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks } from './signing-checks';
@@ -195,6 +195,7 @@ async function fill(network: ChainNetwork, from: string, tx: Tx, input: SignTran
   try {
     gasLimit = input.gasLimit ? BigInt(input.gasLimit) : ((await network.provider.estimateGas(call)) * 12n) / 10n;
   } catch (e) {
+    if (!nodeRefused(e)) throw new KeelError('UPSTREAM_ERROR', `${network.spec.name}'s node did not answer the gas estimate; try again shortly`);
     return { refusal: new KeelError('BAD_REQUEST', `The chain refuses the transaction: ${shortReason(e)}`) };
   }
   const fees = input.maxFeePerGas && input.maxPriorityFeePerGas ? null : await network.provider.getFeeData();

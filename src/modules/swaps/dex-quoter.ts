@@ -1,4 +1,5 @@
 import { ethers } from 'ethers';
+import { nodeRefused } from '../../platform/chain-port/evm-transactions';
 import { KeelError } from '../../platform/errors';
 import type { ChainNetwork } from '../chains';
 
@@ -95,7 +96,11 @@ export class DexQuoter {
     const quoted = await Promise.all(
       candidates.map(async (assets) => {
         const path = assets.map(tokenOf);
-        const amounts = await call<bigint[]>(network, router, ROUTER, 'getAmountsOut', [amountIn, path]).catch(() => null);
+        // A route the router refuses (no pair, no liquidity) is no route; a node that does not answer is no answer.
+        const amounts = await call<bigint[]>(network, router, ROUTER, 'getAmountsOut', [amountIn, path]).catch((e: unknown) => {
+          if (nodeRefused(e)) return null;
+          throw new KeelError('UPSTREAM_ERROR', `${network.spec.name}'s node did not answer the DEX quote; try again shortly`);
+        });
         if (!amounts) return null;
         const hops = BigInt(path.length - 1);
         const gasLimit = SWAP_GAS_FIRST_HOP + SWAP_GAS_PER_EXTRA_HOP * (hops - 1n) + (from.isNative || to.isNative ? SWAP_GAS_NATIVE : 0n);

@@ -4,24 +4,40 @@ import { jsonRpcProvider } from '../../../src/modules/chains/chain-networks';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 import { TransferRefused } from '../../../src/platform/chain-port/chain-port';
 
-/** A node that takes every request and never answers. */
-async function hangingNode(): Promise<{ url: string; close(): Promise<void> }> {
+/** A node that takes every request and never finishes answering: silent, or a byte every 50 ms. */
+async function hangingNode(trickle: boolean): Promise<{ url: string; open(): number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
-  const server = http.createServer(() => undefined);
-  server.on('connection', (s) => sockets.add(s));
+  const timers = new Set<NodeJS.Timeout>();
+  const server = http.createServer((_req, res) => {
+    if (!trickle) return;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const timer = setInterval(() => res.write(' '), 50);
+    timers.add(timer);
+    res.on('close', () => clearInterval(timer));
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    open: () => sockets.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearInterval(t);
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
 describe('a node that does not answer', () => {
-  test('a request gives up after the configured timeout, and a gas estimate counts as not answered (not refused)', async () => {
-    const node = await hangingNode();
+  test.each([
+    ['says nothing', false],
+    ['answers a byte at a time, never finishing', true],
+  ])('one that %s: a request gives up after the configured timeout and closes its connection; a gas estimate counts as not answered (not refused)', async (_, trickle) => {
+    const node = await hangingNode(trickle);
     const provider = jsonRpcProvider(node.url, 31337, 300);
     try {
       const chain = new EvmChain({ provider, chainId: 31337, confirmations: 1 });
@@ -30,6 +46,9 @@ describe('a node that does not answer', () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(error).toMatchObject({ code: 'TIMEOUT' });
       expect(error).not.toBeInstanceOf(TransferRefused);
+      // The connection is closed, not left open on the hung node.
+      for (let i = 0; i < 50 && node.open() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(node.open()).toBe(0);
     } finally {
       provider.destroy();
       await node.close();
