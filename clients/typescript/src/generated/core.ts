@@ -1698,7 +1698,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a transfer still being sent (admin scope; EVM chains): lines not yet signed fail at once; a signed line's nonce gets a zero-value transaction to the sender, dearer than its own, and whichever is mined decides (the line FAILED and refunded, or it stands). 409 once the transfer is final or while it waits for approval; asking again answers the same
+         * Cancel a transfer still being sent (admin scope; EVM chains): lines not yet signed fail at once; a signed line's nonce gets a zero-value transaction to the sender, dearer than its own, and whichever is mined decides (the line FAILED and refunded, or it stands). 409 once the transfer is final or while it waits for approval; asking again while it is being sent answers the same
          * @description Asks for a transfer still being sent (QUEUED or SUBMITTED) to be cancelled (admin keys only; EVM chains): lines not yet signed fail at once; a signed line's nonce is given a zero-value transaction to the sender, dearer than the line's own. Whichever is mined decides: the cancellation (the line FAILED, refunded, its gas charged) or the line's own (it stands). Answers the transfer with cancelRequestedAt; its lines settle as the sender acts.
          */
         post: operations["post_cancelTransfer"];
