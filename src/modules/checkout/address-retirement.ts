@@ -37,7 +37,8 @@ export class CheckoutAddressRetirement {
     if (!(await this.db('checkouts').whereNull('addressRetiredAt').where('expiresAt', '<=', cutoff).first('id'))) return 0;
     // Read before the checkouts: a payment in a block scanned after this is seen by the query below.
     const scanned = new Map<string, number>();
-    for (const network of this.networks.ported()) scanned.set(network.blockchainId, await this.scannedUpTo(network.blockchainId));
+    // A chain whose node does not answer retires nothing this pass; the others go on.
+    for (const network of this.networks.ported()) scanned.set(network.blockchainId, await this.scannedUpTo(network.blockchainId).catch(() => 0));
     const due: { id: string; addressId: string; blockchainId: string; expiresAt: Date }[] = await this.db('checkouts as c')
       .whereNull('c.addressRetiredAt')
       .where('c.expiresAt', '<=', cutoff)

@@ -44,11 +44,28 @@ export class CheckoutWatcher implements Worker {
     await this.loop?.stop();
   }
 
+  /** Each step on its own: one that fails (a chain's node down) holds back none of the others. */
   async tick(): Promise<void> {
-    await this.expire();
-    await this.countConfirmations();
-    await this.detect();
-    await this.retirement.step();
+    const steps: [string, () => Promise<unknown>][] = [
+      ['expire', () => this.expire()],
+      ['count confirmations', () => this.countConfirmations()],
+      ['detect', () => this.detect()],
+      ['retire addresses', () => this.retirement.step()],
+    ];
+    for (const [name, step] of steps) {
+      await step().catch((e) => this.logger.warn({ step: name, err: e instanceof Error ? e.message : String(e) }, 'checkout watcher: a step failed; the others went on'));
+    }
+  }
+
+  /** Runs `work` for one chain; a chain whose node does not answer is logged and skipped for the rest of the pass. */
+  private async onChain(skipped: Set<string>, blockchainId: string, work: () => Promise<void>): Promise<void> {
+    if (skipped.has(blockchainId)) return;
+    try {
+      await work();
+    } catch (e) {
+      skipped.add(blockchainId);
+      this.logger.warn({ blockchainId, err: e instanceof Error ? e.message : String(e) }, 'checkout watcher: a chain did not answer; its checkouts wait for the next pass');
+    }
   }
 
   /** Open checkouts with nothing counted, past their expiry: EXPIRED. */
@@ -68,8 +85,11 @@ export class CheckoutWatcher implements Worker {
    */
   async countConfirmations(): Promise<void> {
     // Each on its own chain: a WRONG_CHAIN transfer is not on the checkout's.
+    // Only chains this deployment serves: a dropped chain's payments must not fill every batch.
+    const served = this.networks.ported().filter((n) => n.port.family === 'evm').map((n) => n.blockchainId);
     const confirming: { id: string; chainTransferId: string; blockchainId: string; blockNumber: string; confirmations: number }[] = await this.db('checkout_transfers')
       .where('status', 'CONFIRMING')
+      .whereIn('blockchainId', served)
       .orderBy('createdAt')
       .limit(BATCH)
       .select('id', 'chainTransferId', 'blockchainId', 'blockNumber', 'confirmations');
@@ -84,20 +104,27 @@ export class CheckoutWatcher implements Worker {
       if (!hashes.has(key)) hashes.set(key, port.blockHash(blockNumber, 'seen'));
       return hashes.get(key)!;
     };
+    const skipped = new Set<string>();
     for (const row of rows) {
       const port = this.networks.port(row.blockchainId);
       // Counted in blocks on EVM only: a Solana payment is recorded once its slot is finalized, and slots are not confirmations.
       if (!port || port.family !== 'evm') continue;
-      if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await port.height('seen'));
-      const confirmations = heads.get(row.blockchainId)! - Number(row.blockNumber) + 1;
-      if (confirmations <= row.confirmations) continue;
-      if ((await hashAt(row.blockchainId, port, Number(row.blockNumber))) !== row.blockHash) continue;
-      await this.db.transaction(async (trx) => {
-        const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
-        if (!transfer || transfer.status !== 'CONFIRMING') return;
-        const checkout = await this.desk.locked(trx, transfer.checkoutId);
-        const fresh = await CheckoutTransferModel.query(trx).findById(row.id).forUpdate();
-        if (fresh?.status === 'CONFIRMING' && confirmations > fresh.confirmations) await this.deposits.advance(trx, checkout, fresh, confirmations);
+      await this.onChain(skipped, row.blockchainId, async () => {
+        if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await port.height('seen'));
+        const confirmations = heads.get(row.blockchainId)! - Number(row.blockNumber) + 1;
+        if (confirmations <= row.confirmations) return;
+        if ((await hashAt(row.blockchainId, port, Number(row.blockNumber))) !== row.blockHash) return;
+        await this.db.transaction(async (trx) => {
+          const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
+          if (!transfer || transfer.status !== 'CONFIRMING') return;
+          const checkout = await this.desk.locked(trx, transfer.checkoutId);
+          const fresh = await CheckoutTransferModel.query(trx).findById(row.id).forUpdate();
+          if (fresh?.status !== 'CONFIRMING' || confirmations <= fresh.confirmations) return;
+          // Counted only from the block the chain was read at: a reorg may have recorded the payment again elsewhere since.
+          const recordedNow = (await chainTransferColumn(trx, [row.chainTransferId], 'blockHash')).get(row.chainTransferId);
+          if (String(fresh.blockNumber) !== String(row.blockNumber) || recordedNow !== row.blockHash) return;
+          await this.deposits.advance(trx, checkout, fresh, confirmations);
+        });
       });
     }
   }
@@ -117,27 +144,30 @@ export class CheckoutWatcher implements Worker {
       .limit(BATCH);
     if (!open.length) return;
     const assets = new Map((await assetsById(this.db, open.map((c) => c.assetId))).map((a) => [a.id, a]));
+    const skipped = new Set<string>();
     for (const blockchainId of new Set(open.map((c) => c.blockchainId))) {
       const port = this.networks.port(blockchainId);
       if (!port) continue;
-      const head = await port.height('seen');
-      if (this.lookedAt.get(blockchainId) === head) continue;
-      await Promise.all(
-        open
-          .filter((c) => c.blockchainId === blockchainId && assets.has(c.assetId))
-          .map(async (c) => {
-            const balance = await port.balance(c.depositAddress, chainAsset(assets.get(c.assetId)!), 'seen');
-            if (balance <= 0n) return;
-            await this.db.transaction(async (trx) => {
-              const checkout = await this.desk.locked(trx, c.id);
-              if (checkout.status !== 'AWAITING_PAYMENT') return;
-              // Read again under the checkout's lock: the deposit watcher may have recorded an uncounted deposit since.
-              if (await uncountedTransfers(trx, c.id).first()) return;
-              await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
-            });
-          }),
-      );
-      this.lookedAt.set(blockchainId, head);
+      await this.onChain(skipped, blockchainId, async () => {
+        const head = await port.height('seen');
+        if (this.lookedAt.get(blockchainId) === head) return;
+        await Promise.all(
+          open
+            .filter((c) => c.blockchainId === blockchainId && assets.has(c.assetId))
+            .map(async (c) => {
+              const balance = await port.balance(c.depositAddress, chainAsset(assets.get(c.assetId)!), 'seen');
+              if (balance <= 0n) return;
+              await this.db.transaction(async (trx) => {
+                const checkout = await this.desk.locked(trx, c.id);
+                if (checkout.status !== 'AWAITING_PAYMENT') return;
+                // Read again under the checkout's lock: the deposit watcher may have recorded an uncounted deposit since.
+                if (await uncountedTransfers(trx, c.id).first()) return;
+                await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
+              });
+            }),
+        );
+        this.lookedAt.set(blockchainId, head);
+      });
     }
   }
 }
