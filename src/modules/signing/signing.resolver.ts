@@ -7,6 +7,14 @@ import type { SigningServices } from '.';
 export type SigningResolverServices = Pick<SigningServices, 'signing'>;
 type Context = GraphQLContext<SigningResolverServices>;
 
+/**
+ * A signature is a usable credential (a signed transaction not sent may be broadcast by whoever
+ * holds it): shown only to keys that may sign (admin); a read key sees the request and its outcome.
+ */
+function shownTo<T extends { signature: string | null }>(ctx: Context, view: T): T {
+  return ctx.principal.can('admin') ? view : { ...view, signature: null };
+}
+
 @Resolver()
 export class SigningResolver {
   @Authorized('admin')
@@ -47,19 +55,21 @@ export class SigningResolver {
 
   @Authorized('read')
   @Query(() => SignaturePage, { description: "The master wallet's own signing requests and their outcomes, newest first" })
-  masterWalletSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: Context): Promise<SignaturePage> {
-    return ctx.services.signing.list(ctx.principal.organizationId, { masterWalletId: id }, args);
+  async masterWalletSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: Context): Promise<SignaturePage> {
+    const page = await ctx.services.signing.list(ctx.principal.organizationId, { masterWalletId: id }, args);
+    return { ...page, items: page.items.map((v) => shownTo(ctx, v)) };
   }
 
   @Authorized('read')
   @Query(() => SignaturePage, { description: "A deposit address's signing requests and their outcomes, newest first" })
-  addressSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: Context): Promise<SignaturePage> {
-    return ctx.services.signing.list(ctx.principal.organizationId, { addressId: id }, args);
+  async addressSignatures(@Arg('id', () => ID) id: string, @Args() args: SignatureFilterArgs, @Ctx() ctx: Context): Promise<SignaturePage> {
+    const page = await ctx.services.signing.list(ctx.principal.organizationId, { addressId: id }, args);
+    return { ...page, items: page.items.map((v) => shownTo(ctx, v)) };
   }
 
   @Authorized('read')
   @Query(() => SignatureType, { description: 'One signing request and its outcome' })
-  signature(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<SignatureType> {
-    return ctx.services.signing.get(ctx.principal.organizationId, id);
+  async signature(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<SignatureType> {
+    return shownTo(ctx, await ctx.services.signing.get(ctx.principal.organizationId, id));
   }
 }

@@ -52,7 +52,7 @@ export class SignatureType implements SignatureView {
   @Field() broadcast!: boolean;
   @Field(() => [String], { description: 'What the signature grants: PERMIT, PERMIT2, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS' }) risks!: RiskFinding[];
   @Field(() => SigningRisk, { nullable: true }) acknowledgedRisk!: SigningRisk | null;
-  @Field(() => String, { nullable: true, description: 'The signature (0x, 65 bytes), or the signed raw transaction' }) signature!: string | null;
+  @Field(() => String, { nullable: true, description: 'The signature (0x, 65 bytes), or the signed raw transaction; shown to admin keys only (null to a read key: whoever holds it can use it)' }) signature!: string | null;
   @Field(() => String, { nullable: true }) txHash!: string | null;
   @Field(() => ID, { nullable: true, description: 'The transfer (kind signing) that holds it for approval or sends it' }) transferId!: string | null;
   @Field(() => String, { nullable: true, description: 'Why it was refused, rejected or failed: an error code' }) errorCode!: string | null;

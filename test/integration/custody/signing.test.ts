@@ -130,6 +130,11 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([res.body.data.id]);
     const one = await org.core.get(`/v1/signatures/${res.body.data.id}`);
     expect(one.body.data).toMatchObject({ id: res.body.data.id, kind: 'TRANSACTION', signature: res.body.data.signature, transferId: null });
+    // A read key sees the request and its outcome, not the signed bytes it could broadcast.
+    const readKey = (await org.core.post('/v1/api-keys', { name: 'auditor', scopes: ['read'] })).body.data.secret;
+    const auditor = org.core.with({ apiKey: readKey, orgId: org.orgId });
+    expect((await auditor.get(`/v1/signatures/${res.body.data.id}`)).body.data).toMatchObject({ id: res.body.data.id, status: 'SIGNED', txHash: tx.hash, signature: null });
+    expect((await auditor.get(`/v1/master-wallets/${w.id}/signatures`)).body.data[0].signature).toBeNull();
     expect(await t.keel.services.networks.get(chainId)!.provider.getTransaction(tx.hash!)).toBeNull();
   });
 

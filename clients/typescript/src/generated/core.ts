@@ -2976,7 +2976,7 @@ export interface components {
             request: Record<string, unknown>;
             /** @description What the signature grants: PERMIT, PERMIT2, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS */
             risks: string[];
-            /** @description The signature (0x, 65 bytes), or the signed raw transaction */
+            /** @description The signature (0x, 65 bytes), or the signed raw transaction; shown to admin keys only (null to a read key: whoever holds it can use it) */
             signature?: string | null;
             /** @description The address whose key signs */
             signer: string;
