@@ -43,12 +43,12 @@ export class SendingWallets {
     private readonly addresses: AddressService,
   ) {}
 
-  async resolve(organizationId: string, source: WalletSource, trx: Knex | Knex.Transaction = this.db): Promise<SendingWallet> {
+  async resolve(organizationId: string, source: WalletSource, trx: Knex | Knex.Transaction = this.db, opts: { deactivated?: 'allowed' } = {}): Promise<SendingWallet> {
     let address: AddressModel | undefined;
     let masterWalletId: string;
     if ('addressId' in source) {
       address = await this.addresses.row(organizationId, source.addressId, trx);
-      if (!address.isActive) throw new KeelError('CONFLICT', 'The address is deactivated');
+      if (!address.isActive && opts.deactivated !== 'allowed') throw new KeelError('CONFLICT', 'The address is deactivated');
       masterWalletId = address.masterWalletId;
     } else {
       masterWalletId = source.masterWalletId;

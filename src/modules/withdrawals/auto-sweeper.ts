@@ -114,13 +114,14 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
   }
 
   private async sweepToSettlement(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<SweepAttempt> {
-    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx);
+    // A retired checkout address (or one deactivated by hand) is still swept: what reached it is the wallet's.
+    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx, { deactivated: 'allowed' });
     return this.sweep(trx, deposit, source, source.masterWalletAddress, 0n, true);
   }
 
   /** Sweeps the address of one deposit if its balance (less what is already leaving) reached the threshold. */
   private async sweepAfter(trx: Knex.Transaction, deposit: ChainTransferModel): Promise<SweepAttempt> {
-    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx).catch(() => null);
+    const source = await this.wallets.resolve(deposit.organizationId, { addressId: deposit.addressId! }, trx, { deactivated: 'allowed' }).catch(() => null);
     const sweep = source?.configurations.autoSweep;
     if (!source || !sweep?.enabled) return NOTHING;
     // Checked when set, and again here: security.allowedRecipients may have changed since.

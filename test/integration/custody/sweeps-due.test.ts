@@ -65,6 +65,23 @@ describe('a sweep that could not be arranged', () => {
     expect(attempts.find((v) => v.labels.outcome === 'arranged')?.value).toBeGreaterThanOrEqual(1);
   });
 
+  test('goes from an address deactivated meanwhile: what reached it is the wallet\'s', async () => {
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Treasury', configurations: { autoSweep: { enabled: true, threshold: '1' }, enableGaslessWithdraw: true } })).body.data;
+    const address = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, {})).body.data;
+    await faucet(address.address, '4', 'USDC');
+    await eventually(async () => (await due()).some((r) => r.addressId === address.id && r.attempts >= 1), 30_000);
+
+    expect((await org.core.patch(`/v1/addresses/${address.id}`, { isActive: false })).status).toBe(200);
+    await faucet(wallet.walletAddress, '1');
+    await eventually(async () => {
+      const list = (await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data;
+      return list.some((x: { kind: string; status: string }) => x.kind === 'sweep' && x.status === 'CONFIRMED');
+    }, 60_000);
+    expect(await usdcOf(address.address)).toBe(0n);
+    expect(await usdcOf(wallet.walletAddress)).toBe(4_000_000n);
+    expect((await due()).filter((r) => r.addressId === address.id)).toEqual([]);
+  });
+
   test('is due again when its transfer fails once arranged (the gas top-up refused), and goes once the wallet has gas', async () => {
     const rpcUrl = t.keel.services.networks.get(chainId)!.spec.rpcUrl;
     const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Treasury', configurations: { autoSweep: { enabled: true, threshold: '1' }, enableGaslessWithdraw: true } })).body.data;
