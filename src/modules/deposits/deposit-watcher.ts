@@ -1,6 +1,6 @@
 import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
-import { ChainMovedError, type ChainPort } from '../../platform/chain-port/chain-port';
+import { ChainMovedError, type ChainPort, type ScanWatch } from '../../platform/chain-port/chain-port';
 import type { ChainService } from '../chains';
 import type { WatchedWallets } from '../wallets';
 import { ChainActivityRecorder, ChainAssets, CursorMovedError, NATIVE_KEY } from './chain-activity-recorder';
@@ -39,7 +39,12 @@ export class DepositWatcher {
     private readonly wallets: WatchedWallets,
     private readonly options: DepositWatcherOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.batch = options.batchBlocks;
+  }
+
+  /** Blocks the next scan asks for (see scanNext). */
+  private batch: number;
 
   start(): { stop(): Promise<void> } {
     return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) =>
@@ -72,7 +77,7 @@ export class DepositWatcher {
     };
     try {
       const scanStarted = Date.now();
-      let range = await port.scan(cursor.blockNumber + 1, Math.min(final, cursor.blockNumber + this.options.batchBlocks), watch, 'final');
+      let range = await this.scanNext(cursor.blockNumber + 1, final, watch);
       // A batch of skipped Solana slots only: look on to the final head (the cursor needs a block to stand on).
       if (!range.blocks.length) range = await port.scan(cursor.blockNumber + 1, final, watch, 'final');
       if (!range.blocks.length) return 0;
@@ -86,6 +91,22 @@ export class DepositWatcher {
       return range.blocks.length;
     } catch (e) {
       if (e instanceof ChainMovedError || e instanceof CursorMovedError) return 0;
+      throw e;
+    }
+  }
+
+  /**
+   * Scans from `from` up to `batch` blocks (at most to `final`). A scan that fails (a node that needs
+   * longer than CHAIN_RPC_TIMEOUT_MS for the batch, or answers it too large) halves the batch for the
+   * next step, down to one block; each success doubles it back towards CHAIN_SCAN_BATCH_BLOCKS.
+   */
+  private async scanNext(from: number, final: number, watch: ScanWatch) {
+    try {
+      const range = await this.network.port.scan(from, Math.min(final, from - 1 + this.batch), watch, 'final');
+      this.batch = Math.min(this.options.batchBlocks, this.batch * 2);
+      return range;
+    } catch (e) {
+      if (!(e instanceof ChainMovedError)) this.batch = Math.max(1, Math.floor(this.batch / 2));
       throw e;
     }
   }
