@@ -10,7 +10,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService, AssetView, BlockchainView } from '../chains';
 import { masterWalletLabel, type MasterWalletService, type MasterWalletModel } from '../wallets';
 import type { CheckoutDesk, CheckoutTransferView, CheckoutView } from '../checkout';
-import { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus, type CheckoutTransferModel } from '../checkout';
+import { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus, paymentsHeld, type CheckoutTransferModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { resolveLinkTerms } from './payment-link-terms';
 import { claimSlug, slugTaken } from './slug-ownership';
@@ -203,8 +203,12 @@ export class PaymentLinkService {
         await claimSlug(trx, organizationId, patch.slug);
         if (await PaymentLinkModel.query(trx).findOne({ slug: patch.slug })) throw slugTaken(patch.slug);
       }
-      if (patch.paymentLimit != null && patch.paymentLimit < current.paymentsConsumed) {
-        throw KeelError.invalidField('paymentLimit', `must be at least the payments already consumed (${current.paymentsConsumed})`);
+      if (patch.paymentLimit != null) {
+        // Payments being paid (held by their checkouts, under this link's lock) count as taken: the limit is never overrun.
+        const held = await paymentsHeld(trx, id, new Date());
+        if (patch.paymentLimit < current.paymentsConsumed + held) {
+          throw KeelError.invalidField('paymentLimit', `must be at least the payments already consumed (${current.paymentsConsumed}) and being paid (${held})`);
+        }
       }
       const termsChanged = ['currency', 'amount', 'evmSettlementWalletId', 'solanaSettlementWalletId', 'allowedBlockchainIds', 'allowedAssetIds'].some((k) => (input as Record<string, unknown>)[k] !== undefined);
       if (termsChanged) {

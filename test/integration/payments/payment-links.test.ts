@@ -213,6 +213,19 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect((await newSession()).status).toBe(201);
   });
 
+  test('a paymentLimit cannot be lowered below the payments consumed and those being paid', async () => {
+    const link = await createLink({ name: 'Two prints', amount: '2', paymentLimit: 2 });
+    const [one, two] = [await startSession(link.slug), await startSession(link.slug)];
+    const { db } = t.keel.platform;
+    await db('checkouts').whereIn('id', [one.id, two.id]).update({ status: 'CONFIRMING', confirmingRaw: '2000000' });
+    const lowered = await m.org.core.request('PUT', `/v1/payment/links/${link.id}`, { body: { paymentLimit: 1 } });
+    expect(lowered.status).toBe(422);
+    expect(lowered.body.error.details.fields).toEqual([expect.objectContaining({ field: 'paymentLimit' })]);
+    // One of them no longer paying: its payment is free, and the limit may come down to the other.
+    await db('checkouts').where({ id: two.id }).update({ status: 'AWAITING_PAYMENT', confirmingRaw: '0' });
+    expect((await m.org.core.request('PUT', `/v1/payment/links/${link.id}`, { body: { paymentLimit: 1 } })).body.data).toMatchObject({ paymentLimit: 1 });
+  });
+
   test('list, filter, update and validation; another organisation gets 404 for every link of this one', async () => {
     const a = await createLink({ name: 'Alpha tea', amount: '1' });
     const b = await createLink({ name: 'Beta tea', currency: 'USDC' });
