@@ -50,19 +50,43 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     for (const d of deposits) {
       if (await this.settlement?.isInternalSource(d.blockchainId, d.fromAddress)) continue;
-      const credit = { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d), account: CUSTODY };
-      if ((await this.ledger.credit(trx, credit)).applied) await this.debts.repayFrom(trx, credit);
+      let credit = { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d), account: CUSTODY };
+      let { applied } = await this.ledger.credit(trx, credit);
+      if (!applied) {
+        // Credited before: live (nothing to do), or taken back by a reorg the chain has since undone (credited again).
+        const reference = (await this.creditReference(trx, d, 'to credit'))!;
+        if (reference !== credit.reference) ({ applied } = await this.ledger.credit(trx, (credit = { ...credit, reference })));
+      }
+      if (applied) await this.debts.repayFrom(trx, credit);
     }
   }
 
   async reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     for (const d of deposits) {
-      const reference = depositReference(d);
+      const reference = await this.creditReference(trx, d, 'to take back');
+      if (!reference) continue;
       const { shortfall } = await this.ledger.reverseCredit(trx, { reference });
       if (shortfall > 0n) {
         await this.debts.record(trx, { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: shortfall, reference });
         this.logger.warn({ walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, shortfall: shortfall.toString() }, 'reorged deposit was already spent or locked: debt recorded');
       }
+    }
+  }
+
+  /**
+   * A deposit's credit reference in the block it is recorded in: `deposit:…:<block>`, then `#2`,
+   * `#3`… each time a reorg brings it back to a block it had been taken back from (a chain that
+   * returns to a fork it left), so it is credited again. 'to credit': the first not taken back (a
+   * credit already live is not applied twice); 'to take back': the live one, if any.
+   */
+  private async creditReference(trx: Knex.Transaction, d: ChainTransferModel, purpose: 'to credit' | 'to take back'): Promise<string | undefined> {
+    const base = depositReference(d);
+    for (let n = 1; ; n++) {
+      const reference = n === 1 ? base : `${base}#${n}`;
+      const entries: { idempotencyKey: string }[] = await trx('ledger_entries').whereIn('idempotencyKey', [`credit:${reference}`, `reversal:${reference}`]).select('idempotencyKey');
+      const credited = entries.some((e) => e.idempotencyKey === `credit:${reference}`);
+      if (!credited) return purpose === 'to credit' ? reference : undefined;
+      if (!entries.some((e) => e.idempotencyKey === `reversal:${reference}`)) return reference;
     }
   }
 

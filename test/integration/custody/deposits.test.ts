@@ -301,4 +301,26 @@ describe('deposits on a chain of their own (confirmations, reorgs, restarts)', (
     await settle();
     expect((await history(org.core, `/v1/master-wallets/${wallet.id}`, '?limit=100')).totalCount).toBe(recorded.totalCount);
   });
+
+  test('a deposit taken back by a reorg and recorded again in the same block (the chain went back to that fork) is credited again, and once', async () => {
+    const { services, platform } = t.keel;
+    const fresh = await createAddress(org, wallet.id, 'Fork walker');
+    const [chainRow] = (await org.core.get('/v1/blockchains')).body.data;
+    const usdc = (await org.core.get(`/v1/assets?blockchainId=${chainRow.id}&symbol=USDC`)).body.data[0];
+    // The deposit as the watcher hands it to the ledger, in one block throughout.
+    const deposit = { organizationId: org.orgId, addressId: fresh.id, masterWalletId: wallet.id, assetId: usdc.id, rawValue: '5000000', blockchainId: chainRow.id, txHash: ethers.hexlify(ethers.randomBytes(32)), logIndex: 0, blockHash: ethers.hexlify(ethers.randomBytes(32)), fromAddress: devChainAccount(3).address } as never;
+    const available = async () => (await services.ledger.balance(platform.db, fresh.id, usdc.id, 'custody')).available;
+    const step = (what: 'confirmed' | 'reverted') => platform.db.transaction((trx) => services.custodyLedgerSync[what](trx, [deposit]));
+
+    await step('confirmed');
+    expect(await available()).toBe(5_000_000n);
+    await step('reverted');
+    expect(await available()).toBe(0n);
+    await step('confirmed');
+    await step('confirmed'); // recorded again in the same block: counted once
+    expect(await available()).toBe(5_000_000n);
+    await step('reverted');
+    await step('reverted');
+    expect(await available()).toBe(0n);
+  });
 });
