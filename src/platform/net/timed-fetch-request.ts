@@ -4,26 +4,47 @@ import { ethers } from 'ethers';
  * An ethers request to a JSON-RPC node that gives up after `timeoutMs` from start to the last byte
  * (connecting included) and closes its connection when it does: ethers' own timer is reset by each
  * byte, does not start until connected, and leaves the socket open when it fires, so a hung node
- * would collect one open socket per attempt. Fails with ethers' TIMEOUT, as its own timer does.
+ * would collect one open socket per attempt. Fails with ethers' TIMEOUT as its own timer does, and
+ * any other failure to reach the node with NETWORK_ERROR, never naming the URL (it may carry
+ * credentials). A URL's `user:password@` is sent as basic authentication, as ethers sends it;
+ * redirects are left to ethers' rules, as with its own fetch.
  */
 export function timedFetchRequest(url: string, timeoutMs: number): ethers.FetchRequest {
-  const request = new ethers.FetchRequest(url);
+  const { url: bare, authorization } = withoutCredentials(url);
+  const request = new ethers.FetchRequest(bare);
   request.timeout = timeoutMs;
+  if (authorization) request.setHeader('authorization', authorization);
   request.getUrlFunc = async (req, signal) => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), req.timeout);
     signal?.addListener(() => controller.abort());
     try {
-      const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body ?? undefined, signal: controller.signal });
+      const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body ?? undefined, signal: controller.signal, redirect: 'manual' });
       const body = new Uint8Array(await res.arrayBuffer());
       return { statusCode: res.status, statusMessage: res.statusText, headers: Object.fromEntries(res.headers), body };
     } catch (e) {
       if (signal?.cancelled) throw ethers.makeError('request cancelled', 'CANCELLED');
       if (controller.signal.aborted) throw ethers.makeError('request timeout', 'TIMEOUT');
-      throw e;
+      const cause = (e as { cause?: { code?: string } }).cause;
+      throw ethers.makeError(`the node could not be reached${cause?.code ? ` (${cause.code})` : ''}`, 'NETWORK_ERROR', { event: 'request' });
     } finally {
       clearTimeout(timer);
     }
   };
   return request;
+}
+
+/** The URL without its `user:password@`, and that as a basic-authentication header (fetch refuses such a URL). */
+function withoutCredentials(text: string): { url: string; authorization?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    return { url: text };
+  }
+  if (!parsed.username && !parsed.password) return { url: text };
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.toString(), authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }

@@ -55,3 +55,33 @@ describe('a node that does not answer', () => {
     }
   });
 });
+
+describe("a node's URL with credentials", () => {
+  test('they are sent as basic authentication, and never appear in an error', async () => {
+    let authorization: string | undefined;
+    const server = http.createServer((req, res) => {
+      authorization = req.headers.authorization;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x2a' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const provider = jsonRpcProvider(`http://keel:s%40cret@127.0.0.1:${port}`, 31337, 2_000);
+    try {
+      expect(await provider.getBlockNumber()).toBe(42);
+      expect(authorization).toBe(`Basic ${Buffer.from('keel:s@cret').toString('base64')}`);
+    } finally {
+      provider.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    // The same node gone: a network error that names neither the URL nor its password.
+    const gone = jsonRpcProvider(`http://keel:s%40cret@127.0.0.1:${port}`, 31337, 2_000);
+    try {
+      const error = await gone.getBlockNumber().catch((e: unknown) => e as Error);
+      expect(error).toMatchObject({ code: 'NETWORK_ERROR' });
+      expect(String((error as Error).message)).not.toMatch(/cret|keel:/);
+    } finally {
+      gone.destroy();
+    }
+  });
+});
