@@ -10,7 +10,7 @@ import { createChainsServices, type ChainsServices } from './modules/chains';
 import { createWalletsServices, type WalletsServices } from './modules/wallets';
 import { createDepositsServices, type DepositsServices } from './modules/deposits';
 import { createDevFaucetServices, type DevFaucetServices } from './modules/dev-faucet';
-import { createWithdrawalsServices, type WithdrawalsServices } from './modules/withdrawals';
+import { addressesSendingOn, createWithdrawalsServices, type WithdrawalsServices } from './modules/withdrawals';
 import { createMarketsServices, type MarketsServices } from './modules/markets';
 import { createLedgerServices, type LedgerServices } from './modules/ledger';
 import { createOrdersServices, type OrdersServices } from './modules/orders';
@@ -84,6 +84,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const wallets = createWalletsServices(platform, { ...chains, screening: aml.walletAml, dependents: { paymentLinks: paymentLinksByWallet, settlementRules: activeRulesByWallet } });
   const ledger = createLedgerServices(platform, { ...chains, ...wallets });
   const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions });
+  wallets.watchedWallets.watchInUse((blockchainId) => addressesSendingOn(platform.db, blockchainId));
   const swaps = createSwapsServices(platform, { ...chains, ...wallets, ...withdrawals, destinationScreen: sanctionsDestinationScreen(aml.sanctions) });
   const signing = createSigningServices(platform, { ...chains, ...wallets, ...withdrawals, screen: aml.sanctions });
   const deposits = createDepositsServices(platform, { ...chains, ...wallets });

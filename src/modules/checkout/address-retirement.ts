@@ -45,7 +45,7 @@ export class CheckoutAddressRetirement {
       .whereNotIn('c.status', IN_FLIGHT)
       .whereNotExists((q) => q.select(1).from('checkout_transfers as t').whereRaw('t.checkout_id = c.id').where('t.status', 'CONFIRMING'))
       .whereNotExists((q) => q.select(1).from('transfers as x').whereRaw('x.address_id = c.address_id').whereIn('x.status', OPEN_TRANSFERS))
-      // A sweep still due (not arranged yet, or held by AML) needs the address active to be sent.
+      // A sweep still due (not arranged yet, or held by AML): the address stays watched until it is sent.
       .whereNotIn('c.addressId', SweepsDue.addresses(this.db))
       .orderBy('c.expiresAt')
       .limit(BATCH)

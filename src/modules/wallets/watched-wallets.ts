@@ -12,14 +12,26 @@ export interface WatchedWallet {
   walletAddress: string;
 }
 
+/** The deposit addresses of a chain that are still in use whatever their state (a sweep from one on its way). */
+export type AddressesInUse = (blockchainId: string) => Promise<string[]>;
+
 /**
- * The wallets monitored on one chain: active master wallets and active deposit addresses whose
- * master wallet is enabled there with monitoring on.
+ * The wallets monitored on one chain: active master wallets and deposit addresses whose master
+ * wallet is enabled there with monitoring on, the addresses active or still in use (a deactivated
+ * address being swept receives the sweep's gas top-up, which must be recorded to its account).
  */
 export class WatchedWallets {
+  private inUse: AddressesInUse = async () => [];
+
   constructor(private readonly db: Knex) {}
 
+  /** Set once by the composition root (withdrawals knows which addresses are sending). */
+  watchInUse(inUse: AddressesInUse): void {
+    this.inUse = inUse;
+  }
+
   async on(blockchainId: string): Promise<Map<string, WatchedWallet>> {
+    const inUse = await this.inUse(blockchainId);
     const { rows } = await this.db.raw<{ rows: WatchedWallet[] }>(
       `SELECT 'master' AS kind, mw.id, mw.organization_id AS "organizationId", mw.id AS "masterWalletId", mw.name, mw.wallet_address AS "walletAddress"
          FROM master_wallets mw JOIN master_wallet_chains c ON c.master_wallet_id = mw.id
@@ -29,8 +41,8 @@ export class WatchedWallets {
          FROM addresses a
          JOIN master_wallets mw ON mw.id = a.master_wallet_id
          JOIN master_wallet_chains c ON c.master_wallet_id = a.master_wallet_id
-        WHERE c.blockchain_id = :blockchainId AND c.monitoring_enabled AND a.is_active AND mw.is_active`,
-      { blockchainId },
+        WHERE c.blockchain_id = :blockchainId AND c.monitoring_enabled AND (a.is_active OR a.id = ANY(CAST(:inUse AS uuid[]))) AND mw.is_active`,
+      { blockchainId, inUse },
     );
     return new Map(rows.map((w) => [w.walletAddress.toLowerCase(), w]));
   }

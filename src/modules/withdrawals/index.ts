@@ -13,7 +13,7 @@ export { GasTopUps } from './gas-top-up';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
-export { itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
+export { addressesSendingOn, itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
 export { OPEN_ITEM_STATUSES } from './transfer.domain';
 export { SweepsDue } from './sweeps-due';
 export type { FundsLine, PreparedTransfer, QueuedLine, TransferFunds } from './transfer.domain';

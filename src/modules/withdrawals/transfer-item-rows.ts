@@ -57,3 +57,9 @@ export function openItemsOnChain(db: Knex | Knex.Transaction, blockchainId: stri
   if (organizationId) q.where('t.organizationId', organizationId);
   return q;
 }
+
+/** The deposit addresses of a chain with a transfer from them not final (a sweep on its way: its gas top-up comes to the address first). */
+export async function addressesSendingOn(db: Knex | Knex.Transaction, blockchainId: string): Promise<string[]> {
+  const rows: { addressId: string }[] = await db('transfers').where({ blockchainId }).whereNotNull('addressId').whereIn('status', ['PENDING_APPROVAL', 'QUEUED', 'SUBMITTED']).distinct('addressId');
+  return rows.map((r) => r.addressId);
+}

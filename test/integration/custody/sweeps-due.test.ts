@@ -80,6 +80,9 @@ describe('a sweep that could not be arranged', () => {
     expect(await usdcOf(address.address)).toBe(0n);
     expect(await usdcOf(wallet.walletAddress)).toBe(4_000_000n);
     expect((await due()).filter((r) => r.addressId === address.id)).toEqual([]);
+    // Its gas top-up was recorded to it though deactivated (watched while it was sending): the ledger holds what the chain does.
+    const eth = (await org.core.get(`/v1/assets?blockchainId=${chainId}&symbol=ETH`)).body.data[0];
+    await eventually(async () => (await t.keel.services.ledger.balance(t.keel.platform.db, address.id, eth.id, 'custody')).available === (await provider.getBalance(address.address)), 30_000);
   });
 
   test('is due again when its transfer fails once arranged (the gas top-up refused), and goes once the wallet has gas', async () => {
