@@ -12,6 +12,7 @@ import { isApiPagePath, isExplorerPageRequest } from './api-pages';
 import type { Principal } from '../platform/auth/principal';
 import { QuotaExceeded } from '../platform/quota/monthly-quota';
 import { onlyReadsUsage, USAGE_PATH } from './usage-reads';
+import { graphqlGetParams } from './graphql-get-params';
 
 const OPEN_PATHS = new Set(['/health', '/ready', '/metrics', '/v1/openapi.json']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -111,7 +112,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
   const refuseSpentQuota = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const refusal = request.quotaRefusal;
     if (!refusal) return done();
-    done(onlyReadsUsage(request.method === 'GET' ? request.query : request.body) ? undefined : refusal);
+    done(onlyReadsUsage(request.method === 'GET' ? graphqlGetParams(request) : request.body) ? undefined : refusal);
   };
 
   const claimIdempotency = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {

@@ -17,6 +17,7 @@ import { errorHandler, sendError } from './error-handler';
 import { registerGuards } from './guards';
 import { OriginPolicy, registerCors } from './cors';
 import { GraphQLParams, persistedQueryAsk, PersistedQueryStore, withoutPersistedQuery } from './persisted-queries';
+import { graphqlGetParams } from './graphql-get-params';
 import { registerTextCheck } from './text-check';
 import { clientErrorHandler } from './client-error';
 import { MAX_URL_LENGTH, registerProtocolChecks } from './protocol-checks';
@@ -173,7 +174,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     // then runs it as a plain request. Over GET Apollo runs queries only, never mutations.
     preValidation: async (request: FastifyRequest, reply: FastifyReply) => {
       if (isExplorerPage(request)) return;
-      const params = (request.method === 'GET' ? getParams(request) : request.body) as GraphQLParams | undefined;
+      const params = (request.method === 'GET' ? graphqlGetParams(request) : request.body) as GraphQLParams | undefined;
       const asked = persistedQueryAsk(params);
       let query = params?.query;
       if (asked) {
@@ -277,23 +278,6 @@ function asPlainRequest(request: FastifyRequest, params: GraphQLParams, query: s
   if (typeof extensions === 'string') search.set('extensions', extensions);
   else search.delete('extensions');
   request.raw.url = `${q === -1 ? url : url.slice(0, q)}?${search}`;
-}
-
-/**
- * GraphQL over GET: its parameters as Apollo reads them (URLSearchParams on the raw URL, a repeated
- * one's first value), so what is authorised is what runs, whatever Fastify's own parse makes of a
- * malformed escape.
- */
-function getParams(request: FastifyRequest): GraphQLParams {
-  const url = request.raw.url ?? '';
-  const q = url.indexOf('?');
-  const search = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
-  const params: Record<string, string> = {};
-  for (const name of ['query', 'operationName', 'variables', 'extensions']) {
-    const value = search.get(name);
-    if (value !== null) params[name] = value;
-  }
-  return params as GraphQLParams;
 }
 
 /** GraphQL over GET sends its variables as JSON text. */
