@@ -315,7 +315,8 @@ export class TransactionSender {
     const call = cancellationCall(item.fromAddress);
     const [fees, gasLimit] = await Promise.all([
       network.port.replacementFees(item, feesOf(item), this.options.bumpPercent),
-      network.port.gasLimit(item.fromAddress, call).catch(() => CANCELLATION_GAS_LIMIT),
+      // A node that does not answer skips this step (the chain's step fails); one that refuses the estimate gets a plain send's gas.
+      network.port.gasLimit(item.fromAddress, call).catch((e: unknown) => (e instanceof TransferRefused ? CANCELLATION_GAS_LIMIT : Promise.reject(e))),
     ]);
     const tx = await this.signAtNonce(item, network, call, gasLimit, fees);
     const changes = { txHash: tx.txHash, rawTx: tx.raw, gasLimit: gasLimit.toString(), ...feeColumns(fees), replacedTxHashes: lineHashes(item), cancelTxHashes: [...(item.cancelTxHashes ?? []), tx.txHash], submittedAt: this.db.fn.now() };
