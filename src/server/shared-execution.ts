@@ -14,7 +14,8 @@ const results = new WeakMap<object, Map<string, Result>>();
 export async function subscribeShared(args: ExecutionArgs): Promise<DeliveredResults | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
-  const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${printed(args.document)}`;
+  // Reused only between subscribers with the same rights: a field may show more to some (an event's signature to admin keys).
+  const key = `${rightsOf(args.contextValue)}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${printed(args.document)}`;
   return mapEvents(source as AsyncIterable<unknown>, (event) => {
     const run = () => execute({ ...args, rootValue: event });
     if (!isShared(event)) return run();
@@ -24,6 +25,12 @@ export async function subscribeShared(args: ExecutionArgs): Promise<DeliveredRes
     if (!result) byOperation.set(key, (result = run()));
     return result;
   });
+}
+
+/** The caller's rights, as far as a result may depend on them: its scopes and operator standing. */
+function rightsOf(context: unknown): string {
+  const principal = (context as { principal?: { scopes?: ReadonlySet<string>; operator?: boolean } } | undefined)?.principal;
+  return principal ? `${[...(principal.scopes ?? [])].sort().join(',')}|${principal.operator ? 'operator' : ''}` : '';
 }
 
 const texts = new WeakMap<DocumentNode, string>();

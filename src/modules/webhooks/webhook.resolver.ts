@@ -25,6 +25,16 @@ import type { LiveEventFeed } from '../../platform/events/live-feed';
 export type WebhookResolverServices = Pick<WebhooksServices, 'webhooks'> & { liveFeed: LiveEventFeed };
 type Context = GraphQLContext<WebhookResolverServices>;
 
+/**
+ * An event's signature (a signing event: a signed transaction not sent, a permit) is a usable
+ * credential: shown to admin keys only, as the signing records show it (signing.resolver.ts).
+ */
+function shownTo<T extends { data?: unknown }>(ctx: Context, envelope: T): T {
+  const data = envelope.data as Record<string, unknown> | undefined;
+  if (ctx.principal.can('admin') || !data || typeof data !== 'object' || data.signature == null) return envelope;
+  return { ...envelope, data: { ...data, signature: null } };
+}
+
 @Resolver()
 export class WebhookResolver {
   @Authorized('read')
@@ -85,20 +95,23 @@ export class WebhookResolver {
 
   @Authorized('read')
   @Query(() => WebhookDeliveryPage, { description: 'The delivery log, newest first' })
-  webhookEvents(@Args() args: WebhookDeliveryListArgs, @Ctx() ctx: Context): Promise<WebhookDeliveryPage> {
-    return ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, args);
+  async webhookEvents(@Args() args: WebhookDeliveryListArgs, @Ctx() ctx: Context): Promise<WebhookDeliveryPage> {
+    const page = await ctx.services.webhooks.listDeliveries(ctx.principal.organizationId, args);
+    return { ...page, items: page.items.map((d) => ({ ...d, payload: shownTo(ctx, d.payload) })) };
   }
 
   @Authorized('read')
   @Query(() => WebhookDeliveryType)
-  webhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<WebhookDeliveryType> {
-    return ctx.services.webhooks.getDelivery(ctx.principal.organizationId, id);
+  async webhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<WebhookDeliveryType> {
+    const delivery = await ctx.services.webhooks.getDelivery(ctx.principal.organizationId, id);
+    return { ...delivery, payload: shownTo(ctx, delivery.payload) };
   }
 
   @Authorized('write')
   @Mutation(() => WebhookDeliveryType, { description: 'Attempts the delivery again now' })
-  resendWebhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<WebhookDeliveryType> {
-    return ctx.services.webhooks.resend(ctx.principal.organizationId, id);
+  async resendWebhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<WebhookDeliveryType> {
+    const delivery = await ctx.services.webhooks.resend(ctx.principal.organizationId, id);
+    return { ...delivery, payload: shownTo(ctx, delivery.payload) };
   }
 
   @Authorized('read')
@@ -111,7 +124,7 @@ export class WebhookResolver {
       return ctx.services.liveFeed.stream(ctx.principal.organizationId, (e) => eventTypesCover(types, e.type));
     },
   })
-  events(@Root() envelope: EventEnvelope, @Arg('types', () => [String], { nullable: true }) _types?: string[]): EventType {
-    return envelope;
+  events(@Root() envelope: EventEnvelope, @Ctx() ctx: Context, @Arg('types', () => [String], { nullable: true }) _types?: string[]): EventType {
+    return shownTo(ctx, envelope);
   }
 }

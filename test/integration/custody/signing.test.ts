@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { ethers } from 'ethers';
 import { TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
@@ -102,6 +104,34 @@ describe('signing with master wallets and deposit addresses', () => {
     // Nothing secret is echoed or stored: the response and the record carry the signature, never a key.
     const stored = await t.keel.platform.db('signing_requests').where({ id: hex.body.data.id }).first();
     expect(JSON.stringify({ stored, body: hex.body })).not.toMatch(/privateKey|mnemonic|sealed/i);
+  });
+
+  test("an event's signature is shown to admin keys only: live events and the delivery log show a read key null", async () => {
+    const readKey = (await org.core.post('/v1/api-keys', { name: 'watcher', scopes: ['read'] })).body.data.secret;
+    const listen = (apiKey: string) => {
+      const seen: { data: { signatureId?: string; signature?: string | null } }[] = [];
+      const client = createClient({ url: `${t.coreUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { apiKey, orgId: org.orgId }, retryAttempts: 0, lazyCloseTimeout: 0 });
+      client.subscribe({ query: 'subscription { events(types: ["SIGNED_SUCCESS"]) { type data } }' }, { next: (m) => void seen.push((m.data as { events: (typeof seen)[0] }).events), error: () => undefined, complete: () => undefined });
+      return { seen, client };
+    };
+    const [admin, reader] = [listen(org.adminKey), listen(readKey)];
+    try {
+      await new Promise((r) => setTimeout(r, 500)); // both subscribed
+      const w = await wallet();
+      const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'shown to admins' });
+      const of = (l: typeof admin) => l.seen.find((e) => e.data.signatureId === res.body.data.id);
+      await eventually(() => of(admin) !== undefined && of(reader) !== undefined, 10_000);
+      expect(of(admin)!.data.signature).toBe(res.body.data.signature);
+      expect(of(reader)!.data.signature).toBeNull();
+
+      await deliveredOnce(res.body.data.id, 'master.signed_success');
+      const auditor = org.core.with({ apiKey: readKey, orgId: org.orgId });
+      const logged = (client: typeof auditor) => client.get('/v1/webhook-events?limit=100').then((r) => r.body.data.find((d: { payload: { data: { signatureId?: string } } }) => d.payload.data.signatureId === res.body.data.id));
+      expect((await logged(org.core)).payload.data.signature).toBe(res.body.data.signature);
+      expect((await logged(auditor)).payload.data.signature).toBeNull();
+    } finally {
+      await Promise.all([admin.client.dispose(), reader.client.dispose()]);
+    }
   });
 
   test('typed data (EIP-712) signed by a deposit address verifies with ethers.verifyTypedData', async () => {
