@@ -136,7 +136,7 @@ export class TransactionSender {
 
   /** A line waiting on another line that failed, or that an approver rejected, can never run. */
   private async failOrphans(): Promise<void> {
-    const orphans: (SendingItem & { dependencyStatus: string })[] = await this.sendingItems().join('transfer_items as d', 'd.id', 'i.afterItemId').where('i.status', 'QUEUED').whereIn('d.status', ['FAILED', 'REJECTED']).select('d.status as dependencyStatus').limit(BATCH);
+    const orphans: (SendingItem & { dependencyStatus: string })[] = await this.sendingItems().join('transfer_items as d', 'd.id', 'i.afterItemId').where('i.status', 'QUEUED').whereIn('d.status', ['FAILED', 'REJECTED']).select('d.status as dependencyStatus').orderBy('i.createdAt').limit(BATCH);
     await this.failEach(orphans, (item) => `the transaction it waited for ${item.dependencyStatus === 'REJECTED' ? 'was rejected' : 'failed'}`);
   }
 
@@ -150,6 +150,7 @@ export class TransactionSender {
       .where('i.status', 'QUEUED')
       .whereNotNull('t.cancelRequestedAt')
       .whereNotIn('t.blockchainId', this.networks.solanaNetworks().map((n) => n.blockchainId))
+      .orderBy('i.createdAt')
       .limit(BATCH);
     await this.failEach(lines, (item) => (item.replacedTxHashes.length ? 'cancelled: none of its transactions can be mined any more' : 'cancelled before it was signed'));
   }
