@@ -7,7 +7,7 @@ import { ethers } from 'ethers';
  * would collect one open socket per attempt. Fails with ethers' TIMEOUT as its own timer does, and
  * any other failure to reach the node with NETWORK_ERROR, never naming the URL (it may carry
  * credentials). A URL's `user:password@` is sent as basic authentication, as ethers sends it;
- * redirects are left to ethers' rules, as with its own fetch.
+ * a redirect is refused (SERVER_ERROR), never followed.
  */
 export function timedFetchRequest(url: string, timeoutMs: number): ethers.FetchRequest {
   const { url: bare, authorization } = withoutCredentials(url);
@@ -20,9 +20,12 @@ export function timedFetchRequest(url: string, timeoutMs: number): ethers.FetchR
     signal?.addListener(() => controller.abort());
     try {
       const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body ?? undefined, signal: controller.signal, redirect: 'manual' });
+      // Not followed: a redirect would take the node's credentials elsewhere, and leave this request's bounds.
+      if (res.status >= 300 && res.status < 400) throw ethers.makeError(`the node answered ${res.status}; redirects are not followed`, 'SERVER_ERROR', { request: req, response: undefined as never });
       const body = new Uint8Array(await res.arrayBuffer());
       return { statusCode: res.status, statusMessage: res.statusText, headers: Object.fromEntries(res.headers), body };
     } catch (e) {
+      if (ethers.isError(e, 'SERVER_ERROR')) throw e;
       if (signal?.cancelled) throw ethers.makeError('request cancelled', 'CANCELLED');
       if (controller.signal.aborted) throw ethers.makeError('request timeout', 'TIMEOUT');
       const cause = (e as { cause?: { code?: string } }).cause;
@@ -43,7 +46,14 @@ function withoutCredentials(text: string): { url: string; authorization?: string
     return { url: text };
   }
   if (!parsed.username && !parsed.password) return { url: text };
-  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  const decoded = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  const credentials = `${decoded(parsed.username)}:${decoded(parsed.password)}`;
   parsed.username = '';
   parsed.password = '';
   return { url: parsed.toString(), authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };

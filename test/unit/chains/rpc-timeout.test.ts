@@ -74,6 +74,20 @@ describe("a node's URL with credentials", () => {
       provider.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+    // A redirect is refused, never followed: the credentials stay with the node they were given for.
+    let followed = false;
+    const elsewhere = http.createServer((_req, res) => ((followed = true), res.end()));
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const redirecting = http.createServer((_req, res) => res.writeHead(307, { location: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/` }).end());
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const redirected = jsonRpcProvider(`http://keel:s%40cret@127.0.0.1:${(redirecting.address() as AddressInfo).port}`, 31337, 2_000);
+    try {
+      expect(await redirected.getBlockNumber().catch((e: unknown) => e)).toMatchObject({ code: 'SERVER_ERROR' });
+      expect(followed).toBe(false);
+    } finally {
+      redirected.destroy();
+      await Promise.all([elsewhere, redirecting].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    }
     // The same node gone: a network error that names neither the URL nor its password.
     const gone = jsonRpcProvider(`http://keel:s%40cret@127.0.0.1:${port}`, 31337, 2_000);
     try {
