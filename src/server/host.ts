@@ -271,7 +271,8 @@ function asPlainRequest(request: FastifyRequest, params: GraphQLParams, query: s
     request.body = extensions === undefined ? { ...rest, query } : { ...rest, query, extensions };
     return;
   }
-  const url = request.raw.url ?? '/graphql';
+  // Up to a fragment, as the check read it (graphql-get-params.ts): what is rewritten is what was authorised.
+  const url = (request.raw.url ?? '/graphql').split('#')[0];
   const q = url.indexOf('?');
   const search = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
   search.set('query', query);

@@ -14,7 +14,7 @@ const results = new WeakMap<object, Map<string, Result>>();
 export async function subscribeShared(args: ExecutionArgs): Promise<DeliveredResults | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
-  // Reused only between subscribers with the same rights: a field may show more to some (an event's signature to admin keys).
+  // Reused only between subscribers with the same rights: a field may show more to some (an event's signature to admin credentials).
   const key = `${rightsOf(args.contextValue)}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${printed(args.document)}`;
   return mapEvents(source as AsyncIterable<unknown>, (event) => {
     const run = () => execute({ ...args, rootValue: event });
@@ -27,10 +27,13 @@ export async function subscribeShared(args: ExecutionArgs): Promise<DeliveredRes
   });
 }
 
-/** The caller's rights, as far as a result may depend on them: its scopes and operator standing. */
+/**
+ * The caller's rights, as far as a result depends on them today: whether it may read admin-only
+ * fields (an event's signature). The order-book feeds depend on none: shared across every subscriber.
+ */
 function rightsOf(context: unknown): string {
-  const principal = (context as { principal?: { scopes?: ReadonlySet<string>; operator?: boolean } } | undefined)?.principal;
-  return principal ? `${[...(principal.scopes ?? [])].sort().join(',')}|${principal.operator ? 'operator' : ''}` : '';
+  const principal = (context as { principal?: { can?(grant: string): boolean } } | undefined)?.principal;
+  return principal?.can?.('admin') ? 'admin' : '';
 }
 
 const texts = new WeakMap<DocumentNode, string>();
