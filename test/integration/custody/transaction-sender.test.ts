@@ -255,7 +255,8 @@ describe('the transaction sender pays each line at most once', () => {
     const lineRow = (transferId: string) => t.keel.platform.db('transfer_items').where({ transferId }).orderBy('position').first();
 
     /** 0.1 ETH sent and not mined (the chain mines only when the test says), then its cancellation signed. */
-    async function sentThenCancelled() {
+    /** 0.1 ETH sent and not mined (the chain mines only when the test says). */
+    async function sentUnmined() {
       const wallet = await fundedWallet('1');
       const payee = ethers.Wallet.createRandom().address;
       await setAutomine(k.chain.rpcUrl, false);
@@ -263,9 +264,25 @@ describe('the transaction sender pays each line at most once', () => {
       await sender().tick();
       const sent = await lineRow(id);
       expect(sent.status).toBe('SUBMITTED');
-      await cancel(id);
+      return { wallet, payee, id, sent };
+    }
+
+    /** sentUnmined, then its cancellation signed. */
+    async function sentThenCancelled() {
+      const unmined = await sentUnmined();
+      await cancel(unmined.id);
       await sender().tick();
-      return { wallet, payee, id, sent, cancelling: await lineRow(id) };
+      return { ...unmined, cancelling: await lineRow(unmined.id) };
+    }
+
+    /** Ticks (a block mined each round) until the line failed; it names the cancellation. */
+    async function failsCancelled(id: string) {
+      const failed = await tickUntil([sender()], async () => {
+        const line = await lineOf(id);
+        return line.status === 'FAILED' && line;
+      });
+      expect(failed.error).toContain('cancelled');
+      return failed;
     }
 
     test('not yet signed, its lines fail at once and are refunded, nothing sent; an admin key asks, another organisation gets 404, a final transfer 409', async () => {
@@ -308,10 +325,7 @@ describe('the transaction sender pays each line at most once', () => {
       const report = await t.keel.services.settlementReconciler.reconcile(t.keel.services.networks.get(chainId)!, { organizationId: org.orgId });
       expect(report.differences.filter((d) => d.walletId === wallet.id)).toEqual([]);
 
-      const failed = await tickUntil([sender()], async () => {
-        const line = await lineOf(id);
-        return line.status === 'FAILED' && line;
-      });
+      const failed = await failsCancelled(id);
       expect(failed).toMatchObject({ txHash: cancelling.txHash, error: expect.stringContaining('cancelled'), gasFee: expect.any(String) });
       expect(await provider.getBalance(payee)).toBe(0n);
       expect(await ledgerEntries(failed.id)).toEqual([`transfer:${failed.id}`, `transfer-refund:${failed.id}`, `gas:${failed.id}`]);
@@ -333,31 +347,18 @@ describe('the transaction sender pays each line at most once', () => {
     });
 
     test('a cancellation the node did not get is offered again (the line\'s own, still held, is not mined instead)', async () => {
-      const wallet = await fundedWallet('1');
-      const payee = ethers.Wallet.createRandom().address;
-      await setAutomine(k.chain.rpcUrl, false);
-      const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
-      await sender().tick();
+      const { payee, id } = await sentUnmined();
       await cancel(id);
       await sender({ broadcastTransaction: async () => Promise.reject(Object.assign(new Error('connection reset'), { code: 'NETWORK_ERROR' })) }).tick();
       const cancelling = await lineRow(id);
       expect(await provider.getTransaction(cancelling.txHash)).toBeNull(); // in force, not with the node
 
-      const failed = await tickUntil([sender()], async () => {
-        const line = await lineOf(id);
-        return line.status === 'FAILED' && line;
-      });
-      expect(failed.error).toContain('cancelled');
+      await failsCancelled(id);
       expect(await provider.getBalance(payee)).toBe(0n);
     });
 
     test('a cancellation is priced above every transaction of the line the node holds, a watched bump dearer than the one in force included', async () => {
-      const wallet = await fundedWallet('1');
-      const payee = ethers.Wallet.createRandom().address;
-      await setAutomine(k.chain.rpcUrl, false);
-      const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
-      await sender().tick();
-      const sent = await lineRow(id);
+      const { wallet, payee, id, sent } = await sentUnmined();
       // A bump the node took whose switch was never recorded (its answer lost): watched, three times dearer than the line's transaction.
       const network = t.keel.services.networks.get(chainId)!;
       const signer = await t.keel.services.sendingWallets.signer(org.orgId, wallet.id, null, provider);
@@ -371,11 +372,7 @@ describe('the transaction sender pays each line at most once', () => {
       const cancelling = await lineRow(id);
       expect(BigInt(cancelling.maxFeePerGas) > fees.maxFeePerGas).toBe(true);
       expect(await provider.getTransaction(cancelling.txHash)).not.toBeNull(); // the node took it in the bump's place
-      const failed = await tickUntil([sender()], async () => {
-        const line = await lineOf(id);
-        return line.status === 'FAILED' && line;
-      });
-      expect(failed.error).toContain('cancelled');
+      await failsCancelled(id);
       expect(await provider.getBalance(payee)).toBe(0n);
     });
 
