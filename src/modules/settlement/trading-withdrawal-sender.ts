@@ -10,6 +10,7 @@ import { Fence, fencedTransaction } from './chain-lease';
 import type { SettlementDeployment } from './settlement-deployments';
 import { isDefinitiveRefusal, NATIVE_TOKEN, revertReason, signWithdrawal, withdrawCalldata } from './settlement-contract';
 import { TRADING_TRANSFER_EVENT } from './trading.domain';
+import { nonceFate } from '../../platform/chain-port/evm-transactions';
 import { eventData } from './trading.service';
 
 /** Withdrawals paid out per step, in one operator transaction. */
@@ -71,7 +72,12 @@ export class TradingWithdrawalSender {
       gas = await provider.estimateGas({ from: d.operator.address, to: d.address, data });
     } catch (e) {
       if (!isDefinitiveRefusal(e)) throw e;
-      if (rows.length === 1) return this.fail(rows[0], revertReason(e), lease);
+      if (rows.length === 1) {
+        const reason = revertReason(e);
+        // Its key was paid out by a transaction Keel no longer follows: giving it back would pay it twice. It waits for the operator.
+        if (reason.startsWith('AlreadyWithdrawn(')) return this.logger.error({ withdrawalId: rows[0].id, reason }, 'trading withdrawal already paid out on chain by an earlier transaction: left PENDING, not refunded');
+        return this.fail(rows[0], reason, lease);
+      }
       for (const w of rows) await this.submit(d, [w], lease);
       return;
     }
@@ -92,16 +98,18 @@ export class TradingWithdrawalSender {
   private async follow(d: SettlementDeployment, rows: Row[], lease: Fence): Promise<void> {
     const provider = d.network.provider;
     const [w] = rows;
-    const receipt = await provider.getTransactionReceipt(w.txHash);
-    if (!receipt) {
-      if ((await provider.getTransactionCount(w.fromAddress, 'latest')) > Number(w.nonce)) {
-        // Its nonce went to another operator transaction: signed again (paid out at most once, by its key).
-        await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null });
-        return;
-      }
+    // Its nonce is judged at the final block, the receipt read again after: one mined between two reads is mined, never "taken".
+    const fate = await nonceFate(provider, d.network.spec.confirmations, { fromAddress: w.fromAddress, nonce: w.nonce, txHash: w.txHash, replacedTxHashes: [] });
+    if (fate.kind === 'taken') {
+      // Its nonce went to another operator transaction for good: signed again (paid out at most once, by its key).
+      await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null });
+      return;
+    }
+    if (fate.kind === 'open') {
       if (!(await provider.getTransaction(w.txHash))) await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast failed; will retry'));
       return;
     }
+    const receipt = fate.receipt;
     if (receipt.status !== 1) {
       for (const r of rows) await this.fail(r, 'the withdrawal transaction reverted on chain', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
       return;

@@ -148,6 +148,31 @@ test('a crash after a withdrawal from trading is recorded, before its broadcast:
   }
 }, 120_000);
 
+test('a payout mined between two reads of the node (its receipt not there yet, its nonce already used) is followed as mined: never signed again nor given back', async () => {
+  const { id, recipient } = await withdrawal('0.25');
+  const w = worker();
+  const node = t.keel.services.networks.get(blockchainId)!.provider;
+  const receiptOf = node.getTransactionReceipt.bind(node);
+  try {
+    await w.tick(); // signed, recorded and broadcast: the chain mines it at once
+    const sent = await withdrawalById(id);
+    expect(sent.status).toBe('SUBMITTED');
+    // The first look for its receipt comes a moment before it is mined.
+    let lookedEarly = false;
+    node.getTransactionReceipt = async (hash: string) => {
+      if (hash === sent.txHash && !lookedEarly) return ((lookedEarly = true), null);
+      return receiptOf(hash);
+    };
+    expect(await paidOut(w, id)).toMatchObject({ status: 'CONFIRMED', txHash: sent.txHash });
+    expect(lookedEarly).toBe(true);
+    expect(await provider.getBalance(recipient)).toBe(ethers.parseEther('0.25'));
+    expect(await db('ledger_entries').where({ reference: `trading-withdrawal-refund:${id}` })).toEqual([]);
+  } finally {
+    node.getTransactionReceipt = receiptOf;
+    await w.stop();
+  }
+}, 120_000);
+
 /** Sending wallets whose first signer waits at a gate: a worker paused mid-step, just before the account signs a withdrawal. */
 function pausedAtSigning(real: SendingWallets): { wallets: SendingWallets; reached: Promise<void>; open(): void } {
   let open!: () => void;
