@@ -25,6 +25,11 @@ export function unconfirmedTradeRows(db: Knex | Knex.Transaction, unconfirmedBat
     .unionAll((q) => q.select(SETTLEMENT_COLUMNS).from('trades').whereRaw('settlement_batch_id = ANY(ARRAY(?))', [unconfirmedBatchIds]));
 }
 
+/** The trades of the given batches (a subquery of batch ids), as a subquery to join. */
+export function batchTradeRows(db: Knex | Knex.Transaction, batchIds: Knex.QueryBuilder): Knex.QueryBuilder {
+  return settlementTradeRows(db).whereRaw('settlement_batch_id = ANY(ARRAY(?))', [batchIds]);
+}
+
 /**
  * Up to `limit` QUEUED trades (their retry time come) of these markets (a subquery of market ids), in
  * settlement_key order, locked (FOR UPDATE SKIP LOCKED) in the caller's transaction; or, given no

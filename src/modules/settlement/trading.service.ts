@@ -18,7 +18,7 @@ import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SettlementDeployments } from './settlement-deployments';
 import { settlementInterface } from './settlement-contract';
 import { checkedPermit } from './token-permits';
-import { unsettledDeltas } from './unsettled-trades';
+import { withheldProceeds } from './unsettled-trades';
 import { TRADING_TRANSFER_EVENT, TradingDirection, TradingTransferStatus } from './trading.domain';
 import { lockUntilCommit } from '../../platform/db/advisory-lock';
 
@@ -276,8 +276,7 @@ export class TradingService {
         // The balance row first: withdrawals of one wallet are decided one at a time.
         await trx('ledgerBalances').where({ walletId: ledgerWallet, assetId: c.asset.id, account: 'trading' }).forUpdate().first();
         const available = await this.ledger.spendable(trx, ledgerWallet, c.asset.id, 'trading');
-        const unsettled = (await unsettledDeltas(trx, { walletId: ledgerWallet, assetId: c.asset.id })).get(`${ledgerWallet}|${c.asset.id}`) ?? 0n;
-        const withdrawable = available - (unsettled > 0n ? unsettled : 0n);
+        const withdrawable = available - ((await withheldProceeds(trx, { walletId: ledgerWallet, assetId: c.asset.id })).get(`${ledgerWallet}|${c.asset.id}`) ?? 0n);
         if (withdrawable < c.rawAmount) {
           throw new KeelError('INSUFFICIENT_FUNDS', `The trading balance has ${formatScaled(withdrawable > 0n ? withdrawable : 0n, c.asset.decimals)} ${c.asset.symbol} that may leave (what open orders hold, and proceeds of trades not yet settled on chain, cannot)`, {
             walletId: ledgerWallet,
@@ -345,7 +344,7 @@ export class TradingService {
       .where((q) => q.where({ direction: 'DEPOSIT', status: 'PENDING' }).orWhere((w) => w.where({ direction: 'WITHDRAWAL' }).whereIn('status', ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED'])))
       .groupBy('assetId', 'direction')
       .select('assetId', 'direction', this.db.raw('sum(raw_amount)::text AS total'));
-    const unsettled = await unsettledDeltas(this.db, { walletId: id });
+    const unsettled = await withheldProceeds(this.db, { walletId: id });
     const assetIds = [...new Set([...held.keys(), ...pending.map((p) => p.assetId)])].sort();
     const assets = await this.chains.assetViews(assetIds);
     return assetIds.map((assetId) => {
@@ -361,7 +360,7 @@ export class TradingService {
         locked: formatScaled(b?.locked ?? 0n, decimals),
         pendingDeposit: formatScaled(sum('DEPOSIT'), decimals),
         pendingWithdrawal: formatScaled(sum('WITHDRAWAL'), decimals),
-        unsettledProceeds: formatScaled(proceeds > 0n ? proceeds : 0n, decimals),
+        unsettledProceeds: formatScaled(proceeds, decimals),
       };
     });
   }

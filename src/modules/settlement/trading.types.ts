@@ -79,5 +79,5 @@ export class TradingBalanceType implements TradingBalanceView {
   @Field({ description: 'Held by open orders' }) locked!: string;
   @Field({ description: 'Deposits sent from the wallet, not yet confirmed (not tradable yet)' }) pendingDeposit!: string;
   @Field({ description: 'Withdrawals taken from the balance, not yet confirmed on chain' }) pendingWithdrawal!: string;
-  @Field({ description: 'Proceeds of trades not yet CONFIRMED on chain: in available, not withdrawable until settled' }) unsettledProceeds!: string;
+  @Field({ description: 'Proceeds of trades not yet CONFIRMED on chain (netted against what the wallet owes in trades still to settle; a failed trade\'s counted apart): in available, not withdrawable until settled' }) unsettledProceeds!: string;
 }

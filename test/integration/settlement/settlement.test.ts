@@ -474,6 +474,36 @@ test('a batch with one bad trade isolates it and settles the rest', async () => 
   known.add(`${bad.id}|ETH|trading`);
 }, 120_000);
 
+test("a failed trade's proceeds are withheld apart: they never make up for what the wallet owes in a trade still to settle", async () => {
+  const org3 = await t.createOrg();
+  const hollow = (await org3.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Hollow seller' } })).body.data;
+  await db.transaction((trx) => t.keel.services.ledger.credit(trx, { organizationId: org3.orgId, walletId: hollow.id, assetId: assets.ETH.id, amount: ethers.parseEther('1'), reference: 'test:hollow-seller' }));
+  const x = await wallet(org1, 'Failed proceeds', '2', '1000'); // 1 ETH and 1,000 USDC in trading
+  const bought = await trade({ org: org3, id: hollow.id }, { org: org1, id: x.id }, 'SELL', '2000', '0.1');
+  await eventually(async () => (await db('trades').where({ id: bought }).first()).settlementStatus === 'FAILED', 60_000, 100);
+  const ethOf = async () => (await org1.pro.request('GET', `/v1/orderbook/wallets/${x.id}/trading/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'ETH');
+  const withdraw = (amount: string) => org1.pro.request('POST', `/v1/orderbook/wallets/${x.id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount } });
+  await pause();
+  try {
+    // X sells on the 0.1 ETH the failed trade never brought: the contract holds X's 1 ETH, 0.1 of it owed to C.
+    await trade({ org: org1, id: x.id }, C(), 'SELL', '2000', '0.1');
+    expect(await ethOf()).toMatchObject({ available: '1', unsettledProceeds: '0.1' });
+    const all = await withdraw('1');
+    expect(all.status).toBe(400);
+    expect(all.body.error.code).toBe('INSUFFICIENT_FUNDS');
+  } finally {
+    await resume();
+  }
+  await quiet();
+  // The sale settled from X's own 1 ETH; the failed trade's 0.1 stays withheld.
+  expect(await ethOf()).toMatchObject({ available: '1', unsettledProceeds: '0.1' });
+  expect((await withdraw('0.9')).status).toBe(201);
+  await quiet();
+  const contract = new ethers.Contract((await deployment()).address, settlementInterface(), provider);
+  expect(await contract.balanceOf(ethers.ZeroAddress, x.walletAddress)).toBe(0n);
+  for (const key of [`${hollow.id}|ETH|trading`, `${hollow.id}|USDC|trading`, `${x.id}|ETH|trading`, `${x.id}|USDC|trading`]) known.add(key);
+}, 180_000);
+
 // Before the reorg below: after it, on a loaded machine, deposits to new wallets have gone uncredited for over a minute (the deposit watcher; not understood yet).
 test('exit hatch: with the operator gone, keel settlement exit takes a custody customer\'s wallet out of the contract after the exit delay, and only then; the ledger follows', async () => {
   const leaver = await wallet(org2, 'Leaver', '2', '300');

@@ -954,7 +954,7 @@ export interface components {
             /** @description Withdrawals taken from the balance, not yet confirmed on chain */
             pendingWithdrawal: string;
             symbol: string;
-            /** @description Proceeds of trades not yet CONFIRMED on chain: in available, not withdrawable until settled */
+            /** @description Proceeds of trades not yet CONFIRMED on chain (netted against what the wallet owes in trades still to settle; a failed trade's counted apart): in available, not withdrawable until settled */
             unsettledProceeds: string;
             walletId: string;
         };
