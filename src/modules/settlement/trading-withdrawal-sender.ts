@@ -5,7 +5,7 @@ import type { Failpoints } from '../../platform/failpoints';
 import type { Outbox } from '../../platform/events/outbox';
 import { assetsById } from '../chains';
 import type { LedgerService } from '../ledger';
-import type { SendingWallets } from '../wallets';
+import { walletAtAddress, type SendingWallets } from '../wallets';
 import { Fence, fencedTransaction } from './chain-lease';
 import type { SettlementDeployment } from './settlement-deployments';
 import { isDefinitiveRefusal, NATIVE_TOKEN, revertReason, signWithdrawal, withdrawCalldata } from './settlement-contract';
@@ -30,7 +30,7 @@ class MovedElsewhere extends Error {}
  * tried alone, so the one it refuses is FAILED and the others go out.
  *
  * PENDING → (signed, recorded with its nonce and bytes before the broadcast) SUBMITTED → CONFIRMED
- * as deep as the chain's confirmation count (to the wallet's own address: credited to its custody
+ * as deep as the chain's confirmation count (to a Keel wallet's address: credited to its custody
  * account), or FAILED when the contract refuses it (given back to the trading balance). A
  * transaction the node lost is sent again; one whose nonce another operator transaction took is
  * signed again (the contract's bitmap of paid keys makes a second payout impossible).
@@ -116,10 +116,12 @@ export class TradingWithdrawalSender {
     }
     if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < d.network.spec.confirmations) return;
     await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, async (trx, r) => {
-      // Back at the wallet's address: its custody account holds it again (the deposit watcher does not credit the contract's payouts).
-      if (r.recipient.toLowerCase() === r.walletAddress.toLowerCase()) {
-        await this.ledger.credit(trx, { organizationId: r.organizationId, walletId: r.walletId, assetId: r.assetId, amount: BigInt(r.rawAmount), reference: `trading-withdrawal:${r.id}`, account: 'custody' });
-      }
+      // Paid to a Keel wallet (the wallet's own address, or any other of any organisation): its custody
+      // account holds it now. The deposit watcher credits none of the contract's payouts (and sees no
+      // coin paid by the contract's internal call), so this is the one credit.
+      const own = r.recipient.toLowerCase() === r.walletAddress.toLowerCase();
+      const holder = own ? { organizationId: r.organizationId, walletId: r.walletId } : await walletAtAddress(trx, r.blockchainId, r.recipient);
+      if (holder) await this.ledger.credit(trx, { ...holder, assetId: r.assetId, amount: BigInt(r.rawAmount), reference: `trading-withdrawal:${r.id}`, account: 'custody' });
     });
   }
 

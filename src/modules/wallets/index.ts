@@ -18,7 +18,7 @@ export { checksumOrNull, readConfigurations, sweepDestinationAllowed } from './w
 export type { WalletConfigurations } from './wallet-configurations';
 export type { SendingConfigurations, WalletAmlView, WalletScreening } from './wallet-screening';
 export type { AddressModel, MasterWalletModel } from './wallet.model';
-export { activeWalletOnChain, deactivateAddresses, masterWalletLabel } from './wallet-rows';
+export { activeWalletOnChain, deactivateAddresses, masterWalletLabel, walletAtAddress } from './wallet-rows';
 export { walletAccounts } from './wallet-accounts';
 export type { WalletDependents } from './wallet-dependents';
 export { WatchedWallets } from './watched-wallets';

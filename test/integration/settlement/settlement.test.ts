@@ -324,6 +324,19 @@ test('what a wallet bought leaves trading once its trade is CONFIRMED, not befor
   expect((await org2.pro.request('POST', `/v1/orderbook/wallets/${buyer.id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount: '0.1' } })).status).toBe(404);
 }, 120_000);
 
+test("a withdrawal from trading to another Keel wallet's address, of another organisation, is credited to that wallet's custody account, coin and token alike", async () => {
+  const payee = (await org2.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Payee' } })).body.data;
+  const send = async (assetId: string, amount: string) => {
+    const res = await org1.pro.request('POST', `/v1/orderbook/wallets/${A().id}/trading/withdrawals`, { body: { assetId, amount, recipient: payee.walletAddress } });
+    expect(res.status).toBe(201);
+    return res.body.data.id as string;
+  };
+  const ids = [await send(assets.ETH.id, '0.5'), await send(assets.USDC.id, '25')];
+  await eventually(async () => (await db('trading_transfers').whereIn('id', ids).where({ status: 'CONFIRMED' })).length === 2, 60_000, 100);
+  const custody = Object.fromEntries((await t.keel.services.ledger.balances(payee.id, db, 'custody')).map((b) => [b.assetId, b.available]));
+  expect(custody).toEqual({ [assets.ETH.id]: ethers.parseEther('0.5'), [assets.USDC.id]: 25_000_000n });
+}, 120_000);
+
 test('a wallet holding only a token deposits to trading with a sponsor\'s gas (refused when nobody pays), trades, and its trade is CONFIRMED in a batch', async () => {
   // The failing case of issue 34: USDC at its address and no coin for gas at all.
   const gasless = await fundedWallet(blockchainId, org1, 'Token only', '0', '1000');
