@@ -55,10 +55,10 @@ export async function batchTradeIds(trx: Knex.Transaction, batchId: string): Pro
   return trades.map((t) => t.id);
 }
 
-/** The markets these trades were made in and the organisations whose orders made them. */
-export async function tradesMarketsAndOrganizations(trx: Knex.Transaction, tradeIds: string[]): Promise<{ markets: string[]; orgs: string[] }> {
+/** What a batch records of its trades: the markets they were made in, the organisations whose orders made them, and the first of their settlement keys. */
+export async function batchFactsOf(trx: Knex.Transaction, tradeIds: string[]): Promise<{ markets: string[]; orgs: string[]; firstKey: string }> {
   const { rows } = await trx.raw(
-    `SELECT array_agg(DISTINCT t.market_id) AS markets, array_agg(DISTINCT o.organization_id) AS orgs
+    `SELECT array_agg(DISTINCT t.market_id) AS markets, array_agg(DISTINCT o.organization_id) AS orgs, min(t.settlement_key)::text AS "firstKey"
        FROM trades t JOIN orders o ON o.id IN (t.maker_order_id, t.taker_order_id) WHERE t.id = ANY(?::uuid[])`,
     [tradeIds],
   );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
-import { batchTrades, setBatchTradesStatus, tradesMarketsAndOrganizations } from '../orders';
+import { batchFactsOf, batchTrades, setBatchTradesStatus } from '../orders';
 import type { BatchStatus } from './settlement-batch.domain';
 
 
@@ -15,6 +15,8 @@ export interface BatchRow {
   tradeIds: string[];
   tradeCount: number;
   organizationIds: string[];
+  /** Its first trade's settlement key: batches waiting to be sent go in this order (migration 057). */
+  firstSettlementKey: string | null;
   fromAddress: string | null;
   nonce: string | null;
   txHash: string | null;
@@ -87,9 +89,9 @@ export async function recordTransition(trx: Knex.Transaction, outbox: Outbox, ro
 
 /** A new batch (BATCHED) of the given trades, in the caller's transaction, with its record and events. */
 export async function insertBatch(trx: Knex.Transaction, outbox: Outbox, blockchainId: string, tradeIds: string[], parentBatchId: string | null): Promise<BatchRow> {
-  const made = await tradesMarketsAndOrganizations(trx, tradeIds);
+  const made = await batchFactsOf(trx, tradeIds);
   const [batch] = await trx('settlement_batches')
-    .insert({ id: randomUUID(), blockchainId, status: 'BATCHED', parentBatchId, marketIds: made.markets, tradeIds, tradeCount: tradeIds.length, organizationIds: made.orgs })
+    .insert({ id: randomUUID(), blockchainId, status: 'BATCHED', parentBatchId, marketIds: made.markets, tradeIds, tradeCount: tradeIds.length, organizationIds: made.orgs, firstSettlementKey: made.firstKey })
     .returning('*');
   await batchTrades(trx, tradeIds, batch.id);
   await recordTransition(trx, outbox, batch as BatchRow, null, parentBatchId ? `split from batch ${parentBatchId}` : null);

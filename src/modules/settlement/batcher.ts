@@ -105,8 +105,9 @@ export class SettlementBatcher {
     return fencedTransaction(this.db, lease, work);
   }
 
+  /** In the order of their trades: a trade may spend what an earlier one brought, and sent before it would fail alone, for good. */
   private async batches(blockchainId: string, statuses: BatchStatus[], limit = 10): Promise<BatchRow[]> {
-    return this.db('settlement_batches').where({ blockchainId }).whereIn('status', statuses).orderBy([{ column: 'createdAt' }, { column: 'id' }]).limit(limit);
+    return this.db('settlement_batches').where({ blockchainId }).whereIn('status', statuses).orderBy([{ column: 'firstSettlementKey' }, { column: 'createdAt' }, { column: 'id' }]).limit(limit);
   }
 
   /** QUEUED trades of the chain's markets, oldest first, into a new batch: when there are enough, or the oldest waited long enough. */

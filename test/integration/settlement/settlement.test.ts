@@ -70,6 +70,7 @@ const moving = async () =>
 const quiet = () => eventually(async () => (await unsettled()) === 0 && (await moving()) === 0, 90_000, 200);
 /** Wallet, asset and account of the differences a test made on purpose (a hollow wallet, a planted credit, an exit). */
 const known = new Set<string>();
+const statusesOf = async (tradeIds: string[]) => Promise.all(tradeIds.map(async (id) => (await db('trades').where({ id }).first()).settlementStatus as string));
 const batchOf = async (tradeId: string) => db('settlement_batches').where({ id: (await db('trades').where({ id: tradeId }).first()).settlementBatchId }).first();
 const deployment = async (): Promise<SettlementDeployment> => (await t.keel.services.settlementDeployments.get(t.keel.services.networks.get(blockchainId)!))!;
 const reconcile = (organizationId?: string) => t.keel.services.settlementReconciler.reconcile(t.keel.services.networks.get(blockchainId)!, { organizationId });
@@ -486,6 +487,22 @@ test('a batch with one bad trade isolates it and settles the rest', async () => 
   expect(report.differences.map((x) => `${x.walletId} ${x.account}`)).toEqual([`${bad.id} trading`]);
   known.add(`${bad.id}|ETH|trading`);
 }, 120_000);
+
+test("a failed batch's parts go in the order of their trades: a trade that spends what an earlier one of the batch brought settles after it, never failing alone", async () => {
+  const org3 = await t.createOrg();
+  const hollow = (await org3.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Hollow' } })).body.data;
+  await db.transaction((trx) => t.keel.services.ledger.credit(trx, { organizationId: org3.orgId, walletId: hollow.id, assetId: assets.ETH.id, amount: ethers.parseEther('1'), reference: 'test:hollow-first' }));
+  const x = await wallet(org1, 'Spends proceeds', '1.1', '0'); // 0.1 ETH in trading, no USDC
+  await pause();
+  const bad = await trade({ org: org3, id: hollow.id }, D(), 'SELL', '2000', '0.01');
+  const sold = await trade({ org: org1, id: x.id }, C(), 'SELL', '2000', '0.1'); // X's 199.8 USDC, not on chain yet
+  const bought = await trade(B(), { org: org1, id: x.id }, 'SELL', '2000', '0.05'); // paid with them
+  const other = await trade(A(), C(), 'SELL', '2000', '0.01');
+  await resume();
+  await quiet();
+  expect(await statusesOf([bad, sold, bought, other])).toEqual(['FAILED', 'CONFIRMED', 'CONFIRMED', 'CONFIRMED']);
+  known.add(`${hollow.id}|ETH|trading`);
+}, 180_000);
 
 test("a failed trade's proceeds are withheld apart: they never make up for what the wallet owes in a trade still to settle", async () => {
   const org3 = await t.createOrg();
