@@ -1,4 +1,5 @@
 import { ethers } from 'ethers';
+import { KeelError } from '../../platform/errors';
 import { SigningRisk, type RiskFinding } from './signing.domain';
 
 /**
@@ -80,15 +81,34 @@ export interface TypedDataRequest {
   message: Record<string, unknown>;
 }
 
+/** EIP-3009's signed transfers: whoever holds the signature moves `value` of the token (the domain's verifyingContract) from `from` to `to`. */
+const TRANSFER_AUTHORIZATIONS = new Set(['TransferWithAuthorization', 'ReceiveWithAuthorization']);
+
+/** What typed data moves as a transfer (an EIP-3009 authorization): the token contract, the recipient and the raw amount; null for any other typed data. */
+export function typedDataTransfer(typed: TypedDataRequest): { token: string | null; recipient: string; amount: bigint } | null {
+  if (!TRANSFER_AUTHORIZATIONS.has(typed.primaryType)) return null;
+  const { to, value } = typed.message;
+  if (typeof to !== 'string' || !ethers.isAddress(to)) throw KeelError.invalidField('typedData.message.to', `must be the address ${typed.primaryType} pays`);
+  let amount: bigint;
+  try {
+    amount = ethers.getBigInt(value as ethers.BigNumberish);
+  } catch {
+    throw KeelError.invalidField('typedData.message.value', `must be the whole amount ${typed.primaryType} moves`);
+  }
+  const token = typeof typed.domain.verifyingContract === 'string' && ethers.isAddress(typed.domain.verifyingContract) ? ethers.getAddress(typed.domain.verifyingContract.toLowerCase()) : null;
+  return { token, recipient: ethers.getAddress(to.toLowerCase()), amount };
+}
+
 /**
  * What a typed data signature grants: a Permit of any family (EIP-2612, DAI, ERC-721's, Permit2's
  * PermitSingle / PermitBatch / PermitTransferFrom / PermitWitnessTransferFrom), anything under a
- * Permit2 domain, or a primary type with a spender or operator field.
+ * Permit2 domain, an EIP-3009 transfer authorization, or a primary type with a spender or operator field.
  */
 export function typedDataRisks(typed: TypedDataRequest): RiskFinding[] {
   const findings = new Set<RiskFinding>();
   if (String(typed.domain.name ?? '') === 'Permit2') findings.add('PERMIT2');
   else if (/^permit/i.test(typed.primaryType)) findings.add('PERMIT');
+  else if (TRANSFER_AUTHORIZATIONS.has(typed.primaryType)) findings.add('TRANSFER_AUTHORIZATION');
   const fields = typed.types[typed.primaryType] ?? [];
   if (!findings.size && fields.some((f) => /^(spender|operator)$/i.test(f.name))) findings.add('SPENDER_FIELD');
   return [...findings];

@@ -8,7 +8,7 @@ import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScree
 import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
 import type { QueuedLine } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
-import { addressesIn, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks } from './signing-checks';
+import { addressesIn, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks, typedDataTransfer } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
 
 const MAX_MESSAGE_CHARS = 65_536;
@@ -80,10 +80,15 @@ export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input
     throw KeelError.invalidField('typedData.types.EIP712Domain', `must list the domain's fields in EIP-712 order: ${derivedDomainType.map((f) => `${f.type} ${f.name}`).join(', ')}`);
   }
   if (primaryType !== typed.primaryType) throw KeelError.invalidField('typedData.primaryType', `must be the root of types (${primaryType})`);
+  const chains = typedDataChains(deps, wallet, typed.domain);
+  const transfer = typedDataTransfer(typed);
   const risks = typedDataRisks(typed);
   const counterparties = [...addressesIn([typed.domain.verifyingContract, typed.message])].filter((a) => a !== wallet.address);
   const refusal = await firstRefusal(
     () => screen(deps.screen, counterparties, 'typedData'),
+    async () => {
+      if (transfer) await checkTypedDataTransfer(deps, wallet, chains, transfer);
+    },
     () => refuseSpending(risks, input.acknowledgeRisk, wallet),
   );
   return {
@@ -97,6 +102,34 @@ export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input
     line: null,
     sign: async (signer) => ({ signature: await signer.signTypedData(typed.domain, types, typed.message), txHash: null }),
   };
+}
+
+/** The wallet's chains typed data is for: the one its domain.chainId names (422 when that is none of the wallet's chains), or every one when it names none. */
+function typedDataChains(deps: PlanDeps, wallet: SendingWallet, domain: Record<string, unknown>): ChainNetwork[] {
+  const chains = wallet.blockchainIds.map((id) => deps.networks.get(id)).filter((n): n is ChainNetwork => n !== undefined);
+  if (domain.chainId == null) return chains;
+  const chainId = ethers.getBigInt(domain.chainId as ethers.BigNumberish); // valid: the encoder read it
+  const named = chains.filter((n) => BigInt(n.spec.chainId) === chainId);
+  if (!named.length) throw KeelError.invalidField('typedData.domain.chainId', `must be the chain id of one of the wallet's chains (${chains.map((n) => n.spec.chainId).join(', ')})`);
+  return named;
+}
+
+/**
+ * Typed data that moves tokens (an EIP-3009 authorization) under the wallet's allowedRecipients and
+ * maxTransferAmount, as a transfer of the token at the domain's verifyingContract. A token Keel does
+ * not know on those chains cannot be checked: under either setting it is refused.
+ */
+async function checkTypedDataTransfer(deps: PlanDeps, wallet: SendingWallet, chains: ChainNetwork[], transfer: { token: string | null; recipient: string; amount: bigint }): Promise<void> {
+  const { security } = wallet.configurations;
+  if (!security.allowedRecipients.length && !security.maxTransferAmount) return;
+  const assets = await Promise.all(chains.map(async (n) => deps.chains.withChains(await deps.chains.assetsOf(n.blockchainId))));
+  const token = assets.flat().find((a) => !a.isNative && transfer.token !== null && a.address.toLowerCase() === transfer.token.toLowerCase());
+  if (!token) {
+    throw new KeelError('FORBIDDEN', "The typed data moves a token Keel does not know on the wallet's chains, so the wallet's security.allowedRecipients and maxTransferAmount cannot be applied to it", {
+      fields: [{ field: 'typedData.domain.verifyingContract', error: 'INVALID_FIELD' }],
+    });
+  }
+  checkTransferPolicy(security, [{ asset: token, recipient: transfer.recipient, rawAmount: transfer.amount }], (_i, part) => (part === 'recipient' ? 'typedData.message.to' : 'typedData.message.value'));
 }
 
 /**

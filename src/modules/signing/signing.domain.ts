@@ -44,6 +44,7 @@ export type RiskFinding =
   | 'PERMIT' // EIP-2612 Permit, DAI-style Permit, ERC-721 Permit
   | 'PERMIT2' // Uniswap Permit2 typed data or its approve()
   | 'SPENDER_FIELD' // typed data whose primary type names a spender or operator
+  | 'TRANSFER_AUTHORIZATION' // EIP-3009 TransferWithAuthorization / ReceiveWithAuthorization: a transfer anyone holding the signature can make
   | 'SET_APPROVAL_FOR_ALL' // setApprovalForAll(operator, true)
   | 'UNLIMITED_APPROVE' // approve / increaseAllowance of 2^255 or more
   | 'APPROVE_ABOVE_HOLDINGS'; // approve / increaseAllowance of more than the address holds of the token

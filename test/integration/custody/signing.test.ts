@@ -51,6 +51,24 @@ function permit(owner: string, spender: string) {
   };
 }
 
+function transferWithAuthorization(token: string, chainId: number, from: string, to: string, value: bigint) {
+  return {
+    domain: { name: 'USD Coin', version: '2', chainId, verifyingContract: token },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: { from, to, value: value.toString(), validAfter: '0', validBefore: '99999999999', nonce: ethers.hexlify(ethers.randomBytes(32)) },
+  };
+}
+
 const withoutDomainType = ({ EIP712Domain: _d, ...types }: Record<string, { name: string; type: string }[]>) => types;
 
 describe('signing with master wallets and deposit addresses', () => {
@@ -218,6 +236,40 @@ describe('signing with master wallets and deposit addresses', () => {
     const fine = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [allowed, 100_000_000n]), gasLimit: '60000' });
     expect(fine.status).toBe(201);
     expect(ethers.Transaction.from(fine.body.data.signature).from).toBe(w.walletAddress);
+  });
+
+  test("an EIP-3009 transfer authorization is a transfer: held to allowedRecipients and maxTransferAmount as the token's, refused for a token Keel does not know, and signed only with the risk named; a domain of another chain is 422", async () => {
+    const treasury = recipient();
+    const evmChainId = (await org.core.get('/v1/blockchains')).body.data[0].chainId;
+    const open = await wallet();
+    const drain = transferWithAuthorization(assets.USDC.address, evmChainId, open.walletAddress, recipient(), 1_000_000_000n);
+    const unflagged = await org.core.post(`/v1/master-wallets/${open.id}/sign/typed-data`, { typedData: drain });
+    expect(unflagged.status).toBe(403);
+    expect(unflagged.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', findings: ['TRANSFER_AUTHORIZATION'] } });
+
+    const w = await wallet({ security: { allowedRecipients: [treasury], maxTransferAmount: '100', allowSpendingApprovals: true } });
+    const authorize = (typedData: object) => org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData, acknowledgeRisk: 'SPENDING_APPROVAL' });
+    const stranger = await authorize(transferWithAuthorization(assets.USDC.address, evmChainId, w.walletAddress, recipient(), 1n));
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.message.to' }] } });
+    const tooMuch = await authorize(transferWithAuthorization(assets.USDC.address, evmChainId, w.walletAddress, treasury, 100_000_001n));
+    expect(tooMuch.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.message.value' }] } });
+    const unknownToken = await authorize(transferWithAuthorization(recipient(), evmChainId, w.walletAddress, treasury, 1n));
+    expect(unknownToken.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.domain.verifyingContract' }] } });
+    const receive = { ...transferWithAuthorization(assets.USDC.address, evmChainId, w.walletAddress, recipient(), 1n), primaryType: 'ReceiveWithAuthorization' };
+    receive.types = { ReceiveWithAuthorization: receive.types.TransferWithAuthorization } as unknown as typeof receive.types;
+    expect((await authorize(receive)).body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.message.to' }] } });
+
+    const otherChain = await authorize(transferWithAuthorization(assets.USDC.address, 1, w.walletAddress, treasury, 1n));
+    expect(otherChain.status).toBe(422);
+    expect(otherChain.body.error.details.fields[0].field).toBe('typedData.domain.chainId');
+
+    const typedData = transferWithAuthorization(assets.USDC.address, evmChainId, w.walletAddress, treasury, 100_000_000n);
+    expect((await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData })).body.error.code).toBe('SPENDING_APPROVAL_REFUSED');
+    const signed = await authorize(typedData);
+    expect(signed.status).toBe(201);
+    expect(signed.body.data).toMatchObject({ status: 'SIGNED', risks: ['TRANSFER_AUTHORIZATION'], acknowledgedRisk: 'SPENDING_APPROVAL' });
+    expect(ethers.verifyTypedData(typedData.domain, typedData.types, typedData.message, signed.body.data.signature)).toBe(w.walletAddress);
   });
 
   test('a counterparty on a sanctions list is refused (403 SANCTIONED_ADDRESS) and the refusal announced', async () => {

@@ -2974,7 +2974,7 @@ export interface components {
             reason?: string | null;
             /** @description What was asked to be signed, as given */
             request: Record<string, unknown>;
-            /** @description What the signature grants: PERMIT, PERMIT2, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS */
+            /** @description What the signature grants: PERMIT, PERMIT2, TRANSFER_AUTHORIZATION, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS */
             risks: string[];
             /** @description The signature (0x, 65 bytes), or the signed raw transaction; shown to admin keys only (null to a read key: whoever holds it can use it) */
             signature?: string | null;
