@@ -14,6 +14,8 @@ import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from '.
 const MAX_MESSAGE_CHARS = 65_536;
 const MAX_CALLDATA_HEX = 262_144;
 const WEI = /^(0|[1-9][0-9]{0,77})$/;
+/** A signed, unsent transaction may offer at most this many times the node's current max fee per gas: a higher fee (tip above all) would pay the wallet away to whoever mines it. */
+const FEE_BOUND_MULTIPLE = 3n;
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
 
 /**
@@ -136,7 +138,8 @@ async function checkTypedDataTransfer(deps: PlanDeps, wallet: SendingWallet, cha
  * A transaction: its recipient and value (an ERC-20 transfer's or approve's decoded) under the
  * wallet's allowedRecipients and maxTransferAmount, every counterparty screened, spending grants
  * under the acknowledgement rule; a broadcast one funded; one signed now gets the chain's nonce,
- * gas limit and fees where the request leaves them out.
+ * gas limit and fees where the request leaves them out, its fees bounded by the chain's and counted
+ * toward maxTransferAmount.
  */
 export async function planTransaction(deps: PlanDeps, wallet: SendingWallet, input: SignTransaction, opts: { forApproval: boolean }): Promise<SigningPlan> {
   const { network, tx } = transactionOf(deps, wallet, input);
@@ -168,6 +171,11 @@ export async function planTransaction(deps: PlanDeps, wallet: SendingWallet, inp
   if (refusal || tx.broadcast) return { ...base, refusal, line: tx.broadcast ? line : null, sign: () => Promise.reject(new Error('a broadcast transaction is signed by the transaction sender')) };
   const filled = await fill(network, wallet.address, tx, input);
   if ('refusal' in filled) return { ...base, refusal: filled.refusal, line: null, sign: () => Promise.reject(filled.refusal) };
+  // The most the transaction may pay in fees is native spent as surely as its value: it counts toward
+  // maxTransferAmount (the fee has no recipient; the lines' recipients passed above).
+  const withFee = [...policyLines, { asset: native, recipient: tx.to, rawAmount: filled.fee }];
+  const feeRefusal = await firstRefusal(() => checkTransferPolicy({ ...wallet.configurations.security, allowedRecipients: [] }, withFee, (i) => (i === policyLines.length ? 'maxFeePerGas' : i === 0 ? 'amount' : 'value')));
+  if (feeRefusal) return { ...base, refusal: feeRefusal, line: null, sign: () => Promise.reject(feeRefusal) };
   return {
     ...base,
     refusal: null,
@@ -222,7 +230,12 @@ function movedBy(call: DecodedCall, tx: Tx, token: AssetView | null, native: Ass
   }
 }
 
-async function fill(network: ChainNetwork, from: string, tx: Tx, input: SignTransaction): Promise<{ request: ethers.TransactionRequest } | { refusal: KeelError }> {
+/**
+ * The transaction as it is signed, and the most it may pay in fees (gasLimit × maxFeePerGas). A
+ * given maxFeePerGas is bounded by FEE_BOUND_MULTIPLE times the node's current one, and a given tip
+ * by the max fee (422 naming the field); a filled tip never exceeds a given max fee.
+ */
+async function fill(network: ChainNetwork, from: string, tx: Tx, input: SignTransaction): Promise<{ request: ethers.TransactionRequest; fee: bigint } | { refusal: KeelError }> {
   const call = { from, to: tx.to, value: tx.value, data: tx.data };
   let gasLimit: bigint;
   try {
@@ -231,19 +244,25 @@ async function fill(network: ChainNetwork, from: string, tx: Tx, input: SignTran
     if (!nodeRefused(e)) throw new KeelError('UPSTREAM_ERROR', `${network.spec.name}'s node did not answer the gas estimate; try again shortly`);
     return { refusal: new KeelError('BAD_REQUEST', `The chain refuses the transaction: ${shortReason(e)}`) };
   }
-  const fees = input.maxFeePerGas && input.maxPriorityFeePerGas ? null : await network.provider.getFeeData();
+  const market = await network.provider.getFeeData().catch(() => Promise.reject(new KeelError('UPSTREAM_ERROR', `${network.spec.name}'s node did not answer the fee estimate; try again shortly`)));
+  const bound = FEE_BOUND_MULTIPLE * market.maxFeePerGas!;
+  const maxFeePerGas = input.maxFeePerGas ? BigInt(input.maxFeePerGas) : market.maxFeePerGas!;
+  if (maxFeePerGas > bound) throw KeelError.invalidField('maxFeePerGas', `must be at most ${FEE_BOUND_MULTIPLE} times the chain's current max fee per gas (${bound} wei now)`);
+  const maxPriorityFeePerGas = input.maxPriorityFeePerGas ? BigInt(input.maxPriorityFeePerGas) : market.maxPriorityFeePerGas! < maxFeePerGas ? market.maxPriorityFeePerGas! : maxFeePerGas;
+  if (maxPriorityFeePerGas > maxFeePerGas) throw KeelError.invalidField('maxPriorityFeePerGas', `must be at most maxFeePerGas (${maxFeePerGas} wei)`);
   return {
     request: {
       type: 2,
       chainId: network.spec.chainId,
       nonce: input.nonce ?? (await network.provider.getTransactionCount(from, 'pending')),
       gasLimit,
-      maxFeePerGas: input.maxFeePerGas ? BigInt(input.maxFeePerGas) : fees!.maxFeePerGas!,
-      maxPriorityFeePerGas: input.maxPriorityFeePerGas ? BigInt(input.maxPriorityFeePerGas) : fees!.maxPriorityFeePerGas!,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
       to: tx.to,
       value: tx.value,
       data: tx.data,
     },
+    fee: gasLimit * maxFeePerGas,
   };
 }
 

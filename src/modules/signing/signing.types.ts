@@ -31,8 +31,8 @@ export class SignTransactionInput implements SignTransaction {
   @Field(() => String, { nullable: true, description: 'Calldata, 0x-hex; default "0x"' }) @IsOptional() data?: string | null;
   @Field(() => Int, { nullable: true, description: 'Only without broadcast; default: the address\'s pending transaction count' }) @IsOptional() @Min(0) @Max(2 ** 31 - 1) nonce?: number | null;
   @Field(() => String, { nullable: true, description: 'Only without broadcast; default: estimated + 20%' }) @IsOptional() @Length(1, 80) gasLimit?: string | null;
-  @Field(() => String, { nullable: true, description: 'Only without broadcast; wei' }) @IsOptional() @Length(1, 80) maxFeePerGas?: string | null;
-  @Field(() => String, { nullable: true, description: 'Only without broadcast; wei' }) @IsOptional() @Length(1, 80) maxPriorityFeePerGas?: string | null;
+  @Field(() => String, { nullable: true, description: "Only without broadcast; wei, at most 3 times the chain's current max fee per gas; default: the chain's" }) @IsOptional() @Length(1, 80) maxFeePerGas?: string | null;
+  @Field(() => String, { nullable: true, description: "Only without broadcast; wei, at most maxFeePerGas; default: the chain's" }) @IsOptional() @Length(1, 80) maxPriorityFeePerGas?: string | null;
   @Field(() => Boolean, { nullable: true, defaultValue: false, description: 'Send it through Keel\'s transaction sender (nonce, fees, fee bumps chosen by Keel)' }) @IsOptional() broadcast?: boolean | null;
   @Field(() => SigningRisk, { nullable: true, description: 'Required (with security.allowSpendingApprovals) to sign an approve, setApprovalForAll or Permit2 approve that grants spending power' })
   @IsOptional()

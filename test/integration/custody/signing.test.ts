@@ -186,6 +186,29 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(await t.keel.services.networks.get(chainId)!.provider.getTransaction(tx.hash!)).toBeNull();
   });
 
+  test("a signed transaction's fee is bounded: a max fee far above the chain's or a tip above the max fee is 422 naming the field, and the most it may pay counts toward maxTransferAmount", async () => {
+    const treasury = recipient();
+    const w = await wallet({ security: { allowedRecipients: [treasury], maxTransferAmount: '0.001' } });
+    const sign = (fields: object) => org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: treasury, value: '0', gasLimit: '21000', ...fields });
+    // The whole balance as a tip to whoever mines it: a plain payment of nothing to an allowed recipient.
+    const drainingTip = (ethers.parseEther('1000') / 21000n).toString();
+    const drain = await sign({ maxFeePerGas: drainingTip, maxPriorityFeePerGas: drainingTip });
+    expect(drain.status).toBe(422);
+    expect(drain.body.error.details.fields[0].field).toBe('maxFeePerGas');
+    const tipAboveFee = await sign({ maxFeePerGas: '1000000000', maxPriorityFeePerGas: '1000000001' });
+    expect(tipAboveFee.status).toBe(422);
+    expect(tipAboveFee.body.error.details.fields[0].field).toBe('maxPriorityFeePerGas');
+
+    // 0.00099 ETH is within the cap alone, not with 21000 gas at 2 gwei (0.000042 ETH) on top.
+    const fees = { maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' };
+    const overCap = await sign({ value: ethers.parseEther('0.00099').toString(), ...fees });
+    expect(overCap.status).toBe(403);
+    expect(overCap.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'maxFeePerGas' }] } });
+    const withinCap = await sign({ value: ethers.parseEther('0.0009').toString(), ...fees });
+    expect(withinCap.status).toBe(201);
+    expect(ethers.Transaction.from(withinCap.body.data.signature)).toMatchObject({ to: treasury, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
+  });
+
   test('a Permit is refused (403 SPENDING_APPROVAL_REFUSED, signed_failed), still refused with the flag under a policy that forbids it, and signed with the flag once the policy allows it', async () => {
     const w = await wallet();
     const spender = recipient();

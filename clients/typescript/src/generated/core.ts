@@ -3019,9 +3019,9 @@ export interface components {
             data?: string | null;
             /** @description Only without broadcast; default: estimated + 20% */
             gasLimit?: string | null;
-            /** @description Only without broadcast; wei */
+            /** @description Only without broadcast; wei, at most 3 times the chain's current max fee per gas; default: the chain's */
             maxFeePerGas?: string | null;
-            /** @description Only without broadcast; wei */
+            /** @description Only without broadcast; wei, at most maxFeePerGas; default: the chain's */
             maxPriorityFeePerGas?: string | null;
             /** @description Only without broadcast; default: the address's pending transaction count */
             nonce?: number | null;
