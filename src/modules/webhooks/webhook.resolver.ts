@@ -62,13 +62,13 @@ export class WebhookResolver {
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType, { description: 'Subscribes a URL to events; the response carries the signing secret' })
   createWebhook(@Arg('input') input: CreateWebhookInput, @Ctx() ctx: Context): Promise<WebhookSubscriptionType> {
-    return ctx.services.webhooks.create(ctx.principal.organizationId, ctx.principal.apiKeyId, input);
+    return ctx.services.webhooks.create(ctx.principal.organizationId, ctx.principal.apiKeyId, input, ctx.principal.can('admin'));
   }
 
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType)
   updateWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateWebhookInput, @Ctx() ctx: Context): Promise<WebhookSubscriptionType> {
-    return ctx.services.webhooks.update(ctx.principal.organizationId, id, input);
+    return ctx.services.webhooks.update(ctx.principal.organizationId, id, input, ctx.principal.can('admin'));
   }
 
   @Authorized('write')
@@ -90,7 +90,7 @@ export class WebhookResolver {
   @Authorized('write')
   @Mutation(() => WebhookRecoveryType, { description: 'Re-sends every failed delivery created since a given time' })
   async recoverWebhook(@Arg('id', () => ID) id: string, @Arg('input') input: RecoverWebhookInput, @Ctx() ctx: Context): Promise<WebhookRecoveryType> {
-    return { resent: await ctx.services.webhooks.recover(ctx.principal.organizationId, id, input.since) };
+    return { resent: await ctx.services.webhooks.recover(ctx.principal.organizationId, id, input.since, ctx.principal.can('admin')) };
   }
 
   @Authorized('read')
@@ -110,7 +110,7 @@ export class WebhookResolver {
   @Authorized('write')
   @Mutation(() => WebhookDeliveryType, { description: 'Attempts the delivery again now' })
   async resendWebhookEvent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<WebhookDeliveryType> {
-    const delivery = await ctx.services.webhooks.resend(ctx.principal.organizationId, id);
+    const delivery = await ctx.services.webhooks.resend(ctx.principal.organizationId, id, ctx.principal.can('admin'));
     return { ...delivery, payload: shownTo(ctx, delivery.payload) };
   }
 

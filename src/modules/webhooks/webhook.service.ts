@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { OutboundGuard } from '../../platform/net/outbound-guard';
 import type { SecretBox } from '../../platform/crypto/secret-box';
-import { unknownEventTypes } from '../../platform/events/catalogue';
+import { coversSigningEvents, SIGNING_EVENT_NAMES, unknownEventTypes } from '../../platform/events/catalogue';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { WebhookDeliveryModel, WebhookSubscriptionModel } from './webhook.model';
@@ -36,12 +36,21 @@ export interface UpdateWebhook {
 }
 
 const MAX_ROTATION_GRACE_SECONDS = 604_800;
+const SUBSCRIBE_TO_SIGNING = 'subscribe to signing events (SIGNED_SUCCESS, SIGNED_FAILED, *.signed_*, master.*, address.* or *)';
 /** What a 404 names. */
 const SUBSCRIPTION = 'Webhook subscription';
 const DELIVERY = 'Webhook event';
 
 function subscriptionView(model: WebhookSubscriptionModel, secret: string | null = null): SubscriptionView {
   return Object.assign(model, { secret });
+}
+
+/**
+ * A signing event carries its signature (for a transaction, the signed raw transaction, perhaps never
+ * sent), which only admin credentials may read: so only they may choose where such events are sent.
+ */
+function signaturesNeedAdmin(action: string): KeelError {
+  return KeelError.forbidden(`Only admin credentials may ${action}: signing events carry the signature (for a transaction, the signed raw transaction), which only admin credentials may read`);
 }
 
 export function deliveryView(model: WebhookDeliveryModel): DeliveryView {
@@ -59,9 +68,11 @@ export class WebhookService {
     private readonly uow: UnitOfWork,
   ) {}
 
-  async create(organizationId: string, developerId: string | null, input: CreateWebhook): Promise<SubscriptionView> {
+  /** `mayReadSignatures`: the caller holds admin credentials (signing events are theirs alone to route). */
+  async create(organizationId: string, developerId: string | null, input: CreateWebhook, mayReadSignatures: boolean): Promise<SubscriptionView> {
     await this.checkUrl(input.url);
     const eventTypes = this.checkEventTypes(input.eventTypes);
+    if (!mayReadSignatures && coversSigningEvents(eventTypes)) throw signaturesNeedAdmin(SUBSCRIBE_TO_SIGNING);
     const secret = generateWebhookSecret();
     return this.uow.run('webhook.create', async (trx) => {
       const created = await WebhookSubscriptionModel.query(trx).insertAndFetch({
@@ -89,7 +100,7 @@ export class WebhookService {
     return subscriptionView(await this.findSubscription(this.db, organizationId, id));
   }
 
-  async update(organizationId: string, id: string, input: UpdateWebhook): Promise<SubscriptionView> {
+  async update(organizationId: string, id: string, input: UpdateWebhook, mayReadSignatures: boolean): Promise<SubscriptionView> {
     id = Ids.uuid(SUBSCRIPTION, id);
     if (input.url !== undefined && input.url !== null) await this.checkUrl(input.url);
     const patch: Partial<WebhookSubscriptionModel> = { updatedAt: new Date() };
@@ -102,7 +113,11 @@ export class WebhookService {
       if (input.isActive) Object.assign(patch, { failingSince: null, deactivatedAt: null, deactivationReason: null });
     }
     return this.uow.run('webhook.update', async (trx) => {
-      await this.findSubscription(trx, organizationId, id, true);
+      const found = await this.findSubscription(trx, organizationId, id, true);
+      if (!mayReadSignatures && (patch.url !== undefined || patch.eventTypes !== undefined)) {
+        if (patch.eventTypes && coversSigningEvents(patch.eventTypes)) throw signaturesNeedAdmin(SUBSCRIBE_TO_SIGNING);
+        if (await this.carriesSignatures(trx, found)) throw signaturesNeedAdmin('change the URL or event types of a subscription that receives signing events');
+      }
       return subscriptionView(await WebhookSubscriptionModel.query(trx).patchAndFetchById(id, patch));
     });
   }
@@ -134,9 +149,10 @@ export class WebhookService {
   }
 
   /** Queues every FAILED delivery of the subscription created since `since` for one more attempt now. */
-  async recover(organizationId: string, id: string, since: Date): Promise<number> {
+  async recover(organizationId: string, id: string, since: Date, mayReadSignatures: boolean): Promise<number> {
     id = Ids.uuid(SUBSCRIPTION, id);
     const subscription = await this.findSubscription(this.db, organizationId, id);
+    if (!mayReadSignatures && (await this.carriesSignatures(this.db, subscription))) throw signaturesNeedAdmin('recover the deliveries of a subscription that receives signing events');
     if (!subscription.isActive) throw new KeelError('CONFLICT', 'The subscription is inactive; reactivate it (PUT isActive: true) before recovering deliveries');
     const rows = await this.db('webhook_deliveries')
       .where({ subscriptionId: id, status: 'FAILED' })
@@ -164,8 +180,15 @@ export class WebhookService {
   }
 
   /** One more attempt now, whatever the delivery's state; it does not restart the schedule. */
-  async resend(organizationId: string, id: string): Promise<DeliveryView> {
+  async resend(organizationId: string, id: string, mayReadSignatures: boolean): Promise<DeliveryView> {
     id = Ids.uuid(DELIVERY, id);
+    if (!mayReadSignatures) {
+      const delivery = await WebhookDeliveryModel.query(this.db).findOne({ id, organizationId });
+      if (!delivery) throw KeelError.notFound(DELIVERY);
+      if (await this.carriesSignatures(this.db, await this.findSubscription(this.db, organizationId, delivery.subscriptionId))) {
+        throw signaturesNeedAdmin('resend the deliveries of a subscription that receives signing events');
+      }
+    }
     const [row] = await this.db('webhook_deliveries')
       .where({ id, organizationId })
       .update({ status: 'PENDING', nextAttemptAt: this.db.fn.now(), leaseUntil: null, updatedAt: this.db.fn.now() })
@@ -180,6 +203,15 @@ export class WebhookService {
     const found = await (forUpdate ? q.forUpdate() : q);
     if (!found) throw KeelError.notFound(SUBSCRIPTION);
     return found;
+  }
+
+  /**
+   * Whether the subscription receives signing events, or its log holds one from before its event
+   * types changed: a retry or resend of it goes to whatever URL the subscription has then.
+   */
+  private async carriesSignatures(db: Knex | Knex.Transaction, subscription: WebhookSubscriptionModel): Promise<boolean> {
+    if (coversSigningEvents(subscription.eventTypes)) return true;
+    return !!(await db('webhook_deliveries').where({ subscriptionId: subscription.id }).whereIn('type', SIGNING_EVENT_NAMES).first('id'));
   }
 
   private async checkUrl(url: string): Promise<void> {

@@ -50,6 +50,12 @@ export const UPPER_CASE_EVENT_TYPES: Readonly<Record<string, readonly string[]>>
   SIGNED_FAILED: ['address.signed_failed', 'master.signed_failed'],
 };
 
+/**
+ * The events whose data carries a signature (for a transaction, the signed raw transaction, perhaps
+ * never sent): a usable credential, which only admin credentials may read or send anywhere.
+ */
+export const SIGNING_EVENT_NAMES: readonly string[] = ['address', 'master'].flatMap((w) => [`${w}.signed_success`, `${w}.signed_failed`]);
+
 const KNOWN = new Set<string>([...EVENT_NAMES, ...EVENT_WILDCARDS, ...Object.keys(UPPER_CASE_EVENT_TYPES)]);
 
 /** The values among `types` that are not event names, wildcards or upper-case identifiers. */
@@ -65,4 +71,9 @@ export function eventTypesCover(types: readonly string[], eventName: string): bo
     if (UPPER_CASE_EVENT_TYPES[t]?.includes(eventName)) return true;
   }
   return false;
+}
+
+/** Whether a subscription to `types` receives signing events (SIGNED_SUCCESS, master.*, * …). */
+export function coversSigningEvents(types: readonly string[]): boolean {
+  return SIGNING_EVENT_NAMES.some((name) => eventTypesCover(types, name));
 }

@@ -137,3 +137,43 @@ describe('managing subscriptions', () => {
     expect(read.body.data.webhook).toEqual({ id, name: 'gql', secret: null });
   });
 });
+
+describe('signing events, whose data carries the signature, are routed by admin credentials alone', () => {
+  const refusedForSignatures = (res: { status: number; body: any }) => {
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('FORBIDDEN');
+    expect(res.body.error.message).toMatch(/^Only admin credentials may .*: signing events carry the signature/);
+  };
+
+  test('a write key may not subscribe to them, point a subscription receiving them elsewhere, nor resend or recover its deliveries, over REST or GraphQL', async () => {
+    const key = await org.core.post('/v1/api-keys', { name: 'writer', scopes: ['read', 'write'] });
+    const writer = org.core.with({ apiKey: key.body.data.secret, orgId: org.orgId });
+    for (const eventTypes of [['SIGNED_SUCCESS'], ['SIGNED_FAILED'], ['master.signed_success'], ['address.*'], ['*']]) refusedForSignatures(await create(writer, { eventTypes }));
+
+    const signing = (await create(org.core, { eventTypes: ['SIGNED_SUCCESS'] })).body.data;
+    const [delivery] = await t.keel.platform
+      .db('webhook_deliveries')
+      .insert({ organizationId: org.orgId, subscriptionId: signing.id, eventId: '00000000-0000-4000-8000-000000000002', eventSequence: 2, type: 'master.signed_success', payload: { data: { signature: '0xf86b' } }, status: 'FAILED' })
+      .returning('id');
+    refusedForSignatures(await writer.put(`/v1/webhooks/${signing.id}`, { url: 'https://93.184.216.35/mine' }));
+    refusedForSignatures(await writer.put(`/v1/webhooks/${signing.id}`, { eventTypes: ['address.created'] }));
+    refusedForSignatures(await writer.post(`/v1/webhook-events/${delivery.id}/resend`));
+    refusedForSignatures(await writer.post(`/v1/webhooks/${signing.id}/recover`, { since: new Date(0).toISOString() }));
+    const overGraphql = await writer.graphql('mutation($id: ID!) { updateWebhook(id: $id, input: { url: "https://93.184.216.35/mine" }) { id } }', { id: signing.id });
+    expect(overGraphql.body.errors[0].extensions.code).toBe('FORBIDDEN');
+
+    // Its log still holds a signing event after an admin narrowed its types: a retry would go to the new URL.
+    expect((await org.core.put(`/v1/webhooks/${signing.id}`, { eventTypes: ['address.created'] })).status).toBe(200);
+    refusedForSignatures(await writer.put(`/v1/webhooks/${signing.id}`, { url: 'https://93.184.216.35/mine' }));
+    expect((await org.core.get(`/v1/webhooks/${signing.id}`)).body.data.url).toBe(PUBLIC_URL);
+    expect((await org.core.get(`/v1/webhook-events/${delivery.id}`)).body.data.status).toBe('FAILED');
+
+    // Anything else stays the write scope's; admin credentials may do it all.
+    expect((await writer.put(`/v1/webhooks/${signing.id}`, { name: 'renamed', isActive: true })).status).toBe(200);
+    const own = await create(writer, { eventTypes: ['address.created', 'payment_link.*'] });
+    expect(own.status).toBe(201);
+    expect((await writer.put(`/v1/webhooks/${own.body.data.id}`, { url: 'https://93.184.216.35/mine' })).status).toBe(200);
+    expect((await org.core.put(`/v1/webhooks/${signing.id}`, { url: 'https://93.184.216.35/admin', eventTypes: ['*'] })).status).toBe(200);
+    expect((await org.core.post(`/v1/webhook-events/${delivery.id}/resend`)).status).toBe(200);
+  });
+});
