@@ -129,6 +129,8 @@ export const configSchema = z.object({
   WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   WEBHOOK_DEACTIVATE_AFTER_SECONDS: z.coerce.number().int().positive().default(5 * 86_400),
   WEBHOOK_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
+  /** Active webhook subscriptions an organisation may have: each event becomes one delivery per subscription inside the shared outbox relay's transaction. */
+  WEBHOOK_MAX_ACTIVE_SUBSCRIPTIONS: z.coerce.number().int().positive().default(50),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(50),
   OUTBOX_LISTENING_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   /** JSON array of chains (see chain-config.ts); unset in sandbox: Keel runs its own dev chains. */

@@ -11,6 +11,7 @@ import { generateWebhookSecret } from './webhook-signing';
 import type { DeliveryScheduler } from './delivery-scheduler';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
+import { lockUntilCommit } from '../../platform/db/advisory-lock';
 
 export interface SubscriptionView extends WebhookSubscriptionModel {
   secret: string | null;
@@ -36,6 +37,7 @@ export interface UpdateWebhook {
 }
 
 const MAX_ROTATION_GRACE_SECONDS = 604_800;
+const RECOVER_PAGE = 1_000;
 const SUBSCRIBE_TO_SIGNING = 'subscribe to signing events (SIGNED_SUCCESS, SIGNED_FAILED, *.signed_*, master.*, address.* or *)';
 /** What a 404 names. */
 const SUBSCRIPTION = 'Webhook subscription';
@@ -66,6 +68,8 @@ export class WebhookService {
     private readonly rotationGraceSeconds: number,
     private readonly box: SecretBox,
     private readonly uow: UnitOfWork,
+    /** WEBHOOK_MAX_ACTIVE_SUBSCRIPTIONS: an event fans out to every active subscription in one relay transaction. */
+    private readonly maxActiveSubscriptions: number,
   ) {}
 
   /** `mayReadSignatures`: the caller holds admin credentials (signing events are theirs alone to route). */
@@ -75,6 +79,7 @@ export class WebhookService {
     if (!mayReadSignatures && coversSigningEvents(eventTypes)) throw signaturesNeedAdmin(SUBSCRIBE_TO_SIGNING);
     const secret = generateWebhookSecret();
     return this.uow.run('webhook.create', async (trx) => {
+      await this.refuseBeyondActiveCap(trx, organizationId);
       const created = await WebhookSubscriptionModel.query(trx).insertAndFetch({
         organizationId,
         developerId,
@@ -118,6 +123,7 @@ export class WebhookService {
         if (patch.eventTypes && coversSigningEvents(patch.eventTypes)) throw signaturesNeedAdmin(SUBSCRIBE_TO_SIGNING);
         if (await this.carriesSignatures(trx, found)) throw signaturesNeedAdmin('change the URL or event types of a subscription that receives signing events');
       }
+      if (patch.isActive && !found.isActive) await this.refuseBeyondActiveCap(trx, organizationId);
       return subscriptionView(await WebhookSubscriptionModel.query(trx).patchAndFetchById(id, patch));
     });
   }
@@ -154,13 +160,26 @@ export class WebhookService {
     const subscription = await this.findSubscription(this.db, organizationId, id);
     if (!mayReadSignatures && (await this.carriesSignatures(this.db, subscription))) throw signaturesNeedAdmin('recover the deliveries of a subscription that receives signing events');
     if (!subscription.isActive) throw new KeelError('CONFLICT', 'The subscription is inactive; reactivate it (PUT isActive: true) before recovering deliveries');
-    const rows = await this.db('webhook_deliveries')
-      .where({ subscriptionId: id, status: 'FAILED' })
-      .where('createdAt', '>=', since)
-      .update({ status: 'PENDING', nextAttemptAt: this.db.fn.now(), leaseUntil: null, updatedAt: this.db.fn.now() })
-      .returning(['id', 'attempts', 'nextAttemptAt']);
-    await this.scheduler.schedule(rows);
-    return rows.length;
+    // A page at a time, in id order: each statement stays short, and a delivery failing again meanwhile is not taken twice.
+    let resent = 0;
+    for (let after = '00000000-0000-0000-0000-000000000000'; ; ) {
+      const ids: string[] = await this.db('webhook_deliveries')
+        .where({ subscriptionId: id, status: 'FAILED' })
+        .where('createdAt', '>=', since)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(RECOVER_PAGE)
+        .pluck('id');
+      if (!ids.length) return resent;
+      const rows = await this.db('webhook_deliveries')
+        .whereIn('id', ids)
+        .where({ status: 'FAILED' })
+        .update({ status: 'PENDING', nextAttemptAt: this.db.fn.now(), leaseUntil: null, updatedAt: this.db.fn.now() })
+        .returning(['id', 'attempts', 'nextAttemptAt']);
+      await this.scheduler.schedule(rows);
+      resent += rows.length;
+      after = ids[ids.length - 1];
+    }
   }
 
   async listDeliveries(organizationId: string, args: PageWindow & { subscriptionId?: string; status?: DeliveryStatus }): Promise<PageResult<DeliveryView>> {
@@ -203,6 +222,15 @@ export class WebhookService {
     const found = await (forUpdate ? q.forUpdate() : q);
     if (!found) throw KeelError.notFound(SUBSCRIPTION);
     return found;
+  }
+
+  /** One more active subscription is refused at the cap; creations and reactivations of the organisation take turns. */
+  private async refuseBeyondActiveCap(trx: Knex.Transaction, organizationId: string): Promise<void> {
+    await lockUntilCommit(trx, [`webhook-subscriptions:${organizationId}`]);
+    const { count } = (await trx('webhook_subscriptions').where({ organizationId, isActive: true }).count({ count: '*' }).first())!;
+    if (Number(count) >= this.maxActiveSubscriptions) {
+      throw new KeelError('CONFLICT', `The organisation has ${this.maxActiveSubscriptions} active webhook subscriptions, the most it may have; delete or deactivate one first`, { limit: this.maxActiveSubscriptions });
+    }
   }
 
   /**

@@ -50,6 +50,26 @@ describe('creating a subscription', () => {
     expect(res.body.error.message).toContain('TRANSFER_FAILED, order.*');
   });
 
+  test('an organisation has at most WEBHOOK_MAX_ACTIVE_SUBSCRIPTIONS (default 50) active: one more, created or reactivated, is 409 CONFLICT', async () => {
+    const capped = await t.createOrg();
+    const seeded = (isActive: boolean) => ({ organizationId: capped.orgId, name: 'seeded', url: PUBLIC_URL, eventTypes: ['address.*'], isActive });
+    await t.keel.platform.db('webhook_subscriptions').insert([...Array.from({ length: 48 }, () => seeded(true)), seeded(false)]);
+    // Concurrent creations take turns: two fit, two do not.
+    const made = await Promise.all(Array.from({ length: 4 }, (_, i) => create(capped.core, { name: `hook ${i}` })));
+    expect(made.map((r) => r.status).sort()).toEqual([201, 201, 409, 409]);
+    const refused = made.find((r) => r.status === 409)!;
+    expect(refused.body.error).toMatchObject({ code: 'CONFLICT', details: { limit: 50 } });
+    expect(refused.body.error.message).toContain('delete or deactivate one first');
+
+    const { id } = made.find((r) => r.status === 201)!.body.data;
+    expect((await capped.core.put(`/v1/webhooks/${id}`, { isActive: false })).status).toBe(200);
+    expect((await create(capped.core)).status).toBe(201);
+    const reactivated = await capped.core.put(`/v1/webhooks/${id}`, { isActive: true });
+    expect(reactivated.status).toBe(409);
+    expect(reactivated.body.error.code).toBe('CONFLICT');
+    expect((await capped.core.get('/v1/webhooks?isActive=true')).body.total).toBe(50);
+  });
+
   test('publishes the catalogue, including the upper-case mapping', async () => {
     const res = await org.core.get('/v1/webhooks/event-types');
     expect(res.status).toBe(200);
