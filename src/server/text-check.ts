@@ -1,31 +1,46 @@
 import type { FastifyInstance } from 'fastify';
-import { KeelError } from '../platform/errors';
+import { FieldError, KeelError } from '../platform/errors';
+
+/** Why PostgreSQL cannot store `text`, or undefined. */
+function unstorable(text: string): string | undefined {
+  if (text.includes('\0')) return 'must not contain the NUL character (U+0000)';
+  // A lone surrogate ("\ud800"): jsonb refuses its escape, and text would store U+FFFD in its place.
+  if (!text.isWellFormed()) return 'must be well-formed Unicode (no lone surrogate such as \\ud800)';
+  return undefined;
+}
 
 /**
- * The path of the first string in `value` that holds U+0000 (`name`, `assets.0.recipient`), or
- * undefined. Walks with its own stack, so a deeply nested body cannot exhaust the call stack.
+ * The first string in `value`, an object key or a value, that PostgreSQL cannot store, named by its
+ * path (`name`, `assets.0.recipient`, `metadata.<key>`), or undefined. Walks with its own stack, so a
+ * deeply nested body cannot exhaust the call stack.
  */
-export function pathOfNulText(value: unknown): string | undefined {
+export function unstorableText(value: unknown): FieldError | undefined {
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\0')) return path || 'value';
+      const error = unstorable(v);
+      if (error) return { field: path || 'value', error };
     } else if (v !== null && typeof v === 'object') {
-      for (const [key, child] of Object.entries(v)) stack.push([child, path ? `${path}.${key}` : key]);
+      for (const [key, child] of Object.entries(v)) {
+        const field = path ? `${path}.${key}` : key;
+        const error = unstorable(key);
+        if (error) return { field, error: `the key ${error}` };
+        stack.push([child, field]);
+      }
     }
   }
   return undefined;
 }
 
 /**
- * Refuses a request whose path, query or body holds U+0000 in a string with 422 naming the field:
- * PostgreSQL text cannot store that character, so it would otherwise fail deep inside a write.
- * Registered before the idempotency guard, so such a request claims no key.
+ * Refuses a request whose path, query or body holds, in a string or an object key, U+0000 or a lone
+ * surrogate with 422 naming the field: PostgreSQL cannot store either, so it would otherwise fail
+ * deep inside a write. Registered before the idempotency guard, so such a request claims no key.
  */
 export function registerTextCheck(app: FastifyInstance): void {
   app.addHook('preHandler', (request, _reply, done) => {
-    const field = pathOfNulText(request.params) ?? pathOfNulText(request.query) ?? pathOfNulText(request.body);
-    done(field === undefined ? undefined : KeelError.invalidField(field, 'must not contain the NUL character (U+0000)'));
+    const bad = unstorableText(request.params) ?? unstorableText(request.query) ?? unstorableText(request.body);
+    done(bad === undefined ? undefined : KeelError.invalidField(bad.field, bad.error));
   });
 }

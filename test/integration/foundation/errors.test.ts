@@ -73,6 +73,34 @@ test('text holding the NUL character (U+0000) is 422 naming the field, in a body
   expect((await org.core.get('/v1/api-keys')).body.total).toBe(keysBefore);
 });
 
+test('a lone surrogate in any string, or U+0000 in an object key, is 422 naming the field, never a 500, and writes nothing', async () => {
+  const [chain] = (await org.core.get('/v1/blockchains')).body.data;
+  const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: chain.id, name: 'Text checks' })).body.data;
+  const addresses = `/v1/master-wallets/${wallet.id}/addresses`;
+  const addressesBefore = (await org.core.get(addresses)).body.total;
+
+  const surrogate = await org.core.post(addresses, { metadata: { a: '\ud800' } });
+  expect(surrogate.status).toBe(422);
+  expectEnvelope(surrogate.body, 'INVALID_FIELD');
+  expect(surrogate.body.error.details.fields).toEqual([{ field: 'metadata.a', error: 'must be well-formed Unicode (no lone surrogate such as \\ud800)' }]);
+
+  const nulKey = await org.core.post(addresses, { metadata: { 'a\u0000': 1 } });
+  expect(nulKey.status).toBe(422);
+  expect(nulKey.body.error.details.fields).toEqual([{ field: 'metadata.a\u0000', error: 'the key must not contain the NUL character (U+0000)' }]);
+
+  const surrogateKey = await org.core.post(addresses, { metadata: { nested: { '\udc00': 'x' } } });
+  expect(surrogateKey.status).toBe(422);
+  expect(surrogateKey.body.error.details.fields[0]).toEqual({ field: 'metadata.nested.\udc00', error: 'the key must be well-formed Unicode (no lone surrogate such as \\ud800)' });
+
+  const graphql = await org.core.graphql('mutation ($id: ID!, $input: CreateAddressInput!) { createAddress(masterWalletId: $id, input: $input) { id } }', { id: wallet.id, input: { name: 'x\ud83d' } });
+  expect(graphql.status).toBe(422);
+  expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: 'variables.input.name' }] } });
+
+  expect((await org.core.get(addresses)).body.total).toBe(addressesBefore);
+  // A surrogate pair is one well-formed character.
+  expect((await org.core.post(addresses, { name: 'Order \ud83d\ude00', metadata: { '\ud83d\ude00': 'ok' } })).status).toBe(201);
+});
+
 test('an unknown route is 404 NOT_FOUND in the envelope', async () => {
   const res = await org.core.get('/v1/does-not-exist');
   expect(res.status).toBe(404);
