@@ -24,6 +24,12 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
   const chain = transferChain(networks, blockchainId);
   if (!chain || !wallet.blockchainIds.includes(blockchainId)) throw new KeelError('INVALID_NETWORK', 'The wallet is not enabled on the chain of these assets');
+  // On Solana a transfer to the sender itself lands and moves nothing, and no deposit is seen to give the amount back to the ledger.
+  const toItself = chain.family === 'solana' ? lines.findIndex((l) => l.recipient === wallet.address) : -1;
+  if (toItself >= 0) {
+    const field = `assets.${toItself}.recipient`;
+    throw new KeelError('INVALID_ADDRESS', `${field} is the sending address itself: on Solana such a transfer moves nothing`, { fields: [{ field, error: 'INVALID_FIELD' }] });
+  }
   return { chain, lines };
 }
 

@@ -170,6 +170,12 @@ test('the security policy: over the cap and outside the allow-list refused, inva
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'INVALID_ADDRESS', details: { fields: [{ field: 'assets.0.recipient', error: 'INVALID_FIELD' }] } });
   }
+  // To itself: it would land, move nothing and leave the ledger short of the amount.
+  const open = await solanaWallet();
+  await fund(open.walletAddress, '1');
+  const itself = await org.core.post(`/v1/master-wallets/${open.id}/transfer`, { assets: [{ assetId: assets.SOL.id, recipient: allowed, amount: '0.1' }, { assetId: assets.SOL.id, recipient: open.walletAddress, amount: '0.1' }] });
+  expect(itself.status).toBe(400);
+  expect(itself.body.error).toMatchObject({ code: 'INVALID_ADDRESS', details: { fields: [{ field: 'assets.1.recipient', error: 'INVALID_FIELD' }] } });
   // An allow-list entry that is neither address is refused when the configuration is set.
   expect((await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'bad', configurations: { security: { allowedRecipients: ['nope'] } } })).status).toBe(422);
 
