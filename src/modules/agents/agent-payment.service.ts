@@ -168,9 +168,12 @@ export class AgentPaymentService {
         .returning('*');
       if (status === 'APPROVED') {
         // Allowed now though not before the lock (the window moved meanwhile): checked here.
-        const prepared = sending ? sending.prepared : await prepare();
-        if (!prepared) throw sending!.error;
-        await this.send(trx, row, prepared);
+        const checked = sending ?? (await prepare().then((prepared) => ({ prepared, error: null as unknown }), (error: unknown) => ({ prepared: null, error })));
+        if (checked.prepared) await this.send(trx, row, checked.prepared);
+        // Refused by the withdrawal checks (funds, the master wallet's security): recorded FAILED with
+        // its evaluation, as the docs promise. Trouble reaching a node is not a verdict: the request fails, nothing recorded.
+        else if (checked.error instanceof KeelError && checked.error.status < 500) await trx('agent_payments').where({ id: row.id }).update({ status: 'FAILED', failureReason: `Refused by the withdrawal checks: ${checked.error.message}`.slice(0, 500), updatedAt: trx.fn.now() });
+        else throw checked.error;
       }
       await this.announce(trx, row.id, [asset]);
       return row.id as string;

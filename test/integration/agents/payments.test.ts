@@ -228,6 +228,26 @@ describe('agent payments', () => {
     expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
   });
 
+  test("a payment the policy allows but the withdrawal checks refuse (no funds, outside the master wallet's allowedRecipients) is recorded FAILED with the reason and its evaluation, and announced", async () => {
+    const { id, client } = await createAgent('Underfunded');
+    const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Strict', configurations: { security: { allowedRecipients: [alice] } } })).body.data;
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA, masterWalletId: master.id })).body.data;
+    await fund(wallet.addressWallet.walletAddress, '0.1');
+    await fund(wallet.addressWallet.walletAddress, '2', 'USDC');
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true });
+    const broke = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: alice, amount: '3' });
+    expect(broke).toMatchObject({ status: 'FAILED', transferId: null, failureReason: expect.stringMatching(/withdrawal checks.*USDC/) });
+    expect(broke.policyEvaluation.decision).toBe('ALLOW');
+    const outside = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: carol, amount: '1' });
+    expect(outside).toMatchObject({ status: 'FAILED', transferId: null, failureReason: expect.stringMatching(/allowedRecipients/) });
+    const announced = await eventually(() => {
+      const mine = receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => [broke.id, outside.id].includes(e.data.payment?.id));
+      return mine.length >= 2 && mine;
+    }, 20_000);
+    expect(announced.map((e) => e.type)).toEqual(['agent_payment.failed', 'agent_payment.failed']);
+    expect(await usdcOf(carol)).toBe(0n);
+  });
+
   test('rolling-window limits count what is pending and sent, in asset units and in USD; chain allow list', async () => {
     const { id, client } = await createAgent('Windowed');
     const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA })).body.data;
