@@ -9,11 +9,12 @@ export function unreleasedFlags(db: Knex | Knex.Transaction): Knex.QueryBuilder 
 }
 
 /**
- * Whether a deposit address holds an incoming transfer from a sanctioned address that no admin has
- * released: then nothing may leave it automatically (auto-sweep; settlement rules at merge).
+ * Whether a wallet (a deposit address, or a master wallet's own address when addressId is null)
+ * holds an incoming transfer from a sanctioned address that no admin has released: then nothing may
+ * leave it automatically (auto-sweep; settlement rules, when triggered and when executed).
  */
-export async function heldByAml(db: Knex | Knex.Transaction, addressId: string): Promise<boolean> {
-  return !!(await unreleasedFlags(db).where({ addressId }).first('id'));
+export async function heldByAml(db: Knex | Knex.Transaction, wallet: { masterWalletId: string; addressId: string | null }): Promise<boolean> {
+  return !!(await unreleasedFlags(db).where({ masterWalletId: wallet.masterWalletId, addressId: wallet.addressId }).first('id'));
 }
 
 /** The organisation's incoming transfers from sanctioned addresses, newest flag first; `released`: true released only, false still held only, absent both. */

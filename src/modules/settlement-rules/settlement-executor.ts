@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { ChainNetworks, ChainService, AssetView } from '../chains';
-import { chainTransferById } from '../deposits';
+import { chainTransferById, heldByAml } from '../deposits';
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import { checkTransferPolicy } from '../withdrawals';
@@ -22,16 +22,18 @@ const NATIVE_SEND_GAS = 21_000n;
 
 export type ExecutionPlan =
   | { kind: 'sweep' | 'swap'; transferId: string; transferItemId: string; swapId: string | null }
-  | { cancelled: string };
+  | { cancelled: string }
+  | { held: string };
 
 /** A refusal that no retry can change (the destination screen, the wallet's policy, a bad rule). */
 export class PermanentFailure extends Error {}
 
 /**
- * Prepares one execution inside the worker's transaction: checks the destination (the screen and
- * the wallet's security configuration), then queues a sweep (the deposit's asset is the
- * destination asset) or a swap on the chain's DEX straight to the destination (it differs), with
- * a gas top-up from the master wallet first when a deposit address holds too little native coin.
+ * Prepares one execution inside the worker's transaction: holds it while its address is held by
+ * AML, checks the destination (the screen and the wallet's security configuration), then queues a
+ * sweep (the deposit's asset is the destination asset) or a swap on the chain's DEX straight to the
+ * destination (it differs), with a gas top-up from the master wallet first when a deposit address
+ * holds too little native coin.
  */
 export class SettlementExecutor {
   constructor(
@@ -52,6 +54,9 @@ export class SettlementExecutor {
     if (!rule || rule.deletedAt || !rule.isActive) return { cancelled: 'the rule was deactivated or deleted before it executed' };
     const deposit = await chainTransferById(trx, execution.chainTransferId);
     if (!deposit || deposit.status !== 'CONFIRMED') return { cancelled: 'the deposit was taken back by a chain reorganisation before the rule executed' };
+    // A flagged deposit may have reached the address since this one triggered the rule: while no
+    // admin has released it, nothing leaves the address automatically, as with auto-sweep.
+    if (await heldByAml(trx, { masterWalletId: rule.masterWalletId, addressId: rule.addressId ?? null })) return { held: 'held: the address received a deposit from a sanctioned address, not released yet' };
 
     const wallet = await this.wallets.resolve(rule.organizationId, rule.addressId ? { addressId: rule.addressId } : { masterWalletId: rule.masterWalletId }, trx);
     const network = this.networks.get(deposit.blockchainId);

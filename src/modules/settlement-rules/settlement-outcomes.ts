@@ -18,9 +18,10 @@ export interface RetryPolicy {
 
 /**
  * The states of an execution after it was claimed, each change with its event in the same
- * transaction: SUBMITTED when its transfer or swap is queued; EXECUTED when the transaction sender
- * confirms the line that settles it; a failure (preparing it, or on chain) sends it back to PENDING
- * with exponential backoff until maxAttempts, then FAILED. Each failure emits *.failed (with
+ * transaction: SUBMITTED when its transfer or swap is queued (PENDING a while longer when held by
+ * AML, with no event); EXECUTED when the transaction sender confirms the line that settles it; a
+ * failure (preparing it, or on chain) sends it back to PENDING with exponential backoff until
+ * maxAttempts, then FAILED. Each failure emits *.failed (with
  * nextAttemptAt when another attempt follows), the success *.executed.
  */
 export class SettlementOutcomes implements TransferOutcomeListener {
@@ -40,6 +41,17 @@ export class SettlementOutcomes implements TransferOutcomeListener {
 
   async cancelled(trx: Knex.Transaction, execution: Record<string, any>, reason: string): Promise<void> {
     await trx('settlement_rule_executions').where({ id: execution.id, status: 'PENDING' }).update({ status: 'CANCELLED', error: reason, updatedAt: trx.fn.now() });
+  }
+
+  /**
+   * Held by AML (its address holds a flagged deposit not released): PENDING, looked at again after
+   * the base delay (so it goes once the hold is released), never counted as a failed attempt.
+   */
+  async held(trx: Knex.Transaction, execution: Record<string, any>, reason: string): Promise<void> {
+    await trx('settlement_rule_executions')
+      .where({ id: execution.id, status: 'PENDING' })
+      .update({ error: reason, runAfter: new Date(Date.now() + this.retry.baseBackoffMs), updatedAt: trx.fn.now() });
+    if (execution.error !== reason) this.logger.warn({ executionId: execution.id }, 'settlement rule execution held: its address received a deposit from a sanctioned address');
   }
 
   /** The line that settles an execution failed on chain (or was refused by it): another attempt, re-priced. */

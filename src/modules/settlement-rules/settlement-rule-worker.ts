@@ -47,6 +47,7 @@ export class SettlementRuleWorker {
         await trx.transaction(async (sp) => {
           const plan = await this.executor.prepare(sp, execution);
           if ('cancelled' in plan) await this.outcomes.cancelled(sp, execution, plan.cancelled);
+          else if ('held' in plan) await this.outcomes.held(sp, execution, plan.held);
           else await this.outcomes.submitted(sp, execution, plan);
         });
       } catch (e) {

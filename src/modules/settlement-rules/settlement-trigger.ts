@@ -16,7 +16,8 @@ import { txHashesSentAs } from '../withdrawals';
  * one of the source assets (any when none are listed), within minAmount..maxAmount (whole units,
  * inclusive). Only rules active when the deposit is confirmed match. A deposit from a sanctioned
  * address (flagged by the AML screen earlier in the same transaction), and any deposit to an address
- * holding one that no admin has released, triggers nothing.
+ * (a deposit address or the master wallet's own) holding one that no admin has released, triggers
+ * nothing; an execution already recorded waits while its address is held (SettlementExecutor).
  *
  * A reorg that takes a deposit back cancels its executions still pending; an execution already
  * sent stays sent (the funds have left) and is marked depositRevertedAt. If the same transfer is
@@ -25,11 +26,11 @@ import { txHashesSentAs } from '../withdrawals';
 export class SettlementTrigger implements DepositListener {
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     const incoming = deposits.filter((d) => d.direction === 'incoming' && d.category !== 'internal' && !d.amlFlaggedAt);
+    // Keyed by the receiving wallet: a deposit address, or the master wallet's own address.
+    const receivers = new Map(incoming.map((d) => [d.addressId ?? d.masterWalletId, d]));
     const held = new Set<string>();
-    for (const addressId of new Set(incoming.map((d) => d.addressId).filter((id): id is string => !!id))) {
-      if (await heldByAml(trx, addressId)) held.add(addressId);
-    }
-    const candidates = incoming.filter((d) => !d.addressId || !held.has(d.addressId));
+    for (const [walletId, d] of receivers) if (await heldByAml(trx, d)) held.add(walletId);
+    const candidates = incoming.filter((d) => !held.has(d.addressId ?? d.masterWalletId));
     if (!candidates.length) return;
     const rules: Record<string, any>[] = await trx('settlement_rules')
       .whereIn('masterWalletId', [...new Set(candidates.map((d) => d.masterWalletId))])

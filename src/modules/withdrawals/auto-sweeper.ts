@@ -138,7 +138,7 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
   private async sweep(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<SweepAttempt> {
     // The whole balance is swept: while the address holds a flagged deposit not released by an admin,
     // nothing leaves it automatically, whoever asks (the wallet's autoSweep or a checkout's settlement).
-    if ((deposit.amlFlaggedAt && !deposit.amlReleasedAt) || (await heldByAml(trx, deposit.addressId!))) return HELD;
+    if ((deposit.amlFlaggedAt && !deposit.amlReleasedAt) || (await heldByAml(trx, deposit))) return HELD;
     const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
     // The families' sweeps differ in shape: Solana's must leave an account empty or rent-exempt and may create the destination's token account.
     const solana = this.networks.solana(deposit.blockchainId);

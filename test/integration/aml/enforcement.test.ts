@@ -29,7 +29,7 @@ let rpcUrl: string;
 /** What the flagging test leaves for the review test. */
 let review: { walletId: string; taintedId: string; taintedAddress: string; flaggedId: string };
 
-const { t, orgs: [org, other] } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SANCTIONS_REFRESH_INTERVAL_MS: 100, SWEEP_RETRY_BASE_MS: 200, SWEEP_RETRY_POLL_INTERVAL_MS: 100 }, { orgs: 2 });
+const { t, orgs: [org, other] } = useTestKeel({ RATE_LIMIT_SCALE: 100, CHAIN_POLL_INTERVAL_MS: 100, TRANSFER_POLL_INTERVAL_MS: 100, SANCTIONS_REFRESH_INTERVAL_MS: 100, SWEEP_RETRY_BASE_MS: 200, SWEEP_RETRY_POLL_INTERVAL_MS: 100, SETTLEMENT_RULES_POLL_INTERVAL_MS: 100, SETTLEMENT_RULES_RETRY_BASE_MS: 200 }, { orgs: 2 });
 beforeAll(async () => {
   chainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
   ethAssetId = (await org.core.get(`/v1/assets?blockchainId=${chainId}&symbol=ETH`)).body.data[0].id;
@@ -205,6 +205,69 @@ describe('deposits from a sanctioned address', () => {
     } finally {
       await one.destroy();
     }
+  });
+
+  /** A deposit's record, once Keel has confirmed it; `wallet`: the master wallet's or the address's path. */
+  const recorded = (wallet: string, txHash: string) => eventually(async () => (await org.core.get(`${wallet}/transactions?direction=incoming`)).body.transfer.find((r: any) => r.hash === txHash), 30_000);
+  const executions = async (ruleId: string) => (await org.core.get(`/v1/settlement-rules/${ruleId}/executions`)).body.data as any[];
+  const sweepEthRule = async (wallet: { masterWalletId: string } | { addressId: string }) => {
+    const res = await org.core.post('/v1/settlement-rules', { ...wallet, name: 'Sweep ETH', delay: 600, source: { blockchainId: chainId, assetIds: [ethAssetId] }, destination: { blockchainId: chainId, assetId: ethAssetId, address: ethers.Wallet.createRandom().address } });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: string };
+  };
+  /** The rule's delay passes: its execution is looked at; held, it is still PENDING, no attempt counted, and nothing is sent, however often it is looked at. */
+  const expectHeld = async (ruleId: string) => {
+    await t.keel.platform.db('settlement_rule_executions').where({ ruleId, status: 'PENDING' }).update({ runAfter: new Date() });
+    const [looked] = await eventually(async () => {
+      const list = await executions(ruleId);
+      return (list[0]?.error || list[0]?.status !== 'PENDING') && list;
+    }, 10_000);
+    expect(looked).toMatchObject({ status: 'PENDING', attempts: 0, transferId: null, error: expect.stringMatching(/^held/) });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await executions(ruleId)).toEqual([expect.objectContaining({ status: 'PENDING', attempts: 0, transferId: null })]);
+  };
+  const executedAfterRelease = async (ruleId: string, flaggedId: string) => {
+    expect((await org.core.post(`/v1/aml/flagged-transfers/${flaggedId}/release`, { note: 'reviewed' })).status).toBe(200);
+    const [done] = await eventually(async () => {
+      const list = await executions(ruleId);
+      return list[0]?.status === 'EXECUTED' && list;
+    }, 30_000);
+    expect(done).toMatchObject({ kind: 'sweep', amount: '1', attempts: 1, error: null });
+  };
+
+  test("a settlement rule's execution waits while its address holds a flagged deposit that arrived during the rule's delay, never failed for it, and goes once an admin releases the deposit", async () => {
+    const wallet = await createWallet(org.core);
+    const address = await createAddress(wallet.id);
+    const rule = await sweepEthRule({ addressId: address.id });
+    const clean = await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: address.address, amount: '1' });
+    await recorded(`/v1/addresses/${address.id}`, clean.txHash);
+    expect((await executions(rule.id)).map((e) => e.status)).toEqual(['PENDING']);
+    const tainted = await fundFromFaucet(rpcUrl, SANCTIONED_SENDER.privateKey, { to: address.address, amount: '1' });
+    const flagged = await recorded(`/v1/addresses/${address.id}`, tainted.txHash);
+    expect(flagged.aml).toMatchObject({ flaggedAt: expect.any(String), releasedAt: null });
+
+    await expectHeld(rule.id);
+    expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data).toEqual([]);
+    await executedAfterRelease(rule.id, flagged.id);
+  });
+
+  test("a master wallet's own flagged deposit holds its settlement rules: a later clean deposit triggers nothing, and an execution pending from before waits for the release", async () => {
+    const wallet = await createWallet(org.core);
+    const rule = await sweepEthRule({ masterWalletId: wallet.id });
+    const path = `/v1/master-wallets/${wallet.id}`;
+    const before = await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: wallet.walletAddress, amount: '1' });
+    await recorded(path, before.txHash);
+    const tainted = await fundFromFaucet(rpcUrl, SANCTIONED_SENDER.privateKey, { to: wallet.walletAddress, amount: '1' });
+    const flagged = await recorded(path, tainted.txHash);
+    expect(flagged.aml).toMatchObject({ flaggedAt: expect.any(String), releasedAt: null });
+    const later = await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: wallet.walletAddress, amount: '1' });
+    await recorded(path, later.txHash);
+    // The rule's executions are recorded in the transaction that records the deposit: the later one has none.
+    expect((await executions(rule.id)).map((e) => e.depositTxHash)).toEqual([before.txHash]);
+
+    await expectHeld(rule.id);
+    expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.data).toEqual([]);
+    await executedAfterRelease(rule.id, flagged.id);
   });
 
   test("another organisation neither sees the flag nor is flagged itself", async () => {
