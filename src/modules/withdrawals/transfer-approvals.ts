@@ -5,6 +5,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { Hook } from '../../platform/events/hooks';
 import { checkSanctions, RecipientScreen } from './transfer-policy';
 import type { TransferQueries } from './transfer-queries';
+import { transfersWaitingOn } from './transfer-item-rows';
 import type { TransferFunds, TransferKind, TransferDecisionListener, TransferView } from './transfer.domain';
 
 /**
@@ -40,7 +41,7 @@ export class TransferApprovals {
   async decide(organizationId: string, id: string, approve: boolean): Promise<TransferView> {
     id = Ids.uuid('Transfer', id);
     return this.uow.run(approve ? 'transfer.approve' : 'transfer.reject', async (trx) => {
-      const row = await trx('transfers').where({ id, organizationId }).forUpdate().first();
+      const row = approve ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : await this.lockForRejection(trx, organizationId, id);
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
       // The lists may have changed since the request: an approval is screened again.
@@ -57,9 +58,29 @@ export class TransferApprovals {
   }
 
   /**
+   * Locks a transfer to reject with the transfers a rejection may reject with it (those its lines
+   * wait on, those whose lines wait on its lines), all in one statement in the order of their ids:
+   * two rejections in one group (a sweep and its gas top-up) wait for each other, never deadlock.
+   * The transfer's row, or undefined when the organisation has none of this id.
+   */
+  private async lockForRejection(trx: Knex.Transaction, organizationId: string, id: string): Promise<Record<string, any> | undefined> {
+    const lines = trx('transfer_items').where({ transferId: id });
+    const waitedOn = trx('transfer_items').whereIn('id', lines.clone().whereNotNull('afterItemId').select('afterItemId')).select('transferId');
+    const waiting = trx('transfer_items').whereIn('afterItemId', lines.clone().select('id')).select('transferId');
+    const rows = await trx('transfers')
+      .where({ organizationId })
+      .where((q) => q.where({ id }).orWhereIn('id', waitedOn).orWhereIn('id', waiting))
+      .orderBy('id')
+      .forUpdate();
+    return rows.find((r) => r.id === id);
+  }
+
+  /**
    * Rejects a transfer held for approval (its row locked by the caller): its lines' reservations
    * are released and the rejection listeners told. A gas top-up held with it that paid only for
-   * its lines is rejected too, so no gas money moves for a send that will not happen.
+   * its lines is rejected too, so no gas money moves for a send that will not happen; and a
+   * transfer held whose lines wait on its lines (a sweep on its gas top-up) can never be sent, so
+   * it is rejected too, its reservations released.
    */
   private async reject(trx: Knex.Transaction, row: { id: string; organizationId: string; kind: TransferKind; addressId: string | null; masterWalletId: string }): Promise<void> {
     await trx('transfers').where({ id: row.id }).update({ status: 'REJECTED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
@@ -77,8 +98,14 @@ export class TransferApprovals {
       .orderBy('t.id')
       .forUpdate()
       .select('t.*');
+    const heldWaiting = await trx('transfers')
+      .where({ organizationId: row.organizationId, status: 'PENDING_APPROVAL' })
+      .whereIn('id', transfersWaitingOn(trx, items.map((i) => i.id)))
+      .orderBy('id')
+      .forUpdate();
     await this.rejected.run(trx, { transferId: row.id, kind: row.kind, itemIds: items.map((i) => i.id) });
     for (const topUp of heldTopUps) await this.reject(trx, topUp);
+    for (const waiting of heldWaiting) await this.reject(trx, waiting);
   }
 
 }

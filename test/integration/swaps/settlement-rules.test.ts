@@ -216,21 +216,29 @@ describe('settlement rules', () => {
       return list[0]?.status === 'SUBMITTED' && list;
     });
     const topUp = await eventually(async () => (await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id, addressId: null, kind: 'gas_topup', status: 'PENDING_APPROVAL' }).first()) ?? false);
-    return { rule, submitted, topUp };
+    return { rule, submitted, topUp, address };
   };
 
-  test("a deposit address's conversion whose gas top-up an approver rejects fails with it, even when its own transfer is approved", async () => {
-    const { rule, submitted, topUp } = await heldConversion('Customer 11');
+  test("rejecting a deposit address's gas top-up rejects the conversion held with it: the execution fails for good and the conversion's funds are no longer reserved", async () => {
+    const { rule, submitted, topUp, address } = await heldConversion('Customer 11');
+    const { db } = t.keel.platform;
+    const spendableUsdc = async () => String((await db('ledger_balances').where({ walletId: address.id, assetId: assets.USDC.id, account: 'custody' }).first())?.available ?? '0');
+    expect(await spendableUsdc()).toBe('0');
     expect((await org.core.request('POST', `/v1/transfers/${topUp.id}/reject`)).status).toBe(200);
-    expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/approve`)).status).toBe(200);
-    const [failed] = await eventually(async () => {
-      const list = await executions(rule.id);
-      return list[0]?.status === 'FAILED' && list;
-    });
-    expect(failed.error).toMatch(/gas top-up it waited for was rejected/);
-    expect(failed.attempts).toBe(1);
-    // Its lines can never run: the sender fails them, releasing what they reserved.
-    await eventually(async () => (await org.core.request('GET', `/v1/transfers/${submitted.transferId}`)).body.data.status === 'FAILED');
+    // Rejected in the same transaction: no poll involved.
+    expect((await org.core.request('GET', `/v1/transfers/${submitted.transferId}`)).body.data.status).toBe('REJECTED');
+    expect(await spendableUsdc()).toBe('30000000');
+    expect((await org.core.request('POST', `/v1/transfers/${submitted.transferId}/approve`)).body.error.code).toBe('CONFLICT');
+    expect((await executions(rule.id))[0]).toMatchObject({ status: 'FAILED', attempts: 1, error: expect.stringMatching(/gas top-up it waited for was rejected/) });
+  });
+
+  test('rejecting a conversion and its gas top-up at once: one rejection waits for the other, never a deadlock, and both are rejected', async () => {
+    const { rule, submitted, topUp } = await heldConversion('Customer 13');
+    const answers = await Promise.all([org.core.request('POST', `/v1/transfers/${topUp.id}/reject`), org.core.request('POST', `/v1/transfers/${submitted.transferId}/reject`)]);
+    // Whichever came second waited for the first, then found its transfer already rejected by it.
+    expect(answers.map((a) => a.body.error?.code ?? a.status).sort()).toEqual([200, 'CONFLICT']);
+    for (const id of [topUp.id, submitted.transferId]) expect((await org.core.request('GET', `/v1/transfers/${id}`)).body.data.status).toBe('REJECTED');
+    expect((await executions(rule.id))[0]).toMatchObject({ status: 'FAILED', attempts: 1 });
   });
 
   test("rejecting a deposit address's conversion rejects the gas top-up held for it: no gas money moves for a send that will not happen", async () => {
