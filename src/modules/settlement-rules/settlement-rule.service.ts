@@ -10,6 +10,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { Outbox } from '../../platform/events/outbox';
 import type { ChainNetworks, ChainService } from '../chains';
 import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets';
+import type { AddressService, MasterWalletService } from '../wallets';
 import { parseOrder, parseSlippage, DEFAULT_SLIPPAGE } from '../swaps';
 import { checksummedAddress } from '../withdrawals';
 
@@ -116,6 +117,8 @@ export class SettlementRuleService {
   constructor(
     private readonly db: Knex,
     private readonly wallets: SendingWallets,
+    private readonly masterWallets: MasterWalletService,
+    private readonly addresses: AddressService,
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
     private readonly outbox: Outbox,
@@ -212,15 +215,16 @@ export class SettlementRuleService {
     return toPage(rows.map(ruleView), total, args);
   }
 
-  /** The rules of a master wallet (deposits to its own address); 404 for a wallet not the caller's. */
+  /** The rules of a master wallet (deposits to its own address), active or not; 404 for a wallet not the caller's. */
   async listOfMasterWallet(organizationId: string, masterWalletId: string, args: PageWindow): Promise<PageResult<SettlementRuleView>> {
-    const wallet = await this.wallets.resolve(organizationId, { masterWalletId: Ids.uuid('Master wallet', masterWalletId) });
-    return this.list(organizationId, { ...args, masterWalletId: wallet.masterWalletId });
+    const wallet = await this.masterWallets.row(organizationId, masterWalletId);
+    return this.list(organizationId, { ...args, masterWalletId: wallet.id });
   }
 
+  /** The rules of a deposit address, deactivated or not; 404 for an address not the caller's. */
   async listOfAddress(organizationId: string, addressId: string, args: PageWindow): Promise<PageResult<SettlementRuleView>> {
-    const wallet = await this.wallets.resolve(organizationId, { addressId: Ids.uuid('Address', addressId) });
-    return this.list(organizationId, { ...args, addressId: wallet.addressId });
+    const address = await this.addresses.row(organizationId, addressId);
+    return this.list(organizationId, { ...args, addressId: address.id });
   }
 
   /** A rule's executions, newest first: one per deposit it matched. */

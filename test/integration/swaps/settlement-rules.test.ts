@@ -282,6 +282,7 @@ describe('settlement rules', () => {
 
   test("another organisation's rules, executions, swaps and wallets are 404 to it", async () => {
     const wallet = await createWallet(org, chain);
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 15' } })).body.data;
     const rule = await createRule({ masterWalletId: wallet.id, name: 'mine', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } });
     for (const [method, path, body] of [
       ['GET', `/v1/settlement-rules/${rule.id}`],
@@ -291,6 +292,7 @@ describe('settlement rules', () => {
       ['DELETE', `/v1/addresses/settlement-rules/${rule.id}`],
       ['GET', `/v1/settlement-rules/${rule.id}/executions`],
       ['GET', `/v1/master-wallets/${wallet.id}/settlement-rules`],
+      ['GET', `/v1/addresses/${address.id}/settlement-rules`],
       ['POST', '/v1/settlement-rules', { masterWalletId: wallet.id, name: 'x', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } }],
       ['POST', '/v1/swaps', { masterWalletId: wallet.id, fromAssetId: assets.ETH.id, toAssetId: assets.DAI.id, amount: '1' }],
       ['GET', '/v1/settlement-rules/not-a-uuid'],
@@ -301,6 +303,24 @@ describe('settlement rules', () => {
     }
     expect((await other.core.request('GET', '/v1/settlement-rules')).body.data).toEqual([]);
     expect((await org.core.request('GET', `/v1/settlement-rules/${rule.id}`)).body.data.name).toBe('mine');
+  });
+
+  test("a deactivated address's rules and an inactive master wallet's are still listed: reading them needs only the wallet to be the caller's", async () => {
+    const wallet = await createWallet(org, chain);
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 14' } })).body.data;
+    const body = (source: object) => ({ ...source, name: 'kept', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } });
+    const ofAddress = await createRule(body({ addressId: address.id }));
+    const ofWallet = await createRule(body({ masterWalletId: wallet.id }));
+    expect((await org.core.request('PATCH', `/v1/addresses/${address.id}`, { body: { isActive: false } })).status).toBe(200);
+    expect((await org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { isActive: false } })).status).toBe(200);
+    for (const [path, rule] of [
+      [`/v1/addresses/${address.id}/settlement-rules`, ofAddress],
+      [`/v1/master-wallets/${wallet.id}/settlement-rules`, ofWallet],
+    ]) {
+      const res = await org.core.request('GET', path);
+      expect([path, res.status, res.body.data?.map((r: { id: string }) => r.id)]).toEqual([path, 200, [rule.id]]);
+      expect((await other.core.request('GET', path)).status).toBe(404);
+    }
   });
 
   test('installing, changing or re-activating a rule needs admin, as a wallet\'s autoSweep does; a write key may only stop one', async () => {
