@@ -111,12 +111,12 @@ export class MarketRuntimes {
     return rt;
   }
 
-  /** For reads: this node's runtime when it leads the market's shard, otherwise the book as PostgreSQL holds it now (not kept). */
-  async readable(marketId: string): Promise<Runtime> {
+  /** For reads: this node's runtime when it leads the market's shard, otherwise undefined (the reader asks PostgreSQL, never rebuilds a book it does not keep). Call it inside `serial`. */
+  async leading(marketId: string): Promise<Runtime | undefined> {
     try {
       return await this.runtime(marketId);
     } catch (e) {
-      if (e instanceof KeelError && e.code === 'NOT_LEADER') return this.load(marketId, undefined);
+      if (e instanceof KeelError && e.code === 'NOT_LEADER') return undefined;
       throw e;
     }
   }

@@ -113,16 +113,18 @@ export class OrderQueries {
   /** Depth from the market's engine, read in turn with the market's commands (so it is committed state); on a node that does not lead the market, from PostgreSQL. */
   async book(symbol: string, levels: number): Promise<OrderBook> {
     const market = await this.markets.row(symbol);
-    return this.runtimes.serial(market.id, async () => {
-      const { rules, engine } = await this.runtimes.readable(market.id);
-      const depth = engine.depth(levels);
+    const led = await this.runtimes.serial(market.id, async () => {
+      const rt = await this.runtimes.leading(market.id);
+      if (!rt) return undefined;
+      const depth = rt.engine.depth(levels);
       const level = (l: { price: number; quantity: number; orders: number }): BookLevel => ({
-        price: formatMultiple(rules.tick, BigInt(l.price)),
-        quantity: formatMultiple(rules.lot, BigInt(l.quantity)),
+        price: formatMultiple(rt.rules.tick, BigInt(l.price)),
+        quantity: formatMultiple(rt.rules.lot, BigInt(l.quantity)),
         orders: l.orders,
       });
-      return { market: rules.market.symbol, sequence: String(engine.sequence), bids: depth.bids.map(level), asks: depth.asks.map(level), timestamp: new Date() };
+      return { market: rt.rules.market.symbol, sequence: String(rt.engine.sequence), bids: depth.bids.map(level), asks: depth.asks.map(level) };
     });
+    return { ...(led ?? (await this.committedBook(market.id, { levels, sequence: 'market' }))), timestamp: new Date() };
   }
 
   /** The organisation's orders of these ids (others are left out). */
@@ -136,27 +138,30 @@ export class OrderQueries {
   }
 
   /**
-   * The market's whole book as PostgreSQL holds it, with its book sequence (migration 021) read
-   * in the same statement: the levels are exactly those after book message `sequence`. Any node
-   * can read it, leader or not.
+   * The market's book as PostgreSQL holds it, its best `levels` a side (all without), with a sequence
+   * read in the same statement: its book sequence (migration 021; the levels are exactly those after
+   * book message `sequence`), or the market's command sequence (what the engine's depth carries).
+   * Any node can read it, leader or not.
    */
-  async committedBook(marketId: string): Promise<{ market: string; sequence: string; bids: BookLevel[]; asks: BookLevel[] }> {
+  async committedBook(marketId: string, at: { levels?: number; sequence: 'book' | 'market' } = { sequence: 'book' }): Promise<{ market: string; sequence: string; bids: BookLevel[]; asks: BookLevel[] }> {
     const rules = await this.runtimes.rules(marketId);
+    const side = (name: 'BUY' | 'SELL') =>
+      `SELECT '${name}'::text AS side, price_ticks, sum(remaining_lots) AS lots, count(id)::int AS orders FROM orders
+        WHERE market_id = :marketId AND status = ANY(:live) AND side = '${name}' GROUP BY price_ticks ORDER BY price_ticks ${name === 'BUY' ? 'DESC' : 'ASC'} LIMIT :levels`;
     const { rows } = await this.db.raw(
-      `SELECT s.sequence::text AS "sequence", o.side, o.price_ticks::text AS "ticks", sum(o.remaining_lots)::text AS "lots", count(o.id)::int AS "orders"
-         FROM (SELECT coalesce((SELECT sequence FROM market_book_sequences WHERE market_id = ?), 0) AS sequence) s
-         LEFT JOIN orders o ON o.market_id = ? AND o.status = ANY(?)
-        GROUP BY s.sequence, o.side, o.price_ticks`,
-      [marketId, marketId, [...LIVE_STATUSES]],
+      `SELECT s.sequence::text AS "sequence", l.side, l.price_ticks::text AS "ticks", l.lots::text AS "lots", l.orders
+         FROM (SELECT coalesce((SELECT sequence FROM ${at.sequence === 'book' ? 'market_book_sequences WHERE market_id' : 'markets WHERE id'} = :marketId), 0) AS sequence) s
+         LEFT JOIN ((${side('BUY')}) UNION ALL (${side('SELL')})) l ON true`,
+      { marketId, live: [...LIVE_STATUSES], levels: at.levels ?? null },
     );
-    const levels = (rows as { sequence: string; side: string | null; ticks: string | null; lots: string; orders: number }[]).filter((r) => r.side !== null && r.ticks !== null);
+    const found = (rows as { sequence: string; side: string | null; ticks: string | null; lots: string; orders: number }[]).filter((r) => r.side !== null && r.ticks !== null);
     const level = (r: { ticks: string | null; lots: string; orders: number }): BookLevel => ({ price: formatMultiple(rules.tick, BigInt(r.ticks!)), quantity: formatMultiple(rules.lot, BigInt(r.lots)), orders: r.orders });
-    const side = (s: string, dir: 1 | -1) =>
-      levels
+    const ordered = (s: string, dir: 1 | -1) =>
+      found
         .filter((r) => r.side === s)
         .sort((a, b) => dir * (Number(a.ticks) - Number(b.ticks)))
         .map(level);
-    return { market: rules.market.symbol, sequence: String(rows[0]?.sequence ?? '0'), bids: side('BUY', -1), asks: side('SELL', 1) };
+    return { market: rules.market.symbol, sequence: String(rows[0]?.sequence ?? '0'), bids: ordered('BUY', -1), asks: ordered('SELL', 1) };
   }
 
   /** Best bid and ask of the committed open orders, as decimal strings. */
@@ -170,13 +175,15 @@ export class OrderQueries {
     return { bestBid: r.bestBid === null ? null : normalizeDecimal(r.bestBid), bestAsk: r.bestAsk === null ? null : normalizeDecimal(r.bestAsk) };
   }
 
-  /** Best bid and ask as decimal strings. */
+  /** Best bid and ask as decimal strings: from the engine on the market's leader, from PostgreSQL elsewhere. */
   async touch(marketId: string): Promise<{ bestBid: string | null; bestAsk: string | null }> {
-    return this.runtimes.serial(marketId, async () => {
-      const { rules, engine } = await this.runtimes.readable(marketId);
-      const bid = engine.bestBid();
-      const ask = engine.bestAsk();
-      return { bestBid: bid === null ? null : formatMultiple(rules.tick, BigInt(bid)), bestAsk: ask === null ? null : formatMultiple(rules.tick, BigInt(ask)) };
+    const led = await this.runtimes.serial(marketId, async () => {
+      const rt = await this.runtimes.leading(marketId);
+      if (!rt) return undefined;
+      const bid = rt.engine.bestBid();
+      const ask = rt.engine.bestAsk();
+      return { bestBid: bid === null ? null : formatMultiple(rt.rules.tick, BigInt(bid)), bestAsk: ask === null ? null : formatMultiple(rt.rules.tick, BigInt(ask)) };
     });
+    return led ?? this.committedTouch(marketId);
   }
 }

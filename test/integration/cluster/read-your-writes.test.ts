@@ -120,3 +120,19 @@ test('a crossing order, once answered 201, is read at once on the other node: bo
   expect(book.bids.find((l: { price: string }) => Number(l.price) === 2500)).toBeUndefined();
   expect(book).toMatchObject({ bids: (await bookOn(leader, buyer.org)).bids, asks: (await bookOn(leader, buyer.org)).asks });
 }, 60_000);
+
+test("the other node answers depth at any number of levels and the ticker's best bid and ask from the record, as the leader's engine has them, at the same sequence", async () => {
+  const [buyer, seller] = traders;
+  const ask = await clientOn(leader, seller.org).post('/v1/orderbook/orders', { walletId: seller.walletId, market: 'ETH-USDC', side: 'SELL', type: 'LIMIT', price: '3100.00', quantity: '0.1', timeInForce: 'GTC' });
+  expect(ask.status).toBe(201);
+  for (const levels of [1, 3, 500]) {
+    const read = async (node: ClusterNode) => (await clientOn(node, buyer.org).get(`/v1/orderbook/markets/ETH-USDC/book?levels=${levels}`)).body.data;
+    const [there, here] = [await read(leader), await read(follower)];
+    expect(here).toMatchObject({ sequence: there.sequence, bids: there.bids, asks: there.asks });
+    expect(here.bids.length).toBe(Math.min(levels, 10));
+  }
+  const ticker = async (node: ClusterNode) => (await clientOn(node, buyer.org).get('/v1/orderbook/markets/ETH-USDC/ticker')).body.data;
+  const [there, here] = [await ticker(leader), await ticker(follower)];
+  expect(here).toMatchObject({ bestBid: there.bestBid, bestAsk: '3100' });
+  expect(there.bestBid).not.toBeNull();
+}, 60_000);
