@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
-import { assetsOfChain, type ChainNetwork } from '../chains';
+import { assetsOfChain, type AssetModel, type ChainNetwork } from '../chains';
 import type { LedgerService, CustodyLedgerSync } from '../ledger';
 import type { SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
@@ -25,7 +25,8 @@ export type ExitOutcome =
  * (`requestExit`), a run after the contract's exit delay takes every token's balance out
  * (`exit(token)`) to the wallet's address. Each payout moves the same amount in the ledger from
  * the wallet's trading account to its custody account (the gas is charged to custody), so the
- * ledger still equals the chain. Refused while the trading account holds less than the contract
+ * ledger still equals the chain; an exit mined before a crash is moved by the next run (from the
+ * contract's `Released` events). Refused while the trading account holds less than the contract
  * pays out (open orders, or trades of the wallet not settled yet: cancel them, or let them settle
  * or fail, first).
  */
@@ -55,6 +56,9 @@ export class TradingExit {
     }
     const availableAt = new Date(Number(requestedAt + delay) * 1000).toISOString();
     const assets = await assetsOfChain(this.db, network.blockchainId);
+    const finish = () => this.finishExits(network, contract, { organizationId: wallet.organizationId, walletId: ledgerWallet, address: wallet.address }, assets);
+    // An exit mined before a crash, its ledger move never made, is finished first: its amount no longer shows in the contract.
+    const payouts = await finish();
     const held = [];
     for (const a of assets) {
       const token = a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address);
@@ -64,7 +68,6 @@ export class TradingExit {
       if (available < amount) throw new Error(`the wallet's trading account has ${available} ${a.symbol} (base units) free, the contract pays out ${amount}: cancel its open orders, or let its trades settle or fail, first`);
       held.push({ asset: a, token, amount });
     }
-    const payouts: ExitPayout[] = [];
     for (const h of held) {
       try {
         await contract.exit.estimateGas(h.token);
@@ -72,28 +75,53 @@ export class TradingExit {
         if (/ExitNotReady/.test(revertReason(e))) return { step: 'waiting', availableAt };
         throw e;
       }
-      const receipt = await this.send(network, wallet.organizationId, ledgerWallet, () => contract.exit(h.token));
-      await this.db.transaction(async (trx) => {
-        const move = { organizationId: wallet.organizationId, walletId: ledgerWallet, assetId: h.asset.id, amount: h.amount, reference: `trading-exit:${receipt.hash}:${h.asset.id}` };
-        await this.ledger.debit(trx, { ...move, account: 'trading' });
-        await this.ledger.credit(trx, { ...move, account: 'custody' });
-      });
-      payouts.push({ symbol: h.asset.symbol, rawAmount: h.amount.toString(), txHash: receipt.hash });
+      await this.mined(() => contract.exit(h.token));
+      payouts.push(...(await finish()));
     }
     return { step: 'exited', payouts };
   }
 
-  /** Sends one of the wallet's own transactions, waits for it, and charges its gas to the wallet's custody account. */
-  private async send(network: ChainNetwork, organizationId: string, walletId: string, tx: () => Promise<ethers.ContractTransactionResponse>): Promise<ethers.TransactionReceipt> {
-    let receipt: ethers.TransactionReceipt | null;
+  /**
+   * Every exit of the wallet the contract paid out (its `Released` events for the account), moved in
+   * the ledger from trading to custody and its gas charged to custody, once each (the references
+   * name the transaction): whichever run sees it first makes the move, so an exit mined before a
+   * crash is finished by the next run. The payouts this call moved.
+   */
+  private async finishExits(network: ChainNetwork, contract: ethers.Contract, wallet: { organizationId: string; walletId: string; address: string }, assets: AssetModel[]): Promise<ExitPayout[]> {
+    const deployed = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first('deployedTxHash');
+    const fromBlock = deployed?.deployedTxHash ? ((await network.provider.getTransactionReceipt(deployed.deployedTxHash))?.blockNumber ?? 0) : 0;
+    const byToken = new Map(assets.map((a) => [a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address), a]));
+    const moved: ExitPayout[] = [];
+    for (const log of (await contract.queryFilter(contract.filters.Released(wallet.address), fromBlock)) as ethers.EventLog[]) {
+      const asset = byToken.get(ethers.getAddress(log.args.token));
+      if (!asset) continue;
+      const amount: bigint = log.args.amount;
+      const receipt = (await network.provider.getTransactionReceipt(log.transactionHash))!;
+      const applied = await this.db.transaction(async (trx) => {
+        const move = { organizationId: wallet.organizationId, walletId: wallet.walletId, assetId: asset.id, amount, reference: `trading-exit:${log.transactionHash}:${asset.id}` };
+        if (!(await this.ledger.debit(trx, { ...move, account: 'trading' })).applied) return false;
+        await this.ledger.credit(trx, { ...move, account: 'custody' });
+        await this.custody.chargeGasTo(trx, { organizationId: wallet.organizationId, walletId: wallet.walletId, blockchainId: network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: `gas:trading-exit:${log.transactionHash}` });
+        return true;
+      });
+      if (applied) moved.push({ symbol: asset.symbol, rawAmount: amount.toString(), txHash: log.transactionHash });
+    }
+    return moved;
+  }
+
+  /** Sends one of the wallet's own transactions and waits for it (it pays its own gas). */
+  private async mined(tx: () => Promise<ethers.ContractTransactionResponse>): Promise<ethers.TransactionReceipt> {
     try {
-      receipt = await (await tx()).wait();
+      return (await (await tx()).wait())!;
     } catch (e) {
       throw new Error(`the wallet's transaction failed: ${revertReason(e)} (it pays its own gas: give it coin first)`);
     }
-    await this.db.transaction((trx) =>
-      this.custody.chargeGasTo(trx, { organizationId, walletId, blockchainId: network.blockchainId, fee: receipt!.gasUsed * receipt!.gasPrice, reference: `gas:trading-exit:${receipt!.hash}` }),
-    );
-    return receipt!;
+  }
+
+  /** Sends one of the wallet's own transactions, waits for it, and charges its gas to the wallet's custody account. */
+  private async send(network: ChainNetwork, organizationId: string, walletId: string, tx: () => Promise<ethers.ContractTransactionResponse>): Promise<ethers.TransactionReceipt> {
+    const receipt = await this.mined(tx);
+    await this.db.transaction((trx) => this.custody.chargeGasTo(trx, { organizationId, walletId, blockchainId: network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: `gas:trading-exit:${receipt.hash}` }));
+    return receipt;
   }
 }

@@ -535,7 +535,7 @@ test("a failed trade's proceeds are withheld apart: they never make up for what 
 }, 180_000);
 
 // Before the reorg below: after it, on a loaded machine, deposits to new wallets have gone uncredited for over a minute (the deposit watcher; not understood yet).
-test('exit hatch: with the operator gone, keel settlement exit takes a custody customer\'s wallet out of the contract after the exit delay, and only then; the ledger follows', async () => {
+test('exit hatch: with the operator gone, keel settlement exit takes a custody customer\'s wallet out of the contract after the exit delay, and only then; the ledger follows, for an exit mined before a crash too', async () => {
   const leaver = await wallet(org2, 'Leaver', '2', '300');
   const d = await deployment();
   const contract = new ethers.Contract(d.address, settlementInterface(), provider);
@@ -551,9 +551,14 @@ test('exit hatch: with the operator gone, keel settlement exit takes a custody c
     expect(await exit()).toMatchObject({ step: 'waiting' });
     expect(await contract.balanceOf(usdc, leaver.walletAddress)).toBe(ethers.parseUnits('300', 6));
     await rpc(rpcUrl, 'evm_increaseTime', [EXIT_DELAY]);
+    // A run that died once its USDC exit was mined, before the ledger moved it: the next run finishes it.
+    const key = await t.keel.services.sendingWallets.signer(org2.orgId, leaver.id, null, provider);
+    const crashed = await (await (contract.connect(key) as ethers.Contract).exit(usdc)).wait();
     const exited = await exit();
     expect(exited.step).toBe('exited');
     expect(exited.payouts!.map((p) => `${p.symbol} ${p.rawAmount}`).sort()).toEqual(['ETH 1000000000000000000', 'USDC 300000000']);
+    expect(exited.payouts!.find((p) => p.symbol === 'USDC')!.txHash).toBe(crashed.hash);
+    expect((await exit()).payouts).toEqual([]);
     for (const p of exited.payouts!) expect((await provider.getTransaction(p.txHash))!.from).toBe(leaver.walletAddress);
   } finally {
     await resume();
