@@ -4,7 +4,8 @@ import { flagDeposit, type DepositListener, type ChainTransferModel } from '../d
 import type { SanctionsScreen } from './sanctions-screen';
 
 /**
- * Screens the sender of every confirmed deposit, in the transaction that records it: a deposit
+ * Screens the senders of every confirmed deposit (its from address and, on Solana, every other
+ * account the asset left in the transaction), in the transaction that records it: a deposit
  * from a sanctioned address is flagged on its chain transfer (aml_flagged_at, aml_matches), raises
  * `address.incoming_transfer_flagged` / `master.incoming_transfer_flagged`, and (the flag being
  * set on the model before the auto-sweeper sees it) holds its address from auto-sweep.
@@ -17,11 +18,11 @@ export class SanctionedDepositFlagger implements DepositListener {
   ) {}
 
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
-    const flagged = deposits.filter((d) => d.direction === 'incoming' && d.category !== 'internal' && this.screen.isSanctioned(d.fromAddress));
+    const flagged = deposits.filter((d) => d.direction === 'incoming' && d.category !== 'internal' && sendersOf(d).some((a) => this.screen.isSanctioned(a)));
     if (!flagged.length) return;
     const listDate = this.screen.info().listDate;
     for (const d of flagged) {
-      const matches = this.screen.screen(d.fromAddress).matches;
+      const matches = sendersOf(d).flatMap((a) => this.screen.screen(a).matches);
       d.amlFlaggedAt = await flagDeposit(trx, d.id, matches);
       d.amlMatches = matches;
     }
@@ -53,3 +54,6 @@ export class SanctionedDepositFlagger implements DepositListener {
     // The flag stays on the (now REVERTED) record: the sender was sanctioned all the same.
   }
 }
+
+/** Every sender of a deposit: on Solana a transaction may move the asset out of several accounts. */
+const sendersOf = (d: ChainTransferModel): string[] => [d.fromAddress, ...(d.alsoFrom ?? [])].filter(Boolean);

@@ -167,6 +167,7 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
         blockHash: t.blockHash,
         blockTimestamp: new Date(t.timestamp * 1000),
         fromAddress: t.from ?? '',
+        alsoFrom: t.alsoFrom ?? [],
         toAddress: t.to,
         rawValue: t.amount.toString(),
         tokenId: t.tokenId === undefined ? null : t.tokenId.toString(),

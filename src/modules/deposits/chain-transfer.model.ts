@@ -17,6 +17,8 @@ export class ChainTransferModel extends Model {
   blockHash!: string;
   blockTimestamp!: Date;
   fromAddress!: string;
+  /** Other senders of the transfer (Solana: every other account whose balance of the asset fell in the transaction); empty on EVM. */
+  alsoFrom!: string[];
   toAddress!: string;
   /** For an NFT: the number of tokens moved (1 for ERC-721). */
   rawValue!: string;

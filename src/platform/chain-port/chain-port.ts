@@ -52,8 +52,10 @@ export interface ChainTransfer {
   timestamp: number;
   /** The watched address, or the other side of a transfer from a watched address (on Solana the owner, not its token account). */
   to: string;
-  /** The sender when it can be told (on Solana the account whose balance of the asset fell), else null. */
+  /** The sender when it can be told (on Solana the account that lost the most of the asset in the transaction), else null. */
   from: string | null;
+  /** Solana: every other account whose balance of the asset fell in the transaction (senders too, screened as `from` is). */
+  alsoFrom?: string[];
   asset: { kind: 'native' } | { kind: 'token'; address: string };
   amount: bigint;
   /** An NFT transfer's token id (amount is then the number of tokens: 1 for ERC-721). */

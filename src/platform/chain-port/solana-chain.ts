@@ -84,6 +84,7 @@ interface RpcBlockTransaction {
   transaction: { signatures: string[]; message: { accountKeys: string[] } };
   meta: {
     err: unknown;
+    fee?: bigint;
     preBalances: bigint[];
     postBalances: bigint[];
     preTokenBalances?: RpcTokenBalance[];
@@ -385,7 +386,13 @@ function tokenAccount(base64: string): { mint: string; amount: bigint } {
   return { mint: addressDecoder.decode(data.subarray(0, 32)), amount: new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true) };
 }
 
-/** The transfers into watched addresses of one successful transaction, from its balance changes. */
+/**
+ * The transfers into watched addresses of one successful transaction, from its balance changes.
+ * Every account whose balance of the asset fell in the transaction is a sender of it (a transaction
+ * may move one asset out of several accounts, each signing): `from` is the one that lost the most,
+ * `alsoFrom` the others, most lost first. For SOL the fee is not a transfer: the fee payer's fee
+ * counts as its loss only when no account lost SOL beyond fees.
+ */
 export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>, at: { height: number; blockHash: string; timestamp: number }): ChainTransfer[] {
   if (!tx.meta || tx.meta.err !== null) return [];
   const meta = tx.meta;
@@ -394,35 +401,48 @@ export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>
   const base = { txId, height: at.height, blockHash: at.blockHash, timestamp: at.timestamp };
   const out: ChainTransfer[] = [];
   const nativeDelta = (i: number) => BigInt(meta.postBalances[i] ?? 0) - BigInt(meta.preBalances[i] ?? 0);
+  const solLost = (withFee: boolean) => new Map(keys.map((key, i) => [key, -nativeDelta(i) - (i === 0 && !withFee ? BigInt(meta.fee ?? 0) : 0n)] as const));
+  const beyondFees = solLost(false);
+  const solSenders = senders([...beyondFees.values()].some((lost) => lost > 0n) ? beyondFees : solLost(true));
   for (const [i, key] of keys.entries()) {
     if (!watched.has(key)) continue;
     const delta = nativeDelta(i);
     if (delta <= 0n) continue;
-    const fromIndex = keys.findIndex((_, j) => j !== i && nativeDelta(j) < 0n);
-    out.push({ ...base, ...positioned(`native:${key}`), to: key, from: fromIndex >= 0 ? keys[fromIndex] : null, asset: { kind: 'native' }, amount: delta });
+    out.push({ ...base, ...positioned(`native:${key}`), to: key, ...solSenders, asset: { kind: 'native' }, amount: delta });
   }
   // Token balances: by token account; credited to its owner, once per (mint, owner) in the transaction.
   const pre = new Map((meta.preTokenBalances ?? []).map((b) => [b.accountIndex, b]));
   const deltas = new Map<string, { mint: string; owner: string; amount: bigint }>();
-  const losers = new Map<string, string>();
+  /** By mint: what each owner lost of it over all its token accounts. */
+  const lost = new Map<string, Map<string, bigint>>();
+  const count = (mint: string, owner: string, delta: bigint) => {
+    if (!owner) return;
+    const byOwner = lost.get(mint) ?? lost.set(mint, new Map()).get(mint)!;
+    byOwner.set(owner, (byOwner.get(owner) ?? 0n) - delta);
+  };
   for (const post of meta.postTokenBalances ?? []) {
     const owner = post.owner ?? '';
     const delta = BigInt(post.uiTokenAmount.amount) - BigInt(pre.get(post.accountIndex)?.uiTokenAmount.amount ?? '0');
-    if (delta < 0n) losers.set(post.mint, owner);
+    count(post.mint, owner, delta);
     if (delta <= 0n || !watched.has(owner)) continue;
     const k = `${post.mint}:${owner}`;
     deltas.set(k, { mint: post.mint, owner, amount: (deltas.get(k)?.amount ?? 0n) + delta });
   }
   for (const p of meta.preTokenBalances ?? []) {
     // An account closed in the transaction has no post balance: its owner sent everything.
-    if (!(meta.postTokenBalances ?? []).some((b) => b.accountIndex === p.accountIndex) && BigInt(p.uiTokenAmount.amount) > 0n) losers.set(p.mint, p.owner ?? '');
+    if (!(meta.postTokenBalances ?? []).some((b) => b.accountIndex === p.accountIndex)) count(p.mint, p.owner ?? '', -BigInt(p.uiTokenAmount.amount));
   }
   for (const [k, d] of deltas) {
-    out.push({ ...base, ...positioned(`token:${k}`), to: d.owner, from: losers.get(d.mint) || null, asset: { kind: 'token', address: d.mint }, amount: d.amount });
+    out.push({ ...base, ...positioned(`token:${k}`), to: d.owner, ...senders(lost.get(d.mint) ?? new Map()), asset: { kind: 'token', address: d.mint }, amount: d.amount });
   }
   return out;
 }
 
+/** The accounts that lost something (by what each lost), the one that lost the most first (the first of equals in transaction order). */
+function senders(lost: ReadonlyMap<string, bigint>): { from: string | null; alsoFrom: string[] } {
+  const [from = null, ...alsoFrom] = [...lost].filter(([, amount]) => amount > 0n).sort(([, a], [, b]) => (a > b ? -1 : a < b ? 1 : 0)).map(([key]) => key);
+  return { from, alsoFrom };
+}
 
 /** A position and the index a record keys it by: a 31-bit digest of it, the same on every scan. */
 function positioned(position: string): { position: string; index: number; batchIndex: number } {

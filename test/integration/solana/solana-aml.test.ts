@@ -2,16 +2,32 @@
  * AML screening of Solana addresses (issue 35) on a real sandbox Solana network: an operator's
  * `sanctioned_addresses_SOL.txt` loaded with `keel aml load` screens Base58 addresses exactly (a
  * case variant is another address; EVM stays case-insensitive) through the check endpoint (REST and
- * GraphQL), and SOL and USDC deposits from a listed sender are flagged and held as EVM ones are.
+ * GraphQL), and SOL and USDC deposits from a listed sender are flagged and held as EVM ones are,
+ * also when a clean account co-signs them (pays the fee, or moves some of the asset too).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateKeyPairSigner, KeyPairSigner } from '@solana/kit';
+import {
+  Instruction,
+  KeyPairSigner,
+  address,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
-import { SolanaChain } from '../../../src/platform/chain-port/solana-chain';
+import { SolanaChain, TOKEN_PROGRAM } from '../../../src/platform/chain-port/solana-chain';
 import type { ChainAsset } from '../../../src/platform/chain-port/chain-port';
 import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
 import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
@@ -70,6 +86,28 @@ async function send(from: KeyPairSigner, to: string, asset: ChainAsset, amount: 
   await eventually(async () => (await chain.outcome(prepared)).state === 'landed', 30_000);
   return prepared.txId;
 }
+
+/** One transaction of `instructions` whose fee payer is `payer` (every signer the instructions name signs it), once it lands. */
+async function sendTogether(payer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
+  const { value: latest } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const tx = await signTransactionMessageWithSigners(message);
+  const prepared = { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } };
+  await chain.broadcast(prepared);
+  const outcome = await eventually(async () => {
+    const o = await chain.outcome(prepared);
+    return o.state === 'landed' && o;
+  }, 30_000);
+  expect(outcome).toMatchObject({ failed: false });
+  return prepared.txId;
+}
+
+const ata = async (owner: string) => (await findAssociatedTokenPda({ owner: address(owner), mint: address(USDC.address), tokenProgram: address(TOKEN_PROGRAM) }))[0];
 
 const incoming = async (addressId: string, hash: string) => {
   const res = await org.core.get(`/v1/addresses/${addressId}/transactions?direction=incoming`);
@@ -154,5 +192,48 @@ describe('a list of Solana addresses loaded with keel aml load', () => {
     expect((await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml).toMatchObject({ status: 'FLAGGED', message: expect.stringContaining('2 incoming transfers') });
     for (const h of held) expect((await org.core.post(`/v1/aml/flagged-transfers/${h.id}/release`, { note: 'reviewed' })).status).toBe(200);
     expect((await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.aml.status).toBe('CLEAR');
+  });
+
+  test('a deposit the listed sender makes in a transaction a clean account pays the fee of (and, for USDC, moves 1 base unit in after it, or more than the listed one) is flagged and held: every account the asset left is screened', async () => {
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana AML co-signed', configurations: { enableGaslessWithdraw: true, autoSweep: { enabled: true, threshold: '0', destinationAddress: '' } } })).body.data;
+    const tainted = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'co-signed' })).body.data;
+    const clean = await generateKeyPairSigner();
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: clean.address, amount: 1_000_000_000n });
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: clean.address, amount: 1_000_000n, mint: { address: USDC.address, decimals: 6 } });
+    await eventually(async () => (await chain.balance(clean.address, USDC_ASSET, 'confirmed')) === 1_000_000n && (await chain.balance(listed.address, USDC_ASSET, 'confirmed')) >= 5_000_000n, 30_000);
+
+    // The clean account pays the fee (index 0); the listed one signs the SOL it sends.
+    const solTx = await sendTogether(clean, [getTransferSolInstruction({ source: listed, destination: address(tainted.address), amount: 1_000_000_000n })]);
+    // USDC: the listed sender's 5 USDC, then 1 base unit from the clean account.
+    const destination = await ata(tainted.address);
+    const usdcTx = await sendTogether(clean, [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: clean, ata: destination, owner: address(tainted.address), mint: address(USDC.address) }),
+      getTransferCheckedInstruction({ source: await ata(listed.address), mint: address(USDC.address), destination, authority: listed, amount: 5_000_000n, decimals: 6 }),
+      getTransferCheckedInstruction({ source: await ata(clean.address), mint: address(USDC.address), destination, authority: clean, amount: 1n, decimals: 6 }),
+    ]);
+    // And one where the listed sender's share is the smaller: the clean account is `from`, the listed one screened all the same.
+    const smallTx = await sendTogether(clean, [
+      getTransferCheckedInstruction({ source: await ata(clean.address), mint: address(USDC.address), destination, authority: clean, amount: 2n, decimals: 6 }),
+      getTransferCheckedInstruction({ source: await ata(listed.address), mint: address(USDC.address), destination, authority: listed, amount: 1n, decimals: 6 }),
+    ]);
+
+    const matches = [{ list: 'SOL', address: listed.address }];
+    const sol = await eventually(() => incoming(tainted.id, solTx), 30_000);
+    const usdc = await eventually(() => incoming(tainted.id, usdcTx), 30_000);
+    const small = await eventually(() => incoming(tainted.id, smallTx), 30_000);
+    expect(sol).toMatchObject({ from: listed.address, aml: { flaggedAt: expect.any(String), releasedAt: null, matches } });
+    expect(usdc).toMatchObject({ from: listed.address, aml: { flaggedAt: expect.any(String), releasedAt: null, matches } });
+    expect(small).toMatchObject({ from: clean.address, aml: { flaggedAt: expect.any(String), releasedAt: null, matches } });
+    // The clean fee payer only paid the fee: no sender of the SOL; it sent USDC too: a sender of it, after the listed one.
+    const senders = async (txHash: string) => (await t.keel.platform.db('chain_transfers').where({ txHash, direction: 'incoming' }).first()) as { fromAddress: string; alsoFrom: string[]; rawValue: string };
+    expect(await senders(solTx)).toMatchObject({ fromAddress: listed.address, alsoFrom: [], rawValue: '1000000000' });
+    expect(await senders(usdcTx)).toMatchObject({ fromAddress: listed.address, alsoFrom: [clean.address], rawValue: '5000001' });
+    expect(await senders(smallTx)).toMatchObject({ fromAddress: clean.address, alsoFrom: [listed.address], rawValue: '3' });
+
+    // Held: nothing leaves the address, no fee top-up.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await t.keel.platform.db('transfers').where({ addressId: tainted.id })).toHaveLength(0);
+    expect(await t.keel.platform.db('transfer_items').where({ recipient: tainted.address })).toHaveLength(0);
+    expect(await chain.balance(tainted.address, USDC_ASSET, 'final')).toBe(5_000_004n);
   });
 });

@@ -18,7 +18,7 @@ test('SOL into a watched address: the growth of its balance, from the account th
   const t = tx({ preBalances: [10_000n, 0n, 1n], postBalances: [4_000n, 5_000n, 1n] }, ['payer', 'deposit', 'program']);
   expect(incomingOf(t, new Set(['deposit']), at)).toEqual([
     // The index a record keys it by: the first 31 bits of the position's SHA-256, the same on every scan.
-    { txId: 'sig1', position: 'native:deposit', index: createHash('sha256').update('native:deposit').digest().readUInt32BE(0) >>> 1, batchIndex: 0, height: 10, blockHash: 'H', timestamp: 1_700_000_000, to: 'deposit', from: 'payer', asset: { kind: 'native' }, amount: 5_000n },
+    { txId: 'sig1', position: 'native:deposit', index: createHash('sha256').update('native:deposit').digest().readUInt32BE(0) >>> 1, batchIndex: 0, height: 10, blockHash: 'H', timestamp: 1_700_000_000, to: 'deposit', from: 'payer', alsoFrom: [], asset: { kind: 'native' }, amount: 5_000n },
   ]);
 });
 
@@ -60,4 +60,28 @@ test('a failed transaction moves nothing, whatever its balances say; addresses l
   expect(incomingOf(failed, new Set(['deposit']), at)).toEqual([]);
   const loaded = tx({ preBalances: [10_000n, 0n], postBalances: [4_000n, 6_000n], loadedAddresses: { writable: ['deposit'], readonly: [] } }, ['payer']);
   expect(incomingOf(loaded, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', amount: 6_000n, from: 'payer' })]);
+});
+
+test('SOL moved out of several accounts: each is a sender, the one that lost the most is `from`; a fee payer that only paid the fee is none', () => {
+  // A clean fee payer (the fee only) co-signs the listed sender's transfer; a third signer adds 1 lamport.
+  const t = tx({ fee: 10_000n, preBalances: [50_000n, 9_000_000n, 100n, 0n], postBalances: [40_000n, 1_000_000n, 99n, 8_000_001n] }, ['payer', 'sender', 'dust', 'deposit']);
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', alsoFrom: ['dust'], amount: 8_000_001n })]);
+  // A fee payer that also sent SOL is a sender; the fee alone counts only when no account lost SOL beyond fees.
+  const paying = tx({ fee: 10_000n, preBalances: [50_000n, 9_000_000n, 0n], postBalances: [39_000n, 1_000_000n, 8_001_000n] }, ['payer', 'sender', 'deposit']);
+  expect(incomingOf(paying, new Set(['deposit']), at)).toEqual([expect.objectContaining({ from: 'sender', alsoFrom: ['payer'] })]);
+  const feeOnly = tx({ fee: 10_000n, preBalances: [50_000n, 0n], postBalances: [40_000n, 0n] }, ['payer', 'deposit']);
+  expect(incomingOf(feeOnly, new Set(['deposit']), at)).toEqual([]);
+});
+
+test('tokens moved out of several owners: each is a sender, the one that lost the most of the mint is `from` whatever the order; an owner moving between its own accounts lost nothing', () => {
+  const t = tx(
+    {
+      preBalances: [0n, 0n, 0n, 0n, 0n, 0n, 0n],
+      postBalances: [0n, 0n, 0n, 0n, 0n, 0n, 0n],
+      preTokenBalances: [bal(1, MINT, 'sender', '1000'), bal(2, MINT, 'clean', '5'), bal(4, MINT, 'self', '9'), bal(5, OTHER_MINT, 'other', '50')],
+      postTokenBalances: [bal(1, MINT, 'sender', '0'), bal(2, MINT, 'clean', '4'), bal(3, MINT, 'deposit', '1001'), bal(4, MINT, 'self', '0'), bal(6, MINT, 'self', '9'), bal(5, OTHER_MINT, 'other', '0')],
+    },
+    ['payer', 'ataS', 'ataC', 'ataD', 'selfA', 'otherA', 'selfB'],
+  );
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', alsoFrom: ['clean'], asset: { kind: 'token', address: MINT }, amount: 1001n })]);
 });

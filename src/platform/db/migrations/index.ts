@@ -49,6 +49,7 @@ import * as m054 from './054_replaced_tx_hashes_index';
 import * as m055 from './055_transfer_cancellation';
 import * as m056 from './056_open_transfers_by_address';
 import * as m057 from './057_settlement_batch_first_key';
+import * as m058 from './058_chain_transfer_senders';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -103,6 +104,7 @@ const migrations: Record<string, Knex.Migration> = {
   '055_transfer_cancellation': m055,
   '056_open_transfers_by_address': m056,
   '057_settlement_batch_first_key': m057,
+  '058_chain_transfer_senders': m058,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
