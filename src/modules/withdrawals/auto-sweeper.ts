@@ -175,7 +175,9 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
    */
   private async sweepSolana(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, network: SolanaNetwork, asset: AssetView, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<SweepAttempt> {
     const port = network.port;
-    const balance = await port.balance(source.address, chainAsset(asset));
+    // What the address can send: a token's sweep moves what its associated token account holds (a
+    // deposit into another token account of the address is credited, and stays there).
+    const balance = await port.sendable(source.address, chainAsset(asset));
     // What the ledger can give (it already counts every line on its way out), within the balance. A
     // sweep the cluster then refuses fails, refunded.
     const spendable = await this.transfers.spendable(trx, deposit.addressId!, asset.id);

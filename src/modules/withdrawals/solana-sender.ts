@@ -190,7 +190,8 @@ export class SolanaSender {
 }
 
 /**
- * The balances of a Solana address must cover a transfer plus every line still on its way out of it,
+ * What a Solana address can send (a token: its associated token account's balance, the account a
+ * transfer moves it from) must cover a transfer plus every line still on its way out of it,
  * and its SOL the fees and the rent of each recipient's token account the transfer creates (the
  * chain port's estimate, which also refuses a transfer the cluster would refuse).
  */
@@ -209,7 +210,7 @@ export async function ensureSolanaFunds(db: Knex, wallet: SendingWallet, network
   if (sol === 0n) throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds no SOL to pay fees`);
   // The amounts first (a transfer short of them would also fail the fee estimate's simulation).
   for (const [id, asset] of byId) {
-    const have = asset.isNative ? sol : await port.balance(wallet.address, chainAsset(asset));
+    const have = asset.isNative ? sol : await port.sendable(wallet.address, chainAsset(asset));
     if (have < needed.get(id)!) throw short(have, needed.get(id)!, asset);
   }
   let fees = 0n;

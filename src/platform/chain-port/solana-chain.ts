@@ -129,6 +129,19 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     return value.reduce((sum, a) => sum + tokenAccount(a.account.data[0]).amount, 0n);
   }
 
+  /**
+   * What the owner can send of an asset: its SOL, or what its associated token account of the mint
+   * holds. A transfer moves a token from that account only (plan()); the owner's other token
+   * accounts of the mint (anyone can open one for any owner) count in `balance` but are not sent from.
+   */
+  async sendable(owner: string, asset: ChainAsset, finality: Finality = 'confirmed'): Promise<bigint> {
+    if (asset.kind !== 'token') return this.balance(owner, asset, finality);
+    const mint = address(asset.address);
+    const [associated] = await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: await this.tokenProgramOf(mint) });
+    const { value } = await this.rpc.getAccountInfo(associated, { encoding: 'base64', commitment: COMMITMENT[finality] }).send();
+    return value ? tokenAccount(value.data[0]).amount : 0n;
+  }
+
   /** Every mint the owner holds a token account of (Token and Token-2022), with the sum over its accounts of that mint (0 for empty ones). */
   async heldTokens(owner: string, finality: Finality = 'confirmed'): Promise<Map<string, bigint>> {
     const commitment = COMMITMENT[finality];

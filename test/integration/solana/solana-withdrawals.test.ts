@@ -7,12 +7,27 @@
  * invalid addresses refused with the spec's envelope; another organisation gets 404. Auto-sweep: a
  * USDC deposit into an address without SOL swept after the master wallet tops it up (the sweep waits
  * for the top-up to be finalized), balances on chain and in the ledger right, swept once across a
- * restart of Keel; a SOL deposit swept less its fee, the address left empty. (A flagged deposit held:
+ * restart of Keel; a SOL deposit swept less its fee, the address left empty; a dust deposit into a
+ * stray (not associated) token account of the address credited and left there, the deposit in its
+ * associated token account swept all the same. (A flagged deposit held:
  * solana-aml.test.ts; a paid checkout swept: payments/solana-checkout.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import { address, generateKeyPairSigner } from '@solana/kit';
-import { findAssociatedTokenPda } from '@solana-program/token';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import { findAssociatedTokenPda, getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
+import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
 import type { SolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { SolanaChain, TOKEN_PROGRAM } from '../../../src/platform/chain-port/solana-chain';
@@ -299,6 +314,58 @@ describe('auto-sweep', () => {
     await eventually(async () => (await custody(addr.id, assets.SOL.id)) === 0n, 10_000);
     await eventually(async () => (await custody(wallet.id, assets.SOL.id)) === masterBefore + 2_000_000_000n - fee, 10_000);
     expect(await transfersFrom(addr.id)).toHaveLength(1);
+  });
+
+  test("a stray token account of the address (anyone may open one for it) with a dust deposit: the dust is credited and stays there; the sweep moves what the associated token account holds and goes through", async () => {
+    const wallet = await sweepingWallet();
+    await fund(wallet.walletAddress, '2');
+    const addr = await depositAddress(wallet.id);
+
+    // Someone opens a token account (not the associated one) owned by the address and sends it 1 base unit.
+    const someone = await generateKeyPairSigner();
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: someone.address, amount: 1_000_000_000n });
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: someone.address, amount: 1_000n, mint: { address: USDC.address, decimals: 6 } });
+    await eventually(async () => (await chain.balance(someone.address, USDC_ASSET, 'confirmed')) === 1_000n, 30_000);
+    const stray = await generateKeyPairSigner();
+    const mint = address(USDC.address);
+    const [someoneAta] = await findAssociatedTokenPda({ owner: someone.address, mint, tokenProgram: address(TOKEN_PROGRAM) });
+    const { value: latest } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const rent = await chain.rpc.getMinimumBalanceForRentExemption(165n).send();
+    const tx = await signTransactionMessageWithSigners(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(someone, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+        (m) =>
+          appendTransactionMessageInstructions(
+            [
+              getCreateAccountInstruction({ payer: someone, newAccount: stray, lamports: rent, space: 165n, programAddress: address(TOKEN_PROGRAM) }),
+              getInitializeAccount3Instruction({ account: stray.address, mint, owner: address(addr.address) }),
+              getTransferCheckedInstruction({ source: someoneAta, mint, destination: stray.address, authority: someone, amount: 1n, decimals: 6 }),
+            ],
+            m,
+          ),
+      ),
+    );
+    const dustTx = getSignatureFromTransaction(tx);
+    await chain.broadcast({ txId: dustTx, raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
+    await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: dustTx, direction: 'incoming' }).first()) !== undefined, 60_000);
+    // Credited (it is the address's); nothing to sweep yet: the associated token account holds nothing, so no top-up is paid.
+    await eventually(async () => (await custody(addr.id, assets.USDC.id)) === 1n, 10_000);
+    expect(await transfersFrom(addr.id)).toHaveLength(0);
+    expect(await transfersTo(addr.address)).toHaveLength(0);
+
+    await fund(addr.address, '25', 'USDC');
+    const sweep = await eventually(async () => (await transfersFrom(addr.id))[0], 30_000);
+    expect(sweep.kind).toBe('sweep');
+    expect(await settled(sweep.id)).toMatchObject({ status: 'CONFIRMED', items: [{ recipient: wallet.walletAddress, amount: '25' }] });
+    expect(await chain.balance(wallet.walletAddress, USDC_ASSET, 'final')).toBe(25_000_000n);
+    // The dust stays where it was sent, on chain and in the ledger; one sweep, one top-up, nothing due again.
+    expect(await chain.balance(addr.address, USDC_ASSET, 'final')).toBe(1n);
+    await eventually(async () => (await custody(addr.id, assets.USDC.id)) === 1n && (await custody(wallet.id, assets.USDC.id)) === 25_000_000n, 10_000);
+    expect(await transfersFrom(addr.id)).toHaveLength(1);
+    expect(await transfersTo(addr.address)).toHaveLength(1);
+    await eventually(async () => (await t.keel.platform.db('sweeps_due').where({ addressId: addr.id })).length === 0, 10_000);
   });
 
   // Last in the file: it restarts Keel.
