@@ -11,6 +11,7 @@ import { chainTransferById, heldByAml } from '../deposits';
 import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
 import { chainAsset } from '../../platform/chain-port/chain-port';
+import { sameAddress } from './transfer-families';
 import type { SweepAttempt, SweepPurpose, SweepsDue } from './sweeps-due';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
 
@@ -136,6 +137,9 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
 
   /** Sends the address's available balance of the deposit's asset to `destination` once it reaches `threshold`. */
   private async sweep(trx: Knex.Transaction, deposit: ChainTransferModel, source: SendingWallet, destination: string, threshold: bigint, gasFromMaster: boolean): Promise<SweepAttempt> {
+    // The collecting address itself (a wallet sweeping its addresses into one of them): nothing to move,
+    // and on Solana a transfer to itself would leave the ledger short of what it "sent".
+    if (sameAddress(destination, source.address)) return NOTHING;
     // The whole balance is swept: while the address holds a flagged deposit not released by an admin,
     // nothing leaves it automatically, whoever asks (the wallet's autoSweep or a checkout's settlement).
     if ((deposit.amlFlaggedAt && !deposit.amlReleasedAt) || (await heldByAml(trx, deposit))) return HELD;

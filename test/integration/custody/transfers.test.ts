@@ -260,6 +260,25 @@ describe('transfers on the shared dev chains', () => {
     expect(received).toBeLessThan(ethers.parseEther('1.5'));
   });
 
+  test('autoSweep into one of the wallet\'s own addresses: the others are swept into it, and a deposit to that address itself sweeps nothing', async () => {
+    const wallet = await createWallet(org, chainA);
+    const newAddress = async () => (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
+    const collector = await newAddress();
+    const other = await newAddress();
+    const set = await org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { configurations: { autoSweep: { enabled: true, threshold: '1', destinationAddress: collector.address }, security: { allowedRecipients: [collector.address] } } } });
+    expect(set.status).toBe(200);
+    await fund(org, chainA, collector.address, '1.5');
+    await fund(org, chainA, other.address, '1.5');
+    const db = t.keel.platform.db;
+    await eventually(async () => (await db('chain_transfers').where({ addressId: collector.id, direction: 'incoming', status: 'CONFIRMED' })).length >= 1, 30_000);
+    const [sweep] = await eventually(async () => {
+      const list = (await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.data;
+      return list.length >= 1 && list.every((x: { status: string }) => x.status === 'CONFIRMED') && list;
+    }, 30_000);
+    expect(sweep).toMatchObject({ kind: 'sweep', fromAddress: other.address, items: [{ recipient: collector.address }] });
+    expect((await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.data).toHaveLength(1);
+  });
+
   test('estimates gas in the spec shape', async () => {
     const wallet = await createWallet(org, chainA);
     await fund(org, chainA, wallet.walletAddress, '1');
