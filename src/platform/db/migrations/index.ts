@@ -50,6 +50,7 @@ import * as m055 from './055_transfer_cancellation';
 import * as m056 from './056_open_transfers_by_address';
 import * as m057 from './057_settlement_batch_first_key';
 import * as m058 from './058_chain_transfer_senders';
+import * as m059 from './059_transfer_items_waiting_index';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -105,6 +106,7 @@ const migrations: Record<string, Knex.Migration> = {
   '056_open_transfers_by_address': m056,
   '057_settlement_batch_first_key': m057,
   '058_chain_transfer_senders': m058,
+  '059_transfer_items_waiting_index': m059,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
