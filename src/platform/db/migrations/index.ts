@@ -51,6 +51,7 @@ import * as m056 from './056_open_transfers_by_address';
 import * as m057 from './057_settlement_batch_first_key';
 import * as m058 from './058_chain_transfer_senders';
 import * as m059 from './059_transfer_items_waiting_index';
+import * as m060 from './060_webhook_delivery_lookups';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -107,6 +108,7 @@ const migrations: Record<string, Knex.Migration> = {
   '057_settlement_batch_first_key': m057,
   '058_chain_transfer_senders': m058,
   '059_transfer_items_waiting_index': m059,
+  '060_webhook_delivery_lookups': m060,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
