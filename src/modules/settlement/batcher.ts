@@ -105,9 +105,13 @@ export class SettlementBatcher {
     return fencedTransaction(this.db, lease, work);
   }
 
-  /** In the order of their trades: a trade may spend what an earlier one brought, and sent before it would fail alone, for good. */
+  /**
+   * In the order of their trades: a trade may spend what an earlier one brought, and sent before it
+   * would fail alone, for good. A batch with no first key (confirmed before migration 057, reorged
+   * since, or made by a worker of the build before during a rolling deploy) is older than any with one.
+   */
   private async batches(blockchainId: string, statuses: BatchStatus[], limit = 10): Promise<BatchRow[]> {
-    return this.db('settlement_batches').where({ blockchainId }).whereIn('status', statuses).orderBy([{ column: 'firstSettlementKey' }, { column: 'createdAt' }, { column: 'id' }]).limit(limit);
+    return this.db('settlement_batches').where({ blockchainId }).whereIn('status', statuses).orderBy([{ column: 'firstSettlementKey', nulls: 'first' }, { column: 'createdAt' }, { column: 'id' }]).limit(limit);
   }
 
   /** QUEUED trades of the chain's markets, oldest first, into a new batch: when there are enough, or the oldest waited long enough. */
