@@ -169,11 +169,13 @@ export class AgentPaymentService {
       if (status === 'APPROVED') {
         // Allowed now though not before the lock (the window moved meanwhile): checked here.
         const checked = sending ?? (await prepare().then((prepared) => ({ prepared, error: null as unknown }), (error: unknown) => ({ prepared: null, error })));
-        if (checked.prepared) await this.send(trx, row, checked.prepared);
-        // Refused by the withdrawal checks (funds, the master wallet's security): recorded FAILED with
-        // its evaluation, as the docs promise. Trouble reaching a node is not a verdict: the request fails, nothing recorded.
-        else if (checked.error instanceof KeelError && checked.error.status < 500) await trx('agent_payments').where({ id: row.id }).update({ status: 'FAILED', failureReason: `Refused by the withdrawal checks: ${checked.error.message}`.slice(0, 500), updatedAt: trx.fn.now() });
-        else throw checked.error;
+        // The transfer is recorded in a savepoint: the custody ledger's reservation may refuse it too.
+        const refusal = checked.prepared ? await trx.transaction((sp) => this.send(sp, row, checked.prepared!)).then(() => null, (e: unknown) => e) : checked.error;
+        // Refused by the withdrawal checks (the chain balance, the master wallet's security, the
+        // ledger's spendable amount): recorded FAILED with its evaluation, as the docs promise. Trouble
+        // reaching a node is not a verdict: the request fails, nothing recorded.
+        if (refusal instanceof KeelError && refusal.status < 500) await trx('agent_payments').where({ id: row.id }).update({ status: 'FAILED', failureReason: `Refused by the withdrawal checks: ${refusal.message}`.slice(0, 500), updatedAt: trx.fn.now() });
+        else if (refusal) throw refusal;
       }
       await this.announce(trx, row.id, [asset]);
       return row.id as string;

@@ -228,7 +228,7 @@ describe('agent payments', () => {
     expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
   });
 
-  test("a payment the policy allows but the withdrawal checks refuse (no funds, outside the master wallet's allowedRecipients) is recorded FAILED with the reason and its evaluation, and announced", async () => {
+  test("a payment the policy allows but the withdrawal checks refuse (no funds on chain or in the ledger, outside the master wallet's allowedRecipients) is recorded FAILED with the reason and its evaluation, and announced", async () => {
     const { id, client } = await createAgent('Underfunded');
     const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Strict', configurations: { security: { allowedRecipients: [alice] } } })).body.data;
     const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA, masterWalletId: master.id })).body.data;
@@ -240,11 +240,15 @@ describe('agent payments', () => {
     expect(broke.policyEvaluation.decision).toBe('ALLOW');
     const outside = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: carol, amount: '1' });
     expect(outside).toMatchObject({ status: 'FAILED', transferId: null, failureReason: expect.stringMatching(/allowedRecipients/) });
+    // The chain holds it, the custody ledger does not (here: 1.5 of the 2 USDC taken by hand, as a debt would): the reservation refuses.
+    await t.keel.platform.db.transaction((trx) => t.keel.services.ledger.debit(trx, { organizationId: org.orgId, walletId: wallet.addressId, assetId: assets.USDC.id, amount: 1_500_000n, reference: 'test:ledger-short', account: 'custody' }));
+    const short = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: alice, amount: '1' });
+    expect(short).toMatchObject({ status: 'FAILED', transferId: null, failureReason: expect.stringMatching(/withdrawal checks/) });
     const announced = await eventually(() => {
-      const mine = receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => [broke.id, outside.id].includes(e.data.payment?.id));
-      return mine.length >= 2 && mine;
+      const mine = receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => [broke.id, outside.id, short.id].includes(e.data.payment?.id));
+      return mine.length >= 3 && mine;
     }, 20_000);
-    expect(announced.map((e) => e.type)).toEqual(['agent_payment.failed', 'agent_payment.failed']);
+    expect(announced.map((e) => e.type)).toEqual(['agent_payment.failed', 'agent_payment.failed', 'agent_payment.failed']);
     expect(await usdcOf(carol)).toBe(0n);
   });
 
