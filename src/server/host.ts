@@ -9,6 +9,7 @@ import type { Principal } from '../platform/auth/principal';
 import type { GraphQLContext } from '../graphql-kit/context';
 import { errorExtensions, toKeelError } from '../graphql-kit/errors';
 import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql-kit/query-limits';
+import { storableStringLiterals } from '../graphql-kit/storable-literals';
 import { isKeelError, KeelError } from '../platform/errors';
 import { authorizeDocumentText } from '../graphql-kit/root-field-grants';
 import { registerRestRoutes } from '../../rest-compat/handler';
@@ -96,7 +97,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const contextFor = (principal: Principal, requestId: string): GraphQLContext => ({ host, principal, requestId, services });
 
   const { config } = platform;
-  const limits = queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST });
+  const documentRules = [...queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST }), storableStringLiterals];
   const persistedQueries = new PersistedQueryStore(platform.redis, {
     prefix: `${config.REDIS_PREFIX}${host}:apq:`,
     ttlSeconds: config.APQ_TTL_SECONDS,
@@ -116,7 +117,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     // A browser cannot send apiKey or Authorization cross-site without a CORS preflight, and every
     // authenticated request carries one of them: that is the CSRF protection (also for GET).
     csrfPrevention: { requestHeaders: ['apikey', 'authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] },
-    validationRules: limits,
+    validationRules: documentRules,
     // Stops parsing an oversized document early; over graphql-ws the same count is a validation rule.
     parseOptions: { maxTokens: MAX_TOKENS },
     introspection: config.GRAPHQL_INTROSPECTION,
@@ -225,7 +226,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   registerConsoleRoute(app, host);
   registerApiReference(app, host);
 
-  attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(limits), contextFor });
+  attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(documentRules), contextFor });
   app.addHook('onClose', async () => {
     await apollo.stop();
   });

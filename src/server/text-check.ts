@@ -1,37 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import { FieldError, KeelError } from '../platform/errors';
-
-/** Why PostgreSQL cannot store `text`, or undefined. */
-function unstorable(text: string): string | undefined {
-  if (text.includes('\0')) return 'must not contain the NUL character (U+0000)';
-  // A lone surrogate ("\ud800"): jsonb refuses its escape, and text would store U+FFFD in its place.
-  if (!text.isWellFormed()) return 'must be well-formed Unicode (no lone surrogate such as \\ud800)';
-  return undefined;
-}
-
-/**
- * The first string in `value`, an object key or a value, that PostgreSQL cannot store, named by its
- * path (`name`, `assets.0.recipient`, `metadata.<key>`), or undefined. Walks with its own stack, so a
- * deeply nested body cannot exhaust the call stack.
- */
-export function unstorableText(value: unknown): FieldError | undefined {
-  const stack: [unknown, string][] = [[value, '']];
-  while (stack.length) {
-    const [v, path] = stack.pop()!;
-    if (typeof v === 'string') {
-      const error = unstorable(v);
-      if (error) return { field: path || 'value', error };
-    } else if (v !== null && typeof v === 'object') {
-      for (const [key, child] of Object.entries(v)) {
-        const field = path ? `${path}.${key}` : key;
-        const error = unstorable(key);
-        if (error) return { field, error: `the key ${error}` };
-        stack.push([child, field]);
-      }
-    }
-  }
-  return undefined;
-}
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { KeelError, type FieldError } from '../platform/errors';
+import { unstorableText } from '../platform/storable-text';
+import { graphqlGetParams } from './graphql-get-params';
 
 /**
  * Refuses a request whose path, query or body holds, in a string or an object key, U+0000 or a lone
@@ -40,7 +10,22 @@ export function unstorableText(value: unknown): FieldError | undefined {
  */
 export function registerTextCheck(app: FastifyInstance): void {
   app.addHook('preHandler', (request, _reply, done) => {
-    const bad = unstorableText(request.params) ?? unstorableText(request.query) ?? unstorableText(request.body);
+    const bad = unstorableText(request.params) ?? unstorableText(request.query) ?? unstorableText(request.body) ?? getVariablesText(request);
     done(bad === undefined ? undefined : KeelError.invalidField(bad.field, bad.error));
   });
+}
+
+/** GraphQL over GET sends its variables as JSON text, which Apollo parses after this check: checked parsed. */
+function getVariablesText(request: FastifyRequest): FieldError | undefined {
+  if (request.method !== 'GET' || request.routeOptions.url !== '/graphql') return undefined;
+  const text = graphqlGetParams(request).variables;
+  if (typeof text !== 'string') return undefined;
+  let variables: unknown;
+  try {
+    variables = JSON.parse(text);
+  } catch {
+    return undefined; // Apollo answers malformed variables itself
+  }
+  const bad = unstorableText(variables);
+  return bad && { ...bad, field: `variables.${bad.field}` };
 }

@@ -96,6 +96,14 @@ test('a lone surrogate in any string, or U+0000 in an object key, is 422 naming 
   expect(graphql.status).toBe(422);
   expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: 'variables.input.name' }] } });
 
+  // Escapes GraphQL itself decodes: a string literal of the document, and variables sent as JSON text over GET.
+  const literal = await org.core.graphql('mutation { createApiKey(input: {name: "a\\u0000b", scopes: ["read"]}) { id } }');
+  expect(literal.status).toBe(400);
+  expect(literal.body.errors[0]).toMatchObject({ message: expect.stringMatching(/NUL character/), extensions: { code: 'BAD_REQUEST' } });
+  const overGet = await org.core.get(`/graphql?query=${encodeURIComponent('query ($s: String) { organization { id } }')}&variables=${encodeURIComponent('{"s":"a\\u0000"}')}`);
+  expect(overGet.status).toBe(422);
+  expect(overGet.body.errors?.[0]?.extensions ?? overGet.body.error).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: 'variables.s' }] } });
+
   expect((await org.core.get(addresses)).body.total).toBe(addressesBefore);
   // A surrogate pair is one well-formed character.
   expect((await org.core.post(addresses, { name: 'Order \ud83d\ude00', metadata: { '\ud83d\ude00': 'ok' } })).status).toBe(201);
