@@ -75,7 +75,12 @@ export class TradingWithdrawalSender {
       if (rows.length === 1) {
         const reason = revertReason(e);
         // Its key was paid out by a transaction Keel no longer follows: giving it back would pay it twice. It waits for the operator.
-        if (reason.startsWith('AlreadyWithdrawn(')) return this.logger.error({ withdrawalId: rows[0].id, reason }, 'trading withdrawal already paid out on chain by an earlier transaction: left PENDING, not refunded');
+        if (reason.startsWith('AlreadyWithdrawn(')) {
+          // Most often another worker paid it since this one read it (its row has moved on): nothing to do.
+          const still = await this.db('tradingTransfers').where({ id: rows[0].id, status: 'PENDING' }).first('id');
+          if (still) this.logger.error({ withdrawalId: rows[0].id, reason }, 'trading withdrawal already paid out on chain by an earlier transaction: left PENDING, not refunded');
+          return;
+        }
         return this.fail(rows[0], reason, lease);
       }
       for (const w of rows) await this.submit(d, [w], lease);
