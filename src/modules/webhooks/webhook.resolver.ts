@@ -74,7 +74,7 @@ export class WebhookResolver {
   @Authorized('write')
   @Mutation(() => WebhookSubscriptionType, { description: 'Deletes the subscription and its delivery log' })
   deleteWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<WebhookSubscriptionType> {
-    return ctx.services.webhooks.delete(ctx.principal.organizationId, id);
+    return ctx.services.webhooks.delete(ctx.principal.organizationId, id, ctx.principal.can('admin'));
   }
 
   @Authorized('write')
@@ -84,7 +84,7 @@ export class WebhookResolver {
     @Arg('input', () => RotateWebhookSecretInput, { nullable: true }) input: RotateWebhookSecretInput | undefined,
     @Ctx() ctx: Context,
   ): Promise<WebhookSubscriptionType> {
-    return ctx.services.webhooks.rotateSecret(ctx.principal.organizationId, id, input?.gracePeriodSeconds);
+    return ctx.services.webhooks.rotateSecret(ctx.principal.organizationId, id, input?.gracePeriodSeconds, ctx.principal.can('admin'));
   }
 
   @Authorized('write')

@@ -121,31 +121,33 @@ export class WebhookService {
     }
     return this.uow.run('webhook.update', async (trx) => {
       const found = await this.findSubscription(trx, organizationId, id, true);
-      if (!mayReadSignatures && (patch.url !== undefined || patch.eventTypes !== undefined)) {
+      if (!mayReadSignatures && (patch.url !== undefined || patch.eventTypes !== undefined || patch.isActive !== undefined)) {
         if (patch.eventTypes && coversSigningEvents(patch.eventTypes)) throw signaturesNeedAdmin(SUBSCRIBE_TO_SIGNING);
-        if (await this.carriesSignatures(trx, found)) throw signaturesNeedAdmin('change the URL or event types of a subscription that receives signing events');
+        if (await this.carriesSignatures(trx, found)) throw signaturesNeedAdmin('change the URL, event types or active state of a subscription that receives signing events');
       }
       if (patch.isActive && !found.isActive) await this.refuseBeyondActiveCap(trx, organizationId);
       return subscriptionView(await WebhookSubscriptionModel.query(trx).patchAndFetchById(id, patch));
     });
   }
 
-  async delete(organizationId: string, id: string): Promise<SubscriptionView> {
+  async delete(organizationId: string, id: string, mayReadSignatures: boolean): Promise<SubscriptionView> {
     id = Ids.uuid(SUBSCRIPTION, id);
     return this.uow.run('webhook.delete', async (trx) => {
       const found = await this.findSubscription(trx, organizationId, id, true);
+      if (!mayReadSignatures && (await this.carriesSignatures(trx, found))) throw signaturesNeedAdmin('delete a subscription that receives signing events (and its delivery log)');
       await WebhookSubscriptionModel.query(trx).deleteById(id);
       return subscriptionView(found);
     });
   }
 
   /** A new secret; the previous ones keep signing (alongside it) until the grace period ends. */
-  async rotateSecret(organizationId: string, id: string, gracePeriodSeconds?: number): Promise<SubscriptionView> {
+  async rotateSecret(organizationId: string, id: string, gracePeriodSeconds: number | undefined, mayReadSignatures: boolean): Promise<SubscriptionView> {
     id = Ids.uuid(SUBSCRIPTION, id);
     const grace = Math.min(gracePeriodSeconds ?? this.rotationGraceSeconds, MAX_ROTATION_GRACE_SECONDS);
     const secret = generateWebhookSecret();
     return this.uow.run('webhook.rotate-secret', async (trx) => {
-      await this.findSubscription(trx, organizationId, id, true);
+      const found = await this.findSubscription(trx, organizationId, id, true);
+      if (!mayReadSignatures && (await this.carriesSignatures(trx, found))) throw signaturesNeedAdmin('rotate the secret of a subscription that receives signing events');
       const expiresAt = new Date(Date.now() + grace * 1000);
       await trx('webhook_secrets')
         .where({ subscriptionId: id })

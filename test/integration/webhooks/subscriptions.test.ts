@@ -165,7 +165,7 @@ describe('signing events, whose data carries the signature, are routed by admin 
     expect(res.body.error.message).toMatch(/^Only admin credentials may .*: signing events carry the signature/);
   };
 
-  test('a write key may not subscribe to them, point a subscription receiving them elsewhere, nor resend or recover its deliveries, over REST or GraphQL', async () => {
+  test('a write key may not subscribe to them, point a subscription receiving them elsewhere, switch it off, rotate its secret, delete it, nor resend or recover its deliveries, over REST or GraphQL', async () => {
     const key = await org.core.post('/v1/api-keys', { name: 'writer', scopes: ['read', 'write'] });
     const writer = org.core.with({ apiKey: key.body.data.secret, orgId: org.orgId });
     for (const eventTypes of [['SIGNED_SUCCESS'], ['SIGNED_FAILED'], ['master.signed_success'], ['address.*'], ['*']]) refusedForSignatures(await create(writer, { eventTypes }));
@@ -188,8 +188,12 @@ describe('signing events, whose data carries the signature, are routed by admin 
     expect((await org.core.get(`/v1/webhooks/${signing.id}`)).body.data.url).toBe(PUBLIC_URL);
     expect((await org.core.get(`/v1/webhook-events/${delivery.id}`)).body.data.status).toBe('FAILED');
 
+    // Nor switch it off, rotate its secret or delete it (and its log): it is an admin's to manage.
+    refusedForSignatures(await writer.put(`/v1/webhooks/${signing.id}`, { isActive: false }));
+    refusedForSignatures(await writer.post(`/v1/webhooks/${signing.id}/secret/rotate`, {}));
+    refusedForSignatures(await writer.delete(`/v1/webhooks/${signing.id}`));
     // Anything else stays the write scope's; admin credentials may do it all.
-    expect((await writer.put(`/v1/webhooks/${signing.id}`, { name: 'renamed', isActive: true })).status).toBe(200);
+    expect((await writer.put(`/v1/webhooks/${signing.id}`, { name: 'renamed' })).status).toBe(200);
     const own = await create(writer, { eventTypes: ['address.created', 'payment_link.*'] });
     expect(own.status).toBe(201);
     expect((await writer.put(`/v1/webhooks/${own.body.data.id}`, { url: 'https://93.184.216.35/mine' })).status).toBe(200);
