@@ -7,6 +7,9 @@ import type { SettlementDeployments } from './settlement-deployments';
 import type { TradingService } from './trading.service';
 import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
 
+/** Blocks a `Released` log request covers (nodes commonly cap a request at a few thousand). */
+const RELEASED_SCAN_BLOCKS = 2_000;
+
 export interface ExitPayout {
   symbol: string;
   rawAmount: string;
@@ -56,9 +59,9 @@ export class TradingExit {
     }
     const availableAt = new Date(Number(requestedAt + delay) * 1000).toISOString();
     const assets = await assetsOfChain(this.db, network.blockchainId);
-    const finish = () => this.finishExits(network, contract, { organizationId: wallet.organizationId, walletId: ledgerWallet, address: wallet.address }, assets);
+    const owner = { organizationId: wallet.organizationId, walletId: ledgerWallet };
     // An exit mined before a crash, its ledger move never made, is finished first: its amount no longer shows in the contract.
-    const payouts = await finish();
+    const payouts = await this.finishExits(network, owner, assets, await this.released(network, contract, wallet.address));
     const held = [];
     for (const a of assets) {
       const token = a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address);
@@ -75,36 +78,49 @@ export class TradingExit {
         if (/ExitNotReady/.test(revertReason(e))) return { step: 'waiting', availableAt };
         throw e;
       }
-      await this.mined(() => contract.exit(h.token));
-      payouts.push(...(await finish()));
+      const receipt = await this.mined(() => contract.exit(h.token));
+      const logs = receipt.logs.filter((l) => l.address.toLowerCase() === address.toLowerCase()).map((l) => contract.interface.parseLog(l)).filter((l) => l?.name === 'Released');
+      payouts.push(...(await this.finishExits(network, owner, assets, logs.map((l) => ({ token: l!.args.token as string, amount: l!.args.amount as bigint, txHash: receipt.hash })))));
     }
     return { step: 'exited', payouts };
   }
 
   /**
-   * Every exit of the wallet the contract paid out (its `Released` events for the account), moved in
-   * the ledger from trading to custody and its gas charged to custody, once each (the references
-   * name the transaction): whichever run sees it first makes the move, so an exit mined before a
-   * crash is finished by the next run. The payouts this call moved.
+   * The wallet's payouts from the contract (its `Released` events), read from the contract's
+   * deployment on in pieces of RELEASED_SCAN_BLOCKS (nodes cap how many blocks a log request covers).
    */
-  private async finishExits(network: ChainNetwork, contract: ethers.Contract, wallet: { organizationId: string; walletId: string; address: string }, assets: AssetModel[]): Promise<ExitPayout[]> {
+  private async released(network: ChainNetwork, contract: ethers.Contract, account: string): Promise<{ token: string; amount: bigint; txHash: string }[]> {
     const deployed = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first('deployedTxHash');
-    const fromBlock = deployed?.deployedTxHash ? ((await network.provider.getTransactionReceipt(deployed.deployedTxHash))?.blockNumber ?? 0) : 0;
+    const head = await network.provider.getBlockNumber();
+    let from = deployed?.deployedTxHash ? ((await network.provider.getTransactionReceipt(deployed.deployedTxHash))?.blockNumber ?? 0) : 0;
+    const found: { token: string; amount: bigint; txHash: string }[] = [];
+    for (; from <= head; from += RELEASED_SCAN_BLOCKS) {
+      const logs = (await contract.queryFilter(contract.filters.Released(account), from, Math.min(from + RELEASED_SCAN_BLOCKS - 1, head))) as ethers.EventLog[];
+      found.push(...logs.map((l) => ({ token: l.args.token as string, amount: l.args.amount as bigint, txHash: l.transactionHash })));
+    }
+    return found;
+  }
+
+  /**
+   * Moves each payout in the ledger from trading to custody and charges its transaction's gas to
+   * custody, once each (the references name the transaction): whichever run sees it first makes the
+   * move, so an exit mined before a crash is finished by the next run. The payouts this call moved.
+   */
+  private async finishExits(network: ChainNetwork, wallet: { organizationId: string; walletId: string }, assets: AssetModel[], released: { token: string; amount: bigint; txHash: string }[]): Promise<ExitPayout[]> {
     const byToken = new Map(assets.map((a) => [a.isNative ? NATIVE_TOKEN : ethers.getAddress(a.address), a]));
     const moved: ExitPayout[] = [];
-    for (const log of (await contract.queryFilter(contract.filters.Released(wallet.address), fromBlock)) as ethers.EventLog[]) {
-      const asset = byToken.get(ethers.getAddress(log.args.token));
+    for (const r of released) {
+      const asset = byToken.get(ethers.getAddress(r.token));
       if (!asset) continue;
-      const amount: bigint = log.args.amount;
-      const receipt = (await network.provider.getTransactionReceipt(log.transactionHash))!;
+      const receipt = (await network.provider.getTransactionReceipt(r.txHash))!;
       const applied = await this.db.transaction(async (trx) => {
-        const move = { organizationId: wallet.organizationId, walletId: wallet.walletId, assetId: asset.id, amount, reference: `trading-exit:${log.transactionHash}:${asset.id}` };
+        const move = { organizationId: wallet.organizationId, walletId: wallet.walletId, assetId: asset.id, amount: r.amount, reference: `trading-exit:${r.txHash}:${asset.id}` };
         if (!(await this.ledger.debit(trx, { ...move, account: 'trading' })).applied) return false;
         await this.ledger.credit(trx, { ...move, account: 'custody' });
-        await this.custody.chargeGasTo(trx, { organizationId: wallet.organizationId, walletId: wallet.walletId, blockchainId: network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: `gas:trading-exit:${log.transactionHash}` });
+        await this.custody.chargeGasTo(trx, { organizationId: wallet.organizationId, walletId: wallet.walletId, blockchainId: network.blockchainId, fee: receipt.gasUsed * receipt.gasPrice, reference: `gas:trading-exit:${r.txHash}` });
         return true;
       });
-      if (applied) moved.push({ symbol: asset.symbol, rawAmount: amount.toString(), txHash: log.transactionHash });
+      if (applied) moved.push({ symbol: asset.symbol, rawAmount: r.amount.toString(), txHash: r.txHash });
     }
     return moved;
   }
