@@ -228,15 +228,20 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
 
   async prepareTransfer(payer: TransactionSigner, request: TransferRequest): Promise<PreparedTransfer> {
     const plan = await this.plan(payer, request);
+    return this.prepareInstructions(payer, plan.instructions, plan.fee);
+  }
+
+  /** One transaction of `instructions`, its fee paid by `payer` (every signer the instructions name signs it), on the latest blockhash: ready to broadcast. */
+  async prepareInstructions(payer: TransactionSigner, instructions: Instruction[], fee: FeeEstimate): Promise<PreparedTransfer> {
     const { value: latest } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
       (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-      (m) => appendTransactionMessageInstructions(plan.instructions, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const tx = await signTransactionMessageWithSigners(message);
-    return { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee: plan.fee };
+    return { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee };
   }
 
   async broadcast(prepared: PreparedTransfer): Promise<void> {

@@ -8,20 +8,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  Instruction,
-  KeyPairSigner,
-  address,
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
+import { KeyPairSigner, address, generateKeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
@@ -35,6 +22,7 @@ import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-fi
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { keelCommand } from '../../support/keel-cli';
+import { sendInstructions } from './solana-keel';
 
 jest.setTimeout(120_000);
 
@@ -84,26 +72,6 @@ async function send(from: KeyPairSigner, to: string, asset: ChainAsset, amount: 
   const prepared = await chain.prepareTransfer(from, { to, asset, amount });
   await chain.broadcast(prepared);
   await eventually(async () => (await chain.outcome(prepared)).state === 'landed', 30_000);
-  return prepared.txId;
-}
-
-/** One transaction of `instructions` whose fee payer is `payer` (every signer the instructions name signs it), once it lands. */
-async function sendTogether(payer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
-  const { value: latest } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const tx = await signTransactionMessageWithSigners(message);
-  const prepared = { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } };
-  await chain.broadcast(prepared);
-  const outcome = await eventually(async () => {
-    const o = await chain.outcome(prepared);
-    return o.state === 'landed' && o;
-  }, 30_000);
-  expect(outcome).toMatchObject({ failed: false });
   return prepared.txId;
 }
 
@@ -203,16 +171,16 @@ describe('a list of Solana addresses loaded with keel aml load', () => {
     await eventually(async () => (await chain.balance(clean.address, USDC_ASSET, 'confirmed')) === 1_000_000n && (await chain.balance(listed.address, USDC_ASSET, 'confirmed')) >= 5_000_000n, 30_000);
 
     // The clean account pays the fee (index 0); the listed one signs the SOL it sends.
-    const solTx = await sendTogether(clean, [getTransferSolInstruction({ source: listed, destination: address(tainted.address), amount: 1_000_000_000n })]);
+    const solTx = await sendInstructions(chain, clean, [getTransferSolInstruction({ source: listed, destination: address(tainted.address), amount: 1_000_000_000n })]);
     // USDC: the listed sender's 5 USDC, then 1 base unit from the clean account.
     const destination = await ata(tainted.address);
-    const usdcTx = await sendTogether(clean, [
+    const usdcTx = await sendInstructions(chain, clean, [
       getCreateAssociatedTokenIdempotentInstruction({ payer: clean, ata: destination, owner: address(tainted.address), mint: address(USDC.address) }),
       getTransferCheckedInstruction({ source: await ata(listed.address), mint: address(USDC.address), destination, authority: listed, amount: 5_000_000n, decimals: 6 }),
       getTransferCheckedInstruction({ source: await ata(clean.address), mint: address(USDC.address), destination, authority: clean, amount: 1n, decimals: 6 }),
     ]);
     // And one where the listed sender's share is the smaller: the clean account is `from`, the listed one screened all the same.
-    const smallTx = await sendTogether(clean, [
+    const smallTx = await sendInstructions(chain, clean, [
       getTransferCheckedInstruction({ source: await ata(clean.address), mint: address(USDC.address), destination, authority: clean, amount: 2n, decimals: 6 }),
       getTransferCheckedInstruction({ source: await ata(listed.address), mint: address(USDC.address), destination, authority: listed, amount: 1n, decimals: 6 }),
     ]);

@@ -4,6 +4,7 @@
  * the faucet, a transfer waited on until it settles, and a wallet's custody ledger balance.
  */
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
+import type { Instruction, TransactionSigner } from '@solana/kit';
 import { SolanaChain } from '../../../src/platform/chain-port/solana-chain';
 import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
 import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
@@ -56,4 +57,16 @@ export function settledTransfer(org: TestOrg, transferId: string) {
 /** What the wallet's custody ledger lets it spend of the asset. */
 export async function custodyBalance(t: TestKeel, walletId: string, assetId: string): Promise<bigint> {
   return (await t.keel.services.ledger.balance(t.keel.platform.db, walletId, assetId, 'custody')).available;
+}
+
+/** Sends one transaction of `instructions` whose fee `payer` pays (every signer they name signs it) and waits until it landed, succeeded: its id. */
+export async function sendInstructions(chain: SolanaChain, payer: TransactionSigner, instructions: Instruction[]): Promise<string> {
+  const prepared = await chain.prepareInstructions(payer, instructions, { fee: 0n, accountCreation: 0n, nativeNeeded: 0n });
+  await chain.broadcast(prepared);
+  const outcome = await eventually(async () => {
+    const o = await chain.outcome(prepared);
+    return o.state === 'landed' && o;
+  }, 30_000);
+  expect(outcome).toMatchObject({ failed: false });
+  return prepared.txId;
 }

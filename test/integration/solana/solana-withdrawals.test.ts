@@ -13,18 +13,7 @@
  * solana-aml.test.ts; a paid checkout swept: payments/solana-checkout.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import {
-  address,
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
+import { address, generateKeyPairSigner } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
@@ -35,7 +24,7 @@ import type { TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { ApiClient } from '../../support/api-client';
 import type { ChainAsset } from '../../../src/platform/chain-port/chain-port';
-import { custodyBalance, fundFromFaucet, settledTransfer, solanaCluster, startSolanaKeel } from './solana-keel';
+import { custodyBalance, fundFromFaucet, sendInstructions, settledTransfer, solanaCluster, startSolanaKeel } from './solana-keel';
 
 jest.setTimeout(180_000);
 
@@ -329,26 +318,12 @@ describe('auto-sweep', () => {
     const stray = await generateKeyPairSigner();
     const mint = address(USDC.address);
     const [someoneAta] = await findAssociatedTokenPda({ owner: someone.address, mint, tokenProgram: address(TOKEN_PROGRAM) });
-    const { value: latest } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
     const rent = await chain.rpc.getMinimumBalanceForRentExemption(165n).send();
-    const tx = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(someone, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-        (m) =>
-          appendTransactionMessageInstructions(
-            [
-              getCreateAccountInstruction({ payer: someone, newAccount: stray, lamports: rent, space: 165n, programAddress: address(TOKEN_PROGRAM) }),
-              getInitializeAccount3Instruction({ account: stray.address, mint, owner: address(addr.address) }),
-              getTransferCheckedInstruction({ source: someoneAta, mint, destination: stray.address, authority: someone, amount: 1n, decimals: 6 }),
-            ],
-            m,
-          ),
-      ),
-    );
-    const dustTx = getSignatureFromTransaction(tx);
-    await chain.broadcast({ txId: dustTx, raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
+    const dustTx = await sendInstructions(chain, someone, [
+      getCreateAccountInstruction({ payer: someone, newAccount: stray, lamports: rent, space: 165n, programAddress: address(TOKEN_PROGRAM) }),
+      getInitializeAccount3Instruction({ account: stray.address, mint, owner: address(addr.address) }),
+      getTransferCheckedInstruction({ source: someoneAta, mint, destination: stray.address, authority: someone, amount: 1n, decimals: 6 }),
+    ]);
     await eventually(async () => (await t.keel.platform.db('chain_transfers').where({ txHash: dustTx, direction: 'incoming' }).first()) !== undefined, 60_000);
     // Credited (it is the address's); nothing to sweep yet: the associated token account holds nothing, so no top-up is paid.
     await eventually(async () => (await custody(addr.id, assets.USDC.id)) === 1n, 10_000);
