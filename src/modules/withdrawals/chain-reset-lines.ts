@@ -29,6 +29,7 @@ export async function signAgainAfterChainReset(trx: Knex.Transaction, blockchain
         txHash: null,
         rawTx: null,
         validThrough: null,
+        validFrom: null,
         replacedTxHashes: hashes,
         blockNumber: null,
         error: 'the chain was reset: the transaction is gone with it, and is signed again on the new chain',

@@ -23,6 +23,7 @@ export interface LineSettlement {
 /** A line as the Solana sender reads it: the sending item and its recorded transaction's validity and estimated fees (what is charged is read from the chain). */
 interface SolanaItem extends SendingItem {
   validThrough: string | null;
+  validFrom: string | null;
   networkFee: string | null;
   accountCreationFee: string | null;
 }
@@ -112,6 +113,7 @@ export class SolanaSender {
       line = { ...line, status: 'SUBMITTED' };
     }
     const outcome = await network.port.outcome(sent);
+    if (outcome.state === 'undetermined') return this.undetermined(line, outcome.reason);
     // The slot a confirmed transaction landed in, recorded before it is final (balances are read at
     // confirmed, so its amount has left them: in-flight.ts); cleared should it be rolled back.
     if (outcome.state !== 'landed' || outcome.finality === 'confirmed') {
@@ -141,16 +143,24 @@ export class SolanaSender {
     const recorded = this.recorded(item);
     if (recorded) {
       const outcome = await network.port.outcome(recorded);
+      if (outcome.state === 'undetermined') return this.undetermined(item, outcome.reason);
       if (outcome.state !== 'expired') return void (await this.move(this.db, item, { error: reason }));
     }
     await this.settlement.finish(item, { status: 'FAILED', error: reason });
+  }
+
+  /** The line waits, its reason on it for the operator, until a node can tell what became of its transaction. */
+  private async undetermined(item: SolanaItem, reason: string): Promise<void> {
+    if (item.error === reason) return;
+    this.logger.error({ itemId: item.id, txHash: item.txHash }, reason);
+    await this.move(this.db, item, { error: reason });
   }
 
   private recorded(item: SolanaItem): PreparedTransfer | undefined {
     if (!item.txHash || !item.rawTx) return undefined;
     const fee = BigInt(item.networkFee ?? 0);
     const accountCreation = BigInt(item.accountCreationFee ?? 0);
-    return { txId: item.txHash, raw: item.rawTx, validThrough: item.validThrough === null ? null : Number(item.validThrough), nonce: null, fee: { fee, accountCreation, nativeNeeded: fee + accountCreation } };
+    return { txId: item.txHash, raw: item.rawTx, validThrough: item.validThrough === null ? null : Number(item.validThrough), validFrom: item.validFrom === null ? null : Number(item.validFrom), nonce: null, fee: { fee, accountCreation, nativeNeeded: fee + accountCreation } };
   }
 
   /** The line's prepared transaction, kept on the line: written (and committed) before it is broadcast. */
@@ -164,6 +174,7 @@ export class SolanaSender {
           txHash: prepared.txId,
           rawTx: prepared.raw,
           validThrough: prepared.validThrough === null ? null : String(prepared.validThrough),
+          validFrom: prepared.validFrom === null ? null : String(prepared.validFrom),
           networkFee: prepared.fee.fee.toString(),
           accountCreationFee: prepared.fee.accountCreation.toString(),
           replacedTxHashes: replacing ? [...(item.replacedTxHashes ?? []), replacing.txId] : (item.replacedTxHashes ?? []),

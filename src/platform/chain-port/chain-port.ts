@@ -119,6 +119,11 @@ export interface PreparedTransfer {
   raw: string;
   /** The chain's height past which it can no longer land (Solana: lastValidBlockHeight; EVM: null, only a transaction taking its nonce can stop it). */
   validThrough: number | null;
+  /**
+   * Solana: the slot of its blockhash (it can land only in a later one), what tells whether a node
+   * can still show it never landed; null on EVM, and on a line recorded before it was kept.
+   */
+  validFrom: number | null;
   /** The sender and the nonce signed (EVM; null on Solana): what outcome() checks for a replacement. */
   nonce: { from: string; value: number } | null;
   fee: FeeEstimate;
@@ -138,7 +143,14 @@ export type TransferOutcome =
    * Not seen, and can no longer land: safe to prepare a new one. Solana: its blockhash validity has
    * passed at final; EVM: its nonce is used, at the chain's confirmation depth, by another transaction.
    */
-  | { state: 'expired' };
+  | { state: 'expired' }
+  /**
+   * Not seen, and can no longer land, but the node cannot show that it never landed (Solana: its
+   * transaction history is off, or no longer reaches back to the blockhash, and its status cache
+   * has forgotten the slots): neither sent again nor replaced, since a replacement could pay twice.
+   * `reason` says what the operator can do.
+   */
+  | { state: 'undetermined'; reason: string };
 
 /** `Signer`: what signs for an address on the family (Solana: a kit TransactionSigner; EVM: an ethers wallet). */
 export interface ChainPort<Signer = unknown> {
@@ -192,7 +204,7 @@ export async function sendOnce<Signer>(chain: ChainPort<Signer>, signer: Signer,
   const recorded = await store.load();
   if (recorded) {
     const outcome = await chain.outcome(recorded);
-    if (outcome.state === 'landed') return recorded;
+    if (outcome.state === 'landed' || outcome.state === 'undetermined') return recorded;
     if (outcome.state === 'pending') {
       await chain.broadcast(recorded);
       return recorded;

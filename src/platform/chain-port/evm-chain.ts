@@ -166,7 +166,7 @@ export class EvmChain implements ChainPort<ethers.Signer> {
     const [nonce, fees] = await Promise.all([this.pendingNonce(from), this.provider.getFeeData()]);
     const gasLimit = (fee.units! * GAS_LIMIT_HEADROOM) / 100n;
     const signed = await this.signWithNonce(signer, { nonce, gasLimit, fees: { maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas! }, call });
-    return { txId: signed.txHash, raw: signed.raw, validThrough: null, nonce: { from, value: nonce }, fee };
+    return { txId: signed.txHash, raw: signed.raw, validThrough: null, validFrom: null, nonce: { from, value: nonce }, fee };
   }
 
   /** Sends it again; TransferRefused when the node refuses it for good (funds short, ...). A nonce taken by another transaction is for outcome() to tell. */

@@ -31,6 +31,7 @@ import {
   Signature,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_HISTORY_NOT_AVAILABLE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
@@ -61,6 +62,13 @@ const COMPUTE_HEADROOM = 1.2;
 const NO_DATA = 0n;
 const PLACEHOLDER_BLOCKHASH = { blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 0n };
 
+/** Blocks a blockhash stays valid for (a transaction's lastValidBlockHeight is its blockhash's height plus this). */
+const MAX_PROCESSING_AGE = 150;
+/**
+ * Slots behind its finalized slot for which a node's status cache surely holds every signature: it
+ * keeps the last 300 rooted slots' (Agave's MAX_CACHE_ENTRIES), with or without transaction history.
+ */
+const STATUS_CACHE_SLOTS = 250;
 /** Finalized transactions' costs kept (the oldest forgotten first). */
 const COSTS_KEPT = 1000;
 
@@ -233,7 +241,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
 
   /** One transaction of `instructions`, its fee paid by `payer` (every signer the instructions name signs it), on the latest blockhash: ready to broadcast. */
   async prepareInstructions(payer: TransactionSigner, instructions: Instruction[], fee: FeeEstimate): Promise<PreparedTransfer> {
-    const { value: latest } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const { context, value: latest } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
@@ -241,7 +249,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const tx = await signTransactionMessageWithSigners(message);
-    return { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), nonce: null, fee };
+    return { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: Number(latest.lastValidBlockHeight), validFrom: Number(context.slot), nonce: null, fee };
   }
 
   async broadcast(prepared: PreparedTransfer): Promise<void> {
@@ -268,7 +276,40 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       const cost = finality === 'final' ? await this.costOf(prepared) : undefined;
       return cost ? { ...landed, cost } : landed;
     }
-    return prepared.validThrough !== null && finalHeight > prepared.validThrough ? { state: 'expired' } : { state: 'pending' };
+    if (prepared.validThrough === null || finalHeight <= prepared.validThrough) return { state: 'pending' };
+    const unproven = await this.whyAbsenceUnproven(prepared, prepared.validThrough);
+    return unproven ? { state: 'undetermined', reason: unproven } : { state: 'expired' };
+  }
+
+  /**
+   * Why the node's not finding a signature does not show that its transaction never landed, or null
+   * when it does: its status cache still covers every slot the transaction could have landed in, or
+   * its transaction history (which getSignatureStatuses searched) reaches back to them. A node
+   * without history answers "not found" for a landed transaction as soon as its status cache forgets
+   * it (a worker down for minutes, a pruned ledger), and a replacement would pay twice. Read after
+   * the status: the finalized slot and the first block kept only grow.
+   */
+  private async whyAbsenceUnproven(prepared: PreparedTransfer, validThrough: number): Promise<string | null> {
+    // A block's slot is never below its height: a lower bound for a line recorded without its slot.
+    const from = prepared.validFrom ?? Math.max(0, validThrough - MAX_PROCESSING_AGE);
+    const root = Number(await this.rpc.getSlot({ commitment: 'finalized' }).send());
+    if (root - from <= STATUS_CACHE_SLOTS) return null;
+    const firstKept = Number(await this.rpc.getFirstAvailableBlock().send());
+    const served = firstKept <= from ? await this.servesHistory(prepared) : true;
+    if (firstKept <= from && served) return null;
+    const missing = served ? `its ledger begins at slot ${firstKept}` : 'it does not serve transaction history';
+    return `the node cannot show whether transaction ${prepared.txId} landed: its blockhash is of slot ${from}, ${missing}, and its status cache no longer reaches that slot; point the cluster's RPC at a node whose transaction history does (the transfer is neither sent again nor replaced until then)`;
+  }
+
+  /** Whether the node serves transaction history (asked of the transaction's fee payer; a node without it refuses). */
+  private async servesHistory(prepared: PreparedTransfer): Promise<boolean> {
+    try {
+      await this.rpc.getSignaturesForAddress(feePayerOf(prepared.raw), { limit: 1, commitment: 'finalized' }).send();
+      return true;
+    } catch (e) {
+      if (isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_HISTORY_NOT_AVAILABLE)) return false;
+      throw e;
+    }
   }
 
   /**
@@ -281,7 +322,13 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   private async costOf(prepared: PreparedTransfer): Promise<TransferCost | undefined> {
     const known = this.costs.get(prepared.txId);
     if (known) return known;
-    const tx = await this.rpc.getTransaction(prepared.txId as Signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    const tx = await this.rpc
+      .getTransaction(prepared.txId as Signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 })
+      .send()
+      .catch((e: unknown) => {
+        if (isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_HISTORY_NOT_AVAILABLE)) return null;
+        throw e;
+      });
     if (!tx?.meta) return undefined;
     const fee = BigInt(tx.meta.fee);
     const lost = BigInt(tx.meta.preBalances[0]) - BigInt(tx.meta.postBalances[0]);
@@ -383,8 +430,16 @@ const messageDecoder = getCompiledTransactionMessageDecoder();
 const transferSolData = getTransferSolInstructionDataDecoder();
 
 /** The SOL a signed transaction (base64) sends from its fee payer to other accounts by System transfers. */
+function decodedMessage(raw: string) {
+  return decompileTransactionMessage(messageDecoder.decode(transactionDecoder.decode(fromBase64.encode(raw)).messageBytes));
+}
+
+function feePayerOf(raw: string): Address {
+  return decodedMessage(raw).feePayer.address;
+}
+
 function solSentByPayer(raw: string): bigint {
-  const message = decompileTransactionMessage(messageDecoder.decode(transactionDecoder.decode(fromBase64.encode(raw)).messageBytes));
+  const message = decodedMessage(raw);
   const payer = message.feePayer.address;
   let sent = 0n;
   for (const ix of message.instructions) {

@@ -42,6 +42,8 @@ type Params = unknown[];
 type Handler = (params: Params) => unknown;
 
 const LAMPORTS_PER_SIGNATURE = 5000n;
+/** Rooted slots a node's status cache keeps the signatures of (Agave's MAX_CACHE_ENTRIES). */
+const STATUS_CACHE_ROOTS = 300;
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Programs built into the runtime: their instructions count 3,000 compute units by default, others 200,000. */
 const BUILTIN_PROGRAMS = new Set([
@@ -233,7 +235,15 @@ export function createRpcMethods(ledger: SolanaLedger, actions: DevnetActions, v
     };
   };
 
+  // What the node keeps, as a real one configures it (keel_setHistory): transaction history served or
+  // not, and the first slot its ledger still holds; the status cache always covers the last rooted slots.
+  const history = { served: true, firstAvailable: 0 };
+  const inStatusCache = (slot: number) => slot > ledger.slot('finalized') - STATUS_CACHE_ROOTS;
+  const historyServed = () => {
+    if (!history.served) throw new RpcError(-32011, 'Transaction history is not available from this node');
+  };
   const blockFor = (slot: number, commitment: Commitment): Block => {
+    if (slot < history.firstAvailable) throw new RpcError(-32001, `Block ${slot} cleaned up, does not exist on node. First available block: ${history.firstAvailable}`);
     const block = ledger.block(slot, commitment);
     if (block) return block;
     if (slot > ledger.slot(commitment)) throw new RpcError(-32004, `Block not available for slot ${slot}`);
@@ -412,15 +422,16 @@ export function createRpcMethods(ledger: SolanaLedger, actions: DevnetActions, v
       if (!Array.isArray(list) || list.length > 256) throw new RpcError(-32602, 'Invalid params: up to 256 signatures');
       return withContext('processed', list.map((s) => {
         const tx = typeof s === 'string' ? ledger.transaction(s, 'processed') : undefined;
-        return tx ? statusOf(tx) : null;
+        return tx && (inStatusCache(tx.slot) || (history.served && tx.slot >= history.firstAvailable)) ? statusOf(tx) : null;
       }));
     },
     getTransaction: (p) => {
       const c = config(p, 1);
       const commitment = blockCommitment(c);
       if (typeof p[0] !== 'string') throw new RpcError(-32602, 'Invalid params: signature');
+      historyServed();
       const tx = ledger.transaction(p[0], commitment);
-      if (!tx) return null;
+      if (!tx || tx.slot < history.firstAvailable) return null;
       const block = ledger.block(tx.slot, commitment)!;
       return { slot: tx.slot, blockTime: Math.floor(block.timeMs / 1000), ...(transactionJson(tx, c.encoding, c.maxSupportedTransactionVersion) as object) };
     },
@@ -429,7 +440,8 @@ export function createRpcMethods(ledger: SolanaLedger, actions: DevnetActions, v
       const commitment = blockCommitment(c);
       const limit = c.limit === undefined ? 1000 : slotParam(c.limit, 'limit');
       if (limit < 1 || limit > 1000) throw new RpcError(-32602, 'Invalid params: limit must be 1 to 1000');
-      let list = ledger.transactionsOf(addressParam(p, 0), commitment);
+      historyServed();
+      let list = ledger.transactionsOf(addressParam(p, 0), commitment).filter((t) => t.slot >= history.firstAvailable);
       if (typeof c.before === 'string') {
         const i = list.findIndex((t) => t.signature === c.before);
         list = i < 0 ? [] : list.slice(i + 1);
@@ -483,7 +495,14 @@ export function createRpcMethods(ledger: SolanaLedger, actions: DevnetActions, v
       const commitment = blockCommitment(config(p, 2));
       return ledger.blockSlots(start, Number.MAX_SAFE_INTEGER, commitment).slice(0, limit);
     },
-    getFirstAvailableBlock: () => 0,
+    getFirstAvailableBlock: () => history.firstAvailable,
+    /** Keel's own: what the node keeps ({ served?, firstAvailableSlot? }), for tests of a node without history or with a pruned ledger. */
+    keel_setHistory: (p) => {
+      const c = config(p, 0);
+      if (c.served !== undefined) history.served = c.served === true;
+      if (c.firstAvailableSlot !== undefined) history.firstAvailable = slotParam(c.firstAvailableSlot, 'firstAvailableSlot');
+      return { ...history };
+    },
     /** Keel's own: abandons the blocks after a slot (not yet finalized), for reorganisation tests. */
     keel_rollback: (p) => actions.rollback(slotParam(p[0])),
   };

@@ -164,6 +164,6 @@ test('a prepared transfer whose nonce another transaction took reads as expired 
   const poor = ethers.Wallet.createRandom().connect(chain.provider);
   const fees = await chain.fees();
   const signed = await chain.signWithNonce(poor, { nonce: 0, gasLimit: 21_000n, fees, call: { to, value: ETH, data: '0x' } });
-  const refused: PreparedTransfer = { txId: signed.txHash, raw: signed.raw, validThrough: null, nonce: { from: poor.address, value: 0 }, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: ETH } };
+  const refused: PreparedTransfer = { txId: signed.txHash, raw: signed.raw, validThrough: null, validFrom: null, nonce: { from: poor.address, value: 0 }, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: ETH } };
   await expect(chain.broadcast(refused)).rejects.toBeInstanceOf(TransferRefused);
 });

@@ -264,7 +264,7 @@ describe('Solana chain port on the sandbox network', () => {
       ),
     );
     await chain.rpc.sendTransaction(getBase64EncodedWireTransaction(setup), { encoding: 'base64' }).send();
-    await landed({ txId: getSignatureFromTransaction(setup), raw: getBase64EncodedWireTransaction(setup), validThrough: null, nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
+    await landed({ txId: getSignatureFromTransaction(setup), raw: getBase64EncodedWireTransaction(setup), validThrough: null, validFrom: null, nonce: null, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: 0n } });
     const token = { kind: 'token' as const, address: mint.address, decimals: 2 };
     expect(await chain.balance(sender.address, token)).toBe(10_000n);
 
@@ -292,4 +292,58 @@ describe('Solana chain port on the sandbox network', () => {
     expect(unprioritised.fee).toBe(5000n);
     expect(estimate.fee).toBeGreaterThan(5000n);
   });
+});
+
+describe('Solana chain port: a transaction not found is judged expired only where the node can show it never landed', () => {
+  let devnet: SolanaDevnet;
+  let chain: SolanaChain;
+  let sender: KeyPairSigner;
+  /** What the node keeps: transaction history served or not, and the first slot its ledger holds. */
+  const setHistory = (history: { served?: boolean; firstAvailableSlot?: number }) =>
+    fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'keel_setHistory', params: [history] }) });
+  const finalizedSlot = async () => Number(await chain.rpc.getSlot({ commitment: 'finalized' }).send());
+
+  beforeAll(async () => {
+    // Slots of 30 ms: a check within the status cache's reach (about 100 slots after the blockhash expires) is not a race.
+    devnet = await startSolanaDevnet({ slotMs: 30, confirmedLag: 1, finalizedLag: 32 });
+    chain = new SolanaChain({ rpcUrl: devnet.rpcUrl, priorityMicroLamports: 2_000n });
+    sender = await generateKeyPairSigner();
+    await devnet.fund({ to: sender.address, amount: 10n * SOL });
+    await until('the funds to be confirmed', async () => (await chain.balance(sender.address, native)) === 10n * SOL);
+  });
+  afterAll(() => devnet?.stop());
+
+  test('a node without transaction history: expired while its status cache still reaches the blockhash, undetermined once not; a pruned ledger likewise', async () => {
+    await setHistory({ served: false });
+    const to = (await generateKeyPairSigner()).address;
+    const request = { to, asset: native, amount: SOL / 10n };
+    const stale = await chain.prepareTransfer(sender, { ...request, amount: SOL / 20n });
+    const paid = await chain.prepareTransfer(sender, request);
+    expect(paid.validFrom).toBeGreaterThan(0);
+    await chain.broadcast(paid);
+    const landedAt = await until('the payment to land', async () => {
+      const o = await chain.outcome(paid);
+      return o.state === 'landed' ? o.height : undefined;
+    });
+    // Checked promptly, the status cache shows that the unsent one never landed.
+    await until('the unsent one to expire at final', async () => ((await chain.outcome(stale)).state === 'expired' ? true : undefined), 30_000);
+
+    // Once the status cache has forgotten the payment's slot, the node answers "not found" for it:
+    // never expired (a replacement would pay twice), and a retry neither sends nor signs anything.
+    await until('the status cache to forget the payment', async () => (await finalizedSlot()) > landedAt + 300, 30_000);
+    const undetermined = await chain.outcome(paid);
+    expect(undetermined).toEqual({ state: 'undetermined', reason: expect.stringContaining('it does not serve transaction history') });
+    const store = memoryStore();
+    await store.save(paid);
+    expect((await sendOnce(chain, sender, request, store)).txId).toBe(paid.txId);
+    expect(store.saves).toHaveLength(1);
+
+    await setHistory({ served: true, firstAvailableSlot: landedAt + 1 });
+    expect(await chain.outcome(paid)).toEqual({ state: 'undetermined', reason: expect.stringContaining(`its ledger begins at slot ${landedAt + 1}`) });
+    // A node whose history reaches back: the payment is found, and the unsent one is expired.
+    await setHistory({ firstAvailableSlot: 0 });
+    expect(await chain.outcome(paid)).toMatchObject({ state: 'landed', height: landedAt });
+    expect(await chain.outcome(stale)).toEqual({ state: 'expired' });
+    expect(await chain.balance(to, native)).toBe(SOL / 10n);
+  }, 60_000);
 });
