@@ -1,22 +1,21 @@
-import { LookupAddress, promises as dns } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { dnsResolve, Resolve } from './dns-resolve';
 
-/** Every address a name resolves to; the system resolver unless a test supplies another. */
-export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
-
-const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true });
+export type { Resolve } from './dns-resolve';
 
 /**
  * Keeps server-side requests to caller-supplied URLs (webhooks, recovery RPC URLs) off loopback,
  * private, link-local and cloud-metadata addresses. The URL is checked when it is saved, and every
  * connection checks the addresses the name resolves to at that moment, so a DNS change cannot slip
- * past the first check.
+ * past the first check. Names are resolved off the threadpool, with a time limit (`dnsResolve`),
+ * unless a test supplies another resolver; a cached answer is checked as a fresh one is.
  */
 export class OutboundGuard {
   constructor(
     private readonly allowPrivate: boolean,
-    private readonly resolve: Resolve = systemResolve,
+    private readonly resolve: Resolve = dnsResolve(),
   ) {}
 
   /** A reason the URL may not be used, or null when it may. */
