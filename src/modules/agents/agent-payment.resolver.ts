@@ -30,7 +30,10 @@ export class AgentPaymentResolver {
   }
 
   @Authorized('admin')
-  @Mutation(() => AgentPaymentType, { description: 'Approves a PENDING payment (admin only): the recipient is screened again, then the payment is sent' })
+  @Mutation(() => AgentPaymentType, {
+    description:
+      "Approves a PENDING payment (admin only). The agent's policy as it is now is evaluated again, the recipient screened again, against what its window has let go by now (the approval meets the approval thresholds): allowed, the payment is sent (APPROVED); refused, it is POLICY_DENIED with the policy's denialReason. policyEvaluation.approval records the approval and that evaluation",
+  })
   approveAgentPayment(@Arg('agentId', () => ID) agentId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<AgentPaymentType> {
     return ctx.services.agentPayments.approve(ctx.principal.organizationId, ctx.principal.apiKeyId, agentId, id);
   }

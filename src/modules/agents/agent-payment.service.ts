@@ -17,8 +17,15 @@ import { evaluatePolicy, PolicyEvaluation, PolicyInput } from './policy-engine';
 import type { AgentPaymentStatus } from './agent.domain';
 
 
-/** Statuses that count against the rolling-window limits: everything not refused or failed. */
-export const COUNTED_STATUSES: AgentPaymentStatus[] = ['PENDING', 'APPROVED', 'SUBMITTED', 'EXECUTED'];
+/** Payments let go: allowed at their request or approved by an administrator, and sent or on their way. */
+const LET_GO_STATUSES: AgentPaymentStatus[] = ['APPROVED', 'SUBMITTED', 'EXECUTED'];
+
+/**
+ * Statuses that count against the rolling-window limits when a payment is requested: everything not
+ * refused or failed, the held payments too (each may yet be approved). When a held payment is
+ * approved only LET_GO_STATUSES count: the others held are each checked again at their own approval.
+ */
+export const COUNTED_STATUSES: AgentPaymentStatus[] = ['PENDING', ...LET_GO_STATUSES];
 
 export interface RequestAgentPayment {
   agentWalletId: string;
@@ -72,6 +79,12 @@ interface PaymentRow extends Omit<AgentPaymentView, 'amount' | 'waasTxHash' | 'p
 
 const PAYMENT = 'Agent payment';
 
+/** A stored payment as the policy engine sees it, valued as it was when requested. */
+function policyPayment(row: PaymentRow, asset: AssetView): PolicyInput['payment'] {
+  const usdPrice = row.policyEvaluation.usdPrice as PolicyInput['payment']['usdPrice'];
+  return { blockchainId: row.blockchainId, assetId: row.assetId, decimals: asset.decimals, symbol: asset.symbol, recipient: row.recipient, rawAmount: BigInt(row.rawAmount), amountUsd: row.amountUsd === null ? null : normalizeDecimal(row.amountUsd), usdPrice };
+}
+
 /** The event each status is announced with. */
 const EVENT_OF: Record<AgentPaymentStatus, string> = {
   PENDING: 'agent_payment.pending_approval',
@@ -89,7 +102,7 @@ const EVENT_OF: Record<AgentPaymentStatus, string> = {
  * in the same transaction. The sender reports SUBMITTED (signed, with its hash), EXECUTED or FAILED
  * (AgentPaymentOutcomes).
  *
- * PENDING → APPROVED | POLICY_DENIED (rejected); APPROVED → SUBMITTED | FAILED; SUBMITTED → EXECUTED | FAILED.
+ * PENDING → APPROVED | POLICY_DENIED (rejected, or refused by the policy when approved); APPROVED → SUBMITTED | FAILED; SUBMITTED → EXECUTED | FAILED.
  */
 export class AgentPaymentService {
   constructor(
@@ -183,15 +196,25 @@ export class AgentPaymentService {
     return (await this.views([await this.row(this.db, caller, agent.id, id)], this.db, [asset]))[0];
   }
 
-  /** The agent's policy and its verdict on the payment, with what the window already counts (read through `db`). */
-  private async evaluate(db: Knex | Knex.Transaction, agentStatus: string, agentId: string, payment: PolicyInput['payment'], screening: PolicyInput['screening']) {
+  /**
+   * The agent's current policy and its verdict on the payment, with what the window already counts
+   * (read through `db`). `approving`: an administrator approves a held payment, which meets the
+   * approval thresholds, and the window counts only the payments let go (LET_GO_STATUSES).
+   */
+  private async evaluate(db: Knex | Knex.Transaction, agentStatus: string, agentId: string, payment: PolicyInput['payment'], screening: PolicyInput['screening'], approving = false) {
     const policy = await this.policies.current(db, agentId);
-    const window = await this.windowTotals(db, agentId, payment.assetId, policy?.rules.windowSeconds ?? 0);
-    const evaluation = evaluatePolicy({ policy: policy ? { id: policy.id, version: policy.version, rules: policy.rules } : null, agentActive: agentStatus === 'ACTIVE', payment, window, screening });
+    const window = await this.windowTotals(db, agentId, payment.assetId, policy?.rules.windowSeconds ?? 0, approving ? LET_GO_STATUSES : COUNTED_STATUSES);
+    const evaluation = evaluatePolicy({ policy: policy ? { id: policy.id, version: policy.version, rules: policy.rules } : null, agentActive: agentStatus === 'ACTIVE', payment, window, screening, approved: approving });
     return { policy, evaluation };
   }
 
-  /** An administrator releases a payment held above an approval threshold: screened again, then sent. */
+  /**
+   * An administrator releases a payment held above an approval threshold. The agent's policy as it
+   * is now decides again, with the recipient screened again and against what the window has let go
+   * by now (the approval meets the thresholds): allowed, the payment is sent (APPROVED); refused, it
+   * is POLICY_DENIED with the policy's reason. Either way the approval and that evaluation are
+   * recorded in policyEvaluation.approval.
+   */
   async approve(organizationId: string, decidedBy: string, agentId: string, id: string): Promise<AgentPaymentView> {
     const caller = { organizationId, agentId: null };
     const payment = await this.row(this.db, caller, agentId, id);
@@ -199,21 +222,25 @@ export class AgentPaymentService {
     const screening = this.screen.screen(payment.recipient);
     const asset = await this.asset(payment.assetId);
     const wallet = await this.wallets.row(this.db, caller, payment.agentId, payment.agentWalletId);
-    // Checked before the transaction (they read the chain): a payment that cannot be sent stays PENDING.
-    const prepared = screening.sanctioned ? null : await this.transfers.prepare(organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient: payment.recipient, amount: formatScaled(BigInt(payment.rawAmount), asset.decimals) }]);
+    const held = policyPayment(payment, asset);
+    const prepare = () => this.transfers.prepare(organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient: payment.recipient, amount: formatScaled(BigInt(payment.rawAmount), asset.decimals) }]);
+    // As for a request: the policy first, without the lock, and the withdrawal checks (they read the
+    // chain) before the transaction only for a payment it still allows. One that cannot be sent stays PENDING.
+    const preview = await this.evaluate(this.db, 'ACTIVE', payment.agentId, held, screening, true);
+    const prepared = preview.evaluation.decision === 'ALLOW' ? await prepare() : null;
     await this.uow.run('agent-payment.approve', async (trx) => {
-      // Under the agent's row lock, which suspending it takes too: a payment is never approved for an agent suspended meanwhile.
-      if ((await this.agents.row(trx, caller, agentId, true)).status !== 'ACTIVE') throw new KeelError('CONFLICT', 'The agent is suspended: resume it before approving its payments');
+      // Under the agent's row lock, which suspending it, changing its policy and its other payments
+      // take too: a payment is never approved for an agent suspended meanwhile, and of two approvals
+      // at once the second sees what the first let go.
+      const agent = await this.agents.row(trx, caller, agentId, true);
+      if (agent.status !== 'ACTIVE') throw new KeelError('CONFLICT', 'The agent is suspended: resume it before approving its payments');
       const row = await this.pending(trx, payment.id);
-      const approval = { decision: screening.sanctioned ? 'DENIED' : 'APPROVED', by: decidedBy, at: new Date().toISOString(), screening };
-      const evaluation = { ...row.policyEvaluation, approval };
-      if (!prepared) {
-        const reason = `recipient ${row.recipient} is on a sanctions list (${screening.matches.map((m) => m.list).join(', ')})`;
-        await this.decide(trx, row.id, 'POLICY_DENIED', decidedBy, evaluation, reason);
-      } else {
-        await this.decide(trx, row.id, 'APPROVED', decidedBy, evaluation, null);
-        await this.send(trx, row, prepared);
-      }
+      const { evaluation } = await this.evaluate(trx, agent.status, agent.id, held, screening, true);
+      const allowed = evaluation.decision === 'ALLOW';
+      const approval = { decision: allowed ? 'APPROVED' : 'DENIED', by: decidedBy, at: new Date().toISOString(), screening, evaluation };
+      await this.decide(trx, row.id, allowed ? 'APPROVED' : 'POLICY_DENIED', decidedBy, { ...row.policyEvaluation, approval }, evaluation.denialReason);
+      // Allowed now though not before the lock (the window or the policy changed meanwhile): checked here.
+      if (allowed) await this.send(trx, row, prepared ?? (await prepare()));
       await this.announce(trx, row.id);
     });
     return this.get(caller, agentId, payment.id);
@@ -277,13 +304,17 @@ export class AgentPaymentService {
     return row;
   }
 
-  /** What counts against the window: this asset in its units, and USD over every asset. */
-  private async windowTotals(trx: Knex | Knex.Transaction, agentId: string, assetId: string, windowSeconds: number) {
+  /**
+   * What counts against the window, of the payments in `statuses`: this asset in its units, and USD
+   * over every asset. A payment counts from when it was let go: one an administrator approved from
+   * its approval (decided_at, never before its request), any other from its request.
+   */
+  private async windowTotals(trx: Knex | Knex.Transaction, agentId: string, assetId: string, windowSeconds: number, statuses: AgentPaymentStatus[]) {
     const since = new Date(Date.now() - windowSeconds * 1000);
     const [totals] = await trx('agent_payments')
       .where({ agentId })
-      .whereIn('status', COUNTED_STATUSES)
-      .where('createdAt', '>', since)
+      .whereIn('status', statuses)
+      .where((q) => q.where('createdAt', '>', since).orWhere('decidedAt', '>', since))
       .select(
         trx.raw('coalesce(sum(raw_amount) filter (where asset_id = ?), 0)::text as asset_raw', [assetId]),
         trx.raw('coalesce(sum(amount_usd), 0)::text as usd'),

@@ -186,7 +186,7 @@ export class AgentPaymentType implements AgentPaymentView {
   @Field({ description: 'Whole units' }) amount!: string;
   @Field(() => String, { nullable: true, description: 'USD value when requested; null when no price could be had' }) amountUsd!: string | null;
   @Field(() => ID, { nullable: true }) policyId!: string | null;
-  @Field(() => JSONObject, { description: '{decision, policyId, policyVersion, rules: [{rule, outcome PASS|FAIL|HOLD|SKIPPED, detail}], denialReason, evaluatedAt, screening, approval?}' })
+  @Field(() => JSONObject, { description: '{decision, policyId, policyVersion, rules: [{rule, outcome PASS|FAIL|HOLD|SKIPPED, detail}], denialReason, evaluatedAt, screening, usdPrice, approval?}: the evaluation of the request. approval, once an administrator decided a held payment: {decision APPROVED|DENIED, by, at, screening, evaluation (the policy evaluated again at approval)} or {decision REJECTED, by, at, reason}' })
   policyEvaluation!: Record<string, unknown>;
   @Field(() => String, { nullable: true, description: 'Why the payment was denied (POLICY_DENIED)' }) denialReason!: string | null;
   @Field(() => String, { nullable: true, description: 'The hash of the transaction that carries the payment' }) waasTxHash!: string | null;

@@ -51,7 +51,7 @@ export interface PolicyInput {
     /** The policy price it was valued at (prices module), or why there is none. */
     usdPrice?: { priceUsd: string | null; source: string; unavailableReason?: string };
   };
-  /** What already counts against the window (pending, approved, submitted, executed payments). */
+  /** What already counts against the window: the payments let go in it and, for a new request, those held (AgentPaymentService.windowTotals). */
   window: {
     /** Of this asset, in its smallest unit. */
     assetRaw: bigint;
@@ -61,6 +61,8 @@ export interface PolicyInput {
     withoutUsd: number;
   };
   screening: { sanctioned: boolean; matches: { list: string; address: string }[] };
+  /** An administrator approves the payment: that is what the approval thresholds ask for, so they are met (every other rule still applies). */
+  approved?: boolean;
 }
 
 export type RuleOutcome = 'PASS' | 'FAIL' | 'HOLD' | 'SKIPPED';
@@ -184,7 +186,8 @@ export function evaluatePolicy(input: PolicyInput): PolicyEvaluation {
   if (!limit?.approvalAbove && !r.approvalAboveUsd) add('approval_threshold', 'SKIPPED', 'no approval threshold');
   else if (aboveAsset || aboveUsd) {
     const which = [aboveAsset ? `${limit!.approvalAbove} ${payment.symbol}` : null, aboveUsd ? `${r.approvalAboveUsd} USD` : null].filter(Boolean).join(' and ');
-    add('approval_threshold', 'HOLD', `the payment is above the approval threshold of ${which}: an administrator must approve it`);
+    if (input.approved) add('approval_threshold', 'PASS', `the payment is above the approval threshold of ${which}, and an administrator approved it`);
+    else add('approval_threshold', 'HOLD', `the payment is above the approval threshold of ${which}: an administrator must approve it`);
   } else add('approval_threshold', 'PASS', 'the payment is within the approval thresholds');
 
   return finish(rules, policy);

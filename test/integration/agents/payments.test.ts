@@ -203,6 +203,75 @@ describe('agent payments', () => {
     expect(await usdcOf(bob)).toBe(35_000_000n);
   });
 
+  test("approving a held payment evaluates the agent's policy again against what the window has let go: of two held payments that fit the window only one at a time, the first approved is sent and the second is POLICY_DENIED naming the window", async () => {
+    const { id, client } = await createAgent('Approved twice');
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA })).body.data;
+    await fund(wallet.addressWallet.walletAddress, '0.1');
+    await fund(wallet.addressWallet.walletAddress, '20', 'USDC');
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true, assetLimits: [{ assetId: assets.USDC.id, maxPerWindow: '10', approvalAbove: '0' }] });
+    const payee = recipient();
+    const body = (amount: string) => ({ agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: payee, amount });
+    const first = await pay(client, id, body('6'));
+    // Held since the day before yesterday: its request has left the 86400s window, where it no longer holds room.
+    await t.keel.platform.db('agent_payments').where({ id: first.id }).update({ createdAt: new Date(Date.now() - 2 * 86_400_000) });
+    const second = await pay(client, id, body('6'));
+    expect([first.status, second.status]).toEqual(['PENDING', 'PENDING']);
+
+    // The other held payment takes no room from the approval: it is checked again when it is approved itself.
+    const sent = (await org.core.post(`/v1/agents/${id}/payments/${first.id}/approve`)).body.data;
+    expect(sent).toMatchObject({ status: 'APPROVED', denialReason: null, transferId: expect.any(String) });
+    expect(sent.policyEvaluation.approval).toMatchObject({ decision: 'APPROVED', evaluation: { decision: 'ALLOW', policyVersion: 1 } });
+    expect(ruleOutcome({ policyEvaluation: sent.policyEvaluation.approval.evaluation }, 'approval_threshold')).toBe('PASS');
+    expect((await settled(id, first.id)).status).toBe('EXECUTED');
+
+    // Approved now, the first counts from its approval: the second no longer fits.
+    const approve = await org.core.post(`/v1/agents/${id}/payments/${second.id}/approve`);
+    expect(approve.status).toBe(200);
+    expect(approve.body.data).toMatchObject({ status: 'POLICY_DENIED', transferId: null, decidedAt: expect.any(String) });
+    expect(approve.body.data.denialReason).toBe('12 USDC over the last 86400s with this payment exceeds the limit of 10 USDC');
+    expect(approve.body.data.policyEvaluation).toMatchObject({ decision: 'REQUIRE_APPROVAL', approval: { decision: 'DENIED', evaluation: { decision: 'DENY', denialReason: approve.body.data.denialReason } } });
+    expect(ruleOutcome({ policyEvaluation: approve.body.data.policyEvaluation.approval.evaluation }, 'window_asset_limit')).toBe('FAIL');
+    const announced = await eventually(() => receiver.requests.map((r) => JSON.parse(r.body)).find((e) => e.data.payment?.id === second.id && e.type !== 'agent_payment.pending_approval'), 20_000);
+    expect(announced).toMatchObject({ type: 'agent_payment.policy_denied', data: { payment: { status: 'POLICY_DENIED', denialReason: approve.body.data.denialReason } } });
+    expect(await usdcOf(payee)).toBe(6_000_000n);
+  });
+
+  test('two approvals at once are decided one at a time, under the lock of the agent: only one fits the window', async () => {
+    const { id, client } = await createAgent('Approved at once');
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA })).body.data;
+    await fund(wallet.addressWallet.walletAddress, '0.1');
+    await fund(wallet.addressWallet.walletAddress, '20', 'USDC');
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true, assetLimits: [{ assetId: assets.USDC.id, maxPerWindow: '10', approvalAbove: '0' }] });
+    const body = { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: recipient(), amount: '6' };
+    const first = await pay(client, id, body);
+    await t.keel.platform.db('agent_payments').where({ id: first.id }).update({ createdAt: new Date(Date.now() - 2 * 86_400_000) });
+    const second = await pay(client, id, body);
+    const decided = await Promise.all([first, second].map((p) => org.core.post(`/v1/agents/${id}/payments/${p.id}/approve`)));
+    expect(decided.map((r) => r.status)).toEqual([200, 200]);
+    expect(decided.map((r) => r.body.data.status).sort()).toEqual(['APPROVED', 'POLICY_DENIED']);
+    expect(decided.find((r) => r.body.data.status === 'POLICY_DENIED')!.body.data.denialReason).toMatch(/12 USDC over the last 86400s/);
+  });
+
+  test('a payment held under a policy tightened since is POLICY_DENIED when approved, with the reason of the policy as it is now', async () => {
+    const { id, client } = await createAgent('Tightened');
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA })).body.data;
+    const policy = (over: Record<string, unknown>) => ({ allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true, assetLimits: [{ assetId: assets.USDC.id, maxPerPayment: '10', approvalAbove: '0' }], ...over });
+    await org.core.put(`/v1/agents/${id}/policy`, policy({}));
+    const body = (amount: string) => ({ agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: bob, amount });
+    const large = await pay(client, id, body('8'));
+    const anyone = await pay(client, id, body('1'));
+    expect([large.status, anyone.status]).toEqual(['PENDING', 'PENDING']);
+
+    await org.core.put(`/v1/agents/${id}/policy`, policy({ assetLimits: [{ assetId: assets.USDC.id, maxPerPayment: '5', approvalAbove: '0' }] }));
+    const refused = (await org.core.post(`/v1/agents/${id}/payments/${large.id}/approve`)).body.data;
+    expect(refused).toMatchObject({ status: 'POLICY_DENIED', denialReason: '8 USDC exceeds the per-payment limit of 5 USDC', transferId: null });
+    expect(refused.policyEvaluation).toMatchObject({ policyVersion: 1, approval: { decision: 'DENIED', evaluation: { decision: 'DENY', policyVersion: 2 } } });
+
+    await org.core.put(`/v1/agents/${id}/policy`, policy({ allowAnyRecipient: false, allowedRecipients: [alice] }));
+    const unlisted = (await org.core.post(`/v1/agents/${id}/payments/${anyone.id}/approve`)).body.data;
+    expect(unlisted).toMatchObject({ status: 'POLICY_DENIED', denialReason: `recipient ${bob} is not in allowedRecipients`, transferId: null });
+  });
+
   test("a payment the master wallet holds for approval (requireApprovalForTransfers) waits there, and fails when that transfer is rejected", async () => {
     const { id, client } = await createAgent('Doubly approved');
     const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Guarded', configurations: { security: { requireApprovalForTransfers: true } } })).body.data;

@@ -166,6 +166,16 @@ describe('agent payment policy engine', () => {
     expect(evaluatePolicy(input(rules({ approvalAboveUsd: '10' }))).decision).toBe('ALLOW');
   });
 
+  test("an administrator's approval meets the approval thresholds, and nothing else", () => {
+    const threshold = rules({ assetLimits: [{ assetId: USDC, maxPerPayment: '20', maxPerWindow: '15', approvalAbove: '9' }], approvalAboveUsd: '5' });
+    const approved = evaluatePolicy({ ...input(threshold), approved: true });
+    expect(approved).toMatchObject({ decision: 'ALLOW', denialReason: null });
+    expect(approved.rules.find((r) => r.rule === 'approval_threshold')?.detail).toBe('the payment is above the approval threshold of 9 USDC and 5 USD, and an administrator approved it');
+    // Every other rule still applies: here the window, with what was let go since the payment was held.
+    const over = evaluatePolicy({ ...input(threshold, { window: { assetRaw: 6_000_000n } }), approved: true });
+    expect([over.decision, outcome(over, 'window_asset_limit'), over.denialReason]).toEqual(['DENY', 'FAIL', '16 USDC over the last 86400s with this payment exceeds the limit of 15 USDC']);
+  });
+
   test('a denial wins over a hold: nothing is put to an administrator that the policy refuses', () => {
     const e = evaluatePolicy(input(rules({ approvalAboveUsd: '1', maxPerPaymentUsd: '5' })));
     expect(e.decision).toBe('DENY');

@@ -334,8 +334,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve a PENDING payment (admin): the recipient is screened again, then the payment is sent
-         * @description Approves a PENDING payment (admin only): the recipient is screened again, then the payment is sent
+         * Approve a PENDING payment (admin): the agent's current policy is evaluated again against what its window has let go by now, the recipient screened again; the payment is then sent (APPROVED), or POLICY_DENIED with the policy's denialReason
+         * @description Approves a PENDING payment (admin only). The agent's policy as it is now is evaluated again, the recipient screened again, against what its window has let go by now (the approval meets the approval thresholds): allowed, the payment is sent (APPROVED); refused, it is POLICY_DENIED with the policy's denialReason. policyEvaluation.approval records the approval and that evaluation
          */
         post: operations["post_approveAgentPayment"];
         delete?: never;
@@ -2003,7 +2003,7 @@ export interface components {
             /** @description TRANSFER */
             kind: string;
             organizationId: string;
-            /** @description {decision, policyId, policyVersion, rules: [{rule, outcome PASS|FAIL|HOLD|SKIPPED, detail}], denialReason, evaluatedAt, screening, approval?} */
+            /** @description {decision, policyId, policyVersion, rules: [{rule, outcome PASS|FAIL|HOLD|SKIPPED, detail}], denialReason, evaluatedAt, screening, usdPrice, approval?}: the evaluation of the request. approval, once an administrator decided a held payment: {decision APPROVED|DENIED, by, at, screening, evaluation (the policy evaluated again at approval)} or {decision REJECTED, by, at, reason} */
             policyEvaluation: Record<string, unknown>;
             policyId?: string | null;
             recipient: string;
