@@ -193,6 +193,8 @@ async function measureWithdrawals(
   const db = platform.db;
   const usdc = DEVNET_MINTS.find((m) => m.symbol === 'USDC')!;
   const wallet = await services.masterWallets.create(orgId, { blockchainId, name: 'bench payouts' });
+  // The withdrawals are asked for by the organisation's admin key, as over the API.
+  const adminKeyId: string = (await db('api_keys').where({ organizationId: orgId, name: 'admin' }).first('id')).id;
   // Funded on chain and credited to the custody ledger by the deposit watcher (at finalized), as any deposit.
   const before = Number((await db('chain_transfers').where({ blockchainId, direction: 'incoming' }).count({ n: '*' }))[0].n);
   await devnet.fund({ to: wallet.walletAddress as Address, amount: 1_000_000_000_000n });
@@ -230,7 +232,7 @@ async function measureWithdrawals(
       const recipient = (await generateKeyPairSigner()).address;
       const line = i % 2 === 0 ? { assetId: assetId('USDC'), recipient, amount: '1.5' } : { assetId: assetId('SOL'), recipient, amount: '0.01' };
       if (i % 2 === 0) usdcLines++;
-      const transfer = await services.transfers.create(orgId, { masterWalletId: wallet.id }, { assets: [line] });
+      const transfer = await services.transfers.create(orgId, adminKeyId, { masterWalletId: wallet.id }, { assets: [line] });
       recordedAt.set(transfer.id, Date.now());
     }
   } finally {

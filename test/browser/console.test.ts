@@ -167,7 +167,7 @@ describe('the console on the core host', () => {
     await checkPage(page, 'core-activity');
   });
 
-  test('approves one held transfer and rejects another', async () => {
+  test('approves one held transfer another key asked for, and rejects another', async () => {
     const { page } = core;
     const { ETH, USDC } = await k.assets();
     const made = await org.core().post('/v1/master-wallets', { blockchainId: ETH.blockchainId, name: 'Guarded', configurations: { security: { requireApprovalForTransfers: true } } });
@@ -176,8 +176,10 @@ describe('the console on the core host', () => {
     expect((await org.core().post('/v1/dev/faucet', { blockchainId: ETH.blockchainId, address: guarded.walletAddress, asset: 'USDC', amount: '20' })).status).toBe(200);
     expect((await org.core().post('/v1/dev/faucet', { blockchainId: ETH.blockchainId, address: guarded.walletAddress, amount: '0.1' })).status).toBe(200);
     const recipient = '0x000000000000000000000000000000000000dEaD';
+    // Asked for by a colleague's key: the console's own key (the admin's) could not approve its own request.
+    const clerk = org.core().with({ apiKey: (await org.core().post('/v1/api-keys', { name: 'clerk', scopes: ['read', 'write'] })).body.data.secret, orgId: org.orgId });
     // Spendable once the deposit is confirmed.
-    const send = (amount: string) => org.core().post(`/v1/master-wallets/${guarded.id}/transfer`, { assets: [{ assetId: USDC.id, recipient, amount }] });
+    const send = (amount: string) => clerk.post(`/v1/master-wallets/${guarded.id}/transfer`, { assets: [{ assetId: USDC.id, recipient, amount }] });
     let last: unknown;
     const first = await eventually(async () => {
       const res = await send('3');

@@ -109,3 +109,13 @@ export async function startTestKeelInto(t: TestKeel, overrides: Partial<Config>,
   t.coreUrl = t.keel.core?.url ?? '';
   t.proUrl = t.keel.pro?.url ?? '';
 }
+
+/**
+ * A second admin key of the organisation and its id: four eyes, the key that asked for a held
+ * transfer (`org.core`'s) may reject it but not approve it, so this one approves.
+ */
+export async function anotherAdmin(org: TestOrg): Promise<{ core: ApiClient; keyId: string }> {
+  const res = await org.core.request('POST', '/v1/api-keys', { body: { name: 'second approver', scopes: ['admin'] } });
+  if (res.status !== 201) throw new Error(`a second admin key was refused: ${JSON.stringify(res.body)}`);
+  return { core: org.core.with({ apiKey: res.body.data.secret, orgId: org.orgId }), keyId: res.body.data.id };
+}

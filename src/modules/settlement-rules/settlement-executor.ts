@@ -92,7 +92,7 @@ export class SettlementExecutor {
     await this.swaps.admit(wallet, priced, destination);
     await this.checkReference(priced);
     const after = from.isNative ? null : await this.gas.ensure(trx, wallet, network, (priced.route.gasLimit + APPROVAL_GAS) * gasPrice, { status });
-    const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, after ?? undefined);
+    const queued = await this.swaps.enqueue(trx, wallet, priced, destination, status, { afterItemId: after ?? undefined });
     return { kind: 'swap', transferId: queued.transferId, transferItemId: queued.swapItemId, swapId: queued.swapId };
   }
 

@@ -20,37 +20,37 @@ export class SigningResolver {
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a message (EIP-191 personal_sign) with the master wallet's key (admin keys only)" })
   signMessageWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignMessageInput, @Ctx() ctx: Context): Promise<SignatureType> {
-    return ctx.services.signing.signMessage(ctx.principal.organizationId, { masterWalletId: id }, input);
+    return ctx.services.signing.signMessage(ctx.principal.organizationId, ctx.principal.apiKeyId, { masterWalletId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a message (EIP-191 personal_sign) with a deposit address's key (admin keys only)" })
   signMessageWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignMessageInput, @Ctx() ctx: Context): Promise<SignatureType> {
-    return ctx.services.signing.signMessage(ctx.principal.organizationId, { addressId: id }, input);
+    return ctx.services.signing.signMessage(ctx.principal.organizationId, ctx.principal.apiKeyId, { addressId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals" })
   signTypedDataWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTypedDataInput, @Ctx() ctx: Context): Promise<SignatureType> {
-    return ctx.services.signing.signTypedData(ctx.principal.organizationId, { masterWalletId: id }, input);
+    return ctx.services.signing.signTypedData(ctx.principal.organizationId, ctx.principal.apiKeyId, { masterWalletId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs EIP-712 typed data with a deposit address's key" })
   signTypedDataWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignTypedDataInput, @Ctx() ctx: Context): Promise<SignatureType> {
-    return ctx.services.signing.signTypedData(ctx.principal.organizationId, { addressId: id }, input);
+    return ctx.services.signing.signTypedData(ctx.principal.organizationId, ctx.principal.apiKeyId, { addressId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast)" })
   signTransactionWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTransactionInput, @Ctx() ctx: Context): Promise<SignatureType> {
-    return ctx.services.signing.signTransaction(ctx.principal.organizationId, { masterWalletId: id }, input);
+    return ctx.services.signing.signTransaction(ctx.principal.organizationId, ctx.principal.apiKeyId, { masterWalletId: id }, input);
   }
 
   @Authorized('admin')
   @Mutation(() => SignatureType, { description: "Signs a transaction with a deposit address's key, or sends it (broadcast)" })
   signTransactionWithAddress(@Arg('id', () => ID) id: string, @Arg('input') input: SignTransactionInput, @Ctx() ctx: Context): Promise<SignatureType> {
-    return ctx.services.signing.signTransaction(ctx.principal.organizationId, { addressId: id }, input);
+    return ctx.services.signing.signTransaction(ctx.principal.organizationId, ctx.principal.apiKeyId, { addressId: id }, input);
   }
 
   @Authorized('read')

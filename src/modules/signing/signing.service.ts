@@ -31,16 +31,16 @@ export class SigningService {
     private readonly uow: UnitOfWork,
   ) {}
 
-  signMessage(organizationId: string, source: WalletSource, input: SignMessage): Promise<SignatureView> {
-    return this.sign(organizationId, source, async () => planMessage(input));
+  signMessage(organizationId: string, requestedBy: string, source: WalletSource, input: SignMessage): Promise<SignatureView> {
+    return this.sign(organizationId, requestedBy, source, async () => planMessage(input));
   }
 
-  signTypedData(organizationId: string, source: WalletSource, input: SignTypedData): Promise<SignatureView> {
-    return this.sign(organizationId, source, (wallet) => planTypedData(this.deps, wallet, input));
+  signTypedData(organizationId: string, requestedBy: string, source: WalletSource, input: SignTypedData): Promise<SignatureView> {
+    return this.sign(organizationId, requestedBy, source, (wallet) => planTypedData(this.deps, wallet, input));
   }
 
-  signTransaction(organizationId: string, source: WalletSource, input: SignTransaction): Promise<SignatureView> {
-    return this.sign(organizationId, source, (wallet) => planTransaction(this.deps, wallet, input, { forApproval: false }));
+  signTransaction(organizationId: string, requestedBy: string, source: WalletSource, input: SignTransaction): Promise<SignatureView> {
+    return this.sign(organizationId, requestedBy, source, (wallet) => planTransaction(this.deps, wallet, input, { forApproval: false }));
   }
 
   async list(organizationId: string, source: WalletSource, args: SignatureFilter): Promise<PageResult<SignatureView>> {
@@ -55,9 +55,10 @@ export class SigningService {
   /**
    * The plan is made before the transaction (it reads the chain); the request, its outcome and its
    * event commit together, as one step of the Idempotency-Key's claim. A refusal is recorded and
-   * announced (signed_failed), then answered as the error.
+   * announced (signed_failed), then answered as the error. `requestedBy`: the API key asking, which
+   * may not approve the request if it is held.
    */
-  private async sign(organizationId: string, source: WalletSource, plan: (wallet: SendingWallet) => Promise<SigningPlan>): Promise<SignatureView> {
+  private async sign(organizationId: string, requestedBy: string, source: WalletSource, plan: (wallet: SendingWallet) => Promise<SigningPlan>): Promise<SignatureView> {
     const { view, refusal } = await this.uow.runChecked<{ wallet: SendingWallet; plan: SigningPlan }, Recorded>(
       'signing.sign',
       async () => {
@@ -66,13 +67,13 @@ export class SigningService {
         for (const blockchainId of wallet.blockchainIds) this.networks.refuseOnSolana(blockchainId, 'signing');
         return { wallet, plan: await plan(wallet) };
       },
-      (trx, checked) => this.record(trx, checked.wallet, checked.plan),
+      (trx, checked) => this.record(trx, checked.wallet, checked.plan, requestedBy),
     );
     if (refusal) throw new KeelError(refusal.code, refusal.message, refusal.details);
     return view;
   }
 
-  private async record(trx: Knex.Transaction, wallet: SendingWallet, plan: SigningPlan): Promise<Recorded> {
+  private async record(trx: Knex.Transaction, wallet: SendingWallet, plan: SigningPlan, requestedBy: string): Promise<Recorded> {
     const base = { wallet, kind: plan.kind, request: plan.request, blockchainId: plan.blockchainId, broadcast: plan.broadcast, risks: plan.risks, acknowledgedRisk: plan.acknowledgedRisk };
     if (plan.refusal) {
       const { code, message, details } = plan.refusal;
@@ -82,7 +83,7 @@ export class SigningService {
     const held = wallet.configurations.security.requireApprovalForTransfers;
     if (held || plan.broadcast) {
       const blockchainId = plan.blockchainId ?? wallet.blockchainIds[0];
-      const { transferId } = await this.transfers.enqueue(trx, wallet, blockchainId, 'signing', plan.line ? [plan.line] : [], held ? 'PENDING_APPROVAL' : 'QUEUED');
+      const { transferId } = await this.transfers.enqueue(trx, wallet, blockchainId, 'signing', plan.line ? [plan.line] : [], held ? 'PENDING_APPROVAL' : 'QUEUED', requestedBy);
       return { view: await this.records.insert(trx, { ...base, status: held ? 'PENDING_APPROVAL' : 'QUEUED', transferId }), refusal: null };
     }
     const signed = await plan.sign(await this.wallets.signer(wallet.organizationId, wallet.masterWalletId, wallet.addressId, this.networks.get(plan.blockchainId ?? '')?.provider));

@@ -18,7 +18,7 @@ export class SwapResolver {
   @Authorized('write')
   @Mutation(() => SwapType, { description: 'Swaps from a master wallet or deposit address; the minimum output is enforced on chain' })
   createSwap(@Arg('input') input: SwapInputType, @Ctx() ctx: Context): Promise<SwapType> {
-    return ctx.services.swaps.create(ctx.principal.organizationId, input);
+    return ctx.services.swaps.create(ctx.principal.organizationId, ctx.principal.apiKeyId, input);
   }
 
   @Authorized('read')

@@ -185,11 +185,12 @@ export class SwapService {
     return this.priceRaw(from, to, amountIn, input.order ?? 'RECOMMENDED', input.slippageTolerance ?? DEFAULT_SLIPPAGE);
   }
 
-  async create(organizationId: string, input: SwapInput): Promise<SwapView> {
+  /** A swap asked for by the API key `requestedBy` (held, another admin key must approve it). */
+  async create(organizationId: string, requestedBy: string, input: SwapInput): Promise<SwapView> {
     const { swapId } = await this.uow.runChecked(
       'swap',
       () => this.check(organizationId, input),
-      (trx, { wallet, priced, recipient, status }) => this.enqueue(trx, wallet, priced, recipient, status),
+      (trx, { wallet, priced, recipient, status }) => this.enqueue(trx, wallet, priced, recipient, status, { requestedBy }),
     );
     return this.get(organizationId, swapId);
   }
@@ -252,9 +253,10 @@ export class SwapService {
   /**
    * Queues a priced swap inside the caller's transaction: a transfer of kind swap whose lines are
    * the approval (when the router's allowance does not cover this and the swaps already on their
-   * way) and the swap, which waits for the approval to confirm.
+   * way) and the swap, which waits for the approval to confirm. `afterItemId`: a line the first
+   * waits for (a gas top-up); `requestedBy`: the API key that asked (none when Keel arranged it).
    */
-  async enqueue(trx: Knex.Transaction, wallet: SendingWallet, priced: PricedSwap, recipient: string, status: 'QUEUED' | 'PENDING_APPROVAL' = 'QUEUED', afterItemId?: string): Promise<{ swapId: string; transferId: string; swapItemId: string }> {
+  async enqueue(trx: Knex.Transaction, wallet: SendingWallet, priced: PricedSwap, recipient: string, status: 'QUEUED' | 'PENDING_APPROVAL' = 'QUEUED', { afterItemId, requestedBy = null }: { afterItemId?: string; requestedBy?: string | null } = {}): Promise<{ swapId: string; transferId: string; swapItemId: string }> {
     const { network, from, to, amountIn, route, minOut } = priced;
     const router = this.dex.router(network);
     const lines: QueuedLine[] = [];
@@ -270,7 +272,7 @@ export class SwapService {
     lines.push({ asset: from, recipient, rawAmount: amountIn, call: this.dex.swapCall(network, route, amountIn, minOut, recipient, swapDeadline()) });
     // The first transaction may wait for another (a gas top-up of the sending address).
     lines[0].afterItemId = afterItemId;
-    const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'swap', lines, status);
+    const { transferId, itemIds } = await this.transfers.enqueue(trx, wallet, network.blockchainId, 'swap', lines, status, requestedBy);
     const swapItemId = itemIds[itemIds.length - 1];
     if (itemIds.length > 1) await setItemPredecessor(trx, swapItemId, itemIds[0]);
     const [row] = await trx('swaps')

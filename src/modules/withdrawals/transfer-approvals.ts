@@ -11,7 +11,8 @@ import type { TransferFunds, TransferKind, TransferDecisionListener, TransferVie
 /**
  * An administrator's decision on a transfer held by requireApprovalForTransfers: approved (screened
  * again, then queued) or rejected (its reservations released); listeners are told inside the same
- * transaction.
+ * transaction. Four eyes: the API key that asked for a transfer may reject it but never approve it
+ * (an access token is its issuing key, so no token of it can either).
  */
 export class TransferApprovals {
   constructor(
@@ -37,21 +38,22 @@ export class TransferApprovals {
     this.approved.add(listener);
   }
 
-  /** Approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
-  async decide(organizationId: string, id: string, approve: boolean): Promise<TransferView> {
+  /** The API key `decidedBy` approves or rejects a transfer waiting for approval (requireApprovalForTransfers). */
+  async decide(organizationId: string, decidedBy: string, id: string, approve: boolean): Promise<TransferView> {
     id = Ids.uuid('Transfer', id);
     return this.uow.run(approve ? 'transfer.approve' : 'transfer.reject', async (trx) => {
       const row = approve ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : await this.lockForRejection(trx, organizationId, id);
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
+      if (approve && row.requestedBy === decidedBy) throw KeelError.forbidden('The API key that asked for this transfer cannot approve it: another administrator must approve it (the requester may reject it)');
       // The lists may have changed since the request: an approval is screened again.
       if (approve) checkSanctions(this.sanctions, await trx('transfer_items').where({ transferId: id }).orderBy('position').select('recipient'));
       if (approve) {
-        await trx('transfers').where({ id }).update({ status: 'QUEUED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+        await trx('transfers').where({ id }).update({ status: 'QUEUED', decidedBy, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
         const items = await trx('transfer_items').where({ transferId: id }).update({ status: 'QUEUED', updatedAt: trx.fn.now() }).returning('id');
         await this.approved.run(trx, { transferId: id, kind: row.kind, itemIds: items.map((i: { id: string }) => i.id) });
       } else {
-        await this.reject(trx, row);
+        await this.reject(trx, row, decidedBy);
       }
       return this.queries.get(organizationId, id, trx);
     });
@@ -79,8 +81,8 @@ export class TransferApprovals {
    * transfer held whose lines wait on its lines (a sweep on its gas top-up) can never be sent, so
    * it is rejected too, its reservations released.
    */
-  private async reject(trx: Knex.Transaction, row: { id: string; organizationId: string; kind: TransferKind; addressId: string | null; masterWalletId: string }): Promise<void> {
-    await trx('transfers').where({ id: row.id }).update({ status: 'REJECTED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+  private async reject(trx: Knex.Transaction, row: { id: string; organizationId: string; kind: TransferKind; addressId: string | null; masterWalletId: string }, decidedBy: string): Promise<void> {
+    await trx('transfers').where({ id: row.id }).update({ status: 'REJECTED', decidedBy, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
     const items: { id: string; assetId: string; rawAmount: string; tokenId: string | null }[] = await trx('transfer_items').where({ transferId: row.id }).update({ status: 'REJECTED', updatedAt: trx.fn.now() }).returning(['id', 'assetId', 'rawAmount', 'tokenId']);
     const walletId = row.addressId ?? row.masterWalletId;
     // An NFT line reserved nothing in the ledger (TransferService.insert): nothing to give back.
@@ -101,8 +103,8 @@ export class TransferApprovals {
       .orderBy('id')
       .forUpdate();
     await this.rejected.run(trx, { transferId: row.id, kind: row.kind, itemIds: items.map((i) => i.id) });
-    for (const topUp of heldTopUps) await this.reject(trx, topUp);
-    for (const waiting of heldWaiting) await this.reject(trx, waiting);
+    for (const topUp of heldTopUps) await this.reject(trx, topUp, decidedBy);
+    for (const waiting of heldWaiting) await this.reject(trx, waiting, decidedBy);
   }
 
 }

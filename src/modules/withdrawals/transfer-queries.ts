@@ -47,6 +47,8 @@ export class TransferQueries {
       blockchainId: r.blockchainId,
       fromAddress: r.fromAddress,
       note: r.note,
+      requestedBy: r.requestedBy,
+      decidedBy: r.decidedBy,
       decidedAt: r.decidedAt,
       cancelRequestedAt: r.cancelRequestedAt ?? null,
       createdAt: r.createdAt,

@@ -65,6 +65,10 @@ export interface TransferView {
   fromAddress: string;
   note: string | null;
   items: TransferItemView[];
+  /** The API key that asked for it (an access token: the key that issued it); null when Keel arranged it itself. */
+  requestedBy: string | null;
+  /** The API key that approved or rejected it while it was held. */
+  decidedBy: string | null;
   decidedAt: Date | null;
   cancelRequestedAt: Date | null;
   createdAt: Date;

@@ -12,13 +12,13 @@ export class TransferResolver {
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from the master wallet address: one transaction per line, queued or held for approval' })
   transferFromMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: Context): Promise<TransferType> {
-    return ctx.services.transfers.create(ctx.principal.organizationId, { masterWalletId: id }, input);
+    return ctx.services.transfers.create(ctx.principal.organizationId, ctx.principal.apiKeyId, { masterWalletId: id }, input);
   }
 
   @Authorized('write')
   @Mutation(() => TransferType, { description: 'Sends assets from a deposit address' })
   transferFromAddress(@Arg('id', () => ID) id: string, @Arg('input') input: TransferInput, @Ctx() ctx: Context): Promise<TransferType> {
-    return ctx.services.transfers.create(ctx.principal.organizationId, { addressId: id }, input);
+    return ctx.services.transfers.create(ctx.principal.organizationId, ctx.principal.apiKeyId, { addressId: id }, input);
   }
 
   @Authorized('write')
@@ -40,9 +40,9 @@ export class TransferResolver {
   }
 
   @Authorized('admin')
-  @Mutation(() => TransferType, { description: 'Releases a transfer held by security.requireApprovalForTransfers (admin keys only)' })
+  @Mutation(() => TransferType, { description: 'Releases a transfer held by security.requireApprovalForTransfers (admin keys only; never the key that asked for it: 403, another administrator must approve)' })
   approveTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TransferType> {
-    return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, id, true);
+    return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, ctx.principal.apiKeyId, id, true);
   }
 
   @Authorized('admin')
@@ -55,8 +55,8 @@ export class TransferResolver {
   }
 
   @Authorized('admin')
-  @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only)' })
+  @Mutation(() => TransferType, { description: 'Refuses a transfer held for approval (admin keys only; the key that asked for it may withdraw it so)' })
   rejectTransfer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TransferType> {
-    return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, id, false);
+    return ctx.services.transfers.approvals.decide(ctx.principal.organizationId, ctx.principal.apiKeyId, id, false);
   }
 }

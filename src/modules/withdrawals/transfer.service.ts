@@ -52,11 +52,12 @@ export class TransferService {
     return this.funds.spendable(trx, walletId, assetId);
   }
 
-  async create(organizationId: string, source: WalletSource, input: { assets: TransferLine[]; note?: string }): Promise<TransferView> {
+  /** A withdrawal asked for by the API key `requestedBy` (held, another admin key must approve it). */
+  async create(organizationId: string, requestedBy: string, source: WalletSource, input: { assets: TransferLine[]; note?: string }): Promise<TransferView> {
     const { transferId } = await this.uow.runChecked(
       'withdrawal',
       () => this.check(organizationId, source, input),
-      (trx, { wallet, blockchainId, lines, status }) => this.insert(trx, wallet, blockchainId, 'withdrawal', status, lines, input.note ?? null),
+      (trx, { wallet, blockchainId, lines, status }) => this.insert(trx, wallet, blockchainId, 'withdrawal', status, lines, input.note ?? null, requestedBy),
     );
     return this.queries.get(organizationId, transferId);
   }
@@ -70,9 +71,13 @@ export class TransferService {
     return this.check(organizationId, source, { assets });
   }
 
-  /** Records a prepared send inside the caller's transaction; queued, or held under requireApprovalForTransfers. */
+  /**
+   * Records a prepared send inside the caller's transaction; queued, or held under
+   * requireApprovalForTransfers. No API key asked for it (an agent payment: the agent's key may
+   * never approve, and the payment records its own decision), so any admin key may approve it.
+   */
   async enqueuePrepared(trx: Knex.Transaction, prepared: PreparedTransfer, kind: TransferKind, note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
-    return this.insert(trx, prepared.wallet, prepared.blockchainId, kind, prepared.status, prepared.lines, note);
+    return this.insert(trx, prepared.wallet, prepared.blockchainId, kind, prepared.status, prepared.lines, note, null);
   }
 
   private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }): Promise<PreparedTransfer> {
@@ -87,7 +92,11 @@ export class TransferService {
     return { wallet, blockchainId: chain.blockchainId, lines, status };
   }
 
-  /** Records a transfer Keel decided on itself (sweeps, gas top-ups), inside the caller's transaction. */
+  /**
+   * Records a transfer another module arranged, inside the caller's transaction: one Keel decided on
+   * itself (sweeps, gas top-ups), or one an API key asked for (`requestedBy`: a swap, a signing
+   * request), which that key may then not approve.
+   */
   async enqueue(
     trx: Knex.Transaction,
     wallet: SendingWallet,
@@ -95,9 +104,10 @@ export class TransferService {
     kind: TransferKind,
     lines: QueuedLine[],
     status: 'QUEUED' | 'PENDING_APPROVAL' = 'QUEUED',
+    requestedBy: string | null = null,
   ): Promise<{ transferId: string; itemIds: string[] }> {
     checkSanctions(this.sanctions, lines);
-    return this.insert(trx, wallet, blockchainId, kind, status, lines, null);
+    return this.insert(trx, wallet, blockchainId, kind, status, lines, null, requestedBy);
   }
 
   /**
@@ -135,11 +145,11 @@ export class TransferService {
     }
   }
 
-  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: QueuedLine[], note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+  private async insert(trx: Knex.Transaction, wallet: SendingWallet, blockchainId: string, kind: TransferKind, status: string, lines: QueuedLine[], note: string | null, requestedBy: string | null): Promise<{ transferId: string; itemIds: string[] }> {
     const network = this.networks.get(blockchainId);
     if (network) await holdNfts(trx, wallet.address, network, lines);
     const [transfer] = await trx('transfers')
-      .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note })
+      .insert({ organizationId: wallet.organizationId, masterWalletId: wallet.masterWalletId, addressId: wallet.addressId, blockchainId, fromAddress: wallet.address, kind, status, note, requestedBy })
       .returning('id');
     const transferId = (transfer as { id: string }).id;
     // A held signing request of a message or typed data has no line: nothing is sent.

@@ -55,6 +55,8 @@ export class TransferType implements TransferView {
   @Field() fromAddress!: string;
   @Field(() => String, { nullable: true }) note!: string | null;
   @Field(() => [TransferItemType]) items!: TransferItemType[];
+  @Field(() => ID, { nullable: true, description: 'The API key that asked for it (an access token counts as the key that issued it); null for what Keel arranged itself (sweeps, gas top-ups, settlement rules, agent payments). Held for approval, it may be rejected by this key but approved only by another admin key' }) requestedBy!: string | null;
+  @Field(() => ID, { nullable: true, description: 'The API key that approved or rejected it' }) decidedBy!: string | null;
   @Field(() => Date, { nullable: true, description: 'When it was approved or rejected' }) decidedAt!: Date | null;
   @Field(() => Date, { nullable: true, description: 'When an administrator asked for it to be cancelled (cancelTransfer); null: never' }) cancelRequestedAt!: Date | null;
   @Field() createdAt!: Date;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ethers } from 'ethers';
 import { useTestKeel } from '../../support/use-test-keel';
+import { anotherAdmin } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { keelCommand } from '../../support/keel-cli';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
@@ -102,7 +103,7 @@ describe('withdrawals', () => {
     await sanctionsLists.load({ source: 'test: recipient listed after the request', listDate: '2099-06-01', lists: [{ name: 'LATE', addresses: [recipient] }] }, await sanctionsLists.inUse(shippedSanctions));
     await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2099-06-01', 10_000);
 
-    const approve = await org.core.post(`/v1/transfers/${held.body.data.id}/approve`);
+    const approve = await (await anotherAdmin(org)).core.post(`/v1/transfers/${held.body.data.id}/approve`);
     expect(approve.status).toBe(403);
     expect(approve.body.error).toMatchObject({ code: 'SANCTIONED_ADDRESS', details: { matches: [{ list: 'LATE', address: recipient }] } });
     expect((await org.core.get(`/v1/transfers/${held.body.data.id}`)).body.data.status).toBe('PENDING_APPROVAL');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ethers } from 'ethers';
 import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
-import { TestOrg } from '../../support/keel';
+import { anotherAdmin, TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
@@ -199,7 +199,8 @@ describe('NFTs on the shared dev chains', () => {
     const raced = racing.find((r) => r.status === 201)!;
     expect((await org.core.request('POST', `/v1/transfers/${raced.body.data.id}/reject`)).body.data.status).toBe('REJECTED');
 
-    expect((await org.core.request('POST', `/v1/transfers/${held.body.data.id}/approve`)).body.data.status).toBe('QUEUED');
+    const approver = (await anotherAdmin(org)).core;
+    expect((await approver.request('POST', `/v1/transfers/${held.body.data.id}/approve`)).body.data.status).toBe('QUEUED');
     const done = await settled(held.body.data.id);
     expect(done.status).toBe('CONFIRMED');
     expect(erc721.decodeFunctionResult('ownerOf', await provider.call({ to: assets.KNFT.address, data: erc721.encodeFunctionData('ownerOf', [minted.tokenId]) }))[0]).toBe(allowed);
@@ -208,7 +209,7 @@ describe('NFTs on the shared dev chains', () => {
 
     const sent = await org.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, { body: { assets: [{ assetId: assets.KITEM.id, recipient: allowed, amount: '4', tokenId: '9001' }] } });
     expect(sent.status).toBe(201);
-    await org.core.request('POST', `/v1/transfers/${sent.body.data.id}/approve`);
+    await approver.request('POST', `/v1/transfers/${sent.body.data.id}/approve`);
     expect((await settled(sent.body.data.id)).status).toBe('CONFIRMED');
     expect(erc1155.decodeFunctionResult('balanceOf', await provider.call({ to: assets.KITEM.address, data: erc1155.encodeFunctionData('balanceOf', [allowed, 9001n]) }))[0]).toBe(4n);
 

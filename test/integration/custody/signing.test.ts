@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { ethers } from 'ethers';
-import { TestOrg } from '../../support/keel';
+import { anotherAdmin, TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
@@ -307,7 +307,7 @@ describe('signing with master wallets and deposit addresses', () => {
     await deliveredOnce(refused[0].id, 'master.signed_failed');
   });
 
-  test('under requireApprovalForTransfers a request is held as a transfer of kind signing; approved, it is signed; rejected, it fails', async () => {
+  test('under requireApprovalForTransfers a request is held as a transfer of kind signing; approved by another admin key than the one that asked, it is signed; rejected, it fails', async () => {
     const w = await wallet({ security: { requireApprovalForTransfers: true } });
     const held = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'held' });
     expect(held.status).toBe(201);
@@ -316,7 +316,9 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(transfer.body.data).toMatchObject({ kind: 'signing', status: 'PENDING_APPROVAL', items: [] });
     expect(delivered(held.body.data.id)).toEqual([]);
 
-    expect((await org.core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).status).toBe(200);
+    // Four eyes: the key that asked to sign cannot approve its own request.
+    expect((await org.core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).status).toBe(403);
+    expect((await (await anotherAdmin(org)).core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).status).toBe(200);
     const signed = (await org.core.get(`/v1/signatures/${held.body.data.id}`)).body.data;
     expect(signed.status).toBe('SIGNED');
     expect(ethers.verifyMessage('held', signed.signature)).toBe(w.walletAddress);
@@ -424,7 +426,7 @@ describe('signing with master wallets and deposit addresses', () => {
     const provider = t.keel.services.networks.get(chainId)!.provider;
     await new Promise((r) => setTimeout(r, 500));
     expect(await provider.getTransactionCount(w.walletAddress)).toBe(0);
-    expect((await org.core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).body.data.status).toBe('QUEUED');
+    expect((await (await anotherAdmin(org)).core.post(`/v1/transfers/${held.body.data.transferId}/approve`)).body.data.status).toBe('QUEUED');
     const done = await eventually(async () => {
       const s = (await org.core.get(`/v1/signatures/${held.body.data.id}`)).body.data;
       return s.status === 'CONFIRMED' && s;

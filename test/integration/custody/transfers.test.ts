@@ -1,5 +1,5 @@
 import { ethers } from 'ethers';
-import { TestKeel, TestOrg } from '../../support/keel';
+import { anotherAdmin, TestKeel, TestOrg } from '../../support/keel';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
 import type { DevChain } from '../../../src/platform/chain/devchain';
@@ -184,7 +184,7 @@ describe('transfers on the shared dev chains', () => {
     expect(events.find((d) => d.transferId === done.id)).toMatchObject({ status: 'FAILED', amount: '1', asset: { symbol: 'DAI' } });
   });
 
-  test('configurations.security: the amount cap and the recipient list refuse; approval holds a transfer until an admin decides', async () => {
+  test('configurations.security: the amount cap and the recipient list refuse; approval holds a transfer until another admin key than the one that asked approves it, or any admin rejects it', async () => {
     const allowed = recipient();
     const wallet = await createWallet(org, chainA, { security: { maxTransferAmount: '10', allowedRecipients: [allowed], requireApprovalForTransfers: true } });
     await fund(org, chainA, wallet.walletAddress, '1');
@@ -209,11 +209,24 @@ describe('transfers on the shared dev chains', () => {
     const writer = org.core.with({ apiKey: writeKey, orgId: org.orgId });
     expect((await writer.request('POST', `/v1/transfers/${held.body.data.id}/approve`)).status).toBe(403);
 
-    const approved = await org.core.request('POST', `/v1/transfers/${held.body.data.id}/approve`);
-    expect(approved.body.data).toMatchObject({ status: 'QUEUED', decidedAt: expect.any(String) });
+    // Four eyes: the admin key that asked cannot approve, neither itself nor through an access token it issued.
+    const requester = held.body.data.requestedBy;
+    expect(requester).toEqual(expect.any(String));
+    const ownApproval = await org.core.request('POST', `/v1/transfers/${held.body.data.id}/approve`);
+    expect(ownApproval.status).toBe(403);
+    expect(ownApproval.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/another administrator must approve/) });
+    const token = (await org.core.request('POST', '/v1/tokens', { body: { scopes: ['admin'] } })).body.data.token;
+    const byToken = await org.core.with({}).request('POST', `/v1/transfers/${held.body.data.id}/approve`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(byToken.status).toBe(403);
+    expect((await org.core.request('GET', `/v1/transfers/${held.body.data.id}`)).body.data).toMatchObject({ status: 'PENDING_APPROVAL', requestedBy: requester, decidedBy: null, decidedAt: null });
+
+    const approver = await anotherAdmin(org);
+    const approved = await approver.core.request('POST', `/v1/transfers/${held.body.data.id}/approve`);
+    expect(approved.body.data).toMatchObject({ status: 'QUEUED', requestedBy: requester, decidedBy: approver.keyId, decidedAt: expect.any(String) });
+    // Withdrawing one's own request is no risk: the key that asked may reject.
     const rejected = await org.core.request('POST', `/v1/transfers/${refused.body.data.id}/reject`);
-    expect(rejected.body.data).toMatchObject({ status: 'REJECTED', items: [{ status: 'REJECTED' }] });
-    expect((await org.core.request('POST', `/v1/transfers/${refused.body.data.id}/approve`)).status).toBe(409);
+    expect(rejected.body.data).toMatchObject({ status: 'REJECTED', requestedBy: requester, decidedBy: requester, items: [{ status: 'REJECTED' }] });
+    expect((await approver.core.request('POST', `/v1/transfers/${refused.body.data.id}/approve`)).status).toBe(409);
 
     expect((await settled(org, held.body.data.id)).status).toBe('CONFIRMED');
     expect(await balanceOf('USDC', allowed)).toBe(10_000_000n);

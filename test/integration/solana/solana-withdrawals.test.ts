@@ -20,7 +20,7 @@ import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet
 import type { SolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { SolanaChain, TOKEN_PROGRAM } from '../../../src/platform/chain-port/solana-chain';
-import type { TestKeel, TestOrg } from '../../support/keel';
+import { anotherAdmin, type TestKeel, type TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { ApiClient } from '../../support/api-client';
 import type { ChainAsset } from '../../../src/platform/chain-port/chain-port';
@@ -199,7 +199,7 @@ test('the security policy: over the cap and outside the allow-list refused, inva
 
   expect((await org.core.post(`/v1/transfers/${rejectedOne.body.data.id}/reject`)).body.data.status).toBe('REJECTED');
   expect(await custody(wallet.id, assets.SOL.id)).toBe(before + 250_000_000n);
-  const approved = await org.core.post(`/v1/transfers/${held.body.data.id}/approve`);
+  const approved = await (await anotherAdmin(org)).core.post(`/v1/transfers/${held.body.data.id}/approve`);
   expect(approved.body.data.status).toBe('QUEUED');
   const done = await settled(held.body.data.id);
   expect(done.status).toBe('CONFIRMED');
@@ -255,7 +255,7 @@ test('a transfer the cluster refuses when it is sent fails, is refunded to the c
   await chain.broadcast(elsewhere);
   await eventually(async () => (await chain.outcome(elsewhere)).state === 'landed', 20_000);
 
-  expect((await org.core.post(`/v1/transfers/${held.body.data.id}/approve`)).body.data.status).toBe('QUEUED');
+  expect((await (await anotherAdmin(org)).core.post(`/v1/transfers/${held.body.data.id}/approve`)).body.data.status).toBe('QUEUED');
   const done = await settled(held.body.data.id);
   expect(done.status).toBe('FAILED');
   expect(done.items[0]).toMatchObject({ status: 'FAILED', error: expect.stringMatching(/refused|fail/), gasFee: null });

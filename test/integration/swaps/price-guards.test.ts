@@ -1,5 +1,6 @@
 import { ethers } from 'ethers';
 import { useTestKeel } from '../../support/use-test-keel';
+import { anotherAdmin } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
@@ -124,7 +125,7 @@ describe('swap price guards', () => {
     const directOutput = async () => (await router.getAmountsOut(ethers.parseUnits('100', 6), [assetsB.USDC.address, assetsB.USDT.address]))[1] as bigint;
     await eventually(async () => (await directOutput()) < floor, 30_000);
 
-    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    expect((await (await anotherAdmin(org)).core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
     const done = await swapDone(res.body.data.id);
     // The router's own check refused it when the sender estimated its gas: never signed, no gas spent.
     expect(done).toMatchObject({ status: 'FAILED', outputAmount: null, minimumOutput: q.expectedOutput, txHash: null });

@@ -3,6 +3,8 @@ import { ethers } from 'ethers';
 import { DexQuoter } from '../../../src/modules/swaps/dex-quoter';
 import { txHashesSentAs } from '../../../src/modules/withdrawals/transfer-item-rows';
 import { useTestKeel } from '../../support/use-test-keel';
+import { anotherAdmin } from '../../support/keel';
+import type { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
@@ -12,9 +14,12 @@ describe("swaps on the dev chain's Uniswap V2", () => {
   let assets: Record<string, Asset>;
   let provider: ethers.JsonRpcProvider;
   let balanceOf: (symbol: string, owner: string) => Promise<bigint>;
+  /** Approves held swaps: not the key that asked for them (org.core). */
+  let approver: ApiClient;
 
   const { t, orgs: [org, other] } = useTestKeel(FAST, { orgs: 2 });
   beforeAll(async () => {
+    approver = (await anotherAdmin(org)).core;
     chain = (await org.core.request('GET', '/v1/blockchains')).body.data[0].id;
     assets = await assetsOf(org, chain);
     provider = t.keel.services.networks.get(chain)!.provider;
@@ -179,7 +184,9 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     await (await usdc.approve(await router.getAddress(), ethers.MaxUint256)).wait();
     await (await router.swapExactTokensForTokens(ethers.parseUnits('500000', 6), 0, [assetsB.USDC.address, assetsB.DAI.address], mover.address, Math.floor(Date.now() / 1000) + 600)).wait();
 
-    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    // Four eyes: the key that asked for the swap cannot release it.
+    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(403);
+    expect((await approver.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
     const done = await swapDone(res.body.data.id);
     expect(done.status).toBe('FAILED');
     expect(done.error).toMatch(/INSUFFICIENT_OUTPUT_AMOUNT/);
@@ -218,7 +225,7 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     const raisedFloor = (amounts[amounts.length - 1] * 9_900n) / 10_000n;
     expect(raisedFloor).toBeGreaterThan(ethers.parseUnits(res.body.data.minimumOutput, 18));
 
-    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    expect((await approver.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
     const approved = (await org.core.request('GET', `/v1/swaps/${res.body.data.id}`)).body.data;
     expect(ethers.parseUnits(approved.minimumOutput, 18)).toBe(raisedFloor);
     const done = await swapDone(res.body.data.id);
@@ -240,7 +247,7 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     const expired = Math.floor(Date.now() / 1000) - 60;
     await db('transfer_items').where({ id: swapRow.swapItemId }).update({ callData: router.encodeFunctionData('swapExactTokensForTokens', [...queued.args.slice(0, -1), expired]) });
 
-    expect((await org.core.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
+    expect((await approver.request('POST', `/v1/transfers/${res.body.data.transferId}/approve`)).status).toBe(200);
     const approved = router.parseTransaction({ data: (await db('transfer_items').where({ id: swapRow.swapItemId }).first()).callData })!;
     expect(approved.args.slice(0, -1).map(String)).toEqual(queued.args.slice(0, -1).map(String));
     expect(Number(approved.args.deadline)).toBeGreaterThan(Math.floor(Date.now() / 1000) + 1_700);

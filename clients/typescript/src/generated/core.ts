@@ -1678,8 +1678,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Release a transfer waiting for approval (admin scope)
-         * @description Releases a transfer held by security.requireApprovalForTransfers (admin keys only)
+         * Release a transfer waiting for approval (admin scope). Four eyes: never by the API key that asked for it (requestedBy; an access token counts as its issuing key): 403 FORBIDDEN, another administrator must approve. 409 once it is no longer waiting
+         * @description Releases a transfer held by security.requireApprovalForTransfers (admin keys only; never the key that asked for it: 403, another administrator must approve)
          */
         post: operations["post_approveTransfer"];
         delete?: never;
@@ -1718,8 +1718,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refuse a transfer waiting for approval (admin scope)
-         * @description Refuses a transfer held for approval (admin keys only)
+         * Refuse a transfer waiting for approval (admin scope; the key that asked for it may withdraw it so). decidedBy names the key
+         * @description Refuses a transfer held for approval (admin keys only; the key that asked for it may withdraw it so)
          */
         post: operations["post_rejectTransfer"];
         delete?: never;
@@ -3274,6 +3274,8 @@ export interface components {
              * @description When it was approved or rejected
              */
             decidedAt?: string | null;
+            /** @description The API key that approved or rejected it */
+            decidedBy?: string | null;
             fromAddress: string;
             id: string;
             items: components["schemas"]["TransferItemType"][];
@@ -3281,6 +3283,8 @@ export interface components {
             kind: string;
             masterWalletId: string;
             note?: string | null;
+            /** @description The API key that asked for it (an access token counts as the key that issued it); null for what Keel arranged itself (sweeps, gas top-ups, settlement rules, agent payments). Held for approval, it may be rejected by this key but approved only by another admin key */
+            requestedBy?: string | null;
             /** @description PENDING_APPROVAL, QUEUED, SUBMITTED, CONFIRMED, FAILED (any line failed), REJECTED */
             status: string;
             /** Format: date-time */

@@ -52,6 +52,7 @@ import * as m057 from './057_settlement_batch_first_key';
 import * as m058 from './058_chain_transfer_senders';
 import * as m059 from './059_transfer_items_waiting_index';
 import * as m060 from './060_webhook_delivery_lookups';
+import * as m061 from './061_transfer_requesters';
 import * as m062 from './062_agent_payment_approvals_window';
 import * as m063 from './063_solana_blockhash_slot';
 
@@ -111,6 +112,7 @@ const migrations: Record<string, Knex.Migration> = {
   '058_chain_transfer_senders': m058,
   '059_transfer_items_waiting_index': m059,
   '060_webhook_delivery_lookups': m060,
+  '061_transfer_requesters': m061,
   '062_agent_payment_approvals_window': m062,
   '063_solana_blockhash_slot': m063,
 };
