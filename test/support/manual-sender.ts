@@ -8,7 +8,9 @@ import { TransactionSender, type TransactionSenderOptions } from '../../src/modu
 export interface NodeAnswers {
   broadcastTransaction?: (provider: ethers.JsonRpcProvider, rawTx: string) => Promise<unknown>;
   estimateGas?: (provider: ethers.JsonRpcProvider, tx: ethers.TransactionRequest) => Promise<bigint>;
-  getBlock?: (provider: ethers.JsonRpcProvider, tag: ethers.BlockTag) => Promise<unknown>;
+  getBlock?: (provider: ethers.JsonRpcProvider, tag: ethers.BlockTag, prefetchTxs?: boolean) => Promise<unknown>;
+  getTransactionReceipt?: (provider: ethers.JsonRpcProvider, hash: string) => Promise<ethers.TransactionReceipt | null>;
+  getTransaction?: (provider: ethers.JsonRpcProvider, hash: string) => Promise<ethers.TransactionResponse | null>;
 }
 
 /**

@@ -257,9 +257,10 @@ export class SettlementBatcher {
     const provider = d.network.provider;
     const fate = await nonceFate(provider, d.network.spec.confirmations, { fromAddress: batch.fromAddress!, nonce: batch.nonce, txHash: batch.txHash, replacedTxHashes: batch.replacedTxHashes });
     if (fate.kind === 'taken') {
-      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REPLACED', {}, `nonce ${batch.nonce} was used by another transaction: signed again`));
+      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REPLACED', {}, `nonce ${batch.nonce} was used by another transaction (${fate.by}): signed again`));
       return;
     }
+    if (fate.kind === 'undecided') return void this.logger.warn({ batchId: batch.id, reason: fate.reason }, 'settlement batch: its nonce is used, by which transaction the node does not show yet; it waits');
     if (fate.kind === 'mined') {
       const r = fate.receipt;
       const mined = { txHash: r.hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash), blockNumber: r.blockNumber, blockHash: r.blockHash, gasUsed: r.gasUsed.toString(), feePaid: (r.gasUsed * r.gasPrice).toString() };

@@ -103,13 +103,14 @@ export class TradingWithdrawalSender {
   private async follow(d: SettlementDeployment, rows: Row[], lease: Fence): Promise<void> {
     const provider = d.network.provider;
     const [w] = rows;
-    // Its nonce is judged at the final block, the receipt read again after: one mined between two reads is mined, never "taken".
+    // Its nonce is judged at the final block, and "taken" only once the transaction that used it is seen to be another.
     const fate = await nonceFate(provider, d.network.spec.confirmations, { fromAddress: w.fromAddress, nonce: w.nonce, txHash: w.txHash, replacedTxHashes: [] });
     if (fate.kind === 'taken') {
       // Its nonce went to another operator transaction for good: signed again (paid out at most once, by its key).
       await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null });
       return;
     }
+    if (fate.kind === 'undecided') return void this.logger.warn({ withdrawalIds: rows.map((r) => r.id), reason: fate.reason }, 'trading withdrawal: its nonce is used, by which transaction the node does not show yet; it waits');
     if (fate.kind === 'open') {
       if (!(await provider.getTransaction(w.txHash))) await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast failed; will retry'));
       return;

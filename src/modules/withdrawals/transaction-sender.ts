@@ -211,7 +211,7 @@ export class TransactionSender {
       const held = await trx('transfer_items').where({ id: item.id, status: item.status, txHash: item.txHash }).forUpdate().skipLocked().first('id');
       if (!held) return;
       const outcome = await network.port.broadcastLine(item, rawTx);
-      if (outcome.kind === 'taken') return this.requeue(trx, item, `nonce ${item.nonce} was used by another transaction`);
+      if (outcome.kind === 'taken') return this.requeue(trx, item, `nonce ${item.nonce} was used by another transaction (${outcome.by})`);
       if (outcome.kind === 'refused') return this.releaseOrWait(trx, item, network.port, outcome.reason);
       if (outcome.kind === 'retry') return this.logger.warn({ itemId: item.id, err: outcome.reason }, 'broadcast failed; will retry');
       await this.markSubmitted(trx, item);
@@ -277,7 +277,8 @@ export class TransactionSender {
     const hashes = lineHashes(item);
     const chain = network.port;
     const fate = await chain.lineFate(item);
-    if (fate.kind === 'taken') return this.requeue(this.db, item, `nonce ${item.nonce} was used by another transaction`);
+    if (fate.kind === 'taken') return this.requeue(this.db, item, `nonce ${item.nonce} was used by another transaction (${fate.by})`);
+    if (fate.kind === 'undecided') return void this.logger.warn({ itemId: item.id, nonce: item.nonce, reason: fate.reason }, "transaction sender: the line's nonce is used, by which transaction the node does not show yet; the line waits");
     if (fate.kind === 'mined') {
       const receipt = fate.receipt;
       if ((await chain.height('final')) < receipt.blockNumber) return this.noteBlock(item, receipt.blockNumber);

@@ -179,7 +179,7 @@ export class EvmChain implements ChainPort<ethers.Signer> {
   async outcome(prepared: PreparedTransfer): Promise<TransferOutcome> {
     const fate = await this.lineFate(signedLineOf(prepared));
     if (fate.kind === 'taken') return { state: 'expired' };
-    if (fate.kind === 'open') return { state: 'pending' };
+    if (fate.kind === 'open' || fate.kind === 'undecided') return { state: 'pending' };
     const receipt = fate.receipt;
     const depth = (await this.provider.getBlockNumber()) - receipt.blockNumber + 1;
     const failed = receipt.status !== 1;

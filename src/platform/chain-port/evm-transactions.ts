@@ -49,26 +49,75 @@ export interface SignedLine {
  * What the chain says about a line's nonce:
  * - `mined`: one of the line's own transactions has a receipt (at any depth);
  * - `taken`: the nonce is used by a transaction at the chain's confirmation depth that is none of
- *   the line's, so none of them can ever be mined;
+ *   the line's (`by`, seen in its block), so none of them can ever be mined;
+ * - `undecided`: the nonce is used at that depth, but the node did not show by which transaction
+ *   (`reason`): the line waits, as one of its own may be the one;
  * - `open`: anything else (unused, or used by a transaction not yet final): one of the line's
  *   transactions may still be mined, so the line must keep following its hashes.
  */
-export type NonceFate = { kind: 'mined'; receipt: ethers.TransactionReceipt } | { kind: 'taken' } | { kind: 'open' };
+export type NonceFate = { kind: 'mined'; receipt: ethers.TransactionReceipt } | { kind: 'taken'; by: string } | { kind: 'undecided'; reason: string } | { kind: 'open' };
 
 /** Every hash signed for the line, oldest first. */
 export function lineHashes(line: SignedLine): string[] {
   return [...new Set([...line.replacedTxHashes, line.txHash].filter((h): h is string => !!h))];
 }
 
+/**
+ * A count of the sender's transactions past the nonce is not enough to call it taken: behind a load
+ * balancer the count may come from a node that has the block where the line's own transaction was
+ * mined and the receipt lookups from one that has not. So `taken` only once the transaction that
+ * used the nonce is seen, in its block, and is none of the line's.
+ */
 export async function nonceFate(provider: ethers.Provider, confirmations: number, line: SignedLine): Promise<NonceFate> {
   const mined = await receiptOf(provider, line);
   if (mined) return { kind: 'mined', receipt: mined };
   if (line.nonce === null) return { kind: 'open' };
+  const nonce = Number(line.nonce);
   const finalBlock = (await provider.getBlockNumber()) - confirmations + 1;
-  if (finalBlock < 0 || (await provider.getTransactionCount(line.fromAddress, finalBlock)) <= Number(line.nonce)) return { kind: 'open' };
-  // Looked again: one of ours may have been mined since the first look, and then the nonce is ours.
-  const late = await receiptOf(provider, line);
-  return late ? { kind: 'mined', receipt: late } : { kind: 'taken' };
+  if (finalBlock < 0 || (await provider.getTransactionCount(line.fromAddress, finalBlock)) <= nonce) return { kind: 'open' };
+  const user = await transactionAtNonce(provider, line.fromAddress, nonce, finalBlock);
+  if ('unseen' in user) return { kind: 'undecided', reason: user.unseen };
+  const ours = lineHashes(line).some((h) => h.toLowerCase() === user.tx.hash.toLowerCase());
+  if (!ours) return { kind: 'taken', by: user.tx.hash };
+  const receipt = await provider.getTransactionReceipt(user.tx.hash);
+  return receipt ? { kind: 'mined', receipt } : { kind: 'undecided', reason: `its transaction ${user.tx.hash} is in block ${user.tx.blockNumber}, but the node shows no receipt of it yet` };
+}
+
+/**
+ * The sender's transaction with `nonce`, mined at or below `usedBy` (a block whose count already
+ * passed the nonce), or why the node did not show it (a block or a past state it does not have).
+ */
+async function transactionAtNonce(provider: ethers.Provider, from: string, nonce: number, usedBy: number): Promise<{ tx: ethers.TransactionResponse } | { unseen: string }> {
+  try {
+    const height = await blockUsingNonce(provider, from, nonce, usedBy);
+    const block = await provider.getBlock(height, true);
+    if (!block) return { unseen: `block ${height}, where nonce ${nonce} was used, is not available` };
+    const tx = block.prefetchedTransactions.find((t) => t.from.toLowerCase() === from.toLowerCase() && t.nonce === nonce);
+    return tx ? { tx } : { unseen: `block ${height} holds no transaction of ${from} with nonce ${nonce}` };
+  } catch (e) {
+    return { unseen: `the node did not show where nonce ${nonce} was used: ${shortReason(e)}` };
+  }
+}
+
+/**
+ * The block in which the sender's count of transactions passed `nonce`, searched back from `usedBy`
+ * with steps doubling, then halved: a nonce used lately, as a sender checking each step finds it,
+ * costs a few reads of the count.
+ */
+async function blockUsingNonce(provider: ethers.Provider, from: string, nonce: number, usedBy: number): Promise<number> {
+  const used = async (block: number) => (await provider.getTransactionCount(from, block)) > nonce;
+  let usedAt = usedBy;
+  let unused = usedBy - 1; // -1: before the first block, where nothing is used
+  for (let step = 2; unused >= 0 && (await used(unused)); step *= 2) {
+    usedAt = unused;
+    unused = Math.max(-1, usedAt - step);
+  }
+  while (usedAt - unused > 1) {
+    const middle = Math.floor((unused + usedAt) / 2);
+    if (await used(middle)) usedAt = middle;
+    else unused = middle;
+  }
+  return usedAt;
 }
 
 async function receiptOf(provider: ethers.Provider, line: SignedLine): Promise<ethers.TransactionReceipt | null> {
@@ -85,12 +134,12 @@ export async function nodeKnowsAny(provider: ethers.Provider, line: SignedLine):
 /**
  * What broadcasting a recorded, signed transaction came to:
  * - `accepted`: the node holds it (just now or before), or its nonce is used by a transaction not
- *   yet final (maybe ours): follow it;
- * - `taken`: its nonce is used for good by a transaction that is none of the line's (see nonceFate);
+ *   yet final or not yet shown (maybe ours): follow it;
+ * - `taken`: its nonce is used for good by a transaction seen to be none of the line's (see nonceFate);
  * - `refused`: the node refuses it for good (no coin for gas, a block gas limit);
  * - `retry`: anything else (the node unreachable): offer the same bytes again later.
  */
-export type BroadcastOutcome = { kind: 'accepted' } | { kind: 'taken' } | { kind: 'refused'; reason: string } | { kind: 'retry'; reason: string };
+export type BroadcastOutcome = { kind: 'accepted' } | { kind: 'taken'; by: string } | { kind: 'refused'; reason: string } | { kind: 'retry'; reason: string };
 
 /** Broadcasts a line's signed transaction; safe to repeat (the same bytes, the same nonce). */
 export async function broadcastLine(provider: ethers.Provider, confirmations: number, line: SignedLine, rawTx: string): Promise<BroadcastOutcome> {
@@ -99,7 +148,10 @@ export async function broadcastLine(provider: ethers.Provider, confirmations: nu
     return { kind: 'accepted' };
   } catch (e) {
     if (/already known|known transaction|already imported/i.test(messageOf(e))) return { kind: 'accepted' };
-    if (isNonceTaken(e)) return (await nonceFate(provider, confirmations, line)).kind === 'taken' ? { kind: 'taken' } : { kind: 'accepted' };
+    if (isNonceTaken(e)) {
+      const fate = await nonceFate(provider, confirmations, line);
+      return fate.kind === 'taken' ? fate : { kind: 'accepted' };
+    }
     if (isDefinitive(e)) return { kind: 'refused', reason: shortReason(e) };
     return { kind: 'retry', reason: shortReason(e) };
   }

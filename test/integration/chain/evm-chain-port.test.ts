@@ -167,3 +167,49 @@ test('a prepared transfer whose nonce another transaction took reads as expired 
   const refused: PreparedTransfer = { txId: signed.txHash, raw: signed.raw, validThrough: null, validFrom: null, nonce: { from: poor.address, value: 0 }, fee: { fee: 0n, accountCreation: 0n, nativeNeeded: ETH } };
   await expect(chain.broadcast(refused)).rejects.toBeInstanceOf(TransferRefused);
 });
+
+/** Blocks mined one at a time: inside a run hardhat_mine mines at once, Hardhat counts an address's transactions wrong (0). */
+async function mineEach(blocks: number): Promise<void> {
+  for (let i = 0; i < blocks; i++) await mine(dev.rpcUrl, 1);
+}
+
+/** The same node as seen through one behind it (a load balancer's other backend): it shows none of `hidden` nor their receipts, and no block while `showsBlocks` is false. */
+function behind(provider: ethers.JsonRpcProvider, hidden: Set<string>, showsBlocks: () => boolean): ethers.JsonRpcProvider {
+  return new Proxy(provider, {
+    get: (target, prop) => {
+      if (prop === 'getTransactionReceipt') return async (h: string) => (hidden.has(h) ? null : target.getTransactionReceipt(h));
+      if (prop === 'getTransaction') return async (h: string) => (hidden.has(h) ? null : target.getTransaction(h));
+      if (prop === 'getBlock') return async (tag: ethers.BlockTag, prefetch?: boolean) => (showsBlocks() ? target.getBlock(tag, prefetch) : null);
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+test("a nonce the count says is used while no receipt of the transfer's own transaction is found (a node behind) is pending, never expired; expired once another transaction is seen at it", async () => {
+  const sender = await funded(1n);
+  const to = ethers.Wallet.createRandom().address;
+  const prepared = await chain.prepareTransfer(sender, { to, asset: { kind: 'native' }, amount: ETH / 10n });
+  await chain.broadcast(prepared);
+  await mineEach(CONFIRMATIONS);
+  let showsBlocks = true;
+  const lagging = new EvmChain({ provider: behind(chain.provider, new Set([prepared.txId]), () => showsBlocks), chainId: 31337, confirmations: CONFIRMATIONS });
+  const line = { fromAddress: sender.address, nonce: '0', txHash: prepared.txId, replacedTxHashes: [] };
+
+  // Its block read: the transaction at the nonce is its own, its receipt not shown yet.
+  expect(await lagging.outcome(prepared)).toEqual({ state: 'pending' });
+  expect(await lagging.lineFate(line)).toEqual({ kind: 'undecided', reason: expect.stringContaining(prepared.txId) });
+  // Not even its block shown: nothing decided either.
+  showsBlocks = false;
+  expect(await lagging.outcome(prepared)).toEqual({ state: 'pending' });
+  expect(await lagging.lineFate(line)).toEqual({ kind: 'undecided', reason: expect.stringContaining('not available') });
+  expect(await chain.outcome(prepared)).toMatchObject({ state: 'landed', finality: 'final', failed: false });
+
+  // Another transaction took the next nonce, several blocks back: seen in its block, the line's is expired.
+  showsBlocks = true;
+  const next = await chain.prepareTransfer(sender, { to, asset: { kind: 'native' }, amount: ETH / 10n });
+  const other = await sender.sendTransaction({ to: sender.address, value: 1n, nonce: next.nonce!.value });
+  await mineEach(CONFIRMATIONS + 5);
+  expect(await lagging.outcome(next)).toEqual({ state: 'expired' });
+  expect(await lagging.lineFate({ ...line, nonce: '1', txHash: next.txId })).toEqual({ kind: 'taken', by: other.hash });
+});

@@ -62,6 +62,11 @@ describe('the transaction sender pays each line at most once', () => {
     expect(res.status).toBe(201);
     return res.body.data.id as string;
   };
+  /** A node behind the one that counts the sender's transactions: it shows neither `hash` nor its receipt (the block it was mined in not yet reached). */
+  const lagsBehind = (hash: () => string | undefined): NodeAnswers => ({
+    getTransactionReceipt: async (p, h) => (h === hash() ? null : p.getTransactionReceipt(h)),
+    getTransaction: async (p, h) => (h === hash() ? null : p.getTransaction(h)),
+  });
   const lineOf = async (transferId: string) => (await org.core.request('GET', `/v1/transfers/${transferId}`)).body.data.items[0];
   const usdcOf = async (owner: string) => erc20.decodeFunctionResult('balanceOf', await provider.call({ to: assets.USDC.address, data: erc20.encodeFunctionData('balanceOf', [owner]) }))[0] as bigint;
   const ledgerEntries = (itemId: string) => t.keel.platform.db('ledger_entries').where('reference', 'like', `%:${itemId}`).orderBy('id').pluck('reference');
@@ -140,6 +145,32 @@ describe('the transaction sender pays each line at most once', () => {
     expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.1'));
     expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(2); // the outside one and Keel's one
     expect(await ledgerEntries(done.id)).toEqual([`transfer:${done.id}`, `gas:${done.id}`]);
+  });
+
+  test('a line whose nonce the count says is used while no receipt of its own is found (a node behind) is never signed again: paid once', async () => {
+    const wallet = await fundedWallet('1');
+    const payee = ethers.Wallet.createRandom().address;
+    let sent: string | undefined;
+    const behind = sender(lagsBehind(() => sent));
+    const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: payee, amount: '0.1' }]);
+    await behind.tick(); // signed, broadcast and mined at once
+    const line = await lineOf(id);
+    expect(line).toMatchObject({ status: 'SUBMITTED', nonce: '0' });
+    sent = line.txHash;
+
+    // Final by the count, its receipt not shown: the sender finds the nonce's transaction in its block, its own, and waits.
+    for (let i = 0; i < 3; i++) {
+      await mine(k.chain.rpcUrl, CONFIRMATIONS);
+      await behind.tick();
+    }
+    expect(await lineOf(id)).toMatchObject({ status: 'SUBMITTED', nonce: '0', txHash: sent, replacedTxHashes: [] });
+    expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(1);
+
+    // The node catches up: the line is confirmed on its one transaction.
+    await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
+    expect(await lineOf(id)).toMatchObject({ txHash: sent, replacedTxHashes: [] });
+    expect(await provider.getBalance(payee)).toBe(ethers.parseEther('0.1'));
+    expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(1);
   });
 
   test('"replacement underpriced" or "nonce too low" for Keel\'s own transaction, pending or mined, does not sign it again', async () => {
