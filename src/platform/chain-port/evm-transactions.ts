@@ -179,13 +179,15 @@ function isNonceTaken(e: unknown): boolean {
 }
 
 /**
- * A call (a gas estimate) the node answered with an error: it reverts, the sender lacks the coin,
- * or any other error of the node's own. Not one that never reached the node or got no answer (a
- * timeout, a refused connection, an HTTP error such as a rate limit), which may go through later.
+ * A call (a gas estimate) the node answered saying it would fail: it reverts, the sender lacks the
+ * coin, no block allows its gas. Any other error says nothing about the call and it may go through
+ * later: one that never reached the node or got no answer (a timeout, a refused connection, an HTTP
+ * error), or an error of the node's own (a node behind without the block, "header not found"; a
+ * rate limit; an internal error; its own timeout). ethers names every error answer to a call or an
+ * estimate CALL_EXCEPTION, so that name alone is no refusal.
  */
 export function nodeRefused(e: unknown): boolean {
-  if (nodeUnanswered(e)) return false;
-  return isDefinitive(e) || nodeMessage(e) !== undefined;
+  return !nodeUnanswered(e) && isDefinitive(e);
 }
 
 const UNANSWERED = new Set(['TIMEOUT', 'NETWORK_ERROR', 'SERVER_ERROR', 'CANCELLED']);
@@ -196,13 +198,19 @@ export function nodeUnanswered(e: unknown): boolean {
 }
 
 /**
- * The node answered that the transaction cannot go through (no coin for gas, a revert, a gas limit
- * no block allows), as opposed to not answering (a timeout, a refused connection, a rate limit),
- * which says nothing about the transaction and is tried again.
+ * How nodes say a transaction would fail, geth's and Hardhat's words among them: a revert (ethers
+ * says "execution reverted" too when the node gave revert data), no coin for gas, a gas limit no
+ * block allows, out of gas.
+ */
+const WOULD_FAIL = /execution reverted|transaction reverted|reverted with|VM Exception|invalid opcode|out of gas|insufficient funds|doesn't have enough funds|exceeds block gas limit|intrinsic gas too low|gas required exceeds allowance/i;
+
+/**
+ * The node answered that the transaction cannot go through, as opposed to not answering or
+ * answering an error of its own (a timeout, a rate limit, a node behind), which says nothing about
+ * the transaction and is tried again.
  */
 function isDefinitive(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
-  return code === 'INSUFFICIENT_FUNDS' || code === 'CALL_EXCEPTION' || /insufficient funds|doesn't have enough funds|exceeds block gas limit|intrinsic gas too low|gas required exceeds allowance|execution reverted|reverted with|VM Exception|invalid opcode/i.test(messageOf(e));
+  return (e as { code?: string }).code === 'INSUFFICIENT_FUNDS' || WOULD_FAIL.test(messageOf(e));
 }
 export interface Eip1559Fees {
   maxFeePerGas: bigint;

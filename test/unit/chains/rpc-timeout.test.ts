@@ -56,6 +56,62 @@ describe('a node that does not answer', () => {
   });
 });
 
+/** A node that answers eth_estimateGas with the JSON-RPC `error` and anything else with null (single requests and batches). */
+async function nodeAnswering(error: { code: number; message: string; data?: string }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const requests = JSON.parse(body) as { id: number; method: string } | { id: number; method: string }[];
+    const answer = (r: { id: number; method: string }) => (r.method === 'eth_estimateGas' ? { jsonrpc: '2.0', id: r.id, error } : { jsonrpc: '2.0', id: r.id, result: null });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(Array.isArray(requests) ? requests.map(answer) : answer(requests)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('a gas estimate the node answers with an error', () => {
+  const from = '0x0000000000000000000000000000000000000001';
+  const to = '0x0000000000000000000000000000000000000002';
+  /** What the chain port makes of the node's answer: the sender's gas limit and the transfer estimate (the gas-estimate API's) both. */
+  async function estimatesWith(error: { code: number; message: string; data?: string }): Promise<unknown[]> {
+    const node = await nodeAnswering(error);
+    const provider = jsonRpcProvider(node.url, 31337, 2_000);
+    try {
+      const chain = new EvmChain({ provider, chainId: 31337, confirmations: 1 });
+      return await Promise.all([chain.gasLimit(from, { to, value: 1n, data: '0x' }).catch((e: unknown) => e), chain.estimateTransfer(from, { to, asset: { kind: 'native' }, amount: 1n }).catch((e: unknown) => e)]);
+    } finally {
+      provider.destroy();
+      await node.close();
+    }
+  }
+
+  test.each([
+    ['a revert with its reason (geth)', { code: 3, message: 'execution reverted: ERC20: transfer amount exceeds balance', data: '0x08c379a00000000000000000000000000000000000000000000000000000000000000020000000000000000000000000000000000000000000000000000000000000002645524332303a207472616e7366657220616d6f756e7420657863656564732062616c616e63650000000000000000000000000000000000000000000000000000' }],
+    ['a revert without data (geth)', { code: -32000, message: 'execution reverted' }],
+    ['a revert (Hardhat)', { code: -32603, message: "Error: VM Exception while processing transaction: reverted with reason string 'no'" }],
+    ['no coin for gas (geth)', { code: -32000, message: 'insufficient funds for gas * price + value: address 0x01 have 0 want 1' }],
+    ['no coin for gas (Hardhat)', { code: -32000, message: "Sender doesn't have enough funds to send tx. The max upfront cost is: 1 and the sender's balance is: 0." }],
+    ['more gas than allowed', { code: -32000, message: 'gas required exceeds allowance (30000000)' }],
+    ['a gas limit above the block', { code: -32000, message: 'exceeds block gas limit' }],
+    ['too little gas', { code: -32000, message: 'intrinsic gas too low' }],
+  ])('saying the transaction would fail (%s) is a refusal', async (_, error) => {
+    for (const answer of await estimatesWith(error)) expect(answer).toBeInstanceOf(TransferRefused);
+  });
+
+  test.each([
+    ['a node behind, without the block', { code: -32000, message: 'header not found' }],
+    ['a rate limit', { code: -32005, message: 'daily request count exceeded, request rate limited' }],
+    ['an internal error', { code: -32603, message: 'Internal error' }],
+    ["the node's own timeout", { code: -32000, message: 'request timed out' }],
+  ])('of its own (%s) is no refusal (not TransferRefused: the sender tries the line again, the gas-estimate API answers UPSTREAM_ERROR)', async (_, error) => {
+    for (const answer of await estimatesWith(error)) {
+      expect(answer).toBeInstanceOf(Error);
+      expect(answer).not.toBeInstanceOf(TransferRefused);
+    }
+  });
+});
+
 describe("a node's URL with credentials", () => {
   test('they are sent as basic authentication, and never appear in an error', async () => {
     let authorization: string | undefined;
