@@ -1,5 +1,6 @@
 import { ethers } from 'ethers';
 import { loadArtifact } from '../../platform/chain/artifacts';
+import { nodeRefused } from '../../platform/chain-port/evm-transactions';
 
 /** The native coin in the contract's balances. */
 export const NATIVE_TOKEN = ethers.ZeroAddress;
@@ -171,13 +172,12 @@ export function revertReason(e: unknown): string {
 
 /**
  * Whether a failed call or transaction was the chain refusing it for good (a revert, or a sender
- * without the funds to pay), rather than trouble reaching the node (worth trying again).
+ * without the funds to pay), rather than trouble reaching the node or an error of the node's own (a
+ * node behind, a rate limit: worth trying again). ethers names every error answer to an estimate
+ * CALL_EXCEPTION, so the node's words decide (the chain port's nodeRefused).
  */
 export function isDefinitiveRefusal(e: unknown): boolean {
-  const err = e as { code?: string; data?: string; info?: { error?: { message?: string } }; shortMessage?: string; message?: string };
-  if (err.code === 'CALL_EXCEPTION' || err.code === 'INSUFFICIENT_FUNDS') return true;
-  const text = [err.info?.error?.message, err.shortMessage, err.message].filter(Boolean).join(' ');
-  return /revert|insufficient funds/i.test(text);
+  return nodeRefused(e);
 }
 
 /** Deploys KeelSettlement from `signer`; its address and deployment hash once mined. */

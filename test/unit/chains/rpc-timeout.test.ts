@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { jsonRpcProvider } from '../../../src/modules/chains/chain-networks';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 import { TransferRefused } from '../../../src/platform/chain-port/chain-port';
+import { isDefinitiveRefusal } from '../../../src/modules/settlement/settlement-contract';
 
 /** A node that takes every request and never finishes answering: silent, or a byte every 50 ms. */
 async function hangingNode(trickle: boolean): Promise<{ url: string; open(): number; close(): Promise<void> }> {
@@ -73,13 +74,21 @@ async function nodeAnswering(error: { code: number; message: string; data?: stri
 describe('a gas estimate the node answers with an error', () => {
   const from = '0x0000000000000000000000000000000000000001';
   const to = '0x0000000000000000000000000000000000000002';
-  /** What the chain port makes of the node's answer: the sender's gas limit and the transfer estimate (the gas-estimate API's) both. */
+  /**
+   * What Keel makes of the node's answer: the sender's gas limit and the transfer estimate (the
+   * gas-estimate API's) both, and the settlement senders' judgement of a failed estimate (a refusal
+   * fails a trading withdrawal or splits a batch), as TransferRefused or not.
+   */
   async function estimatesWith(error: { code: number; message: string; data?: string }): Promise<unknown[]> {
     const node = await nodeAnswering(error);
     const provider = jsonRpcProvider(node.url, 31337, 2_000);
     try {
       const chain = new EvmChain({ provider, chainId: 31337, confirmations: 1 });
-      return await Promise.all([chain.gasLimit(from, { to, value: 1n, data: '0x' }).catch((e: unknown) => e), chain.estimateTransfer(from, { to, asset: { kind: 'native' }, amount: 1n }).catch((e: unknown) => e)]);
+      const settlementEstimate = provider.estimateGas({ from, to, data: '0x12345678' }).then(
+        () => null,
+        (e: unknown) => (isDefinitiveRefusal(e) ? new TransferRefused('refused') : new Error('not answered')),
+      );
+      return await Promise.all([chain.gasLimit(from, { to, value: 1n, data: '0x' }).catch((e: unknown) => e), chain.estimateTransfer(from, { to, asset: { kind: 'native' }, amount: 1n }).catch((e: unknown) => e), settlementEstimate]);
     } finally {
       provider.destroy();
       await node.close();
