@@ -12,8 +12,9 @@ export interface QueryLimits {
 
 /**
  * What one GraphQL document may ask for, checked before it runs (graphql-armor): nesting depth,
- * aliases, and a cost that grows with every field and object selected. Without them one request,
- * counted once by the rate limit, could ask for the same list thousands of times under aliases.
+ * aliases, and a cost that grows with every field and object selected. Without them one query,
+ * counted once by the rate limit (a mutation counts once per root field: `requestsOf`), could ask
+ * for the same list thousands of times under aliases.
  * The same rules serve GraphQL over HTTP and over graphql-ws; the REST shim runs its own fixed
  * documents and is not limited by them.
  */

@@ -141,16 +141,32 @@ function rawArguments(field: FieldNode, variables: Record<string, unknown>): Rec
 
 /**
  * `authorizeOperation` for a client's document as sent (GraphQL over HTTP or graphql-ws), before
- * anything else reads it. A document that does not parse is left to the server to report.
+ * anything else reads it. Returns the parsed document for the caller to read further; a document
+ * that does not parse is left to the server to report (undefined).
  */
-export function authorizeDocumentText(context: Pick<GraphQLContext, 'host' | 'principal'>, schema: GraphQLSchema, query: unknown, operationName?: unknown, variables?: unknown): void {
-  if (typeof query !== 'string') return;
+export function authorizeDocumentText(context: Pick<GraphQLContext, 'host' | 'principal'>, schema: GraphQLSchema, query: unknown, operationName?: unknown, variables?: unknown): DocumentNode | undefined {
+  if (typeof query !== 'string') return undefined;
   let document: DocumentNode;
   try {
     document = parse(query, { maxTokens: MAX_TOKENS });
   } catch {
-    return;
+    return undefined;
   }
   const given = variables !== null && typeof variables === 'object' && !Array.isArray(variables) ? (variables as Record<string, unknown>) : {};
   authorizeOperation(context, schema, document, typeof operationName === 'string' ? operationName : undefined, given);
+  return document;
+}
+
+/**
+ * How many requests an operation counts for against the rate limit and the monthly quota: a
+ * mutation one per root field it runs (each is the work of a REST call, and aliases let one document
+ * name up to GRAPHQL_MAX_ALIASES + 1 of them), a query or a subscription one, like a document that
+ * names no runnable operation. Fields under one response name run once; `__typename` runs nothing.
+ */
+export function requestsOf(document: DocumentNode | undefined, operationName?: unknown): number {
+  const operation = document && getOperationAST(document, typeof operationName === 'string' ? operationName : undefined);
+  if (operation?.operation !== 'mutation') return 1;
+  const fragments = new Map(document!.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+  const runs = new Set(rootFields(operation.selectionSet, fragments).filter((f) => !f.name.value.startsWith('__')).map((f) => (f.alias ?? f.name).value));
+  return Math.max(1, runs.size);
 }

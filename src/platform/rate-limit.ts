@@ -19,16 +19,23 @@ const WINDOWS = [
 ] as const;
 
 /**
- * Spends one request in every window of a key in one round trip: per window (KEYS[i], its length
- * in seconds ARGV[i]) a fixed window that starts with its first request, as rate-limiter-flexible
- * counts it (same keys, same counting, so nodes of either build share one budget). Returns
- * {count, ms left} per window.
+ * Spends requests in every window of a key in one round trip: per window (KEYS[i], its length in
+ * seconds ARGV[i], its budget ARGV[n + i]) a fixed window that starts with its first request, as
+ * rate-limiter-flexible counts it (same keys, same counting, so nodes of either build share one
+ * budget). ARGV[2n + 1] is the number of requests: one is counted even when refused (as
+ * rate-limiter-flexible counts it); several (a GraphQL document's further mutations) are spent all
+ * or none, given back when any window cannot hold them all. Returns {count, ms left} per window,
+ * then the requests spent.
  */
-const SPEND_SCRIPT = new RedisScript(`local out = {}
-for i = 1, #KEYS do
+const SPEND_SCRIPT = new RedisScript(`local n = #KEYS
+local requests = tonumber(ARGV[2 * n + 1])
+local out = {}
+local over = false
+for i = 1, n do
   local seconds = tonumber(ARGV[i])
   redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
-  local consumed = redis.call('incrby', KEYS[i], 1)
+  local consumed = redis.call('incrby', KEYS[i], requests)
+  if consumed > tonumber(ARGV[n + i]) then over = true end
   local ttl = redis.call('pttl', KEYS[i])
   if ttl == -1 then
     redis.call('expire', KEYS[i], seconds)
@@ -37,6 +44,11 @@ for i = 1, #KEYS do
   out[#out + 1] = consumed
   out[#out + 1] = ttl
 end
+if over and requests > 1 then
+  for i = 1, n do out[2 * i - 1] = redis.call('decrby', KEYS[i], requests) end
+  requests = 0
+end
+out[#out + 1] = requests
 return out`);
 
 export interface RateLimitState {
@@ -54,21 +66,21 @@ interface Window {
   fallback: RateLimiterMemory;
 }
 
-/** Windows spent together, with the script's arguments (each window's length) made once. */
+/** Windows spent together, with the script's arguments (each window's length, then its budget) made once. */
 interface WindowSet {
   windows: Window[];
-  seconds: string[];
+  args: string[];
 }
 
 function windowSet(windows: { keyPrefix: string; points: number; seconds: number }[]): WindowSet {
   return {
     windows: windows.map((w) => ({ ...w, fallback: new RateLimiterMemory({ keyPrefix: w.keyPrefix, points: w.points, duration: w.seconds }) })),
-    seconds: windows.map((w) => String(w.seconds)),
+    args: [...windows.map((w) => String(w.seconds)), ...windows.map((w) => String(w.points))],
   };
 }
 
 /**
- * Spends one request of a key in every window of a set, in Redis so every node spends one shared
+ * Spends requests of a key in every window of a set, in Redis so every node spends one shared
  * budget: one script call (EVALSHA, the script sent once per Redis server) spends all the windows
  * in one round trip. The reported window is the tightest one: the one with the fewest requests left.
  * When Redis does not answer within `redisTimeoutMs` (down, paused, reconnecting), every window
@@ -81,21 +93,25 @@ class SharedWindows {
     private readonly redisTimeoutMs: number,
   ) {}
 
-  /** Spends one request; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
-  consume(set: WindowSet, key: string): Promise<RateLimitState> {
+  /**
+   * Spends `requests` (see SPEND_SCRIPT: one is counted even when refused, several are spent all or
+   * none); throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when they do not fit.
+   */
+  consume(set: WindowSet, key: string, requests = 1): Promise<RateLimitState> {
     // Chained rather than awaited: this runs on every request, and each promise costs.
-    return this.spendShared(set, key).then(
+    return this.spendShared(set, key, requests).then(
       (counts) => {
         const now = Date.now();
-        return verdict(set.windows.map((w, i) => stateOf(w.points, counts[2 * i], counts[2 * i + 1], now)));
+        const spent = counts[2 * set.windows.length];
+        return verdict(set.windows.map((w, i) => stateOf(w.points, counts[2 * i], counts[2 * i + 1], now, requests - spent)));
       },
-      () => spendInProcess(set.windows, key, Date.now()).then(verdict),
+      () => spendInProcess(set.windows, key, requests, Date.now()).then(verdict),
     );
   }
 
-  private async spendShared(set: WindowSet, key: string): Promise<number[]> {
+  private async spendShared(set: WindowSet, key: string, requests: number): Promise<number[]> {
     if (!this.redis.isReady) throw new Error('Redis connection is not ready');
-    const call = SPEND_SCRIPT.run(this.redis, set.windows.map((w) => `${w.keyPrefix}:${key}`), set.seconds);
+    const call = SPEND_SCRIPT.run(this.redis, set.windows.map((w) => `${w.keyPrefix}:${key}`), [...set.args, String(requests)]);
     return (await withinMs(call, this.redisTimeoutMs, 'Redis')) as number[];
   }
 }
@@ -112,19 +128,25 @@ function verdict(states: { state: RateLimitState; over: boolean }[]): RateLimitS
   return tightest!;
 }
 
-/** Redis did not answer: each window counted by this process (rate-limiter-flexible's memory store). */
-function spendInProcess(windows: Window[], key: string, now: number): Promise<{ state: RateLimitState; over: boolean }[]> {
-  return Promise.all(
+/**
+ * Redis did not answer: each window counted by this process (rate-limiter-flexible's memory store),
+ * with the script's rule: several requests that do not fit are given back.
+ */
+async function spendInProcess(windows: Window[], key: string, requests: number, now: number): Promise<{ state: RateLimitState; over: boolean }[]> {
+  const spent = await Promise.all(
     windows.map((w) =>
-      w.fallback.consume(key).then(
-        (res) => stateOf(w.points, res.consumedPoints, res.msBeforeNext, now),
+      w.fallback.consume(key, requests).then(
+        (res) => res,
         (res: unknown) => {
-          if (res instanceof RateLimiterRes) return stateOf(w.points, res.consumedPoints, res.msBeforeNext, now);
+          if (res instanceof RateLimiterRes) return res;
           throw res;
         },
       ),
     ),
   );
+  const refused = requests > 1 && spent.some((res, i) => res.consumedPoints > windows[i].points);
+  if (refused) await Promise.all(windows.map((w) => w.fallback.reward(key, requests)));
+  return spent.map((res, i) => stateOf(windows[i].points, res.consumedPoints - (refused ? requests : 0), res.msBeforeNext, now, refused ? requests : 0));
 }
 
 /** The spec's budgets per API key: per second, per minute and per day, by the key's tier. */
@@ -142,9 +164,14 @@ export class RateLimiter {
     ) as Record<Tier, WindowSet>;
   }
 
-  /** Spends one request of the key; throws 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. */
-  consume(tier: Tier, keyId: string): Promise<RateLimitState> {
-    return this.shared.consume(this.sets[tier], keyId);
+  /**
+   * Spends `requests` of the key (a request, or the further mutations of a GraphQL document); throws
+   * 429 RATE_LIMIT_EXCEEDED (with the headers' state) when over. One request is counted even when
+   * refused; several are spent all or none, so a document the budget cannot hold spends nothing
+   * that smaller requests could still use.
+   */
+  consume(tier: Tier, keyId: string, requests = 1): Promise<RateLimitState> {
+    return this.shared.consume(this.sets[tier], keyId, requests);
   }
 }
 
@@ -167,10 +194,11 @@ export class ClientRateLimiter {
   }
 }
 
-function stateOf(points: number, consumed: number, msLeft: number, now: number): { state: RateLimitState; over: boolean } {
+/** A window's state after a spend; `unspent`: requests asked for but given back (refused), which still make it over. */
+function stateOf(points: number, consumed: number, msLeft: number, now: number, unspent = 0): { state: RateLimitState; over: boolean } {
   return {
     state: { limit: points, remaining: Math.max(0, points - consumed), reset: Math.ceil((now + msLeft) / 1000) },
-    over: consumed > points,
+    over: consumed + unspent > points,
   };
 }
 

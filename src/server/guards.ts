@@ -58,39 +58,19 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     else spendRateLimit(request, reply, principal, done);
   });
 
-  // The rate limit and the monthly quota are spent in the same turn, so one write takes both to
-  // Redis; a request the rate limit refuses gives back what it spent of the quota.
+  // A request spends one of the key's rate limit and of the month as it arrives (a GraphQL document
+  // of several mutations spends the rest once parsed: spendFurtherRequests). A spent quota's refusal
+  // of a usage read, or of any GraphQL request, waits: whether it only reads the usage is known later.
   const spendRateLimit = (request: FastifyRequest, reply: FastifyReply, principal: Principal, done: (error?: Error) => void) => {
     request.principal = principal;
-    const at = platform.quota.now();
-    const quota = platform.quota.spend(principal.organizationId, principal.apiKeyId, at);
-    platform.rateLimiter.consume(principal.tier, principal.apiKeyId).then(
-      (state) => {
-        setRateLimitHeaders(reply, state);
-        quota.then(
-          (spent) => {
-            if (spent) setQuotaHeaders(reply, spent);
-            done();
-          },
-          (error: Error) => {
-            if (!(error instanceof QuotaExceeded)) return done(error);
-            const path = pathOf(request.url);
-            if (path !== USAGE_PATH && path !== '/graphql') return done(error);
-            // A usage read is answered; on /graphql that is known once the body is parsed.
-            setQuotaHeaders(reply, error.state);
-            if (path === '/graphql') request.quotaRefusal = error;
-            done();
-          },
-        );
-      },
-      (refused: Error) => {
-        quota.then(
-          (spent) => spent && platform.quota.refund(principal.organizationId, principal.apiKeyId, at),
-          () => undefined,
-        );
-        done(refused);
-      },
-    );
+    spendBudgets(platform, reply, principal, 1, (error) => {
+      if (!(error instanceof QuotaExceeded)) return done(error);
+      const path = pathOf(request.url);
+      if (path !== USAGE_PATH && path !== '/graphql') return done(error);
+      setQuotaHeaders(reply, error.state);
+      if (path === '/graphql') request.quotaRefusal = error;
+      done();
+    });
   };
 
   // Idempotency belongs to the routes that change state: reads and unknown paths skip its two hooks.
@@ -179,6 +159,48 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     }
     return payload;
   };
+}
+
+/**
+ * Spends `requests` of the key's rate limit and of the organisation's monthly quota, each all or
+ * none (one request is counted by the rate limit even when refused), and sets their headers; `done`
+ * gets the 429 when either has no room. Both are spent in the same turn, so one write takes both to
+ * Redis; what the quota spent is given back when the rate limit refuses.
+ */
+function spendBudgets(platform: Platform, reply: FastifyReply, principal: Principal, requests: number, done: (error?: Error) => void): void {
+  const at = platform.quota.now();
+  const quota = platform.quota.spend(principal.organizationId, principal.apiKeyId, at, requests);
+  platform.rateLimiter.consume(principal.tier, principal.apiKeyId, requests).then(
+    (state) => {
+      setRateLimitHeaders(reply, state);
+      quota.then(
+        (spent) => {
+          if (spent) setQuotaHeaders(reply, spent);
+          done();
+        },
+        done,
+      );
+    },
+    (refused: Error) => {
+      quota.then(
+        (spent) => spent && platform.quota.refund(principal.organizationId, principal.apiKeyId, at, requests),
+        () => undefined,
+      );
+      done(refused);
+    },
+  );
+}
+
+/**
+ * Spends what a GraphQL request counts for (`requests`, see `requestsOf`: one per mutation of its
+ * document) beyond the one its arrival spent, before any of it runs: 429 RATE_LIMIT_EXCEEDED or
+ * QUOTA_EXCEEDED when the key's budget or the month cannot hold them all, and then none is spent.
+ * A request the spent quota already refuses spends nothing more.
+ */
+export function spendFurtherRequests(platform: Platform, request: FastifyRequest, reply: FastifyReply, requests: number): Promise<void> {
+  const principal = request.principal;
+  if (requests <= 1 || !principal || request.quotaRefusal) return Promise.resolve();
+  return new Promise((resolve, reject) => spendBudgets(platform, reply, principal, requests - 1, (error) => (error ? reject(error) : resolve())));
 }
 
 /** A route option's hooks as a list (Fastify takes one function or an array). */

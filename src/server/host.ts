@@ -11,11 +11,11 @@ import { errorExtensions, toKeelError } from '../graphql-kit/errors';
 import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql-kit/query-limits';
 import { storableStringLiterals } from '../graphql-kit/storable-literals';
 import { isKeelError, KeelError } from '../platform/errors';
-import { authorizeDocumentText } from '../graphql-kit/root-field-grants';
+import { authorizeDocumentText, requestsOf } from '../graphql-kit/root-field-grants';
 import { registerRestRoutes } from '../../rest-compat/handler';
 import { HOST_API, hostOpenApi } from '../../rest-compat/host-documents';
 import { errorHandler, sendError } from './error-handler';
-import { registerGuards } from './guards';
+import { registerGuards, spendFurtherRequests } from './guards';
 import { OriginPolicy, registerCors } from './cors';
 import { GraphQLParams, persistedQueryAsk, PersistedQueryStore, withoutPersistedQuery } from './persisted-queries';
 import { graphqlGetParams } from './graphql-get-params';
@@ -98,6 +98,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
 
   const { config } = platform;
   const documentRules = [...queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST }), storableStringLiterals];
+  const validateDocument = validateWithLimits(documentRules);
   const persistedQueries = new PersistedQueryStore(platform.redis, {
     prefix: `${config.REDIS_PREFIX}${host}:apq:`,
     ttlSeconds: config.APQ_TTL_SECONDS,
@@ -169,7 +170,8 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     url: '/graphql',
     method: ['GET', 'POST'],
     // Authorisation before validation: the document's root fields are checked against the key
-    // before the body's text check, the idempotency claim or any variable coercion.
+    // before the body's text check, the idempotency claim or any variable coercion. Then a
+    // document of several mutations spends the rest of what it counts for, before any runs.
     // A persisted query is resolved here to the caller's organisation's document for its hash (an
     // unknown hash is answered PERSISTED_QUERY_NOT_FOUND) and authorised on that document; Apollo
     // then runs it as a plain request. Over GET Apollo runs queries only, never mutations.
@@ -187,7 +189,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
         }
         asPlainRequest(request, params!, query as string);
       }
-      authorizeDocumentText(contextFor(request.principal!, request.id), schema, query, params?.operationName, variablesOf(params?.variables));
+      const document = authorizeDocumentText(contextFor(request.principal!, request.id), schema, query, params?.operationName, variablesOf(params?.variables));
+      const requests = requestsOf(document, params?.operationName);
+      // A document that does not validate (over the query limits too) runs nothing: Apollo answers
+      // 400, and only its arrival counts.
+      if (requests > 1 && !validateDocument(schema, document!).length) await spendFurtherRequests(platform, request, reply, requests);
     },
     onResponse: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
       registrations.delete(request.id);
@@ -226,7 +232,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   registerConsoleRoute(app, host);
   registerApiReference(app, host);
 
-  attachGraphqlWs(app, { host, schema, platform, origins, validate: validateWithLimits(documentRules), contextFor });
+  attachGraphqlWs(app, { host, schema, platform, origins, validate: validateDocument, contextFor });
   app.addHook('onClose', async () => {
     await apollo.stop();
   });

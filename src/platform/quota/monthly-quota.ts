@@ -19,22 +19,23 @@ export interface QuotaState {
 }
 
 /**
- * Spends one request if the month's count is below the limit. KEYS: the month's count, the
- * organisation's limit. Returns {count, limit, spent 0|1}, or {-1} when either key is missing (a new
- * month, an expired limit, or a Redis that lost its data): the caller seeds both from PostgreSQL.
+ * Spends ARGV[1] requests if the month's count leaves room for all of them. KEYS: the month's count,
+ * the organisation's limit. Returns {count, limit, spent 0|1}, or {-1} when either key is missing (a
+ * new month, an expired limit, or a Redis that lost its data): the caller seeds both from PostgreSQL.
  */
 const SPEND = new RedisScript(`local limit = redis.call('get', KEYS[2])
 local used = redis.call('get', KEYS[1])
 if not limit or not used then return {-1} end
 limit = tonumber(limit)
 used = tonumber(used)
-if used >= limit then return {used, limit, 0} end
-return {redis.call('incr', KEYS[1]), limit, 1}`);
+local requests = tonumber(ARGV[1])
+if used + requests > limit then return {used, limit, 0} end
+return {redis.call('incrby', KEYS[1], requests), limit, 1}`);
 
 /**
  * SPEND after seeding: the count is set to PostgreSQL's total unless it is there and not lower (another
  * node seeded it first, or it counted requests not flushed yet), the limit is set. ARGV: the total,
- * the count's time-to-live, the limit, the limit's time-to-live.
+ * the count's time-to-live, the limit, the limit's time-to-live, the requests to spend.
  */
 const SEED_AND_SPEND = new RedisScript(`local recorded = tonumber(ARGV[1])
 local used = tonumber(redis.call('get', KEYS[1]) or '-1')
@@ -44,8 +45,9 @@ if used < recorded then
 end
 redis.call('set', KEYS[2], ARGV[3], 'EX', ARGV[4])
 local limit = tonumber(ARGV[3])
-if used >= limit then return {used, limit, 0} end
-return {redis.call('incr', KEYS[1]), limit, 1}`);
+local requests = tonumber(ARGV[5])
+if used + requests > limit then return {used, limit, 0} end
+return {redis.call('incrby', KEYS[1], requests), limit, 1}`);
 
 /** Raises each existing count (KEYS[i]) to at least PostgreSQL's total (ARGV[i]); a missing one is seeded on its next request. */
 const RAISE = new RedisScript(`for i = 1, #KEYS do
@@ -54,8 +56,8 @@ const RAISE = new RedisScript(`for i = 1, #KEYS do
 end
 return 0`);
 
-/** Gives back one spent request (KEYS[1], the month's count) unless the count is gone (then it is seeded again). */
-const REFUND = new RedisScript(`if redis.call('exists', KEYS[1]) == 1 then return redis.call('decr', KEYS[1]) end
+/** Gives back ARGV[1] spent requests (KEYS[1], the month's count) unless the count is gone (then it is seeded again). */
+const REFUND = new RedisScript(`if redis.call('exists', KEYS[1]) == 1 then return redis.call('decrby', KEYS[1], ARGV[1]) end
 return 0`);
 
 /** A count outlives its month by this much, so a node whose clock lags a little still finds it. */
@@ -125,39 +127,40 @@ export class MonthlyQuota {
   }
 
   /**
-   * Spends one request of the organisation's month; throws 429 QUOTA_EXCEEDED once it is spent.
-   * Returns the month's state for the headers, or undefined when Redis or PostgreSQL did not answer.
+   * Spends `requests` of the organisation's month, all or none; throws 429 QUOTA_EXCEEDED when the
+   * month has no room for them. Returns the month's state for the headers, or undefined when Redis
+   * or PostgreSQL did not answer.
    */
-  spend(organizationId: string, apiKeyId: string, at = this.clock.now()): Promise<QuotaState | undefined> {
+  spend(organizationId: string, apiKeyId: string, at = this.clock.now(), requests = 1): Promise<QuotaState | undefined> {
     const month = quotaMonthOf(at);
     const keys = this.keysOf(organizationId, month);
-    return withinMs(SPEND.run(this.redis, keys, []), this.options.redisTimeoutMs, 'Redis')
+    return withinMs(SPEND.run(this.redis, keys, [String(requests)]), this.options.redisTimeoutMs, 'Redis')
       .then((reply) => {
         const [used, limit, spent] = reply as number[];
-        if (used === -1) return this.seedAndSpend(organizationId, month, keys);
+        if (used === -1) return this.seedAndSpend(organizationId, month, keys, requests);
         return [used, limit, spent];
       })
       .then(
         (reply) => {
           this.degraded = false;
-          return this.verdict(reply, organizationId, apiKeyId, at, month);
+          return this.verdict(reply, organizationId, apiKeyId, at, month, requests);
         },
         // Redis or PostgreSQL did not answer (QUOTA_EXCEEDED, thrown by the verdict, passes by).
         (error: unknown) => {
           this.failOpen(error);
-          this.record.count(organizationId, usageDayOf(at), apiKeyId);
+          this.record.count(organizationId, usageDayOf(at), apiKeyId, requests);
           return undefined;
         },
       );
   }
 
   /**
-   * Gives back a request `spend` counted at `at` (the rate limit refused it after all), in Redis and
-   * in the record; best effort.
+   * Gives back `requests` that `spend` counted at `at` (the rate limit refused them after all), in
+   * Redis and in the record; best effort.
    */
-  refund(organizationId: string, apiKeyId: string, at: Date): void {
-    this.record.count(organizationId, usageDayOf(at), apiKeyId, -1);
-    void withinMs(REFUND.run(this.redis, [this.keysOf(organizationId, quotaMonthOf(at))[0]], []), this.options.redisTimeoutMs, 'Redis').catch(() => undefined);
+  refund(organizationId: string, apiKeyId: string, at: Date, requests = 1): void {
+    this.record.count(organizationId, usageDayOf(at), apiKeyId, -requests);
+    void withinMs(REFUND.run(this.redis, [this.keysOf(organizationId, quotaMonthOf(at))[0]], [String(requests)]), this.options.redisTimeoutMs, 'Redis').catch(() => undefined);
   }
 
   /** The organisation's month without spending: the count Redis holds, else the record. */
@@ -195,7 +198,7 @@ export class MonthlyQuota {
     return { limit: operatorQuota ?? this.options.tierQuotas[row.tier as Tier], limitSetByOperator: operatorQuota !== null, recorded: Number(row.recorded) };
   }
 
-  private async seedAndSpend(organizationId: string, month: QuotaMonth, keys: string[]): Promise<number[]> {
+  private async seedAndSpend(organizationId: string, month: QuotaMonth, keys: string[], requests: number): Promise<number[]> {
     // Requests of one organisation arriving together share one read of PostgreSQL; each still spends.
     const id = `${organizationId}|${month.key}`;
     let seed = this.seeds.get(id);
@@ -206,14 +209,14 @@ export class MonthlyQuota {
     const recorded = await seed;
     if (!recorded) throw KeelError.notFound('Organisation');
     const countTtl = Math.max(1, Math.ceil((month.end.getTime() - this.clock.now().getTime()) / 1000)) + COUNT_GRACE_SECONDS;
-    const call = SEED_AND_SPEND.run(this.redis, keys, [String(recorded.recorded), String(countTtl), String(recorded.limit), String(this.options.limitCacheSeconds)]);
+    const call = SEED_AND_SPEND.run(this.redis, keys, [String(recorded.recorded), String(countTtl), String(recorded.limit), String(this.options.limitCacheSeconds), String(requests)]);
     return (await withinMs(call, this.options.redisTimeoutMs, 'Redis')) as number[];
   }
 
-  private verdict([used, limit, spent]: number[], organizationId: string, apiKeyId: string, at: Date, month: QuotaMonth): QuotaState {
+  private verdict([used, limit, spent]: number[], organizationId: string, apiKeyId: string, at: Date, month: QuotaMonth, requests: number): QuotaState {
     const state = stateOf(used, limit, month);
     if (!spent) throw new QuotaExceeded(state);
-    this.record.count(organizationId, usageDayOf(at), apiKeyId);
+    this.record.count(organizationId, usageDayOf(at), apiKeyId, requests);
     return state;
   }
 

@@ -41,3 +41,46 @@ test('the pro host is rate limited too', async () => {
   const responses = await Promise.all(Array.from({ length: 7 }, () => org.pro.get('/v1/orderbook/engine/status')));
   expect(responses.filter((r) => r.status === 429).length).toBe(2);
 });
+
+/** A mutation document creating `n` API keys under aliases (k0, k1, …): `n` root fields, each the work of one REST call. */
+const createKeys = (n: number) =>
+  `mutation { ${Array.from({ length: n }, (_, i) => `k${i}: createApiKey(input: {name: "k${i}", scopes: ["read"]}) { id }`).join(' ')} }`;
+const remaining = (r: { headers: Headers }, budget: 'ratelimit' | 'quota') => Number(r.headers.get(`x-${budget}-remaining`));
+const limit = (r: { headers: Headers }, budget: 'ratelimit' | 'quota') => Number(r.headers.get(`x-${budget}-limit`));
+
+test('a GraphQL document spends one request per mutation it runs, of the rate limit and the monthly quota; a query document spends one', async () => {
+  const writer = await t.createOrg({ tier: 'Starter' });
+  const created = await writer.core.graphql(createKeys(5));
+  expect(created.status).toBe(200);
+  expect(Object.keys(created.body.data)).toHaveLength(5);
+  expect(limit(created, 'ratelimit')).toBe(5);
+  expect(remaining(created, 'ratelimit')).toBe(0);
+  expect(remaining(created, 'quota')).toBe(limit(created, 'quota') - 5);
+
+  const reader = await t.createOrg({ tier: 'Starter' });
+  const read = await reader.core.graphql('{ organization { id } a: apiKeys { total } b: apiKeys { total } }');
+  expect(read.status).toBe(200);
+  expect(remaining(read, 'ratelimit')).toBe(4);
+  expect(remaining(read, 'quota')).toBe(limit(read, 'quota') - 1);
+});
+
+test('a mutation document the budget cannot hold is refused whole (429) before any of its mutations runs, and spends only its arrival; a REST call spends one', async () => {
+  const org = await t.createOrg({ tier: 'Starter' });
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+  const refused = await org.core.graphql(createKeys(6));
+  expect(refused.status).toBe(429);
+  expect(refused.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 5, remaining: 4 } });
+  expect(remaining(refused, 'ratelimit')).toBe(4);
+
+  const rest = await org.core.post('/v1/api-keys', { name: 'one', scopes: ['read'] });
+  expect(rest.status).toBe(201);
+  expect(remaining(rest, 'ratelimit')).toBe(3);
+  const keys = await org.core.get('/v1/api-keys');
+  expect(keys.body.data.map((k: { name: string }) => k.name)).not.toContain('k0');
+
+  // A document over the query limits runs nothing: 400, and only its arrival is spent.
+  const other = await t.createOrg({ tier: 'Starter' });
+  const overAliases = await other.core.graphql(createKeys(t.config.GRAPHQL_MAX_ALIASES + 2));
+  expect(overAliases.status).toBe(400);
+  expect(remaining(overAliases, 'ratelimit')).toBe(4);
+});
