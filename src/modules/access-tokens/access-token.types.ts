@@ -41,7 +41,7 @@ export class CreateAccessTokenInput extends TokenLifetimeInput implements Access
 export class RealtimeAuthInput extends TokenLifetimeInput implements RealtimeAuthRequest {
   @Field(() => [String], {
     nullable: true,
-    description: 'Channels to narrow the token to: book:<SYMBOL>, trades:<SYMBOL>, ticker:<SYMBOL>, candles:<SYMBOL> (orderbook_market:read), orders, fills, balances (orderbook_order:read). Default: every channel the permissions allow',
+    description: 'Channels to narrow the token to: book:<SYMBOL>, trades:<SYMBOL>, ticker:<SYMBOL>, candles:<SYMBOL> (orderbook_market:read), orders, fills, balances (orderbook_order:read), settlement (orderbook_settlement:read). Default: every channel the permissions allow',
   })
   @IsOptional()
   @ArrayMinSize(1)

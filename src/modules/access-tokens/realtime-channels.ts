@@ -1,23 +1,29 @@
 /**
  * The order book's realtime channels, as an access token names them: a market's public feeds
  * (`book:ETH-USDC`, `trades:…`, `ticker:…`, `candles:…`) and the caller's private ones (`orders`,
- * `fills`, `balances`). Each needs a permission the token must carry.
+ * `fills`, `balances`, `settlement`). Each needs a permission the token must carry. Every
+ * subscription of the order-book host is under one of them.
  */
 export const MARKET_CHANNEL_KINDS = ['book', 'trades', 'ticker', 'candles'] as const;
-export const PRIVATE_CHANNELS = ['orders', 'fills', 'balances'] as const;
 
-/** Public feeds need the market-data permission; the caller's own orders, fills and balances need order reading. */
+/** Public feeds need the market-data permission. */
 const PUBLIC_PERMISSION = 'orderbook_market:read';
 const PRIVATE_PERMISSION = 'orderbook_order:read';
 
+/** The caller's own feeds and what each needs: its orders, fills and balances order reading, its settlement batches settlement reading. */
+const PRIVATE_CHANNEL_PERMISSIONS = { orders: PRIVATE_PERMISSION, fills: PRIVATE_PERMISSION, balances: PRIVATE_PERMISSION, settlement: 'orderbook_settlement:read' } as const;
+type PrivateChannelName = keyof typeof PRIVATE_CHANNEL_PERMISSIONS;
+export const PRIVATE_CHANNELS = Object.keys(PRIVATE_CHANNEL_PERMISSIONS) as PrivateChannelName[];
+
 const MARKET_CHANNEL = new RegExp(`^(${MARKET_CHANNEL_KINDS.join('|')}):([A-Za-z0-9]{1,16}-[A-Za-z0-9]{1,16})$`);
 
-export type RealtimeChannel = { name: string; permission: string } & ({ kind: (typeof MARKET_CHANNEL_KINDS)[number]; market: string } | { kind: (typeof PRIVATE_CHANNELS)[number]; market?: undefined });
+export type RealtimeChannel = { name: string; permission: string } & ({ kind: (typeof MARKET_CHANNEL_KINDS)[number]; market: string } | { kind: PrivateChannelName; market?: undefined });
 
 /** The channel a name stands for, its market symbol in capitals; undefined when the name is no channel. */
 export function parseRealtimeChannel(name: string): RealtimeChannel | undefined {
-  if ((PRIVATE_CHANNELS as readonly string[]).includes(name)) {
-    return { name, kind: name as (typeof PRIVATE_CHANNELS)[number], permission: PRIVATE_PERMISSION };
+  if ((PRIVATE_CHANNELS as string[]).includes(name)) {
+    const kind = name as PrivateChannelName;
+    return { name, kind, permission: PRIVATE_CHANNEL_PERMISSIONS[kind] };
   }
   const m = MARKET_CHANNEL.exec(name);
   if (!m) return undefined;

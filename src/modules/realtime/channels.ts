@@ -9,6 +9,9 @@ export interface ChannelAccess {
 export type PublicChannelKind = 'book' | 'trades' | 'ticker' | 'candles';
 export type PrivateChannel = 'orders' | 'fills' | 'balances';
 
+/** The channel of the caller's settlement batches (the settlement module's `settlementBatchUpdates`). */
+export const SETTLEMENT_CHANNEL = 'settlement';
+
 /** The channel name of a market feed: `book:BTC-USDC`, `trades:…`, `ticker:…`, `candles:…` (symbol upper-case). */
 export function marketChannel(kind: PublicChannelKind, symbol: string): string {
   return `${kind}:${symbol.toUpperCase()}`;

@@ -6,6 +6,8 @@
 import type { RealtimeService } from './realtime.service';
 
 export { createRealtimeServices } from './realtime-services';
+/** The channel check every subscription of the order-book host makes (a realtime token is narrowed to channels). */
+export { assertChannel, SETTLEMENT_CHANNEL } from './channels';
 
 /** The realtime module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface RealtimeServices {

@@ -7,6 +7,7 @@ import { BatchStatus } from './settlement-batch.domain';
 import { SettlementBatchEventType, SettlementBatchListArgs, SettlementBatchPage, SettlementBatchType } from './settlement-batch.types';
 import type { SettlementServices } from '.';
 import type { LiveEventFeed } from '../../platform/events/live-feed';
+import { assertChannel, SETTLEMENT_CHANNEL } from '../realtime';
 
 /** The services this resolver uses, all it is handed (src/schema.ts checks the composition root provides them). */
 export type SettlementBatchResolverServices = Pick<SettlementServices, 'settlementBatches'> & { liveFeed: LiveEventFeed };
@@ -40,8 +41,9 @@ export class SettlementBatchResolver {
 
   @Authorized('orderbook_settlement:read')
   @Subscription(() => SettlementBatchEventType, {
-    description: "Status changes of settlement batches holding the organisation's trades, as they are committed (optionally only some statuses)",
+    description: "Channel settlement. Status changes of settlement batches holding the organisation's trades, as they are committed (optionally only some statuses)",
     subscribe: ({ args, context: ctx }: SubscribeResolverData<unknown, { statuses?: string[] }, Context>) => {
+      assertChannel(ctx.principal, SETTLEMENT_CHANNEL);
       const statuses = args.statuses;
       return ctx.services.liveFeed.stream(ctx.principal.organizationId, (e) => e.type.startsWith('settlement_batch.') && (!statuses?.length || statuses.includes(String(e.data.status))));
     },

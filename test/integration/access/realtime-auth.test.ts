@@ -4,6 +4,7 @@ import { useTestKeel } from '../../support/use-test-keel';
 import { ApiClient, ApiResponse } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
+import { RealtimeClient } from '../../support/realtime-client';
 
 const SYMBOL = 'RTA-USDC';
 
@@ -84,11 +85,42 @@ test("a token narrowed to public channels carries no private read permission: it
   expect(narrowed.body.data.scopes).toEqual(['orderbook_order:read']);
 });
 
+test("every subscription is under a channel: a token narrowed to others cannot follow settlement batches; one narrowed to `settlement` can", async () => {
+  const updates = 'subscription { settlementBatchUpdates { batchId status } }';
+  const ordersOnly = await org.pro.post(AUTH, { channels: ['orders'], permissions: ['orderbook_order:read', 'orderbook_settlement:read'] });
+  expect(ordersOnly.status).toBe(201);
+  const settlement = await org.pro.post(AUTH, { channels: ['settlement'] });
+  expect(settlement.status).toBe(201);
+  expect(settlement.body.data).toMatchObject({ channels: ['settlement'], scopes: ['orderbook_settlement:read'] });
+
+  const refusedClient = new RealtimeClient(t.proUrl, { token: ordersOnly.body.data.token });
+  const allowedClient = new RealtimeClient(t.proUrl, { token: settlement.body.data.token });
+  try {
+    const refused = refusedClient.subscribe(updates);
+    await eventually(() => refused.errors, 5_000);
+    expect(refused.errors![0]).toMatchObject({ message: "This credential is not authorised for channel 'settlement'", extensions: { code: 'FORBIDDEN' } });
+
+    const allowed = allowedClient.subscribe(updates);
+    const batchId = '00000000-0000-4000-8000-000000000001';
+    const envelope = { id: 'evt', type: 'settlement_batch.confirmed', version: '1', timestamp: new Date().toISOString(), environment: 'sandbox', data: { batchId, status: 'CONFIRMED', previousStatus: 'SUBMITTED', blockchainId: batchId, tradeCount: 1, txHash: null, blockNumber: null, reason: null } };
+    // Published until the subscription has reached Redis and hears it.
+    await eventually(() => {
+      t.keel.services.liveFeed.publish([{ organizationId: org.orgId, envelope }]);
+      return allowed.messages.length > 0 || allowed.errors;
+    }, 10_000, 200);
+    expect(allowed.errors).toBeUndefined();
+    expect(allowed.messages[0]).toEqual({ batchId, status: 'CONFIRMED' });
+  } finally {
+    await Promise.all([refusedClient.close(), allowedClient.close()]);
+  }
+});
+
 test('validates channel names, markets and what the token may carry', async () => {
   expectError(await org.pro.post(AUTH, { channels: ['depth:RTA-USDC'] }), 422, 'INVALID_FIELD', /channels\.0: 'depth:RTA-USDC' is not a channel; channels are book:<SYMBOL>/);
   expectError(await org.pro.post(AUTH, { channels: ['orders', 'book:NOPE-USDC'] }), 422, 'INVALID_FIELD', /channels\.1: no market 'NOPE-USDC'/);
   // A public-feed token cannot name the private channels.
   expectError(await org.pro.post(AUTH, { permissions: ['orderbook_market:read'], channels: ['fills'] }), 403, 'FORBIDDEN', /'fills' needs the permission 'orderbook_order:read'/);
+  expectError(await org.pro.post(AUTH, { permissions: ['orderbook_market:read'], channels: ['settlement'] }), 403, 'FORBIDDEN', /'settlement' needs the permission 'orderbook_settlement:read'/);
   expectError(await org.pro.post(AUTH, { permissions: ['orderbook_market:manage'] }), 403, 'FORBIDDEN', /lacks the permission 'orderbook_market:manage'/);
   expectError(await org.pro.post(AUTH, { channels: [] }), 422, 'INVALID_FIELD', /channels/);
 });

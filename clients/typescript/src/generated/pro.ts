@@ -241,7 +241,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Realtime channel authorisation: a short-lived token for the graphql-ws connection parameter `token` (wss://<pro host>/graphql), narrowed to channels (book:<SYMBOL>, trades:<SYMBOL>, ticker:<SYMBOL>, candles:<SYMBOL>, orders, fills, balances) and permissions (default: the key's orderbook_market:read and orderbook_order:read), ttlSeconds
+         * Realtime channel authorisation: a short-lived token for the graphql-ws connection parameter `token` (wss://<pro host>/graphql), narrowed to channels (book:<SYMBOL>, trades:<SYMBOL>, ticker:<SYMBOL>, candles:<SYMBOL>, orders, fills, balances, settlement) and permissions (default: the key's orderbook_market:read and orderbook_order:read), ttlSeconds
          * @description Authorises realtime channels: a short-lived token for the graphql-ws connection parameter `token`, narrowed to the channels named
          */
         post: operations["post_authorizeRealtime"];
@@ -821,7 +821,7 @@ export interface components {
             walletId: string;
         };
         RealtimeAuthInput: {
-            /** @description Channels to narrow the token to: book:<SYMBOL>, trades:<SYMBOL>, ticker:<SYMBOL>, candles:<SYMBOL> (orderbook_market:read), orders, fills, balances (orderbook_order:read). Default: every channel the permissions allow */
+            /** @description Channels to narrow the token to: book:<SYMBOL>, trades:<SYMBOL>, ticker:<SYMBOL>, candles:<SYMBOL> (orderbook_market:read), orders, fills, balances (orderbook_order:read), settlement (orderbook_settlement:read). Default: every channel the permissions allow */
             channels?: string[] | null;
             /** @description Order-book permissions the token carries, each granted by the key (else 403). Default: what the channels named need (public market channels: orderbook_market:read only); without channels, the key's orderbook_market:read and orderbook_order:read */
             permissions?: string[] | null;
