@@ -8,9 +8,9 @@ export const agentRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/agents', field: 'agents', envelope: 'coreList', summary: 'List agents, newest first (status, from, to, limit, offset); an agent key sees itself only', tag: TAG },
   { method: 'GET', path: '/v1/agents/{id}', field: 'agent', envelope: 'single', summary: "Get an agent (read scope, or the agent's own key)", tag: TAG },
   { method: 'PATCH', path: '/v1/agents/{id}', field: 'updateAgent', body: 'input', envelope: 'single', summary: 'Update name, description or metadata (admin)', tag: TAG },
-  { method: 'POST', path: '/v1/agents/{id}/suspend', field: 'suspendAgent', envelope: 'single', summary: "Suspend an agent (admin, with the API key itself: an access token cannot revoke keys): its key is revoked at once and its payments refused", tag: TAG },
-  { method: 'POST', path: '/v1/agents/{id}/resume', field: 'resumeAgent', envelope: 'single', summary: 'Reactivate a suspended agent (admin) with a new key, returned in this response only', tag: TAG },
-  { method: 'DELETE', path: '/v1/agents/{id}', field: 'deleteAgent', envelope: 'single', summary: 'Delete an agent (admin, with the API key itself: an access token cannot revoke keys): key revoked, wallets deactivated, payments kept on record', tag: TAG },
+  { method: 'POST', path: '/v1/agents/{id}/suspend', field: 'suspendAgent', envelope: 'single', summary: "Suspend an agent (admin; an admin access token too): its key is revoked at once and its payments refused", tag: TAG },
+  { method: 'POST', path: '/v1/agents/{id}/resume', field: 'resumeAgent', envelope: 'single', summary: 'Reactivate a suspended agent (admin, with the API key itself: an access token cannot issue keys) with a new key, returned in this response only', tag: TAG },
+  { method: 'DELETE', path: '/v1/agents/{id}', field: 'deleteAgent', envelope: 'single', summary: 'Delete an agent (admin; an admin access token too): key revoked, wallets deactivated, payments kept on record', tag: TAG },
 
   { method: 'POST', path: '/v1/agents/{agentId}/wallets/create', field: 'createAgentWallet', body: 'input', envelope: 'single', status: 201, summary: "Create an agent wallet (organisation admin only): a new address under a master wallet enabled on blockchainId (masterWalletId to choose one), linked to the agent", tag: TAG },
   { method: 'GET', path: '/v1/agents/{agentId}/wallets', field: 'agentWallets', envelope: 'coreList', summary: "The agent's wallets, newest first", tag: TAG },

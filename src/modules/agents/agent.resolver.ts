@@ -22,8 +22,9 @@ export type AgentResolverServices = Pick<AgentsServices, 'agentPolicies' | 'agen
 type Context = GraphQLContext<AgentResolverServices>;
 
 /**
- * Agents, their wallets and policies. Administration needs `admin` (and, where it issues or revokes the
- * agent's key, the API key itself: KEY_ADMIN); reading needs `read`, or is
+ * Agents, their wallets and policies. Administration needs `admin` (and, where it issues the agent a
+ * key, the API key itself: KEY_ADMIN); suspending and deleting, which only revoke the agent's key,
+ * are an emergency brake an admin access token (a console) may pull. Reading needs `read`, or is
  * done by the agent's own key (`agent:read`), which sees its own agent only.
  */
 @Resolver()
@@ -52,7 +53,7 @@ export class AgentResolver {
     return ctx.services.agents.update(ctx.principal.organizationId, id, input);
   }
 
-  @Authorized(KEY_ADMIN)
+  @Authorized('admin')
   @Mutation(() => AgentType, { description: 'Suspends the agent: its key is revoked at once' })
   suspendAgent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<AgentType> {
     return ctx.services.agents.suspend(ctx.principal.organizationId, id);
@@ -64,7 +65,7 @@ export class AgentResolver {
     return ctx.services.agents.resume(ctx.principal.organizationId, id);
   }
 
-  @Authorized(KEY_ADMIN)
+  @Authorized('admin')
   @Mutation(() => AgentType, { description: 'Deletes the agent: its key is revoked and its wallets deactivated; its payments stay on record' })
   deleteAgent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<AgentType> {
     return ctx.services.agents.delete(ctx.principal.organizationId, id);

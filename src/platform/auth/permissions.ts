@@ -13,8 +13,8 @@ export const AGENT_SCOPE = 'agent';
 export const AGENT_READ = 'agent:read';
 
 /**
- * Creating, rotating and revoking API keys (an agent's included): granted by `admin`, and to the key
- * itself only. An access token never holds it (TokenPrincipal), so a token taken from a page can
+ * Creating, rotating and revoking API keys (an agent's included; suspending or deleting an agent,
+ * which only revokes its key, needs `admin` alone): granted by `admin`, and to the key itself only. An access token never holds it (TokenPrincipal), so a token taken from a page can
  * neither mint itself a lasting key nor lock the owner out. Not a scope a key can be given.
  */
 export const KEY_ADMIN = 'admin:api_keys';

@@ -29,6 +29,7 @@ function bearer(baseUrl: string, token: string) {
   return {
     get: (path: string, headers: Record<string, string> = {}) => client.get(path, { ...auth, ...headers }),
     post: (path: string, body?: unknown) => client.post(path, body, auth),
+    delete: (path: string) => client.delete(path, auth),
     graphql: (query: string, variables?: Record<string, unknown>) => client.graphql(query, variables, auth),
   };
 }
@@ -275,9 +276,8 @@ describe('keys are administered with a key, never with a token', () => {
       `mutation { revokeApiKey(id: "${target.id}") { id } }`,
       'mutation { revokeApiKey(id: "not-an-id") { id } }',
       'mutation { createAgent(input: {name: "minted"}) { id } }',
-      // Suspending or deleting an agent revokes its key.
-      `mutation { suspendAgent(id: "${agent.id}") { id } }`,
-      `mutation { deleteAgent(id: "${agent.id}") { id } }`,
+      // Resuming an agent issues it a new key.
+      `mutation { resumeAgent(id: "${agent.id}") { id } }`,
     ]) {
       const res = await admin.graphql(document);
       expect(res.status).toBe(403);
@@ -288,6 +288,30 @@ describe('keys are administered with a key, never with a token', () => {
     expect((await org.core.get(`/v1/agents/${agent.id}`)).body.data.status).toBe('ACTIVE');
     // The key itself may.
     expect((await org.core.graphql(`mutation { rotateApiKey(id: "${target.id}") { id } }`)).body.errors).toBeUndefined();
+  });
+
+  test('suspending or deleting an agent, which only revokes its key, is open to an admin token (a console\'s emergency brake), over REST and GraphQL; not to a write token', async () => {
+    const writer = bearer(t.coreUrl, (await issue(org.core, { scopes: ['write'] })).token);
+    const admin = bearer(t.coreUrl, (await issue(org.core, { scopes: ['admin'] })).token);
+    const created = (await org.core.post('/v1/agents', { name: 'misbehaving' })).body.data;
+    const agentKey = new ApiClient(t.coreUrl, { apiKey: created.apiKey, orgId: org.orgId });
+    expect((await agentKey.get(`/v1/agents/${created.id}`)).status).toBe(200);
+
+    expectError(await writer.post(`/v1/agents/${created.id}/suspend`), 403, 'FORBIDDEN', /lacks the scope 'admin'/);
+    expect((await writer.graphql(`mutation { suspendAgent(id: "${created.id}") { id } }`)).body.errors[0].message).toMatch(/lacks the scope 'admin'/);
+    expect((await agentKey.get(`/v1/agents/${created.id}`)).status).toBe(200);
+
+    const suspended = await admin.post(`/v1/agents/${created.id}/suspend`);
+    expect(suspended.status).toBe(200);
+    expect(suspended.body.data.status).toBe('SUSPENDED');
+    expectError(await agentKey.get(`/v1/agents/${created.id}`), 401, 'UNAUTHORIZED');
+
+    const other = (await org.core.post('/v1/agents', { name: 'also misbehaving' })).body.data;
+    const suspendedOverGraphql = await admin.graphql(`mutation { suspendAgent(id: "${other.id}") { status } }`);
+    expect(suspendedOverGraphql.body).toEqual({ data: { suspendAgent: { status: 'SUSPENDED' } } });
+    expect((await admin.delete(`/v1/agents/${created.id}`)).status).toBe(200);
+    expect((await admin.graphql(`mutation { deleteAgent(id: "${other.id}") { id } }`)).body.errors).toBeUndefined();
+    expectError(await org.core.get(`/v1/agents/${created.id}`), 404, 'NOT_FOUND');
   });
 
   test('a key without admin is told it lacks admin, as before', async () => {

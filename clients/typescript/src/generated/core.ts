@@ -477,7 +477,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete an agent (admin, with the API key itself: an access token cannot revoke keys): key revoked, wallets deactivated, payments kept on record
+         * Delete an agent (admin; an admin access token too): key revoked, wallets deactivated, payments kept on record
          * @description Deletes the agent: its key is revoked and its wallets deactivated; its payments stay on record
          */
         delete: operations["delete_deleteAgent"];
@@ -497,7 +497,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reactivate a suspended agent (admin) with a new key, returned in this response only
+         * Reactivate a suspended agent (admin, with the API key itself: an access token cannot issue keys) with a new key, returned in this response only
          * @description Reactivates a suspended agent with a new key, returned in this response only
          */
         post: operations["post_resumeAgent"];
@@ -517,7 +517,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Suspend an agent (admin, with the API key itself: an access token cannot revoke keys): its key is revoked at once and its payments refused
+         * Suspend an agent (admin; an admin access token too): its key is revoked at once and its payments refused
          * @description Suspends the agent: its key is revoked at once
          */
         post: operations["post_suspendAgent"];
