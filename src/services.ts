@@ -19,7 +19,7 @@ import { createAccessTokensServices, type AccessTokensServices } from './modules
 import { createAmlServices, sanctionsDestinationScreen, type AmlServices } from './modules/aml';
 import { createPricesServices, type PricesServices } from './modules/prices';
 import { createAgentsServices, type AgentsServices } from './modules/agents';
-import { createCheckoutServices, type CheckoutServices } from './modules/checkout';
+import { createCheckoutServices, openCheckouts, type CheckoutServices } from './modules/checkout';
 import { createPaymentLinksServices, paymentLinksByWallet, type PaymentLinksServices } from './modules/payment-links';
 import { createPaymentIntentsServices, type PaymentIntentsServices } from './modules/payment-intents';
 import { createSwapsServices, type SwapsServices } from './modules/swaps';
@@ -81,7 +81,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const webhooks = createWebhooksServices(platform);
   const chains = createChainsServices(platform, networks);
   const aml = createAmlServices(platform, chains);
-  const wallets = createWalletsServices(platform, { ...chains, screening: aml.walletAml, dependents: { paymentLinks: paymentLinksByWallet, settlementRules: activeRulesByWallet } });
+  const wallets = createWalletsServices(platform, { ...chains, screening: aml.walletAml, dependents: { paymentLinks: paymentLinksByWallet, settlementRules: activeRulesByWallet, openCheckouts } });
   const ledger = createLedgerServices(platform, { ...chains, ...wallets });
   const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions });
   wallets.watchedWallets.watchInUse((blockchainId) => addressesSendingOn(platform.db, blockchainId));

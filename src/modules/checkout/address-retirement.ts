@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { ChainNetworks } from '../chains';
 import { scannedBlockNumber } from '../deposits';
-import { deactivateAddresses } from '../wallets';
+import { deactivateAddresses, type OpenCheckout } from '../wallets';
 import { SweepsDue } from '../withdrawals';
 import type { CheckoutStatus } from './checkout.domain';
 
@@ -11,6 +11,18 @@ const BATCH = 1_000;
 const IN_FLIGHT: CheckoutStatus[] = ['DETECTED', 'CONFIRMING'];
 /** Outgoing transfers (a checkout's settlement sweep, its gas) not yet final. */
 const OPEN_TRANSFERS = ['PENDING_APPROVAL', 'QUEUED', 'SUBMITTED'];
+
+/**
+ * The checkouts into a master wallet on these chains whose addresses are not retired yet (still
+ * watched for them), soonest to expire first: at most `limit`, and how many in all. The wallets'
+ * WalletDependents.openCheckouts: their wallet must stay watched there until they are retired.
+ */
+export async function openCheckouts(db: Knex | Knex.Transaction, masterWalletId: string, blockchainIds: string[], limit: number): Promise<{ checkouts: OpenCheckout[]; total: number }> {
+  const open = () => db('checkouts').where({ masterWalletId }).whereIn('blockchainId', blockchainIds).whereNull('addressRetiredAt');
+  const [{ count }] = await open().count({ count: '*' });
+  const checkouts: OpenCheckout[] = Number(count) ? await open().orderBy('expiresAt').limit(limit).select('id', 'blockchainId', 'paymentLinkId', 'paymentIntentId', 'expiresAt') : [];
+  return { checkouts, total: Number(count) };
+}
 
 /**
  * Deactivates the addresses of checkouts that ended long enough ago, so the deposit watcher stops

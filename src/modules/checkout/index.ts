@@ -11,6 +11,7 @@ export type { AssetRef, ChainRef, CheckoutOwner, CheckoutTransferView, CheckoutV
 export { qrSvg } from './checkout-qr';
 export { SIGHTING_GRACE_MS, paymentAdmitted } from './checkout-status';
 export { paymentsHeld } from './payments-held';
+export { openCheckouts } from './address-retirement';
 export { SETTLED_STATUSES } from './checkout.model';
 export { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
 

@@ -92,6 +92,8 @@ export class PaymentIntentService implements CheckoutOwner {
     if (ttl < MIN_EXPIRY_SECONDS || ttl > MAX_EXPIRY_SECONDS) throw KeelError.invalidField('expiresInSeconds', `must be between ${MIN_EXPIRY_SECONDS} and ${MAX_EXPIRY_SECONDS}`);
 
     return this.uow.run('payment-intent.create', async (trx) => {
+      // A payment on a chain Keel does not watch the wallet on would never be recorded.
+      if (!(await this.wallets.heldWatchedChainIds(trx, wallet.id)).includes(asset.blockchainId)) throw new KeelError('INVALID_NETWORK', `Monitoring of the master wallet is off on ${asset.blockchain.name}: a payment there would not be recorded`);
       const address = await this.desk.newAddress(trx, organizationId, wallet.id, 'Payment intent', { purpose: 'payment_intent' });
       const intent = await PaymentIntentModel.query(trx).insertAndFetch({
         organizationId,

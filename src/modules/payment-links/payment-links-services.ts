@@ -12,5 +12,5 @@ export function createPaymentLinksServices(platform: Pick<Platform, 'db' | 'conf
   const { chains, checkouts } = deps;
   const paymentLinks = new PaymentLinkService(db, outbox, deps.masterWallets, chains, checkouts, unitOfWork, config.CHECKOUT_PUBLIC_URL);
   checkouts.own('link', new PaymentLinkCheckouts(paymentLinks, outbox));
-  return { paymentLinks, publicCheckout: new PublicCheckoutService(db, chains, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS) };
+  return { paymentLinks, publicCheckout: new PublicCheckoutService(db, chains, deps.masterWallets, checkouts, unitOfWork, config.CHECKOUT_TTL_SECONDS) };
 }

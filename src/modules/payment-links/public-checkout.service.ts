@@ -4,6 +4,7 @@ import { Ids } from '../../platform/ids';
 import { normalizeDecimal, parseUnits } from '../../platform/decimal';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains';
+import type { MasterWalletService } from '../wallets';
 import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout';
 import { assetRef, chainRef, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg, type CheckoutModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
@@ -61,6 +62,7 @@ export class PublicCheckoutService {
   constructor(
     private readonly db: Knex,
     private readonly chains: ChainService,
+    private readonly wallets: MasterWalletService,
     private readonly desk: CheckoutDesk,
     private readonly uow: UnitOfWork,
     private readonly ttlSeconds: number,
@@ -69,10 +71,12 @@ export class PublicCheckoutService {
   async link(slug: string): Promise<PublicLinkView> {
     const link = await this.bySlug(slug);
     const assets = await this.chains.assetViews(link.allowedAssetIds);
+    // Only the chains where the settlement wallet of the chain's family is watched now: the link's terms name them as they were.
+    const watched = new Set([...(await this.watchedChainIds(link.evmSettlementWalletId)), ...(await this.watchedChainIds(link.solanaSettlementWalletId))]);
     const options = new Map<string, { blockchain: ChainRef; assets: AssetRef[] }>();
     for (const id of link.allowedAssetIds) {
       const a = assets.get(id);
-      if (!a) continue;
+      if (!a || !watched.has(a.blockchainId)) continue;
       const chain = options.get(a.blockchainId) ?? { blockchain: chainRef(a), assets: [] };
       chain.assets.push(assetRef(a));
       options.set(a.blockchainId, chain);
@@ -120,9 +124,11 @@ export class PublicCheckoutService {
     // A session reserves none of a limited link's payments (a payment to it does, when it is
     // recorded: PaymentLinkCheckouts.admits), so sessions are opened concurrently without a lock.
     // The address is derived under the settlement wallet of the asset's chain family (the link's terms allow a Solana cluster only with its Solana wallet).
-    const masterWalletId = asset.blockchain.isEvmCompatible ? link.evmSettlementWalletId : link.solanaSettlementWalletId;
+    const masterWalletId = settlementWalletOf(link, asset.blockchain.isEvmCompatible);
     if (!masterWalletId) throw KeelError.invalidField('blockchainId', 'not one of the blockchains this link accepts');
     const checkout = await this.uow.run('payment-link.checkout', async (trx) => {
+      // A payment on a chain Keel does not watch the settlement wallet on would never be recorded.
+      if (!(await this.wallets.heldWatchedChainIds(trx, masterWalletId)).includes(blockchainId)) throw new KeelError('PAYMENT_FAILED', `This payment link takes no payments on ${asset.blockchain.name} now`);
       const address = await this.desk.newAddress(trx, link.organizationId, masterWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
       const checkout = { organizationId: link.organizationId, masterWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id };
       return this.desk.insert(trx, { ...checkout, label: link.name, message: link.description }, address);
@@ -182,6 +188,10 @@ export class PublicCheckoutService {
     };
   }
 
+  private async watchedChainIds(masterWalletId: string | null): Promise<string[]> {
+    return masterWalletId ? this.wallets.watchedChainIds(masterWalletId) : [];
+  }
+
   private async bySlug(slug: string): Promise<PaymentLinkModel> {
     const row = await PaymentLinkModel.query(this.db).findOne({ slug: String(slug).toLowerCase() }).whereNull('deletedAt');
     if (!row) throw KeelError.notFound(LINK);
@@ -206,4 +216,9 @@ export class PublicCheckoutService {
     }
     return undefined;
   }
+}
+
+/** The link's settlement wallet for a chain of one family (the link's terms allow a Solana cluster only with its Solana wallet). */
+function settlementWalletOf(link: PaymentLinkModel, evm: boolean): string | null {
+  return evm ? link.evmSettlementWalletId : link.solanaSettlementWalletId;
 }

@@ -20,7 +20,7 @@ export type { SendingConfigurations, WalletAmlView, WalletScreening } from './wa
 export type { AddressModel, MasterWalletModel } from './wallet.model';
 export { activeWalletOnChain, deactivateAddresses, masterWalletLabel, walletAtAddress } from './wallet-rows';
 export { walletAccounts } from './wallet-accounts';
-export type { WalletDependents } from './wallet-dependents';
+export type { OpenCheckout, WalletDependents } from './wallet-dependents';
 export { WatchedWallets } from './watched-wallets';
 export type { WatchedWallet } from './watched-wallets';
 

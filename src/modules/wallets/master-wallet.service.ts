@@ -15,6 +15,10 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { WalletAmlView, WalletScreening } from './wallet-screening';
 import type { WalletDependents } from './wallet-dependents';
+import { watchedChainIds } from './watched-wallets';
+
+/** Open checkouts named in a refusal to stop watching them. */
+const OPEN_CHECKOUTS_NAMED = 20;
 
 export interface CreateMasterWallet {
   blockchainId: string;
@@ -184,6 +188,7 @@ export class MasterWalletService {
       if (input.description !== undefined) patch.description = input.description;
       if (input.metadata !== undefined) patch.metadata = input.metadata;
       if (input.isActive !== undefined) patch.isActive = input.isActive;
+      if (input.isActive === false && current.isActive) await this.assertNoOpenCheckouts(trx, id, await this.enabledChainIds(id, trx), 'The wallet cannot be deactivated');
       if (input.configurations !== undefined) {
         patch.configurations = applyConfigurations(readConfigurations(current.configurations), input.configurations);
         assertSweepDestination(patch.configurations, current.walletAddress);
@@ -212,6 +217,8 @@ export class MasterWalletService {
         if (!this.networks.family(chain.id)) throw new KeelError('MONITORING_FAILED', `${chain.name} has no reachable node in this deployment`);
       } else if (!updated) {
         throw new KeelError('MONITORING_FAILED', `The wallet is not enabled on ${chain.name}`);
+      } else {
+        await this.assertNoOpenCheckouts(trx, id, [chain.id], `Monitoring cannot be turned off on ${chain.name}`);
       }
       const row = await MasterWalletModel.query(trx).patchAndFetchById(id, { updatedAt: new Date() });
       const view = await this.view(row, trx);
@@ -257,11 +264,36 @@ export class MasterWalletService {
     const multi = readConfigurations(wallet.configurations).enableMultiChain;
     const family = await this.familyOf(wallet.blockchainId, trx);
     const wanted = await family.enabledChains(wallet.blockchainId, multi, () => this.chains.activeEvmChainIds(trx));
+    const dropped = (await this.enabledChainIds(wallet.id, trx)).filter((c) => !wanted.includes(c));
+    await this.assertNoOpenCheckouts(trx, wallet.id, dropped, 'The wallet cannot leave a chain (enableMultiChain)');
     await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).whereNotIn('blockchain_id', wanted).delete();
     await trx('master_wallet_chains')
       .insert(wanted.map((blockchainId) => ({ master_wallet_id: wallet.id, blockchain_id: blockchainId })))
       .onConflict(['master_wallet_id', 'blockchain_id'])
       .ignore();
+  }
+
+  /** The chains Keel records the wallet's deposits on now (enabled, monitoring on, the wallet active): where a checkout may be opened. */
+  async watchedChainIds(walletId: string): Promise<string[]> {
+    return watchedChainIds(this.db, walletId);
+  }
+
+  /** The same in a transaction that opens a checkout, held true until it commits (watched-wallets.ts). */
+  async heldWatchedChainIds(trx: Knex.Transaction, walletId: string): Promise<string[]> {
+    return watchedChainIds(trx, walletId, true);
+  }
+
+  /**
+   * Keel keeps watching a wallet on a chain while any checkout there is open (its address not yet
+   * retired: until its expiry plus the late-payment grace, its payments confirmed and swept), so a
+   * payer who was shown an address is always recorded and credited: turning monitoring off,
+   * dropping the chain or deactivating the wallet before then is 409 CONFLICT naming those checkouts.
+   */
+  private async assertNoOpenCheckouts(trx: Knex.Transaction, walletId: string, blockchainIds: string[], refused: string): Promise<void> {
+    if (!blockchainIds.length) return;
+    const { checkouts, total } = await this.dependents.openCheckouts(trx, walletId, blockchainIds, OPEN_CHECKOUTS_NAMED);
+    if (!total) return;
+    throw new KeelError('CONFLICT', `${refused} while ${total} of its checkouts there are open (payment link sessions or payment intents whose addresses are still watched); deactivate the links or cancel the intents, and try again once they have ended`, { openCheckouts: checkouts, total });
   }
 
   /** The chains a master wallet is enabled on, in the order they were enabled. */

@@ -12,6 +12,23 @@ export interface WatchedWallet {
   walletAddress: string;
 }
 
+/**
+ * The chains whose deposits to one master wallet and its addresses Keel records now: those it is
+ * enabled on with monitoring on, none while the wallet is deactivated (the condition of WatchedWallets.on).
+ * In a transaction, `hold` first takes the wallet's row (as deriving an address does) and keeps it to
+ * the commit: turning monitoring off, dropping a chain and deactivating the wallet take it first too,
+ * so the answer stays true for what the transaction opens on it.
+ */
+export async function watchedChainIds(db: Knex | Knex.Transaction, masterWalletId: string, hold = false): Promise<string[]> {
+  if (hold) await db('master_wallets').where({ id: masterWalletId }).forNoKeyUpdate().first('id');
+  const rows: { blockchainId: string }[] = await db('master_wallet_chains as c')
+    .join('master_wallets as mw', 'mw.id', 'c.master_wallet_id')
+    .where({ 'c.master_wallet_id': masterWalletId, 'c.monitoring_enabled': true, 'mw.is_active': true })
+    .orderBy('c.created_at')
+    .select('c.blockchain_id');
+  return rows.map((r) => r.blockchainId);
+}
+
 /** The deposit addresses of a chain that are still in use whatever their state (a sweep from one on its way). */
 export type AddressesInUse = (blockchainId: string) => Promise<string[]>;
 

@@ -213,6 +213,53 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect((await newSession()).status).toBe(201);
   });
 
+  test("a chain the settlement wallet is not watched on takes no checkout (intent or session) and leaves the link's options; the wallet stays watched there while checkouts there are open", async () => {
+    const [chainA, chainB] = (await m.org.core.get('/v1/blockchains')).body.data.map((c: { id: string }) => c.id);
+    const created = await m.org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Two-chain till', configurations: { enableMultiChain: true } });
+    const wallet = created.body.data;
+    const usdcB = (await m.org.core.get(`/v1/assets?blockchainId=${chainB}&symbol=USDC`)).body.data[0];
+    const link = await createLink({ name: 'Two chains', amount: '3', evmSettlementWalletId: wallet.id });
+    expect(link.allowedBlockchains.map((b: { id: string }) => b.id)).toEqual(expect.arrayContaining([chainA, chainB]));
+    const { db } = t.keel.platform;
+    const retire = (checkoutId: string) => db('checkouts').where({ id: checkoutId }).update({ addressRetiredAt: new Date() });
+    const optionChains = async () => (await publicClient(t).get(`/v1/checkout/links/${link.slug}`)).body.data.options.map((o: { blockchain: { id: string } }) => o.blockchain.id);
+    const sessionOn = (blockchainId: string, assetId: string) => publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId, assetId });
+    const intentOnB = () => m.org.core.post('/v1/payment/intents', { amount: '3', assetId: usdcB.id, masterWalletId: wallet.id });
+    expect((await optionChains()).sort()).toEqual([chainA, chainB].sort());
+
+    // A session open on B: its address is watched until it is retired, so monitoring stays on there
+    // (neither turned off, nor the chain dropped, nor the wallet deactivated) until then.
+    const openOnB = await startSession(link.slug, { blockchainId: chainB, assetId: usdcB.id });
+    const off = await m.org.core.post(`/v1/master-wallets/${wallet.id}/monitoring/${chainB}/disable`);
+    expect(off.status).toBe(409);
+    expect(off.body.error).toMatchObject({ code: 'CONFLICT', details: { total: 1, openCheckouts: [{ id: openOnB.id, blockchainId: chainB, paymentLinkId: link.id, paymentIntentId: null }] } });
+    expect((await m.org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { configurations: { enableMultiChain: false } } })).body.error.code).toBe('CONFLICT');
+    expect((await m.org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { isActive: false } })).body.error.code).toBe('CONFLICT');
+    await retire(openOnB.id);
+
+    // Monitoring off on B: a payment there would never be recorded, so nothing can ask for one.
+    expect((await m.org.core.post(`/v1/master-wallets/${wallet.id}/monitoring/${chainB}/disable`)).status).toBe(200);
+    const intent = await intentOnB();
+    expect([intent.status, intent.body.error?.code]).toEqual([400, 'INVALID_NETWORK']);
+    const session = await sessionOn(chainB, usdcB.id);
+    expect([session.status, session.body.error?.code]).toEqual([400, 'PAYMENT_FAILED']);
+    expect(await optionChains()).toEqual([chainA]);
+    const onA = await startSession(link.slug, { blockchainId: chainA, assetId: m.usdc.id });
+
+    // enableMultiChain off drops B (the link still names it): the same. A's open session does not hold B.
+    expect((await m.org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { configurations: { enableMultiChain: false } } })).status).toBe(200);
+    expect((await intentOnB()).status).toBe(400);
+    expect((await sessionOn(chainB, usdcB.id)).body.error?.code).toBe('PAYMENT_FAILED');
+    expect(await optionChains()).toEqual([chainA]);
+
+    // A deactivated wallet is watched nowhere: no checkout at all, once A's session has ended.
+    expect((await m.org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { isActive: false } })).body.error.details.openCheckouts[0].id).toBe(onA.id);
+    await retire(onA.id);
+    expect((await m.org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { isActive: false } })).status).toBe(200);
+    expect((await sessionOn(chainA, m.usdc.id)).body.error?.code).toBe('PAYMENT_FAILED');
+    expect(await optionChains()).toEqual([]);
+  }, 60_000);
+
   test('a paymentLimit cannot be lowered below the payments consumed and those being paid', async () => {
     const link = await createLink({ name: 'Two prints', amount: '2', paymentLimit: 2 });
     const [one, two] = [await startSession(link.slug), await startSession(link.slug)];
