@@ -11,7 +11,7 @@ import type { CheckoutDeposits } from './checkout-deposits';
 import type { CheckoutAddressRetirement } from './address-retirement';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 
-/** At most this many checkouts (or transfers) are looked at per step of each kind. */
+/** At most this many checkouts (or, per chain, transfers) are looked at per step of each kind. */
 const BATCH = 200;
 
 /**
@@ -34,6 +34,8 @@ export class CheckoutWatcher implements Worker {
     private readonly intervalMs: number,
     private readonly retirement: CheckoutAddressRetirement,
     private readonly logger: Logger,
+    /** Payments whose confirmations are counted per chain and pass. */
+    private readonly batch = BATCH,
   ) {}
 
   start(): void {
@@ -82,49 +84,51 @@ export class CheckoutWatcher implements Worker {
   /**
    * Recorded payments still confirming: their count from each chain's head, while their block is
    * still the chain's block at that height (after a reorg the deposit watcher reverts them).
+   * Each served chain has a batch of its own: a chain whose node does not answer, however many
+   * payments confirm on it, holds back no other chain's.
    */
   async countConfirmations(): Promise<void> {
-    // Each on its own chain: a WRONG_CHAIN transfer is not on the checkout's.
-    // Only chains this deployment serves: a dropped chain's payments must not fill every batch.
+    // Only chains this deployment serves: a dropped chain's payments are never looked at.
+    // Counted in blocks on EVM only: a Solana payment is recorded once its slot is finalized, and slots are not confirmations.
     const served = this.networks.ported().filter((n) => n.port.family === 'evm').map((n) => n.blockchainId);
-    const confirming: { id: string; chainTransferId: string; blockchainId: string; blockNumber: string; confirmations: number }[] = await this.db('checkout_transfers')
-      .where('status', 'CONFIRMING')
-      .whereIn('blockchainId', served)
+    const skipped = new Set<string>();
+    for (const blockchainId of served) {
+      const port = this.networks.port(blockchainId);
+      if (port) await this.onChain(skipped, blockchainId, () => this.countConfirmationsOn(blockchainId, port));
+    }
+  }
+
+  /** The oldest payments confirming on one chain (a batch), each counted against the chain's head. */
+  private async countConfirmationsOn(blockchainId: string, port: ChainPort): Promise<void> {
+    // Each on its own chain: a WRONG_CHAIN transfer is not on the checkout's.
+    const confirming: { id: string; chainTransferId: string; blockNumber: string; confirmations: number }[] = await this.db('checkout_transfers')
+      .where({ status: 'CONFIRMING', blockchainId })
       .orderBy('createdAt')
-      .limit(BATCH)
-      .select('id', 'chainTransferId', 'blockchainId', 'blockNumber', 'confirmations');
+      .limit(this.batch)
+      .select('id', 'chainTransferId', 'blockNumber', 'confirmations');
+    if (!confirming.length) return;
     // The block each was recorded in, from its chain transfer.
     const recordedIn = await chainTransferColumn(this.db, confirming.map((t) => t.chainTransferId), 'blockHash');
     const rows = confirming.filter((t) => recordedIn.has(t.chainTransferId)).map((t) => ({ ...t, blockHash: recordedIn.get(t.chainTransferId)! }));
-    const heads = new Map<string, number>();
+    const head = await port.height('seen');
     // Payments share blocks: each block's hash is read once per pass.
-    const hashes = new Map<string, Promise<string | null | undefined>>();
-    const hashAt = (blockchainId: string, port: ChainPort, blockNumber: number) => {
-      const key = `${blockchainId}:${blockNumber}`;
-      if (!hashes.has(key)) hashes.set(key, port.blockHash(blockNumber, 'seen'));
-      return hashes.get(key)!;
-    };
-    const skipped = new Set<string>();
+    const hashes = new Map<number, Promise<string | null | undefined>>();
     for (const row of rows) {
-      const port = this.networks.port(row.blockchainId);
-      // Counted in blocks on EVM only: a Solana payment is recorded once its slot is finalized, and slots are not confirmations.
-      if (!port || port.family !== 'evm') continue;
-      await this.onChain(skipped, row.blockchainId, async () => {
-        if (!heads.has(row.blockchainId)) heads.set(row.blockchainId, await port.height('seen'));
-        const confirmations = heads.get(row.blockchainId)! - Number(row.blockNumber) + 1;
-        if (confirmations <= row.confirmations) return;
-        if ((await hashAt(row.blockchainId, port, Number(row.blockNumber))) !== row.blockHash) return;
-        await this.db.transaction(async (trx) => {
-          const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
-          if (!transfer || transfer.status !== 'CONFIRMING') return;
-          const checkout = await this.desk.locked(trx, transfer.checkoutId);
-          const fresh = await CheckoutTransferModel.query(trx).findById(row.id).forUpdate();
-          if (fresh?.status !== 'CONFIRMING' || confirmations <= fresh.confirmations) return;
-          // Counted only from the block the chain was read at: a reorg may have recorded the payment again elsewhere since.
-          const recordedNow = (await chainTransferColumn(trx, [row.chainTransferId], 'blockHash')).get(row.chainTransferId);
-          if (String(fresh.blockNumber) !== String(row.blockNumber) || recordedNow !== row.blockHash) return;
-          await this.deposits.advance(trx, checkout, fresh, confirmations);
-        });
+      const blockNumber = Number(row.blockNumber);
+      const confirmations = head - blockNumber + 1;
+      if (confirmations <= row.confirmations) continue;
+      if (!hashes.has(blockNumber)) hashes.set(blockNumber, port.blockHash(blockNumber, 'seen'));
+      if ((await hashes.get(blockNumber)) !== row.blockHash) continue;
+      await this.db.transaction(async (trx) => {
+        const transfer = await CheckoutTransferModel.query(trx).findById(row.id);
+        if (!transfer || transfer.status !== 'CONFIRMING') return;
+        const checkout = await this.desk.locked(trx, transfer.checkoutId);
+        const fresh = await CheckoutTransferModel.query(trx).findById(row.id).forUpdate();
+        if (fresh?.status !== 'CONFIRMING' || confirmations <= fresh.confirmations) return;
+        // Counted only from the block the chain was read at: a reorg may have recorded the payment again elsewhere since.
+        const recordedNow = (await chainTransferColumn(trx, [row.chainTransferId], 'blockHash')).get(row.chainTransferId);
+        if (String(fresh.blockNumber) !== String(row.blockNumber) || recordedNow !== row.blockHash) return;
+        await this.deposits.advance(trx, checkout, fresh, confirmations);
       });
     }
   }
