@@ -47,6 +47,10 @@ export class CheckoutDeposits implements DepositListener {
       // finalized, so it is final as recorded (nothing counts its confirmations afterwards).
       const final = families.get(deposit.blockchainId) === 'solana';
       const required = final ? confirmations : Math.max(confirmations, this.desk.paymentConfirmations);
+      // Recorded with its confirmations already (always on Solana; on EVM when the chain's count is the one asked for): confirmed at once.
+      const confirmed = confirmations >= required;
+      const status = confirmed ? 'CONFIRMED' : 'CONFIRMING';
+      const counted = Math.min(confirmations, required);
       const now = new Date();
       const [row] = await trx('checkout_transfers')
         .insert({
@@ -56,25 +60,26 @@ export class CheckoutDeposits implements DepositListener {
           assetId: deposit.assetId,
           blockchainId: deposit.blockchainId,
           kind,
-          status: 'CONFIRMING',
+          status,
           txHash: deposit.txHash,
           fromAddress: deposit.fromAddress,
           rawValue: deposit.rawValue,
           blockNumber: deposit.blockNumber,
-          confirmations,
+          confirmations: counted,
           requiredConfirmations: required,
         })
         // A transfer a reorg took back and the new fork included again is recorded again.
         .onConflict('chain_transfer_id')
-        .merge({ kind, status: 'CONFIRMING', blockNumber: deposit.blockNumber, confirmations, requiredConfirmations: required, updatedAt: now })
+        .merge({ kind, status, blockNumber: deposit.blockNumber, confirmations: counted, requiredConfirmations: required, updatedAt: now })
         .returning('*');
       const transfer = CheckoutTransferModel.fromDatabaseJson(row);
-      if (kind === 'PAYMENT') checkout = await this.desk.update(trx, checkout, { confirmingRaw: (BigInt(checkout.confirmingRaw) + BigInt(deposit.rawValue)).toString() });
+      // A payment confirmed as recorded moves its checkout once (straight to PAID, UNDERPAID or OVERPAID: one owner event), never through CONFIRMING.
+      if (kind === 'PAYMENT') checkout = await this.desk.update(trx, checkout, confirmed ? received(checkout, transfer) : { confirmingRaw: (BigInt(checkout.confirmingRaw) + BigInt(deposit.rawValue)).toString() });
       // What the head showed at the address was this deposit (a held one of the checkout's asset), not a payment.
       else if (checkout.status === 'DETECTED' && deposit.assetId === checkout.assetId && deposit.blockchainId === checkout.blockchainId) checkout = await this.desk.update(trx, checkout, { seenRaw: '0' });
       byAddress.set(checkout.addressId, checkout);
       await this.desk.transferChanged(trx, checkout, transfer, true);
-      if (confirmations >= required) byAddress.set(checkout.addressId, await this.advance(trx, checkout, transfer, confirmations));
+      if (confirmed) await this.sweep(trx, transfer);
     }
   }
 
@@ -90,18 +95,17 @@ export class CheckoutDeposits implements DepositListener {
       updatedAt: new Date(),
     });
     if (confirmed && transfer.kind === 'PAYMENT') {
-      const value = BigInt(transfer.rawValue);
-      checkout = await this.desk.update(trx, checkout, {
-        confirmingRaw: (BigInt(checkout.confirmingRaw) - value).toString(),
-        receivedRaw: (BigInt(checkout.receivedRaw) + value).toString(),
-      });
+      checkout = await this.desk.update(trx, checkout, { ...received(checkout, transfer), confirmingRaw: (BigInt(checkout.confirmingRaw) - BigInt(transfer.rawValue)).toString() });
     }
     await this.desk.transferChanged(trx, checkout, updated, false);
-    if (confirmed) {
-      const deposit = await chainTransferById(trx, transfer.chainTransferId);
-      if (deposit) await this.sweeper.sweepToMaster(trx, deposit);
-    }
+    if (confirmed) await this.sweep(trx, transfer);
     return checkout;
+  }
+
+  /** A confirmed transfer's funds, whatever its kind, go to the settlement wallet (the sweeper holds an AML-flagged one). */
+  private async sweep(trx: Knex.Transaction, transfer: CheckoutTransferModel): Promise<void> {
+    const deposit = await chainTransferById(trx, transfer.chainTransferId);
+    if (deposit) await this.sweeper.sweepToMaster(trx, deposit);
   }
 
   async reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
@@ -123,4 +127,9 @@ export class CheckoutDeposits implements DepositListener {
       await this.desk.transferChanged(trx, checkout, updated, false);
     }
   }
+}
+
+/** A confirmed payment counted: the checkout's received amount with it. */
+function received(checkout: CheckoutModel, transfer: CheckoutTransferModel): Partial<CheckoutModel> {
+  return { receivedRaw: (BigInt(checkout.receivedRaw) + BigInt(transfer.rawValue)).toString() };
 }

@@ -258,6 +258,10 @@ describe('payment intents on Solana', () => {
     expect(await reaches(pi.id, 'UNDERPAID')).toMatchObject({ amountReceived: '1.5', amountDue: '2.5' });
     await paySolana(pi.depositAddress, 'USDC', '2.5');
     expect(await reaches(pi.id, 'SUCCEEDED')).toMatchObject({ checkoutStatus: 'PAID', amountReceived: '4', amountDue: '0' });
+    // Final as recorded: each payment moves the intent once, never through PROCESSING (the WRONG_ASSET deposit keeps the head's sighting out).
+    const events = await t.keel.platform.db('outbox_events').where('type', 'like', 'payment_intent.%').orderBy('sequence').select('type', 'envelope');
+    const mine = events.filter((e: { envelope: any }) => (typeof e.envelope === 'string' ? JSON.parse(e.envelope) : e.envelope).data.paymentIntentId === pi.id);
+    expect(mine.map((e: { type: string }) => e.type)).toEqual(['payment_intent.created', 'payment_intent.underpaid', 'payment_intent.succeeded']);
   });
 
   test('an unpaid intent expires and a payment after it is LATE; SOL is asked for without a mint', async () => {
