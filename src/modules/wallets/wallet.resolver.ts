@@ -55,13 +55,13 @@ export class WalletResolver {
 
   @Authorized('write')
   @AuthorizedWhen(adminForMoneySettings)
-  @Mutation(() => MasterWalletType)
+  @Mutation(() => MasterWalletType, { description: 'Updates the wallet; deactivating it, or turning enableMultiChain off, is 409 CONFLICT (details.openCheckouts) while checkouts on the chains it would stop watching are open' })
   updateMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateMasterWalletInput, @Ctx() ctx: Context): Promise<MasterWalletType> {
     return ctx.services.masterWallets.update(ctx.principal.organizationId, id, input);
   }
 
   @Authorized('write')
-  @Mutation(() => MasterWalletWithMessageType, { description: 'Stops watching the wallet and its addresses for deposits on a chain' })
+  @Mutation(() => MasterWalletWithMessageType, { description: 'Stops watching the wallet and its addresses for deposits on a chain; 409 CONFLICT (details.openCheckouts) while checkouts there are open (payment intents or link sessions whose addresses are still watched)' })
   disableMasterWalletMonitoring(@Arg('id', () => ID) id: string, @Arg('blockchainId', () => ID) blockchainId: string, @Ctx() ctx: Context) {
     return ctx.services.masterWallets.setMonitoring(ctx.principal.organizationId, id, blockchainId, false);
   }

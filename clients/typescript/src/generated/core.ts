@@ -906,7 +906,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update name, description, metadata, isActive; configurations are merged one level deep (security and autoSweep need the admin scope; sweeps only to the wallet or an allowed recipient) */
+        /**
+         * Update name, description, metadata, isActive; configurations are merged one level deep (security and autoSweep need the admin scope; sweeps only to the wallet or an allowed recipient; deactivating the wallet or leaving a chain is 409 CONFLICT while checkouts there are open)
+         * @description Updates the wallet; deactivating it, or turning enableMultiChain off, is 409 CONFLICT (details.openCheckouts) while checkouts on the chains it would stop watching are open
+         */
         patch: operations["patch_updateMasterWallet"];
         trace?: never;
     };
@@ -964,8 +967,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stop watching the wallet and its addresses for deposits on a chain
-         * @description Stops watching the wallet and its addresses for deposits on a chain
+         * Stop watching the wallet and its addresses for deposits on a chain (409 CONFLICT naming the checkouts still open there)
+         * @description Stops watching the wallet and its addresses for deposits on a chain; 409 CONFLICT (details.openCheckouts) while checkouts there are open (payment intents or link sessions whose addresses are still watched)
          */
         post: operations["post_disableMasterWalletMonitoring"];
         delete?: never;
