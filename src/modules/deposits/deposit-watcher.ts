@@ -1,6 +1,6 @@
 import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
-import { ChainMovedError, type ChainPort, type ScanWatch } from '../../platform/chain-port/chain-port';
+import { ChainMovedError, recordedBlock, type ChainPort, type ScanWatch } from '../../platform/chain-port/chain-port';
 import type { ChainService } from '../chains';
 import type { WatchedWallets } from '../wallets';
 import { ChainActivityRecorder, ChainAssets, CursorMovedError, NATIVE_KEY } from './chain-activity-recorder';
@@ -27,7 +27,9 @@ const SKIPPED_SLOTS_LOOKBACK = 64;
  * final (EVM: the chain's confirmation count; Solana: `finalized`, the commitment Keel credits at),
  * records the transfers of watched wallets, and walks back over a reorganisation (a rolled-back
  * Solana slot never reaches finality, so is never recorded; a recorded block whose hash changed is
- * walked back over on either family). Its place is the persisted cursor, so a restart resumes where
+ * walked back over on either family). A node that cannot answer for the cursor's block (it is behind:
+ * a fallback, a restarted or load-balanced node) is waited for, never taken for a reorganisation
+ * (ChainPort.blockAt). Its place is the persisted cursor, so a restart resumes where
  * the last committed scan ended. Several workers may watch one chain: the cursor guard lets one
  * commit and the others' work is discarded.
  */
@@ -62,11 +64,9 @@ export class DepositWatcher {
       if (first) await this.recorder.startAt(blockchainId, first);
       return 0;
     }
-    if ((await port.blockHash(cursor.blockNumber, 'final')) !== cursor.blockHash) {
-      await this.walkBack(cursor);
-      return 0;
-    }
-    if (final <= cursor.blockNumber) return 0;
+    const state = recordedBlock(await port.blockAt(cursor.blockNumber, 'final'), cursor.blockHash);
+    if (state === 'forked') await this.walkBack(cursor);
+    if (state !== 'canonical' || final <= cursor.blockNumber) return 0;
 
     const [assets, watched] = await Promise.all([this.assets(), this.wallets.on(blockchainId)]);
     const contracts = [...assets.byToken.entries()].filter(([k]) => k !== NATIVE_KEY).map(([, a]) => a);
@@ -114,19 +114,25 @@ export class DepositWatcher {
   /** The newest block at or below `height` (Solana's skipped slots have none). */
   private async blockAtOrBelow(height: number): Promise<{ height: number; hash: string } | undefined> {
     for (let h = height; h >= Math.max(0, height - SKIPPED_SLOTS_LOOKBACK); h--) {
-      const hash = await this.network.port.blockHash(h, 'final');
-      if (hash) return { height: h, hash };
+      const at = await this.network.port.blockAt(h, 'final');
+      if (typeof at === 'object') return { height: h, hash: at.hash };
     }
     return undefined;
   }
 
-  /** Finds the newest recorded block still on the canonical chain and rewinds everything above it. */
+  /**
+   * Finds the newest recorded block still on the canonical chain and rewinds everything above it.
+   * Only blocks the node shows forked are rewound: one it cannot answer for (it fell behind since
+   * the cursor was checked) ends the walk with nothing rewound, to be walked again once it answers.
+   */
   private async walkBack(cursor: ChainCursor): Promise<void> {
     const { port, blockchainId } = this.network;
     const recent = await this.recorder.recentBlocks(blockchainId);
     let ancestor: ChainCursor | undefined;
     for (const b of recent) {
-      if ((await port.blockHash(b.blockNumber, 'final')) === b.blockHash) {
+      const state = recordedBlock(await port.blockAt(b.blockNumber, 'final'), b.blockHash);
+      if (state === 'unknown') return;
+      if (state === 'canonical') {
         ancestor = b;
         break;
       }

@@ -85,6 +85,26 @@ export interface ScannedRange {
   blocks: ChainBlock[];
 }
 
+/**
+ * What a node says of the block at a height, at a finality: its `hash`; `none`, the node has no block
+ * there on its chain and could have (Solana: a slot skipped or rolled back, at or below the node's
+ * height and within the ledger it keeps; never on EVM); or `unknown`, the node cannot tell: the height
+ * is above its height at that finality, or it does not have the block (EVM, which has a block at every
+ * height; Solana, below its first available block). A node that is behind (a fallback, a restarted
+ * node, a load-balanced backend) answers `unknown`, never another chain.
+ */
+export type BlockAt = { hash: string } | 'none' | 'unknown';
+
+/**
+ * A recorded block against what a node says of its height: still on the node's chain, `forked` (the
+ * node has another block there, or none where it could have one), or `unknown` (the node is behind:
+ * wait for it; a reorganisation is never concluded from a block the node cannot answer for).
+ */
+export function recordedBlock(at: BlockAt, recordedHash: string): 'canonical' | 'forked' | 'unknown' {
+  if (at === 'unknown') return 'unknown';
+  return at !== 'none' && at.hash === recordedHash ? 'canonical' : 'forked';
+}
+
 /** The chain changed under a scan (a reorganisation): nothing of it may be recorded; the caller scans again from its cursor. */
 export class ChainMovedError extends Error {}
 
@@ -170,6 +190,8 @@ export interface ChainPort<Signer = unknown> {
   scan(from: number, to: number, watch: ScanWatch, finality: Finality): Promise<ScannedRange>;
   /** The hash of the block at a height now (null: skipped, rolled back, or not there yet). */
   blockHash(height: number, finality: Finality): Promise<string | null>;
+  /** The block at a height as the node can vouch for it at `finality`, telling "not there" from "not there yet" (BlockAt). */
+  blockAt(height: number, finality: Finality): Promise<BlockAt>;
   /** The time of the block at a height, in seconds since the epoch (null: no block there). */
   blockTime(height: number): Promise<number | null>;
   estimateTransfer(from: string, request: TransferRequest): Promise<FeeEstimate>;

@@ -9,7 +9,7 @@
  * nodeKnowsAny, pendingNonce, bumpedFees, replacementFees (evm-transactions.ts).
  */
 import { ethers } from 'ethers';
-import { ChainMovedError, NATIVE_TRANSFER_INDEX, TransferRefused, type ChainAsset, type ChainBlock, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
+import { ChainMovedError, NATIVE_TRANSFER_INDEX, TransferRefused, type BlockAt, type ChainAsset, type ChainBlock, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { readNftBalance } from './evm-nft-reader';
 import { broadcastLine, bumpedFees, nodeKnowsAny, replacementFees, nodeRefused, nonceFate, shortReason, transactionRequest, type BroadcastOutcome, type CallRequest, type Eip1559Fees, type NonceFate, type SignedLine } from './evm-transactions';
 
@@ -144,6 +144,12 @@ export class EvmChain implements ChainPort<ethers.Signer> {
   async blockHash(height: number, _finality: Finality): Promise<string | null> {
     if (height < 0) return null;
     return (await this.provider.getBlock(height))?.hash ?? null;
+  }
+
+  /** Never `none`: a height a node has no block at is one it has not reached (it is behind), whatever another node says. */
+  async blockAt(height: number, finality: Finality): Promise<BlockAt> {
+    const [reached, hash] = await Promise.all([this.height(finality), this.blockHash(height, finality)]);
+    return hash === null || height > reached ? 'unknown' : { hash };
   }
 
   async blockTime(height: number): Promise<number | null> {

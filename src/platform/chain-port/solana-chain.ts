@@ -49,7 +49,7 @@ import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, getTransferSolInstruction, g
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { createHash } from 'node:crypto';
-import { TransferRefused, type ChainAsset, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
+import { TransferRefused, type BlockAt, type ChainAsset, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { SplTokenFacts, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, decodeMetaplexMetadata, decodeMint, metaplexMetadataAddress } from './spl-token-facts';
 
 export { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SplTokenFacts };
@@ -223,6 +223,19 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       this.rpc.getBlock(BigInt(height), { commitment: finality === 'final' ? 'finalized' : 'confirmed', transactionDetails: 'none', rewards: false }).send(),
     );
     return block?.blockhash ?? null;
+  }
+
+  /**
+   * A slot without a block is `none` (skipped, or rolled back) only where the node could show one:
+   * at or below its height at the finality, read first (a slot it reached after being asked is not
+   * taken for one it never had), and not below its first available block.
+   */
+  async blockAt(height: number, finality: Finality): Promise<BlockAt> {
+    const reached = await this.height(finality);
+    const hash = await this.blockHash(height, finality);
+    if (hash !== null) return { hash };
+    if (height > reached) return 'unknown';
+    return height < Number(await this.rpc.getFirstAvailableBlock().send()) ? 'unknown' : 'none';
   }
 
   async blockTime(height: number): Promise<number | null> {

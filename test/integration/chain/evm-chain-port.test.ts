@@ -115,6 +115,10 @@ test('a scan that spans a block no longer there (a reorganisation, a rewound cha
   await expect(chain.scan(head, head + 5, { addresses: new Set() }, 'final')).rejects.toBeInstanceOf(ChainMovedError);
   expect(await chain.blockHash(head + 5, 'seen')).toBeNull();
   expect(await chain.blockTime(head + 5)).toBeNull();
+  // A height the node has no block at is one it has not reached (not "no block there"), as is one above its final height.
+  expect(await chain.blockAt(head + 5, 'seen')).toBe('unknown');
+  expect(await chain.blockAt(head, 'final')).toBe('unknown'); // CONFIRMATIONS deep: the head is not final yet
+  expect(await chain.blockAt(head, 'seen')).toEqual({ hash: await chain.blockHash(head, 'seen') });
 });
 
 test('estimates: the gas of a transfer at the node fees; a token transfer that would revert (no balance) is refused', async () => {

@@ -170,7 +170,7 @@ describe('Solana chain port on the sandbox network', () => {
     expect(Math.abs(time! * 1000 - Date.now())).toBeLessThan(120_000);
   });
 
-  test('a block rolled back before finality: its deposit is gone and its hash reads as null', async () => {
+  test('a block rolled back before finality: its deposit is gone, its hash reads as null and its slot as no block there (a slot not reached yet as unknown)', async () => {
     const to = (await generateKeyPairSigner()).address;
     const sent = await sendOnce(chain, sender, { to, asset: native, amount: SOL / 10n }, memoryStore());
     const o = await landed(sent);
@@ -182,6 +182,8 @@ describe('Solana chain port on the sandbox network', () => {
     expect(await chain.balance(to, native, 'seen')).toBe(0n);
     await until('the abandoned slot to be passed', async () => (await chain.height('confirmed')) > o.height);
     expect(await chain.blockHash(o.height, 'confirmed')).toBeNull();
+    expect(await chain.blockAt(o.height, 'confirmed')).toBe('none');
+    expect(await chain.blockAt((await chain.height('confirmed')) + 1_000, 'confirmed')).toBe('unknown');
     // Sent again while its blockhash is still valid, the same transaction lands once.
     await chain.broadcast(sent);
     await landed(sent);

@@ -1,0 +1,28 @@
+import { ethers } from 'ethers';
+
+/**
+ * A node as a provider reaches it, skewed from the chain's head: behind (it has no block above
+ * `knows`, nor a receipt from one, and its head is there: a fallback, a restarted or load-balanced
+ * node), or on another fork from `forkedAt` (other block hashes there).
+ */
+export class SkewedNode extends ethers.JsonRpcProvider {
+  knows?: number;
+  forkedAt?: number;
+
+  constructor(rpcUrl: string, chainId: number) {
+    super(rpcUrl, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1 });
+  }
+
+  override async send(method: string, params: unknown[]): Promise<any> {
+    if (method === 'eth_blockNumber' && this.knows !== undefined) return ethers.toQuantity(this.knows);
+    if (method === 'eth_getTransactionReceipt') {
+      const receipt = await super.send(method, params);
+      return receipt && this.knows !== undefined && Number(receipt.blockNumber) > this.knows ? null : receipt;
+    }
+    if (method !== 'eth_getBlockByNumber' || !ethers.isHexString(params[0])) return super.send(method, params);
+    const height = Number(params[0]);
+    if (this.knows !== undefined && height > this.knows) return null;
+    const block = await super.send(method, params);
+    return block && this.forkedAt !== undefined && height >= this.forkedAt ? { ...block, hash: ethers.id(`another fork ${height}`) } : block;
+  }
+}
