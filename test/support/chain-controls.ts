@@ -22,6 +22,20 @@ export async function mine(rpcUrl: string, blocks = 1): Promise<void> {
   await rpc(rpcUrl, 'hardhat_mine', [ethers.toQuantity(blocks)]);
 }
 
+/**
+ * Mines empty blocks until the head is at `height`: a chain rewound below a recorded block reads to
+ * Keel as a node that is behind it (waited for), and as a reorganisation once it grows past it.
+ */
+export async function mineTo(rpcUrl: string, height: number): Promise<void> {
+  const head = Number(await rpc<string>(rpcUrl, 'eth_blockNumber'));
+  if (height > head) await mine(rpcUrl, height - head);
+}
+
+/** hardhat_setNextBlockBaseFeePerGas: the next block's base fee (a transaction mined in it pays what it paid at that fee before). */
+export async function setNextBaseFee(rpcUrl: string, wei: bigint): Promise<void> {
+  await rpc(rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(wei)]);
+}
+
 /** evm_setAutomine: with automine off, transactions wait in the mempool for interval mining or mine(). */
 export async function setAutomine(rpcUrl: string, on: boolean): Promise<void> {
   await rpc(rpcUrl, 'evm_setAutomine', [on]);

@@ -19,10 +19,12 @@ export class SkewedNode extends ethers.JsonRpcProvider {
       const receipt = await super.send(method, params);
       return receipt && this.knows !== undefined && Number(receipt.blockNumber) > this.knows ? null : receipt;
     }
-    if (method !== 'eth_getBlockByNumber' || !ethers.isHexString(params[0])) return super.send(method, params);
-    const height = Number(params[0]);
+    if (method !== 'eth_getBlockByNumber') return super.send(method, params);
+    const tag = params[0] === 'latest' && this.knows !== undefined ? ethers.toQuantity(this.knows) : params[0];
+    if (!ethers.isHexString(tag)) return super.send(method, params);
+    const height = Number(tag);
     if (this.knows !== undefined && height > this.knows) return null;
-    const block = await super.send(method, params);
+    const block = await super.send(method, [tag, ...params.slice(1)]);
     return block && this.forkedAt !== undefined && height >= this.forkedAt ? { ...block, hash: ethers.id(`another fork ${height}`) } : block;
   }
 }

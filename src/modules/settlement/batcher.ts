@@ -331,8 +331,8 @@ export class SettlementBatcher {
       .orderBy('blockNumber', 'desc');
     let reorged = false;
     for (const batch of recent) {
-      const where = await whereMined(d.network.provider, batch.txHash!, batch.blockHash);
-      if (where.kind === 'still') continue;
+      const where = await whereMined(d.network.port, batch.txHash!, { blockNumber: Number(batch.blockNumber), blockHash: batch.blockHash });
+      if (where.kind === 'still' || where.kind === 'behind') continue;
       reorged = true;
       if (where.kind === 'moved') {
         // Re-mined in another block of the new chain: still settled, once; follow it there.

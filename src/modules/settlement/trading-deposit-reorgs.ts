@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { recordedBlock, type BlockAt } from '../../platform/chain-port/chain-port';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
 import type { Outbox } from '../../platform/events/outbox';
@@ -40,16 +41,17 @@ export class TradingDepositReorgs {
     const items = await itemRecords(this.db, confirmed.map((t) => t.depositItemId));
     const rows: Record<string, any>[] = confirmed.filter((t) => items.has(t.depositItemId)).map((t) => ({ ...t, signedTx: items.get(t.depositItemId)!.rawTx }));
     // One block read per height: a deposit whose recorded block is still the chain's needs no receipt.
-    const canonical = new Map<number, string | null>();
-    const hashAt = async (height: number) => {
-      if (!canonical.has(height)) canonical.set(height, (await provider.getBlock(height))?.hash ?? null);
-      return canonical.get(height);
+    const blocks = new Map<number, Promise<BlockAt>>();
+    const blockAt = (height: number) => {
+      if (!blocks.has(height)) blocks.set(height, network.port.blockAt(height, 'seen'));
+      return blocks.get(height)!;
     };
     let found = 0;
     for (const row of rows) {
-      if (row.blockHash && !row.reorgedAt && (await hashAt(Number(row.blockNumber))) === row.blockHash) continue;
-      const where = await whereMined(provider, row.txHash, row.blockHash);
-      if (where.kind === 'unsettled') continue; // between two chains: looked at again next time
+      if (row.blockHash && !row.reorgedAt && recordedBlock(await blockAt(Number(row.blockNumber)), row.blockHash) === 'canonical') continue;
+      const where = await whereMined(network.port, row.txHash, { blockNumber: Number(row.blockNumber), blockHash: row.blockHash });
+      // Between two chains, or on a node that has not reached its block: looked at again next time.
+      if (where.kind === 'unsettled' || where.kind === 'behind') continue;
       const onChain = where.kind !== 'gone' && where.receipt.status === 1;
       if (!onChain && !row.reorgedAt && (await this.mark(row))) {
         found += 1;

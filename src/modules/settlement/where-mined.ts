@@ -1,20 +1,26 @@
 import type { ethers } from 'ethers';
+import type { EvmChain } from '../../platform/chain-port/evm-chain';
 
 /**
  * Where a transaction recorded as mined in a block is on the node's chain now: still in that block;
  * moved to another canonical block (mined again after a reorg); unsettled (the node reports a
- * receipt from a block no longer canonical: it is between two chains); or gone (no receipt).
+ * receipt from a block no longer canonical: it is between two chains); gone (no receipt); or behind
+ * (the node has not reached the recorded block: a fallback, restarted or load-balanced node that
+ * cannot tell yet, never taken for a reorg; ChainPort.blockAt).
  */
 export type MinedWhere =
   | { kind: 'still'; receipt: ethers.TransactionReceipt }
   | { kind: 'moved'; receipt: ethers.TransactionReceipt }
   | { kind: 'unsettled' }
-  | { kind: 'gone' };
+  | { kind: 'gone' }
+  | { kind: 'behind' };
 
-export async function whereMined(provider: ethers.Provider, txHash: string, blockHash: string | null): Promise<MinedWhere> {
+export async function whereMined(port: EvmChain, txHash: string, recorded: { blockNumber: number; blockHash: string | null }): Promise<MinedWhere> {
+  const provider = port.provider;
   const receipt = await provider.getTransactionReceipt(txHash);
+  if (receipt && receipt.blockHash === recorded.blockHash) return { kind: 'still', receipt };
+  if ((await port.blockAt(recorded.blockNumber, 'seen')) === 'unknown') return { kind: 'behind' };
   if (!receipt) return { kind: 'gone' };
-  if (receipt.blockHash === blockHash) return { kind: 'still', receipt };
   const block = await provider.getBlock(receipt.blockNumber);
   return block?.hash === receipt.blockHash ? { kind: 'moved', receipt } : { kind: 'unsettled' };
 }

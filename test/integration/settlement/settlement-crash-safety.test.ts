@@ -10,7 +10,7 @@ import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
 import { TradingWithdrawalSender } from '../../../src/modules/settlement/trading-withdrawal-sender';
 import { settlementInterface } from '../../../src/modules/settlement/settlement-contract';
 import { rpc } from '../../../src/platform/chain/json-rpc';
-import { mine, revert, snapshot, withoutAutomine } from '../../support/chain-controls';
+import { mine, mineTo, revert, snapshot, withoutAutomine } from '../../support/chain-controls';
 import type { SendingWallets } from '../../../src/modules/wallets/sending-wallets';
 
 /**
@@ -279,7 +279,7 @@ test('a reorged batch behind a gap (an earlier operator transaction gone with th
     const confirmed = await batchOf(id);
     await revert(rpcUrl, before);
     expect(await provider.getTransactionCount(confirmed.fromAddress, 'latest')).toBeLessThan(Number(confirmed.nonce));
-    await mine(rpcUrl, 1);
+    await mineTo(rpcUrl, Number(confirmed.blockNumber)); // the new fork passes the batch's block
     expect(await settle(w, id)).toBe('CONFIRMED');
     await eventually(async () => {
       await w.tick();

@@ -8,7 +8,7 @@ import { eventually } from '../../support/eventually';
 import { createEthUsdcMarket, depositToTrading, ethUsdcTrade, fundedWallet, orderbookBalances, tradingWallet } from '../../support/settlement-trading';
 import { keelCommand } from '../../support/keel-cli';
 import { ApiClient } from '../../support/api-client';
-import { mine, revert, setAutomine, snapshot } from '../../support/chain-controls';
+import { mine, mineTo, revert, setAutomine, setNextBaseFee, snapshot, withoutAutomine } from '../../support/chain-controls';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { settlementInterface, revertReason } from '../../../src/modules/settlement/settlement-contract';
 import { loadArtifact } from '../../../src/platform/chain/artifacts';
@@ -18,11 +18,14 @@ import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
 import { UNFENCED } from '../../../src/modules/settlement/chain-lease';
 import { TradingWithdrawalSender } from '../../../src/modules/settlement/trading-withdrawal-sender';
 import { createDb } from '../../../src/platform/db/knex';
+import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
+import { SkewedNode } from '../../support/skewed-node';
 
 /**
  * Trading balances sit in the settlement contract, and trades settle on the dev chain in batches
  * that only move them there: netted per wallet and asset, replay-proof, a bad trade isolated, a
- * stuck transaction replaced by a fee bump, a reorged batch settled again once. A wallet with no
+ * stuck transaction replaced by a fee bump, a reorged batch settled again once (a node merely behind
+ * waited for, as it is for deposits to trading). A wallet with no
  * coin for gas deposits with a sponsor and trades; proceeds leave trading once settled, to an
  * external address too; the exit hatch works without the operator; and the ledger reconciles with
  * the chain after every test.
@@ -614,11 +617,20 @@ test('a confirmed deposit to trading that a reorg deeper than the confirmations 
   const confirmed = await db('trading_transfers').where({ id: deposit.id }).first();
   expect(confirmed).toMatchObject({ status: 'CONFIRMED', reorgedAt: null });
   await mine(rpcUrl, 3); // deeper than the chain's confirmation count (1)
+  const { baseFeePerGas } = (await provider.getBlock(Number(confirmed.blockNumber)))!;
 
-  // Nothing else is sending now: only the deposit's transaction leaves the chain with the reverted blocks (no block is
-  // mined before it goes out again, so it pays the same gas as the first time and the custody ledger stays right).
-  await revert(rpcUrl, before);
-  const alarm = await eventually(() => db('outbox_events').where({ organizationId: org1.orgId, type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id]).first(), 30_000, 200);
+  // Nothing else is sending now: only the deposit's transaction leaves the chain with the reverted blocks. The new fork
+  // grows past the deposit's block (below it, the node could be one merely behind), and the block the transaction is
+  // mined in again has the first one's base fee, so it pays the same gas and the custody ledger stays right.
+  const alarm = await withoutAutomine(rpcUrl, async () => {
+    await revert(rpcUrl, before);
+    await mineTo(rpcUrl, Number(confirmed.blockNumber));
+    const told = await eventually(() => db('outbox_events').where({ organizationId: org1.orgId, type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id]).first(), 30_000, 200);
+    await eventually(() => provider.getTransaction(confirmed.txHash), 30_000, 100);
+    await setNextBaseFee(rpcUrl, baseFeePerGas!);
+    await mine(rpcUrl, 1);
+    return told;
+  });
   expect(alarm.envelope.data).toMatchObject({ id: deposit.id, direction: 'DEPOSIT', status: 'CONFIRMED', txHash: confirmed.txHash, blockNumber: String(confirmed.blockNumber) });
   expect(await reorgs()).toBe(counted + 1);
   // Its signed transaction went out again (the wallet's nonce was free): mined again, the mark cleared, told once.
@@ -637,6 +649,7 @@ test('a confirmed batch whose block leaves the chain is REORGED and settled agai
   expect(confirmed.status).toBe('CONFIRMED');
 
   await revert(rpcUrl, before);
+  await mineTo(rpcUrl, Number(confirmed.blockNumber)); // the new fork passes the batch's block
   const again = await eventually(async () => {
     const b = await batchOf(id);
     // Read after the batch: its last transition is then at least as new as the status read.
@@ -658,6 +671,34 @@ test('a confirmed batch whose block leaves the chain is REORGED and settled agai
   // Settled once: the wallets' on-chain balances match the ledger (a second settlement would not).
   await eventually(async () => (await reconcile(org2.orgId)).differences.length === 0 && (await reconcile(org1.orgId)).differences.length === 0, 30_000);
 }, 120_000);
+
+test('a node behind the confirmed deposits to trading and batches (a fallback, a restarted node) is waited for: nothing taken for a reorg, marked, told or sent again, before it catches up or after', async () => {
+  await quiet();
+  const s = t.keel.services;
+  const network = s.networks.get(blockchainId)!;
+  const deposit = await db('trading_transfers').where({ blockchainId, direction: 'DEPOSIT', status: 'CONFIRMED' }).orderBy('blockNumber', 'desc').first();
+  const batch = await db('settlement_batches').where({ blockchainId, status: 'CONFIRMED' }).orderBy('blockNumber', 'desc').first();
+  const node = new SkewedNode(rpcUrl, CHAIN_ID);
+  const behind = { ...network, provider: node, port: new EvmChain({ provider: node, chainId: CHAIN_ID, confirmations: network.port.confirmations }) };
+  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.tradingWithdrawals, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
+  const d = { ...(await deployment()), network: behind };
+  const told = async () => Number((await db('outbox_events').whereIn('type', ['trading_transfer.reorged', 'settlement_batch.reorged']).count({ n: '*' }))[0].n);
+  const already = await told();
+  const transitions = await transitionsOf(batch.id);
+  try {
+    for (const knows of [Math.min(Number(deposit.blockNumber), Number(batch.blockNumber)) - 1, undefined]) {
+      node.knows = knows;
+      expect(await s.tradingDepositReorgs.check(behind)).toBe(0);
+      await batcher.step(d, UNFENCED);
+      expect(await db('trading_transfers').where({ id: deposit.id }).first()).toMatchObject({ status: 'CONFIRMED', reorgedAt: null, blockHash: deposit.blockHash });
+      expect(await db('settlement_batches').where({ id: batch.id }).first()).toMatchObject({ status: 'CONFIRMED', blockHash: batch.blockHash });
+      expect(await transitionsOf(batch.id)).toEqual(transitions);
+      expect(await told()).toBe(already);
+    }
+  } finally {
+    node.destroy();
+  }
+});
 
 test('keel reconcile is clean after all this, reports a planted difference and exits non-zero; the worker exports the count', async () => {
   for (const org of [org1, org2]) expect(await keelCommand(t.config, ['reconcile', '--organization', org.orgId])).toMatchObject({ clean: true });
