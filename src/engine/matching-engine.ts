@@ -82,8 +82,10 @@ export class MatchingEngine {
   /**
    * Ticks × lots a BUY of `lots` must lock so that its fills and fees are always covered. A LIMIT
    * order at `price`: its notional plus the fee at the higher rate (it may trade as maker or as
-   * taker). A MARKET order: the cost of taking `lots` from the asks as they stand, plus the taker
-   * fee rounded up per resting order; what it does not spend is released when it ends.
+   * taker), rounded up once on the whole; fees rounded up fill by fill, or raised while it rests,
+   * may come to more, and the order book's fill accounting then charges less. A MARKET order: the
+   * cost of taking `lots` from the asks as they stand, plus the taker fee rounded up per resting
+   * order; what it does not spend is released when it ends.
    */
   buyLock(lots: number, price?: number): bigint {
     if (price !== undefined) {

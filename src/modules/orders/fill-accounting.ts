@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LedgerMove } from '../ledger';
 import { formatMultiple, formatScaled } from '../../platform/decimal';
+import { KeelError } from '../../platform/errors';
 import type { TradingRules } from '../markets';
 import type { TradeModel } from './order.model';
 import { OrderStatus, SettlementStatus } from './order.domain';
@@ -11,6 +12,21 @@ export type TradeRecord = Pick<
   TradeModel,
   'id' | 'marketId' | 'sequence' | 'makerOrderId' | 'takerOrderId' | 'makerWalletId' | 'takerWalletId' | 'takerSide' | 'price' | 'quantity' | 'quoteAmount' | 'makerFee' | 'takerFee' | 'settlementBatchId' | 'settlementStatus'
 >;
+
+/**
+ * A fill an order's lock cannot pay for (its cost, and a BUY's unfilled rest at its limit price).
+ * Locks are sized so that this never happens: it means the record is broken, and only the command
+ * that met it is refused (500 INTERNAL_ERROR, nothing written); the order stays as recorded.
+ */
+export class LockShortfall extends KeelError {
+  constructor(
+    readonly orderId: string,
+    readonly locked: bigint,
+    readonly needed: bigint,
+  ) {
+    super('INTERNAL_ERROR', 'An order this trade needs cannot pay for it from its locked funds; nothing was written');
+  }
+}
 
 /**
  * The order book's fill accounting: what a run of matched commands does to the record (not on-chain
@@ -29,9 +45,10 @@ export interface FillAccounting {
  * resting orders given are copied, never changed.
  *
  * Money per trade (fees are in the quote asset): the buyer's lock pays price × quantity + its fee
- * and the buyer receives the base; the seller's lock pays the base and the seller receives
- * price × quantity − its fee; the venue receives both fees. An order that leaves the book releases
- * what is left of its lock.
+ * (no more than the lock can spare, `buyerFeeWithinLock`) and the buyer receives the base; the
+ * seller's lock pays the base and the seller receives price × quantity − its fee; the venue
+ * receives both fees. An order that leaves the book releases what is left of its lock. A lock
+ * that cannot pay its fill is a broken record, refused with LockShortfall.
  */
 export function accountFills(rules: TradingRules, resting: ReadonlyMap<string, Working>, commands: readonly Matched[], newTradeId: () => string = randomUUID): FillAccounting {
   const market = rules.market;
@@ -83,13 +100,10 @@ export function accountFills(rules: TradingRules, resting: ReadonlyMap<string, W
         const base = lots * rules.lotUnits;
         let makerFee = BigInt(e.makerFee) * rules.notionalUnit;
         let takerFee = BigInt(e.takerFee) * rules.notionalUnit;
-        if (buyer.lockedAmount < cost) throw new Error(`Order ${buyer.id}: lock ${buyer.lockedAmount} below trade cost ${cost}`);
-        // Per-fill fee rounding (or a fee raised while the order rested) can exceed what the
-        // order locked for fees; the venue then charges what is left of the lock.
-        const buyerFeeWanted = buyer === taker ? takerFee : makerFee;
-        const buyerFee = buyer.lockedAmount - cost < buyerFeeWanted ? buyer.lockedAmount - cost : buyerFeeWanted;
+        const buyerFee = buyerFeeWithinLock(rules, buyer, lots, cost, buyer === taker ? takerFee : makerFee);
         if (buyer === taker) takerFee = buyerFee;
         else makerFee = buyerFee;
+        if (seller.lockedAmount < base) throw new LockShortfall(seller.id, seller.lockedAmount, base);
         const sellerFee = seller === taker ? takerFee : makerFee;
         const tradeId = newTradeId();
         const ref = `trade:${tradeId}`;
@@ -102,7 +116,6 @@ export function accountFills(rules: TradingRules, resting: ReadonlyMap<string, W
         );
         buyer.lockedAmount -= cost + buyerFee;
         seller.lockedAmount -= base;
-        if (seller.lockedAmount < 0n) throw new Error(`Order ${seller.id}: lock below zero`);
         for (const [w, fee] of [
           [maker, makerFee],
           [taker, takerFee],
@@ -155,4 +168,18 @@ export function accountFills(rules: TradingRules, resting: ReadonlyMap<string, W
     }
   }
   return { orders: [...touched.values()], trades, moves };
+}
+
+/**
+ * The buyer's fee on a fill: the engine's, capped so that what stays locked still pays for the
+ * order's unfilled rest at its limit price. A LIMIT BUY locks its notional plus one fee rounded up
+ * on the whole; fees rounded up fill by fill, or raised while it rested, can come to more, and the
+ * venue then charges less (down to nothing) rather than take what the rest needs. A MARKET BUY
+ * holds nothing back: it never rests, and its lock priced the asks it takes fill by fill.
+ */
+function buyerFeeWithinLock(rules: TradingRules, buyer: Working, lots: bigint, cost: bigint, fee: bigint): bigint {
+  const held = (buyer.remainingLots - lots) * (buyer.priceTicks ?? 0n) * rules.notionalUnit;
+  const spare = buyer.lockedAmount - cost - held;
+  if (spare < 0n) throw new LockShortfall(buyer.id, buyer.lockedAmount, cost + held);
+  return fee < spare ? fee : spare;
 }

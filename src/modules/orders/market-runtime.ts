@@ -8,7 +8,7 @@ import type { MarketService, TradingRules } from '../markets';
 import { CommittedOrders, writeFillAccounting } from './order-persistence';
 import { LIVE_STATUSES } from './order.domain';
 import { OrderModel } from './order.model';
-import { accountFills, FillAccounting } from './fill-accounting';
+import { accountFills, FillAccounting, LockShortfall } from './fill-accounting';
 import { readBookSequence } from './book-sequence';
 import { CommitListener, describeCommit, touchedLevels } from './committed-change';
 import { isResting, Matched, Working, workingFromRow } from './working-order';
@@ -200,6 +200,8 @@ export class MarketRuntimes {
       return written;
     } catch (e) {
       this.runtimes.delete(marketId);
+      // The caller's answer is a bare 500 (it may not own the order): the operator is told which order.
+      if (e instanceof LockShortfall) this.logger?.error({ marketId, orderId: e.orderId, locked: String(e.locked), needed: String(e.needed) }, 'an order cannot pay for its fill from its lock; the command is refused');
       // Another node holds the shard now: this one stops leading it (the retry then answers NOT_LEADER).
       if (rt.fence && isFencedOut(e)) this.gate.fencedOut(rt.fence);
       if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('client_order_id')) {

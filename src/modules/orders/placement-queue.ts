@@ -300,7 +300,7 @@ export class PlacementQueue {
     engine.apply(command, events);
     const head = events[first];
     const rejected = head.type === 'rejected' ? head.reason : undefined;
-    const working = newWorking({ id, organizationId, walletId, side: input.side, lots, lockAssetId, lock, rejected: rejected !== undefined });
+    const working = newWorking({ id, organizationId, walletId, side: input.side, priceTicks: ticks, lots, lockAssetId, lock, rejected: rejected !== undefined });
     const row: Partial<OrderModel> = {
       id,
       organizationId,

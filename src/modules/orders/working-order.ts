@@ -10,6 +10,8 @@ export interface Working {
   organizationId: string;
   walletId: string;
   side: OrderSide;
+  /** A LIMIT order's price in ticks (what each unfilled lot of a BUY must still be able to pay); null for a MARKET order. */
+  priceTicks: bigint | null;
   lockAssetId: string | null;
   lockedAmount: bigint;
   remainingLots: bigint;
@@ -29,6 +31,7 @@ export function workingFromRow(r: OrderModel): Working {
     organizationId: r.organizationId,
     walletId: r.walletId,
     side: r.side as OrderSide,
+    priceTicks: r.priceTicks === null ? null : BigInt(r.priceTicks),
     lockAssetId: r.lockAssetId,
     lockedAmount: BigInt(r.lockedAmount),
     remainingLots: BigInt(r.remainingLots),
@@ -42,13 +45,14 @@ export function workingFromRow(r: OrderModel): Working {
 }
 
 /** A new order as it enters the engine: nothing filled yet, locking `lock` of `lockAssetId` (nothing if the engine rejected it). */
-export function newWorking(order: { id: string; organizationId: string; walletId: string; side: OrderSide; lots: bigint; lockAssetId: string; lock: bigint; rejected: boolean }): Working {
+export function newWorking(order: { id: string; organizationId: string; walletId: string; side: OrderSide; priceTicks: bigint | null; lots: bigint; lockAssetId: string; lock: bigint; rejected: boolean }): Working {
   return {
     id: order.id,
     isNew: true,
     organizationId: order.organizationId,
     walletId: order.walletId,
     side: order.side,
+    priceTicks: order.priceTicks,
     lockAssetId: order.rejected ? null : order.lockAssetId,
     lockedAmount: order.rejected ? 0n : order.lock,
     remainingLots: order.lots,

@@ -5,7 +5,7 @@ import { OrderService } from '../../../src/modules/orders/order.service';
 import { OrderSide } from '../../../src/modules/orders/order.domain';
 import { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
-import { BookKeel, BookOrg, marketBody, units } from './support';
+import { BookKeel, BookOrg, lockMismatches, marketBody, units } from './support';
 
 /**
  * Two order-book nodes on one database and Redis prefix enforce the same market rules: a halt or
@@ -145,6 +145,38 @@ it('node B hears a change made on node A without any command of its own', async 
   await changeOnA({ takerFee: '0.003' });
   await eventually(() => heard.includes(marketId));
   await changeOnA({ takerFee: '0.002' });
+});
+
+it('a fee raised while a BUY rests never takes what the rest of it needs: every later SELL fills it, and it ends having paid exactly its notional', async () => {
+  const usdcOf = async (walletId: string) => {
+    const res = await buyer.pro().get(`/v1/orderbook/wallets/${walletId}/balances`);
+    return res.body.data.find((b: { symbol: string }) => b.symbol === 'USDC') as { available: string; locked: string };
+  };
+  await changeOnA({ makerFee: '0', takerFee: '0' });
+  try {
+    const before = await usdcOf(buyerWallet);
+    const bid = await onB(buyer).post('/v1/orderbook/orders', buy('2000', '0.003'));
+    expect(bid.status).toBe(201);
+    expect(bid.body.data.status).toBe('OPEN');
+    expect((await k.db('orders').where({ id: bid.body.data.id }).first()).lockedAmount).toBe('6000000'); // 6 USDC: its notional, no fee
+    expect((await (await k.operator()).patch(`/v1/orderbook/markets/${SYMBOL}`, { makerFee: '0.001', takerFee: '0.002' })).status).toBe(200);
+
+    for (const order of [sell('2000', '0.001'), { walletId: sellerWallet, market: SYMBOL, side: 'SELL', type: 'MARKET', quantity: '0.001' }, sell('2000', '0.001')]) {
+      const taken = await onB(seller).post('/v1/orderbook/orders', order);
+      expect(taken.status).toBe(201);
+      expect(taken.body.data).toMatchObject({ status: 'FILLED', fee: '0.004' }); // the sellers' taker fees come out of their proceeds
+    }
+    const trades = await k.db('trades').where({ makerOrderId: bid.body.data.id });
+    expect(trades.map((t) => Number(t.makerFee))).toEqual([0, 0, 0]); // the raised maker fee capped: all 6 USDC are the notional's
+    expect((await onB(buyer).get(`/v1/orderbook/orders/${bid.body.data.id}`)).body.data).toMatchObject({ status: 'FILLED', filledQuantity: '0.003', fee: '0' });
+    const after = await usdcOf(buyerWallet);
+    expect(Number(before.available) - Number(after.available)).toBeCloseTo(6, 9);
+    expect(after.locked).toBe(before.locked);
+    for (const row of await k.services.ledger.invariant()) expect(row).toMatchObject({ holds: true });
+    expect(await lockMismatches(k.db)).toEqual([]);
+  } finally {
+    await changeOnA({ makerFee: '0.001', takerFee: '0.002' });
+  }
 });
 
 it('a command whose market keeps changing under it is answered 503 SERVICE_UNAVAILABLE, having written nothing', async () => {

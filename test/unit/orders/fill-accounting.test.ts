@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { MatchingEngine } from '../../../src/engine';
 import type { TradingRules } from '../../../src/modules/markets/market.service';
 import { OrderSide, OrderStatus } from '../../../src/modules/orders/order.domain';
-import { accountFills } from '../../../src/modules/orders/fill-accounting';
+import { accountFills, LockShortfall } from '../../../src/modules/orders/fill-accounting';
 import { isResting, Matched, newWorking, Working } from '../../../src/modules/orders/working-order';
 
 /**
@@ -24,27 +25,45 @@ const RULES = {
 const ETH = 10n ** 18n;
 const USDC = 10n ** 6n;
 
-/** A book whose placements are accounted one by one, the resting orders carried over as the runtime does. */
-function market() {
-  const engine = new MatchingEngine(RULES.engine);
+/**
+ * A book whose commands are accounted one by one, the resting orders carried over as the runtime
+ * does; a change of the market's fees reloads the engine from the book as it rests.
+ */
+function market(rules: TradingRules = RULES) {
+  let engine = new MatchingEngine(rules.engine);
   const resting = new Map<string, Working>();
   let trades = 0;
+  const account = (command: Matched) => {
+    const accounted = accountFills(rules, resting, [command], () => `trade-${++trades}`);
+    for (const w of accounted.orders) {
+      if (isResting(w)) resting.set(w.id, { ...w, isNew: false });
+      else resting.delete(w.id);
+    }
+    return { ...accounted, order: (orderId: string) => accounted.orders.find((o) => o.id === orderId)! };
+  };
   return {
     resting,
-    /** Places a LIMIT order locking what the service would (a BUY: engine.buyLock; a SELL: the base) unless `lock` says otherwise. */
-    place(id: string, wallet: string, side: OrderSide, ticks: number, lots: number, lock?: bigint) {
-      lock ??= side === OrderSide.SELL ? BigInt(lots) * RULES.lotUnits : engine.buyLock(lots, ticks) * RULES.notionalUnit;
-      const events = engine.apply({ kind: 'place', id, owner: wallet, side, type: 'LIMIT', price: ticks, quantity: lots, timeInForce: 'GTC' });
+    /**
+     * Places a LIMIT order at `ticks` (a MARKET order without them) locking what the service would
+     * (a BUY: engine.buyLock; a SELL: the base) unless `lock` says otherwise.
+     */
+    place(id: string, wallet: string, side: OrderSide, ticks: number | undefined, lots: number, lock?: bigint) {
+      lock ??= side === OrderSide.SELL ? BigInt(lots) * rules.lotUnits : engine.buyLock(lots, ticks) * rules.notionalUnit;
+      const events = engine.apply({ kind: 'place', id, owner: wallet, side, type: ticks === undefined ? 'MARKET' : 'LIMIT', price: ticks, quantity: lots, timeInForce: 'GTC' });
       const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
       const lockAssetId = side === OrderSide.BUY ? 'USDC' : 'ETH';
-      const working = newWorking({ id, organizationId: `org-of-${wallet}`, walletId: wallet, side, lots: BigInt(lots), lockAssetId, lock, rejected: rejected !== undefined });
-      const command: Matched = { events, order: { working, row: {}, lock: rejected ? 0n : lock }, rejected };
-      const accounted = accountFills(RULES, resting, [command], () => `trade-${++trades}`);
-      for (const w of accounted.orders) {
-        if (isResting(w)) resting.set(w.id, { ...w, isNew: false });
-        else resting.delete(w.id);
-      }
-      return { ...accounted, order: (orderId: string) => accounted.orders.find((o) => o.id === orderId)! };
+      const priceTicks = ticks === undefined ? null : BigInt(ticks);
+      const working = newWorking({ id, organizationId: `org-of-${wallet}`, walletId: wallet, side, priceTicks, lots: BigInt(lots), lockAssetId, lock, rejected: rejected !== undefined });
+      return { ...account({ events, order: { working, row: {}, lock: rejected ? 0n : lock }, rejected }), lock };
+    },
+    cancel(id: string) {
+      return account({ events: engine.apply({ kind: 'cancel', id }), order: null });
+    },
+    /** The operator changes the market's fees while orders rest. */
+    setFees(makerFeePpm: number, takerFeePpm: number) {
+      const reloaded = new MatchingEngine({ ...rules.engine, makerFeePpm, takerFeePpm }, engine.sequence);
+      reloaded.restore(engine.snapshot());
+      engine = reloaded;
     },
   };
 }
@@ -147,5 +166,119 @@ describe('fill accounting: engine events to order states and ledger moves', () =
     book.place('buy', 'buyer', OrderSide.BUY, 200_000, 500);
     expect(given).toEqual(copy);
     expect(book.resting.get('sell')).toMatchObject({ remainingLots: 1_500n });
+  });
+
+  it('refuses a fill that a lock cannot pay for with LockShortfall, an INTERNAL_ERROR that names no order to the caller', () => {
+    const book = market();
+    book.place('buy', 'buyer', OrderSide.BUY, 200_000, 1_000, 1_000n * USDC); // half of what 1 ETH at 2000 costs
+    let refusal: unknown;
+    try {
+      book.place('sell', 'seller', OrderSide.SELL, 200_000, 1_000);
+    } catch (e) {
+      refusal = e;
+    }
+    expect(refusal).toBeInstanceOf(LockShortfall);
+    expect(refusal).toMatchObject({ code: 'INTERNAL_ERROR', status: 500, orderId: 'buy', locked: 1_000n * USDC, needed: 2_000n * USDC });
+    expect((refusal as Error).message).not.toContain('buy');
+  });
+});
+
+describe('a BUY’s fees never take what the rest of the order needs', () => {
+  /** Both fees 0.1%: a one-lot fill at 2000.05 (notional 200_005) pays 200.005 rounded up to 201 notional units. */
+  const EVEN = { ...RULES, engine: { ...RULES.engine, makerFeePpm: 1_000, takerFeePpm: 1_000 } } as TradingRules;
+  const LOT_COST = 200_005n * RULES.notionalUnit;
+
+  it('a resting BUY of 0.3 ETH at 2000.05 filled by 300 one-lot SELLs is filled whole: the fees rounded up fill by fill stop at its fee lock, and the last fills pay what is left of it', () => {
+    const book = market(EVEN);
+    const { lock } = book.place('bid', 'buyer', OrderSide.BUY, 200_005, 300);
+    expect(lock).toBe(300n * LOT_COST + 60_002n * RULES.notionalUnit); // the fee on the whole, 60_001.5, rounded up once
+    const fills = Array.from({ length: 300 }, (_, i) => book.place(`ask-${i}`, `seller-${i}`, OrderSide.SELL, 200_005, 1));
+    const buyerFees = fills.map((f) => f.trades[0].makerFee);
+    expect(buyerFees.slice(0, 298)).toEqual(Array(298).fill('0.00201'));
+    expect(buyerFees.slice(298)).toEqual(['0.00104', '0']); // 600_020 − 298 × 2_010, then nothing
+    expect(fills[299].order('bid')).toMatchObject({ status: OrderStatus.FILLED, filledLots: 300n, lockedAmount: 0n, feesPaid: lock - 300n * LOT_COST });
+    expect(fills.flatMap((f) => f.moves).filter((m) => m.kind === 'unlock')).toEqual([]); // it paid exactly what it locked
+  });
+
+  it('a taker BUY of 300 lots sweeping 300 one-lot asks in one command is filled whole and pays exactly what it locked', () => {
+    const book = market(EVEN);
+    for (let i = 0; i < 300; i++) book.place(`ask-${i}`, `seller-${i}`, OrderSide.SELL, 200_005, 1);
+    const { lock, trades, moves, order } = book.place('sweep', 'buyer', OrderSide.BUY, 200_005, 300);
+    const buyerFees = trades.map((t) => t.takerFee);
+    expect(buyerFees.slice(0, 298)).toEqual(Array(298).fill('0.00201'));
+    expect(buyerFees.slice(298)).toEqual(['0.00104', '0']);
+    expect(trades.map((t) => t.makerFee)).toEqual(Array(300).fill('0.00201')); // the sellers' fees come out of their proceeds, whole
+    expect(order('sweep')).toMatchObject({ status: OrderStatus.FILLED, lockedAmount: 0n, feesPaid: lock - 300n * LOT_COST });
+    expect(moves.filter((m) => m.kind === 'unlock')).toEqual([]);
+  });
+
+  it('a fee raised while a BUY rests is charged only from what it locked beyond its notional: a BUY locked for no fee fills free', () => {
+    const book = market({ ...RULES, engine: { ...RULES.engine, makerFeePpm: 0, takerFeePpm: 0 } } as TradingRules);
+    const { lock } = book.place('bid', 'buyer', OrderSide.BUY, 200_000, 2);
+    expect(lock).toBe(4n * USDC);
+    book.setFees(1_000, 2_000);
+    const first = book.place('ask-1', 'seller', OrderSide.SELL, 200_000, 1);
+    const second = book.place('ask-2', 'seller', OrderSide.SELL, undefined, 1);
+    expect([first.trades[0], second.trades[0]]).toEqual([expect.objectContaining({ makerFee: '0', takerFee: '0.004' }), expect.objectContaining({ makerFee: '0', takerFee: '0.004' })]);
+    expect(first.order('bid')).toMatchObject({ status: OrderStatus.PARTIALLY_FILLED, lockedAmount: 2n * USDC });
+    expect(second.order('bid')).toMatchObject({ status: OrderStatus.FILLED, lockedAmount: 0n, feesPaid: 0n });
+  });
+
+  /** Random streams around a price of 1 USDC (small notionals, so per-fill rounding matters), three wallets, fees changing while orders rest. */
+  const streams = fc.array(
+    fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          kind: fc.constant('place' as const),
+          wallet: fc.constantFrom('alice', 'bob', 'carol'),
+          side: fc.constantFrom(OrderSide.BUY, OrderSide.SELL),
+          market: fc.constantFrom(false, false, false, true),
+          ticks: fc.integer({ min: 95, max: 105 }),
+          lots: fc.integer({ min: 1, max: 30 }),
+        }),
+      },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), target: fc.nat(80) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('fees' as const), maker: fc.constantFrom(0, 1_000, 2_500, 7_777, 100_000), taker: fc.constantFrom(0, 1_000, 2_500, 7_777, 100_000) }) },
+    ),
+    { maxLength: 80 },
+  );
+
+  it('over any stream: a BUY pays (cost + fees) no more than it locked and keeps locked what its rest needs at its limit price; an order that ends releases exactly what it did not pay; every asset is conserved', () => {
+    fc.assert(
+      fc.property(streams, (stream) => {
+        const book = market();
+        const locks = new Map<string, bigint>();
+        const released = new Map<string, bigint>();
+        const net = new Map<string, bigint>();
+        stream.forEach((step, i) => {
+          if (step.kind === 'fees') return book.setFees(step.maker, step.taker);
+          let accounted;
+          if (step.kind === 'cancel') {
+            if (!book.resting.has(`o${step.target}`)) return; // the service cancels only what the engine holds
+            accounted = book.cancel(`o${step.target}`);
+          } else {
+            accounted = book.place(`o${i}`, step.wallet, step.side, step.market ? undefined : step.ticks, step.lots);
+            locks.set(`o${i}`, accounted.lock);
+          }
+          for (const m of accounted.moves) {
+            net.set(m.assetId, (net.get(m.assetId) ?? 0n) + m.available + m.locked);
+            if (m.kind === 'unlock') released.set(m.reference, (released.get(m.reference) ?? 0n) + m.available);
+          }
+          for (const o of accounted.orders) {
+            if (o.status === OrderStatus.REJECTED) continue;
+            const lock = locks.get(o.id)!;
+            const paid = o.side === OrderSide.BUY ? o.filledNotional * RULES.notionalUnit + o.feesPaid : o.filledLots * RULES.lotUnits;
+            expect(paid).toBeLessThanOrEqual(lock);
+            expect(o.lockedAmount).toBe(lock - paid - (released.get(`order:${o.id}`) ?? 0n));
+            if (isResting(o)) {
+              if (o.side === OrderSide.BUY) expect(o.lockedAmount).toBeGreaterThanOrEqual(o.remainingLots * o.priceTicks! * RULES.notionalUnit);
+            } else expect(o.lockedAmount).toBe(0n);
+          }
+          for (const [asset, sum] of net) expect([asset, sum]).toEqual([asset, 0n]);
+        });
+      }),
+      { numRuns: 200 },
+    );
   });
 });
