@@ -3,7 +3,7 @@ import type { TestKeel, TestOrg } from '../support/keel';
 import { OwnChainKeel, startKeelOnOwnChain } from '../support/own-chain';
 import { eventually } from '../support/eventually';
 import { devChainAccount } from '../../src/platform/chain/dev-accounts';
-import { mine, revert, snapshot } from '../support/chain-controls';
+import { mine, mineTo, revert, snapshot } from '../support/chain-controls';
 
 const CONFIRMATIONS = 2;
 const USDC = (text: string) => ethers.parseUnits(text, 6);
@@ -80,9 +80,11 @@ describe('a deep reorg of a deposit already spent', () => {
       return (await t.keel.platform.db('transfer_items').where({ transferId: spent.body.data.id, status: 'CONFIRMED' }).first()) !== undefined;
     }, 30_000, 300);
 
-    // The reorg: back to before the deposit, and a longer branch without it (nor the transfer).
+    // The reorg: back to before the deposit, and a longer branch without it (nor the transfer): it
+    // grows past the old head, as a branch that wins does (a node merely behind is waited for).
+    const oldHead = await chainProvider.getBlockNumber();
     await revert(rpcUrl, beforeDeposit);
-    await mine(rpcUrl, CONFIRMATIONS + 3);
+    await mineTo(rpcUrl, oldHead + 3);
     await eventually(async () => (await usdcCustody()).debt !== 0n, 30_000);
     expect(await onChain()).toBe(USDC('20'));
     // 20 was still available and is taken back; the 80 already spent is owed.

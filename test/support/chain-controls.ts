@@ -27,8 +27,9 @@ export async function mine(rpcUrl: string, blocks = 1): Promise<void> {
  * Keel as a node that is behind it (waited for), and as a reorganisation once it grows past it.
  */
 export async function mineTo(rpcUrl: string, height: number): Promise<void> {
-  const head = Number(await rpc<string>(rpcUrl, 'eth_blockNumber'));
-  if (height > head) await mine(rpcUrl, height - head);
+  // One block a call: blocks Hardhat mines several at a time after an evm_revert may name a parent
+  // of the abandoned branch (block n+1 not following block n), which reads as the chain moving.
+  for (let head = Number(await rpc<string>(rpcUrl, 'eth_blockNumber')); head < height; head++) await mine(rpcUrl, 1);
 }
 
 /** hardhat_setNextBlockBaseFeePerGas: the next block's base fee (a transaction mined in it pays what it paid at that fee before). */
