@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Outbox, PublishInput } from '../../platform/events/outbox';
 import type { WatchedWallet } from '../wallets';
-import type { ScannedRange } from '../../platform/chain-port/chain-port';
+import type { ChainTransfer, ScannedRange } from '../../platform/chain-port/chain-port';
 import { ChainCursor, ChainTransferModel, isNftTransfer } from './chain-transfer.model';
 import { isNftStandard, nftCategory } from '../chains';
 import { formatScaled } from '../../platform/decimal';
@@ -147,7 +147,7 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
     if (!asset) continue;
     const sender = t.from === null ? undefined : watched.get(t.from.toLowerCase());
     const receiver = watched.get(t.to.toLowerCase());
-    const internal = !!sender && !!receiver && sender.organizationId === receiver.organizationId;
+    const internal = !!sender && !!receiver && everySenderOf(t).every((a) => watched.get(a.toLowerCase())?.organizationId === receiver.organizationId);
     const category = internal ? 'internal' : t.asset.kind === 'native' ? 'external' : isNftStandard(asset.standard) ? nftCategory(asset.standard) : 'erc20';
     // A collection's event from a contract registered as fungible (or the reverse) is not recorded.
     if ((t.tokenId !== undefined) !== isNftStandard(asset.standard)) continue;
@@ -177,6 +177,13 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
   }
   return rows;
 }
+
+/**
+ * `from` and, on Solana, every other account the asset left in the transaction. A transfer is
+ * internal (and so not screened) only when every one of them is a watched address of the receiver's
+ * organisation: one outside sender among them is enough to screen it.
+ */
+const everySenderOf = (t: ChainTransfer): string[] => [t.from ?? '', ...(t.alsoFrom ?? [])].filter(Boolean);
 
 /** address.* for a deposit address, master.* for the master wallet's own address; the spec's data shape. */
 function incomingEvent(name: 'incoming_transfer' | 'incoming_transfer_reverted', d: ChainTransferModel, assets: ChainAssets, watched: Map<string, WatchedWallet>): PublishInput<Record<string, unknown>> {

@@ -477,7 +477,10 @@ function tokenAccount(base64: string): { mint: string; amount: bigint } {
  * Every account whose balance of the asset fell in the transaction is a sender of it (a transaction
  * may move one asset out of several accounts, each signing): `from` is the one that lost the most,
  * `alsoFrom` the others, most lost first. For SOL the fee is not a transfer: the fee payer's fee
- * counts as its loss only when no account lost SOL beyond fees.
+ * counts as its loss only when no account lost SOL beyond fees. A token account's balance before
+ * the transaction is its owner's before it, its balance after its owner's after: a token account
+ * handed to another owner in the transaction (SetAuthority, signed by the owner it leaves) is sent
+ * by its previous owner, so the owner that signed a transfer out of it stays its sender.
  */
 export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>, at: { height: number; blockHash: string; timestamp: number }): ChainTransfer[] {
   if (!tx.meta || tx.meta.err !== null) return [];
@@ -506,17 +509,16 @@ export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>
     const byOwner = lost.get(mint) ?? lost.set(mint, new Map()).get(mint)!;
     byOwner.set(owner, (byOwner.get(owner) ?? 0n) - delta);
   };
+  const postOwners = new Map((meta.postTokenBalances ?? []).map((b) => [b.accountIndex, b.owner ?? '']));
+  // Its owner before held what an account held before (an account closed in the transaction: everything sent), its owner after what it holds after.
+  for (const p of meta.preTokenBalances ?? []) count(p.mint, p.owner || postOwners.get(p.accountIndex) || '', -BigInt(p.uiTokenAmount.amount));
   for (const post of meta.postTokenBalances ?? []) {
     const owner = post.owner ?? '';
+    count(post.mint, owner, BigInt(post.uiTokenAmount.amount));
     const delta = BigInt(post.uiTokenAmount.amount) - BigInt(pre.get(post.accountIndex)?.uiTokenAmount.amount ?? '0');
-    count(post.mint, owner, delta);
     if (delta <= 0n || !watched.has(owner)) continue;
     const k = `${post.mint}:${owner}`;
     deltas.set(k, { mint: post.mint, owner, amount: (deltas.get(k)?.amount ?? 0n) + delta });
-  }
-  for (const p of meta.preTokenBalances ?? []) {
-    // An account closed in the transaction has no post balance: its owner sent everything.
-    if (!(meta.postTokenBalances ?? []).some((b) => b.accountIndex === p.accountIndex)) count(p.mint, p.owner ?? '', -BigInt(p.uiTokenAmount.amount));
   }
   for (const [k, d] of deltas) {
     out.push({ ...base, ...positioned(`token:${k}`), to: d.owner, ...senders(lost.get(d.mint) ?? new Map()), asset: { kind: 'token', address: d.mint }, amount: d.amount });

@@ -3,14 +3,22 @@
  * `sanctioned_addresses_SOL.txt` loaded with `keel aml load` screens Base58 addresses exactly (a
  * case variant is another address; EVM stays case-insensitive) through the check endpoint (REST and
  * GraphQL), and SOL and USDC deposits from a listed sender are flagged and held as EVM ones are,
- * also when a clean account co-signs them (pays the fee, or moves some of the asset too).
+ * also when a clean account co-signs them (pays the fee, or moves some of the asset too) and when
+ * the listed sender hands its token account to another owner in the same transaction.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { KeyPairSigner, address, generateKeyPairSigner } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
+import { Address, KeyPairSigner, address, generateKeyPairSigner } from '@solana/kit';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
+import {
+  AuthorityType,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeAccount3Instruction,
+  getSetAuthorityInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
@@ -19,6 +27,7 @@ import type { ChainAsset } from '../../../src/platform/chain-port/chain-port';
 import { formatChainsConfig, parseChainsConfig } from '../../../src/modules/chains/chain-config';
 import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
 import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-files';
+import { WalletKeys } from '../../../src/modules/wallets/wallet-keys';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { keelCommand } from '../../support/keel-cli';
@@ -203,5 +212,53 @@ describe('a list of Solana addresses loaded with keel aml load', () => {
     expect(await t.keel.platform.db('transfers').where({ addressId: tainted.id })).toHaveLength(0);
     expect(await t.keel.platform.db('transfer_items').where({ recipient: tainted.address })).toHaveLength(0);
     expect(await chain.balance(tainted.address, USDC_ASSET, 'final')).toBe(5_000_004n);
+  });
+
+  test('a USDC deposit whose listed sender hands its token account to another owner in the same transaction (SetAuthority) is flagged and names it, whoever the new owner is: a stranger, another address of the organisation, the receiving address itself; one the organisation\'s own address co-signs is screened for the listed sender too', async () => {
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana AML handed over' })).body.data;
+    const tainted = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'handed over' })).body.data;
+    const sibling = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'sibling' })).body.data;
+    const stranger = await generateKeyPairSigner();
+    const mint = address(USDC.address);
+    const destination = await ata(tainted.address);
+    const listedAta = await ata(listed.address);
+    await eventually(async () => (await chain.balance(listed.address, USDC_ASSET, 'confirmed')) >= 20_000_000n, 30_000);
+    const toTainted = (source: Address, authority: KeyPairSigner, amount: bigint) => getTransferCheckedInstruction({ source, mint, destination, authority, amount, decimals: 6 });
+    const handOver = (owned: Address, owner: KeyPairSigner, newOwner: string) => getSetAuthorityInstruction({ owned, owner, authorityType: AuthorityType.AccountOwner, newAuthority: address(newOwner) });
+
+    // A second token account of the listed sender (not its associated one), with 5 USDC.
+    const second = await generateKeyPairSigner();
+    await sendInstructions(chain, listed, [
+      getCreateAccountInstruction({ payer: listed, newAccount: second, lamports: await chain.rpc.getMinimumBalanceForRentExemption(165n).send(), space: 165, programAddress: address(TOKEN_PROGRAM) }),
+      getInitializeAccount3Instruction({ account: second.address, mint, owner: listed.address }),
+      getTransferCheckedInstruction({ source: listedAta, mint, destination: second.address, authority: listed, amount: 5_000_000n, decimals: 6 }),
+    ]);
+    // 5 USDC in, then the account handed to a stranger; the stranger hands it back (no deposit).
+    const toStranger = await sendInstructions(chain, listed, [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: listed, ata: destination, owner: address(tainted.address), mint }),
+      toTainted(listedAta, listed, 5_000_000n),
+      handOver(listedAta, listed, stranger.address),
+    ]);
+    await sendInstructions(chain, listed, [handOver(listedAta, stranger, listed.address)]);
+    // 5 USDC in, then the account handed to another address of the organisation.
+    const toSibling = await sendInstructions(chain, listed, [toTainted(listedAta, listed, 5_000_000n), handOver(listedAta, listed, sibling.address)]);
+    // The organisation's own address (now holding the listed sender's old account) moves more than the listed sender's 1 base unit.
+    const keys = new WalletKeys(t.keel.platform.secretBox);
+    const siblingSigner = await keys.solanaSigner(wallet.id, (await t.keel.platform.db('master_wallets').where({ id: wallet.id }).first()).sealedMnemonic, sibling.derivationIndex).finally(() => keys.close());
+    const coSigned = await sendInstructions(chain, listed, [toTainted(listedAta, siblingSigner, 2_000_000n), toTainted(second.address, listed, 1n)]);
+    // 4.999999 USDC in, then the account handed to the receiving address itself.
+    const toItself = await sendInstructions(chain, listed, [toTainted(second.address, listed, 4_999_999n), handOver(second.address, listed, tainted.address)]);
+
+    const matches = [{ list: 'SOL', address: listed.address }];
+    const recorded = async (txHash: string) => {
+      await eventually(() => incoming(tainted.id, txHash), 30_000);
+      return (await t.keel.platform.db('chain_transfers').where({ txHash, direction: 'incoming' }).first()) as { fromAddress: string; alsoFrom: string[]; category: string; rawValue: string; amlMatches: unknown };
+    };
+    const flagged = (fromAddress: string, alsoFrom: string[], rawValue: string) => ({ fromAddress, alsoFrom, category: 'erc20', rawValue, amlMatches: matches });
+    expect(await recorded(toStranger)).toMatchObject(flagged(listed.address, [], '5000000'));
+    expect(await recorded(toSibling)).toMatchObject(flagged(listed.address, [], '5000000'));
+    expect(await recorded(coSigned)).toMatchObject(flagged(sibling.address, [listed.address], '2000001'));
+    expect(await recorded(toItself)).toMatchObject(flagged(listed.address, [], '4999999'));
+    expect((await incoming(tainted.id, toStranger)).aml).toEqual({ flaggedAt: expect.any(String), releasedAt: null, matches });
   });
 });

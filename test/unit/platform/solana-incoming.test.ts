@@ -85,3 +85,14 @@ test('tokens moved out of several owners: each is a sender, the one that lost th
   );
   expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', alsoFrom: ['clean'], asset: { kind: 'token', address: MINT }, amount: 1001n })]);
 });
+
+test('a token account handed to another owner in the transaction (SetAuthority) is sent by its owner before: what it held left that owner, whoever holds it after (a stranger, or the receiving address itself)', () => {
+  // The sender moves 5 of its 10 into the deposit's account, then hands its account (5 left) over.
+  const handedTo = (newOwner: string) =>
+    tx(
+      { preBalances: [0n, 0n, 0n], postBalances: [0n, 0n, 0n], preTokenBalances: [bal(1, MINT, 'sender', '10'), bal(2, MINT, 'deposit', '0')], postTokenBalances: [bal(1, MINT, newOwner, '5'), bal(2, MINT, 'deposit', '5')] },
+      ['sender', 'ataS', 'ataD'],
+    );
+  expect(incomingOf(handedTo('stranger'), new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', alsoFrom: [], amount: 5n })]);
+  expect(incomingOf(handedTo('deposit'), new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', alsoFrom: [], amount: 5n })]);
+});
