@@ -11,6 +11,7 @@ import { keyId, parseMasterKey } from '../platform/crypto/secret-box';
 import type { SealedColumn } from '../platform/crypto/reseal';
 import { parseChainFamilies } from '../modules/chains/chain-config';
 import { rpc } from '../platform/chain/json-rpc';
+import { urlOrigin } from '../platform/net/rpc-url';
 import { withinMs } from '../platform/time-bound';
 import { SEALED_MNEMONICS } from '../modules/wallets/wallet-keys';
 import { SEALED_WEBHOOK_SECRETS } from '../modules/webhooks/webhook-signing';
@@ -32,15 +33,6 @@ const LABEL = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
 /** One line per check: status, what was checked, what was found, and what to do about it. */
 export function formatCheck(c: Check): string {
   return `${LABEL[c.status]} ${c.check}: ${c.detail}${c.fix ? `. Fix: ${c.fix}` : ''}`;
-}
-
-/** The origin only: an RPC URL's path or query often carries a provider's API key. */
-function origin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'an invalid URL';
-  }
 }
 
 async function checkPostgres(config: Config): Promise<{ check: Check; reachable: boolean; databaseExists: boolean }> {
@@ -147,15 +139,15 @@ async function checkChains(config: Config): Promise<Check[]> {
     ...families.evm.map((spec) =>
       reachable(`chain ${spec.slug} (${spec.chainId})`, spec.rpcUrl, ms, `rpcUrl of chain ${spec.chainId}`, async () => {
         const [chainId, block] = await Promise.all([rpc<string>(spec.rpcUrl, 'eth_chainId', [], ms), rpc<string>(spec.rpcUrl, 'eth_blockNumber', [], ms)]);
-        if (Number(chainId) !== spec.chainId) return fail(`chain ${spec.slug} (${spec.chainId})`, `RPC at ${origin(spec.rpcUrl)} serves chain ${Number(chainId)}`, `point rpcUrl of chain ${spec.chainId} in KEEL_CHAINS at a node of that chain`);
-        return ok(`chain ${spec.slug} (${spec.chainId})`, `RPC at ${origin(spec.rpcUrl)}, block ${Number(block)}`);
+        if (Number(chainId) !== spec.chainId) return fail(`chain ${spec.slug} (${spec.chainId})`, `RPC at ${urlOrigin(spec.rpcUrl)} serves chain ${Number(chainId)}`, `point rpcUrl of chain ${spec.chainId} in KEEL_CHAINS at a node of that chain`);
+        return ok(`chain ${spec.slug} (${spec.chainId})`, `RPC at ${urlOrigin(spec.rpcUrl)}, block ${Number(block)}`);
       }),
     ),
     // A Solana cluster (issue 35): its RPC answers and has a finalized slot.
     ...families.solana.map((spec) =>
       reachable(`chain ${spec.slug} (solana ${spec.network})`, spec.rpcUrl, ms, `rpcUrl of Solana ${spec.network}`, async () => {
         const slot = await rpc<number>(spec.rpcUrl, 'getSlot', [{ commitment: 'finalized' }], ms);
-        return ok(`chain ${spec.slug} (solana ${spec.network})`, `RPC at ${origin(spec.rpcUrl)}, finalized slot ${slot}`);
+        return ok(`chain ${spec.slug} (solana ${spec.network})`, `RPC at ${urlOrigin(spec.rpcUrl)}, finalized slot ${slot}`);
       }),
     ),
   ]);
@@ -167,7 +159,7 @@ async function reachable(name: string, rpcUrl: string, ms: number, what: string,
     return await probe();
   } catch (error) {
     const why = (error as Error).name === 'TimeoutError' ? `no answer within ${ms} ms` : reason((error as Error).cause ?? error);
-    return fail(name, `RPC at ${origin(rpcUrl)} not reachable (${why})`, `check that node, or ${what} in KEEL_CHAINS`);
+    return fail(name, `RPC at ${urlOrigin(rpcUrl)} not reachable (${why})`, `check that node, or ${what} in KEEL_CHAINS`);
   }
 }
 

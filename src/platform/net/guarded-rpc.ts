@@ -1,16 +1,18 @@
 import { ethers } from 'ethers';
 import type { RpcTransport } from '@solana/kit';
 import type { GuardedHttp } from './guarded-http';
+import { urlOrigin } from './rpc-url';
 
 /**
  * An ethers FetchRequest for a caller-supplied JSON-RPC URL whose every request goes through the
  * guarded connector. ethers would follow 3xx answers and retry throttled ones itself: neither here.
+ * Named by the URL's origin, as `timedFetchRequest` is: ethers' errors name the request.
  */
 export function guardedFetchRequest(http: GuardedHttp, url: string): ethers.FetchRequest {
-  const request = new ethers.FetchRequest(url);
+  const request = new ethers.FetchRequest(urlOrigin(url));
   request.setThrottleParams({ maxAttempts: 1 });
   request.getUrlFunc = async (req) => {
-    const response = await http.request(req.url, { method: req.method, headers: req.headers, body: req.body ?? undefined });
+    const response = await http.request(url, { method: req.method, headers: req.headers, body: req.body ?? undefined });
     if (response.statusCode >= 300 && response.statusCode < 400) throw new Error(`the node answered ${response.statusCode}; redirects are not followed`);
     if (response.truncated) throw new Error('the node answered more than the size limit');
     return { statusCode: response.statusCode, statusMessage: '', headers: response.headers, body: new Uint8Array(response.body) };

@@ -1,4 +1,5 @@
 import { ethers } from 'ethers';
+import { urlOrigin, withoutCredentials } from './rpc-url';
 
 /**
  * An ethers request to a JSON-RPC node that gives up after `timeoutMs` from start to the last byte
@@ -7,11 +8,12 @@ import { ethers } from 'ethers';
  * would collect one open socket per attempt. Fails with ethers' TIMEOUT as its own timer does, and
  * any other failure to reach the node with NETWORK_ERROR, never naming the URL (it may carry
  * credentials). A URL's `user:password@` is sent as basic authentication, as ethers sends it;
- * a redirect is refused (SERVER_ERROR), never followed.
+ * a redirect is refused (SERVER_ERROR), never followed. The request is named by the URL's origin
+ * (ethers puts its URL in the errors it raises, e.g. for an HTTP 401): its getter fetches the whole URL.
  */
 export function timedFetchRequest(url: string, timeoutMs: number): ethers.FetchRequest {
   const { url: bare, authorization } = withoutCredentials(url);
-  const request = new ethers.FetchRequest(bare);
+  const request = new ethers.FetchRequest(urlOrigin(bare));
   request.timeout = timeoutMs;
   if (authorization) request.setHeader('authorization', authorization);
   request.getUrlFunc = async (req, signal) => {
@@ -19,7 +21,7 @@ export function timedFetchRequest(url: string, timeoutMs: number): ethers.FetchR
     const timer = setTimeout(() => controller.abort(), req.timeout);
     signal?.addListener(() => controller.abort());
     try {
-      const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body ?? undefined, signal: controller.signal, redirect: 'manual' });
+      const res = await fetch(bare, { method: req.method, headers: req.headers, body: req.body ?? undefined, signal: controller.signal, redirect: 'manual' });
       // Not followed: a redirect would take the node's credentials elsewhere, and leave this request's bounds.
       if (res.status >= 300 && res.status < 400) throw ethers.makeError(`the node answered ${res.status}; redirects are not followed`, 'SERVER_ERROR', { request: req, response: undefined as never });
       const body = new Uint8Array(await res.arrayBuffer());
@@ -35,26 +37,4 @@ export function timedFetchRequest(url: string, timeoutMs: number): ethers.FetchR
     }
   };
   return request;
-}
-
-/** The URL without its `user:password@`, and that as a basic-authentication header (fetch refuses such a URL). */
-function withoutCredentials(text: string): { url: string; authorization?: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    return { url: text };
-  }
-  if (!parsed.username && !parsed.password) return { url: text };
-  const decoded = (part: string) => {
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      return part;
-    }
-  };
-  const credentials = `${decoded(parsed.username)}:${decoded(parsed.password)}`;
-  parsed.username = '';
-  parsed.password = '';
-  return { url: parsed.toString(), authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createTestDatabase, databaseUrl, dropTestDatabase, runPrefix, withAdmin } from '../../support/databases';
 import { PrivateRedis } from '../../support/private-redis';
 import { runKeel } from '../../support/keel-process';
@@ -75,5 +77,30 @@ test('a Solana cluster in KEEL_CHAINS is checked too: its finalized slot, or a f
     expect(code).toBe(1);
   } finally {
     await devnet.stop();
+  }
+});
+
+test("a node that answers an error (HTTP 401, a provider refusing its API key) is a failure naming only its origin: the key in its path, query or user:password is printed nowhere", async () => {
+  const server = http.createServer((_req, res) => res.writeHead(401, { 'content-type': 'text/plain' }).end('invalid project id'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const chains = parseChainsConfig(process.env.KEEL_CHAINS!);
+    const keyed = [
+      { ...chains[0], rpcUrl: `${origin}/v3/SECRET-PROJECT-KEY-123?apikey=SECRET-QUERY` },
+      { family: 'solana', name: 'Keyed', network: 'mainnet', rpcUrl: `http://keel:SECRET-PASSWORD@${origin.slice('http://'.length)}/v3/SECRET-PROJECT-KEY-123` },
+    ];
+    const { code, stdout, stderr } = await runKeel(['doctor', '--json'], env({ KEEL_CHAINS: JSON.stringify(keyed) }), 60_000);
+    const byName = Object.fromEntries((JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.map((c) => [c.check, c]));
+    const refused = (method: string) => `RPC at ${origin} not reachable (${method} at ${origin}: HTTP 401, not JSON-RPC: invalid project id)`;
+    const evm = byName[`chain ${chains[0].slug} (${chains[0].chainId})`];
+    expect(evm.status).toBe('fail');
+    // Whichever of its two calls failed first.
+    expect([refused('eth_chainId'), refused('eth_blockNumber')]).toContain(evm.detail);
+    expect(byName['chain solana-mainnet (solana mainnet)']).toMatchObject({ status: 'fail', detail: refused('getSlot') });
+    expect(stdout + stderr).not.toMatch(/SECRET/);
+    expect(code).toBe(1);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { jsonRpcProvider } from '../../../src/modules/chains/chain-networks';
+import { rpc } from '../../../src/platform/chain/json-rpc';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 import { TransferRefused } from '../../../src/platform/chain-port/chain-port';
 import { isDefinitiveRefusal } from '../../../src/modules/settlement/settlement-contract';
@@ -161,6 +162,33 @@ describe("a node's URL with credentials", () => {
       expect(String((error as Error).message)).not.toMatch(/cret|keel:/);
     } finally {
       gone.destroy();
+    }
+  });
+});
+
+describe("a node that answers an HTTP error (a provider refusing its API key)", () => {
+  test('is named by its origin only, in json-rpc calls and in ethers providers alike: never the path, query or user:password holding the key', async () => {
+    let authorization: string | undefined;
+    const server = http.createServer((req, res) => {
+      authorization = req.headers.authorization;
+      res.writeHead(401, { 'content-type': 'text/plain' }).end('invalid project id');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyed = `${origin}/v3/SECRET-PROJECT-KEY-123?apikey=SECRET-QUERY`;
+    const withPassword = `http://keel:SECRET-PASSWORD@${origin.slice('http://'.length)}/v3/SECRET-PROJECT-KEY-123`;
+    const provider = jsonRpcProvider(keyed, 31337, 2_000);
+    try {
+      await expect(rpc(keyed, 'eth_chainId')).rejects.toThrow(new Error(`eth_chainId at ${origin}: HTTP 401, not JSON-RPC: invalid project id`));
+      // A user:password is sent as basic authentication (fetch would refuse the URL, naming it).
+      await expect(rpc(withPassword, 'eth_chainId')).rejects.toThrow(new Error(`eth_chainId at ${origin}: HTTP 401, not JSON-RPC: invalid project id`));
+      expect(authorization).toBe(`Basic ${Buffer.from('keel:SECRET-PASSWORD').toString('base64')}`);
+      const error = (await provider.getBlockNumber().catch((e: unknown) => e)) as Error & { info?: unknown };
+      expect(error).toMatchObject({ code: 'SERVER_ERROR', info: expect.objectContaining({ requestUrl: origin, responseStatus: '401 Unauthorized' }) });
+      expect(`${error.message} ${JSON.stringify(error.info)}`).not.toMatch(/SECRET/);
+    } finally {
+      provider.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });

@@ -23,6 +23,7 @@ beforeAll(async () => {
     hits.push(req.url!);
     req.resume();
     if (req.url === '/redirect') return void res.writeHead(302, { location: '/rpc' }).end();
+    if (req.url?.startsWith('/v3/')) return void res.writeHead(401).end('invalid project id');
     if (req.url === '/slow') return void setTimeout(() => res.writeHead(200).end(), 2_000);
     if (req.url === '/huge') return void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":1,"result":"0x${'0'.repeat(100_000)}"}`);
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: `0x${CHAIN_ID.toString(16)}` })));
@@ -47,6 +48,13 @@ async function chainIdThrough(http: GuardedHttp, url: string): Promise<number> {
 test('a recovery RPC URL is read through the connector', async () => {
   expect(await chainIdThrough(connector(new OutboundGuard(true)), `http://127.0.0.1:${port}/rpc`)).toBe(CHAIN_ID);
   expect(hits).toEqual(['/rpc']);
+});
+
+test("a node refusing the caller's URL (HTTP 401): the error names its origin only, never the path or query holding the key", async () => {
+  const error = (await chainIdThrough(connector(new OutboundGuard(true)), `http://127.0.0.1:${port}/v3/SECRET-KEY?apikey=SECRET-QUERY`).catch((e: unknown) => e)) as Error & { info?: unknown };
+  expect(error).toMatchObject({ code: 'SERVER_ERROR', info: expect.objectContaining({ requestUrl: `http://127.0.0.1:${port}` }) });
+  expect(`${error.message} ${JSON.stringify(error.info)}`).not.toMatch(/SECRET/);
+  expect(hits).toEqual(['/v3/SECRET-KEY?apikey=SECRET-QUERY']);
 });
 
 test('a name that resolved to a public address when checked, and to loopback at connect time, is refused at connect', async () => {
