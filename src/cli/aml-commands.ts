@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { readSanctionsFiles } from '../modules/aml/sanctions-files';
+import { readSanctionsFiles, shrunkLists } from '../modules/aml/sanctions-files';
 import { printFromServices } from './with-services';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -11,22 +11,29 @@ export function registerAmlCommands(program: Command): void {
   aml
     .command('load <path>')
     .description(
-      'Load a newer sanctions list into PostgreSQL: a directory of sanctioned_addresses_<LIST>.txt files (replaces every list; date from its SOURCE.md "snapshot of YYYY-MM-DD") or one such file (replaces that list only). Every Keel process screens against it within SANCTIONS_REFRESH_INTERVAL_MS if its date is not older than the shipped snapshot',
+      'Load a newer sanctions list into PostgreSQL: a directory of sanctioned_addresses_<LIST>.txt files (replaces every list; date from its SOURCE.md "snapshot of YYYY-MM-DD") or one such file (replaces that list only). A file with a line that is no address of its list\'s chain is refused, and so is a list less than half the one in use unless --force. Every Keel process screens against it within SANCTIONS_REFRESH_INTERVAL_MS if its date is not older than the shipped snapshot',
     )
     .option('--date <YYYY-MM-DD>', 'the date of the list (default: from SOURCE.md, else today)')
     .option('--list <name>', 'the list a single file holds, when its name does not say (e.g. ETH, XBT)')
+    .option('--force', 'load a list even when it is less than half the list in use')
     .option('--json', 'print only the JSON result: no progress on the terminal')
-    .action((path: string, opts: { date?: string; list?: string; json?: boolean }) =>
+    .action((path: string, opts: { date?: string; list?: string; force?: boolean; json?: boolean }) =>
       printFromServices(async ({ services, progress }) => {
         if (opts.date && !DATE.test(opts.date)) throw new Error('--date must be YYYY-MM-DD');
         progress.update(`reading ${path}…`);
         const read = readSanctionsFiles(path, { list: opts.list, listDate: opts.date });
-        // A truncated download must not clear a list: an empty list file is refused.
+        // A truncated download must not clear a list: an empty list file is refused (a line that is no address already was), and so is one that shrank sharply unless --force.
         const empty = read.lists.filter((l) => l.addresses.length === 0).map((l) => l.name);
         if (empty.length) throw new Error(`Refusing to load empty list(s): ${empty.join(', ')} (a truncated file?)`);
+        const inUse = await services.sanctionsLists.inUse(services.shippedSanctions);
+        const shrunk = shrunkLists(read, inUse);
+        if (shrunk.length && !opts.force) {
+          const sizes = shrunk.map((l) => `${l.name} (${l.entries} entries, ${l.inUse} in use)`).join(', ');
+          throw new Error(`Refusing to load list(s) less than half the list in use: ${sizes} (a truncated download?); --force loads them anyway`);
+        }
         const snapshot = { ...read, listDate: read.listDate ?? new Date().toISOString().slice(0, 10) };
         const single = !statSync(path).isDirectory();
-        const base = single ? await services.sanctionsLists.inUse(services.shippedSanctions) : undefined;
+        const base = single ? inUse : undefined;
         progress.update(`loading ${snapshot.lists.reduce((n, l) => n + l.addresses.length, 0)} addresses of ${snapshot.lists.map((l) => l.name).join(', ')} into PostgreSQL…`);
         const version = await services.sanctionsLists.load(snapshot, base);
         const preferred = await services.sanctionsLists.preferred(services.shippedSanctions);

@@ -16,12 +16,64 @@ export function shippedSanctionsDirectory(): string {
   }
 }
 
-/** One list file's addresses: one a line; blank lines and lines starting with # are skipped. */
-export function parseListFile(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line && !line.startsWith('#'));
+/** The shapes an address on a list takes, each by its characters and length. */
+const ADDRESS_FORMATS = {
+  EVM: /^0x[0-9a-fA-F]{40}$/,
+  /** Bitcoin and its forks, Tron, Ripple, Solana, Monero, Zcash t-addresses. */
+  Base58: /^[1-9A-HJ-NP-Za-km-z]{25,110}$/,
+  /** bc1…, ltc1…, zs1…: a human-readable part, 1, then the Bech32 alphabet. */
+  Bech32: /^[a-z]{1,20}1[02-9ac-hj-np-z]{6,87}$/i,
+  CashAddr: /^(?:bitcoincash:)?[qp][02-9ac-hj-np-z]{41}$/i,
+  /** Monero's list carries a 64-hex-digit entry. */
+  'hex-64': /^[0-9a-fA-F]{64}$/,
+} as const;
+type AddressFormat = keyof typeof ADDRESS_FORMATS;
+
+/** The formats of the chains' lists the upstream project publishes (and SOL); any other list (USDT, USDC: tokens on several chains; an operator's own) may hold any of them. */
+const LIST_FORMATS: Record<string, AddressFormat[]> = {
+  ETH: ['EVM'],
+  ARB: ['EVM'],
+  BSC: ['EVM'],
+  ETC: ['EVM'],
+  XBT: ['Base58', 'Bech32'],
+  LTC: ['Base58', 'Bech32'],
+  BCH: ['Base58', 'CashAddr'],
+  BSV: ['Base58'],
+  BTG: ['Base58'],
+  DASH: ['Base58'],
+  XVG: ['Base58'],
+  TRX: ['Base58'],
+  XRP: ['Base58'],
+  SOL: ['Base58'],
+  ZEC: ['Base58', 'Bech32'],
+  XMR: ['Base58', 'hex-64'],
+};
+
+/**
+ * One list file's addresses: one a line; blank lines and lines starting with # are skipped. Every
+ * other line must look like an address of the list's chain: a saved error page ("404: Not Found",
+ * HTML) or a line cut short is refused, naming the first such line and its number.
+ */
+export function parseListFile(text: string, list: string): string[] {
+  const formats = LIST_FORMATS[list] ?? (Object.keys(ADDRESS_FORMATS) as AddressFormat[]);
+  const addresses: string[] = [];
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    if (!formats.some((f) => ADDRESS_FORMATS[f].test(line))) {
+      throw new Error(`line ${i + 1} is not an address of the ${list} list (${formats.join(', ')}): ${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)} (an error page or a truncated download?)`);
+    }
+    addresses.push(line);
+  }
+  return addresses;
+}
+
+/** The lists of `next` that are less than half their namesake in `inUse` (a truncated download?), with both sizes. */
+export function shrunkLists(next: SanctionsSnapshot, inUse: SanctionsSnapshot): { name: string; entries: number; inUse: number }[] {
+  return next.lists.flatMap((l) => {
+    const current = inUse.lists.find((c) => c.name === l.name)?.addresses.length ?? 0;
+    return l.addresses.length * 2 < current ? [{ name: l.name, entries: l.addresses.length, inUse: current }] : [];
+  });
 }
 
 /** The list name a file carries in its name, or the name given. */
@@ -41,7 +93,7 @@ export function readSanctionsFiles(target: string, options: { list?: string; lis
   if (stat.isDirectory()) {
     const files = fs.readdirSync(target).filter((f) => LIST_FILE.test(f)).sort();
     if (files.length === 0) throw new Error(`${target}: no sanctioned_addresses_<LIST>.txt files`);
-    const lists: SanctionList[] = files.map((f) => ({ name: listNameOf(f), addresses: parseListFile(fs.readFileSync(path.join(target, f), 'utf8')) }));
+    const lists: SanctionList[] = files.map((f) => readListFile(path.join(target, f), listNameOf(f)));
     const sourceNote = path.join(target, 'SOURCE.md');
     const noted = fs.existsSync(sourceNote) ? SNAPSHOT_DATE.exec(fs.readFileSync(sourceNote, 'utf8'))?.[1] : undefined;
     return { source: path.resolve(target), listDate: options.listDate ?? noted ?? null, lists };
@@ -49,8 +101,16 @@ export function readSanctionsFiles(target: string, options: { list?: string; lis
   return {
     source: path.resolve(target),
     listDate: options.listDate ?? null,
-    lists: [{ name: listNameOf(target, options.list), addresses: parseListFile(fs.readFileSync(target, 'utf8')) }],
+    lists: [readListFile(target, listNameOf(target, options.list))],
   };
+}
+
+function readListFile(file: string, name: string): SanctionList {
+  try {
+    return { name, addresses: parseListFile(fs.readFileSync(file, 'utf8'), name) };
+  } catch (error) {
+    throw new Error(`${path.basename(file)}: ${(error as Error).message}`);
+  }
 }
 
 /** The shipped snapshot, described as such. */

@@ -58,6 +58,19 @@ describe('keel aml load', () => {
     const empty = path.join(dir, 'sanctioned_addresses_ETH.txt');
     writeFileSync(empty, '\n');
     await expect(keelCommand(t.config, ['aml', 'load', empty])).rejects.toThrow(/empty list/);
+    // So is a saved error page, an HTML page or a file cut short: the first line that is no address of the list's chain is named.
+    writeFileSync(empty, '404: Not Found');
+    await expect(keelCommand(t.config, ['aml', 'load', empty])).rejects.toThrow('sanctioned_addresses_ETH.txt: line 1 is not an address of the ETH list (EVM): "404: Not Found"');
+    const xbt = path.join(dir, 'sanctioned_addresses_XBT.txt');
+    writeFileSync(xbt, '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head></html>\n');
+    await expect(keelCommand(t.config, ['aml', 'load', xbt])).rejects.toThrow('sanctioned_addresses_XBT.txt: line 1 is not an address of the XBT list (Base58, Bech32): "<!DOCTYPE html>"');
+    writeFileSync(empty, `# ETH\n${OFAC_ETH}\n${OFAC_ETH.slice(0, 20)}`);
+    await expect(keelCommand(t.config, ['aml', 'load', empty])).rejects.toThrow(`sanctioned_addresses_ETH.txt: line 3 is not an address of the ETH list (EVM): "${OFAC_ETH.slice(0, 20)}"`);
+    // A list less than half the one in use (a download cut at a line's end) needs --force; recorded then (here older, so not used).
+    const shippedEth = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').trim().split('\n');
+    writeFileSync(empty, shippedEth.slice(0, 2).join('\n'));
+    await expect(keelCommand(t.config, ['aml', 'load', empty])).rejects.toThrow(`Refusing to load list(s) less than half the list in use: ETH (2 entries, ${shippedEth.length} in use) (a truncated download?); --force loads them anyway`);
+    expect(await keelCommand<any>(t.config, ['aml', 'load', empty, '--force', '--date', '2000-01-01'])).toMatchObject({ lists: [{ name: 'ETH', entries: 2 }], inUse: false });
 
     const lists = await eventually(async () => {
       const res = await org.core.get('/v1/aml/lists');

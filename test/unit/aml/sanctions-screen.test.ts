@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isAddress } from '@solana/kit';
 import { SanctionsScreen } from '../../../src/modules/aml/sanctions-screen';
-import { readSanctionsFiles, shippedSanctionsDirectory, shippedSanctionsSnapshot } from '../../../src/modules/aml/sanctions-files';
+import { parseListFile, readSanctionsFiles, shippedSanctionsDirectory, shippedSanctionsSnapshot, shrunkLists } from '../../../src/modules/aml/sanctions-files';
 
 const shipped = shippedSanctionsSnapshot();
 const screen = new SanctionsScreen(shipped);
@@ -92,5 +93,31 @@ describe('reading list files', () => {
     const file = path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_TRX.txt');
     expect(readSanctionsFiles(file, { listDate: '2025-01-02' })).toMatchObject({ listDate: '2025-01-02', lists: [{ name: 'TRX' }] });
     expect(() => readSanctionsFiles(path.join(shippedSanctionsDirectory(), 'SOURCE.md'))).toThrow(/--list/);
+  });
+
+  test("every line but blanks and comments is an address of the list's chain: a saved error page, an HTML page or a line cut short is refused, naming the file, the first such line and its number", () => {
+    const evm = '0x8589427373D6D84E98730D7795D8f6f8731FDA16';
+    expect(parseListFile(`# ETH\n\n${evm}\r\n${evm.toLowerCase()}\n`, 'ETH')).toEqual([evm, evm.toLowerCase()]);
+    expect(() => parseListFile('404: Not Found', 'ETH')).toThrow('line 1 is not an address of the ETH list (EVM): "404: Not Found"');
+    expect(() => parseListFile(`${evm}\n# fine\n0x8589427373D6D84E98730D`, 'ETH')).toThrow(/^line 3 is not an address of the ETH list \(EVM\): "0x8589427373D6D84E98730D"/);
+    expect(() => parseListFile('<!DOCTYPE html>\n<html><body>Service Unavailable</body></html>', 'XBT')).toThrow(/^line 1 is not an address of the XBT list \(Base58, Bech32\): "<!DOCTYPE html>"/);
+    // A Base58 address with a space in it, or one far too short, is no address of any chain.
+    expect(() => parseListFile('12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9\n12sjrrhoFEsed NRhtgwvvRqjFTh8fZTDX9', 'BSV')).toThrow(/^line 2 /);
+    expect(() => parseListFile('12sjrrhoF', 'USDT')).toThrow(/^line 1 is not an address of the USDT list \(EVM, Base58, Bech32, CashAddr, hex-64\)/);
+    // A token's list (and an operator's own) may hold addresses of several chains: EVM and Tron for USDT.
+    expect(parseListFile(`${evm}\nTBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre`, 'USDT')).toHaveLength(2);
+    // The file is named in the error.
+    const dir = mkdtempSync(path.join(tmpdir(), 'keel-lists-'));
+    writeFileSync(path.join(dir, 'sanctioned_addresses_ETH.txt'), '404: Not Found\n');
+    expect(() => readSanctionsFiles(path.join(dir, 'sanctioned_addresses_ETH.txt'))).toThrow(/^sanctioned_addresses_ETH.txt: line 1 /);
+    // The shipped snapshot passes, every list of it.
+    expect(shippedSanctionsSnapshot().lists.length).toBeGreaterThan(10);
+  });
+
+  test('a list less than half its namesake in use has shrunk; a list not in use, or at least half of it, has not', () => {
+    const list = (name: string, n: number) => ({ name, addresses: Array.from({ length: n }, (_, i) => `a${i}`) });
+    const inUse = { source: 'in use', listDate: null, lists: [list('XBT', 435), list('DASH', 3)] };
+    expect(shrunkLists({ source: 'new', listDate: null, lists: [list('XBT', 217), list('DASH', 2), list('SOL', 1)] }, inUse)).toEqual([{ name: 'XBT', entries: 217, inUse: 435 }]);
+    expect(shrunkLists({ source: 'new', listDate: null, lists: [list('XBT', 218), list('DASH', 1)] }, inUse)).toEqual([{ name: 'DASH', entries: 1, inUse: 3 }]);
   });
 });
