@@ -60,6 +60,8 @@ export const configSchema = z.object({
   ORDERBOOK_LEASE_MARGIN_MS: z.coerce.number().int().min(0).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** How deep objects and arrays may nest in a request's body (GraphQL variables included) and in a GraphQL document's object and list values; deeper is refused (422, 400 in a document) before it could exhaust the call stack of the code that copies a value for a write. */
+  BODY_MAX_DEPTH: z.coerce.number().int().min(2).default(32),
   API_KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   IDEMPOTENCY_LOCK_SECONDS: z.coerce.number().int().positive().default(60),

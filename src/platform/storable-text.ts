@@ -8,24 +8,31 @@ export function unstorable(text: string): string | undefined {
   return undefined;
 }
 
+/** Why a value nests too deep: the code that copies and stores it (objection's clone) recurses. */
+export function tooDeep(maxDepth: number): string {
+  return `must not nest objects and arrays more than ${maxDepth} deep`;
+}
+
 /**
- * The first string in `value`, an object key or a value, that PostgreSQL cannot store, named by its
- * path (`name`, `assets.0.recipient`, `metadata.<key>`), or undefined. Walks with its own stack, so a
- * deeply nested body cannot exhaust the call stack.
+ * The first string in `value`, an object key or a value, that PostgreSQL cannot store, or the first
+ * object or array nested deeper than `maxDepth` (`value` itself, when an object, is depth 1), named
+ * by its path (`name`, `assets.0.recipient`, `metadata.<key>`), or undefined. Walks with its own
+ * stack, so a deeply nested body cannot exhaust the call stack.
  */
-export function unstorableText(value: unknown): FieldError | undefined {
-  const stack: [unknown, string][] = [[value, '']];
+export function unstorableInput(value: unknown, maxDepth = Infinity): FieldError | undefined {
+  const stack: [unknown, string, number][] = [[value, '', 0]];
   while (stack.length) {
-    const [v, path] = stack.pop()!;
+    const [v, path, depth] = stack.pop()!;
     if (typeof v === 'string') {
       const error = unstorable(v);
       if (error) return { field: path || 'value', error };
     } else if (v !== null && typeof v === 'object') {
+      if (depth >= maxDepth) return { field: path || 'value', error: tooDeep(maxDepth) };
       for (const [key, child] of Object.entries(v)) {
         const field = path ? `${path}.${key}` : key;
         const error = unstorable(key);
         if (error) return { field, error: `the key ${error}` };
-        stack.push([child, field]);
+        stack.push([child, field, depth + 1]);
       }
     }
   }

@@ -9,7 +9,7 @@ import type { Principal } from '../platform/auth/principal';
 import type { GraphQLContext } from '../graphql-kit/context';
 import { errorExtensions, toKeelError } from '../graphql-kit/errors';
 import { MAX_TOKENS, queryLimitRules, validateWithLimits } from '../graphql-kit/query-limits';
-import { storableStringLiterals } from '../graphql-kit/storable-literals';
+import { storableLiterals } from '../graphql-kit/storable-literals';
 import { isKeelError, KeelError } from '../platform/errors';
 import { authorizeDocumentText, requestsOf } from '../graphql-kit/root-field-grants';
 import { registerRestRoutes } from '../../rest-compat/handler';
@@ -77,7 +77,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler(platform.logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   registerProtocolChecks(app);
-  registerTextCheck(app);
+  registerTextCheck(app, platform.config.BODY_MAX_DEPTH);
   // Before the guards: a refused request (401, 429) still carries the CORS headers a page needs to read it.
   const origins = new OriginPolicy(platform.config.CORS_ORIGINS);
   registerCors(app, origins);
@@ -97,7 +97,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const contextFor = (principal: Principal, requestId: string): GraphQLContext => ({ host, principal, requestId, services });
 
   const { config } = platform;
-  const documentRules = [...queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST }), storableStringLiterals];
+  const documentRules = [...queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST }), storableLiterals(config.BODY_MAX_DEPTH)];
   const validateDocument = validateWithLimits(documentRules);
   const persistedQueries = new PersistedQueryStore(platform.redis, {
     prefix: `${config.REDIS_PREFIX}${host}:apq:`,

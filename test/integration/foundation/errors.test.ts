@@ -109,6 +109,35 @@ test('a lone surrogate in any string, or U+0000 in an object key, is 422 naming 
   expect((await org.core.post(addresses, { name: 'Order \ud83d\ude00', metadata: { '\ud83d\ude00': 'ok' } })).status).toBe(201);
 });
 
+test('objects and arrays nested more than BODY_MAX_DEPTH (32) deep are 422 naming where, in a body or GraphQL variables, 400 in a document, never a 500, and write nothing', async () => {
+  const [chain] = (await org.core.get('/v1/blockchains')).body.data;
+  const walletsBefore = (await org.core.get('/v1/master-wallets')).body.total;
+  // JSON text: JSON.stringify itself recurses. Arrays nest in 2 bytes a level, within this file's 10,000-byte body limit.
+  const nestedJson = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+  const tooDeep = 'must not nest objects and arrays more than 32 deep';
+
+  // The body is depth 1 and metadata depth 2: 30 arrays inside it are the most.
+  const walletBody = (levels: number) => `{"blockchainId":"${chain.id}","name":"Deep","metadata":{"a":${nestedJson(levels)}}}`;
+  const rest = await org.core.request('POST', '/v1/master-wallets', { rawBody: walletBody(4_000) });
+  expect(rest.status).toBe(422);
+  expectEnvelope(rest.body, 'INVALID_FIELD');
+  expect(rest.body.error.details.fields).toEqual([{ field: `metadata.a${'.0'.repeat(30)}`, error: tooDeep }]);
+  expect((await org.core.request('POST', '/v1/master-wallets', { rawBody: walletBody(31) })).status).toBe(422);
+
+  const mutation = JSON.stringify('mutation ($id: ID!, $m: JSONObject) { createMasterWallet(input: {blockchainId: $id, name: "Deep", metadata: $m}) { id } }');
+  const graphql = await org.core.request('POST', '/graphql', { rawBody: `{"query":${mutation},"variables":{"id":"${chain.id}","m":{"a":${nestedJson(4_000)}}}}` });
+  expect(graphql.status).toBe(422);
+  expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: `variables.m.a${'.0'.repeat(29)}`, error: tooDeep }] } });
+
+  const literal = await org.core.graphql(`mutation { createMasterWallet(input: {blockchainId: "${chain.id}", name: "Deep", metadata: {a: ${nestedJson(1_000)}}}) { id } }`);
+  expect(literal.status).toBe(400);
+  expect(literal.body.errors[0]).toMatchObject({ message: expect.stringContaining(tooDeep), extensions: { code: 'BAD_REQUEST' } });
+
+  expect((await org.core.get('/v1/master-wallets')).body.total).toBe(walletsBefore);
+  expect((await org.core.request('POST', '/v1/master-wallets', { rawBody: walletBody(30) })).status).toBe(201);
+  expect((await org.core.graphql(`mutation { createMasterWallet(input: {blockchainId: "${chain.id}", name: "Deep", metadata: {a: ${nestedJson(28)}}}) { id } }`)).body.data.createMasterWallet.id).toBeDefined();
+});
+
 test('an unknown route is 404 NOT_FOUND in the envelope', async () => {
   const res = await org.core.get('/v1/does-not-exist');
   expect(res.status).toBe(404);
