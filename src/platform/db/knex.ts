@@ -52,8 +52,7 @@ export async function ensureDatabase(databaseUrl: string, connectTimeoutMs = 10_
       try {
         await client.query(`CREATE DATABASE "${name}"`);
       } catch (e) {
-        // Another node may have created it between our check and create.
-        if ((e as { code?: string }).code !== '42P04') throw e;
+        if (!createdByAnother(e)) throw e;
       }
     }
   } finally {
@@ -61,7 +60,31 @@ export async function ensureDatabase(databaseUrl: string, connectTimeoutMs = 10_
   }
 }
 
+/**
+ * Another node created the database between our check and create: PostgreSQL says it exists
+ * (42P04), or, when both creates ran at the same moment, that its name broke pg_database's unique index.
+ */
+function createdByAnother(e: unknown): boolean {
+  const err = e as { code?: string; constraint?: string };
+  return err.code === '42P04' || (err.code === '23505' && err.constraint === 'pg_database_datname_index');
+}
+
+/** The session advisory lock every node takes to migrate (docs/operating-keel.md names it for operators). */
+export const MIGRATION_LOCK_KEY = 'keel:migrations';
+
+/**
+ * Applies the pending migrations, one node at a time: nodes starting together on a fresh database
+ * wait for the one holding the advisory lock, then find nothing pending. knex's own lock cannot do
+ * this alone, since it creates its tables (knex_migrations, knex_migrations_lock) outside it. The
+ * lock is held on a connection of its own, outside the pool the migrations use, and ends with it.
+ */
 export async function migrate(db: Db, context: MigrationContext = {}): Promise<string[]> {
-  const [, applied] = await db.migrate.latest({ migrationSource: migrationSource(context) });
-  return applied as string[];
+  const lock = await db.client.acquireRawConnection();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK_KEY]);
+    const [, applied] = await db.migrate.latest({ migrationSource: migrationSource(context) });
+    return applied as string[];
+  } finally {
+    await db.client.destroyRawConnection(lock);
+  }
 }

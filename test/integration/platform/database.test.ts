@@ -1,9 +1,10 @@
-import { createDb, Db } from '../../../src/platform/db/knex';
+import { createDb, Db, ensureDatabase, migrate } from '../../../src/platform/db/knex';
 import { createLogger } from '../../../src/platform/logger';
 import { fetchPage } from '../../../src/platform/db/fetch-page';
 import { insertRowsPart, part, rowsOf, runAsOneStatement, StatementCheckFailed } from '../../../src/platform/db/one-statement';
 import { MAX_BINDINGS_TO_PREPARE } from '../../../src/platform/db/preparing-pg-client';
-import { createTestDatabase, dropTestDatabase, runPrefix } from '../../support/databases';
+import { migrationSource } from '../../../src/platform/db/migrations';
+import { createTestDatabase, databaseUrl, dropTestDatabase, runPrefix } from '../../support/databases';
 
 const NAME = `${runPrefix()}_platform_db`;
 let db: Db;
@@ -70,6 +71,34 @@ describe('the database client', () => {
     await db('items').insert(rows);
     await db.raw('SELECT count(*) FROM items');
     expect((await preparedStatements()).length).toBe(before);
+  });
+});
+
+describe('nodes starting together on a fresh database', () => {
+  const fresh = `${NAME}_fresh`;
+  afterEach(() => dropTestDatabase(fresh));
+
+  it('all create it: those that lose the race find it created', async () => {
+    await Promise.all(Array.from({ length: 4 }, () => ensureDatabase(databaseUrl(fresh))));
+    const nodes = createDb(databaseUrl(fresh), 1);
+    try {
+      expect((await nodes.raw('SELECT current_database() AS name')).rows[0].name).toBe(fresh);
+    } finally {
+      await nodes.destroy();
+    }
+  });
+
+  it('all migrate it: one node applies each migration, once, and the others find nothing pending', async () => {
+    await ensureDatabase(databaseUrl(fresh));
+    const nodes = Array.from({ length: 3 }, () => createDb(databaseUrl(fresh), 2));
+    try {
+      const applied = await Promise.all(nodes.map((node) => migrate(node)));
+      const migrations = await migrationSource().getMigrations([]);
+      expect(applied.filter((names) => names.length > 0)).toEqual([migrations]);
+      expect((await nodes[0]('knex_migrations').count({ n: '*' }))[0].n).toBe(String(migrations.length));
+    } finally {
+      await Promise.all(nodes.map((node) => node.destroy()));
+    }
   });
 });
 
