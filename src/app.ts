@@ -27,6 +27,7 @@ import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
 import { SettlementBatcher } from './modules/settlement/batcher';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
 import { claimNodeIdentity, NodeIdentity, processNodeId } from './platform/node-identity';
+import { shortReason } from './platform/chain-port/evm-transactions';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -161,7 +162,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
       startPollingLoop(
         () => services.autoSweeper.retryDue(),
         config.SWEEP_RETRY_POLL_INTERVAL_MS,
-        (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'trying the sweeps due again failed'),
+        (e) => logger.warn({ err: shortReason(e) }, 'trying the sweeps due again failed'),
       ),
     ),
     loopWorker(() =>

@@ -10,6 +10,7 @@ import type { CheckoutDesk } from './checkout-desk';
 import type { CheckoutDeposits } from './checkout-deposits';
 import type { CheckoutAddressRetirement } from './address-retirement';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
+import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 /** At most this many checkouts (or, per chain, transfers) are looked at per step of each kind. */
 const BATCH = 200;
@@ -39,7 +40,7 @@ export class CheckoutWatcher implements Worker {
   ) {}
 
   start(): void {
-    this.loop = startPollingLoop(() => this.tick(), this.intervalMs, (e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'checkout watcher: step failed, retrying'));
+    this.loop = startPollingLoop(() => this.tick(), this.intervalMs, (e) => this.logger.warn({ err: shortReason(e) }, 'checkout watcher: step failed, retrying'));
   }
 
   async stop(): Promise<void> {
@@ -55,7 +56,7 @@ export class CheckoutWatcher implements Worker {
       ['retire addresses', () => this.retirement.step()],
     ];
     for (const [name, step] of steps) {
-      await step().catch((e) => this.logger.warn({ step: name, err: e instanceof Error ? e.message : String(e) }, 'checkout watcher: a step failed; the others went on'));
+      await step().catch((e) => this.logger.warn({ step: name, err: shortReason(e) }, 'checkout watcher: a step failed; the others went on'));
     }
   }
 
@@ -66,7 +67,7 @@ export class CheckoutWatcher implements Worker {
       await work();
     } catch (e) {
       skipped.add(blockchainId);
-      this.logger.warn({ blockchainId, err: e instanceof Error ? e.message : String(e) }, 'checkout watcher: a chain did not answer; its checkouts wait for the next pass');
+      this.logger.warn({ blockchainId, err: shortReason(e) }, 'checkout watcher: a chain did not answer; its checkouts wait for the next pass');
     }
   }
 

@@ -4,6 +4,7 @@ import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
 import { PermanentFailure, SettlementExecutor } from './settlement-executor';
 import type { SettlementOutcomes } from './settlement-outcomes';
+import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 export interface SettlementWorkerOptions {
   pollIntervalMs: number;
@@ -31,7 +32,7 @@ export class SettlementRuleWorker {
   ) {}
 
   start(): { stop(): Promise<void> } {
-    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'settlement rule worker: pass failed, retrying'));
+    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: shortReason(e) }, 'settlement rule worker: pass failed, retrying'));
   }
 
   async tick(): Promise<void> {
@@ -52,7 +53,7 @@ export class SettlementRuleWorker {
         });
       } catch (e) {
         const permanent = e instanceof PermanentFailure || (isKeelError(e) && PERMANENT_CODES.has(e.code));
-        await this.outcomes.attemptFailed(trx, execution, e instanceof Error ? e.message.slice(0, 500) : String(e), permanent, false);
+        await this.outcomes.attemptFailed(trx, execution, shortReason(e), permanent, false);
       }
       return true;
     });

@@ -11,6 +11,7 @@ import type { SettlementReconciler } from './settlement-reconciler';
 import type { ReconcileLine } from './reconciliation';
 import type { TradingDepositReorgs } from './trading-deposit-reorgs';
 import { ChainLease, LeaseLost } from './chain-lease';
+import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 export interface SettlementWorkerOptions {
   pollIntervalMs: number;
@@ -50,7 +51,7 @@ export class SettlementWorker implements Worker {
 
   async start(): Promise<void> {
     for (const network of this.networks.all()) await this.deployments.ensureOnDevChain(network);
-    const warn = (what: string) => (e: unknown) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, `settlement: ${what} failed, retrying`);
+    const warn = (what: string) => (e: unknown) => this.logger.warn({ err: shortReason(e) }, `settlement: ${what} failed, retrying`);
     this.loops = [startPollingLoop(() => this.tick(), this.options.pollIntervalMs, warn('batcher step')), startPollingLoop(() => this.reconcile(), this.options.reconcileIntervalMs, warn('reconciliation'))];
   }
 

@@ -14,6 +14,7 @@ import { chainAsset } from '../../platform/chain-port/chain-port';
 import { sameAddress } from './transfer-families';
 import type { SweepAttempt, SweepPurpose, SweepsDue } from './sweeps-due';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
+import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 /** A Solana sweep's fee budget when it cannot be estimated yet (the address holds no SOL to simulate it): 0.0001 SOL. */
 const SOLANA_FEE_BUDGET = 100_000n;
@@ -106,7 +107,7 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
   private async attempt(trx: Knex.Transaction, deposit: ChainTransferModel, purpose: SweepPurpose, retry: boolean): Promise<void> {
     const outcome: SweepAttempt = await trx
       .transaction((sp) => (purpose === 'auto_sweep' ? this.sweepAfter(sp, deposit) : this.sweepToSettlement(sp, deposit)))
-      .catch((e) => ({ kind: 'failed' as const, reason: e instanceof Error ? e.message : String(e) }));
+      .catch((e) => ({ kind: 'failed' as const, reason: shortReason(e) }));
     this.metrics.sweepAttempts.inc({ purpose, outcome: outcome.kind });
     if (outcome.kind === 'failed') this.logger.warn({ addressId: deposit.addressId, purpose, err: outcome.reason }, 'sweep not arranged: due again later');
     else if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose }, 'sweep held: the address received a deposit from a sanctioned address');

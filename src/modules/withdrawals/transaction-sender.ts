@@ -76,7 +76,7 @@ export class TransactionSender {
   }
 
   start(): { stop(): Promise<void> } {
-    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'transaction sender: step failed, retrying'));
+    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: shortReason(e) }, 'transaction sender: step failed, retrying'));
   }
 
   async tick(): Promise<void> {

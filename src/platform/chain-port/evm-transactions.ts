@@ -5,6 +5,7 @@
  * when to bump) stays with the sender (withdrawals/transaction-sender.ts).
  */
 import { ethers } from 'ethers';
+import { withUrlsAsOrigins } from '../net/url-origins';
 
 const erc20 = new ethers.Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 const nfts = new ethers.Interface([
@@ -168,9 +169,14 @@ function messageOf(e: unknown): string {
   return [nodeMessage(e), err.shortMessage, err.message].filter(Boolean).join(' | ');
 }
 
+/**
+ * An error, a chain's above all, as one short line fit for a log or a stored reason: the node's own
+ * words, ethers' short message or the message, with every URL cut to its origin (an RPC URL's path,
+ * query or user info may hold the provider's key, and ethers' messages quote the URL).
+ */
 export function shortReason(e: unknown): string {
   const err = e as { shortMessage?: string; message?: string };
-  return (nodeMessage(e) ?? err.shortMessage ?? err.message ?? String(e)).slice(0, 300);
+  return withUrlsAsOrigins(nodeMessage(e) ?? err.shortMessage ?? err.message ?? String(e)).slice(0, 300);
 }
 
 function isNonceTaken(e: unknown): boolean {

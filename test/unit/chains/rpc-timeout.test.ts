@@ -5,6 +5,9 @@ import { rpc } from '../../../src/platform/chain/json-rpc';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 import { TransferRefused } from '../../../src/platform/chain-port/chain-port';
 import { isDefinitiveRefusal } from '../../../src/modules/settlement/settlement-contract';
+import { shortReason } from '../../../src/platform/chain-port/evm-transactions';
+import { DepositWatcher } from '../../../src/modules/deposits/deposit-watcher';
+import { createLogger } from '../../../src/platform/logger';
 
 /** A node that takes every request and never finishes answering: silent, or a byte every 50 ms. */
 async function hangingNode(trickle: boolean): Promise<{ url: string; open(): number; close(): Promise<void> }> {
@@ -189,6 +192,48 @@ describe("a node that answers an HTTP error (a provider refusing its API key)", 
     } finally {
       provider.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('a node refusing the key in its URL (401 at /v2/<key>)', () => {
+  const KEY = 'SECRET-KEY';
+  let node: http.Server;
+  let rpcUrl: string;
+  beforeAll(async () => {
+    node = http.createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid key"}'));
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+    rpcUrl = `http://127.0.0.1:${(node.address() as AddressInfo).port}/v2/${KEY}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => node.close(() => resolve())));
+
+  test("its error's loggable reason names the node by origin only, and so does a URL quoted in any error's message", async () => {
+    const provider = jsonRpcProvider(rpcUrl, 31337, 2_000);
+    try {
+      const error = (await provider.getBlockNumber().catch((e: unknown) => e)) as Error;
+      expect(error).toMatchObject({ code: 'SERVER_ERROR' });
+      expect(shortReason(error)).not.toContain(KEY);
+      expect(shortReason(new Error(`request to ${rpcUrl}?apikey=${KEY} failed`))).toBe(`request to ${new URL(rpcUrl).origin} failed`);
+      expect(shortReason(new Error(`could not reach https://keel:${KEY}@rpc.example/`))).toBe('could not reach https://rpc.example');
+    } finally {
+      provider.destroy();
+    }
+  });
+
+  test("a deposit watcher's warning for each failed scan carries no key", async () => {
+    const provider = jsonRpcProvider(rpcUrl, 31337, 2_000);
+    const lines: string[] = [];
+    const logger = createLogger('warn', { write: (line: string) => void lines.push(line) });
+    const port = new EvmChain({ provider, chainId: 31337, confirmations: 1 });
+    const watcher = new DepositWatcher({ blockchainId: 'chain-1', port }, {} as never, {} as never, {} as never, { pollIntervalMs: 20, batchBlocks: 10, reorgWindowBlocks: 10 }, logger);
+    const loop = watcher.start();
+    try {
+      for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(JSON.parse(lines[0])).toMatchObject({ msg: 'deposit watcher: scan failed, retrying', blockchainId: 'chain-1', err: expect.stringContaining('401') });
+      expect(lines.join('')).not.toContain(KEY);
+    } finally {
+      await loop.stop();
+      provider.destroy();
     }
   });
 });
