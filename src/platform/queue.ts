@@ -73,8 +73,13 @@ export class JobQueue<T> {
     this.workers.push(worker);
   }
 
-  async close(): Promise<void> {
+  /** Takes no further job and waits for the running ones to finish (close() does it too). */
+  async stopWorking(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()));
+  }
+
+  async close(): Promise<void> {
+    await this.stopWorking();
     await this.queue.close();
     for (const c of this.workerConnections) c.disconnect();
     this.connection.disconnect();

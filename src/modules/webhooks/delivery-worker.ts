@@ -3,6 +3,7 @@ import { Knex } from 'knex';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
 import type { SecretBox } from '../../platform/crypto/secret-box';
+import { ConnectorClosed } from '../../platform/net/guarded-http';
 import type { SendResult, WebhookSender } from './webhook-sender';
 import { signatureHeaders } from './webhook-signing';
 import type { DeliveryJob, DeliveryScheduler } from './delivery-scheduler';
@@ -67,9 +68,20 @@ export class DeliveryWorker {
     const body = JSON.stringify(delivery.payload);
     const startedAt = new Date();
     const secrets = delivery.sealedSecrets.map((sealed) => this.box.open(sealed, delivery.subscriptionId));
-    const result = await this.sender.send(delivery.url, body, signatureHeaders(secrets, delivery.eventId, body, startedAt));
+    let result: SendResult;
+    try {
+      result = await this.sender.send(delivery.url, body, signatureHeaders(secrets, delivery.eventId, body, startedAt));
+    } catch (error) {
+      if (error instanceof ConnectorClosed) return this.release(delivery);
+      throw error;
+    }
     this.metrics?.webhookAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
     await this.outcomes.load({ delivery, startedAt, result });
+  }
+
+  /** Not attempted (the process is stopping): the delivery is due again at once, its attempts uncounted. */
+  private async release(delivery: ClaimedDelivery): Promise<void> {
+    await this.db('webhook_deliveries').where({ id: delivery.id, attempts: delivery.attempts }).update({ leaseUntil: null });
   }
 
   private async claimBatch(jobs: readonly DeliveryJob[]): Promise<(ClaimedDelivery | null)[]> {

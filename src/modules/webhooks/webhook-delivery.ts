@@ -51,8 +51,12 @@ export class WebhookDelivery implements Worker {
     this.sweeper.start();
   }
 
-  /** The queue consumer stops with the platform's job queues. */
+  /**
+   * The consumer first, so no job is taken once the connector is closed, and the attempts running
+   * are recorded before it closes; then the sweeper, then the connector.
+   */
   async stop(): Promise<void> {
+    await deliveryQueue(this.platform).stopWorking();
     this.sweeper.stop();
     await this.sender.close();
   }

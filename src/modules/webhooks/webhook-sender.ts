@@ -18,6 +18,7 @@ export class WebhookSender {
     this.http = new GuardedHttp(guard, { timeoutMs, maxResponseBytes: RESPONSE_BODY_CAP });
   }
 
+  /** Throws ConnectorClosed, and sends nothing, once close() has begun. */
   async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
     const started = performance.now();
     const durationMs = () => Math.round(performance.now() - started);

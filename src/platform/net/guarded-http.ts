@@ -21,6 +21,14 @@ export interface GuardedResponse {
 /** A request that got no HTTP answer: refused by the guard, unreachable, or too slow. */
 export class OutboundRequestError extends Error {}
 
+/** The connector was closed (its process is stopping) before the request: nothing was sent. */
+export class ConnectorClosed extends Error {
+  constructor() {
+    super('the outbound connector is closed; nothing was sent');
+    this.name = 'ConnectorClosed';
+  }
+}
+
 /**
  * The one connector for HTTP requests to caller-supplied URLs (webhook deliveries, recovery RPC
  * URLs). Every connection checks the address it is about to use through the outbound guard (a name
@@ -45,6 +53,8 @@ export class GuardedHttp {
   async request(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<GuardedResponse> {
     const refused = this.guard.refuseLiteral(new URL(url).hostname);
     if (refused) throw new OutboundRequestError(refused);
+    // undici refuses it too (UND_ERR_CLOSED, then UND_ERR_DESTROYED), but as if the request had failed.
+    if (this.agent.closed || this.agent.destroyed) throw new ConnectorClosed();
     const signal = AbortSignal.timeout(this.limits.timeoutMs);
     try {
       const response = await request(url, { method: init.method as 'POST', headers: init.headers, body: init.body, dispatcher: this.agent, signal });

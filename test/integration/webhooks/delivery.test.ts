@@ -3,6 +3,8 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { DeliveryWorker } from '../../../src/modules/webhooks/delivery-worker';
+import { WebhookSender } from '../../../src/modules/webhooks/webhook-sender';
 
 const SCHEDULE = [0, 100, 200, 300, 400, 500, 600, 700];
 
@@ -184,6 +186,36 @@ test('a subscription failing for longer than the configured stretch is deactivat
     return !body.isActive && body;
   });
   expect(s.deactivationReason).toContain('failed for more than');
+});
+
+test('a delivery taken while its process stops, its connector already closed, is not an attempt: it stays due, uncounted, and is sent later', async () => {
+  const { receiver: r, url } = await receiver();
+  const sub = await subscribe(url);
+  const { db, secretBox, logger } = t.keel.platform;
+  const eventId = '00000000-0000-4000-8000-0000000c105e';
+  const [{ id }] = await db('webhook_deliveries')
+    .insert({
+      organizationId: org.orgId,
+      subscriptionId: sub.id,
+      eventId,
+      eventSequence: 0,
+      type: 'master.updated',
+      payload: { id: eventId, type: 'master.updated', version: '1.0', timestamp: new Date().toISOString(), environment: 'sandbox', data: {} },
+      nextAttemptAt: new Date(),
+    })
+    .returning('id');
+  const stopping = new WebhookSender(t.keel.services.webhookGuard, 1_000);
+  await stopping.close();
+  const worker = new DeliveryWorker(db, stopping, secretBox, t.keel.services.deliveryScheduler, { retryScheduleMs: SCHEDULE, leaseMs: 60_000, deactivateAfterSeconds: 3_600 }, logger);
+
+  await worker.attempt({ deliveryId: id, attempts: 0 });
+  expect(await db('webhook_deliveries').where({ id }).first('status', 'attempts', 'leaseUntil', 'errorMessage')).toEqual({ status: 'PENDING', attempts: 0, leaseUntil: null, errorMessage: null });
+  expect(await db('webhook_delivery_attempts').where({ deliveryId: id })).toEqual([]);
+  expect((await db('webhook_subscriptions').where({ id: sub.id }).first('failingSince')).failingSince).toBeNull();
+  // Released, not leased for a minute: the running worker's sweeper sends it at its next pass.
+  await eventually(async () => (await deliveryOf(sub.id, eventId))?.status === 'SUCCESS');
+  expect(r.eventIds()).toEqual([eventId]);
+  expect((await deliveryOf(sub.id, eventId)).retryCount).toBe(0);
 });
 
 test('resend tries a delivery again now; recover re-sends every failed one since a time', async () => {

@@ -58,6 +58,27 @@ test('a worker killed with SIGKILL mid-delivery loses nothing: another worker fi
   await stopKeelProcess(second);
 });
 
+test('a worker stopped with SIGTERM mid-delivery records no failed attempt: what it had not sent stays due, and another worker sends it', async () => {
+  receiver.requests.length = 0;
+  const eventIds = await publishMany(1_500);
+  const first = await worker();
+  await eventually(() => receiver.requests.length >= 100);
+  await stopKeelProcess(first);
+  expect(await allSucceeded(eventIds)).toBe(false);
+  const failedAttempts = await t.keel.platform
+    .db('webhook_delivery_attempts as a')
+    .join('webhook_deliveries as d', 'd.id', 'a.deliveryId')
+    .where('d.subscriptionId', subscriptionId)
+    .whereIn('d.eventId', eventIds)
+    .whereNotNull('a.errorMessage')
+    .select('a.errorMessage');
+  expect(failedAttempts).toEqual([]);
+
+  const second = await worker();
+  await eventually(() => allSucceeded(eventIds), 60_000, 200);
+  await stopKeelProcess(second);
+});
+
 test('losing every queued job in Redis loses no delivery: PostgreSQL re-queues it', async () => {
   const child = await worker();
   receiver.requests.length = 0;
