@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Config } from './config';
 import { createDb, ensureDatabase, migrate } from './db/knex';
-import { connectRedis, RedisClient } from './redis';
+import { closeRedis, connectRedis, RedisClient } from './redis';
 import { createLogger, Logger } from './logger';
 import { Outbox } from './events/outbox';
 import { Authenticator } from './auth/authenticator';
@@ -118,7 +118,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
       await realtimeBus.close();
       await authenticator.close();
       await sessionHolder.close();
-      if (redis.isOpen) await redis.quit();
+      await closeRedis(redis, config.REDIS_COMMAND_TIMEOUT_MS);
       await db.destroy();
     },
   };

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Job, Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { withinMs } from './time-bound';
@@ -13,6 +14,8 @@ export interface WorkOptions {
   concurrency: number;
   /** A running job whose worker stops renewing its lock for this long is handed to another worker. */
   lockDurationMs: number;
+  /** On stopping, how long the running jobs are waited for: as long as one may take. */
+  stopWithinMs: number;
 }
 
 /**
@@ -24,7 +27,9 @@ export interface WorkOptions {
 export class JobQueue<T> {
   private readonly connection: IORedis;
   private readonly queue: Queue;
-  private readonly workers: Worker[] = [];
+  private readonly workers: { worker: Worker; stopWithinMs: number }[] = [];
+  /** The handlers running now, as this process sees them (BullMQ's count of running jobs is in Redis). */
+  private readonly running = new Set<Promise<void>>();
   /** BullMQ leaves connections it was handed open; these are closed by close(). */
   private readonly workerConnections: IORedis[] = [];
 
@@ -57,7 +62,7 @@ export class JobQueue<T> {
     // Workers wait for Redis to come back (BullMQ requires it of their blocking connection).
     const connection = this.connection.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
     this.workerConnections.push(connection);
-    const worker = new Worker<T>(this.name, (job: Job<T>) => handler(job.data), {
+    const worker = new Worker<T>(this.name, (job: Job<T>) => this.track(handler(job.data)), {
       connection,
       prefix: this.prefix,
       concurrency: options.concurrency,
@@ -70,12 +75,35 @@ export class JobQueue<T> {
     worker.on('error', () => {
       // Connection trouble; BullMQ reconnects and the database-driven re-enqueue covers lost jobs.
     });
-    this.workers.push(worker);
+    this.workers.push({ worker, stopWithinMs: options.stopWithinMs });
   }
 
-  /** Takes no further job and waits for the running ones to finish (close() does it too). */
+  /**
+   * Takes no further job and waits for the running ones to finish, at most their stopWithinMs; then
+   * closes each consumer without waiting on Redis (close() does all this too). BullMQ's own wait
+   * needs Redis (its blocking connection retries without end), so with Redis down it would never
+   * return: the handlers' own end then suffices. A job still running at the bound is handed to
+   * another worker once its lock runs out.
+   */
   async stopWorking(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all(
+      this.workers.map(async ({ worker, stopWithinMs }) => {
+        const drained = Promise.race([worker.pause(), this.handlersDone()]);
+        await withinMs(drained, stopWithinMs, 'the running jobs').catch(() => undefined);
+        await worker.close(true);
+      }),
+    );
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.running.add(work);
+    return work.finally(() => this.running.delete(work));
+  }
+
+  private async handlersDone(): Promise<void> {
+    // A job fetched just as the consumer paused starts within a Redis command's time.
+    await sleep(this.addTimeoutMs);
+    while (this.running.size) await Promise.allSettled(this.running);
   }
 
   async close(): Promise<void> {

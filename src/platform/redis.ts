@@ -41,3 +41,12 @@ export async function connectRedis(url: string, connectTimeoutMs = 4_000): Promi
   }
   return client;
 }
+
+/**
+ * Closes a client: the commands it has sent get their replies within `timeoutMs` (with Redis down
+ * or paused they would wait for it forever), then it is destroyed, refusing whatever is left.
+ */
+export async function closeRedis(client: RedisClient, timeoutMs: number): Promise<void> {
+  if (!client.isOpen) return;
+  await withinMs(client.close(), timeoutMs, 'Redis').catch(() => client.destroy());
+}

@@ -122,3 +122,14 @@ test('Redis paused (SIGSTOP) for 5 s under load: every request answered within 1
   expectAnsweredWithinBound(samples, faultAt, [200, 429]);
   await eventually(() => during.every((id) => receiver.eventIds().includes(id)), 30_000, 200);
 });
+
+test('SIGTERM while Redis is down: the node stops at once, having closed everything (exit 0, not the shutdown timeout)', async () => {
+  await redis.kill();
+  await sleep(500);
+  const exited = new Promise<number | null>((resolve) => keel.child.once('exit', resolve));
+  const signalledAt = Date.now();
+  keel.child.kill('SIGTERM');
+  const code = await exited;
+  expect({ code, stopped: keel.output().includes('"msg":"stopped"') }).toEqual({ code: 0, stopped: true });
+  expect(Date.now() - signalledAt).toBeLessThan(3_000);
+});

@@ -47,6 +47,8 @@ export class WebhookDelivery implements Worker {
     deliveryQueue(this.platform).work(async (batch) => void (await Promise.all(batch.deliveries.map((d) => worker.attempt(d)))), {
       concurrency: config.WEBHOOK_CONCURRENCY,
       lockDurationMs: config.WEBHOOK_LEASE_MS,
+      // A job's sends end within the webhook timeout; recording them waits for a connection at most its acquire timeout.
+      stopWithinMs: config.WEBHOOK_TIMEOUT_MS + config.DB_ACQUIRE_TIMEOUT_MS,
     });
     this.sweeper.start();
   }
