@@ -20,6 +20,7 @@ import { OriginPolicy, registerCors } from './cors';
 import { GraphQLParams, persistedQueryAsk, PersistedQueryStore, withoutPersistedQuery } from './persisted-queries';
 import { graphqlGetParams } from './graphql-get-params';
 import { registerTextCheck } from './text-check';
+import { registerClosingRefusal } from './closing-refusal';
 import { clientErrorHandler } from './client-error';
 import { MAX_URL_LENGTH, registerProtocolChecks } from './protocol-checks';
 import { requestIdFor } from './request-context';
@@ -64,7 +65,8 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     requestTimeout: platform.config.HTTP_REQUEST_TIMEOUT_MS,
     genReqId: requestIdFor,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Refused in the envelope instead (closing-refusal.ts).
+    return503OnClosing: false,
     clientErrorHandler,
     // A URL Fastify cannot decode never reaches the router: answer it in the envelope too.
     frameworkErrors: (error, request, reply) => {
@@ -74,6 +76,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   });
 
   app.server.headersTimeout = platform.config.HTTP_HEADERS_TIMEOUT_MS;
+  registerClosingRefusal(app);
   app.setErrorHandler(errorHandler(platform.logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   registerProtocolChecks(app);

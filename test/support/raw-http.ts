@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, Socket } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -44,22 +44,50 @@ export function rawRequest(url: string, bytes: string | Buffer, timeoutMs = 5000
 }
 
 function parse(text: string): RawResponse | undefined {
-  const end = text.indexOf('\r\n\r\n');
+  return parseFrom(Buffer.from(text, 'utf8'))?.response;
+}
+
+/** The response at the start of `data` and its size in bytes, once it is complete (it has a Content-Length). */
+function parseFrom(data: Buffer): { response: RawResponse; size: number } | undefined {
+  const end = data.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
-  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const [statusLine, ...lines] = data.subarray(0, end).toString('utf8').split('\r\n');
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const i = line.indexOf(':');
     headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }
   const length = Number(headers['content-length'] ?? NaN);
-  const rawBody = text.slice(end + 4);
-  if (Number.isNaN(length) || Buffer.byteLength(rawBody) < length) return undefined;
+  if (Number.isNaN(length) || data.length - (end + 4) < length) return undefined;
+  const rawBody = data.subarray(end + 4, end + 4 + length).toString('utf8');
   let body: unknown = rawBody;
   try {
     body = JSON.parse(rawBody);
   } catch {
     // not JSON: keep the text
   }
-  return { status: Number(statusLine.split(' ')[1]), headers, body };
+  return { response: { status: Number(statusLine.split(' ')[1]), headers, body }, size: end + 4 + length };
+}
+
+/** Every response a connection gets, in order (pipelined requests), read until the server closes it. */
+export function responsesUntilClose(socket: Socket, timeoutMs = 5000): Promise<RawResponse[]> {
+  const chunks: Buffer[] = [];
+  socket.on('data', (d: Buffer) => chunks.push(d));
+  socket.on('error', () => undefined);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server did not close the connection within ${timeoutMs} ms: ${Buffer.concat(chunks).toString()}`));
+    }, timeoutMs);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const responses: RawResponse[] = [];
+      let data = Buffer.concat(chunks);
+      for (let next = parseFrom(data); next; next = parseFrom(data)) {
+        responses.push(next.response);
+        data = data.subarray(next.size);
+      }
+      resolve(responses);
+    });
+  });
 }

@@ -1,6 +1,11 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { useTestKeel } from '../../support/use-test-keel';
-import { rawRequest, RawResponse } from '../../support/raw-http';
+import { rawRequest, RawResponse, responsesUntilClose } from '../../support/raw-http';
+import { createHost, listen } from '../../../src/server/host';
+import { buildHostSchema, resolverServices } from '../../../src/schema';
 import type { ApiClient } from '../../support/api-client';
 
 const { t, orgs: [org] } = useTestKeel({ BODY_LIMIT_BYTES: 10_000 }, { orgs: 1 });
@@ -84,5 +89,44 @@ describe('a Content-Encoding Keel does not decode is 415, never read as plain JS
   test('identity is the plain body', async () => {
     const res = await rawRequest(t.coreUrl, post('/v1/api-keys', 'Content-Type: application/json\r\nContent-Encoding: identity\r\n', body));
     expect(res.status).toBe(201);
+  });
+});
+
+describe('while a host closes, a request still arriving on an open connection is refused in the envelope', () => {
+  /** A keep-alive connection with a GraphQL read whose body is still arriving: it holds the connection open through the close. */
+  async function inFlight(url: string) {
+    const { port } = new URL(url);
+    const socket = connect({ host: '127.0.0.1', port: Number(port) });
+    await once(socket, 'connect');
+    const responses = responsesUntilClose(socket);
+    const request = post('/graphql', 'Content-Type: application/json\r\n', JSON.stringify({ query: '{ organization { id } }' }));
+    socket.write(request.subarray(0, -5));
+    return { responses, finish: (pipelined: string) => socket.write(Buffer.concat([request.subarray(-5), Buffer.from(pipelined)])) };
+  }
+
+  test('a request pipelined after close() began: 503 SERVICE_UNAVAILABLE with Retry-After, and the connection closed; on /graphql in the GraphQL error shape', async () => {
+    // A host of its own on this file's Keel: closing it leaves the file's host serving.
+    const { platform, services } = t.keel;
+    const schema = await buildHostSchema('core', platform.liveFeed.pubSub, { checked: false });
+    const host = await listen(await createHost({ host: 'core', schema, platform, services: resolverServices(services) }), '127.0.0.1', 0);
+    const [rest, graphql] = [await inFlight(host.url), await inFlight(host.url)];
+    await sleep(100);
+    const closed = host.close();
+    await sleep(100);
+    rest.finish(`GET /v1/api-keys HTTP/1.1\r\nHost: localhost\r\n${credentials(org.core)}\r\n`);
+    graphql.finish(`GET /graphql?query=${encodeURIComponent('{ organization { id } }')} HTTP/1.1\r\nHost: localhost\r\n${credentials(org.core)}\r\n`);
+    const [restAnswers, graphqlAnswers] = [await rest.responses, await graphql.responses];
+    await closed;
+
+    // The requests already arriving are served.
+    expect([restAnswers[0].status, graphqlAnswers[0].status]).toEqual([200, 200]);
+    const [refused, refusedGraphql] = [restAnswers[1], graphqlAnswers[1]];
+    expectEnvelope(refused, 503, 'SERVICE_UNAVAILABLE');
+    for (const res of [refused, refusedGraphql]) {
+      expect(res.headers['retry-after']).toMatch(/^\d+$/);
+      expect(res.headers.connection).toBe('close');
+    }
+    expect(refusedGraphql.status).toBe(503);
+    expect(refusedGraphql.body.errors[0].extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', requestId: refusedGraphql.headers['x-request-id'] });
   });
 });
