@@ -19,7 +19,7 @@ const errorResponses = (maxUrlLength: number): Record<string, string> => ({
   '431': 'Request line and headers over 16 KiB (BAD_REQUEST)',
   '429':
     "Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage",
-  '503': 'PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE)',
+  '503': 'PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE)',
 });
 
 const integer = { type: 'integer' };

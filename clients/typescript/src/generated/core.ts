@@ -3533,7 +3533,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+        /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
         E503: {
             headers: {
                 [name: string]: unknown;
@@ -3651,7 +3651,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -3712,7 +3712,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -3769,7 +3769,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -3826,7 +3826,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -3886,7 +3886,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -3949,7 +3949,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4010,7 +4010,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4071,7 +4071,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4132,7 +4132,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4197,7 +4197,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4269,7 +4269,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4330,7 +4330,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4385,7 +4385,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4447,7 +4447,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4506,7 +4506,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4573,7 +4573,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4634,7 +4634,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4689,7 +4689,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4747,7 +4747,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4809,7 +4809,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4863,7 +4863,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4924,7 +4924,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -4987,7 +4987,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5050,7 +5050,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5105,7 +5105,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5166,7 +5166,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5220,7 +5220,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5277,7 +5277,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5338,7 +5338,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5395,7 +5395,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5452,7 +5452,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5509,7 +5509,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5572,7 +5572,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5626,7 +5626,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5687,7 +5687,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5739,7 +5739,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5800,7 +5800,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5859,7 +5859,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5913,7 +5913,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -5970,7 +5970,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6031,7 +6031,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6095,7 +6095,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6149,7 +6149,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6206,7 +6206,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6268,7 +6268,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6322,7 +6322,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6498,7 +6498,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6561,7 +6561,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6620,7 +6620,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6674,7 +6674,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6735,7 +6735,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6799,7 +6799,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6860,7 +6860,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6917,7 +6917,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -6973,7 +6973,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7029,7 +7029,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7086,7 +7086,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7149,7 +7149,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7210,7 +7210,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7271,7 +7271,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7332,7 +7332,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7397,7 +7397,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7469,7 +7469,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7530,7 +7530,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7591,7 +7591,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7643,7 +7643,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7695,7 +7695,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7749,7 +7749,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7812,7 +7812,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7871,7 +7871,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7925,7 +7925,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -7986,7 +7986,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8053,7 +8053,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8112,7 +8112,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8166,7 +8166,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8220,7 +8220,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8281,7 +8281,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8338,7 +8338,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8402,7 +8402,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8459,7 +8459,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8524,7 +8524,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8588,7 +8588,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8647,7 +8647,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8701,7 +8701,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8756,7 +8756,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8817,7 +8817,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8874,7 +8874,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8931,7 +8931,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -8994,7 +8994,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9048,7 +9048,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9112,7 +9112,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9171,7 +9171,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9225,7 +9225,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9288,7 +9288,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9347,7 +9347,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9410,7 +9410,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9464,7 +9464,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9521,7 +9521,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9578,7 +9578,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9635,7 +9635,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9698,7 +9698,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9752,7 +9752,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9809,7 +9809,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9871,7 +9871,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9930,7 +9930,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -9984,7 +9984,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -10045,7 +10045,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -10102,7 +10102,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -10163,7 +10163,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -10224,7 +10224,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -10276,7 +10276,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };

@@ -1124,7 +1124,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+        /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
         E503: {
             headers: {
                 [name: string]: unknown;
@@ -1205,7 +1205,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1266,7 +1266,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1325,7 +1325,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1384,7 +1384,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1438,7 +1438,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1499,7 +1499,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1556,7 +1556,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1610,7 +1610,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1672,7 +1672,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1736,7 +1736,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1795,7 +1795,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1849,7 +1849,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1906,7 +1906,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -1968,7 +1968,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2029,7 +2029,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2088,7 +2088,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2151,7 +2151,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2205,7 +2205,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2264,7 +2264,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2327,7 +2327,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2381,7 +2381,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2438,7 +2438,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2495,7 +2495,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2549,7 +2549,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2611,7 +2611,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2665,7 +2665,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2726,7 +2726,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
@@ -2787,7 +2787,7 @@ export interface operations {
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
-            /** @description PostgreSQL or Redis briefly unavailable; retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
+            /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
     };
