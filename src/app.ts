@@ -103,15 +103,18 @@ export async function startKeel(config: Config, logger?: Logger, options: Platfo
 
 async function startApiRole(platform: Platform, services: Services): Promise<RunningHost> {
   const { config } = platform;
-  const publicRoutes = {
-    register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout),
-    budgets: new CheckoutBudgets(
-      platform.redis,
-      config.REDIS_PREFIX,
-      { perClient: config.CHECKOUT_RATE_LIMIT_PER_MINUTE, sessionsPerLink: config.CHECKOUT_LINK_SESSIONS_PER_MINUTE, sessionReadsPerClient: config.CHECKOUT_SESSION_READS_PER_MINUTE },
-      config.REDIS_COMMAND_TIMEOUT_MS,
-    ),
-  };
+  const budgets = new CheckoutBudgets(
+    platform.redis,
+    config.REDIS_PREFIX,
+    {
+      perClient: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
+      sessionsPerLink: config.CHECKOUT_LINK_SESSIONS_PER_MINUTE,
+      sessionsPerClientPerLink: config.CHECKOUT_CLIENT_LINK_SESSIONS_PER_MINUTE,
+      sessionReadsPerClient: config.CHECKOUT_SESSION_READS_PER_MINUTE,
+    },
+    config.REDIS_COMMAND_TIMEOUT_MS,
+  );
+  const publicRoutes = { register: (app: FastifyInstance) => registerCheckoutRoutes(app, services.publicCheckout, budgets), budgets };
   const app = await createHost({ host: 'core', schema: await buildHostSchema('core', platform.liveFeed.pubSub, { checked: false }), platform, services: resolverServices(services), publicRoutes });
   return listen(app, platform.config.HOST, platform.config.CORE_PORT);
 }

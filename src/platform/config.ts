@@ -235,6 +235,8 @@ export const configSchema = z.object({
   SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT: percent.default('3'),
   /** Checkout sessions one payment link opens per minute, for all its payers together. */
   CHECKOUT_LINK_SESSIONS_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** Checkout sessions one client address opens on one payment link per minute; at most half of the link's (at least 1) is used, so no one client uses up a link's sessions. */
+  CHECKOUT_CLIENT_LINK_SESSIONS_PER_MINUTE: z.coerce.number().int().positive().default(10),
   /** Reads of checkout sessions (status, QR code) per client address per minute: the page's polling, apart from the budget above. */
   CHECKOUT_SESSION_READS_PER_MINUTE: z.coerce.number().int().positive().default(300),
   /** A checkout's address is watched this long after the checkout's expiry (a late payment is recorded), then deactivated. */

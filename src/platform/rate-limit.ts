@@ -202,6 +202,11 @@ function stateOf(points: number, consumed: number, msLeft: number, now: number, 
   };
 }
 
+/** The `X-RateLimit-*` headers that report a budget's state. */
+export function rateLimitHeaders(state: RateLimitState): Record<string, number> {
+  return { 'X-RateLimit-Limit': state.limit, 'X-RateLimit-Remaining': state.remaining, 'X-RateLimit-Reset': state.reset };
+}
+
 export class RateLimitExceeded extends KeelError {
   constructor(readonly state: RateLimitState) {
     super('RATE_LIMIT_EXCEEDED', 'Rate limit exceeded; retry after the reset time', {

@@ -1,8 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { RateLimitState } from '../platform/rate-limit';
+import { rateLimitHeaders, type RateLimitState } from '../platform/rate-limit';
 
 export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState): void {
-  reply.header('X-RateLimit-Limit', state.limit);
-  reply.header('X-RateLimit-Remaining', state.remaining);
-  reply.header('X-RateLimit-Reset', state.reset);
+  reply.headers(rateLimitHeaders(state));
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { rateLimitHeaders } from '../../platform/rate-limit';
+import type { CheckoutBudgets } from './checkout-budgets';
 import type { PublicCheckoutService } from './public-checkout.service';
 
 /** The hosted page's files, shipped next to this module (`npm run build` copies them to dist). */
@@ -33,9 +35,10 @@ function secure(reply: FastifyReply): FastifyReply {
 
 /**
  * The public checkout (no API key; the host spends CheckoutBudgets before each request, as each
- * route's `checkoutBudget` says): the hosted page at /pay/{slug}, and the JSON API its script calls.
+ * route's `checkoutBudget` says, and a session spends its link's as it opens): the hosted page at
+ * /pay/{slug}, and the JSON API its script calls.
  */
-export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicCheckoutService): void {
+export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicCheckoutService, budgets: CheckoutBudgets): void {
   const page = readFileSync(join(PAGE_DIR, 'index.html'), 'utf8');
   const assets = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(PAGE_DIR, name), 'utf8')]));
 
@@ -52,11 +55,15 @@ export function registerCheckoutRoutes(app: FastifyInstance, checkout: PublicChe
   });
 
   app.get<{ Params: { slug: string } }>('/v1/checkout/links/:slug', async (request, reply) => secure(reply).send({ data: await checkout.link(request.params.slug) }));
-  app.post<{ Params: { slug: string }; Body: Record<string, unknown> | undefined }>('/v1/checkout/links/:slug/sessions', { config: { checkoutBudget: 'opening' } }, async (request, reply) =>
-    secure(reply)
+  app.post<{ Params: { slug: string }; Body: Record<string, unknown> | undefined }>('/v1/checkout/links/:slug/sessions', { config: { checkoutBudget: 'opening' } }, async (request, reply) => {
+    // The link's budget is spent only by a session that opens: a refused body spends none of it.
+    const admit = async () => {
+      reply.headers(rateLimitHeaders(await budgets.admitSession(request)));
+    };
+    return secure(reply)
       .code(201)
-      .send({ data: await checkout.start(request.params.slug, request.body ?? {}) }),
-  );
+      .send({ data: await checkout.start(request.params.slug, request.body ?? {}, admit) });
+  });
   app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id', { config: { checkoutBudget: 'reading' } }, async (request, reply) => secure(reply).send({ data: await checkout.session(request.params.slug, request.params.id) }));
   app.get<{ Params: { slug: string; id: string } }>('/v1/checkout/links/:slug/sessions/:id/qr.svg', { config: { checkoutBudget: 'reading' } }, async (request, reply) =>
     secure(reply)

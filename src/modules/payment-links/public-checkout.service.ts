@@ -96,7 +96,12 @@ export class PublicCheckoutService {
     };
   }
 
-  async start(slug: string, input: StartCheckout): Promise<PublicSessionView> {
+  /**
+   * Opens a session. `admit` is called once the session is known to open (the link takes it, the
+   * body is valid, the chain is watched) and before anything is written: what it throws refuses the
+   * session (the link's session budget, CheckoutBudgets.admitSession), so a refused request spends none of it.
+   */
+  async start(slug: string, input: StartCheckout, admit: () => Promise<void> = async () => {}): Promise<PublicSessionView> {
     const link = await this.bySlug(slug);
     const refusal = await this.unavailable(this.db, link);
     if (refusal) throw refusal;
@@ -126,9 +131,13 @@ export class PublicCheckoutService {
     // The address is derived under the settlement wallet of the asset's chain family (the link's terms allow a Solana cluster only with its Solana wallet).
     const masterWalletId = settlementWalletOf(link, asset.blockchain.isEvmCompatible);
     if (!masterWalletId) throw KeelError.invalidField('blockchainId', 'not one of the blockchains this link accepts');
+    // A payment on a chain Keel does not watch the settlement wallet on would never be recorded.
+    const notWatched = () => new KeelError('PAYMENT_FAILED', `This payment link takes no payments on ${asset.blockchain.name} now`);
+    if (!(await this.watchedChainIds(masterWalletId)).includes(blockchainId)) throw notWatched();
+    await admit();
     const checkout = await this.uow.run('payment-link.checkout', async (trx) => {
-      // A payment on a chain Keel does not watch the settlement wallet on would never be recorded.
-      if (!(await this.wallets.heldWatchedChainIds(trx, masterWalletId)).includes(blockchainId)) throw new KeelError('PAYMENT_FAILED', `This payment link takes no payments on ${asset.blockchain.name} now`);
+      // Read again, held until the session commits: monitoring turned off meanwhile refuses it.
+      if (!(await this.wallets.heldWatchedChainIds(trx, masterWalletId)).includes(blockchainId)) throw notWatched();
       const address = await this.desk.newAddress(trx, link.organizationId, masterWalletId, `Checkout ${link.slug}`, { paymentLinkId: link.id, purpose: 'payment_link_checkout' });
       const checkout = { organizationId: link.organizationId, masterWalletId, blockchainId, assetId: asset.id, expectedRaw, expiresAt, paymentLinkId: link.id };
       return this.desk.insert(trx, { ...checkout, label: link.name, message: link.description }, address);

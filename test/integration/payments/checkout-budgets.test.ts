@@ -87,6 +87,28 @@ describe('behind a trusted proxy the public checkout budgets each payer, each /6
     expect((await payerAt(t, '203.0.113.2').get(sessionPath(second.body.data))).status).toBe(200);
   });
 
+  test("no one client keeps a link's payers out: a refused body spends none of the link's sessions, and a client opens at most its share of them", async () => {
+    const link = await createLink(m, 'Contested');
+    const path = `/v1/checkout/links/${link.slug}/sessions`;
+    const body = { blockchainId: m.wallet.blockchainId, assetId: m.usdc.id };
+    // A client sends bodies the link refuses, as many as its own budget (3) lets it: each is 422, and no session opens.
+    const refused = [];
+    for (let i = 0; i < 3; i++) refused.push((await payerAt(t, '203.0.113.60').post(path, { blockchainId: m.wallet.blockchainId })).status);
+    expect(refused).toEqual([422, 422, 422]);
+    // A client opening sessions opens its share of the link's (half of its 2 a minute) and no more.
+    expect((await payerAt(t, '203.0.113.61').post(path, body)).status).toBe(201);
+    const beyondShare = await payerAt(t, '203.0.113.61').post(path, body);
+    expect(beyondShare.status).toBe(429);
+    expect(beyondShare.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 1, remaining: 0 } });
+    // So the link still has a session for a payer; its headers name the tightest budget it spent.
+    const payer = await payerAt(t, '203.0.113.62').post(path, body);
+    expect([payer.status, payer.headers.get('x-ratelimit-limit'), payer.headers.get('x-ratelimit-remaining')]).toEqual([201, '1', '0']);
+    // Two sessions opened: the link's budget is used up, for every payer alike.
+    const next = await payerAt(t, '203.0.113.63').post(path, body);
+    expect(next.status).toBe(429);
+    expect(next.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 2, remaining: 0 } });
+  });
+
   test("the page's polling does not spend its payer's budget: reads have an allowance of their own", async () => {
     const link = await createLink(m, 'Polled');
     const payer = payerAt(t, '203.0.113.50');
@@ -135,8 +157,8 @@ describe('behind a trusted proxy the public checkout budgets each payer, each /6
     await eventually(async () => (await addressOf(late.id)).addressRetiredAt !== null, 30_000, 200);
     expect((await m.org.core.get(`/v1/addresses/${addressId}`)).body.data.isActive).toBe(false);
     expect((await watched()).has(late.depositAddress.toLowerCase())).toBe(false);
-    // A live checkout opened meanwhile is still watched.
-    const live = (await payer.post(`/v1/checkout/links/${link.slug}/sessions`, body)).body.data;
+    // A live checkout opened meanwhile (by another payer: this one opened its share of the link this minute) is still watched.
+    const live = (await payerAt(t, '203.0.113.91').post(`/v1/checkout/links/${link.slug}/sessions`, body)).body.data;
     expect((await watched()).has(live.depositAddress.toLowerCase())).toBe(true);
     expect((await addressOf(live.id)).addressRetiredAt).toBeNull();
   }, 120_000);

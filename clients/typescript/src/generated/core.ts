@@ -809,7 +809,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a checkout session: a fresh deposit address, the exact amount, an expiry. A session reserves none of a limited link's payments: one is held only once a payment to the session is recorded, so open sessions never keep a payer out; a payment recorded when none is left is OVER_LIMIT (recorded, swept, not counted, refundable). PAYMENT_FAILED when the link is inactive or its paymentLimit is consumed or held by recorded payments, PAYMENT_EXPIRED when it expired */
+        /** Start a checkout session: a fresh deposit address, the exact amount, an expiry. A session reserves none of a limited link's payments: one is held only once a payment to the session is recorded, so open sessions never keep a payer out; a payment recorded when none is left is OVER_LIMIT (recorded, swept, not counted, refundable). PAYMENT_FAILED when the link is inactive or its paymentLimit is consumed or held by recorded payments, PAYMENT_EXPIRED when it expired. 429 RATE_LIMIT_EXCEEDED when the client's budget, its share of the link's sessions a minute or the link's sessions a minute are used up; only a session that opens spends the link's */
         post: operations["startCheckout"];
         delete?: never;
         options?: never;
