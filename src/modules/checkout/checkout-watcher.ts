@@ -12,7 +12,7 @@ import type { CheckoutAddressRetirement } from './address-retirement';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
 import { shortReason } from '../../platform/chain-port/evm-transactions';
 
-/** At most this many checkouts (or, per chain, transfers) are looked at per step of each kind. */
+/** At most this many checkouts (per chain: checkouts detected, payments counted) are looked at per step of each kind. */
 const BATCH = 200;
 
 /**
@@ -24,8 +24,8 @@ const BATCH = 200;
  */
 export class CheckoutWatcher implements Worker {
   private loop?: { stop(): Promise<void> };
-  /** The head each chain had at its last detection pass. */
-  private readonly lookedAt = new Map<string, number>();
+  /** Each chain's pass through its open checkouts (detect). */
+  private readonly sweeps = new Map<string, DetectionSweep>();
 
   constructor(
     private readonly db: Knex,
@@ -35,7 +35,7 @@ export class CheckoutWatcher implements Worker {
     private readonly intervalMs: number,
     private readonly retirement: CheckoutAddressRetirement,
     private readonly logger: Logger,
-    /** Payments whose confirmations are counted per chain and pass. */
+    /** Per chain and pass: the open checkouts detection looks at, the payments whose confirmations are counted. */
     private readonly batch = BATCH,
   ) {}
 
@@ -60,14 +60,16 @@ export class CheckoutWatcher implements Worker {
     }
   }
 
-  /** Runs `work` for one chain; a chain whose node does not answer is logged and skipped for the rest of the pass. */
-  private async onChain(skipped: Set<string>, blockchainId: string, work: () => Promise<void>): Promise<void> {
-    if (skipped.has(blockchainId)) return;
-    try {
-      await work();
-    } catch (e) {
-      skipped.add(blockchainId);
-      this.logger.warn({ blockchainId, err: shortReason(e) }, 'checkout watcher: a chain did not answer; its checkouts wait for the next pass');
+  /** Runs `work` for each chain with a port, one after the other; a chain whose node does not answer is logged and holds back none of the others. */
+  private async onEachChain(blockchainIds: string[], work: (blockchainId: string, port: ChainPort) => Promise<void>): Promise<void> {
+    for (const blockchainId of blockchainIds) {
+      const port = this.networks.port(blockchainId);
+      if (!port) continue;
+      try {
+        await work(blockchainId, port);
+      } catch (e) {
+        this.logger.warn({ blockchainId, err: shortReason(e) }, 'checkout watcher: a chain did not answer; its checkouts wait for the next pass');
+      }
     }
   }
 
@@ -92,11 +94,7 @@ export class CheckoutWatcher implements Worker {
     // Only chains this deployment serves: a dropped chain's payments are never looked at.
     // Counted in blocks on EVM only: a Solana payment is recorded once its slot is finalized, and slots are not confirmations.
     const served = this.networks.ported().filter((n) => n.port.family === 'evm').map((n) => n.blockchainId);
-    const skipped = new Set<string>();
-    for (const blockchainId of served) {
-      const port = this.networks.port(blockchainId);
-      if (port) await this.onChain(skipped, blockchainId, () => this.countConfirmationsOn(blockchainId, port));
-    }
+    await this.onEachChain(served, (blockchainId, port) => this.countConfirmationsOn(blockchainId, port));
   }
 
   /** The oldest payments confirming on one chain (a batch), each counted against the chain's head. */
@@ -136,45 +134,77 @@ export class CheckoutWatcher implements Worker {
 
   /**
    * Checkouts still awaiting payment whose address holds the asset at the chain head: DETECTED.
-   * A chain whose head has not moved since its last look is skipped: a fresh address can only
-   * receive in a new block. A checkout with a deposit recorded and not counted is left to the
-   * deposit watcher: its balance may be that deposit (AML-held) or the gas of its sweep.
+   * Each chain's open checkouts are gone through oldest first, a batch per pass (detectOn), so every
+   * one is looked at within a bounded number of passes however many others are opened since. A
+   * checkout with a deposit recorded and not counted is left to the deposit watcher: its balance may
+   * be that deposit (AML-held) or the gas of its sweep.
    */
   async detect(): Promise<void> {
-    const open = await CheckoutModel.query(this.db)
-      .where('status', 'AWAITING_PAYMENT')
+    await this.onEachChain(
+      this.networks.ported().map((n) => n.blockchainId),
+      (blockchainId, port) => this.detectOn(blockchainId, port),
+    );
+  }
+
+  /**
+   * The next batch of one chain's open checkouts after where its last pass stopped, their balances
+   * read at the head; past the newest, the next pass starts again from the oldest. Once every open
+   * checkout was looked at since the head last moved, the chain is skipped until it moves: a fresh
+   * address can only receive in a new block.
+   */
+  private async detectOn(blockchainId: string, port: ChainPort): Promise<void> {
+    const sweep = this.sweeps.get(blockchainId) ?? { after: null, startedAt: null, sweptAt: null };
+    this.sweeps.set(blockchainId, sweep);
+    const open = await this.openAfter(blockchainId, sweep.after);
+    if (!open.length) {
+      if (sweep.after) Object.assign(sweep, { after: null, sweptAt: sweep.startedAt });
+      return;
+    }
+    const head = await port.height('seen');
+    if (!sweep.after && sweep.sweptAt === head) return;
+    if (!sweep.after) sweep.startedAt = head;
+    const assets = new Map((await assetsById(this.db, open.map((c) => c.assetId))).map((a) => [a.id, a]));
+    await Promise.all(
+      open
+        .filter((c) => assets.has(c.assetId))
+        .map(async (c) => {
+          const balance = await port.balance(c.depositAddress, chainAsset(assets.get(c.assetId)!), 'seen');
+          if (balance <= 0n) return;
+          await this.db.transaction(async (trx) => {
+            const checkout = await this.desk.locked(trx, c.id);
+            if (checkout.status !== 'AWAITING_PAYMENT') return;
+            // Read again under the checkout's lock: the deposit watcher may have recorded an uncounted deposit since.
+            if (await uncountedTransfers(trx, c.id).first()) return;
+            await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
+          });
+        }),
+    );
+    const last = open[open.length - 1];
+    if (open.length < this.batch) Object.assign(sweep, { after: null, sweptAt: sweep.startedAt });
+    else sweep.after = last.id;
+  }
+
+  /** A batch of a chain's checkouts awaiting payment, oldest first (by creation, then id), after checkout `after` (from the oldest when null). */
+  private async openAfter(blockchainId: string, after: string | null): Promise<CheckoutModel[]> {
+    const open = CheckoutModel.query(this.db)
+      .where({ status: 'AWAITING_PAYMENT', blockchainId })
       .where('expiresAt', '>', new Date())
       .whereNotExists(uncountedTransfers(this.db))
-      .orderBy('createdAt', 'desc')
-      .limit(BATCH);
-    if (!open.length) return;
-    const assets = new Map((await assetsById(this.db, open.map((c) => c.assetId))).map((a) => [a.id, a]));
-    const skipped = new Set<string>();
-    for (const blockchainId of new Set(open.map((c) => c.blockchainId))) {
-      const port = this.networks.port(blockchainId);
-      if (!port) continue;
-      await this.onChain(skipped, blockchainId, async () => {
-        const head = await port.height('seen');
-        if (this.lookedAt.get(blockchainId) === head) return;
-        await Promise.all(
-          open
-            .filter((c) => c.blockchainId === blockchainId && assets.has(c.assetId))
-            .map(async (c) => {
-              const balance = await port.balance(c.depositAddress, chainAsset(assets.get(c.assetId)!), 'seen');
-              if (balance <= 0n) return;
-              await this.db.transaction(async (trx) => {
-                const checkout = await this.desk.locked(trx, c.id);
-                if (checkout.status !== 'AWAITING_PAYMENT') return;
-                // Read again under the checkout's lock: the deposit watcher may have recorded an uncounted deposit since.
-                if (await uncountedTransfers(trx, c.id).first()) return;
-                await this.desk.update(trx, checkout, { seenRaw: balance.toString() });
-              });
-            }),
-        );
-        this.lookedAt.set(blockchainId, head);
-      });
-    }
+      .orderBy([{ column: 'createdAt' }, { column: 'id' }])
+      .limit(this.batch);
+    // The position read from the row itself: a Date would drop the timestamp's microseconds.
+    return await (after ? open.whereRaw('(checkouts.created_at, checkouts.id) > (select c.created_at, c.id from checkouts c where c.id = ?)', [after]) : open);
   }
+}
+
+/**
+ * A chain's passes through its open checkouts: the last checkout the current one looked at (null: it
+ * starts again from the oldest), the head it started at, and the head the last complete one started at.
+ */
+interface DetectionSweep {
+  after: string | null;
+  startedAt: number | null;
+  sweptAt: number | null;
 }
 
 /** A checkout's transfers recorded and not counted (reverted ones aside): this checkout's, or as a subquery correlated to `checkouts`. */

@@ -6,23 +6,23 @@ import { startTestKeel, TestKeel } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { merchant, pay, Merchant, PAYMENT_CONFIG } from './support';
 
+let t: TestKeel;
+let m: Merchant;
+beforeAll(async () => {
+  t = await startTestKeel(PAYMENT_CONFIG);
+  m = await merchant(t);
+}, 60_000);
+afterAll(() => t?.stop());
+afterEach(() => jest.restoreAllMocks());
+
+const intent = async (masterWalletId: string, assetId: string) => (await m.org.core.post('/v1/payment/intents', { amount: '2', assetId, masterWalletId })).body.data;
+const statusOf = async (id: string) => (await m.org.core.get(`/v1/payment/intents/${id}`)).body.data.status;
+
 /**
  * The checkout watcher serves every chain in one loop: a chain whose node does not answer must hold
  * back no other chain's payments (their confirmations counted, their checkouts paid).
  */
 describe('a chain whose node does not answer', () => {
-  let t: TestKeel;
-  let m: Merchant;
-  beforeAll(async () => {
-    t = await startTestKeel(PAYMENT_CONFIG);
-    m = await merchant(t);
-  }, 60_000);
-  afterAll(() => t?.stop());
-  afterEach(() => jest.restoreAllMocks());
-
-  const intent = async (masterWalletId: string, assetId: string) => (await m.org.core.post('/v1/payment/intents', { amount: '2', assetId, masterWalletId })).body.data;
-  const statusOf = async (id: string) => (await m.org.core.get(`/v1/payment/intents/${id}`)).body.data.status;
-
   const down = (port: ChainPort): ChainPort => new Proxy(port, { get: (target, prop) => (['height', 'blockHash', 'balance', 'blockTime'].includes(prop as string) ? () => Promise.reject(Object.assign(new Error('request timeout'), { code: 'TIMEOUT' })) : Reflect.get(target, prop, target)) });
   /** Chain A's ports (the first dev chain's, the merchant's) as `networks` gives them, with A's node not answering. */
   const withChainADown = (networks: ChainNetworks, chainA: string) => {
@@ -90,4 +90,38 @@ describe('a chain whose node does not answer', () => {
     }, 30_000, 200);
     for (const a of onA) expect(await statusOf(a.id)).toBe('PROCESSING');
   }, 90_000);
+});
+
+/**
+ * Anyone can open checkouts (a payment link's public sessions), so detection at the head must reach
+ * every open checkout, not only the newest: a flood of sessions on one link must not hide another
+ * merchant's payment.
+ */
+describe('detection at the chain head', () => {
+  test('an older checkout paid at the head is DETECTED however many are opened after it: each chain goes through all its open checkouts, a batch a pass', async () => {
+    const { services, platform } = t.keel;
+    // A watcher detecting one checkout per pass and chain; Keel's own detects nothing meanwhile.
+    const batch = 1;
+    const watcher = new CheckoutWatcher(platform.db, services.checkouts, services.checkoutDeposits, services.networks, 60_000, new CheckoutAddressRetirement(platform.db, services.networks, 0), platform.logger, batch);
+    const detecting = CheckoutWatcher.prototype.detect;
+    jest.spyOn(CheckoutWatcher.prototype, 'detect').mockImplementation(function (this: CheckoutWatcher) {
+      return this === watcher ? detecting.call(this) : Promise.resolve();
+    });
+    const checkoutStatusOf = async (id: string) => (await m.org.core.get(`/v1/payment/intents/${id}`)).body.data.checkoutStatus;
+
+    // More checkouts open than the batch, the paid one the oldest (anyone can open more, on any link or organisation).
+    const paid = await intent(m.wallet.id, m.usdc.id);
+    const newer = [];
+    for (let i = 0; i < batch; i++) newer.push(await intent(m.wallet.id, m.usdc.id));
+    await pay(m, paid.depositAddress, '2');
+
+    // Before the deposit watcher records it at the chain's confirmations, the head shows it: DETECTED.
+    const first = await eventually(async () => {
+      await watcher.detect();
+      const status = await checkoutStatusOf(paid.id);
+      return status !== 'AWAITING_PAYMENT' && status;
+    }, 30_000, 50);
+    expect(first).toBe('DETECTED');
+    for (const n of newer) expect(await checkoutStatusOf(n.id)).toBe('AWAITING_PAYMENT');
+  }, 60_000);
 });
