@@ -45,7 +45,7 @@ export const CHECKOUT_OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
           },
         },
       },
-      responses: { '201': json('The session: id, status, depositAddress, amount, asset, blockchain, expiresAt, paymentUri (EIP-681), qrCodeUrl'), ...errors(400, 404, 422, 429) },
+      responses: { '201': json('The session: id, status, depositAddress, amount, asset, blockchain, expiresAt, paymentUri (EIP-681; a Solana Pay request on Solana, its label and message shortened to fit a QR code), qrCodeUrl'), ...errors(400, 404, 422, 429) },
     },
   },
   '/v1/checkout/links/{slug}/sessions/{id}': {
@@ -60,6 +60,6 @@ export const CHECKOUT_OPENAPI_PATHS: Record<string, Record<string, unknown>> = {
     },
   },
   '/v1/checkout/links/{slug}/sessions/{id}/qr.svg': {
-    get: { operationId: 'checkoutQrCode', summary: "The session's payment request (EIP-681) as an SVG QR code; another link's session is 404", tags, security: [], parameters: [slug, id], responses: { '200': { description: 'SVG', content: { 'image/svg+xml': {} } }, ...errors(404, 429) } },
+    get: { operationId: 'checkoutQrCode', summary: "The session's payment request (its paymentUri, the very same text: EIP-681, or Solana Pay on Solana) as an SVG QR code; another link's session is 404", tags, security: [], parameters: [slug, id], responses: { '200': { description: 'SVG', content: { 'image/svg+xml': {} } }, ...errors(404, 429) } },
   },
 };

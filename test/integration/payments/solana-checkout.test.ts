@@ -145,6 +145,18 @@ test('the hosted page offers Solana USDC, shows the Solana Pay request and its Q
   expect(problems).toEqual([]);
 });
 
+test("a link's longest name and description fit the QR code: the Solana Pay request is shortened (never its address, amount, mint or reference), and paymentUri is the request the QR code holds", async () => {
+  const link = await solanaLink({ name: `Gift box ${'N'.repeat(191)}`, description: 'Hand-wrapped, with a card. '.repeat(74), amount: '7.25' });
+  const session = (await publicClient(t).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId: solanaId, assetId: usdc.id })).body.data;
+  const needs = new RegExp(`^solana:${session.depositAddress}\\?amount=7\\.25&spl-token=${USDC.address}&reference=[1-9A-HJ-NP-Za-km-z]{32,44}&label=Gift%20box%20N+&message=Hand-wrapped%2C%20with%20a%20card.%20.*%E2%80%A6$`);
+  const qr = await publicClient(t).get(session.qrCodeUrl);
+  expect(qr.status).toBe(200);
+  expect(session.paymentUri).toMatch(needs);
+  expect(qr.body).toBe(await qrSvg(session.paymentUri));
+  // The session as read again names the same request.
+  expect((await publicClient(t).get(sessionPath(session))).body.data.paymentUri).toBe(session.paymentUri);
+});
+
 test('a payment in another mint is not counted; an underpayment stays UNDERPAID past the expiry and a payment after it is LATE', async () => {
   const client = publicClient(t);
   const link = await solanaLink({ name: 'Short offer', amount: '5', expiresAt: new Date(Date.now() + 12_000).toISOString() });

@@ -1,5 +1,8 @@
 import { isAddress } from '@solana/kit';
 import { newSolanaPayReference, solanaPayUri } from '../../../src/modules/checkout/solana-pay-uri';
+import { qrSvg } from '../../../src/modules/checkout';
+import { paymentUri } from '../../../src/modules/checkout/checkout-desk';
+import { QR_TEXT_MAX_LENGTH } from '../../../src/modules/checkout/checkout-qr';
 
 const RECIPIENT = 'mvines9iiHiQTysrwkJjGf2gb9Ex9jXJX8ns3qwf2kN';
 const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -25,6 +28,41 @@ describe('solanaPayUri (https://docs.solanapay.com/spec)', () => {
     expect(solanaPayUri({ recipient: RECIPIENT, amount: '0.000000001', reference: [REFERENCE, USDC_MINT], label: '', message: null })).toBe(
       `solana:${RECIPIENT}?amount=0.000000001&reference=${REFERENCE}&reference=${USDC_MINT}`,
     );
+  });
+
+  test("fits a QR code: a link's longest name and description are shortened (the label first), what the payment needs never", async () => {
+    const request = { recipient: RECIPIENT, amount: '123456.123456', splToken: USDC_MINT, reference: [REFERENCE] };
+    const needs = `solana:${RECIPIENT}?amount=123456.123456&spl-token=${USDC_MINT}&reference=${REFERENCE}`;
+    // A name of 200 characters and a description of 2000 (the longest a link takes).
+    const uri = solanaPayUri({ ...request, label: 'N'.repeat(200), message: 'Delivery notes: '.repeat(125) });
+    expect(uri.length).toBeLessThanOrEqual(QR_TEXT_MAX_LENGTH);
+    expect(uri.startsWith(`${needs}&label=${'N'.repeat(200)}&message=Delivery%20notes%3A%20`)).toBe(true);
+    expect(uri.endsWith('%E2%80%A6')).toBe(true);
+    await expect(qrSvg(uri)).resolves.toContain('<svg');
+    // Percent-encoded text takes up to 9 characters a letter: the label is cut at a letter, and no room is left for the message.
+    const wide = solanaPayUri({ ...request, label: '\u6771'.repeat(200), message: 'Thanks' });
+    expect(wide.length).toBeLessThanOrEqual(QR_TEXT_MAX_LENGTH);
+    expect(wide.startsWith(needs)).toBe(true);
+    expect(wide.slice(needs.length)).toMatch(/^&label=(%E6%9D%B1)+%E2%80%A6$/);
+    // A memo is part of the transfer: kept whole, and the label and message make room for it.
+    const memo = 'M'.repeat(150);
+    const withMemo = solanaPayUri({ ...request, label: 'L'.repeat(200), message: 'x', memo });
+    expect(withMemo.length).toBeLessThanOrEqual(QR_TEXT_MAX_LENGTH);
+    expect(withMemo.startsWith(needs)).toBe(true);
+    expect(withMemo.slice(needs.length)).toMatch(new RegExp(`^&label=L+%E2%80%A6&memo=${memo}$`));
+    // A lone surrogate (which percent-encoding refuses) is shown as U+FFFD.
+    expect(solanaPayUri({ ...request, label: 'a\uD800b' })).toBe(`${needs}&label=a%EF%BF%BDb`);
+  });
+
+  test('an EIP-681 request, however long its parts, fits a QR code', async () => {
+    const asset = { isNative: false, address: `0x${'f'.repeat(40)}`, blockchain: { chainId: 2 ** 53 - 1 } } as Parameters<typeof paymentUri>[0];
+    const uri = paymentUri(asset, `0x${'e'.repeat(40)}`, 2n ** 256n - 1n);
+    expect(uri.length).toBeLessThanOrEqual(QR_TEXT_MAX_LENGTH);
+    await expect(qrSvg(uri)).resolves.toContain('<svg');
+  });
+
+  test('a text too long for a QR code is a clear refusal, not a server error', async () => {
+    await expect(qrSvg('x'.repeat(QR_TEXT_MAX_LENGTH + 1))).rejects.toMatchObject({ code: 'PAYMENT_FAILED', message: expect.stringContaining('too long for a QR code') });
   });
 
   test('refuses what a wallet would refuse', () => {

@@ -841,7 +841,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's payment request (EIP-681) as an SVG QR code; another link's session is 404 */
+        /** The session's payment request (its paymentUri, the very same text: EIP-681, or Solana Pay on Solana) as an SVG QR code; another link's session is 404 */
         get: operations["checkoutQrCode"];
         put?: never;
         post?: never;
@@ -6374,7 +6374,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The session: id, status, depositAddress, amount, asset, blockchain, expiresAt, paymentUri (EIP-681), qrCodeUrl */
+            /** @description The session: id, status, depositAddress, amount, asset, blockchain, expiresAt, paymentUri (EIP-681; a Solana Pay request on Solana, its label and message shortened to fit a QR code), qrCodeUrl */
             201: {
                 headers: {
                     [name: string]: unknown;
