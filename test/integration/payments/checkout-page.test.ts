@@ -175,6 +175,37 @@ describe('the hosted checkout page in a real browser', () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
+  test("a reload refused for a while (the session-read allowance used up behind a shared address) keeps the session: the page says it is retrying, waits as the 429 says, then shows the session", async () => {
+    const { org, blockchainId, t } = own;
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Busy shop' })).body.data;
+    const link = (await org.core.post('/v1/payment/links', { name: 'Busy shop', currency: 'USD', amount: '3', evmSettlementWalletId: wallet.id })).body.data;
+    const session = (await new ApiClient(t.coreUrl, {}).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId, assetId: own.assets.USDC.id })).body.data;
+
+    // Every read of this address's allowance is spent for the next 4 seconds (others behind the same carrier NAT polling).
+    const reads = `${t.config.REDIS_PREFIX}rl:client:checkout-read:m:127.0.0.1`;
+    await t.keel.platform.redis.set(reads, String(t.config.CHECKOUT_SESSION_READS_PER_MINUTE), { PX: 4_000 });
+
+    const page = await browser.newPage({ viewport: PHONE });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const refused = page.waitForResponse((r) => r.url().endsWith(`/sessions/${session.id}`) && r.status() === 429);
+    await page.goto(`${t.coreUrl}/pay/${link.slug}?session=${session.id}`);
+    await refused;
+    // Not taken for another link's session: no fresh checkout offered, the session kept in the URL.
+    await page.locator('#retrying:visible, #choose:visible').first().waitFor();
+    expect(page.url()).toContain(`session=${session.id}`);
+    expect(await page.locator('#choose').isHidden()).toBe(true);
+    expect(await page.locator('#retrying').textContent()).toMatch(/^Too many requests from your network; retrying in [1-5] s\. Your payment session is kept\.$/);
+    expect(await page.locator('#error').isHidden()).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, '10-session-read-retrying.png'), fullPage: true });
+
+    // Once the allowance is back the page shows the session it was asked for, still in its URL.
+    await state(page, 'waiting', '11-session-read-resumed');
+    expect(await page.getByLabel('To this address').inputValue()).toBe(session.depositAddress);
+    expect(await page.locator('#retrying').isHidden()).toBe(true);
+    expect(page.url()).toContain(`session=${session.id}`);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   test('a reorg that drops a confirming payment reverts the payment-link transfer and reopens the checkout; paying again completes it', async () => {
     const { org, blockchainId, chain, t } = own;
     const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Reorg shop' })).body.data;

@@ -4,10 +4,13 @@
  * amount for an open link), starts a checkout session, then polls its status once a second and
  * moves through waiting -> detected -> confirmed -> paid (or expired) without a reload. The
  * session id is kept in the URL (?session=) so a reload resumes the same session; sessions are read
- * under this link's slug only, and a session that is not this link's is never shown.
+ * under this link's slug only, and a session that is not this link's is never shown. Only a 404
+ * forgets a session: a read refused for a while (a rate limit, a restart, the network) is tried
+ * again, as the answer says or backing off, and the payer is told so.
  */
 (function () {
   var POLL_MS = 1000;
+  var RETRY_MAX_MS = 30000;
   var REDIRECT_AFTER_MS = 2500;
   var STEPS = ['waiting', 'detected', 'confirmed', 'paid'];
   var slug = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() || '');
@@ -53,11 +56,56 @@
         if (!res.ok) {
           var err = new Error((json.error && json.error.message) || 'Request failed (' + res.status + ')');
           err.code = json.error && json.error.code;
+          err.status = res.status;
+          err.retryAfterMs = retryAfterMs(res);
           throw err;
         }
         return json.data;
       });
+    }, function () {
+      var err = new Error('The checkout could not be reached');
+      err.code = 'NETWORK';
+      throw err;
     });
+  }
+
+  /** When the answer says to ask again, in ms: its Retry-After, else a rate limit's reset (against the answer's own Date); 0 when it does not say. */
+  function retryAfterMs(res) {
+    var after = res.headers.get('Retry-After');
+    if (after) return /^[0-9]+$/.test(after) ? Number(after) * 1000 : Math.max(0, Date.parse(after) - Date.now()) || 0;
+    var reset = Number(res.headers.get('X-RateLimit-Reset'));
+    var now = Date.parse(res.headers.get('Date') || '');
+    return res.status === 429 && reset && now ? Math.max(0, reset * 1000 - now) : 0;
+  }
+
+  /** A refusal that passes: a rate limit, the server restarting or failing, the network. */
+  function transient(e) { return e.code === 'NETWORK' || e.status === 429 || e.status >= 500; }
+
+  function retryDelay(e, backoffMs) { return Math.min(RETRY_MAX_MS, Math.max(POLL_MS, e.retryAfterMs || backoffMs)); }
+
+  /** GETs `path` until it answers: a transient refusal is tried again (as it says, else backing off up to 30 s) and shown; any other error rejects. */
+  function patiently(path) {
+    var backoff = POLL_MS;
+    return new Promise(function (resolve, reject) {
+      (function attempt() {
+        api('GET', path).then(function (data) { retrying(null); resolve(data); }, function (e) {
+          if (!transient(e)) { retrying(null); reject(e); return; }
+          var wait = retryDelay(e, backoff);
+          backoff = Math.min(RETRY_MAX_MS, backoff * 2);
+          retrying(e, wait);
+          setTimeout(attempt, wait);
+        });
+      })();
+    });
+  }
+
+  /** Tells the payer a read is being tried again (nothing is lost: the session stays in the URL); null: no longer. */
+  function retrying(e, waitMs) {
+    var box = $('retrying');
+    show(box, !!e);
+    if (!e) return;
+    var why = e.status === 429 ? 'Too many requests from your network' : e.code === 'NETWORK' ? 'The checkout could not be reached' : 'The checkout is briefly unavailable';
+    box.textContent = why + '; retrying in ' + Math.ceil(waitMs / 1000) + ' s. Your payment session is kept.';
   }
 
   function fail(message) {
@@ -148,18 +196,18 @@
     render(s);
     clockTimer = setInterval(tickClock, 1000);
     tickClock();
-    poll();
+    poll(POLL_MS);
   }
 
-  function poll() {
+  function poll(delayMs) {
     pollTimer = setTimeout(function () {
       api('GET', sessionPath(session.id)).then(function (s) {
         if (!ofThisLink(s) || s.id !== session.id) return;
         session = s;
         render(s);
-        if (!isFinal(s)) poll();
-      }, function () { poll(); });
-    }, POLL_MS);
+        if (!isFinal(s)) poll(POLL_MS);
+      }, function (e) { poll(transient(e) ? retryDelay(e, POLL_MS) : POLL_MS); });
+    }, delayMs);
   }
 
   function isFinal(s) {
@@ -230,14 +278,15 @@
 
   function init() {
     var resume = new URL(location.href).searchParams.get('session');
-    api('GET', '/v1/checkout/links/' + encodeURIComponent(slug)).then(function (l) {
+    patiently('/v1/checkout/links/' + encodeURIComponent(slug)).then(function (l) {
       link = l;
       $('main').setAttribute('aria-busy', 'false');
       if (resume) {
-        return api('GET', sessionPath(resume)).then(function (s) {
-          $('link-name').textContent = l.name;
-          begin(s);
-        }, refuseSession);
+        $('link-name').textContent = l.name;
+        // Only a 404 says the session is not this link's; any other error keeps it (and its URL).
+        return patiently(sessionPath(resume)).then(begin, function (e) {
+          if (e.code === 'NOT_FOUND') refuseSession(); else fail(e.message);
+        });
       }
       renderLink();
     }, function (e) {
