@@ -55,6 +55,7 @@ import * as m060 from './060_webhook_delivery_lookups';
 import * as m061 from './061_transfer_requesters';
 import * as m062 from './062_agent_payment_approvals_window';
 import * as m063 from './063_solana_blockhash_slot';
+import * as m064 from './064_checkouts_awaiting_index';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -115,6 +116,7 @@ const migrations: Record<string, Knex.Migration> = {
   '061_transfer_requesters': m061,
   '062_agent_payment_approvals_window': m062,
   '063_solana_blockhash_slot': m063,
+  '064_checkouts_awaiting_index': m064,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
