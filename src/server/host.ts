@@ -194,9 +194,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       }
       const document = authorizeDocumentText(contextFor(request.principal!, request.id), schema, query, params?.operationName, variablesOf(params?.variables));
       const requests = requestsOf(document, params?.operationName);
-      // A document that does not validate (over the query limits too) runs nothing: Apollo answers
-      // 400, and only its arrival counts.
-      if (requests > 1 && !validateDocument(schema, document!).length) await spendFurtherRequests(platform, request, reply, requests);
+      // A document that does not validate (over the query limits too), or a mutation over GET, runs
+      // nothing: Apollo answers 400 or 405, and only its arrival counts.
+      if (requests > 1 && request.method === 'POST' && !validateDocument(schema, document!).length) await spendFurtherRequests(platform, request, reply, requests);
     },
     onResponse: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
       registrations.delete(request.id);

@@ -83,4 +83,11 @@ test('a mutation document the budget cannot hold is refused whole (429) before a
   const overAliases = await other.core.graphql(createKeys(t.config.GRAPHQL_MAX_ALIASES + 2));
   expect(overAliases.status).toBe(400);
   expect(remaining(overAliases, 'ratelimit')).toBe(4);
+
+  // So does a mutation over GET, which GraphQL never runs.
+  const getter = await t.createOrg({ tier: 'Starter' });
+  const overGet = await getter.core.get(`/graphql?query=${encodeURIComponent(createKeys(3))}`);
+  expect(overGet.status).not.toBe(200);
+  expect(remaining(overGet, 'ratelimit')).toBe(4);
+  expect((await getter.core.get('/v1/api-keys')).body.data.map((k: { name: string }) => k.name)).not.toContain('k0');
 });
