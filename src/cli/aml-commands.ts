@@ -26,7 +26,7 @@ export function registerAmlCommands(program: Command): void {
         const empty = read.lists.filter((l) => l.addresses.length === 0).map((l) => l.name);
         if (empty.length) throw new Error(`Refusing to load empty list(s): ${empty.join(', ')} (a truncated file?)`);
         const inUse = await services.sanctionsLists.inUse(services.shippedSanctions);
-        const shrunk = shrunkLists(read, inUse);
+        const shrunk = shrunkLists(read, inUse, statSync(path).isDirectory());
         if (shrunk.length && !opts.force) {
           const sizes = shrunk.map((l) => `${l.name} (${l.entries} entries, ${l.inUse} in use)`).join(', ');
           throw new Error(`Refusing to load list(s) less than half the list in use: ${sizes} (a truncated download?); --force loads them anyway`);

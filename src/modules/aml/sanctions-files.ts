@@ -68,12 +68,18 @@ export function parseListFile(text: string, list: string): string[] {
   return addresses;
 }
 
-/** The lists of `next` that are less than half their namesake in `inUse` (a truncated download?), with both sizes. */
-export function shrunkLists(next: SanctionsSnapshot, inUse: SanctionsSnapshot): { name: string; entries: number; inUse: number }[] {
-  return next.lists.flatMap((l) => {
+/**
+ * The lists of `next` that are less than half their namesake in `inUse` (a truncated download?), with
+ * both sizes. `replacesAll` (a directory load, which replaces every list): a list in use that `next`
+ * lacks (a file that never arrived) counts as shrunk to nothing.
+ */
+export function shrunkLists(next: SanctionsSnapshot, inUse: SanctionsSnapshot, replacesAll = false): { name: string; entries: number; inUse: number }[] {
+  const shrunk = next.lists.flatMap((l) => {
     const current = inUse.lists.find((c) => c.name === l.name)?.addresses.length ?? 0;
     return l.addresses.length * 2 < current ? [{ name: l.name, entries: l.addresses.length, inUse: current }] : [];
   });
+  const dropped = replacesAll ? inUse.lists.filter((c) => c.addresses.length > 0 && !next.lists.some((l) => l.name === c.name)) : [];
+  return [...shrunk, ...dropped.map((c) => ({ name: c.name, entries: 0, inUse: c.addresses.length }))];
 }
 
 /** The list name a file carries in its name, or the name given. */

@@ -120,4 +120,12 @@ describe('reading list files', () => {
     expect(shrunkLists({ source: 'new', listDate: null, lists: [list('XBT', 217), list('DASH', 2), list('SOL', 1)] }, inUse)).toEqual([{ name: 'XBT', entries: 217, inUse: 435 }]);
     expect(shrunkLists({ source: 'new', listDate: null, lists: [list('XBT', 218), list('DASH', 1)] }, inUse)).toEqual([{ name: 'DASH', entries: 1, inUse: 3 }]);
   });
+
+  test('a directory load replaces every list: one in use whose file is missing (a download that never arrived) has shrunk to nothing; one file alone replaces only its list', () => {
+    const list = (name: string, n: number) => ({ name, addresses: Array.from({ length: n }, (_, i) => `a${i}`) });
+    const inUse = { source: 'in use', listDate: null, lists: [list('ETH', 152), list('XBT', 435)] };
+    const onlyXbt = { source: 'new', listDate: null, lists: [list('XBT', 435)] };
+    expect(shrunkLists(onlyXbt, inUse, true)).toEqual([{ name: 'ETH', entries: 0, inUse: 152 }]);
+    expect(shrunkLists(onlyXbt, inUse)).toEqual([]);
+  });
 });
