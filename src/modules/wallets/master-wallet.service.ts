@@ -290,8 +290,10 @@ export class MasterWalletService {
    * dropping the chain or deactivating the wallet before then is 409 CONFLICT naming those checkouts.
    */
   private async assertNoOpenCheckouts(trx: Knex.Transaction, walletId: string, blockchainIds: string[], refused: string): Promise<void> {
-    if (!blockchainIds.length) return;
-    const { checkouts, total } = await this.dependents.openCheckouts(trx, walletId, blockchainIds, OPEN_CHECKOUTS_NAMED);
+    // Only chains this deployment serves: no payment can be recorded on another (its checkouts are never retired either).
+    const served = blockchainIds.filter((id) => this.networks.port(id) !== undefined);
+    if (!served.length) return;
+    const { checkouts, total } = await this.dependents.openCheckouts(trx, walletId, served, OPEN_CHECKOUTS_NAMED);
     if (!total) return;
     throw new KeelError('CONFLICT', `${refused} while ${total} of its checkouts there are open (payment link sessions or payment intents whose addresses are still watched); deactivate the links or cancel the intents, and try again once they have ended`, { openCheckouts: checkouts, total });
   }

@@ -235,6 +235,17 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect(off.body.error).toMatchObject({ code: 'CONFLICT', details: { total: 1, openCheckouts: [{ id: openOnB.id, blockchainId: chainB, paymentLinkId: link.id, paymentIntentId: null }] } });
     expect((await m.org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { configurations: { enableMultiChain: false } } })).body.error.code).toBe('CONFLICT');
     expect((await m.org.core.request('PATCH', `/v1/master-wallets/${wallet.id}`, { body: { isActive: false } })).body.error.code).toBe('CONFLICT');
+    // A chain this deployment no longer serves (taken out of KEEL_CHAINS) holds nothing: no payment
+    // can be recorded there, and its checkouts are never retired.
+    const networks = t.keel.services.networks;
+    const serving = networks.port.bind(networks);
+    const notServingB = jest.spyOn(networks, 'port').mockImplementation((id: string) => (id === chainB ? undefined : serving(id)));
+    try {
+      expect((await m.org.core.post(`/v1/master-wallets/${wallet.id}/monitoring/${chainB}/disable`)).status).toBe(200);
+    } finally {
+      notServingB.mockRestore();
+    }
+    expect((await m.org.core.post(`/v1/master-wallets/${wallet.id}/monitoring/${chainB}/enable`)).status).toBe(200);
     await retire(openOnB.id);
 
     // Monitoring off on B: a payment there would never be recorded, so nothing can ask for one.
