@@ -180,6 +180,11 @@ export function accountFills(rules: TradingRules, resting: ReadonlyMap<string, W
 function buyerFeeWithinLock(rules: TradingRules, buyer: Working, lots: bigint, cost: bigint, fee: bigint): bigint {
   const held = (buyer.remainingLots - lots) * (buyer.priceTicks ?? 0n) * rules.notionalUnit;
   const spare = buyer.lockedAmount - cost - held;
-  if (spare < 0n) throw new LockShortfall(buyer.id, buyer.lockedAmount, cost + held);
+  // A bid already short of its rest (fees taken from it before this cap existed) fills without a
+  // fee while its lock pays the fill: refusing it would answer every seller reaching it 500.
+  if (spare < 0n) {
+    if (buyer.lockedAmount < cost) throw new LockShortfall(buyer.id, buyer.lockedAmount, cost);
+    return 0n;
+  }
   return fee < spare ? fee : spare;
 }

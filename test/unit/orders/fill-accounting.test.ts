@@ -212,6 +212,15 @@ describe('a BUY’s fees never take what the rest of the order needs', () => {
     expect(moves.filter((m) => m.kind === 'unlock')).toEqual([]);
   });
 
+  it('a BUY already short of its rest (fees taken from it before the cap) fills free while its lock pays each fill, and only a fill it cannot pay is refused', () => {
+    const book = market(EVEN);
+    book.place('short', 'buyer', OrderSide.BUY, 200_005, 2, 2n * LOT_COST - 1n); // one base unit short of its notional
+    const first = book.place('ask-0', 'seller-0', OrderSide.SELL, 200_005, 1);
+    expect(first.trades[0].makerFee).toBe('0');
+    expect(first.order('short')).toMatchObject({ status: OrderStatus.PARTIALLY_FILLED, lockedAmount: LOT_COST - 1n });
+    expect(() => book.place('ask-1', 'seller-1', OrderSide.SELL, 200_005, 1)).toThrow(LockShortfall);
+  });
+
   it('a fee raised while a BUY rests is charged only from what it locked beyond its notional: a BUY locked for no fee fills free', () => {
     const book = market({ ...RULES, engine: { ...RULES.engine, makerFeePpm: 0, takerFeePpm: 0 } } as TradingRules);
     const { lock } = book.place('bid', 'buyer', OrderSide.BUY, 200_000, 2);
