@@ -19,8 +19,11 @@ export async function whereMined(port: EvmChain, txHash: string, recorded: { blo
   const provider = port.provider;
   const receipt = await provider.getTransactionReceipt(txHash);
   if (receipt && receipt.blockHash === recorded.blockHash) return { kind: 'still', receipt };
-  if ((await port.blockAt(recorded.blockNumber, 'seen')) === 'unknown') return { kind: 'behind' };
-  if (!receipt) return { kind: 'gone' };
+  const at = await port.blockAt(recorded.blockNumber, 'seen');
+  if (at === 'unknown') return { kind: 'behind' };
+  // No receipt, yet the recorded block is still the node's: the receipt lookup came from a node
+  // behind (or one still indexing), not a reorg; wait.
+  if (!receipt) return at !== 'none' && at.hash === recorded.blockHash ? { kind: 'behind' } : { kind: 'gone' };
   const block = await provider.getBlock(receipt.blockNumber);
   return block?.hash === receipt.blockHash ? { kind: 'moved', receipt } : { kind: 'unsettled' };
 }
