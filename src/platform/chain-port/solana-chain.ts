@@ -30,6 +30,7 @@ import {
   signTransactionMessageWithSigners,
   Signature,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_CLEANED_UP,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_HISTORY_NOT_AVAILABLE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED,
@@ -226,16 +227,20 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   }
 
   /**
-   * A slot without a block is `none` (skipped, or rolled back) only where the node could show one:
-   * at or below its height at the finality, read first (a slot it reached after being asked is not
-   * taken for one it never had), and not below its first available block.
+   * A slot without a block is `none` only on the answering node's own word that the slot was skipped
+   * or rolled back below its root (-32007, -32009); a slot above its root (-32004: not available),
+   * or one its ledger no longer keeps (-32001: cleaned up), is `unknown`. The node's height is not
+   * read apart: behind a load balancer it could come from another node than the block.
    */
   async blockAt(height: number, finality: Finality): Promise<BlockAt> {
-    const reached = await this.height(finality);
-    const hash = await this.blockHash(height, finality);
-    if (hash !== null) return { hash };
-    if (height > reached) return 'unknown';
-    return height < Number(await this.rpc.getFirstAvailableBlock().send()) ? 'unknown' : 'none';
+    try {
+      const block = await this.rpc.getBlock(BigInt(height), { commitment: finality === 'final' ? 'finalized' : 'confirmed', transactionDetails: 'none', rewards: false }).send();
+      return block ? { hash: block.blockhash } : 'unknown';
+    } catch (e) {
+      if (isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED) || isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED)) return 'none';
+      if (isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE) || isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_CLEANED_UP)) return 'unknown';
+      throw e;
+    }
   }
 
   async blockTime(height: number): Promise<number | null> {
