@@ -67,7 +67,7 @@ export const settlementRoutes: RouteRow[] = [
     path: '/v1/orderbook/trading-transfers/{id}/approve',
     field: 'approveTradingWithdrawal',
     envelope: 'single',
-    summary: 'Release a withdrawal from trading held by requireApprovalForTransfers (orderbook_funds:approve)',
+    summary: 'Release a withdrawal from trading held by requireApprovalForTransfers (orderbook_funds:approve). Four eyes: never by the API key that asked for it (requestedBy; an access token counts as its issuing key): 403 FORBIDDEN, another approver must release it. 409 once it is no longer waiting',
     tag: 'Trading balances',
   },
   {
@@ -75,7 +75,7 @@ export const settlementRoutes: RouteRow[] = [
     path: '/v1/orderbook/trading-transfers/{id}/reject',
     field: 'rejectTradingWithdrawal',
     envelope: 'single',
-    summary: 'Refuse a withdrawal from trading held for approval; the amount goes back to the trading balance (orderbook_funds:approve)',
+    summary: 'Refuse a withdrawal from trading held for approval; the amount goes back to the trading balance (orderbook_funds:approve; the key that asked for it may withdraw it so). decidedBy names the key',
     tag: 'Trading balances',
   },
 ];

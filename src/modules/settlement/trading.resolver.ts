@@ -20,19 +20,19 @@ export class TradingResolver {
   @Authorized('orderbook_funds:move')
   @Mutation(() => TradingTransferType, { description: "Withdraws from the wallet's trading balance to its own address or, within its security policy, another one; paid out by the operator" })
   withdrawFromTrading(@Arg('walletId', () => ID) walletId: string, @Arg('input') input: TradingWithdrawalInputType, @Ctx() ctx: Context): Promise<TradingTransferView> {
-    return ctx.services.trading.withdraw(ctx.principal.organizationId, walletId, input);
+    return ctx.services.trading.withdraw(ctx.principal.organizationId, ctx.principal.apiKeyId, walletId, input);
   }
 
   @Authorized('orderbook_funds:approve')
-  @Mutation(() => TradingTransferType, { description: 'Releases a withdrawal from trading held by requireApprovalForTransfers' })
+  @Mutation(() => TradingTransferType, { description: 'Releases a withdrawal from trading held by requireApprovalForTransfers (never by the key that asked for it: 403, another approver must release it)' })
   approveTradingWithdrawal(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TradingTransferView> {
-    return ctx.services.trading.decideWithdrawal(ctx.principal.organizationId, id, true);
+    return ctx.services.trading.decideWithdrawal(ctx.principal.organizationId, ctx.principal.apiKeyId, id, true);
   }
 
   @Authorized('orderbook_funds:approve')
-  @Mutation(() => TradingTransferType, { description: 'Refuses a withdrawal from trading held for approval: the amount goes back to the trading balance' })
+  @Mutation(() => TradingTransferType, { description: 'Refuses a withdrawal from trading held for approval: the amount goes back to the trading balance (the key that asked for it may withdraw it so)' })
   rejectTradingWithdrawal(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<TradingTransferView> {
-    return ctx.services.trading.decideWithdrawal(ctx.principal.organizationId, id, false);
+    return ctx.services.trading.decideWithdrawal(ctx.principal.organizationId, ctx.principal.apiKeyId, id, false);
   }
 
   @Authorized('orderbook_order:read')

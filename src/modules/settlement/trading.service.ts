@@ -13,7 +13,7 @@ import { refuseUnlessEvm } from '../chains';
 import type { LedgerService } from '../ledger';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { QueuedLine, TransferService, GasTopUps } from '../withdrawals';
-import { checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddress, setItemPredecessor } from '../withdrawals';
+import { checkFourEyes, checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddress, setItemPredecessor } from '../withdrawals';
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SettlementDeployments } from './settlement-deployments';
 import { settlementInterface } from './settlement-contract';
@@ -72,6 +72,10 @@ export interface TradingTransferView {
   txHash: string | null;
   blockNumber: string | null;
   failureReason: string | null;
+  /** WITHDRAWAL: the API key that asked for it (an access token counts as its issuing key); null for a deposit. */
+  requestedBy: string | null;
+  /** The key that approved or rejected a withdrawal held for approval. */
+  decidedBy: string | null;
   decidedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -256,9 +260,9 @@ export class TradingService {
    * is: recipients screened against the sanctions lists, an external one within the wallet's
    * security policy (allowedRecipients, limits), and held for approval under
    * requireApprovalForTransfers (a payout to the wallet's own address moves nothing out of it, so
-   * it is not held).
+   * it is not held), where another key than `requestedBy`, the API key that asks, must approve it.
    */
-  async withdraw(organizationId: string, walletId: string, input: TradingWithdrawalInput): Promise<TradingTransferView> {
+  async withdraw(organizationId: string, requestedBy: string, walletId: string, input: TradingWithdrawalInput): Promise<TradingTransferView> {
     const id = await this.uow.runChecked(
       'trading.withdraw',
       async () => {
@@ -284,7 +288,7 @@ export class TradingService {
           });
         }
         const id = randomUUID();
-        await trx('tradingTransfers').insert(this.rowOf(id, c.wallet, c.network.blockchainId, c.asset, 'WITHDRAWAL', c.rawAmount, c.recipient, c.status));
+        await trx('tradingTransfers').insert({ ...this.rowOf(id, c.wallet, c.network.blockchainId, c.asset, 'WITHDRAWAL', c.rawAmount, c.recipient, c.status), requestedBy });
         await this.ledger.debit(trx, { organizationId, walletId: ledgerWallet, assetId: c.asset.id, amount: c.rawAmount, reference: `trading-withdrawal:${id}`, account: 'trading' });
         await this.publish(trx, id, c.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'requested');
         return id;
@@ -293,19 +297,24 @@ export class TradingService {
     return this.get(organizationId, id);
   }
 
-  /** Releases (screened again) or refuses a withdrawal held for approval; a refused one goes back to the trading balance. */
-  async decideWithdrawal(organizationId: string, id: string, approve: boolean): Promise<TradingTransferView> {
+  /**
+   * The API key `decidedBy` releases (screened again) or refuses a withdrawal held for approval; a
+   * refused one goes back to the trading balance. Four eyes, as on a held transfer: the key that
+   * asked for it may refuse it but not release it.
+   */
+  async decideWithdrawal(organizationId: string, decidedBy: string, id: string, approve: boolean): Promise<TradingTransferView> {
     id = Ids.uuid('Trading transfer', id);
     await this.uow.run(approve ? 'trading.approve' : 'trading.reject', async (trx) => {
       const row = await trx('tradingTransfers').where({ id, organizationId }).forUpdate().first();
       if (!row) throw KeelError.notFound('Trading transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The trading transfer is ${row.status}, not waiting for approval`);
+      checkFourEyes(row.requestedBy, decidedBy, approve);
       if (approve) {
         checkSanctions(this.sanctions, [{ recipient: row.recipient }]);
-        await trx('tradingTransfers').where({ id }).update({ status: 'PENDING', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+        await trx('tradingTransfers').where({ id }).update({ status: 'PENDING', decidedBy, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
         await this.publish(trx, id, 'approved');
       } else {
-        await trx('tradingTransfers').where({ id }).update({ status: 'REJECTED', decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
+        await trx('tradingTransfers').where({ id }).update({ status: 'REJECTED', decidedBy, decidedAt: trx.fn.now(), updatedAt: trx.fn.now() });
         await this.ledger.credit(trx, { organizationId, walletId: row.walletId, assetId: row.assetId, amount: BigInt(row.rawAmount), reference: `trading-withdrawal-refund:${id}`, account: 'trading' });
         await this.publish(trx, id, 'rejected');
       }
@@ -455,6 +464,8 @@ function tradingTransferView(r: Row, asset: AssetView): TradingTransferView {
     txHash: r.txHash,
     blockNumber: r.blockNumber === null ? null : String(r.blockNumber),
     failureReason: r.failureReason,
+    requestedBy: r.requestedBy,
+    decidedBy: r.decidedBy,
     decidedAt: r.decidedAt,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

@@ -55,6 +55,8 @@ export class TradingTransferType implements TradingTransferView {
   @Field(() => String, { nullable: true, description: "The deposit's or the operator's payout transaction" }) txHash!: string | null;
   @Field(() => String, { nullable: true }) blockNumber!: string | null;
   @Field(() => String, { nullable: true }) failureReason!: string | null;
+  @Field(() => ID, { nullable: true, description: 'WITHDRAWAL: the API key that asked for it (an access token counts as the key that issued it); null for a deposit. Held for approval, it may be rejected by this key but approved only by another key' }) requestedBy!: string | null;
+  @Field(() => ID, { nullable: true, description: 'The API key that approved or rejected it' }) decidedBy!: string | null;
   @Field(() => Date, { nullable: true }) decidedAt!: Date | null;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;

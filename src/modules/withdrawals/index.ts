@@ -9,6 +9,7 @@ import type { TransferService } from './transfer.service';
 
 export { AutoSweeper } from './auto-sweeper';
 export { checksummedAddress } from './evm-address';
+export { checkFourEyes } from './four-eyes';
 export { GasTopUps } from './gas-top-up';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';

@@ -4,6 +4,7 @@ import { Ids } from '../../platform/ids';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { Hook } from '../../platform/events/hooks';
 import { checkSanctions, RecipientScreen } from './transfer-policy';
+import { checkFourEyes } from './four-eyes';
 import type { TransferQueries } from './transfer-queries';
 import { transfersWaitingOn } from './transfer-item-rows';
 import type { TransferFunds, TransferKind, TransferDecisionListener, TransferView } from './transfer.domain';
@@ -45,7 +46,7 @@ export class TransferApprovals {
       const row = approve ? await trx('transfers').where({ id, organizationId }).forUpdate().first() : await this.lockForRejection(trx, organizationId, id);
       if (!row) throw KeelError.notFound('Transfer');
       if (row.status !== 'PENDING_APPROVAL') throw new KeelError('CONFLICT', `The transfer is ${row.status}, not waiting for approval`);
-      if (approve && row.requestedBy === decidedBy) throw KeelError.forbidden('The API key that asked for this transfer cannot approve it: another administrator must approve it (the requester may reject it)');
+      checkFourEyes(row.requestedBy, decidedBy, approve);
       // The lists may have changed since the request: an approval is screened again.
       if (approve) checkSanctions(this.sanctions, await trx('transfer_items').where({ transferId: id }).orderBy('position').select('recipient'));
       if (approve) {

@@ -20,6 +20,7 @@ import { TradingWithdrawalSender } from '../../../src/modules/settlement/trading
 import { createDb } from '../../../src/platform/db/knex';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 import { SkewedNode } from '../../support/skewed-node';
+import { PRO_TRADE_PERMISSIONS } from '../../../src/platform/auth/permissions';
 
 /**
  * Trading balances sit in the settlement contract, and trades settle on the dev chain in batches
@@ -339,6 +340,38 @@ test("a withdrawal from trading to another Keel wallet's address, of another org
   await eventually(async () => (await db('trading_transfers').whereIn('id', ids).where({ status: 'CONFIRMED' })).length === 2, 60_000, 100);
   const custody = Object.fromEntries((await t.keel.services.ledger.balances(payee.id, db, 'custody')).map((b) => [b.assetId, b.available]));
   expect(custody).toEqual({ [assets.ETH.id]: ethers.parseEther('0.5'), [assets.USDC.id]: 25_000_000n });
+}, 120_000);
+
+test('four eyes on a withdrawal from trading held for approval: the key that asked, though it may approve too, cannot release it (403, still held) and another approver must; it may reject its own', async () => {
+  const held = await wallet(org1, 'Held', '2', '0');
+  expect((await org1.core.request('PATCH', `/v1/master-wallets/${held.id}`, { body: { configurations: { security: { requireApprovalForTransfers: true } } } })).status).toBe(200);
+  const proKey = async (name: string, scopes: string[]) => {
+    const issued = await t.keel.services.apiKeys.issue({ organizationId: org1.orgId, name, host: 'pro', scopes, tier: 'Business' });
+    return { pro: new ApiClient(t.proUrl, { apiKey: issued.secret, orgId: org1.orgId }), keyId: issued.key.id };
+  };
+  const requester = await proKey('trades and approves', [...PRO_TRADE_PERMISSIONS, 'orderbook_funds:approve']);
+  const approver = await proKey('second approver', ['orderbook_funds:approve']);
+  const external = ethers.Wallet.createRandom().address;
+  const withdraw = async () => {
+    const res = await requester.pro.request('POST', `/v1/orderbook/wallets/${held.id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount: '0.1', recipient: external } });
+    expect(res.body.data).toMatchObject({ status: 'PENDING_APPROVAL', requestedBy: requester.keyId, decidedBy: null });
+    return res.body.data.id as string;
+  };
+  const first = await withdraw();
+  const second = await withdraw();
+
+  const own = await requester.pro.request('POST', `/v1/orderbook/trading-transfers/${first}/approve`);
+  expect(own.status).toBe(403);
+  expect(own.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/another administrator must approve/) });
+  expect((await org1.pro.request('GET', `/v1/orderbook/trading-transfers/${first}`)).body.data).toMatchObject({ status: 'PENDING_APPROVAL', decidedBy: null, decidedAt: null });
+
+  const approved = await approver.pro.request('POST', `/v1/orderbook/trading-transfers/${first}/approve`);
+  expect(approved.body.data).toMatchObject({ status: 'PENDING', requestedBy: requester.keyId, decidedBy: approver.keyId, decidedAt: expect.any(String) });
+  // Withdrawing one's own request is no risk: the key that asked may reject, and the amount goes back to trading.
+  const rejected = await requester.pro.request('POST', `/v1/orderbook/trading-transfers/${second}/reject`);
+  expect(rejected.body.data).toMatchObject({ status: 'REJECTED', requestedBy: requester.keyId, decidedBy: requester.keyId });
+  await eventually(async () => (await provider.getBalance(external)) === ethers.parseEther('0.1'), 30_000);
+  expect((await balances(org1, held.id)).ETH.available).toBe('0.9');
 }, 120_000);
 
 test('a wallet holding only a token deposits to trading with a sponsor\'s gas (refused when nobody pays), trades, and its trade is CONFIRMED in a batch', async () => {

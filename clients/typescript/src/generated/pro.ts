@@ -355,8 +355,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Release a withdrawal from trading held by requireApprovalForTransfers (orderbook_funds:approve)
-         * @description Releases a withdrawal from trading held by requireApprovalForTransfers
+         * Release a withdrawal from trading held by requireApprovalForTransfers (orderbook_funds:approve). Four eyes: never by the API key that asked for it (requestedBy; an access token counts as its issuing key): 403 FORBIDDEN, another approver must release it. 409 once it is no longer waiting
+         * @description Releases a withdrawal from trading held by requireApprovalForTransfers (never by the key that asked for it: 403, another approver must release it)
          */
         post: operations["post_approveTradingWithdrawal"];
         delete?: never;
@@ -375,8 +375,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refuse a withdrawal from trading held for approval; the amount goes back to the trading balance (orderbook_funds:approve)
-         * @description Refuses a withdrawal from trading held for approval: the amount goes back to the trading balance
+         * Refuse a withdrawal from trading held for approval; the amount goes back to the trading balance (orderbook_funds:approve; the key that asked for it may withdraw it so). decidedBy names the key
+         * @description Refuses a withdrawal from trading held for approval: the amount goes back to the trading balance (the key that asked for it may withdraw it so)
          */
         post: operations["post_rejectTradingWithdrawal"];
         delete?: never;
@@ -980,6 +980,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             decidedAt?: string | null;
+            /** @description The API key that approved or rejected it */
+            decidedBy?: string | null;
             direction: components["schemas"]["TradingDirection"];
             failureReason?: string | null;
             gasSponsorWalletId?: string | null;
@@ -988,6 +990,8 @@ export interface components {
             rawAmount: string;
             /** @description DEPOSIT: the settlement contract. WITHDRAWAL: where it is paid out */
             recipient: string;
+            /** @description WITHDRAWAL: the API key that asked for it (an access token counts as the key that issued it); null for a deposit. Held for approval, it may be rejected by this key but approved only by another key */
+            requestedBy?: string | null;
             status: components["schemas"]["TradingTransferStatus"];
             /** @description DEPOSIT: the transfer (kind trading_deposit) whose lines call the contract from the wallet's address */
             transferId?: string | null;

@@ -56,6 +56,7 @@ import * as m061 from './061_transfer_requesters';
 import * as m062 from './062_agent_payment_approvals_window';
 import * as m063 from './063_solana_blockhash_slot';
 import * as m064 from './064_checkouts_awaiting_index';
+import * as m065 from './065_trading_transfer_requesters';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -117,6 +118,7 @@ const migrations: Record<string, Knex.Migration> = {
   '062_agent_payment_approvals_window': m062,
   '063_solana_blockhash_slot': m063,
   '064_checkouts_awaiting_index': m064,
+  '065_trading_transfer_requesters': m065,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
