@@ -5,7 +5,7 @@
  * when to bump) stays with the sender (withdrawals/transaction-sender.ts).
  */
 import { ethers } from 'ethers';
-import { withUrlsAsOrigins } from '../net/url-origins';
+import { withUrlsAsOrigins } from '../net/rpc-url';
 
 const erc20 = new ethers.Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 const nfts = new ethers.Interface([
