@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
 import { KeelError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
 import { errorEnvelope } from './error-handler';
 
 /** What Node's HTTP parser refuses before Fastify sees a request, as the status it deserves. */
@@ -20,13 +20,18 @@ function fromParser(error: NodeJS.ErrnoException): KeelError {
 /**
  * Fastify's `clientErrorHandler`: Node's parser failed on the raw bytes (headers too large, a
  * malformed request line), so there is no request to answer through Fastify. The answer is still the
- * spec's error envelope with a fresh request id, and the connection is closed.
+ * spec's error envelope with a fresh request id, and the connection is closed. Logged to Keel's logger
+ * (Fastify's own is off: the host logs for itself).
  */
-export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+export function clientErrorHandler(logger: Logger) {
+  return (error: NodeJS.ErrnoException, socket: Duplex): void => answerClientError(logger, error, socket);
+}
+
+function answerClientError(logger: Logger, error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const keel = fromParser(error);
   const requestId = randomUUID();
-  this.log.debug({ err: error, requestId }, 'client error');
+  logger.debug({ err: error, requestId }, 'client error');
   // As Node's default does: never write into a response already under way on this connection.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {

@@ -67,7 +67,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     // Refused in the envelope instead (closing-refusal.ts).
     return503OnClosing: false,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(platform.logger),
     // A URL Fastify cannot decode never reaches the router: answer it in the envelope too.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);

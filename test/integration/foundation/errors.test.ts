@@ -2,8 +2,11 @@ import Fastify from 'fastify';
 import { useTestKeel } from '../../support/use-test-keel';
 import { errorHandler } from '../../../src/server/error-handler';
 import { createLogger } from '../../../src/platform/logger';
+import { keyRefusingNode } from '../../support/key-refusing-node';
 
-const { t, orgs: [org] } = useTestKeel({ BODY_LIMIT_BYTES: 10_000 }, { orgs: 1 });
+/** What the service logged at error level. */
+const errorLines: string[] = [];
+const { t, orgs: [org] } = useTestKeel({ BODY_LIMIT_BYTES: 10_000 }, { orgs: 1, logger: createLogger('error', { write: (line: string) => void errorLines.push(line) }) });
 
 function expectEnvelope(body: any, code: string) {
   expect(body.error.code).toBe(code);
@@ -176,6 +179,33 @@ test('an unexpected exception is a 500 with no stack, SQL or secret in the body'
     expect(text).not.toMatch(/select|kc_test|\.ts:|stack/i);
   } finally {
     await app.close();
+  }
+});
+
+test("a resolver's internal error from a node whose URL carries a key is logged with its code and stack, without the key", async () => {
+  const KEY = 'SECRETKEY0123456789';
+  const node = await keyRefusingNode(KEY);
+  const read = jest.spyOn(t.keel.services.organizations, 'get');
+  try {
+    // A service's own error around the node's (a code ethers gives to no unanswered request: INTERNAL_ERROR).
+    read.mockRejectedValueOnce(new Error('the balance could not be read', { cause: await node.balanceReadError('keel', 'hunter2pw') }));
+    const before = errorLines.length;
+    const res = await org.core.graphql('{ organization { id } }');
+    expect(res.body.errors[0].extensions.code).toBe('INTERNAL_ERROR');
+    const logged = errorLines.slice(before).map((l) => JSON.parse(l));
+    expect(logged).toEqual([expect.objectContaining({ msg: 'graphql resolver error' })]);
+    expect(logged[0].err).toMatchObject({
+      message: 'the balance could not be read',
+      cause: {
+        message: 'the balance could not be read',
+        stack: expect.stringMatching(/^Error: the balance could not be read\n\s+at /),
+        cause: { code: 'SERVER_ERROR', message: 'server response 401 Unauthorized', stack: expect.stringMatching(/^Error: server response 401 Unauthorized\n\s+at /) },
+      },
+    });
+    expect(JSON.stringify(logged)).not.toMatch(/SECRETKEY|hunter2pw/);
+  } finally {
+    read.mockRestore();
+    await node.close();
   }
 });
 

@@ -232,3 +232,37 @@ describe("the database client's own warnings", () => {
     }
   });
 });
+
+describe('a failed query in the log', () => {
+  it("names the constraint, table and code, never the values the query carried (knex's SQL, PostgreSQL's detail)", async () => {
+    const lines: string[] = [];
+    const logger = createLogger('warn', { write: (line: string) => void lines.push(line) });
+    const sealed = 'v2.k1.SEALEDSECRETVALUE';
+    await db('items').insert({ id: 1, label: sealed, amount: 1 });
+    const error = await db('items')
+      .insert({ id: 1, label: sealed, amount: 2 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toMatchObject({ code: '23505', detail: expect.stringContaining('(id)=(1)') });
+    // knex writes the statement before PostgreSQL's words; the row, values and all, is in the detail.
+    expect((error as Error).message).toMatch(/^insert into "items" .* - duplicate key value violates unique constraint "items_pkey"$/);
+    logger.warn({ err: error }, 'the write failed');
+    const failing = await db('items')
+      .insert({ id: 2, label: sealed, amount: -1 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((failing as { detail: string }).detail).toContain(sealed);
+    logger.warn({ err: failing }, 'the write failed');
+    expect(lines).toHaveLength(2);
+    expect(lines.join('')).not.toContain('SEALEDSECRETVALUE');
+    expect(lines.join('')).not.toMatch(/insert into/i);
+    const [unique, check] = lines.map((l) => JSON.parse(l).err);
+    expect(unique).toMatchObject({ message: 'duplicate key value violates unique constraint "items_pkey"', code: '23505', constraint: 'items_pkey', table: 'items', severity: 'ERROR' });
+    expect(unique.stack).toMatch(/^error: duplicate key value violates unique constraint "items_pkey"\n\s+at /);
+    expect(check).toMatchObject({ message: 'new row for relation "items" violates check constraint "items_amount_check"', code: '23514', constraint: 'items_amount_check' });
+  });
+});
