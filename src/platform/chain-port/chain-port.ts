@@ -52,9 +52,9 @@ export interface ChainTransfer {
   timestamp: number;
   /** The watched address, or the other side of a transfer from a watched address (on Solana the owner, not its token account). */
   to: string;
-  /** The sender when it can be told (on Solana the account that lost the most of the asset in the transaction), else null. */
+  /** The sender when it can be told (on Solana the sender that lost the most of the asset in the transaction: for a token account, its owner before it), else null. */
   from: string | null;
-  /** Solana: every other account whose balance of the asset fell in the transaction (senders too, screened as `from` is). */
+  /** Solana: every other sender, account by account (never netted per owner): each account, or token account's owner before the transaction, whose balance of the asset fell in it (screened as `from` is). */
   alsoFrom?: string[];
   asset: { kind: 'native' } | { kind: 'token'; address: string };
   amount: bigint;

@@ -480,12 +480,15 @@ function tokenAccount(base64: string): { mint: string; amount: bigint } {
 /**
  * The transfers into watched addresses of one successful transaction, from its balance changes.
  * Every account whose balance of the asset fell in the transaction is a sender of it (a transaction
- * may move one asset out of several accounts, each signing): `from` is the one that lost the most,
+ * may move one asset out of several accounts, each signing), account by account: what one account
+ * of an owner lost is not offset by what another of its accounts gained in the same transaction
+ * (else an owner paying from one account while an accomplice tops up another would send nothing).
+ * A token account is named by its owner before the transaction, for its tokens and for its SOL (a
+ * wrapped-SOL account closed into a deposit address). `from` is the sender that lost the most,
  * `alsoFrom` the others, most lost first. For SOL the fee is not a transfer: the fee payer's fee
- * counts as its loss only when no account lost SOL beyond fees. A token account's balance before
- * the transaction is its owner's before it, its balance after its owner's after: a token account
- * handed to another owner in the transaction (SetAuthority, signed by the owner it leaves) is sent
- * by its previous owner, so the owner that signed a transfer out of it stays its sender.
+ * counts as its loss only when no account lost SOL beyond fees. A token account handed to another
+ * owner in the transaction (SetAuthority, signed by the owner it leaves) left its owner before with
+ * all it held, so the owner that signed a transfer out of it stays its sender.
  */
 export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>, at: { height: number; blockHash: string; timestamp: number }): ChainTransfer[] {
   if (!tx.meta || tx.meta.err !== null) return [];
@@ -494,46 +497,71 @@ export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>
   const txId = tx.transaction.signatures[0];
   const base = { txId, height: at.height, blockHash: at.blockHash, timestamp: at.timestamp };
   const out: ChainTransfer[] = [];
+  const pre = new Map((meta.preTokenBalances ?? []).map((b) => [b.accountIndex, b]));
+  const post = new Map((meta.postTokenBalances ?? []).map((b) => [b.accountIndex, b]));
+  /** A token account's owner before the transaction (else after it, when the node did not say). */
+  const ownerBefore = (i: number) => pre.get(i)?.owner || post.get(i)?.owner || '';
   const nativeDelta = (i: number) => BigInt(meta.postBalances[i] ?? 0) - BigInt(meta.preBalances[i] ?? 0);
-  const solLost = (withFee: boolean) => new Map(keys.map((key, i) => [key, -nativeDelta(i) - (i === 0 && !withFee ? BigInt(meta.fee ?? 0) : 0n)] as const));
+  const solLost = (withFee: boolean) => {
+    const lost = new Losses();
+    for (const [i, key] of keys.entries()) lost.add(ownerBefore(i) || key, -nativeDelta(i) - (i === 0 && !withFee ? BigInt(meta.fee ?? 0) : 0n));
+    return lost;
+  };
   const beyondFees = solLost(false);
-  const solSenders = senders([...beyondFees.values()].some((lost) => lost > 0n) ? beyondFees : solLost(true));
+  const solSenders = senders(beyondFees.any() ? beyondFees : solLost(true));
   for (const [i, key] of keys.entries()) {
     if (!watched.has(key)) continue;
     const delta = nativeDelta(i);
     if (delta <= 0n) continue;
     out.push({ ...base, ...positioned(`native:${key}`), to: key, ...solSenders, asset: { kind: 'native' }, amount: delta });
   }
+  /** By mint: what each owner's token accounts lost of it, account by account. */
+  const lost = new Map<string, Losses>();
+  for (const p of meta.preTokenBalances ?? []) {
+    const owner = ownerBefore(p.accountIndex);
+    const after = post.get(p.accountIndex);
+    // Closed, or handed to another owner: everything it held left its owner before.
+    const kept = after && after.mint === p.mint && (after.owner || owner) === owner ? BigInt(after.uiTokenAmount.amount) : 0n;
+    (lost.get(p.mint) ?? lost.set(p.mint, new Losses()).get(p.mint)!).add(owner, BigInt(p.uiTokenAmount.amount) - kept);
+  }
   // Token balances: by token account; credited to its owner, once per (mint, owner) in the transaction.
-  const pre = new Map((meta.preTokenBalances ?? []).map((b) => [b.accountIndex, b]));
   const deltas = new Map<string, { mint: string; owner: string; amount: bigint }>();
-  /** By mint: what each owner lost of it over all its token accounts. */
-  const lost = new Map<string, Map<string, bigint>>();
-  const count = (mint: string, owner: string, delta: bigint) => {
-    if (!owner) return;
-    const byOwner = lost.get(mint) ?? lost.set(mint, new Map()).get(mint)!;
-    byOwner.set(owner, (byOwner.get(owner) ?? 0n) - delta);
-  };
-  const postOwners = new Map((meta.postTokenBalances ?? []).map((b) => [b.accountIndex, b.owner ?? '']));
-  // Its owner before held what an account held before (an account closed in the transaction: everything sent), its owner after what it holds after.
-  for (const p of meta.preTokenBalances ?? []) count(p.mint, p.owner || postOwners.get(p.accountIndex) || '', -BigInt(p.uiTokenAmount.amount));
-  for (const post of meta.postTokenBalances ?? []) {
-    const owner = post.owner ?? '';
-    count(post.mint, owner, BigInt(post.uiTokenAmount.amount));
-    const delta = BigInt(post.uiTokenAmount.amount) - BigInt(pre.get(post.accountIndex)?.uiTokenAmount.amount ?? '0');
+  for (const q of meta.postTokenBalances ?? []) {
+    const owner = q.owner ?? '';
+    const delta = BigInt(q.uiTokenAmount.amount) - BigInt(pre.get(q.accountIndex)?.uiTokenAmount.amount ?? '0');
     if (delta <= 0n || !watched.has(owner)) continue;
-    const k = `${post.mint}:${owner}`;
-    deltas.set(k, { mint: post.mint, owner, amount: (deltas.get(k)?.amount ?? 0n) + delta });
+    const k = `${q.mint}:${owner}`;
+    deltas.set(k, { mint: q.mint, owner, amount: (deltas.get(k)?.amount ?? 0n) + delta });
   }
   for (const [k, d] of deltas) {
-    out.push({ ...base, ...positioned(`token:${k}`), to: d.owner, ...senders(lost.get(d.mint) ?? new Map()), asset: { kind: 'token', address: d.mint }, amount: d.amount });
+    out.push({ ...base, ...positioned(`token:${k}`), to: d.owner, ...senders(lost.get(d.mint) ?? new Losses()), asset: { kind: 'token', address: d.mint }, amount: d.amount });
   }
   return out;
 }
 
-/** The accounts that lost something (by what each lost), the one that lost the most first (the first of equals in transaction order). */
-function senders(lost: ReadonlyMap<string, bigint>): { from: string | null; alsoFrom: string[] } {
-  const [from = null, ...alsoFrom] = [...lost].filter(([, amount]) => amount > 0n).sort(([, a], [, b]) => (a > b ? -1 : a < b ? 1 : 0)).map(([key]) => key);
+/** What each sender lost, adding up only what its accounts lost (a gain offsets nothing), in the order they first lost something. */
+class Losses {
+  private readonly bySender = new Map<string, bigint>();
+
+  add(sender: string, lost: bigint): void {
+    if (sender && lost > 0n) this.bySender.set(sender, (this.bySender.get(sender) ?? 0n) + lost);
+  }
+
+  any(): boolean {
+    return this.bySender.size > 0;
+  }
+
+  entries(): [string, bigint][] {
+    return [...this.bySender];
+  }
+}
+
+/** The senders, the one that lost the most first (the first of equals in transaction order). */
+function senders(lost: Losses): { from: string | null; alsoFrom: string[] } {
+  const [from = null, ...alsoFrom] = lost
+    .entries()
+    .sort(([, a], [, b]) => (a > b ? -1 : a < b ? 1 : 0))
+    .map(([key]) => key);
   return { from, alsoFrom };
 }
 

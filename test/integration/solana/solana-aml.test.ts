@@ -3,8 +3,10 @@
  * `sanctioned_addresses_SOL.txt` loaded with `keel aml load` screens Base58 addresses exactly (a
  * case variant is another address; EVM stays case-insensitive) through the check endpoint (REST and
  * GraphQL), and SOL and USDC deposits from a listed sender are flagged and held as EVM ones are,
- * also when a clean account co-signs them (pays the fee, or moves some of the asset too) and when
- * the listed sender hands its token account to another owner in the same transaction.
+ * also when a clean account co-signs them (pays the fee, or moves some of the asset too), when an
+ * accomplice tops up another token account of the listed sender by as much in the same transaction
+ * (senders are counted account by account, never netted per owner), and when the listed sender
+ * hands its token account to another owner in the same transaction.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -212,6 +214,42 @@ describe('a list of Solana addresses loaded with keel aml load', () => {
     expect(await t.keel.platform.db('transfers').where({ addressId: tainted.id })).toHaveLength(0);
     expect(await t.keel.platform.db('transfer_items').where({ recipient: tainted.address })).toHaveLength(0);
     expect(await chain.balance(tainted.address, USDC_ASSET, 'final')).toBe(5_000_004n);
+  });
+
+  test('a USDC deposit the listed sender pays from one token account while an accomplice tops up another of its token accounts by as much, in the same transaction, is flagged and held: senders are counted account by account, never netted per owner', async () => {
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana AML netted', configurations: { enableGaslessWithdraw: true, autoSweep: { enabled: true, threshold: '0', destinationAddress: '' } } })).body.data;
+    const tainted = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'netted' })).body.data;
+    const accomplice = await generateKeyPairSigner();
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: accomplice.address, amount: 1_000_000_000n });
+    await fundFromSolanaFaucet(devnet.rpcUrl, { to: accomplice.address, amount: 3_000_000n, mint: { address: USDC.address, decimals: 6 } });
+    const mint = address(USDC.address);
+    await eventually(async () => (await chain.balance(accomplice.address, USDC_ASSET, 'confirmed')) === 3_000_000n && (await chain.balance(listed.address, USDC_ASSET, 'confirmed')) >= 3_000_000n, 30_000);
+    // A second, empty token account of the listed sender (not its associated one).
+    const refilled = await generateKeyPairSigner();
+    await sendInstructions(chain, listed, [
+      getCreateAccountInstruction({ payer: listed, newAccount: refilled, lamports: await chain.rpc.getMinimumBalanceForRentExemption(165n).send(), space: 165, programAddress: address(TOKEN_PROGRAM) }),
+      getInitializeAccount3Instruction({ account: refilled.address, mint, owner: listed.address }),
+    ]);
+    const listedHeld = await chain.balance(listed.address, USDC_ASSET, 'confirmed');
+
+    // The accomplice pays the fee; the listed sender's associated account pays 3 USDC in, the accomplice puts 3 USDC into its other account: its own balance does not move.
+    const destination = await ata(tainted.address);
+    const txId = await sendInstructions(chain, accomplice, [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: accomplice, ata: destination, owner: address(tainted.address), mint }),
+      getTransferCheckedInstruction({ source: await ata(listed.address), mint, destination, authority: listed, amount: 3_000_000n, decimals: 6 }),
+      getTransferCheckedInstruction({ source: await ata(accomplice.address), mint, destination: refilled.address, authority: accomplice, amount: 3_000_000n, decimals: 6 }),
+    ]);
+
+    const matches = [{ list: 'SOL', address: listed.address }];
+    expect((await eventually(() => incoming(tainted.id, txId), 30_000)).aml).toEqual({ flaggedAt: expect.any(String), releasedAt: null, matches });
+    expect(await chain.balance(listed.address, USDC_ASSET, 'final')).toBe(listedHeld);
+    const recorded = (await t.keel.platform.db('chain_transfers').where({ txHash: txId, direction: 'incoming' }).first()) as { fromAddress: string; alsoFrom: string[]; category: string; rawValue: string };
+    expect(recorded).toMatchObject({ category: 'erc20', rawValue: '3000000' });
+    expect([recorded.fromAddress, ...recorded.alsoFrom].sort()).toEqual([accomplice.address, listed.address].sort());
+    // Held: nothing leaves the address.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await t.keel.platform.db('transfers').where({ addressId: tainted.id })).toHaveLength(0);
+    expect(await chain.balance(tainted.address, USDC_ASSET, 'final')).toBe(3_000_000n);
   });
 
   test('a USDC deposit whose listed sender hands its token account to another owner in the same transaction (SetAuthority) is flagged and names it, whoever the new owner is: a stranger, another address of the organisation, the receiving address itself; one the organisation\'s own address co-signs is screened for the listed sender too', async () => {

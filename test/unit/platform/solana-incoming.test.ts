@@ -73,7 +73,7 @@ test('SOL moved out of several accounts: each is a sender, the one that lost the
   expect(incomingOf(feeOnly, new Set(['deposit']), at)).toEqual([]);
 });
 
-test('tokens moved out of several owners: each is a sender, the one that lost the most of the mint is `from` whatever the order; an owner moving between its own accounts lost nothing', () => {
+test('tokens moved out of several owners: each is a sender, the one that lost the most of the mint is `from` whatever the order; an owner moving between its own accounts is a sender too (an account of it paid out); another mint is not the deposit\'s', () => {
   const t = tx(
     {
       preBalances: [0n, 0n, 0n, 0n, 0n, 0n, 0n],
@@ -83,7 +83,41 @@ test('tokens moved out of several owners: each is a sender, the one that lost th
     },
     ['payer', 'ataS', 'ataC', 'ataD', 'selfA', 'otherA', 'selfB'],
   );
-  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', alsoFrom: ['clean'], asset: { kind: 'token', address: MINT }, amount: 1001n })]);
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'sender', alsoFrom: ['self', 'clean'], asset: { kind: 'token', address: MINT }, amount: 1001n })]);
+});
+
+test('senders are counted account by account, never netted per owner: an owner paying from one token account while an accomplice tops up another of its accounts by as much is a sender', () => {
+  // The listed owner's first account pays the deposit 9; the accomplice's account refills its second account with 9.
+  const t = tx(
+    {
+      preBalances: [0n, 0n, 0n, 0n, 0n],
+      postBalances: [0n, 0n, 0n, 0n, 0n],
+      preTokenBalances: [bal(1, MINT, 'listed', '9'), bal(2, MINT, 'listed', '0'), bal(3, MINT, 'accomplice', '9'), bal(4, MINT, 'deposit', '0')],
+      postTokenBalances: [bal(1, MINT, 'listed', '0'), bal(2, MINT, 'listed', '9'), bal(3, MINT, 'accomplice', '0'), bal(4, MINT, 'deposit', '9')],
+    },
+    ['accomplice', 'ataL1', 'ataL2', 'ataA', 'ataD'],
+  );
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'listed', alsoFrom: ['accomplice'], amount: 9n })]);
+  // Its losses add up over its accounts (what it gained elsewhere offsets none of them): 9 + 2 before the accomplice's 10.
+  const two = tx(
+    {
+      preBalances: [0n, 0n, 0n, 0n, 0n, 0n],
+      postBalances: [0n, 0n, 0n, 0n, 0n, 0n],
+      preTokenBalances: [bal(1, MINT, 'listed', '9'), bal(2, MINT, 'listed', '2'), bal(3, MINT, 'listed', '0'), bal(4, MINT, 'accomplice', '10'), bal(5, MINT, 'deposit', '0')],
+      postTokenBalances: [bal(1, MINT, 'listed', '0'), bal(2, MINT, 'listed', '0'), bal(3, MINT, 'listed', '10'), bal(4, MINT, 'accomplice', '0'), bal(5, MINT, 'deposit', '11')],
+    },
+    ['accomplice', 'ataL1', 'ataL2', 'ataL3', 'ataA', 'ataD'],
+  );
+  expect(incomingOf(two, new Set(['deposit']), at)).toEqual([expect.objectContaining({ from: 'listed', alsoFrom: ['accomplice'], amount: 11n })]);
+});
+
+test('SOL out of a token account (a wrapped-SOL account closed into the deposit address) is sent by its owner before, not by the account', () => {
+  const WSOL = 'So11111111111111111111111111111111111111112';
+  const t = tx(
+    { fee: 5_000n, preBalances: [1_000_000n, 2_039_280n, 0n], postBalances: [995_000n, 0n, 2_039_280n], preTokenBalances: [bal(1, WSOL, 'listed', '0')], postTokenBalances: [] },
+    ['payer', 'wsolL', 'deposit'],
+  );
+  expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'listed', alsoFrom: [], asset: { kind: 'native' }, amount: 2_039_280n })]);
 });
 
 test('a token account handed to another owner in the transaction (SetAuthority) is sent by its owner before: what it held left that owner, whoever holds it after (a stranger, or the receiving address itself)', () => {
