@@ -16,7 +16,7 @@ import { shortReason } from '../../platform/chain-port/evm-transactions';
 const BATCH = 200;
 
 /**
- * The checkouts' own loop (worker role): shows a payment as DETECTED as soon as the chain head
+ * The checkouts' own loop (worker role): shows a payment as DETECTED as soon as an EVM chain's head
  * carries it (before the deposit watcher records it at the chain's confirmation depth), counts
  * the confirmations of recorded payments until they have the required number, expires
  * checkouts nobody paid in time, and retires the addresses of checkouts past their late-payment
@@ -93,8 +93,15 @@ export class CheckoutWatcher implements Worker {
   async countConfirmations(): Promise<void> {
     // Only chains this deployment serves: a dropped chain's payments are never looked at.
     // Counted in blocks on EVM only: a Solana payment is recorded once its slot is finalized, and slots are not confirmations.
-    const served = this.networks.ported().filter((n) => n.port.family === 'evm').map((n) => n.blockchainId);
-    await this.onEachChain(served, (blockchainId, port) => this.countConfirmationsOn(blockchainId, port));
+    await this.onEachChain(this.evmChainIds(), (blockchainId, port) => this.countConfirmationsOn(blockchainId, port));
+  }
+
+  /** The EVM chains this deployment serves (a dropped chain's checkouts are never looked at). */
+  private evmChainIds(): string[] {
+    return this.networks
+      .ported()
+      .filter((n) => n.port.family === 'evm')
+      .map((n) => n.blockchainId);
   }
 
   /** The oldest payments confirming on one chain (a batch), each counted against the chain's head. */
@@ -133,17 +140,18 @@ export class CheckoutWatcher implements Worker {
   }
 
   /**
-   * Checkouts still awaiting payment whose address holds the asset at the chain head: DETECTED.
+   * Checkouts still awaiting payment whose address holds the asset at the chain head: DETECTED (EVM).
    * Each chain's open checkouts are gone through oldest first, a batch per pass (detectOn), so every
    * one is looked at within a bounded number of passes however many others are opened since. A
    * checkout with a deposit recorded and not counted is left to the deposit watcher: its balance may
    * be that deposit (AML-held) or the gas of its sweep.
    */
   async detect(): Promise<void> {
-    await this.onEachChain(
-      this.networks.ported().map((n) => n.blockchainId),
-      (blockchainId, port) => this.detectOn(blockchainId, port),
-    );
+    // On EVM chains only: a Solana payment is final when recorded (its slot finalized) and goes from
+    // waiting straight to paid. What a Solana head (processed) carries may yet be dropped: it would
+    // have moved a payment intent to PROCESSING before its payment is final, and left it there
+    // until the expiry when dropped.
+    await this.onEachChain(this.evmChainIds(), (blockchainId, port) => this.detectOn(blockchainId, port));
   }
 
   /**

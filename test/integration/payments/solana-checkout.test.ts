@@ -270,10 +270,23 @@ describe('payment intents on Solana', () => {
     expect(await reaches(pi.id, 'UNDERPAID')).toMatchObject({ amountReceived: '1.5', amountDue: '2.5' });
     await paySolana(pi.depositAddress, 'USDC', '2.5');
     expect(await reaches(pi.id, 'SUCCEEDED')).toMatchObject({ checkoutStatus: 'PAID', amountReceived: '4', amountDue: '0' });
-    // Final as recorded: each payment moves the intent once, never through PROCESSING (the WRONG_ASSET deposit keeps the head's sighting out).
+    // Final as recorded: each payment moves the intent once, never through PROCESSING.
     const events = await t.keel.platform.db('outbox_events').where('type', 'like', 'payment_intent.%').orderBy('sequence').select('type', 'envelope');
     const mine = events.filter((e: { envelope: any }) => (typeof e.envelope === 'string' ? JSON.parse(e.envelope) : e.envelope).data.paymentIntentId === pi.id);
     expect(mine.map((e: { type: string }) => e.type)).toEqual(['payment_intent.created', 'payment_intent.underpaid', 'payment_intent.succeeded']);
+  });
+
+  test('an intent paid in full goes from REQUIRES_PAYMENT straight to SUCCEEDED: the payment seen at the head (processed, not final) moves nothing, no payment_intent.processing', async () => {
+    const pi = (await intent({ amount: '2' })).body.data;
+    const paid = await paySolana(pi.depositAddress, 'USDC', '2');
+    // The head carries the payment for a while before its slot is finalized and the deposit recorded.
+    expect(await reaches(pi.id, 'SUCCEEDED')).toMatchObject({ checkoutStatus: 'PAID', amountReceived: '2', transfers: [{ txHash: paid, kind: 'PAYMENT', status: 'CONFIRMED' }] });
+    const events = await t.keel.platform.db('outbox_events').where('type', 'like', 'payment_intent.%').orderBy('sequence').select('type', 'envelope');
+    const mine = events.map((e: { type: string; envelope: any }) => ({ type: e.type, data: (typeof e.envelope === 'string' ? JSON.parse(e.envelope) : e.envelope).data })).filter((e) => e.data.paymentIntentId === pi.id);
+    expect(mine.map((e) => [e.type, e.data.checkoutStatus])).toEqual([
+      ['payment_intent.created', 'AWAITING_PAYMENT'],
+      ['payment_intent.succeeded', 'PAID'],
+    ]);
   });
 
   test('an unpaid intent expires and a payment after it is LATE; SOL is asked for without a mint', async () => {
