@@ -20,6 +20,7 @@ import { directDelivery } from './direct-delivery';
 import type { PushSource } from '../platform/events/shared-stream';
 import { boundedDelivery } from './bounded-delivery';
 import { coalesceWrites } from './write-coalescing';
+import { subscribePayloadRefusal } from './text-check';
 import type { Duplex } from 'node:stream';
 
 const isAsyncIterable = (value: unknown): value is DeliveredResults => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -58,7 +59,8 @@ function closeSlowConsumer(socket: WebSocket, reason: string, logger: Platform['
 /**
  * graphql-ws on the host's port at /graphql. Credentials come in connectionParams (`apiKey` and
  * `orgId`, or an access token as `token`); every subscribe
- * message re-checks the key and spends its rate limit and the monthly quota like an HTTP request, and only subscriptions
+ * message re-checks the key and spends its rate limit and the monthly quota like an HTTP request, has its
+ * text and nesting checked like an HTTP body (text-check.ts), and only subscriptions
  * run. A connection is closed (4401) once its key is revoked, its rotated-out secret expires or its token expires.
  */
 export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): void {
@@ -102,6 +104,9 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
           // A subscribe is a request of the month; what a running subscription delivers is not.
           await platform.quota.spend(principal.organizationId, principal.apiKeyId);
           authorizeDocumentText(contextFor(principal, ctx.extra.requestId!), schema, payload.query, payload.operationName, payload.variables);
+          // Then the message's text and nesting, as an HTTP body's: nothing below walks variables deeper than BODY_MAX_DEPTH.
+          const refusal = subscribePayloadRefusal(payload, config.BODY_MAX_DEPTH);
+          if (refusal) throw refusal;
         } catch (error) {
           return [asGraphQLError(error)];
         }

@@ -13,8 +13,21 @@ import { graphqlGetParams } from './graphql-get-params';
 export function registerTextCheck(app: FastifyInstance, maxDepth: number): void {
   app.addHook('preHandler', (request, _reply, done) => {
     const bad = unstorableInput(request.params) ?? unstorableInput(request.query) ?? unstorableInput(request.body, maxDepth) ?? getVariablesText(request, maxDepth);
-    done(bad === undefined ? undefined : KeelError.invalidField(bad.field, bad.error));
+    done(refusalOf(bad));
   });
+}
+
+/**
+ * The same check of a graphql-ws subscribe message's payload (`query`, `operationName`,
+ * `variables`, `extensions`: a POST /graphql body's shape, so a field is named as it is there,
+ * `variables.<name>…`): the 422 INVALID_FIELD to answer, or undefined.
+ */
+export function subscribePayloadRefusal(payload: unknown, maxDepth: number): KeelError | undefined {
+  return refusalOf(unstorableInput(payload, maxDepth));
+}
+
+function refusalOf(bad: FieldError | undefined): KeelError | undefined {
+  return bad && KeelError.invalidField(bad.field, bad.error);
 }
 
 /**

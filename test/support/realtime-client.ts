@@ -91,6 +91,25 @@ export class RawRealtimeSocket {
     this.ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query } }));
   }
 
+  /**
+   * Sends a subscribe message for `id` written by hand (`payload`: its JSON text, which may be
+   * nested deeper than JSON.stringify could write) and resolves with the server's first message
+   * for that id (`next`, `error` or `complete`).
+   */
+  subscribeRaw(id: string, payload: string): Promise<{ type: string; payload?: any }> {
+    const answer = new Promise<{ type: string; payload?: any }>((resolve) => {
+      const onMessage = (data: unknown) => {
+        const message = JSON.parse(String(data));
+        if (message.id !== id) return;
+        this.ws.off('message', onMessage);
+        resolve(message);
+      };
+      this.ws.on('message', onMessage);
+    });
+    this.ws.send(`{"id":${JSON.stringify(id)},"type":"subscribe","payload":${payload}}`);
+    return answer;
+  }
+
   /** Stops reading from the socket (the server's writes back up). */
   stopReading(): void {
     (this.ws as unknown as { _socket: { pause(): void } })._socket.pause();

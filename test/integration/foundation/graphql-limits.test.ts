@@ -9,6 +9,7 @@ import { coreRoutes } from '../../../rest-compat/routes/core';
 import { orderbookRoutes } from '../../../rest-compat/routes/orderbook';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
+import { RawRealtimeSocket } from '../../support/realtime-client';
 
 const { t, orgs: [org] } = useTestKeel({ GRAPHQL_MAX_DEPTH: 3, GRAPHQL_MAX_ALIASES: 2, GRAPHQL_MAX_COST: 40, WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: 2, OUTBOX_POLL_INTERVAL_MS: 20 }, { orgs: 1 });
 
@@ -79,6 +80,53 @@ test('one graphql-ws connection holds at most the configured number of live subs
     expect(fourth.outcome.error).toBeUndefined();
   } finally {
     await client.dispose();
+  }
+});
+
+/** `levels` arrays nested in each other around one string, as JSON text (deeper than JSON.stringify could write). */
+const nestedJson = (levels: number) => `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
+
+/** A socket that answers: a subscription the organisation's next event reaches is delivered on it. */
+async function expectServing(socket: RawRealtimeSocket, id: string): Promise<void> {
+  const answer = socket.subscribeRaw(id, JSON.stringify({ query: 'subscription { events { id } }' }));
+  let answered: { type: string } | undefined;
+  void answer.then((a) => (answered = a));
+  const { db, outbox } = t.keel.platform;
+  await eventually(async () => {
+    await db.transaction((trx) => outbox.publish(trx, { organizationId: org.orgId, type: 'master.created', data: {} }));
+    return answered !== undefined;
+  });
+  expect(answered!.type).toBe('next');
+  expect(socket.closed).toBeUndefined();
+}
+
+test("a graphql-ws subscribe message's variables are checked as a POST /graphql body's are: nested too deep or holding U+0000, they get an INVALID_FIELD error naming the field, and the socket stays open", async () => {
+  const query = 'subscription($types: [String!]) { events(types: $types) { id } }';
+  const http = await org.core.post('/graphql', { query, variables: { types: JSON.parse(nestedJson(40)) } });
+  expect(http.status).toBe(422);
+  const socket = new RawRealtimeSocket(t.coreUrl, { apiKey: org.adminKey, orgId: org.orgId });
+  await socket.ready();
+  try {
+    const deep = await socket.subscribeRaw('deep', `{"query":${JSON.stringify(query)},"variables":{"types":${nestedJson(40)}}}`);
+    expect(deep.type).toBe('error');
+    expect(deep.payload[0].extensions).toMatchObject({ code: 'INVALID_FIELD', status: 422, details: http.body.errors[0].extensions.details });
+
+    // An unused variable too, however deep: nothing of Keel's may have to walk it.
+    const deepest = await socket.subscribeRaw('deepest', `{"query":"subscription { events { id } }","variables":{"unused":${nestedJson(100_000)}}}`);
+    expect(deepest.type).toBe('error');
+    expect(deepest.payload[0].extensions.code).toBe('INVALID_FIELD');
+    expect(deepest.payload[0].message).toMatch(/^variables\.unused\.0\.0.*: must not nest objects and arrays more than 32 deep$/);
+
+    const nul = await socket.subscribeRaw('nul', JSON.stringify({ query, variables: { types: ['a\u0000b'] } }));
+    expect(nul.type).toBe('error');
+    expect(nul.payload[0].extensions).toMatchObject({
+      code: 'INVALID_FIELD',
+      details: { fields: [{ field: 'variables.types.0', error: 'must not contain the NUL character (U+0000)' }] },
+    });
+
+    await expectServing(socket, 'after');
+  } finally {
+    socket.ws.close();
   }
 });
 
