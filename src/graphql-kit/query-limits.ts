@@ -1,8 +1,40 @@
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { DocumentNode, GraphQLError, GraphQLSchema, specifiedRules, validate, ValidationRule } from 'graphql';
+import { DocumentNode, GraphQLError, GraphQLSchema, Lexer, parse, Source, specifiedRules, TokenKind, validate, ValidationRule } from 'graphql';
+import { KeelError } from '../platform/errors';
 
 /** Tokens a document may have: far above any real query; the body size limit bounds it further. */
 export const MAX_TOKENS = 20_000;
+
+/**
+ * How deep braces, brackets and parentheses may nest in a document: far past any real one (selections
+ * GRAPHQL_MAX_DEPTH deep whose arguments hold values BODY_MAX_DEPTH deep), and far within what
+ * graphql-js's parser and validation rules, which recurse, can follow on Node's stack (about 3,000).
+ */
+export const MAX_NESTING = 500;
+
+const OPENING: ReadonlySet<string> = new Set([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const CLOSING: ReadonlySet<string> = new Set([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
+
+/**
+ * Parses a client's document (GraphQL over HTTP and graphql-ws), at most MAX_TOKENS tokens. Its
+ * nesting is counted first by graphql-js's lexer, which does not recurse: a document nested past
+ * MAX_NESTING is refused with 400 BAD_REQUEST instead of exhausting the call stack (RangeError) in
+ * the parser or a validation rule. A syntax error is graphql-js's GraphQLError, as from `parse`.
+ */
+export function parseDocument(text: string): DocumentNode {
+  const lexer = new Lexer(new Source(text));
+  let depth = 0;
+  try {
+    for (let tokens = 0, token = lexer.advance(); token.kind !== TokenKind.EOF && tokens < MAX_TOKENS; token = lexer.advance(), tokens++) {
+      if (OPENING.has(token.kind) && ++depth > MAX_NESTING) break;
+      if (CLOSING.has(token.kind)) depth--;
+    }
+  } catch {
+    // A syntax error before any nesting too deep: parse reports it.
+  }
+  if (depth > MAX_NESTING) throw new KeelError('BAD_REQUEST', `Syntax Error: Nesting limit of ${MAX_NESTING} exceeded: braces, brackets and parentheses nest deeper.`);
+  return parse(text, { maxTokens: MAX_TOKENS });
+}
 
 export interface QueryLimits {
   maxDepth: number;

@@ -1,6 +1,7 @@
-import { DocumentNode, FieldNode, FragmentDefinitionNode, getOperationAST, GraphQLSchema, Kind, parse, SelectionSetNode, valueFromASTUntyped } from 'graphql';
+import { DocumentNode, FieldNode, FragmentDefinitionNode, getOperationAST, GraphQLSchema, Kind, SelectionSetNode, valueFromASTUntyped } from 'graphql';
 import { getMetadataStorage, UseMiddleware } from 'type-graphql';
-import { MAX_TOKENS } from './query-limits';
+import { parseDocument } from './query-limits';
+import { isKeelError } from '../platform/errors';
 import { requireGrant } from './auth-checker';
 import type { GraphQLContext } from './context';
 
@@ -142,14 +143,17 @@ function rawArguments(field: FieldNode, variables: Record<string, unknown>): Rec
 /**
  * `authorizeOperation` for a client's document as sent (GraphQL over HTTP or graphql-ws), before
  * anything else reads it. Returns the parsed document for the caller to read further; a document
- * that does not parse is left to the server to report (undefined).
+ * that does not parse is left to the server to report (undefined), except one nested past
+ * MAX_NESTING (400 BAD_REQUEST: see parseDocument).
  */
 export function authorizeDocumentText(context: Pick<GraphQLContext, 'host' | 'principal'>, schema: GraphQLSchema, query: unknown, operationName?: unknown, variables?: unknown): DocumentNode | undefined {
   if (typeof query !== 'string') return undefined;
   let document: DocumentNode;
   try {
-    document = parse(query, { maxTokens: MAX_TOKENS });
-  } catch {
+    document = parseDocument(query);
+  } catch (error) {
+    // Nested too deep for the server's own parser to follow: refused here, before it tries.
+    if (isKeelError(error)) throw error;
     return undefined;
   }
   const given = variables !== null && typeof variables === 'object' && !Array.isArray(variables) ? (variables as Record<string, unknown>) : {};

@@ -1,7 +1,7 @@
-import { DocumentNode, getOperationAST, GraphQLError, GraphQLSchema, parse } from 'graphql';
+import { DocumentNode, getOperationAST, GraphQLError, GraphQLSchema } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
-import { MAX_TOKENS } from '../graphql-kit/query-limits';
-import { KeelError } from '../platform/errors';
+import { parseDocument } from '../graphql-kit/query-limits';
+import { isKeelError, KeelError } from '../platform/errors';
 import { asGraphQLError } from '../graphql-kit/errors';
 
 export interface SocketOperation {
@@ -29,9 +29,9 @@ export function prepareSocketOperation(
   let document = cache.get(payload.query);
   if (!document) {
     try {
-      document = parse(payload.query, { maxTokens: MAX_TOKENS });
+      document = parseDocument(payload.query);
     } catch (error) {
-      if (error instanceof GraphQLError) return [error];
+      if (error instanceof GraphQLError || isKeelError(error)) return [asGraphQLError(error)];
       throw error;
     }
     const errors = validate(schema, document);

@@ -1,4 +1,5 @@
-import { Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { parseDocument } from '../graphql-kit/query-limits';
 
 /**
  * Reading the month's usage is answered even once the monthly quota is spent: it is how a client
@@ -19,7 +20,7 @@ export function onlyReadsUsage(body: unknown): boolean {
   if (typeof query !== 'string') return false;
   let document: DocumentNode;
   try {
-    document = parse(query, { noLocation: true });
+    document = parseDocument(query);
   } catch {
     return false;
   }

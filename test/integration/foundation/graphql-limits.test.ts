@@ -130,6 +130,35 @@ test("a graphql-ws subscribe message's variables are checked as a POST /graphql 
   }
 });
 
+test('a document nested deeper than the parser can follow is refused with BAD_REQUEST over HTTP and over graphql-ws alike; the socket stays open', async () => {
+  const levels = 5_000;
+  const selections = `${'organization { '.repeat(levels)}id${' }'.repeat(levels)}`;
+  const http = await org.core.graphql(`{ ${selections} }`);
+  expect(http.status).toBe(400);
+  expect(http.body.errors).toHaveLength(1);
+  expect(http.body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+  expect(http.body.errors[0].message).toMatch(/nest/i);
+  const lists = await org.core.graphql(`subscription { events(types: ${'['.repeat(levels)}"x"${']'.repeat(levels)}) { id } }`);
+  expect(lists.status).toBe(400);
+  expect(lists.body.errors[0].message).toBe(http.body.errors[0].message);
+
+  const socket = new RawRealtimeSocket(t.coreUrl, { apiKey: org.adminKey, orgId: org.orgId });
+  await socket.ready();
+  try {
+    const deep = await socket.subscribeRaw('deep', JSON.stringify({ query: `subscription { ${selections.replace(/organization/g, 'events')} }` }));
+    expect(deep.type).toBe('error');
+    expect(deep.payload).toEqual([{ message: http.body.errors[0].message, extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) }]);
+    const deepList = await socket.subscribeRaw('deep-list', JSON.stringify({ query: `subscription { events(types: ${'['.repeat(levels)}"x"${']'.repeat(levels)}) { id } }` }));
+    expect(deepList.type).toBe('error');
+    expect(deepList.payload[0].message).toBe(http.body.errors[0].message);
+
+    await expectServing(socket, 'after');
+  } finally {
+    socket.ws.close();
+  }
+  expect((await org.core.graphql('{ organization { id } }')).status).toBe(200);
+});
+
 test('with the default limits, every operation the REST shim runs, and the introspection query tools send, would pass', async () => {
   const config = loadConfig({});
   const validateDocument = validateWithLimits(queryLimitRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST }));
