@@ -18,7 +18,7 @@ const errorResponses = (maxUrlLength: number): Record<string, string> => ({
   '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter',
   '431': 'Request line and headers over 16 KiB (BAD_REQUEST)',
   '429':
-    "Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage",
+    "Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset)",
   '503': 'PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE)',
 });
 
@@ -36,7 +36,15 @@ const LIMIT_HEADERS: Record<string, { description: string; schema: Record<string
   'X-Quota-Remaining': { description: 'Requests left this UTC calendar month', schema: integer },
   'X-Quota-Reset': { description: "When the quota resets, the next month's first instant, UTC epoch seconds", schema: integer },
 };
-const limitHeaderRefs = Object.fromEntries(Object.keys(LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+/** Headers of a 429 besides those: when to send the request again. */
+const REFUSAL_HEADERS: Record<string, { description: string; schema: Record<string, unknown> }> = {
+  'Retry-After': {
+    description: 'Whole seconds to wait before sending the request again (at least 1): until the exceeded rate-limit window resets (RATE_LIMIT_EXCEEDED), or until the monthly quota resets (QUOTA_EXCEEDED)',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+const headerRefs = (headers: object) => Object.fromEntries(Object.keys(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const limitHeaderRefs = headerRefs(LIMIT_HEADERS);
 
 function envelopeSchema(kind: Envelope, result: JsonSchema, itemsOf: (s: JsonSchema) => JsonSchema): JsonSchema {
   switch (kind) {
@@ -130,11 +138,11 @@ export function buildOpenApi(opts: {
             'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice',
         },
       },
-      headers: LIMIT_HEADERS,
+      headers: { ...LIMIT_HEADERS, ...REFUSAL_HEADERS },
       responses: Object.fromEntries(
         Object.entries(errors).map(([code, description]) => [
           `E${code}`,
-          { description, ...(code === '429' ? { headers: limitHeaderRefs } : {}), content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+          { description, ...(code === '429' ? { headers: { ...limitHeaderRefs, ...headerRefs(REFUSAL_HEADERS) } } : {}), content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
         ]),
       ),
       schemas: {

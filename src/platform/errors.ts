@@ -54,7 +54,7 @@ export class KeelError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details?: Record<string, unknown>;
-  /** A transient refusal: REST answers with `Retry-After: <seconds>` (NOT_LEADER). */
+  /** A transient refusal: the HTTP answer carries `Retry-After: <seconds>` (NOT_LEADER, every 429). */
   retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, status?: number) {

@@ -116,15 +116,18 @@ class SharedWindows {
   }
 }
 
-/** The tightest window's state (the fewest requests left); 429 RATE_LIMIT_EXCEEDED when any window is over. */
-function verdict(states: { state: RateLimitState; over: boolean }[]): RateLimitState {
+/**
+ * The tightest window's state (the fewest requests left); 429 RATE_LIMIT_EXCEEDED when any window is
+ * over, reporting the exceeded window that resets last (Retry-After: until then).
+ */
+function verdict(states: WindowVerdict[]): RateLimitState {
   let tightest: RateLimitState | undefined;
-  let exceeded: RateLimitState | undefined;
-  for (const { state, over } of states) {
-    if (over && (!exceeded || state.reset > exceeded.reset)) exceeded = state;
-    if (!tightest || state.remaining < tightest.remaining) tightest = state;
+  let exceeded: WindowVerdict | undefined;
+  for (const w of states) {
+    if (w.over && (!exceeded || w.msLeft > exceeded.msLeft)) exceeded = w;
+    if (!tightest || w.state.remaining < tightest.remaining) tightest = w.state;
   }
-  if (exceeded) throw new RateLimitExceeded(exceeded);
+  if (exceeded) throw new RateLimitExceeded(exceeded.state, exceeded.msLeft);
   return tightest!;
 }
 
@@ -132,7 +135,7 @@ function verdict(states: { state: RateLimitState; over: boolean }[]): RateLimitS
  * Redis did not answer: each window counted by this process (rate-limiter-flexible's memory store),
  * with the script's rule: several requests that do not fit are given back.
  */
-async function spendInProcess(windows: Window[], key: string, requests: number, now: number): Promise<{ state: RateLimitState; over: boolean }[]> {
+async function spendInProcess(windows: Window[], key: string, requests: number, now: number): Promise<WindowVerdict[]> {
   const spent = await Promise.all(
     windows.map((w) =>
       w.fallback.consume(key, requests).then(
@@ -194,11 +197,19 @@ export class ClientRateLimiter {
   }
 }
 
+/** A window after a spend: its state, whether it is over, and the milliseconds until it resets. */
+interface WindowVerdict {
+  state: RateLimitState;
+  over: boolean;
+  msLeft: number;
+}
+
 /** A window's state after a spend; `unspent`: requests asked for but given back (refused), which still make it over. */
-function stateOf(points: number, consumed: number, msLeft: number, now: number, unspent = 0): { state: RateLimitState; over: boolean } {
+function stateOf(points: number, consumed: number, msLeft: number, now: number, unspent = 0): WindowVerdict {
   return {
     state: { limit: points, remaining: Math.max(0, points - consumed), reset: Math.ceil((now + msLeft) / 1000) },
     over: consumed + unspent > points,
+    msLeft,
   };
 }
 
@@ -207,12 +218,17 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, number> 
   return { 'X-RateLimit-Limit': state.limit, 'X-RateLimit-Remaining': state.remaining, 'X-RateLimit-Reset': state.reset };
 }
 
+/** 429 RATE_LIMIT_EXCEEDED; `msLeft`: until the exceeded window resets, sent as Retry-After (whole seconds, at least 1). */
 export class RateLimitExceeded extends KeelError {
-  constructor(readonly state: RateLimitState) {
+  constructor(
+    readonly state: RateLimitState,
+    msLeft: number,
+  ) {
     super('RATE_LIMIT_EXCEEDED', 'Rate limit exceeded; retry after the reset time', {
       limit: state.limit,
       remaining: state.remaining,
       resetAt: new Date(state.reset * 1000).toISOString(),
     });
+    this.retryAfterSeconds = Math.max(1, Math.ceil(msLeft / 1000));
   }
 }

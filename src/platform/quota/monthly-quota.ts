@@ -215,7 +215,7 @@ export class MonthlyQuota {
 
   private verdict([used, limit, spent]: number[], organizationId: string, apiKeyId: string, at: Date, month: QuotaMonth, requests: number): QuotaState {
     const state = stateOf(used, limit, month);
-    if (!spent) throw new QuotaExceeded(state);
+    if (!spent) throw new QuotaExceeded(state, this.clock.now());
     this.record.count(organizationId, usageDayOf(at), apiKeyId, requests);
     return state;
   }
@@ -244,12 +244,17 @@ function stateOf(used: number, limit: number, month: QuotaMonth): QuotaState {
   return { limit, used, remaining: Math.max(0, limit - used), reset: month.end.getTime() / 1000 };
 }
 
+/** 429 QUOTA_EXCEEDED, with Retry-After until the month resets (by the quota's clock, `now`). */
 export class QuotaExceeded extends KeelError {
-  constructor(readonly state: QuotaState) {
+  constructor(
+    readonly state: QuotaState,
+    now: Date,
+  ) {
     super('QUOTA_EXCEEDED', "The organisation's monthly request quota is spent; it resets at resetAt", {
       limit: state.limit,
       used: state.used,
       resetAt: new Date(state.reset * 1000).toISOString(),
     });
+    this.retryAfterSeconds = Math.max(1, Math.ceil(state.reset - now.getTime() / 1000));
   }
 }

@@ -43,15 +43,19 @@ test('requests of every key on both hosts spend one monthly quota; once spent: 4
   expect(core.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { limit: LIMIT, used: LIMIT, resetAt: '2026-12-01T00:00:00.000Z' } });
   expect(core.body.error.requestId).toBe(core.headers.get('x-request-id'));
   expect(quotaHeaders(core)).toEqual({ limit: String(LIMIT), remaining: '0', reset: epoch('2026-12-01T00:00:00Z') });
+  // Until the month resets, by the quota's clock: 12 hours.
+  expect(core.headers.get('retry-after')).toBe(String(12 * 3600));
 
   const pro = await org.pro.get('/v1/orderbook/engine/status');
   expect(pro.status).toBe(429);
   expect(pro.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { limit: LIMIT, used: LIMIT } });
   expect(quotaHeaders(pro).remaining).toBe('0');
+  expect(pro.headers.get('retry-after')).toBe(String(12 * 3600));
 
   const graphql = await org.core.graphql('{ organization { id } }');
   expect(graphql.status).toBe(429);
   expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { limit: LIMIT, used: LIMIT, resetAt: '2026-12-01T00:00:00.000Z' } });
+  expect(graphql.headers.get('retry-after')).toBe(String(12 * 3600));
 
   // A subscribe is a request too; refused, and the connection stays open.
   const socket = new RealtimeClient(t.coreUrl, { apiKey: org.adminKey, orgId: org.orgId });
@@ -253,6 +257,8 @@ test('both OpenAPI documents declare the quota headers on every answer and QUOTA
     expect(Object.keys(doc.components.headers)).toEqual(expect.arrayContaining(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'X-RateLimit-Remaining']));
     expect(doc.components.responses.E429.description).toContain('QUOTA_EXCEEDED');
     expect(doc.components.responses.E429.headers['X-Quota-Reset']).toEqual({ $ref: '#/components/headers/X-Quota-Reset' });
+    expect(doc.components.responses.E429.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(doc.components.headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 });
     const operations = Object.values(doc.paths).flatMap((path) => Object.values(path as Record<string, { responses: Record<string, { headers?: object }> }>));
     const successes = operations.flatMap((op) => Object.entries(op.responses).filter(([status]) => status.startsWith('2')).map(([, r]) => r));
     // The public checkout's routes spend no quota and are documented by hand.

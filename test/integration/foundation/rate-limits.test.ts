@@ -21,6 +21,9 @@ test('every response carries the tightest window; the sixth request in a second 
   expect(body.error.details).toMatchObject({ limit: 5, remaining: 0 });
   expect(Number.isNaN(Date.parse(body.error.details.resetAt))).toBe(false);
   expect(limited[0].headers.get('x-ratelimit-remaining')).toBe('0');
+  // When to send again: whole seconds, at least 1, until the exceeded window resets (here the second's).
+  expect(limited[0].headers.get('retry-after')).toBe('1');
+  expect(ok.every((r) => !r.headers.has('retry-after'))).toBe(true);
 });
 
 test('the budget is per key and shared by every node through Redis', async () => {
@@ -39,7 +42,25 @@ test('the pro host is rate limited too', async () => {
   const org = await t.createOrg({ tier: 'Starter' });
   await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
   const responses = await Promise.all(Array.from({ length: 7 }, () => org.pro.get('/v1/orderbook/engine/status')));
-  expect(responses.filter((r) => r.status === 429).length).toBe(2);
+  const limited = responses.filter((r) => r.status === 429);
+  expect(limited.length).toBe(2);
+  for (const r of limited) expect(r.headers.get('retry-after')).toBe('1');
+});
+
+test("a key over its minute's budget is told to wait until that window resets, in whole seconds", async () => {
+  const org = await t.createOrg({ tier: 'Starter' }); // 60 a minute
+  expect((await org.core.get('/v1/organization')).status).toBe(200);
+  const key = await t.keel.platform.db('api_keys').where({ organization_id: org.orgId, host: 'core' }).first();
+  // The rest of the minute spent behind the second's back, as 59 requests spread over it would.
+  await t.keel.platform.redis.incrBy(`${t.config.REDIS_PREFIX}rl:Starter:m:${key.id}`, 59);
+  const refused = await org.core.get('/v1/organization');
+  expect(refused.status).toBe(429);
+  const wait = Number(refused.headers.get('retry-after'));
+  expect(Number.isInteger(wait)).toBe(true);
+  const untilReset = Number(refused.headers.get('x-ratelimit-reset')) - Date.now() / 1000;
+  expect(wait).toBeGreaterThanOrEqual(Math.floor(untilReset));
+  expect(wait).toBeLessThanOrEqual(Math.ceil(untilReset) + 1);
+  expect(wait).toBeGreaterThan(50);
 });
 
 /** A mutation document creating `n` API keys under aliases (k0, k1, …): `n` root fields, each the work of one REST call. */
@@ -71,6 +92,7 @@ test('a mutation document the budget cannot hold is refused whole (429) before a
   expect(refused.status).toBe(429);
   expect(refused.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 5, remaining: 4 } });
   expect(remaining(refused, 'ratelimit')).toBe(4);
+  expect(refused.headers.get('retry-after')).toBe('1');
 
   const rest = await org.core.post('/v1/api-keys', { name: 'one', scopes: ['read'] });
   expect(rest.status).toBe(201);

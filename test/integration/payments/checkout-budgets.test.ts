@@ -32,6 +32,8 @@ describe('without TRUST_PROXY the public checkout budgets the peer, whatever X-F
     const refused = await payerAt(t, '198.51.100.4').get('/v1/checkout/links/no-such-link');
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 3, remaining: 0 } });
+    // Until the client's minute resets: whole seconds, 1 to 60.
+    expect(refused.headers.get('retry-after')).toMatch(/^([1-9]|[1-5]\d|60)$/);
   });
 });
 
