@@ -113,6 +113,8 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   });
   /** Documents sent with their hash, by request id: registered once Apollo has validated them, dropped with the response. */
   const registrations = new Map<string, { hash: string; document: string }>();
+  /** What a document of several mutations counts for (requestsOf), spent once its Idempotency-Key is claimed. */
+  const mutationRequests = new WeakMap<FastifyRequest, number>();
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     // Automatic persisted queries are Keel's own (each organisation's documents, within quotas):
@@ -173,8 +175,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     url: '/graphql',
     method: ['GET', 'POST'],
     // Authorisation before validation: the document's root fields are checked against the key
-    // before the body's text check, the idempotency claim or any variable coercion. Then a
-    // document of several mutations spends the rest of what it counts for, before any runs.
+    // before the body's text check, the idempotency claim or any variable coercion. A document of
+    // several mutations spends the rest of what it counts for once its key is claimed (preHandler),
+    // before any runs: a replay of the key's answer runs nothing and spends only its arrival.
     // A persisted query is resolved here to the caller's organisation's document for its hash (an
     // unknown hash is answered PERSISTED_QUERY_NOT_FOUND) and authorised on that document; Apollo
     // then runs it as a plain request. Over GET Apollo runs queries only, never mutations.
@@ -196,7 +199,13 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
       const requests = requestsOf(document, params?.operationName);
       // A document that does not validate (over the query limits too), or a mutation over GET, runs
       // nothing: Apollo answers 400 or 405, and only its arrival counts.
-      if (requests > 1 && request.method === 'POST' && !validateDocument(schema, document!).length) await spendFurtherRequests(platform, request, reply, requests);
+      if (requests > 1 && request.method === 'POST' && !validateDocument(schema, document!).length) mutationRequests.set(request, requests);
+    },
+    // After the guards' idempotency claim, which answers a replay itself (this hook then does not
+    // run). A 429 here carries Retry-After, so the claim is released, not kept (guards.ts).
+    preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const requests = mutationRequests.get(request);
+      if (requests !== undefined) await spendFurtherRequests(platform, request, reply, requests);
     },
     onResponse: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
       registrations.delete(request.id);

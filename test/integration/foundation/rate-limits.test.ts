@@ -113,3 +113,42 @@ test('a mutation document the budget cannot hold is refused whole (429) before a
   expect(remaining(overGet, 'ratelimit')).toBe(4);
   expect((await getter.core.get('/v1/api-keys')).body.data.map((k: { name: string }) => k.name)).not.toContain('k0');
 });
+
+test('a replay (the same Idempotency-Key) spends one request, its arrival, however many mutations its document ran: as a replayed REST call does', async () => {
+  const org = await t.createOrg({ tier: 'Starter' });
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+  const key = { 'Idempotency-Key': `replay-${Date.now()}` };
+  const first = await org.core.graphql(createKeys(3), undefined, key);
+  expect(first.status).toBe(200);
+  expect(remaining(first, 'ratelimit')).toBe(2);
+  const quotaAfterFirst = remaining(first, 'quota');
+
+  const replay = await org.core.graphql(createKeys(3), undefined, key);
+  expect(replay.status).toBe(200);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(first.body);
+  expect(remaining(replay, 'ratelimit')).toBe(1);
+  expect(remaining(replay, 'quota')).toBe(quotaAfterFirst - 1);
+
+  const rest = { 'Idempotency-Key': `replay-rest-${Date.now()}` };
+  const created = await org.core.post('/v1/api-keys', { name: 'one', scopes: ['read'] }, rest);
+  expect([created.status, remaining(created, 'ratelimit')]).toEqual([201, 0]);
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+  const replayedRest = await org.core.post('/v1/api-keys', { name: 'one', scopes: ['read'] }, rest);
+  expect([replayedRest.status, replayedRest.headers.get('idempotent-replayed'), remaining(replayedRest, 'ratelimit')]).toEqual([200, 'true', 4]);
+  expect(remaining(replayedRest, 'quota')).toBe(remaining(created, 'quota') - 1);
+});
+
+test('a mutation document refused for want of budget (429) keeps nothing under its Idempotency-Key: sent again after Retry-After, it runs', async () => {
+  const org = await t.createOrg({ tier: 'Starter' });
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+  await Promise.all(Array.from({ length: 3 }, () => org.core.get('/v1/organization')));
+  const key = { 'Idempotency-Key': `refused-${Date.now()}` };
+  const refused = await org.core.graphql(createKeys(3), undefined, key);
+  expect(refused.status).toBe(429);
+  await new Promise((r) => setTimeout(r, Number(refused.headers.get('retry-after')) * 1000));
+  const again = await org.core.graphql(createKeys(3), undefined, key);
+  expect(again.status).toBe(200);
+  expect(again.headers.get('idempotent-replayed')).toBeNull();
+  expect(Object.keys(again.body.data)).toHaveLength(3);
+});
