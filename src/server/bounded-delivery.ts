@@ -33,7 +33,8 @@ export function boundedDelivery(source: DeliveredResults, maxQueued: number, ove
     wake();
     return true;
   };
-  const finish = () => {
+  const finish = (error?: unknown) => {
+    if (error !== undefined && !ended) failure = error;
     ended = true;
     wake();
   };
@@ -46,7 +47,8 @@ export function boundedDelivery(source: DeliveredResults, maxQueued: number, ove
           if (r.done || !take(r.value)) break;
         }
       } catch (e) {
-        failure = e;
+        finish(e);
+        return;
       }
       finish();
     })();

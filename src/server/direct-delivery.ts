@@ -30,18 +30,28 @@ const textOf = (result: ExecutionResult): string => {
  * each result serialised once for all the subscribers it reaches. A result still being computed
  * holds the ones after it; more than `maxQueued` of them waiting, or more than `maxBufferedBytes`
  * unsent on the socket, and the connection is a slow consumer. The iterator returned to graphql-ws
- * yields nothing and ends when the feed does (graphql-ws then sends `complete`).
+ * yields nothing and ends when the feed does (graphql-ws then sends `complete`), or throws the
+ * feed's error when it fails (graphql-ws then sends `error`; results not yet sent are dropped).
  */
 export function directDelivery(source: PushSource<Result> & { return?: () => Promise<unknown> }, o: DirectDeliveryOptions): AsyncIterableIterator<ExecutionResult> {
   const prefix = `{"id":${JSON.stringify(o.id)},"type":"next","payload":`;
   const pending: Result[] = [];
   let draining = false;
   let ended = false;
+  /** Why the feed failed, until graphql-ws has taken it (it then sends the subscription's `error`). */
+  let failure: { error: unknown } | null = null;
   let whenEnded: (() => void) | null = null;
-  const end = () => {
+  const end = (error?: unknown) => {
+    if (ended) return;
     ended = true;
+    if (error !== undefined) failure = { error };
     pending.length = 0;
     whenEnded?.();
+  };
+  const finished = (): Promise<IteratorResult<ExecutionResult>> => {
+    const f = failure;
+    failure = null;
+    return f ? Promise.reject(f.error) : Promise.resolve({ value: undefined, done: true });
   };
   const stop = (reason: string) => {
     end();
@@ -73,7 +83,7 @@ export function directDelivery(source: PushSource<Result> & { return?: () => Pro
     if (!draining) void drain();
   }, end);
   const results: AsyncIterableIterator<ExecutionResult> = {
-    next: () => (ended ? Promise.resolve({ value: undefined, done: true }) : new Promise((resolve) => (whenEnded = () => resolve({ value: undefined, done: true })))),
+    next: () => (ended ? finished() : new Promise<void>((resolve) => (whenEnded = resolve)).then(finished)),
     async return() {
       end();
       await source.return?.();

@@ -15,6 +15,8 @@ export type RealtimeResolverServices = Pick<RealtimeServices, 'realtime'>;
 type Context = GraphQLContext<RealtimeResolverServices>;
 
 type Subscribe = SubscribeResolverData<unknown, Record<string, string>, Context>;
+/** The resubscribe rule of the private channels (docs/trading-and-realtime.md, "Private feeds and the resubscribe rule"). */
+const RESUBSCRIBE = '. If this node cannot deliver one of them, the subscription ends with an error (SERVICE_UNAVAILABLE, details.channel): subscribe again, then read the current state with the queries';
 const realtime = (ctx: Context) => ({ service: ctx.services.realtime, access: ctx.principal });
 
 /** Realtime feeds over graphql-ws at /graphql on the pro host (see docs/trading-and-realtime.md, "Realtime feeds"). */
@@ -58,7 +60,7 @@ export class RealtimeResolver {
 
   @Authorized('orderbook_order:read')
   @Subscription(() => OrderObject, {
-    description: "Channel orders. The caller's orders, in every state a commit leaves them in (never another organisation's)",
+    description: `Channel orders. The caller's orders, in every state a commit leaves them in (never another organisation's)${RESUBSCRIBE}`,
     subscribe: ({ context }: Subscribe) => realtime(context).service.orders(realtime(context).access),
   })
   orders(@Root() order: Order): Order {
@@ -67,7 +69,7 @@ export class RealtimeResolver {
 
   @Authorized('orderbook_order:read')
   @Subscription(() => FillType, {
-    description: "Channel fills. The caller's fills as they are committed",
+    description: `Channel fills. The caller's fills as they are committed${RESUBSCRIBE}`,
     subscribe: ({ context }: Subscribe) => realtime(context).service.fills(realtime(context).access),
   })
   fills(@Root() fill: Fill): Fill {
@@ -76,7 +78,7 @@ export class RealtimeResolver {
 
   @Authorized('orderbook_order:read')
   @Subscription(() => LedgerBalanceType, {
-    description: "Channel balances. The caller's wallets' trading balances, each time a commit moves one",
+    description: `Channel balances. The caller's wallets' trading balances, each time a commit moves one${RESUBSCRIBE}`,
     subscribe: ({ context }: Subscribe) => realtime(context).service.balances(realtime(context).access),
   })
   balances(@Root() balance: WalletBalance): WalletBalance {

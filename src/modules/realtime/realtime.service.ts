@@ -1,4 +1,5 @@
 import { KeelError } from '../../platform/errors';
+import type { Logger } from '../../platform/logger';
 import type { MarketService } from '../markets';
 import type { MarketDataService, Ticker, Candle } from '../market-data';
 import { CANDLE_INTERVALS } from '../market-data';
@@ -26,6 +27,7 @@ export class RealtimeService {
     private readonly queries: OrderQueries,
     private readonly marketData: MarketDataService,
     private readonly walletBalances: WalletBalances,
+    private readonly logger?: Pick<Logger, 'warn' | 'error'>,
   ) {}
 
   /** Starts hearing every node's commits now (the order-book role, before its host listens), not with the first subscriber. */
@@ -70,7 +72,7 @@ export class RealtimeService {
     ).subscribe();
   }
 
-  /** Channel `orders`: the caller's orders, in every state a commit leaves them in. */
+  /** Channel `orders`: the caller's orders, in every state a commit leaves them in; ends with an error if this node missed one (OrganizationFeeds). */
   orders(access: ChannelAccess): AsyncIterableIterator<Order> {
     return this.organization(access, 'orders').orders.subscribe();
   }
@@ -111,7 +113,7 @@ export class RealtimeService {
     if (!feeds) {
       const created = new OrganizationFeeds(id, this.queries, this.walletBalances, () => {
         if (this.organizationFeeds.get(id) === created) this.organizationFeeds.delete(id);
-      });
+      }, this.logger);
       this.organizationFeeds.set(id, created);
       feeds = created;
     }

@@ -13,10 +13,11 @@ export function isShared(value: unknown): value is object {
 /**
  * An iterator whose values can also be taken as they come, without a promise per value: after
  * `attach`, each value is handed to `sink` at once (what was queued first), and `end` is called
- * when the stream ends. The graphql-ws delivery uses it to keep the per-message cost down.
+ * when the stream ends, with the error when it failed (the pulling iterator then rejects with it).
+ * The graphql-ws delivery uses it to keep the per-message cost down.
  */
 export interface PushSource<T> {
-  attach(sink: (value: T) => void, end: () => void): void;
+  attach(sink: (value: T) => void, end: (error?: unknown) => void): void;
 }
 
 export function isPushSource<T>(value: unknown): value is PushSource<T> & AsyncIterableIterator<T> {
@@ -26,10 +27,12 @@ export function isPushSource<T>(value: unknown): value is PushSource<T> & AsyncI
 /** One subscriber's iterator: what was emitted to it and not yet taken. The consumer bounds it (graphql-ws delivery). */
 class Subscriber<T> implements AsyncIterableIterator<T>, PushSource<T> {
   private readonly queue: T[] = [];
-  private waiting: ((r: IteratorResult<T>) => void) | null = null;
+  private waiting: { resolve(r: IteratorResult<T>): void; reject(error: unknown): void } | null = null;
   private done = false;
+  /** Why the stream failed, until the pulling iterator has thrown it. */
+  private failure: { error: unknown } | null = null;
   private sink: ((value: T) => void) | null = null;
-  private onEnd: (() => void) | null = null;
+  private onEnd: ((error?: unknown) => void) | null = null;
 
   constructor(
     first: T[],
@@ -38,11 +41,11 @@ class Subscriber<T> implements AsyncIterableIterator<T>, PushSource<T> {
     this.queue.push(...first);
   }
 
-  attach(sink: (value: T) => void, end: () => void): void {
+  attach(sink: (value: T) => void, end: (error?: unknown) => void): void {
     this.sink = sink;
     this.onEnd = end;
     for (const v of this.queue.splice(0)) sink(v);
-    if (this.done) end();
+    if (this.done) end(this.takeFailure());
   }
 
   push(value: T): void {
@@ -51,14 +54,14 @@ class Subscriber<T> implements AsyncIterableIterator<T>, PushSource<T> {
     else if (this.waiting) {
       const w = this.waiting;
       this.waiting = null;
-      w({ value, done: false });
+      w.resolve({ value, done: false });
     } else this.queue.push(value);
   }
 
   next(): Promise<IteratorResult<T>> {
     if (this.queue.length) return Promise.resolve({ value: this.queue.shift()!, done: false });
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => (this.waiting = resolve));
+    if (this.done) return this.failure ? Promise.reject(this.takeFailure()) : Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
   }
 
   return(): Promise<IteratorResult<T>> {
@@ -66,15 +69,26 @@ class Subscriber<T> implements AsyncIterableIterator<T>, PushSource<T> {
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  finish(): void {
+  /** Ends the iterator: with `error`, its consumer gets the error (once) instead of a plain end. */
+  finish(error?: unknown): void {
     if (this.done) return;
     this.done = true;
     this.queue.length = 0;
+    if (error !== undefined) this.failure = { error };
     this.leave(this);
     const w = this.waiting;
     this.waiting = null;
-    w?.({ value: undefined, done: true });
-    this.onEnd?.();
+    if (w) {
+      if (this.failure) w.reject(this.takeFailure());
+      else w.resolve({ value: undefined, done: true });
+    }
+    if (this.onEnd) this.onEnd(this.takeFailure());
+  }
+
+  private takeFailure(): unknown {
+    const error = this.failure?.error;
+    this.failure = null;
+    return error;
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
@@ -112,6 +126,11 @@ export class SharedStream<T extends object> {
   /** Ends every subscriber's iterator. */
   end(): void {
     for (const s of [...this.subscribers]) s.finish();
+  }
+
+  /** Ends every subscriber's iterator with `error`: what a subscriber had not taken yet is dropped, and it gets the error instead of the end. */
+  fail(error: unknown): void {
+    for (const s of [...this.subscribers]) s.finish(error);
   }
 }
 

@@ -174,6 +174,73 @@ test("private feeds carry the caller's own orders (every status), fills and bala
   expect(myBalances.messages.every((x) => x.walletId === walletA)).toBe(true);
 });
 
+/** Subscribes `org` on node A (this process, whose services a test can make fail) to `queries`, live once a commit of the organisation's shows on the first. */
+async function liveOnNodeA(org: BookOrg, walletId: string, queries: string[]) {
+  const c = connect(k.keel.pro!.url, org);
+  await c.ready();
+  const feeds = queries.map((q) => c.subscribe(q));
+  await eventually(async () => {
+    await place(org, walletId, { side: 'SELL', price: '5000', quantity: '0.001' });
+    return feeds[0].messages.length > 0;
+  });
+  return { c, feeds };
+}
+
+const feedInterrupted = (channel: string) => [expect.objectContaining({ message: expect.stringMatching(/subscribe again/), extensions: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE', details: { channel } }) })];
+
+test('a private feed whose change cannot be read from the database ends with a graphql-ws error the client sees (SERVICE_UNAVAILABLE); its other channels go on, and subscribing again delivers', async () => {
+  const {
+    c,
+    feeds: [orders, balances],
+  } = await liveOnNodeA(b, walletB, [ORDERS, BALANCES]);
+  await eventually(() => balances.messages.length > 0);
+  const of = jest.spyOn(k.services.walletBalances, 'of').mockRejectedValue(new Error('Connection terminated unexpectedly'));
+  let sell;
+  try {
+    sell = await place(b, walletB, { side: 'SELL', price: '5001', quantity: '0.001' });
+    expect(sell.status).toBe(201);
+    await eventually(() => balances.errors);
+  } finally {
+    of.mockRestore();
+  }
+  expect(balances.errors).toEqual(feedInterrupted('balances'));
+  await eventually(() => orders.messages.some((o) => o.id === sell.body.data.id));
+  expect(orders.errors).toBeUndefined();
+
+  const again = c.subscribe(BALANCES);
+  await eventually(async () => {
+    await place(b, walletB, { side: 'SELL', price: '5002', quantity: '0.001' });
+    return again.messages.length > 0;
+  });
+});
+
+test('an organisation with more changes waiting on a node than it holds (PostgreSQL far behind) has its private subscriptions end with SERVICE_UNAVAILABLE at once, not lose them in silence', async () => {
+  const {
+    feeds: [orders, fills],
+  } = await liveOnNodeA(b, walletB, [ORDERS, FILLS]);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const views = jest.spyOn(k.services.orders.queries, 'views').mockImplementation(async () => {
+    await gate;
+    return [];
+  });
+  try {
+    const market = await k.db('markets').where({ symbol: 'ETH-USDC' }).first('id');
+    const at = new Date().toISOString();
+    for (let i = 0; i < 5_001; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      const change = { marketId: market.id, symbol: 'ETH-USDC', committedAt: Date.now(), book: null, trades: [], balances: [], orders: [{ id, organizationId: b.orgId, status: 'OPEN', created: { id, createdAt: at, updatedAt: at } }] };
+      k.keel.platform.realtimeBus.publish(JSON.stringify(change));
+    }
+    await eventually(() => orders.errors && fills.errors);
+  } finally {
+    release();
+    views.mockRestore();
+  }
+  expect(orders.errors).toEqual(feedInterrupted('orders'));
+  expect(fills.errors).toEqual(feedInterrupted('fills'));
+});
+
 test('ticker and candles are sent at once and again after a trade, on a node that took no order', async () => {
   const c = connect(nodeB.proUrl!, a);
   const ticker = c.subscribe('subscription { ticker(symbol: "ETH-USDC") { market last bestBid bestAsk trades24h } }');
