@@ -1,5 +1,6 @@
 import { markShared, SharedStream } from '../../platform/events/shared-stream';
 import type { CommittedChange, BookLevel } from '../orders';
+import { stopAll } from './realtime-hub';
 import type { RealtimeHub } from './realtime-hub';
 import { BookMessageKind } from './realtime.domain';
 
@@ -61,8 +62,12 @@ export class BookFeed {
     });
   }
 
-  start(hub: Pick<RealtimeHub, 'onMarket'>): void {
-    this.stopListening = hub.onMarket(this.marketId, (c) => this.onChange(c));
+  /** Listens to the market's changes from now on, and loads the book; hearing the bus again after losing it (changes missed) loads it again. */
+  start(hub: Pick<RealtimeHub, 'onMarket' | 'onResumed'>): void {
+    this.stopListening = stopAll(
+      hub.onMarket(this.marketId, (c) => this.onChange(c)),
+      hub.onResumed(() => this.resync()),
+    );
     this.resync();
   }
 

@@ -1,12 +1,19 @@
 import { markShared, SharedStream } from '../../platform/events/shared-stream';
 import type { CommittedChange } from '../orders';
 import { tradeView, Trade } from '../orders';
+import { KeelError } from '../../platform/errors';
+import { stopAll } from './realtime-hub';
 import type { RealtimeHub } from './realtime-hub';
 
 /** A feed that listens to one market's changes while it has subscribers. */
 export interface MarketFeed<T extends object> {
   start(hub: RealtimeHub): void;
   subscribe(): AsyncIterableIterator<T>;
+}
+
+/** The error a market's trades subscriptions end with when this node missed trades (it lost the bus for a while). */
+export function tradesInterrupted(symbol: string): KeelError {
+  return new KeelError('SERVICE_UNAVAILABLE', `The trades feed of ${symbol} missed trades (this node lost the realtime bus for a while); subscribe again, then read the trades missed with the queries`, { channel: 'trades' });
 }
 
 /** The market's trades as committed, each trade computed once and delivered to every subscriber. */
@@ -25,13 +32,17 @@ export class TradeFeed implements MarketFeed<Trade> {
     });
   }
 
+  /** Trades published while this node had lost the bus never reach it: its subscriptions end with an error then (subscribe again, read the trades missed with the queries). */
   start(hub: RealtimeHub): void {
-    this.stopListening = hub.onMarket(this.marketId, (c) => {
-      const createdAt = new Date(c.committedAt);
-      for (const t of c.trades) {
-        this.stream.emit(tradeView(t, { id: c.marketId, symbol: this.symbol }, createdAt));
-      }
-    });
+    this.stopListening = stopAll(
+      hub.onMarket(this.marketId, (c) => {
+        const createdAt = new Date(c.committedAt);
+        for (const t of c.trades) {
+          this.stream.emit(tradeView(t, { id: c.marketId, symbol: this.symbol }, createdAt));
+        }
+      }),
+      hub.onResumed(() => this.stream.fail(tradesInterrupted(this.symbol))),
+    );
   }
 
   subscribe(): AsyncIterableIterator<Trade> {
@@ -65,10 +76,14 @@ export class RecomputedFeed<T extends object> implements MarketFeed<T> {
     });
   }
 
+  /** Hearing the bus again after losing it (changes missed) computes the value again. */
   start(hub: RealtimeHub): void {
-    this.stopListening = hub.onMarket(this.marketId, (c) => {
-      if (this.concerns(c)) this.refresh();
-    });
+    this.stopListening = stopAll(
+      hub.onMarket(this.marketId, (c) => {
+        if (this.concerns(c)) this.refresh();
+      }),
+      hub.onResumed(() => this.refresh()),
+    );
     this.refresh();
   }
 

@@ -4,6 +4,7 @@ import { SharedStream } from '../../platform/events/shared-stream';
 import type { CommittedChange, OrderChange, OrderQueries, OrderModel } from '../orders';
 import { Fill, Liquidity, Order, OrderSide, OrderStatus } from '../orders';
 import type { WalletBalance, WalletBalances } from '../ledger';
+import { stopAll } from './realtime-hub';
 import type { RealtimeHub } from './realtime-hub';
 import type { PrivateChannel } from './channels';
 
@@ -33,7 +34,8 @@ export function feedInterrupted(channel: PrivateChannel, why: string): KeelError
  * enter (the hub routes a change only to the organisations it concerns, and each message is
  * filtered again here). A change is never skipped in silence: when a channel's part of it still
  * fails after its retries, that channel's subscriptions end with `feedInterrupted`, and when more
- * than MAX_WAITING changes wait (PostgreSQL far behind), every channel's do.
+ * than MAX_WAITING changes wait (PostgreSQL far behind), or this node hears the bus again after
+ * losing Redis (what was published meanwhile never reached it), every channel's do.
  */
 export class OrganizationFeeds {
   readonly orders: SharedStream<Order>;
@@ -58,7 +60,12 @@ export class OrganizationFeeds {
   }
 
   start(hub: RealtimeHub): void {
-    this.stopListening ??= hub.onOrganization(this.organizationId, (c) => {
+    if (this.stopListening) return;
+    const stopResumed = hub.onResumed(() => {
+      this.logger?.warn({ organizationId: this.organizationId }, 'realtime: this node lost the realtime bus (Redis) for a while; the organisation\'s feeds end with an error');
+      this.interrupt('this node lost the realtime bus for a while');
+    });
+    const stopChanges = hub.onOrganization(this.organizationId, (c) => {
       if (this.waiting >= MAX_WAITING) {
         this.logger?.error({ organizationId: this.organizationId, waiting: this.waiting }, 'realtime: an organisation feed fell behind; its subscriptions end with an error');
         this.interrupt(`more than ${MAX_WAITING} changes waiting on this node`);
@@ -73,6 +80,7 @@ export class OrganizationFeeds {
         })
         .finally(() => this.waiting--);
     });
+    this.stopListening = stopAll(stopResumed, stopChanges);
   }
 
   /** Ends every channel's subscriptions with an error (they missed, or will miss, a change). */

@@ -35,6 +35,12 @@ export class RealtimeHub {
     return this.add(this.byOrganization, organizationId, listener);
   }
 
+  /** Calls `listener` each time this node hears the bus again after losing it (what was published meanwhile is lost here). */
+  onResumed(listener: () => void): () => void {
+    this.listen();
+    return this.bus.onResumed(listener);
+  }
+
   /** Resolves once this node hears the bus. */
   ready(): Promise<void> {
     this.listen();
@@ -81,4 +87,11 @@ function deliver(listener: Listener, change: CommittedChange): void {
   } catch {
     // the feed resynchronises on its next change
   }
+}
+
+/** One function that stops every listener given (a feed's change and resume listeners). */
+export function stopAll(...stops: (() => void)[]): () => void {
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

@@ -14,6 +14,7 @@ export class RealtimeBus {
   private subscriber?: IORedis;
   private subscribed: Promise<unknown> = Promise.resolve();
   private readonly handlers = new Set<Handler>();
+  private readonly resumedHandlers = new Set<() => void>();
   /** Messages dropped because Redis could not take them. */
   dropped = 0;
 
@@ -36,8 +37,23 @@ export class RealtimeBus {
   /** Calls `handler` with every message any node publishes from now on; the returned function stops it. */
   onMessage(handler: Handler): () => void {
     if (!this.subscriber) {
-      const sub = new IORedis(this.redisUrl, { lazyConnect: false });
+      const sub = new IORedis(this.redisUrl, { lazyConnect: false, connectionName: `keel-realtime:${this.channel}` });
       sub.on('error', () => undefined);
+      let connectedBefore = false;
+      sub.on('ready', () => {
+        if (!connectedBefore) {
+          connectedBefore = true;
+          return;
+        }
+        // Back after losing Redis: ioredis subscribes again itself; once that subscription is live,
+        // whatever was published meanwhile is known to be lost to this node.
+        sub.subscribe(this.channel).then(
+          () => {
+            for (const h of this.resumedHandlers) h();
+          },
+          () => undefined,
+        );
+      });
       sub.on('message', (_channel: string, message: string) => {
         for (const h of this.handlers) h(message);
       });
@@ -48,6 +64,15 @@ export class RealtimeBus {
     return () => this.handlers.delete(handler);
   }
 
+  /**
+   * Calls `handler` each time this node hears the channel again after losing its connection to
+   * Redis: messages published while it was away never reach it. The returned function stops it.
+   */
+  onResumed(handler: () => void): () => void {
+    this.resumedHandlers.add(handler);
+    return () => this.resumedHandlers.delete(handler);
+  }
+
   /** Resolves once this node's subscription is live (messages published later reach it), or after `withinMs` if Redis is away. */
   async ready(ms = 2_000): Promise<void> {
     await withinMs(this.subscribed, ms, 'Redis (realtime subscription)').catch(() => undefined);
@@ -55,6 +80,7 @@ export class RealtimeBus {
 
   async close(): Promise<void> {
     this.handlers.clear();
+    this.resumedHandlers.clear();
     this.publisher.disconnect();
     this.subscriber?.disconnect();
   }

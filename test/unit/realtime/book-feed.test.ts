@@ -1,20 +1,7 @@
 import { BookFeed, BookMessage, CommittedBook } from '../../../src/modules/realtime/book-feed';
-import type { RealtimeHub } from '../../../src/modules/realtime/realtime-hub';
+import { fakeHub } from './fake-hub';
 import type { CommittedChange } from '../../../src/modules/orders/committed-change';
 
-/** A hub that hands the feed whatever changes the test sends. */
-function hub(): { hub: Pick<RealtimeHub, 'onMarket'>; send(change: CommittedChange): void } {
-  let listener: (c: CommittedChange) => void = () => undefined;
-  return {
-    hub: {
-      onMarket: (_id, l) => {
-        listener = l;
-        return () => undefined;
-      },
-    },
-    send: (c) => listener(c),
-  };
-}
 
 const level = (price: string, quantity: string, orders = 1) => ({ price, quantity, orders });
 const change = (sequence: number, asks: ReturnType<typeof level>[]): CommittedChange => ({
@@ -48,7 +35,7 @@ async function take(it: AsyncIterableIterator<BookMessage>, n: number): Promise<
 const tick = () => new Promise((r) => setImmediate(r));
 
 test('changes that arrive while the book loads are applied after the snapshot, those it already holds skipped', async () => {
-  const h = hub();
+  const h = fakeHub();
   const l = loader([{ market: 'ETH-USDC', sequence: '5', bids: [], asks: [level('2000', '1')] }]);
   const feed = new BookFeed('m', 'ETH-USDC', l.load, () => undefined);
   feed.start(h.hub);
@@ -66,7 +53,7 @@ test('changes that arrive while the book loads are applied after the snapshot, t
 });
 
 test('a skipped sequence number reloads the book and sends every subscriber a new SNAPSHOT, then continues in order', async () => {
-  const h = hub();
+  const h = fakeHub();
   const l = loader([
     { market: 'ETH-USDC', sequence: '1', bids: [], asks: [level('2000', '1')] },
     { market: 'ETH-USDC', sequence: '3', bids: [], asks: [level('2000', '3', 2)] },
@@ -85,4 +72,23 @@ test('a skipped sequence number reloads the book and sends every subscriber a ne
   expect(resync).toMatchObject({ kind: 'SNAPSHOT', sequence: '3', asks: [level('2000', '3', 2)] });
   expect(next).toMatchObject({ kind: 'UPDATE', sequence: '4', asks: [level('2000', '0', 0)] });
   expect((await take(feed.subscribe(), 1))[0]).toMatchObject({ kind: 'SNAPSHOT', sequence: '4', asks: [] });
+});
+
+test('hearing the bus again after losing it reloads the book and sends every subscriber a new SNAPSHOT, even with no change since (a quiet market)', async () => {
+  const h = fakeHub();
+  const l = loader([
+    { market: 'ETH-USDC', sequence: '1', bids: [], asks: [level('2000', '1')] },
+    { market: 'ETH-USDC', sequence: '2', bids: [], asks: [level('2000', '2')] },
+  ]);
+  const feed = new BookFeed('m', 'ETH-USDC', l.load, () => undefined);
+  feed.start(h.hub);
+  const it = feed.subscribe();
+  l.release();
+  await take(it, 1);
+
+  h.resume(); // change 2 was published while this node was away
+  await tick();
+  expect(l.calls).toHaveLength(2);
+  l.release();
+  expect((await take(it, 1))[0]).toMatchObject({ kind: 'SNAPSHOT', sequence: '2', asks: [level('2000', '2')] });
 });

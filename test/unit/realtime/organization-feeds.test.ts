@@ -1,5 +1,5 @@
 import { OrganizationFeeds } from '../../../src/modules/realtime/organization-feeds';
-import type { RealtimeHub } from '../../../src/modules/realtime/realtime-hub';
+import { fakeHub } from './fake-hub';
 import type { CommittedChange } from '../../../src/modules/orders/committed-change';
 import type { OrderQueries } from '../../../src/modules/orders';
 import type { WalletBalances } from '../../../src/modules/ledger';
@@ -9,17 +9,6 @@ import { isPushSource } from '../../../src/platform/events/shared-stream';
 const ORG = '11111111-1111-1111-1111-111111111111';
 const WALLET = '22222222-2222-2222-2222-222222222222';
 
-/** A hub that hands the organisation's feeds whatever changes the test sends. */
-function hub(): { hub: RealtimeHub; send(change: CommittedChange): void } {
-  let listener: (c: CommittedChange) => void = () => undefined;
-  const h = {
-    onOrganization: (_id: string, l: (c: CommittedChange) => void) => {
-      listener = l;
-      return () => undefined;
-    },
-  };
-  return { hub: h as unknown as RealtimeHub, send: (c) => listener(c) };
-}
 
 /** A commit that placed order `id` of the organisation (and moved its USDC balance). */
 function placed(id: string): CommittedChange {
@@ -78,9 +67,9 @@ const ids = (orders: object[]) => orders.map((o) => (o as { id: string }).id);
 function started(q: OrderQueries, b: WalletBalances = balances()) {
   const log = logger();
   const feeds = new OrganizationFeeds(ORG, q, b, () => undefined, log);
-  const h = hub();
+  const h = fakeHub();
   feeds.start(h.hub);
-  return { feeds, send: h.send, log };
+  return { feeds, send: h.send, resume: h.resume, log };
 }
 
 afterEach(() => jest.useRealTimers());
@@ -174,4 +163,21 @@ test('a transient failure is retried: the order is delivered once, and the feed 
   expect(got.ended).toBe('not ended');
   expect(log.warn).toHaveBeenCalledTimes(1);
   expect(log.error).not.toHaveBeenCalled();
+});
+
+test('when this node hears the bus again after losing Redis, every private subscription of the organisation ends with SERVICE_UNAVAILABLE: what was published meanwhile never reached it', async () => {
+  const { feeds, send, resume, log } = started(queries());
+  const orders = attach(feeds.orders.subscribe());
+  const fills = drain(feeds.fills.subscribe());
+  const wallet = drain(feeds.balances.subscribe());
+  send(placed('o1'));
+  await new Promise((r) => setTimeout(r, 10));
+
+  resume();
+
+  expect(ids(orders.values)).toEqual(['o1']);
+  expect(orders.ended).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { channel: 'orders' } });
+  expect((orders.ended as KeelError).message).toMatch(/lost the realtime bus/);
+  for (const feed of [await fills, await wallet]) expect(feed.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  expect(log.warn).toHaveBeenCalledWith(expect.objectContaining({ organizationId: ORG }), expect.stringMatching(/lost the realtime bus/));
 });
