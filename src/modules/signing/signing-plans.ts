@@ -135,46 +135,35 @@ async function checkTypedDataTransfer(deps: PlanDeps, wallet: SendingWallet, cha
 }
 
 /**
- * A transaction: its recipient and value (an ERC-20 transfer's or approve's decoded) under the
- * wallet's allowedRecipients and maxTransferAmount, every counterparty screened, spending grants
- * under the acknowledgement rule; a broadcast one funded; one signed now gets the chain's nonce,
- * gas limit and fees where the request leaves them out, its fees bounded by the chain's and counted
+ * A transaction: what it moves or grants (assessCall) under the wallet's allowedRecipients and
+ * maxTransferAmount, every counterparty screened, spending grants under the acknowledgement rule; a
+ * broadcast one funded and booked as one transfer line; one signed now gets the chain's nonce, gas
+ * limit and fees where the request leaves them out, its fees bounded by the chain's and counted
  * toward maxTransferAmount.
  */
 export async function planTransaction(deps: PlanDeps, wallet: SendingWallet, input: SignTransaction, opts: { forApproval: boolean }): Promise<SigningPlan> {
   const { network, tx } = transactionOf(deps, wallet, input);
-  const assets = await deps.chains.withChains(await deps.chains.assetsOf(network.blockchainId));
-  const native = assets.find((a) => a.isNative)!;
-  const decoded = decodeCall(tx.data);
-  const tokenAddress = decoded.kind === 'permit2_approve' ? decoded.token : tx.to;
-  const token = assets.find((a) => !a.isNative && a.address.toLowerCase() === tokenAddress.toLowerCase()) ?? null;
-  const moved = movedBy(decoded, tx, token, native);
-  const policyLines = tx.value > 0n && moved.asset !== native ? [moved, { asset: native, recipient: tx.to, rawAmount: tx.value }] : [moved];
-  const holdings = decoded.kind === 'erc20_approve' && token ? (await readBalances(network.provider, wallet.address, [token]))[0] : null;
-  const risks = transactionRisks(decoded, holdings);
-  const line: QueuedLine = { asset: moved.asset, recipient: moved.recipient, rawAmount: moved.grants ? 0n : moved.rawAmount, call: { to: tx.to, data: tx.data, value: tx.value } };
+  const call = await assessCall(deps, network, wallet, tx, TRANSACTION_FIELDS);
+  // One transfer line books one asset: a broadcast call that moves or grants a token cannot book native value too (an ERC-20's transfer and approve take none).
+  if (tx.broadcast && call.line.asset.id !== call.native.id && tx.value > 0n) {
+    throw KeelError.invalidField('value', `must be 0 for a broadcast ${call.decoded.kind === 'erc20_transfer' ? 'transfer' : 'approve'} of ${call.line.asset.symbol}: its transfer line books the token`);
+  }
   const refusal = await firstRefusal(
-    () => screen(deps.screen, [...new Set([tx.to, ...policyLines.map((l) => l.recipient)])], 'to'),
-    () => checkTransferPolicy(wallet.configurations.security, policyLines, (i, part) => (part === 'recipient' ? (i === 0 ? 'recipient' : 'to') : i === 0 ? 'amount' : 'value')),
-    () => {
-      if (!token && moved.asset === native && decoded.kind !== 'native' && decoded.kind !== 'other' && wallet.configurations.security.maxTransferAmount) {
-        throw new KeelError('FORBIDDEN', "The call moves or grants a token Keel does not know, so the wallet's security.maxTransferAmount cannot be applied to it", { fields: [{ field: 'to', error: 'INVALID_FIELD' }] });
-      }
-    },
-    () => refuseSpending(risks, input.acknowledgeRisk, wallet),
+    ...callChecks(deps, wallet, call, TRANSACTION_FIELDS),
+    () => refuseSpending(call.risks, input.acknowledgeRisk, wallet),
     async () => {
-      if (tx.broadcast && !opts.forApproval) await deps.ensureFunds(wallet, network, [line]);
+      if (tx.broadcast && !opts.forApproval) await deps.ensureFunds(wallet, network, [call.line]);
     },
   );
   const request = { ...input, blockchainId: network.blockchainId, to: tx.to, value: tx.value.toString(), data: tx.data };
-  const base = { kind: 'TRANSACTION' as const, request, blockchainId: network.blockchainId, broadcast: tx.broadcast, risks, acknowledgedRisk: input.acknowledgeRisk ?? null };
-  if (refusal || tx.broadcast) return { ...base, refusal, line: tx.broadcast ? line : null, sign: () => Promise.reject(new Error('a broadcast transaction is signed by the transaction sender')) };
+  const base = { kind: 'TRANSACTION' as const, request, blockchainId: network.blockchainId, broadcast: tx.broadcast, risks: call.risks, acknowledgedRisk: input.acknowledgeRisk ?? null };
+  if (refusal || tx.broadcast) return { ...base, refusal, line: tx.broadcast ? call.line : null, sign: () => Promise.reject(new Error('a broadcast transaction is signed by the transaction sender')) };
   const filled = await fill(network, wallet.address, tx, input);
   if ('refusal' in filled) return { ...base, refusal: filled.refusal, line: null, sign: () => Promise.reject(filled.refusal) };
   // The most the transaction may pay in fees is native spent as surely as its value: it counts toward
   // maxTransferAmount (the fee has no recipient; the lines' recipients passed above).
-  const withFee = [...policyLines, { asset: native, recipient: tx.to, rawAmount: filled.fee }];
-  const feeRefusal = await firstRefusal(() => checkTransferPolicy({ ...wallet.configurations.security, allowedRecipients: [] }, withFee, (i) => (i === policyLines.length ? 'maxFeePerGas' : i === 0 ? 'amount' : 'value')));
+  const withFee = [...call.lines, { asset: call.native, recipient: tx.to, rawAmount: filled.fee, fields: { recipient: 'to', amount: 'maxFeePerGas' } }];
+  const feeRefusal = await firstRefusal(() => checkTransferPolicy({ ...wallet.configurations.security, allowedRecipients: [] }, withFee, (i, part) => withFee[i].fields[part]));
   if (feeRefusal) return { ...base, refusal: feeRefusal, line: null, sign: () => Promise.reject(feeRefusal) };
   return {
     ...base,
@@ -185,6 +174,110 @@ export async function planTransaction(deps: PlanDeps, wallet: SendingWallet, inp
       return { signature: signed.serialized, txHash: signed.hash };
     },
   };
+}
+
+/** A call the wallet's key authorises: its target, its native value and its calldata. */
+interface Call {
+  to: string;
+  value: bigint;
+  data: string;
+}
+
+/** The request's fields a refusal of a call names: its target and value, and its decoded recipient and amount. */
+interface CallFields {
+  to: string;
+  value: string;
+  recipient: string;
+  amount: string;
+}
+
+const TRANSACTION_FIELDS: CallFields = { to: 'to', value: 'value', recipient: 'recipient', amount: 'amount' };
+
+/** A line the wallet's allowedRecipients and maxTransferAmount apply to, with the fields a refusal of it names. */
+interface NamedLine {
+  asset: AssetView;
+  recipient: string;
+  rawAmount: bigint;
+  fields: { recipient: string; amount: string };
+}
+
+/** What a call moves or grants, read against the tokens Keel knows on its chain. */
+interface CallAssessment {
+  to: string;
+  decoded: DecodedCall;
+  native: AssetView;
+  /** The token Keel knows that the call transfers or approves; null for any other call. */
+  token: AssetView | null;
+  /** What the policy applies to. */
+  lines: NamedLine[];
+  risks: RiskFinding[];
+  /** The transfer line that books it, were it sent: what leaves the custody ledger, to whom, and the call. */
+  line: QueuedLine;
+}
+
+/**
+ * A transfer, approve or increaseAllowance whose `to` is a token Keel knows on the chain (or a
+ * Permit2 approve of one) moves or grants that token: its decoded recipient or spender and amount
+ * are the line, and the token contract is not a recipient. Any other call, a token's calldata sent
+ * to an address that is no token Keel knows among them, pays its native value to its `to`, which is
+ * the line (the contract must be an allowed recipient); the address such calldata names (recipient,
+ * spender, operator) is held to allowedRecipients as well, moving nothing Keel can count. Native
+ * value sent with a token's call, or to Permit2, is a line of its own to the `to`.
+ */
+async function assessCall(deps: PlanDeps, network: ChainNetwork, wallet: SendingWallet, call: Call, fields: CallFields): Promise<CallAssessment> {
+  const assets = await deps.chains.withChains(await deps.chains.assetsOf(network.blockchainId));
+  const native = assets.find((a) => a.isNative)!;
+  const decoded = decodeCall(call.data);
+  const tokenAt = (address: string) => assets.find((a) => !a.isNative && a.address.toLowerCase() === address.toLowerCase()) ?? null;
+  const token = decoded.kind === 'erc20_transfer' || decoded.kind === 'erc20_approve' ? tokenAt(call.to) : decoded.kind === 'permit2_approve' ? tokenAt(decoded.token) : null;
+  const named = partyOf(decoded);
+  const paid: NamedLine = { asset: native, recipient: call.to, rawAmount: call.value, fields: decoded.kind === 'native' ? { recipient: fields.recipient, amount: fields.amount } : { recipient: fields.to, amount: fields.value } };
+  let lines: NamedLine[];
+  let line: QueuedLine;
+  if (token && named && 'amount' in decoded) {
+    const moved: NamedLine = { asset: token, recipient: named, rawAmount: decoded.amount, fields: { recipient: fields.recipient, amount: fields.amount } };
+    lines = call.value === 0n && call.to.toLowerCase() === token.address.toLowerCase() ? [moved] : [moved, paid];
+    line = { asset: token, recipient: named, rawAmount: decoded.kind === 'erc20_transfer' ? decoded.amount : 0n, call };
+  } else {
+    lines = named ? [paid, { asset: native, recipient: named, rawAmount: 0n, fields: { recipient: fields.recipient, amount: fields.amount } }] : [paid];
+    line = { asset: native, recipient: call.to, rawAmount: call.value, call };
+  }
+  const holdings = decoded.kind === 'erc20_approve' && token ? (await readBalances(network.provider, wallet.address, [token]))[0] : null;
+  return { to: call.to, decoded, native, token, lines, risks: transactionRisks(decoded, holdings), line };
+}
+
+/** The address a decoded call pays or empowers: the recipient of a transfer, the spender of an approve, the operator of setApprovalForAll. */
+function partyOf(call: DecodedCall): string | null {
+  switch (call.kind) {
+    case 'erc20_transfer':
+      return call.recipient;
+    case 'erc20_approve':
+    case 'permit2_approve':
+      return call.spender;
+    case 'set_approval_for_all':
+      return call.operator;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The checks of a call, in order: its counterparties screened; its lines under the wallet's
+ * allowedRecipients and maxTransferAmount; under a maxTransferAmount, no call that moves or grants
+ * a token Keel does not know (it cannot be capped).
+ */
+function callChecks(deps: PlanDeps, wallet: SendingWallet, call: CallAssessment, fields: CallFields): (() => void)[] {
+  const { security } = wallet.configurations;
+  const parties = [{ recipient: call.to, field: fields.to }, ...call.lines.map((l) => ({ recipient: l.recipient, field: l.fields.recipient }))];
+  return [
+    () => checkSanctions(deps.screen, parties, (i) => parties[i].field),
+    () => checkTransferPolicy(security, call.lines, (i, part) => call.lines[i].fields[part]),
+    () => {
+      if (!call.token && call.decoded.kind !== 'native' && call.decoded.kind !== 'other' && security.maxTransferAmount) {
+        throw new KeelError('FORBIDDEN', "The call moves or grants a token Keel does not know, so the wallet's security.maxTransferAmount cannot be applied to it", { fields: [{ field: fields.to, error: 'INVALID_FIELD' }] });
+      }
+    },
+  ];
 }
 
 interface Tx {
@@ -213,21 +306,6 @@ function transactionOf(deps: PlanDeps, wallet: SendingWallet, input: SignTransac
   }
   if (input.nonce != null && (!Number.isSafeInteger(input.nonce) || input.nonce < 0)) throw KeelError.invalidField('nonce', 'must be a non-negative integer');
   return { network, tx: { to, value: BigInt(input.value ?? '0'), data: data.toLowerCase(), broadcast } };
-}
-
-/** What a call moves or grants, read as a transfer line: its asset, its recipient (or spender) and amount. */
-function movedBy(call: DecodedCall, tx: Tx, token: AssetView | null, native: AssetView): { asset: AssetView; recipient: string; rawAmount: bigint; grants: boolean } {
-  switch (call.kind) {
-    case 'erc20_transfer':
-      return token ? { asset: token, recipient: call.recipient, rawAmount: call.amount, grants: false } : { asset: native, recipient: call.recipient, rawAmount: tx.value, grants: false };
-    case 'erc20_approve':
-    case 'permit2_approve':
-      return token ? { asset: token, recipient: call.spender, rawAmount: call.amount, grants: true } : { asset: native, recipient: call.spender, rawAmount: tx.value, grants: true };
-    case 'set_approval_for_all':
-      return { asset: native, recipient: call.operator, rawAmount: tx.value, grants: true };
-    default:
-      return { asset: native, recipient: tx.to, rawAmount: tx.value, grants: false };
-  }
 }
 
 /**

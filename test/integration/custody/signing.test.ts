@@ -261,6 +261,50 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(ethers.Transaction.from(fine.body.data.signature).from).toBe(w.walletAddress);
   });
 
+  test("a call is held to allowedRecipients by its `to` whatever its calldata reads as: a token's transfer() or approve() sent to an address that is no token Keel knows is a call of that address, its value paid to it", async () => {
+    const allowed = recipient();
+    const stranger = recipient();
+    const w = await wallet({ security: { allowedRecipients: [allowed] } });
+    await fund(w.walletAddress, '1');
+    for (const data of [erc20.encodeFunctionData('transfer', [allowed, 0n]), erc20.encodeFunctionData('approve', [allowed, 0n])]) {
+      for (const sending of [{ gasLimit: '60000' }, { broadcast: true }]) {
+        const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: stranger, value: ethers.parseEther('0.5').toString(), data, ...sending });
+        expect(res.status).toBe(403);
+        expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'to', error: 'INVALID_FIELD' }] } });
+      }
+    }
+    // The token Keel knows is still the contract of its transfer: the decoded recipient is the one held to the list.
+    const tokenTransfer = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('transfer', [allowed, 1n]), gasLimit: '60000' });
+    expect(tokenTransfer.status).toBe(201);
+  });
+
+  test('a broadcast call books its native value against its `to`, whatever its calldata reads as: the ledger reserves it, the funds must cover it, and the transfer names the address paid', async () => {
+    const w = await wallet();
+    await fund(w.walletAddress, '1');
+    const payee = recipient();
+    const named = recipient();
+    const approve = erc20.encodeFunctionData('approve', [named, 0n]);
+    const tooMuch = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: payee, value: ethers.parseEther('2').toString(), data: approve, broadcast: true });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.error.code).toBe('INSUFFICIENT_FUNDS');
+
+    const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: payee, value: ethers.parseEther('0.25').toString(), data: approve, broadcast: true });
+    expect(res.status).toBe(201);
+    const transfer = (await org.core.get(`/v1/transfers/${res.body.data.transferId}`)).body.data;
+    expect(transfer.items).toEqual([expect.objectContaining({ recipient: payee, amount: '0.25', asset: expect.objectContaining({ id: assets.ETH.id }) })]);
+    const done = await eventually(async () => {
+      const s = (await org.core.get(`/v1/signatures/${res.body.data.id}`)).body.data;
+      return s.status === 'CONFIRMED' && s;
+    }, 30_000, 200);
+    expect(ethers.Transaction.from(done.signature)).toMatchObject({ to: payee, value: ethers.parseEther('0.25') });
+    expect(await t.keel.services.networks.get(chainId)!.provider.getBalance(payee)).toBe(ethers.parseEther('0.25'));
+
+    // A token's own transfer books the token: it cannot book native value too, so a broadcast one carries none.
+    const both = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, value: '1', data: erc20.encodeFunctionData('transfer', [named, 0n]), broadcast: true });
+    expect(both.status).toBe(422);
+    expect(both.body.error.details.fields[0].field).toBe('value');
+  });
+
   test("an EIP-3009 transfer authorization is a transfer: held to allowedRecipients and maxTransferAmount as the token's, refused for a token Keel does not know, and signed only with the risk named; a domain of another chain is 422", async () => {
     const treasury = recipient();
     const evmChainId = (await org.core.get('/v1/blockchains')).body.data[0].chainId;

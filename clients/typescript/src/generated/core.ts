@@ -1067,7 +1067,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign an EIP-1559 transaction (admin scope): `{blockchainId, to, value, data, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, broadcast, acknowledgeRisk}`; the recipient and value (an ERC-20 transfer or approve decoded) under security.allowedRecipients and maxTransferAmount; broadcast: QUEUED for the transaction sender (nonce and fees are Keel's), then SIGNED and CONFIRMED
+         * Sign an EIP-1559 transaction (admin scope): `{blockchainId, to, value, data, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, broadcast, acknowledgeRisk}`; the recipient and value (an ERC-20 transfer or approve of a token Keel knows decoded; any other call by its to and value) under security.allowedRecipients and maxTransferAmount; broadcast: QUEUED for the transaction sender (nonce and fees are Keel's), then SIGNED and CONFIRMED
          * @description Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast)
          */
         post: operations["post_signTransactionWithMasterWallet"];
