@@ -99,16 +99,85 @@ export function typedDataTransfer(typed: TypedDataRequest): { token: string | nu
   return { token, recipient: ethers.getAddress(to.toLowerCase()), amount };
 }
 
+/** The request's fields a refusal of a call names: its target and value, and where its decoded recipient and amount are. */
+export interface CallFields {
+  to: string;
+  value: string;
+  recipient: string;
+  amount: string;
+}
+
+/** A call the wallet's key authorises: its target, its native value and its calldata. */
+export interface Call {
+  to: string;
+  value: bigint;
+  data: string;
+}
+
+/** A call typed data authorises its signer to have made, and the typed data's fields it was read from. */
+export interface TypedDataCall {
+  call: Call;
+  fields: CallFields;
+}
+
+/** Typed data that carries a call: one of these primary types, or any type with a `bytes` field of one of these names. */
+const CALL_TYPES = new Set(['ForwardRequest', 'MetaTransaction', 'SafeTx']);
+const CALL_BYTES = /^(data|functionSignature|calldata)$/i;
+
+/** The shape of a call Keel reads as the signer's own, from the typed data's types and domain alone. */
+function readableCall(typed: TypedDataRequest): 'ForwardRequest' | 'MetaTransaction' | null {
+  const types = new Map((typed.types[typed.primaryType] ?? []).map((f) => [f.name, f.type]));
+  if (typed.primaryType === 'ForwardRequest' && types.get('to') === 'address' && types.get('data') === 'bytes' && /^uint\d*$/.test(types.get('value') ?? 'uint')) return 'ForwardRequest';
+  const contract = typed.domain.verifyingContract;
+  if (typed.primaryType === 'MetaTransaction' && types.get('functionSignature') === 'bytes' && typeof contract === 'string' && ethers.isAddress(contract)) return 'MetaTransaction';
+  return null;
+}
+
+/**
+ * The call typed data makes as its signer, where Keel can read it as the signer's own: an ERC-2771
+ * ForwardRequest (the forwarder at the domain's verifyingContract calls `to` with `value` and
+ * `data` as `from`) or a native meta-transaction (the contract at the domain's verifyingContract
+ * runs `functionSignature` as `from`). Null for any other typed data; read after the typed data
+ * was validated against its types.
+ */
+export function typedDataCall(typed: TypedDataRequest): TypedDataCall | null {
+  const m = typed.message;
+  const address = (v: unknown) => ethers.getAddress(String(v).toLowerCase());
+  const bytes = (v: unknown) => ethers.hexlify(v as ethers.BytesLike).toLowerCase();
+  switch (readableCall(typed)) {
+    case 'ForwardRequest':
+      return {
+        call: { to: address(m.to), value: m.value == null ? 0n : ethers.getBigInt(m.value as ethers.BigNumberish), data: bytes(m.data) },
+        fields: { to: 'typedData.message.to', value: 'typedData.message.value', recipient: 'typedData.message.data', amount: 'typedData.message.data' },
+      };
+    case 'MetaTransaction': {
+      const inner = 'typedData.message.functionSignature';
+      return { call: { to: address(typed.domain.verifyingContract), value: 0n, data: bytes(m.functionSignature) }, fields: { to: 'typedData.domain.verifyingContract', value: inner, recipient: inner, amount: inner } };
+    }
+    default:
+      return null;
+  }
+}
+
+/** Typed data that carries a call Keel cannot read as the signer's own (a Safe transaction, a user operation, a call of an unknown shape). */
+function carriesUnreadCall(typed: TypedDataRequest): boolean {
+  const carries = CALL_TYPES.has(typed.primaryType) || Object.entries(typed.types).some(([name, fields]) => name !== 'EIP712Domain' && fields.some((f) => /^bytes(\[\d*\])*$/.test(f.type) && CALL_BYTES.test(f.name)));
+  return carries && readableCall(typed) === null;
+}
+
 /**
  * What a typed data signature grants: a Permit of any family (EIP-2612, DAI, ERC-721's, Permit2's
  * PermitSingle / PermitBatch / PermitTransferFrom / PermitWitnessTransferFrom), anything under a
- * Permit2 domain, an EIP-3009 transfer authorization, or a primary type with a spender or operator field.
+ * Permit2 domain, an EIP-3009 transfer authorization, a call Keel cannot read as the signer's own
+ * (a readable one, typedDataCall, is checked as the transaction it is), or a primary type with a
+ * spender or operator field.
  */
 export function typedDataRisks(typed: TypedDataRequest): RiskFinding[] {
   const findings = new Set<RiskFinding>();
   if (String(typed.domain.name ?? '') === 'Permit2') findings.add('PERMIT2');
   else if (/^permit/i.test(typed.primaryType)) findings.add('PERMIT');
   else if (TRANSFER_AUTHORIZATIONS.has(typed.primaryType)) findings.add('TRANSFER_AUTHORIZATION');
+  if (carriesUnreadCall(typed)) findings.add('CALL_AUTHORIZATION');
   const fields = typed.types[typed.primaryType] ?? [];
   if (!findings.size && fields.some((f) => /^(spender|operator)$/i.test(f.name))) findings.add('SPENDER_FIELD');
   return [...findings];

@@ -8,7 +8,7 @@ import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScree
 import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
 import type { QueuedLine } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
-import { addressesIn, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataRisks, typedDataTransfer } from './signing-checks';
+import { addressesIn, Call, CallFields, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
 
 const MAX_MESSAGE_CHARS = 65_536;
@@ -84,13 +84,20 @@ export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input
   if (primaryType !== typed.primaryType) throw KeelError.invalidField('typedData.primaryType', `must be the root of types (${primaryType})`);
   const chains = typedDataChains(deps, wallet, typed.domain);
   const transfer = typedDataTransfer(typed);
-  const risks = typedDataRisks(typed);
+  // A call the typed data makes as the signer is checked as that transaction would be, on each chain it may be for.
+  const carried = typedDataCall(typed);
+  const calls = carried ? await Promise.all(chains.map((n) => assessCall(deps, n, wallet, carried.call, carried.fields))) : [];
+  const callRefusals = carried ? calls.flatMap((c) => callChecks(deps, wallet, c, carried.fields)) : [];
+  // With none of the wallet's chains at hand to check it on, a carried call is one Keel cannot read.
+  const unread: RiskFinding[] = carried && !calls.length ? ['CALL_AUTHORIZATION'] : [];
+  const risks = [...new Set([...typedDataRisks(typed), ...calls.flatMap((c) => c.risks), ...unread])];
   const counterparties = [...addressesIn([typed.domain.verifyingContract, typed.message])].filter((a) => a !== wallet.address);
   const refusal = await firstRefusal(
     () => screen(deps.screen, counterparties, 'typedData'),
     async () => {
       if (transfer) await checkTypedDataTransfer(deps, wallet, chains, transfer);
     },
+    ...callRefusals,
     () => refuseSpending(risks, input.acknowledgeRisk, wallet),
   );
   return {
@@ -174,21 +181,6 @@ export async function planTransaction(deps: PlanDeps, wallet: SendingWallet, inp
       return { signature: signed.serialized, txHash: signed.hash };
     },
   };
-}
-
-/** A call the wallet's key authorises: its target, its native value and its calldata. */
-interface Call {
-  to: string;
-  value: bigint;
-  data: string;
-}
-
-/** The request's fields a refusal of a call names: its target and value, and its decoded recipient and amount. */
-interface CallFields {
-  to: string;
-  value: string;
-  recipient: string;
-  amount: string;
 }
 
 const TRANSACTION_FIELDS: CallFields = { to: 'to', value: 'value', recipient: 'recipient', amount: 'amount' };

@@ -45,6 +45,7 @@ export type RiskFinding =
   | 'PERMIT2' // Uniswap Permit2 typed data or its approve()
   | 'SPENDER_FIELD' // typed data whose primary type names a spender or operator
   | 'TRANSFER_AUTHORIZATION' // EIP-3009 TransferWithAuthorization / ReceiveWithAuthorization: a transfer anyone holding the signature can make
+  | 'CALL_AUTHORIZATION' // typed data that makes a call Keel cannot read as the signer's own: a Safe transaction, a user operation, any bytes data / functionSignature / callData
   | 'SET_APPROVAL_FOR_ALL' // setApprovalForAll(operator, true)
   | 'UNLIMITED_APPROVE' // approve / increaseAllowance of 2^255 or more
   | 'APPROVE_ABOVE_HOLDINGS'; // approve / increaseAllowance of more than the address holds of the token

@@ -6,7 +6,7 @@ import { MessageEncoding, SigningKind, SigningRisk, SigningStatus, type RiskFind
 
 registerEnumType(SigningKind, { name: 'SigningKind', description: 'EIP-191 personal_sign message, EIP-712 typed data, or an EIP-1559 transaction' });
 registerEnumType(SigningStatus, { name: 'SigningStatus' });
-registerEnumType(SigningRisk, { name: 'SigningRisk', description: 'A risk a signing request names to be signed: SPENDING_APPROVAL (a Permit, Permit2, an EIP-3009 transfer authorization, setApprovalForAll, an unlimited or large approve)' });
+registerEnumType(SigningRisk, { name: 'SigningRisk', description: 'A risk a signing request names to be signed: SPENDING_APPROVAL (a Permit, Permit2, an EIP-3009 transfer authorization, typed data carrying a call Keel cannot read, setApprovalForAll, an unlimited or large approve)' });
 registerEnumType(MessageEncoding, { name: 'MessageEncoding' });
 
 @InputType()
@@ -18,7 +18,7 @@ export class SignMessageInput implements SignMessage {
 @InputType()
 export class SignTypedDataInput implements SignTypedData {
   @Field(() => JSONObject, { description: 'EIP-712 typed data as eth_signTypedData_v4 takes it: {domain, types, primaryType, message}' }) typedData!: Record<string, unknown>;
-  @Field(() => SigningRisk, { nullable: true, description: 'Required (with security.allowSpendingApprovals) to sign typed data that grants spending power' })
+  @Field(() => SigningRisk, { nullable: true, description: 'Required (with security.allowSpendingApprovals) to sign typed data that grants spending power or carries a call Keel cannot read (a Safe transaction, a user operation)' })
   @IsOptional()
   acknowledgeRisk?: SigningRisk | null;
 }
@@ -50,7 +50,7 @@ export class SignatureType implements SignatureView {
   @Field(() => JSONObject, { description: 'What was asked to be signed, as given' }) request!: Record<string, unknown>;
   @Field(() => ID, { nullable: true }) blockchainId!: string | null;
   @Field() broadcast!: boolean;
-  @Field(() => [String], { description: 'What the signature grants: PERMIT, PERMIT2, TRANSFER_AUTHORIZATION, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS' }) risks!: RiskFinding[];
+  @Field(() => [String], { description: 'What the signature grants: PERMIT, PERMIT2, TRANSFER_AUTHORIZATION, CALL_AUTHORIZATION, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS' }) risks!: RiskFinding[];
   @Field(() => SigningRisk, { nullable: true }) acknowledgedRisk!: SigningRisk | null;
   @Field(() => String, { nullable: true, description: 'The signature (0x, 65 bytes), or the signed raw transaction; shown to admin keys only (null to a read key: whoever holds it can use it)' }) signature!: string | null;
   @Field(() => String, { nullable: true }) txHash!: string | null;

@@ -69,6 +69,39 @@ function transferWithAuthorization(token: string, chainId: number, from: string,
   };
 }
 
+/** EIP-712 fields written as "type name". */
+const typedFields = (...fields: string[]) => fields.map((f) => ({ type: f.split(' ')[0], name: f.split(' ')[1] }));
+
+/** ERC-2771: the forwarder at the domain's verifyingContract calls `to` with `value` and `data` as `from`. */
+function forwardRequest(chainId: number, from: string, to: string, data: string, value = 0n) {
+  return {
+    domain: { name: 'MinimalForwarder', version: '0.0.1', chainId, verifyingContract: '0x6666666666666666666666666666666666666666' },
+    types: { ForwardRequest: typedFields('address from', 'address to', 'uint256 value', 'uint256 gas', 'uint256 nonce', 'bytes data') },
+    primaryType: 'ForwardRequest',
+    message: { from, to, value: value.toString(), gas: '100000', nonce: '0', data },
+  };
+}
+
+/** A native meta-transaction: the contract at the domain's verifyingContract runs `functionSignature` as `from`. */
+function metaTransaction(contract: string, chainId: number, from: string, functionSignature: string) {
+  return {
+    domain: { name: 'USD Coin (PoS)', version: '1', verifyingContract: contract, salt: ethers.zeroPadValue(ethers.toBeHex(chainId), 32) },
+    types: { MetaTransaction: typedFields('uint256 nonce', 'address from', 'bytes functionSignature') },
+    primaryType: 'MetaTransaction',
+    message: { nonce: '0', from, functionSignature },
+  };
+}
+
+/** A Safe transaction the signer approves as one of the Safe's owners: the Safe makes the call. */
+function safeTx(chainId: number, to: string, data: string) {
+  return {
+    domain: { chainId, verifyingContract: '0x5afe5afe5afe5afe5afe5afe5afe5afe5afe5afe' },
+    types: { SafeTx: typedFields('address to', 'uint256 value', 'bytes data', 'uint8 operation', 'uint256 safeTxGas', 'uint256 baseGas', 'uint256 gasPrice', 'address gasToken', 'address refundReceiver', 'uint256 nonce') },
+    primaryType: 'SafeTx',
+    message: { to, value: '0', data, operation: 0, safeTxGas: '0', baseGas: '0', gasPrice: '0', gasToken: ethers.ZeroAddress, refundReceiver: ethers.ZeroAddress, nonce: '0' },
+  };
+}
+
 const withoutDomainType = ({ EIP712Domain: _d, ...types }: Record<string, { name: string; type: string }[]>) => types;
 
 describe('signing with master wallets and deposit addresses', () => {
@@ -337,6 +370,48 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(signed.status).toBe(201);
     expect(signed.body.data).toMatchObject({ status: 'SIGNED', risks: ['TRANSFER_AUTHORIZATION'], acknowledgedRisk: 'SPENDING_APPROVAL' });
     expect(ethers.verifyTypedData(typedData.domain, typedData.types, typedData.message, signed.body.data.signature)).toBe(w.walletAddress);
+  });
+
+  test('typed data that makes a call as the signer is that call: a forward request or meta-transaction is held to allowedRecipients and maxTransferAmount as the transaction it carries, and a call Keel cannot read (a Safe transaction) is signed only with the risk named', async () => {
+    const treasury = recipient();
+    const stranger = recipient();
+    const evmChainId = (await org.core.get('/v1/blockchains')).body.data[0].chainId;
+    const w = await wallet({ security: { allowedRecipients: [treasury], maxTransferAmount: '100' } });
+    const sign = (typedData: object, acknowledgeRisk?: string) => org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData, acknowledgeRisk });
+    const pay = (to: string, amount: bigint) => erc20.encodeFunctionData('transfer', [to, amount]);
+
+    const forwardedToStranger = await sign(forwardRequest(evmChainId, w.walletAddress, assets.USDC.address, pay(stranger, 1n)));
+    expect(forwardedToStranger.status).toBe(403);
+    expect(forwardedToStranger.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.message.data', error: 'INVALID_FIELD' }] } });
+    const forwardedTooMuch = await sign(forwardRequest(evmChainId, w.walletAddress, assets.USDC.address, pay(treasury, 100_000_001n)));
+    expect(forwardedTooMuch.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.message.data' }] } });
+    // A call of an address that is no token Keel knows: its `to` is held to the list, whatever its calldata reads as.
+    const forwardedCall = await sign(forwardRequest(evmChainId, w.walletAddress, stranger, '0xdeadbeef'));
+    expect(forwardedCall.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.message.to' }] } });
+    const metaToStranger = await sign(metaTransaction(assets.USDC.address, evmChainId, w.walletAddress, pay(stranger, 1n)));
+    expect(metaToStranger.status).toBe(403);
+    expect(metaToStranger.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field: 'typedData.message.functionSignature' }] } });
+
+    const forward = forwardRequest(evmChainId, w.walletAddress, assets.USDC.address, pay(treasury, 100_000_000n));
+    const signed = await sign(forward);
+    expect(signed.status).toBe(201);
+    expect(signed.body.data).toMatchObject({ status: 'SIGNED', risks: [] });
+    expect(ethers.verifyTypedData(forward.domain, forward.types, forward.message, signed.body.data.signature)).toBe(w.walletAddress);
+    expect((await sign(metaTransaction(assets.USDC.address, evmChainId, w.walletAddress, pay(treasury, 1n)))).body.data).toMatchObject({ status: 'SIGNED', risks: [] });
+
+    // The carried call's grants are found as a transaction's are.
+    const open = await wallet({ security: { allowSpendingApprovals: true } });
+    const unlimited = await org.core.post(`/v1/master-wallets/${open.id}/sign/typed-data`, { typedData: forwardRequest(evmChainId, open.walletAddress, assets.USDC.address, erc20.encodeFunctionData('approve', [stranger, ethers.MaxUint256])) });
+    expect(unlimited.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', findings: ['UNLIMITED_APPROVE'] } });
+
+    const safe = safeTx(evmChainId, stranger, pay(stranger, 10n ** 30n));
+    const unnamed = await org.core.post(`/v1/master-wallets/${open.id}/sign/typed-data`, { typedData: safe });
+    expect(unnamed.status).toBe(403);
+    expect(unnamed.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', findings: ['CALL_AUTHORIZATION'] } });
+    expect((await sign(safe, 'SPENDING_APPROVAL')).body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'POLICY_FORBIDS_SPENDING_APPROVALS' } });
+    const named = await org.core.post(`/v1/master-wallets/${open.id}/sign/typed-data`, { typedData: safe, acknowledgeRisk: 'SPENDING_APPROVAL' });
+    expect(named.status).toBe(201);
+    expect(named.body.data).toMatchObject({ status: 'SIGNED', risks: ['CALL_AUTHORIZATION'], acknowledgedRisk: 'SPENDING_APPROVAL' });
   });
 
   test('a counterparty on a sanctions list is refused (403 SANCTIONED_ADDRESS) and the refusal announced', async () => {

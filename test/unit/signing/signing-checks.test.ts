@@ -1,5 +1,5 @@
 import { ethers } from 'ethers';
-import { addressesIn, decodeCall, spendingRefusal, transactionRisks, typedDataRisks } from '../../../src/modules/signing/signing-checks';
+import { addressesIn, decodeCall, spendingRefusal, transactionRisks, typedDataCall, typedDataRisks } from '../../../src/modules/signing/signing-checks';
 
 const spender = '0x1111111111111111111111111111111111111111';
 const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function increaseAllowance(address,uint256)']);
@@ -59,6 +59,26 @@ describe('spending grants in typed data', () => {
     expect(typedDataRisks({ domain: { name: 'Permit2' }, types: { PermitSingle: [{ name: 'details', type: 'bytes32' }] }, primaryType: 'PermitSingle', message: {} })).toEqual(['PERMIT2']);
     expect(typedDataRisks({ domain: { name: 'Permit2' }, types: { Anything: [{ name: 'x', type: 'uint256' }] }, primaryType: 'Anything', message: {} })).toEqual(['PERMIT2']);
     expect(typedDataRisks({ domain: {}, types: { Delegation: [{ name: 'operator', type: 'address' }] }, primaryType: 'Delegation', message: {} })).toEqual(['SPENDER_FIELD']);
+  });
+  test('typed data that authorises a call Keel cannot read as the signer\'s own (a Safe transaction, a user operation, any bytes data, functionSignature or callData) is CALL_AUTHORIZATION', () => {
+    const safeTx = { to: 'address', value: 'uint256', data: 'bytes', operation: 'uint8', nonce: 'uint256' };
+    const typesOf = (fields: Record<string, string>) => Object.entries(fields).map(([name, type]) => ({ name, type }));
+    expect(typedDataRisks({ domain: {}, types: { SafeTx: typesOf(safeTx) }, primaryType: 'SafeTx', message: {} })).toEqual(['CALL_AUTHORIZATION']);
+    expect(typedDataRisks({ domain: {}, types: { UserOperation: typesOf({ sender: 'address', callData: 'bytes' }) }, primaryType: 'UserOperation', message: {} })).toEqual(['CALL_AUTHORIZATION']);
+    // A call nested in a member struct counts too.
+    expect(typedDataRisks({ domain: {}, types: { Batch: typesOf({ calls: 'Call[]' }), Call: typesOf({ target: 'address', calldata: 'bytes' }) }, primaryType: 'Batch', message: {} })).toEqual(['CALL_AUTHORIZATION']);
+    // Not a readable forward request: the target is not an address.
+    expect(typedDataRisks({ domain: {}, types: { ForwardRequest: typesOf({ to: 'bytes32', data: 'bytes' }) }, primaryType: 'ForwardRequest', message: {} })).toEqual(['CALL_AUTHORIZATION']);
+  });
+  test("a forward request (ERC-2771) and a native meta-transaction are read as the call they make as the signer, to be checked as a transaction is", () => {
+    const data = erc20.encodeFunctionData('transfer', [spender, 5n]);
+    const forward = { domain: { chainId: 1 }, types: { ForwardRequest: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'gas', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'data', type: 'bytes' }] }, primaryType: 'ForwardRequest', message: { from: spender, to: spender.toLowerCase(), value: '7', gas: '1', nonce: '0', data } };
+    expect(typedDataRisks(forward)).toEqual([]);
+    expect(typedDataCall(forward)).toEqual({ call: { to: spender, value: 7n, data }, fields: { to: 'typedData.message.to', value: 'typedData.message.value', recipient: 'typedData.message.data', amount: 'typedData.message.data' } });
+    const meta = { domain: { verifyingContract: spender }, types: { MetaTransaction: [{ name: 'nonce', type: 'uint256' }, { name: 'from', type: 'address' }, { name: 'functionSignature', type: 'bytes' }] }, primaryType: 'MetaTransaction', message: { nonce: '0', from: spender, functionSignature: data } };
+    expect(typedDataRisks(meta)).toEqual([]);
+    expect(typedDataCall(meta)).toMatchObject({ call: { to: spender, value: 0n, data }, fields: { to: 'typedData.domain.verifyingContract', recipient: 'typedData.message.functionSignature' } });
+    expect(typedDataCall({ domain: {}, types: { Mail: [{ name: 'contents', type: 'string' }] }, primaryType: 'Mail', message: {} })).toBeNull();
   });
   test('an ordinary typed message (a login, an order) grants nothing', () => {
     expect(typedDataRisks({ domain: { name: 'Example' }, types: { Mail: [{ name: 'from', type: 'address' }, { name: 'contents', type: 'string' }] }, primaryType: 'Mail', message: {} })).toEqual([]);
