@@ -139,10 +139,9 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       const unsettled = await unsettledDeltas(trx, { blockchainId, settledBatchIds: settledBatches });
       const walletIds = [...new Set([...tallies.values()].map((l) => l.walletId).concat([...unsettled.keys()].map((k) => k.split('|')[0])))];
       const accounts = await walletAccounts(trx, walletIds);
-      for (const [key, amount] of unsettled) {
-        const [walletId, assetId] = key.split('|');
+      for (const { walletId, assetId, net } of unsettled.values()) {
         if (opts.organizationId && accounts.get(walletId)?.organizationId !== opts.organizationId) continue;
-        tally(walletId, assetId, 'trading').unsettled = amount;
+        tally(walletId, assetId, 'trading').unsettled = net;
       }
       return { assets, tallies, accounts };
     },

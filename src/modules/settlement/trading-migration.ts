@@ -8,6 +8,7 @@ import { walletAccounts, type SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
 import type { TradingService } from './trading.service';
+import { contractMustHold } from './netting';
 import { unsettledDeltas } from './unsettled-trades';
 
 /** The one call of the contract before trading balances that the migration still makes: the operator hands balances back to their owners. */
@@ -77,7 +78,7 @@ export class TradingMigration {
     const lacking = async (r: { walletId: string; assetId: string; total: string }, address: string) => {
       const asset = assets.find((a) => a.id === r.assetId)!;
       const pending = await this.db('tradingTransfers').where({ walletId: r.walletId, assetId: r.assetId, direction: 'DEPOSIT', status: 'PENDING', migration: true }).sum({ total: 'rawAmount' });
-      const expected = BigInt(r.total) - (unsettled.get(`${r.walletId}|${r.assetId}`) ?? 0n);
+      const expected = contractMustHold(BigInt(r.total), unsettled.get(`${r.walletId}|${r.assetId}`) ?? { net: 0n, lowest: 0n });
       const held: bigint = await contract.balanceOf(token(asset), address);
       return expected - held - BigInt(pending[0].total ?? 0);
     };

@@ -1,4 +1,4 @@
-import { netTrades, NettableTrade } from '../../../src/modules/settlement/netting';
+import { contractMustHold, heldBack, netTrades, NettableTrade, runningDeltas } from '../../../src/modules/settlement/netting';
 
 const ETH = { id: 'eth', decimals: 18 };
 const USDC = { id: 'usdc', decimals: 6 };
@@ -35,5 +35,68 @@ describe('netting a batch per wallet and asset', () => {
     const trades = Array.from({ length: 300 }, (_, i) => trade(wallets[i % 3], wallets[(i + 1) % 3], i % 2 ? 'BUY' : 'SELL', '0.01', '20', '0.02', '0.04'));
     const deltas = netTrades(trades);
     expect(deltas.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('what a wallet\'s unsettled trades hold back in the contract (trades settle one after another, in settlement order)', () => {
+  const UNIT = { id: 'u', decimals: 0 };
+  const COIN = { id: 'c', decimals: 0 };
+  /** A random trade among three wallets, whole units, small numbers: brute force stays cheap. */
+  const randomTrade = (rnd: () => number, i: number): NettableTrade => {
+    const wallets = ['x', 'y', 'z'];
+    const maker = wallets[Math.floor(rnd() * 3)];
+    const taker = wallets.filter((w) => w !== maker)[Math.floor(rnd() * 2)];
+    const quantity = 1 + Math.floor(rnd() * 4);
+    return { id: `t${i}`, makerWalletId: maker, takerWalletId: taker, takerSide: rnd() < 0.5 ? 'BUY' : 'SELL', quantity: String(quantity), quoteAmount: String(quantity * (1 + Math.floor(rnd() * 3))), makerFee: String(Math.floor(rnd() * 2)), takerFee: String(Math.floor(rnd() * 2)), base: UNIT, quote: COIN };
+  };
+  /** Settles the trades one by one from `contract`: false as soon as one would overdraw the wallet. */
+  const settles = (trades: NettableTrade[], walletId: string, assetId: string, contract: bigint) => {
+    let balance = contract;
+    if (balance < 0n) return false; // a withdrawal is paid out of the contract first
+    for (const t of trades) {
+      balance += netTrades([t]).find((d) => d.walletId === walletId && d.assetId === assetId)?.amount ?? 0n;
+      if (balance < 0n) return false;
+    }
+    return true;
+  };
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+
+  test('a sale bought back later nets to nothing, yet holds back what was sold until it settles', () => {
+    const trades = [trade('x', 'c', 'BUY', '0.5', '1000', '0', '0'), trade('b', 'x', 'BUY', '0.5', '1000', '0', '0')];
+    const walk = runningDeltas(trades).get('x|eth')!;
+    expect(walk).toMatchObject({ net: 0n, lowest: -500_000_000_000_000_000n });
+    expect(heldBack(walk)).toBe(500_000_000_000_000_000n);
+    // Bought first, then sold: nothing is taken before it arrives, nothing held back.
+    expect(heldBack(runningDeltas([...trades].reverse()).get('x|eth')!)).toBe(0n);
+  });
+
+  test('held back is exactly what no withdrawal may take for every prefix to settle (brute force over random sequences)', () => {
+    for (let round = 0; round < 400; round++) {
+      const trades = Array.from({ length: 1 + Math.floor(rnd() * 8) }, (_, i) => randomTrade(rnd, i));
+      const walks = runningDeltas(trades);
+      for (const walletId of ['x', 'y', 'z']) {
+        for (const assetId of ['u', 'c']) {
+          const walk = walks.get(`${walletId}|${assetId}`) ?? { net: 0n, lowest: 0n };
+          const contract = BigInt(Math.floor(rnd() * 30));
+          if (!settles(trades, walletId, assetId, contract)) continue; // underfunded before any withdrawal: not this rule's case
+          const ledger = contract + walk.net;
+          let most = -1n; // the largest withdrawal after which every trade still settles
+          for (let w = 0n; w <= ledger; w++) if (settles(trades, walletId, assetId, contract - w)) most = w;
+          expect(heldBack(walk)).toBe(ledger - most);
+        }
+      }
+    }
+  });
+
+  test('what the contract must hold for the trades to settle is the least balance that lets them all, and at least what the ledger leaves it (brute force)', () => {
+    for (let round = 0; round < 400; round++) {
+      const trades = Array.from({ length: 1 + Math.floor(rnd() * 8) }, (_, i) => randomTrade(rnd, i));
+      const walk = runningDeltas(trades).get('x|u') ?? { net: 0n, lowest: 0n };
+      const ledger = BigInt(Math.floor(rnd() * 30));
+      let least = 0n;
+      while (!settles(trades, 'x', 'u', least)) least++;
+      expect(contractMustHold(ledger, walk)).toBe(least > ledger - walk.net ? least : ledger - walk.net);
+    }
   });
 });
