@@ -27,7 +27,10 @@ class MovedElsewhere extends Error {}
  * key once) and the operator submits it, so a wallet needs no coin for gas. Runs in the chain's
  * settlement step, under its lease: the withdrawals waiting go out together in one operator
  * transaction (one base cost for all); when the contract would refuse that transaction, each is
- * tried alone, so the one it refuses is FAILED and the others go out.
+ * tried alone, so the one it refuses is FAILED and the others go out. A withdrawal to an address
+ * with code goes alone (a contract may accept when estimated and refuse when mined); when a
+ * transaction of several reverts on chain nonetheless, nothing was paid and none is given back:
+ * each is PENDING again and sent alone, and only a transaction of one that reverts fails it.
  *
  * PENDING → (signed, recorded with its nonce and bytes before the broadcast) SUBMITTED → CONFIRMED
  * as deep as the chain's confirmation count (to a Keel wallet's address: credited to its custody
@@ -49,8 +52,15 @@ export class TradingWithdrawalSender {
     const submitted = new Map<string, Row[]>();
     for (const w of await this.rows(d, 'SUBMITTED')) submitted.set(w.txHash, [...(submitted.get(w.txHash) ?? []), w]);
     for (const rows of submitted.values()) await this.follow(d, rows, lease);
-    const pending = await this.rows(d, 'PENDING');
-    if (pending.length) await this.submit(d, pending, lease);
+    const together: Row[] = [];
+    for (const w of await this.rows(d, 'PENDING')) {
+      // A recipient with code may take the coin when the transaction is estimated and refuse it when
+      // it is mined, reverting every payout sent with it: it goes on its own, as does a withdrawal
+      // whose transaction with others reverted already.
+      if (w.sendAlone || (await d.network.provider.getCode(w.recipient)) !== '0x') await this.submit(d, [w], lease);
+      else together.push(w);
+    }
+    if (together.length) await this.submit(d, together, lease);
   }
 
   private rows(d: SettlementDeployment, status: string): Promise<Row[]> {
@@ -117,8 +127,15 @@ export class TradingWithdrawalSender {
     }
     const receipt = fate.receipt;
     if (receipt.status !== 1) {
-      for (const r of rows) await this.fail(r, 'the withdrawal transaction reverted on chain', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
-      return;
+      if (rows.length > 1) {
+        // A reverted transaction paid none of them (the contract's bitmap of paid keys reverted with
+        // it), and one of them alone may have made it revert: none is given back; each is sent
+        // again on its own, so only the one whose own transaction reverts fails.
+        const moved = await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null, sendAlone: true });
+        if (moved) this.logger.warn({ withdrawalIds: rows.map((r) => r.id), txHash: w.txHash }, 'trading withdrawals: their transaction reverted on chain; each is sent again on its own');
+        return;
+      }
+      return this.fail(w, 'the withdrawal transaction reverted on chain', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
     }
     if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < d.network.spec.confirmations) return;
     await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, async (trx, r) => {

@@ -234,6 +234,41 @@ test('a payout the contract refuses (the recipient refuses the coin) is FAILED a
   }
 }, 120_000);
 
+test('a payout transaction of several withdrawals that reverts on chain gives none back: each is sent again on its own, and only the one whose own transaction reverts is FAILED and refunded', async () => {
+  // No code at the trap when the payouts are estimated: both go out in one transaction. Then code that refuses the coin appears there before it is mined.
+  const trap = ethers.Wallet.createRandom().address;
+  const before = (await t.keel.services.ledger.balance(db, A().id, assets.ETH.id)).available;
+  const honest = await withdrawal('0.1');
+  const hostile = await withdrawal('0.1', trap);
+  const w = worker();
+  try {
+    const shared = await withoutAutomine(k.chain.rpcUrl, async () => {
+      await eventually(async () => {
+        await w.tick();
+        return (await withdrawalById(honest.id)).status === 'SUBMITTED' && (await withdrawalById(hostile.id)).status === 'SUBMITTED';
+      }, 30_000, 50);
+      const txHash = (await withdrawalById(honest.id)).txHash;
+      expect((await withdrawalById(hostile.id)).txHash).toBe(txHash);
+      await rpc(k.chain.rpcUrl, 'hardhat_setCode', [trap, '0x60006000fd']); // always reverts
+      await mine(k.chain.rpcUrl, 1);
+      return txHash as string;
+    });
+    expect((await provider.getTransactionReceipt(shared))!.status).toBe(0);
+    const paid = await paidOut(w, honest.id);
+    expect(paid).toMatchObject({ status: 'CONFIRMED' });
+    expect(paid.txHash).not.toBe(shared);
+    expect(await provider.getBalance(honest.recipient)).toBe(ethers.parseEther('0.1'));
+    const failed = await paidOut(w, hostile.id);
+    expect(failed).toMatchObject({ status: 'FAILED', sendAlone: true });
+    expect(failed.txHash).not.toBe(shared);
+    // Given back once, for its own transaction; the honest one's never.
+    expect((await t.keel.services.ledger.balance(db, A().id, assets.ETH.id)).available).toBe(before - ethers.parseEther('0.1'));
+    expect(await db('outbox_events').where({ organizationId: org1.orgId, type: 'trading_transfer.failed' }).whereRaw(`envelope->'data'->>'id' IN (?, ?)`, [honest.id, hostile.id])).toHaveLength(1);
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
+
 const deployment = async () => (await t.keel.services.settlementDeployments.get(t.keel.services.networks.get(blockchainId)!))!;
 
 /** Once a block is mined, the reorged batch is settled by its own first transaction: one operator transaction at its nonce on the new chain, no second one that the replay bitmap refused. */
