@@ -126,6 +126,9 @@ export class TradingWithdrawalSender {
       return;
     }
     const receipt = fate.receipt;
+    // Acted on only as deep as the confirmation count, reverted or not: a reorganisation may mine the
+    // same signed transaction in another block, where it may go the other way.
+    if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < d.network.spec.confirmations) return;
     if (receipt.status !== 1) {
       if (rows.length > 1) {
         // A reverted transaction paid none of them (the contract's bitmap of paid keys reverted with
@@ -137,7 +140,6 @@ export class TradingWithdrawalSender {
       }
       return this.fail(w, 'the withdrawal transaction reverted on chain', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
     }
-    if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < d.network.spec.confirmations) return;
     await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, async (trx, r) => {
       // Paid to a Keel wallet (the wallet's own address, or any other of any organisation): its custody
       // account holds it now. The deposit watcher credits none of the contract's payouts (and sees no
