@@ -11,7 +11,7 @@ const errorResponses = (maxUrlLength: number): Record<string, string> => ({
   '403': 'The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings)',
   '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
   '409':
-    "Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId",
+    "Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId",
   '413': 'Body over the size limit (BAD_REQUEST)',
   '414': `URL over ${maxUrlLength} characters (BAD_REQUEST)`,
   '415': 'A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST)',

@@ -193,5 +193,5 @@ function settlementWorker(platform: Platform, services: Services, networks: Chai
     platform.failpoints,
   );
   const options = { pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL_MS, leaseMs: config.SETTLEMENT_LEASE_MS, reconcileIntervalMs: config.SETTLEMENT_RECONCILE_INTERVAL_MS };
-  return new SettlementWorker(db, networks, services.settlementDeployments, batcher, services.settlementReconciler, services.tradingDepositReorgs, platform.metrics, options, logger);
+  return new SettlementWorker(db, networks, services.settlementDeployments, batcher, services.settlementReconciler, services.tradingDepositReorgs, services.tradingExits, platform.metrics, options, logger);
 }

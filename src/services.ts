@@ -97,7 +97,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const marketData = createMarketDataServices(platform, { ...markets, ...orders });
   const realtime = createRealtimeServices(platform, { ...markets, ...orders, ...marketData, ...ledger });
   const agents = createAgentsServices(platform, { ...apiKeys, ...organizations, ...chains, ...wallets, walletAml: aml.walletAml, ...withdrawals, screen: aml.sanctions, ...prices });
-  const settlement = createSettlementServices(platform, { ...chains, ...wallets, ...withdrawals, ...ledger, screen: aml.sanctions, ...markets });
+  const settlement = createSettlementServices(platform, { ...chains, ...wallets, ...withdrawals, ...ledger, screen: aml.sanctions, ...markets, ...orders });
 
   // Approval listeners (in the approving transaction): a held swap's router deadline starts again; a held signing request goes on.
   withdrawals.transfers.approvals.onApproved(swaps.swaps.approved);

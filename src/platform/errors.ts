@@ -36,6 +36,8 @@ export const ERROR_STATUS = {
   NOT_LEADER: 409,
   MARKET_NOT_FOUND: 404,
   MARKET_HALTED: 409,
+  // The wallet asked to exit the chain's settlement contract (its escape hatch): it places no more orders there.
+  TRADING_EXIT_REQUESTED: 409,
   ORDER_NOT_CANCELLABLE: 409,
   INVALID_PRICE: 422,
   INVALID_QUANTITY: 422,

@@ -20,6 +20,7 @@ export { tradeCandles, tradeDay } from './trade-aggregates';
 export { tradeRows } from './trade-queries';
 export { batchFactsOf, batchTradeIds, batchTradeRows, batchTrades, queuedTrades, setBatchTradesStatus, settlementTradeRows, unconfirmedTradeRows } from './trade-settlement-rows';
 export type { HeldShard, ShardLeader } from './shard-leadership';
+export type { WalletExit, WalletExits } from './wallet-exits';
 
 export { createOrdersServices } from './orders-services';
 

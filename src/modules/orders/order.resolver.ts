@@ -23,7 +23,7 @@ type Context = GraphQLContext<OrderResolverServices>;
 @Resolver()
 export class OrderResolver {
   @Authorized('orderbook_order:create')
-  @Mutation(() => OrderObject, { description: 'Places an order; its effects are committed before the answer' })
+  @Mutation(() => OrderObject, { description: "Places an order; its effects are committed before the answer. Refused with MARKET_HALTED on a halted market, TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract" })
   placeOrder(@Arg('input') input: PlaceOrderInputType, @Ctx() ctx: Context): Promise<Order> {
     return ctx.services.orders.place(ctx.principal.organizationId, input);
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
+import type { QueryBuilder } from 'objection';
 import type { RejectReason } from '../../engine';
 import { Ids } from '../../platform/ids';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
@@ -14,6 +15,7 @@ import { OrderQueries } from './order-queries';
 import { CancelOnItsOwn, PlacedOrder, PlacementOutcome, PlacementQueue, Replacement } from './placement-queue';
 import { formatMultiple } from '../../platform/decimal';
 import { ShardGate, SOLE_NODE } from './shard-gate';
+import type { WalletExits } from './wallet-exits';
 
 /** A market as this node's engine holds it, for the engine status. */
 export interface MarketEngineView {
@@ -179,7 +181,25 @@ export class OrderService {
   /** Cancels every live order that locks one of the assets, releasing its lock; the ids it cancelled. */
   async cancelLocking(assetIds: string[]): Promise<string[]> {
     if (assetIds.length === 0) return [];
-    const live = await OrderModel.query(this.db).whereIn('lockAssetId', assetIds).whereIn('status', LIVE_STATUSES).orderBy('id');
+    return this.cancelLive(OrderModel.query(this.db).whereIn('lockAssetId', assetIds));
+  }
+
+  /**
+   * Cancels every live order of these wallets that locks one of the assets (a chain's: the orders
+   * on its markets), as Keel's own cancel on any node, with the usual events; the ids it cancelled.
+   */
+  async cancelOfWallets(walletIds: string[], assetIds: string[]): Promise<string[]> {
+    if (walletIds.length === 0 || assetIds.length === 0) return [];
+    return this.cancelLive(OrderModel.query(this.db).whereIn('walletId', walletIds).whereIn('lockAssetId', assetIds));
+  }
+
+  /** From now on, a placement by a wallet that asked to exit its market's settlement contract is refused (TRADING_EXIT_REQUESTED): settlement tells which (services.ts). */
+  refuseExitsOf(exits: WalletExits): void {
+    this.placements.exits = exits;
+  }
+
+  private async cancelLive(orders: QueryBuilder<OrderModel>): Promise<string[]> {
+    const live = await orders.whereIn('status', LIVE_STATUSES).orderBy('id');
     const cancelled: string[] = [];
     for (const o of live) {
       try {

@@ -5,6 +5,7 @@ import { ErrorCode, KeelError } from '../../platform/errors';
 import type { MarketView } from '../markets';
 import type { Runtime } from './market-runtime';
 import { OrderSide, OrderType, PlaceOrderInput, TimeInForce } from './order.domain';
+import type { WalletExit } from './wallet-exits';
 
 /** A placement in the engine's units, with what it must lock while it lives. */
 export interface CheckedPlacement {
@@ -16,13 +17,15 @@ export interface CheckedPlacement {
 }
 
 /**
- * Checks a placement against its market before anything is locked: the market open, then the
- * engine's market rules (`admitPlacement`: ticks, lots, minimum notional, the lock), whose
+ * Checks a placement against its market before anything is locked: the market open, the wallet
+ * not leaving the chain's settlement contract (`exit`, its request to exit if it made one), then
+ * the engine's market rules (`admitPlacement`: ticks, lots, minimum notional, the lock), whose
  * refusals become the API's errors; the engine's other rejections are recorded as REJECTED orders.
  */
-export function checkPlacement({ rules, engine }: Runtime, id: string, walletId: string, input: PlaceOrderInput): CheckedPlacement {
+export function checkPlacement({ rules, engine }: Runtime, id: string, walletId: string, input: PlaceOrderInput, exit?: WalletExit): CheckedPlacement {
   const market = rules.market;
   if (market.status === 'HALTED') throw new KeelError('MARKET_HALTED', `Market ${market.symbol} is halted: it accepts no new orders`, { market: market.symbol });
+  if (exit) throw exitRefusal(walletId, exit, market);
   const admitted = admitPlacement(engine, rules, {
     id,
     // Self-trade prevention is per wallet (the ledger account), as the engine documents.
@@ -38,6 +41,19 @@ export function checkPlacement({ rules, engine }: Runtime, id: string, walletId:
   const { command, lock } = admitted;
   const lockAssetId = command.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId;
   return { command, lots: BigInt(command.quantity), ticks: command.price === undefined ? null : BigInt(command.price), lockAssetId, lock };
+}
+
+/**
+ * A wallet that asked to exit the chain's settlement contract places no more orders on its markets:
+ * its balance may leave the contract once the exit delay has passed, and a trade against it could
+ * then not settle. The contract cannot take a request back, so neither does this refusal.
+ */
+function exitRefusal(walletId: string, exit: WalletExit, market: MarketView): KeelError {
+  return new KeelError(
+    'TRADING_EXIT_REQUESTED',
+    `The wallet has asked to exit the settlement contract of ${market.symbol}'s chain (its balance may leave the contract from ${exit.availableAt.toISOString()}): it places no more orders on the chain's markets`,
+    { walletId, market: market.symbol, requestedAt: exit.requestedAt.toISOString(), availableAt: exit.availableAt.toISOString() },
+  );
 }
 
 function inSteps(text: string, step: Scaled): Steps {

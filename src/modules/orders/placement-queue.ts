@@ -11,6 +11,8 @@ import { OrderSide, PlaceOrderInput } from './order.domain';
 import type { OrderModel } from './order.model';
 import { CheckedPlacement, checkPlacement, engineRejection } from './placement-checks';
 import { Matched, newWorking } from './working-order';
+import { BatchedLookup } from './batched-lookup';
+import { NO_EXITS, WalletExit, WalletExits } from './wallet-exits';
 
 /** A placement as it waits for its market's turn. */
 export interface Placement {
@@ -86,10 +88,12 @@ function cancelIn(rt: Runtime, c: Cancellation): Matched {
   return { events, order: null, record: c.step && { step: c.step, value: { orderId: c.orderId } } };
 }
 
-/** What a group of placements reads once for all of them: the balances their locks take, the clientOrderIds they use. */
+/** What a group of placements reads once for all of them: the balances their locks take, the clientOrderIds they use, their wallets' exits. */
 interface GroupReads {
   funds: GroupFunds;
   clientOrderIds: GroupClientOrderIds;
+  /** By wallet: its request to exit the settlement contract of the market's chain, if it made one. */
+  exits: BatchedLookup<string, WalletExit>;
 }
 
 /** Most placements matched and committed together in one transaction. */
@@ -104,6 +108,8 @@ const GROUP_COMMIT_MAX = 256;
  */
 export class PlacementQueue {
   private readonly queues = new Map<string, QueuedCommand[]>();
+  /** Which wallets asked to exit a chain's settlement contract (the settlement module's, once wired). */
+  exits: WalletExits = NO_EXITS;
 
   constructor(
     private readonly db: Knex,
@@ -162,9 +168,10 @@ export class PlacementQueue {
 
   private async placeGroup(marketId: string, group: QueuedCommand[]): Promise<void> {
     const rt = await this.runtimes.runtime(marketId);
-    const reads = this.groupReads();
+    const reads = this.groupReads(rt);
     const { market } = rt.rules;
     const placements = group.filter((q): q is QueuedPlacement => q.kind !== 'cancel');
+    reads.exits.prefetch(placements.map((p) => p.walletId));
     reads.funds.prefetch(placements.map((p) => ({ walletId: p.walletId, assetId: p.input.side === OrderSide.BUY ? market.quoteAssetId : market.baseAssetId })));
     reads.clientOrderIds.prefetch(placements.flatMap((p) => (p.input.clientOrderId ? [{ organizationId: p.organizationId, clientOrderId: p.input.clientOrderId }] : [])));
     const matched: { p: QueuedCommand; m: Matched }[] = [];
@@ -190,8 +197,9 @@ export class PlacementQueue {
     }
   }
 
-  private groupReads(): GroupReads {
-    return { funds: new GroupFunds(this.ledger, this.db), clientOrderIds: new GroupClientOrderIds(this.db) };
+  private groupReads(rt: Runtime): GroupReads {
+    const { blockchainId } = rt.rules.market;
+    return { funds: new GroupFunds(this.ledger, this.db), clientOrderIds: new GroupClientOrderIds(this.db), exits: new BatchedLookup((walletId) => walletId, (walletIds) => this.exits.exitsOf(blockchainId, walletIds)) };
   }
 
   /** One placement on its own: its own balance read, match and commit. */
@@ -199,7 +207,7 @@ export class PlacementQueue {
     const rt = await this.runtimes.runtime(p.marketId);
     let m: Matched;
     try {
-      m = await this.match(rt, p, this.groupReads());
+      m = await this.match(rt, p, this.groupReads(rt));
     } catch (e) {
       await this.runtimes.assertRulesCurrent(p.marketId, rt, [e]);
       throw e;
@@ -218,7 +226,7 @@ export class PlacementQueue {
       const rt = await this.runtimes.runtime(r.marketId);
       let m: Matched;
       try {
-        m = await this.replaceIn(rt, r, this.groupReads());
+        m = await this.replaceIn(rt, r, this.groupReads(rt));
       } catch (e) {
         if (e instanceof CancelOnItsOwn) {
           this.runtimes.drop(r.marketId);
@@ -265,11 +273,11 @@ export class PlacementQueue {
     return this.enter(rt, p, await this.admit(rt, p, reads), reads);
   }
 
-  /** Checks a placement against its market, its clientOrderId against the record and the group, and what the group's funds have available for its lock. */
+  /** Checks a placement against its market and its wallet's exit, its clientOrderId against the record and the group, and what the group's funds have available for its lock. */
   private async admit(rt: Runtime, p: Placement, reads: GroupReads): Promise<CheckedPlacement> {
     const { rules } = rt;
     const { walletId, id, input } = p;
-    const checked = checkPlacement(rt, id, walletId, input);
+    const checked = checkPlacement(rt, id, walletId, input, await reads.exits.get(walletId));
     const { command, lockAssetId, lock } = checked;
     if (input.clientOrderId) await reads.clientOrderIds.assertFree({ organizationId: p.organizationId, clientOrderId: input.clientOrderId });
     if (lock > 0n) {

@@ -9,6 +9,7 @@ import type { SettlementReconciler } from './settlement-reconciler';
 import type { TradingDepositOutcomes } from './trading-deposit-outcomes';
 import type { TradingDepositReorgs } from './trading-deposit-reorgs';
 import type { TradingExit } from './trading-exit';
+import type { TradingExits } from './trading-exits';
 import type { TradingMigration } from './trading-migration';
 import type { TradingWithdrawalSender } from './trading-withdrawal-sender';
 import type { TradingService } from './trading.service';
@@ -33,4 +34,6 @@ export interface SettlementServices {
   tradingMigration: TradingMigration;
   /** `keel settlement exit`: the contract's exit hatch, run for a custody customer. */
   tradingExit: TradingExit;
+  /** The exits Keel's wallets asked of a contract: recorded, their orders refused and cancelled (the settlement worker watches the contract for them). */
+  tradingExits: TradingExits;
 }

@@ -9,6 +9,16 @@ export function settlementInterface(): ethers.Interface {
   return new ethers.Interface(loadArtifact('KeelSettlement').abi);
 }
 
+/** Blocks one log request covers (nodes commonly cap a request at a few thousand). */
+const LOG_SCAN_BLOCKS = 2_000;
+
+/** The contract's logs that match `filter` in blocks `from` to `to`, read LOG_SCAN_BLOCKS at a time. */
+export async function contractLogs(contract: ethers.Contract, filter: ethers.DeferredTopicFilter, from: number, to: number): Promise<ethers.EventLog[]> {
+  const found: ethers.EventLog[] = [];
+  for (; from <= to; from += LOG_SCAN_BLOCKS) found.push(...((await contract.queryFilter(filter, from, Math.min(from + LOG_SCAN_BLOCKS - 1, to))) as ethers.EventLog[]));
+  return found;
+}
+
 /** The contract version (its VERSION) whose settle calldata this module writes. */
 export const SETTLEMENT_CONTRACT_VERSION = 2n;
 

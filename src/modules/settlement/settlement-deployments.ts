@@ -48,6 +48,12 @@ export class SettlementDeployments {
     return row?.address ?? null;
   }
 
+  /** The block the chain's settlement contract was deployed in (0 when its deployment is not known). */
+  async deployedBlock(network: ChainNetwork): Promise<number> {
+    const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first('deployedTxHash');
+    return row?.deployedTxHash ? ((await network.provider.getTransactionReceipt(row.deployedTxHash))?.blockNumber ?? 0) : 0;
+  }
+
   /**
    * The chain's deployment when a contract is recorded, an operator key is configured and the
    * contract is the version this Keel settles through (an earlier one reads batches differently:
@@ -109,7 +115,7 @@ export class SettlementDeployments {
     await this.db('settlement_contracts')
       .insert({ blockchainId: network.blockchainId, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash })
       .onConflict('blockchain_id')
-      .merge({ previousAddress: this.db.raw('settlement_contracts.address'), address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash, updatedAt: this.db.fn.now() });
+      .merge({ previousAddress: this.db.raw('settlement_contracts.address'), address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash, exitsScannedBlock: null, updatedAt: this.db.fn.now() });
     return { blockchainId: network.blockchainId, address, operator, feeRecipient, txHash };
   }
 }

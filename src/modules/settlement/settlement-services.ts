@@ -2,6 +2,7 @@ import type { Platform } from '../../platform/platform';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { CustodyLedgerSync, LedgerService } from '../ledger';
 import type { MarketService } from '../markets';
+import type { OrderService } from '../orders';
 import type { SendingWallets } from '../wallets';
 import type { GasTopUps, RecipientScreen, TransferService } from '../withdrawals';
 import { SettlementBatchService } from './settlement-batch.service';
@@ -11,11 +12,15 @@ import { SettlementReconciler } from './settlement-reconciler';
 import { TradingDepositOutcomes } from './trading-deposit-outcomes';
 import { TradingDepositReorgs } from './trading-deposit-reorgs';
 import { TradingExit } from './trading-exit';
+import { TradingExits } from './trading-exits';
 import { TradingMigration } from './trading-migration';
 import { TradingWithdrawalSender } from './trading-withdrawal-sender';
 import { TradingService } from './trading.service';
 
-/** The settlement module's services (SettlementServices), built from what they use; the custody ledger learns of settlement through them (SettlementLedgerView). */
+/**
+ * The settlement module's services (SettlementServices), built from what they use; the custody ledger learns of settlement through them
+ * (SettlementLedgerView), and the order book which wallets asked to exit a contract (TradingExits: their placements refused).
+ */
 export function createSettlementServices(
   platform: Platform,
   deps: {
@@ -28,12 +33,15 @@ export function createSettlementServices(
     custodyLedgerSync: CustodyLedgerSync;
     screen: RecipientScreen;
     markets: MarketService;
+    orders: OrderService;
   },
 ) {
   const { db, config, outbox, logger } = platform;
   const { chains, sendingWallets, ledger } = deps;
   const settlementDeployments = new SettlementDeployments(db, config, logger);
   deps.custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
+  const tradingExits = new TradingExits(db, settlementDeployments, deps.orders, logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS });
+  deps.orders.refuseExitsOf(tradingExits);
   const trading = new TradingService(db, sendingWallets, chains, deps.networks, deps.transfers, deps.gasTopUps, ledger, settlementDeployments, deps.screen, outbox, platform.unitOfWork);
   return {
     settlementDeployments,
@@ -41,7 +49,8 @@ export function createSettlementServices(
     settlementReconciler: new SettlementReconciler(db, settlementDeployments, outbox),
     trading,
     tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, logger),
-    tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, deps.custodyLedgerSync),
+    tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, deps.custodyLedgerSync, tradingExits),
+    tradingExits,
     tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
     tradingDepositReorgs: new TradingDepositReorgs(db, outbox, platform.metrics, logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }),
     tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, outbox, platform.failpoints, logger),

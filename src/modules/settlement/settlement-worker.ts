@@ -4,12 +4,13 @@ import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
 import type { Worker } from '../../platform/worker';
 import { startPollingLoop } from '../../platform/polling-loop';
-import type { ChainNetworks } from '../chains';
+import type { ChainNetwork, ChainNetworks } from '../chains';
 import type { SettlementBatcher } from './batcher';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { SettlementReconciler } from './settlement-reconciler';
 import type { ReconcileLine } from './reconciliation';
 import type { TradingDepositReorgs } from './trading-deposit-reorgs';
+import type { TradingExits } from './trading-exits';
 import { ChainLease, LeaseLost } from './chain-lease';
 import { shortReason } from '../../platform/chain-port/evm-transactions';
 
@@ -23,7 +24,8 @@ export interface SettlementWorkerOptions {
  * The worker role's settlement: on start, the contract is deployed on dev chains that lack it; then
  * each chain's batcher steps under a fenced lease in PostgreSQL (ChainLease: two workers never settle
  * one chain at once; the other takes over when the lease lapses, and the step renews it between
- * phases and commits every change only under it), and the reconciliation runs periodically and
+ * phases and commits every change only under it), after each step the contract's exit requests are
+ * read (TradingExits: a wallet that asked to exit places no more orders there), and the reconciliation runs periodically and
  * exports its count of differences as a metric, after a look for confirmed deposits to trading a
  * deep reorg took off the chain (TradingDepositReorgs: alarmed and sent again).
  */
@@ -44,6 +46,7 @@ export class SettlementWorker implements Worker {
     private readonly batcher: SettlementBatcher,
     private readonly reconciler: SettlementReconciler,
     private readonly depositReorgs: TradingDepositReorgs,
+    private readonly exits: TradingExits,
     private readonly metrics: Metrics,
     private readonly options: SettlementWorkerOptions,
     private readonly logger: Logger,
@@ -70,11 +73,21 @@ export class SettlementWorker implements Worker {
       if (!lease) continue;
       try {
         await this.batcher.step(d, lease);
+        await this.watchExits(d.network);
       } catch (e) {
         if (!(e instanceof LeaseLost)) throw e;
         this.leases.delete(network.blockchainId);
         this.logger.warn({ blockchainId: network.blockchainId, err: e.message }, 'settlement: the lease was lost mid-step; its holder now carries on');
       }
+    }
+  }
+
+  /** Exits asked of the contract (TradingExits): a failure to look is logged and tried again at the next step, the batcher's steps going on. */
+  private async watchExits(network: ChainNetwork): Promise<void> {
+    try {
+      await this.exits.watch(network);
+    } catch (e) {
+      this.logger.warn({ blockchainId: network.blockchainId, err: shortReason(e) }, 'settlement: reading exit requests from the contract failed, retrying');
     }
   }
 

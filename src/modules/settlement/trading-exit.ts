@@ -5,10 +5,8 @@ import type { LedgerService, CustodyLedgerSync } from '../ledger';
 import type { SendingWallets } from '../wallets';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { TradingService } from './trading.service';
-import { NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
-
-/** Blocks a `Released` log request covers (nodes commonly cap a request at a few thousand). */
-const RELEASED_SCAN_BLOCKS = 2_000;
+import type { TradingExits } from './trading-exits';
+import { contractLogs, NATIVE_TOKEN, revertReason, settlementInterface } from './settlement-contract';
 
 export interface ExitPayout {
   symbol: string;
@@ -29,9 +27,10 @@ export type ExitOutcome =
  * (`exit(token)`) to the wallet's address. Each payout moves the same amount in the ledger from
  * the wallet's trading account to its custody account (the gas is charged to custody), so the
  * ledger still equals the chain; an exit mined before a crash is moved by the next run (from the
- * contract's `Released` events). Refused while the trading account holds less than the contract
- * pays out (open orders, or trades of the wallet not settled yet: cancel them, or let them settle
- * or fail, first).
+ * contract's `Released` events). The request is recorded (TradingExits) as it is mined, and by
+ * every later run: the wallet's resting orders on the chain's markets are cancelled and it places
+ * no more. Refused while the trading account holds less than the contract pays out (trades of the
+ * wallet not settled yet: let them settle or fail first).
  */
 export class TradingExit {
   constructor(
@@ -41,6 +40,7 @@ export class TradingExit {
     private readonly wallets: SendingWallets,
     private readonly ledger: LedgerService,
     private readonly custody: CustodyLedgerSync,
+    private readonly exits: TradingExits,
   ) {}
 
   async run(network: ChainNetwork, organizationId: string, walletId: string): Promise<ExitOutcome> {
@@ -55,8 +55,11 @@ export class TradingExit {
     if (requestedAt === 0n) {
       const receipt = await this.send(network, wallet.organizationId, ledgerWallet, () => contract.requestExit());
       const at: bigint = await contract.exitRequestedAt(wallet.address);
+      await this.exits.record(network, { account: wallet.address, requestedAt: at, availableAt: at + delay, txHash: receipt.hash });
       return { step: 'requested', txHash: receipt.hash, availableAt: new Date(Number(at + delay) * 1000).toISOString() };
     }
+    // Asked before (by an earlier run, or from the wallet's address some other way): known to the order book before anything leaves.
+    await this.exits.record(network, { account: wallet.address, requestedAt, availableAt: requestedAt + delay, txHash: null });
     const availableAt = new Date(Number(requestedAt + delay) * 1000).toISOString();
     const assets = await assetsOfChain(this.db, network.blockchainId);
     const owner = { organizationId: wallet.organizationId, walletId: ledgerWallet };
@@ -68,7 +71,7 @@ export class TradingExit {
       const amount: bigint = await contract.balanceOf(token, wallet.address);
       if (amount === 0n) continue;
       const available = await this.ledger.spendable(this.db, ledgerWallet, a.id, 'trading');
-      if (available < amount) throw new Error(`the wallet's trading account has ${available} ${a.symbol} (base units) free, the contract pays out ${amount}: cancel its open orders, or let its trades settle or fail, first`);
+      if (available < amount) throw new Error(`the wallet's trading account has ${available} ${a.symbol} (base units) free, the contract pays out ${amount}: let its trades settle or fail first`);
       held.push({ asset: a, token, amount });
     }
     for (const h of held) {
@@ -85,20 +88,10 @@ export class TradingExit {
     return { step: 'exited', payouts };
   }
 
-  /**
-   * The wallet's payouts from the contract (its `Released` events), read from the contract's
-   * deployment on in pieces of RELEASED_SCAN_BLOCKS (nodes cap how many blocks a log request covers).
-   */
+  /** The wallet's payouts from the contract (its `Released` events), read from the contract's deployment on. */
   private async released(network: ChainNetwork, contract: ethers.Contract, account: string): Promise<{ token: string; amount: bigint; txHash: string }[]> {
-    const deployed = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first('deployedTxHash');
-    const head = await network.provider.getBlockNumber();
-    let from = deployed?.deployedTxHash ? ((await network.provider.getTransactionReceipt(deployed.deployedTxHash))?.blockNumber ?? 0) : 0;
-    const found: { token: string; amount: bigint; txHash: string }[] = [];
-    for (; from <= head; from += RELEASED_SCAN_BLOCKS) {
-      const logs = (await contract.queryFilter(contract.filters.Released(account), from, Math.min(from + RELEASED_SCAN_BLOCKS - 1, head))) as ethers.EventLog[];
-      found.push(...logs.map((l) => ({ token: l.args.token as string, amount: l.args.amount as bigint, txHash: l.transactionHash })));
-    }
-    return found;
+    const logs = await contractLogs(contract, contract.filters.Released(account), await this.deployments.deployedBlock(network), await network.provider.getBlockNumber());
+    return logs.map((l) => ({ token: l.args.token as string, amount: l.args.amount as bigint, txHash: l.transactionHash }));
   }
 
   /**

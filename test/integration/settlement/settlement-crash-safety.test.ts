@@ -49,7 +49,7 @@ function worker(opts: { failpoints?: string; wallets?: SendingWallets; leaseMs?:
   const failpoints = Failpoints.fromConfig({ KEEL_ENV: 'sandbox', KEEL_FAILPOINTS: opts.failpoints ?? '' }, platform.logger);
   const withdrawals = new TradingWithdrawalSender(db, opts.wallets ?? s.sendingWallets, s.ledger, platform.outbox, failpoints, platform.logger);
   const batcher = new SettlementBatcher(db, platform.outbox, withdrawals, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, platform.logger, failpoints);
-  return new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, s.tradingDepositReorgs, platform.metrics, { pollIntervalMs: 100, leaseMs: opts.leaseMs ?? 15_000, reconcileIntervalMs: 60_000 }, platform.logger);
+  return new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, s.tradingDepositReorgs, s.tradingExits, platform.metrics, { pollIntervalMs: 100, leaseMs: opts.leaseMs ?? 15_000, reconcileIntervalMs: 60_000 }, platform.logger);
 }
 
 /** Steps the worker until the trade is final; its status then. */

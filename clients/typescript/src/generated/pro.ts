@@ -161,7 +161,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order (walletId, market, side, type, price, quantity, timeInForce, postOnly, clientOrderId); only the leader of the market's shard takes it, other nodes answer 409 NOT_LEADER with Retry-After and details.leader
-         * @description Places an order; its effects are committed before the answer
+         * @description Places an order; its effects are committed before the answer. Refused with MARKET_HALTED on a halted market, TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract
          */
         post: operations["post_placeOrder"];
         delete?: never;
@@ -1059,7 +1059,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
         E409: {
             headers: {
                 [name: string]: unknown;
@@ -1198,7 +1198,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1259,7 +1259,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1318,7 +1318,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1377,7 +1377,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1431,7 +1431,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1492,7 +1492,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1549,7 +1549,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1603,7 +1603,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1665,7 +1665,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1729,7 +1729,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1788,7 +1788,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1842,7 +1842,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1899,7 +1899,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1961,7 +1961,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2022,7 +2022,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2081,7 +2081,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2144,7 +2144,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2198,7 +2198,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2257,7 +2257,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2320,7 +2320,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2374,7 +2374,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2431,7 +2431,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2488,7 +2488,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2542,7 +2542,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2604,7 +2604,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2658,7 +2658,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2719,7 +2719,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2780,7 +2780,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];

@@ -57,6 +57,7 @@ import * as m062 from './062_agent_payment_approvals_window';
 import * as m063 from './063_solana_blockhash_slot';
 import * as m064 from './064_checkouts_awaiting_index';
 import * as m065 from './065_trading_transfer_requesters';
+import * as m066 from './066_trading_exits';
 import * as m071 from './071_trading_withdrawal_payouts';
 
 /**
@@ -120,6 +121,7 @@ const migrations: Record<string, Knex.Migration> = {
   '063_solana_blockhash_slot': m063,
   '064_checkouts_awaiting_index': m064,
   '065_trading_transfer_requesters': m065,
+  '066_trading_exits': m066,
   '071_trading_withdrawal_payouts': m071,
 };
 
