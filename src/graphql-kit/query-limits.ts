@@ -15,6 +15,11 @@ export const MAX_NESTING = 500;
 const OPENING: ReadonlySet<string> = new Set([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
 const CLOSING: ReadonlySet<string> = new Set([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
 
+/** What parsing a client's document takes: graphql-js's `noLocation` leaves out every node's `loc`, and with it the text. */
+export interface ParseDocumentOptions {
+  noLocation?: boolean;
+}
+
 /**
  * Parses a client's document (GraphQL over HTTP and graphql-ws), at most MAX_TOKENS tokens. Its
  * nesting is counted first by graphql-js's lexer, which does not recurse: a document nested past
@@ -22,10 +27,19 @@ const CLOSING: ReadonlySet<string> = new Set([TokenKind.BRACE_R, TokenKind.BRACK
  * the parser or a validation rule. A syntax error is graphql-js's GraphQLError, as from `parse`.
  */
 export function parseDocument(text: string): DocumentNode {
+  return parseCountedDocument(text).document;
+}
+
+/**
+ * parseDocument, also answering how many tokens the document has (comments are none): what its
+ * nodes, and so its memory, grow with. A syntax error keeps its location whatever the options.
+ */
+export function parseCountedDocument(text: string, options: ParseDocumentOptions = {}): { document: DocumentNode; tokens: number } {
   const lexer = new Lexer(new Source(text));
   let depth = 0;
+  let tokens = 0;
   try {
-    for (let tokens = 0, token = lexer.advance(); token.kind !== TokenKind.EOF && tokens < MAX_TOKENS; token = lexer.advance(), tokens++) {
+    for (let token = lexer.advance(); token.kind !== TokenKind.EOF && tokens < MAX_TOKENS; token = lexer.advance(), tokens++) {
       if (OPENING.has(token.kind) && ++depth > MAX_NESTING) break;
       if (CLOSING.has(token.kind)) depth--;
     }
@@ -33,7 +47,7 @@ export function parseDocument(text: string): DocumentNode {
     // A syntax error before any nesting too deep: parse reports it.
   }
   if (depth > MAX_NESTING) throw new KeelError('BAD_REQUEST', `Syntax Error: Nesting limit of ${MAX_NESTING} exceeded: braces, brackets and parentheses nest deeper.`);
-  return parse(text, { maxTokens: MAX_TOKENS });
+  return { document: parse(text, { maxTokens: MAX_TOKENS, noLocation: options.noLocation }), tokens };
 }
 
 export interface QueryLimits {

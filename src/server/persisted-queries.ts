@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RedisClient } from '../platform/redis';
 import { withinMs } from '../platform/time-bound';
 import { KeelError } from '../platform/errors';
+import { BoundedCache } from '../platform/bounded-cache';
 
 export interface PersistedQueryOptions {
   /** Prefix of the Redis keys: `<REDIS_PREFIX><host>:apq:`. */
@@ -85,24 +86,24 @@ return evicted`;
  * never an error: the client then sends the full document.
  */
 export class PersistedQueryStore {
-  private readonly local = new Map<string, string>();
+  /** Each document weighs its bytes: at most localEntries of at most maxDocumentBytes. */
+  private readonly local: BoundedCache<string>;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly options: PersistedQueryOptions,
-  ) {}
+  ) {
+    this.local = new BoundedCache({ maxEntries: options.localEntries, maxBytes: options.localEntries * options.maxDocumentBytes });
+  }
 
   /** The organisation's document for a hash, or undefined when it has none (or Redis does not answer). */
   async document(organizationId: string, hash: string): Promise<string | undefined> {
     const localKey = `${organizationId}:${hash}`;
     const hit = this.local.get(localKey);
-    if (hit !== undefined) {
-      this.remember(localKey, hit);
-      return hit;
-    }
+    if (hit !== undefined) return hit;
     const stored = await this.run(READ, organizationId, [hash, String(this.options.ttlSeconds)]).catch(() => null);
     if (typeof stored !== 'string') return undefined;
-    this.remember(localKey, stored);
+    this.local.set(localKey, stored, Buffer.byteLength(stored));
     return stored;
   }
 
@@ -116,7 +117,7 @@ export class PersistedQueryStore {
       () => true,
       () => false,
     );
-    if (stored) this.remember(`${organizationId}:${hash}`, document);
+    if (stored) this.local.set(`${organizationId}:${hash}`, document, bytes);
     return stored;
   }
 
@@ -139,13 +140,6 @@ export class PersistedQueryStore {
   private keys(organizationId: string): [string, string, string] {
     const p = this.orgPrefix(organizationId);
     return [`${p}lru`, `${p}sizes`, `${p}bytes`];
-  }
-
-  private remember(key: string, value: string): void {
-    if (this.options.localEntries === 0) return;
-    this.local.delete(key);
-    this.local.set(key, value);
-    if (this.local.size > this.options.localEntries) this.local.delete(this.local.keys().next().value!);
   }
 }
 
