@@ -490,6 +490,9 @@ async function tradingBenchEnv(name: string, core: number, pro: number, chainId:
     PRO_PORT: String(pro),
     HOST: '127.0.0.1',
     RATE_LIMIT_SCALE: '100000',
+    // The realtime benchmark's subscribers (1,000 by default) are connections of one key.
+    WS_MAX_CONNECTIONS_PER_KEY: '100000',
+    WS_MAX_CONNECTIONS_PER_ORGANIZATION: '100000',
     DEV_CHAIN_IDS: String(chainId),
     DEV_CHAIN_PORT: '0',
     // The markets traded are on the EVM dev chain; the sandbox's Solana network would only add its slots' work.

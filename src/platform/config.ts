@@ -108,6 +108,10 @@ export const configSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5_000),
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(20),
+  /** graphql-ws connections one API key (with the tokens it issued) may hold open on a node, per host; one more is closed 4429. */
+  WS_MAX_CONNECTIONS_PER_KEY: z.coerce.number().int().positive().default(100),
+  /** graphql-ws connections one organisation (all its keys) may hold open on a node, per host; one more is closed 4429. */
+  WS_MAX_CONNECTIONS_PER_ORGANIZATION: z.coerce.number().int().positive().default(500),
   /** A subscription whose undelivered messages exceed this is a slow consumer: its connection is closed 4008. */
   WS_MAX_QUEUED_MESSAGES: z.coerce.number().int().positive().default(1_000),
   /** A connection whose socket holds more unsent bytes than this is a slow consumer: closed 4008. */

@@ -3,7 +3,7 @@ import { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import { WebSocket, WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { CloseCode } from 'graphql-ws';
-import { isKeelError } from '../platform/errors';
+import { isKeelError, KeelError } from '../platform/errors';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
 import type { Principal } from '../platform/auth/principal';
@@ -45,6 +45,12 @@ const MIN_RECHECK_MS = 1_000;
 
 /** Close code for a connection that does not read its messages fast enough (see docs/trading-and-realtime.md, "Realtime feeds"). */
 export const SLOW_CONSUMER_CLOSE_CODE = 4008;
+/**
+ * Close code for a connection_init refused with 429 RATE_LIMIT_EXCEEDED: over the key's rate limit, or
+ * over the open connections a key or an organisation may hold. graphql-ws's own code for too many
+ * initialisation requests, after which its clients do not reconnect by themselves.
+ */
+export const TOO_MANY_CLOSE_CODE = CloseCode.TooManyInitialisationRequests;
 /** A slow consumer's socket is destroyed this long after its close frame was queued, if it has not read it by then. */
 const SLOW_CONSUMER_GRACE_MS = 5_000;
 
@@ -62,11 +68,19 @@ function closeSlowConsumer(socket: WebSocket, reason: string, logger: Platform['
  * message re-checks the key and spends its rate limit and the monthly quota like an HTTP request, has its
  * text and nesting checked like an HTTP body (text-check.ts), and only subscriptions
  * run. A connection is closed (4401) once its key is revoked, its rotated-out secret expires or its token expires.
+ * Opening one spends a request of the key's rate limit, within caps of open connections per key and
+ * per organisation (socket-sessions.ts); refused, it is closed 4429 with the reason.
  */
 export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): void {
   const { host, schema, platform, origins, validate, contextFor } = opts;
   const { config } = platform;
-  const sessions = new SocketSessions(platform.authenticator, host, Math.max(config.AUTH_CACHE_TTL_MS, MIN_RECHECK_MS));
+  const sessions = new SocketSessions(platform.authenticator, host, {
+    recheckEveryMs: Math.max(config.AUTH_CACHE_TTL_MS, MIN_RECHECK_MS),
+    maxPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
+    maxPerOrganization: config.WS_MAX_CONNECTIONS_PER_ORGANIZATION,
+    // connection_init is a request of the key's rate limit (not of the month's quota).
+    spend: (principal) => platform.rateLimiter.consume(principal.tier, principal.apiKeyId),
+  });
   const capSubscriptions = subscriptionCap(config.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.BODY_LIMIT_BYTES });
   /** Each connection's TCP socket, whose writes are coalesced per turn of the event loop. */
@@ -88,6 +102,8 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
         } catch (error) {
           // A token's holder needs to know whether to fetch a new one: 4401 with the reason (graphql-ws then sends no 4403 of its own).
           if (credentials.token !== undefined && isKeelError(error) && error.status === 401) ctx.extra.socket.close(CloseCode.Unauthorized, error.message);
+          // Over the rate limit or the connection caps: 4429 with the reason.
+          if (isKeelError(error) && error.status === 429) ctx.extra.socket.close(TOO_MANY_CLOSE_CODE, refusalReason(error));
           return false;
         }
         ctx.extra.requestId = requestIdFor(ctx.extra.request);
@@ -165,6 +181,11 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
     sessions.dispose();
     await wsServer.dispose();
   });
+}
+
+/** A 429's message, with when to retry when the rate limit says (a close reason holds at most 123 bytes). */
+function refusalReason(error: KeelError): string {
+  return error.retryAfterSeconds === undefined ? error.message : `${error.message} (in ${error.retryAfterSeconds} s)`;
 }
 
 function formatWsError(error: Parameters<typeof toKeelError>[0], requestId: string) {

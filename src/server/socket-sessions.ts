@@ -2,8 +2,7 @@ import { CloseCode } from 'graphql-ws';
 import type { Authenticator, Credentials, KeySession } from '../platform/auth/authenticator';
 import type { Host } from '../platform/auth/permissions';
 import type { Principal } from '../platform/auth/principal';
-import { isKeelError } from '../platform/errors';
-
+import { isKeelError, KeelError } from '../platform/errors';
 
 /** setTimeout's longest delay; a later expiry is re-checked when this one fires. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -16,35 +15,60 @@ export interface SocketSession {
   expiryTimer?: NodeJS.Timeout;
 }
 
+export interface SocketSessionOptions {
+  /** How often every open connection's key is re-checked even without an invalidation. */
+  recheckEveryMs: number;
+  /** Connections one API key may hold open on this node's host, those of the tokens it issued included. */
+  maxPerKey: number;
+  /** Connections one organisation may hold open on this node's host, all its keys together. */
+  maxPerOrganization: number;
+  /** What opening a connection spends once its key is known (the key's rate limit); throws to refuse it. */
+  spend(principal: Principal): Promise<unknown>;
+}
+
 /**
  * Keeps long-lived connections under the same key rules as HTTP requests. A session is checked
  * through the authenticator (its per-node cache) on every operation; it is closed when any node
  * revokes or rotates its key and the key no longer authenticates, when its secret's rotation grace
  * ends or its access token expires, and, should an invalidation be lost with Redis, at the next
  * periodic check. A token's connection is tracked under its issuing key, so revoking the key ends it.
+ * Opening one spends a request of the key's rate limit, and a key (its tokens' connections counted
+ * under it) and an organisation each hold at most so many open connections.
  */
 export class SocketSessions {
   private readonly byKey = new Map<string, Set<SocketSession>>();
+  /** Open connections per organisation. */
+  private readonly byOrganization = new Map<string, number>();
   private readonly stopListening: () => void;
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
     private readonly authenticator: Authenticator,
     private readonly host: Host,
-    recheckEveryMs: number,
+    private readonly options: SocketSessionOptions,
   ) {
     this.stopListening = authenticator.onInvalidate((keyId) => void this.recheckKey(keyId));
-    this.sweep = setInterval(() => void this.recheckAll(), recheckEveryMs);
+    this.sweep = setInterval(() => void this.recheckAll(), options.recheckEveryMs);
     this.sweep.unref();
   }
 
-  /** Authenticates a new connection and tracks it; throws the KeelError when the key does not authenticate. */
+  /**
+   * Authenticates a new connection, spends what it costs and tracks it; throws the KeelError when the
+   * key does not authenticate, its rate limit is spent or it (or its organisation) holds as many
+   * connections as it may (429 RATE_LIMIT_EXCEEDED).
+   */
   async open(credentials: Credentials, close: SocketSession['close']): Promise<SocketSession> {
     const { principal, secretExpiresAt } = await this.authenticator.session(this.host, credentials);
-    const session: SocketSession = { credentials, principal, close };
+    await this.options.spend(principal);
+    const { maxPerKey, maxPerOrganization } = this.options;
     let sessions = this.byKey.get(principal.apiKeyId);
+    if ((sessions?.size ?? 0) >= maxPerKey) throw tooManyConnections('this API key', maxPerKey);
+    const inOrganization = this.byOrganization.get(principal.organizationId) ?? 0;
+    if (inOrganization >= maxPerOrganization) throw tooManyConnections('this organisation', maxPerOrganization);
+    const session: SocketSession = { credentials, principal, close };
     if (!sessions) this.byKey.set(principal.apiKeyId, (sessions = new Set()));
     sessions.add(session);
+    this.byOrganization.set(principal.organizationId, inOrganization + 1);
     this.scheduleExpiry(session, secretExpiresAt);
     return session;
   }
@@ -70,9 +94,14 @@ export class SocketSessions {
   /** Stops tracking the session, closing its connection with `reason` when one is given (4401: graphql-ws clients do not reconnect after it). */
   end(session: SocketSession, reason?: string): void {
     clearTimeout(session.expiryTimer);
-    const sessions = this.byKey.get(session.principal.apiKeyId);
-    sessions?.delete(session);
-    if (sessions?.size === 0) this.byKey.delete(session.principal.apiKeyId);
+    const { apiKeyId, organizationId } = session.principal;
+    const sessions = this.byKey.get(apiKeyId);
+    if (sessions?.delete(session)) {
+      if (sessions.size === 0) this.byKey.delete(apiKeyId);
+      const left = (this.byOrganization.get(organizationId) ?? 1) - 1;
+      if (left > 0) this.byOrganization.set(organizationId, left);
+      else this.byOrganization.delete(organizationId);
+    }
     if (reason !== undefined) session.close(CloseCode.Unauthorized, reason);
   }
 
@@ -81,6 +110,7 @@ export class SocketSessions {
     clearInterval(this.sweep);
     for (const sessions of this.byKey.values()) for (const session of sessions) clearTimeout(session.expiryTimer);
     this.byKey.clear();
+    this.byOrganization.clear();
   }
 
   private scheduleExpiry(session: SocketSession, secretExpiresAt: Date | null): void {
@@ -113,4 +143,8 @@ export class SocketSessions {
   private async quietCheck(session: SocketSession): Promise<void> {
     await this.check(session).catch(() => undefined);
   }
+}
+
+function tooManyConnections(holder: string, limit: number): KeelError {
+  return new KeelError('RATE_LIMIT_EXCEEDED', `Too many connections: ${holder} holds ${limit} open on this node; close one first`, { limit });
 }

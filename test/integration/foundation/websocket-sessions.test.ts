@@ -3,8 +3,10 @@ import WebSocket from 'ws';
 import { startKeel, Keel } from '../../../src/app';
 import { useTestKeel } from '../../support/use-test-keel';
 import { eventually } from '../../support/eventually';
+import type { TestOrg } from '../../support/keel';
 
-const { t, orgs: [org] } = useTestKeel({}, { orgs: 1 });
+// Low connection caps, so that reaching them takes a few sockets (no other test here holds as many).
+const { t, orgs: [org] } = useTestKeel({ WS_MAX_CONNECTIONS_PER_KEY: 3, WS_MAX_CONNECTIONS_PER_ORGANIZATION: 5 }, { orgs: 1 });
 
 interface Socket {
   client: Client;
@@ -19,7 +21,10 @@ afterEach(async () => {
   await Promise.all(sockets.splice(0).map((s) => s.client.dispose()));
 });
 
-function openSocket(baseUrl: string, credentials: { apiKey: string; orgId: string }): Socket {
+type Credentials = { apiKey: string; orgId: string } | { token: string };
+
+/** A graphql-ws client; `eager` connects at once instead of on its first subscribe. */
+function openSocket(baseUrl: string, credentials: Credentials, { eager = false } = {}): Socket {
   const closes: Socket['closes'] = [];
   let onConnected!: () => void;
   const connected = new Promise<void>((resolve) => (onConnected = resolve));
@@ -29,6 +34,8 @@ function openSocket(baseUrl: string, credentials: { apiKey: string; orgId: strin
     connectionParams: credentials,
     retryAttempts: 0,
     lazyCloseTimeout: 0,
+    lazy: !eager,
+    onNonLazyError: () => undefined,
     on: {
       connected: () => onConnected(),
       closed: (event) => {
@@ -53,8 +60,8 @@ function openSocket(baseUrl: string, credentials: { apiKey: string; orgId: strin
 
 const EVENTS = 'subscription { events { id type } }';
 
-async function newKey(scopes = ['read']): Promise<{ id: string; secret: string }> {
-  const res = await org.core.post('/v1/api-keys', { name: `ws-${Date.now()}`, scopes });
+async function newKey(scopes = ['read'], owner: TestOrg = org): Promise<{ id: string; secret: string }> {
+  const res = await owner.core.post('/v1/api-keys', { name: `ws-${Date.now()}`, scopes });
   expect(res.status).toBe(201);
   return { id: res.body.data.id, secret: res.body.data.secret };
 }
@@ -150,5 +157,63 @@ describe('operations over a socket', () => {
     }
     expect(http.status).toBe(429);
     expect(socket.closes).toEqual([]);
+  });
+});
+
+/** Opens an eager connection and waits for its acknowledgement or its close. */
+async function connect(credentials: Credentials): Promise<Socket> {
+  const socket = openSocket(t.coreUrl, credentials, { eager: true });
+  let acknowledged = false;
+  void socket.connected.then(() => (acknowledged = true));
+  await eventually(() => acknowledged || socket.closes.length > 0, 5_000, 10);
+  return socket;
+}
+
+describe('opening a connection', () => {
+  // This file's Keel: WS_MAX_CONNECTIONS_PER_KEY 3, WS_MAX_CONNECTIONS_PER_ORGANIZATION 5.
+  test("a key holds at most WS_MAX_CONNECTIONS_PER_KEY open, its tokens' counted under it: the next is closed 4429 with the reason", async () => {
+    const key = await newKey();
+    const asKey = { apiKey: key.secret, orgId: org.orgId };
+    const issued = await org.core.with(asKey).post('/v1/tokens', { ttlSeconds: 300 });
+    expect(issued.status).toBe(201);
+    const token = { token: issued.body.data.token as string };
+
+    const open = [await connect(asKey), await connect(asKey), await connect(token)];
+    for (const socket of open) expect(socket.closes).toEqual([]);
+    const refusal = { code: 4429, reason: 'Too many connections: this API key holds 3 open on this node; close one first' };
+    for (const credentials of [asKey, token]) expect((await connect(credentials)).closes).toEqual([refusal]);
+    expect(open.flatMap((s) => s.closes)).toEqual([]);
+
+    // Another key of the organisation is not held up by this one.
+    expect((await connect({ apiKey: org.adminKey, orgId: org.orgId })).closes).toEqual([]);
+    // Once one of the key's connections closes, the key may open another.
+    await open[0].client.dispose();
+    await eventually(async () => (await connect(asKey)).closes.length === 0, 5_000);
+  });
+
+  test('an organisation holds at most WS_MAX_CONNECTIONS_PER_ORGANIZATION open, all its keys together', async () => {
+    const other = await t.createOrg();
+    const keys = [other.adminKey, (await newKey(['read'], other)).secret, (await newKey(['read'], other)).secret];
+    const as = (apiKey: string) => ({ apiKey, orgId: other.orgId });
+    const open = await Promise.all([keys[0], keys[0], keys[0], keys[1], keys[1]].map((k) => connect(as(k))));
+    expect(open.flatMap((s) => s.closes)).toEqual([]);
+
+    expect((await connect(as(keys[2]))).closes).toEqual([{ code: 4429, reason: 'Too many connections: this organisation holds 5 open on this node; close one first' }]);
+    // Not another organisation's.
+    expect((await connect({ apiKey: org.adminKey, orgId: org.orgId })).closes).toEqual([]);
+  });
+
+  test("spends a request of the key's rate limit, shared with HTTP: over it, the connection is closed 4429 with when to retry", async () => {
+    const starter = await t.createOrg({ tier: 'Starter' }); // 5 requests a second
+    const asStarter = { apiKey: starter.adminKey, orgId: starter.orgId };
+    expect((await connect(asStarter)).closes).toEqual([]);
+    // The connection took one of the second's five: four more fit, over HTTP.
+    const statuses = await Promise.all(Array.from({ length: 4 }, async () => (await starter.core.get('/v1/api-keys')).status));
+    expect(statuses).toEqual([200, 200, 200, 200]);
+
+    const refused = await connect(asStarter);
+    expect(refused.closes).toHaveLength(1);
+    expect(refused.closes[0].code).toBe(4429);
+    expect(refused.closes[0].reason).toMatch(/^Rate limit exceeded; retry after the reset time \(in \d+ s\)$/);
   });
 });
