@@ -86,7 +86,6 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions });
   wallets.watchedWallets.watchInUse((blockchainId) => addressesSendingOn(platform.db, blockchainId));
   const swaps = createSwapsServices(platform, { ...chains, ...wallets, ...withdrawals, destinationScreen: sanctionsDestinationScreen(aml.sanctions) });
-  const signing = createSigningServices(platform, { ...chains, ...wallets, ...withdrawals, screen: aml.sanctions });
   const deposits = createDepositsServices(platform, { ...chains, ...wallets });
   const checkout = createCheckoutServices(platform, { ...chains, ...wallets, sweeper: withdrawals.autoSweeper });
   const paymentLinks = createPaymentLinksServices(platform, { ...chains, ...wallets, ...checkout });
@@ -98,6 +97,8 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const realtime = createRealtimeServices(platform, { ...markets, ...orders, ...marketData, ...ledger });
   const agents = createAgentsServices(platform, { ...apiKeys, ...organizations, ...chains, ...wallets, walletAml: aml.walletAml, ...withdrawals, screen: aml.sanctions, ...prices });
   const settlement = createSettlementServices(platform, { ...chains, ...wallets, ...withdrawals, ...ledger, screen: aml.sanctions, ...markets, ...orders });
+  // After settlement: signing refuses calls of Keel's settlement contracts (its SettlementContracts port).
+  const signing = createSigningServices(platform, { ...chains, ...wallets, ...withdrawals, screen: aml.sanctions, settlementContracts: settlement.settlementDeployments });
 
   // Approval listeners (in the approving transaction): a held swap's router deadline starts again; a held signing request goes on.
   withdrawals.transfers.approvals.onApproved(swaps.swaps.approved);

@@ -48,6 +48,19 @@ export class SettlementDeployments {
     return row?.address ?? null;
   }
 
+  /**
+   * Whether `address` is a settlement contract Keel deployed on the chain: its current one, or the
+   * one it replaced (which holds what `keel settlement migrate` has not handed back yet). The
+   * signing module's SettlementContracts: a wallet's key calls neither through the signing API.
+   */
+  async isSettlementContract(blockchainId: string, address: string): Promise<boolean> {
+    const row = await this.db('settlement_contracts')
+      .where({ blockchainId })
+      .andWhere((q) => q.whereRaw('lower(address) = ?', [address.toLowerCase()]).orWhereRaw('lower(previous_address) = ?', [address.toLowerCase()]))
+      .first('blockchainId');
+    return row !== undefined;
+  }
+
   /** The block the chain's settlement contract was deployed in (0 when its deployment is not known). */
   async deployedBlock(network: ChainNetwork): Promise<number> {
     const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first('deployedTxHash');

@@ -8,6 +8,7 @@ import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScree
 import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
 import type { QueuedLine } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
+import type { SettlementContracts } from './settlement-contracts';
 import { addressesIn, Call, CallFields, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
 
@@ -43,6 +44,8 @@ export interface PlanDeps {
   chains: ChainService;
   networks: ChainNetworks;
   screen: RecipientScreen;
+  /** Keel's settlement contracts (the settlement module's): no request calls one or signs for one. */
+  settlementContracts: SettlementContracts;
   /** The chain balance must cover a broadcast transaction's amount (and what is in flight) and its gas. */
   ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: QueuedLine[]): Promise<void>;
 }
@@ -93,6 +96,7 @@ export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input
   const risks = [...new Set([...typedDataRisks(typed), ...calls.flatMap((c) => c.risks), ...unread])];
   const counterparties = [...addressesIn([typed.domain.verifyingContract, typed.message])].filter((a) => a !== wallet.address);
   const refusal = await firstRefusal(
+    () => refuseSettlementDomain(deps, chains, typed.domain.verifyingContract),
     () => screen(deps.screen, counterparties, 'typedData'),
     async () => {
       if (transfer) await checkTypedDataTransfer(deps, wallet, chains, transfer);
@@ -196,6 +200,8 @@ interface NamedLine {
 /** What a call moves or grants, read against the tokens Keel knows on its chain. */
 interface CallAssessment {
   to: string;
+  /** The call's `to` is a settlement contract of Keel's on the chain (SettlementContracts). */
+  toSettlement: boolean;
   decoded: DecodedCall;
   native: AssetView;
   /** The token Keel knows that the call transfers or approves; null for any other call. */
@@ -218,6 +224,7 @@ interface CallAssessment {
  */
 async function assessCall(deps: PlanDeps, network: ChainNetwork, wallet: SendingWallet, call: Call, fields: CallFields): Promise<CallAssessment> {
   const assets = await deps.chains.withChains(await deps.chains.assetsOf(network.blockchainId));
+  const toSettlement = await deps.settlementContracts.isSettlementContract(network.blockchainId, call.to);
   const native = assets.find((a) => a.isNative)!;
   const decoded = decodeCall(call.data);
   const tokenAt = (address: string) => assets.find((a) => !a.isNative && a.address.toLowerCase() === address.toLowerCase()) ?? null;
@@ -235,7 +242,7 @@ async function assessCall(deps: PlanDeps, network: ChainNetwork, wallet: Sending
     line = { asset: native, recipient: call.to, rawAmount: call.value, call };
   }
   const holdings = decoded.kind === 'erc20_approve' && token ? (await readBalances(network.provider, wallet.address, [token]))[0] : null;
-  return { to: call.to, decoded, native, token, lines, risks: transactionRisks(decoded, holdings), line };
+  return { to: call.to, toSettlement, decoded, native, token, lines, risks: transactionRisks(decoded, holdings), line };
 }
 
 /** The address a decoded call pays or empowers: the recipient of a transfer, the spender of an approve, the operator of setApprovalForAll. */
@@ -254,14 +261,17 @@ function partyOf(call: DecodedCall): string | null {
 }
 
 /**
- * The checks of a call, in order: its counterparties screened; its lines under the wallet's
- * allowedRecipients and maxTransferAmount; under a maxTransferAmount, no call that moves or grants
- * a token Keel does not know (it cannot be capped).
+ * The checks of a call, in order: not a call of Keel's settlement contract; its counterparties
+ * screened; its lines under the wallet's allowedRecipients and maxTransferAmount; under a
+ * maxTransferAmount, no call that moves or grants a token Keel does not know (it cannot be capped).
  */
 function callChecks(deps: PlanDeps, wallet: SendingWallet, call: CallAssessment, fields: CallFields): (() => void)[] {
   const { security } = wallet.configurations;
   const parties = [{ recipient: call.to, field: fields.to }, ...call.lines.map((l) => ({ recipient: l.recipient, field: l.fields.recipient }))];
   return [
+    () => {
+      if (call.toSettlement) throw settlementRefusal(fields.to, call.to);
+    },
     () => checkSanctions(deps.screen, parties, (i) => parties[i].field),
     () => checkTransferPolicy(security, call.lines, (i, part) => call.lines[i].fields[part]),
     () => {
@@ -346,6 +356,33 @@ function typedDataOf(value: Record<string, unknown>): TypedDataRequest {
     if (!Array.isArray(fields) || fields.some((f) => !isObject(f) || typeof f.name !== 'string' || typeof f.type !== 'string')) throw KeelError.invalidField(`typedData.types.${name}`, 'must be a list of {name, type}');
   }
   return value as unknown as TypedDataRequest;
+}
+
+/**
+ * Typed data under the domain of Keel's settlement contract, on one of the chains it may be for, is
+ * an authorisation that contract honours (a `Withdrawal` of the wallet's trading balance): Keel
+ * signs those itself, for the withdrawals from trading it has taken from the ledger.
+ */
+async function refuseSettlementDomain(deps: PlanDeps, chains: ChainNetwork[], verifyingContract: unknown): Promise<void> {
+  if (typeof verifyingContract !== 'string' || !ethers.isAddress(verifyingContract)) return;
+  for (const n of chains) {
+    if (await deps.settlementContracts.isSettlementContract(n.blockchainId, verifyingContract)) {
+      throw settlementRefusal('typedData.domain.verifyingContract', ethers.getAddress(verifyingContract));
+    }
+  }
+}
+
+/**
+ * 403 FORBIDDEN naming `field`: a wallet's key does not call Keel's settlement contract, nor sign
+ * for it, through the signing API (SettlementContracts says why); the message says what to use.
+ */
+function settlementRefusal(field: string, contract: string): KeelError {
+  return new KeelError(
+    'FORBIDDEN',
+    `${field} is Keel's settlement contract (${contract}), which holds the wallets' trading balances: the wallet's key does not call it or sign for it here, as that would move them past Keel's trading ledger. ` +
+      'Use the trading deposit and withdrawal API (POST /v1/orderbook/wallets/{walletId}/trading/deposits and /trading/withdrawals; depositToTrading and withdrawFromTrading), or `keel settlement exit` to leave the contract',
+    { fields: [{ field, error: 'INVALID_FIELD' }], settlementContract: contract },
+  );
 }
 
 /** 403 SANCTIONED_ADDRESS for the first counterparty on a sanctions list (the withdrawals' screen), naming `field`. */

@@ -30,7 +30,7 @@ export class SigningResolver {
   }
 
   @Authorized('admin')
-  @Mutation(() => SignatureType, { description: "Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals" })
+  @Mutation(() => SignatureType, { description: "Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals; typed data for Keel's settlement contract (under its domain, or carrying a call of it) is refused (FORBIDDEN)" })
   signTypedDataWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTypedDataInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signTypedData(ctx.principal.organizationId, ctx.principal.apiKeyId, { masterWalletId: id }, input);
   }
@@ -42,7 +42,7 @@ export class SigningResolver {
   }
 
   @Authorized('admin')
-  @Mutation(() => SignatureType, { description: "Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast)" })
+  @Mutation(() => SignatureType, { description: "Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast); a call of Keel's settlement contract is refused (FORBIDDEN, naming to): its balances move through depositToTrading and withdrawFromTrading" })
   signTransactionWithMasterWallet(@Arg('id', () => ID) id: string, @Arg('input') input: SignTransactionInput, @Ctx() ctx: Context): Promise<SignatureType> {
     return ctx.services.signing.signTransaction(ctx.principal.organizationId, ctx.principal.apiKeyId, { masterWalletId: id }, input);
   }

@@ -11,6 +11,8 @@ import { shippedSanctionsDirectory } from '../../../src/modules/aml/sanctions-fi
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, setAutomine } from '../../support/chain-controls';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { settlementInterface } from '../../../src/modules/settlement/settlement-contract';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 
 const SANCTIONED = readFileSync(path.join(shippedSanctionsDirectory(), 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n')[0].trim();
 const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function balanceOf(address) view returns (uint256)']);
@@ -412,6 +414,62 @@ describe('signing with master wallets and deposit addresses', () => {
     const named = await org.core.post(`/v1/master-wallets/${open.id}/sign/typed-data`, { typedData: safe, acknowledgeRisk: 'SPENDING_APPROVAL' });
     expect(named.status).toBe(201);
     expect(named.body.data).toMatchObject({ status: 'SIGNED', risks: ['CALL_AUTHORIZATION'], acknowledgedRisk: 'SPENDING_APPROVAL' });
+  });
+
+  test("Keel's settlement contract is not called nor signed for through the signing API: a transaction (exit, requestExit, a deposit, any call), a forwarded call or meta-transaction of it, and typed data under its domain are refused (403 FORBIDDEN naming the field, recorded); an approval of it as spender is an ordinary approval", async () => {
+    const network = t.keel.services.networks.get(chainId)!;
+    const deployments = t.keel.services.settlementDeployments;
+    await deployments.ensureOnDevChain(network);
+    const contract = (await deployments.address(chainId))!;
+    const evmChainId = network.spec.chainId;
+    const w = await wallet();
+    await fund(w.walletAddress, '1');
+    const settlement = settlementInterface();
+    const calls = {
+      exit: { data: settlement.encodeFunctionData('exit', [assets.USDC.address]) },
+      requestExit: { data: settlement.encodeFunctionData('requestExit') },
+      deposit: { data: settlement.encodeFunctionData('deposit', [assets.USDC.address, 1n]) },
+      depositNative: { data: settlement.encodeFunctionData('depositNative'), value: '1000' },
+      plainValue: { value: '1000' },
+    };
+    const refusedAs = (res: { status: number; body: { error: { code: string; message: string; details: object } } }, field: string) => {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', details: { fields: [{ field, error: 'INVALID_FIELD' }], settlementContract: contract } });
+      expect(res.body.error.message).toMatch(/trading\/deposits.*keel settlement exit/);
+    };
+    const nonce = await network.provider.getTransactionCount(w.walletAddress);
+    for (const call of Object.values(calls)) {
+      // Signed and returned, or sent by Keel's sender: neither, whatever the casing of the address.
+      for (const sending of [{ gasLimit: '100000' }, {}, { broadcast: true }]) {
+        refusedAs(await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: contract.toLowerCase(), ...call, ...sending }), 'to');
+      }
+    }
+    // A call typed data makes as the signer is the same call.
+    refusedAs(await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: forwardRequest(evmChainId, w.walletAddress, contract, calls.exit.data) }), 'typedData.message.to');
+    refusedAs(await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: metaTransaction(contract, evmChainId, w.walletAddress, calls.requestExit.data) }), 'typedData.domain.verifyingContract');
+    // Typed data under the contract's own domain is what it honours: a withdrawal of the wallet's trading balance (Keel signs those itself).
+    const withdrawal = {
+      domain: { name: 'KeelSettlement', version: '1', chainId: evmChainId, verifyingContract: contract },
+      types: { Withdrawal: typedFields('uint64 key', 'address account', 'address token', 'uint256 amount', 'address to') },
+      primaryType: 'Withdrawal',
+      message: { key: '7', account: w.walletAddress, token: assets.USDC.address, amount: '1000000', to: recipient() },
+    };
+    refusedAs(await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: withdrawal }), 'typedData.domain.verifyingContract');
+    // Nothing was sent, and each refusal is an outcome on record.
+    expect(await network.provider.getTransactionCount(w.walletAddress)).toBe(nonce);
+    const listed = (await org.core.get(`/v1/master-wallets/${w.id}/signatures?limit=100`)).body.data as { status: string; errorCode: string }[];
+    expect(listed).toHaveLength(Object.keys(calls).length * 3 + 3);
+    expect(new Set(listed.map((r) => `${r.status} ${r.errorCode}`))).toEqual(new Set(['REFUSED FORBIDDEN']));
+
+    // The contract Keel replaced still holds balances until `keel settlement migrate` hands them back: refused as well.
+    await deployments.deploy(network, devChainAccount(0).privateKey, {});
+    expect(await deployments.address(chainId)).not.toBe(contract);
+    refusedAs(await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: contract, ...calls.exit, gasLimit: '100000' }), 'to');
+
+    // An approval with the contract as spender moves nothing (the contract takes a token only in a deposit the wallet itself sends,
+    // which the signing API does not): an ordinary approval, under the usual spending rules.
+    const revoke = await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: erc20.encodeFunctionData('approve', [contract, 0n]), gasLimit: '60000' });
+    expect(revoke.status).toBe(201);
   });
 
   test('a counterparty on a sanctions list is refused (403 SANCTIONED_ADDRESS) and the refusal announced', async () => {
