@@ -42,7 +42,7 @@ export function createSettlementServices(
   deps.custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
   const tradingExits = new TradingExits(db, settlementDeployments, deps.orders, logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS });
   deps.orders.refuseExitsOf(tradingExits);
-  const trading = new TradingService(db, sendingWallets, chains, deps.networks, deps.transfers, deps.gasTopUps, ledger, settlementDeployments, deps.screen, outbox, platform.unitOfWork);
+  const trading = new TradingService(db, sendingWallets, chains, deps.networks, deps.transfers, deps.gasTopUps, ledger, settlementDeployments, tradingExits, deps.screen, outbox, platform.unitOfWork);
   return {
     settlementDeployments,
     settlementBatches: new SettlementBatchService(db, deps.markets, chains),

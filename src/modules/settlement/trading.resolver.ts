@@ -12,7 +12,7 @@ type Context = GraphQLContext<TradingResolverServices>;
 @Resolver()
 export class TradingResolver {
   @Authorized('orderbook_funds:move')
-  @Mutation(() => TradingTransferType, { description: "Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED" })
+  @Mutation(() => TradingTransferType, { description: "Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED. Refused with TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract" })
   depositToTrading(@Arg('walletId', () => ID) walletId: string, @Arg('input') input: TradingDepositInputType, @Ctx() ctx: Context): Promise<TradingTransferView> {
     return ctx.services.trading.deposit(ctx.principal.organizationId, walletId, input);
   }

@@ -16,6 +16,7 @@ import type { QueuedLine, TransferService, GasTopUps } from '../withdrawals';
 import { checkFourEyes, checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddress, setItemPredecessor } from '../withdrawals';
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SettlementDeployments } from './settlement-deployments';
+import type { TradingExits } from './trading-exits';
 import { settlementInterface } from './settlement-contract';
 import { checkedPermit } from './token-permits';
 import { withheldProceeds } from './unsettled-trades';
@@ -134,6 +135,7 @@ export class TradingService {
     private readonly gasTopUps: GasTopUps,
     private readonly ledger: LedgerService,
     private readonly deployments: SettlementDeployments,
+    private readonly exits: Pick<TradingExits, 'exitsOf'>,
     private readonly sanctions: RecipientScreen,
     private readonly outbox: Outbox,
     private readonly uow: UnitOfWork,
@@ -146,7 +148,8 @@ export class TradingService {
    * first when the token has none; `coinAmount` of the coin in the same transaction), credited to
    * trading once the deposit is CONFIRMED. A
    * wallet without the coin for the gas is refused (INSUFFICIENT_FUNDS) unless `gasSponsorWalletId`
-   * names a wallet that pays it (a gas top-up the deposit waits for).
+   * names a wallet that pays it (a gas top-up the deposit waits for). A wallet that asked to exit
+   * the chain's contract is refused (TRADING_EXIT_REQUESTED) before anything moves.
    */
   async deposit(organizationId: string, walletId: string, input: TradingDepositInput): Promise<TradingTransferView> {
     const id = await this.uow.runChecked(
@@ -179,6 +182,7 @@ export class TradingService {
   /** `reservedCoin`: coin at the wallet's address that is not the wallet's to spend on gas (a migration's trading balance still there). */
   private async checkDeposit(wallet: SendingWallet, input: { assetId: string; amount: string; coinAmount?: string | null }, sponsor: SendingWallet | null, reservedCoin = 0n): Promise<CheckedDeposit> {
     const { asset, network, contract, rawAmount } = await this.priced(wallet, input);
+    await this.refuseIfExiting(wallet, network);
     if (sponsor && !sponsor.blockchainIds.includes(network.blockchainId)) throw KeelError.invalidField('gasSponsorWalletId', 'the sponsor wallet is not enabled on the chain of this asset');
     const coin = input.coinAmount ? await this.coinWith(asset, input.coinAmount) : null;
     const [held] = await readBalances(network.provider, wallet.address, [asset]);
@@ -200,6 +204,23 @@ export class TradingService {
       }
     }
     return { wallet, asset, network, contract, rawAmount, coin, approval, permit, sponsor, gasCost, reservedCoin };
+  }
+
+  /**
+   * A wallet that asked to exit the chain's settlement contract deposits no more to it: it places no
+   * orders there (orders' placement checks), so a deposit would only sit in a contract it cannot
+   * trade from, to be taken out again by `keel settlement exit`. The contract cannot take a request
+   * back, so neither does this refusal (its details as the order refusal's, with the chain).
+   */
+  private async refuseIfExiting(wallet: SendingWallet, network: ChainNetwork): Promise<void> {
+    const walletId = wallet.addressId ?? wallet.masterWalletId;
+    const exit = (await this.exits.exitsOf(network.blockchainId, [walletId])).get(walletId);
+    if (!exit) return;
+    throw new KeelError(
+      'TRADING_EXIT_REQUESTED',
+      `The wallet has asked to exit the settlement contract of ${network.spec.name} (its balance may leave the contract from ${exit.availableAt.toISOString()}): it deposits no more to trading on the chain. Withdrawals from its trading balance still work`,
+      { walletId, blockchainId: network.blockchainId, requestedAt: exit.requestedAt.toISOString(), availableAt: exit.availableAt.toISOString() },
+    );
   }
 
   /** The chain's coin deposited with a token (`coinAmount`): refused with the coin itself, which is deposited alone. */

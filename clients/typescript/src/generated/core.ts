@@ -3464,7 +3464,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
         E409: {
             headers: {
                 [name: string]: unknown;
@@ -3640,7 +3640,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3701,7 +3701,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3758,7 +3758,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3815,7 +3815,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3875,7 +3875,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3938,7 +3938,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3999,7 +3999,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4060,7 +4060,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4121,7 +4121,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4186,7 +4186,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4258,7 +4258,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4319,7 +4319,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4374,7 +4374,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4436,7 +4436,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4495,7 +4495,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4562,7 +4562,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4623,7 +4623,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4678,7 +4678,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4736,7 +4736,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4798,7 +4798,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4852,7 +4852,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4913,7 +4913,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4976,7 +4976,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5039,7 +5039,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5094,7 +5094,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5155,7 +5155,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5209,7 +5209,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5266,7 +5266,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5327,7 +5327,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5384,7 +5384,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5441,7 +5441,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5498,7 +5498,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5561,7 +5561,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5615,7 +5615,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5676,7 +5676,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5728,7 +5728,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5789,7 +5789,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5848,7 +5848,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5902,7 +5902,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5959,7 +5959,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6020,7 +6020,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6084,7 +6084,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6138,7 +6138,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6195,7 +6195,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6257,7 +6257,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6311,7 +6311,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6487,7 +6487,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6550,7 +6550,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6609,7 +6609,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6663,7 +6663,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6724,7 +6724,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6788,7 +6788,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6849,7 +6849,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6906,7 +6906,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6962,7 +6962,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7018,7 +7018,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7075,7 +7075,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7138,7 +7138,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7199,7 +7199,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7260,7 +7260,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7321,7 +7321,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7386,7 +7386,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7458,7 +7458,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7519,7 +7519,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7580,7 +7580,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7632,7 +7632,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7684,7 +7684,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7738,7 +7738,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7801,7 +7801,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7860,7 +7860,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7914,7 +7914,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7975,7 +7975,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8042,7 +8042,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8101,7 +8101,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8155,7 +8155,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8209,7 +8209,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8270,7 +8270,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8327,7 +8327,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8391,7 +8391,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8448,7 +8448,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8513,7 +8513,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8577,7 +8577,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8636,7 +8636,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8690,7 +8690,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8745,7 +8745,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8806,7 +8806,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8863,7 +8863,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8920,7 +8920,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8983,7 +8983,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9037,7 +9037,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9101,7 +9101,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9160,7 +9160,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9214,7 +9214,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9277,7 +9277,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9336,7 +9336,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9399,7 +9399,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9453,7 +9453,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9510,7 +9510,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9567,7 +9567,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9624,7 +9624,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9687,7 +9687,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9741,7 +9741,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9798,7 +9798,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9860,7 +9860,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9919,7 +9919,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9973,7 +9973,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10034,7 +10034,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10091,7 +10091,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10152,7 +10152,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10213,7 +10213,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10265,7 +10265,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];

@@ -455,8 +455,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's
-         * @description Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED
+         * Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's; 409 TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract
+         * @description Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED. Refused with TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract
          */
         post: operations["post_depositToTrading"];
         delete?: never;
@@ -1059,7 +1059,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
         E409: {
             headers: {
                 [name: string]: unknown;
@@ -1198,7 +1198,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1259,7 +1259,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1318,7 +1318,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1377,7 +1377,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1431,7 +1431,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1492,7 +1492,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1549,7 +1549,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1603,7 +1603,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1665,7 +1665,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1729,7 +1729,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1788,7 +1788,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1842,7 +1842,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1899,7 +1899,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1961,7 +1961,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2022,7 +2022,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2081,7 +2081,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2144,7 +2144,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2198,7 +2198,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2257,7 +2257,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2320,7 +2320,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2374,7 +2374,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2431,7 +2431,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2488,7 +2488,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2542,7 +2542,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2604,7 +2604,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2658,7 +2658,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2719,7 +2719,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2780,7 +2780,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
