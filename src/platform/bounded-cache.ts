@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 export interface BoundedCacheLimits {
   /** At most this many entries… */
   maxEntries: number;
@@ -6,50 +8,39 @@ export interface BoundedCacheLimits {
 }
 
 /**
- * An in-memory cache bounded in entries and in bytes: adding past either bound evicts the least
- * recently used entries first; an entry heavier than the whole budget is not kept. What an entry
- * weighs is its caller's estimate of the memory it keeps alive.
+ * An in-memory cache bounded in entries and in bytes (lru-cache): adding past either bound evicts
+ * the least recently used entries first; an entry heavier than the whole budget is not kept. What
+ * an entry weighs is its caller's estimate of the memory it keeps alive.
  */
-export class BoundedCache<V> {
-  private readonly entries = new Map<string, { value: V; bytes: number }>();
-  private weight = 0;
+export class BoundedCache<V extends {}> {
+  /** None when no entry is allowed (lru-cache needs a positive bound). */
+  private readonly lru: LRUCache<string, V> | null;
 
-  constructor(private readonly limits: BoundedCacheLimits) {}
+  constructor(limits: BoundedCacheLimits) {
+    this.lru = limits.maxEntries > 0 && limits.maxBytes > 0 ? new LRUCache<string, V>({ max: limits.maxEntries, maxSize: limits.maxBytes }) : null;
+  }
 
   /** The value under `key`, now the most recently used; undefined when there is none. */
   get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.value;
+    return this.lru?.get(key);
   }
 
   /** Keeps `value` under `key`, weighing `bytes`; false when it is not kept (heavier than the budget, or none). */
   set(key: string, value: V, bytes: number): boolean {
-    this.delete(key);
-    const { maxEntries, maxBytes } = this.limits;
-    if (maxEntries === 0 || bytes > maxBytes) return false;
-    while (this.entries.size >= maxEntries || this.weight + bytes > maxBytes) this.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, bytes });
-    this.weight += bytes;
-    return true;
+    if (!this.lru) return false;
+    this.lru.delete(key);
+    if (bytes > this.lru.maxSize) return false;
+    this.lru.set(key, value, { size: Math.max(1, bytes) });
+    return this.lru.has(key);
   }
 
   /** How many entries are kept. */
   get size(): number {
-    return this.entries.size;
+    return this.lru?.size ?? 0;
   }
 
   /** What the kept entries weigh together. */
   get bytes(): number {
-    return this.weight;
-  }
-
-  private delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.weight -= entry.bytes;
+    return this.lru?.calculatedSize ?? 0;
   }
 }
