@@ -12,7 +12,6 @@ import type { Logger } from '../platform/logger';
 function fromFastify(error: FastifyError): KeelError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new KeelError('BAD_REQUEST', 'The request body is not valid JSON');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new KeelError('BAD_REQUEST', 'The request body is too large', undefined, 413);

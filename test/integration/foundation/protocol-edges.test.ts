@@ -59,6 +59,61 @@ describe('errors the HTTP layer raises answer in the envelope with a request id'
   });
 });
 
+describe('an empty body sent as application/json is no body, as if none were sent', () => {
+  /** What curl, Postman and the SDKs send for a request without a body: the JSON Content-Type, no bytes. */
+  const emptyJson = (method: string, path: string, type = 'application/json') => org.core.request(method, path, { rawBody: '', headers: { 'content-type': type } });
+
+  test('on the body-less routes: rotating a webhook secret and an API key, turning monitoring off, deleting a key', async () => {
+    const webhook = (await org.core.post('/v1/webhooks', { url: 'https://93.184.216.34/hooks/keel', name: 'empty body', eventTypes: ['master.*'] })).body.data;
+    const key = (await org.core.post('/v1/api-keys', { name: 'empty body', scopes: ['read'] })).body.data;
+    const blockchainId = (await org.core.get('/v1/blockchains')).body.data[0].id;
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'empty body' })).body.data;
+
+    const rotatedSecret = await emptyJson('POST', `/v1/webhooks/${webhook.id}/secret/rotate`);
+    expect(rotatedSecret.status).toBe(200);
+    expect(rotatedSecret.body.data.secret).toMatch(/^whsec_/);
+    const rotatedKey = await emptyJson('POST', `/v1/api-keys/${key.id}/rotate`, 'application/json; charset=utf-8');
+    expect(rotatedKey.status).toBe(200);
+    const off = await emptyJson('POST', `/v1/master-wallets/${wallet.id}/monitoring/${blockchainId}/disable`);
+    expect(off.status).toBe(200);
+    expect(off.body.data.monitoring).toEqual([{ blockchainId, enabled: false }]);
+    expect((await emptyJson('DELETE', `/v1/api-keys/${key.id}`)).status).toBe(200);
+  });
+
+  test('a route that needs a body answers as it does to none: 422 naming the missing field, not 400 "not valid JSON"', async () => {
+    const none = await org.core.request('POST', '/v1/api-keys');
+    const empty = await emptyJson('POST', '/v1/api-keys');
+    expect(empty.status).toBe(none.status);
+    expect(empty.body.error.code).toBe(none.body.error.code);
+    expect(empty.body.error.message).toBe(none.body.error.message);
+  });
+
+  test('on POST /graphql it is the usual missing query, as without a body', async () => {
+    const none = await org.core.request('POST', '/graphql');
+    const empty = await emptyJson('POST', '/graphql');
+    expect(none.status).toBe(400);
+    expect({ status: empty.status, body: empty.body }).toEqual({ status: none.status, body: none.body });
+  });
+
+  test('a body that is there and not JSON is still 400, blank or cut short', async () => {
+    for (const body of [' ', '{"name": ']) {
+      expectEnvelope(await rawRequest(t.coreUrl, post('/v1/api-keys', 'Content-Type: application/json\r\n', body)), 400);
+    }
+  });
+
+  test('the body limit and the depth limit still hold', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(20_000), scopes: ['read'] });
+    expectEnvelope(await rawRequest(t.coreUrl, post('/v1/api-keys', 'Content-Type: application/json\r\n', big)), 413);
+    const deep = await org.core.request('POST', '/v1/api-keys', { rawBody: `{"name":${'['.repeat(200)}${']'.repeat(200)}}` });
+    expect(deep.status).toBe(422);
+  });
+
+  test('JSON that would poison a prototype is still refused', async () => {
+    const res = await org.core.request('POST', '/v1/api-keys', { rawBody: '{"name":"p","scopes":["read"],"__proto__":{"admin":true}}' });
+    expect(res.status).toBe(400);
+  });
+});
+
 describe('a Content-Encoding Keel does not decode is 415, never read as plain JSON', () => {
   const body = JSON.stringify({ name: 'encoded', scopes: ['read'] });
 
