@@ -135,7 +135,7 @@ export function buildOpenApi(opts: {
           required: false,
           schema: { type: 'string', maxLength: 255 },
           description:
-            'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice',
+            'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT',
         },
       },
       headers: { ...LIMIT_HEADERS, ...REFUSAL_HEADERS },

@@ -98,10 +98,9 @@ export class IdempotencyStore {
     const row = await this.db('idempotency_keys').where({ apiKeyId: req.apiKeyId, key: req.key }).first();
     if (!row) return this.claim(req); // expired and purged between the two statements
     if (row.fingerprint !== fingerprint) {
-      throw new KeelError(
-        'VALIDATION_ERROR',
-        `Idempotency-Key was already used for a different request (${row.method} ${row.path}); use a new key for a new operation`,
-      );
+      // The spec's VALIDATION_ERROR carries details.fields; the field at fault is the header.
+      const error = `was already used for a different request (${row.method} ${row.path})`;
+      throw new KeelError('VALIDATION_ERROR', `Idempotency-Key ${error}; use a new key for a new operation`, { fields: [{ field: 'Idempotency-Key', error }] });
     }
     if (row.responseStatus === null) {
       throw new KeelError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly');

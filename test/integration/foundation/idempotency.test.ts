@@ -20,14 +20,17 @@ test('a repeat returns 200 with the first body and Idempotent-Replayed, and does
   expect(list.body.data.filter((k: any) => k.name === 'idempotent')).toHaveLength(1);
 });
 
-test('the same key with a different body, method or path is 422', async () => {
+test('the same key with a different body, method or path is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key', async () => {
   const key = randomUUID();
   await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
   const otherBody = await org.core.post('/v1/api-keys', { ...body, name: 'changed' }, { 'Idempotency-Key': key });
-  expect(otherBody.status).toBe(422);
-  expect(otherBody.body.error.message).toMatch(/Idempotency-Key/);
   const otherPath = await org.core.delete(`/v1/api-keys/${randomUUID()}`, { 'Idempotency-Key': key });
-  expect(otherPath.status).toBe(422);
+  for (const res of [otherBody, otherPath]) {
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.message).toMatch(/Idempotency-Key/);
+    expect(res.body.error.details.fields).toEqual([{ field: 'Idempotency-Key', error: expect.stringMatching(/already used for a different request \(POST \/v1\/api-keys\)/) }]);
+  }
 });
 
 test('a read or a path with no route claims no key: the same key then serves a write', async () => {

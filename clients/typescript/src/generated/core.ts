@@ -3545,7 +3545,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -3662,7 +3662,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3723,7 +3723,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3960,7 +3960,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4021,7 +4021,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4082,7 +4082,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4280,7 +4280,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4341,7 +4341,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4458,7 +4458,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4584,7 +4584,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4700,7 +4700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4758,7 +4758,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4874,7 +4874,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5116,7 +5116,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5231,7 +5231,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5288,7 +5288,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5349,7 +5349,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5406,7 +5406,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5463,7 +5463,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5637,7 +5637,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5811,7 +5811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5924,7 +5924,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5981,7 +5981,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6160,7 +6160,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6450,7 +6450,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6572,7 +6572,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6685,7 +6685,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6810,7 +6810,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6928,7 +6928,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6984,7 +6984,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7160,7 +7160,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7221,7 +7221,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7282,7 +7282,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7480,7 +7480,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7541,7 +7541,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7823,7 +7823,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7936,7 +7936,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8064,7 +8064,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8231,7 +8231,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8292,7 +8292,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8413,7 +8413,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8599,7 +8599,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8712,7 +8712,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8767,7 +8767,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8828,7 +8828,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8885,7 +8885,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9123,7 +9123,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9299,7 +9299,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9475,7 +9475,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9532,7 +9532,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9589,7 +9589,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9763,7 +9763,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9882,7 +9882,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9995,7 +9995,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10056,7 +10056,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10113,7 +10113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10174,7 +10174,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {

@@ -1140,7 +1140,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -1281,7 +1281,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1453,7 +1453,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -1751,7 +1751,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1864,7 +1864,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -1983,7 +1983,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2044,7 +2044,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2220,7 +2220,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2396,7 +2396,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2453,7 +2453,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2680,7 +2680,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2741,7 +2741,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
