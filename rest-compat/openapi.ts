@@ -3,6 +3,9 @@ import type { CompiledRoute } from './compile';
 import { argsClassesOf, constraintsOf } from './constraints';
 import { JsonSchema, SchemaConverter, withChecks } from './json-schema';
 import type { Envelope } from './route-table';
+import type { Host } from '../src/platform/auth/permissions';
+import type { ErrorCode } from '../src/platform/errors';
+import { codesOf, describeCodes, statusesOf } from './error-codes';
 
 /** The error responses every operation documents; the URL limit is the host's (its protocol checks enforce it). */
 const errorResponses = (maxUrlLength: number): Record<string, string> => ({
@@ -12,15 +15,26 @@ const errorResponses = (maxUrlLength: number): Record<string, string> => ({
   '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
   '409':
     "Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId",
+/**
+ * Refusals of the HTTP layer, in the envelope with code BAD_REQUEST and their own status; the URL
+ * limit is the host's (its protocol checks enforce it).
+ */
+const httpRefusals = (maxUrlLength: number): Record<string, string> => ({
   '413': 'Body over the size limit (BAD_REQUEST)',
   '414': `URL over ${maxUrlLength} characters (BAD_REQUEST)`,
   '415': 'A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST)',
-  '422': 'Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter',
   '431': 'Request line and headers over 16 KiB (BAD_REQUEST)',
-  '429':
-    "Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset)",
-  '503': 'PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE)',
 });
+
+/**
+ * The error responses an operation of `host` documents: each status ERROR_STATUS gives a code the
+ * host sends, described by its codes (ERROR_CODE_DOCS; for an operation, `named` its route row's
+ * own codes), and the HTTP layer's refusals.
+ */
+function errorResponses(host: Host, maxUrlLength: number, named?: readonly ErrorCode[]): Record<string, string> {
+  const described = statusesOf(host).map((status) => [String(status), describeCodes(codesOf(host, status, named))]);
+  return Object.fromEntries([...described, ...Object.entries(httpRefusals(maxUrlLength))].sort(([a], [b]) => Number(a) - Number(b)));
+}
 
 const integer = { type: 'integer' };
 
@@ -66,6 +80,8 @@ function argumentSchema(converter: SchemaConverter, route: CompiledRoute, arg: G
 
 /** OpenAPI 3.1, generated from the same route rows and GraphQL schema that serve the requests. */
 export function buildOpenApi(opts: {
+  /** The host serving the document: which error codes its answers carry. */
+  host: Host;
   title: string;
   version: string;
   serverUrl: string;
@@ -76,7 +92,7 @@ export function buildOpenApi(opts: {
   /** The longest request target the host reads (414 above it). */
   maxUrlLength: number;
 }): Record<string, unknown> {
-  const errors = errorResponses(opts.maxUrlLength);
+  const errors = errorResponses(opts.host, opts.maxUrlLength);
   const converter = new SchemaConverter({ documentChecks: true });
   const paths: Record<string, Record<string, unknown>> = { ...opts.extraPaths };
   for (const route of opts.routes) {
@@ -111,7 +127,7 @@ export function buildOpenApi(opts: {
         : {}),
       responses: {
         [status]: { description: 'Success', headers: limitHeaderRefs, content: { 'application/json': { schema: envelopeSchema(row.envelope, result, itemsOf) } } },
-        ...Object.fromEntries(Object.entries(errors).map(([code, description]) => [code, { $ref: `#/components/responses/E${code}`, description }])),
+        ...Object.fromEntries(Object.entries(errorResponses(opts.host, opts.maxUrlLength, row.errors ?? [])).map(([code, description]) => [code, { $ref: `#/components/responses/E${code}`, description }])),
       },
     };
   }

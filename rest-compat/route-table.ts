@@ -7,6 +7,8 @@
  * them; the JSON body binds to the argument named by `body`; every other argument of the field
  * binds to the query parameter of the same name (so lists get limit/offset/filters for free).
  */
+import type { ErrorCode } from '../src/platform/errors';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type Envelope =
@@ -36,6 +38,8 @@ export interface RouteRow {
   status?: number;
   summary: string;
   tag: string;
+  /** The route-only error codes it sends (ERROR_CODE_DOCS' `routeOnly`): its error responses document them. */
+  errors?: ErrorCode[];
   /** The OpenAPI operationId, where `<method>_<field>` would repeat another row's: an alias path of the same operation. */
   operationId?: string;
 }

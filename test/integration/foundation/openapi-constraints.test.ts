@@ -3,6 +3,9 @@ import { useTestKeel } from '../../support/use-test-keel';
 import type { ApiClient } from '../../support/api-client';
 import { undocumentedChecks } from '../../../rest-compat/constraints';
 import { MAX_URL_LENGTH } from '../../../src/server/protocol-checks';
+import { ERROR_STATUS, type ErrorCode } from '../../../src/platform/errors';
+import { ERROR_CODE_DOCS } from '../../../rest-compat/error-codes';
+import { HOST_API } from '../../../rest-compat/host-documents';
 
 interface Parameter {
   name: string;
@@ -89,4 +92,75 @@ test.each(['core', 'pro'] as const)('on the %s host, a query value just outside 
     }
   }
   expect(probes).toBeGreaterThan(10);
+});
+
+describe('error responses name the codes the server sends, per host and per operation, from ERROR_STATUS', () => {
+  const hosts = ['core', 'pro'] as const;
+  const codes = Object.keys(ERROR_STATUS) as ErrorCode[];
+  /** Codes of the vocabulary no operation sends (a market not found is NOT_FOUND; no upstream call answers 504). */
+  const SENT_BY_NONE = ['UPSTREAM_TIMEOUT', 'MARKET_NOT_FOUND'];
+  const shared = (host: 'core' | 'pro', status: number): string => docs[host].components.responses[`E${status}`]?.description ?? '';
+  const named = (description: string) => [...description.matchAll(/\(([A-Z_]+)\)/g)].map((m) => m[1]);
+  const operations = (host: 'core' | 'pro') =>
+    Object.entries(docs[host].paths as Record<string, Record<string, { responses: Record<string, { description: string }> }>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, responses: op.responses })),
+    );
+
+  test.each(hosts)("on the %s host, each status's shared response names every code of that status the host sends", (host) => {
+    for (const code of codes.filter((c) => ERROR_CODE_DOCS[c].hosts.includes(host))) {
+      expect({ code, description: shared(host, ERROR_STATUS[code]) }).toEqual({ code, description: expect.stringContaining(`(${code})`) });
+    }
+  });
+
+  test('every code of ERROR_STATUS is documented on a host that sends it, but those no operation sends', () => {
+    const documented = codes.filter((code) => hosts.some((host) => named(shared(host, ERROR_STATUS[code])).includes(code)));
+    expect(codes.filter((code) => !documented.includes(code))).toEqual(SENT_BY_NONE);
+  });
+
+  test('the codes each host sends besides the general ones are on its documents', () => {
+    expect(named(shared('core', 400))).toEqual(expect.arrayContaining(['BAD_REQUEST', 'INSUFFICIENT_FUNDS', 'INVALID_ADDRESS', 'INVALID_NETWORK', 'PAYMENT_FAILED', 'PAYMENT_EXPIRED', 'MONITORING_FAILED']));
+    expect(named(shared('core', 404))).toEqual(['NOT_FOUND', 'WALLET_NOT_FOUND']);
+    expect(named(shared('pro', 409))).toEqual(expect.arrayContaining(['CONFLICT', 'DUPLICATE_ENTRY', 'NOT_LEADER', 'MARKET_HALTED', 'TRADING_EXIT_REQUESTED', 'ORDER_NOT_CANCELLABLE', 'POST_ONLY_WOULD_TAKE']));
+    expect(named(shared('pro', 422))).toEqual(expect.arrayContaining(['VALIDATION_ERROR', 'BELOW_MIN_NOTIONAL', 'INVALID_PRICE', 'INVALID_QUANTITY']));
+    // Trading balances on the order-book host move money from master wallets.
+    expect(named(shared('pro', 400))).toEqual(expect.arrayContaining(['INSUFFICIENT_FUNDS', 'INVALID_ADDRESS', 'INVALID_NETWORK']));
+    // The order book's codes are not the core host's, nor the checkout's the order book's.
+    expect(named(shared('core', 409))).not.toContain('NOT_LEADER');
+    expect(named(shared('pro', 400))).not.toContain('PAYMENT_FAILED');
+  });
+
+  test("an operation's answers name its own codes, and not the codes only other operations send", () => {
+    const response = (host: 'core' | 'pro', route: string, status: number) => named(operations(host).find((o) => o.route === route)!.responses[String(status)].description);
+    expect(response('pro', 'POST /v1/orderbook/orders', 422)).toEqual(expect.arrayContaining(['VALIDATION_ERROR', 'INVALID_FIELD', 'BELOW_MIN_NOTIONAL', 'INVALID_PRICE', 'INVALID_QUANTITY']));
+    expect(response('pro', 'POST /v1/orderbook/orders', 409)).toEqual(expect.arrayContaining(['CONFLICT', 'NOT_LEADER', 'MARKET_HALTED', 'TRADING_EXIT_REQUESTED', 'POST_ONLY_WOULD_TAKE']));
+    expect(response('pro', 'DELETE /v1/orderbook/orders/{id}', 409)).toEqual(['CONFLICT', 'DUPLICATE_ENTRY', 'NOT_LEADER', 'ORDER_NOT_CANCELLABLE']);
+    expect(response('pro', 'GET /v1/orderbook/markets', 422)).toEqual(['VALIDATION_ERROR', 'MISSING_FIELD', 'INVALID_FIELD']);
+    expect(response('core', 'POST /v1/master-wallets/{masterId}/monitoring/{blockchainId}/enable', 400)).toContain('MONITORING_FAILED');
+    expect(response('core', 'POST /v1/master-wallets/{masterId}/monitoring/{blockchainId}/disable', 400)).not.toContain('MONITORING_FAILED');
+    expect(response('core', 'POST /v1/api-keys', 400)).not.toContain('PAYMENT_FAILED');
+  });
+
+  test.each(hosts)('on the %s host, every error response names only codes of its status that the host sends', (host) => {
+    const wrong: string[] = [];
+    for (const { route, responses } of operations(host)) {
+      for (const [status, { description }] of Object.entries(responses)) {
+        if (Number(status) < 400 || !description) continue;
+        // The HTTP layer's refusals are BAD_REQUEST with a status of their own.
+        const httpLevel = [413, 414, 415, 431].includes(Number(status));
+        for (const code of named(description) as ErrorCode[]) {
+          const sent = httpLevel ? code === 'BAD_REQUEST' : ERROR_STATUS[code] === Number(status) && ERROR_CODE_DOCS[code].hosts.includes(host);
+          if (!sent) wrong.push(`${route} ${status} ${code}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("a route row's own codes are codes only some operations of its host send", () => {
+    for (const api of Object.values(HOST_API)) {
+      for (const row of api.routes.filter((r) => r.errors)) {
+        expect({ route: `${row.method} ${row.path}`, codes: row.errors!.filter((code) => !ERROR_CODE_DOCS[code].routeOnly || !ERROR_CODE_DOCS[code].hosts.includes(api.host)) }).toEqual({ route: `${row.method} ${row.path}`, codes: [] });
+      }
+    }
+  });
 });

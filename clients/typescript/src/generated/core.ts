@@ -1067,8 +1067,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign an EIP-1559 transaction (admin scope): `{blockchainId, to, value, data, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, broadcast, acknowledgeRisk}`; the recipient and value (an ERC-20 transfer or approve of a token Keel knows decoded; any other call by its to and value) under security.allowedRecipients and maxTransferAmount; broadcast: QUEUED for the transaction sender (nonce and fees are Keel's), then SIGNED and CONFIRMED; a call of Keel's settlement contract is 403 FORBIDDEN naming to (its balances move through the trading deposit and withdrawal endpoints, or keel settlement exit)
-         * @description Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast); a call of Keel's settlement contract is refused (FORBIDDEN, naming to): its balances move through depositToTrading and withdrawFromTrading
+         * Sign an EIP-1559 transaction (admin scope): `{blockchainId, to, value, data, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, broadcast, acknowledgeRisk}`; the recipient and value (an ERC-20 transfer or approve of a token Keel knows decoded; any other call by its to and value) under security.allowedRecipients and maxTransferAmount; broadcast: QUEUED for the transaction sender (nonce and fees are Keel's), then SIGNED and CONFIRMED
+         * @description Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast)
          */
         post: operations["post_signTransactionWithMasterWallet"];
         delete?: never;
@@ -1087,8 +1087,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign EIP-712 typed data (admin scope): `{typedData: {domain, types, primaryType, message}, acknowledgeRisk}`; a ForwardRequest or MetaTransaction is checked as the transaction it carries; a Permit, Permit2, other spending grant or a call Keel cannot read (a SafeTx: CALL_AUTHORIZATION) is 403 SPENDING_APPROVAL_REFUSED unless acknowledgeRisk is SPENDING_APPROVAL and security.allowSpendingApprovals is on; counterparties screened (SANCTIONED_ADDRESS); typed data under the domain of Keel's settlement contract, or carrying a call of it, is 403 FORBIDDEN
-         * @description Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals; typed data for Keel's settlement contract (under its domain, or carrying a call of it) is refused (FORBIDDEN)
+         * Sign EIP-712 typed data (admin scope): `{typedData: {domain, types, primaryType, message}, acknowledgeRisk}`; a ForwardRequest or MetaTransaction is checked as the transaction it carries; a Permit, Permit2, other spending grant or a call Keel cannot read (a SafeTx: CALL_AUTHORIZATION) is 403 SPENDING_APPROVAL_REFUSED unless acknowledgeRisk is SPENDING_APPROVAL and security.allowSpendingApprovals is on; counterparties screened (SANCTIONED_ADDRESS)
+         * @description Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals
          */
         post: operations["post_signTypedDataWithMasterWallet"];
         delete?: never;
@@ -3428,7 +3428,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed request or JSON (BAD_REQUEST) */
+        /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The public checkout takes no payment: the payment link is inactive, has taken all its payments or takes none on that chain, or the payment request is too long for a QR code (PAYMENT_FAILED); The payment link has expired (public checkout) (PAYMENT_EXPIRED); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS); Monitoring cannot be turned on: the wallet is not on that chain, or the chain is not active (MONITORING_FAILED) */
         E400: {
             headers: {
                 [name: string]: unknown;
@@ -3437,7 +3437,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+        /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
         E401: {
             headers: {
                 [name: string]: unknown;
@@ -3446,7 +3446,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
         E403: {
             headers: {
                 [name: string]: unknown;
@@ -3455,7 +3455,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+        /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
         E404: {
             headers: {
                 [name: string]: unknown;
@@ -3464,7 +3464,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+        /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
         E409: {
             headers: {
                 [name: string]: unknown;
@@ -3500,7 +3500,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+        /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
         E422: {
             headers: {
                 [name: string]: unknown;
@@ -3509,7 +3509,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+        /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
         E429: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -3527,6 +3527,24 @@ export interface components {
         };
         /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
         E431: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+        E500: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+        E502: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3632,15 +3650,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3648,12 +3666,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -3693,15 +3715,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3709,12 +3731,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -3750,15 +3776,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3766,12 +3792,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -3807,15 +3837,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3823,12 +3853,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -3867,15 +3901,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3883,12 +3917,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -3930,15 +3968,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3946,12 +3984,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -3991,15 +4033,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4007,12 +4049,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4052,15 +4098,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4068,12 +4114,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4113,15 +4163,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4129,12 +4179,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4178,15 +4232,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4194,12 +4248,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4250,15 +4308,15 @@ export interface operations {
                     "application/json": components["schemas"]["TransferListType"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4266,12 +4324,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4311,15 +4373,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4327,12 +4389,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4366,15 +4432,15 @@ export interface operations {
                     "application/json": components["schemas"]["SettlementRuleDeletion"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4382,12 +4448,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4428,15 +4498,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4444,12 +4514,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4487,15 +4561,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4503,12 +4577,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4554,15 +4632,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4570,12 +4648,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4615,15 +4697,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4631,12 +4713,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4670,15 +4756,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4686,12 +4772,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4728,15 +4818,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4744,12 +4834,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4790,15 +4884,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4806,12 +4900,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4844,15 +4942,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4860,12 +4958,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4905,15 +5007,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4921,12 +5023,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -4968,15 +5074,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4984,12 +5090,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5031,15 +5141,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5047,12 +5157,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5086,15 +5200,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5102,12 +5216,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5147,15 +5265,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5163,12 +5281,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5201,15 +5323,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5217,12 +5339,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5258,15 +5384,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5274,12 +5400,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5319,15 +5449,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5335,12 +5465,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5376,15 +5510,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5392,12 +5526,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5433,15 +5571,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5449,12 +5587,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5490,15 +5632,15 @@ export interface operations {
                     "application/json": components["schemas"]["AmlCheckBatch"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5506,12 +5648,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5553,15 +5699,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5569,12 +5715,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5607,15 +5757,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5623,12 +5773,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5668,15 +5822,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5684,12 +5838,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5720,15 +5878,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5736,12 +5894,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5781,15 +5943,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5797,12 +5959,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5840,15 +6006,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5856,12 +6022,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5894,15 +6064,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5910,12 +6080,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -5951,15 +6125,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5967,12 +6141,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6012,15 +6190,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6028,12 +6206,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6076,15 +6258,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6092,12 +6274,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6130,15 +6316,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6146,12 +6332,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6187,15 +6377,15 @@ export interface operations {
                     "application/json": components["schemas"]["TokenPriceList"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6203,12 +6393,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6249,15 +6443,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6265,12 +6459,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6303,15 +6501,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6319,12 +6517,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6479,15 +6681,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6495,12 +6697,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6542,15 +6748,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6558,12 +6764,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6601,15 +6811,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6617,12 +6827,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6655,15 +6869,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6671,12 +6885,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6716,15 +6934,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6732,12 +6950,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6780,15 +7002,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6796,12 +7018,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6841,15 +7067,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6857,12 +7083,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6898,15 +7128,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6914,12 +7144,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -6954,15 +7188,15 @@ export interface operations {
                     "application/json": components["schemas"]["MasterWalletWithMessage"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6970,12 +7204,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7010,15 +7248,15 @@ export interface operations {
                     "application/json": components["schemas"]["MasterWalletWithMessage"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS); Monitoring cannot be turned on: the wallet is not on that chain, or the chain is not active (MONITORING_FAILED) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7026,12 +7264,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7067,15 +7309,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7083,12 +7325,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7130,15 +7376,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7146,12 +7392,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7191,15 +7441,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7207,12 +7457,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7252,15 +7506,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7268,12 +7522,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7313,15 +7571,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7329,12 +7587,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7378,15 +7640,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7394,12 +7656,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7450,15 +7716,15 @@ export interface operations {
                     "application/json": components["schemas"]["TransferListType"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7466,12 +7732,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7511,15 +7781,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7527,12 +7797,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7572,15 +7846,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7588,12 +7862,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7624,15 +7902,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7640,12 +7918,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7676,15 +7958,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7692,12 +7974,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7730,15 +8016,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7746,12 +8032,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7793,15 +8083,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7809,12 +8099,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7852,15 +8146,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7868,12 +8162,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7906,15 +8204,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7922,12 +8220,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -7967,15 +8269,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7983,12 +8285,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8034,15 +8340,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8050,12 +8356,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8093,15 +8403,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8109,12 +8419,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8147,15 +8461,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8163,12 +8477,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8201,15 +8519,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8217,12 +8535,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8262,15 +8584,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8278,12 +8600,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8319,15 +8645,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8335,12 +8661,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8383,15 +8713,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8399,12 +8729,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8440,15 +8774,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8456,12 +8790,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8505,15 +8843,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8521,12 +8859,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8569,15 +8911,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8585,12 +8927,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8628,15 +8974,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8644,12 +8990,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8682,15 +9032,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8698,12 +9048,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8737,15 +9091,15 @@ export interface operations {
                     "application/json": components["schemas"]["SettlementRuleDeletion"];
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8753,12 +9107,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8798,15 +9156,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8814,12 +9172,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8855,15 +9217,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8871,12 +9233,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8912,15 +9278,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8928,12 +9294,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -8975,15 +9345,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8991,12 +9361,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9029,15 +9403,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9045,12 +9419,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9093,15 +9471,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9109,12 +9487,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9152,15 +9534,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9168,12 +9550,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9206,15 +9592,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9222,12 +9608,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9269,15 +9659,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9285,12 +9675,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9328,15 +9722,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9344,12 +9738,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9391,15 +9789,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9407,12 +9805,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9445,15 +9847,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9461,12 +9863,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9502,15 +9908,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9518,12 +9924,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9559,15 +9969,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9575,12 +9985,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9616,15 +10030,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9632,12 +10046,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9679,15 +10097,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9695,12 +10113,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9733,15 +10155,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9749,12 +10171,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9790,15 +10216,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9806,12 +10232,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9852,15 +10282,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9868,12 +10298,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9911,15 +10345,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9927,12 +10361,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -9965,15 +10403,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9981,12 +10419,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -10026,15 +10468,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10042,12 +10484,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -10083,15 +10529,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10099,12 +10545,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -10144,15 +10594,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10160,12 +10610,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -10205,15 +10659,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10221,12 +10675,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -10257,15 +10715,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10273,12 +10731,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };

@@ -455,8 +455,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's; 409 TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract
-         * @description Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED. Refused with TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract
+         * Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's
+         * @description Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED
          */
         post: operations["post_depositToTrading"];
         delete?: never;
@@ -1023,7 +1023,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed request or JSON (BAD_REQUEST) */
+        /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
         E400: {
             headers: {
                 [name: string]: unknown;
@@ -1032,7 +1032,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+        /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
         E401: {
             headers: {
                 [name: string]: unknown;
@@ -1041,7 +1041,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
         E403: {
             headers: {
                 [name: string]: unknown;
@@ -1050,7 +1050,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+        /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
         E404: {
             headers: {
                 [name: string]: unknown;
@@ -1059,7 +1059,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+        /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
         E409: {
             headers: {
                 [name: string]: unknown;
@@ -1095,7 +1095,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+        /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD); The engine rejected the order's price, details {orderId, reason} (INVALID_PRICE); The engine rejected the order's quantity, details {orderId, reason} (INVALID_QUANTITY); price × quantity is below the market's minNotional, details.fields naming quantity (BELOW_MIN_NOTIONAL) */
         E422: {
             headers: {
                 [name: string]: unknown;
@@ -1104,7 +1104,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+        /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
         E429: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1122,6 +1122,24 @@ export interface components {
         };
         /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
         E431: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+        E500: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+        E502: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1190,15 +1208,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1206,12 +1224,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1251,15 +1273,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1267,12 +1289,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1310,15 +1336,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1326,12 +1352,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1369,15 +1399,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1385,12 +1415,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1423,15 +1457,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1439,12 +1473,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1484,15 +1522,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1500,12 +1538,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1541,15 +1583,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1557,12 +1599,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1595,15 +1641,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1611,12 +1657,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1657,15 +1707,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1673,12 +1723,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1721,15 +1775,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1737,12 +1791,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1780,15 +1838,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders there (TRADING_EXIT_REQUESTED); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1796,12 +1854,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD); The engine rejected the order's price, details {orderId, reason} (INVALID_PRICE); The engine rejected the order's quantity, details {orderId, reason} (INVALID_QUANTITY); price × quantity is below the market's minNotional, details.fields naming quantity (BELOW_MIN_NOTIONAL) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1834,15 +1896,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1850,12 +1912,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1891,15 +1957,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1907,12 +1973,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -1953,15 +2023,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1969,12 +2039,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2014,15 +2088,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2030,12 +2104,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD); The engine rejected the order's price, details {orderId, reason} (INVALID_PRICE); The engine rejected the order's quantity, details {orderId, reason} (INVALID_QUANTITY); price × quantity is below the market's minNotional, details.fields naming quantity (BELOW_MIN_NOTIONAL) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2073,15 +2151,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2089,12 +2167,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2136,15 +2218,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2152,12 +2234,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2190,15 +2276,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2206,12 +2292,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2249,15 +2339,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2265,12 +2355,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2312,15 +2406,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2328,12 +2422,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2366,15 +2464,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2382,12 +2480,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2423,15 +2525,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2439,12 +2541,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2480,15 +2586,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2496,12 +2602,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2534,15 +2644,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2550,12 +2660,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2596,15 +2710,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2612,12 +2726,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2650,15 +2768,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2666,12 +2784,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2711,15 +2833,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2727,12 +2849,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
@@ -2772,15 +2898,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request or JSON (BAD_REQUEST) */
+            /** @description Malformed request or JSON (BAD_REQUEST); The balance cannot pay the amount, with its fees or gas (INSUFFICIENT_FUNDS); The chain does not support the request: unknown or inactive, of another family, or without what the operation needs (INVALID_NETWORK); Not a valid address of the chain's family (format or checksum), naming the field (INVALID_ADDRESS) */
             400: components["responses"]["E400"];
-            /** @description Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN) */
+            /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS) */
             403: components["responses"]["E403"];
-            /** @description Not found, or not visible to this organisation (NOT_FOUND) */
+            /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2788,12 +2914,16 @@ export interface operations {
             414: components["responses"]["E414"];
             /** @description A body that is not application/json, or has a Content-Encoding other than identity: bodies are sent uncompressed (BAD_REQUEST) */
             415: components["responses"]["E415"];
-            /** @description Validation failed (VALIDATION_ERROR, MISSING_FIELD, INVALID_FIELD) with details.fields; also an unknown, repeated or array-form (`x[]`) query parameter */
+            /** @description Validation failed, details.fields [{field, error}] naming every field at fault: the Idempotency-Key header too, when it was used for another request (VALIDATION_ERROR); One required field is missing, named in details.fields (MISSING_FIELD); One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter (INVALID_FIELD) */
             422: components["responses"]["E422"];
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) with details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; or the organisation's monthly request quota spent (QUOTA_EXCEEDED) with details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage. Retry-After gives the seconds until the refusal ends (the window's or the month's reset) */
+            /** @description Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets (RATE_LIMIT_EXCEEDED); The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset (QUOTA_EXCEEDED) */
             429: components["responses"]["E429"];
             /** @description Request line and headers over 16 KiB (BAD_REQUEST) */
             431: components["responses"]["E431"];
+            /** @description An internal error; quote the requestId when contacting support (INTERNAL_ERROR) */
+            500: components["responses"]["E500"];
+            /** @description A chain's node or another upstream service did not answer or failed; try again shortly (UPSTREAM_ERROR) */
+            502: components["responses"]["E502"];
             /** @description PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key (SERVICE_UNAVAILABLE) */
             503: components["responses"]["E503"];
         };
