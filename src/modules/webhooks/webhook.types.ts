@@ -19,7 +19,11 @@ export class WebhookSubscriptionType {
   @Field(() => String, { nullable: true, description: 'The API key that created the subscription' }) developerId!: string | null;
   @Field() url!: string;
   @Field(() => [String]) eventTypes!: string[];
-  @Field(() => String, { nullable: true, description: 'The signing secret: present in the create and rotate responses only' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The signing secret (whsec_…): in the create and rotate responses only, null on reads and lists (and the update and delete answers). A deliberate difference from the spec, which returns it with the subscription: Keel shows a secret once, as it does an API key's, and never again. Keep it when it is shown; to get a new one, rotate it (POST /v1/webhooks/{subscriptionId}/secret/rotate, GraphQL rotateWebhookSecret): the old one keeps signing for the grace period",
+  })
   secret!: string | null;
   @Field() isActive!: boolean;
   @Field(() => Date, { nullable: true, description: 'Start of the current run of failed deliveries' }) failingSince!: Date | null;

@@ -20,6 +20,15 @@ describe('creating a subscription', () => {
     expect(JSON.stringify((await org.core.get('/v1/webhooks')).body)).not.toContain(res.body.data.secret);
   });
 
+  test("the document says the secret is shown once, a deliberate difference from the spec, and that rotating gives a new one", async () => {
+    const doc = (await org.core.get('/v1/openapi.json')).body;
+    const { description } = doc.components.schemas.WebhookSubscription.properties.secret;
+    expect(description).toMatch(/create and rotate/);
+    expect(description).toMatch(/null on reads and lists/);
+    expect(description).toMatch(/spec/);
+    expect(description).toContain('POST /v1/webhooks/{subscriptionId}/secret/rotate');
+  });
+
   test.each([
     ['plain http', 'http://93.184.216.34/hook', 'must use https'],
     ['loopback', 'https://127.0.0.1/hook', 'not a public address'],
@@ -97,7 +106,7 @@ describe('managing subscriptions', () => {
     const { id } = (await create()).body.data;
     const updated = await org.core.put(`/v1/webhooks/${id}`, { url: 'https://93.184.216.35/v2', eventTypes: ['address.*'], isActive: false });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ url: 'https://93.184.216.35/v2', eventTypes: ['address.*'], isActive: false });
+    expect(updated.body.data).toMatchObject({ url: 'https://93.184.216.35/v2', eventTypes: ['address.*'], isActive: false, secret: null });
     expect((await org.core.put(`/v1/webhooks/${id}`, { url: 'https://10.0.0.1/' })).status).toBe(422);
     expect((await org.core.put(`/v1/webhooks/${id}`, { eventTypes: ['nope'] })).status).toBe(422);
   });

@@ -3420,7 +3420,7 @@ export interface components {
             id: string;
             isActive: boolean;
             name: string;
-            /** @description The signing secret: present in the create and rotate responses only */
+            /** @description The signing secret (whsec_…): in the create and rotate responses only, null on reads and lists (and the update and delete answers). A deliberate difference from the spec, which returns it with the subscription: Keel shows a secret once, as it does an API key's, and never again. Keep it when it is shown; to get a new one, rotate it (POST /v1/webhooks/{subscriptionId}/secret/rotate, GraphQL rotateWebhookSecret): the old one keeps signing for the grace period */
             secret?: string | null;
             /** Format: date-time */
             updatedAt: string;
