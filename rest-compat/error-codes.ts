@@ -57,7 +57,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   },
   MARKET_NOT_FOUND: { hosts: [], means: 'No such market' },
   MARKET_HALTED: { hosts: pro, means: 'The market is halted: it takes no new orders (cancels still work)', routeOnly: true },
-  TRADING_EXIT_REQUESTED: { hosts: pro, means: "The wallet asked to exit the chain's settlement contract: it places no more orders there", routeOnly: true },
+  TRADING_EXIT_REQUESTED: { hosts: pro, means: "The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there", routeOnly: true },
   ORDER_NOT_CANCELLABLE: { hosts: pro, means: 'The order is no longer open (filled or cancelled)', routeOnly: true },
   INVALID_PRICE: { hosts: pro, means: "The engine rejected the order's price, details {orderId, reason}", routeOnly: true },
   INVALID_QUANTITY: { hosts: pro, means: "The engine rejected the order's quantity, details {orderId, reason}", routeOnly: true },

@@ -7,14 +7,6 @@ import type { Host } from '../src/platform/auth/permissions';
 import type { ErrorCode } from '../src/platform/errors';
 import { codesOf, describeCodes, statusesOf } from './error-codes';
 
-/** The error responses every operation documents; the URL limit is the host's (its protocol checks enforce it). */
-const errorResponses = (maxUrlLength: number): Record<string, string> => ({
-  '400': 'Malformed request or JSON (BAD_REQUEST)',
-  '401': 'Missing or invalid credentials (UNAUTHORIZED); with a bearer token: expired (TOKEN_EXPIRED), or malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN)',
-  '403': 'The key lacks the scope or permission named in the message (FORBIDDEN); money sent to an address on a sanctions list (SANCTIONED_ADDRESS, with details.matches); a signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals (SPENDING_APPROVAL_REFUSED, with details.reason and details.findings)',
-  '404': 'Not found, or not visible to this organisation (NOT_FOUND)',
-  '409':
-    "Conflict. Not transient, do not retry: CONFLICT, DUPLICATE_ENTRY, and on the order book POST_ONLY_WOULD_TAKE, MARKET_HALTED, TRADING_EXIT_REQUESTED (the wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there), ORDER_NOT_CANCELLABLE. Transient: NOT_LEADER (POST /orders or DELETE /orders/{id} at a node that does not lead the market's shard): retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId",
 /**
  * Refusals of the HTTP layer, in the envelope with code BAD_REQUEST and their own status; the URL
  * limit is the host's (its protocol checks enforce it).

@@ -35,6 +35,7 @@ export const settlementRoutes: RouteRow[] = [
     status: 201,
     summary: "Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's; 409 TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract",
     tag: 'Trading balances',
+    errors: ['TRADING_EXIT_REQUESTED'],
   },
   {
     method: 'POST',

@@ -1067,8 +1067,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign an EIP-1559 transaction (admin scope): `{blockchainId, to, value, data, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, broadcast, acknowledgeRisk}`; the recipient and value (an ERC-20 transfer or approve of a token Keel knows decoded; any other call by its to and value) under security.allowedRecipients and maxTransferAmount; broadcast: QUEUED for the transaction sender (nonce and fees are Keel's), then SIGNED and CONFIRMED
-         * @description Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast)
+         * Sign an EIP-1559 transaction (admin scope): `{blockchainId, to, value, data, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, broadcast, acknowledgeRisk}`; the recipient and value (an ERC-20 transfer or approve of a token Keel knows decoded; any other call by its to and value) under security.allowedRecipients and maxTransferAmount; broadcast: QUEUED for the transaction sender (nonce and fees are Keel's), then SIGNED and CONFIRMED; a call of Keel's settlement contract is 403 FORBIDDEN naming to (its balances move through the trading deposit and withdrawal endpoints, or keel settlement exit)
+         * @description Signs a transaction with the master wallet's key, or sends it through the transaction sender (broadcast); a call of Keel's settlement contract is refused (FORBIDDEN, naming to): its balances move through depositToTrading and withdrawFromTrading
          */
         post: operations["post_signTransactionWithMasterWallet"];
         delete?: never;
@@ -1087,8 +1087,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign EIP-712 typed data (admin scope): `{typedData: {domain, types, primaryType, message}, acknowledgeRisk}`; a ForwardRequest or MetaTransaction is checked as the transaction it carries; a Permit, Permit2, other spending grant or a call Keel cannot read (a SafeTx: CALL_AUTHORIZATION) is 403 SPENDING_APPROVAL_REFUSED unless acknowledgeRisk is SPENDING_APPROVAL and security.allowSpendingApprovals is on; counterparties screened (SANCTIONED_ADDRESS)
-         * @description Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals
+         * Sign EIP-712 typed data (admin scope): `{typedData: {domain, types, primaryType, message}, acknowledgeRisk}`; a ForwardRequest or MetaTransaction is checked as the transaction it carries; a Permit, Permit2, other spending grant or a call Keel cannot read (a SafeTx: CALL_AUTHORIZATION) is 403 SPENDING_APPROVAL_REFUSED unless acknowledgeRisk is SPENDING_APPROVAL and security.allowSpendingApprovals is on; counterparties screened (SANCTIONED_ADDRESS); typed data under the domain of Keel's settlement contract, or carrying a call of it, is 403 FORBIDDEN
+         * @description Signs EIP-712 typed data with the master wallet's key; spending grants (Permit, Permit2) need acknowledgeRisk and security.allowSpendingApprovals; typed data for Keel's settlement contract (under its domain, or carrying a call of it) is refused (FORBIDDEN)
          */
         post: operations["post_signTypedDataWithMasterWallet"];
         delete?: never;

@@ -455,8 +455,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's
-         * @description Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED
+         * Deposit to trading (assetId, amount, coinAmount, gasSponsorWalletId): an on-chain deposit from the wallet's address into the settlement contract, tradable once CONFIRMED; a token with an EIP-2612 permit needs no approval transaction, and coinAmount of the chain's coin rides in the token's transaction; the gas is the wallet's, or the sponsor wallet's; 409 TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract
+         * @description Deposits from the wallet's address into its trading balance in the settlement contract; tradable once CONFIRMED. Refused with TRADING_EXIT_REQUESTED once the wallet has asked to exit the chain's settlement contract
          */
         post: operations["post_depositToTrading"];
         delete?: never;
@@ -1059,7 +1059,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
+        /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
         E409: {
             headers: {
                 [name: string]: unknown;
@@ -1846,7 +1846,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders there (TRADING_EXIT_REQUESTED); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2096,7 +2096,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2841,7 +2841,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
