@@ -6,7 +6,7 @@ import type { Outbox } from '../../platform/events/outbox';
 import { assetIdsOnChain, assetsById } from '../chains';
 import { marketIdsWithBaseIn } from '../markets';
 import { batchTradeIds, queuedTrades } from '../orders';
-import { lineHashes, nonceFate, bumpedFees } from '../../platform/chain-port/evm-transactions';
+import { lineHashes, nonceFate } from '../../platform/chain-port/evm-transactions';
 import { BatchRow, insertBatch, transition } from './batch-transitions';
 import type { BatchStatus } from './settlement-batch.domain';
 import { netTrades } from './netting';
@@ -15,14 +15,13 @@ import { ChainDelta, isDefinitiveRefusal, NATIVE_TOKEN, readTokenSlots, revertRe
 import type { SettlementDeployment } from './settlement-deployments';
 import { walletAccounts } from '../wallets';
 import { whereMined } from './where-mined';
+import { feeBumped, type FeeBumpOptions } from './fee-bump';
 import { Fence, fencedTransaction, LeaseLost, UNFENCED } from './chain-lease';
 import type { TradingWithdrawalSender } from './trading-withdrawal-sender';
 
-export interface BatcherOptions {
+export interface BatcherOptions extends FeeBumpOptions {
   batchSize: number;
   maxAgeMs: number;
-  bumpAfterMs: number;
-  bumpPercent: number;
   reorgWindowBlocks: number;
 }
 
@@ -277,17 +276,12 @@ export class SettlementBatcher {
       await provider.broadcastTransaction(batch.rawTx!).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement re-broadcast failed; will retry'));
       return;
     }
-    if (Date.now() - new Date(batch.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bump(d, batch, lease);
+    const signed = await feeBumped(d, { rawTx: batch.rawTx!, submittedAt: batch.submittedAt! }, this.options);
+    if (signed) await this.replace(d, batch, signed, lease);
   }
 
-  /** Re-signs a stuck, underpriced batch with the same nonce and a higher fee: REPLACED, then SUBMITTED with the new hash. */
-  private async bump(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
-    const bumped = await bumpedFees(d.network.provider, { maxFeePerGas: BigInt(batch.maxFeePerGas!), maxPriorityFeePerGas: BigInt(batch.maxPriorityFeePerGas!) }, this.options.bumpPercent);
-    if (!bumped) return;
-    const old = ethers.Transaction.from(batch.rawTx!);
-    const signed = ethers.Transaction.from(
-      await d.operator.signTransaction({ type: 2, chainId: d.network.spec.chainId, nonce: old.nonce, to: old.to, data: old.data, gasLimit: old.gasLimit, ...bumped }),
-    );
+  /** A stuck, underpriced batch signed again at its nonce with a higher fee (feeBumped): REPLACED, then SUBMITTED with the new hash. */
+  private async replace(d: SettlementDeployment, batch: BatchRow, signed: ethers.Transaction, lease: Fence): Promise<void> {
     const moved = await this.fenced(lease, async (trx) => {
       if (!(await transition(trx, this.outbox, batch, 'REPLACED', {}, `transaction ${batch.txHash} stuck below the market fee: replaced by ${signed.hash}`))) return false;
       const replaced = { ...batch, status: 'REPLACED' as const };
@@ -295,8 +289,8 @@ export class SettlementBatcher {
         txHash: signed.hash,
         rawTx: signed.serialized,
         replacedTxHashes: hashesOf(batch),
-        maxFeePerGas: bumped.maxFeePerGas.toString(),
-        maxPriorityFeePerGas: bumped.maxPriorityFeePerGas.toString(),
+        maxFeePerGas: signed.maxFeePerGas!.toString(),
+        maxPriorityFeePerGas: signed.maxPriorityFeePerGas!.toString(),
         submittedAt: this.db.fn.now(),
       });
     });

@@ -91,14 +91,15 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
     }
     return null;
   };
-  const paid = async (hash: string | null) => (await minedBy([hash]))?.status === 1;
+  /** Whether any of the transactions signed at one nonce (fee bumps re-sign it) paid by the block read. */
+  const paid = async (t: { txHash: string | null; replacedTxHashes: string[] | null }) => (await minedBy([t.txHash, ...(t.replacedTxHashes ?? [])]))?.status === 1;
   // One snapshot of the ledger (repeatable read): a line that moves on meanwhile is seen before or after, never half.
   const { assets, tallies, accounts } = await db.transaction(
     async (trx) => {
       const settledBatches: string[] = [];
-      for (const b of await trx('settlement_batches').where({ blockchainId, status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(b.txHash)) settledBatches.push(b.id);
+      for (const b of await trx('settlement_batches').where({ blockchainId, status: 'SUBMITTED' }).select('id', 'txHash', 'replacedTxHashes')) if (await paid(b)) settledBatches.push(b.id);
       const paidOut = new Set<string>();
-      for (const w of await trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash')) if (await paid(w.txHash)) paidOut.add(w.id);
+      for (const w of await trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash', 'replacedTxHashes')) if (await paid(w)) paidOut.add(w.id);
 
       const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
         (await assetsOfChain(trx, blockchainId)).map((a) => [a.id, a]),

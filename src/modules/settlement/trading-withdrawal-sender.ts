@@ -10,13 +10,19 @@ import { Fence, fencedTransaction } from './chain-lease';
 import type { SettlementDeployment } from './settlement-deployments';
 import { isDefinitiveRefusal, NATIVE_TOKEN, revertReason, signWithdrawal, withdrawCalldata } from './settlement-contract';
 import { TRADING_TRANSFER_EVENT } from './trading.domain';
-import { nonceFate } from '../../platform/chain-port/evm-transactions';
+import { lineHashes, nonceFate } from '../../platform/chain-port/evm-transactions';
+import { feeBumped, type FeeBumpOptions } from './fee-bump';
 import { eventData } from './trading.service';
 
 /** Withdrawals paid out per step, in one operator transaction. */
 const PER_STEP = 50;
 
 type Row = Record<string, any>;
+
+/** Every transaction hash signed for the withdrawal's payout at its nonce, oldest first. */
+function hashesOf(w: Row): string[] {
+  return lineHashes({ fromAddress: w.fromAddress ?? '', nonce: w.nonce, txHash: w.txHash, replacedTxHashes: w.replacedTxHashes ?? [] });
+}
 
 /** Another worker moved one of the rows first: the whole change is rolled back. */
 class MovedElsewhere extends Error {}
@@ -35,7 +41,9 @@ class MovedElsewhere extends Error {}
  * PENDING → (signed, recorded with its nonce and bytes before the broadcast) SUBMITTED → CONFIRMED
  * as deep as the chain's confirmation count (to a Keel wallet's address: credited to its custody
  * account), or FAILED when the contract refuses it (given back to the trading balance). A
- * transaction the node lost is sent again; one whose nonce another operator transaction took is
+ * transaction the node lost is sent again; one stuck below the market fee is signed again at its
+ * nonce with a higher fee, as a settlement batch is (feeBumped: every hash it had is kept, and
+ * whichever is mined is followed as its own); one whose nonce another operator transaction took is
  * signed again (the contract's bitmap of paid keys makes a second payout impossible).
  */
 export class TradingWithdrawalSender {
@@ -46,6 +54,7 @@ export class TradingWithdrawalSender {
     private readonly outbox: Outbox,
     private readonly failpoints: Failpoints,
     private readonly logger: Logger,
+    private readonly options: FeeBumpOptions,
   ) {}
 
   async step(d: SettlementDeployment, lease: Fence): Promise<void> {
@@ -114,33 +123,42 @@ export class TradingWithdrawalSender {
     const provider = d.network.provider;
     const [w] = rows;
     // Its nonce is judged at the final block, and "taken" only once the transaction that used it is seen to be another.
-    const fate = await nonceFate(provider, d.network.spec.confirmations, { fromAddress: w.fromAddress, nonce: w.nonce, txHash: w.txHash, replacedTxHashes: [] });
+    // Any of the hashes signed at its nonce may be the one mined: each is its own, never "taken".
+    const fate = await nonceFate(provider, d.network.spec.confirmations, { fromAddress: w.fromAddress, nonce: w.nonce, txHash: w.txHash, replacedTxHashes: w.replacedTxHashes ?? [] });
     if (fate.kind === 'taken') {
       // Its nonce went to another operator transaction for good: signed again (paid out at most once, by its key).
-      await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null });
+      await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null, replacedTxHashes: [] });
       return;
     }
     if (fate.kind === 'undecided') return void this.logger.warn({ withdrawalIds: rows.map((r) => r.id), reason: fate.reason }, 'trading withdrawal: its nonce is used, by which transaction the node does not show yet; it waits');
     if (fate.kind === 'open') {
-      if (!(await provider.getTransaction(w.txHash))) await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast failed; will retry'));
+      if (!(await provider.getTransaction(w.txHash))) {
+        await lease.renew();
+        await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast failed; will retry'));
+        return;
+      }
+      // Waiting under a fee the market left behind, it would hold every later operator transaction (the batches too) behind its nonce.
+      const signed = await feeBumped(d, w as { rawTx: string; submittedAt: Date }, this.options);
+      if (signed) await this.replace(d, rows, signed, lease);
       return;
     }
     const receipt = fate.receipt;
     // Acted on only as deep as the confirmation count, reverted or not: a reorganisation may mine the
     // same signed transaction in another block, where it may go the other way.
     if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < d.network.spec.confirmations) return;
+    const mined = { txHash: receipt.hash, replacedTxHashes: hashesOf(w).filter((h) => h !== receipt.hash), blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
     if (receipt.status !== 1) {
       if (rows.length > 1) {
         // A reverted transaction paid none of them (the contract's bitmap of paid keys reverted with
         // it), and one of them alone may have made it revert: none is given back; each is sent
         // again on its own, so only the one whose own transaction reverts fails.
-        const moved = await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null, sendAlone: true });
-        if (moved) this.logger.warn({ withdrawalIds: rows.map((r) => r.id), txHash: w.txHash }, 'trading withdrawals: their transaction reverted on chain; each is sent again on its own');
+        const moved = await this.move(rows, 'SUBMITTED', 'PENDING', lease, { txHash: null, rawTx: null, nonce: null, replacedTxHashes: [], sendAlone: true });
+        if (moved) this.logger.warn({ withdrawalIds: rows.map((r) => r.id), txHash: receipt.hash }, 'trading withdrawals: their transaction reverted on chain; each is sent again on its own');
         return;
       }
-      return this.fail(w, 'the withdrawal transaction reverted on chain', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
+      return this.fail(w, 'the withdrawal transaction reverted on chain', lease, mined);
     }
-    await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, async (trx, r) => {
+    await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, mined, async (trx, r) => {
       // Paid to a Keel wallet (the wallet's own address, or any other of any organisation): its custody
       // account holds it now. The deposit watcher credits none of the contract's payouts (and sees no
       // coin paid by the contract's internal call), so this is the one credit.
@@ -148,6 +166,16 @@ export class TradingWithdrawalSender {
       const holder = own ? { organizationId: r.organizationId, walletId: r.walletId } : await walletAtAddress(trx, r.blockchainId, r.recipient);
       if (holder) await this.ledger.credit(trx, { ...holder, assetId: r.assetId, amount: BigInt(r.rawAmount), reference: `trading-withdrawal:${r.id}`, account: 'custody' });
     });
+  }
+
+  /** Takes the place of the payout's transaction in the pool (the same call at its nonce, a higher fee): recorded first, with every hash before it, then broadcast. */
+  private async replace(d: SettlementDeployment, rows: Row[], signed: ethers.Transaction, lease: Fence): Promise<void> {
+    const [w] = rows;
+    const moved = await this.move(rows, 'SUBMITTED', 'SUBMITTED', lease, { txHash: signed.hash, rawTx: signed.serialized, replacedTxHashes: hashesOf(w), submittedAt: this.db.fn.now() });
+    if (!moved) return;
+    this.logger.info({ withdrawalIds: rows.map((r) => r.id), replaced: w.txHash, by: signed.hash }, 'trading withdrawal: fee bumped');
+    await lease.renew();
+    await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal fee bump broadcast failed; will retry'));
   }
 
   /** The contract refuses it: FAILED, and the amount back in the trading balance. */
@@ -159,17 +187,18 @@ export class TradingWithdrawalSender {
   }
 
   /**
-   * A compare-and-set of every row's status from `from`, under the lease, each with its event (and
-   * `also` in the same transaction); false, with nothing changed, when another worker moved one first.
+   * A compare-and-set of every row's status from `from` (and of its transaction, as read), under the
+   * lease, each with its event when its status changes (and `also` in the same transaction); false,
+   * with nothing changed, when another worker moved one first.
    */
   private async move(rows: Row[], from: string, to: string, lease: Fence, changes: Record<string, unknown>, also?: (trx: Knex.Transaction, row: Row) => Promise<void>): Promise<boolean> {
     try {
       return await fencedTransaction(this.db, lease, async (trx) => {
         for (const w of rows) {
-          const [row] = await trx('tradingTransfers').where({ id: w.id, status: from }).update({ ...changes, status: to, updatedAt: trx.fn.now() }).returning('*');
+          const [row] = await trx('tradingTransfers').where({ id: w.id, status: from }).where(from === 'SUBMITTED' ? { txHash: w.txHash } : {}).update({ ...changes, status: to, updatedAt: trx.fn.now() }).returning('*');
           if (!row) throw new MovedElsewhere();
           await also?.(trx, row);
-          if (to !== 'PENDING') await this.outbox.publish(trx, { organizationId: row.organizationId, type: `${TRADING_TRANSFER_EVENT}.${to.toLowerCase()}`, data: eventData(row) });
+          if (to !== 'PENDING' && to !== from) await this.outbox.publish(trx, { organizationId: row.organizationId, type: `${TRADING_TRANSFER_EVENT}.${to.toLowerCase()}`, data: eventData(row) });
         }
         return true;
       });

@@ -258,7 +258,7 @@ test('a step on a chain with nothing open looks at what is open and at the queue
   const own = createDb(t.config.DATABASE_URL, 1);
   try {
     const s = t.keel.services;
-    const withdrawals = new TradingWithdrawalSender(own, s.sendingWallets, s.ledger, t.keel.platform.outbox, t.keel.platform.failpoints, t.keel.platform.logger);
+    const withdrawals = new TradingWithdrawalSender(own, s.sendingWallets, s.ledger, t.keel.platform.outbox, t.keel.platform.failpoints, t.keel.platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25 });
     const batcher = new SettlementBatcher(own, t.keel.platform.outbox, withdrawals, { batchSize: 50, maxAgeMs: 60_000, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
     const d = await deployment();
     await batcher.step(d, UNFENCED); // the chain's head, checked for reorgs once
@@ -755,6 +755,55 @@ test('a stuck settlement transaction is replaced by a fee bump', async () => {
   expect(await provider.getTransactionReceipt(done.replacedTxHashes[0])).toBeNull();
   expect(await transitionsOf(done.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>REPLACED', 'REPLACED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
   await mine(rpcUrl, 40); // the base fee falls back
+}, 120_000);
+
+test('a payout of a withdrawal from trading stuck below the market fee is replaced by a fee bump and paid once, and the batch at the nonce behind it settles', async () => {
+  // A market at 1 gwei when the payout is signed (hardhat_mine of many blocks at once does not bring the base fee down).
+  await setNextBaseFee(rpcUrl, ethers.parseUnits('1', 'gwei'));
+  await mine(rpcUrl, 1);
+  await pause();
+  const id = await trade(A(), C(), 'SELL', '2005', '0.01');
+  const external = ethers.Wallet.createRandom().address;
+  const asked = await org1.pro.request('POST', `/v1/orderbook/wallets/${B().id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount: '0.01', recipient: external } });
+  expect(asked.status).toBe(201);
+  const payoutOf = () => db('trading_transfers').where({ id: asked.body.data.id }).first();
+  let sent: Record<string, any>;
+  await setAutomine(rpcUrl, false);
+  try {
+    await resume();
+    // The payout goes out first, the batch at the operator's next nonce behind it.
+    sent = await eventually(async () => {
+      const [w, b] = [await payoutOf(), await batchOf(id)];
+      return w.status === 'SUBMITTED' && b?.status === 'SUBMITTED' ? w : undefined;
+    }, 30_000);
+    expect(Number((await batchOf(id)).nonce)).toBe(Number(sent.nonce) + 1);
+    // The market moves far above the fee the payout was signed with: the next block leaves it out, and all behind it.
+    await setNextBaseFee(rpcUrl, ethers.Transaction.from(sent.rawTx).maxFeePerGas! * 10n);
+    await mine(rpcUrl, 1);
+    const bumped = await eventually(async () => {
+      const w = await payoutOf();
+      return w.txHash !== sent.txHash ? w : undefined;
+    }, 30_000);
+    expect(bumped).toMatchObject({ status: 'SUBMITTED', nonce: sent.nonce, replacedTxHashes: [sent.txHash] });
+    expect(ethers.Transaction.from(bumped.rawTx).maxFeePerGas!).toBeGreaterThan(ethers.Transaction.from(sent.rawTx).maxFeePerGas!);
+    await eventually(() => provider.getTransaction(bumped.txHash), 10_000);
+    // Mined as the blocks come, the batch (bumped too, or not) behind it.
+    await eventually(async () => {
+      await mine(rpcUrl, 1);
+      return (await batchOf(id)).status === 'CONFIRMED' && (await payoutOf()).status === 'CONFIRMED';
+    }, 60_000, 300);
+  } finally {
+    await setAutomine(rpcUrl, true);
+  }
+  const paid = await payoutOf();
+  expect(paid.txHash).toBe((await provider.getTransactionReceipt(paid.txHash))!.hash);
+  expect(paid.replacedTxHashes).toEqual([sent.txHash]);
+  expect(await provider.getTransactionReceipt(sent.txHash)).toBeNull();
+  // Paid once.
+  expect(await provider.getBalance(external)).toBe(ethers.parseEther('0.01'));
+  expect(await statusesOf([id])).toEqual(['CONFIRMED']);
+  await setNextBaseFee(rpcUrl, ethers.parseUnits('1', 'gwei')); // the base fee falls back
+  await mine(rpcUrl, 1);
 }, 120_000);
 
 test('a confirmed deposit to trading that a reorg deeper than the confirmations takes off the chain is alarmed (metric, event), sent again, and the ledger equals the contract once it is mined again', async () => {

@@ -59,6 +59,7 @@ import * as m064 from './064_checkouts_awaiting_index';
 import * as m065 from './065_trading_transfer_requesters';
 import * as m066 from './066_trading_exits';
 import * as m071 from './071_trading_withdrawal_payouts';
+import * as m072 from './072_trading_withdrawal_fee_bumps';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -123,6 +124,7 @@ const migrations: Record<string, Knex.Migration> = {
   '065_trading_transfer_requesters': m065,
   '066_trading_exits': m066,
   '071_trading_withdrawal_payouts': m071,
+  '072_trading_withdrawal_fee_bumps': m072,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
