@@ -50,37 +50,54 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
   async confirmed(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
     for (const d of deposits) {
       if (await this.settlement?.isInternalSource(d.blockchainId, d.fromAddress)) continue;
-      let credit = { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d), account: CUSTODY };
-      let { applied } = await this.ledger.credit(trx, credit);
-      if (!applied) {
-        // Credited before: live (nothing to do), or taken back by a reorg the chain has since undone (credited again).
-        const reference = (await this.creditReference(trx, d, 'to credit'))!;
-        if (reference !== credit.reference) ({ applied } = await this.ledger.credit(trx, (credit = { ...credit, reference })));
-      }
-      if (applied) await this.debts.repayFrom(trx, credit);
+      await this.creditFromChain(trx, { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: BigInt(d.rawValue), reference: depositReference(d) });
     }
   }
 
   async reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void> {
-    for (const d of deposits) {
-      const reference = await this.creditReference(trx, d, 'to take back');
-      if (!reference) continue;
-      const { shortfall } = await this.ledger.reverseCredit(trx, { reference });
-      if (shortfall > 0n) {
-        await this.debts.record(trx, { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, amount: shortfall, reference });
-        this.logger.warn({ walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, shortfall: shortfall.toString() }, 'reorged deposit was already spent or locked: debt recorded');
-      }
+    for (const d of deposits) await this.takeBackFromChain(trx, { organizationId: d.organizationId, walletId: d.addressId ?? d.masterWalletId, assetId: d.assetId, reference: depositReference(d) }, 'reorged deposit was already spent or locked: debt recorded');
+  }
+
+  /**
+   * Credits to a wallet's custody what a mined transaction brought to its address (a deposit; a
+   * payout of the settlement contract), under `reference`; once per mining: credited before and
+   * taken back by a reorg the chain has since undone, it is credited again (`#2`, …), repaying any
+   * debt of the wallet in the asset first, so in all it counts once. A credit already live is not
+   * applied twice.
+   */
+  async creditFromChain(trx: Knex.Transaction, credit: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string }): Promise<void> {
+    let live = { ...credit, account: CUSTODY };
+    let { applied } = await this.ledger.credit(trx, live);
+    if (!applied) {
+      // Credited before: live (nothing to do), or taken back by a reorg the chain has since undone (credited again).
+      const reference = (await this.creditReference(trx, credit.reference, 'to credit'))!;
+      if (reference !== live.reference) ({ applied } = await this.ledger.credit(trx, (live = { ...live, reference })));
+    }
+    if (applied) await this.debts.repayFrom(trx, live);
+  }
+
+  /**
+   * Takes back the live credit creditFromChain made under `of.reference` (a reorg took its
+   * transaction off the chain), if there is one: what the wallet already spent or locked of it
+   * becomes a debt (logged with `shortfallMessage`).
+   */
+  async takeBackFromChain(trx: Knex.Transaction, of: { organizationId: string; walletId: string; assetId: string; reference: string }, shortfallMessage: string): Promise<void> {
+    const reference = await this.creditReference(trx, of.reference, 'to take back');
+    if (!reference) return;
+    const { shortfall } = await this.ledger.reverseCredit(trx, { reference });
+    if (shortfall > 0n) {
+      await this.debts.record(trx, { organizationId: of.organizationId, walletId: of.walletId, assetId: of.assetId, amount: shortfall, reference });
+      this.logger.warn({ walletId: of.walletId, assetId: of.assetId, shortfall: shortfall.toString() }, shortfallMessage);
     }
   }
 
   /**
-   * A deposit's credit reference in the block it is recorded in: `deposit:…:<block>`, then `#2`,
-   * `#3`… each time a reorg brings it back to a block it had been taken back from (a chain that
-   * returns to a fork it left), so it is credited again. 'to credit': the first not taken back (a
-   * credit already live is not applied twice); 'to take back': the live one, if any.
+   * A credit's reference for one mining (a deposit's names its block): `base`, then `#2`, `#3`…
+   * each time a reorg brings it back after it was taken back (a chain that returns to a fork it
+   * left), so it is credited again. 'to credit': the first not taken back (a credit already live is
+   * not applied twice); 'to take back': the live one, if any.
    */
-  private async creditReference(trx: Knex.Transaction, d: ChainTransferModel, purpose: 'to credit' | 'to take back'): Promise<string | undefined> {
-    const base = depositReference(d);
+  private async creditReference(trx: Knex.Transaction, base: string, purpose: 'to credit' | 'to take back'): Promise<string | undefined> {
     for (let n = 1; ; n++) {
       const reference = n === 1 ? base : `${base}#${n}`;
       const entries: { idempotencyKey: string }[] = await trx('ledger_entries').whereIn('idempotencyKey', [`credit:${reference}`, `reversal:${reference}`]).select('idempotencyKey');

@@ -77,6 +77,10 @@ export class SettlementBatcher {
         this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'trading withdrawals: step failed; will retry');
       });
     }
+    await this.withdrawals.checkReorgs(d, lease).catch((e) => {
+      if (e instanceof LeaseLost || e instanceof FailpointCrash) throw e;
+      this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'trading withdrawals: reorg check failed; will retry');
+    });
     const inFlight = open.submitted ? await this.batches(chain, ['SUBMITTED']) : [];
     if (inFlight.length) {
       for (const b of inFlight) await this.follow(d, b, lease);

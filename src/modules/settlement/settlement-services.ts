@@ -53,6 +53,10 @@ export function createSettlementServices(
     tradingExits,
     tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
     tradingDepositReorgs: new TradingDepositReorgs(db, outbox, platform.metrics, logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }),
-    tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, outbox, platform.failpoints, logger, { bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS, bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT }),
+    tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, deps.custodyLedgerSync, outbox, platform.failpoints, logger, {
+      bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS,
+      bumpPercent: config.TRANSFER_FEE_BUMP_PERCENT,
+      reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS,
+    }),
   };
 }

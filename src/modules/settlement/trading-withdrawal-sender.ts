@@ -4,7 +4,7 @@ import type { Logger } from '../../platform/logger';
 import type { Failpoints } from '../../platform/failpoints';
 import type { Outbox } from '../../platform/events/outbox';
 import { assetsById } from '../chains';
-import type { LedgerService } from '../ledger';
+import type { CustodyLedgerSync, LedgerService } from '../ledger';
 import { walletAtAddress, type SendingWallets } from '../wallets';
 import { Fence, fencedTransaction } from './chain-lease';
 import type { SettlementDeployment } from './settlement-deployments';
@@ -13,6 +13,7 @@ import { TRADING_TRANSFER_EVENT } from './trading.domain';
 import { lineHashes, nonceFate } from '../../platform/chain-port/evm-transactions';
 import { feeBumped, type FeeBumpOptions } from './fee-bump';
 import { eventData } from './trading.service';
+import { whereMined } from './where-mined';
 
 /** Withdrawals paid out per step, in one operator transaction. */
 const PER_STEP = 50;
@@ -22,6 +23,11 @@ type Row = Record<string, any>;
 /** Every transaction hash signed for the withdrawal's payout at its nonce, oldest first. */
 function hashesOf(w: Row): string[] {
   return lineHashes({ fromAddress: w.fromAddress ?? '', nonce: w.nonce, txHash: w.txHash, replacedTxHashes: w.replacedTxHashes ?? [] });
+}
+
+export interface TradingWithdrawalOptions extends FeeBumpOptions {
+  /** How far back CONFIRMED payouts are looked at again for a reorg deeper than the confirmation count. */
+  reorgWindowBlocks: number;
 }
 
 /** Another worker moved one of the rows first: the whole change is rolled back. */
@@ -44,17 +50,23 @@ class MovedElsewhere extends Error {}
  * transaction the node lost is sent again; one stuck below the market fee is signed again at its
  * nonce with a higher fee, as a settlement batch is (feeBumped: every hash it had is kept, and
  * whichever is mined is followed as its own); one whose nonce another operator transaction took is
- * signed again (the contract's bitmap of paid keys makes a second payout impossible).
+ * signed again (the contract's bitmap of paid keys makes a second payout impossible). A CONFIRMED
+ * payout whose block a reorg deeper than the confirmation count took off the chain is SUBMITTED
+ * again (checkReorgs), its custody credit taken back, and followed from there.
  */
 export class TradingWithdrawalSender {
+  /** Per chain, the head whose confirmed payouts were last checked for a reorg: unchanged, nothing to look at. */
+  private readonly checkedHeads = new Map<string, string>();
+
   constructor(
     private readonly db: Knex,
     private readonly wallets: SendingWallets,
     private readonly ledger: LedgerService,
+    private readonly custody: CustodyLedgerSync,
     private readonly outbox: Outbox,
     private readonly failpoints: Failpoints,
     private readonly logger: Logger,
-    private readonly options: FeeBumpOptions,
+    private readonly options: TradingWithdrawalOptions,
   ) {}
 
   async step(d: SettlementDeployment, lease: Fence): Promise<void> {
@@ -132,7 +144,8 @@ export class TradingWithdrawalSender {
     }
     if (fate.kind === 'undecided') return void this.logger.warn({ withdrawalIds: rows.map((r) => r.id), reason: fate.reason }, 'trading withdrawal: its nonce is used, by which transaction the node does not show yet; it waits');
     if (fate.kind === 'open') {
-      if (!(await provider.getTransaction(w.txHash))) {
+      // Its latest bytes (the hash recorded may be an earlier one's, mined before a reorg took it off).
+      if (!(await provider.getTransaction(ethers.keccak256(w.rawTx)))) {
         await lease.renew();
         await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast failed; will retry'));
         return;
@@ -158,14 +171,63 @@ export class TradingWithdrawalSender {
       }
       return this.fail(w, 'the withdrawal transaction reverted on chain', lease, mined);
     }
-    await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, mined, async (trx, r) => {
+    const confirmed = await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, mined, async (trx, r) => {
       // Paid to a Keel wallet (the wallet's own address, or any other of any organisation): its custody
       // account holds it now. The deposit watcher credits none of the contract's payouts (and sees no
-      // coin paid by the contract's internal call), so this is the one credit.
-      const own = r.recipient.toLowerCase() === r.walletAddress.toLowerCase();
-      const holder = own ? { organizationId: r.organizationId, walletId: r.walletId } : await walletAtAddress(trx, r.blockchainId, r.recipient);
-      if (holder) await this.ledger.credit(trx, { ...holder, assetId: r.assetId, amount: BigInt(r.rawAmount), reference: `trading-withdrawal:${r.id}`, account: 'custody' });
+      // coin paid by the contract's internal call), so this is the one credit (once per mining: a
+      // payout a deep reorg took back and that is mined again is credited again).
+      const holder = await this.holderOf(trx, r);
+      if (holder) await this.custody.creditFromChain(trx, { ...holder, assetId: r.assetId, amount: BigInt(r.rawAmount), reference: `trading-withdrawal:${r.id}` });
     });
+    // A head checked before this payout was confirmed says nothing of it: a chain rewound to that very head must be checked again.
+    if (confirmed) this.checkedHeads.delete(d.network.blockchainId);
+  }
+
+  /** The Keel wallet a payout went to, if any: the wallet's own address, or any other of any organisation. */
+  private async holderOf(trx: Knex.Transaction, r: Row): Promise<{ organizationId: string; walletId: string } | undefined> {
+    if (r.recipient.toLowerCase() === r.walletAddress.toLowerCase()) return { organizationId: r.organizationId, walletId: r.walletId };
+    return (await walletAtAddress(trx, r.blockchainId, r.recipient)) ?? undefined;
+  }
+
+  /**
+   * CONFIRMED payouts within the reorg window whose transaction is no longer in the block they were
+   * confirmed in (a reorg deeper than the confirmation count; as for batches and deposits to
+   * trading, a node that has not reached that block is waited for, never taken for a reorg): the
+   * contract may not have paid them on this chain. Each goes back to SUBMITTED, its custody credit
+   * taken back in the same transaction (what the recipient spent of it becoming a debt, as for a
+   * reorged deposit), and its transaction is sent again; it is then followed as any payout is
+   * (CONFIRMED again once as deep as the confirmation count, credited again).
+   */
+  async checkReorgs(d: SettlementDeployment, lease: Fence): Promise<void> {
+    const chain = d.network.blockchainId;
+    // A block hash, not a height: a chain rewound and grown back to the same height has a new head.
+    const latest = await d.network.provider.getBlock('latest');
+    if (!latest || this.checkedHeads.get(chain) === latest.hash) return;
+    const recent: Row[] = await this.db('tradingTransfers')
+      .where({ blockchainId: chain, direction: 'WITHDRAWAL', status: 'CONFIRMED' })
+      .where('blockNumber', '>', latest.number - this.options.reorgWindowBlocks)
+      // Payouts confirmed before the contract was (re)deployed belong to a chain that was reset, not reorganised.
+      .where('updatedAt', '>=', d.since)
+      .orderBy([{ column: 'blockNumber', order: 'desc' }, { column: 'id' }]);
+    const byTx = new Map<string, Row[]>();
+    for (const w of recent) byTx.set(w.txHash, [...(byTx.get(w.txHash) ?? []), w]);
+    for (const rows of byTx.values()) {
+      const [w] = rows;
+      const where = await whereMined(d.network.port, w.txHash, { blockNumber: Number(w.blockNumber), blockHash: w.blockHash });
+      // Still there; or on a node behind, or between two chains: looked at again at the next head.
+      if (where.kind === 'still' || where.kind === 'behind' || where.kind === 'unsettled') continue;
+      const moved = await this.move(rows, 'CONFIRMED', 'SUBMITTED', lease, { blockNumber: null, blockHash: null, submittedAt: this.db.fn.now() }, async (trx, r) => {
+        const holder = await this.holderOf(trx, r);
+        if (holder) await this.custody.takeBackFromChain(trx, { ...holder, assetId: r.assetId, reference: `trading-withdrawal:${r.id}` }, 'a payout from trading a deep reorg took back was already spent or locked by its recipient: debt recorded');
+      }, 'reorged');
+      if (!moved) continue;
+      this.logger.error({ blockchainId: chain, withdrawalIds: rows.map((r) => r.id), txHash: w.txHash, blockNumber: w.blockNumber, minedAgainIn: where.kind === 'moved' ? where.receipt.blockNumber : null }, 'a confirmed payout of withdrawals from trading was taken off its block by a reorg deeper than the confirmation count: SUBMITTED again, its custody credit taken back, its transaction sent again');
+      if (where.kind === 'gone') {
+        await lease.renew();
+        await d.network.provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast after a reorg failed; will retry'));
+      }
+    }
+    this.checkedHeads.set(chain, latest.hash!);
   }
 
   /** Takes the place of the payout's transaction in the pool (the same call at its nonce, a higher fee): recorded first, with every hash before it, then broadcast. */
@@ -188,17 +250,18 @@ export class TradingWithdrawalSender {
 
   /**
    * A compare-and-set of every row's status from `from` (and of its transaction, as read), under the
-   * lease, each with its event when its status changes (and `also` in the same transaction); false,
+   * lease, each with its event when its status changes (`trading_transfer.<event>`, the new status
+   * unless told) (and `also` in the same transaction); false,
    * with nothing changed, when another worker moved one first.
    */
-  private async move(rows: Row[], from: string, to: string, lease: Fence, changes: Record<string, unknown>, also?: (trx: Knex.Transaction, row: Row) => Promise<void>): Promise<boolean> {
+  private async move(rows: Row[], from: string, to: string, lease: Fence, changes: Record<string, unknown>, also?: (trx: Knex.Transaction, row: Row) => Promise<void>, event = to.toLowerCase()): Promise<boolean> {
     try {
       return await fencedTransaction(this.db, lease, async (trx) => {
         for (const w of rows) {
           const [row] = await trx('tradingTransfers').where({ id: w.id, status: from }).where(from === 'SUBMITTED' ? { txHash: w.txHash } : {}).update({ ...changes, status: to, updatedAt: trx.fn.now() }).returning('*');
           if (!row) throw new MovedElsewhere();
           await also?.(trx, row);
-          if (to !== 'PENDING' && to !== from) await this.outbox.publish(trx, { organizationId: row.organizationId, type: `${TRADING_TRANSFER_EVENT}.${to.toLowerCase()}`, data: eventData(row) });
+          if (to !== 'PENDING' && to !== from) await this.outbox.publish(trx, { organizationId: row.organizationId, type: `${TRADING_TRANSFER_EVENT}.${event}`, data: eventData(row) });
         }
         return true;
       });

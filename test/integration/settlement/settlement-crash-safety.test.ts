@@ -47,7 +47,7 @@ const transitionsOf = async (batchId: string) => (await db('settlement_batch_tra
 function worker(opts: { failpoints?: string; wallets?: SendingWallets; leaseMs?: number } = {}): SettlementWorker {
   const { services: s, platform } = t.keel;
   const failpoints = Failpoints.fromConfig({ KEEL_ENV: 'sandbox', KEEL_FAILPOINTS: opts.failpoints ?? '' }, platform.logger);
-  const withdrawals = new TradingWithdrawalSender(db, opts.wallets ?? s.sendingWallets, s.ledger, platform.outbox, failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25 });
+  const withdrawals = new TradingWithdrawalSender(db, opts.wallets ?? s.sendingWallets, s.ledger, s.custodyLedgerSync, platform.outbox, failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
   const batcher = new SettlementBatcher(db, platform.outbox, withdrawals, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, platform.logger, failpoints);
   return new SettlementWorker(db, s.networks, s.settlementDeployments, batcher, s.settlementReconciler, s.tradingDepositReorgs, s.tradingExits, platform.metrics, { pollIntervalMs: 100, leaseMs: opts.leaseMs ?? 15_000, reconcileIntervalMs: 60_000 }, platform.logger);
 }

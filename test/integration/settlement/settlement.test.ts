@@ -258,7 +258,7 @@ test('a step on a chain with nothing open looks at what is open and at the queue
   const own = createDb(t.config.DATABASE_URL, 1);
   try {
     const s = t.keel.services;
-    const withdrawals = new TradingWithdrawalSender(own, s.sendingWallets, s.ledger, t.keel.platform.outbox, t.keel.platform.failpoints, t.keel.platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25 });
+    const withdrawals = new TradingWithdrawalSender(own, s.sendingWallets, s.ledger, s.custodyLedgerSync, t.keel.platform.outbox, t.keel.platform.failpoints, t.keel.platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
     const batcher = new SettlementBatcher(own, t.keel.platform.outbox, withdrawals, { batchSize: 50, maxAgeMs: 60_000, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
     const d = await deployment();
     await batcher.step(d, UNFENCED); // the chain's head, checked for reorgs once
@@ -871,21 +871,59 @@ test('a confirmed batch whose block leaves the chain is REORGED and settled agai
   await eventually(async () => (await reconcile(org2.orgId)).differences.length === 0 && (await reconcile(org1.orgId)).differences.length === 0, 30_000);
 }, 120_000);
 
-test('a node behind the confirmed deposits to trading and batches (a fallback, a restarted node, receipt lookups behind) is waited for: nothing taken for a reorg, marked, told or sent again, before it catches up or after', async () => {
+test("a confirmed payout from trading that a reorg deeper than the confirmations takes off the chain is SUBMITTED again, its recipient's custody credit taken back, and paid and credited again, once", async () => {
+  await quiet();
+  const payee = (await org2.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Reorged payee' } })).body.data;
+  const custody = async () => (await t.keel.services.ledger.balances(payee.id, db, 'custody')).find((b) => b.assetId === assets.ETH.id)?.available ?? 0n;
+  const before = await snapshot(rpcUrl);
+  const asked = await org1.pro.request('POST', `/v1/orderbook/wallets/${A().id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount: '0.3', recipient: payee.walletAddress } });
+  expect(asked.status).toBe(201);
+  const id = asked.body.data.id as string;
+  const payout = () => db('trading_transfers').where({ id }).first();
+  const confirmed = await eventually(async () => {
+    const w = await payout();
+    return w.status === 'CONFIRMED' ? w : undefined;
+  }, 60_000, 100);
+  expect(await custody()).toBe(ethers.parseEther('0.3'));
+  await mine(rpcUrl, 3); // deeper than the chain's confirmation count (1)
+
+  await revert(rpcUrl, before);
+  await mineTo(rpcUrl, Number(confirmed.blockNumber)); // the new fork passes the payout's block
+  const told = await eventually(() => db('outbox_events').where({ organizationId: org1.orgId, type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [id]).first(), 30_000, 200);
+  expect(told.envelope.data).toMatchObject({ id, direction: 'WITHDRAWAL', status: 'SUBMITTED', txHash: confirmed.txHash });
+  // Taken back with the block, in the same transaction as the move back.
+  expect(await db('ledger_entries').where({ idempotencyKey: `reversal:trading-withdrawal:${id}` }).first()).toMatchObject({ walletId: payee.id, availableDelta: (-ethers.parseEther('0.3')).toString() });
+  // Its signed transaction went out again: paid again on this chain, confirmed and credited again.
+  const again = await eventually(async () => {
+    const w = await payout();
+    return w.status === 'CONFIRMED' && w.blockHash !== confirmed.blockHash ? w : undefined;
+  }, 30_000, 200);
+  expect(again).toMatchObject({ txHash: confirmed.txHash, nonce: confirmed.nonce });
+  expect((await provider.getTransactionReceipt(again.txHash))!.blockHash).toBe(again.blockHash);
+  expect(await db('ledger_entries').where({ idempotencyKey: `credit:trading-withdrawal:${id}#2` }).first()).toBeDefined();
+  // Once: at the address and in its custody ledger.
+  expect(await provider.getBalance(payee.walletAddress)).toBe(ethers.parseEther('0.3'));
+  expect(await custody()).toBe(ethers.parseEther('0.3'));
+  expect(await db('outbox_events').where({ type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [id])).toHaveLength(1);
+}, 120_000);
+
+test('a node behind the confirmed deposits to trading, batches and payouts (a fallback, a restarted node, receipt lookups behind) is waited for: nothing taken for a reorg, marked, told or sent again, before it catches up or after', async () => {
   await quiet();
   const s = t.keel.services;
   const network = s.networks.get(blockchainId)!;
   const deposit = await db('trading_transfers').where({ blockchainId, direction: 'DEPOSIT', status: 'CONFIRMED' }).orderBy('blockNumber', 'desc').first();
   const batch = await db('settlement_batches').where({ blockchainId, status: 'CONFIRMED' }).orderBy('blockNumber', 'desc').first();
+  const payout = await db('trading_transfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'CONFIRMED' }).orderBy('blockNumber', 'desc').first();
   const node = new SkewedNode(rpcUrl, CHAIN_ID);
   const behind = { ...network, provider: node, port: new EvmChain({ provider: node, chainId: CHAIN_ID, confirmations: network.port.confirmations }) };
-  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, s.tradingWithdrawals, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
+  const withdrawals = new TradingWithdrawalSender(db, s.sendingWallets, s.ledger, s.custodyLedgerSync, t.keel.platform.outbox, t.keel.platform.failpoints, t.keel.platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
+  const batcher = new SettlementBatcher(db, t.keel.platform.outbox, withdrawals, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, t.keel.platform.logger);
   const d = { ...(await deployment()), network: behind };
   const told = async () => Number((await db('outbox_events').whereIn('type', ['trading_transfer.reorged', 'settlement_batch.reorged']).count({ n: '*' }))[0].n);
   const already = await told();
   const transitions = await transitionsOf(batch.id);
   try {
-    const below = Math.min(Number(deposit.blockNumber), Number(batch.blockNumber)) - 1;
+    const below = Math.min(Number(deposit.blockNumber), Number(batch.blockNumber), Number(payout.blockNumber)) - 1;
     // Behind altogether; its receipt lookups alone behind (the blocks still the recorded ones); caught up.
     for (const [knows, receiptsKnow] of [[below, undefined], [undefined, below], [undefined, undefined]]) {
       Object.assign(node, { knows, receiptsKnow });
@@ -893,6 +931,7 @@ test('a node behind the confirmed deposits to trading and batches (a fallback, a
       await batcher.step(d, UNFENCED);
       expect(await db('trading_transfers').where({ id: deposit.id }).first()).toMatchObject({ status: 'CONFIRMED', reorgedAt: null, blockHash: deposit.blockHash });
       expect(await db('settlement_batches').where({ id: batch.id }).first()).toMatchObject({ status: 'CONFIRMED', blockHash: batch.blockHash });
+      expect(await db('trading_transfers').where({ id: payout.id }).first()).toMatchObject({ status: 'CONFIRMED', blockHash: payout.blockHash });
       expect(await transitionsOf(batch.id)).toEqual(transitions);
       expect(await told()).toBe(already);
     }
