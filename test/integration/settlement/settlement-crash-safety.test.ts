@@ -9,6 +9,7 @@ import { SettlementWorker } from '../../../src/modules/settlement/settlement-wor
 import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
 import { TradingWithdrawalSender } from '../../../src/modules/settlement/trading-withdrawal-sender';
 import { settlementInterface } from '../../../src/modules/settlement/settlement-contract';
+import { UNFENCED } from '../../../src/modules/settlement/chain-lease';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, mineTo, revert, snapshot, withoutAutomine } from '../../support/chain-controls';
 import type { SendingWallets } from '../../../src/modules/wallets/sending-wallets';
@@ -269,7 +270,46 @@ test('a payout transaction of several withdrawals that reverts on chain gives no
   }
 }, 120_000);
 
+
 const deployment = async () => (await t.keel.services.settlementDeployments.get(t.keel.services.networks.get(blockchainId)!))!;
+
+test('a reverted payout of several withdrawals is acted on only as deep as the confirmation count: at the head it is left SUBMITTED, deep enough each is sent again on its own', async () => {
+  const { services: s, platform } = t.keel;
+  // The same chain, followed as one that asks three confirmations.
+  const d = await deployment();
+  const deep = { ...d, network: { ...d.network, spec: { ...d.network.spec, confirmations: 3 } } };
+  const sender = new TradingWithdrawalSender(db, s.sendingWallets, s.ledger, s.custodyLedgerSync, platform.outbox, platform.failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
+  const trap = ethers.Wallet.createRandom().address;
+  const honest = await withdrawal('0.1');
+  const hostile = await withdrawal('0.1', trap);
+  const shared = await withoutAutomine(k.chain.rpcUrl, async () => {
+    await sender.step(deep, UNFENCED);
+    const txHash = (await withdrawalById(honest.id)).txHash;
+    expect(await withdrawalById(hostile.id)).toMatchObject({ status: 'SUBMITTED', txHash });
+    await rpc(k.chain.rpcUrl, 'hardhat_setCode', [trap, '0x60006000fd']); // always reverts
+    await mine(k.chain.rpcUrl, 1);
+    return txHash as string;
+  });
+  expect((await provider.getTransactionReceipt(shared))!.status).toBe(0);
+  // One block deep of three: a reorg may still mine the same transaction elsewhere, and succeed there.
+  await sender.step(deep, UNFENCED);
+  await mine(k.chain.rpcUrl, 1);
+  await sender.step(deep, UNFENCED);
+  for (const id of [honest.id, hostile.id]) expect(await withdrawalById(id)).toMatchObject({ status: 'SUBMITTED', txHash: shared, sendAlone: false });
+  await mine(k.chain.rpcUrl, 1);
+  await sender.step(deep, UNFENCED);
+  // Three deep: each tried again on its own; the contract refuses the hostile one alone (FAILED, refunded), the honest one goes out.
+  expect(await withdrawalById(hostile.id)).toMatchObject({ status: 'FAILED', sendAlone: true });
+  const alone = await withdrawalById(honest.id);
+  expect(alone).toMatchObject({ status: 'SUBMITTED', sendAlone: true });
+  expect(alone.txHash).not.toBe(shared);
+  const w = worker();
+  try {
+    expect(await paidOut(w, honest.id)).toMatchObject({ status: 'CONFIRMED', txHash: alone.txHash });
+  } finally {
+    await w.stop();
+  }
+}, 120_000);
 
 /** Once a block is mined, the reorged batch is settled by its own first transaction: one operator transaction at its nonce on the new chain, no second one that the replay bitmap refused. */
 async function settledByItsOwnTransaction(w: SettlementWorker, tradeId: string, confirmed: { id: string; txHash: string; nonce: string; fromAddress: string }): Promise<void> {
