@@ -98,7 +98,13 @@ export function attachGraphqlWs(app: FastifyInstance, opts: GraphqlWsOptions): v
           token: typeof params.token === 'string' ? params.token : undefined,
         };
         try {
-          ctx.extra.session = await sessions.open(credentials, (code, reason) => ctx.extra.socket.close(code, reason));
+          const session = await sessions.open(credentials, (code, reason) => ctx.extra.socket.close(code, reason));
+          // Closed while the key was checked: onClose has run (or will) without a session to end; its place in the caps is given back here.
+          if (ctx.extra.socket.readyState !== WebSocket.OPEN) {
+            sessions.end(session);
+            return false;
+          }
+          ctx.extra.session = session;
         } catch (error) {
           // A token's holder needs to know whether to fetch a new one: 4401 with the reason (graphql-ws then sends no 4403 of its own).
           if (credentials.token !== undefined && isKeelError(error) && error.status === 401) ctx.extra.socket.close(CloseCode.Unauthorized, error.message);

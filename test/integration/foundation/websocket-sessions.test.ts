@@ -191,6 +191,21 @@ describe('opening a connection', () => {
     await eventually(async () => (await connect(asKey)).closes.length === 0, 5_000);
   });
 
+  test('a connection closed by its client while its key is checked gives its place in the caps back', async () => {
+    const key = await newKey();
+    const asKey = { apiKey: key.secret, orgId: org.orgId };
+    // More than the key's cap of connections, each sending connection_init and leaving at once.
+    for (let i = 0; i < 6; i++) {
+      const raw = new WebSocket(`${t.coreUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+      await new Promise((resolve) => raw.once('open', resolve));
+      raw.send(JSON.stringify({ type: 'connection_init', payload: asKey }));
+      raw.terminate();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const open = [await connect(asKey), await connect(asKey), await connect(asKey)];
+    expect(open.flatMap((s) => s.closes)).toEqual([]);
+  });
+
   test('an organisation holds at most WS_MAX_CONNECTIONS_PER_ORGANIZATION open, all its keys together', async () => {
     const other = await t.createOrg();
     const keys = [other.adminKey, (await newKey(['read'], other)).secret, (await newKey(['read'], other)).secret];
