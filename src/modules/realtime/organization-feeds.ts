@@ -75,7 +75,7 @@ export class OrganizationFeeds {
       this.chain = this.chain
         .then(() => this.process(c))
         .catch((error: unknown) => {
-          this.logger?.error({ organizationId: this.organizationId, err: error instanceof Error ? error.message : String(error) }, 'realtime: an organisation feed failed on a change; its subscriptions end with an error');
+          this.logger?.error({ organizationId: this.organizationId, err: error }, 'realtime: an organisation feed failed on a change; its subscriptions end with an error');
           this.interrupt('a change could not be delivered');
         })
         .finally(() => this.waiting--);
@@ -118,7 +118,7 @@ export class OrganizationFeeds {
         await part();
         return;
       } catch (error) {
-        const context = { organizationId: this.organizationId, channel, marketId: change.marketId, attempt: attempt + 1, err: error instanceof Error ? error.message : String(error) };
+        const context = { organizationId: this.organizationId, channel, marketId: change.marketId, attempt: attempt + 1, err: error };
         if (attempt >= RETRY_DELAYS_MS.length) {
           this.logger?.error(context, 'realtime: a change could not be delivered; the channel\'s subscriptions end with an error');
           stream.fail(feedInterrupted(channel, 'a change could not be read from the database'));

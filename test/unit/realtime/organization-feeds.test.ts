@@ -119,7 +119,7 @@ test('a change whose order views keep failing ends the orders subscriptions with
   expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { channel: 'orders' } });
   expect(error.message).toMatch(/subscribe again/);
   expect(q.views.mock.calls.length).toBeGreaterThan(1);
-  expect(log.warn).toHaveBeenCalledWith(expect.objectContaining({ channel: 'orders', err: 'Connection terminated unexpectedly' }), expect.any(String));
+  expect(log.warn).toHaveBeenCalledWith(expect.objectContaining({ channel: 'orders', err: expect.objectContaining({ message: 'Connection terminated unexpectedly' }) }), expect.any(String));
   expect(log.error).toHaveBeenCalledWith(expect.objectContaining({ channel: 'orders', organizationId: ORG }), expect.any(String));
 
   // The balances of that change, and of the next, still arrive.
