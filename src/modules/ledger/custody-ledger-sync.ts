@@ -4,7 +4,7 @@ import type { DepositListener, ChainTransferModel } from '../deposits';
 import type { TransferFunds, FundsLine, SendingItem, TransferOutcomeListener } from '../withdrawals';
 import type { ChainService } from '../chains';
 import type { Logger } from '../../platform/logger';
-import type { LedgerService } from './ledger.service';
+import type { LedgerAccount, LedgerService } from './ledger.service';
 import type { WalletDebts } from './wallet-debts';
 
 /** One credit per deposit per block it was mined in: a deposit a reorg re-mined elsewhere counts again. */
@@ -62,24 +62,27 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
    * Credits to a wallet's custody what a mined transaction brought to its address (a deposit; a
    * payout of the settlement contract), under `reference`; once per mining: credited before and
    * taken back by a reorg the chain has since undone, it is credited again (`#2`, …), repaying any
-   * debt of the wallet in the asset first, so in all it counts once. A credit already live is not
-   * applied twice.
+   * debt of the wallet in the asset first (a custody credit), so in all it counts once. A credit
+   * already live is not applied twice. To custody unless told: a payout from trading that reverted
+   * on chain is given back to the trading account (again if a reorg took it back and it reverted
+   * once more).
    */
-  async creditFromChain(trx: Knex.Transaction, credit: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string }): Promise<void> {
-    let live = { ...credit, account: CUSTODY };
+  async creditFromChain(trx: Knex.Transaction, credit: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string; account?: LedgerAccount }): Promise<void> {
+    let live = { ...credit, account: credit.account ?? CUSTODY };
     let { applied } = await this.ledger.credit(trx, live);
     if (!applied) {
       // Credited before: live (nothing to do), or taken back by a reorg the chain has since undone (credited again).
       const reference = (await this.creditReference(trx, credit.reference, 'to credit'))!;
       if (reference !== live.reference) ({ applied } = await this.ledger.credit(trx, (live = { ...live, reference })));
     }
-    if (applied) await this.debts.repayFrom(trx, live);
+    // Debts are custody's (a reorged deposit's; reconciliation counts them there): repaid from custody credits.
+    if (applied && live.account === CUSTODY) await this.debts.repayFrom(trx, live);
   }
 
   /**
    * Takes back the live credit creditFromChain made under `of.reference` (a reorg took its
-   * transaction off the chain), if there is one: what the wallet already spent or locked of it
-   * becomes a debt (logged with `shortfallMessage`).
+   * transaction off the chain), if there is one, from the account it went to: what the wallet
+   * already spent or locked of it becomes a debt (logged with `shortfallMessage`).
    */
   async takeBackFromChain(trx: Knex.Transaction, of: { organizationId: string; walletId: string; assetId: string; reference: string }, shortfallMessage: string): Promise<void> {
     const reference = await this.creditReference(trx, of.reference, 'to take back');

@@ -20,13 +20,16 @@ const PER_STEP = 50;
 
 type Row = Record<string, any>;
 
+/** The ledger reference of a failed payout's refund to the trading balance. */
+const refundReference = (w: Row) => `trading-withdrawal-refund:${w.id}`;
+
 /** Every transaction hash signed for the withdrawal's payout at its nonce, oldest first. */
 function hashesOf(w: Row): string[] {
   return lineHashes({ fromAddress: w.fromAddress ?? '', nonce: w.nonce, txHash: w.txHash, replacedTxHashes: w.replacedTxHashes ?? [] });
 }
 
 export interface TradingWithdrawalOptions extends FeeBumpOptions {
-  /** How far back CONFIRMED payouts are looked at again for a reorg deeper than the confirmation count. */
+  /** How far back CONFIRMED payouts (and FAILED ones whose transaction reverted on chain) are looked at again for a reorg deeper than the confirmation count. */
   reorgWindowBlocks: number;
 }
 
@@ -52,7 +55,9 @@ class MovedElsewhere extends Error {}
  * whichever is mined is followed as its own); one whose nonce another operator transaction took is
  * signed again (the contract's bitmap of paid keys makes a second payout impossible). A CONFIRMED
  * payout whose block a reorg deeper than the confirmation count took off the chain is SUBMITTED
- * again (checkReorgs), its custody credit taken back, and followed from there.
+ * again (checkReorgs), its custody credit taken back, and followed from there; so is a payout
+ * FAILED because its transaction reverted on chain, its refund to trading taken back (mined again
+ * on the new chain, the same signed transaction may pay it out).
  */
 export class TradingWithdrawalSender {
   /** Per chain, the head whose confirmed payouts were last checked for a reorg: unchanged, nothing to look at. */
@@ -169,7 +174,10 @@ export class TradingWithdrawalSender {
         if (moved) this.logger.warn({ withdrawalIds: rows.map((r) => r.id), txHash: receipt.hash }, 'trading withdrawals: their transaction reverted on chain; each is sent again on its own');
         return;
       }
-      return this.fail(w, 'the withdrawal transaction reverted on chain', lease, mined);
+      await this.fail(w, 'the withdrawal transaction reverted on chain', lease, mined);
+      // As for a confirmed one: a head checked before it failed in its block says nothing of it.
+      this.checkedHeads.delete(d.network.blockchainId);
+      return;
     }
     const confirmed = await this.move(rows, 'SUBMITTED', 'CONFIRMED', lease, mined, async (trx, r) => {
       // Paid to a Keel wallet (the wallet's own address, or any other of any organisation): its custody
@@ -196,7 +204,10 @@ export class TradingWithdrawalSender {
    * contract may not have paid them on this chain. Each goes back to SUBMITTED, its custody credit
    * taken back in the same transaction (what the recipient spent of it becoming a debt, as for a
    * reorged deposit), and its transaction is sent again; it is then followed as any payout is
-   * (CONFIRMED again once as deep as the confirmation count, credited again).
+   * (CONFIRMED again once as deep as the confirmation count, credited again). So is a payout FAILED
+   * because its transaction reverted in a block the reorg took: mined again, the same signed
+   * transaction may pay it out, so its refund to trading is taken back the same way (given back
+   * again, `#2`, if it reverts again).
    */
   async checkReorgs(d: SettlementDeployment, lease: Fence): Promise<void> {
     const chain = d.network.blockchainId;
@@ -204,24 +215,37 @@ export class TradingWithdrawalSender {
     const latest = await d.network.provider.getBlock('latest');
     if (!latest || this.checkedHeads.get(chain) === latest.hash) return;
     const recent: Row[] = await this.db('tradingTransfers')
-      .where({ blockchainId: chain, direction: 'WITHDRAWAL', status: 'CONFIRMED' })
+      .where({ blockchainId: chain, direction: 'WITHDRAWAL' })
+      // A FAILED payout has a block only when its transaction reverted on chain (a refusal at estimation sent nothing).
+      .whereIn('status', ['CONFIRMED', 'FAILED'])
       .where('blockNumber', '>', latest.number - this.options.reorgWindowBlocks)
       // Payouts confirmed before the contract was (re)deployed belong to a chain that was reset, not reorganised.
       .where('updatedAt', '>=', d.since)
       .orderBy([{ column: 'blockNumber', order: 'desc' }, { column: 'id' }]);
     const byTx = new Map<string, Row[]>();
-    for (const w of recent) byTx.set(w.txHash, [...(byTx.get(w.txHash) ?? []), w]);
+    for (const w of recent) byTx.set(`${w.status}:${w.txHash}`, [...(byTx.get(`${w.status}:${w.txHash}`) ?? []), w]);
     for (const rows of byTx.values()) {
       const [w] = rows;
       const where = await whereMined(d.network.port, w.txHash, { blockNumber: Number(w.blockNumber), blockHash: w.blockHash });
       // Still there; or on a node behind, or between two chains: looked at again at the next head.
       if (where.kind === 'still' || where.kind === 'behind' || where.kind === 'unsettled') continue;
-      const moved = await this.move(rows, 'CONFIRMED', 'SUBMITTED', lease, { blockNumber: null, blockHash: null, submittedAt: this.db.fn.now() }, async (trx, r) => {
+      const failed = w.status === 'FAILED';
+      const moved = await this.move(rows, w.status, 'SUBMITTED', lease, { blockNumber: null, blockHash: null, failureReason: null, submittedAt: this.db.fn.now() }, async (trx, r) => {
+        if (failed) {
+          // Its refund to trading: what the wallet already spent or locked of it becomes a debt.
+          await this.custody.takeBackFromChain(trx, { organizationId: r.organizationId, walletId: r.walletId, assetId: r.assetId, reference: refundReference(r) }, 'a refund of a reverted payout from trading a deep reorg took back was already spent or locked: debt recorded');
+          return;
+        }
         const holder = await this.holderOf(trx, r);
         if (holder) await this.custody.takeBackFromChain(trx, { ...holder, assetId: r.assetId, reference: `trading-withdrawal:${r.id}` }, 'a payout from trading a deep reorg took back was already spent or locked by its recipient: debt recorded');
       }, 'reorged');
       if (!moved) continue;
-      this.logger.error({ blockchainId: chain, withdrawalIds: rows.map((r) => r.id), txHash: w.txHash, blockNumber: w.blockNumber, minedAgainIn: where.kind === 'moved' ? where.receipt.blockNumber : null }, 'a confirmed payout of withdrawals from trading was taken off its block by a reorg deeper than the confirmation count: SUBMITTED again, its custody credit taken back, its transaction sent again');
+      this.logger.error(
+        { blockchainId: chain, withdrawalIds: rows.map((r) => r.id), txHash: w.txHash, blockNumber: w.blockNumber, minedAgainIn: where.kind === 'moved' ? where.receipt.blockNumber : null },
+        failed
+          ? 'a payout of a withdrawal from trading that reverted on chain (FAILED, refunded) was taken off its block by a reorg deeper than the confirmation count: SUBMITTED again, its refund taken back, its transaction sent again'
+          : 'a confirmed payout of withdrawals from trading was taken off its block by a reorg deeper than the confirmation count: SUBMITTED again, its custody credit taken back, its transaction sent again',
+      );
       if (where.kind === 'gone') {
         await lease.renew();
         await d.network.provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast after a reorg failed; will retry'));
@@ -240,10 +264,13 @@ export class TradingWithdrawalSender {
     await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal fee bump broadcast failed; will retry'));
   }
 
-  /** The contract refuses it: FAILED, and the amount back in the trading balance. */
+  /**
+   * The contract refuses it: FAILED, and the amount back in the trading balance (once per failure: a
+   * refund a deep reorg took back is given again, `#2`, if its transaction reverts again).
+   */
   private async fail(w: Row, reason: string, lease: Fence, changes: Record<string, unknown> = {}): Promise<void> {
     const moved = await this.move([w], w.status, 'FAILED', lease, { ...changes, failureReason: reason.slice(0, 500) }, (trx) =>
-      this.ledger.credit(trx, { organizationId: w.organizationId, walletId: w.walletId, assetId: w.assetId, amount: BigInt(w.rawAmount), reference: `trading-withdrawal-refund:${w.id}`, account: 'trading' }).then(() => undefined),
+      this.custody.creditFromChain(trx, { organizationId: w.organizationId, walletId: w.walletId, assetId: w.assetId, amount: BigInt(w.rawAmount), reference: refundReference(w), account: 'trading' }),
     );
     if (moved) this.logger.warn({ withdrawalId: w.id, reason }, 'trading withdrawal refused by the contract: given back to the trading balance');
   }

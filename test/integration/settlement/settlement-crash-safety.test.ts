@@ -311,6 +311,80 @@ test('a reverted payout of several withdrawals is acted on only as deep as the c
   }
 }, 120_000);
 
+const tradingEth = async () => (await t.keel.services.ledger.balance(db, A().id, assets.ETH.id)).available;
+
+/**
+ * A payout FAILED because its transaction reverted on chain (no code at the trap when it is
+ * estimated; code that refuses the coin there before it is mined), refunded, then buried deeper
+ * than the confirmation count; `before` is a chain snapshot from before it was sent.
+ */
+async function revertedPayout() {
+  const { services: s, platform } = t.keel;
+  const rpcUrl = k.chain.rpcUrl;
+  const d = await deployment();
+  const sender = new TradingWithdrawalSender(db, s.sendingWallets, s.ledger, s.custodyLedgerSync, platform.outbox, platform.failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
+  const before = await snapshot(rpcUrl);
+  const trap = ethers.Wallet.createRandom().address;
+  const { id } = await withdrawal('0.1', trap);
+  const asked = await tradingEth();
+  await withoutAutomine(rpcUrl, async () => {
+    await sender.step(d, UNFENCED);
+    expect(await withdrawalById(id)).toMatchObject({ status: 'SUBMITTED' });
+    await rpc(rpcUrl, 'hardhat_setCode', [trap, '0x60006000fd']); // always reverts
+    await mine(rpcUrl, 1);
+  });
+  await sender.step(d, UNFENCED);
+  const failed = await withdrawalById(id);
+  expect(failed).toMatchObject({ status: 'FAILED', failureReason: 'the withdrawal transaction reverted on chain' });
+  expect((await provider.getTransactionReceipt(failed.txHash))!.status).toBe(0);
+  expect(await tradingEth()).toBe(asked + ethers.parseEther('0.1')); // refunded
+  await mine(rpcUrl, 3); // deeper than the chain's confirmation count (1)
+  return { d, sender, before, trap, id, asked, failed };
+}
+
+test('a payout FAILED because its transaction reverted on chain, whose block a reorg deeper than the confirmations takes off, is SUBMITTED again with its refund taken back: mined again and paid, it is paid once', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const { d, sender, before, trap, id, asked, failed } = await revertedPayout();
+  // The reorg takes the block (and the trap's code) away: on the new fork the same signed transaction pays the trap.
+  await revert(rpcUrl, before);
+  await mineTo(rpcUrl, Number(failed.blockNumber)); // the new fork passes the payout's block
+  expect(await provider.getCode(trap)).toBe('0x');
+  await sender.checkReorgs(d, UNFENCED);
+  const again = await withdrawalById(id);
+  expect(again).toMatchObject({ status: 'SUBMITTED', txHash: failed.txHash, nonce: failed.nonce, blockNumber: null, failureReason: null });
+  // Its refund taken back in the same transaction as the move back, and its organisation told.
+  expect(await db('ledger_entries').where({ idempotencyKey: `reversal:trading-withdrawal-refund:${id}` }).first()).toMatchObject({ walletId: A().id, account: 'trading', availableDelta: (-ethers.parseEther('0.1')).toString() });
+  expect(await tradingEth()).toBe(asked);
+  const told = await db('outbox_events').where({ organizationId: org1.orgId, type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [id]);
+  expect(told).toHaveLength(1);
+  expect(told[0].envelope.data).toMatchObject({ id, direction: 'WITHDRAWAL', status: 'SUBMITTED' });
+  // Sent again and paid by its own transaction this time: CONFIRMED, paid once, not refunded.
+  await mine(rpcUrl, 1);
+  await sender.step(d, UNFENCED);
+  expect(await withdrawalById(id)).toMatchObject({ status: 'CONFIRMED', txHash: failed.txHash });
+  expect(await provider.getBalance(trap)).toBe(ethers.parseEther('0.1'));
+  expect(await tradingEth()).toBe(asked);
+}, 120_000);
+
+test('a reverted payout a deep reorg took back (its refund taken back) that reverts again on the new chain is FAILED and refunded again, once', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const { d, sender, before, trap, id, asked, failed } = await revertedPayout();
+  await revert(rpcUrl, before);
+  await mineTo(rpcUrl, Number(failed.blockNumber));
+  await rpc(rpcUrl, 'hardhat_setCode', [trap, '0x60006000fd']); // the new chain refuses it too
+  await sender.checkReorgs(d, UNFENCED); // SUBMITTED, refund taken back, sent again (and mined: reverted again)
+  expect(await tradingEth()).toBe(asked);
+  await mine(rpcUrl, 1);
+  await sender.step(d, UNFENCED);
+  const refailed = await withdrawalById(id);
+  expect(refailed).toMatchObject({ status: 'FAILED', txHash: failed.txHash });
+  expect(refailed.blockHash).not.toBe(failed.blockHash);
+  expect(await db('ledger_entries').where({ idempotencyKey: `credit:trading-withdrawal-refund:${id}#2` }).first()).toMatchObject({ account: 'trading', availableDelta: ethers.parseEther('0.1').toString() });
+  expect(await tradingEth()).toBe(asked + ethers.parseEther('0.1')); // given back once in all
+  expect(await provider.getBalance(trap)).toBe(0n);
+  expect(await db('outbox_events').where({ type: 'trading_transfer.failed' }).whereRaw(`envelope->'data'->>'id' = ?`, [id])).toHaveLength(2);
+}, 120_000);
+
 /** Once a block is mined, the reorged batch is settled by its own first transaction: one operator transaction at its nonce on the new chain, no second one that the replay bitmap refused. */
 async function settledByItsOwnTransaction(w: SettlementWorker, tradeId: string, confirmed: { id: string; txHash: string; nonce: string; fromAddress: string }): Promise<void> {
   await mine(k.chain.rpcUrl, 1);
