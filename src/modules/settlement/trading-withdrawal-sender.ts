@@ -15,7 +15,7 @@ import { feeBumped, type FeeBumpOptions } from './fee-bump';
 import { eventData } from './trading.service';
 import { whereMined } from './where-mined';
 
-/** Withdrawals paid out per step, in one operator transaction. */
+/** Withdrawals paid out per step, in one operator transaction (and payout transactions followed per step), unless told. */
 const PER_STEP = 50;
 
 type Row = Record<string, any>;
@@ -31,6 +31,8 @@ function hashesOf(w: Row): string[] {
 export interface TradingWithdrawalOptions extends FeeBumpOptions {
   /** How far back CONFIRMED payouts (and FAILED ones whose transaction reverted on chain) are looked at again for a reorg deeper than the confirmation count. */
   reorgWindowBlocks: number;
+  /** Withdrawals paid out per step, and payout transactions followed per step (PER_STEP unless told). */
+  perStep?: number;
 }
 
 /** Another worker moved one of the rows first: the whole change is rolled back. */
@@ -75,11 +77,9 @@ export class TradingWithdrawalSender {
   ) {}
 
   async step(d: SettlementDeployment, lease: Fence): Promise<void> {
-    const submitted = new Map<string, Row[]>();
-    for (const w of await this.rows(d, 'SUBMITTED')) submitted.set(w.txHash, [...(submitted.get(w.txHash) ?? []), w]);
-    for (const rows of submitted.values()) await this.follow(d, rows, lease);
+    for (const rows of await this.submittedTransactions(d)) await this.follow(d, rows, lease);
     const together: Row[] = [];
-    for (const w of await this.rows(d, 'PENDING')) {
+    for (const w of await this.ofChain(d, 'PENDING').orderBy([{ column: 'createdAt' }, { column: 'id' }]).limit(this.perStep)) {
       // A recipient with code may take the coin when the transaction is estimated and refuse it when
       // it is mined, reverting every payout sent with it: it goes on its own, as does a withdrawal
       // whose transaction with others reverted already.
@@ -89,8 +89,24 @@ export class TradingWithdrawalSender {
     if (together.length) await this.submit(d, together, lease);
   }
 
-  private rows(d: SettlementDeployment, status: string): Promise<Row[]> {
-    return this.db('tradingTransfers').where({ blockchainId: d.network.blockchainId, direction: 'WITHDRAWAL', status }).orderBy([{ column: 'createdAt' }, { column: 'id' }]).limit(PER_STEP);
+  private get perStep(): number {
+    return this.options.perStep ?? PER_STEP;
+  }
+
+  private ofChain(d: SettlementDeployment, status: string): Knex.QueryBuilder {
+    return this.db('tradingTransfers').where({ blockchainId: d.network.blockchainId, direction: 'WITHDRAWAL', status });
+  }
+
+  /**
+   * The oldest SUBMITTED payout transactions, each with every one of its withdrawals: a transaction
+   * is followed whole (cut short, a reverted one of several would be taken for a transaction of one,
+   * FAILED and refunded rather than sent again alone).
+   */
+  private async submittedTransactions(d: SettlementDeployment): Promise<Row[][]> {
+    const oldest = this.ofChain(d, 'SUBMITTED').groupBy('txHash').select('txHash').orderByRaw('min(created_at), min(id::text)').limit(this.perStep);
+    const byTx = new Map<string, Row[]>();
+    for (const w of await this.ofChain(d, 'SUBMITTED').whereIn('txHash', oldest).orderBy([{ column: 'createdAt' }, { column: 'id' }])) byTx.set(w.txHash, [...(byTx.get(w.txHash) ?? []), w]);
+    return [...byTx.values()];
   }
 
   private async submit(d: SettlementDeployment, rows: Row[], lease: Fence): Promise<void> {

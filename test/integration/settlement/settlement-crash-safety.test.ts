@@ -273,17 +273,18 @@ test('a payout transaction of several withdrawals that reverts on chain gives no
 
 const deployment = async () => (await t.keel.services.settlementDeployments.get(t.keel.services.networks.get(blockchainId)!))!;
 
-test('a reverted payout of several withdrawals is acted on only as deep as the confirmation count: at the head it is left SUBMITTED, deep enough each is sent again on its own', async () => {
-  const { services: s, platform } = t.keel;
-  // The same chain, followed as one that asks three confirmations.
-  const d = await deployment();
-  const deep = { ...d, network: { ...d.network, spec: { ...d.network.spec, confirmations: 3 } } };
-  const sender = new TradingWithdrawalSender(db, s.sendingWallets, s.ledger, s.custodyLedgerSync, platform.outbox, platform.failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
+const tradingEth = async () => (await t.keel.services.ledger.balance(db, A().id, assets.ETH.id)).available;
+
+/**
+ * Two withdrawals paid out in one transaction (`send` sends it: no code at the trap then) that
+ * reverts on chain (code that refuses the coin appears at the trap before it is mined).
+ */
+async function sharedRevertedPayout(send: () => Promise<void>) {
   const trap = ethers.Wallet.createRandom().address;
   const honest = await withdrawal('0.1');
   const hostile = await withdrawal('0.1', trap);
   const shared = await withoutAutomine(k.chain.rpcUrl, async () => {
-    await sender.step(deep, UNFENCED);
+    await send();
     const txHash = (await withdrawalById(honest.id)).txHash;
     expect(await withdrawalById(hostile.id)).toMatchObject({ status: 'SUBMITTED', txHash });
     await rpc(k.chain.rpcUrl, 'hardhat_setCode', [trap, '0x60006000fd']); // always reverts
@@ -291,6 +292,16 @@ test('a reverted payout of several withdrawals is acted on only as deep as the c
     return txHash as string;
   });
   expect((await provider.getTransactionReceipt(shared))!.status).toBe(0);
+  return { honest, hostile, shared };
+}
+
+test('a reverted payout of several withdrawals is acted on only as deep as the confirmation count: at the head it is left SUBMITTED, deep enough each is sent again on its own', async () => {
+  const { services: s, platform } = t.keel;
+  // The same chain, followed as one that asks three confirmations.
+  const d = await deployment();
+  const deep = { ...d, network: { ...d.network, spec: { ...d.network.spec, confirmations: 3 } } };
+  const sender = new TradingWithdrawalSender(db, s.sendingWallets, s.ledger, s.custodyLedgerSync, platform.outbox, platform.failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
+  const { honest, hostile, shared } = await sharedRevertedPayout(() => sender.step(deep, UNFENCED));
   // One block deep of three: a reorg may still mine the same transaction elsewhere, and succeed there.
   await sender.step(deep, UNFENCED);
   await mine(k.chain.rpcUrl, 1);
@@ -311,7 +322,31 @@ test('a reverted payout of several withdrawals is acted on only as deep as the c
   }
 }, 120_000);
 
-const tradingEth = async () => (await t.keel.services.ledger.balance(db, A().id, assets.ETH.id)).available;
+test('a reverted payout of several withdrawals is followed whole even when a step reads fewer transactions than it has rows: none is taken for a transaction of one, FAILED and refunded', async () => {
+  const { services: s, platform } = t.keel;
+  const d = await deployment();
+  const sender = (perStep?: number) => new TradingWithdrawalSender(db, s.sendingWallets, s.ledger, s.custodyLedgerSync, platform.outbox, platform.failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64, perStep });
+  const before = await tradingEth();
+  const { honest, hostile, shared } = await sharedRevertedPayout(() => sender().step(d, UNFENCED));
+  // A step that follows one transaction (of its two rows, the honest one comes first): both are read, each sent again on its own.
+  await sender(1).step(d, UNFENCED);
+  for (const id of [honest.id, hostile.id]) {
+    const w = await withdrawalById(id);
+    expect(w).toMatchObject({ sendAlone: true });
+    expect(w.status).not.toBe('FAILED');
+    expect(w.txHash).not.toBe(shared);
+  }
+  expect(await db('ledger_entries').whereIn('idempotencyKey', [`credit:trading-withdrawal-refund:${honest.id}`, `credit:trading-withdrawal-refund:${hostile.id}`])).toEqual([]);
+  const w = worker();
+  try {
+    expect(await paidOut(w, honest.id)).toMatchObject({ status: 'CONFIRMED' });
+    expect(await paidOut(w, hostile.id)).toMatchObject({ status: 'FAILED' });
+  } finally {
+    await w.stop();
+  }
+  expect(await provider.getBalance(honest.recipient)).toBe(ethers.parseEther('0.1'));
+  expect(await tradingEth()).toBe(before - ethers.parseEther('0.1')); // only the hostile one given back
+}, 120_000);
 
 /**
  * A payout FAILED because its transaction reverted on chain (no code at the trap when it is
