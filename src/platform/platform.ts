@@ -5,6 +5,7 @@ import { closeRedis, connectRedis, RedisClient } from './redis';
 import { createLogger, Logger } from './logger';
 import { Outbox } from './events/outbox';
 import { Authenticator } from './auth/authenticator';
+import { KeyRows } from './auth/key-rows';
 import { ACCESS_TOKEN_KEY_PURPOSE, AccessTokenSigner } from './auth/access-tokens';
 import { RateLimiter } from './rate-limit';
 import { IdempotencyStore } from './idempotency';
@@ -70,7 +71,7 @@ export async function openPlatform(config: Config, logger = createLogger(config.
     throw error;
   }
   const accessTokens = new AccessTokenSigner(secretBox.deriveKeys(ACCESS_TOKEN_KEY_PURPOSE));
-  const authenticator = new Authenticator(db, config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`, config.REDIS_COMMAND_TIMEOUT_MS, accessTokens);
+  const authenticator = new Authenticator(new KeyRows(db), config.KEEL_ENV, config.AUTH_CACHE_TTL_MS, `${config.REDIS_PREFIX}auth:invalidate`, config.REDIS_COMMAND_TIMEOUT_MS, accessTokens);
   await authenticator.listen(redis);
   const liveFeed = new LiveEventFeed(config.REDIS_URL, config.REDIS_PREFIX);
   const realtimeBus = new RealtimeBus(config.REDIS_URL, `${config.REDIS_PREFIX}realtime`);

@@ -1,4 +1,3 @@
-import { Knex } from 'knex';
 import { KeelError } from '../errors';
 import { hashApiKey, parseApiKey } from './api-key-secret';
 import { Environment, Host, Tier } from './permissions';
@@ -7,6 +6,7 @@ import type { RedisClient } from '../redis';
 import { RedisChannel } from '../redis-channel';
 import { withinMs } from '../time-bound';
 import { AccessTokenSigner, TokenPrincipal } from './access-tokens';
+import { KeyReader, KeyRow } from './key-rows';
 
 interface CachedKey {
   principal: Principal;
@@ -28,20 +28,6 @@ export interface KeySession {
   secretExpiresAt: Date | null;
 }
 
-/** The columns a key is authenticated from. */
-interface KeyRow {
-  id: string;
-  organizationId: string;
-  host: string;
-  environment: string;
-  scopes: string[];
-  tier: string;
-  revokedAt: Date | null;
-  isOperator: boolean | null;
-  agentId: string | null;
-  generation: number;
-}
-
 /** An apiKey header that passed the checks of form: its hash and the organisation it claims. */
 interface PresentedKey {
   hash: Buffer;
@@ -59,9 +45,11 @@ export class Authenticator {
   private readonly cache = new Map<string, CachedKey>();
   private invalidations?: RedisChannel;
   private readonly invalidationListeners = new Set<(keyId: string) => void>();
+  /** How many times `forget` ran: a read that saw it change may predate a revocation or rotation. */
+  private forgets = 0;
 
   constructor(
-    private readonly db: Knex,
+    private readonly keys: KeyReader,
     private readonly environment: Environment,
     private readonly cacheTtlMs: number,
     private readonly channel: string,
@@ -90,6 +78,7 @@ export class Authenticator {
 
   /** Drops a key from this node's cache; call `announce` to reach the other nodes. */
   forget(keyId: string): void {
+    this.forgets++;
     for (const [hash, entry] of this.cache) if (entry.principal.apiKeyId === keyId) this.cache.delete(hash);
   }
 
@@ -148,11 +137,23 @@ export class Authenticator {
     return entry && entry.cachedUntil >= Date.now() ? entry : undefined;
   }
 
-  /** Reads the key from PostgreSQL into the cache (or drops it from the cache when it is gone). */
   private async loadKey({ hash, cacheKey }: PresentedKey): Promise<CachedKey | undefined> {
-    const entry = await this.load(hash);
-    if (entry) this.cache.set(cacheKey, entry);
-    else this.cache.delete(cacheKey);
+    return this.read(cacheKey, async () => {
+      const row = await this.keys.bySecretHash(hash);
+      return row && this.cached(row, row.expiresAt);
+    });
+  }
+
+  /**
+   * Reads a key into the cache (or drops it from the cache when it is gone). A read during which any
+   * key was forgotten answers only the request that made it: it may have seen the row before that
+   * revocation or rotation committed, and cached it would outlive the `forget` meant to drop it.
+   */
+  private async read(cacheKey: string, lookup: () => Promise<CachedKey | undefined>): Promise<CachedKey | undefined> {
+    const forgets = this.forgets;
+    const entry = await lookup();
+    if (!entry) this.cache.delete(cacheKey);
+    else if (forgets === this.forgets) this.cache.set(cacheKey, entry);
     return entry;
   }
 
@@ -178,12 +179,10 @@ export class Authenticator {
     const claims = await this.tokens.verify(token, host, this.environment);
     if (orgId !== undefined && orgId.toLowerCase() !== claims.organizationId) throw new KeelError('INVALID_TOKEN', 'The access token is for another organisation');
     const cacheKey = `key:${claims.apiKeyId}`;
-    let entry = this.cache.get(cacheKey);
-    if (!entry || entry.cachedUntil < Date.now()) {
-      entry = await this.loadById(claims.apiKeyId);
-      if (entry) this.cache.set(cacheKey, entry);
-      else this.cache.delete(cacheKey);
-    }
+    const entry = this.freshEntry(cacheKey) ?? (await this.read(cacheKey, async () => {
+      const row = await this.keys.byId(claims.apiKeyId);
+      return row && this.cached(row, null);
+    }));
     if (!entry || entry.principal.organizationId !== claims.organizationId || entry.principal.host !== host) {
       throw new KeelError('INVALID_TOKEN', 'The API key that issued this access token does not exist');
     }
@@ -195,14 +194,6 @@ export class Authenticator {
     return { principal: new TokenPrincipal(claims, entry.principal), secretExpiresAt: claims.expiresAt };
   }
 
-  private async loadById(apiKeyId: string): Promise<CachedKey | undefined> {
-    const row = await this.db('api_keys as k')
-      .join('organizations as o', 'o.id', 'k.organization_id')
-      .where('k.id', apiKeyId)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 'k.generation', 'o.is_operator');
-    return row && this.cached(row, null);
-  }
-
   private cached(row: KeyRow, secretExpiresAt: Date | null): CachedKey {
     return {
       principal: new Principal(row.organizationId, row.id, row.host as Host, row.environment as Environment, new Set(row.scopes), row.tier as Tier, row.isOperator === true, null, row.agentId ?? null, row.generation, secretExpiresAt),
@@ -210,14 +201,5 @@ export class Authenticator {
       secretExpiresAt,
       cachedUntil: Date.now() + this.cacheTtlMs,
     };
-  }
-
-  private async load(hash: Buffer): Promise<CachedKey | undefined> {
-    const row = await this.db('api_key_secrets as s')
-      .join('api_keys as k', 'k.id', 's.api_key_id')
-      .join('organizations as o', 'o.id', 'k.organization_id')
-      .where('s.secret_hash', hash)
-      .first('k.id', 'k.organization_id', 'k.host', 'k.environment', 'k.scopes', 'k.tier', 'k.revoked_at', 'k.agent_id', 'k.generation', 's.expires_at', 'o.is_operator');
-    return row && this.cached(row, row.expiresAt);
   }
 }
