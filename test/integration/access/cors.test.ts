@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startKeel, Keel } from '../../../src/app';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
@@ -72,6 +74,13 @@ describe('a request from a page', () => {
     const unauthorized = await fetch(`${t.proUrl}/v1/orderbook/markets`, { headers: { Origin: 'https://ops.example.com', apiKey: 'nope', orgId: org.orgId } });
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get('access-control-allow-origin')).toBe('https://ops.example.com');
+  });
+
+  test('exposes exactly the headers docs/browser-access.md lists', async () => {
+    const guide = readFileSync(join(__dirname, '../../../docs/browser-access.md'), 'utf8');
+    const listed = /`Access-Control-Expose-Headers: ([^`]+)`/.exec(guide)?.[1].replace(/\s+/g, ' ');
+    const res = await fetch(`${t.coreUrl}/v1/organization`, { headers: { Origin: DASHBOARD, apiKey: org.adminKey, orgId: org.orgId } });
+    expect(commaList(listed ?? null).sort()).toEqual(commaList(res.headers.get('access-control-expose-headers')).sort());
   });
 
   test('to /graphql, POST or a GET by URL, carries the same headers', async () => {
