@@ -144,7 +144,9 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
   const rows = [];
   for (const t of range.transfers) {
     const asset = assets.byToken.get(t.asset.kind === 'token' ? t.asset.address.toLowerCase() : NATIVE_KEY);
-    if (!asset) continue;
+    // A transfer of nothing is not recorded: the listeners (the ledger first) refuse an amount of zero,
+    // and a refusal would roll the scan back and stop the chain's watcher for good.
+    if (!asset || t.amount <= 0n) continue;
     const sender = t.from === null ? undefined : watched.get(t.from.toLowerCase());
     const receiver = watched.get(t.to.toLowerCase());
     const internal = !!sender && !!receiver && everySenderOf(t).every((a) => watched.get(a.toLowerCase())?.organizationId === receiver.organizationId);

@@ -304,12 +304,17 @@ const topicAddress = (topic: string) => ethers.getAddress(ethers.dataSlice(topic
  * What one log of a token contract moved: an ERC-20 Transfer (three topics, one word of data), an
  * ERC-721 Transfer (the same signature with the token id indexed: four topics, no data), or an
  * ERC-1155 TransferSingle / TransferBatch (one entry per id of the batch). A log of another shape,
- * or an NFT event from a contract registered as ERC-20 (and the reverse), moves nothing Keel counts.
+ * an amount of zero, or an NFT event from a contract registered as ERC-20 (and the reverse), moves
+ * nothing Keel counts.
  */
 export function decodeTransferLog(log: { topics: readonly string[]; data: string }, nftCollection: boolean): MovedValue[] {
   const [topic] = log.topics;
   if (topic === ERC20_TRANSFER_TOPIC) {
-    if (!nftCollection && log.topics.length === 3 && log.data.length === 66) return [{ from: topicAddress(log.topics[1]), to: topicAddress(log.topics[2]), rawValue: BigInt(log.data), batchIndex: 0 }];
+    if (!nftCollection && log.topics.length === 3 && log.data.length === 66) {
+      // Anyone may transfer 0 of a token to any address: it moves nothing, so it is not a deposit.
+      const rawValue = BigInt(log.data);
+      return rawValue > 0n ? [{ from: topicAddress(log.topics[1]), to: topicAddress(log.topics[2]), rawValue, batchIndex: 0 }] : [];
+    }
     if (nftCollection && log.topics.length === 4 && log.data === '0x') return [{ from: topicAddress(log.topics[1]), to: topicAddress(log.topics[2]), rawValue: 1n, tokenId: BigInt(log.topics[3]), batchIndex: 0 }];
     return [];
   }

@@ -139,6 +139,24 @@ describe('deposits on the shared dev chains', () => {
     expect(incoming.transfer.map((r) => [r.hash, r.category, r.addressId])).toContainEqual([tx.hash, 'internal', null]);
   });
 
+  test('a transfer of 0 USDC to a deposit address (anyone can send one) is not recorded and does not stop the watcher: the next deposit is credited', async () => {
+    const wallet = await createWallet(org);
+    const address = await createAddress(org, wallet.id, 'Zero');
+    const usdc = (await org.core.get(`/v1/assets?blockchainId=${wallet.blockchainId}&symbol=USDC`)).body.data[0];
+    const stranger = new ethers.Wallet(devChainAccount(9).privateKey, t.keel.services.networks.get(wallet.blockchainId)!.provider);
+    const token = new ethers.Contract(usdc.address, ['function transfer(address to, uint256 amount) returns (bool)'], stranger);
+    await (await token.transfer(address.address, 0n)).wait();
+    const deposit = await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: wallet.blockchainId, address: address.address, asset: 'USDC', amount: '5' } });
+    expect(deposit.status).toBe(200);
+
+    const list = await eventually(async () => {
+      const h = await history(org.core, `/v1/addresses/${address.id}`);
+      return h.totalCount > 0 && h;
+    });
+    expect(list.transfer.map((r) => [r.hash, r.value])).toEqual([[deposit.body.data.txHash, 5]]);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, address.id, usdc.id, 'custody')).available).toBe(5_000_000n);
+  });
+
   test('history pages by cursor in both orders, and refuses bad parameters', async () => {
     const wallet = await createWallet(org);
     for (const amount of ['1', '2', '3']) {

@@ -12,6 +12,11 @@ describe('decodeTransferLog', () => {
     expect(decodeTransferLog(log, true)).toEqual([]);
   });
 
+  test('an ERC-20 Transfer of zero moves nothing (anyone can send one to any address)', () => {
+    const log = { topics: [ERC20_TRANSFER_TOPIC, word(from), word(to)], data: ethers.ZeroHash };
+    expect(decodeTransferLog(log, false)).toEqual([]);
+  });
+
   test('an ERC-721 Transfer (token id indexed) of a collection, not of a token', () => {
     const log = { topics: [ERC20_TRANSFER_TOPIC, word(from), word(to), ethers.toBeHex(77n, 32)], data: '0x' };
     expect(decodeTransferLog(log, true)).toEqual([{ from, to, rawValue: 1n, tokenId: 77n, batchIndex: 0 }]);
