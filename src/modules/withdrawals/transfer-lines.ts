@@ -43,9 +43,11 @@ function nftAmount(standard: NftStandard, l: TransferLine, i: number): { tokenId
   return { tokenId: BigInt(l.tokenId), rawAmount: amount };
 }
 
+/** A line's amount in base units: above 0 and below 2^256 (a token's uint256), so the chain could carry it. */
 function rawAmount(text: string, decimals: number, i: number): bigint {
   const raw = parseUnits(text, decimals);
   if (raw === null) throw KeelError.invalidField(`assets.${i}.amount`, `must be a positive decimal string with at most ${decimals} decimals`);
   if (raw <= 0n) throw KeelError.invalidField(`assets.${i}.amount`, 'must be above 0');
+  if (raw >= 2n ** 256n) throw KeelError.invalidField(`assets.${i}.amount`, 'is too large');
   return raw;
 }

@@ -308,6 +308,15 @@ describe('transfers on the shared dev chains', () => {
     expect(estimatedFee.verificationGasLimi).toBe('0');
     expect(BigInt(estimatedFee.value)).toBe(ethers.parseEther(estimatedFee.amount));
   });
+
+  test('an amount no token could carry (2^256 base units or more) is refused as the field it is, not as the node failing', async () => {
+    const wallet = await createWallet(org, chainA);
+    const amount = '9'.repeat(80);
+    for (const path of ['transfer/estimate-gas', 'transfer']) {
+      const res = await org.core.request('POST', `/v1/master-wallets/${wallet.id}/${path}`, { body: { assets: [{ assetId: assets.USDC.id, recipient: recipient(), amount }] } });
+      expect([res.status, res.body.error?.details?.fields?.[0]?.field]).toEqual([422, 'assets.0.amount']);
+    }
+  });
 });
 
 describe('a transaction stuck below the market fee', () => {
