@@ -12,6 +12,7 @@ import { EvmOnlyFeature, refuseUnlessEvm } from './evm-only';
 import type { ChainFamily, ChainPort } from '../../platform/chain-port/chain-port';
 import { SolanaChain } from '../../platform/chain-port/solana-chain';
 import { EvmChain } from '../../platform/chain-port/evm-chain';
+import { EvmJsonRpcProvider } from '../../platform/chain-port/evm-receipts';
 import { timedFetchRequest } from '../../platform/net/timed-fetch-request';
 import { SolanaDevnet, startSolanaDevnet } from '../../platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../platform/solana-devnet/genesis';
@@ -47,7 +48,8 @@ export function jsonRpcProvider(rpcUrl: string | ethers.FetchRequest, chainId: n
   const request = typeof rpcUrl === 'string' ? timedFetchRequest(rpcUrl, timeoutMs) : rpcUrl;
   request.timeout = timeoutMs;
   // staticNetwork: no eth_chainId probe per request; cacheTimeout -1: reads always see the latest state.
-  return new ethers.JsonRpcProvider(request, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1, pollingInterval: 250 });
+  // Its receipts' `fee` counts an OP-stack rollup's L1 data fee (evm-receipts.ts).
+  return new EvmJsonRpcProvider(request, chainId, { staticNetwork: ethers.Network.from(chainId), cacheTimeout: -1, pollingInterval: 250 });
 }
 
 /**

@@ -266,7 +266,7 @@ export class SettlementBatcher {
     if (fate.kind === 'undecided') return void this.logger.warn({ batchId: batch.id, reason: fate.reason }, 'settlement batch: its nonce is used, by which transaction the node does not show yet; it waits');
     if (fate.kind === 'mined') {
       const r = fate.receipt;
-      const mined = { txHash: r.hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash), blockNumber: r.blockNumber, blockHash: r.blockHash, gasUsed: r.gasUsed.toString(), feePaid: (r.gasUsed * r.gasPrice).toString() };
+      const mined = { txHash: r.hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash), blockNumber: r.blockNumber, blockHash: r.blockHash, gasUsed: r.gasUsed.toString(), feePaid: r.fee.toString() };
       if (r.status !== 1) return this.failAndSplit(batch, await this.minedRevertReason(d, batch, r), lease, mined);
       const head = await provider.getBlockNumber();
       if (head - r.blockNumber + 1 < d.network.spec.confirmations) return;

@@ -36,7 +36,7 @@ export interface SettlementBatchView {
   replacedTxHashes: string[];
   blockNumber: string | null;
   gasUsed: string | null;
-  /** Gas used × effective gas price, in the chain's native coin. */
+  /** What the transaction paid: gas used × effective gas price (and an OP-stack rollup's L1 data fee), in the chain's native coin. */
   feePaid: string | null;
   failureReason: string | null;
   parentBatchId: string | null;

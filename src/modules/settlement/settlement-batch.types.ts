@@ -35,7 +35,7 @@ export class SettlementBatchType implements SettlementBatchView {
   @Field(() => [String], { description: 'Earlier transactions of the batch, replaced by a fee bump or re-submission' }) replacedTxHashes!: string[];
   @Field(() => String, { nullable: true }) blockNumber!: string | null;
   @Field(() => String, { nullable: true }) gasUsed!: string | null;
-  @Field(() => Decimal, { nullable: true, description: "Gas used × effective gas price, in the chain's native coin" }) feePaid!: string | null;
+  @Field(() => Decimal, { nullable: true, description: "What the transaction paid: gas used × effective gas price, and on an OP-stack rollup its L1 data fee, in the chain's native coin" }) feePaid!: string | null;
   @Field(() => String, { nullable: true }) failureReason!: string | null;
   @Field(() => ID, { nullable: true, description: 'The failed batch this one was split from' }) parentBatchId!: string | null;
   @Field(() => Date, { nullable: true }) submittedAt!: Date | null;

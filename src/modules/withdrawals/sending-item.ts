@@ -30,7 +30,7 @@ export interface SendingItem extends LineCall {
   updatedAt: Date;
   /** Why the line failed, once it has. */
   error?: string | null;
-  /** Gas used × effective price in wei, once mined. */
+  /** What the transaction paid in wei once mined: gas used × effective price (and an OP-stack rollup's L1 data fee). */
   feePaid?: string | null;
   /** When an administrator asked for the line's transfer to be cancelled (null: never). */
   cancelRequestedAt?: Date | null;

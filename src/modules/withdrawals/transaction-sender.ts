@@ -290,7 +290,7 @@ export class TransactionSender {
         replacedTxHashes: hashes.filter((h) => h !== receipt.hash),
         blockNumber: receipt.blockNumber,
         gasUsed: receipt.gasUsed.toString(),
-        feePaid: (receipt.gasUsed * receipt.gasPrice).toString(),
+        feePaid: receipt.fee.toString(),
       });
     }
     // A reorg took the line out of the block it was seen in: its amount is back in the balance.

@@ -39,7 +39,7 @@ export class TransferItemType implements TransferItemView {
   @Field(() => [String], { description: 'Zero-value transactions to the sender signed at the line\'s nonce to cancel it (cancelTransfer); if one is mined, the line FAILED' }) cancelTxHashes!: string[];
   @Field(() => String, { nullable: true }) nonce!: string | null;
   @Field(() => String, { nullable: true, description: 'The block (on Solana, the slot) the line was mined in: shown once seen mined, while SUBMITTED lines wait for their confirmations; cleared if a reorg drops it' }) blockNumber!: string | null;
-  @Field(() => String, { nullable: true, description: 'Gas used × effective price, in the native coin' }) gasFee!: string | null;
+  @Field(() => String, { nullable: true, description: 'What the transaction paid: gas used × effective price, and on an OP-stack rollup its L1 data fee, in the native coin' }) gasFee!: string | null;
   @Field(() => String, { nullable: true }) error!: string | null;
   @Field(() => Date, { nullable: true }) submittedAt!: Date | null;
 }

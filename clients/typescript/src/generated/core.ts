@@ -3203,7 +3203,7 @@ export interface components {
             /** @description Zero-value transactions to the sender signed at the line's nonce to cancel it (cancelTransfer); if one is mined, the line FAILED */
             cancelTxHashes: string[];
             error?: string | null;
-            /** @description Gas used × effective price, in the native coin */
+            /** @description What the transaction paid: gas used × effective price, and on an OP-stack rollup its L1 data fee, in the native coin */
             gasFee?: string | null;
             id: string;
             nonce?: string | null;

@@ -851,7 +851,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             failureReason?: string | null;
-            /** @description Gas used × effective gas price, in the chain's native coin */
+            /** @description What the transaction paid: gas used × effective gas price, and on an OP-stack rollup its L1 data fee, in the chain's native coin */
             feePaid?: string | null;
             gasUsed?: string | null;
             id: string;
