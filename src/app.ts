@@ -147,7 +147,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   sender.onOutcome(settlementOutcomes);
   sender.onOutcome(services.signingOutcomes);
   sender.onOutcome(services.autoSweeper);
-  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps, services.prices, percentBasisPoints(config.SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT));
+  const settlementExecutor = new SettlementExecutor(services.sendingWallets, services.chains, networks, services.transfers, services.swaps, services.destinationScreen, services.settlementContractGuard, services.gasTopUps, services.prices, percentBasisPoints(config.SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT));
   const watchOptions = { pollIntervalMs: config.CHAIN_POLL_INTERVAL_MS, batchBlocks: config.CHAIN_SCAN_BATCH_BLOCKS, reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS };
   return [
     new WebhookDelivery(platform, services.deliveryScheduler, services.webhookGuard),

@@ -25,7 +25,7 @@ import { createPaymentIntentsServices, type PaymentIntentsServices } from './mod
 import { createSwapsServices, type SwapsServices } from './modules/swaps';
 import { activeRulesByWallet, createSettlementRulesServices, type SettlementRulesServices } from './modules/settlement-rules';
 import { createRealtimeServices, type RealtimeServices } from './modules/realtime';
-import { createSettlementServices, type SettlementServices } from './modules/settlement';
+import { createSettlementDeployments, createSettlementServices, type SettlementServices } from './modules/settlement';
 import { createSigningServices, type SigningServices } from './modules/signing';
 
 /** The platform's own service that resolvers and roles reach through the bag. */
@@ -83,22 +83,23 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const aml = createAmlServices(platform, chains);
   const wallets = createWalletsServices(platform, { ...chains, screening: aml.walletAml, dependents: { paymentLinks: paymentLinksByWallet, settlementRules: activeRulesByWallet, openCheckouts } });
   const ledger = createLedgerServices(platform, { ...chains, ...wallets });
-  const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions });
+  // Keel's settlement contracts, known before anything sends: no send to a caller's destination pays one (withdrawals' SettlementContracts port), nor does signing call one.
+  const settlementDeployments = createSettlementDeployments(platform);
+  const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions, settlementContracts: settlementDeployments });
   wallets.watchedWallets.watchInUse((blockchainId) => addressesSendingOn(platform.db, blockchainId));
   const swaps = createSwapsServices(platform, { ...chains, ...wallets, ...withdrawals, destinationScreen: sanctionsDestinationScreen(aml.sanctions) });
   const deposits = createDepositsServices(platform, { ...chains, ...wallets });
   const checkout = createCheckoutServices(platform, { ...chains, ...wallets, sweeper: withdrawals.autoSweeper });
   const paymentLinks = createPaymentLinksServices(platform, { ...chains, ...wallets, ...checkout });
   const paymentIntents = createPaymentIntentsServices(platform, { ...chains, ...wallets, ...checkout });
-  const settlementRules = createSettlementRulesServices(platform, { ...chains, ...wallets });
+  const settlementRules = createSettlementRulesServices(platform, { ...chains, ...wallets, ...withdrawals });
   const markets = createMarketsServices(platform, chains);
   const orders = createOrdersServices(platform, { ...markets, ledger: ledger.ledger, nodeId });
   const marketData = createMarketDataServices(platform, { ...markets, ...orders });
   const realtime = createRealtimeServices(platform, { ...markets, ...orders, ...marketData, ...ledger });
   const agents = createAgentsServices(platform, { ...apiKeys, ...organizations, ...chains, ...wallets, walletAml: aml.walletAml, ...withdrawals, screen: aml.sanctions, ...prices });
-  const settlement = createSettlementServices(platform, { ...chains, ...wallets, ...withdrawals, ...ledger, screen: aml.sanctions, ...markets, ...orders });
-  // After settlement: signing refuses calls of Keel's settlement contracts (its SettlementContracts port).
-  const signing = createSigningServices(platform, { ...chains, ...wallets, ...withdrawals, screen: aml.sanctions, settlementContracts: settlement.settlementDeployments });
+  const settlement = createSettlementServices(platform, { settlementDeployments, ...chains, ...wallets, ...withdrawals, ...ledger, screen: aml.sanctions, ...markets, ...orders });
+  const signing = createSigningServices(platform, { ...chains, ...wallets, ...withdrawals, screen: aml.sanctions, settlementContracts: settlementDeployments });
 
   // Approval listeners (in the approving transaction): a held swap's router deadline starts again; a held signing request goes on.
   withdrawals.transfers.approvals.onApproved(swaps.swaps.approved);

@@ -7,7 +7,7 @@ import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { assetsById, type ChainService, type AssetView } from '../chains';
-import type { PreparedTransfer, TransferService } from '../withdrawals';
+import type { PreparedTransfer, SettlementContractGuard, TransferService } from '../withdrawals';
 import { checksumOrNull } from '../wallets';
 import type { AgentCaller, AgentService } from './agent.service';
 import type { AgentWalletService } from './agent-wallet.service';
@@ -113,6 +113,7 @@ export class AgentPaymentService {
     private readonly policies: AgentPolicyService,
     private readonly chains: ChainService,
     private readonly transfers: TransferService,
+    private readonly settlementContracts: SettlementContractGuard,
     private readonly screen: RecipientScreen,
     private readonly valuer: UsdValuer,
     private readonly uow: UnitOfWork,
@@ -132,6 +133,8 @@ export class AgentPaymentService {
     if (asset.blockchainId !== wallet.blockchainId) throw new KeelError('INVALID_NETWORK', "The asset is not on the agent wallet's blockchain", { fields: [{ field: 'assetId', error: 'INVALID_FIELD' }] });
     const recipient = checksumOrNull(input.recipient);
     if (!recipient) throw new KeelError('INVALID_ADDRESS', 'recipient is not a valid EVM address (format or checksum)', { fields: [{ field: 'recipient', error: 'INVALID_FIELD' }] });
+    // Refused outright, not recorded FAILED as the withdrawal checks' refusals are: the agent's request itself is wrong.
+    await this.settlementContracts.check(asset.blockchainId, recipient, 'recipient');
     const rawAmount = parseUnits(input.amount, asset.decimals);
     if (rawAmount === null || rawAmount <= 0n) throw KeelError.invalidField('amount', `must be a decimal string above 0 with at most ${asset.decimals} decimals`);
     const amount = formatScaled(rawAmount, asset.decimals);

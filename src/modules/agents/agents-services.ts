@@ -3,7 +3,7 @@ import type { ApiKeyService } from '../api-keys';
 import type { ChainService } from '../chains';
 import type { OrganizationService } from '../organizations';
 import type { AddressService, MasterWalletService, WalletScreening } from '../wallets';
-import type { TransferService } from '../withdrawals';
+import type { SettlementContractGuard, TransferService } from '../withdrawals';
 import type { RecipientScreen, UsdValuer } from './agent-ports';
 import { AgentPaymentOutcomes } from './agent-payment-outcomes';
 import { AgentPaymentService } from './agent-payment.service';
@@ -22,6 +22,7 @@ export function createAgentsServices(
     addresses: AddressService;
     walletAml: WalletScreening;
     transfers: TransferService;
+    settlementContractGuard: SettlementContractGuard;
     screen: RecipientScreen;
     prices: UsdValuer;
   },
@@ -30,6 +31,6 @@ export function createAgentsServices(
   const agents = new AgentService(db, outbox, deps.apiKeys, deps.organizations, unitOfWork);
   const agentWallets = new AgentWalletService(db, agents, deps.masterWallets, deps.addresses, deps.walletAml, unitOfWork);
   const agentPolicies = new AgentPolicyService(db, agents, unitOfWork);
-  const agentPayments = new AgentPaymentService(db, outbox, agents, agentWallets, agentPolicies, deps.chains, deps.transfers, deps.screen, deps.prices, unitOfWork);
+  const agentPayments = new AgentPaymentService(db, outbox, agents, agentWallets, agentPolicies, deps.chains, deps.transfers, deps.settlementContractGuard, deps.screen, deps.prices, unitOfWork);
   return { agents, agentPaymentOutcomes: new AgentPaymentOutcomes(agentPayments), agentWallets, agentPolicies, agentPayments };
 }

@@ -5,7 +5,7 @@ import { chainTransferById, heldByAml } from '../deposits';
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import { checkTransferPolicy } from '../withdrawals';
-import type { TransferService, GasTopUps } from '../withdrawals';
+import type { TransferService, GasTopUps, SettlementContractGuard } from '../withdrawals';
 import type { DestinationScreen, SwapService, PricedSwap } from '../swaps';
 import { APPROVAL_GAS, shortfallBasisPoints } from '../swaps';
 import { formatScaled } from '../../platform/decimal';
@@ -30,7 +30,7 @@ export class PermanentFailure extends Error {}
 
 /**
  * Prepares one execution inside the worker's transaction: holds it while its address is held by
- * AML, checks the destination (the screen and the wallet's security configuration), then queues a
+ * AML, checks the destination (the screen, not Keel's settlement contract, and the wallet's security configuration), then queues a
  * sweep (the deposit's asset is the destination asset) or a swap on the chain's DEX straight to the
  * destination (it differs), with a gas top-up from the master wallet first when a deposit address
  * holds too little native coin.
@@ -43,6 +43,7 @@ export class SettlementExecutor {
     private readonly transfers: TransferService,
     private readonly swaps: SwapService,
     private readonly screen: DestinationScreen,
+    private readonly settlementContracts: SettlementContractGuard,
     private readonly gas: GasTopUps,
     private readonly references: ReferencePricer,
     /** How far a swap's output may fall short of its value at policy prices (SETTLEMENT_RULES_MAX_PRICE_DEVIATION_PERCENT). */
@@ -67,6 +68,8 @@ export class SettlementExecutor {
 
     const verdict = await this.screen.check(rule.organizationId, destination, network.blockchainId);
     if (!verdict.allowed) throw new PermanentFailure(`the destination is refused: ${verdict.reason}`);
+    // A rule stored before Keel refused its destination on create and update: it fails here (VALIDATION_ERROR is permanent).
+    await this.settlementContracts.check(network.blockchainId, destination, 'destination.address');
     const status = wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'QUEUED';
     const swap = from.id !== to.id;
     const fees = await network.provider.getFeeData();

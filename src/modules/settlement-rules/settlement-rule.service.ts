@@ -13,6 +13,7 @@ import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets';
 import type { AddressService, MasterWalletService } from '../wallets';
 import { parseOrder, parseSlippage, DEFAULT_SLIPPAGE } from '../swaps';
 import { checksummedAddress } from '../withdrawals';
+import type { SettlementContractGuard } from '../withdrawals';
 
 /** What a rule matches: deposits on one chain, of some assets (all when empty), within amount bounds (whole units). */
 export interface SettlementSource {
@@ -121,6 +122,7 @@ export class SettlementRuleService {
     private readonly addresses: AddressService,
     private readonly chains: ChainService,
     private readonly networks: ChainNetworks,
+    private readonly settlementContracts: SettlementContractGuard,
     private readonly outbox: Outbox,
     private readonly uow: UnitOfWork,
   ) {}
@@ -292,6 +294,7 @@ export class SettlementRuleService {
     const swaps = sourceAssetIds.length === 0 || sourceAssetIds.some((id) => id !== destinationAssetId);
     if (swaps && !this.networks.get(sourceChain)?.spec.dex) throw new KeelError('INVALID_NETWORK', 'The chain has no DEX configured, so a rule must settle in the asset it receives', { fields: [{ field: 'destination.assetId', error: 'INVALID_FIELD' }] });
     const address = checksummedAddress(destination.address, 'destination.address');
+    await this.settlementContracts.check(destinationChain, address, 'destination.address');
     const allowed = wallet.configurations.security.allowedRecipients.map((a) => a.toLowerCase());
     if (allowed.length && !allowed.includes(address.toLowerCase())) {
       throw new KeelError('FORBIDDEN', "destination.address is not in the wallet's security.allowedRecipients", { fields: [{ field: 'destination.address', error: 'INVALID_FIELD' }] });

@@ -14,7 +14,7 @@ import type { TradingMigration } from './trading-migration';
 import type { TradingWithdrawalSender } from './trading-withdrawal-sender';
 import type { TradingService } from './trading.service';
 
-export { createSettlementServices } from './settlement-services';
+export { createSettlementDeployments, createSettlementServices } from './settlement-services';
 
 /** The settlement module's services, as the composition root (src/services.ts) wires them and resolvers name what they use. */
 export interface SettlementServices {

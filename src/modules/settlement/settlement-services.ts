@@ -4,7 +4,7 @@ import type { CustodyLedgerSync, LedgerService } from '../ledger';
 import type { MarketService } from '../markets';
 import type { OrderService } from '../orders';
 import type { SendingWallets } from '../wallets';
-import type { GasTopUps, RecipientScreen, TransferService } from '../withdrawals';
+import type { GasTopUps, RecipientScreen, SettlementContractGuard, TransferService } from '../withdrawals';
 import { SettlementBatchService } from './settlement-batch.service';
 import { SettlementDeployments } from './settlement-deployments';
 import { SettlementLedgerView } from './settlement-ledger-view';
@@ -18,12 +18,21 @@ import { TradingWithdrawalSender } from './trading-withdrawal-sender';
 import { TradingService } from './trading.service';
 
 /**
+ * Where Keel's settlement contracts are, built before the modules below settlement that must know
+ * them (the withdrawals module's SettlementContracts port: nothing is sent to one) and handed back to createSettlementServices.
+ */
+export function createSettlementDeployments(platform: Pick<Platform, 'db' | 'config' | 'logger'>): SettlementDeployments {
+  return new SettlementDeployments(platform.db, platform.config, platform.logger);
+}
+
+/**
  * The settlement module's services (SettlementServices), built from what they use; the custody ledger learns of settlement through them
  * (SettlementLedgerView), and the order book which wallets asked to exit a contract (TradingExits: their placements refused).
  */
 export function createSettlementServices(
   platform: Platform,
   deps: {
+    settlementDeployments: SettlementDeployments;
     chains: ChainService;
     networks: ChainNetworks;
     sendingWallets: SendingWallets;
@@ -32,17 +41,17 @@ export function createSettlementServices(
     ledger: LedgerService;
     custodyLedgerSync: CustodyLedgerSync;
     screen: RecipientScreen;
+    settlementContractGuard: SettlementContractGuard;
     markets: MarketService;
     orders: OrderService;
   },
 ) {
   const { db, config, outbox, logger } = platform;
-  const { chains, sendingWallets, ledger } = deps;
-  const settlementDeployments = new SettlementDeployments(db, config, logger);
+  const { chains, sendingWallets, ledger, settlementDeployments } = deps;
   deps.custodyLedgerSync.settleThrough(new SettlementLedgerView(settlementDeployments));
   const tradingExits = new TradingExits(db, settlementDeployments, deps.orders, logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS });
   deps.orders.refuseExitsOf(tradingExits);
-  const trading = new TradingService(db, sendingWallets, chains, deps.networks, deps.transfers, deps.gasTopUps, ledger, settlementDeployments, tradingExits, deps.screen, outbox, platform.unitOfWork);
+  const trading = new TradingService(db, sendingWallets, chains, deps.networks, deps.transfers, deps.gasTopUps, ledger, settlementDeployments, tradingExits, deps.screen, deps.settlementContractGuard, outbox, platform.unitOfWork);
   return {
     settlementDeployments,
     settlementBatches: new SettlementBatchService(db, deps.markets, chains),

@@ -12,7 +12,7 @@ import type { ChainNetwork, ChainNetworks, AssetView, ChainService } from '../ch
 import { refuseUnlessEvm } from '../chains';
 import type { LedgerService } from '../ledger';
 import type { SendingWallet, SendingWallets } from '../wallets';
-import type { QueuedLine, TransferService, GasTopUps } from '../withdrawals';
+import type { QueuedLine, TransferService, GasTopUps, SettlementContractGuard } from '../withdrawals';
 import { checkFourEyes, checkSanctions, checkTransferPolicy, RecipientScreen, checksummedAddress, setItemPredecessor } from '../withdrawals';
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SettlementDeployments } from './settlement-deployments';
@@ -137,6 +137,7 @@ export class TradingService {
     private readonly deployments: SettlementDeployments,
     private readonly exits: Pick<TradingExits, 'exitsOf'>,
     private readonly sanctions: RecipientScreen,
+    private readonly settlementContracts: SettlementContractGuard,
     private readonly outbox: Outbox,
     private readonly uow: UnitOfWork,
   ) {}
@@ -292,6 +293,7 @@ export class TradingService {
         const recipient = input.recipient ? checksummedAddress(input.recipient, 'recipient') : ethers.getAddress(wallet.address);
         const own = recipient.toLowerCase() === wallet.address.toLowerCase();
         checkSanctions(this.sanctions, [{ recipient }]);
+        await this.settlementContracts.check(network.blockchainId, recipient, 'recipient');
         if (!own) checkTransferPolicy(wallet.configurations.security, [{ asset, recipient, rawAmount }]);
         const status: TradingTransferStatus = !own && wallet.configurations.security.requireApprovalForTransfers ? 'PENDING_APPROVAL' : 'PENDING';
         return { wallet, asset, network, rawAmount, recipient, status };

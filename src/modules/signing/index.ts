@@ -6,7 +6,6 @@ export { SigningService } from './signing.service';
 export { SigningOutcomes } from './signing-outcomes';
 export { SigningRecords } from './signing-records';
 export type { PlanDeps } from './signing-plans';
-export type { SettlementContracts } from './settlement-contracts';
 export { SPENDING_APPROVAL, decodeCall, spendingRefusal, transactionRisks, typedDataRisks } from './signing-checks';
 export type { SpendingRefusal } from './signing-checks';
 export type { RiskFinding, SigningRisk } from './signing.domain';

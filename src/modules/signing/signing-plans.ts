@@ -6,9 +6,8 @@ import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet } from '../wallets';
 import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScreen } from '../withdrawals';
 import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
-import type { QueuedLine } from '../withdrawals';
+import type { QueuedLine, SettlementContracts } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
-import type { SettlementContracts } from './settlement-contracts';
 import { addressesIn, Call, CallFields, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
 

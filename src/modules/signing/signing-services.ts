@@ -1,13 +1,12 @@
 import type { Platform } from '../../platform/platform';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
-import type { RecipientScreen, TransferService } from '../withdrawals';
-import type { SettlementContracts } from './settlement-contracts';
+import type { RecipientScreen, SettlementContracts, TransferService } from '../withdrawals';
 import { SigningOutcomes } from './signing-outcomes';
 import { SigningRecords } from './signing-records';
 import { SigningService } from './signing.service';
 
-/** The signing module's services (SigningServices), built from what they use; `settlementContracts` is the settlement module's (calls of Keel's settlement contract are refused). */
+/** The signing module's services (SigningServices), built from what they use; `settlementContracts` (the withdrawals module's port, filled by settlement): calls of Keel's settlement contract are refused. */
 export function createSigningServices(
   platform: Pick<Platform, 'db' | 'outbox' | 'unitOfWork'>,
   deps: { chains: ChainService; networks: ChainNetworks; sendingWallets: SendingWallets; transfers: TransferService; screen: RecipientScreen; settlementContracts: SettlementContracts },

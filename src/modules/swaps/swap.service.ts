@@ -8,7 +8,7 @@ import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainNetwork, ChainNetworks, ChainService, AssetView } from '../chains';
 import { SendingWallet, SendingWallets, walletSourceOf } from '../wallets';
-import type { QueuedLine, TransferService } from '../withdrawals';
+import type { QueuedLine, SettlementContractGuard, TransferService } from '../withdrawals';
 import { checkTransferPolicy, checksummedAddress, itemCallData, setItemCallData, setItemPredecessor } from '../withdrawals';
 import { APPROVAL_GAS, DexQuoter, DexRoute, SWAP_ORDERS, SwapOrder } from './dex-quoter';
 import type { DestinationScreen } from './destination-screen';
@@ -140,6 +140,7 @@ export class SwapService {
     private readonly transfers: TransferService,
     private readonly dex: DexQuoter,
     private readonly screen: DestinationScreen,
+    private readonly settlementContracts: SettlementContractGuard,
     private readonly uow: UnitOfWork,
     /** The price-impact cap a swap may raise with maxPriceImpact (SWAP_MAX_PRICE_IMPACT_PERCENT). */
     private readonly maxPriceImpactBasisPoints: bigint,
@@ -238,13 +239,15 @@ export class SwapService {
   }
 
   /**
-   * What any swap must pass before it is queued: the destination screen, and the wallet's security
+   * What any swap must pass before it is queued: the destination screen, not Keel's settlement
+   * contract (SettlementContractGuard), and the wallet's security
    * configuration (the output may only go to an allowed recipient or back to the wallet itself; the
    * input counts against maxTransferAmount).
    */
   async admit(wallet: SendingWallet, priced: PricedSwap, recipient: string): Promise<void> {
     const verdict = await this.screen.check(wallet.organizationId, recipient, priced.network.blockchainId);
     if (!verdict.allowed) throw new KeelError(verdict.code, `The destination ${recipient} is refused: ${verdict.reason}`, { fields: [{ field: 'recipient', error: verdict.code }] });
+    await this.settlementContracts.check(priced.network.blockchainId, recipient, 'recipient');
     const own = recipient.toLowerCase() === wallet.address.toLowerCase();
     const security = own ? { ...wallet.configurations.security, allowedRecipients: [] } : wallet.configurations.security;
     checkTransferPolicy(security, [{ asset: priced.from, recipient, rawAmount: priced.amountIn }]);

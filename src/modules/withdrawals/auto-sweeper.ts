@@ -10,6 +10,7 @@ import type { DepositListener, ChainTransferModel } from '../deposits';
 import { chainTransferById, heldByAml } from '../deposits';
 import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
+import type { SettlementContractGuard } from './settlement-contract-guard';
 import { chainAsset } from '../../platform/chain-port/chain-port';
 import { sameAddress } from './transfer-families';
 import type { SweepAttempt, SweepPurpose, SweepsDue } from './sweeps-due';
@@ -46,6 +47,7 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
     private readonly networks: ChainNetworks,
     private readonly transfers: TransferService,
     private readonly gas: GasTopUps,
+    private readonly settlementContracts: SettlementContractGuard,
     private readonly logger: Logger,
   ) {}
 
@@ -131,9 +133,14 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
       this.logger.warn({ addressId: source.addressId }, 'auto-sweep skipped: the destination is neither the wallet nor one of its allowed recipients');
       return NOTHING;
     }
+    const destination = sweep.destinationAddress || source.masterWalletAddress;
+    if (await this.settlementContracts.refuses(deposit.blockchainId, destination)) {
+      this.logger.warn({ addressId: source.addressId }, "auto-sweep skipped: the destination is Keel's settlement contract, which credits no one what is sent to it");
+      return NOTHING;
+    }
     const asset = (await this.chains.assetViews([deposit.assetId], trx)).get(deposit.assetId);
     if (!this.networks.port(deposit.blockchainId) || !asset) return NOTHING;
-    return this.sweep(trx, deposit, source, sweep.destinationAddress || source.masterWalletAddress, toUnitsFloor(sweep.threshold || '0', asset.decimals), source.configurations.enableGaslessWithdraw);
+    return this.sweep(trx, deposit, source, destination, toUnitsFloor(sweep.threshold || '0', asset.decimals), source.configurations.enableGaslessWithdraw);
   }
 
   /** Sends the address's available balance of the deposit's asset to `destination` once it reaches `threshold`. */

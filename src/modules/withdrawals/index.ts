@@ -5,12 +5,15 @@
  */
 import type { AutoSweeper } from './auto-sweeper';
 import type { GasTopUps } from './gas-top-up';
+import type { SettlementContractGuard } from './settlement-contract-guard';
 import type { TransferService } from './transfer.service';
 
 export { AutoSweeper } from './auto-sweeper';
 export { checksummedAddress } from './evm-address';
 export { checkFourEyes } from './four-eyes';
 export { GasTopUps } from './gas-top-up';
+export { SettlementContractGuard } from './settlement-contract-guard';
+export type { SettlementContracts } from './settlement-contract-guard';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
@@ -29,5 +32,7 @@ export interface WithdrawalsServices {
   gasTopUps: GasTopUps;
   /** Sweeps deposits to the master wallet when a wallet's configuration asks for it (a deposit listener; checkout sweeps paid checkouts through it); the worker tries the sweeps due again (retryDue). */
   autoSweeper: AutoSweeper;
+  /** Refuses Keel's settlement contract as the destination of any send a caller chose (422 VALIDATION_ERROR naming the field). */
+  settlementContractGuard: SettlementContractGuard;
 }
 export type { TransferDecisionListener } from './transfer.domain';

@@ -16,6 +16,7 @@ import { TransferGasEstimates } from './transfer-gas-estimates';
 import { TransferQueries } from './transfer-queries';
 import type { PreparedTransfer, PricedLine, QueuedLine, TransferFunds, TransferKind, TransferLine, TransferView } from './transfer.domain';
 import { signAgainAfterChainReset } from './chain-reset-lines';
+import type { SettlementContractGuard } from './settlement-contract-guard';
 
 /**
  * Withdrawals: checked against the wallet's security configuration and its on-chain balance, then
@@ -36,6 +37,7 @@ export class TransferService {
     private readonly funds: TransferFunds,
     private readonly uow: UnitOfWork,
     private readonly sanctions: RecipientScreen,
+    private readonly settlementContracts: SettlementContractGuard,
   ) {
     this.queries = new TransferQueries(db, chains);
     this.approvals = new TransferApprovals(uow, funds, sanctions, this.queries);
@@ -84,6 +86,7 @@ export class TransferService {
     const wallet = await this.wallets.resolve(organizationId, source);
     const { chain, lines } = await priceLines(this.chains, this.networks, wallet, input.assets);
     checkSanctions(this.sanctions, lines);
+    for (const [i, l] of lines.entries()) await this.settlementContracts.check(chain.blockchainId, l.recipient, `assets.${i}.recipient`);
     checkTransferPolicy(wallet.configurations.security, lines);
     // The funds a send needs differ in shape: on Solana the fees and a new token account's rent come out of SOL; on EVM gas is checked by the sender.
     if (chain.family === 'evm') await this.ensureFunds(wallet, chain.network, lines);

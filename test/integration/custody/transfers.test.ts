@@ -172,6 +172,41 @@ describe('transfers on the shared dev chains', () => {
     expect((await send({ assetId: assets.USDC.id, recipient: recipient(), amount: '1' }, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
+  test("Keel's settlement contract is no recipient: a token or native line to it, in any casing, over REST or GraphQL, is 422 VALIDATION_ERROR naming the line and pointing to the deposit to trading (a key without the write scope is 403 first); nothing is sent or reserved, and the same lines to an ordinary recipient go", async () => {
+    const deployments = t.keel.services.settlementDeployments;
+    await deployments.ensureOnDevChain(t.keel.services.networks.get(chainA)!);
+    const contract = (await deployments.address(chainA))!;
+    const wallet = await createWallet(org, chainA);
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, wallet.walletAddress, '20', 'USDC');
+    const [usdcHeld, ethHeld] = [await balanceOf('USDC', contract), await balanceOf('ETH', contract)];
+    const ordinary = recipient();
+    const lines = (to: string) => ({ assets: [{ assetId: assets.USDC.id, recipient: ordinary, amount: '1' }, { assetId: assets.USDC.id, recipient: to, amount: '10' }, { assetId: assets.ETH.id, recipient: to, amount: '0.1' }] });
+    const send = (body: object, client = org.core) => client.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, { body });
+
+    const reader = org.core.with({ apiKey: (await org.core.post('/v1/api-keys', { name: 'reader', scopes: ['read'] })).body.data.secret, orgId: org.orgId });
+    expect((await send(lines(contract), reader)).body.error.code).toBe('FORBIDDEN');
+    for (const to of [contract, contract.toLowerCase(), '0x' + contract.slice(2).toUpperCase()]) {
+      const res = await send(lines(to));
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'assets.1.recipient', error: 'INVALID_FIELD' }], settlementContract: contract } });
+      expect(res.body.error.message).toMatch(/settlement contract.*trading\/deposits/);
+    }
+    // The native line alone is refused as well.
+    const native = await send({ assets: [{ assetId: assets.ETH.id, recipient: contract.toLowerCase(), amount: '0.1' }] });
+    expect([native.status, native.body.error.details.fields]).toEqual([422, [{ field: 'assets.0.recipient', error: 'INVALID_FIELD' }]]);
+    const gql = await org.core.graphql('mutation($id: ID!, $input: TransferInput!) { transferFromMasterWallet(id: $id, input: $input) { id } }', { id: wallet.id, input: lines(contract) });
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'assets.1.recipient', error: 'INVALID_FIELD' }] } });
+
+    expect((await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.total).toBe(0);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id, 'custody')).available).toBe(20_000_000n);
+    const sent = await send(lines(recipient()));
+    expect(sent.status).toBe(201);
+    expect((await settled(org, sent.body.data.id)).status).toBe('CONFIRMED');
+    expect(await balanceOf('USDC', ordinary)).toBe(1_000_000n);
+    expect([await balanceOf('USDC', contract), await balanceOf('ETH', contract)]).toEqual([usdcHeld, ethHeld]);
+  });
+
   test('a line the chain refuses fails and is reported as master.transfer_failed', async () => {
     const wallet = await createWallet(org, chainA);
     await fund(org, chainA, wallet.walletAddress, '1');

@@ -264,7 +264,7 @@ describe('settlement rules', () => {
     const { services, platform } = t.keel;
     const worker = () => {
       const outcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: 500, maxBackoffMs: 5_000, maxAttempts: 5 }, platform.logger);
-      const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, services.destinationScreen, services.gasTopUps, services.prices, 300n);
+      const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, services.destinationScreen, services.settlementContractGuard, services.gasTopUps, services.prices, 300n);
       return new SettlementRuleWorker(platform.db, executor, outcomes, { pollIntervalMs: 100 }, platform.logger);
     };
     const [w1, w2] = [worker(), worker()];
@@ -336,6 +336,39 @@ describe('settlement rules', () => {
     expect((await writer.post(`/v1/settlement-rules/${rule.id}/deactivate`, {})).status).toBe(200);
     expect((await writer.post(`/v1/settlement-rules/${rule.id}/activate`, {})).status).toBe(403);
     expect((await writer.request('DELETE', `/v1/settlement-rules/${rule.id}`)).status).toBe(200);
+  });
+
+  test("Keel's settlement contract is no rule's destination: creating or changing a rule to it (any casing) is 422 VALIDATION_ERROR naming destination.address, after the admin scope; a rule that already holds it fails its execution for good and sends nothing", async () => {
+    const deployments = t.keel.services.settlementDeployments;
+    await deployments.ensureOnDevChain(t.keel.services.networks.get(chain)!);
+    const contract = (await deployments.address(chain))!;
+    const wallet = await createWallet(org, chain);
+    const writer = org.core.with({ apiKey: (await org.core.post('/v1/api-keys', { name: 'writer', scopes: ['read', 'write'] })).body.data.secret, orgId: org.orgId });
+    const body = (address: string, assetId = assets.USDC.id) => ({ masterWalletId: wallet.id, name: 'to trading?', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId, address } });
+    const refused = (res: { status: number; body: any }) => {
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'destination.address', error: 'INVALID_FIELD' }], settlementContract: contract } });
+      expect(res.body.error.message).toMatch(/settlement contract.*trading\/deposits/);
+    };
+    expect((await writer.post('/v1/settlement-rules', body(contract))).status).toBe(403);
+    refused(await org.core.post('/v1/settlement-rules', body(contract.toLowerCase())));
+    refused(await org.core.post('/v1/settlement-rules', body(contract, assets.DAI.id)));
+    const rule = await createRule(body(randomAddress()));
+    refused(await org.core.request('PATCH', `/v1/settlement-rules/${rule.id}`, { body: { destination: { ...rule.destination, address: contract.toLowerCase() } } }));
+    expect((await org.core.request('GET', `/v1/settlement-rules/${rule.id}`)).body.data.destination.address).toBe(rule.destination.address);
+
+    // A rule stored with the contract before it was refused: its execution fails at once, for good.
+    await t.keel.platform.db('settlement_rules').where({ id: rule.id }).update({ destinationAddress: contract.toLowerCase() });
+    const held = await balanceOf('USDC', contract);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '25', 'USDC');
+    const [failed] = await eventually(async () => {
+      const list = await executions(rule.id);
+      return list.length === 1 && list[0].status === 'FAILED' && list;
+    }, 45_000);
+    expect(failed).toMatchObject({ attempts: 1, transferId: null, nextAttemptAt: null, error: expect.stringMatching(/destination.address is Keel's settlement contract/) });
+    expect(await balanceOf('USDC', contract)).toBe(held);
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('25', 6));
   });
 
   test('rules are validated: one chain, a known asset of it, an EVM destination, min at most max', async () => {
