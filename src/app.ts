@@ -27,7 +27,6 @@ import { CheckoutBudgets } from './modules/payment-links/checkout-budgets';
 import { SettlementBatcher } from './modules/settlement/batcher';
 import { SettlementWorker } from './modules/settlement/settlement-worker';
 import { claimNodeIdentity, NodeIdentity, processNodeId } from './platform/node-identity';
-import { shortReason } from './platform/chain-port/evm-transactions';
 
 export type Role = 'api' | 'orderbook' | 'worker';
 
@@ -165,14 +164,14 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
       startPollingLoop(
         () => services.autoSweeper.retryDue(),
         config.SWEEP_RETRY_POLL_INTERVAL_MS,
-        (e) => logger.warn({ err: shortReason(e) }, 'trying the sweeps due again failed'),
+        (e) => logger.warn({ err: e }, 'trying the sweeps due again failed'),
       ),
     ),
     loopWorker(() =>
       startPollingLoop(
         () => platform.idempotency.purgeExpired(),
         config.IDEMPOTENCY_PURGE_INTERVAL_MS,
-        (e) => logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'purging expired idempotency keys failed'),
+        (e) => logger.warn({ err: e }, 'purging expired idempotency keys failed'),
       ),
     ),
     new CheckoutWatcher(db, services.checkouts, services.checkoutDeposits, networks, config.CHECKOUT_POLL_INTERVAL_MS, new CheckoutAddressRetirement(db, networks, config.CHECKOUT_LATE_PAYMENT_GRACE_SECONDS * 1000), logger),

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { loadConfig } from '../platform/config';
 import { createDb, ensureDatabase, migrate } from '../platform/db/knex';
 import { createLogger } from '../platform/logger';
+import { loggedMessage } from '../platform/logged-error';
 import { onboardOrganization } from '../modules/api-keys/onboarding';
 import type { Tier } from '../platform/auth/permissions';
 import { printFromServices } from './with-services';
@@ -156,6 +157,7 @@ secrets
   );
 
 program.parseAsync(process.argv).catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : String(e));
+  // The safe message: a database error's without knex's SQL, ethers' without its request and payload.
+  console.error(e instanceof Error ? loggedMessage(e) : String(e));
   process.exit(1);
 });

@@ -73,6 +73,6 @@ async function holdLock(databaseUrl: string, id: string, waitMs: number, logger:
   }
   // The lock lives with this session. If PostgreSQL drops it, the fencing tokens still keep every
   // commit safe; the id is only no longer guarded against a second process claiming it.
-  client.on('error', (e) => logger.warn({ nodeId: id, err: e.message }, 'the connection holding this node’s id was lost: the id is no longer reserved until restart'));
+  client.on('error', (e) => logger.warn({ nodeId: id, err: e }, 'the connection holding this node’s id was lost: the id is no longer reserved until restart'));
   return client;
 }

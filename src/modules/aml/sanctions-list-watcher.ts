@@ -26,7 +26,7 @@ export class SanctionsListWatcher implements Worker {
     this.loop = startPollingLoop(
       () => this.check(),
       this.intervalMs,
-      (e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'reading the sanctions lists failed; screening goes on with the lists in use'),
+      (e) => this.logger.warn({ err: e }, 'reading the sanctions lists failed; screening goes on with the lists in use'),
     );
   }
 

@@ -10,7 +10,6 @@ import type { CheckoutDesk } from './checkout-desk';
 import type { CheckoutDeposits } from './checkout-deposits';
 import type { CheckoutAddressRetirement } from './address-retirement';
 import { CheckoutModel, CheckoutTransferModel } from './checkout.model';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 /** At most this many checkouts (per chain: checkouts detected, payments counted) are looked at per step of each kind. */
 const BATCH = 200;
@@ -40,7 +39,7 @@ export class CheckoutWatcher implements Worker {
   ) {}
 
   start(): void {
-    this.loop = startPollingLoop(() => this.tick(), this.intervalMs, (e) => this.logger.warn({ err: shortReason(e) }, 'checkout watcher: step failed, retrying'));
+    this.loop = startPollingLoop(() => this.tick(), this.intervalMs, (e) => this.logger.warn({ err: e }, 'checkout watcher: step failed, retrying'));
   }
 
   async stop(): Promise<void> {
@@ -56,7 +55,7 @@ export class CheckoutWatcher implements Worker {
       ['retire addresses', () => this.retirement.step()],
     ];
     for (const [name, step] of steps) {
-      await step().catch((e) => this.logger.warn({ step: name, err: shortReason(e) }, 'checkout watcher: a step failed; the others went on'));
+      await step().catch((e) => this.logger.warn({ step: name, err: e }, 'checkout watcher: a step failed; the others went on'));
     }
   }
 
@@ -68,7 +67,7 @@ export class CheckoutWatcher implements Worker {
       try {
         await work(blockchainId, port);
       } catch (e) {
-        this.logger.warn({ blockchainId, err: shortReason(e) }, 'checkout watcher: a chain did not answer; its checkouts wait for the next pass');
+        this.logger.warn({ blockchainId, err: e }, 'checkout watcher: a chain did not answer; its checkouts wait for the next pass');
       }
     }
   }

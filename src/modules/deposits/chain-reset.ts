@@ -4,7 +4,6 @@ import { assetIdsOfChain, recordGenesisHash, recordedGenesisHash, type ChainNetw
 import type { DepositListener } from './chain-activity-recorder';
 import { ChainTransferModel } from './chain-transfer.model';
 import { withinMs } from '../../platform/time-bound';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 /** Why Keel takes a chain for reset rather than reorganised. */
 export type ChainResetReason = 'genesis-changed' | 'cursor-block-gone';
@@ -75,7 +74,7 @@ export class ChainResetReconciler {
         await this.reconcile(n, startedHere);
       } catch (e) {
         if (startedHere || !(e instanceof ChainUnreachableError)) throw e;
-        this.logger.warn({ chainId: n.spec.chainId, err: shortReason(e) }, 'chain identity not checked: the chain did not answer');
+        this.logger.warn({ chainId: n.spec.chainId, err: e }, 'chain identity not checked: the chain did not answer');
       }
     }
   }

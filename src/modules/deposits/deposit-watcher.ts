@@ -6,7 +6,6 @@ import type { WatchedWallets } from '../wallets';
 import { ChainActivityRecorder, ChainAssets, CursorMovedError, NATIVE_KEY } from './chain-activity-recorder';
 import type { ChainCursor } from './chain-transfer.model';
 import { isNftStandard } from '../chains';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 export interface DepositWatcherOptions {
   pollIntervalMs: number;
@@ -51,7 +50,7 @@ export class DepositWatcher {
 
   start(): { stop(): Promise<void> } {
     return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) =>
-      this.logger.warn({ blockchainId: this.network.blockchainId, family: this.network.port.family, err: shortReason(e) }, 'deposit watcher: scan failed, retrying'),
+      this.logger.warn({ blockchainId: this.network.blockchainId, family: this.network.port.family, err: e }, 'deposit watcher: scan failed, retrying'),
     );
   }
 

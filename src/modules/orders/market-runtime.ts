@@ -55,7 +55,7 @@ export class MarketRuntimes {
   private readonly viewRules = new Map<string, Promise<TradingRules>>();
   private readonly queues = new Map<string, Promise<unknown>>();
   /** After the commit: each listener's failure is swallowed and logged (the realtime feeds are best effort; the commit stands). */
-  private readonly committed = new Hook<Parameters<CommitListener>>((e) => this.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, 'order-book commit listener failed; the commit stands'));
+  private readonly committed = new Hook<Parameters<CommitListener>>((e) => this.logger?.warn({ err: e }, 'order-book commit listener failed; the commit stands'));
 
   constructor(
     private readonly db: Knex,

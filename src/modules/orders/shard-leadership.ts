@@ -78,7 +78,7 @@ export class ShardLeadership implements ShardGate {
   /** Awaited: a failed rebuild gives the shard back. */
   private readonly gained = new Hook<[number]>();
   /** Not awaited, its failure only logged: the shard is already gone. */
-  private readonly lost = new Hook<[number]>((e) => this.logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'shard lost: dropping its books failed'));
+  private readonly lost = new Hook<[number]>((e) => this.logger.warn({ err: e }, 'shard lost: dropping its books failed'));
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
@@ -193,7 +193,7 @@ export class ShardLeadership implements ShardGate {
       tokens = new Map(rows.map((r) => [r.shard, String(r.fencingToken)]));
     } catch (e) {
       // PostgreSQL unreachable: the leases are not renewed, so they lapse and another node may take them.
-      this.logger.warn({ err: (e as Error).message }, 'shard leases not renewed: PostgreSQL did not answer');
+      this.logger.warn({ err: e }, 'shard leases not renewed: PostgreSQL did not answer');
       return;
     }
     const sent = performance.now();
@@ -209,7 +209,7 @@ export class ShardLeadership implements ShardGate {
           h.validUntil = sent + ttlMs - marginMs;
           h.expiresAt = sentAt + ttlMs;
         } catch (e) {
-          this.logger.warn({ shard, err: (e as Error).message }, 'shard lease not renewed: Redis did not answer');
+          this.logger.warn({ shard, err: e }, 'shard lease not renewed: Redis did not answer');
         }
       }),
     );
@@ -234,7 +234,7 @@ export class ShardLeadership implements ShardGate {
           } else this.seenFree.add(shard);
         });
       } catch (e) {
-        this.logger.warn({ err: (e as Error).message }, 'shard leases not read: Redis did not answer');
+        this.logger.warn({ err: e }, 'shard leases not read: Redis did not answer');
       }
     }
     await Promise.all(now.map((shard) => this.compete(shard)));
@@ -282,7 +282,7 @@ export class ShardLeadership implements ShardGate {
       }
       token = outcome.token;
     } catch (e) {
-      this.logger.warn({ shard, err: (e as Error).message }, 'shard lease not competed for: Redis did not answer');
+      this.logger.warn({ shard, err: e }, 'shard lease not competed for: Redis did not answer');
       return;
     }
     try {
@@ -295,7 +295,7 @@ export class ShardLeadership implements ShardGate {
         return;
       }
     } catch (e) {
-      this.logger.warn({ shard, err: (e as Error).message }, 'shard lease given back: its fencing token could not be recorded in PostgreSQL');
+      this.logger.warn({ shard, err: e }, 'shard lease given back: its fencing token could not be recorded in PostgreSQL');
       await this.leases.release(name, this.nodeId, token).catch(() => undefined);
       return;
     }
@@ -331,7 +331,7 @@ export class ShardLeadership implements ShardGate {
       this.logger.info({ shard, fencingToken: h.token, nodeId: this.nodeId }, 'shard taken: books rebuilt, taking its orders');
     } catch (e) {
       if (this.held.get(shard) !== h) return;
-      this.logger.error({ shard, err: (e as Error).message }, 'shard given back: its books could not be rebuilt');
+      this.logger.error({ shard, err: e }, 'shard given back: its books could not be rebuilt');
       this.lose(shard, 'rebuild failed');
     }
   }

@@ -32,7 +32,7 @@ export class SettlementRuleWorker {
   ) {}
 
   start(): { stop(): Promise<void> } {
-    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: shortReason(e) }, 'settlement rule worker: pass failed, retrying'));
+    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: e }, 'settlement rule worker: pass failed, retrying'));
   }
 
   async tick(): Promise<void> {

@@ -74,12 +74,12 @@ export class SettlementBatcher {
     if (open.withdrawals) {
       await this.withdrawals.step(d, lease).catch((e) => {
         if (e instanceof LeaseLost || e instanceof FailpointCrash) throw e;
-        this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'trading withdrawals: step failed; will retry');
+        this.logger.warn({ blockchainId: chain, err: e }, 'trading withdrawals: step failed; will retry');
       });
     }
     await this.withdrawals.checkReorgs(d, lease).catch((e) => {
       if (e instanceof LeaseLost || e instanceof FailpointCrash) throw e;
-      this.logger.warn({ blockchainId: chain, err: revertReason(e) }, 'trading withdrawals: reorg check failed; will retry');
+      this.logger.warn({ blockchainId: chain, err: e }, 'trading withdrawals: reorg check failed; will retry');
     });
     const inFlight = open.submitted ? await this.batches(chain, ['SUBMITTED']) : [];
     if (inFlight.length) {
@@ -208,7 +208,7 @@ export class SettlementBatcher {
     if (!moved) return;
     this.failpoints?.hit('after-commit:settlement.batch-signed');
     await lease.renew();
-    await provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement broadcast failed; will retry'));
+    await provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: e }, 'settlement broadcast failed; will retry'));
   }
 
   /** A batch sent before (re-submitted after a reorg, or re-signed): if one of its transactions made it after all, it follows that one (true). */
@@ -240,7 +240,7 @@ export class SettlementBatcher {
     );
     if (!moved) return true;
     await lease.renew();
-    await d.network.provider.broadcastTransaction(batch.rawTx).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement re-broadcast after a reorg failed; will retry'));
+    await d.network.provider.broadcastTransaction(batch.rawTx).catch((e) => this.logger.warn({ batchId: batch.id, err: e }, 'settlement re-broadcast after a reorg failed; will retry'));
     return true;
   }
 
@@ -277,7 +277,7 @@ export class SettlementBatcher {
     }
     if (!(await provider.getTransaction(batch.txHash!))) {
       await lease.renew();
-      await provider.broadcastTransaction(batch.rawTx!).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement re-broadcast failed; will retry'));
+      await provider.broadcastTransaction(batch.rawTx!).catch((e) => this.logger.warn({ batchId: batch.id, err: e }, 'settlement re-broadcast failed; will retry'));
       return;
     }
     const signed = await feeBumped(d, { rawTx: batch.rawTx!, submittedAt: batch.submittedAt! }, this.options);
@@ -301,7 +301,7 @@ export class SettlementBatcher {
     if (!moved) return;
     this.logger.info({ batchId: batch.id, replaced: batch.txHash, by: signed.hash }, 'settlement fee bumped');
     await lease.renew();
-    await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: revertReason(e) }, 'settlement fee bump broadcast failed; will retry'));
+    await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: e }, 'settlement fee bump broadcast failed; will retry'));
   }
 
   /** Why a mined transaction reverted: the same call replayed at its block's parent state. */

@@ -12,7 +12,6 @@ import type { ReconcileLine } from './reconciliation';
 import type { TradingDepositReorgs } from './trading-deposit-reorgs';
 import type { TradingExits } from './trading-exits';
 import { ChainLease, LeaseLost } from './chain-lease';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
 
 export interface SettlementWorkerOptions {
   pollIntervalMs: number;
@@ -54,7 +53,7 @@ export class SettlementWorker implements Worker {
 
   async start(): Promise<void> {
     for (const network of this.networks.all()) await this.deployments.ensureOnDevChain(network);
-    const warn = (what: string) => (e: unknown) => this.logger.warn({ err: shortReason(e) }, `settlement: ${what} failed, retrying`);
+    const warn = (what: string) => (e: unknown) => this.logger.warn({ err: e }, `settlement: ${what} failed, retrying`);
     this.loops = [startPollingLoop(() => this.tick(), this.options.pollIntervalMs, warn('batcher step')), startPollingLoop(() => this.reconcile(), this.options.reconcileIntervalMs, warn('reconciliation'))];
   }
 
@@ -77,7 +76,7 @@ export class SettlementWorker implements Worker {
       } catch (e) {
         if (!(e instanceof LeaseLost)) throw e;
         this.leases.delete(network.blockchainId);
-        this.logger.warn({ blockchainId: network.blockchainId, err: e.message }, 'settlement: the lease was lost mid-step; its holder now carries on');
+        this.logger.warn({ blockchainId: network.blockchainId, err: e }, 'settlement: the lease was lost mid-step; its holder now carries on');
       }
     }
   }
@@ -87,7 +86,7 @@ export class SettlementWorker implements Worker {
     try {
       await this.exits.watch(network);
     } catch (e) {
-      this.logger.warn({ blockchainId: network.blockchainId, err: shortReason(e) }, 'settlement: reading exit requests from the contract failed, retrying');
+      this.logger.warn({ blockchainId: network.blockchainId, err: e }, 'settlement: reading exit requests from the contract failed, retrying');
     }
   }
 

@@ -100,7 +100,7 @@ export class TradingMigration {
         line.depositId = await this.trading.migrationDeposit(wallet, { assetId: asset.id, amount: formatScaled(missing, asset.decimals) }, await sponsorOf(account.organizationId), reservedCoin);
       } catch (e) {
         line.refused = e instanceof Error ? e.message : String(e);
-        this.logger.warn({ walletId: r.walletId, symbol: asset.symbol, err: line.refused }, 'settlement migrate: the wallet\'s trading balance could not be deposited');
+        this.logger.warn({ walletId: r.walletId, symbol: asset.symbol, err: e }, 'settlement migrate: the wallet\'s trading balance could not be deposited');
       }
       lines.push(line);
     }

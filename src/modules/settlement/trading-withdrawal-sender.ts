@@ -148,7 +148,7 @@ export class TradingWithdrawalSender {
     if (!moved) return;
     this.failpoints.hit('after-commit:settlement.withdrawal-signed');
     await lease.renew();
-    await provider.broadcastTransaction(tx.serialized).catch((e) => this.logger.warn({ withdrawalIds: rows.map((w) => w.id), err: revertReason(e) }, 'trading withdrawal broadcast failed; will retry'));
+    await provider.broadcastTransaction(tx.serialized).catch((e) => this.logger.warn({ withdrawalIds: rows.map((w) => w.id), err: e }, 'trading withdrawal broadcast failed; will retry'));
   }
 
   /** Withdrawals sent in one transaction, followed together. */
@@ -168,7 +168,7 @@ export class TradingWithdrawalSender {
       // Its latest bytes (the hash recorded may be an earlier one's, mined before a reorg took it off).
       if (!(await provider.getTransaction(ethers.keccak256(w.rawTx)))) {
         await lease.renew();
-        await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast failed; will retry'));
+        await provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: e }, 'trading withdrawal re-broadcast failed; will retry'));
         return;
       }
       // Waiting under a fee the market left behind, it would hold every later operator transaction (the batches too) behind its nonce.
@@ -264,7 +264,7 @@ export class TradingWithdrawalSender {
       );
       if (where.kind === 'gone') {
         await lease.renew();
-        await d.network.provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal re-broadcast after a reorg failed; will retry'));
+        await d.network.provider.broadcastTransaction(w.rawTx).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: e }, 'trading withdrawal re-broadcast after a reorg failed; will retry'));
       }
     }
     this.checkedHeads.set(chain, latest.hash!);
@@ -277,7 +277,7 @@ export class TradingWithdrawalSender {
     if (!moved) return;
     this.logger.info({ withdrawalIds: rows.map((r) => r.id), replaced: w.txHash, by: signed.hash }, 'trading withdrawal: fee bumped');
     await lease.renew();
-    await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: revertReason(e) }, 'trading withdrawal fee bump broadcast failed; will retry'));
+    await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ withdrawalIds: rows.map((r) => r.id), err: e }, 'trading withdrawal fee bump broadcast failed; will retry'));
   }
 
   /**

@@ -109,10 +109,12 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
   private async attempt(trx: Knex.Transaction, deposit: ChainTransferModel, purpose: SweepPurpose, retry: boolean): Promise<void> {
     const outcome: SweepAttempt = await trx
       .transaction((sp) => (purpose === 'auto_sweep' ? this.sweepAfter(sp, deposit) : this.sweepToSettlement(sp, deposit)))
-      .catch((e) => ({ kind: 'failed' as const, reason: shortReason(e) }));
+      .catch((e) => {
+        this.logger.warn({ addressId: deposit.addressId, purpose, err: e }, 'sweep not arranged: due again later');
+        return { kind: 'failed' as const, reason: shortReason(e) };
+      });
     this.metrics.sweepAttempts.inc({ purpose, outcome: outcome.kind });
-    if (outcome.kind === 'failed') this.logger.warn({ addressId: deposit.addressId, purpose, err: outcome.reason }, 'sweep not arranged: due again later');
-    else if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose }, 'sweep held: the address received a deposit from a sanctioned address');
+    if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose }, 'sweep held: the address received a deposit from a sanctioned address');
     else if (outcome.kind === 'arranged' && retry) this.logger.info({ addressId: deposit.addressId, purpose }, 'sweep due again arranged');
     await this.due.settle(trx, { addressId: deposit.addressId!, assetId: deposit.assetId, purpose }, deposit.id, outcome);
   }

@@ -7,7 +7,6 @@ import { formatScaled } from '../../platform/decimal';
 import { PreparedTransfer, PreparedTransferStore, sendOnce, TransferRefused } from '../../platform/chain-port/chain-port';
 import type { ChainNetworks, ChainService, SolanaNetwork } from '../chains';
 import type { SendingWallet, SendingWallets } from '../wallets';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
 import { inFlightByAsset } from './in-flight';
 import { chainAsset } from '../../platform/chain-port/chain-port';
 import { moveLine, recordedBlock } from './sending-item';
@@ -84,7 +83,7 @@ export class SolanaSender {
         await this.step(item);
       } catch (e) {
         if (e instanceof LineMoved) continue;
-        this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'solana sender: step failed, retrying');
+        this.logger.warn({ itemId: item.id, err: e }, 'solana sender: step failed, retrying');
       }
     }
   }

@@ -76,7 +76,7 @@ export class TransactionSender {
   }
 
   start(): { stop(): Promise<void> } {
-    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: shortReason(e) }, 'transaction sender: step failed, retrying'));
+    return startPollingLoop(() => this.tick(), this.options.pollIntervalMs, (e) => this.logger.warn({ err: e }, 'transaction sender: step failed, retrying'));
   }
 
   async tick(): Promise<void> {
@@ -93,7 +93,7 @@ export class TransactionSender {
         if ((await work()) === 'unanswered') skipped.add(item.blockchainId);
       } catch (e) {
         skipped.add(item.blockchainId);
-        this.logger.warn({ itemId: item.id, blockchainId: item.blockchainId, err: shortReason(e) }, 'transaction sender: a step failed; the chain is tried again next step');
+        this.logger.warn({ itemId: item.id, blockchainId: item.blockchainId, err: e }, 'transaction sender: a step failed; the chain is tried again next step');
       }
     };
     for (const item of await this.items(['QUEUED'])) await step(item, () => this.submit(item));
@@ -158,7 +158,7 @@ export class TransactionSender {
   /** Fails each line with its reason; one whose failing fails (a listener's error) is logged and tried again next step, the others go on. */
   private async failEach<T extends SendingItem>(lines: T[], reason: (item: T) => string): Promise<void> {
     for (const item of lines) {
-      await this.finish(item, { status: 'FAILED', error: reason(item) }).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'transaction sender: failing a line failed; tried again next step'));
+      await this.finish(item, { status: 'FAILED', error: reason(item) }).catch((e) => this.logger.warn({ itemId: item.id, err: e }, 'transaction sender: failing a line failed; tried again next step'));
     }
   }
 
@@ -177,7 +177,7 @@ export class TransactionSender {
       if (e instanceof TransferRefused) return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${e.message}` });
       // The node did not answer: nothing was signed, so the line waits for the next step.
       const error = `the node did not estimate the transaction's gas (tried again): ${shortReason(e)}`;
-      this.logger.warn({ itemId: item.id, err: shortReason(e) }, 'gas estimate failed; will retry');
+      this.logger.warn({ itemId: item.id, err: e }, 'gas estimate failed; will retry');
       if (item.error !== error) await this.transition(this.db, item, { error });
       return 'unanswered';
     }
@@ -299,7 +299,7 @@ export class TransactionSender {
     if (cancelling(item) && !(await chain.knows(item.txHash!))) return this.offerCancellation(item, network);
     if (!(await chain.nodeKnowsAny(item))) {
       // The node knows none of the line's transactions (dropped, or the broadcast failed): offer the one in force again.
-      await chain.rebroadcast(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: shortReason(e) }, 're-broadcast failed; will retry'));
+      await chain.rebroadcast(item.rawTx!).catch((e) => this.logger.warn({ itemId: item.id, err: e }, 're-broadcast failed; will retry'));
       return;
     }
     if (Date.now() - new Date(item.submittedAt!).getTime() > this.options.bumpAfterMs) await this.bumpIfUnderpriced(item, network);

@@ -5,6 +5,7 @@ import { migrationSource } from './migrations';
 import type { MigrationContext } from './migrations/context';
 import { PreparingPgClient } from './preparing-pg-client';
 import type { Logger } from '../logger';
+import { loggedError } from '../logged-error';
 
 export type Db = Knex;
 
@@ -13,7 +14,7 @@ export type Db = Knex;
  * connection within `acquireTimeoutMs` (PostgreSQL down, pool exhausted) fails with KnexTimeoutError
  * instead of waiting; connections that broke are dropped by the pool and replaced on demand.
  * With `logger`, knex's own warnings (a connection that broke, one that could not be acquired) go to
- * the structured log instead of the console.
+ * the structured log instead of the console, URLs in them cut to their origin (`loggedError`).
  */
 export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStatements?: boolean; acquireTimeoutMs?: number; logger?: Logger } = {}): Db {
   const { logger } = opts;
@@ -25,9 +26,9 @@ export function createDb(databaseUrl: string, poolMax = 20, opts: { preparedStat
     ...(logger
       ? {
           log: {
-            warn: (message: unknown) => logger.warn({ knex: String(message) }, 'database client warning'),
-            error: (message: unknown) => logger.error({ knex: String(message) }, 'database client error'),
-            deprecate: (message: unknown) => logger.warn({ knex: String(message) }, 'database client deprecation'),
+            warn: (message: unknown) => logger.warn({ knex: loggedError(String(message)) }, 'database client warning'),
+            error: (message: unknown) => logger.error({ knex: loggedError(String(message)) }, 'database client error'),
+            deprecate: (message: unknown) => logger.warn({ knex: loggedError(String(message)) }, 'database client deprecation'),
           },
         }
       : {}),

@@ -111,7 +111,7 @@ export class MonthlyQuota {
 
   /** Flushes the record every `flushIntervalMs` until `close`. */
   start(): void {
-    this.timer ??= setInterval(() => void this.flush().catch((error: unknown) => this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'flushing request counts to PostgreSQL failed; kept for the next flush')), this.options.flushIntervalMs);
+    this.timer ??= setInterval(() => void this.flush().catch((error: unknown) => this.logger.warn({ err: error }, 'flushing request counts to PostgreSQL failed; kept for the next flush')), this.options.flushIntervalMs);
     this.timer.unref();
   }
 
@@ -228,7 +228,7 @@ export class MonthlyQuota {
   private failOpen(error: unknown): void {
     if (this.degraded) return;
     this.degraded = true;
-    this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'monthly quota not checked (Redis or PostgreSQL did not answer): requests are served and recorded');
+    this.logger.warn({ err: error }, 'monthly quota not checked (Redis or PostgreSQL did not answer): requests are served and recorded');
   }
 
   private keysOf(organizationId: string, month: QuotaMonth): string[] {

@@ -229,7 +229,7 @@ describe('a node refusing the key in its URL (401 at /v2/<key>)', () => {
     const loop = watcher.start();
     try {
       for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(JSON.parse(lines[0])).toMatchObject({ msg: 'deposit watcher: scan failed, retrying', blockchainId: 'chain-1', err: expect.stringContaining('401') });
+      expect(JSON.parse(lines[0])).toMatchObject({ msg: 'deposit watcher: scan failed, retrying', blockchainId: 'chain-1', err: { code: 'SERVER_ERROR', message: expect.stringContaining('401') } });
       expect(lines.join('')).not.toContain(KEY);
     } finally {
       await loop.stop();

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ts from 'typescript';
 import { createLogger } from '../../../src/platform/logger';
 import { keyRefusingNode } from '../../support/key-refusing-node';
 
@@ -86,5 +89,78 @@ describe('an error in a log line', () => {
     const { logger, line } = capture();
     logger.warn({ err: error }, 'x');
     expect(line().err).toMatchObject({ message: 'connect ECONNREFUSED 127.0.0.1:9', code: 'ECONNREFUSED', errno: -111, syscall: 'connect', address: '127.0.0.1', port: 9 });
+  });
+});
+
+const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+/** The names Keel's code gives a caught error. */
+const CAUGHT = /^(e|err|error)$/;
+
+/**
+ * The fields of a log call (`logger.warn({ … }, 'why')`) that hand the logger an error as text: an
+ * error's message (`e.message`, `(e as Error).message`, `shortMessage`), `shortReason(e)` or
+ * `revertReason(e)`, or `String(e)`, unless it goes through `loggedError`. knex's message starts
+ * with its SQL, ethers' quotes the request: the serializer takes them out of the error object only.
+ */
+function errorsLoggedAsText(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const textOf = (node: ts.Node): string[] => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'loggedError') return [];
+    const own =
+      (ts.isPropertyAccessExpression(node) && /^(message|shortMessage)$/.test(node.name.text)) ||
+      (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && /^(shortReason|revertReason)$/.test(node.expression.text)) ||
+      (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'String' && node.arguments.length === 1 && ts.isIdentifier(node.arguments[0]) && CAUGHT.test(node.arguments[0].text));
+    const inner: string[] = [];
+    ts.forEachChild(node, (child) => void inner.push(...textOf(child)));
+    return [...(own ? [node.getText(source)] : []), ...inner];
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && LEVELS.has(node.expression.name.text) && /(^|\.)logger\??$/.test(node.expression.expression.getText(source))) {
+      const [fields] = node.arguments;
+      if (fields && ts.isObjectLiteralExpression(fields)) {
+        for (const field of fields.properties) for (const hit of textOf(field)) found.push(`${file}:${source.getLineAndCharacterOfPosition(field.getStart(source)).line + 1}: ${hit}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+}
+
+describe('log calls hand the logger errors, not their text', () => {
+  test('the check finds an error logged as its message, a short reason or a string, and lets the error object, loggedError and plain facts by', () => {
+    const text = `
+      this.logger.warn({ err: e.message }, 'a');
+      this.logger?.error({ shard, err: (e as Error).message }, 'b');
+      logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'c');
+      platform.logger.info({ reason: shortReason(error) }, 'd');
+      this.logger.warn(
+        { itemId, err: revertReason(err) },
+        'e',
+      );
+      this.logger.warn({ err: e, knex: loggedError(String(message)), locked: String(e.locked), count: String(n) }, 'fine');
+      other.warn({ err: e.message });
+    `;
+    expect(errorsLoggedAsText('sample.ts', text)).toEqual([
+      'sample.ts:2: e.message',
+      'sample.ts:3: (e as Error).message',
+      'sample.ts:4: e.message',
+      'sample.ts:4: String(e)',
+      'sample.ts:5: shortReason(error)',
+      'sample.ts:7: revertReason(err)',
+    ]);
+  });
+
+  test('no log call in src/ or rest-compat/ does', () => {
+    const root = join(__dirname, '..', '..', '..');
+    const files = [...sources(join(root, 'src')), ...sources(join(root, 'rest-compat'))];
+    expect(files.length).toBeGreaterThan(100);
+    const logging = files.map((f) => ({ file: f.slice(root.length + 1), text: readFileSync(f, 'utf8') })).filter(({ text }) => text.includes('logger'));
+    expect(logging.flatMap(({ file, text }) => errorsLoggedAsText(file, text))).toEqual([]);
   });
 });
