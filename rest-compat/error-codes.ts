@@ -2,7 +2,7 @@ import type { Host } from '../src/platform/auth/permissions';
 import { ERROR_STATUS, type ErrorCode } from '../src/platform/errors';
 
 export interface ErrorCodeDoc {
-  /** The hosts that send it (none: in the vocabulary, sent by no operation). */
+  /** The hosts that send it (a code no host sends has no place in ERROR_STATUS). */
   hosts: readonly Host[];
   /** What it means to the caller, as the OpenAPI documents say it beside the code. */
   means: string;
@@ -49,13 +49,11 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   INTERNAL_ERROR: { hosts: both, means: 'An internal error; quote the requestId when contacting support' },
   UPSTREAM_ERROR: { hosts: both, means: "A chain's node or another upstream service did not answer or failed; try again shortly" },
   SERVICE_UNAVAILABLE: { hosts: both, means: 'PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key' },
-  UPSTREAM_TIMEOUT: { hosts: [], means: 'An upstream service did not answer in time' },
   NOT_LEADER: {
     hosts: pro,
     means: "Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId",
     routeOnly: true,
   },
-  MARKET_NOT_FOUND: { hosts: [], means: 'No such market' },
   MARKET_HALTED: { hosts: pro, means: 'The market is halted: it takes no new orders (cancels still work)', routeOnly: true },
   TRADING_EXIT_REQUESTED: { hosts: pro, means: "The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there", routeOnly: true },
   ORDER_NOT_CANCELLABLE: { hosts: pro, means: 'The order is no longer open (filled or cancelled)', routeOnly: true },

@@ -31,10 +31,8 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
   SERVICE_UNAVAILABLE: 503,
-  UPSTREAM_TIMEOUT: 504,
-  // Order-book codes (the spec leaves them to us).
+  // Order-book codes (the spec leaves them to us; an unknown market is NOT_FOUND).
   NOT_LEADER: 409,
-  MARKET_NOT_FOUND: 404,
   MARKET_HALTED: 409,
   // The wallet asked to exit the chain's settlement contract (its escape hatch): it places no more orders there.
   TRADING_EXIT_REQUESTED: 409,
