@@ -30,6 +30,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     payment: { blockchainId: id(1), assetId: id(100 + (i % 20)), decimals: 6, symbol: 'USDC', recipient: address(10_000 + ((i * 7) % 1_100)), rawAmount: BigInt(1 + (i % 700)) * 1_000_000n, amountUsd: String(1 + (i % 700)) },
     window: { assetRaw: BigInt(i % 50) * 100_000_000n, usd: String((i % 50) * 100), withoutUsd: 0 },
     screening: { sanctioned: false, matches: [] },
+    sourceHeldByAml: false,
   }));
   const decisions: Record<string, number> = {};
   for (const input of inputs) {

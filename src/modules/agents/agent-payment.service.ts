@@ -9,6 +9,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import { assetsById, type ChainService, type AssetView } from '../chains';
 import type { PreparedTransfer, SettlementContractGuard, TransferService } from '../withdrawals';
 import { checksumOrNull } from '../wallets';
+import { unreleasedFlags } from '../deposits';
 import type { AgentCaller, AgentService } from './agent.service';
 import type { AgentWalletService } from './agent-wallet.service';
 import type { AgentPolicyService } from './agent-policy.service';
@@ -146,7 +147,7 @@ export class AgentPaymentService {
     // The policy first, without the lock: only a payment it allows is worth the withdrawal checks,
     // which read the chain and so run before the transaction; their verdict matters only if the
     // policy, evaluated again under the lock, still allows the payment.
-    const preview = await this.evaluate(this.db, agent.status, agent.id, payment, screening);
+    const preview = await this.evaluate(this.db, agent.status, agent.id, wallet.addressId, payment, screening);
     const sending =
       preview.evaluation.decision === 'ALLOW'
         ? await prepare().then(
@@ -163,7 +164,7 @@ export class AgentPaymentService {
         const earlier = await this.byIdempotencyKey(trx, agent.id, input.idempotencyKey);
         if (earlier) return (await this.replay(earlier, input, trx)).id;
       }
-      const { policy, evaluation } = await this.evaluate(trx, locked.status, agent.id, payment, screening);
+      const { policy, evaluation } = await this.evaluate(trx, locked.status, agent.id, wallet.addressId, payment, screening);
       const status: AgentPaymentStatus = evaluation.decision === 'DENY' ? 'POLICY_DENIED' : evaluation.decision === 'REQUIRE_APPROVAL' ? 'PENDING' : 'APPROVED';
       const [row] = await trx('agent_payments')
         .insert({
@@ -201,13 +202,15 @@ export class AgentPaymentService {
 
   /**
    * The agent's current policy and its verdict on the payment, with what the window already counts
-   * (read through `db`). `approving`: an administrator approves a held payment, which meets the
-   * approval thresholds, and the window counts only the payments let go (LET_GO_STATUSES).
+   * and whether the paying address is held by AML (read through `db`). `approving`: an administrator
+   * approves a held payment, which meets the approval thresholds and the AML hold, and the window
+   * counts only the payments let go (LET_GO_STATUSES).
    */
-  private async evaluate(db: Knex | Knex.Transaction, agentStatus: string, agentId: string, payment: PolicyInput['payment'], screening: PolicyInput['screening'], approving = false) {
+  private async evaluate(db: Knex | Knex.Transaction, agentStatus: string, agentId: string, addressId: string, payment: PolicyInput['payment'], screening: PolicyInput['screening'], approving = false) {
     const policy = await this.policies.current(db, agentId);
     const window = await this.windowTotals(db, agentId, payment.assetId, policy?.rules.windowSeconds ?? 0, approving ? LET_GO_STATUSES : COUNTED_STATUSES);
-    const evaluation = evaluatePolicy({ policy: policy ? { id: policy.id, version: policy.version, rules: policy.rules } : null, agentActive: agentStatus === 'ACTIVE', payment, window, screening, approved: approving });
+    const sourceHeldByAml = !!(await unreleasedFlags(db).where({ addressId }).first('id'));
+    const evaluation = evaluatePolicy({ policy: policy ? { id: policy.id, version: policy.version, rules: policy.rules } : null, agentActive: agentStatus === 'ACTIVE', payment, window, screening, sourceHeldByAml, approved: approving });
     return { policy, evaluation };
   }
 
@@ -229,7 +232,7 @@ export class AgentPaymentService {
     const prepare = () => this.transfers.prepare(organizationId, { addressId: wallet.addressId }, [{ assetId: asset.id, recipient: payment.recipient, amount: formatScaled(BigInt(payment.rawAmount), asset.decimals) }]);
     // As for a request: the policy first, without the lock, and the withdrawal checks (they read the
     // chain) before the transaction only for a payment it still allows. One that cannot be sent stays PENDING.
-    const preview = await this.evaluate(this.db, 'ACTIVE', payment.agentId, held, screening, true);
+    const preview = await this.evaluate(this.db, 'ACTIVE', payment.agentId, wallet.addressId, held, screening, true);
     const prepared = preview.evaluation.decision === 'ALLOW' ? await prepare() : null;
     await this.uow.run('agent-payment.approve', async (trx) => {
       // Under the agent's row lock, which suspending it, changing its policy and its other payments
@@ -238,7 +241,7 @@ export class AgentPaymentService {
       const agent = await this.agents.row(trx, caller, agentId, true);
       if (agent.status !== 'ACTIVE') throw new KeelError('CONFLICT', 'The agent is suspended: resume it before approving its payments');
       const row = await this.pending(trx, payment.id);
-      const { evaluation } = await this.evaluate(trx, agent.status, agent.id, held, screening, true);
+      const { evaluation } = await this.evaluate(trx, agent.status, agent.id, wallet.addressId, held, screening, true);
       const allowed = evaluation.decision === 'ALLOW';
       const approval = { decision: allowed ? 'APPROVED' : 'DENIED', by: decidedBy, at: new Date().toISOString(), screening, evaluation };
       await this.decide(trx, row.id, allowed ? 'APPROVED' : 'POLICY_DENIED', decidedBy, { ...row.policyEvaluation, approval }, evaluation.denialReason);

@@ -61,6 +61,8 @@ export interface PolicyInput {
     withoutUsd: number;
   };
   screening: { sanctioned: boolean; matches: { list: string; address: string }[] };
+  /** Whether the agent wallet's address holds a deposit from a sanctioned address no administrator has released. */
+  sourceHeldByAml: boolean;
   /** An administrator approves the payment: that is what the approval thresholds ask for, so they are met (every other rule still applies). */
   approved?: boolean;
 }
@@ -144,6 +146,11 @@ export function evaluatePolicy(input: PolicyInput): PolicyEvaluation {
     s.sanctioned ? 'FAIL' : 'PASS',
     s.sanctioned ? `recipient ${payment.recipient} is on a sanctions list (${s.matches.map((m) => m.list).join(', ')})` : `recipient ${payment.recipient} is on no sanctions list`,
   );
+
+  // Nothing leaves a held address unless a person decides (as auto-sweeps and settlement rules are held).
+  if (!input.sourceHeldByAml) add('source_not_aml_held', 'PASS', "the agent wallet's address holds no unreleased deposit from a sanctioned address");
+  else if (input.approved) add('source_not_aml_held', 'PASS', "the agent wallet's address holds a deposit from a sanctioned address not released yet, and an administrator approved the payment");
+  else add('source_not_aml_held', 'HOLD', "the agent wallet's address holds a deposit from a sanctioned address not released yet: an administrator must approve the payment (or release the deposit)");
 
   // Limits in the asset's own units.
   const limit = r.assetLimits.find((l) => l.assetId.toLowerCase() === payment.assetId.toLowerCase());

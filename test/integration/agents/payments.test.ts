@@ -297,6 +297,39 @@ describe('agent payments', () => {
     expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
   });
 
+  test("a payment from an address holding a deposit from a sanctioned address, not released, waits for an administrator: nothing leaves a held address automatically", async () => {
+    const { id, client } = await createAgent('Tainted');
+    const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Tainted agent funds' })).body.data;
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA, masterWalletId: master.id })).body.data;
+    await fund(wallet.addressWallet.walletAddress, '0.1');
+    await fund(wallet.addressWallet.walletAddress, '10', 'USDC');
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true });
+    // The USDC deposit as the deposit watcher flags one from a sanctioned sender.
+    const deposit = await t.keel.platform.db('chain_transfers').where({ addressId: wallet.addressId, direction: 'incoming', assetId: assets.USDC.id }).first('id');
+    await t.keel.platform.db('chain_transfers').where({ id: deposit.id }).update({ amlFlaggedAt: new Date(), amlMatches: JSON.stringify([{ list: 'TEST', address: listed }]) });
+    const payee = recipient();
+
+    const held = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: payee, amount: '2' });
+    expect(held).toMatchObject({ status: 'PENDING', transferId: null });
+    expect(held.policyEvaluation.decision).toBe('REQUIRE_APPROVAL');
+    expect(ruleOutcome(held, 'source_not_aml_held')).toBe('HOLD');
+    expect(held.policyEvaluation.rules.find((r: { rule: string }) => r.rule === 'source_not_aml_held').detail).toMatch(/sanctioned address not released yet/);
+    expect(await usdcOf(payee)).toBe(0n);
+
+    // An administrator's approval is the review: the payment goes.
+    const approved = await org.core.post(`/v1/agents/${id}/payments/${held.id}/approve`);
+    expect(approved.body.data).toMatchObject({ status: 'APPROVED' });
+    expect((await settled(id, held.id)).status).toBe('EXECUTED');
+    expect(await usdcOf(payee)).toBe(2_000_000n);
+
+    // Once the deposit is released, the agent pays on its own again.
+    expect((await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: payee, amount: '1' })).status).toBe('PENDING');
+    expect((await org.core.post(`/v1/aml/flagged-transfers/${deposit.id}/release`, { note: 'reviewed' })).status).toBe(200);
+    const free = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: payee, amount: '1' });
+    expect(free.status).toBe('APPROVED');
+    expect(ruleOutcome(free, 'source_not_aml_held')).toBe('PASS');
+  });
+
   test("a payment the policy allows but the withdrawal checks refuse (no funds on chain or in the ledger, outside the master wallet's allowedRecipients) is recorded FAILED with the reason and its evaluation, and announced", async () => {
     const { id, client } = await createAgent('Underfunded');
     const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Strict', configurations: { security: { allowedRecipients: [alice] } } })).body.data;

@@ -24,12 +24,13 @@ const rules = (over: Partial<PolicyRules> = {}): PolicyRules => ({
 });
 
 /** 10 USDC (6 decimals) to alice, worth 10 USD, nothing spent yet, not sanctioned. */
-const input = (policyRules: PolicyRules | null, over: { payment?: Partial<PolicyInput['payment']>; window?: Partial<PolicyInput['window']>; screening?: PolicyInput['screening']; agentActive?: boolean } = {}): PolicyInput => ({
+const input = (policyRules: PolicyRules | null, over: { payment?: Partial<PolicyInput['payment']>; window?: Partial<PolicyInput['window']>; screening?: PolicyInput['screening']; agentActive?: boolean; sourceHeldByAml?: boolean } = {}): PolicyInput => ({
   policy: policyRules ? { id: 'policy-1', version: 3, rules: policyRules } : null,
   agentActive: over.agentActive ?? true,
   payment: { blockchainId: CHAIN, assetId: USDC, decimals: 6, symbol: 'USDC', recipient: alice, rawAmount: 10_000_000n, amountUsd: '10', ...over.payment },
   window: { assetRaw: 0n, usd: '0', withoutUsd: 0, ...over.window },
   screening: over.screening ?? { sanctioned: false, matches: [] },
+  sourceHeldByAml: over.sourceHeldByAml ?? false,
 });
 
 const outcome = (evaluation: ReturnType<typeof evaluatePolicy>, rule: string) => evaluation.rules.find((r) => r.rule === rule)?.outcome;
@@ -63,6 +64,7 @@ describe('agent payment policy engine', () => {
       'recipient_not_denied',
       'recipient_allowed',
       'recipient_not_sanctioned',
+      'source_not_aml_held',
       'per_payment_asset_limit',
       'window_asset_limit',
       'usd_value_known',
@@ -106,6 +108,18 @@ describe('agent payment policy engine', () => {
     expect(e.decision).toBe('DENY');
     expect(outcome(e, 'recipient_not_sanctioned')).toBe('FAIL');
     expect(e.denialReason).toBe(`recipient ${alice} is on a sanctions list (ETH)`);
+  });
+
+  test('a payment from an address holding an unreleased deposit from a sanctioned address waits for an administrator, whom it does not bypass the other rules for', () => {
+    const held = evaluatePolicy(input(rules({ allowAnyRecipient: true }), { sourceHeldByAml: true }));
+    expect(held.decision).toBe('REQUIRE_APPROVAL');
+    expect(outcome(held, 'source_not_aml_held')).toBe('HOLD');
+    expect(held.rules.find((r) => r.rule === 'source_not_aml_held')?.detail).toMatch(/sanctioned address not released yet: an administrator must approve/);
+    const approved = evaluatePolicy({ ...input(rules({ allowAnyRecipient: true }), { sourceHeldByAml: true }), approved: true });
+    expect(approved.decision).toBe('ALLOW');
+    expect(outcome(approved, 'source_not_aml_held')).toBe('PASS');
+    // Held or not, a failing rule still denies.
+    expect(evaluatePolicy(input(rules(), { sourceHeldByAml: true, payment: { recipient: carol } })).decision).toBe('DENY');
   });
 
   test('per-payment limit in asset units, inclusive, in the asset decimals', () => {
