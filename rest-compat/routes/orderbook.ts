@@ -15,7 +15,7 @@ export const orderbookRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/orderbook/markets/{symbol}', field: 'market', envelope: 'single', summary: 'Get a market', tag: 'Markets' },
   { method: 'PATCH', path: '/v1/orderbook/markets/{symbol}', field: 'updateMarket', body: 'input', envelope: 'single', summary: "Change fees, minNotional or status (HALTED refuses new orders); the operator's key only, or keel market update", tag: 'Markets' },
   { method: 'GET', path: '/v1/orderbook/markets/{symbol}/book', field: 'orderBook', envelope: 'single', summary: 'Depth per price level (levels, default 20, at most 500)', tag: 'Market data' },
-  { method: 'GET', path: '/v1/orderbook/markets/{symbol}/trades', field: 'marketTrades', envelope: 'proList', summary: "The market's trades, newest first (limit, offset)", tag: 'Market data' },
+  { method: 'GET', path: '/v1/orderbook/markets/{symbol}/trades', field: 'marketTrades', envelope: 'proList', summary: "The market's public trade tape, newest first (limit, offset): every organisation's trades, without their order ids, wallet ids or fees (a wallet's trades with them: GET /wallets/{walletId}/trades)", tag: 'Market data' },
   { method: 'GET', path: '/v1/orderbook/markets/{symbol}/ticker', field: 'ticker', envelope: 'single', summary: 'Last price, best bid and ask, 24-hour open, high, low, volume and change', tag: 'Market data' },
   { method: 'GET', path: '/v1/orderbook/markets/{marketSymbol}/candles', field: 'candles', params: { marketSymbol: 'symbol' }, envelope: 'single', summary: 'OHLCV candles, oldest first (interval 1m|5m|15m|1h|4h|1d, count at most 500)', tag: 'Market data' },
 

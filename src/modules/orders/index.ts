@@ -9,9 +9,9 @@ import type { ShardLeadership } from './shard-leadership';
 
 export type { CommittedChange, OrderChange } from './committed-change';
 export { OrderQueries } from './order-queries';
-export { tradeView } from './order-views';
+export { marketTradeView } from './order-views';
 export { Liquidity, OrderSide, OrderStatus, SettlementStatus } from './order.domain';
-export type { BookLevel, Fill, Order, Trade } from './order.domain';
+export type { BookLevel, Fill, MarketTrade, Order, Trade } from './order.domain';
 export type { OrderModel } from './order.model';
 export { OrderService } from './order.service';
 export type { MarketEngineView } from './order.service';

@@ -6,7 +6,7 @@ import { formatMultiple, normalizeDecimal } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { MarketService } from '../markets';
 import type { MarketRuntimes } from './market-runtime';
-import { BookLevel, Fill, LIVE_STATUSES, Liquidity, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
+import { BookLevel, Fill, LIVE_STATUSES, Liquidity, MarketTrade, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
 import { OrderModel, TradeModel } from './order.model';
 import { OrderViews } from './order-views';
 
@@ -103,11 +103,12 @@ export class OrderQueries {
     return toPage(await this.shapes.trades(rows), total, page);
   }
 
-  async marketTrades(symbol: string, page: PageWindow): Promise<PageResult<Trade>> {
+  /** The market's public tape: every organisation's trades, without their orders, wallets or fees. */
+  async marketTrades(symbol: string, page: PageWindow): Promise<PageResult<MarketTrade>> {
     const market = await this.markets.row(symbol);
     const q = TradeModel.query(this.db).where({ marketId: market.id });
     const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'sequence', order: 'desc' }]);
-    return toPage(await this.shapes.trades(rows), total, page);
+    return toPage(await this.shapes.marketTrades(rows), total, page);
   }
 
   /** Depth from the market's engine, read in turn with the market's commands (so it is committed state); on a node that does not lead the market, from PostgreSQL. */

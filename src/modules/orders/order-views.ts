@@ -1,11 +1,12 @@
 import { formatMultiple, formatScaled, normalizeDecimal, pow10 } from '../../platform/decimal';
 import type { TradingRules } from '../markets';
 import type { MarketRuntimes } from './market-runtime';
-import { Order, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce, Trade } from './order.domain';
+import { MarketTrade, Order, OrderSide, OrderStatus, OrderType, SettlementStatus, TimeInForce, Trade } from './order.domain';
 import type { OrderModel, TradeModel } from './order.model';
 
 /** What a trade is made of wherever it is read: a stored row (TradeModel) or a committed change (CommittedTrade). */
-export type TradeFacts = Pick<Trade, 'id' | 'makerOrderId' | 'takerOrderId' | 'makerWalletId' | 'takerWalletId' | 'price' | 'quantity' | 'makerFee' | 'takerFee'> & {
+export type TradeFacts = Pick<Trade, 'id' | 'makerOrderId' | 'takerOrderId' | 'makerWalletId' | 'takerWalletId' | 'price' | 'quantity' | 'makerFee' | 'takerFee'> & MarketTradeFacts;
+type MarketTradeFacts = Pick<Trade, 'id' | 'price' | 'quantity'> & {
   sequence: string | number;
   takerSide: string;
   settlementStatus: string | null;
@@ -13,27 +14,35 @@ export type TradeFacts = Pick<Trade, 'id' | 'makerOrderId' | 'takerOrderId' | 'm
 };
 
 /**
- * The Trade view, and its only mapper: stored trades (OrderViews.trades) and the realtime trade feed
- * (a committed trade, not yet in a settlement batch: QUEUED) both go through it.
+ * The public tape's view of a trade, and its only mapper: stored trades (OrderViews.marketTrades) and
+ * the realtime trade feed (a committed trade, not yet in a settlement batch: QUEUED) both go through it.
+ * It leaves out whose orders and wallets traded and their fees.
  */
-export function tradeView(t: TradeFacts, market: { id: string; symbol: string }, createdAt: Date): Trade {
+export function marketTradeView(t: MarketTradeFacts, market: { id: string; symbol: string }, createdAt: Date): MarketTrade {
   return {
     id: t.id,
     marketId: market.id,
     market: market.symbol,
     sequence: String(t.sequence),
+    takerSide: t.takerSide as OrderSide,
+    price: normalizeDecimal(t.price),
+    quantity: normalizeDecimal(t.quantity),
+    settlementBatchId: t.settlementBatchId ?? null,
+    settlementStatus: (t.settlementStatus ?? SettlementStatus.QUEUED) as SettlementStatus,
+    createdAt,
+  };
+}
+
+/** The whole Trade view (orders, wallets, fees): for the wallet trade history only. */
+function tradeView(t: TradeFacts, market: { id: string; symbol: string }, createdAt: Date): Trade {
+  return {
+    ...marketTradeView(t, market, createdAt),
     makerOrderId: t.makerOrderId,
     takerOrderId: t.takerOrderId,
     makerWalletId: t.makerWalletId,
     takerWalletId: t.takerWalletId,
-    takerSide: t.takerSide as OrderSide,
-    price: normalizeDecimal(t.price),
-    quantity: normalizeDecimal(t.quantity),
     makerFee: normalizeDecimal(t.makerFee),
     takerFee: normalizeDecimal(t.takerFee),
-    settlementBatchId: t.settlementBatchId ?? null,
-    settlementStatus: (t.settlementStatus ?? SettlementStatus.QUEUED) as SettlementStatus,
-    createdAt,
   };
 }
 
@@ -75,6 +84,11 @@ export class OrderViews {
   async trades(rows: TradeModel[]): Promise<Trade[]> {
     const rules = await this.rulesOf(rows);
     return rows.map((t) => tradeView(t, rules.get(t.marketId)!.market, t.createdAt));
+  }
+
+  async marketTrades(rows: TradeModel[]): Promise<MarketTrade[]> {
+    const rules = await this.rulesOf(rows);
+    return rows.map((t) => marketTradeView(t, rules.get(t.marketId)!.market, t.createdAt));
   }
 
   private async rulesOf(rows: { marketId: string }[]): Promise<Map<string, TradingRules>> {

@@ -105,23 +105,32 @@ export interface Order {
   updatedAt: Date;
 }
 
-export interface Trade {
+/**
+ * A trade as the market's public tape shows it (market trades, the `trades:<SYMBOL>` feed): what
+ * happened at what price, never whose orders, wallets or fees (the wallet trade history is another
+ * organisation's to see only if it placed an order with the wallet).
+ */
+export interface MarketTrade {
   id: string;
   marketId: string;
   market: string;
   sequence: string;
+  takerSide: OrderSide;
+  price: string;
+  quantity: string;
+  settlementBatchId: string | null;
+  settlementStatus: SettlementStatus;
+  createdAt: Date;
+}
+
+/** A trade with its orders, wallets and fees: shown only to an organisation entitled to the wallet's trades. */
+export interface Trade extends MarketTrade {
   makerOrderId: string;
   takerOrderId: string;
   makerWalletId: string;
   takerWalletId: string;
-  takerSide: OrderSide;
-  price: string;
-  quantity: string;
   makerFee: string;
   takerFee: string;
-  settlementBatchId: string | null;
-  settlementStatus: SettlementStatus;
-  createdAt: Date;
 }
 
 /** One trade seen from one order's side. */

@@ -2,10 +2,11 @@ import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-
 import type { GraphQLContext } from '../../graphql-kit/context';
 import { PageArgs } from '../../graphql-kit/types/page';
 import type { PageResult } from '../../platform/paging';
-import type { Fill, Order, OrderBook, Trade } from './order.domain';
+import type { Fill, MarketTrade, Order, OrderBook, Trade } from './order.domain';
 import {
   BookArgs,
   FillPage,
+  MarketTradePage,
   OrderBookType,
   OrderListArgs,
   OrderPage,
@@ -73,8 +74,8 @@ export class OrderResolver {
   }
 
   @Authorized('orderbook_market:read')
-  @Query(() => TradePage, { description: "A market's trades, newest first" })
-  marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: Context): Promise<PageResult<Trade>> {
+  @Query(() => MarketTradePage, { description: "A market's trades, newest first: its public tape, every organisation's trades without their orders, wallets or fees" })
+  marketTrades(@Arg('symbol') symbol: string, @Args() page: PageArgs, @Ctx() ctx: Context): Promise<PageResult<MarketTrade>> {
     return ctx.services.orderQueries.marketTrades(symbol, page);
   }
 }

@@ -3,7 +3,7 @@ import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } fro
 import { Page, PageArgs } from '../../graphql-kit/types/page';
 import { Decimal } from '../../graphql-kit/types/scalars';
 
-import { BookLevel, Fill, Liquidity, Order, OrderBook, OrderSide, OrderStatus, OrderType, PlaceOrderInput, ReplaceOrderInput, SettlementStatus, TimeInForce, Trade } from './order.domain';
+import { BookLevel, Fill, Liquidity, MarketTrade, Order, OrderBook, OrderSide, OrderStatus, OrderType, PlaceOrderInput, ReplaceOrderInput, SettlementStatus, TimeInForce, Trade } from './order.domain';
 
 registerEnumType(OrderSide, { name: 'OrderSide' });
 registerEnumType(OrderType, { name: 'OrderType', description: 'LIMIT: at price or better. MARKET: whatever the book offers now; never rests.' });
@@ -76,24 +76,31 @@ export class ReplaceOrderInputType implements ReplaceOrderInput {
   @Field(() => String, { nullable: true, description: "The new order's own id; unique per organisation (the old order keeps its own)" }) @IsOptional() @Length(1, 64) clientOrderId?: string;
 }
 
-@ObjectType('Trade')
-export class TradeType implements Trade {
+@ObjectType('MarketTrade', { description: "A trade on the market's public tape: no orders, wallets or fees (those are in Trade, for the wallet's trade history)" })
+export class MarketTradeType implements MarketTrade {
   @Field(() => ID) id!: string;
   @Field(() => ID) marketId!: string;
   @Field() market!: string;
   @Field({ description: 'Market event sequence, as a string' }) sequence!: string;
+  @Field(() => OrderSide) takerSide!: OrderSide;
+  @Field(() => Decimal) price!: string;
+  @Field(() => Decimal) quantity!: string;
+  @Field(() => ID, { nullable: true }) settlementBatchId!: string | null;
+  @Field(() => SettlementStatus) settlementStatus!: SettlementStatus;
+  @Field() createdAt!: Date;
+}
+
+@ObjectType('MarketTradePage')
+export class MarketTradePage extends Page(MarketTradeType) {}
+
+@ObjectType('Trade', { description: "A trade with its orders, wallets and fees: a wallet's trade history, to an organisation that has placed an order with the wallet" })
+export class TradeType extends MarketTradeType implements Trade {
   @Field(() => ID) makerOrderId!: string;
   @Field(() => ID) takerOrderId!: string;
   @Field(() => ID) makerWalletId!: string;
   @Field(() => ID) takerWalletId!: string;
-  @Field(() => OrderSide) takerSide!: OrderSide;
-  @Field(() => Decimal) price!: string;
-  @Field(() => Decimal) quantity!: string;
   @Field(() => Decimal, { description: 'In the quote asset' }) makerFee!: string;
   @Field(() => Decimal, { description: 'In the quote asset' }) takerFee!: string;
-  @Field(() => ID, { nullable: true }) settlementBatchId!: string | null;
-  @Field(() => SettlementStatus) settlementStatus!: SettlementStatus;
-  @Field() createdAt!: Date;
 }
 
 @ObjectType('TradePage')

@@ -1,6 +1,7 @@
 import { markShared, SharedStream } from '../../platform/events/shared-stream';
 import type { CommittedChange } from '../orders';
-import { tradeView, Trade } from '../orders';
+import { marketTradeView } from '../orders';
+import type { MarketTrade } from '../orders';
 import { KeelError } from '../../platform/errors';
 import { stopAll } from './realtime-hub';
 import type { RealtimeHub } from './realtime-hub';
@@ -16,9 +17,9 @@ export function tradesInterrupted(symbol: string): KeelError {
   return new KeelError('SERVICE_UNAVAILABLE', `The trades feed of ${symbol} missed trades (this node lost the realtime bus for a while); subscribe again, then read the trades missed with the queries`, { channel: 'trades' });
 }
 
-/** The market's trades as committed, each trade computed once and delivered to every subscriber. */
-export class TradeFeed implements MarketFeed<Trade> {
-  private readonly stream: SharedStream<Trade>;
+/** The market's trades as committed, as its public tape shows them, each computed once and delivered to every subscriber. */
+export class TradeFeed implements MarketFeed<MarketTrade> {
+  private readonly stream: SharedStream<MarketTrade>;
   private stopListening: (() => void) | null = null;
 
   constructor(
@@ -26,7 +27,7 @@ export class TradeFeed implements MarketFeed<Trade> {
     private readonly symbol: string,
     onEmpty: () => void,
   ) {
-    this.stream = new SharedStream<Trade>(() => {
+    this.stream = new SharedStream<MarketTrade>(() => {
       this.stopListening?.();
       onEmpty();
     });
@@ -38,14 +39,14 @@ export class TradeFeed implements MarketFeed<Trade> {
       hub.onMarket(this.marketId, (c) => {
         const createdAt = new Date(c.committedAt);
         for (const t of c.trades) {
-          this.stream.emit(tradeView(t, { id: c.marketId, symbol: this.symbol }, createdAt));
+          this.stream.emit(marketTradeView(t, { id: c.marketId, symbol: this.symbol }, createdAt));
         }
       }),
       hub.onResumed(() => this.stream.fail(tradesInterrupted(this.symbol))),
     );
   }
 
-  subscribe(): AsyncIterableIterator<Trade> {
+  subscribe(): AsyncIterableIterator<MarketTrade> {
     return this.stream.subscribe();
   }
 }

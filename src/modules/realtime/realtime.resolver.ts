@@ -2,8 +2,8 @@ import { Arg, Authorized, Resolver, Root, Subscription, type SubscribeResolverDa
 import type { GraphQLContext } from '../../graphql-kit/context';
 import type { Candle, Ticker } from '../market-data';
 import { CandleType, TickerType } from '../market-data/market-data.types';
-import type { Fill, Order, Trade } from '../orders';
-import { FillType, OrderObject, TradeType } from '../orders/order.types';
+import type { Fill, MarketTrade, Order } from '../orders';
+import { FillType, MarketTradeType, OrderObject } from '../orders/order.types';
 import type { WalletBalance } from '../ledger';
 import { LedgerBalanceType } from '../ledger/ledger.types';
 import type { BookMessage } from './book-feed';
@@ -32,11 +32,11 @@ export class RealtimeResolver {
   }
 
   @Authorized('orderbook_market:read')
-  @Subscription(() => TradeType, {
-    description: "Channel trades:<SYMBOL>. The market's trades as they are committed",
+  @Subscription(() => MarketTradeType, {
+    description: "Channel trades:<SYMBOL>. The market's trades as they are committed, as its public tape shows them (no orders, wallets or fees)",
     subscribe: ({ args, context }: Subscribe) => realtime(context).service.trades(realtime(context).access, args.symbol),
   })
-  trades(@Root() trade: Trade, @Arg('symbol') _symbol: string): Trade {
+  trades(@Root() trade: MarketTrade, @Arg('symbol') _symbol: string): MarketTrade {
     return trade;
   }
 

@@ -3,7 +3,7 @@ import type { Logger } from '../../platform/logger';
 import type { MarketService } from '../markets';
 import type { MarketDataService, Ticker, Candle } from '../market-data';
 import { CANDLE_INTERVALS } from '../market-data';
-import type { OrderQueries, Fill, Order, Trade } from '../orders';
+import type { OrderQueries, Fill, MarketTrade, Order } from '../orders';
 import type { WalletBalance, WalletBalances } from '../ledger';
 import { BookFeed, BookMessage } from './book-feed';
 import { assertChannel, ChannelAccess, marketChannel, PrivateChannel } from './channels';
@@ -42,7 +42,7 @@ export class RealtimeService {
   }
 
   /** Channel `trades:<SYMBOL>`: every trade as committed. */
-  async trades(access: ChannelAccess, symbol: string): Promise<AsyncIterableIterator<Trade>> {
+  async trades(access: ChannelAccess, symbol: string): Promise<AsyncIterableIterator<MarketTrade>> {
     const market = await this.market(access, 'trades', symbol);
     return this.feed(`trades:${market.id}`, (onEmpty) => new TradeFeed(market.id, market.symbol, onEmpty)).subscribe();
   }

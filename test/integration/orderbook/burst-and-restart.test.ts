@@ -147,7 +147,7 @@ describe('a random burst of orders and cancels', () => {
       expect(res.status).toBe(201);
       expect(res.body.data.status).toBe('FILLED');
       const fills = await taker.org.pro().get(`/v1/orderbook/orders/${res.body.data.id}/fills`);
-      const trade = (await taker.org.pro().get(`/v1/orderbook/markets/ETH-USDC/trades?limit=1`)).body.data[0];
+      const trade = (await taker.org.pro().get(`/v1/orderbook/wallets/${taker.id}/trades?limit=1`)).body.data[0];
       expect(fills.body.data[0].tradeId).toBe(trade.id);
       expect(trade.makerOrderId).toBe(rows[0].id);
       expect(BigInt(trade.sequence)).toBeGreaterThan(BigInt((before['ETH-USDC'] as { sequence: string }).sequence));

@@ -1,4 +1,6 @@
 import { BookKeel, BookOrg, marketBody, units } from './support';
+import { RealtimeClient } from '../../support/realtime-client';
+import { eventually } from '../../support/eventually';
 
 /**
  * Order lifecycle over REST and GraphQL against real PostgreSQL, Redis and the dev chain.
@@ -64,7 +66,10 @@ describe('order lifecycle over REST', () => {
 
     const trades = await a.pro().get('/v1/orderbook/markets/ETH-USDC/trades');
     expect(trades.body.data).toHaveLength(1);
-    expect(trades.body.data[0]).toMatchObject({
+    expect(trades.body.data[0]).toMatchObject({ takerSide: 'BUY', price: '2000', quantity: '1', settlementBatchId: null, settlementStatus: 'QUEUED' });
+    const history = await a.pro().get(`/v1/orderbook/wallets/${walletA}/trades`);
+    expect(history.body.data[0]).toMatchObject({
+      id: trades.body.data[0].id,
       makerOrderId: sellId,
       takerOrderId: res.body.data.id,
       makerWalletId: walletB,
@@ -293,6 +298,62 @@ describe('wallet trade history', () => {
     // A wallet of its own with no orders: 404 too.
     const idle = await k.wallet(a, 'Idle');
     expect((await a.pro().get(`/v1/orderbook/wallets/${idle}/trades`)).status).toBe(404);
+  });
+});
+
+describe('the public trade tape', () => {
+  const PUBLIC = ['createdAt', 'id', 'market', 'marketId', 'price', 'quantity', 'sequence', 'settlementBatchId', 'settlementStatus', 'takerSide'];
+  const PRIVATE = ['makerOrderId', 'takerOrderId', 'makerWalletId', 'takerWalletId', 'makerFee', 'takerFee'];
+
+  it("shows another organisation's trades over REST, GraphQL and the trades feed without their orders, wallets or fees; the wallet's trade history keeps them", async () => {
+    expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETH-TAPE', ETH, USDC))).status).toBe(201);
+    const c = await k.createOrg();
+    const walletC = await k.wallet(c);
+    await k.credit(c, walletC, USDC.id, units('1000', USDC.decimals));
+    const feed = new RealtimeClient(k.keel.pro!.url, { apiKey: a.proKey!, orgId: a.orgId });
+    try {
+      // b sells to c; a only watches.
+      const live = feed.subscribe(`subscription ($s: String!) { trades(symbol: $s) { ${PUBLIC.join(' ')} } }`, { s: 'ETH-TAPE' });
+      const privateLive = PRIVATE.map((f) => feed.subscribe(`subscription { trades(symbol: "ETH-TAPE") { id ${f} } }`));
+      const theirs: string[] = [walletB, walletC];
+      await eventually(async () => {
+        const sell = await place(b, { market: 'ETH-TAPE', walletId: walletB, side: 'SELL', price: '2000', quantity: '0.01' });
+        const buy = await place(c, { market: 'ETH-TAPE', walletId: walletC, side: 'BUY', price: '2000', quantity: '0.01', timeInForce: 'IOC' });
+        expect(buy.body.data.status).toBe('FILLED');
+        theirs.push(sell.body.data.id, buy.body.data.id);
+        return live.messages.length > 0;
+      });
+      const leaks = (value: unknown) => theirs.filter((id) => JSON.stringify(value).includes(id));
+
+      const rest = await a.pro().get('/v1/orderbook/markets/ETH-TAPE/trades');
+      expect(rest.status).toBe(200);
+      expect(rest.body.data.length).toBe(theirs.length / 2 - 1);
+      for (const t of rest.body.data) expect(Object.keys(t).sort()).toEqual(PUBLIC);
+      expect(leaks(rest.body)).toEqual([]);
+
+      const graphql = await a.pro().graphql(`{ marketTrades(symbol: "ETH-TAPE") { items { ${PUBLIC.join(' ')} } } }`);
+      expect(graphql.body.data.marketTrades.items).toEqual(rest.body.data);
+      for (const f of PRIVATE) {
+        const asked = await a.pro().graphql(`{ marketTrades(symbol: "ETH-TAPE") { items { id ${f} } } }`);
+        expect(asked.body.data).toBeUndefined();
+        expect(asked.body.errors[0].message).toContain(`Cannot query field "${f}"`);
+      }
+
+      for (const t of live.messages) expect(Object.keys(t).sort()).toEqual(PUBLIC);
+      expect(leaks(live.messages)).toEqual([]);
+      await eventually(() => privateLive.every((f) => f.errors));
+      for (const [i, f] of privateLive.entries()) {
+        expect(f.messages).toEqual([]);
+        expect(f.errors![0].message).toContain(`Cannot query field "${PRIVATE[i]}"`);
+      }
+
+      // b's own wallet's trade history carries them.
+      const history = await b.pro().get(`/v1/orderbook/wallets/${walletB}/trades?limit=100`);
+      const last = history.body.data.find((t: { id: string }) => t.id === rest.body.data[0].id);
+      expect(last).toMatchObject({ makerWalletId: walletB, takerWalletId: walletC, makerOrderId: theirs.at(-2), takerOrderId: theirs.at(-1), makerFee: '0.02', takerFee: '0.04' });
+    } finally {
+      await feed.close();
+    }
   });
 });
 

@@ -20,7 +20,7 @@ const MAX_QUEUED = 40;
 const MAX_BUFFERED = 65_536;
 
 const BOOK = 'subscription ($s: String!) { orderBook(symbol: $s) { market kind sequence bids { price quantity orders } asks { price quantity orders } } }';
-const TRADES = 'subscription ($s: String!) { trades(symbol: $s) { id sequence price quantity takerSide makerOrderId takerOrderId } }';
+const TRADES = 'subscription ($s: String!) { trades(symbol: $s) { id sequence price quantity takerSide } }';
 const ORDERS = 'subscription { orders { id walletId status filledQuantity remainingQuantity } }';
 const FILLS = 'subscription { fills { id tradeId orderId liquidity side price quantity fee } }';
 const BALANCES = 'subscription { balances { walletId symbol available locked } }';

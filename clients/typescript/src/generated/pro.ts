@@ -134,8 +134,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The market's trades, newest first (limit, offset)
-         * @description A market's trades, newest first
+         * The market's public trade tape, newest first (limit, offset): every organisation's trades, without their order ids, wallet ids or fees (a wallet's trades with them: GET /wallets/{walletId}/trades)
+         * @description A market's trades, newest first: its public tape, every organisation's trades without their orders, wallets or fees
          */
         get: operations["get_marketTrades"];
         put?: never;
@@ -739,6 +739,23 @@ export interface components {
         };
         /** @enum {string} */
         MarketStatus: "ACTIVE" | "HALTED";
+        /** @description A trade on the market's public tape: no orders, wallets or fees (those are in Trade, for the wallet's trade history) */
+        MarketTrade: {
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            market: string;
+            marketId: string;
+            /** @description decimal string */
+            price: string;
+            /** @description decimal string */
+            quantity: string;
+            /** @description Market event sequence, as a string */
+            sequence: string;
+            settlementBatchId?: string | null;
+            settlementStatus: components["schemas"]["SettlementStatus"];
+            takerSide: components["schemas"]["OrderSide"];
+        };
         Order: {
             /** @description Volume-weighted price of the fills */
             averagePrice?: string | null;
@@ -918,6 +935,7 @@ export interface components {
         };
         /** @enum {string} */
         TimeInForce: "GTC" | "IOC" | "FOK";
+        /** @description A trade with its orders, wallets and fees: a wallet's trade history, to an organisation that has placed an order with the wallet */
         Trade: {
             /** Format: date-time */
             createdAt: string;
@@ -1702,7 +1720,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Trade"][];
+                        data: components["schemas"]["MarketTrade"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
