@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { Ids } from '../../platform/ids';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
-import { fetchPage } from '../../platform/db/fetch-page';
+import { fetchPage, type OrderBy } from '../../platform/db/fetch-page';
 import { formatMultiple, normalizeDecimal } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
 import type { MarketService } from '../markets';
@@ -9,6 +9,17 @@ import type { MarketRuntimes } from './market-runtime';
 import { BookLevel, Fill, LIVE_STATUSES, Liquidity, MarketTrade, Order, OrderBook, OrderSide, OrderStatus, Trade } from './order.domain';
 import { OrderModel, TradeModel } from './order.model';
 import { OrderViews } from './order-views';
+
+/**
+ * Newest first, for an organisation's orders and a wallet's trades. Rows of several markets' group
+ * commits can share a time and a sequence (unique only within a market): the id breaks the tie, so
+ * LIMIT/OFFSET pages neither repeat nor skip a row.
+ */
+const NEWEST_FIRST: OrderBy = [
+  { column: 'createdAt', order: 'desc' },
+  { column: 'sequence', order: 'desc' },
+  { column: 'id', order: 'desc' },
+];
 
 /** Reads of orders, fills, trades and the live book. An organisation sees only its own orders (else 404). */
 export class OrderQueries {
@@ -61,7 +72,7 @@ export class OrderQueries {
         if (args.status) b.where('status', args.status);
         if (args.walletId) b.where('walletId', args.walletId.toLowerCase());
       });
-    const { rows, total } = await fetchPage<OrderModel>(q, args, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
+    const { rows, total } = await fetchPage<OrderModel>(q, args, NEWEST_FIRST);
     return toPage(await this.shapes.orders(rows), total, args);
   }
 
@@ -99,7 +110,7 @@ export class OrderQueries {
     const placed = await OrderModel.query(this.db).where({ organizationId, walletId: id }).select('id').first();
     if (!placed) throw notFound;
     const q = TradeModel.query(this.db).where((b) => b.where('makerWalletId', id).orWhere('takerWalletId', id));
-    const { rows, total } = await fetchPage<TradeModel>(q, page, [{ column: 'createdAt', order: 'desc' }, { column: 'sequence', order: 'desc' }]);
+    const { rows, total } = await fetchPage<TradeModel>(q, page, NEWEST_FIRST);
     return toPage(await this.shapes.trades(rows), total, page);
   }
 

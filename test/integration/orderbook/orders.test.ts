@@ -357,6 +357,45 @@ describe('the public trade tape', () => {
   });
 });
 
+describe('paging through rows that tie on every sort key but id', () => {
+  it("pages an organisation's orders and a wallet's trades made in several markets' group commits of one millisecond and one sequence without repeating or skipping one", async () => {
+    // Six markets, not two: with two tied rows PostgreSQL's top-N sort happens to return both; with six it repeats one.
+    const symbols = Array.from({ length: 6 }, (_, i) => `TIE${i}-USDC`);
+    const seller = await k.createOrg();
+    const buyer = await k.createOrg();
+    const sellerWallet = await k.wallet(seller);
+    const buyerWallet = await k.wallet(buyer);
+    await k.credit(seller, sellerWallet, ETH.id, units('1', ETH.decimals));
+    await k.credit(buyer, buyerWallet, USDC.id, units('1000', USDC.decimals));
+    const operator = await k.operator();
+    const orders: string[] = [];
+    for (const market of symbols) {
+      expect((await operator.post('/v1/orderbook/markets', marketBody(market, ETH, USDC))).status).toBe(201);
+      expect((await place(seller, { market, walletId: sellerWallet, side: 'SELL', price: '100', quantity: '0.1' })).status).toBe(201);
+      const buy = await place(buyer, { market, walletId: buyerWallet, side: 'BUY', price: '100', quantity: '0.1' });
+      expect(buy.body.data.status).toBe('FILLED');
+      orders.push(buy.body.data.id);
+    }
+    // Each market's group commit stamps its rows with one time and its own sequence: here all the same.
+    const at = new Date('2026-01-01T00:00:00Z');
+    await k.db('orders').whereIn('id', orders).update({ createdAt: at, sequence: 7 });
+    const trades: { id: string }[] = await k.db('trades').whereIn('takerOrderId', orders).update({ createdAt: at, sequence: 7 }, ['id']);
+    expect(trades).toHaveLength(symbols.length);
+
+    const onePerPage = async (path: string) => {
+      const ids: string[] = [];
+      for (let offset = 0; offset < symbols.length; offset++) {
+        const res = await buyer.pro().get(`${path}?limit=1&offset=${offset}`);
+        expect(res.body.meta).toEqual({ total: symbols.length, limit: 1, offset });
+        ids.push(res.body.data[0].id);
+      }
+      return ids.sort();
+    };
+    expect(await onePerPage('/v1/orderbook/orders')).toEqual([...orders].sort());
+    expect(await onePerPage(`/v1/orderbook/wallets/${buyerWallet}/trades`)).toEqual(trades.map((t) => t.id).sort());
+  });
+});
+
 describe('the ledger', () => {
   it('conserves every asset: balances + fees = credited − debited', async () => {
     const inv = await k.services.ledger.invariant();
