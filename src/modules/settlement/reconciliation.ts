@@ -5,7 +5,7 @@ import { balanceTotals, walletDebtsOf, type LedgerAccount } from '../ledger';
 import { forEachBounded } from '../../platform/bounded';
 import { openItemsOnChain } from '../withdrawals';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
-import { unsettledDeltas } from './unsettled-trades';
+import { deltasToSettle } from './unsettled-trades';
 import { walletAccounts } from '../wallets';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
@@ -27,7 +27,7 @@ export interface ReconcileLine {
   account: LedgerAccount;
   /** available + locked in the ledger account. */
   ledger: string;
-  /** trading: trades not settled at the block read (the ledger moved, the contract not yet), net. */
+  /** trading: trades still to settle at the block read (the ledger moved, the contract not yet), net; a FAILED trade is not among them. */
   unsettled: string;
   /**
    * custody: transfers out (trading deposits included) taken from the ledger and not mined by the block read, less the gas of
@@ -137,7 +137,9 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       // Deposits to trading the contract has by the block read, credited to trading once CONFIRMED (a migration's never: trading counted it already).
       const depositing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'DEPOSIT', status: 'PENDING', migration: false }).select('walletId', 'assetId', 'rawAmount', 'depositItemId'), 'organizationId');
       for (const dep of depositing) if (sentItems.has(dep.depositItemId)) tally(dep.walletId, dep.assetId, 'trading').inFlight += BigInt(dep.rawAmount);
-      const unsettled = await unsettledDeltas(trx, { blockchainId, settledBatchIds: settledBatches });
+      // Trades still to settle only: a FAILED trade never reaches the contract, so what it moved in the
+      // ledger (the counterparty's proceeds that never arrive) is a difference the operator must see.
+      const unsettled = await deltasToSettle(trx, { blockchainId, settledBatchIds: settledBatches });
       const walletIds = [...new Set([...tallies.values()].map((l) => l.walletId).concat([...unsettled.keys()].map((k) => k.split('|')[0])))];
       const accounts = await walletAccounts(trx, walletIds);
       for (const { walletId, assetId, net } of unsettled.values()) {

@@ -40,6 +40,14 @@ export async function unsettledDeltas(db: Knex | Knex.Transaction, filter: Delta
 }
 
 /**
+ * unsettledDeltas of the trades still to settle: not CONFIRMED and not FAILED for good. A failed
+ * trade moved the ledger and will never move the contract: it is no longer on its way.
+ */
+export async function deltasToSettle(db: Knex | Knex.Transaction, filter: DeltaFilter = {}): Promise<Map<string, RunningDelta>> {
+  return deltasOf(db, unconfirmedTradeRows(db, db('settlement_batches').whereNotIn('status', ['CONFIRMED', 'FAILED']).select('id')), filter);
+}
+
+/**
  * Per wallet and asset, what the trading ledger shows that may not leave trading: what the trades
  * still to settle need the contract to keep at their worst point (heldBack: a sale bought back
  * later still takes the asset out first), and apart from them the net proceeds of the trades whose
@@ -48,7 +56,7 @@ export async function unsettledDeltas(db: Knex | Knex.Transaction, filter: Delta
  * must pay out.
  */
 export async function withheldProceeds(db: Knex | Knex.Transaction, filter: { walletId: string; assetId?: string }): Promise<Map<string, bigint>> {
-  const pending = await deltasOf(db, unconfirmedTradeRows(db, db('settlement_batches').whereNotIn('status', ['CONFIRMED', 'FAILED']).select('id')), filter);
+  const pending = await deltasToSettle(db, filter);
   const failed = await deltasOf(db, batchTradeRows(db, db('settlement_batches').where('status', 'FAILED').select('id')), filter);
   const withheld = new Map<string, bigint>();
   const add = (key: string, amount: bigint) => amount > 0n && withheld.set(key, (withheld.get(key) ?? 0n) + amount);

@@ -494,16 +494,33 @@ test('a second deposit of a token asked while the first (by permit) is on its wa
   expect(await balances(org1, w.id)).toMatchObject({ USDC: { available: '100' } });
 }, 120_000);
 
-test('a batch with one bad trade isolates it and settles the rest', async () => {
+/**
+ * The one wallet that takes the other side of the trades a hollow wallet cannot settle: what those
+ * trades moved in its ledger never reaches the contract, a difference reconciliation shows (known).
+ */
+let failedCounterparty: { org: TestOrg; id: string } | undefined;
+async function counterpartyOfFailures(): Promise<{ org: TestOrg; id: string }> {
+  if (!failedCounterparty) {
+    // An organisation of its own: org1's and org2's reconciliations stay clean.
+    const org = await t.createOrg();
+    failedCounterparty = { org, id: (await wallet(org, 'Counterparty of failed trades', '3', '10000')).id };
+    for (const key of ['ETH|trading', 'USDC|trading']) known.add(`${failedCounterparty.id}|${key}`);
+  }
+  return failedCounterparty;
+}
+
+test('a batch with one bad trade isolates it and settles the rest; reconciliation shows what the failed trade left on each side: the counterparty paid in the ledger for what never came', async () => {
   // A wallet credited in the ledger by hand: it has nothing on chain, so its trade cannot settle.
   const org3 = await t.createOrg();
   const bad = (await org3.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Hollow' } })).body.data;
   await db.transaction((trx) => t.keel.services.ledger.credit(trx, { organizationId: org3.orgId, walletId: bad.id, assetId: assets.ETH.id, amount: ethers.parseEther('1'), reference: 'test:hollow' }));
+  const victim = await counterpartyOfFailures();
+  const before = new Set((await reconcile()).differences.map((x) => `${x.walletId}|${x.symbol}|${x.account} ${x.difference}`));
 
   await pause();
   const good: string[] = [];
   for (let i = 0; i < 3; i++) good.push(await trade(A(), C(), 'SELL', '2001', '0.01'));
-  const badTrade = await trade({ org: org3, id: bad.id }, D(), 'SELL', '2002', '0.5');
+  const badTrade = await trade({ org: org3, id: bad.id }, victim, 'SELL', '2002', '0.5');
   for (let i = 0; i < 3; i++) good.push(await trade(B(), D(), 'BUY', '1999', '0.01'));
   await resume();
   await quiet();
@@ -518,10 +535,23 @@ test('a batch with one bad trade isolates it and settles the rest', async () => 
   expect(last.parentBatchId).not.toBeNull();
   const failed = await org3.pro.request('GET', '/v1/orderbook/settlement-batches?status=FAILED');
   expect(failed.body.data.map((b: { id: string }) => b.id)).toContain(first.id);
-  // The hollow wallet is the only difference between the chain and the ledger: its trading balance, not in the contract.
-  const report = await reconcile();
-  expect(report.differences.map((x) => `${x.walletId} ${x.account}`)).toEqual([`${bad.id} trading`]);
-  known.add(`${bad.id}|ETH|trading`);
+  // A failed trade is not on its way to the contract: reconciliation shows the ledger against the
+  // contract on both sides. The hollow seller's ledger holds the 0.5 ETH left and the proceeds,
+  // none of it in the contract; the buyer's holds the 0.5 ETH that never came, and its contract
+  // balance still the USDC the ledger paid for it.
+  const row = await db('trades').where({ id: badTrade }).first();
+  const usdc = (x: string) => ethers.parseUnits(x, 6);
+  const notional = usdc('1001');
+  const differences = (await reconcile()).differences.map((x) => `${x.walletId}|${x.symbol}|${x.account} ${x.difference}`).filter((x) => !before.has(x));
+  expect(differences.sort()).toEqual(
+    [
+      `${bad.id}|ETH|trading ${-ethers.parseEther('0.5')}`,
+      `${bad.id}|USDC|trading ${-(notional - usdc(row.makerFee))}`,
+      `${victim.id}|ETH|trading ${-ethers.parseEther('0.5')}`,
+      `${victim.id}|USDC|trading ${notional + usdc(row.takerFee)}`,
+    ].sort(),
+  );
+  for (const key of ['ETH|trading', 'USDC|trading']) known.add(`${bad.id}|${key}`);
 }, 120_000);
 
 test("a failed batch's parts go in the order of their trades: a trade that spends what an earlier one of the batch brought settles after it, never failing alone", async () => {
@@ -530,29 +560,29 @@ test("a failed batch's parts go in the order of their trades: a trade that spend
   await db.transaction((trx) => t.keel.services.ledger.credit(trx, { organizationId: org3.orgId, walletId: hollow.id, assetId: assets.ETH.id, amount: ethers.parseEther('1'), reference: 'test:hollow-first' }));
   const x = await wallet(org1, 'Spends proceeds', '1.1', '0'); // 0.1 ETH in trading, no USDC
   await pause();
-  const bad = await trade({ org: org3, id: hollow.id }, D(), 'SELL', '2000', '0.01');
+  const bad = await trade({ org: org3, id: hollow.id }, await counterpartyOfFailures(), 'SELL', '2000', '0.01');
   const sold = await trade({ org: org1, id: x.id }, C(), 'SELL', '2000', '0.1'); // X's 199.8 USDC, not on chain yet
   const bought = await trade(B(), { org: org1, id: x.id }, 'SELL', '2000', '0.05'); // paid with them
   const other = await trade(A(), C(), 'SELL', '2000', '0.01');
   await resume();
   await quiet();
   expect(await statusesOf([bad, sold, bought, other])).toEqual(['FAILED', 'CONFIRMED', 'CONFIRMED', 'CONFIRMED']);
-  known.add(`${hollow.id}|ETH|trading`);
+  for (const key of ['ETH|trading', 'USDC|trading']) known.add(`${hollow.id}|${key}`);
 }, 180_000);
 
 test("a failed trade's proceeds are withheld apart: they never make up for what the wallet owes in a trade still to settle", async () => {
   const org3 = await t.createOrg();
   const hollow = (await org3.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Hollow seller' } })).body.data;
   await db.transaction((trx) => t.keel.services.ledger.credit(trx, { organizationId: org3.orgId, walletId: hollow.id, assetId: assets.ETH.id, amount: ethers.parseEther('1'), reference: 'test:hollow-seller' }));
-  const x = await wallet(org1, 'Failed proceeds', '2', '1000'); // 1 ETH and 1,000 USDC in trading
-  const bought = await trade({ org: org3, id: hollow.id }, { org: org1, id: x.id }, 'SELL', '2000', '0.1');
+  const x = await wallet(org3, 'Failed proceeds', '2', '1000'); // 1 ETH and 1,000 USDC in trading
+  const bought = await trade({ org: org3, id: hollow.id }, { org: org3, id: x.id }, 'SELL', '2000', '0.1');
   await eventually(async () => (await db('trades').where({ id: bought }).first()).settlementStatus === 'FAILED', 60_000, 100);
-  const ethOf = async () => (await org1.pro.request('GET', `/v1/orderbook/wallets/${x.id}/trading/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'ETH');
-  const withdraw = (amount: string) => org1.pro.request('POST', `/v1/orderbook/wallets/${x.id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount } });
+  const ethOf = async () => (await org3.pro.request('GET', `/v1/orderbook/wallets/${x.id}/trading/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'ETH');
+  const withdraw = (amount: string) => org3.pro.request('POST', `/v1/orderbook/wallets/${x.id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount } });
   await pause();
   try {
     // X sells on the 0.1 ETH the failed trade never brought: the contract holds X's 1 ETH, 0.1 of it owed to C.
-    await trade({ org: org1, id: x.id }, C(), 'SELL', '2000', '0.1');
+    await trade({ org: org3, id: x.id }, C(), 'SELL', '2000', '0.1');
     expect(await ethOf()).toMatchObject({ available: '1', unsettledProceeds: '0.1' });
     const all = await withdraw('1');
     expect(all.status).toBe(400);
@@ -575,13 +605,14 @@ test('what a wallet sold and bought back stays in the contract until the sale se
   const hollow = (await org3.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Hollow between' } })).body.data;
   await db.transaction((trx) => t.keel.services.ledger.credit(trx, { organizationId: org3.orgId, walletId: hollow.id, assetId: assets.ETH.id, amount: ethers.parseEther('1'), reference: 'test:hollow-between' }));
   const x = await wallet(org1, 'Sells and buys back', '2', '5000'); // 1 ETH and 5,000 USDC in trading
+  const victim = await counterpartyOfFailures();
   const ethOf = async () => (await org1.pro.request('GET', `/v1/orderbook/wallets/${x.id}/trading/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'ETH');
   const withdraw = (amount: string) => org1.pro.request('POST', `/v1/orderbook/wallets/${x.id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount } });
   await pause();
   let sale: string, bad: string, buyBack: string;
   try {
     sale = await trade({ org: org1, id: x.id }, C(), 'SELL', '2000', '0.5'); // X sells 0.5 ETH to C
-    bad = await trade({ org: org3, id: hollow.id }, D(), 'SELL', '2000', '0.01'); // fails: its batch is split
+    bad = await trade({ org: org3, id: hollow.id }, victim, 'SELL', '2000', '0.01'); // fails: its batch is split
     buyBack = await trade(B(), { org: org1, id: x.id }, 'SELL', '2000', '0.5'); // X buys the 0.5 ETH back
     // The ledger shows 1 ETH; the contract pays the sale's 0.5 before the buy-back brings it back.
     expect(await ethOf()).toMatchObject({ available: '1', unsettledProceeds: '0.5' });
@@ -597,7 +628,7 @@ test('what a wallet sold and bought back stays in the contract until the sale se
   const contract = new ethers.Contract((await deployment()).address, settlementInterface(), provider);
   expect(await contract.balanceOf(ethers.ZeroAddress, x.walletAddress)).toBe(ethers.parseEther('0.5'));
   expect(await ethOf()).toMatchObject({ available: '0.5', unsettledProceeds: '0' });
-  known.add(`${hollow.id}|ETH|trading`);
+  for (const key of ['ETH|trading', 'USDC|trading']) known.add(`${hollow.id}|${key}`);
 }, 180_000);
 
 /** Places a resting LIMIT order for the wallet: the answer. */
