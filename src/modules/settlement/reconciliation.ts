@@ -6,6 +6,7 @@ import { forEachBounded } from '../../platform/bounded';
 import { openItemsOnChain } from '../withdrawals';
 import { NATIVE_TOKEN, settlementInterface } from './settlement-contract';
 import { deltasToSettle } from './unsettled-trades';
+import { payoutHolder } from './trading-withdrawal-sender';
 import { walletAccounts } from '../wallets';
 
 const erc20 = new ethers.Interface(['function balanceOf(address) view returns (uint256)']);
@@ -31,7 +32,8 @@ export interface ReconcileLine {
   unsettled: string;
   /**
    * custody: transfers out (trading deposits included) taken from the ledger and not mined by the block read, less the gas of
-   * those mined (charged when the line is final); trading: withdrawals taken and not yet paid out, plus deposits mined and not yet credited.
+   * those mined (charged when the line is final), plus payouts from trading paid to the address and not yet CONFIRMED (credited then);
+   * trading: withdrawals taken and not yet paid out, plus deposits mined and not yet credited.
    */
   inFlight: string;
   /** custody: owed after a reorg took back a spent deposit. */
@@ -73,8 +75,8 @@ interface Tally {
 /**
  * Every wallet's ledger per asset against the chain, read at one block: its custody account against
  * its address, and its trading account against its balance in the settlement contract (Ledger =
- * contract), allowing for what is legitimately in flight: trades not yet settled, transfers out
- * not yet mined, withdrawals from trading not yet paid out, debts a reorg left. The block is a
+ * contract), allowing for what is legitimately in flight: trades still to settle, transfers out
+ * not yet mined, withdrawals from trading not yet paid out or paid and not yet credited, debts a reorg left. The block is a
  * settled batch boundary: a batch whose transaction is mined by then counts as settled, whatever
  * its confirmations, so a batch between its receipt and CONFIRMED is no difference.
  */
@@ -98,8 +100,11 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
     async (trx) => {
       const settledBatches: string[] = [];
       for (const b of await trx('settlement_batches').where({ blockchainId, status: 'SUBMITTED' }).select('id', 'txHash', 'replacedTxHashes')) if (await paid(b)) settledBatches.push(b.id);
-      const paidOut = new Set<string>();
-      for (const w of await trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' }).select('id', 'txHash', 'replacedTxHashes')) if (await paid(w)) paidOut.add(w.id);
+      const paidOut = new Map<string, Record<string, any>>();
+      for (const w of await trx('tradingTransfers')
+        .where({ blockchainId, direction: 'WITHDRAWAL', status: 'SUBMITTED' })
+        .select('id', 'txHash', 'replacedTxHashes', 'blockchainId', 'organizationId', 'walletId', 'walletAddress', 'recipient', 'assetId', 'rawAmount'))
+        if (await paid(w)) paidOut.set(w.id, w);
 
       const assets = new Map<string, { id: string; symbol: string; address: string; isNative: boolean }>(
         (await assetsOfChain(trx, blockchainId)).map((a) => [a.id, a]),
@@ -134,6 +139,11 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       }
       const withdrawing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'WITHDRAWAL' }).whereIn('status', ['PENDING_APPROVAL', 'PENDING', 'SUBMITTED']).select('id', 'walletId', 'assetId', 'rawAmount'), 'organizationId');
       for (const w of withdrawing) if (!paidOut.has(w.id)) tally(w.walletId, w.assetId, 'trading').inFlight += BigInt(w.rawAmount);
+      // Paid by the block read, not CONFIRMED yet: at its recipient's address, credited to that Keel wallet's custody once CONFIRMED.
+      for (const w of paidOut.values()) {
+        const holder = await payoutHolder(trx, w);
+        if (holder && (!opts.organizationId || holder.organizationId === opts.organizationId)) tally(holder.walletId, w.assetId, 'custody').inFlight += BigInt(w.rawAmount);
+      }
       // Deposits to trading the contract has by the block read, credited to trading once CONFIRMED (a migration's never: trading counted it already).
       const depositing = await org(trx('tradingTransfers').where({ blockchainId, direction: 'DEPOSIT', status: 'PENDING', migration: false }).select('walletId', 'assetId', 'rawAmount', 'depositItemId'), 'organizationId');
       for (const dep of depositing) if (sentItems.has(dep.depositItemId)) tally(dep.walletId, dep.assetId, 'trading').inFlight += BigInt(dep.rawAmount);

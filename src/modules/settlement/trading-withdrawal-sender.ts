@@ -28,6 +28,12 @@ function hashesOf(w: Row): string[] {
   return lineHashes({ fromAddress: w.fromAddress ?? '', nonce: w.nonce, txHash: w.txHash, replacedTxHashes: w.replacedTxHashes ?? [] });
 }
 
+/** The Keel wallet a withdrawal from trading (its row) pays out to, if any: the wallet's own address, or any other of any organisation. */
+export async function payoutHolder(db: Knex | Knex.Transaction, w: Row): Promise<{ organizationId: string; walletId: string } | undefined> {
+  if (w.recipient.toLowerCase() === w.walletAddress.toLowerCase()) return { organizationId: w.organizationId, walletId: w.walletId };
+  return (await walletAtAddress(db, w.blockchainId, w.recipient)) ?? undefined;
+}
+
 export interface TradingWithdrawalOptions extends FeeBumpOptions {
   /** How far back CONFIRMED payouts (and FAILED ones whose transaction reverted on chain) are looked at again for a reorg deeper than the confirmation count. */
   reorgWindowBlocks: number;
@@ -200,17 +206,11 @@ export class TradingWithdrawalSender {
       // account holds it now. The deposit watcher credits none of the contract's payouts (and sees no
       // coin paid by the contract's internal call), so this is the one credit (once per mining: a
       // payout a deep reorg took back and that is mined again is credited again).
-      const holder = await this.holderOf(trx, r);
+      const holder = await payoutHolder(trx, r);
       if (holder) await this.custody.creditFromChain(trx, { ...holder, assetId: r.assetId, amount: BigInt(r.rawAmount), reference: `trading-withdrawal:${r.id}` });
     });
     // A head checked before this payout was confirmed says nothing of it: a chain rewound to that very head must be checked again.
     if (confirmed) this.checkedHeads.delete(d.network.blockchainId);
-  }
-
-  /** The Keel wallet a payout went to, if any: the wallet's own address, or any other of any organisation. */
-  private async holderOf(trx: Knex.Transaction, r: Row): Promise<{ organizationId: string; walletId: string } | undefined> {
-    if (r.recipient.toLowerCase() === r.walletAddress.toLowerCase()) return { organizationId: r.organizationId, walletId: r.walletId };
-    return (await walletAtAddress(trx, r.blockchainId, r.recipient)) ?? undefined;
   }
 
   /**
@@ -252,7 +252,7 @@ export class TradingWithdrawalSender {
           await this.custody.takeBackFromChain(trx, { organizationId: r.organizationId, walletId: r.walletId, assetId: r.assetId, reference: refundReference(r) }, 'a refund of a reverted payout from trading a deep reorg took back was already spent or locked: debt recorded');
           return;
         }
-        const holder = await this.holderOf(trx, r);
+        const holder = await payoutHolder(trx, r);
         if (holder) await this.custody.takeBackFromChain(trx, { ...holder, assetId: r.assetId, reference: `trading-withdrawal:${r.id}` }, 'a payout from trading a deep reorg took back was already spent or locked by its recipient: debt recorded');
       }, 'reorged');
       if (!moved) continue;

@@ -342,6 +342,36 @@ test("a withdrawal from trading to another Keel wallet's address, of another org
   expect(custody).toEqual({ [assets.ETH.id]: ethers.parseEther('0.5'), [assets.USDC.id]: 25_000_000n });
 }, 120_000);
 
+test("a payout from trading paid on chain and not yet CONFIRMED is in flight to its recipient's custody: the ledger reconciles clean meanwhile, for the recipient's organisation alone too", async () => {
+  await quiet();
+  const payee = (await org2.core.request('POST', '/v1/master-wallets', { body: { blockchainId, name: 'Payee in flight' } })).body.data;
+  const ask = async (assetId: string, amount: string, recipient?: string) => {
+    const res = await org1.pro.request('POST', `/v1/orderbook/wallets/${A().id}/trading/withdrawals`, { body: { assetId, amount, recipient } });
+    expect(res.status).toBe(201);
+    return res.body.data.id as string;
+  };
+  let ids: string[] = [];
+  const payouts = () => db('trading_transfers').whereIn('id', ids).orderBy('createdAt');
+  await setAutomine(rpcUrl, false);
+  try {
+    ids = [await ask(assets.ETH.id, '0.2'), await ask(assets.USDC.id, '30', payee.walletAddress)];
+    await eventually(async () => (await payouts()).every((w) => w.status === 'SUBMITTED'), 30_000, 100);
+    await pause(); // Keel does not follow the payout: it stays SUBMITTED, paid on chain, credited to no custody yet
+    await mine(rpcUrl, 1);
+    for (const w of await payouts()) expect((await provider.getTransactionReceipt(w.txHash))?.status).toBe(1);
+    expect((await payouts()).map((w) => w.status)).toEqual(['SUBMITTED', 'SUBMITTED']);
+    const ofThem = (lines: { walletId: string }[]) => lines.filter((l) => l.walletId === A().id || l.walletId === payee.id);
+    expect(ofThem((await reconcile()).differences)).toEqual([]);
+    expect(ofThem((await reconcile(org1.orgId)).differences)).toEqual([]);
+    expect(ofThem((await reconcile(org2.orgId)).differences)).toEqual([]);
+  } finally {
+    await setAutomine(rpcUrl, true);
+    await resume();
+  }
+  await eventually(async () => (await payouts()).every((w) => w.status === 'CONFIRMED'), 30_000, 100);
+  expect((await t.keel.services.ledger.balance(db, payee.id, assets.USDC.id, 'custody')).available).toBe(30_000_000n);
+}, 120_000);
+
 test('four eyes on a withdrawal from trading held for approval: the key that asked, though it may approve too, cannot release it (403, still held) and another approver must; it may reject its own', async () => {
   const held = await wallet(org1, 'Held', '2', '0');
   expect((await org1.core.request('PATCH', `/v1/master-wallets/${held.id}`, { body: { configurations: { security: { requireApprovalForTransfers: true } } } })).status).toBe(200);
