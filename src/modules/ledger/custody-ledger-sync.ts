@@ -62,10 +62,10 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
    * Credits to a wallet's custody what a mined transaction brought to its address (a deposit; a
    * payout of the settlement contract), under `reference`; once per mining: credited before and
    * taken back by a reorg the chain has since undone, it is credited again (`#2`, …), repaying any
-   * debt of the wallet in the asset first (a custody credit), so in all it counts once. A credit
-   * already live is not applied twice. To custody unless told: a payout from trading that reverted
-   * on chain is given back to the trading account (again if a reorg took it back and it reverted
-   * once more).
+   * debt of the wallet in the asset and account first, so in all it counts once. A credit already
+   * live is not applied twice. To custody unless told: a deposit to trading is credited to the
+   * trading account, and a payout from trading that reverted on chain is given back to it (again if
+   * a reorg took it back and it reverted once more).
    */
   async creditFromChain(trx: Knex.Transaction, credit: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string; account?: LedgerAccount }): Promise<void> {
     let live = { ...credit, account: credit.account ?? CUSTODY };
@@ -75,8 +75,8 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
       const reference = (await this.creditReference(trx, credit.reference, 'to credit'))!;
       if (reference !== live.reference) ({ applied } = await this.ledger.credit(trx, (live = { ...live, reference })));
     }
-    // Debts are custody's (a reorged deposit's; reconciliation counts them there): repaid from custody credits.
-    if (applied && live.account === CUSTODY) await this.debts.repayFrom(trx, live);
+    // A debt is repaid from credits to the account that owes it.
+    if (applied) await this.debts.repayFrom(trx, live);
   }
 
   /**
@@ -87,10 +87,11 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
   async takeBackFromChain(trx: Knex.Transaction, of: { organizationId: string; walletId: string; assetId: string; reference: string }, shortfallMessage: string): Promise<void> {
     const reference = await this.creditReference(trx, of.reference, 'to take back');
     if (!reference) return;
-    const { shortfall } = await this.ledger.reverseCredit(trx, { reference });
+    const { shortfall, account } = await this.ledger.reverseCredit(trx, { reference });
     if (shortfall > 0n) {
-      await this.debts.record(trx, { organizationId: of.organizationId, walletId: of.walletId, assetId: of.assetId, amount: shortfall, reference });
-      this.logger.warn({ walletId: of.walletId, assetId: of.assetId, shortfall: shortfall.toString() }, shortfallMessage);
+      // The account the credit went to owes it (reconciliation subtracts it there).
+      await this.debts.record(trx, { organizationId: of.organizationId, walletId: of.walletId, assetId: of.assetId, account, amount: shortfall, reference });
+      this.logger.warn({ walletId: of.walletId, assetId: of.assetId, account, shortfall: shortfall.toString() }, shortfallMessage);
     }
   }
 

@@ -21,9 +21,9 @@ export function balanceTotals(db: Knex | Knex.Transaction, assetIds: string[], f
   return q;
 }
 
-/** What each wallet owes of these assets (in base units, as text), of one organisation or of all. */
-export function walletDebtsOf(db: Knex | Knex.Transaction, assetIds: string[], organizationId?: string): Promise<{ walletId: string; assetId: string; amount: string }[]> {
-  const q = db('wallet_debts').whereIn('assetId', assetIds).select('walletId', 'assetId', db.raw('amount::text AS amount'));
+/** What each wallet owes of these assets per ledger account (in base units, as text), of one organisation or of all. */
+export function walletDebtsOf(db: Knex | Knex.Transaction, assetIds: string[], organizationId?: string): Promise<{ walletId: string; assetId: string; account: 'custody' | 'trading'; amount: string }[]> {
+  const q = db('wallet_debts').whereIn('assetId', assetIds).select('walletId', 'assetId', 'account', db.raw('amount::text AS amount'));
   if (organizationId) q.where({ organizationId });
   return q;
 }

@@ -178,18 +178,18 @@ export class LedgerService {
    * most the credited amount. Idempotent per reference. `shortfall` is what could not be taken
    * back because it is locked in orders or already traded away.
    */
-  async reverseCredit(trx: Knex.Transaction, input: { reference: string }): Promise<{ applied: boolean; reversed: bigint; shortfall: bigint }> {
+  async reverseCredit(trx: Knex.Transaction, input: { reference: string }): Promise<{ applied: boolean; reversed: bigint; shortfall: bigint; account: LedgerAccount }> {
     const credit = await trx('ledger_entries').where({ idempotencyKey: `credit:${input.reference}` }).first();
-    if (!credit) return { applied: false, reversed: 0n, shortfall: 0n };
+    if (!credit) return { applied: false, reversed: 0n, shortfall: 0n, account: 'custody' };
     const amount = BigInt(credit.availableDelta);
     const balance = await trx('ledger_balances').where({ walletId: credit.walletId, assetId: credit.assetId, account: credit.account }).forUpdate().first();
     const available = balance ? BigInt(balance.available) : 0n;
     const take = available < amount ? available : amount;
     const move: LedgerMove = { organizationId: credit.organizationId, walletId: credit.walletId, assetId: credit.assetId, account: credit.account, kind: 'debit', available: -take, locked: 0n, reference: `reversal:${input.reference}` };
     const inserted = await this.journal(trx, [move], `reversal:${input.reference}`);
-    if (!inserted) return { applied: false, reversed: 0n, shortfall: 0n };
+    if (!inserted) return { applied: false, reversed: 0n, shortfall: 0n, account: credit.account };
     if (take > 0n) await this.applyBalances(trx, [move]);
-    return { applied: true, reversed: take, shortfall: amount - take };
+    return { applied: true, reversed: take, shortfall: amount - take, account: credit.account };
   }
 
   /** Takes `amount` from available (a withdrawal). INSUFFICIENT_FUNDS when there is not enough. Idempotent per reference. */
@@ -291,13 +291,13 @@ export class LedgerService {
   /**
    * What may be spent (withdrawn or locked by an order) of several (wallet, asset) pairs in one
    * query, keyed `walletId|assetId`; absent rows are absent. The available balance, or nothing
-   * while the wallet owes a debt in the asset (see WalletDebts): the one rule every spender reads.
+   * while the wallet owes a debt in the asset and account (see WalletDebts): the one rule every spender reads.
    */
   async availableMany(db: Db, keys: { walletId: string; assetId: string }[], account: LedgerAccount = 'trading'): Promise<Map<string, bigint>> {
     const unique = [...new Map(keys.map((k) => [`${k.walletId}|${k.assetId}`, k])).values()];
     const { rows } = await db.raw(
       `SELECT b.wallet_id AS "walletId", b.asset_id AS "assetId", CASE WHEN d.amount > 0 THEN 0 ELSE b.available END AS available
-         FROM ledger_balances b LEFT JOIN wallet_debts d ON d.wallet_id = b.wallet_id AND d.asset_id = b.asset_id
+         FROM ledger_balances b LEFT JOIN wallet_debts d ON d.wallet_id = b.wallet_id AND d.asset_id = b.asset_id AND d.account = b.account
         WHERE b.account = ? AND (b.wallet_id, b.asset_id) IN (${unique.map(() => '(?::uuid, ?::uuid)').join(', ')})`,
       [account, ...unique.flatMap((k) => [k.walletId, k.assetId])],
     );
@@ -312,7 +312,7 @@ export class LedgerService {
   /** The wallet's balances in one account, by asset. */
   async balances(walletId: string, db: Db = this.db, account: LedgerAccount = 'trading'): Promise<BalanceWithDebt[]> {
     const rows = await db('ledger_balances as b')
-      .leftJoin('wallet_debts as d', (j) => j.on('d.walletId', 'b.walletId').andOn('d.assetId', 'b.assetId'))
+      .leftJoin('wallet_debts as d', (j) => j.on('d.walletId', 'b.walletId').andOn('d.assetId', 'b.assetId').andOn('d.account', 'b.account'))
       .where({ 'b.walletId': walletId, 'b.account': account })
       .orderBy('b.assetId')
       .select('b.assetId', 'b.available', 'b.locked', db.raw('coalesce(d.amount, 0)::text AS debt'));

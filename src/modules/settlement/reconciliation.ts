@@ -36,7 +36,7 @@ export interface ReconcileLine {
    * trading: withdrawals taken and not yet paid out, plus deposits mined and not yet credited.
    */
   inFlight: string;
-  /** custody: owed after a reorg took back a spent deposit. */
+  /** Owed by this account after a reorg took back a credit already spent (custody: a deposit, a payout to the address; trading: a reverted payout's refund). */
   debt: string;
   /** ledger − unsettled + inFlight − debt. */
   expected: string;
@@ -120,7 +120,7 @@ export async function reconcileChain(db: Knex, network: ChainNetwork, contractAd
       };
       const org = (q: Knex.QueryBuilder, column: string) => (opts.organizationId ? q.where(column, opts.organizationId) : q);
       for (const r of await balanceTotals(trx, ids, { organizationId: opts.organizationId })) tally(r.walletId, r.assetId, r.account).ledger = BigInt(r.total);
-      for (const r of await walletDebtsOf(trx, ids, opts.organizationId)) tally(r.walletId, r.assetId, 'custody').debt = BigInt(r.amount);
+      for (const r of await walletDebtsOf(trx, ids, opts.organizationId)) tally(r.walletId, r.assetId, r.account).debt = BigInt(r.amount);
       // Transfer lines taken from custody and not final yet: in flight until their transaction is
       // mined by the block read; once mined, what they sent has left and their gas is paid on chain
       // (the ledger charges it when the line is final).

@@ -60,7 +60,7 @@ export function createSettlementServices(
     tradingMigration: new TradingMigration(db, settlementDeployments, trading, sendingWallets, logger),
     tradingExit: new TradingExit(db, settlementDeployments, trading, sendingWallets, ledger, deps.custodyLedgerSync, tradingExits),
     tradingExits,
-    tradingDepositOutcomes: new TradingDepositOutcomes(ledger, outbox),
+    tradingDepositOutcomes: new TradingDepositOutcomes(ledger, deps.custodyLedgerSync, outbox),
     tradingDepositReorgs: new TradingDepositReorgs(db, outbox, platform.metrics, logger, { reorgWindowBlocks: config.CHAIN_REORG_WINDOW_BLOCKS }),
     tradingWithdrawals: new TradingWithdrawalSender(db, sendingWallets, ledger, deps.custodyLedgerSync, outbox, platform.failpoints, logger, {
       bumpAfterMs: config.SETTLEMENT_FEE_BUMP_AFTER_MS,

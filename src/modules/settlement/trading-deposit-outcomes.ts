@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { Outbox } from '../../platform/events/outbox';
-import type { LedgerService } from '../ledger';
+import type { CustodyLedgerSync, LedgerService } from '../ledger';
 import { itemRecords, type SendingItem, type TransferOutcomeListener } from '../withdrawals';
 import { TRADING_TRANSFER_EVENT } from './trading.domain';
 import { eventData } from './trading.service';
@@ -8,7 +8,8 @@ import { eventData } from './trading.service';
 /**
  * A deposit to trading is a transfer line calling the settlement contract from the wallet: once the
  * transaction sender finds it CONFIRMED, its amount is credited to the wallet's trading balance (in
- * the same transaction, after the custody ledger booked its gas); a line the chain refused was
+ * the same transaction, after the custody ledger booked its gas; repaying first what the trading
+ * account owes in the asset, WalletDebts); a line the chain refused was
  * refunded to custody by the ledger and the deposit is FAILED. A migration's deposit (see
  * TradingService.migrationDeposit) is not credited to trading, which already counts it. The chain's
  * coin sent with a token in the same transaction (`coinAmount`) is a trading transfer of its own on
@@ -18,13 +19,14 @@ import { eventData } from './trading.service';
 export class TradingDepositOutcomes implements TransferOutcomeListener {
   constructor(
     private readonly ledger: LedgerService,
+    private readonly custody: CustodyLedgerSync,
     private readonly outbox: Outbox,
   ) {}
 
   async executed(trx: Knex.Transaction, item: SendingItem): Promise<void> {
     for (const row of await this.pending(trx, item)) {
       // A migration's deposit brought into the contract what the trading ledger already counted.
-      if (!row.migration) await this.ledger.credit(trx, { organizationId: row.organizationId, walletId: row.walletId, assetId: row.assetId, amount: BigInt(row.rawAmount), reference: `trading-deposit:${row.id}`, account: 'trading' });
+      if (!row.migration) await this.custody.creditFromChain(trx, { organizationId: row.organizationId, walletId: row.walletId, assetId: row.assetId, amount: BigInt(row.rawAmount), reference: `trading-deposit:${row.id}`, account: 'trading' });
       await this.finish(trx, row, 'CONFIRMED', { txHash: item.txHash });
     }
   }

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { TestKeel, TestOrg } from '../../support/keel';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
-import { createEthUsdcMarket, ethUsdcTrade, fundedWallet, tradingWallet } from '../../support/settlement-trading';
+import { createEthUsdcMarket, depositToTrading, ethUsdcTrade, fundedWallet, tradingWallet } from '../../support/settlement-trading';
 import { FailpointCrash, Failpoints } from '../../../src/platform/failpoints';
 import { SettlementWorker } from '../../../src/modules/settlement/settlement-worker';
 import { SettlementBatcher } from '../../../src/modules/settlement/batcher';
@@ -418,6 +418,31 @@ test('a reverted payout a deep reorg took back (its refund taken back) that reve
   expect(await tradingEth()).toBe(asked + ethers.parseEther('0.1')); // given back once in all
   expect(await provider.getBalance(trap)).toBe(0n);
   expect(await db('outbox_events').where({ type: 'trading_transfer.failed' }).whereRaw(`envelope->'data'->>'id' = ?`, [id])).toHaveLength(2);
+}, 120_000);
+
+test("a reverted payout's refund a deep reorg takes back after it was locked in an order is a debt of the trading account: reconciliation subtracts it there, not from custody, and a deposit to trading repays it", async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const { d, sender, before, id, failed } = await revertedPayout();
+  // The refund is locked whole (with the rest of the trading ETH) by a resting sale far above the market.
+  const locked = await A().org.pro.request('POST', '/v1/orderbook/orders', { body: { walletId: A().id, market: 'ETH-USDC', side: 'SELL', type: 'LIMIT', price: '90000', quantity: ethers.formatEther(await tradingEth()) } });
+  expect(locked.status).toBe(201);
+  expect(await tradingEth()).toBe(0n);
+  await revert(rpcUrl, before);
+  await mineTo(rpcUrl, Number(failed.blockNumber));
+  await sender.checkReorgs(d, UNFENCED); // SUBMITTED, the refund taken back: nothing available, all of it a debt
+  await mine(rpcUrl, 1);
+  await sender.step(d, UNFENCED);
+  expect(await withdrawalById(id)).toMatchObject({ status: 'CONFIRMED' }); // paid from the contract this time
+  // The trading ledger counts the 0.1 the contract paid out; the debt makes up for it there. Custody is untouched.
+  expect((await reconcile()).differences).toEqual([]);
+  expect(await db('wallet_debts').where({ walletId: A().id, assetId: assets.ETH.id })).toEqual([expect.objectContaining({ account: 'trading', amount: ethers.parseEther('0.1').toString() })]);
+  expect((await A().org.pro.request('DELETE', `/v1/orderbook/orders/${locked.body.data.id}`)).status).toBe(200);
+  expect(await t.keel.services.ledger.spendable(db, A().id, assets.ETH.id, 'trading')).toBe(0n); // nothing of the asset is spendable in trading while it owes
+  await depositToTrading(A().org, A().id, assets.ETH.id, '0.1');
+  expect(await db('wallet_debts').where({ walletId: A().id, assetId: assets.ETH.id, account: 'trading' }).first()).toMatchObject({ amount: '0' });
+  expect(await db('outbox_events').where({ organizationId: org1.orgId, type: 'wallet.debt_repaid' }).whereRaw(`envelope->'data'->>'walletId' = ?`, [A().id]).first()).toMatchObject({
+    envelope: expect.objectContaining({ data: expect.objectContaining({ account: 'trading', amount: ethers.parseEther('0.1').toString(), outstanding: '0' }) }),
+  });
 }, 120_000);
 
 /** Once a block is mined, the reorged batch is settled by its own first transaction: one operator transaction at its nonce on the new chain, no second one that the replay bitmap refused. */

@@ -60,6 +60,7 @@ import * as m065 from './065_trading_transfer_requesters';
 import * as m066 from './066_trading_exits';
 import * as m071 from './071_trading_withdrawal_payouts';
 import * as m072 from './072_trading_withdrawal_fee_bumps';
+import * as m073 from './073_wallet_debt_accounts';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -125,6 +126,7 @@ const migrations: Record<string, Knex.Migration> = {
   '066_trading_exits': m066,
   '071_trading_withdrawal_payouts': m071,
   '072_trading_withdrawal_fee_bumps': m072,
+  '073_wallet_debt_accounts': m073,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
