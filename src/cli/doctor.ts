@@ -6,7 +6,7 @@ import { Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
 import { migrationSource } from '../platform/db/migrations';
 import { connectRedis } from '../platform/redis';
-import { endpoint, howToStart, reason } from '../platform/dependency-unreachable';
+import { endpoint, HOW_TO_LOG_IN, howToStart, loginRefused, reason } from '../platform/dependency-unreachable';
 import { keyId, parseMasterKey } from '../platform/crypto/secret-box';
 import type { SealedColumn } from '../platform/crypto/reseal';
 import { parseChainFamilies } from '../modules/chains/chain-config';
@@ -48,6 +48,7 @@ async function checkPostgres(config: Config): Promise<{ check: Check; reachable:
     if ((error as { code?: string }).code === '3D000') {
       return { check: warn('PostgreSQL', `${where} does not exist yet`, '`npx keel migrate` (or `npx keel start`) creates it'), reachable: true, databaseExists: false };
     }
+    if (loginRefused(error)) return { check: fail('PostgreSQL', `${where}: the server refuses the login (${reason(error)})`, HOW_TO_LOG_IN), reachable: false, databaseExists: false };
     return { check: fail('PostgreSQL', `${where}: not reachable (${reason(error)})`, howToStart('PostgreSQL')), reachable: false, databaseExists: false };
   } finally {
     await client.end().catch(() => undefined);

@@ -31,3 +31,15 @@ test.each([
   // Beyond loading the sources, Keel itself gives up within the 10 s promised (its own limit is 4 s; the rest is this shared machine's slack).
   expect(run.ms - loadMs).toBeLessThan(10_000);
 });
+
+test('keel start with a PostgreSQL that refuses the login (a role it does not know) exits non-zero with one line saying so and how to let Keel in', async () => {
+  const url = new URL(databaseUrl);
+  url.username = `no_such_role_${randomBytes(3).toString('hex')}`;
+  url.password = 'secret-password';
+  const run = await runKeel(['start', '--roles', 'api'], { DATABASE_URL: url.toString(), CORE_PORT: '0', PRO_PORT: '0' });
+
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/^Keel cannot start: PostgreSQL at 127\.0\.0\.1:5432 refuses the login \(role "no_such_role_[0-9a-f]+" does not exist\)\. Put the role's password in DATABASE_URL .*pg_hba\.conf.*\n$/);
+  expect(run.stderr).not.toContain('secret-password');
+});

@@ -44,6 +44,17 @@ test('a stopped Redis is one FAIL line naming its address and how to start it; e
   expect(code).toBe(1);
 });
 
+test('a PostgreSQL that refuses the login is one FAIL line saying so and how to let Keel in (not how to start a server that runs); exit 1', async () => {
+  const url = new URL(databaseUrl(migrated));
+  url.username = 'no_such_role_doctor';
+  url.password = 'secret-password';
+  const { code, stdout, stderr } = await runKeel(['doctor'], env({ DATABASE_URL: url.toString() }), 60_000);
+  const line = lines(stdout).find((l) => l.includes('PostgreSQL'));
+  expect(line).toMatch(/^FAIL PostgreSQL: .*: the server refuses the login \(role "no_such_role_doctor" does not exist\)\. Fix: Put the role's password in DATABASE_URL .*`host all all 127\.0\.0\.1\/32 trust`/);
+  expect(stdout + stderr).not.toContain('secret-password');
+  expect(code).toBe(1);
+});
+
 test('a database not yet migrated: the migrations line says how many are pending and what to run; a warning, exit 0', async () => {
   const { code, stdout } = await runKeel(['doctor'], env({ DATABASE_URL: databaseUrl(empty) }), 60_000);
   expect(lines(stdout).find((l) => l.includes('migrations'))).toMatch(/^WARN migrations: \d+ pending \(001_foundation, .*\)\. Fix: `npx keel migrate` applies them/);
