@@ -9,6 +9,7 @@ import type { TransferService, GasTopUps, SettlementContractGuard } from '../wit
 import type { DestinationScreen, SwapService, PricedSwap } from '../swaps';
 import { APPROVAL_GAS, shortfallBasisPoints } from '../swaps';
 import { formatScaled } from '../../platform/decimal';
+import { ShownFailure } from '../../platform/shown-reason';
 
 /** The policy price of an asset (the prices module's, one no single organisation can set), or why there is none. */
 export interface ReferencePricer {
@@ -26,7 +27,7 @@ export type ExecutionPlan =
   | { held: string };
 
 /** A refusal that no retry can change (the destination screen, the wallet's policy, a bad rule). */
-export class PermanentFailure extends Error {}
+export class PermanentFailure extends ShownFailure {}
 
 /**
  * Prepares one execution inside the worker's transaction: holds it while its address is held by
@@ -109,11 +110,11 @@ export class SettlementExecutor {
     const { from, to, amountIn, route } = priced;
     const [pin, pout] = await Promise.all([this.references.policyPrice(from.blockchainId, from.id), this.references.policyPrice(to.blockchainId, to.id)]);
     for (const [asset, price] of [[from, pin], [to, pout]] as const) {
-      if (price.priceUsd === null) throw new Error(`not traded: no reference price to check the pool against (${price.unavailableReason ?? `no trustworthy USD price for ${asset.symbol}`})`);
+      if (price.priceUsd === null) throw new ShownFailure(`not traded: no reference price to check the pool against (${price.unavailableReason ?? `no trustworthy USD price for ${asset.symbol}`})`);
     }
     const shortfall = shortfallBasisPoints({ raw: amountIn, decimals: from.decimals, priceUsd: pin.priceUsd! }, { raw: route.output, decimals: to.decimals, priceUsd: pout.priceUsd! });
     if (shortfall > this.maxShortfallBasisPoints) {
-      throw new Error(
+      throw new ShownFailure(
         `not traded: the pool is off the reference price: ${formatScaled(amountIn, from.decimals)} ${from.symbol} would give ${formatScaled(route.output, to.decimals)} ${to.symbol}, ` +
           `${formatScaled(shortfall, 2)}% less than at reference prices (${from.symbol} ${pin.priceUsd} USD, ${pin.source}; ${to.symbol} ${pout.priceUsd} USD, ${pout.source}); at most ${formatScaled(this.maxShortfallBasisPoints, 2)}% is allowed`,
       );

@@ -4,7 +4,7 @@ import type { Logger } from '../../platform/logger';
 import { startPollingLoop } from '../../platform/polling-loop';
 import { PermanentFailure, SettlementExecutor } from './settlement-executor';
 import type { SettlementOutcomes } from './settlement-outcomes';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
+import { shownReason } from '../../platform/shown-reason';
 
 export interface SettlementWorkerOptions {
   pollIntervalMs: number;
@@ -53,7 +53,7 @@ export class SettlementRuleWorker {
         });
       } catch (e) {
         const permanent = e instanceof PermanentFailure || (isKeelError(e) && PERMANENT_CODES.has(e.code));
-        await this.outcomes.attemptFailed(trx, execution, shortReason(e), permanent, false);
+        await this.outcomes.attemptFailed(trx, execution, shownReason(e, this.logger, { executionId: execution.id }), permanent, false);
       }
       return true;
     });

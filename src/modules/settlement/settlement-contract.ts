@@ -1,6 +1,6 @@
 import { ethers } from 'ethers';
 import { loadArtifact } from '../../platform/chain/artifacts';
-import { nodeRefused } from '../../platform/chain-port/evm-transactions';
+import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
 
 /** The native coin in the contract's balances. */
 export const NATIVE_TOKEN = ethers.ZeroAddress;
@@ -164,9 +164,9 @@ export function withdrawCalldata(signed: { withdrawal: ChainWithdrawal; signatur
   ]);
 }
 
-/** The contract's custom error in a failed call or transaction, as readable text. */
+/** The contract's custom error in a failed call or transaction, as readable text; else the chain's words (shortReason). */
 export function revertReason(e: unknown): string {
-  const err = e as { data?: string; info?: { error?: { data?: string | { data?: string }; message?: string } }; shortMessage?: string; message?: string };
+  const err = e as { data?: string; info?: { error?: { data?: string | { data?: string } } } };
   const nested = err.info?.error?.data;
   const data = typeof err.data === 'string' ? err.data : typeof nested === 'string' ? nested : nested?.data;
   if (data && data !== '0x') {
@@ -177,7 +177,7 @@ export function revertReason(e: unknown): string {
       // not one of ours
     }
   }
-  return (err.info?.error?.message ?? err.shortMessage ?? err.message ?? String(e)).slice(0, 300);
+  return shortReason(e);
 }
 
 /**

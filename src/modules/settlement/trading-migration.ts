@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Logger } from '../../platform/logger';
+import { shownReason } from '../../platform/shown-reason';
 import { formatScaled } from '../../platform/decimal';
 import { assetsOfChain, type ChainNetwork } from '../chains';
 import { balanceTotals } from '../ledger';
@@ -99,7 +100,7 @@ export class TradingMigration {
         const wallet = await this.wallets.resolve(account.organizationId, account.addressId ? { addressId: account.addressId } : { masterWalletId: account.masterWalletId });
         line.depositId = await this.trading.migrationDeposit(wallet, { assetId: asset.id, amount: formatScaled(missing, asset.decimals) }, await sponsorOf(account.organizationId), reservedCoin);
       } catch (e) {
-        line.refused = e instanceof Error ? e.message : String(e);
+        line.refused = shownReason(e, this.logger, { walletId: r.walletId, symbol: asset.symbol });
         this.logger.warn({ walletId: r.walletId, symbol: asset.symbol, err: e }, 'settlement migrate: the wallet\'s trading balance could not be deposited');
       }
       lines.push(line);

@@ -15,7 +15,7 @@ import { chainAsset } from '../../platform/chain-port/chain-port';
 import { sameAddress } from './transfer-families';
 import type { SweepAttempt, SweepPurpose, SweepsDue } from './sweeps-due';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
-import { shortReason } from '../../platform/chain-port/evm-transactions';
+import { shownReason } from '../../platform/shown-reason';
 
 /** A Solana sweep's fee budget when it cannot be estimated yet (the address holds no SOL to simulate it): 0.0001 SOL. */
 const SOLANA_FEE_BUDGET = 100_000n;
@@ -111,7 +111,7 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
       .transaction((sp) => (purpose === 'auto_sweep' ? this.sweepAfter(sp, deposit) : this.sweepToSettlement(sp, deposit)))
       .catch((e) => {
         this.logger.warn({ addressId: deposit.addressId, purpose, err: e }, 'sweep not arranged: due again later');
-        return { kind: 'failed' as const, reason: shortReason(e) };
+        return { kind: 'failed' as const, reason: shownReason(e, this.logger, { addressId: deposit.addressId, purpose }) };
       });
     this.metrics.sweepAttempts.inc({ purpose, outcome: outcome.kind });
     if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose }, 'sweep held: the address received a deposit from a sanctioned address');

@@ -8,8 +8,9 @@ import type { SendingWallets } from '../wallets';
 import { lineRequest } from './transaction-request';
 import { cancelling, cancelRequested, moveLine, recordedBlock } from './sending-item';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
-import { CANCELLATION_GAS_LIMIT, cancellationCall, lineHashes, shortReason, type CallRequest, type Eip1559Fees } from '../../platform/chain-port/evm-transactions';
+import { CANCELLATION_GAS_LIMIT, cancellationCall, lineHashes, type CallRequest, type Eip1559Fees } from '../../platform/chain-port/evm-transactions';
 import { TransferRefused } from '../../platform/chain-port/chain-port';
+import { shownReason } from '../../platform/shown-reason';
 import type { EvmChain } from '../../platform/chain-port/evm-chain';
 import { giveBackNonce, takeSenderNonce } from './sender-nonces';
 import { Hook } from '../../platform/events/hooks';
@@ -176,7 +177,7 @@ export class TransactionSender {
     } catch (e) {
       if (e instanceof TransferRefused) return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${e.message}` });
       // The node did not answer: nothing was signed, so the line waits for the next step.
-      const error = `the node did not estimate the transaction's gas (tried again): ${shortReason(e)}`;
+      const error = `the node did not estimate the transaction's gas (tried again): ${shownReason(e, this.logger, { itemId: item.id })}`;
       this.logger.warn({ itemId: item.id, err: e }, 'gas estimate failed; will retry');
       if (item.error !== error) await this.transition(this.db, item, { error });
       return 'unanswered';

@@ -182,6 +182,32 @@ describe('settlement rules', () => {
     expect(await balanceOf('USDC', destination)).toBe(ethers.parseUnits('30', 6));
   });
 
+  test("an execution that PostgreSQL fails while it is prepared shows callers a generic error, not the SQL knex quoted; once PostgreSQL takes it, it goes through", async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const destination = randomAddress();
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'refused by PostgreSQL', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.USDC.id, address: destination } });
+    // A real PostgreSQL refusal of the sweep's line, and of it alone: a check constraint it breaks.
+    const { db } = t.keel.platform;
+    const constraint = `refuse_${destination.slice(2, 12).toLowerCase()}`;
+    await db.raw(`alter table transfer_items add constraint ${constraint} check (lower(recipient) <> '${destination.toLowerCase()}') not valid`);
+    try {
+      await fund(t, org, chain, wallet.walletAddress, '40', 'USDC');
+      const failure = await eventWhere('master_settlement_rule.failed', (d) => d.ruleId === rule.id);
+      const [shown] = await executions(rule.id);
+      for (const error of [failure.data.error, shown.error]) {
+        expect(error).toBe("internal error (see the node's log)");
+        expect(error).not.toMatch(/insert into|transfer_items|violates check constraint/i);
+      }
+      expect(shown).toMatchObject({ status: 'PENDING', transferId: null });
+    } finally {
+      await db.raw(`alter table transfer_items drop constraint ${constraint}`);
+    }
+    const [done] = await executed(rule.id);
+    expect(done).toMatchObject({ kind: 'sweep', amount: '40', error: null });
+    expect(done.attempts).toBeGreaterThanOrEqual(2);
+  });
+
   test("under requireApprovalForTransfers the execution's transfer waits for approval; a rejected one fails the execution for good", async () => {
     const wallet = await createWallet(org, chain, { security: { requireApprovalForTransfers: true } });
     await fund(t, org, chain, wallet.walletAddress, '1');
