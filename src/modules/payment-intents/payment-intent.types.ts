@@ -11,7 +11,7 @@ import type { CreatePaymentIntent, PaymentIntentFilter, PaymentIntentView } from
 registerEnumType(PaymentIntentStatus, {
   name: 'PaymentIntentStatus',
   description:
-    'REQUIRES_PAYMENT → PROCESSING (detected or confirming) → SUCCEEDED | OVERPAID | UNDERPAID once confirmed; UNDERPAID → PROCESSING on a top-up before the expiry; REQUIRES_PAYMENT or PROCESSING (never recorded) → EXPIRED at the expiry, EXPIRED → PROCESSING when a payment mined before the expiry is recorded late; REQUIRES_PAYMENT or UNDERPAID → CANCELLED by the merchant. Each transition emits payment_intent.<status in lower case>.',
+    'REQUIRES_PAYMENT → PROCESSING (detected or confirming) → SUCCEEDED | OVERPAID | UNDERPAID once confirmed; UNDERPAID → PROCESSING on a top-up before the expiry; REQUIRES_PAYMENT or PROCESSING (never recorded) → EXPIRED at the expiry, EXPIRED → PROCESSING when a payment mined before the expiry is recorded late; REQUIRES_PAYMENT or UNDERPAID → CANCELLED by the merchant; back to REQUIRES_PAYMENT (EXPIRED after the expiry) from PROCESSING when a reorg reverts its payment or the deposit seen at the head is AML_FLAGGED, and from SUCCEEDED, OVERPAID or UNDERPAID when a reorg deeper than the confirmations takes its payments back. Each transition emits payment_intent.<status in lower case>.',
 });
 
 @ObjectType('PaymentIntent')

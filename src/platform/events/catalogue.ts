@@ -5,7 +5,7 @@
  */
 const ACTIONS = ['swap_executed', 'swap_failed', 'transfer_executed', 'transfer_failed', 'signed_success', 'signed_failed'];
 const RULE_ACTIONS = ['created', 'updated', 'deleted', 'executed', 'failed'];
-const PAYMENT_INTENT_ACTIONS = ['created', 'processing', 'succeeded', 'underpaid', 'overpaid', 'expired', 'cancelled'];
+const PAYMENT_INTENT_ACTIONS = ['created', 'requires_payment', 'processing', 'succeeded', 'underpaid', 'overpaid', 'expired', 'cancelled'];
 
 export const EVENT_NAMES: readonly string[] = [
   ...['incoming_transfer', 'incoming_transfer_reverted', 'created', 'updated', ...ACTIONS].map((a) => `address.${a}`),

@@ -184,6 +184,11 @@ describe('a checkout counts only its own asset on its own chain, from a sender n
     writeFileSync(file, `${SANCTIONED_PAYER.address.toLowerCase()}\n`);
     await keelCommand(t.config, ['aml', 'load', file, '--date', '2099-01-01']);
     await eventually(async () => (await m.org.core.get('/v1/aml/lists')).body.data.listDate === '2099-01-01', 10_000);
+    // The fall back to waiting (a deposit seen at the head, then recorded AML_FLAGGED) is an event a merchant may name.
+    expect((await m.org.core.get('/v1/webhooks/event-types')).body.data.names).toContain('payment_intent.requires_payment');
+    const fallBacks = new WebhookReceiver();
+    const named = await m.org.core.post('/v1/webhooks', { url: await fallBacks.start(), name: 'back to waiting', eventTypes: ['payment_intent.requires_payment'] });
+    expect(named.status).toBe(201);
 
     const pi = await intent('4');
     await fund(a, SANCTIONED_PAYER.address, 'USDC', '4');
@@ -206,6 +211,12 @@ describe('a checkout counts only its own asset on its own chain, from a sender n
     await eventually(() => eventTypesOf(pi.id).includes('payment_intent.succeeded'));
     await new Promise((r) => setTimeout(r, 1_000));
     expect(eventTypesOf(pi.id).filter((x) => x === 'payment_intent.succeeded')).toHaveLength(1);
+    // Whether the head showed the flagged deposit first (PROCESSING, then back) is the watchers' race;
+    // the subscription naming the event gets every one the wildcard does.
+    const backToWaiting = (r: WebhookReceiver) => received(r).filter((e) => e.data.paymentIntentId === pi.id && e.type === 'payment_intent.requires_payment').map((e) => e.id);
+    await eventually(() => backToWaiting(fallBacks).length === backToWaiting(hooks).length, 10_000);
+    expect(backToWaiting(fallBacks)).toEqual(backToWaiting(hooks));
+    await fallBacks.stop();
   }, 120_000);
 
   test('a paymentLimit: 1 link is paid while anonymous clients open 50 sessions around it; a second payment finds no payment left and is OVER_LIMIT', async () => {
