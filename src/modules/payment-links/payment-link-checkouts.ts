@@ -29,11 +29,12 @@ export class PaymentLinkCheckouts implements CheckoutOwner {
     await this.links.publish(trx, PaymentLinkModel.fromDatabaseJson(row), 'payment_link.updated');
   }
 
-  /** A limited link is read under its row lock, so two checkouts' payments cannot both take its last payment. */
+  /**
+   * The link is read under its row lock, limited or not: two checkouts' payments cannot both take its
+   * last payment, and a limit set meanwhile (update, under the same lock) counts this payment.
+   */
   async admits(trx: Knex.Transaction, checkout: CheckoutModel): Promise<boolean> {
-    const unlocked = await PaymentLinkModel.query(trx).findById(checkout.paymentLinkId!);
-    if (!unlocked || unlocked.paymentLimit === null) return true;
-    const link = await PaymentLinkModel.query(trx).findById(unlocked.id).forUpdate();
+    const link = await PaymentLinkModel.query(trx).findById(checkout.paymentLinkId!).forUpdate();
     if (!link || link.paymentLimit === null) return true;
     const now = new Date();
     return paymentAdmitted(link, await paymentsHeld(trx, link.id, now, checkout.id), checkout, now);

@@ -284,6 +284,36 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect((await m.org.core.request('PUT', `/v1/payment/links/${link.id}`, { body: { paymentLimit: 1 } })).body.data).toMatchObject({ paymentLimit: 1 });
   });
 
+  test('a limit set while a payment to an unlimited link is being recorded counts that payment: the link never goes one payment over', async () => {
+    const link = await createLink({ name: 'Open edition', amount: '2' });
+    const [confirming, recording] = [await startSession(link.slug), await startSession(link.slug)];
+    const { db } = t.keel.platform;
+    const desk = t.keel.services.checkouts;
+    await db('checkouts').where({ id: confirming.id }).update({ status: 'CONFIRMING', confirmingRaw: '2000000' });
+    // The deposit watcher's transaction records a payment to the other session: admitted (the link
+    // has no limit), then held there, uncommitted, while the merchant limits the link to one payment.
+    const watcher = await db.transaction();
+    let limited;
+    try {
+      const checkout = await desk.locked(watcher, recording.id);
+      expect(await desk.admits(watcher, checkout)).toBe(true);
+      let answered = false;
+      const limiting = m.org.core.request('PUT', `/v1/payment/links/${link.id}`, { body: { paymentLimit: 1 } }).then((r) => ((answered = true), r));
+      // Until the update has answered or waits for the link's row lock.
+      const waitingForLink = async () => Number((await db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%from "payment_links"%for update'`)).rows[0].n);
+      for (let i = 0; i < 250 && !answered && (await waitingForLink()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await desk.update(watcher, checkout, { confirmingRaw: '2000000' });
+      await watcher.commit();
+      limited = await limiting;
+    } finally {
+      if (!watcher.isCompleted()) await watcher.rollback();
+    }
+    // Two payments are being paid: a limit of one is refused, and the link stays unlimited.
+    expect(limited.status).toBe(422);
+    expect(limited.body.error.details.fields).toEqual([expect.objectContaining({ field: 'paymentLimit', error: expect.stringContaining('being paid (2)') })]);
+    expect((await m.org.core.get(`/v1/payment/links/${link.id}`)).body.data).toMatchObject({ paymentLimit: null, paymentsConsumed: 0 });
+  });
+
   test('list, filter, update and validation; another organisation gets 404 for every link of this one', async () => {
     const a = await createLink({ name: 'Alpha tea', amount: '1' });
     const b = await createLink({ name: 'Beta tea', currency: 'USDC' });
