@@ -5,7 +5,8 @@ import type { ChainService, AssetView } from '../chains';
 import { CheckoutModel, CheckoutTransferModel, SETTLED_STATUSES, type SolanaPayTerms } from './checkout.model';
 import { newSolanaPayReference, solanaPayUri } from './solana-pay-uri';
 import type { CheckoutStatus, CheckoutTransferKind, CheckoutTransferStatus } from './checkout.domain';
-import { statusOf, whyNotCounted } from './checkout-status';
+import { lateCause, statusOf, whyNotCounted } from './checkout-status';
+import { blockTimesOf } from '../deposits';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { PageWindow } from '../../platform/paging';
 
@@ -299,17 +300,21 @@ export class CheckoutDesk {
     return CheckoutTransferModel.query(trx).whereIn('checkoutId', checkoutIds).orderBy([{ column: 'createdAt' }, { column: 'id' }]);
   }
 
-  async transferViews(transfers: CheckoutTransferModel[], checkouts: Map<string, CheckoutModel>): Promise<CheckoutTransferView[]> {
+  async transferViews(transfers: CheckoutTransferModel[], checkouts: Map<string, CheckoutModel>, db: Knex | Knex.Transaction = this.db): Promise<CheckoutTransferView[]> {
     const assets = await this.chains.assetViews([...[...checkouts.values()].map((c) => c.assetId), ...transfers.map((t) => t.assetId)]);
+    // A late deposit to a cancelled checkout may have been mined in time: its block's time says why it is late.
+    const lateToCancelled = transfers.filter((t) => t.kind === 'LATE' && checkouts.get(t.checkoutId)!.status === 'CANCELLED');
+    const blockTimes = await blockTimesOf(db, lateToCancelled.map((t) => t.chainTransferId));
     return transfers.map((t) => {
       const checkout = checkouts.get(t.checkoutId)!;
       const asked = assets.get(checkout.assetId)!;
       const paid = assets.get(t.assetId)!;
+      const blockTime = blockTimes.get(t.chainTransferId);
       return {
         id: t.id,
         checkoutId: t.checkoutId,
         kind: t.kind,
-        notCountedReason: whyNotCounted(t.kind, { symbol: paid.symbol, chain: paid.blockchain.name }, { symbol: asked.symbol, chain: asked.blockchain.name }),
+        notCountedReason: whyNotCounted(t.kind, { symbol: paid.symbol, chain: paid.blockchain.name }, { symbol: asked.symbol, chain: asked.blockchain.name }, blockTime && lateCause(checkout, blockTime)),
         status: t.status,
         txHash: t.txHash,
         from: t.fromAddress,

@@ -36,8 +36,8 @@ export interface DepositFacts {
  * What a deposit to a checkout address is. Only a deposit of the checkout's asset on its chain from
  * a sender not on a sanctions list can count: anything else is AML_FLAGGED, WRONG_CHAIN or
  * WRONG_ASSET (in that order), whatever the checkout's state. Of the rest, a second payment after
- * it was paid is a REPEAT; one mined after the expiry (by its block's time) or after a cancellation
- * is LATE; anything else is a PAYMENT and counts, even if the watcher had already marked the
+ * it was paid is a REPEAT; one mined after the expiry (by its block's time) or recorded once the
+ * checkout was cancelled (whenever it was mined: cancelled is final) is LATE; anything else is a PAYMENT and counts, even if the watcher had already marked the
  * checkout EXPIRED (the payer paid in time; the chain was slower than the clock). A payment link may
  * still turn a PAYMENT into OVER_LIMIT (paymentAdmitted).
  */
@@ -71,19 +71,29 @@ export function paymentAdmitted(link: { paymentLimit: number | null; paymentsCon
   return link.paymentsConsumed + heldByOthers < link.paymentLimit;
 }
 
+/**
+ * Why a LATE deposit is late: mined after the expiry, or mined in time (perhaps before the
+ * cancellation) but recorded once the checkout was cancelled.
+ */
+export type LateCause = 'EXPIRED' | 'CANCELLED';
+
+export function lateCause(c: Pick<CheckoutModel, 'status' | 'expiresAt'>, blockTimestamp: Date): LateCause {
+  return c.status === 'CANCELLED' && blockTimestamp.getTime() <= c.expiresAt.getTime() ? 'CANCELLED' : 'EXPIRED';
+}
+
 /** An asset on a chain, as a deposit or a checkout names it. */
 export interface Denomination {
   symbol: string;
   chain: string;
 }
 
-/** Why a deposit of `kind` was not counted, in the merchant's words; null for a PAYMENT. */
-export function whyNotCounted(kind: CheckoutTransferKind, paid: Denomination, asked: Denomination): string | null {
+/** Why a deposit of `kind` was not counted, in the merchant's words; null for a PAYMENT. `late`: why a LATE one is. */
+export function whyNotCounted(kind: CheckoutTransferKind, paid: Denomination, asked: Denomination, late: LateCause = 'EXPIRED'): string | null {
   switch (kind) {
     case 'PAYMENT':
       return null;
     case 'LATE':
-      return 'Mined after the checkout expired or was cancelled';
+      return late === 'CANCELLED' ? 'The checkout was cancelled before this payment was recorded' : 'Mined after the checkout expired';
     case 'REPEAT':
       return 'Arrived after the checkout was paid';
     case 'WRONG_ASSET':

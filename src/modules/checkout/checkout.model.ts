@@ -40,8 +40,8 @@ export class CheckoutModel extends Model {
 }
 
 /**
- * PAYMENT counts towards the amount. None of the others counts: LATE came after expiry or
- * cancellation; REPEAT after it was paid; WRONG_ASSET is another asset on the checkout's chain;
+ * PAYMENT counts towards the amount. None of the others counts: LATE was mined after the expiry or
+ * recorded after a cancellation; REPEAT after it was paid; WRONG_ASSET is another asset on the checkout's chain;
  * WRONG_CHAIN arrived at the address on another chain; AML_FLAGGED came from a sanctioned sender;
  * OVER_LIMIT found the payment link with no payment left for it.
  */

@@ -11,7 +11,7 @@ registerEnumType(CheckoutStatus, {
 registerEnumType(CheckoutTransferKind, {
   name: 'CheckoutTransferKind',
   description:
-    "PAYMENT counts towards the amount; no other kind is counted, moves the status or consumes a link's payment. LATE: mined after the expiry (by block time) or after a cancellation. REPEAT: arrived after the checkout was paid. WRONG_ASSET: another asset on the checkout's chain. WRONG_CHAIN: sent to the address on another chain. AML_FLAGGED: the sender is on a sanctions list. OVER_LIMIT: the payment link had taken all its payments. Funds of every kind but AML_FLAGGED are swept to the settlement wallet for the merchant to refund; AML_FLAGGED funds stay held at the checkout address until an admin releases them.",
+    "PAYMENT counts towards the amount; no other kind is counted, moves the status or consumes a link's payment. LATE: mined after the expiry (by block time), or recorded after a cancellation (even if mined before it). REPEAT: arrived after the checkout was paid. WRONG_ASSET: another asset on the checkout's chain. WRONG_CHAIN: sent to the address on another chain. AML_FLAGGED: the sender is on a sanctions list. OVER_LIMIT: the payment link had taken all its payments. Funds of every kind but AML_FLAGGED are swept to the settlement wallet for the merchant to refund; AML_FLAGGED funds stay held at the checkout address until an admin releases them.",
 });
 
 registerEnumType(CheckoutTransferStatus, {

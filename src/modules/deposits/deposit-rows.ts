@@ -6,6 +6,13 @@ export async function chainTransferById(trx: Knex | Knex.Transaction, id: string
   return ChainTransferModel.query(trx).findById(id);
 }
 
+/** The block times of recorded chain transfers, by id (in the caller's transaction, which may have just recorded them). */
+export async function blockTimesOf(db: Knex | Knex.Transaction, ids: string[]): Promise<Map<string, Date>> {
+  if (!ids.length) return new Map();
+  const rows = await ChainTransferModel.query(db).whereIn('id', ids).select('id', 'blockTimestamp');
+  return new Map(rows.map((r) => [r.id, r.blockTimestamp]));
+}
+
 /** The number of the newest block the deposit watcher has scanned on a chain, or undefined before its first scan: the chain_cursors table is this module's. */
 export async function scannedBlockNumber(db: Knex | Knex.Transaction, blockchainId: string): Promise<number | undefined> {
   const cursor = await db('chain_cursors').where({ blockchainId }).first('blockNumber');

@@ -8,7 +8,7 @@ import type { ChainTransferHistoryService } from './chain-transfer-history.servi
 import type { NftHoldingsService } from './nft-holdings.service';
 
 export { flagDeposit, flaggedDeposit, flaggedDeposits, heldByAml, releaseFlaggedDeposit, unreleasedFlags } from './aml-holds';
-export { chainTransferColumn, chainTransferById, scannedBlockNumber } from './deposit-rows';
+export { blockTimesOf, chainTransferColumn, chainTransferById, scannedBlockNumber } from './deposit-rows';
 export type { DepositListener } from './chain-activity-recorder';
 
 // The row shape of a recorded chain transfer, for types only: other modules read the table through the functions above.

@@ -168,7 +168,7 @@ export class PaymentIntentService implements CheckoutOwner {
     const byIntent = new Map(checkouts.map((c) => [c.paymentIntentId!, c]));
     const checkoutViews = new Map((await this.desk.views(checkouts, trx)).map((v) => [v.id, v]));
     const transfers: CheckoutTransferModel[] = await this.desk.transfersOf(checkouts.map((c) => c.id), trx);
-    const transferViews = await this.desk.transferViews(transfers, new Map(checkouts.map((c) => [c.id, c])));
+    const transferViews = await this.desk.transferViews(transfers, new Map(checkouts.map((c) => [c.id, c])), trx);
     return rows.map((r) => {
       const checkout = byIntent.get(r.id)!;
       const { id: _id, status: checkoutStatus, createdAt: _c, updatedAt: _u, ...view } = checkoutViews.get(checkout.id)!;

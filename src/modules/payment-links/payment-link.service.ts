@@ -267,7 +267,7 @@ export class PaymentLinkService {
 
   async transferViews(rows: CheckoutTransferModel[], trx: Knex | Knex.Transaction = this.db): Promise<PaymentLinkTransferView[]> {
     const checkouts = new Map((await this.desk.byIds(rows.map((r) => r.checkoutId), trx)).map((c) => [c.id, c]));
-    const views = await this.desk.transferViews(rows, checkouts);
+    const views = await this.desk.transferViews(rows, checkouts, trx);
     return views.map((v) => ({ ...v, paymentLinkId: checkouts.get(v.checkoutId)!.paymentLinkId!, checkoutStatus: checkouts.get(v.checkoutId)!.status }));
   }
 

@@ -75,7 +75,7 @@ describe('payment intents through every status', () => {
       const res = await m.org.core.get(`/v1/payment/intents/${expiring.id}`);
       return res.body.data.transfers[0]?.status === 'CONFIRMED' && res.body.data;
     }, 30_000, 100);
-    expect(late).toMatchObject({ status: 'EXPIRED', amountReceived: '0', transfers: [{ kind: 'LATE', amount: '2' }] });
+    expect(late).toMatchObject({ status: 'EXPIRED', amountReceived: '0', transfers: [{ kind: 'LATE', amount: '2', notCountedReason: 'Mined after the checkout expired' }] });
 
     expect((await eventsOf(under.id, 'payment_intent.cancelled')).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.processing', 'payment_intent.underpaid', 'payment_intent.cancelled']);
     expect((await eventsOf(over.id, 'payment_intent.overpaid')).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.processing', 'payment_intent.overpaid']);
@@ -85,6 +85,34 @@ describe('payment intents through every status', () => {
     const listed = (await m.org.core.get(`/v1/payment/intents?status=CANCELLED&masterWalletId=${m.wallet.id}`)).body;
     expect(listed.data.map((i: any) => i.id).sort()).toEqual([under.id, untouched.id].sort());
   }, 90_000);
+
+  test('a top-up mined before an underpaid intent is cancelled but recorded after is LATE, and says it was the cancellation, not the expiry', async () => {
+    const intent = (await create({ amount: '10' })).body.data;
+    await pay(m, intent.depositAddress, '2.5');
+    await reaches(intent.id, 'UNDERPAID');
+    // The deposit watcher records a chain's blocks under its cursor's row lock: held here, the top-up
+    // is mined (in time, before the cancellation) but not recorded until the intent is cancelled.
+    const { db } = t.keel.platform;
+    const cursor = await db.transaction();
+    let topUp: string;
+    try {
+      await cursor('chain_cursors').where({ blockchainId: m.wallet.blockchainId }).forUpdate().first();
+      topUp = await pay(m, intent.depositAddress, '7.5');
+      const cancelled = await m.org.core.post(`/v1/payment/intents/${intent.id}/cancel`, { reason: 'out of stock' });
+      expect(cancelled.body.data).toMatchObject({ status: 'CANCELLED', amountReceived: '2.5', transfers: [{ kind: 'PAYMENT' }] });
+    } finally {
+      await cursor.rollback();
+    }
+    const recorded = await eventually(async () => {
+      const data = (await m.org.core.get(`/v1/payment/intents/${intent.id}`)).body.data;
+      return data.transfers.length === 2 && data;
+    }, 30_000, 100);
+    expect(recorded).toMatchObject({
+      status: 'CANCELLED',
+      amountReceived: '2.5',
+      transfers: [{ kind: 'PAYMENT', amount: '2.5' }, { txHash: topUp, kind: 'LATE', amount: '7.5', notCountedReason: 'The checkout was cancelled before this payment was recorded' }],
+    });
+  }, 60_000);
 
   test('validation, and another organisation gets 404 for every intent of this one', async () => {
     const intent = (await create({ amount: '1' })).body.data;

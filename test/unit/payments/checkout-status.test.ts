@@ -1,4 +1,4 @@
-import { classify, holdsPayment, paymentAdmitted, SIGHTING_GRACE_MS, statusOf, whyNotCounted } from '../../../src/modules/checkout/checkout-status';
+import { classify, holdsPayment, lateCause, paymentAdmitted, SIGHTING_GRACE_MS, statusOf, whyNotCounted } from '../../../src/modules/checkout/checkout-status';
 import type { CheckoutStatus } from '../../../src/modules/checkout/checkout.domain';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
@@ -99,9 +99,16 @@ describe('why a deposit is not counted', () => {
     ['WRONG_CHAIN', { symbol: 'USDC', chain: 'Dev chain B' }, 'Sent on Dev chain B: the checkout takes USDC on Dev chain A only'],
     ['AML_FLAGGED', usdcOnA, 'The sender is on a sanctions list: the funds are held at the checkout address for AML review'],
     ['OVER_LIMIT', usdcOnA, 'The payment link had already taken all its payments'],
-    ['LATE', usdcOnA, 'Mined after the checkout expired or was cancelled'],
+    ['LATE', usdcOnA, 'Mined after the checkout expired'],
     ['REPEAT', usdcOnA, 'Arrived after the checkout was paid'],
   ] as const)('%s', (kind, paid, expected) => {
     expect(whyNotCounted(kind, paid, usdcOnA)).toBe(expected);
+  });
+
+  test('a LATE deposit to a cancelled checkout mined before its expiry is late for the cancellation, not for the expiry', () => {
+    const cancelled = checkout({ status: 'CANCELLED' });
+    expect(whyNotCounted('LATE', usdcOnA, usdcOnA, lateCause(cancelled, EARLIER))).toBe('The checkout was cancelled before this payment was recorded');
+    expect(whyNotCounted('LATE', usdcOnA, usdcOnA, lateCause(cancelled, new Date(LATER.getTime() + 1_000)))).toBe('Mined after the checkout expired');
+    expect(lateCause(checkout({ status: 'UNDERPAID', expiresAt: EARLIER }), NOW)).toBe('EXPIRED');
   });
 });
