@@ -52,6 +52,8 @@ export class CheckoutDeposits implements DepositListener {
       const status = confirmed ? 'CONFIRMED' : 'CONFIRMING';
       const counted = Math.min(confirmations, required);
       const now = new Date();
+      // A transfer a reorg took back and the new fork included again is recorded again, in its own row: not a new transfer.
+      const recordedBefore = !!(await trx('checkout_transfers').where({ chainTransferId: deposit.id }).first('id'));
       const [row] = await trx('checkout_transfers')
         .insert({
           organizationId: deposit.organizationId,
@@ -68,7 +70,6 @@ export class CheckoutDeposits implements DepositListener {
           confirmations: counted,
           requiredConfirmations: required,
         })
-        // A transfer a reorg took back and the new fork included again is recorded again.
         .onConflict('chain_transfer_id')
         .merge({ kind, status, blockNumber: deposit.blockNumber, confirmations: counted, requiredConfirmations: required, updatedAt: now })
         .returning('*');
@@ -78,7 +79,7 @@ export class CheckoutDeposits implements DepositListener {
       // What the head showed at the address was this deposit (a held one of the checkout's asset), not a payment.
       else if (checkout.status === 'DETECTED' && deposit.assetId === checkout.assetId && deposit.blockchainId === checkout.blockchainId) checkout = await this.desk.update(trx, checkout, { seenRaw: '0' });
       byAddress.set(checkout.addressId, checkout);
-      await this.desk.transferChanged(trx, checkout, transfer, true);
+      await this.desk.transferChanged(trx, checkout, transfer, !recordedBefore);
       if (confirmed) await this.sweep(trx, transfer);
     }
   }

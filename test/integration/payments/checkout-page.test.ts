@@ -3,7 +3,8 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, Browser, Page } from 'playwright-core';
-import { mine, revert, snapshot } from '../../support/chain-controls';
+import { ethers } from 'ethers';
+import { mine, mineTo, revert, snapshot } from '../../support/chain-controls';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
 import { fundFromFaucet } from '../../../src/platform/chain/faucet';
@@ -244,5 +245,41 @@ describe('the hosted checkout page in a real browser', () => {
     await eventually(async () => (await sessionOf()).status === 'PAID', 20_000, 100);
     expect((await transfersOf()).map((x: any) => x.status).sort()).toEqual(['CONFIRMED', 'REVERTED']);
     expect((await org.core.get(`/v1/payment/links/${link.id}`)).body.data.paymentsConsumed).toBe(1);
+  }, 60_000);
+
+  test('a payment a reorg reverts and the new fork includes again is the same payment-link transfer, reported created once', async () => {
+    const { org, blockchainId, chain, t } = own;
+    const wallet = (await org.core.post('/v1/master-wallets', { blockchainId, name: 'Fork shop' })).body.data;
+    const link = (await org.core.post('/v1/payment/links', { name: 'Fork-proof', currency: 'USD', amount: '3', evmSettlementWalletId: wallet.id })).body.data;
+    const session = (await new ApiClient(t.coreUrl, {}).post(`/v1/checkout/links/${link.slug}/sessions`, { blockchainId, assetId: own.assets.USDC.id })).body.data;
+    const transfersOf = async () => (await org.core.get(`/v1/payment/links/${link.id}/transfers`)).body.data;
+    const provider = new ethers.JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true });
+
+    const before = await snapshot(chain.rpcUrl);
+    const paid = (await org.core.post('/v1/dev/faucet', { blockchainId, address: session.depositAddress, asset: 'USDC', amount: '3' })).body.data.txHash;
+    const signed = ethers.Transaction.from((await provider.getTransaction(paid))!).serialized;
+    await mine(chain.rpcUrl, 1);
+    await eventually(async () => (await transfersOf())[0]?.status === 'CONFIRMING', 20_000, 100);
+    const oldHead = await provider.getBlockNumber();
+
+    // Another fork from before the payment: another block first, then the same signed payment, then
+    // past the old head (one block a call after the revert).
+    await revert(chain.rpcUrl, before);
+    await fundFromFaucet(chain.rpcUrl, devChainAccount(1).privateKey, { to: devChainAccount(7).address, amount: '1' });
+    expect(await provider.send('eth_sendRawTransaction', [signed])).toBe(paid);
+    await mineTo(chain.rpcUrl, oldHead + 1);
+    // Reverted, then recorded again on the new fork: the same transfer, confirming again, then paid.
+    const updates = async () =>
+      (await t.keel.platform.db('outbox_events').whereIn('type', ['payment_link_transfer.created', 'payment_link_transfer.updated']).orderBy('sequence').select('envelope'))
+        .map((r: { envelope: any }) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope))
+        .filter((e: any) => e.data.paymentLinkId === link.id);
+    await eventually(async () => (await updates()).some((e: any, i: number, all: any[]) => all.slice(0, i).some((p: any) => p.data.status === 'REVERTED') && e.data.status !== 'REVERTED'), 20_000, 100);
+    await mine(chain.rpcUrl, 4);
+    await eventually(async () => (await transfersOf())[0]?.status === 'CONFIRMED', 20_000, 100);
+    expect(await transfersOf()).toMatchObject([{ txHash: paid, kind: 'PAYMENT', status: 'CONFIRMED' }]);
+    const reported = await updates();
+    expect(reported.filter((e: any) => e.type === 'payment_link_transfer.created')).toHaveLength(1);
+    expect(new Set(reported.map((e: any) => e.data.id)).size).toBe(1);
+    expect(reported.map((e: any) => e.data.status)).toContain('REVERTED');
   }, 60_000);
 });
