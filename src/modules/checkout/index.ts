@@ -10,6 +10,7 @@ export { CheckoutDesk, assetRef, chainRef } from './checkout-desk';
 export type { AssetRef, ChainRef, CheckoutOwner, CheckoutTransferView, CheckoutView } from './checkout-desk';
 export { qrSvg } from './checkout-qr';
 export { SIGHTING_GRACE_MS, paymentAdmitted } from './checkout-status';
+export { askedUnits } from './checkout-amount';
 export { paymentsHeld } from './payments-held';
 export { openCheckouts } from './address-retirement';
 export { SETTLED_STATUSES } from './checkout.model';

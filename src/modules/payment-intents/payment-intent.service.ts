@@ -4,13 +4,12 @@ import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
-import { parseUnits } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains';
 import type { MasterWalletService } from '../wallets';
 import type { CheckoutDesk, CheckoutOwner, CheckoutTransferView, CheckoutView } from '../checkout';
-import { CheckoutStatus, type CheckoutModel, type CheckoutTransferModel } from '../checkout';
+import { askedUnits, CheckoutStatus, type CheckoutModel, type CheckoutTransferModel } from '../checkout';
 import { PaymentIntentModel } from './payment-intent.model';
 import type { PaymentIntentStatus } from './payment-intent.domain';
 
@@ -86,8 +85,7 @@ export class PaymentIntentService implements CheckoutOwner {
     const wallet = await this.wallets.row(organizationId, input.masterWalletId);
     if (!wallet.isActive) throw KeelError.invalidField('masterWalletId', 'the master wallet is deactivated');
     if (!(await this.wallets.enabledChainIds(wallet.id)).includes(asset.blockchainId)) throw new KeelError('INVALID_NETWORK', `The master wallet is not enabled on ${asset.blockchain.name}`);
-    const expectedRaw = parseUnits(input.amount, asset.decimals);
-    if (expectedRaw === null || expectedRaw <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${asset.decimals} decimals`);
+    const expectedRaw = askedUnits(input.amount, asset);
     const ttl = input.expiresInSeconds ?? this.defaultTtlSeconds;
     if (ttl < MIN_EXPIRY_SECONDS || ttl > MAX_EXPIRY_SECONDS) throw KeelError.invalidField('expiresInSeconds', `must be between ${MIN_EXPIRY_SECONDS} and ${MAX_EXPIRY_SECONDS}`);
 

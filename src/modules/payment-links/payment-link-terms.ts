@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import { parseUnits } from '../../platform/decimal';
+import { askedUnits } from '../checkout';
 import type { AssetModel, ChainService } from '../chains';
 import type { MasterWalletService, MasterWalletModel } from '../wallets';
 
@@ -54,12 +54,7 @@ export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: Mas
     assets = onChains.filter((a) => paysCurrency(a.symbol, input.currency));
     if (!assets.length) throw KeelError.invalidField('allowedAssetIds', `no asset on the allowed blockchains pays ${input.currency}; name the assets`);
   }
-  if (input.amount !== null) {
-    for (const a of assets) {
-      const units = parseUnits(input.amount, a.decimals);
-      if (units === null || units <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${a.decimals} decimals (${a.symbol})`);
-    }
-  }
+  if (input.amount !== null) for (const a of assets) askedUnits(input.amount, a);
   return { wallet, solanaWallet, allowedBlockchainIds: [...new Set(assets.map((a) => a.blockchainId))].filter((id) => allowed.includes(id)), allowedAssetIds: assets.map((a) => a.id) };
 }
 

@@ -1,19 +1,18 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
-import { normalizeDecimal, parseUnits } from '../../platform/decimal';
+import { normalizeDecimal } from '../../platform/decimal';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { ChainService } from '../chains';
 import type { MasterWalletService } from '../wallets';
 import type { AssetRef, ChainRef, CheckoutDesk, CheckoutView } from '../checkout';
-import { assetRef, chainRef, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg, type CheckoutModel } from '../checkout';
+import { askedUnits, assetRef, chainRef, CheckoutTransferKind, CheckoutTransferStatus, SETTLED_STATUSES, qrSvg, type CheckoutModel } from '../checkout';
 import { PaymentLinkModel } from './payment-link.model';
 import { paymentsHeld } from '../checkout';
 
 const LINK = 'Payment link';
 const SESSION = 'Checkout session';
 /** One above the largest amount a chain can carry (uint256), in the smallest unit. */
-const MAX_UINT256 = 2n ** 256n;
 
 /** What a payer sees of a link: never the organisation, the wallets, the metadata or the counts. */
 export interface PublicLinkView {
@@ -119,10 +118,7 @@ export class PublicCheckoutService {
       if (typeof input.amount !== 'string') throw KeelError.invalidField('amount', 'must be a decimal string');
       amount = input.amount;
     }
-    const expectedRaw = parseUnits(amount, asset.decimals);
-    // The record holds 78 digits of the smallest unit (uint256's range): a longer amount is the payer's mistake, not a server error.
-    if (expectedRaw !== null && expectedRaw >= MAX_UINT256) throw KeelError.invalidField('amount', 'is too large');
-    if (expectedRaw === null || expectedRaw <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${asset.decimals} decimals`);
+    const expectedRaw = askedUnits(amount, asset);
     const ttlEnd = Date.now() + this.ttlSeconds * 1000;
     const expiresAt = new Date(link.expiresAt ? Math.min(ttlEnd, link.expiresAt.getTime()) : ttlEnd);
 

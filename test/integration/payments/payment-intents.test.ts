@@ -114,6 +114,17 @@ describe('payment intents through every status', () => {
     });
   }, 60_000);
 
+  test('an amount is asked for in base units within uint256: the largest is a payable request, one base unit more is 422 "is too large"', async () => {
+    const dai = (await m.org.core.get(`/v1/assets?blockchainId=${m.wallet.blockchainId}&symbol=DAI`)).body.data[0];
+    const largest = 2n ** 256n - 1n;
+    const inDai = (units: bigint) => `${units / 10n ** 18n}.${(units % 10n ** 18n).toString().padStart(18, '0')}`;
+    const fits = await create({ assetId: dai.id, amount: inDai(largest) });
+    expect(fits.status).toBe(201);
+    expect(fits.body.data.paymentUri).toMatch(new RegExp(`&uint256=${largest}$`));
+    const over = await create({ assetId: dai.id, amount: inDai(largest + 1n) });
+    expect([over.status, over.body.error.details.fields]).toEqual([422, [{ field: 'amount', error: 'is too large' }]]);
+  });
+
   test('validation, and another organisation gets 404 for every intent of this one', async () => {
     const intent = (await create({ amount: '1' })).body.data;
     for (const [method, path] of [['GET', `/v1/payment/intents/${intent.id}`], ['POST', `/v1/payment/intents/${intent.id}/cancel`]]) {

@@ -343,6 +343,11 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect(noAsset.body.error.details.fields[0].field).toBe('allowedAssetIds');
     const tooPrecise = await m.org.core.post('/v1/payment/links', { name: 'Dust', currency: 'USD', amount: '0.0000001', evmSettlementWalletId: m.wallet.id });
     expect(tooPrecise.body.error.details.fields[0].field).toBe('amount');
+    // A fixed amount beyond uint256 in one allowed asset's base units (DAI's 18 decimals) is no payable link.
+    const dai = (await m.org.core.get(`/v1/assets?blockchainId=${m.wallet.blockchainId}&symbol=DAI`)).body.data[0];
+    const tooLarge = await m.org.core.post('/v1/payment/links', { name: 'Everything', currency: 'USD', amount: `2${'0'.repeat(59)}`, evmSettlementWalletId: m.wallet.id, allowedAssetIds: [m.usdc.id, dai.id] });
+    expect([tooLarge.status, tooLarge.body.error.details.fields]).toEqual([422, [{ field: 'amount', error: 'is too large' }]]);
+    expect((await m.org.core.request('PUT', `/v1/payment/links/${a.id}`, { body: { amount: `2${'0'.repeat(59)}`, allowedAssetIds: [dai.id] } })).body.error.details.fields).toEqual([{ field: 'amount', error: 'is too large' }]);
     const badUrl = await m.org.core.post('/v1/payment/links', { name: 'X', currency: 'USD', evmSettlementWalletId: m.wallet.id, redirectUrl: 'javascript:alert(1)' });
     expect(badUrl.status).toBe(422);
 
