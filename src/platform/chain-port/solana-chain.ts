@@ -29,12 +29,14 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   Signature,
+  Slot,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_CLEANED_UP,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_HISTORY_NOT_AVAILABLE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED,
   SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
   SOLANA_ERROR__TRANSACTION__FAILED_WHEN_SIMULATING_TO_ESTIMATE_COMPUTE_LIMIT,
@@ -282,11 +284,17 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     }
   }
 
+  /**
+   * Behind a load balancer every request may reach another node, one of them lagging: a signature
+   * "not found" shows that a transaction never landed only on the word of a node that had reached the
+   * finalized slot past the transaction's validity. So the finalized slot and block height are read
+   * first, together (one answer, one node), and the status answer's own slot (its context) must reach
+   * that slot; else it is `pending`, and a later step asks again (sending the same transaction again is
+   * harmless; preparing a new one could pay twice).
+   */
   async outcome(prepared: PreparedTransfer): Promise<TransferOutcome> {
-    // The height first: once the finalized chain is past the transaction's last valid block height,
-    // a signature not found then can never land (checked in the other order it could have landed between).
-    const finalHeight = Number(await this.rpc.getBlockHeight({ commitment: 'finalized' }).send());
-    const { value } = await this.rpc.getSignatureStatuses([prepared.txId as Signature], { searchTransactionHistory: true }).send();
+    const final = await this.rpc.getEpochInfo({ commitment: 'finalized' }).send();
+    const { context, value } = await this.rpc.getSignatureStatuses([prepared.txId as Signature], { searchTransactionHistory: true }).send();
     const status = value[0];
     if (status) {
       const finality: Finality = status.confirmationStatus === 'finalized' ? 'final' : status.confirmationStatus === 'confirmed' ? 'confirmed' : 'seen';
@@ -294,35 +302,47 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       const cost = finality === 'final' ? await this.costOf(prepared) : undefined;
       return cost ? { ...landed, cost } : landed;
     }
-    if (prepared.validThrough === null || finalHeight <= prepared.validThrough) return { state: 'pending' };
-    const unproven = await this.whyAbsenceUnproven(prepared, prepared.validThrough);
-    return unproven ? { state: 'undetermined', reason: unproven } : { state: 'expired' };
+    // The finalized block at `root` is past the last valid block height: every slot the transaction could land in is below it.
+    if (prepared.validThrough === null || Number(final.blockHeight) <= prepared.validThrough) return { state: 'pending' };
+    const root = Number(final.absoluteSlot);
+    if (Number(context.slot) < root) return { state: 'pending' };
+    return this.absence(prepared, prepared.validThrough, root, Number(context.slot));
   }
 
   /**
-   * Why the node's not finding a signature does not show that its transaction never landed, or null
-   * when it does: its status cache still covers every slot the transaction could have landed in, or
-   * its transaction history (which getSignatureStatuses searched) reaches back to them. A node
-   * without history answers "not found" for a landed transaction as soon as its status cache forgets
-   * it (a worker down for minutes, a pruned ledger), and a replacement would pay twice. Read after
-   * the status: the finalized slot and the first block kept only grow.
+   * What a signature not found means once its transaction can no longer land: `expired` when the
+   * node can show it never landed, its status cache still covering every slot it could have landed
+   * in, or its transaction history (which getSignatureStatuses searched) reaching back to them;
+   * else `undetermined`. A node without history answers "not found" for a landed transaction as soon
+   * as its status cache forgets it (a worker down for minutes, a pruned ledger), and a replacement
+   * would pay twice. `root` is the finalized slot past the transaction's validity, `seenAt` the slot
+   * the status was read at (at or above it, and above the answering node's own root, from which its
+   * status cache reaches back). A node asked next that is behind `root` is no witness: `pending`.
    */
-  private async whyAbsenceUnproven(prepared: PreparedTransfer, validThrough: number): Promise<string | null> {
+  private async absence(prepared: PreparedTransfer, validThrough: number, root: number, seenAt: number): Promise<TransferOutcome> {
     // A block's slot is never below its height: a lower bound for a line recorded without its slot.
     const from = prepared.validFrom ?? Math.max(0, validThrough - MAX_PROCESSING_AGE);
-    const root = Number(await this.rpc.getSlot({ commitment: 'finalized' }).send());
-    if (root - from <= STATUS_CACHE_SLOTS) return null;
+    if (seenAt - from <= STATUS_CACHE_SLOTS) return { state: 'expired' };
     const firstKept = Number(await this.rpc.getFirstAvailableBlock().send());
-    const served = firstKept <= from ? await this.servesHistory(prepared) : true;
-    if (firstKept <= from && served) return null;
+    let served = true;
+    try {
+      if (firstKept <= from) served = await this.servesHistory(prepared, root);
+    } catch (e) {
+      if (isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED)) return { state: 'pending' };
+      throw e;
+    }
+    if (firstKept <= from && served) return { state: 'expired' };
     const missing = served ? `its ledger begins at slot ${firstKept}` : 'it does not serve transaction history';
-    return `the node cannot show whether transaction ${prepared.txId} landed: its blockhash is of slot ${from}, ${missing}, and its status cache no longer reaches that slot; point the cluster's RPC at a node whose transaction history does (the transfer is neither sent again nor replaced until then)`;
+    return {
+      state: 'undetermined',
+      reason: `the node cannot show whether transaction ${prepared.txId} landed: its blockhash is of slot ${from}, ${missing}, and its status cache no longer reaches that slot; point the cluster's RPC at a node whose transaction history does (the transfer is neither sent again nor replaced until then)`,
+    };
   }
 
   /** Whether the node serves transaction history (asked of the transaction's fee payer; a node without it refuses). */
-  private async servesHistory(prepared: PreparedTransfer): Promise<boolean> {
+  private async servesHistory(prepared: PreparedTransfer, root: number): Promise<boolean> {
     try {
-      await this.rpc.getSignaturesForAddress(feePayerOf(prepared.raw), { limit: 1, commitment: 'finalized' }).send();
+      await this.rpc.getSignaturesForAddress(feePayerOf(prepared.raw), { limit: 1, commitment: 'finalized', minContextSlot: BigInt(root) as Slot }).send();
       return true;
     } catch (e) {
       if (isSolanaError(e, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_HISTORY_NOT_AVAILABLE)) return false;
