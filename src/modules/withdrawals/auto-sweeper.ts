@@ -3,7 +3,7 @@ import { toUnitsFloor } from '../../platform/decimal';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
 import type { AssetView, ChainNetworks, ChainService, SolanaNetwork } from '../chains';
-import { TransferRefused } from '../../platform/chain-port/chain-port';
+import { RecipientRefused, TransferRefused, type FeeEstimate } from '../../platform/chain-port/chain-port';
 import { sweepDestinationAllowed } from '../wallets';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { DepositListener, ChainTransferModel } from '../deposits';
@@ -206,7 +206,18 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
       if (left > 0n && left < rentExempt) return NOTHING;
       return arranged(await this.transfers.enqueue(trx, source, deposit.blockchainId, 'sweep', [{ asset, recipient: destination, rawAmount: available - estimate.fee }]));
     }
-    const estimate = await port.estimateTransfer(source.address, { to: destination, asset: chainAsset(asset), amount: available }).catch((e) => (e instanceof TransferRefused ? null : Promise.reject(e)));
+    let estimate: FeeEstimate | null;
+    try {
+      estimate = await port.estimateTransfer(source.address, { to: destination, asset: chainAsset(asset), amount: available });
+    } catch (e) {
+      if (!(e instanceof TransferRefused)) throw e;
+      // A destination that cannot take the token (a token account of another mint, a mint): never swept there.
+      if (e instanceof RecipientRefused) {
+        this.logger.warn({ addressId: source.addressId, err: e.message }, 'auto-sweep skipped: the destination cannot receive this token');
+        return NOTHING;
+      }
+      estimate = null;
+    }
     // Without SOL the sweep cannot be simulated: a fee budget, and the rent of the destination's token account in case it has none.
     const accountCreation = estimate ? estimate.accountCreation : await port.rpc.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE).send();
     const fee = estimate ? estimate.fee * GAS_HEADROOM : SOLANA_FEE_BUDGET;

@@ -4,12 +4,13 @@ import type { Logger } from '../../platform/logger';
 import type { Failpoints } from '../../platform/failpoints';
 import { KeelError } from '../../platform/errors';
 import { formatScaled } from '../../platform/decimal';
-import { PreparedTransfer, PreparedTransferStore, sendOnce, TransferRefused } from '../../platform/chain-port/chain-port';
+import { PreparedTransfer, PreparedTransferStore, RecipientRefused, sendOnce, TransferRefused } from '../../platform/chain-port/chain-port';
 import type { ChainNetworks, ChainService, SolanaNetwork } from '../chains';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import { inFlightByAsset } from './in-flight';
 import { chainAsset } from '../../platform/chain-port/chain-port';
 import { moveLine, recordedBlock } from './sending-item';
+import { invalidRecipient } from './transfer-families';
 import type { SendingItem } from './sending-item';
 import type { PricedLine } from './transfer.domain';
 
@@ -230,6 +231,7 @@ export async function ensureSolanaFunds(db: Knex, wallet: SendingWallet, network
       fees += estimate.fee + estimate.accountCreation;
     } catch (e) {
       if (!(e instanceof TransferRefused)) throw e;
+      if (e instanceof RecipientRefused) throw invalidRecipient(`assets.${i}.recipient`, `assets.${i}.recipient: ${e.message}`);
       throw KeelError.invalidField(`assets.${i}.amount`, `the cluster would refuse this transfer: ${e.message}`);
     }
   }

@@ -28,7 +28,12 @@ export function transferChain(networks: ChainNetworks, blockchainId: string): Tr
 export function recipientOn(chain: { isEvmCompatible: boolean }, text: string, field: string): string {
   if (chain.isEvmCompatible) return checksummedAddress(text, field);
   if (typeof text === 'string' && isAddress(text)) return text;
-  throw new KeelError('INVALID_ADDRESS', `${field} is not a valid Solana address (base58 of 32 bytes)`, { fields: [{ field, error: 'INVALID_FIELD' }] });
+  throw invalidRecipient(field, `${field} is not a valid Solana address (base58 of 32 bytes)`);
+}
+
+/** 400 INVALID_ADDRESS naming the recipient's field. */
+export function invalidRecipient(field: string, message: string): KeelError {
+  return new KeelError('INVALID_ADDRESS', message, { fields: [{ field, error: 'INVALID_FIELD' }] });
 }
 
 /** The decimals of the native coin a line's fee is paid in (ETH and the like: 18; SOL: 9). */

@@ -1,11 +1,11 @@
 import { KeelError } from '../../platform/errors';
 import { formatScaled } from '../../platform/decimal';
-import { TransferRefused } from '../../platform/chain-port/chain-port';
+import { RecipientRefused, TransferRefused } from '../../platform/chain-port/chain-port';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallets } from '../wallets';
 import { priceLines } from './transfer-lines';
 import { chainAsset } from '../../platform/chain-port/chain-port';
-import { feeDecimals } from './transfer-families';
+import { feeDecimals, invalidRecipient } from './transfer-families';
 import type { GasEstimateView, TransferLine } from './transfer.domain';
 
 /**
@@ -29,6 +29,7 @@ export class TransferGasEstimates {
         sending.port.estimateTransfer(wallet.address, { to: l.recipient, asset: chainAsset(l.asset, l.tokenId), amount: l.rawAmount }).catch((e: unknown) => {
           if (e instanceof KeelError) throw e;
           if (!(e instanceof TransferRefused)) throw new KeelError('UPSTREAM_ERROR', "The chain's node did not answer the gas estimate; try again shortly");
+          if (e instanceof RecipientRefused) throw invalidRecipient(`assets.${i}.recipient`, `assets.${i}.recipient: ${e.message}`);
           throw new KeelError('INSUFFICIENT_FUNDS', `assets.${i}: the chain refuses this transfer from ${wallet.address} (balance too low?): ${e.message}`, { fields: [{ field: `assets.${i}`, error: 'INVALID_FIELD' }] });
         }),
       ),

@@ -4,7 +4,7 @@ import { Ids } from '../../platform/ids';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallet } from '../wallets';
 import { isNftStandard, NftStandard } from '../chains';
-import { recipientOn, transferChain, TransferChain } from './transfer-families';
+import { invalidRecipient, recipientOn, transferChain, TransferChain } from './transfer-families';
 import type { PricedLine, TransferLine } from './transfer.domain';
 
 /** Resolves a request's lines to assets and base-unit amounts; every line must be on one chain the wallet is enabled on. */
@@ -28,7 +28,7 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
   const toItself = chain.family === 'solana' ? lines.findIndex((l) => l.recipient === wallet.address) : -1;
   if (toItself >= 0) {
     const field = `assets.${toItself}.recipient`;
-    throw new KeelError('INVALID_ADDRESS', `${field} is the sending address itself: on Solana such a transfer moves nothing`, { fields: [{ field, error: 'INVALID_FIELD' }] });
+    throw invalidRecipient(field, `${field} is the sending address itself: on Solana such a transfer moves nothing`);
   }
   return { chain, lines };
 }

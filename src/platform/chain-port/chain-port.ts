@@ -111,6 +111,13 @@ export class ChainMovedError extends Error {}
 /** A transfer the chain refuses before it could land (it would fail: funds short, ...): nothing was sent, nothing charged. */
 export class TransferRefused extends Error {}
 
+/**
+ * A transfer refused for its recipient, which cannot take the asset as a wallet would (Solana: an
+ * account of a token program that is not a token account of the mint, or one of the sender's own):
+ * nothing was sent. A caller names the recipient field in its 400 INVALID_ADDRESS.
+ */
+export class RecipientRefused extends TransferRefused {}
+
 export interface TransferRequest {
   to: string;
   asset: ChainAsset;

@@ -52,8 +52,8 @@ import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, getTransferSolInstruction, g
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { createHash } from 'node:crypto';
-import { TransferRefused, type BlockAt, type ChainAsset, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
-import { SplTokenFacts, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, decodeMetaplexMetadata, decodeMint, metaplexMetadataAddress } from './spl-token-facts';
+import { RecipientRefused, TransferRefused, type BlockAt, type ChainAsset, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
+import { SplTokenFacts, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, decodeMetaplexMetadata, decodeMint, decodeTokenAccount, metaplexMetadataAddress } from './spl-token-facts';
 
 export { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SplTokenFacts };
 
@@ -393,9 +393,8 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       const mint = address(request.asset.address);
       const tokenProgram = await this.tokenProgramOf(mint);
       const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram });
-      const [destination] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram });
-      const existing = await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send();
-      if (!existing.value) {
+      const { account: destination, create } = await this.tokenDestination(payer.address, to, mint, tokenProgram);
+      if (create) {
         // The recipient's associated token account is created in the same transaction, its rent paid by the sender.
         const size = tokenProgram === TOKEN_PROGRAM ? TOKEN_ACCOUNT_SIZE : TOKEN_ACCOUNT_SIZE + 5n; // Token-2022 adds ImmutableOwner
         accountCreation = await this.rpc.getMinimumBalanceForRentExemption(size).send();
@@ -423,6 +422,24 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     const instructions = [getSetComputeUnitLimitInstruction({ units }), getSetComputeUnitPriceInstruction({ microLamports: price }), ...transfer];
     const fee = LAMPORTS_PER_SIGNATURE + (price * BigInt(units) + 999_999n) / 1_000_000n;
     return { instructions, fee: { fee, accountCreation, nativeNeeded: (request.asset.kind === 'native' ? request.amount : 0n) + fee + accountCreation, units: BigInt(units) } };
+  }
+
+  /**
+   * Where a token transfer to `to` goes: `to` itself when it is a token account of the mint (as
+   * wallets do), else the associated token account of `to` as a wallet (`create`: it has none yet).
+   * Any other account of a token program (a mint, a token account of another mint, a multisig) is
+   * refused: an associated token account made for it would be owned by an address no one signs for,
+   * and the tokens lost. So is a token account of the sender itself: nothing would move. An address
+   * of no token program (a wallet, a program-derived vault) is a wallet.
+   */
+  private async tokenDestination(from: Address, to: Address, mint: Address, tokenProgram: Address): Promise<{ account: Address; create: boolean }> {
+    const [associated] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram });
+    const [recipient, existing] = await this.accounts([to, associated]);
+    if (!recipient || (recipient.owner !== TOKEN_PROGRAM && recipient.owner !== TOKEN_2022_PROGRAM)) return { account: associated, create: !existing };
+    const held = decodeTokenAccount(recipient.owner, recipient.data);
+    if (!held || held.mint !== mint) throw new RecipientRefused(`${to} is an account of the token program that is not a wallet nor a token account of ${mint} (a mint, or a token account of another mint): tokens sent to it would be lost`);
+    if (held.owner === from) throw new RecipientRefused(`${to} is a token account of the sending address itself: such a transfer moves nothing`);
+    return { account: to, create: false };
   }
 
   private async priorityFee(written: Address[]): Promise<bigint> {

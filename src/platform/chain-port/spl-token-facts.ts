@@ -4,7 +4,7 @@
  * Metaplex token-metadata account of the mint. Neither: empty strings. The strings are the token
  * creator's: control characters are dropped and each is cut at MAX_METADATA_CHARS.
  */
-import { Address, address, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
+import { Address, address, getAddressDecoder, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 
 export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
 export const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
@@ -37,6 +37,24 @@ export function decodeMint(owner: string, data: Uint8Array): { decimals: number;
   const decimals = data[44];
   const metadata = owner === TOKEN_2022_PROGRAM ? token2022Metadata(data) : undefined;
   return metadata ? { decimals, metadata } : { decimals };
+}
+
+/** Token-2022 keeps no account or mint at the multisig's size (it pads them), so that size is a multisig's. */
+const MULTISIG_SIZE = 355;
+const TOKEN_ACCOUNT_SIZE = 165;
+const ACCOUNT_TYPE_ACCOUNT = 2;
+
+/**
+ * The mint and owner of an initialised token account of the Token or Token-2022 program; null for
+ * anything else (a mint, a multisig, an account of another program).
+ */
+export function decodeTokenAccount(owner: string, data: Uint8Array): { mint: Address; owner: Address } | null {
+  if (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) return null;
+  const isAccount = data.length === TOKEN_ACCOUNT_SIZE || (owner === TOKEN_2022_PROGRAM && data.length > TOKEN_ACCOUNT_SIZE && data.length !== MULTISIG_SIZE && data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_ACCOUNT);
+  // Its state at byte 108: 1 initialised, 2 frozen (0: not initialised).
+  if (!isAccount || (data[108] !== 1 && data[108] !== 2)) return null;
+  const decoder = getAddressDecoder();
+  return { mint: decoder.decode(data.subarray(0, 32)), owner: decoder.decode(data.subarray(32, 64)) };
 }
 
 /** The TokenMetadata extension's name and symbol (after its update authority and mint), from the mint's TLV entries. */

@@ -4,7 +4,9 @@
  * paid by the sender and charged as the line's fee) each sent once and followed to finalized, the
  * balances on chain and in the custody ledger checked; a transfer held for approval, approved and
  * sent, another rejected and refunded; an over-policy amount, a recipient outside the allow-list and
- * invalid addresses refused with the spec's envelope; another organisation gets 404. Auto-sweep: a
+ * invalid addresses refused with the spec's envelope; another organisation gets 404; USDC to a token
+ * account: another's of the mint paid directly, the wallet's own, a mint and another mint's refused
+ * (nothing lands in a token account of a token account), a multisig vault a wallet. Auto-sweep: a
  * USDC deposit into an address without SOL swept after the master wallet tops it up (the sweep waits
  * for the top-up to be finalized), balances on chain and in the ledger right, swept once across a
  * restart of Keel; a SOL deposit swept less its fee, the address left empty; a dust deposit into a
@@ -13,7 +15,7 @@
  * solana-aml.test.ts; a paid checkout swept: payments/solana-checkout.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import { address, generateKeyPairSigner } from '@solana/kit';
+import { address, generateKeyPairSigner, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
@@ -205,6 +207,55 @@ test('the security policy: over the cap and outside the allow-list refused, inva
   expect(done.status).toBe('CONFIRMED');
   expect(await chain.balance(allowed, { kind: 'native' }, 'final')).toBe(500_000_000n);
   expect(await chain.rpc.getSignaturesForAddress(address(allowed)).send()).toHaveLength(1);
+});
+
+test("USDC to a token account: another's USDC account is paid directly; the wallet's own, a mint, another mint's account refused; a program-derived vault is a wallet; nothing lands in a token account of a token account", async () => {
+  const wallet = await solanaWallet();
+  await fund(wallet.walletAddress, '2');
+  await fund(wallet.walletAddress, '100', 'USDC');
+  const mint = address(USDC.address);
+  const usdc = { kind: 'token', address: USDC.address, decimals: 6 } as const;
+  const ataOf = async (owner: string, ofMint = mint) => (await findAssociatedTokenPda({ owner: address(owner), mint: ofMint, tokenProgram: TOKEN_PROGRAM }))[0];
+  const exists = async (account: string) => (await chain.rpc.getAccountInfo(address(account), { encoding: 'base64', commitment: 'confirmed' }).send()).value !== null;
+  const send = (recipient: string) => org.core.post(`/v1/master-wallets/${wallet.id}/transfer`, { assets: [{ assetId: assets.USDC.id, recipient, amount: '10' }] });
+
+  // Another user with a USDC account (its associated one) and a USDT one.
+  const bob = await newRecipient();
+  await fundFromSolanaFaucet(devnet.rpcUrl, { to: bob, amount: 1_000_000n, mint: { address: USDC.address, decimals: 6 } });
+  const usdt = DEVNET_MINTS.find((m) => m.symbol === 'USDT')!;
+  await fundFromSolanaFaucet(devnet.rpcUrl, { to: bob, amount: 1_000_000n, mint: { address: usdt.address, decimals: 6 } });
+  const bobUsdc = await ataOf(bob);
+  const bobUsdt = await ataOf(bob, address(usdt.address));
+  await eventually(async () => (await chain.balance(bob, usdc, 'confirmed')) === 1_000_000n && (await exists(bobUsdt)), 30_000);
+
+  // (a) To bob's USDC account: paid into it, as wallets do; no account is created, no rent charged.
+  const paid = await send(bobUsdc);
+  expect(paid.status).toBe(201);
+  const done = await settled(paid.body.data.id);
+  expect(done).toMatchObject({ status: 'CONFIRMED', items: [{ recipient: bobUsdc, amount: '10' }] });
+  expect(await chain.balance(bob, usdc, 'final')).toBe(11_000_000n);
+  expect(lamports(done.items[0].gasFee)).toBeLessThan(await chain.rpc.getMinimumBalanceForRentExemption(165n).send());
+  expect(await exists(await ataOf(bobUsdc))).toBe(false);
+
+  // (b) the wallet's own USDC account, (c) the mint, (d) a token account of another mint: 400 naming the field, nothing sent.
+  for (const recipient of [await ataOf(wallet.walletAddress), USDC.address, bobUsdt]) {
+    const refused = await send(recipient);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'INVALID_ADDRESS', details: { fields: [{ field: 'assets.0.recipient', error: 'INVALID_FIELD' }] } });
+    expect(await exists(await ataOf(recipient))).toBe(false);
+  }
+  const estimate = await org.core.post(`/v1/master-wallets/${wallet.id}/transfer/estimate-gas`, { assets: [{ assetId: assets.USDC.id, recipient: USDC.address, amount: '10' }] });
+  expect(estimate.status).toBe(400);
+  expect(estimate.body.error).toMatchObject({ code: 'INVALID_ADDRESS', details: { fields: [{ field: 'assets.0.recipient', error: 'INVALID_FIELD' }] } });
+  expect(await custody(wallet.id, assets.USDC.id)).toBe(90_000_000n);
+
+  // An address off the curve that no token program owns (a multisig's vault) is a wallet: its associated account is created.
+  const [vault] = await getProgramDerivedAddress({ programAddress: address('SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf'), seeds: ['multisig', 'vault', getAddressEncoder().encode(address(bob))] });
+  const toVault = await send(vault);
+  expect(toVault.status).toBe(201);
+  expect(await settled(toVault.body.data.id)).toMatchObject({ status: 'CONFIRMED' });
+  expect(await chain.balance(vault, usdc, 'final')).toBe(10_000_000n);
+  expect(await chain.sendable(vault, usdc, 'final')).toBe(10_000_000n);
 });
 
 test('from a deposit address through GraphQL; the fee estimate in SOL; a read-only key is refused', async () => {
