@@ -1,15 +1,16 @@
-import { ethers } from 'ethers';
 import { z } from 'zod';
-import { isAddress } from '@solana/kit';
+import { addressOn, familyOf, sameAddress } from '../../platform/chain-port/addresses';
 import { KeelError } from '../../platform/errors';
 import { NON_NEGATIVE_DECIMAL_STRING } from '../../platform/decimal';
 
 const decimalString = z.string().regex(NON_NEGATIVE_DECIMAL_STRING, 'must be a non-negative decimal string such as "100.5"');
 const optionalDecimal = z.union([z.literal(''), decimalString]);
-const evmAddress = z.string().refine((v) => checksumOrNull(v) !== null, 'must be an EVM address with a valid checksum');
-const optionalAddress = z.union([z.literal(''), evmAddress]);
-/** A recipient of either family: an EVM address (checksum checked), or a Solana one (base58 of 32 bytes, case-sensitive). */
-const recipientAddress = z.string().refine((v) => checksumOrNull(v) !== null || (!v.startsWith('0x') && isAddress(v)), 'must be an EVM address with a valid checksum or a Solana address');
+/**
+ * An address of either family: an EVM address (checksum checked), or a Solana one (base58 of 32
+ * bytes, case-sensitive). Which family a wallet takes is checked against its own address (assertSweepDestination).
+ */
+const recipientAddress = z.string().refine((v) => addressOn('evm', v) !== null || addressOn('solana', v) !== null, 'must be an EVM address with a valid checksum or a Solana address');
+const optionalAddress = z.union([z.literal(''), recipientAddress]);
 
 /** The spec's master wallet configurations, every field optional on input; unknown keys refused. */
 const configurationsPatch = z
@@ -49,11 +50,7 @@ export const DEFAULT_CONFIGURATIONS: WalletConfigurations = {
 };
 
 export function checksumOrNull(value: string): string | null {
-  try {
-    return /^0x[0-9a-fA-F]{40}$/.test(value) ? ethers.getAddress(value) : null;
-  } catch {
-    return null; // mixed case with a wrong checksum
-  }
+  return addressOn('evm', value); // null too for a mixed-case one with a wrong checksum
 }
 
 /** Validates a patch (422 naming the field at fault) and merges it over `current`, one level deep. */
@@ -72,10 +69,13 @@ export function applyConfigurations(current: WalletConfigurations, patch: unknow
     security: { ...current.security, ...p.security },
     monitoring: { ...current.monitoring, ...p.monitoring },
   };
-  if (next.autoSweep.destinationAddress) next.autoSweep.destinationAddress = ethers.getAddress(next.autoSweep.destinationAddress);
-  next.security.allowedRecipients = [...new Set(next.security.allowedRecipients.map((a) => (a.startsWith('0x') ? ethers.getAddress(a) : a)))];
+  if (next.autoSweep.destinationAddress) next.autoSweep.destinationAddress = asWritten(next.autoSweep.destinationAddress);
+  next.security.allowedRecipients = [...new Set(next.security.allowedRecipients.map(asWritten))];
   return next;
 }
+
+/** A valid address as its family writes it (EVM checksummed). */
+const asWritten = (a: string): string => addressOn(familyOf(a), a)!;
 
 /**
  * The sections that decide where money may go (transfer cap, approvals, allowed recipients, where
@@ -92,15 +92,23 @@ export function adminSectionsIn(patch: unknown): string[] {
 /**
  * Where sweeps may send a wallet's deposits: the master wallet itself or one of its
  * security.allowedRecipients (an empty list allows only the wallet itself: a sweep moves money
- * without anyone asking, so it never reaches an address the policy does not name).
+ * without anyone asking, so it never reaches an address the policy does not name), on the wallet's
+ * own chain family (its allowed recipients may name both). Compared as the family writes addresses:
+ * EVM ignoring case, Solana exactly.
  */
 export function sweepDestinationAllowed(configurations: WalletConfigurations, walletAddress: string): boolean {
-  const destination = (configurations.autoSweep.destinationAddress || walletAddress).toLowerCase();
-  return destination === walletAddress.toLowerCase() || configurations.security.allowedRecipients.some((a) => a.toLowerCase() === destination);
+  const destination = configurations.autoSweep.destinationAddress || walletAddress;
+  if (familyOf(destination) !== familyOf(walletAddress)) return false;
+  return sameAddress(destination, walletAddress) || configurations.security.allowedRecipients.some((a) => sameAddress(a, destination));
 }
 
-/** 422 naming configurations.autoSweep.destinationAddress when sweeps could leave the policy. */
+/** 422 naming configurations.autoSweep.destinationAddress when sweeps could leave the policy, or the wallet's chain family. */
 export function assertSweepDestination(configurations: WalletConfigurations, walletAddress: string): void {
+  const destination = configurations.autoSweep.destinationAddress;
+  if (destination && familyOf(destination) !== familyOf(walletAddress)) {
+    const solana = familyOf(walletAddress) === 'solana';
+    throw KeelError.invalidField('configurations.autoSweep.destinationAddress', solana ? 'must be a Solana address: the wallet is on a Solana cluster' : 'must be an EVM address: the wallet is on an EVM chain');
+  }
   if (!sweepDestinationAllowed(configurations, walletAddress)) {
     throw KeelError.invalidField('configurations.autoSweep.destinationAddress', "must be the wallet's own address or one of security.allowedRecipients");
   }

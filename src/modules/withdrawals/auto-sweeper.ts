@@ -12,7 +12,7 @@ import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
 import type { SettlementContractGuard } from './settlement-contract-guard';
 import { chainAsset } from '../../platform/chain-port/chain-port';
-import { sameAddress } from './transfer-families';
+import { sameAddress } from '../../platform/chain-port/addresses';
 import type { SweepAttempt, SweepPurpose, SweepsDue } from './sweeps-due';
 import type { SendingItem, TransferOutcomeListener } from './sending-item';
 import { shownReason } from '../../platform/shown-reason';

@@ -1,8 +1,7 @@
-import { isAddress } from '@solana/kit';
 import { KeelError } from '../../platform/errors';
 import type { ChainPort } from '../../platform/chain-port/chain-port';
 import type { ChainNetwork, ChainNetworks, SolanaNetwork } from '../chains';
-import { checksummedAddress } from './evm-address';
+import { addressOn } from '../../platform/chain-port/addresses';
 
 /**
  * A chain a transfer is sent on: its port (balances, fees), and the network its family's sender
@@ -26,9 +25,9 @@ export function transferChain(networks: ChainNetworks, blockchainId: string): Tr
  * two formats' error messages differ (the spec names the field, and a checksum rule exists on EVM only).
  */
 export function recipientOn(chain: { isEvmCompatible: boolean }, text: string, field: string): string {
-  if (chain.isEvmCompatible) return checksummedAddress(text, field);
-  if (typeof text === 'string' && isAddress(text)) return text;
-  throw invalidRecipient(field, `${field} is not a valid Solana address (base58 of 32 bytes)`);
+  const address = addressOn(chain.isEvmCompatible ? 'evm' : 'solana', text);
+  if (address !== null) return address;
+  throw invalidRecipient(field, chain.isEvmCompatible ? `${field} is not a valid EVM address (format or checksum)` : `${field} is not a valid Solana address (base58 of 32 bytes)`);
 }
 
 /** 400 INVALID_ADDRESS naming the recipient's field. */
@@ -39,9 +38,4 @@ export function invalidRecipient(field: string, message: string): KeelError {
 /** The decimals of the native coin a line's fee is paid in (ETH and the like: 18; SOL: 9). */
 export function feeDecimals(chain: { isEvmCompatible: boolean }): number {
   return chain.isEvmCompatible ? 18 : 9;
-}
-
-/** Addresses compare as their family writes them: EVM ignoring case, Solana (base58) exactly. */
-export function sameAddress(a: string, b: string): boolean {
-  return a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
 }

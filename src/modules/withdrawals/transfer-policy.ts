@@ -1,6 +1,6 @@
 import { toUnitsFloor } from '../../platform/decimal';
 import { KeelError } from '../../platform/errors';
-import { sameAddress } from './transfer-families';
+import { sameAddress } from '../../platform/chain-port/addresses';
 import type { WalletConfigurations } from '../wallets';
 
 /** A recipient as the sanctions lists see it: the list entries it matched, none when it is not sanctioned. */

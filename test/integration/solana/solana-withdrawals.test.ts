@@ -11,11 +11,12 @@
  * for the top-up to be finalized), balances on chain and in the ledger right, swept once across a
  * restart of Keel; a SOL deposit swept less its fee, the address left empty; a dust deposit into a
  * stray (not associated) token account of the address credited and left there, the deposit in its
- * associated token account swept all the same. (A flagged deposit held:
+ * associated token account swept all the same; a Solana destinationAddress in allowedRecipients
+ * accepted and swept into, an EVM one or one differing in case refused. (A flagged deposit held:
  * solana-aml.test.ts; a paid checkout swept: payments/solana-checkout.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import { address, generateKeyPairSigner, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
+import { address, generateKeyPairSigner, getAddressEncoder, getProgramDerivedAddress, isAddress } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
@@ -62,6 +63,7 @@ const settled = (transferId: string) => settledTransfer(org, transferId);
 const custody = (walletId: string, assetId: string) => custodyBalance(t, walletId, assetId);
 const lamports = (sol: string) => BigInt(Math.round(Number(sol) * 1e9));
 const newRecipient = async () => (await generateKeyPairSigner()).address;
+const swapCase = (c: string) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase());
 
 test('SOL and USDC withdrawals: sent once, finalized, the token account created with its rent charged, balances on chain and in the ledger', async () => {
   const wallet = await solanaWallet();
@@ -392,6 +394,46 @@ describe('auto-sweep', () => {
     expect(await transfersFrom(addr.id)).toHaveLength(1);
     expect(await transfersTo(addr.address)).toHaveLength(1);
     await eventually(async () => (await t.keel.platform.db('sweeps_due').where({ addressId: addr.id })).length === 0, 10_000);
+  });
+
+  test('autoSweep.destinationAddress takes the wallet\'s family: on Solana an allowed Solana address (compared exactly) is accepted and swept into, an EVM one refused; on EVM a Solana one refused, an EVM one as before', async () => {
+    const field = 'configurations.autoSweep.destinationAddress';
+    const evmAddress = '0x52908400098527886E0F7030069857D2E4169EE7';
+    const collector = await newRecipient();
+    const create = (blockchainId: string, destinationAddress: string, allowedRecipients: string[]) =>
+      org.core.post('/v1/master-wallets', { blockchainId, name: 'Sweeps elsewhere', configurations: { autoSweep: { enabled: true, threshold: '0', destinationAddress }, security: { allowedRecipients } } });
+    const refusedOn = (res: { status: number; body: { error: unknown } }) => {
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ details: { fields: [{ field }] } });
+    };
+
+    // An EVM destination on a Solana wallet, even one of its allowed recipients; a Solana one differing
+    // from the allowed one only in the case of a letter (another address: base58 is case-sensitive).
+    refusedOn(await create(solanaId, evmAddress, [collector, evmAddress]));
+    const otherCase = [...collector.split('').keys()]
+      .reverse()
+      .map((i) => collector.slice(0, i) + swapCase(collector[i]) + collector.slice(i + 1))
+      .find((a) => a !== collector && isAddress(a))!;
+    refusedOn(await create(solanaId, otherCase, [collector]));
+
+    const wallet = await create(solanaId, collector, [collector]);
+    expect(wallet.status).toBe(201);
+    expect(wallet.body.data.configurations.autoSweep.destinationAddress).toBe(collector);
+    refusedOn(await org.core.request('PATCH', `/v1/master-wallets/${wallet.body.data.id}`, { body: { configurations: { autoSweep: { destinationAddress: evmAddress }, security: { allowedRecipients: [collector, evmAddress] } } } }));
+    // Swept into the destination.
+    const addr = await depositAddress(wallet.body.data.id);
+    await fund(addr.address, '1');
+    const sweep = await eventually(async () => (await transfersFrom(addr.id))[0], 30_000);
+    const done = await settled(sweep.id);
+    expect(done).toMatchObject({ status: 'CONFIRMED', items: [{ recipient: collector }] });
+    expect(await chain.balance(collector, SOL, 'final')).toBe(1_000_000_000n - lamports(done.items[0].gasFee));
+
+    // An EVM wallet: a Solana destination refused; an allowed EVM one accepted, written checksummed.
+    const evmId = ((await org.core.get('/v1/blockchains')).body.data as { id: string; isEvmCompatible: boolean }[]).find((c) => c.isEvmCompatible)!.id;
+    refusedOn(await create(evmId, collector, [collector]));
+    const evmWallet = await create(evmId, evmAddress.toLowerCase(), [evmAddress]);
+    expect(evmWallet.status).toBe(201);
+    expect(evmWallet.body.data.configurations.autoSweep.destinationAddress).toBe(evmAddress);
   });
 
   // Last in the file: it restarts Keel.
