@@ -213,7 +213,7 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
       if (!(e instanceof TransferRefused)) throw e;
       // A destination that cannot take the token (a token account of another mint, a mint): never swept there.
       if (e instanceof RecipientRefused) {
-        this.logger.warn({ addressId: source.addressId, err: e.message }, 'auto-sweep skipped: the destination cannot receive this token');
+        this.logger.warn({ addressId: source.addressId, err: e }, 'auto-sweep skipped: the destination cannot receive this token');
         return NOTHING;
       }
       estimate = null;
