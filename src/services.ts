@@ -124,6 +124,9 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   chainActivity.onDeposit(withdrawals.autoSweeper);
   chainActivity.onDeposit(checkout.checkoutDeposits);
   chainActivity.onDeposit(settlementRules.settlementTrigger);
+  // Outflow listener (after the deposit listeners, in the same transaction; before them on a reorg): the ledger
+  // debits from custody what left a watched address by a transaction no transfer line of Keel's booked.
+  chainActivity.onOutflow(ledger.custodyLedgerSync);
 
   return {
     liveFeed: platform.liveFeed,

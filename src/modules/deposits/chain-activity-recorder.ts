@@ -25,6 +25,17 @@ export interface DepositListener {
   reverted(trx: Knex.Transaction, deposits: ChainTransferModel[]): Promise<void>;
 }
 
+/**
+ * Told of every fungible transfer out of a watched address as it is confirmed and as a reorg (or a
+ * chain reset) takes it back, inside the transaction that records it: the custody ledger debits
+ * what left by a transaction Keel did not book itself.
+ */
+export interface OutflowListener {
+  /** The outgoing transfers one scan confirmed, in chain order. */
+  outflowsConfirmed(trx: Knex.Transaction, outflows: ChainTransferModel[]): Promise<void>;
+  outflowsReverted(trx: Knex.Transaction, outflows: ChainTransferModel[]): Promise<void>;
+}
+
 /** Someone else (another worker) moved the cursor first; this scan's work is dropped. */
 export class CursorMovedError extends Error {}
 
@@ -37,6 +48,8 @@ export class ChainActivityRecorder {
   /** Inside the scan's transaction: a listener's error rolls the scan back (it is tried again). */
   private readonly confirmed = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
   private readonly reverted = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
+  private readonly outflowsConfirmed = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
+  private readonly outflowsReverted = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
 
   constructor(
     private readonly db: Knex,
@@ -58,10 +71,22 @@ export class ChainActivityRecorder {
     this.reverted.add(call((trx, d) => listener.reverted(trx, d)));
   }
 
-  /** Every listener as one, in the order they were added (the chain-reset reconciler takes deposits back through it). */
-  readonly allListeners: DepositListener = {
+  /** Adds a listener to the outgoing hooks; it is told of fungible transfers out only (not NFTs). */
+  onOutflow(listener: OutflowListener): void {
+    const fungible = (fn: (trx: Knex.Transaction, outflows: ChainTransferModel[]) => Promise<void>) => async (trx: Knex.Transaction, outflows: ChainTransferModel[]) => {
+      const told = outflows.filter((t) => !isNftTransfer(t));
+      if (told.length) await fn(trx, told);
+    };
+    this.outflowsConfirmed.add(fungible((trx, o) => listener.outflowsConfirmed(trx, o)));
+    this.outflowsReverted.add(fungible((trx, o) => listener.outflowsReverted(trx, o)));
+  }
+
+  /** Every listener as one, in the order they were added (the chain-reset reconciler takes deposits and outflows back through it). */
+  readonly allListeners: DepositListener & OutflowListener = {
     confirmed: (trx, deposits) => this.confirmed.run(trx, deposits),
     reverted: (trx, deposits) => this.reverted.run(trx, deposits),
+    outflowsConfirmed: (trx, outflows) => this.outflowsConfirmed.run(trx, outflows),
+    outflowsReverted: (trx, outflows) => this.outflowsReverted.run(trx, outflows),
   };
 
   async cursor(blockchainId: string): Promise<ChainCursor | null> {
@@ -97,8 +122,12 @@ export class ChainActivityRecorder {
             .where('chain_transfers.status', 'REVERTED')
             .returning('*')
         : [];
-      const confirmed = saved.map((r) => ChainTransferModel.fromDatabaseJson(r as never)).filter((t) => t.direction === 'incoming');
+      const transfers = saved.map((r) => ChainTransferModel.fromDatabaseJson(r as never));
+      const confirmed = transfers.filter((t) => t.direction === 'incoming');
       if (confirmed.length) await this.allListeners.confirmed(trx, confirmed);
+      // After the deposits: money that came in and went out in the same scan is there to be debited.
+      const outflows = transfers.filter((t) => t.direction === 'outgoing');
+      if (outflows.length) await this.allListeners.outflowsConfirmed(trx, outflows);
       await this.outbox.publishMany(trx, confirmed.map((d) => incomingEvent('incoming_transfer', d, assets, watched)));
 
       const last = range.blocks[range.blocks.length - 1];
@@ -111,7 +140,8 @@ export class ChainActivityRecorder {
 
   /**
    * Undoes everything recorded above `ancestor` (the newest block both forks share): transfers become
-   * REVERTED, listeners take back what they credited, and *.incoming_transfer_reverted is emitted.
+   * REVERTED, listeners give back what outflows debited and take back what deposits credited, and
+   * *.incoming_transfer_reverted is emitted.
    */
   async rewind(assets: ChainAssets, expected: ChainCursor, ancestor: ChainCursor, watched: Map<string, WatchedWallet>): Promise<ChainTransferModel[]> {
     const blockchainId = assets.blockchain.id;
@@ -122,7 +152,11 @@ export class ChainActivityRecorder {
         .where('blockNumber', '>', ancestor.blockNumber)
         .update({ status: 'REVERTED', revertedAt: trx.fn.now() })
         .returning('*');
-      const reverted = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never)).filter((t) => t.direction === 'incoming');
+      const transfers = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never));
+      // Outflows first: what they took is given back before the deposits are taken back from it.
+      const outflows = transfers.filter((t) => t.direction === 'outgoing');
+      if (outflows.length) await this.allListeners.outflowsReverted(trx, outflows);
+      const reverted = transfers.filter((t) => t.direction === 'incoming');
       if (reverted.length) await this.allListeners.reverted(trx, reverted);
       await this.outbox.publishMany(trx, reverted.map((d) => incomingEvent('incoming_transfer_reverted', d, assets, watched)));
       await trx('chain_blocks').where({ blockchainId }).where('blockNumber', '>', ancestor.blockNumber).delete();

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import type { DepositListener, ChainTransferModel } from '../deposits';
-import type { TransferFunds, FundsLine, SendingItem, TransferOutcomeListener } from '../withdrawals';
+import type { DepositListener, ChainTransferModel, OutflowListener } from '../deposits';
+import { bookedInTransactions, type TransferFunds, type FundsLine, type SendingItem, type TransferOutcomeListener } from '../withdrawals';
 import type { ChainService } from '../chains';
 import type { Logger } from '../../platform/logger';
 import type { LedgerAccount, LedgerService } from './ledger.service';
@@ -12,6 +12,14 @@ import type { WalletDebts } from './wallet-debts';
 const CUSTODY = 'custody' as const;
 
 const depositReference = (d: ChainTransferModel) => `deposit:${d.blockchainId}:${d.txHash}:${d.logIndex}:${d.blockHash}`;
+/** One debit per outflow per block it was mined in, like a deposit's credit. */
+const outflowReference = (t: ChainTransferModel) => `outflow:${t.blockchainId}:${t.txHash}:${t.logIndex}:${t.batchIndex}:${t.blockHash}`;
+/** What a reorg gives back of an outflow's debit, under the debit's reference. */
+const givenBack = (reference: string) => `outflow-reorged:${reference}`;
+/** The journal keys that say a reference was applied, and that it was undone. */
+const CREDIT_KEYS = (r: string) => [`credit:${r}`, `reversal:${r}`] as const;
+const OUTFLOW_KEYS = (r: string) => [`debit:${r}`, `credit:${givenBack(r)}`] as const;
+const walletOf = (t: ChainTransferModel) => t.addressId ?? t.masterWalletId;
 
 /**
  * What on-chain settlement tells the ledger: which senders only hand a wallet back its own funds
@@ -26,9 +34,12 @@ export interface SettlementView {
  * Keeps the ledger's custody accounts in step with the chain: confirmed deposits are credited (repaying any debt
  * of the wallet in the asset first) and reorged ones taken back, what was already spent or locked
  * becoming a debt; a transfer out is debited when it is requested and refunded if it fails or is rejected;
- * the gas a mined transaction paid is debited from the sender's native balance.
+ * the gas a mined transaction paid is debited from the sender's native balance; what left a wallet's
+ * address by a transaction Keel did not book (a spender's transferFrom after an approval, a
+ * transaction signed without broadcast) is debited when the watcher sees it, and given back if a
+ * reorg drops it.
  */
-export class CustodyLedgerSync implements DepositListener, TransferFunds, TransferOutcomeListener {
+export class CustodyLedgerSync implements DepositListener, OutflowListener, TransferFunds, TransferOutcomeListener {
   private settlement?: SettlementView;
 
   constructor(
@@ -72,7 +83,7 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
     let { applied } = await this.ledger.credit(trx, live);
     if (!applied) {
       // Credited before: live (nothing to do), or taken back by a reorg the chain has since undone (credited again).
-      const reference = (await this.creditReference(trx, credit.reference, 'to credit'))!;
+      const reference = (await this.miningReference(trx, credit.reference, 'next', CREDIT_KEYS))!;
       if (reference !== live.reference) ({ applied } = await this.ledger.credit(trx, (live = { ...live, reference })));
     }
     // A debt is repaid from credits to the account that owes it.
@@ -85,7 +96,7 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
    * already spent or locked of it becomes a debt (logged with `shortfallMessage`).
    */
   async takeBackFromChain(trx: Knex.Transaction, of: { organizationId: string; walletId: string; assetId: string; reference: string }, shortfallMessage: string): Promise<void> {
-    const reference = await this.creditReference(trx, of.reference, 'to take back');
+    const reference = await this.miningReference(trx, of.reference, 'live', CREDIT_KEYS);
     if (!reference) return;
     const { shortfall, account } = await this.ledger.reverseCredit(trx, { reference });
     if (shortfall > 0n) {
@@ -96,18 +107,82 @@ export class CustodyLedgerSync implements DepositListener, TransferFunds, Transf
   }
 
   /**
-   * A credit's reference for one mining (a deposit's names its block): `base`, then `#2`, `#3`…
-   * each time a reorg brings it back after it was taken back (a chain that returns to a fork it
-   * left), so it is credited again. 'to credit': the first not taken back (a credit already live is
-   * not applied twice); 'to take back': the live one, if any.
+   * What left a watched address by a transaction Keel did not book is debited from the wallet's
+   * custody: each outflow less what Keel's own lines in that transaction booked of the asset (a
+   * withdrawal, sweep, gas top-up, swap, deposit to trading or broadcast signing request was taken
+   * from custody when it was requested). Taken from what is available; the rest becomes a debt.
    */
-  private async creditReference(trx: Knex.Transaction, base: string, purpose: 'to credit' | 'to take back'): Promise<string | undefined> {
+  async outflowsConfirmed(trx: Knex.Transaction, outflows: ChainTransferModel[]): Promise<void> {
+    for (const { outflow, amount } of await this.unbooked(trx, outflows)) {
+      const walletId = walletOf(outflow);
+      const reference = (await this.miningReference(trx, outflowReference(outflow), 'next', OUTFLOW_KEYS))!;
+      const { applied, shortfall } = await this.ledger.debitUpTo(trx, { organizationId: outflow.organizationId, walletId, assetId: outflow.assetId, amount, reference, account: CUSTODY });
+      if (!applied || shortfall === 0n) continue;
+      await this.debts.record(trx, { organizationId: outflow.organizationId, walletId, assetId: outflow.assetId, account: CUSTODY, amount: shortfall, reference });
+      this.logger.warn({ walletId, assetId: outflow.assetId, txHash: outflow.txHash, shortfall: shortfall.toString() }, 'money left the address by a transaction Keel did not send, beyond what the custody ledger held available: debt recorded');
+    }
+  }
+
+  /** A reorg dropped outflows: what each debited, and the debt it left, is credited back (creditFromChain repays the debt first). */
+  async outflowsReverted(trx: Knex.Transaction, outflows: ChainTransferModel[]): Promise<void> {
+    for (const { outflow, amount } of await this.unbooked(trx, outflows)) {
+      const reference = await this.miningReference(trx, outflowReference(outflow), 'live', OUTFLOW_KEYS);
+      if (reference) await this.creditFromChain(trx, { organizationId: outflow.organizationId, walletId: walletOf(outflow), assetId: outflow.assetId, amount, reference: givenBack(reference) });
+    }
+  }
+
+  /**
+   * Each outflow's part that Keel's lines did not book, per (transaction, asset): a line books its
+   * asset's amount (a signing request's arbitrary call only its native value, while the call may
+   * pull tokens), and a deposit to trading the coin riding with a token. The sending wallet's
+   * outflows use up the booking first, then in chain order; outflows fully booked are left out.
+   */
+  private async unbooked(trx: Knex.Transaction, outflows: ChainTransferModel[]): Promise<{ outflow: ChainTransferModel; amount: bigint }[]> {
+    const booked = new Map<string, { amount: bigint; senders: Set<string> }>();
+    const book = (txHash: string, assetId: string, walletId: string, amount: bigint) => {
+      const key = `${txHash}|${assetId}`;
+      const b = booked.get(key) ?? booked.set(key, { amount: 0n, senders: new Set() }).get(key)!;
+      b.amount += amount;
+      b.senders.add(walletId);
+    };
+    const lines = await bookedInTransactions(trx, [...new Set(outflows.map((t) => t.txHash))]);
+    const natives = new Map<string, string | undefined>();
+    for (const blockchainId of new Set(outflows.map((t) => t.blockchainId))) natives.set(blockchainId, (await this.chains.assetsOf(blockchainId)).find((a) => a.isNative)?.id);
+    const nativeIds = new Set(natives.values());
+    for (const l of lines) {
+      book(l.txHash, l.assetId, l.walletId, l.rawAmount);
+      if (l.coinValue > 0n && !nativeIds.has(l.assetId)) {
+        const native = natives.get(outflows.find((t) => t.txHash === l.txHash)!.blockchainId);
+        if (native) book(l.txHash, native, l.walletId, l.coinValue);
+      }
+    }
+    const sendsFirst = (t: ChainTransferModel) => (booked.get(`${t.txHash}|${t.assetId}`)?.senders.has(walletOf(t)) ? 0 : 1);
+    const ordered = [...outflows].sort((a, b) => sendsFirst(a) - sendsFirst(b) || Number(a.blockNumber) - Number(b.blockNumber) || a.logIndex - b.logIndex || a.batchIndex - b.batchIndex);
+    const result: { outflow: ChainTransferModel; amount: bigint }[] = [];
+    for (const outflow of ordered) {
+      const amount = BigInt(outflow.rawValue);
+      const b = booked.get(`${outflow.txHash}|${outflow.assetId}`);
+      const covered = b ? (b.amount < amount ? b.amount : amount) : 0n;
+      if (b) b.amount -= covered;
+      if (amount > covered) result.push({ outflow, amount: amount - covered });
+    }
+    return result;
+  }
+
+  /**
+   * A reference for one mining of what the chain did (a deposit's or an outflow's names its block):
+   * `base`, then `#2`, `#3`… each time a reorg brings it back after it was undone (a chain that
+   * returns to a fork it left), so it is applied again. `keys` names the journal entries that say a
+   * reference was applied and undone. 'next': the first not undone (one applied and still live is
+   * not applied twice); 'live': the one applied and not undone, if any.
+   */
+  private async miningReference(trx: Knex.Transaction, base: string, want: 'next' | 'live', keys: (reference: string) => readonly [applied: string, undone: string]): Promise<string | undefined> {
     for (let n = 1; ; n++) {
       const reference = n === 1 ? base : `${base}#${n}`;
-      const entries: { idempotencyKey: string }[] = await trx('ledger_entries').whereIn('idempotencyKey', [`credit:${reference}`, `reversal:${reference}`]).select('idempotencyKey');
-      const credited = entries.some((e) => e.idempotencyKey === `credit:${reference}`);
-      if (!credited) return purpose === 'to credit' ? reference : undefined;
-      if (!entries.some((e) => e.idempotencyKey === `reversal:${reference}`)) return reference;
+      const [applied, undone] = keys(reference);
+      const entries: { idempotencyKey: string }[] = await trx('ledger_entries').whereIn('idempotencyKey', [applied, undone]).select('idempotencyKey');
+      if (!entries.some((e) => e.idempotencyKey === applied)) return want === 'next' ? reference : undefined;
+      if (!entries.some((e) => e.idempotencyKey === undone)) return reference;
     }
   }
 

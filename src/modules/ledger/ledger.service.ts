@@ -203,6 +203,22 @@ export class LedgerService {
   }
 
   /**
+   * Takes `amount` from available, or all that is available when that is less (money that already
+   * left the chain): `shortfall` is what was not there. Journalled under `debit:<reference>` even
+   * when nothing could be taken; idempotent per reference (applied false, nothing taken, a second time).
+   */
+  async debitUpTo(trx: Knex.Transaction, input: DebitInput): Promise<{ applied: boolean; taken: bigint; shortfall: bigint }> {
+    positiveAmount(input.amount);
+    const balance = await trx('ledger_balances').where({ walletId: input.walletId, assetId: input.assetId, account: accountOf(input) }).forUpdate().first();
+    const available = balance && BigInt(balance.available) > 0n ? BigInt(balance.available) : 0n;
+    const taken = available < input.amount ? available : input.amount;
+    const move: LedgerMove = { ...input, kind: 'debit', available: -taken, locked: 0n };
+    if (!(await this.journal(trx, [move], `debit:${input.reference}`))) return { applied: false, taken: 0n, shortfall: 0n };
+    if (taken > 0n) await this.applyBalances(trx, [move]);
+    return { applied: true, taken, shortfall: input.amount - taken };
+  }
+
+  /**
    * A chain reset took the settlement contract with it: what the trading account held of these
    * assets counts at the wallets' addresses again (custody), where the reset's deposit reversals
    * take it back from. Run after the orders locking them were cancelled; idempotent per `reference`.

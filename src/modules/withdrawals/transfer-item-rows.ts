@@ -41,6 +41,47 @@ export async function txHashesSentAs(trx: Knex | Knex.Transaction, kind: Transfe
   return new Set([...current.map((r) => r.txHash), ...replaced.flatMap((r) => r.replacedTxHashes).filter((h) => asked.has(h))]);
 }
 
+/** What Keel's lines booked for a transaction they sent, from the wallet that sent it. */
+export interface BookedInTransaction {
+  txHash: string;
+  walletId: string;
+  /** The line's asset and amount (taken from custody when it was requested). */
+  assetId: string;
+  rawAmount: bigint;
+  /** A deposit to trading's call value: with a token's deposit, the coin riding with it, which trading took from custody apart (counts for a token line only). */
+  coinValue: bigint;
+}
+
+/**
+ * What the lines that sent any of these transactions (their current hash or an earlier fee-bumped
+ * one: whichever was mined) booked, one row per line and hash. Every value-moving transaction Keel
+ * sends from a watched address is a line (withdrawals, sweeps, gas top-ups, swaps, deposits to
+ * trading, broadcast signing requests), its hash stored before it is sent.
+ */
+export async function bookedInTransactions(trx: Knex | Knex.Transaction, txHashes: string[]): Promise<BookedInTransaction[]> {
+  if (!txHashes.length) return [];
+  const lines = () =>
+    trx('transfer_items as i')
+      .join('transfers as t', 't.id', 'i.transferId')
+      .select('i.id', 'i.txHash', 'i.replacedTxHashes', 'i.assetId', 'i.rawAmount', 'i.callValue', 't.kind', trx.raw('coalesce(t.address_id, t.master_wallet_id) AS "walletId"'));
+  const rows: { id: string; txHash: string | null; replacedTxHashes: string[]; assetId: string; rawAmount: string; callValue: string | null; kind: string; walletId: string }[] = [
+    ...(await lines().whereIn('i.txHash', txHashes)),
+    ...(await lines().whereRaw("i.replaced_tx_hashes <> '{}'").whereRaw('i.replaced_tx_hashes && ?::text[]', [txHashes])),
+  ];
+  const asked = new Set(txHashes);
+  const seen = new Set<string>();
+  const booked: BookedInTransaction[] = [];
+  for (const r of rows) {
+    for (const txHash of [r.txHash, ...r.replacedTxHashes].filter((h): h is string => !!h && asked.has(h))) {
+      const key = `${r.id}|${txHash}`;
+      if (seen.has(key)) continue; // a line found by both lookups
+      seen.add(key);
+      booked.push({ txHash, walletId: r.walletId, assetId: r.assetId, rawAmount: BigInt(r.rawAmount), coinValue: r.kind === 'trading_deposit' && r.callValue ? BigInt(r.callValue) : 0n });
+    }
+  }
+  return booked;
+}
+
 /** What sending these items recorded (the block mined in, the error, the signed transaction), by id; unknown ids are absent. */
 export async function itemRecords(db: Knex | Knex.Transaction, itemIds: string[]): Promise<Map<string, { blockNumber: string | null; error: string | null; rawTx: string | null }>> {
   const rows: { id: string; blockNumber: string | null; error: string | null; rawTx: string | null }[] = itemIds.length ? await db('transfer_items').whereIn('id', itemIds).select('id', 'blockNumber', 'error', 'rawTx') : [];

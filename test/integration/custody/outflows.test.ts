@@ -1,0 +1,114 @@
+import { ethers } from 'ethers';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { eventually } from '../../support/eventually';
+import { mine, mineTo, revert, snapshot } from '../../support/chain-controls';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+
+const CONFIRMATIONS = 2;
+const erc20 = new ethers.Interface(['function approve(address,uint256)', 'function transferFrom(address,address,uint256)', 'function balanceOf(address) view returns (uint256)']);
+const usdc = (amount: string) => ethers.parseUnits(amount, 6);
+
+/**
+ * Money that leaves a watched address by a transaction Keel did not send (a spender's transferFrom
+ * after an approval signed through Keel, a transaction signed without broadcast and sent by its
+ * caller) leaves the custody ledger too, when the deposit watcher confirms it; a reorg that drops it
+ * gives it back. What Keel sends itself is debited once, when it is requested.
+ */
+describe('outflows Keel did not send', () => {
+  let k: OwnChainKeel;
+  let provider: ethers.JsonRpcProvider;
+  const spender = devChainAccount(6);
+
+  beforeAll(async () => {
+    k = await startKeelOnOwnChain(31_353, CONFIRMATIONS, { TRANSFER_POLL_INTERVAL_MS: 100 });
+    provider = k.t.keel.services.networks.get(k.blockchainId)!.provider;
+  }, 60_000);
+  afterAll(() => k?.stop());
+
+  const custody = async (walletId: string, asset: 'ETH' | 'USDC') => (await k.t.keel.services.ledger.balance(k.t.keel.platform.db, walletId, k.assets[asset].id, 'custody')).available;
+  const usdcAt = async (owner: string) => erc20.decodeFunctionResult('balanceOf', await provider.call({ to: k.assets.USDC.address, data: erc20.encodeFunctionData('balanceOf', [owner]) }))[0] as bigint;
+  const outflowsOf = (txHash: string) => k.t.keel.platform.db('chain_transfers').where({ txHash, direction: 'outgoing', status: 'CONFIRMED' });
+
+  /** A master wallet holding 1 ETH and 10 USDC, both credited. */
+  async function fundedWallet() {
+    const res = await k.org.core.request('POST', '/v1/master-wallets', { body: { blockchainId: k.blockchainId, name: 'Custody' } });
+    expect(res.status).toBe(201);
+    const w = res.body.data as { id: string; walletAddress: string };
+    for (const [asset, amount] of [['ETH', '1'], ['USDC', '10']]) {
+      const { txHash } = (await k.org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: k.blockchainId, address: w.walletAddress, asset, amount } })).body.data;
+      await mine(k.chain.rpcUrl, CONFIRMATIONS - 1);
+      await eventually(async () => (await k.t.keel.platform.db('ledger_entries').where('reference', 'like', `deposit:${k.blockchainId}:${txHash}:%`).first()) !== undefined);
+    }
+    return w;
+  }
+
+  /** Signs a transaction through Keel's signing API without broadcast, sends it as its caller would, and mines it to its confirmations. */
+  async function signAndSend(walletId: string, fields: object): Promise<string> {
+    const res = await k.org.core.request('POST', `/v1/master-wallets/${walletId}/sign/transaction`, { body: { blockchainId: k.blockchainId, gasLimit: '100000', ...fields } });
+    expect(res.status).toBe(201);
+    const sent = await provider.broadcastTransaction(res.body.data.signature);
+    expect((await sent.wait())!.status).toBe(1);
+    await mine(k.chain.rpcUrl, CONFIRMATIONS - 1);
+    return sent.hash;
+  }
+
+  /** The spender pulls `amount` from `owner` with transferFrom and mines it to its confirmations. */
+  async function pull(owner: string, amount: bigint): Promise<string> {
+    const wallet = new ethers.Wallet(spender.privateKey, provider);
+    const sent = await wallet.sendTransaction({ to: k.assets.USDC.address, data: erc20.encodeFunctionData('transferFrom', [owner, spender.address, amount]) });
+    await sent.wait();
+    await mine(k.chain.rpcUrl, CONFIRMATIONS - 1);
+    return sent.hash;
+  }
+
+  test("a spender's transferFrom after an approval signed through Keel lowers the custody ledger by what it pulled; a reorg that drops the pull gives it back", async () => {
+    const w = await fundedWallet();
+    const approval = await signAndSend(w.id, { to: k.assets.USDC.address, data: erc20.encodeFunctionData('approve', [spender.address, usdc('5')]) });
+    await mine(k.chain.rpcUrl, 2);
+    await eventually(async () => Number((await k.t.keel.platform.db('chain_cursors').where({ blockchainId: k.blockchainId }).first()).blockNumber) >= (await provider.getTransactionReceipt(approval))!.blockNumber);
+    expect(await custody(w.id, 'USDC')).toBe(usdc('10')); // an approval moves nothing
+
+    const beforePull = await snapshot(k.chain.rpcUrl);
+    const pulled = await pull(w.walletAddress, usdc('3'));
+    await eventually(async () => (await custody(w.id, 'USDC')) === usdc('7'));
+    expect(await usdcAt(w.walletAddress)).toBe(usdc('7'));
+    const head = await provider.getBlockNumber();
+
+    // The pull's block is dropped: the new fork grows past the old head, one block a call.
+    await revert(k.chain.rpcUrl, beforePull);
+    await mineTo(k.chain.rpcUrl, head + 2);
+    await eventually(async () => (await custody(w.id, 'USDC')) === usdc('10'), 30_000);
+    expect(await outflowsOf(pulled)).toHaveLength(0);
+    expect(await usdcAt(w.walletAddress)).toBe(usdc('10'));
+
+    // Pulled again on the new fork: taken once more, and once.
+    await pull(w.walletAddress, usdc('3'));
+    await eventually(async () => (await custody(w.id, 'USDC')) === usdc('7'));
+    await mine(k.chain.rpcUrl, 3);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await custody(w.id, 'USDC')).toBe(usdc('7'));
+  });
+
+  test('the value of a transaction signed without broadcast and sent by its caller leaves the custody ledger once mined', async () => {
+    const w = await fundedWallet();
+    await signAndSend(w.id, { to: ethers.Wallet.createRandom().address, value: ethers.parseEther('0.25').toString() });
+    await eventually(async () => (await custody(w.id, 'ETH')) === ethers.parseEther('0.75'));
+  });
+
+  test('a withdrawal Keel sends is debited once, when requested, not again when the watcher sees it leave', async () => {
+    const w = await fundedWallet();
+    const res = await k.org.core.request('POST', `/v1/master-wallets/${w.id}/transfer`, { body: { assets: [{ assetId: k.assets.USDC.id, recipient: ethers.Wallet.createRandom().address, amount: '4' }] } });
+    expect(res.status).toBe(201);
+    expect(await custody(w.id, 'USDC')).toBe(usdc('6'));
+    const line = await eventually(async () => {
+      const item = (await k.org.core.request('GET', `/v1/transfers/${res.body.data.id}`)).body.data.items[0];
+      if (item.status !== 'CONFIRMED') await mine(k.chain.rpcUrl, 1);
+      return item.status === 'CONFIRMED' && item;
+    }, 30_000, 200);
+    await eventually(async () => (await outflowsOf(line.txHash)).length === 1);
+    await mine(k.chain.rpcUrl, 2);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await custody(w.id, 'USDC')).toBe(usdc('6'));
+    expect(await usdcAt(w.walletAddress)).toBe(usdc('6'));
+  });
+});
