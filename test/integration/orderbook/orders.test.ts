@@ -409,7 +409,8 @@ describe('the ledger', () => {
     await k.credit(a, w, ETH.id, 100n, 'dep:1');
     expect(await k.services.ledger.balance(k.db, w, ETH.id)).toMatchObject({ available: 100n, locked: 0n });
     const reversed = await k.db.transaction((trx) => k.services.ledger.reverseCredit(trx, { reference: 'dep:1' }));
-    expect(reversed).toEqual({ applied: true, reversed: 100n, shortfall: 0n });
+    // A reversal says which account the credit went to: a shortfall is that account's debt.
+    expect(reversed).toEqual({ applied: true, reversed: 100n, shortfall: 0n, account: 'trading' });
     const again = await k.db.transaction((trx) => k.services.ledger.reverseCredit(trx, { reference: 'dep:1' }));
     expect(again.applied).toBe(false);
     expect((await k.services.ledger.balance(k.db, w, ETH.id)).available).toBe(0n);
