@@ -46,7 +46,9 @@ class UnsettleableBatch extends Error {}
  * call, `settle`, that moves balances inside the contract: no wallet sends anything. The batch is
  * simulated and, if it would revert, FAILED with the reason and split in halves until the failing
  * trade is alone (the rest settle); otherwise it is signed by the operator and sent (SUBMITTED).
- * Mined and as deep as the chain's confirmation count: CONFIRMED. The same step pays out the
+ * Mined and as deep as the chain's confirmation count: CONFIRMED; reverted, as deep: FAILED and split
+ * the same way, unless the contract's token slots changed under it (then encoded again and signed
+ * again, REPLACED). The same step pays out the
  * trading withdrawals (TradingWithdrawalSender), also operator transactions. A stuck transaction
  * is signed again with a higher fee (REPLACED, then SUBMITTED with the new hash); a confirmed batch
  * whose block left the chain is REORGED and submitted again (the contract's replay bitmap makes a
@@ -266,10 +268,12 @@ export class SettlementBatcher {
     if (fate.kind === 'undecided') return void this.logger.warn({ batchId: batch.id, reason: fate.reason }, 'settlement batch: its nonce is used, by which transaction the node does not show yet; it waits');
     if (fate.kind === 'mined') {
       const r = fate.receipt;
-      const mined = { txHash: r.hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash), blockNumber: r.blockNumber, blockHash: r.blockHash, gasUsed: r.gasUsed.toString(), feePaid: r.fee.toString() };
-      if (r.status !== 1) return this.failAndSplit(batch, await this.minedRevertReason(d, batch, r), lease, mined);
+      // Acted on only as deep as the confirmation count, reverted or not: a reorganisation may mine
+      // the same signed transaction in another block, where it may go the other way.
       const head = await provider.getBlockNumber();
       if (head - r.blockNumber + 1 < d.network.spec.confirmations) return;
+      const mined = { txHash: r.hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash), blockNumber: r.blockNumber, blockHash: r.blockHash, gasUsed: r.gasUsed.toString(), feePaid: r.fee.toString() };
+      if (r.status !== 1) return this.reverted(d, batch, r, mined, lease);
       await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now() }));
       // A head checked before this batch was confirmed says nothing of it: a chain rewound to that very head must be checked again.
       this.checkedHeads.delete(d.network.blockchainId);
@@ -304,15 +308,56 @@ export class SettlementBatcher {
     await d.network.provider.broadcastTransaction(signed.serialized).catch((e) => this.logger.warn({ batchId: batch.id, err: e }, 'settlement fee bump broadcast failed; will retry'));
   }
 
-  /** Why a mined transaction reverted: the same call replayed at its block's parent state. */
-  private async minedRevertReason(d: SettlementDeployment, batch: BatchRow, r: ethers.TransactionReceipt): Promise<string> {
+  /**
+   * A batch whose transaction reverted on chain (as deep as the confirmation count). The contract
+   * gives the next token index to any token deposited, even 0 of it by anyone: a batch that named
+   * the zero address as its slot's second token, mined after such a deposit, reverts
+   * (`WrongTokenPair`) through no fault of its trades. So when the slots the batch would name now
+   * are not the ones it was signed with, or the contract named the pair wrong, it is encoded again
+   * from the slots as they are and signed again at a new nonce (REPLACED; simulated first, as any
+   * batch sent, so a batch that would still revert fails then). Otherwise FAILED with the reason
+   * (and split). The reverted transaction leaves the batch's hashes: its nonce is used, and followed
+   * it would read as the fate of the new one.
+   */
+  private async reverted(d: SettlementDeployment, batch: BatchRow, r: ethers.TransactionReceipt, mined: Record<string, unknown>, lease: Fence): Promise<void> {
+    const reason = await this.minedRevertReason(d, batch, r);
+    if (!(await this.slotsMovedUnder(d, batch, reason))) return this.failAndSplit(batch, reason, lease, mined);
+    const detail = `transaction ${r.hash} reverted in block ${r.blockNumber} (${reason}): the contract's token slots changed under it; encoded again and signed again`;
+    const moved = await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REPLACED', { txHash: null, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash) }, detail));
+    if (moved) this.logger.warn({ batchId: batch.id, txHash: r.hash, reason }, 'settlement batch reverted on chain: the token slots changed under it; it is sent again');
+  }
+
+  /** Whether the contract's token slots are not what the batch's mined transaction named (or the contract said so): its trades are not at fault. */
+  private async slotsMovedUnder(d: SettlementDeployment, batch: BatchRow, reason: string): Promise<boolean> {
+    if (reason.startsWith('WrongTokenPair(')) return true;
+    let onChain: Awaited<ReturnType<SettlementBatcher['onChainBatch']>>;
     try {
-      const tx = ethers.Transaction.from(batch.rawTx!);
-      await d.network.provider.call({ from: batch.fromAddress!, to: tx.to!, data: tx.data, blockTag: r.blockNumber - 1 });
-      return 'the transaction reverted on chain';
+      onChain = await this.onChainBatch(batch);
     } catch (e) {
-      return revertReason(e);
+      if (e instanceof UnsettleableBatch) return false;
+      throw e;
     }
+    const where = await readTokenSlots(d.network.provider, d.address, onChain.deltas.map((x) => x.token));
+    if (onChain.deltas.some((x) => !where.indices.has(x.token))) return false;
+    return settleCalldata(batch.id, onChain.keys, onChain.deltas, where) !== ethers.Transaction.from(batch.rawTx!).data;
+  }
+
+  /**
+   * Why a mined transaction reverted: the same call replayed at its block's parent state, and if it
+   * passes there (what made it revert came earlier in its block, such as a deposit giving a token
+   * the index the batch named as free), at its block's own state.
+   */
+  private async minedRevertReason(d: SettlementDeployment, batch: BatchRow, r: ethers.TransactionReceipt): Promise<string> {
+    const tx = ethers.Transaction.from(batch.rawTx!);
+    for (const blockTag of [r.blockNumber - 1, r.blockNumber]) {
+      try {
+        await d.network.provider.call({ from: batch.fromAddress!, to: tx.to!, data: tx.data, blockTag });
+      } catch (e) {
+        // A node without that state (or not answering) says nothing of the transaction.
+        if (isDefinitiveRefusal(e)) return revertReason(e);
+      }
+    }
+    return 'the transaction reverted on chain';
   }
 
   /** Confirmed batches within the reorg window whose transaction is no longer where it was mined: REORGED, to be sent again (true when one was). */
