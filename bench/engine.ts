@@ -3,7 +3,7 @@ import { MatchingEngine } from '../src/engine';
 import type { Command, EngineEvent, PlaceOrder } from '../src/engine';
 import { median, seededRandom } from './support';
 
-const RULES = { minNotional: 0, makerFeePpm: 1_000, takerFeePpm: 2_000 };
+const RULES = { minNotional: 0, makerFeePpm: 1_000, takerFeePpm: 2_000, notionalUnit: 10n };
 const MID = 100_000;
 
 /**

@@ -24,12 +24,10 @@ export interface PlacementTerms {
   price?: Steps;
 }
 
-/** How the market's units relate to the assets' base units. */
+/** How the market's lots relate to the base asset's base units (the quote's are the engine's `notionalUnit`). */
 export interface MarketUnits {
   /** Base units of the base asset in one lot. */
   lotUnits: bigint;
-  /** Base units of the quote asset in one tick × one lot. */
-  notionalUnit: bigint;
 }
 
 /** Why a placement is refused before it reaches the book; the caller words it for its API. */
@@ -91,6 +89,6 @@ export function admitPlacement(engine: MatchingEngine, units: MarketUnits, terms
     postOnly: terms.postOnly,
   };
   if (engine.check(command) === 'BELOW_MIN_NOTIONAL') return 'BELOW_MIN_NOTIONAL';
-  const lock = terms.side === 'SELL' ? lots * units.lotUnits : engine.buyLock(command.quantity, command.price) * units.notionalUnit;
+  const lock = terms.side === 'SELL' ? lots * units.lotUnits : engine.buyLock(command.quantity, command.price);
   return { command, lock };
 }

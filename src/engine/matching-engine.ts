@@ -1,4 +1,4 @@
-import { feeCeil, feeFor } from './fees';
+import { feeCeil } from './fees';
 import { BookSide, OrderNode } from './order-book';
 import { hashOf, OrderIndex } from './order-index';
 import type { CancelReason, Command, DepthLevel, EngineEvent, MarketRules, PlaceOrder, RejectReason, RestingOrder, Side } from './types';
@@ -17,7 +17,8 @@ import type { CancelReason, Command, DepthLevel, EngineEvent, MarketRules, Place
  *   incoming order's owner, the incoming order's remainder is cancelled (SELF_TRADE); what it
  *   already traded stands and the resting order is untouched. A FOK order counts only the liquidity
  *   ahead of the owner's own first resting order.
- * - Fees: maker and taker rates in parts per million of price × quantity, rounded up (feeFor).
+ * - Fees: maker and taker rates in parts per million of the trade's notional in base units of the
+ *   quote asset (ticks × lots × notionalUnit), rounded up to a whole base unit (feeCeil).
  * - Every event carries the market's next sequence number.
  * - What a BUY locks before it is placed is quoted here too (buyLock), from the same fee rules.
  */
@@ -80,16 +81,16 @@ export class MatchingEngine {
   }
 
   /**
-   * Ticks × lots a BUY of `lots` must lock so that its fills and fees are always covered. A LIMIT
-   * order at `price`: its notional plus the fee at the higher rate (it may trade as maker or as
-   * taker), rounded up once on the whole; fees rounded up fill by fill, or raised while it rests,
+   * Base units of the quote asset a BUY of `lots` must lock so that its fills and fees are always
+   * covered. A LIMIT order at `price`: its notional plus the fee at the higher rate (it may trade as
+   * maker or as taker), rounded up once on the whole; fees rounded up fill by fill, or raised while it rests,
    * may come to more, and the order book's fill accounting then charges less. A MARKET order: the
    * cost of taking `lots` from the asks as they stand, plus the taker fee rounded up per resting
    * order; what it does not spend is released when it ends.
    */
   buyLock(lots: number, price?: number): bigint {
     if (price !== undefined) {
-      const notional = BigInt(price) * BigInt(lots);
+      const notional = BigInt(price) * BigInt(lots) * this.rules.notionalUnit;
       return notional + feeCeil(notional, Math.max(this.rules.makerFeePpm, this.rules.takerFeePpm));
     }
     let remaining = BigInt(lots);
@@ -97,7 +98,7 @@ export class MatchingEngine {
     for (const level of this.asks.depth(Number.MAX_SAFE_INTEGER)) {
       if (remaining === 0n) break;
       const take = BigInt(level.quantity) < remaining ? BigInt(level.quantity) : remaining;
-      const notional = BigInt(level.price) * take;
+      const notional = BigInt(level.price) * take * this.rules.notionalUnit;
       total += notional + feeCeil(notional, this.rules.takerFeePpm) + BigInt(level.orders - 1);
       remaining -= take;
     }
@@ -137,7 +138,7 @@ export class MatchingEngine {
         break;
       }
       const quantity = maker.remaining < remaining ? maker.remaining : remaining;
-      const notional = maker.price * quantity;
+      const notional = BigInt(maker.price * quantity) * this.rules.notionalUnit;
       out.push({
         type: 'trade',
         makerOrderId: maker.id,
@@ -147,8 +148,8 @@ export class MatchingEngine {
         takerSide: order.side,
         price: maker.price,
         quantity,
-        makerFee: feeFor(notional, this.rules.makerFeePpm),
-        takerFee: feeFor(notional, this.rules.takerFeePpm),
+        makerFee: feeCeil(notional, this.rules.makerFeePpm),
+        takerFee: feeCeil(notional, this.rules.takerFeePpm),
         sequence: ++this.seq,
       });
       remaining -= quantity;

@@ -10,9 +10,11 @@ export type TimeInForce = 'GTC' | 'IOC' | 'FOK';
 export interface MarketRules {
   /** Smallest price × quantity (ticks × lots) an order may have; 0 for none. MARKET orders are exempt. */
   minNotional: number;
-  /** Fee rates in parts per million of the traded notional (ticks × lots). */
+  /** Fee rates in parts per million of the traded notional. */
   makerFeePpm: number;
   takerFeePpm: number;
+  /** Base units of the quote asset in one tick × one lot: fees and buy locks are in those base units. */
+  notionalUnit: bigint;
 }
 
 export interface PlaceOrder {
@@ -59,8 +61,9 @@ export type EngineEvent = Sequenced &
         takerSide: Side;
         price: number;
         quantity: number;
-        makerFee: number;
-        takerFee: number;
+        /** Base units of the quote asset. */
+        makerFee: bigint;
+        takerFee: bigint;
       }
     | { type: 'rested'; orderId: string; side: Side; price: number; remaining: number }
     | { type: 'filled'; orderId: string }

@@ -77,8 +77,8 @@ const MAX_FEE_PPM = 100_000n;
  *
  * - price ticks = price / tickSize; quantity lots = quantity / lotSize (both exact, else 422)
  * - one lot is `lotUnits` base units of the base asset
- * - one tick × one lot is `notionalUnit` base units of the quote asset; fees and minNotional are
- *   expressed in those units inside the engine
+ * - one tick × one lot is `notionalUnit` base units of the quote asset; minNotional is expressed
+ *   in those units inside the engine, fees and buy locks in the quote's base units
  */
 export interface TradingRules {
   market: MarketView;
@@ -314,7 +314,7 @@ export class MarketService {
       lot,
       lotUnits,
       notionalUnit,
-      engine: { minNotional: Number(minTicksLots), makerFeePpm: Number(makerFeePpm), takerFeePpm: Number(takerFeePpm) },
+      engine: { minNotional: Number(minTicksLots), makerFeePpm: Number(makerFeePpm), takerFeePpm: Number(takerFeePpm), notionalUnit },
     };
   }
 

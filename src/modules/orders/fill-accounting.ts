@@ -98,8 +98,8 @@ export function accountFills(rules: TradingRules, resting: ReadonlyMap<string, W
         const notional = BigInt(e.price) * lots;
         const cost = notional * rules.notionalUnit;
         const base = lots * rules.lotUnits;
-        let makerFee = BigInt(e.makerFee) * rules.notionalUnit;
-        let takerFee = BigInt(e.takerFee) * rules.notionalUnit;
+        let makerFee = e.makerFee;
+        let takerFee = e.takerFee;
         const buyerFee = buyerFeeWithinLock(rules, buyer, lots, cost, buyer === taker ? takerFee : makerFee);
         if (buyer === taker) takerFee = buyerFee;
         else makerFee = buyerFee;

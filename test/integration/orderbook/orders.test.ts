@@ -1,4 +1,4 @@
-import { BookKeel, BookOrg, marketBody, units } from './support';
+import { BookKeel, BookOrg, lockMismatches, marketBody, units } from './support';
 import { RealtimeClient } from '../../support/realtime-client';
 import { eventually } from '../../support/eventually';
 
@@ -393,6 +393,29 @@ describe('paging through rows that tie on every sort key but id', () => {
     };
     expect(await onePerPage('/v1/orderbook/orders')).toEqual([...orders].sort());
     expect(await onePerPage(`/v1/orderbook/wallets/${buyerWallet}/trades`)).toEqual(trades.map((t) => t.id).sort());
+  });
+});
+
+describe('fees', () => {
+  it('are the rate of the notional rounded up to a base unit of the quote, however coarse the market, and a BUY locks no more than its notional and that fee', async () => {
+    // Tick 1 USDC and lot 1 ETH: one tick × one lot is a whole USDC, yet 0.1% of 1 USDC is 0.001.
+    expect((await (await k.operator()).post('/v1/orderbook/markets', marketBody('ETHC-USDC', ETH, USDC, { tickSize: '1', lotSize: '1', minNotional: '0' }))).status).toBe(201);
+    const seller = await k.wallet(b, 'Coarse seller');
+    const buyer = await k.wallet(a, 'Coarse buyer');
+    await k.credit(b, seller, ETH.id, units('1', ETH.decimals));
+    await k.credit(a, buyer, USDC.id, units('1.002', USDC.decimals)); // the notional and the taker fee, nothing more
+    const coarse = { market: 'ETHC-USDC', price: '1', quantity: '1' };
+    const sell = await place(b, { ...coarse, walletId: seller, side: 'SELL' });
+    expect(sell.status).toBe(201);
+    const buy = await place(a, { ...coarse, walletId: buyer, side: 'BUY' });
+    expect(buy.status).toBe(201);
+    expect(buy.body.data).toMatchObject({ status: 'FILLED', fee: '0.002' });
+    expect((await b.pro().get(`/v1/orderbook/orders/${sell.body.data.id}`)).body.data).toMatchObject({ status: 'FILLED', fee: '0.001' });
+    const [trade] = (await a.pro().get(`/v1/orderbook/wallets/${buyer}/trades`)).body.data;
+    expect(trade).toMatchObject({ price: '1', quantity: '1', makerFee: '0.001', takerFee: '0.002' });
+    expect(await balances(a, buyer)).toEqual({ ETH: { available: '1', locked: '0' }, USDC: { available: '0', locked: '0' } });
+    expect(await balances(b, seller)).toEqual({ ETH: { available: '0', locked: '0' }, USDC: { available: '0.999', locked: '0' } });
+    expect(await lockMismatches(k.db)).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { admitPlacement, MatchingEngine, PlacementTerms } from '../../../src/engine';
 
-const RULES = { minNotional: 100, makerFeePpm: 1_000, takerFeePpm: 2_500 };
-const UNITS = { lotUnits: 1_000n, notionalUnit: 10n };
+const RULES = { minNotional: 100, makerFeePpm: 1_000, takerFeePpm: 2_500, notionalUnit: 10n };
+const UNITS = { lotUnits: 1_000n };
 const whole = (n: bigint) => ({ positive: true, whole: n });
 const limitBuy: PlacementTerms = { id: 'o1', owner: 'w', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', postOnly: false, quantity: whole(10n), price: whole(20n) };
 const marketBuy: PlacementTerms = { ...limitBuy, type: 'MARKET', price: undefined };
@@ -11,7 +11,7 @@ describe('the market rules a placement must meet before it reaches the book', ()
     const engine = new MatchingEngine(RULES);
     expect(admitPlacement(engine, UNITS, limitBuy)).toEqual({
       command: { kind: 'place', id: 'o1', owner: 'w', side: 'BUY', type: 'LIMIT', price: 20, quantity: 10, timeInForce: 'GTC', postOnly: false },
-      lock: (200n + 1n) * 10n,
+      lock: 200n * 10n + 5n,
     });
     expect(admitPlacement(engine, UNITS, { ...limitBuy, side: 'SELL' })).toMatchObject({ lock: 10n * 1_000n });
   });
@@ -20,7 +20,7 @@ describe('the market rules a placement must meet before it reaches the book', ()
     const engine = new MatchingEngine(RULES);
     expect(admitPlacement(engine, UNITS, marketBuy)).toMatchObject({ command: { type: 'MARKET', price: undefined }, lock: 0n });
     engine.apply({ kind: 'place', id: 'a', owner: 's', side: 'SELL', type: 'LIMIT', price: 30, quantity: 4, timeInForce: 'GTC' });
-    expect(admitPlacement(engine, UNITS, marketBuy)).toMatchObject({ lock: (120n + 1n) * 10n });
+    expect(admitPlacement(engine, UNITS, marketBuy)).toMatchObject({ lock: 120n * 10n + 3n });
   });
 
   it.each<[string, Partial<PlacementTerms>, string]>([

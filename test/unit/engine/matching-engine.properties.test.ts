@@ -3,7 +3,8 @@ import { MatchingEngine } from '../../../src/engine';
 import type { Command, EngineEvent, MarketRules } from '../../../src/engine';
 import { ReferenceMatcher } from './reference-matcher';
 
-const RULES: MarketRules = { minNotional: 50, makerFeePpm: 1_000, takerFeePpm: 2_500 };
+/** One tick × one lot is 10 base units of the quote asset, so fees round within a tick × lot. */
+const RULES: MarketRules = { minNotional: 50, makerFeePpm: 1_000, takerFeePpm: 2_500, notionalUnit: 10n };
 
 /** Random command streams: prices clustered around 100 so orders cross, three owners so self-trades happen. */
 const commands = fc

@@ -1,7 +1,7 @@
 import { MatchingEngine } from '../../../src/engine';
 import type { Command, EngineEvent, PlaceOrder } from '../../../src/engine';
 
-const rules = { minNotional: 100, makerFeePpm: 1_000, takerFeePpm: 2_000 };
+const rules = { minNotional: 100, makerFeePpm: 1_000, takerFeePpm: 2_000, notionalUnit: 1n };
 let n = 0;
 const limit = (owner: string, side: 'BUY' | 'SELL', price: number, quantity: number, extra: Partial<PlaceOrder> = {}): Command => ({
   kind: 'place', id: `o${++n}`, owner, side, type: 'LIMIT', price, quantity, timeInForce: 'GTC', ...extra,
@@ -24,11 +24,19 @@ describe('the matching engine', () => {
     expect(book.order(second.id)?.remaining).toBe(3);
   });
 
-  test('fees are charged per side in parts per million of the notional, rounded up', () => {
+  test('fees are charged per side in parts per million of the notional, rounded up to a base unit of the quote', () => {
     const book = new MatchingEngine(rules);
     book.apply(limit('a', 'SELL', 333, 1));
     const [trade] = book.apply(limit('b', 'BUY', 333, 1)).filter((e) => e.type === 'trade');
-    expect(trade).toMatchObject({ makerFee: 1, takerFee: 1 }); // 0.333 and 0.666 round up to 1
+    expect(trade).toMatchObject({ makerFee: 1n, takerFee: 1n }); // 0.333 and 0.666 round up to 1
+  });
+
+  test('fees are exact in base units of the quote however large one tick × one lot is', () => {
+    // Tick 1 USDC, lot 1 ETH: one tick × one lot is 10^6 USDC base units.
+    const book = new MatchingEngine({ minNotional: 0, makerFeePpm: 1_000, takerFeePpm: 2_000, notionalUnit: 1_000_000n });
+    book.apply(limit('a', 'SELL', 1, 1));
+    const [trade] = book.apply(limit('b', 'BUY', 1, 1)).filter((e) => e.type === 'trade');
+    expect(trade).toMatchObject({ makerFee: 1_000n, takerFee: 2_000n }); // 0.1% and 0.2% of 1 USDC
   });
 
   test('what a GTC order cannot fill rests; IOC cancels it; MARKET never rests', () => {

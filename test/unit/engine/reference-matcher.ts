@@ -1,4 +1,3 @@
-import { feeFor } from '../../../src/engine/fees';
 import type { Command, EngineEvent, MarketRules, PlaceOrder, RestingOrder } from '../../../src/engine/types';
 
 interface Resting extends RestingOrder {
@@ -58,7 +57,7 @@ export class ReferenceMatcher {
       const q = Math.min(m.remaining, remaining);
       emit({
         type: 'trade', makerOrderId: m.id, takerOrderId: o.id, makerOwner: m.owner, takerOwner: o.owner, takerSide: o.side,
-        price: m.price, quantity: q, makerFee: feeFor(m.price * q, this.rules.makerFeePpm), takerFee: feeFor(m.price * q, this.rules.takerFeePpm),
+        price: m.price, quantity: q, makerFee: this.fee(m.price, q, this.rules.makerFeePpm), takerFee: this.fee(m.price, q, this.rules.takerFeePpm),
       });
       m.remaining -= q;
       remaining -= q;
@@ -84,6 +83,13 @@ export class ReferenceMatcher {
     const bids = this.book.filter((o) => o.side === 'BUY').sort((a, b) => b.price - a.price || a.arrival - b.arrival);
     const asks = this.book.filter((o) => o.side === 'SELL').sort((a, b) => a.price - b.price || a.arrival - b.arrival);
     return [...bids, ...asks].map(strip);
+  }
+
+  /** The rate's share of the trade's quote amount in base units, rounded up to a whole base unit. */
+  private fee(price: number, quantity: number, ppm: number): bigint {
+    const share = BigInt(price) * BigInt(quantity) * this.rules.notionalUnit * BigInt(ppm);
+    const whole = share / 1_000_000n;
+    return share % 1_000_000n === 0n ? whole : whole + 1n;
   }
 
   private makersFor(o: PlaceOrder): Resting[] {

@@ -17,7 +17,7 @@ const RULES = {
   lot: { int: 1n, scale: 3 },
   lotUnits: 10n ** 15n,
   notionalUnit: 10n,
-  engine: { minNotional: 0, makerFeePpm: 1_000, takerFeePpm: 2_000 },
+  engine: { minNotional: 0, makerFeePpm: 1_000, takerFeePpm: 2_000, notionalUnit: 10n },
   sequence: 0,
   rulesVersion: 1,
 } as TradingRules;
@@ -48,7 +48,7 @@ function market(rules: TradingRules = RULES) {
      * (a BUY: engine.buyLock; a SELL: the base) unless `lock` says otherwise.
      */
     place(id: string, wallet: string, side: OrderSide, ticks: number | undefined, lots: number, lock?: bigint) {
-      lock ??= side === OrderSide.SELL ? BigInt(lots) * rules.lotUnits : engine.buyLock(lots, ticks) * rules.notionalUnit;
+      lock ??= side === OrderSide.SELL ? BigInt(lots) * rules.lotUnits : engine.buyLock(lots, ticks);
       const events = engine.apply({ kind: 'place', id, owner: wallet, side, type: ticks === undefined ? 'MARKET' : 'LIMIT', price: ticks, quantity: lots, timeInForce: 'GTC' });
       const rejected = events[0].type === 'rejected' ? events[0].reason : undefined;
       const lockAssetId = side === OrderSide.BUY ? 'USDC' : 'ETH';
@@ -121,12 +121,12 @@ describe('fill accounting: engine events to order states and ledger moves', () =
     expect(book.resting.has('buy')).toBe(true);
   });
 
-  it('rounds each fee up to a whole tick × lot in the venue’s favour', () => {
+  it('rounds each fee up to a whole base unit of the quote asset in the venue’s favour, never to a whole tick × lot', () => {
     const book = market();
-    book.place('sell', 'seller', OrderSide.SELL, 1, 1); // 0.01 × 0.001: notional 1, fees ceil(0.001) and ceil(0.002) = 1
+    book.place('sell', 'seller', OrderSide.SELL, 1, 1); // 0.01 × 0.001: 10 base units, fees ceil(0.01) and ceil(0.02) = 1
     const { trades, moves } = book.place('buy', 'buyer', OrderSide.BUY, 1, 1);
-    expect(trades[0]).toMatchObject({ quoteAmount: '0.00001', makerFee: '0.00001', takerFee: '0.00001' });
-    expect(moves.find((m) => m.kind === 'fee')!.available).toBe(20n);
+    expect(trades[0]).toMatchObject({ quoteAmount: '0.00001', makerFee: '0.000001', takerFee: '0.000001' });
+    expect(moves.find((m) => m.kind === 'fee')!.available).toBe(2n);
   });
 
   it('charges a resting buyer no more fee than is left of its lock', () => {
@@ -184,18 +184,18 @@ describe('fill accounting: engine events to order states and ledger moves', () =
 });
 
 describe('a BUY’s fees never take what the rest of the order needs', () => {
-  /** Both fees 0.1%: a one-lot fill at 2000.05 (notional 200_005) pays 200.005 rounded up to 201 notional units. */
+  /** Both fees 0.1%: a one-lot fill at 2000.05 (2_000_050 base units of USDC) pays 2000.05 rounded up to 2001 base units. */
   const EVEN = { ...RULES, engine: { ...RULES.engine, makerFeePpm: 1_000, takerFeePpm: 1_000 } } as TradingRules;
   const LOT_COST = 200_005n * RULES.notionalUnit;
 
-  it('a resting BUY of 0.3 ETH at 2000.05 filled by 300 one-lot SELLs is filled whole: the fees rounded up fill by fill stop at its fee lock, and the last fills pay what is left of it', () => {
+  it('a resting BUY of 0.3 ETH at 2000.05 filled by 300 one-lot SELLs is filled whole: the fees rounded up fill by fill stop at its fee lock, and the last fill pays what is left of it', () => {
     const book = market(EVEN);
     const { lock } = book.place('bid', 'buyer', OrderSide.BUY, 200_005, 300);
-    expect(lock).toBe(300n * LOT_COST + 60_002n * RULES.notionalUnit); // the fee on the whole, 60_001.5, rounded up once
+    expect(lock).toBe(300n * LOT_COST + 600_015n); // the fee on the whole, 0.1% of 600_015_000 base units
     const fills = Array.from({ length: 300 }, (_, i) => book.place(`ask-${i}`, `seller-${i}`, OrderSide.SELL, 200_005, 1));
     const buyerFees = fills.map((f) => f.trades[0].makerFee);
-    expect(buyerFees.slice(0, 298)).toEqual(Array(298).fill('0.00201'));
-    expect(buyerFees.slice(298)).toEqual(['0.00104', '0']); // 600_020 − 298 × 2_010, then nothing
+    expect(buyerFees.slice(0, 299)).toEqual(Array(299).fill('0.002001'));
+    expect(buyerFees.slice(299)).toEqual(['0.001716']); // 600_015 − 299 × 2_001
     expect(fills[299].order('bid')).toMatchObject({ status: OrderStatus.FILLED, filledLots: 300n, lockedAmount: 0n, feesPaid: lock - 300n * LOT_COST });
     expect(fills.flatMap((f) => f.moves).filter((m) => m.kind === 'unlock')).toEqual([]); // it paid exactly what it locked
   });
@@ -205,9 +205,9 @@ describe('a BUY’s fees never take what the rest of the order needs', () => {
     for (let i = 0; i < 300; i++) book.place(`ask-${i}`, `seller-${i}`, OrderSide.SELL, 200_005, 1);
     const { lock, trades, moves, order } = book.place('sweep', 'buyer', OrderSide.BUY, 200_005, 300);
     const buyerFees = trades.map((t) => t.takerFee);
-    expect(buyerFees.slice(0, 298)).toEqual(Array(298).fill('0.00201'));
-    expect(buyerFees.slice(298)).toEqual(['0.00104', '0']);
-    expect(trades.map((t) => t.makerFee)).toEqual(Array(300).fill('0.00201')); // the sellers' fees come out of their proceeds, whole
+    expect(buyerFees.slice(0, 299)).toEqual(Array(299).fill('0.002001'));
+    expect(buyerFees.slice(299)).toEqual(['0.001716']);
+    expect(trades.map((t) => t.makerFee)).toEqual(Array(300).fill('0.002001')); // the sellers' fees come out of their proceeds, whole
     expect(order('sweep')).toMatchObject({ status: OrderStatus.FILLED, lockedAmount: 0n, feesPaid: lock - 300n * LOT_COST });
     expect(moves.filter((m) => m.kind === 'unlock')).toEqual([]);
   });
