@@ -61,13 +61,15 @@ export interface CreateMarket {
   status?: MarketStatus;
 }
 
-/** What may change once a market exists (tick and lot size are fixed). */
+/** What may change once a market exists (tick and lot size are fixed): a field left out keeps its value; null is refused. */
 export interface UpdateMarket {
-  minNotional?: string;
-  makerFee?: string;
-  takerFee?: string;
-  status?: MarketStatus;
+  minNotional?: string | null;
+  makerFee?: string | null;
+  takerFee?: string | null;
+  status?: MarketStatus | null;
 }
+
+const UPDATABLE = ['minNotional', 'makerFee', 'takerFee', 'status'] as const;
 
 /** Highest fee rate a market may charge (10%). */
 const MAX_FEE_PPM = 100_000n;
@@ -241,11 +243,12 @@ export class MarketService {
     const row = await this.uow.run('market.update', async (trx) => {
       const current = await this.row(symbol, trx);
       const locked = await MarketModel.query(trx).findById(current.id).forUpdate();
-      const patch: Partial<MarketModel> = {};
-      if (input.minNotional !== undefined) patch.minNotional = input.minNotional;
-      if (input.makerFee !== undefined) patch.makerFee = input.makerFee;
-      if (input.takerFee !== undefined) patch.takerFee = input.takerFee;
-      if (input.status !== undefined) patch.status = input.status;
+      const patch: Partial<Pick<MarketModel, (typeof UPDATABLE)[number]>> = {};
+      for (const field of UPDATABLE) {
+        const value = input[field];
+        if (value === null) throw KeelError.invalidField(field, 'must not be null: leave it out to keep the current value');
+        if (value !== undefined) Object.assign(patch, { [field]: value });
+      }
       const merged = { ...locked!, ...patch };
       const [base, quote] = await Promise.all([this.chains.assetRow(merged.baseAssetId), this.chains.assetRow(merged.quoteAssetId)]);
       this.rulesFrom(merged, base!.decimals, quote!.decimals);

@@ -87,6 +87,17 @@ describe('markets', () => {
     expect((await (await k.operator()).patch('/v1/orderbook/markets/NOPE-USDC', { status: 'ACTIVE' })).status).toBe(404);
     expect((await (await k.operator()).patch('/v1/orderbook/markets/ETH-USDC', { makerFee: '0.5' })).status).toBe(422);
   });
+
+  it.each(['minNotional', 'makerFee', 'takerFee', 'status'])('refuses %s null with 422 naming it, over REST and GraphQL, and changes nothing', async (field) => {
+    const operator = await k.operator();
+    const before = (await operator.get('/v1/orderbook/markets/ETH-USDC')).body.data;
+    const rest = await operator.patch('/v1/orderbook/markets/ETH-USDC', { [field]: null });
+    expect(rest.status).toBe(422);
+    expect(rest.body.error).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [expect.objectContaining({ field })] } });
+    const gql = await operator.graphql(`mutation { updateMarket(symbol: "ETH-USDC", input: { ${field}: null }) { symbol } }`);
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_FIELD', status: 422, details: { fields: [expect.objectContaining({ field })] } });
+    expect((await operator.get('/v1/orderbook/markets/ETH-USDC')).body.data).toEqual(before);
+  });
 });
 
 describe('permissions', () => {
