@@ -57,8 +57,6 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   MARKET_HALTED: { hosts: pro, means: 'The market is halted: it takes no new orders (cancels still work)', routeOnly: true },
   TRADING_EXIT_REQUESTED: { hosts: pro, means: "The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there", routeOnly: true },
   ORDER_NOT_CANCELLABLE: { hosts: pro, means: 'The order is no longer open (filled or cancelled)', routeOnly: true },
-  INVALID_PRICE: { hosts: pro, means: "The engine rejected the order's price, details {orderId, reason}", routeOnly: true },
-  INVALID_QUANTITY: { hosts: pro, means: "The engine rejected the order's quantity, details {orderId, reason}", routeOnly: true },
   BELOW_MIN_NOTIONAL: { hosts: pro, means: "price × quantity is below the market's minNotional, details.fields naming quantity", routeOnly: true },
   POST_ONLY_WOULD_TAKE: { hosts: pro, means: 'A postOnly order would take liquidity', routeOnly: true },
 };

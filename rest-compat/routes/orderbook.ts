@@ -4,7 +4,7 @@ import { accessTokenOrderbookRoutes } from './access-tokens';
 import { settlementRoutes } from './settlement';
 
 /** What a placement may be refused with besides the host's general codes (the engine's market rules, the market, the wallet, the shard's leader). */
-const PLACEMENT_ERRORS: ErrorCode[] = ['NOT_LEADER', 'MARKET_HALTED', 'TRADING_EXIT_REQUESTED', 'POST_ONLY_WOULD_TAKE', 'INVALID_PRICE', 'INVALID_QUANTITY', 'BELOW_MIN_NOTIONAL'];
+const PLACEMENT_ERRORS: ErrorCode[] = ['NOT_LEADER', 'MARKET_HALTED', 'TRADING_EXIT_REQUESTED', 'POST_ONLY_WOULD_TAKE', 'BELOW_MIN_NOTIONAL'];
 
 /** The order-book host's REST endpoints (/v1/orderbook). */
 export const orderbookRoutes: RouteRow[] = [

@@ -37,8 +37,6 @@ export const ERROR_STATUS = {
   // The wallet asked to exit the chain's settlement contract (its escape hatch): it places no more orders there.
   TRADING_EXIT_REQUESTED: 409,
   ORDER_NOT_CANCELLABLE: 409,
-  INVALID_PRICE: 422,
-  INVALID_QUANTITY: 422,
   BELOW_MIN_NOTIONAL: 422,
   POST_ONLY_WOULD_TAKE: 409,
 } as const;

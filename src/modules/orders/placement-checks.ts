@@ -82,16 +82,22 @@ function refusal(reason: PlacementRefusal, market: MarketView): KeelError {
   return KeelError.invalidField(...FIELD_REFUSALS[reason](market));
 }
 
-const REJECT_CODES: Record<RejectReason, ErrorCode> = {
-  INVALID_PRICE: 'INVALID_PRICE',
-  INVALID_QUANTITY: 'INVALID_QUANTITY',
-  BELOW_MIN_NOTIONAL: 'BELOW_MIN_NOTIONAL',
-  POST_ONLY_WOULD_TAKE: 'POST_ONLY_WOULD_TAKE',
-  DUPLICATE_ORDER_ID: 'CONFLICT',
-  ORDER_NOT_FOUND: 'NOT_FOUND',
+/**
+ * The API's error for each reason the engine rejects an order. A price or quantity the engine would
+ * refuse is refused before it by the market rules (INVALID_FIELD naming the field); should the engine
+ * meet one anyway, its answer is that one too.
+ */
+const REJECTIONS: Record<RejectReason, { code: ErrorCode; field?: string }> = {
+  INVALID_PRICE: { code: 'INVALID_FIELD', field: 'price' },
+  INVALID_QUANTITY: { code: 'INVALID_FIELD', field: 'quantity' },
+  BELOW_MIN_NOTIONAL: { code: 'BELOW_MIN_NOTIONAL' },
+  POST_ONLY_WOULD_TAKE: { code: 'POST_ONLY_WOULD_TAKE' },
+  DUPLICATE_ORDER_ID: { code: 'CONFLICT' },
+  ORDER_NOT_FOUND: { code: 'NOT_FOUND' },
 };
 
 /** The API's error for an order the engine rejected. */
 export function engineRejection(orderId: string, reason: RejectReason): KeelError {
-  return new KeelError(REJECT_CODES[reason], `The order was rejected: ${reason}`, { orderId, reason });
+  const { code, field } = REJECTIONS[reason];
+  return new KeelError(code, `The order was rejected: ${reason}`, { orderId, reason, ...(field && { fields: [{ field, error: `was rejected by the matching engine (${reason})` }] }) });
 }

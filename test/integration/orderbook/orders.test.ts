@@ -112,16 +112,18 @@ describe('order lifecycle over REST', () => {
 });
 
 describe('placement rules', () => {
-  it('refuses off-tick prices and off-lot quantities with 422 naming the field', async () => {
+  it('refuses off-tick prices and off-lot quantities with 422 INVALID_FIELD naming the field, the quantity checked first', async () => {
     const tick = await place(a, { walletId: walletA, side: 'BUY', price: '100.005', quantity: '1' });
     expect(tick.status).toBe(422);
-    expect(tick.body.error.details.fields[0].field).toBe('price');
+    expect(tick.body.error).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: 'price', error: 'must be a multiple of the tick size 0.01' }] } });
     const lot = await place(a, { walletId: walletA, side: 'BUY', price: '100', quantity: '0.0005' });
     expect(lot.status).toBe(422);
-    expect(lot.body.error.details.fields[0].field).toBe('quantity');
+    expect(lot.body.error).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: 'quantity', error: 'must be a multiple of the lot size 0.001' }] } });
+    const both = await place(a, { walletId: walletA, side: 'BUY', price: '100.005', quantity: '0.0005' });
+    expect(both.body.error).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field: 'quantity' }] } });
     const noPrice = await place(a, { walletId: walletA, side: 'BUY', quantity: '1' });
     expect(noPrice.status).toBe(422);
-    expect(noPrice.body.error.details.fields[0].field).toBe('price');
+    expect(noPrice.body.error).toMatchObject({ code: 'MISSING_FIELD', details: { fields: [{ field: 'price' }] } });
     const small = await place(a, { walletId: walletA, side: 'BUY', price: '0.5', quantity: '1' });
     expect(small.status).toBe(422);
     expect(small.body.error.code).toBe('BELOW_MIN_NOTIONAL');
