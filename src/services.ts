@@ -10,7 +10,7 @@ import { createChainsServices, type ChainsServices } from './modules/chains';
 import { createWalletsServices, type WalletsServices } from './modules/wallets';
 import { createDepositsServices, type DepositsServices } from './modules/deposits';
 import { createDevFaucetServices, type DevFaucetServices } from './modules/dev-faucet';
-import { addressesSendingOn, createWithdrawalsServices, type WithdrawalsServices } from './modules/withdrawals';
+import { addressesSendingOn, createWithdrawalsServices, SettlementContractGuard, type WithdrawalsServices } from './modules/withdrawals';
 import { createMarketsServices, type MarketsServices } from './modules/markets';
 import { createLedgerServices, type LedgerServices } from './modules/ledger';
 import { createOrdersServices, type OrdersServices } from './modules/orders';
@@ -81,11 +81,14 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const webhooks = createWebhooksServices(platform);
   const chains = createChainsServices(platform, networks);
   const aml = createAmlServices(platform, chains);
-  const wallets = createWalletsServices(platform, { ...chains, screening: aml.walletAml, dependents: { paymentLinks: paymentLinksByWallet, settlementRules: activeRulesByWallet, openCheckouts } });
-  const ledger = createLedgerServices(platform, { ...chains, ...wallets });
-  // Keel's settlement contracts, known before anything sends: no send to a caller's destination pays one (withdrawals' SettlementContracts port), nor does signing call one.
+  // Keel's settlement contracts, known before anything sends: no send to a caller's destination pays one (withdrawals' SettlementContracts port,
+  // checked by its SettlementContractGuard), nor does an auto-sweep's destination, refused when the wallet's configuration is saved (wallets'
+  // SettlementContractCheck port), nor does signing call one.
   const settlementDeployments = createSettlementDeployments(platform);
-  const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions, settlementContracts: settlementDeployments });
+  const settlementContractGuard = new SettlementContractGuard(settlementDeployments);
+  const wallets = createWalletsServices(platform, { ...chains, screening: aml.walletAml, dependents: { paymentLinks: paymentLinksByWallet, settlementRules: activeRulesByWallet, openCheckouts }, settlementContracts: settlementContractGuard });
+  const ledger = createLedgerServices(platform, { ...chains, ...wallets });
+  const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions, settlementContractGuard });
   wallets.watchedWallets.watchInUse((blockchainId) => addressesSendingOn(platform.db, blockchainId));
   const swaps = createSwapsServices(platform, { ...chains, ...wallets, ...withdrawals, destinationScreen: sanctionsDestinationScreen(aml.sanctions) });
   const deposits = createDepositsServices(platform, { ...chains, ...wallets });

@@ -14,6 +14,7 @@ import { formatScaled } from '../../platform/decimal';
 import { fetchPage } from '../../platform/db/fetch-page';
 import type { UnitOfWork } from '../../platform/db/unit-of-work';
 import type { WalletAmlView, WalletScreening } from './wallet-screening';
+import type { SettlementContractCheck } from './settlement-contract-check';
 import type { WalletDependents } from './wallet-dependents';
 import { watchedChainIds } from './watched-wallets';
 
@@ -119,6 +120,7 @@ export class MasterWalletService {
     private readonly uow: UnitOfWork,
     private readonly aml: WalletScreening,
     private readonly dependents: WalletDependents,
+    private readonly settlementContracts: SettlementContractCheck,
   ) {}
 
   async create(organizationId: string, input: CreateMasterWallet): Promise<MasterWalletView> {
@@ -142,6 +144,7 @@ export class MasterWalletService {
         metadata: input.metadata ?? {},
       } as Partial<MasterWalletModel>);
       await this.syncChains(trx, row);
+      await this.assertSweepsPaySomeone(trx, row);
       const view = await this.view(row, trx);
       await this.outbox.publish(trx, { organizationId, type: 'master.created', data: walletEventData(view) });
       return view;
@@ -195,7 +198,10 @@ export class MasterWalletService {
         this.aml.assertConfigurations(patch.configurations);
       }
       const row = await MasterWalletModel.query(trx).patchAndFetchById(id, patch);
-      if (input.configurations !== undefined) await this.syncChains(trx, row);
+      if (input.configurations !== undefined) {
+        await this.syncChains(trx, row);
+        await this.assertSweepsPaySomeone(trx, row);
+      }
       const view = await this.view(row, trx);
       await this.outbox.publish(trx, { organizationId, type: 'master.updated', data: walletEventData(view) });
       return view;
@@ -271,6 +277,17 @@ export class MasterWalletService {
       .insert(wanted.map((blockchainId) => ({ master_wallet_id: wallet.id, blockchain_id: blockchainId })))
       .onConflict(['master_wallet_id', 'blockchain_id'])
       .ignore();
+  }
+
+  /**
+   * 422 VALIDATION_ERROR naming configurations.autoSweep.destinationAddress when it is Keel's
+   * settlement contract on a chain the wallet is enabled on (as just synced), so on a chain where its
+   * deposits would be swept there. The sweep checks again when it runs (a contract deployed later).
+   */
+  private async assertSweepsPaySomeone(trx: Knex.Transaction, wallet: MasterWalletModel): Promise<void> {
+    const destination = readConfigurations(wallet.configurations).autoSweep.destinationAddress;
+    if (!destination) return;
+    for (const blockchainId of await this.enabledChainIds(wallet.id, trx)) await this.settlementContracts.check(blockchainId, destination, 'configurations.autoSweep.destinationAddress');
   }
 
   /** The chains Keel records the wallet's deposits on now (enabled, monitoring on, the wallet active): where a checkout may be opened. */

@@ -136,6 +136,8 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
       return NOTHING;
     }
     const destination = sweep.destinationAddress || source.masterWalletAddress;
+    // Refused when set too (the wallets' SettlementContractCheck); checked again here: a contract deployed on the chain since
+    // (`keel settlement deploy`, or the new one of `keel settlement migrate`) can be the destination a configuration already held.
     if (await this.settlementContracts.refuses(deposit.blockchainId, destination)) {
       this.logger.warn({ addressId: source.addressId }, "auto-sweep skipped: the destination is Keel's settlement contract, which credits no one what is sent to it");
       return NOTHING;

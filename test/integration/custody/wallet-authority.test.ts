@@ -103,6 +103,43 @@ describe('a sweep goes to the wallet itself or one of its allowed recipients', (
     await eventually(async () => (await org.core.get(`/v1/addresses/${address.id}/transactions`)).body.totalCount === 1, 30_000);
     expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.total).toBe(0);
   }, 45_000);
+
+  it("Keel's settlement contract is no sweep destination: setting it (any casing, on create or update, REST and GraphQL, or enableMultiChain adding its chain) is 422 VALIDATION_ERROR naming it, after the admin scope; one stored around the API is never swept to", async () => {
+    const deployments = t.keel.services.settlementDeployments;
+    await deployments.ensureOnDevChain(t.keel.services.networks.get(chainId)!);
+    const contract = (await deployments.address(chainId))!;
+    const sweepTo = (address: string) => ({ autoSweep: { enabled: true, threshold: '1', destinationAddress: address }, security: { allowedRecipients: [address] } });
+    const refused = (res: { status: number; body: any }) => {
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'configurations.autoSweep.destinationAddress', error: 'INVALID_FIELD' }], settlementContract: contract } });
+      expect(res.body.error.message).toMatch(/settlement contract.*trading\/deposits/);
+    };
+    const wallet = await adminWallet();
+    expect((await writer.patch(`/v1/master-wallets/${wallet.id}`, { configurations: sweepTo(contract) })).status).toBe(403);
+    refused(await org.core.post('/v1/master-wallets', { blockchainId: chainId, name: 'Sweeping', configurations: sweepTo(contract.toLowerCase()) }));
+    refused(await org.core.patch(`/v1/master-wallets/${wallet.id}`, { configurations: sweepTo(contract) }));
+    const gql = await org.core.graphql('mutation($id: ID!, $input: UpdateMasterWalletInput!) { updateMasterWallet(id: $id, input: $input) { id } }', { id: wallet.id, input: { configurations: sweepTo(contract.toLowerCase()) } });
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'configurations.autoSweep.destinationAddress', error: 'INVALID_FIELD' }] } });
+    expect((await org.core.get(`/v1/master-wallets/${wallet.id}`)).body.data.configurations.autoSweep.destinationAddress).toBe('');
+
+    // On a chain without the contract the address is an ordinary one, until enableMultiChain would sweep there too.
+    const otherChain = (await org.core.get('/v1/blockchains')).body.data[1].id;
+    const elsewhere = await org.core.post('/v1/master-wallets', { blockchainId: otherChain, name: 'Elsewhere', configurations: sweepTo(contract) });
+    expect(elsewhere.status).toBe(201);
+    refused(await org.core.patch(`/v1/master-wallets/${elsewhere.body.data.id}`, { configurations: { enableMultiChain: true } }));
+
+    // A configuration that already held it (saved before the contract was deployed, or written around the API): a token
+    // deposit the wallet could pay the sweep's gas for is not swept to it, nor due again.
+    const row = await t.keel.platform.db('master_wallets').where({ id: wallet.id }).first();
+    await t.keel.platform.db('master_wallets').where({ id: wallet.id }).update({ configurations: { ...row.configurations, ...sweepTo(contract), enableGaslessWithdraw: true } });
+    await org.core.post('/v1/dev/faucet', { blockchainId: chainId, address: wallet.walletAddress, amount: '1' });
+    const address = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, {})).body.data;
+    await org.core.post('/v1/dev/faucet', { blockchainId: chainId, address: address.address, amount: '10', asset: 'USDC' });
+    // The sweep would be arranged in the same transaction that records the deposit.
+    await eventually(async () => (await org.core.get(`/v1/addresses/${address.id}/transactions`)).body.totalCount === 1, 30_000);
+    expect((await org.core.get(`/v1/transfers?masterWalletId=${wallet.id}`)).body.total).toBe(0);
+    expect(await t.keel.platform.db('sweeps_due').where({ addressId: address.id })).toEqual([]);
+  }, 60_000);
 });
 
 describe('the transfer cap limits the total of one request per asset', () => {
