@@ -1,7 +1,6 @@
 import { shortReason } from './chain-port/evm-transactions';
 import { TransferRefused } from './chain-port/chain-port';
 import { isKeelError } from './errors';
-import type { Logger } from './logger';
 import { withUrlsAsOrigins } from './net/rpc-url';
 
 /** What a caller reads in place of an error Keel has no words of its own for. */
@@ -17,13 +16,14 @@ const MAX_REASON = 500;
  * line's `error`, a webhook event, the CLI's report): a KeelError's or a ShownFailure's own words;
  * a chain's refusal as the node or ethers worded it (a revert reason, "insufficient funds", "nonce
  * too low"). Anything else (a database error, whose message knex prefixes with the SQL and its
- * values; an unexpected exception) is INTERNAL_REASON, and the error itself goes to the log, whose
- * serializer keeps what is safe of it. Every URL is cut to its origin: a node's URL holds its key.
+ * values; an unexpected exception) is INTERNAL_REASON. Every URL is cut to its origin: a node's URL
+ * holds its key. It logs nothing: the caller logs the error object once, whatever reason is shown
+ * (`log.warn({ err }, …)`), and the log's serializer keeps what is safe of it; that line is the
+ * node's log INTERNAL_REASON points to.
  */
-export function shownReason(error: unknown, logger: Logger, context: Record<string, unknown> = {}): string {
+export function shownReason(error: unknown): string {
   if (isKeelError(error) || error instanceof ShownFailure || error instanceof TransferRefused) return withUrlsAsOrigins(error.message).slice(0, MAX_REASON);
   if (isChainError(error)) return shortReason(error);
-  logger.error({ ...context, err: error }, `an error was shown as "${INTERNAL_REASON}"`);
   return INTERNAL_REASON;
 }
 

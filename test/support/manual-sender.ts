@@ -2,6 +2,7 @@ import type { ethers } from 'ethers';
 import type { Keel } from '../../src/app';
 import type { ChainNetworks } from '../../src/modules/chains/chain-networks';
 import { EvmChain } from '../../src/platform/chain-port/evm-chain';
+import type { Logger } from '../../src/platform/logger';
 import { TransactionSender, type TransactionSenderOptions } from '../../src/modules/withdrawals/transaction-sender';
 
 /** Stand-ins for a node's answers, each given the real provider to pass the call on if it chooses. */
@@ -17,9 +18,9 @@ export interface NodeAnswers {
  * A transaction sender as another worker would run it, for tests that tick it themselves (start
  * Keel with a long TRANSFER_POLL_INTERVAL_MS so its own stays out of the way). `answers` stand in
  * for the nodes' answers, on every chain or (keyed by blockchain id) on some; `options` (a fee bump
- * at once, say) override the defaults.
+ * at once, say) override the defaults; `logger` takes its log lines.
  */
-export function manualSender(keel: Keel, answers: NodeAnswers | Record<string, NodeAnswers> = {}, options: Partial<TransactionSenderOptions> = {}): TransactionSender {
+export function manualSender(keel: Keel, answers: NodeAnswers | Record<string, NodeAnswers> = {}, options: Partial<TransactionSenderOptions> = {}, logger: Logger = keel.platform.logger): TransactionSender {
   const { services, platform } = keel;
   const answersOf = (blockchainId: string): NodeAnswers => (blockchainId in answers ? (answers as Record<string, NodeAnswers>)[blockchainId] : (answers as NodeAnswers));
   const get = (id: string) => {
@@ -44,7 +45,7 @@ export function manualSender(keel: Keel, answers: NodeAnswers | Record<string, N
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as ChainNetworks;
-  const sender = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 600_000, bumpPercent: 25, ...options }, platform.logger);
+  const sender = new TransactionSender(platform.db, platform.outbox, networks, services.chains, services.sendingWallets, { pollIntervalMs: 50, bumpAfterMs: 600_000, bumpPercent: 25, ...options }, logger);
   sender.onOutcome(services.custodyLedgerSync);
   return sender;
 }

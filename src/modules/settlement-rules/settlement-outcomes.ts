@@ -62,9 +62,10 @@ export class SettlementOutcomes implements TransferOutcomeListener {
 
   /**
    * A failed attempt: again later with backoff, or FAILED for good when permanent or out of
-   * attempts. `attemptCounted`: the attempt was already counted when it was submitted.
+   * attempts. `attemptCounted`: the attempt was already counted when it was submitted. `cause`: the
+   * error `error` was shown for (shownReason), logged with it.
    */
-  async attemptFailed(trx: Knex.Transaction, execution: Record<string, any>, error: string, permanent: boolean, attemptCounted: boolean): Promise<void> {
+  async attemptFailed(trx: Knex.Transaction, execution: Record<string, any>, error: string, permanent: boolean, attemptCounted: boolean, cause?: unknown): Promise<void> {
     const attempts = attemptCounted ? execution.attempts : execution.attempts + 1;
     const final = permanent || attempts >= this.retry.maxAttempts;
     const nextAttemptAt = final ? null : new Date(Date.now() + backoffMs(attempts, this.retry.baseBackoffMs, this.retry.maxBackoffMs));
@@ -74,7 +75,7 @@ export class SettlementOutcomes implements TransferOutcomeListener {
       .update({ status: final ? 'FAILED' : 'PENDING', attempts, error, runAfter: nextAttemptAt ?? trx.fn.now(), updatedAt: trx.fn.now() })
       .returning('*');
     if (!row) return;
-    this.logger.warn({ executionId: execution.id, attempts, final, error }, 'settlement rule execution failed');
+    this.logger.warn({ executionId: execution.id, attempts, final, error, err: cause }, 'settlement rule execution failed');
     await this.outbox.publish(trx, await executionEvent(trx, this.chains, this.wallets, row, { outcome: 'failed', txHash: row.txHash ?? null, error, nextAttemptAt }));
   }
 

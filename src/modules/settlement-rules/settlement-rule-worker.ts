@@ -53,7 +53,7 @@ export class SettlementRuleWorker {
         });
       } catch (e) {
         const permanent = e instanceof PermanentFailure || (isKeelError(e) && PERMANENT_CODES.has(e.code));
-        await this.outcomes.attemptFailed(trx, execution, shownReason(e, this.logger, { executionId: execution.id }), permanent, false);
+        await this.outcomes.attemptFailed(trx, execution, shownReason(e), permanent, false, e);
       }
       return true;
     });

@@ -100,7 +100,7 @@ export class TradingMigration {
         const wallet = await this.wallets.resolve(account.organizationId, account.addressId ? { addressId: account.addressId } : { masterWalletId: account.masterWalletId });
         line.depositId = await this.trading.migrationDeposit(wallet, { assetId: asset.id, amount: formatScaled(missing, asset.decimals) }, await sponsorOf(account.organizationId), reservedCoin);
       } catch (e) {
-        line.refused = shownReason(e, this.logger, { walletId: r.walletId, symbol: asset.symbol });
+        line.refused = shownReason(e);
         this.logger.warn({ walletId: r.walletId, symbol: asset.symbol, err: e }, 'settlement migrate: the wallet\'s trading balance could not be deposited');
       }
       lines.push(line);

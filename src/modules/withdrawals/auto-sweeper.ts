@@ -111,7 +111,7 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
       .transaction((sp) => (purpose === 'auto_sweep' ? this.sweepAfter(sp, deposit) : this.sweepToSettlement(sp, deposit)))
       .catch((e) => {
         this.logger.warn({ addressId: deposit.addressId, purpose, err: e }, 'sweep not arranged: due again later');
-        return { kind: 'failed' as const, reason: shownReason(e, this.logger, { addressId: deposit.addressId, purpose }) };
+        return { kind: 'failed' as const, reason: shownReason(e) };
       });
     this.metrics.sweepAttempts.inc({ purpose, outcome: outcome.kind });
     if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose }, 'sweep held: the address received a deposit from a sanctioned address');

@@ -177,7 +177,7 @@ export class TransactionSender {
     } catch (e) {
       if (e instanceof TransferRefused) return this.finish(item, { status: 'FAILED', error: `the chain refuses the transaction: ${e.message}` });
       // The node did not answer: nothing was signed, so the line waits for the next step.
-      const error = `the node did not estimate the transaction's gas (tried again): ${shownReason(e, this.logger, { itemId: item.id })}`;
+      const error = `the node did not estimate the transaction's gas (tried again): ${shownReason(e)}`;
       this.logger.warn({ itemId: item.id, err: e }, 'gas estimate failed; will retry');
       if (item.error !== error) await this.transition(this.db, item, { error });
       return 'unanswered';

@@ -8,6 +8,8 @@ import { mine, setAutomine } from '../../support/chain-controls';
 import { TransactionSender, type TransactionSenderOptions } from '../../../src/modules/withdrawals/transaction-sender';
 import { createDb } from '../../../src/platform/db/knex';
 import { manualSender, type NodeAnswers } from '../../support/manual-sender';
+import { createLogger } from '../../../src/platform/logger';
+import { INTERNAL_REASON } from '../../../src/platform/shown-reason';
 import { moveLine } from '../../../src/modules/withdrawals/sending-item';
 
 const CONFIRMATIONS = 2;
@@ -279,6 +281,20 @@ describe('the transaction sender pays each line at most once', () => {
     const failed = await lineOf(refused);
     expect(failed).toMatchObject({ status: 'FAILED', error: expect.stringContaining('the chain refuses the transaction') });
     expect(await ledgerEntries(failed.id)).toEqual([`transfer:${failed.id}`, `transfer-refund:${failed.id}`]);
+  });
+
+  test("a gas estimate that fails in a way Keel has no words for shows the line the generic reason, and logs the error once", async () => {
+    const wallet = await fundedWallet('1');
+    const lines: string[] = [];
+    const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
+    const unexpected = new TypeError("Cannot read properties of undefined (reading 'gas')");
+    const failing = manualSender(t.keel, { estimateGas: async () => Promise.reject(unexpected) }, {}, logger);
+    const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: ethers.Wallet.createRandom().address, amount: '0.01' }]);
+    await failing.tick();
+    expect(await lineOf(id)).toMatchObject({ status: 'QUEUED', error: `the node did not estimate the transaction's gas (tried again): ${INTERNAL_REASON}` });
+    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.err?.message === unexpected.message);
+    expect(logged).toEqual([expect.objectContaining({ msg: 'gas estimate failed; will retry', err: expect.objectContaining({ type: 'TypeError' }) })]);
+    await tickUntil([sender()], async () => (await lineOf(id)).status === 'CONFIRMED');
   });
 
   describe('a transfer an administrator cancels', () => {

@@ -5,6 +5,8 @@ import { ApiClient } from '../../support/api-client';
 import { SettlementOutcomes } from '../../../src/modules/settlement-rules/settlement-outcomes';
 import { SettlementExecutor } from '../../../src/modules/settlement-rules/settlement-executor';
 import { SettlementRuleWorker } from '../../../src/modules/settlement-rules/settlement-rule-worker';
+import { createLogger } from '../../../src/platform/logger';
+import { INTERNAL_REASON } from '../../../src/platform/shown-reason';
 import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
 
 /**
@@ -304,6 +306,34 @@ describe('settlement rules', () => {
     expect(await executions(rule.id)).toHaveLength(1);
     expect(await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id, kind: 'sweep' })).toHaveLength(1);
     expect(await balanceOf('USDT', destination)).toBe(ethers.parseUnits('40', 6));
+  });
+
+  test('an attempt that fails in a way Keel has no words for reads the generic reason, its error logged once; the next attempt goes', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'screened', delay: 2, source: { blockchainId: chain, assetIds: [assets.USDT.id] }, destination: { blockchainId: chain, assetId: assets.USDT.id, address: randomAddress() } });
+    await fund(t, org, chain, wallet.walletAddress, '40', 'USDT');
+    const [pending] = await executions(rule.id);
+    expect(pending.status).toBe('PENDING');
+
+    // Without Keel's own worker, the test's takes the due execution; its destination screen fails unexpectedly.
+    await t.restart({ KEEL_ROLES: 'api' });
+    reconnect();
+    await new Promise((r) => setTimeout(r, 2_100));
+    const lines: string[] = [];
+    const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
+    const unexpected = new TypeError("Cannot read properties of undefined (reading 'sanctioned')");
+    const { services, platform } = t.keel;
+    const outcomes = new SettlementOutcomes(services.chains, services.sendingWallets, platform.outbox, { baseBackoffMs: 500, maxBackoffMs: 5_000, maxAttempts: 5 }, logger);
+    const executor = new SettlementExecutor(services.sendingWallets, services.chains, services.networks, services.transfers, services.swaps, { check: async () => Promise.reject(unexpected) }, services.settlementContractGuard, services.gasTopUps, services.prices, 300n);
+    await new SettlementRuleWorker(platform.db, executor, outcomes, { pollIntervalMs: 100 }, logger).tick();
+    expect((await executions(rule.id))[0]).toMatchObject({ status: 'PENDING', attempts: 1, error: INTERNAL_REASON });
+    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.err?.message === unexpected.message);
+    expect(logged).toEqual([expect.objectContaining({ msg: 'settlement rule execution failed', executionId: pending.id, error: INTERNAL_REASON, err: expect.objectContaining({ type: 'TypeError' }) })]);
+
+    await t.restart({ KEEL_ROLES: 'api,worker' });
+    reconnect();
+    expect((await executed(rule.id))[0].attempts).toBe(2);
   });
 
   test("another organisation's rules, executions, swaps and wallets are 404 to it", async () => {
