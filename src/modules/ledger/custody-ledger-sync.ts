@@ -146,13 +146,15 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
       b.senders.add(walletId);
     };
     const lines = await bookedInTransactions(trx, [...new Set(outflows.map((t) => t.txHash))]);
+    const chainOf = new Map(outflows.map((t) => [t.txHash, t.blockchainId]));
+    // The native coin of each chain where a line carries a coin (a deposit to trading's), read once; most scans have none to read.
     const natives = new Map<string, string | undefined>();
-    for (const blockchainId of new Set(outflows.map((t) => t.blockchainId))) natives.set(blockchainId, (await this.chains.assetsOf(blockchainId)).find((a) => a.isNative)?.id);
+    for (const blockchainId of new Set(lines.filter((l) => l.coinValue > 0n).map((l) => chainOf.get(l.txHash)!))) natives.set(blockchainId, (await this.chains.assetsOf(blockchainId, trx)).find((a) => a.isNative)?.id);
     const nativeIds = new Set(natives.values());
     for (const l of lines) {
       book(l.txHash, l.assetId, l.walletId, l.rawAmount);
       if (l.coinValue > 0n && !nativeIds.has(l.assetId)) {
-        const native = natives.get(outflows.find((t) => t.txHash === l.txHash)!.blockchainId);
+        const native = natives.get(chainOf.get(l.txHash)!);
         if (native) book(l.txHash, native, l.walletId, l.coinValue);
       }
     }

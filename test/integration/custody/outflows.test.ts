@@ -3,6 +3,10 @@ import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
 import { mine, mineTo, revert, snapshot } from '../../support/chain-controls';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { ChainTransferModel } from '../../../src/modules/deposits/chain-transfer.model';
+import { CustodyLedgerSync } from '../../../src/modules/ledger/custody-ledger-sync';
+import { WalletDebts } from '../../../src/modules/ledger/wallet-debts';
+import type { ChainService } from '../../../src/modules/chains';
 
 const CONFIRMATIONS = 2;
 const erc20 = new ethers.Interface(['function approve(address,uint256)', 'function transferFrom(address,address,uint256)', 'function balanceOf(address) view returns (uint256)']);
@@ -87,6 +91,23 @@ describe('outflows Keel did not send', () => {
     await mine(k.chain.rpcUrl, 3);
     await new Promise((r) => setTimeout(r, 500));
     expect(await custody(w.id, 'USDC')).toBe(usdc('7'));
+  });
+
+  test("booking a scan's outflows reads the chain's assets only for a coin riding with a deposit to trading: a spender's pull reads none, and is not taken twice", async () => {
+    const w = await fundedWallet();
+    await signAndSend(w.id, { to: k.assets.USDC.address, data: erc20.encodeFunctionData('approve', [spender.address, usdc('5')]) });
+    const pulled = await pull(w.walletAddress, usdc('2'));
+    await eventually(async () => (await custody(w.id, 'USDC')) === usdc('8'));
+
+    const { services, platform } = k.t.keel;
+    let assetReads = 0;
+    const chains: ChainService = Object.create(services.chains, { assetsOf: { value: (...args: Parameters<ChainService['assetsOf']>) => (assetReads++, services.chains.assetsOf(...args)) } });
+    const sync = new CustodyLedgerSync(services.ledger, chains, new WalletDebts(services.ledger, platform.outbox, platform.metrics), platform.logger);
+    const outflows = await ChainTransferModel.query(platform.db).where({ txHash: pulled, direction: 'outgoing', status: 'CONFIRMED' });
+    expect(outflows).toHaveLength(1);
+    await platform.db.transaction((trx) => sync.outflowsConfirmed(trx, outflows));
+    expect(assetReads).toBe(0);
+    expect(await custody(w.id, 'USDC')).toBe(usdc('8'));
   });
 
   test('the value of a transaction signed without broadcast and sent by its caller leaves the custody ledger once mined', async () => {
