@@ -6,23 +6,7 @@
  * caller's rpcUrl is guarded and must serve the same cluster; errors in the spec's envelope.
  */
 import { createHash } from 'node:crypto';
-import {
-  Address,
-  AccountRole,
-  Instruction,
-  KeyPairSigner,
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getAddressEncoder,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
+import { Address, AccountRole, Instruction, KeyPairSigner, createSolanaRpc, generateKeyPairSigner, getAddressEncoder, getBase64EncodedWireTransaction, getSignatureFromTransaction } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
@@ -38,6 +22,7 @@ import { devSolanaSpec } from '../../../src/modules/chains/chain-networks';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { eventually } from '../../support/eventually';
 import { ApiClient } from '../../support/api-client';
+import { signedTransaction } from '../../support/solana-node';
 
 jest.setTimeout(180_000);
 
@@ -54,14 +39,7 @@ let creator: KeyPairSigner;
 async function send(instructions: Instruction[]): Promise<void> {
   const rpc = createSolanaRpc(devnet.rpcUrl);
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-  const tx = await signTransactionMessageWithSigners(
-    pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(creator, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-      (m) => appendTransactionMessageInstructions(instructions, m),
-    ),
-  );
+  const tx = await signedTransaction(creator, latest, instructions);
   await rpc.sendTransaction(getBase64EncodedWireTransaction(tx), { encoding: 'base64' }).send();
   const signature = getSignatureFromTransaction(tx);
   const status = await eventually(async () => {

@@ -3,16 +3,12 @@
  * node's own word: behind a load balancer the node asked for the block may be another than the one
  * asked for the chain's height, so "no block" is believed only when the node says it skipped the slot.
  */
-import { SolanaChain } from '../../../src/platform/chain-port/solana-chain';
+import type { SolanaChain } from '../../../src/platform/chain-port/solana-chain';
+import { NodeAnswer, solanaChainAnswering } from '../../support/solana-node';
 
-/** A node answering getBlock with `error` (or a block), and any height asked a high one (as another node behind a balancer would). */
-function chainAnswering(getBlock: { error: { code: number; message: string } } | { result: unknown }): SolanaChain {
-  const transport = async ({ payload }: { payload: unknown }) => {
-    const { id, method } = payload as { id: number; method: string };
-    if (method === 'getBlock') return { jsonrpc: '2.0', id, ...getBlock } as never;
-    return { jsonrpc: '2.0', id, result: 10_000 } as never;
-  };
-  return new SolanaChain({ rpcUrl: 'http://127.0.0.1:1', transport: transport as never });
+/** A node answering getBlock with `getBlock` (an error or a block), and any height asked a high one (as another node behind a balancer would). */
+function chainAnswering(getBlock: NodeAnswer): SolanaChain {
+  return solanaChainAnswering((method) => (method === 'getBlock' ? getBlock : { result: 10_000 }));
 }
 
 test('a slot the node has not reached (-32004) or no longer keeps (-32001) is unknown, whatever height another node reports', async () => {

@@ -4,21 +4,10 @@
  * node that had reached the finalized slot past its validity. A lagging node's "not found" leaves it
  * pending (sent again as it is, never signed anew): a new transaction could pay the recipient twice.
  */
-import {
-  Blockhash,
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
+import { Blockhash, generateKeyPairSigner, getBase64EncodedWireTransaction, getSignatureFromTransaction } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { PreparedTransfer, PreparedTransferStore, sendOnce } from '../../../src/platform/chain-port/chain-port';
-import { SolanaChain } from '../../../src/platform/chain-port/solana-chain';
+import { signedTransaction, solanaChainAnswering } from '../../support/solana-node';
 
 /** Finalized at slot 1040, block height 1001; a transaction valid through height 1000, its blockhash of slot 850. */
 const FINAL = { slot: 1040, height: 1001 };
@@ -27,13 +16,7 @@ let prepared: PreparedTransfer;
 beforeAll(async () => {
   const payer = await generateKeyPairSigner();
   const recipient = (await generateKeyPairSigner()).address;
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: '4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn' as Blockhash, lastValidBlockHeight: 1000n }, m),
-    (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: recipient, amount: 1_000_000n })], m),
-  );
-  const tx = await signTransactionMessageWithSigners(message);
+  const tx = await signedTransaction(payer, { blockhash: '4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn' as Blockhash, lastValidBlockHeight: 1000n }, [getTransferSolInstruction({ source: payer, destination: recipient, amount: 1_000_000n })]);
   prepared = { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: 1000, validFrom: 850, nonce: null, fee: { fee: 5000n, accountCreation: 0n, nativeNeeded: 5000n } };
 });
 
@@ -44,33 +27,31 @@ beforeAll(async () => {
  */
 function balancedNodes({ statusSlot, historySlot = FINAL.slot }: { statusSlot: number; historySlot?: number }) {
   const asked: string[] = [];
-  const transport = async ({ payload }: { payload: unknown }) => {
-    const { id, method, params } = payload as { id: number; method: string; params: unknown[] };
+  const chain = solanaChainAnswering((method, params) => {
     asked.push(method);
-    const answer = (result: unknown) => ({ jsonrpc: '2.0', id, result }) as never;
     switch (method) {
       case 'getEpochInfo':
-        return answer({ absoluteSlot: FINAL.slot, blockHeight: FINAL.height, epoch: 0, slotIndex: FINAL.slot, slotsInEpoch: 432000, transactionCount: null });
+        return { result: { absoluteSlot: FINAL.slot, blockHeight: FINAL.height, epoch: 0, slotIndex: FINAL.slot, slotsInEpoch: 432000, transactionCount: null } };
       case 'getSlot':
-        return answer(FINAL.slot);
+        return { result: FINAL.slot };
       case 'getBlockHeight':
-        return answer(FINAL.height);
+        return { result: FINAL.height };
       case 'getSignatureStatuses':
-        return answer({ context: { slot: statusSlot }, value: [null] });
+        return { result: { context: { slot: statusSlot }, value: [null] } };
       case 'getFirstAvailableBlock':
-        return answer(0);
+        return { result: 0 };
       case 'getSignaturesForAddress': {
         const min = (params[1] as { minContextSlot?: number }).minContextSlot ?? 0;
-        if (historySlot < min) return { jsonrpc: '2.0', id, error: { code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: historySlot } } } as never;
-        return answer([]);
+        if (historySlot < min) return { error: { code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: historySlot } } };
+        return { result: [] };
       }
       case 'sendTransaction':
-        return answer(prepared.txId);
+        return { result: prepared.txId };
       default:
-        return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } } as never;
+        return { error: { code: -32601, message: `Method not found: ${method}` } };
     }
-  };
-  return { chain: new SolanaChain({ rpcUrl: 'http://127.0.0.1:1', transport: transport as never }), asked };
+  });
+  return { chain, asked };
 }
 
 test('a "not found" from a node behind the finalized slot past the transaction\'s validity is no proof: pending, not expired', async () => {
