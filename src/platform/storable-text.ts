@@ -8,6 +8,14 @@ export function unstorable(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * `text` from outside (a receiver's answer, a peer's error) made storable: each NUL and each lone
+ * surrogate becomes U+FFFD, so recording it cannot fail the write that carries it.
+ */
+export function storable(text: string): string {
+  return text.replaceAll('\0', '\uFFFD').toWellFormed();
+}
+
 /** Why a value nests too deep: the code that copies and stores it (objection's clone) recurses. */
 export function tooDeep(maxDepth: number): string {
   return `must not nest objects and arrays more than ${maxDepth} deep`;

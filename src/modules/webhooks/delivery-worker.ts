@@ -34,6 +34,12 @@ interface Outcome {
   result: SendResult;
 }
 
+interface DueAttempt {
+  id: string;
+  attempts: number;
+  nextAttemptAt: Date | null;
+}
+
 /** Concurrent attempts share their database round trips: claims and outcomes are written in batches. */
 const BATCH = { cache: false, maxBatchSize: 250, batchScheduleFn: (flush: () => void) => setTimeout(flush, 2) };
 
@@ -107,14 +113,40 @@ export class DeliveryWorker {
     });
   }
 
-  private async recordBatch(outcomes: readonly Outcome[]): Promise<void[]> {
+  /**
+   * One transaction for the batch, which holds outcomes of many organisations; should it fail, each
+   * outcome is written alone, so one that cannot be written does not hold back the others.
+   */
+  private async recordBatch(outcomes: readonly Outcome[]): Promise<(void | Error)[]> {
+    const results: (void | Error)[] = outcomes.map(() => undefined);
+    const due: DueAttempt[] = [];
+    try {
+      due.push(...(await this.record(outcomes)));
+    } catch (error) {
+      if (outcomes.length === 1) throw error;
+      // One at a time: the batch may be larger than the pool.
+      for (const [i, outcome] of outcomes.entries()) {
+        try {
+          due.push(...(await this.record([outcome])));
+        } catch (err) {
+          this.logger.error({ err, deliveryId: outcome.delivery.id }, 'webhook delivery outcome not recorded');
+          results[i] = err as Error;
+        }
+      }
+    }
+    await this.scheduler.schedule(due);
+    return results;
+  }
+
+  /** Writes the outcomes in one transaction; returns the attempts they make due again. */
+  private async record(outcomes: readonly Outcome[]): Promise<DueAttempt[]> {
     const schedule = this.policy.retryScheduleMs;
     const rows = outcomes.map(({ delivery, startedAt, result }) => {
       const attempts = delivery.attempts + 1;
       const final = result.ok || result.statusCode === 410 || attempts >= schedule.length;
       return { id: delivery.id, previous: delivery.attempts, status: result.ok ? 'SUCCESS' : 'FAILED', code: result.statusCode, error: result.errorMessage, nextAt: final ? null : new Date(Date.now() + schedule[attempts]), startedAt, durationMs: result.durationMs, ok: result.ok };
     });
-    const due = await this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx) => {
       const { rows: updated } = await trx.raw(
         `UPDATE webhook_deliveries d
             SET status = v.status, attempts = v.previous + 1, response_status_code = v.code, error_message = v.error,
@@ -136,10 +168,8 @@ export class DeliveryWorker {
           .ignore();
       }
       await this.updateHealth(trx, outcomes.filter((o) => recorded.has(o.delivery.id)));
-      return updated as { id: string; attempts: number; nextAttemptAt: Date | null }[];
+      return (updated as DueAttempt[]).filter((d) => d.nextAttemptAt);
     });
-    await this.scheduler.schedule(due.filter((d) => d.nextAttemptAt));
-    return outcomes.map(() => undefined);
   }
 
   /** Tracks how long each subscription has been failing; deactivates it on 410 Gone or after too long. */

@@ -1,5 +1,6 @@
 import { GuardedHttp, OutboundRequestError } from '../../platform/net/guarded-http';
 import type { OutboundGuard } from '../../platform/net/outbound-guard';
+import { storable } from '../../platform/storable-text';
 
 export interface SendResult {
   ok: boolean;
@@ -10,7 +11,10 @@ export interface SendResult {
 
 const RESPONSE_BODY_CAP = 1_024;
 
-/** POSTs one signed body through the guarded connector; at most RESPONSE_BODY_CAP bytes of the answer are kept. */
+/**
+ * POSTs one signed body through the guarded connector; at most RESPONSE_BODY_CAP bytes of the answer
+ * are kept, made storable (a NUL in it would fail the write recording the outcome).
+ */
 export class WebhookSender {
   private readonly http: GuardedHttp;
 
@@ -30,10 +34,10 @@ export class WebhookSender {
       });
       const excerpt = response.body.toString('utf8').trim();
       const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return { ok, statusCode: response.statusCode, errorMessage: ok ? null : `receiver answered ${response.statusCode}${excerpt ? `: ${excerpt}` : ''}`, durationMs: durationMs() };
+      return { ok, statusCode: response.statusCode, errorMessage: ok ? null : storable(`receiver answered ${response.statusCode}${excerpt ? `: ${excerpt}` : ''}`), durationMs: durationMs() };
     } catch (error) {
       if (!(error instanceof OutboundRequestError)) throw error;
-      return { ok: false, statusCode: null, errorMessage: error.message, durationMs: durationMs() };
+      return { ok: false, statusCode: null, errorMessage: storable(error.message), durationMs: durationMs() };
     }
   }
 

@@ -2,9 +2,10 @@ import { createHmac } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
-import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { dueDelivery, eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { DeliveryWorker } from '../../../src/modules/webhooks/delivery-worker';
-import { WebhookSender } from '../../../src/modules/webhooks/webhook-sender';
+import { SendResult, WebhookSender } from '../../../src/modules/webhooks/webhook-sender';
+import { createLogger } from '../../../src/platform/logger';
 
 const SCHEDULE = [0, 100, 200, 300, 400, 500, 600, 700];
 
@@ -32,8 +33,8 @@ async function receiver(answer?: ConstructorParameters<typeof WebhookReceiver>[0
   return { receiver: r, url: await r.start() };
 }
 
-async function subscribe(url: string, eventTypes = ['*']) {
-  const res = await org.core.post('/v1/webhooks', { url, name: 'test', eventTypes });
+async function subscribe(url: string, eventTypes = ['*'], owner = org) {
+  const res = await owner.core.post('/v1/webhooks', { url, name: 'test', eventTypes });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; secret: string };
 }
@@ -43,8 +44,8 @@ async function publish(type: string, data: Record<string, unknown> = {}, organiz
   return db.transaction((trx) => outbox.publish(trx, { organizationId, type, data }));
 }
 
-async function deliveryOf(subscriptionId: string, eventId: string) {
-  const res = await org.core.get(`/v1/webhook-events?subscriptionId=${subscriptionId}&limit=100`);
+async function deliveryOf(subscriptionId: string, eventId: string, owner = org) {
+  const res = await owner.core.get(`/v1/webhook-events?subscriptionId=${subscriptionId}&limit=100`);
   return res.body.data.find((d: any) => d.eventId === eventId);
 }
 
@@ -193,17 +194,7 @@ test('a delivery taken while its process stops, its connector already closed, is
   const sub = await subscribe(url);
   const { db, secretBox, logger } = t.keel.platform;
   const eventId = '00000000-0000-4000-8000-0000000c105e';
-  const [{ id }] = await db('webhook_deliveries')
-    .insert({
-      organizationId: org.orgId,
-      subscriptionId: sub.id,
-      eventId,
-      eventSequence: 0,
-      type: 'master.updated',
-      payload: { id: eventId, type: 'master.updated', version: '1.0', timestamp: new Date().toISOString(), environment: 'sandbox', data: {} },
-      nextAttemptAt: new Date(),
-    })
-    .returning('id');
+  const id = await dueDelivery(db, org.orgId, sub.id, eventId);
   const stopping = new WebhookSender(t.keel.services.webhookGuard, 1_000);
   await stopping.close();
   const worker = new DeliveryWorker(db, stopping, secretBox, t.keel.services.deliveryScheduler, { retryScheduleMs: SCHEDULE, leaseMs: 60_000, deactivateAfterSeconds: 3_600 }, logger);
@@ -216,6 +207,54 @@ test('a delivery taken while its process stops, its connector already closed, is
   await eventually(async () => (await deliveryOf(sub.id, eventId))?.status === 'SUCCESS');
   expect(r.eventIds()).toEqual([eventId]);
   expect((await deliveryOf(sub.id, eventId)).retryCount).toBe(0);
+});
+
+test("a receiver answering a NUL byte has its failure recorded, and another organisation's delivery in the same batch its success", async () => {
+  const other = await t.createOrg();
+  const hostile = await receiver(() => ({ status: 500, body: 'bad\0news' }));
+  const healthy = await receiver();
+  const hostileSub = await subscribe(hostile.url, ['payment_link.*']);
+  const healthySub = await subscribe(healthy.url, ['payment_link.*'], other);
+  const { db, outbox } = t.keel.platform;
+  const [hostileEvent, healthyEvent] = await db.transaction((trx) =>
+    outbox.publishMany(trx, [
+      { organizationId: org.orgId, type: 'payment_link.created', data: {} },
+      { organizationId: other.orgId, type: 'payment_link.created', data: {} },
+    ]),
+  );
+  const failed = await eventually(async () => {
+    const d = await deliveryOf(hostileSub.id, hostileEvent.id);
+    return d?.attempts === 1 && d;
+  });
+  expect(failed).toMatchObject({ status: 'FAILED', responseStatusCode: 500, errorMessage: 'receiver answered 500: bad\uFFFDnews' });
+  expect(await eventually(() => deliveryOf(healthySub.id, healthyEvent.id, other))).toMatchObject({ status: 'SUCCESS', attempts: 1 });
+  expect(healthy.receiver.requests).toHaveLength(1);
+});
+
+test('an outcome that cannot be written does not hold back the others recorded with it: it alone fails, logged, and stays due', async () => {
+  const other = await t.createOrg();
+  const good = await subscribe('http://127.0.0.1:9/good', ['payment_link.*']);
+  const bad = await subscribe('http://127.0.0.1:9/bad', ['payment_link.*'], other);
+  const { db, secretBox } = t.keel.platform;
+  const goodId = await dueDelivery(db, org.orgId, good.id, '00000000-0000-4000-8000-00000000900d');
+  const badId = await dueDelivery(db, other.orgId, bad.id, '00000000-0000-4000-8000-000000000bad');
+  // Stands in for a sender that let a receiver's NUL through: PostgreSQL text cannot hold it.
+  const answers: Record<string, SendResult> = {
+    'http://127.0.0.1:9/good': { ok: true, statusCode: 200, errorMessage: null, durationMs: 1 },
+    'http://127.0.0.1:9/bad': { ok: false, statusCode: 500, errorMessage: 'bad\0news', durationMs: 1 },
+  };
+  const sender = { send: async (url: string) => answers[url] } as unknown as WebhookSender;
+  const lines: string[] = [];
+  const logger = createLogger('warn', { write: (line: string) => void lines.push(line) });
+  const worker = new DeliveryWorker(db, sender, secretBox, t.keel.services.deliveryScheduler, { retryScheduleMs: SCHEDULE, leaseMs: 60_000, deactivateAfterSeconds: 3_600 }, logger);
+
+  const [goodAttempt, badAttempt] = await Promise.allSettled([worker.attempt({ deliveryId: goodId, attempts: 0 }), worker.attempt({ deliveryId: badId, attempts: 0 })]);
+  expect(goodAttempt.status).toBe('fulfilled');
+  expect(badAttempt.status).toBe('rejected');
+  expect(await db('webhook_deliveries').where({ id: goodId }).first('status', 'attempts')).toEqual({ status: 'SUCCESS', attempts: 1 });
+  expect(await db('webhook_deliveries').where({ id: badId }).first('status', 'attempts')).toEqual({ status: 'PENDING', attempts: 0 });
+  const logged = lines.map((line) => JSON.parse(line));
+  expect(logged).toEqual([expect.objectContaining({ msg: 'webhook delivery outcome not recorded', deliveryId: badId, err: expect.objectContaining({ message: expect.any(String) }) })]);
 });
 
 test('resend tries a delivery again now; recover re-sends every failed one since a time', async () => {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { startKeelProcess, stopKeelProcess } from '../../support/keel-process';
-import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { dueDelivery, eventually, WebhookReceiver } from '../../support/webhook-receiver';
 
 const WORKER_ENV = { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_LEASE_MS: '2000', WEBHOOK_SWEEP_INTERVAL_MS: '500', OUTBOX_POLL_INTERVAL_MS: '20', WEBHOOK_CONCURRENCY: '4' };
 
@@ -100,15 +100,7 @@ test('a delivery committed but never queued (a crash between commit and enqueue)
   receiver.requests.length = 0;
   const { db } = t.keel.platform;
   const eventId = '00000000-0000-4000-8000-00000000c0de';
-  await db('webhook_deliveries').insert({
-    organizationId: org.orgId,
-    subscriptionId,
-    eventId,
-    eventSequence: 0,
-    type: 'master.updated',
-    payload: { id: eventId, type: 'master.updated', version: '1.0', timestamp: new Date().toISOString(), environment: 'sandbox', data: {} },
-    nextAttemptAt: new Date(),
-  });
+  await dueDelivery(db, org.orgId, subscriptionId, eventId);
   await eventually(() => allSucceeded([eventId]), 30_000, 200);
   expect(receiver.eventIds()).toEqual([eventId]);
   await stopKeelProcess(child);

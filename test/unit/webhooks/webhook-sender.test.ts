@@ -13,6 +13,7 @@ beforeAll(async () => {
     if (req.url === '/redirect') return void res.writeHead(302, { location: '/ok' }).end();
     if (req.url === '/slow') return void setTimeout(() => res.writeHead(200).end(), 1_000);
     if (req.url === '/chatty') return void res.writeHead(500).end('x'.repeat(100_000));
+    if (req.url === '/nul') return void res.writeHead(500).end(Buffer.from('bad\0news \xff', 'latin1'));
     res.writeHead(200).end('ok');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,4 +50,9 @@ test('only a small excerpt of the answer is read and kept', async () => {
   const result = await sender(true).send(`${base}/chatty`, '{}', {});
   expect(result.statusCode).toBe(500);
   expect(result.errorMessage!.length).toBeLessThan(1_100);
+});
+
+test('the kept answer is storable text: a NUL or a byte that is not UTF-8 becomes U+FFFD', async () => {
+  const result = await sender(true).send(`${base}/nul`, '{}', {});
+  expect(result).toMatchObject({ ok: false, statusCode: 500, errorMessage: 'receiver answered 500: bad\uFFFDnews \uFFFD' });
 });
