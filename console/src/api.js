@@ -78,9 +78,12 @@ const MINT = `mutation Mint($input: CreateAccessTokenInput) {
   createAccessToken(input: $input) { token expiresAt organizationId scopes host }
 }`;
 
-/** Exchanges an API key (used for this one request, never kept) for a token of at most an hour. */
+/**
+ * Exchanges an API key (used for this one request, never kept) for a token of the host's default
+ * lifetime (ACCESS_TOKEN_DEFAULT_TTL_SECONDS): asking for more could exceed what the host allows.
+ */
 export async function signInWithKey(apiKey, orgId) {
-  const data = await post({ apikey: apiKey.trim(), orgid: orgId.trim() }, MINT, { input: { ttlSeconds: 3600 } });
+  const data = await post({ apikey: apiKey.trim(), orgid: orgId.trim() }, MINT, { input: {} });
   const t = data.createAccessToken;
   return { host, token: t.token, expiresAt: t.expiresAt, organizationId: t.organizationId, scopes: t.scopes };
 }

@@ -28,7 +28,8 @@ const proUrl = () => k.keel.pro!.url;
 beforeAll(async () => {
   await buildConsoleBundle();
   hookUrl = await receiver.start();
-  k = await BookKeel.start({ CHAIN_POLL_INTERVAL_MS: 100, WEBHOOKS_ALLOW_PRIVATE_URLS: true });
+  // An operator allowing tokens of half an hour at most: the console signs in all the same.
+  k = await BookKeel.start({ CHAIN_POLL_INTERVAL_MS: 100, WEBHOOKS_ALLOW_PRIVATE_URLS: true, ACCESS_TOKEN_MAX_TTL_SECONDS: 1_800 });
   org = await k.createOrg();
   trader = await k.createOrg();
   const { ETH, USDC } = await k.assets();
@@ -93,7 +94,7 @@ describe('the console on the core host', () => {
     expect((await fetch(`${proUrl()}/console`)).status).toBe(200);
   });
 
-  test('signs in with a key (keyboard only), keeping a token and never the key', async () => {
+  test("signs in with a key (keyboard only), keeping a token of the host's default lifetime and never the key", async () => {
     await signInWithKey(core.page, coreUrl(), org.adminKey, org.orgId);
     await core.page.getByRole('heading', { name: 'Organisation and keys', level: 2 }).waitFor();
     await core.page.getByText(org.orgId).waitFor();
@@ -101,6 +102,9 @@ describe('the console on the core host', () => {
     expect(stored).not.toContain(org.adminKey);
     const session = JSON.parse(await core.page.evaluate<string>("sessionStorage.getItem('keel.console.session')"));
     expect(session).toMatchObject({ host: 'core', organizationId: org.orgId, token: expect.stringMatching(/^eyJ/) });
+    // ACCESS_TOKEN_DEFAULT_TTL_SECONDS (900), not more than the host allows.
+    expect((Date.parse(session.expiresAt) - Date.now()) / 1000).toBeGreaterThan(800);
+    expect((Date.parse(session.expiresAt) - Date.now()) / 1000).toBeLessThanOrEqual(900);
     await core.page.getByTestId('live-status').getByText('Live').waitFor();
     await checkPage(core.page, 'core-organization');
   });
