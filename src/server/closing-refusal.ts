@@ -9,7 +9,7 @@ const RETRY_AFTER_SECONDS = 1;
  * Once the host starts closing, a request still arriving on an open connection (pipelined, or on a
  * kept-alive one) is answered 503 SERVICE_UNAVAILABLE in the error envelope (GraphQL's shape on
  * /graphql), with Retry-After, and its connection closed: the client sends it again, to another
- * node. Registered before every other hook, so nothing else runs for it. (Fastify's own answer,
+ * node. Registered before every other hook but CORS's (headers only), so nothing else runs for it. (Fastify's own answer,
  * return503OnClosing, is a body of its own with no request id.)
  */
 export function registerClosingRefusal(app: FastifyInstance): void {

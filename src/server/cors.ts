@@ -54,29 +54,38 @@ function sameHost(origin: string, host: string | undefined): boolean {
 }
 
 /**
+ * The CORS headers of an answer that is not a preflight: its own origin echoed to an allowed origin,
+ * with the headers a page may read; nothing else to any other (Vary: Origin either way, once an
+ * allow-list is set). Every answer gets them: the hook below sets them before any other, and the
+ * host sets them on the answers Fastify makes before any hook runs (an undecodable URL).
+ */
+export function setCorsHeaders(policy: OriginPolicy, request: FastifyRequest, reply: FastifyReply): void {
+  // Answers differ by Origin, so a shared cache must key them by it.
+  if (policy.enabled) reply.header('Vary', 'Origin');
+  const origin = policy.allowedOrigin(request.headers);
+  if (origin) reply.header('Access-Control-Allow-Origin', origin).header('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(', '));
+}
+
+/**
  * CORS without cookies: credentials are headers (apiKey or a bearer token), never ambient, so no
- * Allow-Credentials. An allowed origin gets its own origin echoed on every answer (errors too: they
- * are set before authentication) and a preflight answered 204; any other origin gets no CORS
- * header at all, so the browser keeps the answer from the page.
+ * Allow-Credentials. An allowed origin gets its own origin echoed on every answer (errors too:
+ * register this hook before every other) and a preflight answered 204; any other origin gets no
+ * CORS header at all, so the browser keeps the answer from the page.
  */
 export function registerCors(app: FastifyInstance, policy: OriginPolicy): void {
   // A callback hook: nothing here waits. A preflight is answered here and goes no further.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    // Answers differ by Origin, so a shared cache must key them by it.
+    const preflight = request.method === 'OPTIONS' && header(request.headers.origin) !== undefined && header(request.headers['access-control-request-method']) !== undefined;
+    if (!preflight) {
+      setCorsHeaders(policy, request, reply);
+      return done();
+    }
     if (policy.enabled) reply.header('Vary', 'Origin');
     const origin = policy.allowedOrigin(request.headers);
-    const preflight = request.method === 'OPTIONS' && header(request.headers.origin) !== undefined && header(request.headers['access-control-request-method']) !== undefined;
-    if (!origin) {
-      if (preflight) return reply.code(204).send();
-      return done();
-    }
-    reply.header('Access-Control-Allow-Origin', origin);
-    if (!preflight) {
-      reply.header('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(', '));
-      return done();
-    }
+    if (!origin) return reply.code(204).send();
     reply
       .code(204)
+      .header('Access-Control-Allow-Origin', origin)
       .header('Vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers')
       .header('Access-Control-Allow-Methods', ALLOWED_METHODS)
       .header('Access-Control-Allow-Headers', CORS_ALLOWED_HEADERS.join(', '))

@@ -16,7 +16,7 @@ import { registerRestRoutes } from '../../rest-compat/handler';
 import { HOST_API, hostOpenApi } from '../../rest-compat/host-documents';
 import { errorHandler, sendError } from './error-handler';
 import { registerGuards, spendFurtherRequests } from './guards';
-import { OriginPolicy, registerCors } from './cors';
+import { OriginPolicy, registerCors, setCorsHeaders } from './cors';
 import { GraphQLParams, persistedQueryAsk, PersistedQueryStore, withoutPersistedQuery } from './persisted-queries';
 import { graphqlGetParams } from './graphql-get-params';
 import { registerTextCheck } from './text-check';
@@ -56,6 +56,7 @@ export interface RunningHost {
 /** One API host: GraphQL (HTTP and graphql-ws) and its REST shim, behind the shared guards. */
 export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const { host, schema, platform, services } = opts;
+  const origins = new OriginPolicy(platform.config.CORS_ORIGINS);
   const app = Fastify({
     bodyLimit: platform.config.BODY_LIMIT_BYTES,
     // Off by default: request.ip is the peer. Behind a TLS proxy, TRUST_PROXY names it, and request.ip
@@ -68,22 +69,23 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     // Refused in the envelope instead (closing-refusal.ts).
     return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(platform.logger),
-    // A URL Fastify cannot decode never reaches the router: answer it in the envelope too.
+    // A URL Fastify cannot decode never reaches the router nor any hook: answer it in the envelope
+    // too, with the CORS headers the hook would have set.
     frameworkErrors: (error, request, reply) => {
-      reply.header('X-Request-Id', request.id);
+      setCorsHeaders(origins, request, reply);
       sendError(request, reply, new KeelError('BAD_REQUEST', `Malformed request: ${error.message}`));
     },
   });
 
   app.server.headersTimeout = platform.config.HTTP_HEADERS_TIMEOUT_MS;
+  // First: every answer, a refusal of any hook after it (503 closing, 414, 401, 429) included,
+  // carries the CORS headers a page needs to read it.
+  registerCors(app, origins);
   registerClosingRefusal(app);
   app.setErrorHandler(errorHandler(platform.logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new KeelError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
   registerProtocolChecks(app);
   registerTextCheck(app, platform.config.BODY_MAX_DEPTH);
-  // Before the guards: a refused request (401, 429) still carries the CORS headers a page needs to read it.
-  const origins = new OriginPolicy(platform.config.CORS_ORIGINS);
-  registerCors(app, origins);
   registerGuards(app, host, platform);
 
   app.addHook('onResponse', (request, reply, done) => {

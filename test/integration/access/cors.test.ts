@@ -76,6 +76,22 @@ describe('a request from a page', () => {
     expect(unauthorized.headers.get('access-control-allow-origin')).toBe('https://ops.example.com');
   });
 
+  test.each([
+    ['a URL over the length Keel reads', () => `/v1/master-wallets?x=${'a'.repeat(9_000)}`, 414],
+    ['a URL Fastify cannot decode', () => '/v1/master-wallets/%E0%A4%A', 400],
+    ['a path segment over the length Keel reads', () => `/v1/checkout/links/${'a'.repeat(200)}`, 400],
+  ])('of an allowed origin can read the refusal of %s, answered before anything reads the request', async (_what, path, status) => {
+    const res = await fetch(`${t.coreUrl}${path()}`, { headers: { Origin: DASHBOARD } });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('access-control-allow-origin')).toBe(DASHBOARD);
+    expect(commaList(res.headers.get('access-control-expose-headers'))).toContain('x-request-id');
+    expect(res.headers.get('vary')).toMatch(/Origin/);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
+    const other = await fetch(`${t.coreUrl}${path()}`, { headers: { Origin: OTHER_SITE } });
+    expect(other.status).toBe(status);
+    expect(corsHeaders(other)).toEqual({});
+  });
+
   test('exposes exactly the headers docs/browser-access.md lists', async () => {
     const guide = readFileSync(join(__dirname, '../../../docs/browser-access.md'), 'utf8');
     const listed = /`Access-Control-Expose-Headers: ([^`]+)`/.exec(guide)?.[1].replace(/\s+/g, ' ');
