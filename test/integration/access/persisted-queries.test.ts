@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { startKeel, Keel } from '../../../src/app';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
@@ -28,7 +30,7 @@ const persisted = (query: string) => ({ persistedQuery: { version: 1, sha256Hash
 let n = 0;
 const unique = (query: string) => `${query} # ${Date.now()}-${++n}`;
 
-/** GET /graphql with the hash (and variables) in the query string, as a CDN-cacheable request. */
+/** GET /graphql with the hash (and variables) in the query string. */
 function getPersisted(client: ApiClient, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
   const params = new URLSearchParams({ extensions: JSON.stringify(persisted(query)) });
   if (variables) params.set('variables', JSON.stringify(variables));
@@ -51,6 +53,18 @@ test('an unknown hash is the APQ PERSISTED_QUERY_NOT_FOUND error; the document s
   const viaGet = await getPersisted(org.core, query);
   expect(viaGet.status).toBe(200);
   expect(viaGet.body).toEqual(registered.body);
+});
+
+test('an answer by hash over GET is kept by no cache, browser or CDN: it is one organisation\'s, for the credentials in its headers, as docs/browser-access.md says', async () => {
+  const query = unique('query Org { organization { id name } }');
+  await org.core.request('POST', '/graphql', { body: { query, extensions: persisted(query) } });
+  const viaGet = await getPersisted(org.core, query);
+  expect(viaGet.status).toBe(200);
+  expect(viaGet.headers.get('cache-control')).toBe('no-store');
+  expect((await org.core.request('POST', '/graphql', { body: { extensions: persisted(query) } })).headers.get('cache-control')).toBe('no-store');
+  const guide = readFileSync(join(__dirname, '../../../docs/browser-access.md'), 'utf8').replace(/\s+/g, ' ');
+  expect(guide).toContain('every GraphQL answer, by hash or not, is `Cache-Control: no-store`');
+  expect(guide).not.toMatch(/(browser|CDN) (can )?cache/);
 });
 
 test('a hash registered on one node runs on another (the documents are in Redis), with variables over GET', async () => {
