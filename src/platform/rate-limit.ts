@@ -51,6 +51,16 @@ end
 out[#out + 1] = requests
 return out`);
 
+/**
+ * Gives `ARGV[1]` requests back to every window of a key (KEYS), never below zero; a window that
+ * has since expired has nothing to give back to.
+ */
+const REFUND_SCRIPT = new RedisScript(`for i = 1, #KEYS do
+  local consumed = tonumber(redis.call('get', KEYS[i]))
+  if consumed then redis.call('decrby', KEYS[i], math.min(consumed, tonumber(ARGV[1]))) end
+end
+return 0`);
+
 export interface RateLimitState {
   limit: number;
   remaining: number;
@@ -109,10 +119,28 @@ class SharedWindows {
     );
   }
 
-  private async spendShared(set: WindowSet, key: string, requests: number): Promise<number[]> {
+  /** Gives back `requests` spent, where they were counted: in Redis, or in the process while Redis does not answer. */
+  async refund(set: WindowSet, key: string, requests: number): Promise<void> {
+    try {
+      await this.run(REFUND_SCRIPT, set, key, [String(requests)]);
+    } catch {
+      // As the script does: nothing given back to a window that has expired, nor below zero.
+      await Promise.all(
+        set.windows.map(async (w) => {
+          const counted = await w.fallback.get(key);
+          if (counted) await w.fallback.reward(key, Math.min(requests, counted.consumedPoints));
+        }),
+      );
+    }
+  }
+
+  private spendShared(set: WindowSet, key: string, requests: number): Promise<number[]> {
+    return this.run(SPEND_SCRIPT, set, key, [...set.args, String(requests)]) as Promise<number[]>;
+  }
+
+  private async run(script: RedisScript, set: WindowSet, key: string, args: string[]): Promise<unknown> {
     if (!this.redis.isReady) throw new Error('Redis connection is not ready');
-    const call = SPEND_SCRIPT.run(this.redis, set.windows.map((w) => `${w.keyPrefix}:${key}`), [...set.args, String(requests)]);
-    return (await withinMs(call, this.redisTimeoutMs, 'Redis')) as number[];
+    return withinMs(script.run(this.redis, set.windows.map((w) => `${w.keyPrefix}:${key}`), args), this.redisTimeoutMs, 'Redis');
   }
 }
 
@@ -175,6 +203,11 @@ export class RateLimiter {
    */
   consume(tier: Tier, keyId: string, requests = 1): Promise<RateLimitState> {
     return this.shared.consume(this.sets[tier], keyId, requests);
+  }
+
+  /** Gives back `requests` the key spent (consume) for work another budget then refused. */
+  refund(tier: Tier, keyId: string, requests: number): Promise<void> {
+    return this.shared.refund(this.sets[tier], keyId, requests);
   }
 }
 

@@ -162,23 +162,36 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
 }
 
 /**
- * Spends `requests` of the key's rate limit and of the organisation's monthly quota, each all or
- * none (one request is counted by the rate limit even when refused), and sets their headers; `done`
+ * Spends `requests` of the key's rate limit and of the organisation's monthly quota, all or none
+ * (but one request is counted by the rate limit even when refused), and sets their headers; `done`
  * gets the 429 when either has no room. Both are spent in the same turn, so one write takes both to
- * Redis; what the quota spent is given back when the rate limit refuses.
+ * Redis; what one spent is given back when the other refuses.
  */
 function spendBudgets(platform: Platform, reply: FastifyReply, principal: Principal, requests: number, done: (error?: Error) => void): void {
   const at = platform.quota.now();
   const quota = platform.quota.spend(principal.organizationId, principal.apiKeyId, at, requests);
   platform.rateLimiter.consume(principal.tier, principal.apiKeyId, requests).then(
     (state) => {
-      setRateLimitHeaders(reply, state);
       quota.then(
         (spent) => {
+          setRateLimitHeaders(reply, state);
           if (spent) setQuotaHeaders(reply, spent);
           done();
         },
-        done,
+        (refused: Error) => {
+          if (requests === 1) {
+            setRateLimitHeaders(reply, state);
+            return done(refused);
+          }
+          // The headers stay those of what was spent before.
+          platform.rateLimiter.refund(principal.tier, principal.apiKeyId, requests).then(
+            () => done(refused),
+            (err: Error) => {
+              platform.logger.warn({ err }, 'the rate limit spent on a document the quota refused was not given back');
+              done(refused);
+            },
+          );
+        },
       );
     },
     (refused: Error) => {

@@ -103,6 +103,28 @@ test('a request the rate limit refuses (429 RATE_LIMIT_EXCEEDED) does not spend 
   expect(usage).toMatchObject({ limit: TIER_MONTHLY_QUOTAS.Starter, used: 5, byDay: [{ day: '2026-11-30', requests: 5 }] });
 });
 
+test('a mutation document the quota cannot hold whole is refused (429 QUOTA_EXCEEDED) before any of it runs, and spends only its arrival, of the quota and of the rate limit', async () => {
+  clock.at = new Date('2026-11-30T12:00:00Z');
+  const org = await t.createOrg();
+  const key = await t.keel.platform.db('api_keys').where({ organization_id: org.orgId, host: 'core' }).first();
+  /** What the key's day window of the rate limit has counted. */
+  const rateLimitCounted = async () => Number(await t.keel.platform.redis.get(`${t.config.REDIS_PREFIX}rl:Business:d:${key.id}`));
+  await spend(org, 3);
+  expect(await rateLimitCounted()).toBe(3);
+  // Its arrival leaves the month 2: its four mutations do not fit.
+  const createKeys = `mutation { ${[0, 1, 2, 3].map((i) => `k${i}: createApiKey(input: {name: "k${i}", scopes: ["read"]}) { id }`).join(' ')} }`;
+  const refused = await org.core.graphql(createKeys);
+  expect(refused.status).toBe(429);
+  expect(refused.body.errors[0].extensions.code).toBe('QUOTA_EXCEEDED');
+  expect(await rateLimitCounted()).toBe(4);
+
+  const next = await read(org);
+  expect(next.status).toBe(200);
+  expect(quotaHeaders(next).remaining).toBe('1');
+  expect(await rateLimitCounted()).toBe(5);
+  expect((await org.core.get('/v1/api-keys')).body.data.map((k: { name: string }) => k.name)).not.toContain('k0');
+});
+
 test('GET /v1/organization/usage and organizationUsage: the month by day and by key (read scope)', async () => {
   clock.at = new Date('2026-11-29T10:00:00Z');
   const org = await t.createOrg();

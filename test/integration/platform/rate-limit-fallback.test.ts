@@ -38,6 +38,22 @@ test('with Redis down, each window is counted in the process with the same budge
   await redis.restart();
 });
 
+test('with Redis down, requests given back return to the in-process budget they were spent from', async () => {
+  const limiter = new RateLimiter(client, 'fallback-refund:', 1, 250);
+  await eventually(() => client.isReady, 10_000); // reconnected by itself after the first test's restart
+  await redis.kill();
+  try {
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+    await limiter.consume('Starter', 'key-c', 4);
+    await limiter.refund('Starter', 'key-c', 4);
+    await limiter.refund('Starter', 'key-d', 4);
+    expect(await allowed(limiter, 'key-c', 6)).toBe(5);
+    expect(await allowed(limiter, 'key-d', 6)).toBe(5);
+  } finally {
+    await redis.restart();
+  }
+});
+
 test('with Redis paused, each request gives Redis REDIS_COMMAND_TIMEOUT_MS, then the in-process budget decides', async () => {
   const limiter = new RateLimiter(client, 'fallback-paused:', 1, 100);
   await eventually(() => client.isReady, 10_000); // reconnected by itself after the first test's restart

@@ -45,3 +45,16 @@ test('a Redis that lost its scripts (restart, SCRIPT FLUSH) is sent the script a
   expect((await limiter.consume('Starter', 'key-b')).remaining).toBe(3);
   expect(await client.get('flushed:rl:Starter:m:key-b')).toBe('2');
 });
+
+test('requests given back return to every window of the key, never below zero; a window since expired gets nothing', async () => {
+  const limiter = new RateLimiter(client, 'refund:', 1, REDIS_TIMEOUT_MS);
+  await startOfNextSecond();
+  await limiter.consume('Starter', 'key-c', 3);
+  await limiter.refund('Starter', 'key-c', 2);
+  expect(await client.mGet(['refund:rl:Starter:s:key-c', 'refund:rl:Starter:m:key-c', 'refund:rl:Starter:d:key-c'])).toEqual(['1', '1', '1']);
+  await limiter.refund('Starter', 'key-c', 5);
+  expect(await client.mGet(['refund:rl:Starter:s:key-c', 'refund:rl:Starter:m:key-c', 'refund:rl:Starter:d:key-c'])).toEqual(['0', '0', '0']);
+  await limiter.refund('Starter', 'key-d', 2);
+  expect(await client.exists('refund:rl:Starter:s:key-d')).toBe(0);
+  expect((await limiter.consume('Starter', 'key-c', 5)).remaining).toBe(0);
+});
