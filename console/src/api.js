@@ -78,12 +78,19 @@ const MINT = `mutation Mint($input: CreateAccessTokenInput) {
   createAccessToken(input: $input) { token expiresAt organizationId scopes host }
 }`;
 
+/** How long a console session asks to last; a host whose longest token lifetime is shorter gives its default. */
+const SESSION_SECONDS = 3600;
+
 /**
- * Exchanges an API key (used for this one request, never kept) for a token of the host's default
- * lifetime (ACCESS_TOKEN_DEFAULT_TTL_SECONDS): asking for more could exceed what the host allows.
+ * Exchanges an API key (used for this one request, never kept) for a token of an hour, or, where the
+ * host allows no token that long (ACCESS_TOKEN_MAX_TTL_SECONDS), of the host's default lifetime.
  */
 export async function signInWithKey(apiKey, orgId) {
-  const data = await post({ apikey: apiKey.trim(), orgid: orgId.trim() }, MINT, { input: {} });
+  const headers = { apikey: apiKey.trim(), orgid: orgId.trim() };
+  const data = await post(headers, MINT, { input: { ttlSeconds: SESSION_SECONDS } }).catch((e) => {
+    if (e instanceof ApiError && e.code === 'INVALID_FIELD' && /ttlSeconds/.test(e.message)) return post(headers, MINT, { input: {} });
+    throw e;
+  });
   const t = data.createAccessToken;
   return { host, token: t.token, expiresAt: t.expiresAt, organizationId: t.organizationId, scopes: t.scopes };
 }

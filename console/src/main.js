@@ -45,7 +45,7 @@ function SignIn({ onSignedIn, reason }) {
     </fieldset>
     <form class="card" onSubmit=${submit} aria-label="Sign in">
       ${mode === 'key'
-        ? html`<p class="hint">The key is used once to mint a token of Keel’s default lifetime (15 minutes unless the operator changed it), and is not stored.</p>
+        ? html`<p class="hint">The key is used once to mint a token valid for an hour (or Keel’s default lifetime where the operator allows no token that long), and is not stored.</p>
           <${Field} id="signin-key" label="API key"><input id="signin-key" name="apiKey" type="password" autocomplete="off" required /><//>
           <${Field} id="signin-org" label="Organisation id"><input id="signin-org" name="orgId" autocomplete="off" required /><//>`
         : html`<${Field} id="signin-token" label="Access token"><textarea id="signin-token" name="token" rows="4" required></textarea><//>`}
