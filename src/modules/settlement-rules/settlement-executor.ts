@@ -4,8 +4,7 @@ import type { ChainNetworks, ChainService, AssetView } from '../chains';
 import { chainTransferById, heldByAml } from '../deposits';
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet, SendingWallets } from '../wallets';
-import { checkTransferPolicy } from '../withdrawals';
-import type { TransferService, GasTopUps, SettlementContractGuard } from '../withdrawals';
+import { checkTransferPolicy, GasPayerHeld, type TransferService, type GasTopUps, type SettlementContractGuard } from '../withdrawals';
 import type { DestinationScreen, SwapService, PricedSwap } from '../swaps';
 import { APPROVAL_GAS, shortfallBasisPoints } from '../swaps';
 import { formatScaled } from '../../platform/decimal';
@@ -30,8 +29,8 @@ export type ExecutionPlan =
 export class PermanentFailure extends ShownFailure {}
 
 /**
- * Prepares one execution inside the worker's transaction: holds it while its address is held by
- * AML, checks the destination (the screen, not Keel's settlement contract, and the wallet's security configuration), then queues a
+ * Prepares one execution inside the worker's transaction: holds it while its address, or the master
+ * wallet that would pay its gas, is held by AML, checks the destination (the screen, not Keel's settlement contract, and the wallet's security configuration), then queues a
  * sweep (the deposit's asset is the destination asset) or a swap on the chain's DEX straight to the
  * destination (it differs), with a gas top-up from the master wallet first when a deposit address
  * holds too little native coin.
@@ -52,6 +51,16 @@ export class SettlementExecutor {
   ) {}
 
   async prepare(trx: Knex.Transaction, execution: Record<string, any>): Promise<ExecutionPlan> {
+    try {
+      return await this.plan(trx, execution);
+    } catch (e) {
+      // The master wallet that would pay the address's gas is held by AML: held, as the address itself would be.
+      if (e instanceof GasPayerHeld) return { held: e.message };
+      throw e;
+    }
+  }
+
+  private async plan(trx: Knex.Transaction, execution: Record<string, any>): Promise<ExecutionPlan> {
     const rule = await trx('settlement_rules').where({ id: execution.ruleId }).first();
     if (!rule || rule.deletedAt || !rule.isActive) return { cancelled: 'the rule was deactivated or deleted before it executed' };
     const deposit = await chainTransferById(trx, execution.chainTransferId);

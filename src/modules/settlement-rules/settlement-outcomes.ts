@@ -44,14 +44,15 @@ export class SettlementOutcomes implements TransferOutcomeListener {
   }
 
   /**
-   * Held by AML (its address holds a flagged deposit not released): PENDING, looked at again after
+   * Held by AML (its address, or the master wallet that would pay its gas, holds a flagged deposit
+   * not released): PENDING, looked at again after
    * the base delay (so it goes once the hold is released), never counted as a failed attempt.
    */
   async held(trx: Knex.Transaction, execution: Record<string, any>, reason: string): Promise<void> {
     await trx('settlement_rule_executions')
       .where({ id: execution.id, status: 'PENDING' })
       .update({ error: reason, runAfter: new Date(Date.now() + this.retry.baseBackoffMs), updatedAt: trx.fn.now() });
-    if (execution.error !== reason) this.logger.warn({ executionId: execution.id }, 'settlement rule execution held: its address received a deposit from a sanctioned address');
+    if (execution.error !== reason) this.logger.warn({ executionId: execution.id, reason }, 'settlement rule execution held by AML');
   }
 
   /** The line that settles an execution failed on chain (or was refused by it): another attempt, re-priced. */

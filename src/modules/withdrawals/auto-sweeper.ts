@@ -9,7 +9,7 @@ import type { SendingWallet, SendingWallets } from '../wallets';
 import type { DepositListener, ChainTransferModel } from '../deposits';
 import { chainTransferById, heldByAml } from '../deposits';
 import { TransferService } from './transfer.service';
-import type { GasTopUps } from './gas-top-up';
+import { GasPayerHeld, type GasTopUps } from './gas-top-up';
 import type { SettlementContractGuard } from './settlement-contract-guard';
 import { chainAsset } from '../../platform/chain-port/chain-port';
 import { sameAddress } from '../../platform/chain-port/addresses';
@@ -34,8 +34,8 @@ const HELD: SweepAttempt = { kind: 'held', reason: 'held: the address received a
  * to the threshold (in that asset's units), the whole balance is swept to destinationAddress or the
  * master wallet (only ever the wallet itself or one of its security.allowedRecipients). A token sweep first gets its gas from the master wallet when enableGaslessWithdraw
  * is on; without it, only an address already holding gas is swept. A sweep that cannot be arranged
- * then, is held by AML, or whose transfer fails, is due again later (sweeps-due.ts) and tried by
- * the worker (retryDue).
+ * then, is held by AML (the address, or the master wallet that would pay its gas), or whose
+ * transfer fails, is due again later (sweeps-due.ts) and tried by the worker (retryDue).
  */
 export class AutoSweeper implements DepositListener, TransferOutcomeListener {
   constructor(
@@ -110,11 +110,13 @@ export class AutoSweeper implements DepositListener, TransferOutcomeListener {
     const outcome: SweepAttempt = await trx
       .transaction((sp) => (purpose === 'auto_sweep' ? this.sweepAfter(sp, deposit) : this.sweepToSettlement(sp, deposit)))
       .catch((e) => {
+        // The master wallet that would pay the gas is held by AML: the sweep is held with it, not failed.
+        if (e instanceof GasPayerHeld) return { kind: 'held' as const, reason: e.message };
         this.logger.warn({ addressId: deposit.addressId, purpose, err: e }, 'sweep not arranged: due again later');
         return { kind: 'failed' as const, reason: shownReason(e) };
       });
     this.metrics.sweepAttempts.inc({ purpose, outcome: outcome.kind });
-    if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose }, 'sweep held: the address received a deposit from a sanctioned address');
+    if (outcome.kind === 'held' && !retry) this.logger.warn({ addressId: deposit.addressId, purpose, reason: outcome.reason }, 'sweep held by AML');
     else if (outcome.kind === 'arranged' && retry) this.logger.info({ addressId: deposit.addressId, purpose }, 'sweep due again arranged');
     await this.due.settle(trx, { addressId: deposit.addressId!, assetId: deposit.assetId, purpose }, deposit.id, outcome);
   }

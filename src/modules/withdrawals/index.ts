@@ -11,7 +11,7 @@ import type { TransferService } from './transfer.service';
 export { AutoSweeper } from './auto-sweeper';
 export { checksummedAddress } from './evm-address';
 export { checkFourEyes } from './four-eyes';
-export { GasTopUps } from './gas-top-up';
+export { GasPayerHeld, GasTopUps } from './gas-top-up';
 export { SettlementContractGuard } from './settlement-contract-guard';
 export type { SettlementContracts } from './settlement-contract-guard';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';
