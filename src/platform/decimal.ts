@@ -44,6 +44,13 @@ export function toUnitsFloor(text: string, decimals: number): bigint {
   return (value.int * pow10(decimals)) / pow10(value.scale);
 }
 
+/** A decimal string in base units, rounded up when it has digits beyond `decimals` (an inclusive minimum: nothing below it passes). */
+export function toUnitsCeil(text: string, decimals: number): bigint {
+  const value = parseDecimal(text);
+  if (!value) throw new Error(`not a decimal: ${text}`);
+  return divideCeil({ int: value.int * pow10(decimals), scale: 0 }, { int: pow10(value.scale), scale: 0 });
+}
+
 /** a / b if that is a whole number, else null (b > 0). */
 export function divideExact(a: Scaled, b: Scaled): bigint | null {
   const scale = Math.max(a.scale, b.scale);

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { toUnitsFloor } from '../../platform/decimal';
+import { toUnitsCeil, toUnitsFloor } from '../../platform/decimal';
 import type { DepositListener, ChainTransferModel } from '../deposits';
 import { heldByAml } from '../deposits';
 import { assetsById } from '../chains';
@@ -75,7 +75,9 @@ function matches(rule: Record<string, any>, d: ChainTransferModel, decimals: num
   const assetIds: string[] = rule.sourceAssetIds ?? [];
   if (assetIds.length && !assetIds.includes(d.assetId)) return false;
   const raw = BigInt(d.rawValue);
-  if (rule.minAmount !== null && raw < toUnitsFloor(String(rule.minAmount), decimals)) return false;
+  // Both bounds inclusive, finer than the asset's base unit too: the least amount at or above the
+  // minimum (rounded up) to the greatest at or below the maximum (rounded down).
+  if (rule.minAmount !== null && raw < toUnitsCeil(String(rule.minAmount), decimals)) return false;
   if (rule.maxAmount !== null && raw > toUnitsFloor(String(rule.maxAmount), decimals)) return false;
   return true;
 }

@@ -108,6 +108,19 @@ describe('settlement rules', () => {
     expect((await eventWhere('master_settlement_rule.created', (d) => d.ruleId === rule.id)).data).toMatchObject({ name: 'USDC to DAI treasury', walletId: wallet.id });
   });
 
+  test('the amount bounds are exact, finer than the asset\'s smallest unit too: a minimum of 10.0000005 USDC (6 decimals) is not met by 10 USDC, a maximum of 20.0000005 is not by 20.000001', async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'fine bounds', source: { blockchainId: chain, assetIds: [assets.USDC.id], minAmount: '10.0000005', maxAmount: '20.0000005' }, destination: { blockchainId: chain, assetId: assets.USDC.id, address: randomAddress() } });
+    // Each deposit's executions are recorded in the transaction that records it: none for those out of bounds.
+    await fund(t, org, chain, wallet.walletAddress, '10', 'USDC');
+    await fund(t, org, chain, wallet.walletAddress, '20.000001', 'USDC');
+    expect(await executions(rule.id)).toEqual([]);
+    await fund(t, org, chain, wallet.walletAddress, '10.000001', 'USDC');
+    await fund(t, org, chain, wallet.walletAddress, '20', 'USDC');
+    expect((await executed(rule.id, 2)).map((e: { amount: string }) => e.amount).sort()).toEqual(['10.000001', '20']);
+  });
+
   test('a native deposit to a deposit address is swept to the destination less its gas, and reported as address_settlement_rule.executed', async () => {
     const wallet = await createWallet(org, chain);
     const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: { name: 'Customer 7' } })).body.data;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { divideCeil, divideExact, formatScaled, normalizeDecimal, parseDecimal, toUnits } from '../../../src/platform/decimal';
+import { divideCeil, divideExact, formatScaled, normalizeDecimal, parseDecimal, toUnits, toUnitsCeil, toUnitsFloor } from '../../../src/platform/decimal';
 import { feeCeil } from '../../../src/engine';
 
 const d = (s: string) => parseDecimal(s)!;
@@ -22,6 +22,14 @@ describe('order-book decimals', () => {
     expect(toUnits(d('0.001'), 6)).toBe(1000n);
     expect(toUnits(d('0.0000001'), 6)).toBeNull();
     expect(toUnits(d('1.000000'), 0)).toBe(1n);
+  });
+
+  it('converts an inclusive bound finer than the base unit to base units: a minimum rounded up, a maximum down', () => {
+    expect(toUnitsCeil('10.0000005', 6)).toBe(10_000_001n);
+    expect(toUnitsFloor('10.0000005', 6)).toBe(10_000_000n);
+    expect(toUnitsCeil('10', 6)).toBe(10_000_000n);
+    expect(toUnitsCeil('10.000000', 6)).toBe(10_000_000n);
+    expect(toUnitsCeil('0', 18)).toBe(0n);
   });
 
   it('divides exactly into ticks and lots, or refuses', () => {
