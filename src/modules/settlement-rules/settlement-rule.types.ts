@@ -116,7 +116,7 @@ export class SettlementExecutionType implements SettlementExecutionView {
   @Field(() => String, { nullable: true, description: 'sweep or swap, once prepared' }) kind!: string | null;
   @Field({
     description:
-      'PENDING (waiting for its delay or its next attempt), SUBMITTED (its sweep or swap is queued), EXECUTED (confirmed on chain), FAILED (out of attempts, or refused for good), CANCELLED (the rule was deactivated or deleted, or a reorg took the deposit back, before it ran)',
+      'PENDING (waiting for its delay or its next attempt), SUBMITTED (its sweep or swap is queued), EXECUTED (confirmed on chain), FAILED (out of attempts, or refused for good), CANCELLED (the rule was deactivated or deleted, or a reorg took the deposit back, before it ran; or an older rule that also matches the deposit settles it: a deposit is settled by one rule only)',
   })
   status!: string;
   @Field(() => Int) attempts!: number;

@@ -10,6 +10,11 @@ import { txHashesSentAs } from '../withdrawals';
  * per (rule, deposit), the pair unique, so a rule fires at most once for a deposit however often the
  * deposit is seen (a rescan, a restart, two watchers). The worker does the sending.
  *
+ * A deposit is settled once, by one rule: of the rules that match it, the oldest (created first)
+ * takes it, and each other records a CANCELLED execution saying which rule settles the deposit. A
+ * deposit that already has an execution not cancelled (one a reorg took back after it was sent)
+ * gets no other.
+ *
  * Matched: incoming deposits that are not Keel's own doing (not internal moves between the
  * organisation's wallets, not the output of one of Keel's swaps), to the rule's wallet (a master
  * rule: the master wallet's own address; an address rule: that address), on the source chain, of
@@ -35,25 +40,29 @@ export class SettlementTrigger implements DepositListener {
     const rules: Record<string, any>[] = await trx('settlement_rules')
       .whereIn('masterWalletId', [...new Set(candidates.map((d) => d.masterWalletId))])
       .where({ isActive: true })
-      .whereNull('deletedAt');
+      .whereNull('deletedAt')
+      .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
     if (!rules.length) return;
     const ownSwaps = await txHashesSentAs(trx, 'swap', candidates.map((d) => d.txHash));
+    const live: { chainTransferId: string }[] = await trx('settlement_rule_executions').whereIn('chainTransferId', candidates.map((d) => d.id)).whereNot({ status: 'CANCELLED' }).select('chainTransferId');
+    const settling = new Set(live.map((e) => e.chainTransferId));
     const decimals = new Map<string, number>((await assetsById(trx, candidates.map((d) => d.assetId))).map((a) => [a.id, a.decimals]));
     const rows = [];
     for (const d of candidates) {
-      if (ownSwaps.has(d.txHash)) continue;
-      for (const rule of rules) {
-        if (matches(rule, d, decimals.get(d.assetId) ?? 18)) {
-          rows.push({ organizationId: d.organizationId, ruleId: rule.id, chainTransferId: d.id, assetId: d.assetId, rawAmount: d.rawValue, status: 'PENDING', runAfter: new Date(Date.now() + rule.delaySeconds * 1000) });
-        }
-      }
+      if (ownSwaps.has(d.txHash) || settling.has(d.id)) continue;
+      const [first, ...others] = rules.filter((rule) => matches(rule, d, decimals.get(d.assetId) ?? 18));
+      if (!first) continue;
+      const row = (rule: Record<string, any>) => ({ organizationId: d.organizationId, ruleId: rule.id, chainTransferId: d.id, assetId: d.assetId, rawAmount: d.rawValue, runAfter: new Date(Date.now() + rule.delaySeconds * 1000) });
+      rows.push({ ...row(first), status: 'PENDING', error: null });
+      const settledBy = `not executed: the deposit is settled by the older rule "${first.name}" (${first.id}), which also matches it; a deposit is settled by one rule only`;
+      for (const rule of others) rows.push({ ...row(rule), status: 'CANCELLED', error: settledBy });
     }
     if (!rows.length) return;
     await trx('settlement_rule_executions')
       .insert(rows)
       .onConflict(['rule_id', 'chain_transfer_id'])
-      // Pending again only if a reorg cancelled it before it ran; otherwise the first execution stands.
-      .merge({ status: 'PENDING', runAfter: trx.fn.now(), error: null, depositRevertedAt: null, updatedAt: trx.fn.now() })
+      // Decided again only if a reorg cancelled it before it ran (pending, or the other rule's); otherwise the first execution stands.
+      .merge({ status: trx.raw('excluded.status'), runAfter: trx.fn.now(), error: trx.raw('excluded.error'), depositRevertedAt: null, updatedAt: trx.fn.now() })
       .where('settlement_rule_executions.status', 'CANCELLED')
       .whereNotNull('settlement_rule_executions.depositRevertedAt');
   }

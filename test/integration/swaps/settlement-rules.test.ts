@@ -7,6 +7,8 @@ import { SettlementExecutor } from '../../../src/modules/settlement-rules/settle
 import { SettlementRuleWorker } from '../../../src/modules/settlement-rules/settlement-rule-worker';
 import { createLogger } from '../../../src/platform/logger';
 import { INTERNAL_REASON } from '../../../src/platform/shown-reason';
+import { SettlementTrigger } from '../../../src/modules/settlement-rules/settlement-trigger';
+import { chainTransferById } from '../../../src/modules/deposits';
 import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
 
 /**
@@ -119,6 +121,47 @@ describe('settlement rules', () => {
     await fund(t, org, chain, wallet.walletAddress, '10.000001', 'USDC');
     await fund(t, org, chain, wallet.walletAddress, '20', 'USDC');
     expect((await executed(rule.id, 2)).map((e: { amount: string }) => e.amount).sort()).toEqual(['10.000001', '20']);
+  });
+
+  test("a deposit two rules match is settled once, by the older rule: the newer records a CANCELLED execution naming it, and the wallet's other money stays", async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '50', 'USDC');
+    const [first, second] = [randomAddress(), randomAddress()];
+    const older = await createRule({ masterWalletId: wallet.id, name: 'USDC to the first', source: { blockchainId: chain, assetIds: [assets.USDC.id] }, destination: { blockchainId: chain, assetId: assets.USDC.id, address: first } });
+    const newer = await createRule({ masterWalletId: wallet.id, name: 'anything to the second', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.USDC.id, address: second } });
+
+    await fund(t, org, chain, wallet.walletAddress, '30', 'USDC');
+    const [done] = await executed(older.id);
+    expect(done).toMatchObject({ kind: 'sweep', amount: '30' });
+    const [skipped] = await executions(newer.id);
+    expect(skipped).toMatchObject({ depositId: done.depositId, status: 'CANCELLED', attempts: 0, transferId: null, nextAttemptAt: null, error: expect.stringContaining(`settled by the older rule "USDC to the first" (${older.id})`) });
+    // Given the worker time to send anything else: nothing else leaves.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await balanceOf('USDC', first)).toBe(ethers.parseUnits('30', 6));
+    expect(await balanceOf('USDC', second)).toBe(0n);
+    expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('50', 6));
+    expect(await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id, kind: 'sweep' })).toHaveLength(1);
+
+    // The older rule switched off, the newer is the only one that matches: it settles the next deposit.
+    expect((await org.core.request('POST', `/v1/settlement-rules/${older.id}/deactivate`)).status).toBe(200);
+    await fund(t, org, chain, wallet.walletAddress, '12', 'USDC');
+    expect((await executed(newer.id)).find((e: { status: string }) => e.status === 'EXECUTED')).toMatchObject({ amount: '12' });
+    expect(await balanceOf('USDC', second)).toBe(ethers.parseUnits('12', 6));
+
+    // A reorg takes the first deposit back after it was sent and the new fork confirms it again (the
+    // watcher's two calls, in one transaction), when only a rule created since matches it: nothing
+    // new is recorded, the deposit was settled.
+    expect((await org.core.request('POST', `/v1/settlement-rules/${newer.id}/deactivate`)).status).toBe(200);
+    const newest = await createRule({ masterWalletId: wallet.id, name: 'created since', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.USDC.id, address: randomAddress() } });
+    const trigger = new SettlementTrigger();
+    await t.keel.platform.db.transaction(async (trx) => {
+      const deposit = (await chainTransferById(trx, done.depositId))!;
+      await trigger.reverted(trx, [deposit]);
+      await trigger.confirmed(trx, [deposit]);
+    });
+    expect(await executions(newest.id)).toEqual([]);
+    expect((await executions(older.id)).find((e: { depositId: string }) => e.depositId === done.depositId)).toMatchObject({ status: 'EXECUTED', depositRevertedAt: expect.any(String) });
   });
 
   test('a native deposit to a deposit address is swept to the destination less its gas, and reported as address_settlement_rule.executed', async () => {

@@ -2916,7 +2916,7 @@ export interface components {
             /** Format: date-time */
             nextAttemptAt?: string | null;
             ruleId: string;
-            /** @description PENDING (waiting for its delay or its next attempt), SUBMITTED (its sweep or swap is queued), EXECUTED (confirmed on chain), FAILED (out of attempts, or refused for good), CANCELLED (the rule was deactivated or deleted, or a reorg took the deposit back, before it ran) */
+            /** @description PENDING (waiting for its delay or its next attempt), SUBMITTED (its sweep or swap is queued), EXECUTED (confirmed on chain), FAILED (out of attempts, or refused for good), CANCELLED (the rule was deactivated or deleted, or a reorg took the deposit back, before it ran; or an older rule that also matches the deposit settles it: a deposit is settled by one rule only) */
             status: string;
             swapId?: string | null;
             transferId?: string | null;
