@@ -141,7 +141,7 @@ function workerRole(platform: Platform, services: Services, networks: ChainNetwo
   sender.onOutcome(services.custodyLedgerSync);
   sender.onOutcome(services.tradingDepositOutcomes);
   sender.onOutcome(services.agentPaymentOutcomes);
-  sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.ledger, logger));
+  sender.onOutcome(new SwapOutcomes(networks, services.chains, services.sendingWallets, platform.outbox, services.watchedWallets, services.custodyLedgerSync, logger));
   const { settlementOutcomes } = services;
   sender.onOutcome(settlementOutcomes);
   sender.onOutcome(services.signingOutcomes);

@@ -7,9 +7,13 @@ import type { SendingWallets, WatchedWallets } from '../wallets';
 import type { SendingItem, TransferOutcomeListener } from '../withdrawals';
 import { DexQuoter } from './dex-quoter';
 
-/** Credits a wallet's ledger (LedgerService.credit): a swap's output lands at the address, in its custody account. */
-export interface LedgerCredit {
-  credit(trx: Knex.Transaction, input: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string; account: 'custody' }): Promise<unknown>;
+/**
+ * Credits to a wallet's custody what the chain brought to its address, as for any deposit
+ * (CustodyLedgerSync.creditFromChain): once per reference, repaying first what the wallet owes in
+ * the asset.
+ */
+export interface ChainCredit {
+  creditFromChain(trx: Knex.Transaction, credit: { organizationId: string; walletId: string; assetId: string; amount: bigint; reference: string }): Promise<void>;
 }
 
 /** A swap as it ended: what the listeners of swap outcomes (settlement rules) are told. */
@@ -33,7 +37,7 @@ export class SwapOutcomes implements TransferOutcomeListener {
     private readonly wallets: SendingWallets,
     private readonly outbox: Outbox,
     private readonly watched: WatchedWallets,
-    private readonly ledger: LedgerCredit,
+    private readonly ledger: ChainCredit,
     private readonly logger: Logger,
   ) {}
 
@@ -67,14 +71,15 @@ export class SwapOutcomes implements TransferOutcomeListener {
   /**
    * The router pays a native-coin output with an internal call, which the deposit watcher (it reads
    * top-level transactions and token logs) does not see: when the recipient is a wallet Keel
-   * watches, its ledger is credited here, once per swap. Token outputs are ordinary deposits.
+   * watches, it is credited here, once per swap, as a deposit is (a debt of the wallet in the coin
+   * is repaid from it first). Token outputs are ordinary deposits.
    */
   private async creditNativeOutput(trx: Knex.Transaction, swap: Record<string, any>, outputRaw: bigint): Promise<void> {
     const dst = await this.chains.assetRow(swap.dstAssetId);
     if (!dst?.isNative) return;
     const wallet = (await this.watched.on(swap.blockchainId)).get(String(swap.recipient).toLowerCase());
     if (!wallet) return;
-    await this.ledger.credit(trx, { organizationId: wallet.organizationId, walletId: wallet.id, assetId: dst.id, amount: outputRaw, reference: `swap-output:${swap.id}`, account: 'custody' });
+    await this.ledger.creditFromChain(trx, { organizationId: wallet.organizationId, walletId: wallet.id, assetId: dst.id, amount: outputRaw, reference: `swap-output:${swap.id}` });
   }
 
   private async event(swap: Record<string, any>, item: SendingItem, status: string, outputRaw: bigint | null, error: string | null) {

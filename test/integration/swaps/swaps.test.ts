@@ -7,6 +7,7 @@ import { anotherAdmin } from '../../support/keel';
 import type { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
+import { WalletDebts } from '../../../src/modules/ledger/wallet-debts';
 import { Asset, assetsOf, balanceReader, createWallet, FAST, fund, randomAddress } from './support';
 
 describe("swaps on the dev chain's Uniswap V2", () => {
@@ -121,6 +122,44 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     // FASTEST approved the router for exactly this swap, which spent it all: no standing allowance is left.
     const network = t.keel.services.networks.get(chain)!;
     expect(await new DexQuoter().allowance(network, assets.USDC.address, wallet.walletAddress)).toBe(0n);
+  });
+
+  test("a swap's output into a wallet that owes the output asset repays the debt first, as a deposit does: the native coin the router pays internally, and a token", async () => {
+    const wallet = await createWallet(org, chain);
+    await fund(t, org, chain, wallet.walletAddress, '1');
+    await fund(t, org, chain, wallet.walletAddress, '300', 'USDC');
+    const { db, outbox, metrics } = t.keel.platform;
+    // What a reorg leaves when it takes back a deposit already spent: a debt of the custody account in the asset.
+    const debts = new WalletDebts(t.keel.services.ledger, outbox, metrics);
+    const owe = (symbol: string, amount: bigint) => db.transaction((trx) => debts.record(trx, { organizationId: org.orgId, walletId: wallet.id, assetId: assets[symbol].id, account: 'custody', amount, reference: `test-debt:${randomUUID()}` }));
+    const owedEth = ethers.parseEther('0.05');
+    const owedDai = ethers.parseUnits('5', 18);
+    await owe('ETH', owedEth);
+    await owe('DAI', owedDai);
+    const repayments = async () =>
+      (await db('outbox_events').where({ organizationId: org.orgId, type: 'wallet.debt_repaid' }).whereRaw(`envelope->'data'->>'walletId' = ?`, [wallet.id])).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope).data);
+
+    const swapInto = async (to: string, amount: string) => {
+      const res = await org.core.request('POST', '/v1/swaps', { body: { masterWalletId: wallet.id, fromAssetId: assets.USDC.id, toAssetId: assets[to].id, amount } });
+      expect(res.status).toBe(201);
+      const done = await swapDone(res.body.data.id);
+      expect(done).toMatchObject({ status: 'EXECUTED', recipient: wallet.walletAddress });
+      return done;
+    };
+    const eth = await swapInto('ETH', '200');
+    await swapInto('DAI', '100');
+    // The token's output is a deposit the watcher records after the swap: repaid once it is confirmed.
+    const repaid = await eventually(async () => {
+      const list = await repayments();
+      return list.length === 2 && list;
+    }, 30_000);
+    expect(repaid).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ assetId: assets.ETH.id, account: 'custody', amount: owedEth.toString(), outstanding: '0', reference: `swap-output:${eth.id}` }),
+        expect.objectContaining({ assetId: assets.DAI.id, account: 'custody', amount: owedDai.toString(), outstanding: '0', reference: expect.stringMatching(/^deposit:/) }),
+      ]),
+    );
+    expect((await db('wallet_debts').where({ walletId: wallet.id, account: 'custody' })).map((d) => d.amount)).toEqual(['0', '0']);
   });
 
   test('four swaps of one token from one wallet sent at once each find the router approved for all of them, and all execute', async () => {
