@@ -34,7 +34,7 @@ export async function executionEvent(trx: Knex.Transaction, chains: ChainService
       ruleName: rule.name,
       order: rule.order,
       slippageTolerance: rule.slippageTolerance,
-      source: sourceAssets.map((assetId) => ({ assetId, minAmount: rule.source.minAmount ?? '0', maxAmount: rule.source.maxAmount ?? '' })),
+      source: sourceAssets.map((assetId) => ({ assetId, minAmount: rule.source.minAmount, maxAmount: rule.source.maxAmount })),
       destination: { assetId: rule.destination.assetId, address: rule.destination.address },
       wallet: { id: rule.walletId, name: wallet?.name ?? null },
       blockchain: { id: chain.id, name: chain.name },

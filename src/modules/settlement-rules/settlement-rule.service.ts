@@ -56,11 +56,12 @@ export interface SettlementRulePatch {
   delay?: number | null;
 }
 
+/** As the spec types it: minAmount and maxAmount are strings, "0" and "" (unbounded) when the rule sets none. */
 export interface SettlementSourceView {
   blockchainId: string;
   assetIds: string[];
-  minAmount: string | null;
-  maxAmount: string | null;
+  minAmount: string;
+  maxAmount: string;
 }
 
 export interface SettlementRuleView {
@@ -342,8 +343,8 @@ export function ruleView(r: Record<string, any>): SettlementRuleView {
     source: {
       blockchainId: r.sourceBlockchainId,
       assetIds: r.sourceAssetIds ?? [],
-      minAmount: r.minAmount === null ? null : normalizeDecimal(String(r.minAmount)),
-      maxAmount: r.maxAmount === null ? null : normalizeDecimal(String(r.maxAmount)),
+      minAmount: r.minAmount === null ? '0' : normalizeDecimal(String(r.minAmount)),
+      maxAmount: r.maxAmount === null ? '' : normalizeDecimal(String(r.maxAmount)),
     },
     destination: { blockchainId: r.destinationBlockchainId, assetId: r.destinationAssetId, address: r.destinationAddress },
     delay: r.delaySeconds,

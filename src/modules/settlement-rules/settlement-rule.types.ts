@@ -19,8 +19,8 @@ const ORDER_DOC = 'How a swap is routed when the destination asset differs (see 
 export class SettlementSourceInput implements SettlementSource {
   @Field({ description: 'The chain whose deposits the rule matches' }) @Length(1, 64) blockchainId!: string;
   @Field(() => [String], { nullable: true, description: 'Assets matched; every asset of the chain when empty or absent' }) @IsOptional() @ArrayMaxSize(50) assetIds?: string[] | null;
-  @Field(() => String, { nullable: true, description: 'Smallest deposit matched, whole units of the deposit asset (inclusive)' }) @IsOptional() @Length(0, 80) minAmount?: string | null;
-  @Field(() => String, { nullable: true, description: 'Largest deposit matched, whole units (inclusive); unbounded when absent' }) @IsOptional() @Length(0, 80) maxAmount?: string | null;
+  @Field(() => String, { nullable: true, description: 'Smallest deposit matched, whole units of the deposit asset (inclusive); none when absent or empty' }) @IsOptional() @Length(0, 80) minAmount?: string | null;
+  @Field(() => String, { nullable: true, description: 'Largest deposit matched, whole units (inclusive); unbounded when absent or empty' }) @IsOptional() @Length(0, 80) maxAmount?: string | null;
 }
 
 @InputType()
@@ -60,8 +60,8 @@ export class SettlementRuleUpdateInput implements SettlementRulePatch {
 export class SettlementSourceType implements SettlementSourceView {
   @Field(() => ID) blockchainId!: string;
   @Field(() => [String], { description: 'Empty: every asset of the chain' }) assetIds!: string[];
-  @Field(() => String, { nullable: true }) minAmount!: string | null;
-  @Field(() => String, { nullable: true }) maxAmount!: string | null;
+  @Field({ description: 'Smallest deposit matched, whole units of the deposit asset (inclusive); "0" when the rule sets none' }) minAmount!: string;
+  @Field({ description: 'Largest deposit matched, whole units (inclusive); "" (empty) when unbounded' }) maxAmount!: string;
 }
 
 @ObjectType('SettlementRuleDestination')

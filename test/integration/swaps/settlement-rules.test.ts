@@ -483,6 +483,23 @@ describe('settlement rules', () => {
     expect(await balanceOf('USDC', wallet.walletAddress)).toBe(ethers.parseUnits('25', 6));
   });
 
+  test('a rule\'s source.minAmount and maxAmount are strings, as the spec types them: "0" and "" (unbounded) when the rule sets none, the same over REST, GraphQL and in its events, and a rule read back is written back unchanged', async () => {
+    const wallet = await createWallet(org, chain);
+    const rule = await createRule({ masterWalletId: wallet.id, name: 'unbounded', source: { blockchainId: chain, assetIds: [assets.DAI.id] }, destination: { blockchainId: chain, assetId: assets.DAI.id, address: randomAddress() } });
+    expect(rule.source).toEqual({ blockchainId: chain, assetIds: [assets.DAI.id], minAmount: '0', maxAmount: '' });
+    expect((await org.core.request('GET', `/v1/settlement-rules/${rule.id}`)).body.data.source).toMatchObject({ minAmount: '0', maxAmount: '' });
+    const gql = await org.core.request('POST', '/graphql', { body: { query: `{ settlementRule(id: "${rule.id}") { source { minAmount maxAmount } } }` } });
+    expect(gql.body.data.settlementRule.source).toEqual({ minAmount: '0', maxAmount: '' });
+    expect((await eventWhere('master_settlement_rule.created', (d) => d.ruleId === rule.id)).data.source).toMatchObject({ minAmount: '0', maxAmount: '' });
+
+    // The source as read, sent back: the rule still matches every amount.
+    const patched = await org.core.request('PATCH', `/v1/settlement-rules/${rule.id}`, { body: { source: rule.source } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.source).toEqual(rule.source);
+    const bounded = await org.core.request('PATCH', `/v1/settlement-rules/${rule.id}`, { body: { source: { ...rule.source, maxAmount: '250.50' } } });
+    expect(bounded.body.data.source).toMatchObject({ minAmount: '0', maxAmount: '250.5' });
+  });
+
   test('rules are validated: one chain, a known asset of it, an EVM destination, min at most max', async () => {
     const wallet = await createWallet(org, chain);
     const base = { masterWalletId: wallet.id, name: 'x', source: { blockchainId: chain }, destination: { blockchainId: chain, assetId: assets.ETH.id, address: randomAddress() } };

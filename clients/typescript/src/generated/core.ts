@@ -2877,9 +2877,9 @@ export interface components {
                 assetIds?: string[] | null;
                 /** @description The chain whose deposits the rule matches */
                 blockchainId: string;
-                /** @description Largest deposit matched, whole units (inclusive); unbounded when absent */
+                /** @description Largest deposit matched, whole units (inclusive); unbounded when absent or empty */
                 maxAmount?: string | null;
-                /** @description Smallest deposit matched, whole units of the deposit asset (inclusive) */
+                /** @description Smallest deposit matched, whole units of the deposit asset (inclusive); none when absent or empty */
                 minAmount?: string | null;
             };
         };
@@ -2928,8 +2928,10 @@ export interface components {
             /** @description Empty: every asset of the chain */
             assetIds: string[];
             blockchainId: string;
-            maxAmount?: string | null;
-            minAmount?: string | null;
+            /** @description Largest deposit matched, whole units (inclusive); "" (empty) when unbounded */
+            maxAmount: string;
+            /** @description Smallest deposit matched, whole units of the deposit asset (inclusive); "0" when the rule sets none */
+            minAmount: string;
         };
         SettlementRuleUpdateInput: {
             delay?: number | null;
@@ -2954,9 +2956,9 @@ export interface components {
                 assetIds?: string[] | null;
                 /** @description The chain whose deposits the rule matches */
                 blockchainId: string;
-                /** @description Largest deposit matched, whole units (inclusive); unbounded when absent */
+                /** @description Largest deposit matched, whole units (inclusive); unbounded when absent or empty */
                 maxAmount?: string | null;
-                /** @description Smallest deposit matched, whole units of the deposit asset (inclusive) */
+                /** @description Smallest deposit matched, whole units of the deposit asset (inclusive); none when absent or empty */
                 minAmount?: string | null;
             } | null;
         };
