@@ -8,7 +8,8 @@ import type { SwapFeeView, SwapFilter, SwapGasView, SwapInput, SwapQuoteInput, S
 const ORDER_DOC =
   'RECOMMENDED (default): the route with the highest expected output, minimum output = expected less slippageTolerance. ' +
   'CHEAPEST: the route with the least gas (fewest pools), then the highest output. ' +
-  'FASTEST: the RECOMMENDED route, and an approval (when one is needed) for an unlimited allowance, so later swaps of the token from the wallet go in one transaction. ' +
+  'FASTEST (the settlement-rule default): the RECOMMENDED route. ' +
+  'Whatever the order, an approval (when one is needed) is for exactly what the swap and the wallet\'s swaps of the token still on their way will spend, never an unlimited allowance. ' +
   'NO_SLIPPAGE: the RECOMMENDED route with minimum output = the quoted output: it executes only if the pools have not moved against the quote at all.';
 
 const SLIPPAGE_DOC = 'Percent the output may fall short of the quote, 0 to 50 (default "0.5"); ignored for NO_SLIPPAGE';

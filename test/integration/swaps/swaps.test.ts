@@ -122,6 +122,12 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     // FASTEST approved the router for exactly this swap, which spent it all: no standing allowance is left.
     const network = t.keel.services.networks.get(chain)!;
     expect(await new DexQuoter().allowance(network, assets.USDC.address, wallet.walletAddress)).toBe(0n);
+    // And the published API description of the orders says so.
+    const described = await org.core.request('POST', '/graphql', { body: { query: '{ __type(name: "SwapInput") { inputFields { name description } } }' } });
+    const order = described.body.data.__type.inputFields.find((f: { name: string }) => f.name === 'order').description as string;
+    expect(order).toMatch(/FASTEST[^.]*: the RECOMMENDED route\./);
+    expect(order).toContain('never an unlimited allowance');
+    expect(order).not.toMatch(/FASTEST[^.]*for an unlimited allowance/);
   });
 
   test("a swap's output into a wallet that owes the output asset repays the debt first, as a deposit does: the native coin the router pays internally, and a token", async () => {

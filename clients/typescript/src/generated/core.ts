@@ -3106,7 +3106,7 @@ export interface components {
             maxPriceImpact?: string | null;
             /** @description The floor the caller saw in a quote, whole units of toAsset: refused (422 naming minimumOutput) when the pools give less now; otherwise the router is given the stricter of it and the slippage tolerance's minimum and reverts rather than deliver less */
             minimumOutput?: string | null;
-            /** @description RECOMMENDED (default): the route with the highest expected output, minimum output = expected less slippageTolerance. CHEAPEST: the route with the least gas (fewest pools), then the highest output. FASTEST: the RECOMMENDED route, and an approval (when one is needed) for an unlimited allowance, so later swaps of the token from the wallet go in one transaction. NO_SLIPPAGE: the RECOMMENDED route with minimum output = the quoted output: it executes only if the pools have not moved against the quote at all. */
+            /** @description RECOMMENDED (default): the route with the highest expected output, minimum output = expected less slippageTolerance. CHEAPEST: the route with the least gas (fewest pools), then the highest output. FASTEST (the settlement-rule default): the RECOMMENDED route. Whatever the order, an approval (when one is needed) is for exactly what the swap and the wallet's swaps of the token still on their way will spend, never an unlimited allowance. NO_SLIPPAGE: the RECOMMENDED route with minimum output = the quoted output: it executes only if the pools have not moved against the quote at all. */
             order?: string | null;
             /** @description Receives the output; the sending address when absent. Must pass security.allowedRecipients and the destination screen */
             recipient?: string | null;
@@ -9631,7 +9631,7 @@ export interface operations {
                 amount: string;
                 /** @description The asset to sell */
                 fromAssetId: string;
-                /** @description RECOMMENDED (default): the route with the highest expected output, minimum output = expected less slippageTolerance. CHEAPEST: the route with the least gas (fewest pools), then the highest output. FASTEST: the RECOMMENDED route, and an approval (when one is needed) for an unlimited allowance, so later swaps of the token from the wallet go in one transaction. NO_SLIPPAGE: the RECOMMENDED route with minimum output = the quoted output: it executes only if the pools have not moved against the quote at all. */
+                /** @description RECOMMENDED (default): the route with the highest expected output, minimum output = expected less slippageTolerance. CHEAPEST: the route with the least gas (fewest pools), then the highest output. FASTEST (the settlement-rule default): the RECOMMENDED route. Whatever the order, an approval (when one is needed) is for exactly what the swap and the wallet's swaps of the token still on their way will spend, never an unlimited allowance. NO_SLIPPAGE: the RECOMMENDED route with minimum output = the quoted output: it executes only if the pools have not moved against the quote at all. */
                 order?: string | null;
                 /** @description Percent the output may fall short of the quote, 0 to 50 (default "0.5"); ignored for NO_SLIPPAGE */
                 slippageTolerance?: string | null;
