@@ -101,7 +101,7 @@ describe("swaps on the dev chain's Uniswap V2", () => {
     expect(Number(data.gasFee)).toBeGreaterThan(0);
   });
 
-  test('a token-to-native swap back into the wallet: the router pays the coin internally, and the trading ledger still equals the chain', async () => {
+  test('a token-to-native swap back into the wallet: the router pays the coin internally, and the custody ledger still equals the chain', async () => {
     const wallet = await createWallet(org, chain);
     await fund(t, org, chain, wallet.walletAddress, '1');
     await fund(t, org, chain, wallet.walletAddress, '300', 'USDC');
