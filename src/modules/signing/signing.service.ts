@@ -44,8 +44,8 @@ export class SigningService {
   }
 
   async list(organizationId: string, source: WalletSource, args: SignatureFilter): Promise<PageResult<SignatureView>> {
-    const wallet = await this.wallets.resolve(organizationId, source);
-    return this.records.list(organizationId, wallet, args);
+    // A deactivated address or inactive wallet signs nothing more, but what it signed stays listed.
+    return this.records.list(organizationId, await this.wallets.locate(organizationId, source), args);
   }
 
   get(organizationId: string, id: string): Promise<SignatureView> {

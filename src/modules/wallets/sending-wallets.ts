@@ -4,7 +4,7 @@ import type { KeyPairSigner } from '@solana/kit';
 import { KeelError } from '../../platform/errors';
 import { Ids } from '../../platform/ids';
 import { readConfigurations, WalletConfigurations } from './wallet-configurations';
-import type { AddressModel } from './wallet.model';
+import type { AddressModel, MasterWalletModel } from './wallet.model';
 import type { MasterWalletService } from './master-wallet.service';
 import type { AddressService } from './address.service';
 import type { WalletKeys } from './wallet-keys';
@@ -44,16 +44,8 @@ export class SendingWallets {
   ) {}
 
   async resolve(organizationId: string, source: WalletSource, trx: Knex | Knex.Transaction = this.db, opts: { deactivated?: 'allowed' } = {}): Promise<SendingWallet> {
-    let address: AddressModel | undefined;
-    let masterWalletId: string;
-    if ('addressId' in source) {
-      address = await this.addresses.row(organizationId, source.addressId, trx);
-      if (!address.isActive && opts.deactivated !== 'allowed') throw new KeelError('CONFLICT', 'The address is deactivated');
-      masterWalletId = address.masterWalletId;
-    } else {
-      masterWalletId = source.masterWalletId;
-    }
-    const wallet = await this.masterWallets.row(organizationId, masterWalletId, trx);
+    const { address, wallet } = await this.rowsOf(organizationId, source, trx);
+    if (address && !address.isActive && opts.deactivated !== 'allowed') throw new KeelError('CONFLICT', 'The address is deactivated');
     if (!wallet.isActive) throw new KeelError('CONFLICT', 'The master wallet is inactive');
     const chains = await trx('master_wallet_chains').where({ master_wallet_id: wallet.id }).select('blockchain_id');
     return {
@@ -68,6 +60,18 @@ export class SendingWallets {
       configurations: readConfigurations(wallet.configurations),
       blockchainIds: chains.map((c: { blockchainId: string }) => c.blockchainId),
     };
+  }
+
+  /** The wallet a source names in the organisation (404 otherwise), active or not: what reading its history (an audit list) needs. */
+  async locate(organizationId: string, source: WalletSource, trx: Knex | Knex.Transaction = this.db): Promise<{ masterWalletId: string; addressId: string | null }> {
+    const { address, wallet } = await this.rowsOf(organizationId, source, trx);
+    return { masterWalletId: wallet.id, addressId: address?.id ?? null };
+  }
+
+  private async rowsOf(organizationId: string, source: WalletSource, trx: Knex | Knex.Transaction): Promise<{ address: AddressModel | undefined; wallet: MasterWalletModel }> {
+    if (!('addressId' in source)) return { address: undefined, wallet: await this.masterWallets.row(organizationId, source.masterWalletId, trx) };
+    const address = await this.addresses.row(organizationId, source.addressId, trx);
+    return { address, wallet: await this.masterWallets.row(organizationId, address.masterWalletId, trx) };
   }
 
   /** Of these master wallets, the ids of those with configurations.autoSweep.enabled. */

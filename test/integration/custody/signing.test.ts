@@ -530,6 +530,25 @@ describe('signing with master wallets and deposit addresses', () => {
     expect((await org.core.get('/v1/signatures/not-a-uuid')).status).toBe(404);
   });
 
+  test('what a deactivated address or an inactive master wallet signed stays listed for audit; neither signs anything more', async () => {
+    const w = await wallet();
+    const address = (await org.core.post(`/v1/master-wallets/${w.id}/addresses`, {})).body.data;
+    const byAddress = (await org.core.post(`/v1/addresses/${address.id}/sign/message`, { message: 'before' })).body.data;
+    const byWallet = (await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'before' })).body.data;
+
+    expect((await org.core.patch(`/v1/addresses/${address.id}`, { isActive: false })).status).toBe(200);
+    const listed = await org.core.get(`/v1/addresses/${address.id}/signatures?from=2000-01-01&to=2999-12-31`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([byAddress.id]);
+    expect((await org.core.post(`/v1/addresses/${address.id}/sign/message`, { message: 'after' })).status).toBe(409);
+
+    expect((await org.core.patch(`/v1/master-wallets/${w.id}`, { isActive: false })).status).toBe(200);
+    expect((await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data.map((s: { id: string }) => s.id)).toEqual([byWallet.id]);
+    expect((await org.core.get(`/v1/addresses/${address.id}/signatures`)).body.data.map((s: { id: string }) => s.id)).toEqual([byAddress.id]);
+    expect((await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'after' })).status).toBe(409);
+    expect((await other.core.get(`/v1/master-wallets/${w.id}/signatures`)).status).toBe(404);
+  });
+
   test('bad input is answered in the error envelope: 400 for a malformed body or address, 422 naming the field', async () => {
     const w = await wallet();
     const malformed = await org.core.request('POST', `/v1/master-wallets/${w.id}/sign/message`, { rawBody: '{"message":', headers: { 'content-type': 'application/json' } });
