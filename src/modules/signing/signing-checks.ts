@@ -81,6 +81,34 @@ export interface TypedDataRequest {
   message: Record<string, unknown>;
 }
 
+/** An address as typed data must write it: 0x and 40 hex digits (any case; a mixed case one is checksummed by the encoder). */
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ADDRESS_AS_WRITTEN = 'must be an address written as 0x and 40 hex digits';
+
+/**
+ * Refuses (422 naming the field) an address of typed data, the domain's verifyingContract or a
+ * value of type address in the message, written otherwise than as 0x-hex: ethers reads an ICAP
+ * address (XE…) as the address it encodes, and would look up an ENS name when signing, so the
+ * screens of what the typed data names (sanctions, Keel's settlement contract, the wallet's lists)
+ * would read one address and the signature grant another. `types`: the typed data's types without
+ * EIP712Domain, read after the encoder validated the typed data against them.
+ */
+export function refuseNonHexAddresses(typed: TypedDataRequest, types: TypedDataRequest['types']): void {
+  if (typed.domain.verifyingContract != null) refuseNonHexIn(types, 'address', typed.domain.verifyingContract, 'typedData.domain.verifyingContract');
+  refuseNonHexIn(types, typed.primaryType, typed.message, 'typedData.message');
+}
+
+function refuseNonHexIn(types: TypedDataRequest['types'], type: string, value: unknown, field: string): void {
+  const array = /^(.*)\[\d*\]$/.exec(type);
+  if (array) {
+    if (Array.isArray(value)) value.forEach((v, i) => refuseNonHexIn(types, array[1], v, `${field}.${i}`));
+  } else if (type === 'address') {
+    if (typeof value !== 'string' || !HEX_ADDRESS.test(value)) throw KeelError.invalidField(field, ADDRESS_AS_WRITTEN);
+  } else if (Object.hasOwn(types, type) && value !== null && typeof value === 'object') {
+    for (const f of types[type]) refuseNonHexIn(types, f.type, (value as Record<string, unknown>)[f.name], `${field}.${f.name}`);
+  }
+}
+
 /** EIP-3009's signed transfers: whoever holds the signature moves `value` of the token (the domain's verifyingContract) from `from` to `to`. */
 const TRANSFER_AUTHORIZATIONS = new Set(['TransferWithAuthorization', 'ReceiveWithAuthorization']);
 
@@ -88,7 +116,7 @@ const TRANSFER_AUTHORIZATIONS = new Set(['TransferWithAuthorization', 'ReceiveWi
 export function typedDataTransfer(typed: TypedDataRequest): { token: string | null; recipient: string; amount: bigint } | null {
   if (!TRANSFER_AUTHORIZATIONS.has(typed.primaryType)) return null;
   const { to, value } = typed.message;
-  if (typeof to !== 'string' || !ethers.isAddress(to)) throw KeelError.invalidField('typedData.message.to', `must be the address ${typed.primaryType} pays`);
+  if (typeof to !== 'string' || !HEX_ADDRESS.test(to)) throw KeelError.invalidField('typedData.message.to', `must be the address ${typed.primaryType} pays, written as 0x and 40 hex digits`);
   let amount: bigint;
   try {
     amount = ethers.getBigInt(value as ethers.BigNumberish);

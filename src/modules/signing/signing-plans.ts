@@ -8,7 +8,7 @@ import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScree
 import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
 import type { QueuedLine, SettlementContracts } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
-import { addressesIn, Call, CallFields, decodeCall, DecodedCall, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
+import { addressesIn, Call, CallFields, decodeCall, DecodedCall, refuseNonHexAddresses, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
 
 const MAX_MESSAGE_CHARS = 65_536;
@@ -84,6 +84,7 @@ export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input
     throw KeelError.invalidField('typedData.types.EIP712Domain', `must list the domain's fields in EIP-712 order: ${derivedDomainType.map((f) => `${f.type} ${f.name}`).join(', ')}`);
   }
   if (primaryType !== typed.primaryType) throw KeelError.invalidField('typedData.primaryType', `must be the root of types (${primaryType})`);
+  refuseNonHexAddresses(typed, types);
   const chains = typedDataChains(deps, wallet, typed.domain);
   const transfer = typedDataTransfer(typed);
   // A call the typed data makes as the signer is checked as that transaction would be, on each chain it may be for.

@@ -484,6 +484,36 @@ describe('signing with master wallets and deposit addresses', () => {
     await deliveredOnce(refused[0].id, 'master.signed_failed');
   });
 
+  test('an address in typed data written otherwise than as 0x-hex (an ICAP address) is 422 naming the field, before any screen reads it: nothing recorded, nothing held, never a 500', async () => {
+    const network = t.keel.services.networks.get(chainId)!;
+    await t.keel.services.settlementDeployments.ensureOnDevChain(network);
+    const settlement = (await t.keel.services.settlementDeployments.address(chainId))!;
+    const evmChainId = network.spec.chainId;
+    const icap = (address: string) => ethers.getIcapAddress(address);
+    for (const configurations of [undefined, { security: { requireApprovalForTransfers: true } }]) {
+      const w = await wallet(configurations);
+      const withdrawal = {
+        domain: { name: 'KeelSettlement', version: '1', chainId: evmChainId, verifyingContract: icap(settlement) },
+        types: { Withdrawal: typedFields('uint64 key', 'address account', 'address token', 'uint256 amount', 'address to') },
+        primaryType: 'Withdrawal',
+        message: { key: '7', account: w.walletAddress, token: assets.USDC.address, amount: '1000000', to: w.walletAddress },
+      };
+      const letter = { domain: { name: 'Ether Mail', chainId: evmChainId }, types: { Mail: typedFields('address to', 'string contents') }, primaryType: 'Mail', message: { to: icap(SANCTIONED), contents: 'hi' } };
+      const cases: [object, string][] = [
+        [withdrawal, 'typedData.domain.verifyingContract'],
+        [letter, 'typedData.message.to'],
+        [transferWithAuthorization(assets.USDC.address, evmChainId, w.walletAddress, icap(SANCTIONED), 1n), 'typedData.message.to'],
+        [forwardRequest(evmChainId, w.walletAddress, icap(settlement), '0x'), 'typedData.message.to'],
+      ];
+      for (const [typedData, field] of cases) {
+        const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData });
+        expect(res.status).toBe(422);
+        expect(res.body.error).toMatchObject({ code: 'INVALID_FIELD', details: { fields: [{ field }] } });
+      }
+      expect((await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data).toEqual([]);
+    }
+  });
+
   test('under requireApprovalForTransfers a request is held as a transfer of kind signing; approved by another admin key than the one that asked, it is signed; rejected, it fails', async () => {
     const w = await wallet({ security: { requireApprovalForTransfers: true } });
     const held = await org.core.post(`/v1/master-wallets/${w.id}/sign/message`, { message: 'held' });

@@ -1,5 +1,5 @@
 import { ethers } from 'ethers';
-import { addressesIn, decodeCall, spendingRefusal, transactionRisks, typedDataCall, typedDataRisks } from '../../../src/modules/signing/signing-checks';
+import { addressesIn, decodeCall, refuseNonHexAddresses, spendingRefusal, transactionRisks, typedDataCall, typedDataRisks } from '../../../src/modules/signing/signing-checks';
 
 const spender = '0x1111111111111111111111111111111111111111';
 const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function increaseAllowance(address,uint256)']);
@@ -100,4 +100,25 @@ describe('the acknowledgement rule', () => {
 test('addresses are found anywhere in typed data, checksummed, once each', () => {
   const lower = spender.toLowerCase();
   expect([...addressesIn({ a: lower, b: [spender, { c: '0x2222222222222222222222222222222222222222' }], n: 5, s: 'hello' })]).toEqual([spender, '0x2222222222222222222222222222222222222222']);
+});
+
+describe('addresses in typed data', () => {
+  const types = { Order: [{ name: 'owner', type: 'address' }, { name: 'legs', type: 'Leg[]' }, { name: 'note', type: 'string' }], Leg: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }] };
+  const order = (owner: string, to: string, verifyingContract = spender) => ({ domain: { verifyingContract }, types, primaryType: 'Order', message: { owner, legs: [{ to: spender, amount: '1' }, { to, amount: '2' }], note: ethers.getIcapAddress(spender) } });
+  const refusal = (typed: ReturnType<typeof order>) => {
+    try {
+      refuseNonHexAddresses(typed, typed.types);
+      return null;
+    } catch (e) {
+      return (e as { details?: { fields: { field: string }[] } }).details?.fields[0].field;
+    }
+  };
+  test('are 0x and 40 hex digits, in any case, wherever they are', () => {
+    expect(refusal(order(spender.toLowerCase(), spender))).toBeNull();
+  });
+  test('written otherwise (an ICAP address, an ENS name) are refused naming the field: ethers would read or look up an address the screens did not see', () => {
+    expect(refusal(order(ethers.getIcapAddress(spender), spender))).toBe('typedData.message.owner');
+    expect(refusal(order(spender, 'vitalik.eth'))).toBe('typedData.message.legs.1.to');
+    expect(refusal(order(spender, spender, ethers.getIcapAddress(spender)))).toBe('typedData.domain.verifyingContract');
+  });
 });
