@@ -45,7 +45,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   INVALID_ADDRESS: { hosts: both, means: "Not a valid address of the chain's family (format or checksum), naming the field" },
   MONITORING_FAILED: { hosts: core, means: 'Monitoring cannot be turned on: the wallet is not on that chain, or the chain is not active', routeOnly: true },
   SANCTIONED_ADDRESS: { hosts: both, means: 'Money sent to an address on a sanctions list, details.matches' },
-  SPENDING_APPROVAL_REFUSED: { hosts: core, means: 'A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings' },
+  SPENDING_APPROVAL_REFUSED: { hosts: core, means: 'A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings' },
   INTERNAL_ERROR: { hosts: both, means: 'An internal error; quote the requestId when contacting support' },
   UPSTREAM_ERROR: { hosts: both, means: "A chain's node or another upstream service did not answer or failed; try again shortly" },
   SERVICE_UNAVAILABLE: { hosts: both, means: 'PostgreSQL or Redis briefly unavailable, or this node shutting down (Retry-After); retry shortly, a write with the same Idempotency-Key' },

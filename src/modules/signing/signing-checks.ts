@@ -73,6 +73,19 @@ export function transactionRisks(call: DecodedCall, holdings: bigint | null): Ri
   return [];
 }
 
+/** The length of a digest (keccak256): what a contract wallet verifies an owner's signature of. */
+const DIGEST_BYTES = 32;
+
+/**
+ * What a message signature grants: a message of exactly 32 bytes (written as hex, or a text that
+ * long in UTF-8) may be the hash of anything, and a contract wallet checks a digest's EIP-191
+ * signature as its owner's approval (a Gnosis Safe takes one of its safeTxHash, v + 4, as the owner
+ * approving that transaction): DIGEST_SIGNATURE, signed only as a spending grant is.
+ */
+export function messageRisks(payload: Uint8Array): RiskFinding[] {
+  return payload.length === DIGEST_BYTES ? ['DIGEST_SIGNATURE'] : [];
+}
+
 /** EIP-712 typed data as the caller sends it (types may include EIP712Domain). */
 export interface TypedDataRequest {
   domain: Record<string, unknown>;

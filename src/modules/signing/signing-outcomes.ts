@@ -70,7 +70,7 @@ export class SigningOutcomes implements TransferOutcomeListener {
   }
 
   private replan(request: SignatureView, wallet: Awaited<ReturnType<SendingWallets['resolve']>>): Promise<SigningPlan> {
-    if (request.kind === 'MESSAGE') return Promise.resolve(planMessage(request.request as unknown as SignMessage));
+    if (request.kind === 'MESSAGE') return planMessage(wallet, request.request as unknown as SignMessage);
     if (request.kind === 'TYPED_DATA') return planTypedData(this.deps, wallet, request.request as unknown as SignTypedData);
     return planTransaction(this.deps, wallet, request.request as unknown as SignTransaction, { forApproval: true });
   }

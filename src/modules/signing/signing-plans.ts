@@ -8,7 +8,7 @@ import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScree
 import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
 import type { QueuedLine, SettlementContracts } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
-import { addressesIn, Call, CallFields, decodeCall, DecodedCall, refuseNonHexAddresses, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
+import { addressesIn, Call, CallFields, decodeCall, DecodedCall, messageRisks, refuseNonHexAddresses, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
 
 const MAX_MESSAGE_CHARS = 65_536;
@@ -49,19 +49,21 @@ export interface PlanDeps {
   ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: QueuedLine[]): Promise<void>;
 }
 
-export function planMessage(input: SignMessage): SigningPlan {
+/** A message (EIP-191): one that may be a digest (messageRisks) is signed only as a spending grant is. */
+export async function planMessage(wallet: SendingWallet, input: SignMessage): Promise<SigningPlan> {
   if (typeof input.message !== 'string' || input.message.length > MAX_MESSAGE_CHARS) throw KeelError.invalidField('message', `must be a string of at most ${MAX_MESSAGE_CHARS} characters`);
   const hex = input.encoding === 'HEX';
   if (hex && !HEX.test(input.message)) throw KeelError.invalidField('message', 'must be 0x-prefixed hex bytes with encoding HEX');
-  const payload = hex ? ethers.getBytes(input.message) : input.message;
+  const payload = hex ? ethers.getBytes(input.message) : ethers.toUtf8Bytes(input.message);
+  const risks = messageRisks(payload);
   return {
     kind: 'MESSAGE',
-    request: { message: input.message, encoding: hex ? 'HEX' : 'UTF8' },
+    request: { message: input.message, encoding: hex ? 'HEX' : 'UTF8', ...(input.acknowledgeRisk ? { acknowledgeRisk: input.acknowledgeRisk } : {}) },
     blockchainId: null,
     broadcast: false,
-    risks: [],
-    acknowledgedRisk: null,
-    refusal: null,
+    risks,
+    acknowledgedRisk: input.acknowledgeRisk ?? null,
+    refusal: await firstRefusal(() => refuseSpending(risks, input.acknowledgeRisk, wallet)),
     line: null,
     sign: async (signer) => ({ signature: await signer.signMessage(payload), txHash: null }),
   };

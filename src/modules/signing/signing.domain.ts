@@ -46,6 +46,7 @@ export type RiskFinding =
   | 'SPENDER_FIELD' // typed data whose primary type names a spender or operator
   | 'TRANSFER_AUTHORIZATION' // EIP-3009 TransferWithAuthorization / ReceiveWithAuthorization: a transfer anyone holding the signature can make
   | 'CALL_AUTHORIZATION' // typed data that makes a call Keel cannot read as the signer's own: a Safe transaction, a user operation, any bytes data / functionSignature / callData
+  | 'DIGEST_SIGNATURE' // a message of exactly 32 bytes: it may be the hash of anything (a Safe transaction's, which a Safe takes as its owner's approval), signed blind
   | 'SET_APPROVAL_FOR_ALL' // setApprovalForAll(operator, true)
   | 'UNLIMITED_APPROVE' // approve / increaseAllowance of 2^255 or more
   | 'APPROVE_ABOVE_HOLDINGS'; // approve / increaseAllowance of more than the address holds of the token
@@ -54,6 +55,7 @@ export type RiskFinding =
 export interface SignMessage {
   message: string;
   encoding?: MessageEncoding | null;
+  acknowledgeRisk?: SigningRisk | null;
 }
 
 /** EIP-712: the typed data as eth_signTypedData_v4 takes it. */

@@ -32,7 +32,7 @@ export class SigningService {
   ) {}
 
   signMessage(organizationId: string, requestedBy: string, source: WalletSource, input: SignMessage): Promise<SignatureView> {
-    return this.sign(organizationId, requestedBy, source, async () => planMessage(input));
+    return this.sign(organizationId, requestedBy, source, (wallet) => planMessage(wallet, input));
   }
 
   signTypedData(organizationId: string, requestedBy: string, source: WalletSource, input: SignTypedData): Promise<SignatureView> {

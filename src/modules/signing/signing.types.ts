@@ -6,13 +6,16 @@ import { MessageEncoding, SigningKind, SigningRisk, SigningStatus, type RiskFind
 
 registerEnumType(SigningKind, { name: 'SigningKind', description: 'EIP-191 personal_sign message, EIP-712 typed data, or an EIP-1559 transaction' });
 registerEnumType(SigningStatus, { name: 'SigningStatus' });
-registerEnumType(SigningRisk, { name: 'SigningRisk', description: 'A risk a signing request names to be signed: SPENDING_APPROVAL (a Permit, Permit2, an EIP-3009 transfer authorization, typed data carrying a call Keel cannot read, setApprovalForAll, an unlimited or large approve)' });
+registerEnumType(SigningRisk, { name: 'SigningRisk', description: 'A risk a signing request names to be signed: SPENDING_APPROVAL (a Permit, Permit2, an EIP-3009 transfer authorization, typed data carrying a call Keel cannot read, a message of 32 bytes that may be a digest, setApprovalForAll, an unlimited or large approve)' });
 registerEnumType(MessageEncoding, { name: 'MessageEncoding' });
 
 @InputType()
 export class SignMessageInput implements SignMessage {
   @Field({ description: 'The message: UTF-8 text, or 0x-hex bytes with encoding HEX (at most 65,536 characters)' }) @Length(0, 65_536) message!: string;
   @Field(() => MessageEncoding, { nullable: true, defaultValue: MessageEncoding.UTF8 }) @IsOptional() encoding?: MessageEncoding | null;
+  @Field(() => SigningRisk, { nullable: true, description: 'Required (with security.allowSpendingApprovals) to sign a message of exactly 32 bytes: it may be a digest (a Safe transaction\'s hash, which a Safe takes as its owner\'s approval), signed blind (DIGEST_SIGNATURE)' })
+  @IsOptional()
+  acknowledgeRisk?: SigningRisk | null;
 }
 
 @InputType()
@@ -50,7 +53,7 @@ export class SignatureType implements SignatureView {
   @Field(() => JSONObject, { description: 'What was asked to be signed, as given' }) request!: Record<string, unknown>;
   @Field(() => ID, { nullable: true }) blockchainId!: string | null;
   @Field() broadcast!: boolean;
-  @Field(() => [String], { description: 'What the signature grants: PERMIT, PERMIT2, TRANSFER_AUTHORIZATION, CALL_AUTHORIZATION, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS' }) risks!: RiskFinding[];
+  @Field(() => [String], { description: 'What the signature grants: PERMIT, PERMIT2, TRANSFER_AUTHORIZATION, CALL_AUTHORIZATION, DIGEST_SIGNATURE, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS' }) risks!: RiskFinding[];
   @Field(() => SigningRisk, { nullable: true }) acknowledgedRisk!: SigningRisk | null;
   @Field(() => String, { nullable: true, description: 'The signature (0x, 65 bytes), or the signed raw transaction; shown to admin keys only (null to a read key: whoever holds it can use it)' }) signature!: string | null;
   @Field(() => String, { nullable: true }) txHash!: string | null;

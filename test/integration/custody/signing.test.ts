@@ -268,6 +268,31 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(ethers.verifyTypedData(typedData.domain, typedData.types, typedData.message, signed.body.data.signature)).toBe(w.walletAddress);
   });
 
+  test('a message of exactly 32 bytes may be a digest (a Safe transaction\'s hash, which a Safe takes as its owner\'s approval): signed only with the risk named and allowed, as a call Keel cannot read is', async () => {
+    const w = await wallet();
+    const safe = safeTx(31337, recipient(), '0x');
+    const safeTxHash = ethers.TypedDataEncoder.hash(safe.domain, safe.types, safe.message);
+    const sign = (body: object) => org.core.post(`/v1/master-wallets/${w.id}/sign/message`, body);
+    const unnamed = await sign({ message: safeTxHash, encoding: 'HEX' });
+    expect(unnamed.status).toBe(403);
+    expect(unnamed.body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { reason: 'RISK_NOT_ACKNOWLEDGED', findings: ['DIGEST_SIGNATURE'] } });
+    // The verifier sees only the 32 bytes: a text that long in UTF-8 is the same signature.
+    expect((await sign({ message: 'x'.repeat(32) })).body.error).toMatchObject({ code: 'SPENDING_APPROVAL_REFUSED', details: { findings: ['DIGEST_SIGNATURE'] } });
+    expect((await sign({ message: safeTxHash, encoding: 'HEX', acknowledgeRisk: 'SPENDING_APPROVAL' })).body.error.details.reason).toBe('POLICY_FORBIDS_SPENDING_APPROVALS');
+    const refused = (await org.core.get(`/v1/master-wallets/${w.id}/signatures?status=REFUSED`)).body.data;
+    expect(refused).toHaveLength(3);
+    expect(refused[2]).toMatchObject({ kind: 'MESSAGE', errorCode: 'SPENDING_APPROVAL_REFUSED', risks: ['DIGEST_SIGNATURE'] });
+    // Any other length is an ordinary message.
+    expect((await sign({ message: ethers.hexlify(ethers.randomBytes(31)), encoding: 'HEX' })).body.data).toMatchObject({ status: 'SIGNED', risks: [] });
+
+    expect((await org.core.patch(`/v1/master-wallets/${w.id}`, { configurations: { security: { allowSpendingApprovals: true } } })).status).toBe(200);
+    expect((await sign({ message: safeTxHash, encoding: 'HEX' })).status).toBe(403);
+    const named = await sign({ message: safeTxHash, encoding: 'HEX', acknowledgeRisk: 'SPENDING_APPROVAL' });
+    expect(named.status).toBe(201);
+    expect(named.body.data).toMatchObject({ status: 'SIGNED', risks: ['DIGEST_SIGNATURE'], acknowledgedRisk: 'SPENDING_APPROVAL', request: { message: safeTxHash, encoding: 'HEX', acknowledgeRisk: 'SPENDING_APPROVAL' } });
+    expect(ethers.verifyMessage(ethers.getBytes(safeTxHash), named.body.data.signature)).toBe(w.walletAddress);
+  });
+
   test('an unlimited ERC-20 approve in a transaction is refused without the flag; a transfer is held to allowedRecipients and maxTransferAmount as decoded', async () => {
     const spender = recipient();
     const allowed = recipient();

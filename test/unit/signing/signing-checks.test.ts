@@ -1,5 +1,5 @@
 import { ethers } from 'ethers';
-import { addressesIn, decodeCall, refuseNonHexAddresses, spendingRefusal, transactionRisks, typedDataCall, typedDataRisks } from '../../../src/modules/signing/signing-checks';
+import { addressesIn, decodeCall, messageRisks, refuseNonHexAddresses, spendingRefusal, transactionRisks, typedDataCall, typedDataRisks } from '../../../src/modules/signing/signing-checks';
 
 const spender = '0x1111111111111111111111111111111111111111';
 const erc20 = new ethers.Interface(['function transfer(address,uint256)', 'function approve(address,uint256)', 'function increaseAllowance(address,uint256)']);
@@ -82,6 +82,16 @@ describe('spending grants in typed data', () => {
   });
   test('an ordinary typed message (a login, an order) grants nothing', () => {
     expect(typedDataRisks({ domain: { name: 'Example' }, types: { Mail: [{ name: 'from', type: 'address' }, { name: 'contents', type: 'string' }] }, primaryType: 'Mail', message: {} })).toEqual([]);
+  });
+});
+
+describe('spending grants in messages', () => {
+  test('a message of exactly 32 bytes may be a digest (a Safe transaction\'s hash), hex or text: DIGEST_SIGNATURE', () => {
+    expect(messageRisks(ethers.getBytes(ethers.keccak256('0x1234')))).toEqual(['DIGEST_SIGNATURE']);
+    expect(messageRisks(ethers.toUtf8Bytes('x'.repeat(32)))).toEqual(['DIGEST_SIGNATURE']);
+  });
+  test('any other length grants nothing', () => {
+    for (const length of [0, 4, 31, 33, 65]) expect(messageRisks(new Uint8Array(length))).toEqual([]);
   });
 });
 

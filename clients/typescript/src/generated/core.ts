@@ -1047,7 +1047,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign a message (EIP-191 personal_sign) with the master wallet's key (admin scope): `{message, encoding: UTF8|HEX}`; SIGNED with the signature, or PENDING_APPROVAL under security.requireApprovalForTransfers (approve the transfer it names)
+         * Sign a message (EIP-191 personal_sign) with the master wallet's key (admin scope): `{message, encoding: UTF8|HEX, acknowledgeRisk}`; SIGNED with the signature, or PENDING_APPROVAL under security.requireApprovalForTransfers (approve the transfer it names); a message of exactly 32 bytes may be a digest (a Safe transaction's hash: DIGEST_SIGNATURE) and is 403 SPENDING_APPROVAL_REFUSED unless acknowledgeRisk is SPENDING_APPROVAL and security.allowSpendingApprovals is on
          * @description Signs a message (EIP-191 personal_sign) with the master wallet's key (admin keys only)
          */
         post: operations["post_signMessageWithMasterWallet"];
@@ -2979,7 +2979,7 @@ export interface components {
             reason?: string | null;
             /** @description What was asked to be signed, as given */
             request: Record<string, unknown>;
-            /** @description What the signature grants: PERMIT, PERMIT2, TRANSFER_AUTHORIZATION, CALL_AUTHORIZATION, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS */
+            /** @description What the signature grants: PERMIT, PERMIT2, TRANSFER_AUTHORIZATION, CALL_AUTHORIZATION, DIGEST_SIGNATURE, SPENDER_FIELD, SET_APPROVAL_FOR_ALL, UNLIMITED_APPROVE, APPROVE_ABOVE_HOLDINGS */
             risks: string[];
             /** @description The signature (0x, 65 bytes), or the signed raw transaction; shown to admin keys only (null to a read key: whoever holds it can use it) */
             signature?: string | null;
@@ -2999,6 +2999,11 @@ export interface components {
         /** @enum {string} */
         SigningStatus: "PENDING_APPROVAL" | "QUEUED" | "SIGNED" | "CONFIRMED" | "REFUSED" | "REJECTED" | "FAILED";
         SignMessageInput: {
+            /**
+             * @description Required (with security.allowSpendingApprovals) to sign a message of exactly 32 bytes: it may be a digest (a Safe transaction's hash, which a Safe takes as its owner's approval), signed blind (DIGEST_SIGNATURE)
+             * @enum {string|null}
+             */
+            acknowledgeRisk?: "SPENDING_APPROVAL" | null;
             /**
              * @default UTF8
              * @enum {string|null}
@@ -3448,7 +3453,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+        /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
         E403: {
             headers: {
                 [name: string]: unknown;
@@ -3656,7 +3661,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3721,7 +3726,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3782,7 +3787,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3843,7 +3848,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3907,7 +3912,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -3974,7 +3979,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4039,7 +4044,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4104,7 +4109,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4169,7 +4174,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4238,7 +4243,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4314,7 +4319,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4379,7 +4384,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4438,7 +4443,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4504,7 +4509,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4567,7 +4572,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4638,7 +4643,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4703,7 +4708,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4762,7 +4767,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4824,7 +4829,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4890,7 +4895,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -4948,7 +4953,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5013,7 +5018,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5080,7 +5085,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5147,7 +5152,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5206,7 +5211,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5271,7 +5276,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5329,7 +5334,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5390,7 +5395,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5455,7 +5460,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5516,7 +5521,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5577,7 +5582,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5638,7 +5643,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5705,7 +5710,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5763,7 +5768,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5828,7 +5833,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5884,7 +5889,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -5949,7 +5954,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6012,7 +6017,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6070,7 +6075,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6131,7 +6136,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6196,7 +6201,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6264,7 +6269,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6322,7 +6327,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6383,7 +6388,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6449,7 +6454,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6507,7 +6512,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6687,7 +6692,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6754,7 +6759,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6817,7 +6822,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6875,7 +6880,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -6940,7 +6945,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7008,7 +7013,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7073,7 +7078,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7134,7 +7139,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7194,7 +7199,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7254,7 +7259,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7315,7 +7320,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7382,7 +7387,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7447,7 +7452,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7512,7 +7517,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7577,7 +7582,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7646,7 +7651,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7722,7 +7727,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7787,7 +7792,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7852,7 +7857,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7908,7 +7913,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -7964,7 +7969,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8022,7 +8027,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8089,7 +8094,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8152,7 +8157,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8210,7 +8215,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8275,7 +8280,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8346,7 +8351,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8409,7 +8414,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8467,7 +8472,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8525,7 +8530,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8590,7 +8595,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8651,7 +8656,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8719,7 +8724,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8780,7 +8785,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8849,7 +8854,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8917,7 +8922,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -8980,7 +8985,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9038,7 +9043,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9097,7 +9102,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9162,7 +9167,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9223,7 +9228,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9284,7 +9289,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9351,7 +9356,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9409,7 +9414,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9477,7 +9482,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9540,7 +9545,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9598,7 +9603,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9665,7 +9670,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9728,7 +9733,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9795,7 +9800,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9853,7 +9858,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9914,7 +9919,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -9975,7 +9980,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10036,7 +10041,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10103,7 +10108,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10161,7 +10166,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10222,7 +10227,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10288,7 +10293,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10351,7 +10356,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10409,7 +10414,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10474,7 +10479,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10535,7 +10540,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10600,7 +10605,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10665,7 +10670,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
@@ -10721,7 +10726,7 @@ export interface operations {
             400: components["responses"]["E400"];
             /** @description Missing or invalid credentials (UNAUTHORIZED); A bearer token that is malformed, forged, of another host or environment, or of a revoked key (INVALID_TOKEN); A bearer token past its expiry (TOKEN_EXPIRED) */
             401: components["responses"]["E401"];
-            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
+            /** @description The key lacks the scope or permission named in the message (FORBIDDEN); Money sent to an address on a sanctions list, details.matches (SANCTIONED_ADDRESS); A signature that grants spending power (or authorises a call Keel cannot read, or signs a 32-byte message that may be a digest) without acknowledgeRisk and security.allowSpendingApprovals, details.reason and details.findings (SPENDING_APPROVAL_REFUSED) */
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
