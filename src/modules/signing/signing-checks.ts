@@ -20,6 +20,11 @@ const calls = new ethers.Interface([
   'function increaseAllowance(address spender, uint256 addedValue)',
   'function setApprovalForAll(address operator, bool approved)',
   'function approve(address token, address spender, uint160 amount, uint48 expiration)', // Permit2
+  'function transferFrom(address from, address to, uint256 amount)', // ERC-20; ERC-721's (the token id) has the same selector
+  'function safeTransferFrom(address from, address to, uint256 tokenId)', // ERC-721
+  'function safeTransferFrom(address from, address to, uint256 tokenId, bytes data)', // ERC-721
+  'function safeTransferFrom(address from, address to, uint256 id, uint256 amount, bytes data)', // ERC-1155
+  'function safeBatchTransferFrom(address from, address to, uint256[] ids, uint256[] amounts, bytes data)', // ERC-1155
 ]);
 
 /** A transaction's calldata as far as Keel reads it. */
@@ -29,9 +34,13 @@ export type DecodedCall =
   | { kind: 'erc20_approve'; spender: string; amount: bigint }
   | { kind: 'set_approval_for_all'; operator: string; approved: boolean }
   | { kind: 'permit2_approve'; token: string; spender: string; amount: bigint }
+  /** transferFrom: `amount` is an ERC-20's amount (an ERC-721's has the same selector: there, the token's id). */
+  | { kind: 'transfer_from'; recipient: string; amount: bigint }
+  /** An NFT's safeTransferFrom (ERC-721, ERC-1155) or safeBatchTransferFrom (ERC-1155). */
+  | { kind: 'nft_transfer'; recipient: string }
   | { kind: 'other' };
 
-/** Decodes the calls that move or grant tokens; anything else is `other` (a plain send is `native`). */
+/** Decodes the calls that move or grant tokens (ERC-20, ERC-721, ERC-1155, Permit2); anything else is `other` (a plain send is `native`). */
 export function decodeCall(data: string): DecodedCall {
   if (data === '0x' || data === '') return { kind: 'native' };
   let parsed: ethers.TransactionDescription | null;
@@ -52,6 +61,13 @@ export function decodeCall(data: string): DecodedCall {
       return { kind: 'set_approval_for_all', operator: ethers.getAddress(a[0]), approved: a[1] };
     case 'approve(address,address,uint160,uint48)':
       return { kind: 'permit2_approve', token: ethers.getAddress(a[0]), spender: ethers.getAddress(a[1]), amount: a[2] };
+    case 'transferFrom(address,address,uint256)':
+      return { kind: 'transfer_from', recipient: ethers.getAddress(a[1]), amount: a[2] };
+    case 'safeTransferFrom(address,address,uint256)':
+    case 'safeTransferFrom(address,address,uint256,bytes)':
+    case 'safeTransferFrom(address,address,uint256,uint256,bytes)':
+    case 'safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)':
+      return { kind: 'nft_transfer', recipient: ethers.getAddress(a[1]) };
     default:
       return { kind: 'other' };
   }

@@ -216,10 +216,11 @@ interface CallAssessment {
 }
 
 /**
- * A transfer, approve or increaseAllowance whose `to` is a token Keel knows on the chain (or a
- * Permit2 approve of one) moves or grants that token: its decoded recipient or spender and amount
- * are the line, and the token contract is not a recipient. Any other call, a token's calldata sent
- * to an address that is no token Keel knows among them, pays its native value to its `to`, which is
+ * A transfer, transferFrom, approve or increaseAllowance whose `to` is a token Keel knows on the
+ * chain (a fungible one: NFT collections are not among them), or a Permit2 approve of one, moves or
+ * grants that token: its decoded recipient or spender and amount are the line, and the token
+ * contract is not a recipient. Any other call, a token's calldata sent to an address that is no
+ * token Keel knows among them and an NFT's transfer, pays its native value to its `to`, which is
  * the line (the contract must be an allowed recipient); the address such calldata names (recipient,
  * spender, operator) is held to allowedRecipients as well, moving nothing Keel can count. Native
  * value sent with a token's call, or to Permit2, is a line of its own to the `to`.
@@ -230,27 +231,31 @@ async function assessCall(deps: PlanDeps, network: ChainNetwork, wallet: Sending
   const native = assets.find((a) => a.isNative)!;
   const decoded = decodeCall(call.data);
   const tokenAt = (address: string) => assets.find((a) => !a.isNative && a.address.toLowerCase() === address.toLowerCase()) ?? null;
-  const token = decoded.kind === 'erc20_transfer' || decoded.kind === 'erc20_approve' ? tokenAt(call.to) : decoded.kind === 'permit2_approve' ? tokenAt(decoded.token) : null;
+  const token = decoded.kind === 'permit2_approve' ? tokenAt(decoded.token) : 'amount' in decoded ? tokenAt(call.to) : null;
   const named = partyOf(decoded);
   const paid: NamedLine = { asset: native, recipient: call.to, rawAmount: call.value, fields: decoded.kind === 'native' ? { recipient: fields.recipient, amount: fields.amount } : { recipient: fields.to, amount: fields.value } };
+  const booksValue: QueuedLine = { asset: native, recipient: call.to, rawAmount: call.value, call };
   let lines: NamedLine[];
   let line: QueuedLine;
   if (token && named && 'amount' in decoded) {
     const moved: NamedLine = { asset: token, recipient: named, rawAmount: decoded.amount, fields: { recipient: fields.recipient, amount: fields.amount } };
     lines = call.value === 0n && call.to.toLowerCase() === token.address.toLowerCase() ? [moved] : [moved, paid];
-    line = { asset: token, recipient: named, rawAmount: decoded.kind === 'erc20_transfer' ? decoded.amount : 0n, call };
+    // A transferFrom moves what its `from` holds (the wallet's, or another's by its allowance): it books its native value only, as any other call.
+    line = decoded.kind === 'transfer_from' ? booksValue : { asset: token, recipient: named, rawAmount: decoded.kind === 'erc20_transfer' ? decoded.amount : 0n, call };
   } else {
     lines = named ? [paid, { asset: native, recipient: named, rawAmount: 0n, fields: { recipient: fields.recipient, amount: fields.amount } }] : [paid];
-    line = { asset: native, recipient: call.to, rawAmount: call.value, call };
+    line = booksValue;
   }
   const holdings = decoded.kind === 'erc20_approve' && token ? (await readBalances(network.provider, wallet.address, [token]))[0] : null;
   return { to: call.to, toSettlement, decoded, native, token, lines, risks: transactionRisks(decoded, holdings), line };
 }
 
-/** The address a decoded call pays or empowers: the recipient of a transfer, the spender of an approve, the operator of setApprovalForAll. */
+/** The address a decoded call pays or empowers: the recipient of a transfer (transfer, transferFrom, an NFT's), the spender of an approve, the operator of setApprovalForAll. */
 function partyOf(call: DecodedCall): string | null {
   switch (call.kind) {
     case 'erc20_transfer':
+    case 'transfer_from':
+    case 'nft_transfer':
       return call.recipient;
     case 'erc20_approve':
     case 'permit2_approve':

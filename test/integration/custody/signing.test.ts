@@ -338,6 +338,42 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(tokenTransfer.status).toBe(201);
   });
 
+  test("the recipient a transferFrom or an NFT's transfer names is held to allowedRecipients and screened; what a transferFrom moves of a token Keel knows counts toward maxTransferAmount, and an NFT cannot be capped", async () => {
+    const allowed = recipient();
+    const stranger = recipient();
+    const transfers = new ethers.Interface([
+      'function transferFrom(address,address,uint256)',
+      'function safeTransferFrom(address,address,uint256)',
+      'function safeTransferFrom(address,address,uint256,uint256,bytes)',
+      'function safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)',
+    ]);
+    const sign = (w: { id: string }, to: string, data: string) => org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, data, gasLimit: '100000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' });
+    const refusedAt = (res: { status: number; body: { error: { code: string; details: { fields: { field: string }[] } } } }, code: string, field?: string) => {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe(code);
+      if (field) expect(res.body.error.details.fields[0].field).toBe(field);
+    };
+    const calls = (from: string, to: string) => [
+      [assets.USDC.address, transfers.encodeFunctionData('transferFrom', [from, to, 1n])],
+      [assets.KNFT.address, transfers.encodeFunctionData('transferFrom', [from, to, 7n])],
+      [assets.KNFT.address, transfers.encodeFunctionData('safeTransferFrom(address,address,uint256)', [from, to, 7n])],
+      [assets.KITEM.address, transfers.encodeFunctionData('safeTransferFrom(address,address,uint256,uint256,bytes)', [from, to, 1n, 1n, '0x'])],
+      [assets.KITEM.address, transfers.encodeFunctionData('safeBatchTransferFrom', [from, to, [1n], [1n], '0x'])],
+    ];
+    // The NFT collections are allowed as the contracts called: the recipient their calldata names is what is refused.
+    const listed = await wallet({ security: { allowedRecipients: [allowed, assets.KNFT.address, assets.KITEM.address] } });
+    for (const [contract, data] of calls(listed.walletAddress, stranger)) refusedAt(await sign(listed, contract, data), 'FORBIDDEN', 'recipient');
+    for (const [contract, data] of calls(listed.walletAddress, allowed)) expect((await sign(listed, contract, data)).status).toBe(201);
+    const open = await wallet();
+    for (const [contract, data] of calls(open.walletAddress, SANCTIONED)) refusedAt(await sign(open, contract, data), 'SANCTIONED_ADDRESS');
+
+    const capped = await wallet({ security: { maxTransferAmount: '2' } });
+    const from = capped.walletAddress;
+    refusedAt(await sign(capped, assets.USDC.address, transfers.encodeFunctionData('transferFrom', [from, allowed, 2_000_001n])), 'FORBIDDEN', 'amount');
+    expect((await sign(capped, assets.USDC.address, transfers.encodeFunctionData('transferFrom', [from, allowed, 2_000_000n]))).status).toBe(201);
+    for (const [contract, data] of calls(from, allowed).slice(1)) refusedAt(await sign(capped, contract, data), 'FORBIDDEN', 'to');
+  });
+
   test('a broadcast call books its native value against its `to`, whatever its calldata reads as: the ledger reserves it, the funds must cover it, and the transfer names the address paid', async () => {
     const w = await wallet();
     await fund(w.walletAddress, '1');

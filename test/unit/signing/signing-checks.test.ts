@@ -31,6 +31,26 @@ describe('calldata decoding', () => {
   });
 });
 
+describe('calldata decoding of transfers that name their recipient', () => {
+  const from = '0x2222222222222222222222222222222222222222';
+  const nfts = new ethers.Interface([
+    'function transferFrom(address,address,uint256)',
+    'function safeTransferFrom(address,address,uint256)',
+    'function safeTransferFrom(address,address,uint256,bytes)',
+    'function safeTransferFrom(address,address,uint256,uint256,bytes)',
+    'function safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)',
+  ]);
+  test("transferFrom is read with its recipient and its amount (an ERC-721's, of the same selector, names its token id there)", () => {
+    expect(decodeCall(nfts.encodeFunctionData('transferFrom', [from, spender, 5n]))).toEqual({ kind: 'transfer_from', recipient: spender, amount: 5n });
+  });
+  test("an NFT's safeTransferFrom (ERC-721, ERC-1155) and safeBatchTransferFrom are read with their recipient", () => {
+    expect(decodeCall(nfts.encodeFunctionData('safeTransferFrom(address,address,uint256)', [from, spender, 77n]))).toEqual({ kind: 'nft_transfer', recipient: spender });
+    expect(decodeCall(nfts.encodeFunctionData('safeTransferFrom(address,address,uint256,bytes)', [from, spender, 77n, '0x01']))).toEqual({ kind: 'nft_transfer', recipient: spender });
+    expect(decodeCall(nfts.encodeFunctionData('safeTransferFrom(address,address,uint256,uint256,bytes)', [from, spender, 77n, 3n, '0x']))).toEqual({ kind: 'nft_transfer', recipient: spender });
+    expect(decodeCall(nfts.encodeFunctionData('safeBatchTransferFrom', [from, spender, [1n, 2n], [3n, 4n], '0x']))).toEqual({ kind: 'nft_transfer', recipient: spender });
+  });
+});
+
 describe('spending grants in transactions', () => {
   const approve = (amount: bigint) => decodeCall(erc20.encodeFunctionData('approve', [spender, amount]));
   test('an unlimited approve is risky whatever the holdings', () => {
