@@ -6,7 +6,7 @@ import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet } from '../wallets';
 import { checksummedAddress, checkSanctions, checkTransferPolicy, RecipientScreen } from '../withdrawals';
 import { nodeRefused, shortReason } from '../../platform/chain-port/evm-transactions';
-import type { QueuedLine, SettlementContracts } from '../withdrawals';
+import type { QueuedLine, SettlementContractGuard, SettlementContracts } from '../withdrawals';
 import type { RiskFinding } from './signing.domain';
 import { addressesIn, Call, CallFields, decodeCall, DecodedCall, messageRisks, refuseNonHexAddresses, SPENDING_APPROVAL, spendingRefusal, transactionRisks, TypedDataRequest, typedDataCall, typedDataRisks, typedDataTransfer } from './signing-checks';
 import type { SigningKind, SignMessage, SignTransaction, SignTypedData } from './signing.domain';
@@ -45,6 +45,8 @@ export interface PlanDeps {
   screen: RecipientScreen;
   /** Keel's settlement contracts (the settlement module's): no request calls one or signs for one. */
   settlementContracts: SettlementContracts;
+  /** Refuses Keel's settlement contract as the recipient of a token, as every send path does (a token transferred to it is lost). */
+  settlementContractGuard: SettlementContractGuard;
   /** The chain balance must cover a broadcast transaction's amount (and what is in flight) and its gas. */
   ensureFunds(wallet: SendingWallet, network: ChainNetwork, lines: QueuedLine[]): Promise<void>;
 }
@@ -93,6 +95,10 @@ export async function planTypedData(deps: PlanDeps, wallet: SendingWallet, input
   const carried = typedDataCall(typed);
   const calls = carried ? await Promise.all(chains.map((n) => assessCall(deps, n, wallet, carried.call, carried.fields))) : [];
   const callRefusals = carried ? calls.flatMap((c) => callChecks(deps, wallet, c, carried.fields)) : [];
+  for (const [i, n] of chains.entries()) {
+    if (transfer) await refusePaymentToSettlement(deps, n.blockchainId, transfer.recipient, 'typedData.message.to');
+    if (carried) await refusePaymentToSettlement(deps, n.blockchainId, paidTo(calls[i].decoded), carried.fields.recipient);
+  }
   // With none of the wallet's chains at hand to check it on, a carried call is one Keel cannot read.
   const unread: RiskFinding[] = carried && !calls.length ? ['CALL_AUTHORIZATION'] : [];
   const risks = [...new Set([...typedDataRisks(typed), ...calls.flatMap((c) => c.risks), ...unread])];
@@ -157,6 +163,7 @@ async function checkTypedDataTransfer(deps: PlanDeps, wallet: SendingWallet, cha
 export async function planTransaction(deps: PlanDeps, wallet: SendingWallet, input: SignTransaction, opts: { forApproval: boolean }): Promise<SigningPlan> {
   const { network, tx } = transactionOf(deps, wallet, input);
   const call = await assessCall(deps, network, wallet, tx, TRANSACTION_FIELDS);
+  await refusePaymentToSettlement(deps, network.blockchainId, paidTo(call.decoded), TRANSACTION_FIELDS.recipient);
   // One transfer line books one asset: a broadcast call that moves or grants a token cannot book native value too (an ERC-20's transfer and approve take none).
   if (tx.broadcast && call.line.asset.id !== call.native.id && tx.value > 0n) {
     throw KeelError.invalidField('value', `must be 0 for a broadcast ${call.decoded.kind === 'erc20_transfer' ? 'transfer' : 'approve'} of ${call.line.asset.symbol}: its transfer line books the token`);
@@ -265,6 +272,20 @@ function partyOf(call: DecodedCall): string | null {
     default:
       return null;
   }
+}
+
+/** The address a decoded call pays a token to: the recipient of a transfer, a transferFrom or an NFT's transfer (an approve pays no one). */
+function paidTo(call: DecodedCall): string | null {
+  return call.kind === 'erc20_transfer' || call.kind === 'transfer_from' || call.kind === 'nft_transfer' ? call.recipient : null;
+}
+
+/**
+ * A token paid to Keel's settlement contract is lost: the contract credits a trading balance only
+ * through a deposit to trading. Refused as on every send path (SettlementContractGuard: 422
+ * VALIDATION_ERROR naming `field`, not recorded: the request is not valid), whatever the token.
+ */
+async function refusePaymentToSettlement(deps: PlanDeps, blockchainId: string, recipient: string | null, field: string): Promise<void> {
+  if (recipient) await deps.settlementContractGuard.check(blockchainId, recipient, field);
 }
 
 /**

@@ -533,6 +533,39 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(revoke.status).toBe(201);
   });
 
+  test("a token paid to Keel's settlement contract is refused as on every send path (422 VALIDATION_ERROR naming the field, nothing recorded): a transfer or transferFrom, signed or broadcast, an NFT's transfer, an EIP-3009 authorization, a forwarded transfer", async () => {
+    const network = t.keel.services.networks.get(chainId)!;
+    await t.keel.services.settlementDeployments.ensureOnDevChain(network);
+    const contract = (await t.keel.services.settlementDeployments.address(chainId))!;
+    const evmChainId = network.spec.chainId;
+    const w = await wallet();
+    await fund(w.walletAddress, '1');
+    await fund(w.walletAddress, '10', 'USDC');
+    const transfers = new ethers.Interface(['function transferFrom(address,address,uint256)', 'function safeTransferFrom(address,address,uint256)']);
+    const lost = (res: { status: number; body: { error: { code: string; message: string; details: object } } }, field: string) => {
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field, error: 'INVALID_FIELD' }], settlementContract: contract } });
+      expect(res.body.error.message).toMatch(/belongs to no one and is lost.*trading\/deposits/);
+    };
+    const pay = erc20.encodeFunctionData('transfer', [contract.toLowerCase(), 1_000_000n]);
+    for (const sending of [{ gasLimit: '100000' }, { broadcast: true }]) {
+      lost(await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: assets.USDC.address, data: pay, ...sending }), 'recipient');
+    }
+    for (const [to, data] of [
+      [assets.USDC.address, transfers.encodeFunctionData('transferFrom', [w.walletAddress, contract, 1n])],
+      [recipient(), pay],
+      [assets.KNFT.address, transfers.encodeFunctionData('safeTransferFrom', [w.walletAddress, contract, 1n])],
+    ]) {
+      lost(await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to, data, gasLimit: '100000' }), 'recipient');
+    }
+    const sign = (typedData: object) => org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData, acknowledgeRisk: 'SPENDING_APPROVAL' });
+    lost(await sign(transferWithAuthorization(assets.USDC.address, evmChainId, w.walletAddress, contract, 1n)), 'typedData.message.to');
+    lost(await sign(forwardRequest(evmChainId, w.walletAddress, assets.USDC.address, pay)), 'typedData.message.data');
+    lost(await sign(metaTransaction(assets.USDC.address, evmChainId, w.walletAddress, pay)), 'typedData.message.functionSignature');
+    expect((await org.core.get(`/v1/master-wallets/${w.id}/signatures`)).body.data).toEqual([]);
+    expect(await network.provider.getTransactionCount(w.walletAddress, 'pending')).toBe(0);
+  });
+
   test('a counterparty on a sanctions list is refused (403 SANCTIONED_ADDRESS) and the refusal announced', async () => {
     const w = await wallet();
     const res = await org.core.post(`/v1/master-wallets/${w.id}/sign/typed-data`, { typedData: { ...mail, domain: { ...mail.domain, verifyingContract: SANCTIONED } } });
