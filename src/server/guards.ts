@@ -63,7 +63,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
   // of a usage read, or of any GraphQL request, waits: whether it only reads the usage is known later.
   const spendRateLimit = (request: FastifyRequest, reply: FastifyReply, principal: Principal, done: (error?: Error) => void) => {
     request.principal = principal;
-    spendBudgets(platform, reply, principal, 1, (error) => {
+    spendBudgets(platform, reply, principal, 1, true, (error) => {
       if (!(error instanceof QuotaExceeded)) return done(error);
       const path = pathOf(request.url);
       if (path !== USAGE_PATH && path !== '/graphql') return done(error);
@@ -163,11 +163,11 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
 
 /**
  * Spends `requests` of the key's rate limit and of the organisation's monthly quota, all or none
- * (but one request is counted by the rate limit even when refused), and sets their headers; `done`
+ * (but a request's `arrival` is counted by the rate limit even when refused), and sets their headers; `done`
  * gets the 429 when either has no room. Both are spent in the same turn, so one write takes both to
  * Redis; what one spent is given back when the other refuses.
  */
-function spendBudgets(platform: Platform, reply: FastifyReply, principal: Principal, requests: number, done: (error?: Error) => void): void {
+function spendBudgets(platform: Platform, reply: FastifyReply, principal: Principal, requests: number, arrival: boolean, done: (error?: Error) => void): void {
   const at = platform.quota.now();
   const quota = platform.quota.spend(principal.organizationId, principal.apiKeyId, at, requests);
   platform.rateLimiter.consume(principal.tier, principal.apiKeyId, requests).then(
@@ -179,7 +179,7 @@ function spendBudgets(platform: Platform, reply: FastifyReply, principal: Princi
           done();
         },
         (refused: Error) => {
-          if (requests === 1) {
+          if (arrival) {
             setRateLimitHeaders(reply, state);
             return done(refused);
           }
@@ -213,7 +213,7 @@ function spendBudgets(platform: Platform, reply: FastifyReply, principal: Princi
 export function spendFurtherRequests(platform: Platform, request: FastifyRequest, reply: FastifyReply, requests: number): Promise<void> {
   const principal = request.principal;
   if (requests <= 1 || !principal || request.quotaRefusal) return Promise.resolve();
-  return new Promise((resolve, reject) => spendBudgets(platform, reply, principal, requests - 1, (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) => spendBudgets(platform, reply, principal, requests - 1, false, (error) => (error ? reject(error) : resolve())));
 }
 
 /** A route option's hooks as a list (Fastify takes one function or an array). */

@@ -125,6 +125,19 @@ test('a mutation document the quota cannot hold whole is refused (429 QUOTA_EXCE
   expect((await org.core.get('/v1/api-keys')).body.data.map((k: { name: string }) => k.name)).not.toContain('k0');
 });
 
+test('a document of two mutations the quota refuses spends only its arrival of the rate limit too', async () => {
+  clock.at = new Date('2026-11-30T12:00:00Z');
+  const org = await t.createOrg();
+  const key = await t.keel.platform.db('api_keys').where({ organization_id: org.orgId, host: 'core' }).first();
+  const rateLimitCounted = async () => Number(await t.keel.platform.redis.get(`${t.config.REDIS_PREFIX}rl:Business:d:${key.id}`));
+  await spend(org, 5);
+  // Its arrival takes the month's last request: its second mutation does not fit.
+  const refused = await org.core.graphql(`mutation { a: createApiKey(input: {name: "a", scopes: ["read"]}) { id } b: createApiKey(input: {name: "b", scopes: ["read"]}) { id } }`);
+  expect(refused.status).toBe(429);
+  expect(refused.body.errors[0].extensions.code).toBe('QUOTA_EXCEEDED');
+  expect(await rateLimitCounted()).toBe(6);
+});
+
 test('GET /v1/organization/usage and organizationUsage: the month by day and by key (read scope)', async () => {
   clock.at = new Date('2026-11-29T10:00:00Z');
   const org = await t.createOrg();
