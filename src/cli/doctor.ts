@@ -41,8 +41,8 @@ async function checkPostgres(config: Config): Promise<{ check: Check; reachable:
   const where = `${endpoint(config.DATABASE_URL)}, database ${new URL(config.DATABASE_URL).pathname.slice(1)}`;
   try {
     await client.connect();
-    const { rows } = await client.query<{ version: string }>('SHOW server_version');
-    return { check: ok('PostgreSQL', `${where} (PostgreSQL ${rows[0].version})`), reachable: true, databaseExists: true };
+    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+    return { check: ok('PostgreSQL', `${where} (PostgreSQL ${rows[0].server_version})`), reachable: true, databaseExists: true };
   } catch (error) {
     // 3D000: the server answers but the database is not there yet.
     if ((error as { code?: string }).code === '3D000') {

@@ -1,4 +1,4 @@
-import { urlOrigin, withoutCredentials } from '../net/rpc-url';
+import { urlOrigin, withoutCredentials, withUrlsAsOrigins } from '../net/rpc-url';
 
 const RPC_TIMEOUT_MS = 10_000;
 
@@ -24,8 +24,20 @@ export async function rpc<T = unknown>(rpcUrl: string, method: string, params: u
   try {
     body = JSON.parse(text);
   } catch {
-    throw new Error(`${at}: HTTP ${res.status}, not JSON-RPC: ${text.slice(0, 200)}`);
+    throw new Error(`${at}: HTTP ${res.status}, not JSON-RPC: ${quoted(text.slice(0, 200), url)}`);
   }
-  if (body.error) throw new Error(`${at}: ${body.error.message ?? 'error'} (${body.error.code ?? '?'})`);
+  if (body.error) throw new Error(`${at}: ${quoted(String(body.error.message ?? 'error'), url)} (${body.error.code ?? '?'})`);
   return body.result as T;
+}
+
+/**
+ * The node's own words with what of its URL they echo cut out: any URL to its origin, and the URL's
+ * path and query wherever they appear alone ("Cannot POST /v2/<key>"), as either may hold a key.
+ */
+function quoted(text: string, url: string): string {
+  const { pathname, search } = new URL(url);
+  let out = withUrlsAsOrigins(text);
+  if (search.length > 1) out = out.split(search).join('?…');
+  if (pathname.length > 1) out = out.split(pathname).join('/…');
+  return out;
 }

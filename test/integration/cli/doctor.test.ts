@@ -28,6 +28,7 @@ test('with everything up: one ok line per check (PostgreSQL, migrations, Redis, 
   const chains = parseChainsConfig(process.env.KEEL_CHAINS!);
   expect(lines(stdout).map((l) => l.split(':')[0])).toEqual(['ok   PostgreSQL', 'ok   migrations', 'ok   Redis', 'ok   master key', ...chains.map((c) => `ok   chain ${c.slug} (${c.chainId})`)]);
   expect(stdout).toMatch(/master key: KEEL_MASTER_KEY \(key id [0-9a-f]{16}\); every sealed secret opens with it/);
+  expect(stdout).toMatch(/^ok   PostgreSQL: .* \(PostgreSQL \d+\.\d+/m);
   expect(stderr).toBe('');
   expect(code).toBe(0);
 });
@@ -91,8 +92,8 @@ test('a Solana cluster in KEEL_CHAINS is checked too: its finalized slot, or a f
   }
 });
 
-test("a node that answers an error (HTTP 401, a provider refusing its API key) is a failure naming only its origin: the key in its path, query or user:password is printed nowhere", async () => {
-  const server = http.createServer((_req, res) => res.writeHead(401, { 'content-type': 'text/plain' }).end('invalid project id'));
+test("a node that answers an error (HTTP 401, a provider refusing its API key) is a failure naming only its origin: the key in its path, query or user:password is printed nowhere, even where the answer echoes them", async () => {
+  const server = http.createServer((req, res) => res.writeHead(401, { 'content-type': 'text/plain' }).end(`invalid project id for ${req.url} (http://${req.headers.host}${req.url})`));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
@@ -103,12 +104,12 @@ test("a node that answers an error (HTTP 401, a provider refusing its API key) i
     ];
     const { code, stdout, stderr } = await runKeel(['doctor', '--json'], env({ KEEL_CHAINS: JSON.stringify(keyed) }), 60_000);
     const byName = Object.fromEntries((JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.map((c) => [c.check, c]));
-    const refused = (method: string) => `RPC at ${origin} not reachable (${method} at ${origin}: HTTP 401, not JSON-RPC: invalid project id)`;
+    const refused = (method: string, echoed: string) => `RPC at ${origin} not reachable (${method} at ${origin}: HTTP 401, not JSON-RPC: invalid project id for ${echoed} (${origin}))`;
     const evm = byName[`chain ${chains[0].slug} (${chains[0].chainId})`];
     expect(evm.status).toBe('fail');
     // Whichever of its two calls failed first.
-    expect([refused('eth_chainId'), refused('eth_blockNumber')]).toContain(evm.detail);
-    expect(byName['chain solana-mainnet (solana mainnet)']).toMatchObject({ status: 'fail', detail: refused('getSlot') });
+    expect([refused('eth_chainId', '/…?…'), refused('eth_blockNumber', '/…?…')]).toContain(evm.detail);
+    expect(byName['chain solana-mainnet (solana mainnet)']).toMatchObject({ status: 'fail', detail: refused('getSlot', '/…') });
     expect(stdout + stderr).not.toMatch(/SECRET/);
     expect(code).toBe(1);
   } finally {
