@@ -32,6 +32,9 @@ export function registerAmlCommands(program: Command): void {
           throw new Error(`Refusing to load list(s) less than half the list in use: ${sizes} (a truncated download?); --force loads them anyway`);
         }
         const snapshot = { ...read, listDate: read.listDate ?? new Date().toISOString().slice(0, 10) };
+        // The newest list is the one in use: one dated in the future would stay in use over every later one.
+        const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+        if (snapshot.listDate > tomorrow) throw new Error(`Refusing a list dated ${snapshot.listDate}, after today: it would stay in use over every list loaded later (a mistyped --date or SOURCE.md?)`);
         const single = !statSync(path).isDirectory();
         const base = single ? inUse : undefined;
         progress.update(`loading ${snapshot.lists.reduce((n, l) => n + l.addresses.length, 0)} addresses of ${snapshot.lists.map((l) => l.name).join(', ')} into PostgreSQL…`);

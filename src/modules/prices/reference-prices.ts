@@ -51,7 +51,9 @@ export function parseReferences(json: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [symbol, value] of Object.entries(parsed as Record<string, unknown>)) {
     const text = typeof value === 'number' ? String(value) : value;
-    if (typeof text !== 'string' || !NON_NEGATIVE_DECIMAL_STRING.test(text)) throw new Error(`PRICE_REFERENCES: ${symbol}: expected a non-negative decimal string`);
+    if (typeof text !== 'string' || !NON_NEGATIVE_DECIMAL_STRING.test(text)) throw new Error(`PRICE_REFERENCES: ${symbol}: expected a positive decimal string`);
+    // A reference of 0 would value the asset at nothing: every USD limit of agent payments would pass.
+    if (normalizeDecimal(text) === '0') throw new Error(`PRICE_REFERENCES: ${symbol}: expected a positive decimal string (0 values the asset at nothing)`);
     out[symbol] = normalizeDecimal(text);
   }
   return out;

@@ -16,6 +16,9 @@ import { Failpoints } from '../../../src/platform/failpoints';
 import { ChainService } from '../../../src/modules/chains/chain.service';
 import { FlaggedTransferService } from '../../../src/modules/aml/flagged-transfer.service';
 
+/** The date a list loaded here carries: the newest there is (one dated later is refused). */
+const TODAY = new Date().toISOString().slice(0, 10);
+
 /**
  * Sanctions enforced where money moves: withdrawals and sweeps to a listed address are refused;
  * deposits from one are flagged, reported and held from auto-sweep. The test names a funded dev
@@ -50,9 +53,12 @@ describe('keel aml load', () => {
     const file = path.join(dir, 'sanctioned_addresses_TEST.txt');
     // Written in lower case: the list's case does not matter for EVM addresses.
     writeFileSync(file, `# test list\n${SANCTIONED_SENDER.address.toLowerCase()}\n`);
-    const out = await keelCommand<any>(t.config, ['aml', 'load', file, '--date', '2099-01-01']);
-    expect(out).toMatchObject({ loaded: { listDate: '2099-01-01', source: file }, lists: [{ name: 'TEST', entries: 1 }], inUse: true });
+    const out = await keelCommand<any>(t.config, ['aml', 'load', file, '--date', TODAY]);
+    expect(out).toMatchObject({ loaded: { listDate: TODAY, source: file }, lists: [{ name: 'TEST', entries: 1 }], inUse: true });
     expect(out.keptFromPrevious).toEqual(expect.arrayContaining(['ETH', 'XBT', 'USDT']));
+
+    // A list dated in the future (a mistyped --date) is refused: it would stay in use over every later one.
+    await expect(keelCommand(t.config, ['aml', 'load', file, '--date', '2062-11-29'])).rejects.toThrow(/Refusing a list dated 2062-11-29, after today/);
 
     // An empty file (a truncated download) is refused rather than clearing its list.
     const empty = path.join(dir, 'sanctioned_addresses_ETH.txt');
@@ -74,7 +80,7 @@ describe('keel aml load', () => {
 
     const lists = await eventually(async () => {
       const res = await org.core.get('/v1/aml/lists');
-      return res.body.data.listDate === '2099-01-01' && res.body.data;
+      return res.body.data.listDate === TODAY && res.body.data;
     }, 10_000);
     expect(lists.source).toBe(file);
     expect(lists.lists).toContainEqual({ name: 'TEST', entries: 1 });
@@ -113,8 +119,8 @@ describe('withdrawals', () => {
     expect(held.body.data.status).toBe('PENDING_APPROVAL');
 
     const { sanctionsLists, shippedSanctions } = t.keel.services;
-    await sanctionsLists.load({ source: 'test: recipient listed after the request', listDate: '2099-06-01', lists: [{ name: 'LATE', addresses: [recipient] }] }, await sanctionsLists.inUse(shippedSanctions));
-    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2099-06-01', 10_000);
+    await sanctionsLists.load({ source: 'test: recipient listed after the request', listDate: TODAY, lists: [{ name: 'LATE', addresses: [recipient] }] }, await sanctionsLists.inUse(shippedSanctions));
+    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.source === 'test: recipient listed after the request', 10_000);
 
     const approve = await (await anotherAdmin(org)).core.post(`/v1/transfers/${held.body.data.id}/approve`);
     expect(approve.status).toBe(403);
@@ -295,16 +301,16 @@ describe('deposits from a sanctioned address', () => {
 });
 
 describe('keel aml load, a whole directory', () => {
-  test('replaces every list with a newer snapshot (date from its SOURCE.md); an older one is recorded but not used', async () => {
+  test('replaces every list with a snapshot as recent as the one in use (date from its SOURCE.md; of two of one date the later load is used); an older one is recorded but not used', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'keel-aml-dir-'));
     cpSync(shippedSanctionsDirectory(), dir, { recursive: true });
-    writeFileSync(path.join(dir, 'SOURCE.md'), 'OFAC SDN digital currency addresses, snapshot of 2100-01-01\n');
+    writeFileSync(path.join(dir, 'SOURCE.md'), `OFAC SDN digital currency addresses, snapshot of ${TODAY}\n`);
     // The lists loaded earlier (TEST, LATE) are not in the directory: dropping them, as a download
     // that never arrived would, takes --force.
     await expect(keelCommand(t.config, ['aml', 'load', dir])).rejects.toThrow(/Refusing to load list\(s\) less than half the list in use: .*TEST \(0 entries, 1 in use\).*--force loads them anyway/);
     const newer = await keelCommand<any>(t.config, ['aml', 'load', dir, '--force']);
-    expect(newer).toMatchObject({ loaded: { listDate: '2100-01-01' }, keptFromPrevious: [], inUse: true });
-    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2100-01-01', 10_000);
+    expect(newer).toMatchObject({ loaded: { listDate: TODAY }, keptFromPrevious: [], inUse: true });
+    await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.source === dir, 10_000);
     const check = await org.core.post('/v1/aml/check-batch', { addresses: [SANCTIONED_SENDER.address, OFAC_ETH] });
     // The TEST list was not in the directory: the dev account is no longer listed; OFAC's entries still are.
     expect(check.body.data.map((r: any) => r.isSanctioned)).toEqual([false, true]);
@@ -312,6 +318,6 @@ describe('keel aml load, a whole directory', () => {
     writeFileSync(path.join(dir, 'SOURCE.md'), 'snapshot of 2000-01-01\n');
     const older = await keelCommand<any>(t.config, ['aml', 'load', dir]);
     expect(older).toMatchObject({ loaded: { listDate: '2000-01-01' }, inUse: false });
-    expect(await keelCommand<any>(t.config, ['aml', 'lists'])).toMatchObject({ listDate: '2100-01-01', source: dir });
+    expect(await keelCommand<any>(t.config, ['aml', 'lists'])).toMatchObject({ listDate: TODAY, source: dir });
   });
 });

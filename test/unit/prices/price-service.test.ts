@@ -66,6 +66,9 @@ describe('reference prices', () => {
 
   test('PRICE_REFERENCES that is not an object of decimal strings is refused at start', () => {
     expect(() => parseReferences('[1]')).toThrow(/PRICE_REFERENCES/);
+    // 0 would value the asset at nothing, so every USD limit on agent payments would pass.
+    expect(() => parseReferences('{"ETH": "0.000"}')).toThrow('PRICE_REFERENCES: ETH: expected a positive decimal string (0 values the asset at nothing)');
+    expect(parseReferences('{"ETH": "0.01"}')).toEqual({ ETH: '0.01' });
     expect(() => parseReferences('{"ETH":"-3"}')).toThrow(/ETH/);
     expect(() => parseReferences('{oops')).toThrow(/not JSON/);
     expect(parseReferences('')).toEqual({});
