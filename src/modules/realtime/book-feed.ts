@@ -45,6 +45,8 @@ export class BookFeed {
   /** The book sequence the levels are at; -1 while (re)loading. */
   private sequence = -1;
   private loading = false;
+  /** The bus was heard again while loading: the book being loaded may miss changes published meanwhile, so load it again. */
+  private reloadAgain = false;
   private pending: CommittedChange[] = [];
   private snapshotCache: BookMessage | null = null;
   private stopListening: (() => void) | null = null;
@@ -62,7 +64,7 @@ export class BookFeed {
     });
   }
 
-  /** Listens to the market's changes from now on, and loads the book; hearing the bus again after losing it (changes missed) loads it again. */
+  /** Listens to the market's changes from now on, and loads the book; hearing the bus again after losing it (changes missed) loads it again, once more if a load was under way. */
   start(hub: Pick<RealtimeHub, 'onMarket' | 'onResumed'>): void {
     this.stopListening = stopAll(
       hub.onMarket(this.marketId, (c) => this.onChange(c)),
@@ -106,7 +108,10 @@ export class BookFeed {
   }
 
   private resync(): void {
-    if (this.loading) return;
+    if (this.loading) {
+      this.reloadAgain = true;
+      return;
+    }
     this.loading = true;
     this.sequence = -1;
     void this.reload();
@@ -114,13 +119,15 @@ export class BookFeed {
 
   private async reload(): Promise<void> {
     let book: CommittedBook | undefined;
-    while (!this.stopped && !book) {
+    do {
+      this.reloadAgain = false;
       try {
         book = await this.load();
       } catch {
+        book = undefined;
         await new Promise((r) => setTimeout(r, RELOAD_RETRY_MS));
       }
-    }
+    } while (!this.stopped && (!book || this.reloadAgain));
     this.loading = false;
     if (!book || this.stopped) return;
     this.bids.clear();

@@ -74,7 +74,8 @@ test('a skipped sequence number reloads the book and sends every subscriber a ne
   expect((await take(feed.subscribe(), 1))[0]).toMatchObject({ kind: 'SNAPSHOT', sequence: '4', asks: [] });
 });
 
-test('hearing the bus again after losing it reloads the book and sends every subscriber a new SNAPSHOT, even with no change since (a quiet market)', async () => {
+/** A feed of a market whose book the database holds at 1, then (change 2 published while this node was away) at 2. */
+function awayForChange2() {
   const h = fakeHub();
   const l = loader([
     { market: 'ETH-USDC', sequence: '1', bids: [], asks: [level('2000', '1')] },
@@ -82,11 +83,26 @@ test('hearing the bus again after losing it reloads the book and sends every sub
   ]);
   const feed = new BookFeed('m', 'ETH-USDC', l.load, () => undefined);
   feed.start(h.hub);
-  const it = feed.subscribe();
+  return { h, l, it: feed.subscribe() };
+}
+
+test('hearing the bus again after losing it reloads the book and sends every subscriber a new SNAPSHOT, even with no change since (a quiet market)', async () => {
+  const { h, l, it } = awayForChange2();
   l.release();
   await take(it, 1);
 
   h.resume(); // change 2 was published while this node was away
+  await tick();
+  expect(l.calls).toHaveLength(2);
+  l.release();
+  expect((await take(it, 1))[0]).toMatchObject({ kind: 'SNAPSHOT', sequence: '2', asks: [level('2000', '2')] });
+});
+
+test('hearing the bus again while the book loads loads it again: the book being read may miss a change published meanwhile', async () => {
+  const { h, l, it } = awayForChange2();
+
+  h.resume(); // the load has read the book at 1; change 2 was published while this node was away
+  l.release();
   await tick();
   expect(l.calls).toHaveLength(2);
   l.release();
