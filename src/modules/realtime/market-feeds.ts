@@ -54,7 +54,8 @@ export class TradeFeed implements MarketFeed<MarketTrade> {
 /**
  * A value recomputed (from PostgreSQL) after the changes that concern it, once per node however
  * many subscribe: at most one computation runs at a time, and changes that arrive meanwhile cause
- * one more. A subscriber gets the latest value at once, then every new one.
+ * one more. A subscriber gets the latest value at once if it is still `current` (a candle of a past
+ * interval is not), then every new one.
  */
 export class RecomputedFeed<T extends object> implements MarketFeed<T> {
   private readonly stream: SharedStream<T>;
@@ -69,6 +70,7 @@ export class RecomputedFeed<T extends object> implements MarketFeed<T> {
     private readonly compute: () => Promise<T | null>,
     private readonly concerns: (change: CommittedChange) => boolean,
     onEmpty: () => void,
+    private readonly current: (value: T) => boolean = () => true,
   ) {
     this.stream = new SharedStream<T>(() => {
       this.stopped = true;
@@ -89,7 +91,7 @@ export class RecomputedFeed<T extends object> implements MarketFeed<T> {
   }
 
   subscribe(): AsyncIterableIterator<T> {
-    return this.stream.subscribe(this.latest ? [this.latest] : []);
+    return this.stream.subscribe(this.latest && this.current(this.latest) ? [this.latest] : []);
   }
 
   private refresh(): void {

@@ -51,7 +51,7 @@ export class RealtimeResolver {
 
   @Authorized('orderbook_market:read')
   @Subscription(() => CandleType, {
-    description: "Channel candles:<SYMBOL>. The current interval's candle, then again after each trade (interval: 1m, 5m, 15m, 1h, 4h, 1d)",
+    description: "Channel candles:<SYMBOL>. The current interval's candle (none until the interval has a trade), then again after each trade (interval: 1m, 5m, 15m, 1h, 4h, 1d)",
     subscribe: ({ args, context }: Subscribe) => realtime(context).service.candles(realtime(context).access, args.symbol, args.interval),
   })
   candles(@Root() candle: Candle, @Arg('symbol') _symbol: string, @Arg('interval', { description: 'One of 1m, 5m, 15m, 1h, 4h, 1d' }) _interval: string): Candle {

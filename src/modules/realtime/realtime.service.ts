@@ -56,7 +56,7 @@ export class RealtimeService {
     ).subscribe();
   }
 
-  /** Channel `candles:<SYMBOL>`: the current interval's candle, then again after each trade in it. */
+  /** Channel `candles:<SYMBOL>`: the current interval's candle (none before its first trade), then again after each trade. */
   async candles(access: ChannelAccess, symbol: string, interval: string): Promise<AsyncIterableIterator<Candle>> {
     if (!CANDLE_INTERVALS[interval]) throw KeelError.invalidField('interval', `must be one of ${Object.keys(CANDLE_INTERVALS).join(', ')}`);
     const market = await this.market(access, 'candles', symbol);
@@ -68,6 +68,7 @@ export class RealtimeService {
           async () => (await this.marketData.candles(market.symbol, interval, 1)).at(-1) ?? null,
           (c) => c.trades.length > 0,
           onEmpty,
+          (candle) => candle.time.getTime() + CANDLE_INTERVALS[interval] * 1000 > Date.now(),
         ),
     ).subscribe();
   }
