@@ -58,8 +58,8 @@ export class RealtimeService {
 
   /** Channel `candles:<SYMBOL>`: the current interval's candle (none before its first trade), then again after each trade. */
   async candles(access: ChannelAccess, symbol: string, interval: string): Promise<AsyncIterableIterator<Candle>> {
-    if (!CANDLE_INTERVALS[interval]) throw KeelError.invalidField('interval', `must be one of ${Object.keys(CANDLE_INTERVALS).join(', ')}`);
     const market = await this.market(access, 'candles', symbol);
+    if (!CANDLE_INTERVALS[interval]) throw KeelError.invalidField('interval', `must be one of ${Object.keys(CANDLE_INTERVALS).join(', ')}`);
     return this.feed(
       `candles:${market.id}:${interval}`,
       (onEmpty) =>

@@ -282,6 +282,8 @@ test('channel permissions: market feeds need orderbook_market:read, private feed
   const narrowed = { organizationId: a.orgId, mayUseChannel: (channel: string) => channel === 'trades:ETH-USDC' };
   await expect(k.services.realtime.book(narrowed, 'ETH-USDC')).rejects.toMatchObject({ code: 'FORBIDDEN' });
   expect(() => k.services.realtime.orders(narrowed)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  // Authorisation before validation: a channel it may not use is refused whatever the arguments.
+  await expect(k.services.realtime.candles(narrowed, 'ETH-USDC', '2m')).rejects.toMatchObject({ code: 'FORBIDDEN' });
   const it = await k.services.realtime.trades(narrowed, 'eth-usdc');
   await it.return!();
   await expect(k.services.realtime.book({ organizationId: a.orgId, mayUseChannel: () => true }, 'NOPE-USDC')).rejects.toMatchObject({ code: 'NOT_FOUND' });
