@@ -13,10 +13,14 @@ export interface OperatorContext {
   platform: Platform;
 }
 
-/** Opens an OperatorContext on `env`'s configuration; `close` releases all it holds. */
+/**
+ * Opens an OperatorContext on `env`'s configuration; `close` releases all it holds. Only `keel start`
+ * and `keel migrate` create or migrate the database: here one missing or not at this build's
+ * migration level is refused (DatabaseNotReady, one line naming it and what to run).
+ */
 export async function openServices(env: NodeJS.ProcessEnv = process.env, logLevel: Config['LOG_LEVEL'] = 'silent'): Promise<OperatorContext & { close(): Promise<void> }> {
   const config = loadConfig(env, { LOG_LEVEL: logLevel });
-  const platform = await openPlatform(config, createLogger(logLevel));
+  const platform = await openPlatform(config, createLogger(logLevel), { schema: 'require' });
   const networks = await ChainNetworks.fromRegistry(platform.db, platform.config.CHAIN_RPC_TIMEOUT_MS);
   // The command line never leads a shard: it needs no stable id.
   const services = createServices(platform, networks, processNodeId());

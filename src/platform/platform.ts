@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import type { Config } from './config';
-import { createDb, ensureDatabase, migrate } from './db/knex';
+import { createDb, ensureDatabase, migrate, requireMigrated } from './db/knex';
 import { closeRedis, connectRedis, RedisClient } from './redis';
 import { createLogger, Logger } from './logger';
 import { Outbox } from './events/outbox';
@@ -55,16 +55,27 @@ export interface Platform {
 export interface PlatformOptions {
   /** Where the monthly quota reads the time (tests move it across a month's end). */
   clock?: Clock;
+  /**
+   * `migrate` (the default, for `keel start`): create the database when missing and apply the
+   * pending migrations. `require`: neither; a database missing or not at this build's migration level
+   * is refused (DatabaseNotReady), as for the operator commands beside a live deployment.
+   */
+  schema?: 'migrate' | 'require';
 }
 
 export async function openPlatform(config: Config, logger = createLogger(config.LOG_LEVEL), options: PlatformOptions = {}): Promise<Platform> {
-  await reach('PostgreSQL', config.DATABASE_URL, () => ensureDatabase(config.DATABASE_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
+  const migrates = options.schema !== 'require';
+  if (migrates) await reach('PostgreSQL', config.DATABASE_URL, () => ensureDatabase(config.DATABASE_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
   const db = createDb(config.DATABASE_URL, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS, logger });
   const secretBox = loadSecretBox(config, logger);
   let redis: RedisClient;
   try {
-    const applied = await migrate(db, { secretBox });
-    if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
+    if (migrates) {
+      const applied = await migrate(db, { secretBox });
+      if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
+    } else {
+      await reach('PostgreSQL', config.DATABASE_URL, () => requireMigrated(db, config.DATABASE_URL));
+    }
     redis = await reach('Redis', config.REDIS_URL, () => connectRedis(config.REDIS_URL, config.STARTUP_CONNECT_TIMEOUT_MS));
   } catch (error) {
     await db.destroy();

@@ -6,6 +6,7 @@ import type { MigrationContext } from './migrations/context';
 import { PreparingPgClient } from './preparing-pg-client';
 import type { Logger } from '../logger';
 import { loggedError } from '../logged-error';
+import { endpoint } from '../dependency-unreachable';
 
 export type Db = Knex;
 
@@ -88,4 +89,45 @@ export async function migrate(db: Db, context: MigrationContext = {}): Promise<s
   } finally {
     await db.client.destroyRawConnection(lock);
   }
+}
+
+/**
+ * A database that is missing or not at this build's migration level (migrations pending, or ones a
+ * newer Keel applied): what a process that does not migrate refuses to work on. Its message is one
+ * line naming the database (never the password) and what to run.
+ */
+export class DatabaseNotReady extends Error {
+  constructor(databaseUrl: string, problem: string, fix = 'Run `keel migrate` first.') {
+    super(`Database "${databaseName(databaseUrl)}" at ${endpoint(databaseUrl)} ${problem}. ${fix}`);
+    this.name = 'DatabaseNotReady';
+  }
+}
+
+function databaseName(databaseUrl: string): string {
+  return decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+}
+
+/**
+ * Refuses (DatabaseNotReady) a database that does not exist or whose applied migrations are not
+ * exactly this build's; creates and changes nothing, not even knex's own tables.
+ */
+export async function requireMigrated(db: Db, databaseUrl: string): Promise<void> {
+  let applied: string[];
+  try {
+    const { rows } = await db.raw<{ rows: { name: string }[] }>('SELECT name FROM knex_migrations');
+    applied = rows.map((r) => r.name);
+  } catch (error) {
+    // 3D000: no such database; 42P01: no knex_migrations table, nothing migrated yet.
+    const code = (error as { code?: string }).code ?? (error as { nativeError?: { code?: string } }).nativeError?.code;
+    if (code === '3D000') throw new DatabaseNotReady(databaseUrl, 'does not exist', 'Run `keel migrate` to create and migrate it.');
+    if (code !== '42P01') throw error;
+    applied = [];
+  }
+  const known = await migrationSource().getMigrations([]);
+  const unknown = applied.filter((name) => !known.includes(name));
+  if (unknown.length) {
+    throw new DatabaseNotReady(databaseUrl, `has migrations this build does not know (${unknown.join(', ')})`, 'A newer Keel migrated it: run that version, or a newer one.');
+  }
+  const pending = known.filter((name) => !applied.includes(name));
+  if (pending.length) throw new DatabaseNotReady(databaseUrl, `is not migrated to this build (${pending.length} pending, from ${pending[0]})`);
 }
