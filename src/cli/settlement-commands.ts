@@ -34,13 +34,16 @@ export function registerSettlementCommands(program: Command): void {
   const settlement = program.command('settlement').description('On-chain settlement of trades');
   settlement
     .command('deploy')
-    .description('Deploy the settlement contract on a chain and record it (dev chains get one at start). The deployer key is SETTLEMENT_DEPLOYER_KEY (dev chains: dev account #0)')
+    .description(
+      "Deploy the settlement contract on a chain and record it (dev chains get one at start). The deployer key is SETTLEMENT_DEPLOYER_KEY (dev chains: dev account #0). A chain's contract is replaced only with --replace, and not while the one it replaced before is not migrated (keel settlement migrate)",
+    )
     .requiredOption('--chain <chain>', 'blockchain id, chain id or slug')
+    .option('--replace', "replace the chain's recorded contract (it is kept as the previous one until `keel settlement migrate` hands back what it holds)")
     .option('--operator <address>', 'the operator address; default the address of SETTLEMENT_OPERATOR_KEY')
     .option('--fee-recipient <address>', 'where fees go; default SETTLEMENT_FEE_RECIPIENT')
     .option('--exit-delay <seconds>', "seconds between an account's exit request and its own withdrawal; default SETTLEMENT_EXIT_DELAY_SECONDS")
     .option('--json', 'print only the JSON result: no progress on the terminal')
-    .action((opts: { chain: string; operator?: string; feeRecipient?: string; exitDelay?: string; json?: boolean }) =>
+    .action((opts: { chain: string; operator?: string; feeRecipient?: string; exitDelay?: string; replace?: boolean; json?: boolean }) =>
       printFromServices(async ({ services, networks, progress }) => {
         const network = networks.find(opts.chain);
         if (!network) throw new Error(`Unknown blockchain '${opts.chain}'`);
@@ -49,7 +52,7 @@ export function registerSettlementCommands(program: Command): void {
         const exitDelaySeconds = opts.exitDelay === undefined ? undefined : Number(opts.exitDelay);
         if (exitDelaySeconds !== undefined && !(Number.isSafeInteger(exitDelaySeconds) && exitDelaySeconds >= 0)) throw new Error('--exit-delay must be a whole number of seconds');
         progress.update(`deploying the settlement contract on ${network.spec.slug}: waiting for its transaction to be mined…`);
-        return services.settlementDeployments.deploy(network, key, { operator: opts.operator, feeRecipient: opts.feeRecipient, exitDelaySeconds });
+        return services.settlementDeployments.deploy(network, key, { operator: opts.operator, feeRecipient: opts.feeRecipient, exitDelaySeconds, replace: opts.replace });
       }, opts),
     );
   settlement

@@ -17,6 +17,20 @@ export interface SettlementDeployment {
   since: Date;
 }
 
+export interface DeployOptions {
+  operator?: string;
+  feeRecipient?: string;
+  exitDelaySeconds?: number;
+}
+
+export interface DeployedContract {
+  blockchainId: string;
+  address: string;
+  operator: string;
+  feeRecipient: string;
+  txHash: string;
+}
+
 /** Dev chains: operator dev account #7, fee recipient dev account #8 (publicly known keys). */
 const DEV_OPERATOR = 7;
 const DEV_FEE_RECIPIENT = 8;
@@ -109,12 +123,29 @@ export class SettlementDeployments {
     if (!network.spec.dev) return;
     const recorded = await this.address(network.blockchainId);
     if (recorded && (await network.provider.getCode(recorded)) !== '0x' && (await this.speaksCurrentVersion(recorded, network))) return;
-    const deployed = await this.deploy(network, devChainAccount(0).privateKey, {});
+    const deployed = await this.deployAndRecord(network, devChainAccount(0).privateKey, {});
     this.logger.info({ chainId: network.spec.chainId, address: deployed.address }, 'settlement contract deployed on the dev chain');
   }
 
-  /** Deploys the contract from `deployerKey` and records it as the chain's settlement contract. */
-  async deploy(network: ChainNetwork, deployerKey: string, opts: { operator?: string; feeRecipient?: string; exitDelaySeconds?: number }): Promise<{ blockchainId: string; address: string; operator: string; feeRecipient: string; txHash: string }> {
+  /**
+   * `keel settlement deploy`: deploys the contract from `deployerKey` and records it as the chain's
+   * settlement contract. A chain that has one already is refused unless `replace` says to replace it,
+   * and refused even then while the contract it replaced before is not migrated yet (`keel settlement
+   * migrate` has not handed back what it holds): replacing again would forget that contract.
+   */
+  async deploy(network: ChainNetwork, deployerKey: string, opts: DeployOptions & { replace?: boolean }): Promise<DeployedContract> {
+    const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
+    if (row?.previousAddress && !row.previousReleasedAt) {
+      throw new Error(
+        `settlement deploy: the chain's previous contract ${row.previousAddress} (replaced by ${row.address}) is not migrated yet: run \`keel settlement migrate --chain ${network.spec.slug}\` first, which hands back what it holds; deploying again would forget it`,
+      );
+    }
+    if (row && !opts.replace) throw new Error(`settlement deploy: the chain already has settlement contract ${row.address}; pass --replace to deploy a new one in its place (then run \`keel settlement migrate\`)`);
+    return this.deployAndRecord(network, deployerKey, opts);
+  }
+
+  /** Deploys the contract and records it, the one it replaces as the previous contract (not yet migrated). */
+  private async deployAndRecord(network: ChainNetwork, deployerKey: string, opts: DeployOptions): Promise<DeployedContract> {
     const operatorKey = this.operatorKey(network);
     const operator = opts.operator ? ethers.getAddress(opts.operator) : operatorKey ? new ethers.Wallet(operatorKey).address : null;
     const feeRecipient = opts.feeRecipient ? ethers.getAddress(opts.feeRecipient) : this.feeRecipient(network);
@@ -128,7 +159,7 @@ export class SettlementDeployments {
     await this.db('settlement_contracts')
       .insert({ blockchainId: network.blockchainId, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash })
       .onConflict('blockchain_id')
-      .merge({ previousAddress: this.db.raw('settlement_contracts.address'), address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash, exitsScannedBlock: null, updatedAt: this.db.fn.now() });
+      .merge({ previousAddress: this.db.raw('settlement_contracts.address'), previousReleasedAt: null, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash, exitsScannedBlock: null, updatedAt: this.db.fn.now() });
     return { blockchainId: network.blockchainId, address, operator, feeRecipient, txHash };
   }
 }

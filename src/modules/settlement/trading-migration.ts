@@ -72,6 +72,8 @@ export class TradingMigration {
     const accounts = await walletAccounts(this.db, rows.map((r) => r.walletId));
 
     const previousReleaseTxHash = row?.previousAddress ? await this.releasePrevious(network, d.operator, row.previousAddress, [...accounts.values()].map((a) => a.address), assets.map(token)) : null;
+    // The previous contract holds nothing more for Keel's wallets: `keel settlement deploy` may replace the current one.
+    if (row?.previousAddress) await this.db('settlement_contracts').where({ blockchainId: network.blockchainId, previousAddress: row.previousAddress }).update({ previousReleasedAt: this.db.fn.now() });
 
     const sponsorOf = async (organizationId: string) => (opts.gasSponsorWalletId ? this.trading.wallet(organizationId, opts.gasSponsorWalletId, 'gasSponsorWalletId').catch(() => null) : null);
     const contract = new ethers.Contract(d.address, settlementInterface(), network.provider);

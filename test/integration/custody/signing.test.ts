@@ -523,7 +523,7 @@ describe('signing with master wallets and deposit addresses', () => {
     expect(new Set(listed.map((r) => `${r.status} ${r.errorCode}`))).toEqual(new Set(['REFUSED FORBIDDEN']));
 
     // The contract Keel replaced still holds balances until `keel settlement migrate` hands them back: refused as well.
-    await deployments.deploy(network, devChainAccount(0).privateKey, {});
+    await deployments.deploy(network, devChainAccount(0).privateKey, { replace: true });
     expect(await deployments.address(chainId)).not.toBe(contract);
     refusedAs(await org.core.post(`/v1/master-wallets/${w.id}/sign/transaction`, { blockchainId: chainId, to: contract, ...calls.exit, gasLimit: '100000' }), 'to');
 

@@ -513,9 +513,15 @@ test('keel settlement migrate: a trading balance the per-batch funding flow left
   const id = await trade({ org: org1, id: old.id }, C(), 'SELL', '2100', '0.01');
   expect((await reconcile()).differences.filter((d) => d.walletId === old.id && d.account === 'trading').map((d) => d.symbol).sort()).toEqual(['ETH', 'USDC']);
 
+  // The contract the current one replaced (here one holding nothing: no code) is not migrated yet.
+  const previousAddress = ethers.Wallet.createRandom().address;
+  await db('settlement_contracts').where({ blockchainId }).update({ previousAddress, previousReleasedAt: null });
+
   const network = t.keel.services.networks.get(blockchainId)!;
   const migrate = () => t.keel.services.tradingMigration.migrate(network, { gasSponsorWalletId: A().id });
   const report = await migrate();
+  // What the previous contract held is handed back: recorded, so `keel settlement deploy --replace` may replace the current one.
+  expect((await db('settlement_contracts').where({ blockchainId }).first()).previousReleasedAt).toBeInstanceOf(Date);
   const mine_ = report.lines.filter((l) => l.walletId === old.id);
   expect(mine_.map((l) => `${l.symbol} ${l.lacking} ${l.refused}`).sort()).toEqual([`ETH ${ethers.parseEther('5')} null`, 'USDC 1000000000 null']);
   await eventually(async () => (await db('trading_transfers').where({ walletId: old.id, migration: true })).every((r: { status: string }) => r.status === 'CONFIRMED'), 90_000, 200);

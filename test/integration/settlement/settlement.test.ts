@@ -1029,15 +1029,38 @@ test('keel reconcile is clean after all this, reports a planted difference and e
   ]);
 }, 90_000);
 
-test('keel settlement deploy deploys a contract on a chain and records it as the chain\'s settlement contract', async () => {
+test('keel settlement deploy replaces a chain\'s contract only with --replace, and not again while the one it replaced is not migrated: the previous contract and its balances are never forgotten', async () => {
   const before = await db('settlement_contracts').where({ blockchainId }).first();
-  const out = await keelCommand<{ address: string; operator: string; feeRecipient: string }>(t.config, ['settlement', 'deploy', '--chain', String(CHAIN_ID), '--exit-delay', '60']);
-  expect(out.address).not.toBe(before.address);
-  expect(await provider.getCode(out.address)).not.toBe('0x');
-  const deployed = new ethers.Contract(out.address, settlementInterface(), provider);
+  const deploy = (...more: string[]) =>
+    keelCommand<{ address: string; operator: string; feeRecipient: string }>(t.config, ['settlement', 'deploy', '--chain', String(CHAIN_ID), '--exit-delay', '60', ...more]).then(
+      (out) => ({ out, failed: null }),
+      (e: { code?: number; stderr?: string }) => ({ out: null, failed: e }),
+    );
+  // Without --replace, the chain's contract stays.
+  const plain = await deploy();
+  expect(plain.failed?.code).toBe(1);
+  expect(plain.failed?.stderr).toContain(`the chain already has settlement contract ${before.address}; pass --replace`);
+  expect(await db('settlement_contracts').where({ blockchainId }).first()).toMatchObject({ address: before.address, previousAddress: before.previousAddress });
+
+  const { out } = await deploy('--replace');
+  expect(out!.address).not.toBe(before.address);
+  expect(await provider.getCode(out!.address)).not.toBe('0x');
+  const deployed = new ethers.Contract(out!.address, settlementInterface(), provider);
   expect(await deployed.exitDelay()).toBe(60n);
   expect(await deployed.operator()).toBe((await deployment()).operator.address);
-  expect((await db('settlement_contracts').where({ blockchainId }).first())).toMatchObject({ address: out.address, previousAddress: before.address });
+  expect(await db('settlement_contracts').where({ blockchainId }).first()).toMatchObject({ address: out!.address, previousAddress: before.address, previousReleasedAt: null });
+
+  // Deploying again before `keel settlement migrate` would forget the contract holding the balances: refused, nothing recorded.
+  const again = await deploy('--replace');
+  expect(again.failed?.code).toBe(1);
+  expect(again.failed?.stderr).toContain(`the chain's previous contract ${before.address} (replaced by ${out!.address}) is not migrated yet: run \`keel settlement migrate --chain `);
+  expect(await db('settlement_contracts').where({ blockchainId }).first()).toMatchObject({ address: out!.address, previousAddress: before.address });
+
+  // Once `keel settlement migrate` has handed back what it held (as it records), the contract may be replaced again.
+  await db('settlement_contracts').where({ blockchainId }).update({ previousReleasedAt: db.fn.now() });
+  const third = await deploy('--replace');
+  expect(await db('settlement_contracts').where({ blockchainId }).first()).toMatchObject({ address: third.out!.address, previousAddress: out!.address, previousReleasedAt: null });
+
   // The trading balances stay in the contract they were deposited to: back to it, for the ledger to reconcile.
-  await db('settlement_contracts').where({ blockchainId }).update({ address: before.address });
-}, 60_000);
+  await db('settlement_contracts').where({ blockchainId }).update({ address: before.address, previousAddress: before.previousAddress, previousReleasedAt: before.previousReleasedAt });
+}, 90_000);
