@@ -103,12 +103,16 @@ test('a request the rate limit refuses (429 RATE_LIMIT_EXCEEDED) does not spend 
   expect(usage).toMatchObject({ limit: TIER_MONTHLY_QUOTAS.Starter, used: 5, byDay: [{ day: '2026-11-30', requests: 5 }] });
 });
 
+/** What the day window of the rate limit of `org`'s core key has counted, read when called. */
+async function rateLimitCounter(org: TestOrg): Promise<() => Promise<number>> {
+  const key = await t.keel.platform.db('api_keys').where({ organization_id: org.orgId, host: 'core' }).first();
+  return async () => Number(await t.keel.platform.redis.get(`${t.config.REDIS_PREFIX}rl:Business:d:${key.id}`));
+}
+
 test('a mutation document the quota cannot hold whole is refused (429 QUOTA_EXCEEDED) before any of it runs, and spends only its arrival, of the quota and of the rate limit', async () => {
   clock.at = new Date('2026-11-30T12:00:00Z');
   const org = await t.createOrg();
-  const key = await t.keel.platform.db('api_keys').where({ organization_id: org.orgId, host: 'core' }).first();
-  /** What the key's day window of the rate limit has counted. */
-  const rateLimitCounted = async () => Number(await t.keel.platform.redis.get(`${t.config.REDIS_PREFIX}rl:Business:d:${key.id}`));
+  const rateLimitCounted = await rateLimitCounter(org);
   await spend(org, 3);
   expect(await rateLimitCounted()).toBe(3);
   // Its arrival leaves the month 2: its four mutations do not fit.
@@ -128,8 +132,7 @@ test('a mutation document the quota cannot hold whole is refused (429 QUOTA_EXCE
 test('a document of two mutations the quota refuses spends only its arrival of the rate limit too', async () => {
   clock.at = new Date('2026-11-30T12:00:00Z');
   const org = await t.createOrg();
-  const key = await t.keel.platform.db('api_keys').where({ organization_id: org.orgId, host: 'core' }).first();
-  const rateLimitCounted = async () => Number(await t.keel.platform.redis.get(`${t.config.REDIS_PREFIX}rl:Business:d:${key.id}`));
+  const rateLimitCounted = await rateLimitCounter(org);
   await spend(org, 5);
   // Its arrival takes the month's last request: its second mutation does not fit.
   const refused = await org.core.graphql(`mutation { a: createApiKey(input: {name: "a", scopes: ["read"]}) { id } b: createApiKey(input: {name: "b", scopes: ["read"]}) { id } }`);
