@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { readSanctionsFiles, shrunkLists } from '../modules/aml/sanctions-files';
+import { readSanctionsFiles } from '../modules/aml/sanctions-files';
 import { printFromServices } from './with-services';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -22,29 +22,20 @@ export function registerAmlCommands(program: Command): void {
         if (opts.date && !DATE.test(opts.date)) throw new Error('--date must be YYYY-MM-DD');
         progress.update(`reading ${path}…`);
         const read = readSanctionsFiles(path, { list: opts.list, listDate: opts.date });
-        // A truncated download must not clear a list: an empty list file is refused (a line that is no address already was), and so is one that shrank sharply unless --force.
+        // A truncated download must not clear a list: an empty list file is refused (a line that is no address already was), and so is one that shrank sharply unless --force (checked by the load, against the lists in use when it runs).
         const empty = read.lists.filter((l) => l.addresses.length === 0).map((l) => l.name);
         if (empty.length) throw new Error(`Refusing to load empty list(s): ${empty.join(', ')} (a truncated file?)`);
-        const inUse = await services.sanctionsLists.inUse(services.shippedSanctions);
-        const shrunk = shrunkLists(read, inUse, statSync(path).isDirectory());
-        if (shrunk.length && !opts.force) {
-          const sizes = shrunk.map((l) => `${l.name} (${l.entries} entries, ${l.inUse} in use)`).join(', ');
-          throw new Error(`Refusing to load list(s) less than half the list in use: ${sizes} (a truncated download?); --force loads them anyway`);
-        }
         const snapshot = { ...read, listDate: read.listDate ?? new Date().toISOString().slice(0, 10) };
         // The newest list is the one in use: one dated in the future would stay in use over every later one.
         const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
         if (snapshot.listDate > tomorrow) throw new Error(`Refusing a list dated ${snapshot.listDate}, after today: it would stay in use over every list loaded later (a mistyped --date or SOURCE.md?)`);
-        const single = !statSync(path).isDirectory();
-        const base = single ? inUse : undefined;
         progress.update(`loading ${snapshot.lists.reduce((n, l) => n + l.addresses.length, 0)} addresses of ${snapshot.lists.map((l) => l.name).join(', ')} into PostgreSQL…`);
-        const version = await services.sanctionsLists.load(snapshot, base);
-        const preferred = await services.sanctionsLists.preferred(services.shippedSanctions);
+        const loaded = await services.sanctionsLists.load(snapshot, { shipped: services.shippedSanctions, keepOthers: !statSync(path).isDirectory(), force: opts.force });
         return {
-          loaded: version,
+          loaded: loaded.version,
           lists: snapshot.lists.map((l) => ({ name: l.name, entries: l.addresses.length })),
-          keptFromPrevious: base ? base.lists.filter((l) => !snapshot.lists.some((n) => n.name === l.name)).map((l) => l.name) : [],
-          inUse: preferred?.id === version.id,
+          keptFromPrevious: loaded.keptFromPrevious,
+          inUse: loaded.inUse,
         };
       }, opts),
     );

@@ -119,7 +119,7 @@ describe('withdrawals', () => {
     expect(held.body.data.status).toBe('PENDING_APPROVAL');
 
     const { sanctionsLists, shippedSanctions } = t.keel.services;
-    await sanctionsLists.load({ source: 'test: recipient listed after the request', listDate: TODAY, lists: [{ name: 'LATE', addresses: [recipient] }] }, await sanctionsLists.inUse(shippedSanctions));
+    await sanctionsLists.load({ source: 'test: recipient listed after the request', listDate: TODAY, lists: [{ name: 'LATE', addresses: [recipient] }] }, { shipped: shippedSanctions, keepOthers: true });
     await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.source === 'test: recipient listed after the request', 10_000);
 
     const approve = await (await anotherAdmin(org)).core.post(`/v1/transfers/${held.body.data.id}/approve`);

@@ -26,7 +26,7 @@ describe('a master wallet held by AML pays no gas top-up', () => {
     balanceOf = balanceReader(t.keel.services.networks.get(chain)!.provider, assets);
     await fundFromFaucet(rpcUrl, devChainAccount(0).privateKey, { to: sanctioned.address, amount: '1' });
     const { sanctionsLists, shippedSanctions } = t.keel.services;
-    await sanctionsLists.load({ source: 'test: a sender of flagged deposits', listDate: '2099-03-01', lists: [{ name: 'HELD', addresses: [sanctioned.address] }] }, await sanctionsLists.inUse(shippedSanctions));
+    await sanctionsLists.load({ source: 'test: a sender of flagged deposits', listDate: '2099-03-01', lists: [{ name: 'HELD', addresses: [sanctioned.address] }] }, { shipped: shippedSanctions, keepOthers: true });
     await eventually(async () => (await org.core.get('/v1/aml/lists')).body.data.listDate === '2099-03-01', 10_000);
   });
 
