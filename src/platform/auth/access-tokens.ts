@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { KeelError } from '../errors';
 import { Environment, Host, KEY_ADMIN } from './permissions';
 import { Principal } from './principal';
@@ -27,7 +28,7 @@ const ISSUER = 'keel';
 const ALGORITHM = 'HS256';
 /** The HKDF label of the signing key: a key for this purpose alone, derived from KEEL_MASTER_KEY. */
 export const ACCESS_TOKEN_KEY_PURPOSE = 'access-token-signing';
-/** Tokens whose signature this node has checked, kept until they expire: a repeat costs a lookup, not an HMAC. */
+/** Tokens whose signature this node has checked, kept until they expire (at most this many): a repeat costs a lookup, not an HMAC. */
 const VERIFIED_CACHE_ENTRIES = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -54,13 +55,20 @@ const isStringList = (value: unknown): value is string[] => Array.isArray(value)
 export class AccessTokenSigner {
   private readonly keys: Map<string, Uint8Array>;
   private readonly current: { id: string; key: Uint8Array };
-  private readonly verified = new Map<string, AccessTokenClaims>();
+  /** Verified tokens until they expire (dropped then), the least recently used going first past the bound. */
+  private readonly verified: LRUCache<string, AccessTokenClaims>;
 
   /** `keys`: the current signing key first, then any still accepted (a rotation's previous key). */
-  constructor(keys: readonly { id: string; key: Uint8Array }[]) {
+  constructor(keys: readonly { id: string; key: Uint8Array }[], options: { cachedTokens?: number } = {}) {
     if (!keys.length) throw new Error('AccessTokenSigner: no signing key');
     this.current = keys[0];
     this.keys = new Map(keys.map((k) => [k.id, k.key]));
+    this.verified = new LRUCache<string, AccessTokenClaims>({ max: options.cachedTokens ?? VERIFIED_CACHE_ENTRIES, ttlAutopurge: true });
+  }
+
+  /** How many verified tokens this node holds in its cache. */
+  get cachedTokens(): number {
+    return this.verified.size;
   }
 
   async sign(grant: AccessTokenGrant, ttlSeconds: number): Promise<{ token: string; tokenId: string; expiresAt: Date }> {
@@ -94,9 +102,8 @@ export class AccessTokenSigner {
       throw expired();
     }
     const claims = await this.verifyAfresh(token, host, environment);
-    // Bounded: the oldest entry goes first (tokens are short-lived, so it is also the first to expire).
-    if (this.verified.size >= VERIFIED_CACHE_ENTRIES) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(cacheKey, claims);
+    const ttl = claims.expiresAt.getTime() - Date.now();
+    if (ttl > 0) this.verified.set(cacheKey, claims, { ttl });
     return claims;
   }
 

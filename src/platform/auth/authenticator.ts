@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { KeelError } from '../errors';
 import { hashApiKey, parseApiKey } from './api-key-secret';
 import { Environment, Host, Tier } from './permissions';
@@ -36,13 +37,17 @@ interface PresentedKey {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How many keys (presented secrets, and issuing keys of access tokens) a node keeps in its cache. */
+const CACHED_KEYS = 10_000;
 
 /**
  * Resolves credentials to a Principal. Lookups are cached per node for a few seconds; a
- * revocation or rotation broadcasts on Redis so every node drops the key at once.
+ * revocation or rotation broadcasts on Redis so every node drops the key at once. The cache is
+ * bounded (lru-cache): an entry is dropped when it expires, and past `cachedKeys` entries the least
+ * recently used goes first (read again when next presented).
  */
 export class Authenticator {
-  private readonly cache = new Map<string, CachedKey>();
+  private readonly cache: LRUCache<string, CachedKey>;
   private invalidations?: RedisChannel;
   private readonly invalidationListeners = new Set<(keyId: string) => void>();
   /** How many times `forget` ran: a read that saw it change may predate a revocation or rotation. */
@@ -56,7 +61,15 @@ export class Authenticator {
     private readonly redisTimeoutMs: number,
     /** Verifies access tokens; without it a token is refused as INVALID_TOKEN. */
     private readonly tokens?: AccessTokenSigner,
-  ) {}
+    maxCachedKeys = CACHED_KEYS,
+  ) {
+    this.cache = new LRUCache<string, CachedKey>({ max: maxCachedKeys, ttl: Math.max(1, cacheTtlMs), ttlAutopurge: true });
+  }
+
+  /** How many keys this node holds in its cache. */
+  get cachedKeys(): number {
+    return this.cache.size;
+  }
 
   async listen(redis: RedisClient): Promise<void> {
     this.invalidations = new RedisChannel(redis, this.channel);
@@ -79,7 +92,7 @@ export class Authenticator {
   /** Drops a key from this node's cache; call `announce` to reach the other nodes. */
   forget(keyId: string): void {
     this.forgets++;
-    for (const [hash, entry] of this.cache) if (entry.principal.apiKeyId === keyId) this.cache.delete(hash);
+    for (const [hash, entry] of [...this.cache.entries()]) if (entry.principal.apiKeyId === keyId) this.cache.delete(hash);
   }
 
   /**

@@ -103,3 +103,43 @@ describe('the per-node key cache', () => {
     expect(await verdict(() => authenticator.authenticate('pro', { token }))).toBe('401 INVALID_TOKEN: The API key that issued this access token has been rotated since; ask for a new token');
   });
 });
+
+describe('the per-node caches are bounded', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const anotherKey = () => ({ apiKey: generateApiKey('pro', 'sandbox').secret, orgId: liveKey.organizationId });
+
+  test('a key whose cache entry has expired is dropped from the cache, not kept until it is presented again', async () => {
+    const authenticator = new Authenticator(new KeyTable(liveKey), 'sandbox', 30, 'auth:invalidate', 100, signer);
+    for (let i = 0; i < 50; i++) expect(await verdict(() => authenticator.principalFor('pro', anotherKey()))).toBe('accepted');
+    expect(authenticator.cachedKeys).toBe(50);
+    await sleep(120);
+    expect(authenticator.cachedKeys).toBe(0);
+  });
+
+  test('holds at most its number of keys, the least recently used going first; a key it let go is read again', async () => {
+    const keys = new KeyTable(liveKey);
+    const authenticator = new Authenticator(keys, 'sandbox', 60_000, 'auth:invalidate', 100, signer, 10);
+    const first = anotherKey();
+    expect(await verdict(() => authenticator.principalFor('pro', first))).toBe('accepted');
+    for (let i = 0; i < 100; i++) expect(await verdict(() => authenticator.principalFor('pro', anotherKey()))).toBe('accepted');
+    expect(authenticator.cachedKeys).toBe(10);
+    const reads = keys.reads;
+    expect(await verdict(() => authenticator.principalFor('pro', first))).toBe('accepted');
+    expect(keys.reads).toBe(reads + 1);
+  });
+
+  test('an access token is dropped from the verified-token cache once it expires, and the cache holds at most its number of tokens', async () => {
+    const tokens = new AccessTokenSigner(new SecretBox(randomBytes(32)).deriveKeys(ACCESS_TOKEN_KEY_PURPOSE), { cachedTokens: 20 });
+    const grant = { organizationId: liveKey.organizationId, apiKeyId: liveKey.id, keyGeneration: 0, host: 'pro' as const, environment: 'sandbox' as const, scopes: liveKey.scopes, channels: null };
+    const shortLived = await Promise.all(Array.from({ length: 5 }, () => tokens.sign(grant, 1)));
+    for (const { token } of shortLived) await tokens.verify(token, 'pro', 'sandbox');
+    expect(tokens.cachedTokens).toBe(5);
+    await sleep(Math.max(...shortLived.map((t) => t.expiresAt.getTime())) - Date.now() + 50);
+    expect(tokens.cachedTokens).toBe(0);
+    // Presented again, an expired token is still TOKEN_EXPIRED.
+    expect(await verdict(() => tokens.verify(shortLived[0].token, 'pro', 'sandbox'))).toBe('401 TOKEN_EXPIRED: The access token has expired; ask for a new one');
+
+    for (let i = 0; i < 50; i++) await tokens.verify((await tokens.sign(grant, 60)).token, 'pro', 'sandbox');
+    expect(tokens.cachedTokens).toBe(20);
+  });
+});
