@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { Client } from 'pg';
 import { Config } from '../platform/config';
-import { createDb } from '../platform/db/knex';
-import { migrationSource } from '../platform/db/migrations';
+import { createDb, readMigrationState } from '../platform/db/knex';
 import { connectRedis } from '../platform/redis';
 import { endpoint, HOW_TO_LOG_IN, howToStart, loginRefused, reason } from '../platform/dependency-unreachable';
 import { keyId, parseMasterKey } from '../platform/crypto/secret-box';
@@ -55,14 +54,16 @@ async function checkPostgres(config: Config): Promise<{ check: Check; reachable:
   }
 }
 
+/** Reads the migration state without knex's migrator, which would create its own tables: a diagnostic creates nothing. */
 async function checkMigrations(db: Knex): Promise<Check> {
   try {
-    const [done, pending] = (await db.migrate.list({ migrationSource: migrationSource() })) as [{ name: string }[], string[]];
-    if (!pending.length) return ok('migrations', `all ${done.length} applied`);
-    return warn('migrations', `${pending.length} pending (${pending.join(', ')})`, '`npx keel migrate` applies them (`npx keel start` does too)');
+    const { migrated, applied, pending, unknown } = await readMigrationState(db);
+    // A database with migrations this build does not know: a newer Keel migrated it.
+    if (unknown.length) return fail('migrations', `has migrations this build does not know (${unknown.join(', ')})`, 'run the Keel version that migrated this database, or a newer one');
+    if (!pending.length) return ok('migrations', `all ${applied.length} applied`);
+    return warn('migrations', `${migrated ? '' : 'not migrated: '}${pending.length} pending (${pending.join(', ')})`, '`npx keel migrate` applies them (`npx keel start` does too)');
   } catch (error) {
-    // knex refuses when the database has migrations this build does not know: a newer Keel migrated it.
-    return fail('migrations', reason(error), 'run the Keel version that migrated this database, or a newer one');
+    return fail('migrations', reason(error), 'check that Keel may read this database');
   }
 }
 

@@ -107,27 +107,46 @@ function databaseName(databaseUrl: string): string {
   return decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
 }
 
+/** Where a database stands against this build's migrations. */
+export interface MigrationState {
+  /** False when knex's knex_migrations table is not there: nothing was ever migrated. */
+  migrated: boolean;
+  applied: string[];
+  /** This build's migrations not applied, in order. */
+  pending: string[];
+  /** Applied migrations this build does not know (a newer Keel applied them). */
+  unknown: string[];
+}
+
+/**
+ * Reads which migrations a database has applied, creating and changing nothing: knex's migrator
+ * (`migrate.list`, `migrate.status`) would first create its knex_migrations and
+ * knex_migrations_lock tables. Throws what PostgreSQL throws (3D000 for a missing database).
+ */
+export async function readMigrationState(db: Db): Promise<MigrationState> {
+  const { rows: [table] } = await db.raw<{ rows: { found: boolean }[] }>("SELECT to_regclass('knex_migrations') IS NOT NULL AS found");
+  const applied = table.found ? (await db.raw<{ rows: { name: string }[] }>('SELECT name FROM knex_migrations ORDER BY id')).rows.map((r) => r.name) : [];
+  const known = await migrationSource().getMigrations([]);
+  return { migrated: table.found, applied, pending: known.filter((name) => !applied.includes(name)), unknown: applied.filter((name) => !known.includes(name)) };
+}
+
 /**
  * Refuses (DatabaseNotReady) a database that does not exist or whose applied migrations are not
  * exactly this build's; creates and changes nothing, not even knex's own tables.
  */
 export async function requireMigrated(db: Db, databaseUrl: string): Promise<void> {
-  let applied: string[];
+  let state: MigrationState;
   try {
-    const { rows } = await db.raw<{ rows: { name: string }[] }>('SELECT name FROM knex_migrations');
-    applied = rows.map((r) => r.name);
+    state = await readMigrationState(db);
   } catch (error) {
-    // 3D000: no such database; 42P01: no knex_migrations table, nothing migrated yet.
+    // 3D000: no such database.
     const code = (error as { code?: string }).code ?? (error as { nativeError?: { code?: string } }).nativeError?.code;
     if (code === '3D000') throw new DatabaseNotReady(databaseUrl, 'does not exist', 'Run `keel migrate` to create and migrate it.');
-    if (code !== '42P01') throw error;
-    applied = [];
+    throw error;
   }
-  const known = await migrationSource().getMigrations([]);
-  const unknown = applied.filter((name) => !known.includes(name));
+  const { unknown, pending } = state;
   if (unknown.length) {
     throw new DatabaseNotReady(databaseUrl, `has migrations this build does not know (${unknown.join(', ')})`, 'A newer Keel migrated it: run that version, or a newer one.');
   }
-  const pending = known.filter((name) => !applied.includes(name));
   if (pending.length) throw new DatabaseNotReady(databaseUrl, `is not migrated to this build (${pending.length} pending, from ${pending[0]})`);
 }

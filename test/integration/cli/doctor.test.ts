@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Client } from 'pg';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, databaseUrl, dropTestDatabase, runPrefix, withAdmin } from '../../support/databases';
 import { PrivateRedis } from '../../support/private-redis';
@@ -9,6 +10,7 @@ import { startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 const MACHINE_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const migrated = `${runPrefix()}_doctor_${process.pid}`;
 const empty = `${runPrefix()}_doctor_empty_${process.pid}`;
+const newer = `${runPrefix()}_doctor_newer_${process.pid}`;
 
 /** The environment of a deployment: the test chains and master key the global setup made. */
 const env = (more: Record<string, string>) => ({ KEEL_CHAINS: process.env.KEEL_CHAINS!, KEEL_MASTER_KEY: process.env.KEEL_MASTER_KEY!, DATABASE_URL: databaseUrl(migrated), REDIS_URL: MACHINE_REDIS, STARTUP_CONNECT_TIMEOUT_MS: '2000', ...more });
@@ -17,10 +19,12 @@ const lines = (stdout: string) => stdout.trim().split('\n');
 beforeAll(async () => {
   await createTestDatabase(migrated);
   await withAdmin((c) => c.query(`CREATE DATABASE "${empty}"`));
+  await createTestDatabase(newer);
 });
 afterAll(async () => {
   await dropTestDatabase(migrated);
   await dropTestDatabase(empty);
+  await dropTestDatabase(newer);
 });
 
 test('with everything up: one ok line per check (PostgreSQL, migrations, Redis, master key, each chain) and exit 0', async () => {
@@ -56,10 +60,32 @@ test('a PostgreSQL that refuses the login is one FAIL line saying so and how to 
   expect(code).toBe(1);
 });
 
-test('a database not yet migrated: the migrations line says how many are pending and what to run; a warning, exit 0', async () => {
+/** The tables of a database, in every schema but PostgreSQL's own. */
+async function tablesOf(name: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl(name) });
+  await client.connect();
+  try {
+    return (await client.query<{ name: string }>("SELECT table_schema || '.' || table_name AS name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')")).rows.map((r) => r.name);
+  } finally {
+    await client.end();
+  }
+}
+
+test('a database not yet migrated: the migrations line says how many are pending and what to run; a warning, exit 0; the database is left as it was, without a table', async () => {
   const { code, stdout } = await runKeel(['doctor'], env({ DATABASE_URL: databaseUrl(empty) }), 60_000);
-  expect(lines(stdout).find((l) => l.includes('migrations'))).toMatch(/^WARN migrations: \d+ pending \(001_foundation, .*\)\. Fix: `npx keel migrate` applies them/);
+  expect(lines(stdout).find((l) => l.includes('migrations'))).toMatch(/^WARN migrations: not migrated: \d+ pending \(001_foundation, .*\)\. Fix: `npx keel migrate` applies them/);
   expect(code).toBe(0);
+  // A diagnostic creates nothing: not even knex's own knex_migrations and knex_migrations_lock.
+  expect(await tablesOf(empty)).toEqual([]);
+});
+
+test('a database a newer Keel migrated: the migrations line names the migrations this build does not know; a failure, exit 1', async () => {
+  const client = new Client({ connectionString: databaseUrl(newer) });
+  await client.connect();
+  await client.query("INSERT INTO knex_migrations (name, batch, migration_time) VALUES ('999_from_a_newer_keel', 99, now())").finally(() => client.end());
+  const { code, stdout } = await runKeel(['doctor'], env({ DATABASE_URL: databaseUrl(newer) }), 60_000);
+  expect(lines(stdout).find((l) => l.includes('migrations'))).toBe('FAIL migrations: has migrations this build does not know (999_from_a_newer_keel). Fix: run the Keel version that migrated this database, or a newer one');
+  expect(code).toBe(1);
 });
 
 test('an unreachable chain RPC and a malformed master key are failures; --json prints them as one object', async () => {
