@@ -17,7 +17,7 @@ import {
   address,
   appendTransactionMessageInstructions,
   createNoopSigner,
-  createSolanaRpc,
+  createDefaultRpcTransport,
   createTransactionMessage,
   getBase64Encoder,
   getBase64EncodedWireTransaction,
@@ -52,6 +52,7 @@ import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, getTransferSolInstruction, g
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { createHash } from 'node:crypto';
+import { quoted } from '../chain/json-rpc';
 import { RecipientRefused, TransferRefused, type BlockAt, type ChainAsset, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { SplTokenFacts, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, decodeMetaplexMetadata, decodeMint, decodeTokenAccount, metaplexMetadataAddress } from './spl-token-facts';
 
@@ -119,7 +120,8 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
   private readonly estimateUnits: ReturnType<typeof estimateComputeUnitLimitFactory>;
 
   constructor(private readonly options: SolanaChainOptions) {
-    this.rpc = options.transport ? (createSolanaRpcFromTransport(options.transport) as Rpc<SolanaRpcApi>) : createSolanaRpc(options.rpcUrl);
+    const transport = options.transport ?? createDefaultRpcTransport({ url: options.rpcUrl });
+    this.rpc = createSolanaRpcFromTransport(quotingNode(transport, options.rpcUrl)) as Rpc<SolanaRpcApi>;
     this.estimateUnits = estimateComputeUnitLimitFactory({ rpc: this.rpc });
   }
 
@@ -280,7 +282,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       const cause = (e as { cause?: unknown }).cause;
       // Landed already, or too late to land: what became of it is for outcome() to say.
       if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED) || isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND)) return;
-      throw new TransferRefused(`the transfer was refused before it could land: ${(cause as Error | undefined)?.message ?? (e as Error).message}`);
+      throw new TransferRefused(`the transfer was refused before it could land: ${this.nodeWords((cause as Error | undefined)?.message ?? (e as Error).message)}`);
     }
   }
 
@@ -298,7 +300,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     const status = value[0];
     if (status) {
       const finality: Finality = status.confirmationStatus === 'finalized' ? 'final' : status.confirmationStatus === 'confirmed' ? 'confirmed' : 'seen';
-      const landed: TransferOutcome = { state: 'landed', height: Number(status.slot), finality, failed: status.err !== null, ...(status.err !== null ? { error: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) } : {}) };
+      const landed: TransferOutcome = { state: 'landed', height: Number(status.slot), finality, failed: status.err !== null, ...(status.err !== null ? { error: this.nodeWords(JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))) } : {}) };
       const cost = finality === 'final' ? await this.costOf(prepared) : undefined;
       return cost ? { ...landed, cost } : landed;
     }
@@ -416,7 +418,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     } catch (e) {
       if (!isSolanaError(e, SOLANA_ERROR__TRANSACTION__FAILED_WHEN_SIMULATING_TO_ESTIMATE_COMPUTE_LIMIT)) throw e;
       // The transfer fails as things stand (funds short, account frozen, ...): refused, nothing sent.
-      throw new TransferRefused(`the transfer would fail: ${((e as { cause?: Error }).cause ?? (e as Error)).message}`);
+      throw new TransferRefused(`the transfer would fail: ${this.nodeWords(((e as { cause?: Error }).cause ?? (e as Error)).message)}`);
     }
     const units = Math.ceil(simulated * COMPUTE_HEADROOM);
     const instructions = [getSetComputeUnitLimitInstruction({ units }), getSetComputeUnitPriceInstruction({ microLamports: price }), ...transfer];
@@ -442,6 +444,14 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     return { account: to, create: false };
   }
 
+  /**
+   * Text the node had a say in (a transaction error it named, kept in a refusal or a line's error)
+   * with what of its URL it echoes cut out (json-rpc.ts: quoted): its path or query may hold a key.
+   */
+  private nodeWords(text: string): string {
+    return quoted(text, this.options.rpcUrl);
+  }
+
   private async priorityFee(written: Address[]): Promise<bigint> {
     if (this.options.priorityMicroLamports !== undefined) return this.options.priorityMicroLamports;
     const floor = this.options.minPriorityMicroLamports ?? 0n;
@@ -462,6 +472,22 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
 }
 
 const fromBase64 = getBase64Encoder();
+
+/**
+ * The node's answers with a JSON-RPC error's message (its own words, which @solana/kit puts in the
+ * errors it throws: logged, or shown in a refusal) quoted as json-rpc.ts quotes a node: any URL cut
+ * to its origin, and its own URL's path and query cut wherever they appear ("Cannot POST /v2/<key>").
+ */
+function quotingNode(transport: RpcTransport, rpcUrl: string): RpcTransport {
+  const cut = (answer: unknown): unknown => {
+    const error = (answer as { error?: { message?: unknown } } | null)?.error;
+    return error && typeof error.message === 'string' ? { ...(answer as object), error: { ...error, message: quoted(error.message, rpcUrl) } } : answer;
+  };
+  return (async (config: Parameters<RpcTransport>[0]) => {
+    const answer: unknown = await transport(config);
+    return Array.isArray(answer) ? answer.map(cut) : cut(answer);
+  }) as RpcTransport;
+}
 const addressDecoder = getAddressDecoder();
 
 /** A read of a slot's block: null when the slot was skipped, rolled back or is not there (yet). */

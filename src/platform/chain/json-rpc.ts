@@ -33,10 +33,12 @@ export async function rpc<T = unknown>(rpcUrl: string, method: string, params: u
 /**
  * The node's own words with what of its URL they echo cut out: any URL to its origin, and the URL's
  * path and query wherever they appear alone ("Cannot POST /v2/<key>"), as either may hold a key.
+ * A Solana node's words are cut by it too (solana-chain.ts).
  */
-function quoted(text: string, url: string): string {
-  const { pathname, search } = new URL(url);
+export function quoted(text: string, url: string): string {
   let out = withUrlsAsOrigins(text);
+  if (!URL.canParse(url)) return out;
+  const { pathname, search } = new URL(url);
   if (search.length > 1) out = out.split(search).join('?…');
   if (pathname.length > 1) out = out.split(pathname).join('/…');
   return out;

@@ -8,6 +8,10 @@ import { isDefinitiveRefusal } from '../../../src/modules/settlement/settlement-
 import { shortReason } from '../../../src/platform/chain-port/evm-transactions';
 import { DepositWatcher } from '../../../src/modules/deposits/deposit-watcher';
 import { createLogger } from '../../../src/platform/logger';
+import { generateKeyPairSigner, getBase64EncodedWireTransaction, getSignatureFromTransaction, type Blockhash } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { SolanaChain } from '../../../src/platform/chain-port/solana-chain';
+import { signedTransaction } from '../../support/solana-node';
 
 /** A node that takes every request and never finishes answering: silent, or a byte every 50 ms. */
 async function hangingNode(trickle: boolean): Promise<{ url: string; open(): number; close(): Promise<void> }> {
@@ -235,5 +239,55 @@ describe('a node refusing the key in its URL (401 at /v2/<key>)', () => {
       await loop.stop();
       provider.destroy();
     }
+  });
+});
+
+describe("a Solana node whose words quote its URL's path and query (where a provider's key sits)", () => {
+  const KEY = 'SECRET-KEY';
+  const QUERY = 'SECRET-QUERY';
+  const echoed = `/v2/${KEY}?api-key=${QUERY}`;
+  let node: http.Server;
+  let chain: SolanaChain;
+  beforeAll(async () => {
+    // A provider's node (or the proxy before it) naming the path it was asked at: in a JSON-RPC error's
+    // message, and in a transaction error of a kind @solana/kit does not know (shown by its name).
+    node = http.createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const { id, method } = JSON.parse(body) as { id: number; method: string };
+      const answers: Record<string, object> = {
+        getBalance: { result: { context: { slot: 1 }, value: 0 } },
+        getMinimumBalanceForRentExemption: { result: 890_880 },
+        simulateTransaction: { result: { context: { slot: 1 }, value: { err: `QuotaExceeded at ${echoed}`, logs: [], accounts: null, unitsConsumed: 150, returnData: null } } },
+        sendTransaction: { error: { code: -32002, message: `Transaction simulation failed: QuotaExceeded at ${echoed}`, data: { err: `QuotaExceeded at ${echoed}`, logs: [], accounts: null, unitsConsumed: 0, returnData: null } } },
+        getEpochInfo: { result: { absoluteSlot: 10, blockHeight: 10, epoch: 0, slotIndex: 10, slotsInEpoch: 432000, transactionCount: null } },
+        getSignatureStatuses: { result: { context: { slot: 10 }, value: [{ slot: 9, confirmations: 1, err: `QuotaExceeded at ${echoed}`, status: { Err: `QuotaExceeded at ${echoed}` }, confirmationStatus: 'confirmed' }] } },
+      };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, ...(answers[method] ?? { error: { code: -32603, message: `upstream refused POST ${echoed}` } }) }));
+    });
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+    chain = new SolanaChain({ rpcUrl: `http://127.0.0.1:${(node.address() as AddressInfo).port}${echoed}`, priorityMicroLamports: 0n });
+  });
+  afterAll(() => new Promise<void>((resolve) => node.close(() => resolve())));
+
+  test("an error of the node's own words has the path and query cut out, as json-rpc's are", async () => {
+    const error = (await chain.height('final').catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain('upstream refused POST /…?…');
+    expect(`${error.message} ${JSON.stringify(error)}`).not.toMatch(/SECRET/);
+  });
+
+  test('a refused transfer (the simulation of its estimate, its preflight when sent) and one that failed on chain say why without the path or query', async () => {
+    const payer = await generateKeyPairSigner();
+    const to = (await generateKeyPairSigner()).address;
+    const estimate = await chain.estimateTransfer(payer.address, { to, asset: { kind: 'native' }, amount: 1_000_000n }).catch((e: unknown) => e);
+    expect(estimate).toBeInstanceOf(TransferRefused);
+    expect((estimate as Error).message).toBe('the transfer would fail: The transaction failed with the error `QuotaExceeded at /…?…`');
+    const tx = await signedTransaction(payer, { blockhash: '4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn' as Blockhash, lastValidBlockHeight: 1000n }, [getTransferSolInstruction({ source: payer, destination: to, amount: 1_000_000n })]);
+    const prepared = { txId: getSignatureFromTransaction(tx), raw: getBase64EncodedWireTransaction(tx), validThrough: 1000, validFrom: 850, nonce: null, fee: { fee: 5000n, accountCreation: 0n, nativeNeeded: 5000n } };
+    const sent = await chain.broadcast(prepared).catch((e: unknown) => e);
+    expect(sent).toBeInstanceOf(TransferRefused);
+    expect((sent as Error).message).toBe('the transfer was refused before it could land: The transaction failed with the error `QuotaExceeded at /…?…`');
+    expect(await chain.outcome(prepared)).toEqual({ state: 'landed', height: 9, finality: 'confirmed', failed: true, error: '"QuotaExceeded at /…?…"' });
   });
 });
