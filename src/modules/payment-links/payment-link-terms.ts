@@ -54,7 +54,7 @@ export async function resolveLinkTerms(db: Knex | Knex.Transaction, wallets: Mas
     assets = onChains.filter((a) => paysCurrency(a.symbol, input.currency));
     if (!assets.length) throw KeelError.invalidField('allowedAssetIds', `no asset on the allowed blockchains pays ${input.currency}; name the assets`);
   }
-  if (input.amount !== null) for (const a of assets) askedUnits(input.amount, a);
+  if (input.amount !== null) for (const a of await chains.withChains(assets, db)) askedUnits(input.amount, a);
   return { wallet, solanaWallet, allowedBlockchainIds: [...new Set(assets.map((a) => a.blockchainId))].filter((id) => allowed.includes(id)), allowedAssetIds: assets.map((a) => a.id) };
 }
 

@@ -12,7 +12,6 @@ import { paymentsHeld } from '../checkout';
 
 const LINK = 'Payment link';
 const SESSION = 'Checkout session';
-/** One above the largest amount a chain can carry (uint256), in the smallest unit. */
 
 /** What a payer sees of a link: never the organisation, the wallets, the metadata or the counts. */
 export interface PublicLinkView {

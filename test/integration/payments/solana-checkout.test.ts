@@ -5,7 +5,9 @@
  * a payment in another mint is not counted; an underpayment stays UNDERPAID past the expiry and a
  * payment after it is LATE; a repeat payment is a REPEAT; another organisation's wallet is 404 and
  * an EVM wallet as the Solana one is 400 INVALID_NETWORK; an expired checkout's address is retired
- * after the late-payment grace (the time of the slots scanned read through the chain port).
+ * after the late-payment grace (the time of the slots scanned read through the chain port); an
+ * amount beyond u64 (what one SOL or SPL transfer carries) is refused for an intent, a link's fixed
+ * amount and a payer's own, where an EVM asset takes it.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -302,6 +304,28 @@ describe('payment intents on Solana', () => {
       return r.transfers.length === 1 && r;
     }, 30_000, 100);
     expect(after).toMatchObject({ status: 'EXPIRED', amountReceived: '0', transfers: [{ txHash: late, kind: 'LATE' }] });
+  });
+
+  test('an amount is asked for within u64, what one SOL or SPL transfer carries: the largest is a request, one base unit more is 422 on amount (an EVM asset takes it: uint256)', async () => {
+    const largest = '18446744073709.551615'; // 2^64 − 1 base units of USDC (6 decimals)
+    const fits = await intent({ amount: largest });
+    expect(fits.status).toBe(201);
+    expect(fits.body.data.paymentUri).toContain(`?amount=${largest}&spl-token=${USDC.address}&`);
+    const tooLarge = { status: 422, code: 'INVALID_FIELD', fields: [{ field: 'amount', error: expect.stringMatching(/^is too large: a Solana transfer carries at most 18446744073709551615 base units/) }] };
+    const refusal = (res: { status: number; body: any }) => ({ status: res.status, code: res.body.error?.code, fields: res.body.error?.details?.fields });
+    expect(refusal(await intent({ amount: '18446744073709.551616' }))).toEqual(tooLarge);
+    const sol = (await shop.org.core.get(`/v1/assets?blockchainId=${solanaId}&symbol=SOL`)).body.data[0];
+    expect(refusal(await intent({ amount: '18446744073.709551616', assetId: sol.id }))).toEqual(tooLarge);
+    expect((await shop.org.core.post('/v1/payment/intents', { assetId: shop.usdc.id, masterWalletId: shop.wallet.id, amount: '18446744073709.551616' })).status).toBe(201);
+
+    // A link's fixed amount is asked of every asset it allows: one Solana asset that cannot carry it refuses the link.
+    const link = { name: 'Everything', currency: 'USD', evmSettlementWalletId: shop.wallet.id, solanaSettlementWalletId: solanaWallet.id };
+    expect(refusal(await shop.org.core.post('/v1/payment/links', { ...link, amount: '18446744073709.551616' }))).toEqual(tooLarge);
+    // A payer's own amount: refused on Solana, taken on EVM.
+    const open = await solanaLink({ name: 'Pay what you like' });
+    const session = (blockchainId: string, assetId: string) => publicClient(t).post(`/v1/checkout/links/${open.slug}/sessions`, { blockchainId, assetId, amount: '18446744073709.551616' });
+    expect(refusal(await session(solanaId, usdc.id))).toEqual(tooLarge);
+    expect((await session(shop.wallet.blockchainId, shop.usdc.id)).status).toBe(201);
   });
 
   test("another organisation's wallet is 404; an EVM wallet for a Solana asset is 400 INVALID_NETWORK", async () => {
