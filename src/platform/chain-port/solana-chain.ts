@@ -551,7 +551,9 @@ function tokenAccount(base64: string): { mint: string; amount: bigint } {
  * `alsoFrom` the others, most lost first. For SOL the fee is not a transfer: the fee payer's fee
  * counts as its loss only when no account lost SOL beyond fees. A token account handed to another
  * owner in the transaction (SetAuthority, signed by the owner it leaves) left its owner before with
- * all it held, so the owner that signed a transfer out of it stays its sender.
+ * all it held, so the owner that signed a transfer out of it stays its sender. SOL that reaches a
+ * token account (sent to it, or the rent of one created) is no transfer into its owner: it is not
+ * the owner's SOL (its balance does not count it; only closing the account frees it) nor the token's.
  */
 export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>, at: { height: number; blockHash: string; timestamp: number }): ChainTransfer[] {
   if (!tx.meta || tx.meta.err !== null) return [];

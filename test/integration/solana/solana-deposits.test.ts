@@ -3,9 +3,12 @@
  * through the chain port's scan, recorded once their slot is finalized by the deposits
  * module's one recorder (exactly once, the spec's address.* / master.incoming_transfer data with the
  * mint as raw contract), delivered to a webhook receiver; a deposit in a slot rolled back before
- * finality is never credited; a mint Keel does not list is not recorded; a restart changes nothing.
+ * finality is never credited; a mint Keel does not list is not recorded; a restart changes nothing;
+ * SOL sent to a token account of a deposit address, rather than to the address, is no deposit.
  */
-import { generateKeyPairSigner } from '@solana/kit';
+import { Address, generateKeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { findAssociatedTokenPda } from '@solana-program/token';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
@@ -15,6 +18,8 @@ import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { ApiClient } from '../../support/api-client';
 import { eventually } from '../../support/eventually';
 import { WebhookReceiver } from '../../support/webhook-receiver';
+import { TOKEN_PROGRAM } from '../../../src/platform/chain-port/solana-chain';
+import { sendInstructions } from './solana-keel';
 
 jest.setTimeout(120_000);
 
@@ -151,4 +156,34 @@ test('SOL and USDC deposits are credited once at finalized with the spec\'s even
   expect(balances.find((b) => b.asset.symbol === 'USDC')!.balance).toBe('3');
   const unrelated = await generateKeyPairSigner();
   expect(await t.keel.services.networks.solana(solanaId)!.port.balance(unrelated.address, { kind: 'native' })).toBe(0n);
+});
+
+test("SOL sent to a token account of a deposit address (its USDC account), not to the address, is no deposit: neither SOL nor USDC is recorded or credited, only the address's own SOL is", async () => {
+  const wallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana token accounts' })).body.data;
+  const address = (await org.core.post(`/v1/master-wallets/${wallet.id}/addresses`, { name: 'Customer 2' })).body.data;
+  const usdc = (await org.core.post('/v1/dev/faucet', { blockchainId: solanaId, address: address.address, asset: 'USDC', amount: '5' })).body.data;
+  await eventually(async () => (await transfers({ txHash: usdc.txHash })).length === 1, 30_000);
+  const [tokenAccount] = await findAssociatedTokenPda({ owner: address.address as Address, mint: USDC.address as Address, tokenProgram: TOKEN_PROGRAM });
+
+  // One transaction: 0.5 SOL into the address's USDC account, 0.1 SOL into the address itself.
+  const port = t.keel.services.networks.solana(solanaId)!.port;
+  const sender = await generateKeyPairSigner();
+  await fundFromSolanaFaucet(devnet.rpcUrl, { to: sender.address, amount: 2_000_000_000n });
+  await eventually(async () => (await port.balance(sender.address, { kind: 'native' }, 'confirmed')) > 0n, 30_000);
+  const tx = await sendInstructions(port, sender, [
+    getTransferSolInstruction({ source: sender, destination: tokenAccount, amount: 500_000_000n }),
+    getTransferSolInstruction({ source: sender, destination: address.address as Address, amount: 100_000_000n }),
+  ]);
+  // The token account holds the SOL on chain; the address's SOL and USDC balances are their own.
+  expect(await port.balance(tokenAccount, { kind: 'native' }, 'confirmed')).toBeGreaterThan(500_000_000n);
+  expect(await port.balance(address.address, { kind: 'native' }, 'confirmed')).toBe(100_000_000n);
+
+  await eventually(async () => (await transfers({ txHash: tx })).length > 0, 30_000);
+  const after = devnet.slot('finalized');
+  await eventually(async () => (await t.keel.platform.db('chain_cursors').where({ blockchainId: solanaId }).first())?.blockNumber >= after, 30_000);
+  const rows = await transfers({ txHash: tx });
+  const solAsset = (await org.core.get(`/v1/assets?blockchainId=${solanaId}&symbol=SOL`)).body.data[0].id;
+  expect(rows.map((r) => [r.direction, r.toAddress, r.assetId, r.rawValue])).toEqual([['incoming', address.address, solAsset, '100000000']]);
+  const custody = new Map((await t.keel.platform.db('ledger_balances').where({ walletId: address.id, account: 'custody' })).map((b) => [b.assetId, String(b.available)]));
+  expect(Object.fromEntries(custody)).toEqual({ [rows[0].assetId]: '100000000', [(await transfers({ txHash: usdc.txHash }))[0].assetId]: '5000000' });
 });

@@ -120,6 +120,15 @@ test('SOL out of a token account (a wrapped-SOL account closed into the deposit 
   expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'listed', alsoFrom: [], asset: { kind: 'native' }, amount: 2_039_280n })]);
 });
 
+test("SOL into a token account a watched address owns (not into the address) is no deposit, of SOL or of the token: it is not the address's SOL, and only closing the account frees it", () => {
+  // 0.5 SOL sent to the deposit's USDC account, its token balance unchanged.
+  const sent = tx({ fee: 5_000n, preBalances: [1_000_000_000n, 2_039_280n], postBalances: [499_995_000n, 502_039_280n], preTokenBalances: [bal(1, MINT, 'deposit', '7')], postTokenBalances: [bal(1, MINT, 'deposit', '7')] }, ['payer', 'ataD']);
+  expect(incomingOf(sent, new Set(['deposit']), at)).toEqual([]);
+  // A token deposit creating the deposit's token account: the tokens are credited, the account's rent is not SOL of the deposit's.
+  const created = tx({ fee: 5_000n, preBalances: [1_000_000_000n, 0n, 0n], postBalances: [997_955_720n, 2_039_280n, 0n], preTokenBalances: [bal(2, MINT, 'sender', '9')], postTokenBalances: [bal(1, MINT, 'deposit', '9'), bal(2, MINT, 'sender', '0')] }, ['sender', 'ataD', 'ataS']);
+  expect(incomingOf(created, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', asset: { kind: 'token', address: MINT }, amount: 9n })]);
+});
+
 test('a token account handed to another owner in the transaction (SetAuthority) is sent by its owner before: what it held left that owner, whoever holds it after (a stranger, or the receiving address itself)', () => {
   // The sender moves 5 of its 10 into the deposit's account, then hands its account (5 left) over.
   const handedTo = (newOwner: string) =>
