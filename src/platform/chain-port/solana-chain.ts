@@ -53,6 +53,7 @@ import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, 
 import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { createHash } from 'node:crypto';
 import { quoted } from '../chain/json-rpc';
+import { solanaErrorText } from './solana-error-text';
 import { RecipientRefused, TransferRefused, type BlockAt, type ChainAsset, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { SplTokenFacts, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, decodeMetaplexMetadata, decodeMint, decodeTokenAccount, metaplexMetadataAddress } from './spl-token-facts';
 
@@ -282,7 +283,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
       const cause = (e as { cause?: unknown }).cause;
       // Landed already, or too late to land: what became of it is for outcome() to say.
       if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED) || isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND)) return;
-      throw new TransferRefused(`the transfer was refused before it could land: ${this.nodeWords((cause as Error | undefined)?.message ?? (e as Error).message)}`);
+      throw new TransferRefused(`the transfer was refused before it could land: ${this.nodeWords(solanaErrorText(cause ?? e))}`);
     }
   }
 
@@ -418,7 +419,7 @@ export class SolanaChain implements ChainPort<TransactionSigner> {
     } catch (e) {
       if (!isSolanaError(e, SOLANA_ERROR__TRANSACTION__FAILED_WHEN_SIMULATING_TO_ESTIMATE_COMPUTE_LIMIT)) throw e;
       // The transfer fails as things stand (funds short, account frozen, ...): refused, nothing sent.
-      throw new TransferRefused(`the transfer would fail: ${this.nodeWords(((e as { cause?: Error }).cause ?? (e as Error)).message)}`);
+      throw new TransferRefused(`the transfer would fail: ${this.nodeWords(solanaErrorText((e as { cause?: unknown }).cause ?? e))}`);
     }
     const units = Math.ceil(simulated * COMPUTE_HEADROOM);
     const instructions = [getSetComputeUnitLimitInstruction({ units }), getSetComputeUnitPriceInstruction({ microLamports: price }), ...transfer];
