@@ -145,9 +145,12 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
     const key = request.idempotencyKey;
     if (!key || !request.principal) return payload;
     request.idempotencyKey = undefined;
-    // Not stored either: a transient refusal that says when to retry (409 NOT_LEADER with Retry-After),
-    // so the retry, at the leader, runs instead of replaying the refusal.
-    if (reply.statusCode >= 500 || reply.hasHeader('retry-after') || typeof payload !== 'string') {
+    // A 5xx is not stored: the claim is released with the results its work recorded, so a retry runs
+    // again and gets what was committed. A GraphQL answer is 200 whatever its errors: one with an
+    // error REST would answer 5xx (answeredServerError) is a 5xx here. Not stored either: a transient
+    // refusal that says when to retry (409 NOT_LEADER with Retry-After), so the retry, at the leader,
+    // runs instead of replaying the refusal.
+    if (reply.statusCode >= 500 || request.answeredServerError || reply.hasHeader('retry-after') || typeof payload !== 'string') {
       await platform.idempotency.release(request.principal.apiKeyId, key);
     } else {
       const contentType = reply.getHeader('content-type');

@@ -32,6 +32,13 @@ import { checkReadiness } from '../platform/readiness';
 import type { RateLimitState } from '../platform/rate-limit';
 import { setRateLimitHeaders } from './rate-limit-headers';
 
+/**
+ * The HTTP request a GraphQL context was made for, for the Apollo plugin (not the resolvers): under
+ * a symbol, which the copy of the context Apollo hands its plugins keeps.
+ */
+const HTTP_REQUEST = Symbol('HTTP request');
+type HttpGraphQLContext = GraphQLContext & { [HTTP_REQUEST]: FastifyRequest };
+
 export interface HostOptions {
   host: Host;
   schema: GraphQLSchema;
@@ -117,7 +124,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
   const registrations = new Map<string, { hash: string; document: string }>();
   /** What a document of several mutations counts for (requestsOf), spent once its Idempotency-Key is claimed. */
   const mutationRequests = new WeakMap<FastifyRequest, number>();
-  const apollo = new ApolloServer<GraphQLContext>({
+  const apollo = new ApolloServer<HttpGraphQLContext>({
     schema,
     // Automatic persisted queries are Keel's own (each organisation's documents, within quotas):
     // the /graphql route resolves a hash to its document before Apollo sees the request.
@@ -142,10 +149,14 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
               const registration = registrations.get(contextValue.requestId);
               if (registration) await persistedQueries.register(contextValue.principal.organizationId, registration.hash, registration.document);
             },
-            // A transient refusal (NOT_LEADER) tells when to retry, as REST does.
-            async didEncounterErrors({ errors, response }) {
-              const retryAfter = errors.map((e) => toKeelError(e).retryAfterSeconds).find((s) => s !== undefined);
+            // A transient refusal (NOT_LEADER) tells when to retry, as REST does. An error REST would
+            // answer 5xx is a server error here too, though the answer is 200: its Idempotency-Key's
+            // claim is released with the results it recorded, not stored (guards.ts).
+            async didEncounterErrors({ errors, response, contextValue }) {
+              const keel = errors.map((e) => toKeelError(e));
+              const retryAfter = keel.map((e) => e.retryAfterSeconds).find((s) => s !== undefined);
               if (retryAfter !== undefined) response.http.headers.set('retry-after', String(retryAfter));
+              if (keel.some((e) => e.status >= 500)) contextValue[HTTP_REQUEST].answeredServerError = true;
             },
             async willSendResponse({ response, contextValue }) {
               if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
@@ -169,7 +180,9 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     },
   });
   await apollo.start();
-  const graphqlHandler = fastifyApolloHandler(apollo, { context: async (request: FastifyRequest) => contextFor(request.principal!, request.id) });
+  const graphqlHandler = fastifyApolloHandler(apollo, {
+    context: async (request: FastifyRequest): Promise<HttpGraphQLContext> => ({ ...contextFor(request.principal!, request.id), [HTTP_REQUEST]: request }),
+  });
   // In sandbox (GRAPHQL_EXPLORER), a browser opening /graphql gets the explorer page; GraphQL clients are answered as before.
   const explorerPage = config.GRAPHQL_EXPLORER ? registerGraphqlExplorer(app, host) : undefined;
   const isExplorerPage = (request: FastifyRequest) => explorerPage !== undefined && isExplorerPageRequest(request);

@@ -8,6 +8,8 @@ declare module 'fastify' {
     /** The spent monthly quota's refusal of a GraphQL request, given unless it only reads the usage. */
     quotaRefusal?: Error;
     idempotencyKey?: string;
+    /** A GraphQL answer (200) carries an error REST would answer 5xx: for idempotency it is one. */
+    answeredServerError?: boolean;
     /** Set while a keyed request's unit-of-work scope is open; closes it. */
     closeUnitOfWorkScope?: () => void;
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BookKeel, BookOrg, marketBody, units } from '../orderbook/support';
 import { eventually } from '../../support/eventually';
+import { startTestKeel } from '../../support/keel';
 
 /**
  * Idempotency that survives a crash: the work's result is recorded on the claim in the work's own
@@ -136,6 +137,35 @@ describe('around the recorded results', () => {
     const retry = await org.core().post('/v1/api-keys', body, { 'Idempotency-Key': key });
     expect(retry.status).toBe(201);
     expect(retry.body.data.secret).toBe(first.body.data.secret);
+  });
+
+  test('a GraphQL mutation whose error is 5xx after the commit (answered 200 with errors) is not stored either: the retry gets the created key and its secret', async () => {
+    const t = await startTestKeel({ KEEL_FAILPOINTS: 'throw-after-commit:api-key.create' });
+    try {
+      const o = await t.createOrg();
+      const key = randomUUID();
+      const create = () => o.core.graphql('mutation { createApiKey(input: {name: "after-graphql-5xx", scopes: ["read"]}) { id name secret } }', undefined, { 'Idempotency-Key': key });
+      const failed = await create();
+      expect(failed.status).toBe(200);
+      expect(failed.body.errors[0].extensions).toMatchObject({ code: 'INTERNAL_ERROR', status: 500 });
+      // As after a REST 5xx: no answer stored, the claim unlocked, the committed key recorded on it.
+      const claim = await t.keel.platform.db('idempotency_keys').where({ key }).first();
+      expect(claim.responseStatus).toBeNull();
+      expect(claim.lockedAt).toBeNull();
+      expect(Object.keys(claim.results)).toHaveLength(1);
+
+      const retry = await create();
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(retry.body.errors).toBeUndefined();
+      expect(retry.body.data.createApiKey.name).toBe('after-graphql-5xx');
+      expect(retry.body.data.createApiKey.secret).toEqual(expect.any(String));
+      expect(Number((await t.keel.platform.db('api_keys').where({ organizationId: o.orgId, name: 'after-graphql-5xx' }).count<{ count: string }[]>('* as count'))[0].count)).toBe(1);
+      // The key the retry handed back is the one created: its secret authenticates.
+      const created = o.core.with({ apiKey: retry.body.data.createApiKey.secret, orgId: o.orgId });
+      expect((await created.graphql('{ organization { id } }')).body.data.organization.id).toBe(o.orgId);
+    } finally {
+      await t.stop();
+    }
   });
 
   test('while the crashed claim is still locked a retry is 409, and another body is 422', async () => {
