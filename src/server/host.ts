@@ -120,8 +120,11 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     maxDocumentsPerOrganization: config.APQ_MAX_DOCUMENTS_PER_ORGANIZATION,
     maxBytesPerOrganization: config.APQ_MAX_BYTES_PER_ORGANIZATION,
   });
-  /** Documents sent with their hash, by request id: registered once Apollo has validated them, dropped with the response. */
-  const registrations = new Map<string, { hash: string; document: string }>();
+  /**
+   * Documents sent with their hash, by request (never by its id, which a client may choose):
+   * registered once Apollo has validated them.
+   */
+  const registrations = new WeakMap<FastifyRequest, { hash: string; document: string }>();
   /** What a document of several mutations counts for (requestsOf), spent once its Idempotency-Key is claimed. */
   const mutationRequests = new WeakMap<FastifyRequest, number>();
   const apollo = new ApolloServer<HttpGraphQLContext>({
@@ -146,7 +149,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
           return {
             // A document sent with its hash is kept only once it has validated (limits included).
             async didResolveOperation({ contextValue }) {
-              const registration = registrations.get(contextValue.requestId);
+              const registration = registrations.get(contextValue[HTTP_REQUEST]);
               if (registration) await persistedQueries.register(contextValue.principal.organizationId, registration.hash, registration.document);
             },
             // A transient refusal (NOT_LEADER) tells when to retry, as REST does. An error REST would
@@ -206,7 +209,7 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
           query = await persistedQueries.document(request.principal!.organizationId, asked.hash);
           if (query === undefined) return sendPersistedQueryNotFound(reply);
         } else {
-          registrations.set(request.id, { hash: asked.hash, document: asked.document });
+          registrations.set(request, { hash: asked.hash, document: asked.document });
         }
         asPlainRequest(request, params!, query as string);
       }
@@ -221,10 +224,6 @@ export async function createHost(opts: HostOptions): Promise<FastifyInstance> {
     preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
       const requests = mutationRequests.get(request);
       if (requests !== undefined) await spendFurtherRequests(platform, request, reply, requests);
-    },
-    onResponse: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-      registrations.delete(request.id);
-      done();
     },
     handler: (request, reply) => {
       if (!isExplorerPage(request)) return graphqlHandler.call(app, request, reply);

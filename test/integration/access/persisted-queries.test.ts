@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { startKeel, Keel } from '../../../src/app';
 import { startTestKeel, TestKeel, TestOrg } from '../../support/keel';
 import { ApiClient } from '../../support/api-client';
+import { eventually } from '../../support/eventually';
 
 let t: TestKeel;
 let org: TestOrg;
@@ -134,6 +135,37 @@ test('the same authentication and authorisation apply: checked on the document a
   const allowed = unique('{ organization { id } }');
   await org.core.request('POST', '/graphql', { body: { query: allowed, extensions: persisted(allowed) } });
   expect((await getPersisted(new ApiClient(t.coreUrl, {}), allowed, undefined, { Authorization: `Bearer ${token}` })).body.data.organization.id).toBe(org.orgId);
+});
+
+test('a document sent with its hash is registered for its own request, not for its X-Request-Id: another organisation sending the same id meanwhile does not get it', async () => {
+  const other = await t.createOrg();
+  const requestId = `shared-request-id-${Date.now()}`;
+  const held = unique('{ agents { total } }');
+  // Both keys authenticated once, so neither request reads anything but what it asks for.
+  expect((await org.core.graphql('{ organization { id } }')).body.data.organization.id).toBe(org.orgId);
+  expect((await other.core.graphql('{ organization { id } }')).body.data.organization.id).toBe(other.orgId);
+
+  // org's request is held between its registration (once its document has validated) and its
+  // answer: its resolver waits for the agents table, locked here.
+  const db = t.keel.platform.db;
+  const lock = await db.transaction();
+  let registering: ReturnType<ApiClient['request']> | undefined;
+  try {
+    await lock.raw('LOCK TABLE agents IN ACCESS EXCLUSIVE MODE');
+    registering = org.core.request('POST', '/graphql', { body: { query: held, extensions: persisted(held) }, headers: { 'X-Request-Id': requestId } });
+    await eventually(async () => (await t.keel.platform.redis.get(`${t.config.REDIS_PREFIX}core:apq:${org.orgId}:doc:${sha256(held)}`)) === held);
+    // Meanwhile, another organisation's request with the same X-Request-Id.
+    const meanwhile = await other.core.request('POST', '/graphql', { body: { query: '{ organization { id } }' }, headers: { 'X-Request-Id': requestId } });
+    expect(meanwhile.headers.get('x-request-id')).toBe(requestId);
+    expect(meanwhile.body.data.organization.id).toBe(other.orgId);
+  } finally {
+    await lock.commit();
+  }
+  expect((await registering!).body).toEqual({ data: { agents: { total: 0 } } });
+
+  const byHash = (client: ApiClient) => client.request('POST', '/graphql', { body: { extensions: persisted(held) } });
+  expect((await byHash(other.core)).body).toEqual({ errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] });
+  expect((await byHash(org.core)).body).toEqual({ data: { agents: { total: 0 } } });
 });
 
 describe('each organisation has quotas: a key, however narrow, cannot fill Redis', () => {
