@@ -199,6 +199,33 @@ describe('the transaction sender pays each line at most once', () => {
     expect(await provider.getTransactionCount(wallet.walletAddress)).toBe(2);
   });
 
+  test('a line whose transaction is mined but reverts fails and is refunded, and the gas it paid leaves custody once: the ledger agrees with the chain', async () => {
+    const wallet = await fundedWallet('1');
+    // The node estimated the call on other state than it is mined on: the contract takes no coin, so the transaction reverts.
+    const misjudging = sender({ estimateGas: async () => 60_000n });
+    const id = await transfer(wallet.id, [{ asset: 'ETH', recipient: assets.USDC.address, amount: '0.1' }]);
+    const failed = await tickUntil([misjudging], async () => {
+      const line = await lineOf(id);
+      return line.status === 'FAILED' && line;
+    });
+    expect(failed.error).toBe('the transaction reverted on chain');
+    const receipt = (await provider.getTransactionReceipt(failed.txHash))!;
+    expect(receipt.status).toBe(0);
+    const paid = receipt.gasUsed * receipt.gasPrice;
+    expect(paid > 0n).toBe(true);
+    expect(await provider.getBalance(wallet.walletAddress)).toBe(ethers.parseEther('1') - paid);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id, 'custody')).available).toBe(ethers.parseEther('1') - paid);
+    expect(await ledgerEntries(failed.id)).toEqual([`transfer:${failed.id}`, `transfer-refund:${failed.id}`, `gas:${failed.id}`]);
+
+    // Recorded again (a retry of the step after a crash): nothing more is taken.
+    const item = await t.keel.platform.db('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where('i.id', failed.id).first('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId');
+    await t.keel.platform.db.transaction((trx) => t.keel.services.custodyLedgerSync.failed(trx, item));
+    await mine(k.chain.rpcUrl, CONFIRMATIONS);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id, 'custody')).available).toBe(ethers.parseEther('1') - paid);
+    const report = await t.keel.services.settlementReconciler.reconcile(t.keel.services.networks.get(chainId)!, { organizationId: org.orgId });
+    expect(report.differences.filter((d) => d.walletId === wallet.id)).toEqual([]);
+  });
+
   test('a line the node refuses while one of its transactions can still be mined is not failed or refunded', async () => {
     const wallet = await fundedWallet('1');
     const payee = ethers.Wallet.createRandom().address;
