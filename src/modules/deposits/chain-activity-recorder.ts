@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Outbox, PublishInput } from '../../platform/events/outbox';
 import type { WatchedWallet } from '../wallets';
-import type { ChainTransfer, ScannedRange } from '../../platform/chain-port/chain-port';
+import type { ChainTransfer, PaidFee, ScannedRange } from '../../platform/chain-port/chain-port';
 import { ChainCursor, ChainTransferModel, isNftTransfer } from './chain-transfer.model';
 import { isNftStandard, nftCategory } from '../chains';
 import { formatScaled } from '../../platform/decimal';
@@ -26,14 +26,34 @@ export interface DepositListener {
 }
 
 /**
- * Told of every fungible transfer out of a watched address as it is confirmed and as a reorg (or a
- * chain reset) takes it back, inside the transaction that records it: the custody ledger debits
- * what left by a transaction Keel did not book itself.
+ * Told of every fungible transfer out of a watched address, and of every fee a watched address paid
+ * for a transaction it sent, as it is confirmed and as a reorg (or a chain reset) takes it back,
+ * inside the transaction that records it: the custody ledger debits what left, and the gas paid, by
+ * a transaction Keel did not book itself.
  */
 export interface OutflowListener {
   /** The outgoing transfers one scan confirmed, in chain order. */
   outflowsConfirmed(trx: Knex.Transaction, outflows: ChainTransferModel[]): Promise<void>;
   outflowsReverted(trx: Knex.Transaction, outflows: ChainTransferModel[]): Promise<void>;
+  /** The fees one scan confirmed (after its outflows), in chain order. */
+  feesConfirmed(trx: Knex.Transaction, fees: ChainFee[]): Promise<void>;
+  feesReverted(trx: Knex.Transaction, fees: ChainFee[]): Promise<void>;
+}
+
+/** A fee a watched address paid for a transaction it sent (EVM), once per (chain, transaction): a chain_fees row. */
+export interface ChainFee {
+  id: string;
+  organizationId: string;
+  blockchainId: string;
+  masterWalletId: string;
+  addressId: string | null;
+  txHash: string;
+  fromAddress: string;
+  blockNumber: string;
+  blockHash: string;
+  /** In the chain's native coin, base units. */
+  fee: string;
+  status: 'CONFIRMED' | 'REVERTED';
 }
 
 /** Someone else (another worker) moved the cursor first; this scan's work is dropped. */
@@ -50,6 +70,8 @@ export class ChainActivityRecorder {
   private readonly reverted = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
   private readonly outflowsConfirmed = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
   private readonly outflowsReverted = new Hook<[Knex.Transaction, ChainTransferModel[]]>();
+  private readonly feesConfirmed = new Hook<[Knex.Transaction, ChainFee[]]>();
+  private readonly feesReverted = new Hook<[Knex.Transaction, ChainFee[]]>();
 
   constructor(
     private readonly db: Knex,
@@ -71,7 +93,7 @@ export class ChainActivityRecorder {
     this.reverted.add(call((trx, d) => listener.reverted(trx, d)));
   }
 
-  /** Adds a listener to the outgoing hooks; it is told of fungible transfers out only (not NFTs). */
+  /** Adds a listener to the outgoing hooks; it is told of fungible transfers out only (not NFTs), and of every fee paid (an NFT's transaction's too). */
   onOutflow(listener: OutflowListener): void {
     const fungible = (fn: (trx: Knex.Transaction, outflows: ChainTransferModel[]) => Promise<void>) => async (trx: Knex.Transaction, outflows: ChainTransferModel[]) => {
       const told = outflows.filter((t) => !isNftTransfer(t));
@@ -79,6 +101,8 @@ export class ChainActivityRecorder {
     };
     this.outflowsConfirmed.add(fungible((trx, o) => listener.outflowsConfirmed(trx, o)));
     this.outflowsReverted.add(fungible((trx, o) => listener.outflowsReverted(trx, o)));
+    this.feesConfirmed.add((trx, fees) => listener.feesConfirmed(trx, fees));
+    this.feesReverted.add((trx, fees) => listener.feesReverted(trx, fees));
   }
 
   /** Every listener as one, in the order they were added (the chain-reset reconciler takes deposits and outflows back through it). */
@@ -87,6 +111,8 @@ export class ChainActivityRecorder {
     reverted: (trx, deposits) => this.reverted.run(trx, deposits),
     outflowsConfirmed: (trx, outflows) => this.outflowsConfirmed.run(trx, outflows),
     outflowsReverted: (trx, outflows) => this.outflowsReverted.run(trx, outflows),
+    feesConfirmed: (trx, fees) => this.feesConfirmed.run(trx, fees),
+    feesReverted: (trx, fees) => this.feesReverted.run(trx, fees),
   };
 
   async cursor(blockchainId: string): Promise<ChainCursor | null> {
@@ -128,6 +154,18 @@ export class ChainActivityRecorder {
       // After the deposits: money that came in and went out in the same scan is there to be debited.
       const outflows = transfers.filter((t) => t.direction === 'outgoing');
       if (outflows.length) await this.allListeners.outflowsConfirmed(trx, outflows);
+      // Then the fees the watched senders paid, with the value their transactions moved.
+      const feeRows = (range.fees ?? []).flatMap((f) => feeRow(blockchainId, f, watched));
+      const fees: ChainFee[] = feeRows.length
+        ? await trx('chain_fees')
+            .insert(feeRows)
+            .onConflict(['blockchain_id', 'tx_hash'])
+            // A fee a reorg took back, paid again on the new fork, counts again, once.
+            .merge(['status', 'reverted_at', 'block_number', 'block_hash', 'fee'])
+            .where('chain_fees.status', 'REVERTED')
+            .returning('*')
+        : [];
+      if (fees.length) await this.allListeners.feesConfirmed(trx, fees);
       await this.outbox.publishMany(trx, confirmed.map((d) => incomingEvent('incoming_transfer', d, assets, watched)));
 
       const last = range.blocks[range.blocks.length - 1];
@@ -153,9 +191,15 @@ export class ChainActivityRecorder {
         .update({ status: 'REVERTED', revertedAt: trx.fn.now() })
         .returning('*');
       const transfers = rows.map((r) => ChainTransferModel.fromDatabaseJson(r as never));
-      // Outflows first: what they took is given back before the deposits are taken back from it.
+      // Outflows and fees first: what they took is given back before the deposits are taken back from it.
       const outflows = transfers.filter((t) => t.direction === 'outgoing');
       if (outflows.length) await this.allListeners.outflowsReverted(trx, outflows);
+      const fees: ChainFee[] = await trx('chain_fees')
+        .where({ blockchainId, status: 'CONFIRMED' })
+        .where('blockNumber', '>', ancestor.blockNumber)
+        .update({ status: 'REVERTED', revertedAt: trx.fn.now() })
+        .returning('*');
+      if (fees.length) await this.allListeners.feesReverted(trx, fees);
       const reverted = transfers.filter((t) => t.direction === 'incoming');
       if (reverted.length) await this.allListeners.reverted(trx, reverted);
       await this.outbox.publishMany(trx, reverted.map((d) => incomingEvent('incoming_transfer_reverted', d, assets, watched)));
@@ -212,6 +256,13 @@ function transferRows(assets: ChainAssets, range: ScannedRange, watched: Map<str
     }
   }
   return rows;
+}
+
+/** The chain_fees row of a fee a watched address paid, its wallet's (none when the sender is no longer watched). */
+function feeRow(blockchainId: string, f: PaidFee, watched: Map<string, WatchedWallet>) {
+  const wallet = watched.get(f.from.toLowerCase());
+  if (!wallet) return [];
+  return [{ organizationId: wallet.organizationId, blockchainId, masterWalletId: wallet.masterWalletId, addressId: wallet.kind === 'address' ? wallet.id : null, txHash: f.txId, fromAddress: f.from, blockNumber: f.height, blockHash: f.blockHash, fee: f.fee.toString() }];
 }
 
 /**

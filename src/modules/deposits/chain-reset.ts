@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type { Logger } from '../../platform/logger';
 import { assetIdsOfChain, recordGenesisHash, recordedGenesisHash, type ChainNetwork, type ChainNetworks } from '../chains';
-import type { DepositListener, OutflowListener } from './chain-activity-recorder';
+import type { ChainFee, DepositListener, OutflowListener } from './chain-activity-recorder';
 import { ChainTransferModel } from './chain-transfer.model';
 import { withinMs } from '../../platform/time-bound';
 
@@ -47,7 +47,7 @@ export interface LedgerHoldings {
  * itself, the block at the watcher's cursor). On a reset the ledger follows the chain: orders that
  * lock the chain's assets are cancelled, trading balances go back to custody (the settlement
  * contract went with the chain), every deposit Keel confirmed on it is reverted and its
- * credit taken back at once (not block by block) and every outflow's debit given back, transfer lines signed there and not final are
+ * credit taken back at once (not block by block) and every outflow's debit, and every fee's, given back, transfer lines signed there and not final are
  * queued to be signed again on the new chain (nonce counts start from the new chain's), and the
  * watcher restarts from the new chain's head. What the ledger still holds of those assets (credits already traded away or sent) is
  * reported as unbacked. Re-running after a crash is safe: the reset is recorded last, in the same
@@ -100,8 +100,10 @@ export class ChainResetReconciler {
       const outflows = transfers.filter((t) => t.direction === 'outgoing');
       // Trading balances were deposits too, moved into a contract that is gone: back at the addresses, reversed with them.
       await this.ledger.tradingBackToCustody(trx, assetIds, `chain-reset:${blockchainId}:${genesis}`);
-      // What outflows Keel did not send debited is given back first, as a reorg does (ChainActivityRecorder.rewind).
+      // What outflows Keel did not send debited, and the fees of its transactions, is given back first, as a reorg does (ChainActivityRecorder.rewind).
       if (outflows.length) await this.deposits.outflowsReverted(trx, outflows);
+      const fees: ChainFee[] = await trx('chain_fees').where({ blockchainId, status: 'CONFIRMED' }).update({ status: 'REVERTED', revertedAt: trx.fn.now() }).returning('*');
+      if (fees.length) await this.deposits.feesReverted(trx, fees);
       if (deposits.length) await this.deposits.reverted(trx, deposits);
       // A hash the new chain's node cannot answer for counts as known: the line is left to the sender.
       const linesSignedAgain = await this.sending.signAgainAfterChainReset(trx, blockchainId, (hash) => network.port.knows(hash).catch(() => true));

@@ -9,7 +9,7 @@ import type { NftHoldingsService } from './nft-holdings.service';
 
 export { flagDeposit, flaggedDeposit, flaggedDeposits, heldByAml, releaseFlaggedDeposit, unreleasedFlags } from './aml-holds';
 export { blockTimesOf, chainTransferColumn, chainTransferById, scannedBlockNumber } from './deposit-rows';
-export type { DepositListener, OutflowListener } from './chain-activity-recorder';
+export type { ChainFee, DepositListener, OutflowListener } from './chain-activity-recorder';
 
 // The row shape of a recorded chain transfer, for types only: other modules read the table through the functions above.
 export type { ChainTransferModel } from './chain-transfer.model';

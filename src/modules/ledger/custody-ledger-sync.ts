@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import type { DepositListener, ChainTransferModel, OutflowListener } from '../deposits';
+import type { ChainFee, DepositListener, ChainTransferModel, OutflowListener } from '../deposits';
 import { bookedInTransactions, type TransferFunds, type FundsLine, type SendingItem, type TransferOutcomeListener } from '../withdrawals';
 import type { ChainService } from '../chains';
 import type { Logger } from '../../platform/logger';
@@ -19,6 +19,13 @@ const givenBack = (reference: string) => `outflow-reorged:${reference}`;
 /** The journal keys that say a reference was applied, and that it was undone. */
 const CREDIT_KEYS = (r: string) => [`credit:${r}`, `reversal:${r}`] as const;
 const OUTFLOW_KEYS = (r: string) => [`debit:${r}`, `credit:${givenBack(r)}`] as const;
+/**
+ * The gas of one transaction a wallet sent that is not a transfer line's (whose gas is charged under
+ * `gas:<item id>`): one charge per (chain, transaction), whoever books it first, the deposit watcher
+ * or Keel's own sender of it (`keel settlement exit`). A reorg gives it back under `reorged:`.
+ */
+const chainGasReference = (blockchainId: string, txHash: string) => `gas:${blockchainId}:${txHash}`;
+const GAS_KEYS = (r: string) => [`debit:${r}`, `credit:reorged:${r}`] as const;
 const walletOf = (t: ChainTransferModel) => t.addressId ?? t.masterWalletId;
 
 /**
@@ -34,9 +41,10 @@ export interface SettlementView {
  * Keeps the ledger's custody accounts in step with the chain: confirmed deposits are credited (repaying any debt
  * of the wallet in the asset first) and reorged ones taken back, what was already spent or locked
  * becoming a debt; a transfer out is debited when it is requested and refunded if it fails or is rejected;
- * the gas a mined transaction paid is debited from the sender's native balance; what left a wallet's
- * address by a transaction Keel did not book (a spender's transferFrom after an approval, a
- * transaction signed without broadcast) is debited when the watcher sees it, and given back if a
+ * the gas a mined transaction paid, reverted or not, is debited from the sender's native balance;
+ * what left a wallet's address by a transaction Keel did not book (a spender's transferFrom after an
+ * approval, a transaction signed without broadcast), and the gas of every transaction the address
+ * sent that is not one of Keel's lines, is debited when the watcher sees it, and given back if a
  * reorg drops it.
  */
 export class CustodyLedgerSync implements DepositListener, OutflowListener, TransferFunds, TransferOutcomeListener {
@@ -132,6 +140,34 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
   }
 
   /**
+   * The gas each transaction a watched address sent paid, reverted or not, when Keel's lines did not
+   * send it (theirs is charged when the line is final: executed, failed): someone else with the key,
+   * a transaction signed through Keel and broadcast by its caller, an imported address's own.
+   * Debited through chargeGasTo like any gas, once per (chain, transaction) and per mining, like an
+   * outflow: a transaction a reorg took back and a fork mined again is charged again, once.
+   */
+  async feesConfirmed(trx: Knex.Transaction, fees: ChainFee[]): Promise<void> {
+    for (const f of await this.notSentByLines(trx, fees)) {
+      const reference = (await this.miningReference(trx, chainGasReference(f.blockchainId, f.txHash), 'next', GAS_KEYS))!;
+      await this.chargeGasTo(trx, { organizationId: f.organizationId, walletId: f.addressId ?? f.masterWalletId, blockchainId: f.blockchainId, fee: BigInt(f.fee), reference });
+    }
+  }
+
+  /** A reorg (or a chain reset) dropped the transactions: the gas feesConfirmed charged for each is given back. */
+  async feesReverted(trx: Knex.Transaction, fees: ChainFee[]): Promise<void> {
+    for (const f of await this.notSentByLines(trx, fees)) {
+      const reference = await this.miningReference(trx, chainGasReference(f.blockchainId, f.txHash), 'live', GAS_KEYS);
+      if (reference) await this.refundGas(trx, reference);
+    }
+  }
+
+  /** The fees of transactions none of Keel's transfer lines sent (a line's hash is stored before it is broadcast, a fee bump's and a cancellation's too). */
+  private async notSentByLines(trx: Knex.Transaction, fees: ChainFee[]): Promise<ChainFee[]> {
+    const sent = new Set((await bookedInTransactions(trx, fees.map((f) => f.txHash))).map((l) => l.txHash));
+    return fees.filter((f) => !sent.has(f.txHash));
+  }
+
+  /**
    * Each outflow's part that Keel's lines did not book, per (transaction, asset): a line books its
    * asset's amount (a signing request's arbitrary call only its native value, while the call may
    * pull tokens), and a deposit to trading the coin riding with a token. The sending wallet's
@@ -223,6 +259,15 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
   private async chargeGas(trx: Knex.Transaction, item: SendingItem): Promise<void> {
     const fee = item.feePaid ? BigInt(item.feePaid) : 0n;
     await this.chargeGasTo(trx, { organizationId: item.organizationId, walletId: item.addressId ?? item.masterWalletId, blockchainId: item.blockchainId, fee, reference: `gas:${item.id}` });
+  }
+
+  /**
+   * Debits the gas of a transaction a wallet sent that is no transfer line (`keel settlement exit`'s)
+   * under the reference the deposit watcher charges it by (feesConfirmed): once, whichever comes first.
+   */
+  async chargeTransactionGas(trx: Knex.Transaction, charge: { organizationId: string; walletId: string; blockchainId: string; txHash: string; fee: bigint }): Promise<void> {
+    const reference = (await this.miningReference(trx, chainGasReference(charge.blockchainId, charge.txHash), 'next', GAS_KEYS))!;
+    await this.chargeGasTo(trx, { ...charge, reference });
   }
 
   /** Debits the gas a wallet's mined transaction paid from its native balance (see chargeGas); idempotent per reference. */

@@ -110,7 +110,7 @@ export class TradingExit {
         const move = { organizationId: wallet.organizationId, walletId: wallet.walletId, assetId: asset.id, amount: r.amount, reference: `trading-exit:${r.txHash}:${asset.id}` };
         if (!(await this.ledger.debit(trx, { ...move, account: 'trading' })).applied) return false;
         await this.ledger.credit(trx, { ...move, account: 'custody' });
-        await this.custody.chargeGasTo(trx, { organizationId: wallet.organizationId, walletId: wallet.walletId, blockchainId: network.blockchainId, fee: receipt.fee, reference: `gas:trading-exit:${r.txHash}` });
+        await this.custody.chargeTransactionGas(trx, { organizationId: wallet.organizationId, walletId: wallet.walletId, blockchainId: network.blockchainId, txHash: r.txHash, fee: receipt.fee });
         return true;
       });
       if (applied) moved.push({ symbol: asset.symbol, rawAmount: r.amount.toString(), txHash: r.txHash });
@@ -130,7 +130,7 @@ export class TradingExit {
   /** Sends one of the wallet's own transactions, waits for it, and charges its gas to the wallet's custody account. */
   private async send(network: ChainNetwork, organizationId: string, walletId: string, tx: () => Promise<ethers.ContractTransactionResponse>): Promise<ethers.TransactionReceipt> {
     const receipt = await this.mined(tx);
-    await this.db.transaction((trx) => this.custody.chargeGasTo(trx, { organizationId, walletId, blockchainId: network.blockchainId, fee: receipt.fee, reference: `gas:trading-exit:${receipt.hash}` }));
+    await this.db.transaction((trx) => this.custody.chargeTransactionGas(trx, { organizationId, walletId, blockchainId: network.blockchainId, txHash: receipt.hash, fee: receipt.fee }));
     return receipt;
   }
 }

@@ -83,6 +83,22 @@ export interface ScannedRange {
   transfers: ChainTransfer[];
   /** Every block in the range, oldest first (on Solana, heights without one were skipped), for reorganisation checks later. */
   blocks: ChainBlock[];
+  /**
+   * EVM: every transaction a watched address sent in the range, with what it paid for it (reverted
+   * ones too: a transaction mined with status 0 moved nothing, and still paid its gas). Absent on
+   * Solana, whose scan does not report fee payers.
+   */
+  fees?: PaidFee[];
+}
+
+/** The fee a watched address paid for a transaction it sent (EVM: gas used × effective gas price, with an OP-stack rollup's L1 data fee). */
+export interface PaidFee {
+  txId: string;
+  /** The sender: the watched address that paid. */
+  from: string;
+  height: number;
+  blockHash: string;
+  fee: bigint;
 }
 
 /**

@@ -9,7 +9,7 @@
  * nodeKnowsAny, pendingNonce, bumpedFees, replacementFees (evm-transactions.ts).
  */
 import { ethers } from 'ethers';
-import { ChainMovedError, NATIVE_TRANSFER_INDEX, TransferRefused, type BlockAt, type ChainAsset, type ChainBlock, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
+import { ChainMovedError, NATIVE_TRANSFER_INDEX, TransferRefused, type BlockAt, type ChainAsset, type ChainBlock, type ChainPort, type ChainTransfer, type FeeEstimate, type Finality, type PaidFee, type PreparedTransfer, type ScanWatch, type ScannedRange, type TransferOutcome, type TransferRequest } from './chain-port';
 import { readNftBalance } from './evm-nft-reader';
 import { broadcastLine, bumpedFees, nodeKnowsAny, replacementFees, nodeRefused, nonceFate, shortReason, transactionRequest, type BroadcastOutcome, type CallRequest, type Eip1559Fees, type NonceFate, type SignedLine } from './evm-transactions';
 
@@ -122,22 +122,31 @@ export class EvmChain implements ChainPort<ethers.Signer> {
     }
 
     const native: ChainTransfer[] = [];
+    const sent: { txId: string; from: string; block: ChainBlock }[] = [];
     for (const [i, b] of rawBlocks.entries()) {
+      const block = blocks[i];
       for (const tx of b!.prefetchedTransactions) {
+        // Whatever a watched address sent paid its fee, value or not, reverted or not.
+        if (isWatched(tx.from)) sent.push({ txId: tx.hash, from: ethers.getAddress(tx.from), block });
         if (tx.value === 0n || !tx.to) continue;
         if (!isWatched(tx.from) && !isWatched(tx.to)) continue;
-        const block = blocks[i];
         native.push({ txId: tx.hash, position: 'native', index: NATIVE_TRANSFER_INDEX, batchIndex: 0, height: block.height, blockHash: block.hash, timestamp: block.timestamp, from: ethers.getAddress(tx.from), to: ethers.getAddress(tx.to), asset: { kind: 'native' }, amount: tx.value });
       }
     }
+    // One receipt a transaction, of this fork: a transaction's receipt from another fork means the chain moved under the scan.
+    const receipts = new Map<string, Promise<ethers.TransactionReceipt>>();
+    const receiptOf = (txId: string, blockHash: string) => {
+      if (!receipts.has(txId)) {
+        receipts.set(txId, provider.getTransactionReceipt(txId).then((r) => (r && r.blockHash === blockHash ? r : Promise.reject(new ChainMovedError(`receipt of ${txId} belongs to another fork`)))));
+      }
+      return receipts.get(txId)!;
+    };
+    const [nativeReceipts, sentReceipts] = await Promise.all([Promise.all(native.map((t) => receiptOf(t.txId, t.blockHash))), Promise.all(sent.map((t) => receiptOf(t.txId, t.block.hash)))]);
     // A reverted transaction moves no value: keep only native transfers whose receipt says success.
-    const receipts = await Promise.all(native.map((t) => provider.getTransactionReceipt(t.txId)));
-    for (const [i, t] of native.entries()) {
-      const receipt = receipts[i];
-      if (!receipt || receipt.blockHash !== t.blockHash) throw new ChainMovedError(`receipt of ${t.txId} belongs to another fork`);
-      if (receipt.status === 1) transfers.push(t);
-    }
-    return { blocks, transfers };
+    for (const [i, t] of native.entries()) if (nativeReceipts[i].status === 1) transfers.push(t);
+    // `fee` counts an OP-stack rollup's L1 data fee with the gas (evm-receipts.ts).
+    const fees: PaidFee[] = sent.map((t, i) => ({ txId: t.txId, from: t.from, height: t.block.height, blockHash: t.block.hash, fee: sentReceipts[i].fee }));
+    return { blocks, transfers, fees };
   }
 
   /** The block at the height on the node's chain now, at whatever depth: a caller that needs it final compares the height with height(finality). */

@@ -80,7 +80,7 @@ test('a scan reads native, ERC-20 and NFT transfers to and from watched addresse
   const minted721 = await mintTestNft(dev.rpcUrl, deployer.privateKey, { to: watched, collection: erc721, amount: 1n });
   await mintTestNft(dev.rpcUrl, deployer.privateKey, { to: watched, collection: erc1155, tokenId: 7n, amount: 5n });
   // Outgoing: the watched address sends on (a sweep, a withdrawal seen on chain).
-  await (await watchedWallet.sendTransaction({ to: other, value: ETH / 100n })).wait();
+  const sentOn = (await (await watchedWallet.sendTransaction({ to: other, value: ETH / 100n })).wait())!;
   const to = await chain.height('seen');
 
   const scanned = await chain.scan(from, to, { addresses: new Set([watched.toLowerCase()]), tokens: [usdc.address], nfts: nfts.map((n) => n.address) }, 'final');
@@ -101,6 +101,8 @@ test('a scan reads native, ERC-20 and NFT transfers to and from watched addresse
   expect(scanned.transfers.find((t) => t.tokenId === 7n)).toMatchObject({ amount: 5n, asset: { kind: 'token', address: ethers.getAddress(erc1155.address) } });
   // The sender's transfer to the other (unwatched) address is not reported.
   expect(scanned.transfers.filter((t) => t.to === other)).toHaveLength(1);
+  // The fee of what the watched address sent is reported (gas used × effective gas price); what others sent it is not its fee.
+  expect(scanned.fees).toEqual([{ txId: sentOn.hash, from: watched, height: sentOn.blockNumber, blockHash: sentOn.blockHash, fee: sentOn.gasUsed * sentOn.gasPrice }]);
 
   // Balances of each kind, and an NFT's by its token id.
   expect(await chain.balance(other, { kind: 'native' })).toBe(ETH / 8n + ETH / 100n);

@@ -1,7 +1,7 @@
 import { ethers } from 'ethers';
 import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
 import { eventually } from '../../support/eventually';
-import { mine, mineTo, revert, snapshot } from '../../support/chain-controls';
+import { mine, mineTo, revert, snapshot, withoutAutomine } from '../../support/chain-controls';
 import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { ChainTransferModel } from '../../../src/modules/deposits/chain-transfer.model';
 import { CustodyLedgerSync } from '../../../src/modules/ledger/custody-ledger-sync';
@@ -9,14 +9,15 @@ import { WalletDebts } from '../../../src/modules/ledger/wallet-debts';
 import type { ChainService } from '../../../src/modules/chains';
 
 const CONFIRMATIONS = 2;
-const erc20 = new ethers.Interface(['function approve(address,uint256)', 'function transferFrom(address,address,uint256)', 'function balanceOf(address) view returns (uint256)']);
+const erc20 = new ethers.Interface(['function approve(address,uint256)', 'function transfer(address,uint256)', 'function transferFrom(address,address,uint256)', 'function balanceOf(address) view returns (uint256)']);
 const usdc = (amount: string) => ethers.parseUnits(amount, 6);
 
 /**
  * Money that leaves a watched address by a transaction Keel did not send (a spender's transferFrom
  * after an approval signed through Keel, a transaction signed without broadcast and sent by its
- * caller) leaves the custody ledger too, when the deposit watcher confirms it; a reorg that drops it
- * gives it back. What Keel sends itself is debited once, when it is requested.
+ * caller) leaves the custody ledger too, when the deposit watcher confirms it, and so does the gas
+ * of every transaction the address sent that Keel did not; a reorg that drops it gives it back.
+ * What Keel sends itself is debited once, when it is requested, and its gas once, when it is final.
  */
 describe('outflows Keel did not send', () => {
   let k: OwnChainKeel;
@@ -31,6 +32,12 @@ describe('outflows Keel did not send', () => {
 
   const custody = async (walletId: string, asset: 'ETH' | 'USDC') => (await k.t.keel.services.ledger.balance(k.t.keel.platform.db, walletId, k.assets[asset].id, 'custody')).available;
   const usdcAt = async (owner: string) => erc20.decodeFunctionResult('balanceOf', await provider.call({ to: k.assets.USDC.address, data: erc20.encodeFunctionData('balanceOf', [owner]) }))[0] as bigint;
+  const feeOf = async (txHash: string) => (await provider.getTransactionReceipt(txHash))!.fee;
+  /** `keel reconcile`'s comparison of the wallet's ledger with the chain finds no difference. */
+  const expectReconciled = async (walletId: string) => {
+    const report = await k.t.keel.services.settlementReconciler.reconcile(k.t.keel.services.networks.get(k.blockchainId)!, { organizationId: k.org.orgId });
+    expect(report.differences.filter((d) => d.walletId === walletId)).toEqual([]);
+  };
   const outflowsOf = (txHash: string) => k.t.keel.platform.db('chain_transfers').where({ txHash, direction: 'outgoing', status: 'CONFIRMED' });
 
   /** A master wallet holding 1 ETH and 10 USDC, both credited. */
@@ -110,10 +117,62 @@ describe('outflows Keel did not send', () => {
     expect(await custody(w.id, 'USDC')).toBe(usdc('8'));
   });
 
-  test('the value of a transaction signed without broadcast and sent by its caller leaves the custody ledger once mined', async () => {
+  test('the value of a transaction signed without broadcast and sent by its caller, and its gas, leave the custody ledger once mined: the ledger agrees with the chain', async () => {
     const w = await fundedWallet();
-    await signAndSend(w.id, { to: ethers.Wallet.createRandom().address, value: ethers.parseEther('0.25').toString() });
-    await eventually(async () => (await custody(w.id, 'ETH')) === ethers.parseEther('0.75'));
+    const sent = await signAndSend(w.id, { to: ethers.Wallet.createRandom().address, value: ethers.parseEther('0.25').toString() });
+    const gas = await feeOf(sent);
+    await eventually(async () => (await custody(w.id, 'ETH')) === ethers.parseEther('0.75') - gas);
+    expect(await provider.getBalance(w.walletAddress)).toBe(ethers.parseEther('0.75') - gas);
+    await expectReconciled(w.id);
+  });
+
+  test('the gas of every transaction the key sends from the address outside Keel leaves the custody ledger once, value or not, reverted or not; a reorg that drops one gives its gas back, and the fork that mines it again takes it once', async () => {
+    const w = await fundedWallet();
+    const key = await k.t.keel.services.sendingWallets.signer(k.org.orgId, w.id, null, provider);
+    const send = async (tx: ethers.TransactionRequest) => {
+      const sent = await key.sendTransaction(tx);
+      await provider.waitForTransaction(sent.hash);
+      return sent.hash;
+    };
+    const paidUsdc = await send({ to: k.assets.USDC.address, data: erc20.encodeFunctionData('transfer', [ethers.Wallet.createRandom().address, usdc('2')]) });
+    const approval = await send({ to: k.assets.USDC.address, data: erc20.encodeFunctionData('approve', [spender.address, usdc('1')]) });
+    // The token contract takes no coin: mined with status 0, it moved nothing and paid its gas.
+    const beforeRevert = await snapshot(k.chain.rpcUrl);
+    const reverted = await key.signTransaction(await key.populateTransaction({ to: k.assets.USDC.address, value: ethers.parseEther('0.1'), gasLimit: 60_000n }));
+    // (Mined on demand: a node mining each transaction as it comes answers the broadcast of one that reverts with its error.)
+    const sendReverted = () => withoutAutomine(k.chain.rpcUrl, async () => (await provider.broadcastTransaction(reverted), await mine(k.chain.rpcUrl, CONFIRMATIONS)));
+    await sendReverted();
+    const revertedHash = ethers.Transaction.from(reverted).hash!;
+    expect((await provider.getTransactionReceipt(revertedHash))!.status).toBe(0);
+
+    const revertedGas = await feeOf(revertedHash);
+    const gas = (await feeOf(paidUsdc)) + (await feeOf(approval)) + revertedGas;
+    await eventually(async () => (await custody(w.id, 'ETH')) === ethers.parseEther('1') - gas);
+    expect(await custody(w.id, 'USDC')).toBe(usdc('8'));
+    expect(await provider.getBalance(w.walletAddress)).toBe(ethers.parseEther('1') - gas);
+    await expectReconciled(w.id);
+
+    // Told again (a scan retried after a crash): nothing more is taken.
+    const { services, platform } = k.t.keel;
+    const fees = await platform.db('chain_fees').whereIn('txHash', [paidUsdc, approval, revertedHash]);
+    expect(fees).toHaveLength(3);
+    await platform.db.transaction((trx) => services.custodyLedgerSync.feesConfirmed(trx, fees));
+    expect(await custody(w.id, 'ETH')).toBe(ethers.parseEther('1') - gas);
+
+    // The reverted transaction's block is dropped: its gas comes back. Mined again on the new fork, it is taken once more, and once.
+    const head = await provider.getBlockNumber();
+    await revert(k.chain.rpcUrl, beforeRevert);
+    await mineTo(k.chain.rpcUrl, head + 2);
+    const withoutReverted = ethers.parseEther('1') - gas + revertedGas;
+    await eventually(async () => (await custody(w.id, 'ETH')) === withoutReverted, 30_000);
+    await expectReconciled(w.id);
+    await sendReverted();
+    const again = await feeOf(revertedHash);
+    await eventually(async () => (await custody(w.id, 'ETH')) === withoutReverted - again);
+    await mine(k.chain.rpcUrl, 3);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await custody(w.id, 'ETH')).toBe(withoutReverted - again);
+    await expectReconciled(w.id);
   });
 
   test('a withdrawal Keel sends is debited once, when requested, not again when the watcher sees it leave', async () => {
@@ -131,5 +190,8 @@ describe('outflows Keel did not send', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(await custody(w.id, 'USDC')).toBe(usdc('6'));
     expect(await usdcAt(w.walletAddress)).toBe(usdc('6'));
+    // Its gas too: charged with the line, not again when the watcher sees the fee paid.
+    expect(await custody(w.id, 'ETH')).toBe(ethers.parseEther('1') - (await feeOf(line.txHash)));
+    await expectReconciled(w.id);
   });
 });

@@ -220,7 +220,9 @@ describe('the transaction sender pays each line at most once', () => {
     // Recorded again (a retry of the step after a crash): nothing more is taken.
     const item = await t.keel.platform.db('transfer_items as i').join('transfers as t', 't.id', 'i.transferId').where('i.id', failed.id).first('i.*', 't.organizationId', 't.masterWalletId', 't.addressId', 't.blockchainId');
     await t.keel.platform.db.transaction((trx) => t.keel.services.custodyLedgerSync.failed(trx, item));
+    // The deposit watcher sees the fee paid from the address: Keel's line charged it, so it is not taken again.
     await mine(k.chain.rpcUrl, CONFIRMATIONS);
+    await eventually(async () => (await t.keel.platform.db('chain_fees').where({ txHash: failed.txHash }).first()) !== undefined);
     expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.ETH.id, 'custody')).available).toBe(ethers.parseEther('1') - paid);
     const report = await t.keel.services.settlementReconciler.reconcile(t.keel.services.networks.get(chainId)!, { organizationId: org.orgId });
     expect(report.differences.filter((d) => d.walletId === wallet.id)).toEqual([]);

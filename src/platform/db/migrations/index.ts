@@ -62,6 +62,7 @@ import * as m071 from './071_trading_withdrawal_payouts';
 import * as m072 from './072_trading_withdrawal_fee_bumps';
 import * as m073 from './073_wallet_debt_accounts';
 import * as m079 from './079_settlement_previous_released';
+import * as m081 from './081_chain_fees';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -129,6 +130,7 @@ const migrations: Record<string, Knex.Migration> = {
   '072_trading_withdrawal_fee_bumps': m072,
   '073_wallet_debt_accounts': m073,
   '079_settlement_previous_released': m079,
+  '081_chain_fees': m081,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
