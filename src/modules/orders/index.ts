@@ -18,7 +18,7 @@ export type { MarketEngineView } from './order.service';
 export { ShardLeadership } from './shard-leadership';
 export { tradeCandles, tradeDay } from './trade-aggregates';
 export { tradeRows } from './trade-queries';
-export { batchFactsOf, batchTradeIds, batchTradeRows, batchTrades, queuedTrades, setBatchTradesStatus, settlementTradeRows, unconfirmedTradeRows } from './trade-settlement-rows';
+export { batchFactsOf, batchHoldsTrades, batchTradeIds, batchTradeRows, batchTrades, queuedTrades, setBatchTradesStatus, settlementTradeRows, unconfirmedTradeRows } from './trade-settlement-rows';
 export type { HeldShard, ShardLeader } from './shard-leadership';
 export type { WalletExit, WalletExits } from './wallet-exits';
 

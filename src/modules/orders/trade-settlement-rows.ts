@@ -65,6 +65,11 @@ export async function batchFactsOf(trx: Knex.Transaction, tradeIds: string[]): P
   return rows[0];
 }
 
+/** Whether any trade is in the batch now (a batch that failed and was split holds none: its parts do). */
+export async function batchHoldsTrades(db: Knex | Knex.Transaction, batchId: string): Promise<boolean> {
+  return (await db('trades').where({ settlementBatchId: batchId }).first('id')) !== undefined;
+}
+
 /** Puts these trades in a batch (BATCHED). */
 export async function batchTrades(trx: Knex.Transaction, tradeIds: string[], batchId: string): Promise<void> {
   await trx('trades').whereIn('id', tradeIds).update({ settlementBatchId: batchId, settlementStatus: 'BATCHED' });

@@ -5,7 +5,7 @@ import { FailpointCrash, type Failpoints } from '../../platform/failpoints';
 import type { Outbox } from '../../platform/events/outbox';
 import { assetIdsOnChain, assetsById } from '../chains';
 import { marketIdsWithBaseIn } from '../markets';
-import { batchTradeIds, queuedTrades } from '../orders';
+import { batchHoldsTrades, batchTradeIds, batchTrades, queuedTrades } from '../orders';
 import { lineHashes, nonceFate } from '../../platform/chain-port/evm-transactions';
 import { BatchRow, insertBatch, transition } from './batch-transitions';
 import type { BatchStatus } from './settlement-batch.domain';
@@ -50,9 +50,10 @@ class UnsettleableBatch extends Error {}
  * the same way, unless the contract's token slots changed under it (then encoded again and signed
  * again, REPLACED). The same step pays out the
  * trading withdrawals (TradingWithdrawalSender), also operator transactions. A stuck transaction
- * is signed again with a higher fee (REPLACED, then SUBMITTED with the new hash); a confirmed batch
- * whose block left the chain is REORGED and submitted again (the contract's replay bitmap makes a
- * second inclusion of the old transaction harmless: a trade settles once).
+ * is signed again with a higher fee (REPLACED, then SUBMITTED with the new hash); a batch confirmed,
+ * or failed because its transaction reverted, whose block left the chain is REORGED and submitted
+ * again (the contract's replay bitmap makes a second inclusion of the old transaction harmless: a
+ * trade settles once; see checkReorgs for a failed batch that was split).
  */
 export class SettlementBatcher {
   /** Per chain, the head whose confirmed batches were last checked for a reorg: unchanged, nothing to look at. */
@@ -157,6 +158,7 @@ export class SettlementBatcher {
   private async submit(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
     const provider = d.network.provider;
     if (await this.minedEarlier(d, batch, lease)) return;
+    if (await this.holdsNoTrades(batch)) return this.resendOrFailWithoutTrades(d, batch, lease);
     let onChain: Awaited<ReturnType<SettlementBatcher['onChainBatch']>>;
     try {
       onChain = await this.onChainBatch(batch);
@@ -246,8 +248,12 @@ export class SettlementBatcher {
     return true;
   }
 
-  /** A batch that would revert (or did): FAILED with the reason, its trades split into two new batches, or FAILED when alone. */
-  private async failAndSplit(batch: BatchRow, reason: string, lease: Fence, changes: Record<string, unknown> = {}): Promise<void> {
+  /**
+   * A batch that would revert (or did): FAILED with the reason, its trades split into two new batches, or FAILED when alone.
+   * Only a batch whose transaction reverted on chain keeps a block (`changes`, from reverted()): checkReorgs looks at it
+   * again; one refused before it was mined has none (a reorged batch's former block is cleared).
+   */
+  private async failAndSplit(batch: BatchRow, reason: string, lease: Fence, changes: Record<string, unknown> = { blockNumber: null, blockHash: null }): Promise<void> {
     await this.fenced(lease, async (trx) => {
       const trades = await batchTradeIds(trx, batch.id);
       if (!(await transition(trx, this.outbox, batch, 'FAILED', { ...changes, failureReason: reason }, reason))) return;
@@ -274,7 +280,12 @@ export class SettlementBatcher {
       if (head - r.blockNumber + 1 < d.network.spec.confirmations) return;
       const mined = { txHash: r.hash, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash), blockNumber: r.blockNumber, blockHash: r.blockHash, gasUsed: r.gasUsed.toString(), feePaid: r.fee.toString() };
       if (r.status !== 1) return this.reverted(d, batch, r, mined, lease);
-      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now() }));
+      await this.fenced(lease, async (trx) => {
+        // A batch split after its transaction reverted, mined again after a reorg and settled this time: its transaction settled
+        // every trade it was signed with, so they are its again (the parts' transactions can only revert: a trade settles once).
+        if (await this.holdsNoTrades(batch, trx)) await batchTrades(trx, batch.tradeIds, batch.id);
+        await transition(trx, this.outbox, batch, 'CONFIRMED', { ...mined, confirmedAt: this.db.fn.now() });
+      });
       // A head checked before this batch was confirmed says nothing of it: a chain rewound to that very head must be checked again.
       this.checkedHeads.delete(d.network.blockchainId);
       return;
@@ -321,7 +332,10 @@ export class SettlementBatcher {
    */
   private async reverted(d: SettlementDeployment, batch: BatchRow, r: ethers.TransactionReceipt, mined: Record<string, unknown>, lease: Fence): Promise<void> {
     const reason = await this.minedRevertReason(d, batch, r);
-    if (!(await this.slotsMovedUnder(d, batch, reason))) return this.failAndSplit(batch, reason, lease, mined);
+    // A head checked before this batch failed says nothing of it: a chain rewound to that very head must be checked again.
+    this.checkedHeads.delete(d.network.blockchainId);
+    // Sent again after a reorg while its trades are with the parts it was split into (or the batch they went back to): FAILED again, nothing to split.
+    if ((await this.holdsNoTrades(batch)) || !(await this.slotsMovedUnder(d, batch, reason))) return this.failAndSplit(batch, reason, lease, mined);
     const detail = `transaction ${r.hash} reverted in block ${r.blockNumber} (${reason}): the contract's token slots changed under it; encoded again and signed again`;
     const moved = await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REPLACED', { txHash: null, replacedTxHashes: hashesOf(batch).filter((h) => h !== r.hash) }, detail));
     if (moved) this.logger.warn({ batchId: batch.id, txHash: r.hash, reason }, 'settlement batch reverted on chain: the token slots changed under it; it is sent again');
@@ -360,30 +374,61 @@ export class SettlementBatcher {
     return 'the transaction reverted on chain';
   }
 
-  /** Confirmed batches within the reorg window whose transaction is no longer where it was mined: REORGED, to be sent again (true when one was). */
+  /** Whether a batch holds none of the trades it was made with: it failed and was split, and a reorg took back the block its transaction reverted in (checkReorgs). */
+  private async holdsNoTrades(batch: BatchRow, db: Knex | Knex.Transaction = this.db): Promise<boolean> {
+    return batch.tradeCount > 0 && !(await batchHoldsTrades(db, batch.id));
+  }
+
+  /**
+   * A batch holding no trades (holdsNoTrades) is settled by its own signed transaction or not at all:
+   * sent again at its nonce when that is free (followed: CONFIRMED with its trades, or FAILED again);
+   * otherwise that transaction can only be mined once its nonce is, which Keel's next transactions
+   * take ahead of it (as for any reorged batch behind a gap), and its trades settle where they are:
+   * FAILED again, never signed anew.
+   */
+  private async resendOrFailWithoutTrades(d: SettlementDeployment, batch: BatchRow, lease: Fence): Promise<void> {
+    if (await this.resendAfterReorg(d, batch, lease)) return;
+    const sent = batch.txHash ? `its transaction ${batch.txHash} is not sent again (nonce ${batch.nonce} is not the next)` : 'it was never sent';
+    const reason = `it holds none of its trades any more (they are in the batch they were split from, or in its parts) and ${sent}${batch.failureReason ? `; it had failed with ${batch.failureReason}` : ''}`;
+    await this.failAndSplit(batch, reason, lease);
+  }
+
+  /**
+   * Batches within the reorg window whose transaction is no longer where it was mined: REORGED, to be
+   * sent again (true when one was). Confirmed ones, and failed ones whose transaction reverted on
+   * chain (FAILED with a block): the reorg may let the same signed transaction be mined again, and
+   * settle this time. A REORGED batch goes out as any reorged batch does (its transaction followed
+   * where it was mined again, sent again at its nonce when that is free, or signed again): CONFIRMED
+   * or FAILED by what the new chain does. A failed batch that was split holds no trades now (its
+   * parts do, sent after it, so taken off by the same reorg): it goes first among them (the same
+   * first trade, made earlier), and only its own transaction can settle it; settled, its trades are
+   * its again and its parts, which can then only revert, FAILED; reverted again, or its nonce gone
+   * to another transaction, it is FAILED again and the parts settle the trades.
+   */
   private async checkReorgs(d: SettlementDeployment, lease: Fence): Promise<boolean> {
     // A block hash, not a height: a chain rewound and grown back to the same height has a new head.
     const latest = await d.network.provider.getBlock('latest');
     if (!latest || this.checkedHeads.get(d.network.blockchainId) === latest.hash) return false;
     const head = latest.number;
     const recent: BatchRow[] = await this.db('settlement_batches')
-      .where({ blockchainId: d.network.blockchainId, status: 'CONFIRMED' })
+      .where({ blockchainId: d.network.blockchainId })
       .where('blockNumber', '>', head - this.options.reorgWindowBlocks)
-      // Batches confirmed before the contract was (re)deployed belong to a chain that was reset, not reorganised.
-      .where('confirmedAt', '>=', d.since)
-      .orderBy('blockNumber', 'desc');
+      // Batches confirmed (or failed) before the contract was (re)deployed belong to a chain that was reset, not reorganised.
+      .where((q) => q.where((c) => c.where('status', 'CONFIRMED').where('confirmedAt', '>=', d.since)).orWhere((f) => f.where('status', 'FAILED').whereNotNull('txHash').where('updatedAt', '>=', d.since)))
+      .orderBy([{ column: 'blockNumber', order: 'desc' }, { column: 'createdAt', order: 'desc' }]);
     let reorged = false;
     for (const batch of recent) {
       const where = await whereMined(d.network.port, batch.txHash!, { blockNumber: Number(batch.blockNumber), blockHash: batch.blockHash });
       if (where.kind === 'still' || where.kind === 'behind') continue;
       reorged = true;
+      const reverted = batch.status === 'FAILED' ? ` (its transaction had reverted there: ${batch.failureReason})` : '';
       if (where.kind === 'moved') {
-        // Re-mined in another block of the new chain: still settled, once; follow it there.
-        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the chain; the transaction is in block ${where.receipt.blockNumber}`));
+        // Re-mined in another block of the new chain: followed there (settled once, or reverted again).
+        await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the chain${reverted}; the transaction is in block ${where.receipt.blockNumber}`));
         continue;
       }
-      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain`));
-      this.logger.warn({ batchId: batch.id, block: batch.blockNumber }, 'settlement batch reorged: it will be submitted again');
+      await this.fenced(lease, (trx) => transition(trx, this.outbox, batch, 'REORGED', {}, `block ${batch.blockNumber} ${batch.blockHash} left the canonical chain${reverted}`));
+      this.logger.warn({ batchId: batch.id, block: batch.blockNumber, status: batch.status }, 'settlement batch reorged: it will be submitted again');
     }
     this.checkedHeads.set(d.network.blockchainId, latest.hash!);
     return reorged;

@@ -10,7 +10,7 @@ import { BatchStatus } from './settlement-batch.domain';
 registerEnumType(BatchStatus, {
   name: 'SettlementBatchStatus',
   description:
-    'BATCHED: trades gathered, not yet sent. SUBMITTED: the settlement transaction is sent (txHash). CONFIRMED: mined and as deep as the chain\'s confirmation count. FAILED: the batch would revert or reverted (failureReason); its trades were split into new batches, or the failing trade alone stays FAILED. REORGED: its block left the canonical chain; it is submitted again. REPLACED: its transaction was stuck below the market fee and is being re-sent with a higher fee, its nonce was taken, or it reverted because the contract\'s token slots changed under it (it is encoded again and sent at a new nonce; txHash null until then): transient.',
+    'BATCHED: trades gathered, not yet sent. SUBMITTED: the settlement transaction is sent (txHash). CONFIRMED: mined and as deep as the chain\'s confirmation count. FAILED: the batch would revert or reverted (failureReason); its trades were split into new batches, or the failing trade alone stays FAILED. REORGED: the block it was confirmed in, or its transaction reverted in (FAILED), left the canonical chain; it is submitted again (a failed batch whose trades went to its parts settles only by its own transaction: CONFIRMED with them, or FAILED again). REPLACED: its transaction was stuck below the market fee and is being re-sent with a higher fee, its nonce was taken, or it reverted because the contract\'s token slots changed under it (it is encoded again and sent at a new nonce; txHash null until then): transient.',
 });
 
 @ObjectType('SettlementBatchTransition', { description: 'One status change of a batch' })

@@ -502,6 +502,82 @@ test('a reorged batch behind a gap (an earlier operator transaction gone with th
   }
 }, 120_000);
 
+/**
+ * Trades of A selling to C, sent in one batch whose transaction reverts on chain (the contract's code
+ * refuses every call in the block it is mined in, then is put back), buried deeper than the
+ * confirmation count and followed: FAILED (and split, with more than one trade). `before` is a chain
+ * snapshot from before it was sent; `b` the batcher the test steps.
+ */
+async function revertedBatch(count: number) {
+  const { services: s, platform } = t.keel;
+  const rpcUrl = k.chain.rpcUrl;
+  const d = await deployment();
+  const withdrawals = new TradingWithdrawalSender(db, s.sendingWallets, s.ledger, s.custodyLedgerSync, platform.outbox, platform.failpoints, platform.logger, { bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 });
+  const b = new SettlementBatcher(db, platform.outbox, withdrawals, { batchSize: 50, maxAgeMs: 0, bumpAfterMs: 60_000, bumpPercent: 25, reorgWindowBlocks: 64 }, platform.logger);
+  const before = await snapshot(rpcUrl);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(await trade(A(), C(), 'SELL', '2010', '0.01'));
+  const code = await provider.getCode(d.address);
+  await withoutAutomine(rpcUrl, async () => {
+    await b.step(d, UNFENCED);
+    expect((await batchOf(ids[0])).status).toBe('SUBMITTED');
+    await rpc(rpcUrl, 'hardhat_setCode', [d.address, '0x60006000fd']); // always reverts
+    await mine(rpcUrl, 1);
+    await rpc(rpcUrl, 'hardhat_setCode', [d.address, code]);
+  });
+  await mine(rpcUrl, 3); // deeper than the chain's confirmation count (1)
+  await b.step(d, UNFENCED);
+  const failed = await db('settlement_batches').whereRaw('? = ANY(trade_ids)', [ids[0]]).whereNull('parentBatchId').first();
+  expect(failed).toMatchObject({ status: 'FAILED', tradeCount: count });
+  expect((await provider.getTransactionReceipt(failed.txHash))!.status).toBe(0);
+  return { d, b, before, ids, failed };
+}
+
+test('a batch FAILED because its transaction reverted on chain, whose block a reorg deeper than the confirmations takes off, is REORGED and its transaction sent again: settled on the new chain, its trade is CONFIRMED, once', async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const { d, b, before, ids: [id], failed } = await revertedBatch(1);
+  expect(await statusOf(id)).toBe('FAILED');
+  await revert(rpcUrl, before);
+  await mineTo(rpcUrl, Number(failed.blockNumber)); // the new fork passes the batch's block
+  await b.step(d, UNFENCED); // REORGED; its nonce is free again: the same signed transaction goes out (and is mined)
+  expect(await batchById(failed.id)).toMatchObject({ status: 'SUBMITTED', txHash: failed.txHash, nonce: failed.nonce });
+  expect(await statusOf(id)).toBe('SUBMITTED');
+  await b.step(d, UNFENCED);
+  expect(await batchById(failed.id)).toMatchObject({ status: 'CONFIRMED', txHash: failed.txHash });
+  expect(await statusOf(id)).toBe('CONFIRMED');
+  expect(await transitionsOf(failed.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>FAILED', 'FAILED>REORGED', 'REORGED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
+  expect(await db('outbox_events').where({ type: 'settlement_batch.reorged' }).whereRaw(`envelope->'data'->>'batchId' = ?`, [failed.id])).toHaveLength(2); // one per organisation
+  const contract = new ethers.Contract(d.address, settlementInterface(), provider);
+  expect(await contract.isSettled((await db('trades').where({ id }).first()).settlementKey)).toBe(true);
+  // Settled once: the ledger equals the contract (checked after every test).
+}, 120_000);
+
+test("a split batch's reverted transaction that a deep reorg puts back in the pool, mined again and settling this time, takes its trades back from its parts: CONFIRMED, the parts' transactions only revert (FAILED), no trade FAILED", async () => {
+  const rpcUrl = k.chain.rpcUrl;
+  const { d, b, before, ids, failed } = await revertedBatch(2);
+  // Its parts settle the two trades.
+  await eventually(async () => {
+    await b.step(d, UNFENCED);
+    return (await Promise.all(ids.map(statusOf))).every((x) => x === 'CONFIRMED');
+  }, 60_000, 20);
+  const parts: Record<string, any>[] = await db('settlement_batches').where({ parentBatchId: failed.id }).orderBy('createdAt');
+  expect(parts.map((p) => p.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+
+  await revert(rpcUrl, before);
+  await mineTo(rpcUrl, Math.max(...parts.map((p) => Number(p.blockNumber)))); // the new fork passes the parts' blocks
+  // A reorg as a node sees one: the batch's transaction is back in the pool, and mined again on this chain it settles both trades.
+  await provider.broadcastTransaction(failed.rawTx);
+  expect((await provider.getTransactionReceipt(failed.txHash))!.status).toBe(1);
+  await eventually(async () => {
+    await b.step(d, UNFENCED);
+    return (await db('settlement_batches').whereIn('id', parts.map((p) => p.id))).every((p: { status: string }) => p.status === 'FAILED');
+  }, 60_000, 20);
+  expect(await batchById(failed.id)).toMatchObject({ status: 'CONFIRMED', txHash: failed.txHash });
+  expect(await transitionsOf(failed.id)).toEqual(['->BATCHED', 'BATCHED>SUBMITTED', 'SUBMITTED>FAILED', 'FAILED>REORGED', 'REORGED>SUBMITTED', 'SUBMITTED>CONFIRMED']);
+  for (const id of ids) expect(await db('trades').where({ id }).first()).toMatchObject({ settlementBatchId: failed.id, settlementStatus: 'CONFIRMED' });
+  for (const p of parts) expect((await batchById(p.id)).failureReason).toMatch(/^TradeAlreadySettled\(/);
+}, 180_000);
+
 test('keel settlement migrate: a trading balance the per-batch funding flow left at the wallet\'s address is deposited once (its gas sponsored), and a trade queued under the old flow settles once', async () => {
   // A wallet as the old flow left it: its funds at its address, its ledger rows 'trading' (migration 030's label for them).
   const old = await fundedWallet(blockchainId, org1, 'Old flow', '5', '1000');
