@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
+import { lockUntilCommit } from '../../platform/db/advisory-lock';
 import { devChainAccount } from '../../platform/chain/dev-accounts';
 import { retryNonceClash, senderKey, serialized } from '../../platform/chain/dev-sender';
 import type { ChainNetwork } from '../chains';
@@ -30,6 +31,9 @@ export interface DeployedContract {
   feeRecipient: string;
   txHash: string;
 }
+
+/** The advisory lock `keel settlement deploy` holds from its check to its record (lockUntilCommit). */
+const deployLock = (blockchainId: string) => `settlement-deploy:${blockchainId}`;
 
 /** Dev chains: operator dev account #7, fee recipient dev account #8 (publicly known keys). */
 const DEV_OPERATOR = 7;
@@ -132,20 +136,27 @@ export class SettlementDeployments {
    * settlement contract. A chain that has one already is refused unless `replace` says to replace it,
    * and refused even then while the contract it replaced before is not migrated yet (`keel settlement
    * migrate` has not handed back what it holds): replacing again would forget that contract.
+   *
+   * The check and the record are one transaction under the chain's deploy lock, held while the
+   * contract is deployed: of two deploys at once, the second waits, then reads what the first
+   * recorded and is refused (nothing deployed), so neither can forget the contract the other replaced.
    */
   async deploy(network: ChainNetwork, deployerKey: string, opts: DeployOptions & { replace?: boolean }): Promise<DeployedContract> {
-    const row = await this.db('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
-    if (row?.previousAddress && !row.previousReleasedAt) {
-      throw new Error(
-        `settlement deploy: the chain's previous contract ${row.previousAddress} (replaced by ${row.address}) is not migrated yet: run \`keel settlement migrate --chain ${network.spec.slug}\` first, which hands back what it holds; deploying again would forget it`,
-      );
-    }
-    if (row && !opts.replace) throw new Error(`settlement deploy: the chain already has settlement contract ${row.address}; pass --replace to deploy a new one in its place (then run \`keel settlement migrate\`)`);
-    return this.deployAndRecord(network, deployerKey, opts);
+    return this.db.transaction(async (trx) => {
+      await lockUntilCommit(trx, [deployLock(network.blockchainId)]);
+      const row = await trx('settlement_contracts').where({ blockchainId: network.blockchainId }).first();
+      if (row?.previousAddress && !row.previousReleasedAt) {
+        throw new Error(
+          `settlement deploy: the chain's previous contract ${row.previousAddress} (replaced by ${row.address}) is not migrated yet: run \`keel settlement migrate --chain ${network.spec.slug}\` first, which hands back what it holds; deploying again would forget it`,
+        );
+      }
+      if (row && !opts.replace) throw new Error(`settlement deploy: the chain already has settlement contract ${row.address}; pass --replace to deploy a new one in its place (then run \`keel settlement migrate\`)`);
+      return this.deployAndRecord(network, deployerKey, opts, trx);
+    });
   }
 
-  /** Deploys the contract and records it, the one it replaces as the previous contract (not yet migrated). */
-  private async deployAndRecord(network: ChainNetwork, deployerKey: string, opts: DeployOptions): Promise<DeployedContract> {
+  /** Deploys the contract and records it (in `db`, the caller's transaction if any), the one it replaces as the previous contract (not yet migrated). */
+  private async deployAndRecord(network: ChainNetwork, deployerKey: string, opts: DeployOptions, db: Knex | Knex.Transaction = this.db): Promise<DeployedContract> {
     const operatorKey = this.operatorKey(network);
     const operator = opts.operator ? ethers.getAddress(opts.operator) : operatorKey ? new ethers.Wallet(operatorKey).address : null;
     const feeRecipient = opts.feeRecipient ? ethers.getAddress(opts.feeRecipient) : this.feeRecipient(network);
@@ -155,11 +166,12 @@ export class SettlementDeployments {
     const params = { operator, feeRecipient, exitDelaySeconds: opts.exitDelaySeconds ?? this.config.SETTLEMENT_EXIT_DELAY_SECONDS };
     // The dev chains' deployer is also their faucet: one send at a time here, and a nonce another process took is retried.
     const { address, txHash } = await serialized(senderKey(network.spec.rpcUrl, wallet.address), () => retryNonceClash(() => deploySettlementContract(new ethers.NonceManager(wallet), params)));
-    // The contract it replaces is kept: `keel settlement migrate` hands back what it still holds.
-    await this.db('settlement_contracts')
+    // The contract it replaces is kept: `keel settlement migrate` hands back what it still holds. Its time is
+    // when it is recorded (the deployment's `since`), not when the deploy's transaction began.
+    await db('settlement_contracts')
       .insert({ blockchainId: network.blockchainId, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash })
       .onConflict('blockchain_id')
-      .merge({ previousAddress: this.db.raw('settlement_contracts.address'), previousReleasedAt: null, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash, exitsScannedBlock: null, updatedAt: this.db.fn.now() });
+      .merge({ previousAddress: db.raw('settlement_contracts.address'), previousReleasedAt: null, address, operatorAddress: operator, feeRecipient, deployedTxHash: txHash, exitsScannedBlock: null, updatedAt: db.raw('clock_timestamp()') });
     return { blockchainId: network.blockchainId, address, operator, feeRecipient, txHash };
   }
 }

@@ -21,6 +21,7 @@ import { createDb } from '../../../src/platform/db/knex';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 import { SkewedNode } from '../../support/skewed-node';
 import { PRO_TRADE_PERMISSIONS } from '../../../src/platform/auth/permissions';
+import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 
 /**
  * Trading balances sit in the settlement contract, and trades settle on the dev chain in batches
@@ -1064,4 +1065,26 @@ test('keel settlement deploy replaces a chain\'s contract only with --replace, a
 
   // The trading balances stay in the contract they were deposited to: back to it, for the ledger to reconcile.
   await db('settlement_contracts').where({ blockchainId }).update({ address: before.address, previousAddress: before.previousAddress, previousReleasedAt: before.previousReleasedAt });
+}, 90_000);
+
+test('two keel settlement deploy --replace at once: exactly one replaces the contract, the other is refused having deployed nothing, and the contract replaced is never forgotten', async () => {
+  const before = await db('settlement_contracts').where({ blockchainId }).first();
+  // The contract before the chain's current one is migrated: --replace may replace the current one, once.
+  await db('settlement_contracts').where({ blockchainId }).update({ previousReleasedAt: db.fn.now() });
+  const network = t.keel.services.networks.get(blockchainId)!;
+  const deployer = devChainAccount(0).privateKey;
+  const nonce = await provider.getTransactionCount(devChainAccount(0).address, 'latest');
+  try {
+    const both = await Promise.allSettled([0, 1].map(() => t.keel.services.settlementDeployments.deploy(network, deployer, { replace: true, exitDelaySeconds: 60 })));
+    const won = both.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ address: string }>).value);
+    const refused = both.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason?.message));
+    expect(won).toHaveLength(1);
+    expect(refused).toEqual([expect.stringContaining(`the chain's previous contract ${before.address} (replaced by ${won[0].address}) is not migrated yet`)]);
+    // The contract it replaced is the one recorded as previous, and only one contract was deployed.
+    expect(await db('settlement_contracts').where({ blockchainId }).first()).toMatchObject({ address: won[0].address, previousAddress: before.address, previousReleasedAt: null });
+    expect(await provider.getTransactionCount(devChainAccount(0).address, 'latest')).toBe(nonce + 1);
+  } finally {
+    // The trading balances stay in the contract they were deposited to: back to it, for the ledger to reconcile.
+    await db('settlement_contracts').where({ blockchainId }).update({ address: before.address, previousAddress: before.previousAddress, previousReleasedAt: before.previousReleasedAt });
+  }
 }, 90_000);
