@@ -369,6 +369,45 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect(doc.paths['/v1/payment/intents/{id}/cancel'].post.tags).toEqual(['Payment intents']);
     expect(doc.paths['/v1/checkout/links/{slug}/sessions'].post).toMatchObject({ security: [], tags: ['Public checkout'] });
   }, 60_000);
+
+  test("a fixed amount is kept exactly as asked, to every decimal an allowed asset has (up to 36) and to every whole digit the API takes (60)", async () => {
+    // Tokens may have up to 36 decimals, and none: registered on the dev chain here as an operator's chain config would.
+    const db = t.keel.platform.db;
+    const like = await db('assets').where({ id: m.usdc.id }).first();
+    const token = async (symbol: string, decimals: number) => {
+      const address = `0x${[...symbol.padEnd(8, '0')].map((c) => c.charCodeAt(0).toString(16)).join('').padEnd(40, '0').slice(0, 40)}`;
+      const [{ id }] = await db('assets').insert({ blockchainId: m.wallet.blockchainId, name: symbol, symbol, decimals, address, standard: 'ERC20', logoUrl: like.logoUrl, isNative: false, network: like.network }).returning('id');
+      return id as string;
+    };
+    const fine = await token('FINE', 24);
+    const whole = await token('WHOLE', 0);
+    const finest = await token('ATTO', 36);
+
+    const exact = await createLink({ name: 'Fine dust', currency: 'FINE', amount: '1.000000000000000000000001', allowedAssetIds: [fine] });
+    expect(exact.amount).toBe('1.000000000000000000000001');
+    expect((await m.org.core.get(`/v1/payment/links/${exact.id}`)).body.data.amount).toBe('1.000000000000000000000001');
+    expect((await publicClient(t).get(`/v1/checkout/links/${exact.slug}`)).body.data.amount).toBe('1.000000000000000000000001');
+    const session = await startSession(exact.slug, { assetId: fine });
+    expect(session).toMatchObject({ amount: '1.000000000000000000000001', amountDue: '1.000000000000000000000001' });
+    expect(session.paymentUri).toMatch(/&uint256=1000000000000000000000001$/);
+
+    // The smallest unit of the token is an amount above 0, not a refused write; trailing zeros are not part of it.
+    expect((await createLink({ name: 'One unit', currency: 'FINE', amount: '0.000000000000000000000001', allowedAssetIds: [fine] })).amount).toBe('0.000000000000000000000001');
+    const atto = `0.${'0'.repeat(35)}1`;
+    expect((await createLink({ name: 'One atto', currency: 'ATTO', amount: atto, allowedAssetIds: [finest] })).amount).toBe(atto);
+    const updated = await m.org.core.request('PUT', `/v1/payment/links/${exact.id}`, { body: { amount: '2.500000000000000000000100' } });
+    expect([updated.status, updated.body.data.amount]).toEqual([200, '2.5000000000000000000001']);
+    expect((await m.org.core.graphql('query($id: ID!) { paymentLink(id: $id) { amount } }', { id: exact.id })).body.data.paymentLink.amount).toBe('2.5000000000000000000001');
+    const events = await eventually(async () => {
+      const found = received(hooks).filter((e) => e.type === 'payment_link.updated' && e.data.paymentLinkId === exact.id);
+      return found.length > 0 && found;
+    });
+    expect(events[0].data.amount).toBe('2.5000000000000000000001');
+
+    // As many whole digits as a decimal in the API has, in a token without decimals.
+    const large = `9${'0'.repeat(59)}`;
+    expect((await createLink({ name: 'Everything whole', currency: 'WHOLE', amount: large, allowedAssetIds: [whole] })).amount).toBe(large);
+  }, 60_000);
 });
 
 describe('the public checkout API is rate-limited per client address', () => {
