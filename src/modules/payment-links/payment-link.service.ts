@@ -198,10 +198,12 @@ export class PaymentLinkService {
       set('metadata', input.metadata ?? undefined);
       set('imgUrl', input.imgUrl);
       set('isActive', input.isActive ?? undefined);
-      if (input.slug != null && input.slug !== current.slug) {
-        patch.slug = checkSlug(input.slug);
-        await claimSlug(trx, organizationId, patch.slug);
-        if (await PaymentLinkModel.query(trx).findOne({ slug: patch.slug })) throw slugTaken(patch.slug);
+      // The link's own slug, in any letter case, is no change (and never taken by the link itself).
+      const slug = input.slug != null ? checkSlug(input.slug) : current.slug;
+      if (slug !== current.slug) {
+        patch.slug = slug;
+        await claimSlug(trx, organizationId, slug);
+        if (await PaymentLinkModel.query(trx).findOne({ slug }).whereNot('id', id)) throw slugTaken(slug);
       }
       if (patch.paymentLimit != null) {
         // Payments being paid (held by their checkouts, under this link's lock) count as taken: the limit is never overrun.

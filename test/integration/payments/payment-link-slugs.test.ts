@@ -34,6 +34,16 @@ describe('a payment-link slug is never reassigned to another organisation', () =
     expect(back.body.data.slug).toBe(slug);
   });
 
+  test("a link's own slug in other letter case is its slug, not one taken: the update keeps it", async () => {
+    const slug = unique('case-shop');
+    const link = (await createLink(m, slug)).body.data;
+    const same = await m.org.core.request('PUT', `/v1/payment/links/${link.id}`, { body: { slug: slug.toUpperCase(), name: 'Tea, renamed' } });
+    expect([same.status, same.body.data?.slug, same.body.data?.name]).toEqual([200, slug, 'Tea, renamed']);
+    // Another link of the same organisation asking for it in any case still finds it taken.
+    const second = (await createLink(m, unique('case-shop-2'))).body.data;
+    expectTaken(await m.org.core.request('PUT', `/v1/payment/links/${second.id}`, { body: { slug: slug.toUpperCase() } }));
+  });
+
   test('after a deletion: the slug stays taken for everyone else', async () => {
     const slug = unique('deleted-shop');
     const link = (await createLink(m, slug)).body.data;
