@@ -242,6 +242,25 @@ test("another organisation's Solana wallet is 404; an EVM wallet as the Solana o
   expect((await shop.org.core.get(`/v1/payment/links?masterWalletId=${solanaWallet.id}`)).body.data.length).toBeGreaterThanOrEqual(2);
 });
 
+test("a Solana settlement wallet's analytics.paymentLinksCount counts the links settling into it, as listing the links by the wallet does; the EVM wallet's counts them too", async () => {
+  const counted = async (walletId: string) => (await shop.org.core.get(`/v1/master-wallets/${walletId}`)).body.data.analytics.paymentLinksCount;
+  const listed = async (walletId: string) => (await shop.org.core.get(`/v1/payment/links?masterWalletId=${walletId}`)).body.total;
+  const [solanaBefore, evmBefore] = [await counted(solanaWallet.id), await counted(shop.wallet.id)];
+
+  const link = await solanaLink({ name: 'Counted', amount: '1' });
+  expect([await counted(solanaWallet.id), await counted(shop.wallet.id)]).toEqual([solanaBefore + 1, evmBefore + 1]);
+  for (const id of [solanaWallet.id, shop.wallet.id]) expect(await counted(id)).toBe(await listed(id));
+  const inList = (await shop.org.core.get('/v1/master-wallets?limit=100')).body.data.find((w: { id: string }) => w.id === solanaWallet.id);
+  expect(inList.analytics.paymentLinksCount).toBe(solanaBefore + 1);
+
+  // Taken off the link (or the link deleted), the Solana wallet no longer counts it.
+  expect((await shop.org.core.put(`/v1/payment/links/${link.id}`, { solanaSettlementWalletId: null })).status).toBe(200);
+  expect([await counted(solanaWallet.id), await counted(shop.wallet.id)]).toEqual([solanaBefore, evmBefore + 1]);
+  const deleted = await solanaLink({ name: 'Deleted', amount: '1' });
+  expect((await shop.org.core.delete(`/v1/payment/links/${deleted.id}`)).status).toBe(200);
+  expect(await counted(solanaWallet.id)).toBe(solanaBefore);
+});
+
 describe('payment intents on Solana', () => {
   async function intent(body: Record<string, unknown>) {
     return shop.org.core.post('/v1/payment/intents', { assetId: usdc.id, masterWalletId: solanaWallet.id, ...body });

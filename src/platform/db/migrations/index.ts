@@ -63,7 +63,7 @@ import * as m072 from './072_trading_withdrawal_fee_bumps';
 import * as m073 from './073_wallet_debt_accounts';
 import * as m079 from './079_settlement_previous_released';
 import * as m081 from './081_chain_fees';
-import * as m085 from './085_payment_link_exact_amounts';
+import * as m085 from './085_payment_link_amounts_and_solana_wallets';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -132,7 +132,7 @@ const migrations: Record<string, Knex.Migration> = {
   '073_wallet_debt_accounts': m073,
   '079_settlement_previous_released': m079,
   '081_chain_fees': m081,
-  '085_payment_link_exact_amounts': m085,
+  '085_payment_link_amounts_and_solana_wallets': m085,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
