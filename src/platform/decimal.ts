@@ -31,7 +31,7 @@ export function toUnits(value: Scaled, decimals: number): bigint | null {
   return value.int % div === 0n ? value.int / div : null;
 }
 
-/** A decimal string in base units; null when it is not a plain decimal or has more than `decimals` digits after the point. */
+/** A decimal string in base units; null when it is not a plain decimal or has a non-zero digit after the first `decimals` ("1.50" at 1 decimal is 15; "1.55" is null). */
 export function parseUnits(text: string, decimals: number): bigint | null {
   const value = parseDecimal(text);
   return value ? toUnits(value, decimals) : null;

@@ -43,10 +43,14 @@ function nftAmount(standard: NftStandard, l: TransferLine, i: number): { tokenId
   return { tokenId: BigInt(l.tokenId), rawAmount: amount };
 }
 
-/** A line's amount in base units: above 0 and below 2^256 (a token's uint256), so the chain could carry it. */
+/**
+ * A line's amount in base units: above 0 and below 2^256 (a token's uint256), so the chain could
+ * carry it. Digits past the asset's decimals are accepted while they are zeros ("10.0000000" of a
+ * 6-decimal token is exactly 10); one that is not cannot be sent exactly and is refused.
+ */
 function rawAmount(text: string, decimals: number, i: number): bigint {
   const raw = parseUnits(text, decimals);
-  if (raw === null) throw KeelError.invalidField(`assets.${i}.amount`, `must be a positive decimal string with at most ${decimals} decimals`);
+  if (raw === null) throw KeelError.invalidField(`assets.${i}.amount`, `must be a positive decimal string with no non-zero digit after the first ${decimals} decimals (the asset's)`);
   if (raw <= 0n) throw KeelError.invalidField(`assets.${i}.amount`, 'must be above 0');
   if (raw >= 2n ** 256n) throw KeelError.invalidField(`assets.${i}.amount`, 'is too large');
   return raw;

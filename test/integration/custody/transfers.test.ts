@@ -352,6 +352,22 @@ describe('transfers on the shared dev chains', () => {
       expect([res.status, res.body.error?.details?.fields?.[0]?.field]).toEqual([422, 'assets.0.amount']);
     }
   });
+
+  test("an amount with more decimals than the asset is accepted when the digits past them are zeros (its value is exact), and is 422 naming the line when one is not", async () => {
+    const wallet = await createWallet(org, chainA);
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, wallet.walletAddress, '20', 'USDC');
+    const send = (amount: string) => org.core.request('POST', `/v1/master-wallets/${wallet.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: recipient(), amount }] } });
+
+    const zeros = await send('10.0000000');
+    expect(zeros.status).toBe(201);
+    expect(zeros.body.data.items[0].amount).toBe('10');
+
+    const extra = await send('1.0000001');
+    expect([extra.status, extra.body.error.details.fields[0].field]).toEqual([422, 'assets.0.amount']);
+    expect(extra.body.error.message).toMatch(/no non-zero digit after the first 6 decimals/);
+    expect((await t.keel.services.ledger.balance(t.keel.platform.db, wallet.id, assets.USDC.id, 'custody')).available).toBe(10_000_000n);
+  });
 });
 
 describe('a transaction stuck below the market fee', () => {
