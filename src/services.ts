@@ -10,7 +10,7 @@ import { createChainsServices, type ChainsServices } from './modules/chains';
 import { createWalletsServices, type WalletsServices } from './modules/wallets';
 import { createDepositsServices, type DepositsServices } from './modules/deposits';
 import { createDevFaucetServices, type DevFaucetServices } from './modules/dev-faucet';
-import { addressesSendingOn, createWithdrawalsServices, SettlementContractGuard, type WithdrawalsServices } from './modules/withdrawals';
+import { linesMovingOn, createWithdrawalsServices, SettlementContractGuard, type WithdrawalsServices } from './modules/withdrawals';
 import { createMarketsServices, type MarketsServices } from './modules/markets';
 import { createLedgerServices, type LedgerServices } from './modules/ledger';
 import { createOrdersServices, type OrdersServices } from './modules/orders';
@@ -89,7 +89,7 @@ export function createServices(platform: Platform, networks: ChainNetworks, node
   const wallets = createWalletsServices(platform, { ...chains, screening: aml.walletAml, dependents: { paymentLinks: paymentLinksByWallet, settlementRules: activeRulesByWallet, openCheckouts }, settlementContracts: settlementContractGuard });
   const ledger = createLedgerServices(platform, { ...chains, ...wallets });
   const withdrawals = createWithdrawalsServices(platform, { ...chains, ...wallets, funds: ledger.custodyLedgerSync, screen: aml.sanctions, settlementContractGuard });
-  wallets.watchedWallets.watchInUse((blockchainId) => addressesSendingOn(platform.db, blockchainId));
+  wallets.watchedWallets.watchInUse((blockchainId, blocks) => linesMovingOn(platform.db, blockchainId, blocks));
   const swaps = createSwapsServices(platform, { ...chains, ...wallets, ...withdrawals, destinationScreen: sanctionsDestinationScreen(aml.sanctions) });
   const deposits = createDepositsServices(platform, { ...chains, ...wallets });
   const checkout = createCheckoutServices(platform, { ...chains, ...wallets, sweeper: withdrawals.autoSweeper });

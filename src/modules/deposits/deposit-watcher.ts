@@ -68,7 +68,8 @@ export class DepositWatcher {
     if (state === 'forked') await this.walkBack(cursor);
     if (state !== 'canonical' || final <= cursor.blockNumber) return 0;
 
-    const [assets, watched] = await Promise.all([this.assets(), this.wallets.on(blockchainId)]);
+    // The blocks this step may scan: a Keel line mined there keeps the wallets it moves money between watched.
+    const [assets, watched] = await Promise.all([this.assets(), this.wallets.on(blockchainId, { after: cursor.blockNumber, through: final })]);
     const contracts = [...assets.byToken.entries()].filter(([k]) => k !== NATIVE_KEY).map(([, a]) => a);
     const watch = {
       addresses: new Set([...watched.values()].map((w) => w.walletAddress)),

@@ -22,7 +22,7 @@ export { activeWalletOnChain, deactivateAddresses, masterWalletLabel, walletAtAd
 export { walletAccounts } from './wallet-accounts';
 export type { OpenCheckout, WalletDependents } from './wallet-dependents';
 export { WatchedWallets } from './watched-wallets';
-export type { WatchedWallet } from './watched-wallets';
+export type { BlockWindow, WalletsInUse, WatchedWallet } from './watched-wallets';
 
 export { createWalletsServices } from './wallets-services';
 

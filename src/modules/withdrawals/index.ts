@@ -18,7 +18,7 @@ export type { SendingItem, TransferOutcomeListener } from './transaction-sender'
 export type { BookedInTransaction } from './transfer-item-rows';
 export { checkSanctions, checkTransferPolicy } from './transfer-policy';
 export type { RecipientScreen } from './transfer-policy';
-export { addressesSendingOn, bookedInTransactions, itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
+export { linesMovingOn, bookedInTransactions, itemCallData, itemRecords, openItemsOnChain, setItemCallData, setItemPredecessor, transfersWaitingOn, txHashesSentAs } from './transfer-item-rows';
 export { OPEN_ITEM_STATUSES } from './transfer.domain';
 export { SweepsDue } from './sweeps-due';
 export type { FundsLine, PreparedTransfer, QueuedLine, TransferFunds } from './transfer.domain';

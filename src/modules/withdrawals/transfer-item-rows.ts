@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { OPEN_ITEM_STATUSES, type TransferKind } from './transfer.domain';
+import type { BlockWindow, WalletsInUse } from '../wallets';
 
 /* A queued transfer's items, as modules that queue through TransferService amend them, in the caller's transaction: the transfer_items table is this module's. */
 
@@ -99,8 +100,27 @@ export function openItemsOnChain(db: Knex | Knex.Transaction, blockchainId: stri
   return q;
 }
 
-/** The deposit addresses of a chain with a transfer from them not final (a sweep on its way: its gas top-up comes to the address first). */
-export async function addressesSendingOn(db: Knex | Knex.Transaction, blockchainId: string): Promise<string[]> {
-  const rows: { addressId: string }[] = await db('transfers').where({ blockchainId }).whereNotNull('addressId').whereIn('status', ['PENDING_APPROVAL', 'QUEUED', 'SUBMITTED']).distinct('addressId');
-  return rows.map((r) => r.addressId);
+/**
+ * What Keel's own lines on a chain still move, whatever the state of the wallets at either end, so
+ * the deposit watcher records what reaches them (a sweep's gas top-up to a deactivated address; a
+ * transfer from an address to its master wallet deactivated meanwhile): the wallet each line is sent
+ * from and the address it pays (in its organisation), of every line sent or about to be (QUEUED,
+ * SIGNED, SUBMITTED) and, with `blocks`, of every line mined in those blocks (final before the
+ * watcher scanned them: the sender and the watcher each see finality on their own poll); and the
+ * addresses a transfer not final is to leave from (a sweep held for approval). Each part an indexed
+ * lookup: open lines (transfer_items_open_idx), lines by block (migration 084), open transfers from
+ * addresses (migration 056).
+ */
+export async function linesMovingOn(db: Knex | Knex.Transaction, blockchainId: string, blocks?: BlockWindow): Promise<WalletsInUse> {
+  const line = 'SELECT t.organization_id AS "organizationId", coalesce(t.address_id, t.master_wallet_id) AS "walletId", i.recipient FROM transfer_items i JOIN transfers t ON t.id = i.transfer_id WHERE t.blockchain_id = :blockchainId';
+  const { rows } = await db.raw<{ rows: { organizationId: string; walletId: string; recipient: string | null }[] }>(
+    `${line} AND i.status IN ('QUEUED', 'SIGNED', 'SUBMITTED')
+     ${blocks ? `UNION ${line} AND i.block_number > :after AND i.block_number <= :through` : ''}
+     UNION SELECT organization_id, address_id, NULL FROM transfers WHERE blockchain_id = :blockchainId AND address_id IS NOT NULL AND status IN ('PENDING_APPROVAL', 'QUEUED', 'SUBMITTED')`,
+    { blockchainId, after: blocks?.after ?? 0, through: blocks?.through ?? 0 },
+  );
+  return {
+    walletIds: [...new Set(rows.map((r) => r.walletId))],
+    recipients: rows.flatMap((r) => (r.recipient === null ? [] : [{ organizationId: r.organizationId, address: r.recipient }])),
+  };
 }

@@ -7,6 +7,9 @@ import { devChainAccount } from '../../../src/platform/chain/dev-accounts';
 import { fundFromFaucet } from '../../../src/platform/chain/faucet';
 import { parseChainsConfig } from '../../../src/modules/chains/chain-config';
 import { MasterWalletModel } from '../../../src/modules/wallets/wallet.model';
+import { OwnChainKeel, startKeelOnOwnChain } from '../../support/own-chain';
+import { eventually } from '../../support/eventually';
+import { mine } from '../../support/chain-controls';
 
 /** Everything the service logged, to prove no secret ever reaches a log line. */
 const logLines: string[] = [];
@@ -271,5 +274,77 @@ describe('wallet secrets', () => {
       expect(haystack).not.toContain(row.sealedMnemonic.toLowerCase());
       expect(haystack).not.toContain(row.accountXpub!.toLowerCase());
     }
+  });
+});
+
+/**
+ * A master wallet deactivated, or its monitoring turned off, while a Keel line is on its way to it:
+ * the line's sender was debited when it was requested, so what the line brings is recorded and
+ * credited when it confirms, and the wallet can spend it once active again.
+ */
+describe('a wallet turned off while a Keel line to it is on its way', () => {
+  const CONFIRMATIONS = 2;
+  let k: OwnChainKeel;
+
+  beforeAll(async () => {
+    k = await startKeelOnOwnChain(31_354, CONFIRMATIONS, { TRANSFER_POLL_INTERVAL_MS: 100 });
+  }, 60_000);
+  afterAll(() => k?.stop());
+
+  const custody = async (walletId: string) => (await k.t.keel.services.ledger.balance(k.t.keel.platform.db, walletId, k.assets.USDC.id, 'custody')).available;
+  const usdc = (amount: string) => ethers.parseUnits(amount, 6);
+
+  async function fund(address: string, asset: 'ETH' | 'USDC', amount: string) {
+    const { txHash } = (await k.org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId: k.blockchainId, address, asset, amount } })).body.data;
+    await mine(k.chain.rpcUrl, CONFIRMATIONS - 1);
+    await eventually(async () => (await k.t.keel.platform.db('ledger_entries').where('reference', 'like', `deposit:${k.blockchainId}:${txHash}:%`).first()) !== undefined);
+  }
+
+  const turnOff = {
+    deactivated: {
+      off: (id: string) => k.org.core.request('PATCH', `/v1/master-wallets/${id}`, { body: { isActive: false } }),
+      on: (id: string) => k.org.core.request('PATCH', `/v1/master-wallets/${id}`, { body: { isActive: true } }),
+    },
+    'monitoring off': {
+      off: (id: string) => k.org.core.request('POST', `/v1/master-wallets/${id}/monitoring/${k.blockchainId}/disable`),
+      on: (id: string) => k.org.core.request('POST', `/v1/master-wallets/${id}/monitoring/${k.blockchainId}/enable`),
+    },
+  };
+
+  it.each(Object.keys(turnOff) as (keyof typeof turnOff)[])("%s: an address's 40 USDC sent to its master wallet are credited to the wallet when the line confirms, and the wallet spends them once on again", async (how) => {
+    const w = (await k.org.core.request('POST', '/v1/master-wallets', { body: { blockchainId: k.blockchainId, name: 'Treasury' } })).body.data;
+    const a = (await k.org.core.request('POST', `/v1/master-wallets/${w.id}/addresses`, { body: {} })).body.data;
+    await fund(w.walletAddress, 'ETH', '1');
+    await fund(a.address, 'ETH', '1');
+    await fund(a.address, 'USDC', '100');
+
+    const sent = await k.org.core.request('POST', `/v1/addresses/${a.id}/transfer`, { body: { assets: [{ assetId: k.assets.USDC.id, recipient: w.walletAddress, amount: '40' }] } });
+    expect(sent.status).toBe(201);
+    // Mined (the chain mines each transaction as it arrives), not yet final.
+    const line = await eventually(async () => {
+      const item = (await k.org.core.request('GET', `/v1/transfers/${sent.body.data.id}`)).body.data.items[0];
+      return item.status === 'SUBMITTED' && item;
+    });
+    expect((await turnOff[how].off(w.id)).status).toBe(200);
+
+    await mine(k.chain.rpcUrl, CONFIRMATIONS);
+    const done = await eventually(async () => {
+      const item = (await k.org.core.request('GET', `/v1/transfers/${sent.body.data.id}`)).body.data.items[0];
+      return item.status === 'CONFIRMED' && item;
+    }, 30_000, 200);
+    expect(done.txHash).toBe(line.txHash);
+    const block = Number(done.blockNumber);
+    // A line final before the watcher scanned its block keeps the wallet watched for that scan; not once the block is behind it.
+    const { watchedWallets } = k.t.keel.services;
+    expect((await watchedWallets.on(k.blockchainId, { after: block - 1, through: block })).has(w.walletAddress.toLowerCase())).toBe(true);
+    expect((await watchedWallets.on(k.blockchainId)).has(w.walletAddress.toLowerCase())).toBe(false);
+    await eventually(async () => Number((await k.t.keel.platform.db('chain_cursors').where({ blockchainId: k.blockchainId }).first()).blockNumber) >= block);
+    await eventually(async () => (await custody(w.id)) === usdc('40'));
+    expect(await custody(a.id)).toBe(usdc('60'));
+
+    expect((await turnOff[how].on(w.id)).status).toBe(200);
+    const withdrawal = await k.org.core.request('POST', `/v1/master-wallets/${w.id}/transfer`, { body: { assets: [{ assetId: k.assets.USDC.id, recipient: ethers.Wallet.createRandom().address, amount: '10' }] } });
+    expect(withdrawal.status).toBe(201);
+    expect(await custody(w.id)).toBe(usdc('30'));
   });
 });

@@ -907,7 +907,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update name, description, metadata, isActive; configurations are merged one level deep (security and autoSweep need the admin scope; sweeps only to the wallet or an allowed recipient; deactivating the wallet or leaving a chain is 409 CONFLICT while checkouts there are open)
+         * Update name, description, metadata, isActive; configurations are merged one level deep (security and autoSweep need the admin scope; sweeps only to the wallet or an allowed recipient; deactivating the wallet or leaving a chain is 409 CONFLICT while checkouts there are open; a Keel transfer line on its way to or from the wallet or its addresses is still recorded and credited when it confirms)
          * @description Updates the wallet; deactivating it, or turning enableMultiChain off, is 409 CONFLICT (details.openCheckouts) while checkouts on the chains it would stop watching are open
          */
         patch: operations["patch_updateMasterWallet"];
@@ -967,7 +967,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stop watching the wallet and its addresses for deposits on a chain (409 CONFLICT naming the checkouts still open there)
+         * Stop watching the wallet and its addresses for deposits on a chain (409 CONFLICT naming the checkouts still open there); a Keel transfer line on its way to or from them is still recorded and credited when it confirms
          * @description Stops watching the wallet and its addresses for deposits on a chain; 409 CONFLICT (details.openCheckouts) while checkouts there are open (payment intents or link sessions whose addresses are still watched)
          */
         post: operations["post_disableMasterWalletMonitoring"];

@@ -63,6 +63,7 @@ import * as m072 from './072_trading_withdrawal_fee_bumps';
 import * as m073 from './073_wallet_debt_accounts';
 import * as m079 from './079_settlement_previous_released';
 import * as m081 from './081_chain_fees';
+import * as m084 from './084_transfer_items_by_block';
 import * as m085 from './085_payment_link_amounts_and_solana_wallets';
 
 /**
@@ -132,6 +133,7 @@ const migrations: Record<string, Knex.Migration> = {
   '073_wallet_debt_accounts': m073,
   '079_settlement_previous_released': m079,
   '081_chain_fees': m081,
+  '084_transfer_items_by_block': m084,
   '085_payment_link_amounts_and_solana_wallets': m085,
 };
 
