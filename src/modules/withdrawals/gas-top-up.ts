@@ -1,22 +1,11 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
-import { ShownFailure } from '../../platform/shown-reason';
 import { heldByAml } from '../deposits';
 import type { ChainPort } from '../../platform/chain-port/chain-port';
 import type { ChainService } from '../chains';
 import type { SendingWallet, SendingWallets } from '../wallets';
 import type { TransferService } from './transfer.service';
-
-/**
- * The master wallet that would pay a deposit address's gas holds a deposit from a sanctioned address
- * that no admin has released: nothing leaves it automatically, so the send that needs the gas is
- * held too (not failed), and goes once the deposit is released.
- */
-export class GasPayerHeld extends ShownFailure {
-  constructor(masterWalletAddress: string) {
-    super(`held: the master wallet ${masterWalletAddress}, which pays this address's gas, received a deposit from a sanctioned address, not released yet`);
-  }
-}
+import { GasPayerHeld, type GasPayer } from './transfer.domain';
 
 /**
  * Gas for a send Keel decides on itself (an auto-sweep, a settlement rule's sweep or swap): a
@@ -25,7 +14,7 @@ export class GasPayerHeld extends ShownFailure {
  * able to spare it (TransferService reserves it, INSUFFICIENT_FUNDS otherwise), and the master
  * wallet must not be held by AML (GasPayerHeld otherwise: the caller holds its send).
  */
-export class GasTopUps {
+export class GasTopUps implements GasPayer {
   constructor(
     private readonly wallets: SendingWallets,
     private readonly chains: ChainService,

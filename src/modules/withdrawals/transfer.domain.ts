@@ -3,6 +3,8 @@ import type { PageWindow } from '../../platform/paging';
 import type { AssetView, BlockchainView } from '../chains';
 import type { SendingWallet } from '../wallets';
 import type { PolicyLine } from './transfer-policy';
+import type { ChainPort } from '../../platform/chain-port/chain-port';
+import { ShownFailure } from '../../platform/shown-reason';
 
 /** The words of transfers: what is sent, the views the API shows, and the ports other modules fill. */
 
@@ -118,6 +120,25 @@ export interface PreparedTransfer {
   blockchainId: string;
   lines: PricedLine[];
   status: 'PENDING_APPROVAL' | 'QUEUED';
+}
+
+/**
+ * The master wallet that would pay a deposit address's gas holds a deposit from a sanctioned address
+ * that no admin has released: nothing leaves it automatically, so the send that needs the gas is
+ * held too (not failed), and goes once the deposit is released.
+ */
+export class GasPayerHeld extends ShownFailure {
+  constructor(masterWalletAddress: string) {
+    super(`held: the master wallet ${masterWalletAddress}, which pays this address's gas, received a deposit from a sanctioned address, not released yet`);
+  }
+}
+
+/**
+ * Pays a deposit address's gas from its master wallet before a send of its (GasTopUps): the id of
+ * the `gas_topup` line the send waits for, or null when the address already holds `gasCost`.
+ */
+export interface GasPayer {
+  ensure(trx: Knex.Transaction, source: SendingWallet, network: { blockchainId: string; port: ChainPort }, gasCost: bigint, opts?: { status?: 'QUEUED' | 'PENDING_APPROVAL' }): Promise<string | null>;
 }
 
 /** Statuses a line passes through before it is final. */

@@ -8,15 +8,25 @@ import { checkSanctions, checkTransferPolicy, RecipientScreen } from './transfer
 import { inFlightByAsset } from './in-flight';
 import { ensureNftsHeld, holdNfts } from './nft-funds';
 import { priceLines } from './transfer-lines';
-import { chainAsset } from '../../platform/chain-port/chain-port';
+import { chainAsset, TransferRefused } from '../../platform/chain-port/chain-port';
 import { ensureSolanaFunds } from './solana-sender';
 import { TransferApprovals } from './transfer-approvals';
 import { TransferCancellations } from './transfer-cancellations';
 import { TransferGasEstimates } from './transfer-gas-estimates';
 import { TransferQueries } from './transfer-queries';
-import type { PreparedTransfer, PricedLine, QueuedLine, TransferFunds, TransferKind, TransferLine, TransferView } from './transfer.domain';
+import { GasPayerHeld, type GasPayer, type PreparedTransfer, type PricedLine, type QueuedLine, type TransferFunds, type TransferKind, type TransferLine, type TransferView } from './transfer.domain';
 import { signAgainAfterChainReset } from './chain-reset-lines';
 import type { SettlementContractGuard } from './settlement-contract-guard';
+
+/** A withdrawal's gas from the master wallet covers twice its estimate, as an auto-sweep's does: fees move between the estimate and the send. */
+const GAS_HEADROOM = 2n;
+
+/** A gasless withdrawal's need of native coin (its gas and the coin it sends), before what is already leaving the address. */
+interface GaslessPlan {
+  network: ChainNetwork;
+  needed: bigint;
+  nativeId: string | undefined;
+}
 
 /**
  * Withdrawals: checked against the wallet's security configuration and its on-chain balance, then
@@ -28,6 +38,7 @@ export class TransferService {
   readonly approvals: TransferApprovals;
   readonly cancellations: TransferCancellations;
   readonly gasEstimates: TransferGasEstimates;
+  private gas?: GasPayer;
 
   constructor(
     private readonly db: Knex,
@@ -54,14 +65,66 @@ export class TransferService {
     return this.funds.spendable(trx, walletId, assetId);
   }
 
-  /** A withdrawal asked for by the API key `requestedBy` (held, another admin key must approve it). */
+  /** Set once by the module's factory: GasTopUps, which queues its top-ups through this service. */
+  payGasWith(gas: GasPayer): void {
+    this.gas = gas;
+  }
+
+  /**
+   * A withdrawal asked for by the API key `requestedBy` (held, another admin key must approve it).
+   * From a deposit address under enableGaslessWithdraw holding too little native coin for its gas,
+   * the master wallet first sends it the difference (a `gas_topup`, held with it under approval)
+   * and the withdrawal's lines wait for that line to confirm, as an auto-sweep's do.
+   */
   async create(organizationId: string, requestedBy: string, source: WalletSource, input: { assets: TransferLine[]; note?: string }): Promise<TransferView> {
     const { transferId } = await this.uow.runChecked(
       'withdrawal',
-      () => this.check(organizationId, source, input),
-      (trx, { wallet, blockchainId, lines, status }) => this.insert(trx, wallet, blockchainId, 'withdrawal', status, lines, input.note ?? null, requestedBy),
+      async () => {
+        const checked = await this.check(organizationId, source, input);
+        return { ...checked, gas: await this.gasFromMaster(checked) };
+      },
+      async (trx, { wallet, blockchainId, lines, status, gas }) => {
+        const afterItemId = gas ? ((await this.topUp(trx, wallet, gas, status)) ?? undefined) : undefined;
+        return this.insert(trx, wallet, blockchainId, 'withdrawal', status, afterItemId ? lines.map((l) => ({ ...l, afterItemId })) : lines, input.note ?? null, requestedBy);
+      },
     );
     return this.queries.get(organizationId, transferId);
+  }
+
+  /**
+   * What a withdrawal from a deposit address under enableGaslessWithdraw needs in native coin, for
+   * its master wallet to top it up to (null: no top-up, from a master wallet, with the flag off, or
+   * on Solana, whose fees ensureSolanaFunds checks): its lines' gas at the chain's fees with the
+   * sweeps' headroom, the coin they send and the coin already on its way out of the address.
+   */
+  private async gasFromMaster({ wallet, blockchainId, lines }: PreparedTransfer): Promise<GaslessPlan | null> {
+    if (!wallet.addressId || !wallet.configurations.enableGaslessWithdraw || !this.gas) return null;
+    const network = this.networks.get(blockchainId);
+    if (!network) return null;
+    const estimates = await Promise.all(
+      lines.map((l, i) =>
+        network.port.estimateTransfer(wallet.address, { to: l.recipient, asset: chainAsset(l.asset, l.tokenId), amount: l.rawAmount }).catch((e: unknown) => {
+          if (!(e instanceof TransferRefused)) throw new KeelError('UPSTREAM_ERROR', "The chain's node did not answer the gas estimate; try again shortly");
+          throw new KeelError('INSUFFICIENT_FUNDS', `assets.${i}: the chain refuses this transfer from ${wallet.address}: ${e.message}`, { fields: [{ field: `assets.${i}`, error: 'INVALID_FIELD' }] });
+        }),
+      ),
+    );
+    const sent = lines.filter((l) => l.asset.isNative).reduce((sum, l) => sum + l.rawAmount, 0n);
+    const needed = estimates.reduce((sum, e) => sum + e.fee, 0n) * GAS_HEADROOM + sent;
+    const nativeId = (await this.chains.assetsOf(blockchainId)).find((a) => a.isNative)?.id;
+    return { network, needed, nativeId };
+  }
+
+  /** Queues the master wallet's top-up (gasFromMaster) in the withdrawal's transaction: the line the withdrawal waits for, or null when the address holds enough. */
+  private async topUp(trx: Knex.Transaction, wallet: SendingWallet, gas: GaslessPlan, status: 'QUEUED' | 'PENDING_APPROVAL'): Promise<string | null> {
+    const leaving = gas.nativeId ? ((await inFlightByAsset(trx, wallet.address, gas.network.blockchainId, [gas.nativeId])).get(gas.nativeId) ?? 0n) : 0n;
+    try {
+      return await this.gas!.ensure(trx, wallet, gas.network, gas.needed + leaving, { status });
+    } catch (e) {
+      // Nothing leaves a master wallet held by AML automatically, gas money included: the withdrawal is refused, not queued to wait.
+      if (e instanceof GasPayerHeld) throw new KeelError('CONFLICT', e.message);
+      throw e;
+    }
   }
 
   /**
@@ -88,7 +151,8 @@ export class TransferService {
     checkSanctions(this.sanctions, lines);
     for (const [i, l] of lines.entries()) await this.settlementContracts.check(chain.blockchainId, l.recipient, `assets.${i}.recipient`);
     checkTransferPolicy(wallet.configurations.security, lines);
-    // The funds a send needs differ in shape: on Solana the fees and a new token account's rent come out of SOL; on EVM gas is checked by the sender.
+    // The funds a send needs differ in shape: on Solana the fees and a new token account's rent come out of SOL; on EVM
+    // the address must hold some coin for gas, or (a deposit address under enableGaslessWithdraw) gets it from its master wallet (create).
     if (chain.family === 'evm') await this.ensureFunds(wallet, chain.network, lines);
     else await ensureSolanaFunds(this.db, wallet, chain.solana, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? ('PENDING_APPROVAL' as const) : ('QUEUED' as const);

@@ -17,6 +17,7 @@ export function createWithdrawalsServices(
   const { chains, networks, sendingWallets, settlementContractGuard } = deps;
   const transfers = new TransferService(platform.db, sendingWallets, chains, networks, deps.funds, platform.unitOfWork, deps.screen, settlementContractGuard);
   const gasTopUps = new GasTopUps(sendingWallets, chains, transfers);
+  transfers.payGasWith(gasTopUps);
   const autoSweeper = new AutoSweeper(platform.db, new SweepsDue(platform.config.SWEEP_RETRY_BASE_MS), platform.metrics, sendingWallets, chains, networks, transfers, gasTopUps, settlementContractGuard, platform.logger);
   return { transfers, gasTopUps, autoSweeper, settlementContractGuard };
 }

@@ -291,6 +291,47 @@ describe('transfers on the shared dev chains', () => {
     expect(events.find((d) => d.transferId === byKind.sweep.id)).toMatchObject({ kind: 'sweep', amount: '55', wallet: { id: address.id } });
   });
 
+  test('enableGaslessWithdraw: a withdrawal from a deposit address holding no native coin gets its gas from the master wallet first (held for approval with it), waits for it, and confirms; without the flag it is refused INSUFFICIENT_FUNDS', async () => {
+    const wallet = await createWallet(org, chainA, { enableGaslessWithdraw: true });
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
+    await fund(org, chainA, wallet.walletAddress, '1');
+    await fund(org, chainA, address.address, '30', 'USDC');
+    expect(await balanceOf('ETH', address.address)).toBe(0n);
+
+    const to = recipient();
+    const res = await org.core.request('POST', `/v1/addresses/${address.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: to, amount: '10' }] } });
+    expect(res.status).toBe(201);
+    const topUp = (await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.data.find((x: { kind: string }) => x.kind === 'gas_topup');
+    expect(topUp).toMatchObject({ fromAddress: wallet.walletAddress, addressId: null, items: [{ recipient: address.address, asset: { symbol: 'ETH' } }] });
+
+    const done = await settled(org, res.body.data.id);
+    expect(done).toMatchObject({ status: 'CONFIRMED', kind: 'withdrawal', fromAddress: address.address, items: [{ status: 'CONFIRMED', amount: '10' }] });
+    expect(await balanceOf('USDC', to)).toBe(10_000_000n);
+    const paid = await settled(org, topUp.id);
+    expect(paid.status).toBe('CONFIRMED');
+    // The line was signed only once its gas had arrived: mined after the top-up.
+    expect(Number(done.items[0].blockNumber)).toBeGreaterThan(Number(paid.items[0].blockNumber));
+
+    // Held for approval, its top-up is held with it: rejecting the withdrawal rejects the top-up, and no gas money moves.
+    const held = await createWallet(org, chainA, { enableGaslessWithdraw: true, security: { requireApprovalForTransfers: true } });
+    const customer = (await org.core.request('POST', `/v1/master-wallets/${held.id}/addresses`, { body: {} })).body.data;
+    await fund(org, chainA, held.walletAddress, '1');
+    await fund(org, chainA, customer.address, '30', 'USDC');
+    const waiting = await org.core.request('POST', `/v1/addresses/${customer.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: recipient(), amount: '10' }] } });
+    expect([waiting.status, waiting.body.data.status]).toEqual([201, 'PENDING_APPROVAL']);
+    const heldTopUp = (await org.core.request('GET', `/v1/transfers?masterWalletId=${held.id}`)).body.data.find((x: { kind: string }) => x.kind === 'gas_topup');
+    expect(heldTopUp).toMatchObject({ status: 'PENDING_APPROVAL', items: [{ recipient: customer.address }] });
+    expect((await org.core.request('POST', `/v1/transfers/${waiting.body.data.id}/reject`)).status).toBe(200);
+    expect((await org.core.request('GET', `/v1/transfers/${heldTopUp.id}`)).body.data.status).toBe('REJECTED');
+
+    const strict = await createWallet(org, chainA);
+    const dry = (await org.core.request('POST', `/v1/master-wallets/${strict.id}/addresses`, { body: {} })).body.data;
+    await fund(org, chainA, strict.walletAddress, '1');
+    await fund(org, chainA, dry.address, '30', 'USDC');
+    const refused = await org.core.request('POST', `/v1/addresses/${dry.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: recipient(), amount: '10' }] } });
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'INSUFFICIENT_FUNDS']);
+  });
+
   test('autoSweep of the native coin sends the balance less gas to the destination address', async () => {
     const destination = recipient();
     // A sweep destination other than the wallet must be one of its allowed recipients.

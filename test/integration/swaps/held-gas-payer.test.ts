@@ -68,6 +68,21 @@ describe('a master wallet held by AML pays no gas top-up', () => {
     expect(await balanceOf('USDC', destination)).toBe(ethers.parseUnits('20', 6));
   });
 
+  test('a withdrawal from an address under enableGaslessWithdraw that needs gas is refused 409 CONFLICT while its master wallet is held, nothing queued; released, it goes with its top-up', async () => {
+    const { wallet, address, flaggedId } = await heldMasterWallet({ enableGaslessWithdraw: true });
+    await fund(t, org, chain, address.address, '15', 'USDC');
+    const withdraw = () => org.core.post(`/v1/addresses/${address.id}/transfer`, { assets: [{ assetId: assets.USDC.id, recipient: randomAddress(), amount: '5' }] });
+    const refused = await withdraw();
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
+    expect(refused.body.error.message).toMatch(/^held: the master wallet .* pays this address's gas/);
+    expect(await t.keel.platform.db('transfers').where({ masterWalletId: wallet.id })).toEqual([]);
+
+    await release(flaggedId);
+    const sent = await withdraw();
+    expect(sent.status).toBe(201);
+    expect(await gasTopUps(wallet.id)).toHaveLength(1);
+  });
+
   test("an address's token auto-sweep that needs gas is due, held, while its master wallet is held; released, the top-up and the sweep go", async () => {
     const { wallet, address, flaggedId } = await heldMasterWallet({ enableGaslessWithdraw: true, autoSweep: { enabled: true, threshold: '1' } });
     await fund(t, org, chain, address.address, '15', 'USDC');

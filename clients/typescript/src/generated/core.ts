@@ -229,7 +229,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send assets from a deposit address (same body as the master wallet transfer)
+         * Send assets from a deposit address (same body as the master wallet transfer); under configurations.enableGaslessWithdraw an address short of gas gets a gas_topup from its master wallet first, which the lines wait for
          * @description Sends assets from a deposit address
          */
         post: operations["post_transferFromAddress"];
