@@ -59,13 +59,14 @@ export async function custodyBalance(t: TestKeel, walletId: string, assetId: str
   return (await t.keel.services.ledger.balance(t.keel.platform.db, walletId, assetId, 'custody')).available;
 }
 
-/** Sends one transaction of `instructions` whose fee `payer` pays (every signer they name signs it) and waits until it landed, succeeded: its id. */
+/** Sends one transaction of `instructions` whose fee `payer` pays (every signer they name signs it) and waits until it is confirmed, succeeded: its id. */
 export async function sendInstructions(chain: SolanaChain, payer: TransactionSigner, instructions: Instruction[]): Promise<string> {
   const prepared = await chain.prepareInstructions(payer, instructions, { fee: 0n, accountCreation: 0n, nativeNeeded: 0n });
   await chain.broadcast(prepared);
   const outcome = await eventually(async () => {
     const o = await chain.outcome(prepared);
-    return o.state === 'landed' && o;
+    // Confirmed at least: a caller then reads what it did at 'confirmed'.
+    return o.state === 'landed' && o.finality !== 'seen' && o;
   }, 30_000);
   expect(outcome).toMatchObject({ failed: false });
   return prepared.txId;
