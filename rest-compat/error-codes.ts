@@ -33,7 +33,11 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, ErrorCodeDoc> = {
   MISSING_FIELD: { hosts: both, means: 'One required field is missing, named in details.fields' },
   INVALID_FIELD: { hosts: both, means: 'One field is invalid, named in details.fields; also an unknown, repeated or array-form (`x[]`) query parameter' },
   NOT_FOUND: { hosts: both, means: 'Not found, or not visible to this organisation' },
-  CONFLICT: { hosts: both, means: "The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly)" },
+  CONFLICT: {
+    hosts: both,
+    means:
+      "The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key)",
+  },
   DUPLICATE_ENTRY: { hosts: both, means: 'The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry' },
   RATE_LIMIT_EXCEEDED: { hosts: both, means: "Rate limit exceeded, details {limit, remaining, resetAt}: the key's window, see the X-RateLimit headers; Retry-After gives the seconds until the window resets" },
   QUOTA_EXCEEDED: { hosts: both, means: "The organisation's monthly request quota is spent, details {limit, used, resetAt}: see the X-Quota headers and GET /v1/organization/usage; Retry-After gives the seconds until the month's reset" },

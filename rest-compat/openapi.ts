@@ -42,10 +42,11 @@ const LIMIT_HEADERS: Record<string, { description: string; schema: Record<string
   'X-Quota-Remaining': { description: 'Requests left this UTC calendar month', schema: integer },
   'X-Quota-Reset': { description: "When the quota resets, the next month's first instant, UTC epoch seconds", schema: integer },
 };
-/** Headers of a 429 besides those: when to send the request again. */
+/** Headers of a transient refusal (a 429, a transient 409) besides those: when to send the request again. */
 const REFUSAL_HEADERS: Record<string, { description: string; schema: Record<string, unknown> }> = {
   'Retry-After': {
-    description: 'Whole seconds to wait before sending the request again (at least 1): until the exceeded rate-limit window resets (RATE_LIMIT_EXCEEDED), or until the monthly quota resets (QUOTA_EXCEEDED)',
+    description:
+      'Whole seconds to wait before sending the request again (at least 1): until the exceeded rate-limit window resets (RATE_LIMIT_EXCEEDED), until the monthly quota resets (QUOTA_EXCEEDED), until a leader may take the request (NOT_LEADER), or until the request still running under the same Idempotency-Key may have finished (CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS); a 409 without it is not transient',
     schema: { type: 'integer', minimum: 1 },
   },
 };
@@ -143,14 +144,18 @@ export function buildOpenApi(opts: {
           required: false,
           schema: { type: 'string', maxLength: 255 },
           description:
-            'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT',
+            'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After',
         },
       },
       headers: { ...LIMIT_HEADERS, ...REFUSAL_HEADERS },
       responses: Object.fromEntries(
         Object.entries(errors).map(([code, description]) => [
           `E${code}`,
-          { description, ...(code === '429' ? { headers: { ...limitHeaderRefs, ...headerRefs(REFUSAL_HEADERS) } } : {}), content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+          {
+            description,
+            ...(code === '429' ? { headers: { ...limitHeaderRefs, ...headerRefs(REFUSAL_HEADERS) } } : code === '409' ? { headers: headerRefs(REFUSAL_HEADERS) } : {}),
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+          },
         ]),
       ),
       schemas: {
@@ -166,7 +171,7 @@ export function buildOpenApi(opts: {
               properties: {
                 code: { type: 'string' },
                 message: { type: 'string' },
-                details: { type: 'object' },
+                details: { type: 'object', description: "What the code's description names: details.fields of a validation error, the limits of a 429, details.reason IDEMPOTENCY_KEY_IN_PROGRESS of a transient 409 CONFLICT" },
                 timestamp: { type: 'string', format: 'date-time' },
                 requestId: { type: 'string' },
               },

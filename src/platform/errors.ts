@@ -52,7 +52,7 @@ export class KeelError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details?: Record<string, unknown>;
-  /** A transient refusal: the HTTP answer carries `Retry-After: <seconds>` (NOT_LEADER, every 429). */
+  /** A transient refusal: the HTTP answer carries `Retry-After: <seconds>` (NOT_LEADER, every 429, an Idempotency-Key still in progress). */
   retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, status?: number) {

@@ -39,9 +39,17 @@ export type Recorded<R> = { found: true; value: R } | { found: false };
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
+ * The 409 CONFLICT of a repeat that arrives while the first request under its key still runs is
+ * transient, unlike the CONFLICT of a resource's state: its details.reason says so, and its
+ * Retry-After when to send the same request, under the same key, again.
+ */
+export const KEY_IN_PROGRESS = 'IDEMPOTENCY_KEY_IN_PROGRESS';
+export const KEY_IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
+
+/**
  * Idempotency keys, after Stripe's design: a key is claimed atomically in PostgreSQL before the
  * work runs, the first response is stored, and a repeat replays it. The same key with another
- * request is refused (422); a repeat while the first is still running gets 409. A claim records the
+ * request is refused (422); a repeat while the first is still running gets 409 (KEY_IN_PROGRESS). A claim records the
  * live-process id of the node that holds it (SessionHolder): once that process is gone (its
  * PostgreSQL session, and so its advisory lock, ended with it) the claim is taken over at once; it
  * is also taken over once its lock is older than `lockSeconds` (a live node that lost track of it,
@@ -103,7 +111,9 @@ export class IdempotencyStore {
       throw new KeelError('VALIDATION_ERROR', `Idempotency-Key ${error}; use a new key for a new operation`, { fields: [{ field: 'Idempotency-Key', error }] });
     }
     if (row.responseStatus === null) {
-      throw new KeelError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly');
+      const inProgress = new KeelError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly with the same key', { reason: KEY_IN_PROGRESS });
+      inProgress.retryAfterSeconds = KEY_IN_PROGRESS_RETRY_AFTER_SECONDS;
+      throw inProgress;
     }
     // A response stored before migration 008 is plain text, read as it is until it expires.
     const body = SecretBox.isSealed(row.responseBody) ? this.box.open(row.responseBody, sealedAs(req, 'response')) : row.responseBody;

@@ -37,7 +37,7 @@ async function throughProxy(matches: (r: ProxiedRequest) => boolean, plan: Fault
   const proxy = new FaultProxy(t.coreUrl, matches, plan);
   proxies.push(proxy);
   const retries: RetryEvent[] = [];
-  const keel = createCoreClient({ baseUrl: await proxy.start(), apiKey: org.adminKey, orgId: org.orgId, retry: { baseDelayMs: 50, ...retry, onRetry: (e) => retries.push(e) } });
+  const keel = createCoreClient({ baseUrl: await proxy.start(), apiKey: org.adminKey, orgId: org.orgId, retry: { baseDelayMs: 50, ...retry, onRetry: (e) => (retries.push(e), retry.onRetry?.(e)) } });
   return { keel, proxy, retries };
 }
 
@@ -80,6 +80,50 @@ test('a withdrawal whose answer is lost (503), then refused 409 NOT_LEADER and 4
   expect(done.status).toBe('CONFIRMED');
   const provider = t.keel.services.networks.get(chainId)!.provider;
   expect(await provider.getBalance(recipient)).toBe(ethers.parseEther('0.1'));
+});
+
+test('a withdrawal whose gateway answers 504 while Keel still runs it is retried through 409 IDEMPOTENCY_KEY_IN_PROGRESS to the one transfer it committed', async () => {
+  // Keel's chain node is slow: the withdrawal's balance check waits until the test lets it go on.
+  const port = t.keel.services.networks.get(chainId)!.port;
+  const balance = port.balance.bind(port);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const slow = jest.spyOn(port, 'balance').mockImplementation(async (address, asset) => {
+    if (address === wallet.walletAddress) await released;
+    return balance(address, asset);
+  });
+  const key = `payout-${Date.now()}-in-progress`;
+  // Keel is running the request: its claim on the key is made, its answer not yet stored.
+  const running = () => eventually(async () => (await t.keel.platform.db('idempotency_keys').where({ key }).whereNull('responseStatus').first()) !== undefined, 10_000);
+  try {
+    const { keel, proxy, retries } = await throughProxy(
+      isWithdrawal,
+      // The gateway gives up on the first attempt while Keel runs it, and answers 504.
+      [{ abandon: { status: 504, body: envelope('GATEWAY_TIMEOUT', 'The upstream did not answer in time') }, after: running }],
+      // Keel goes on once the retry has been told the first attempt still runs.
+      { onRetry: (e) => e.status === 409 && release() },
+    );
+    const recipient = ethers.Wallet.createRandom().address;
+    const { data, error, response } = await withdraw(keel, recipient, '0.02', { 'Idempotency-Key': key });
+
+    expect(error).toBeUndefined();
+    expect(retries.map((r) => [r.status, r.code])).toEqual([[504, 'GATEWAY_TIMEOUT'], [409, 'CONFLICT']]);
+    // The 409 waits the Retry-After Keel names (1 s), plus under 250 ms of jitter.
+    expect(retries[1].delayMs).toBeGreaterThanOrEqual(1000);
+    expect(retries[1].delayMs).toBeLessThan(1250);
+    const attempts = proxy.seen.filter(isWithdrawal);
+    expect(attempts).toHaveLength(3);
+    expect(attempts.map((a) => a.headers['idempotency-key'])).toEqual([key, key, key]);
+
+    // The third attempt gets the first one's committed transfer back, and it is the only one.
+    expect(response.status).toBe(200);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    const all = await unwrap(direct.GET('/v1/transfers', { params: { query: { masterWalletId: wallet.id, limit: 100 } } }));
+    expect(all.data.filter((x) => x.items.some((i) => i.recipient === recipient)).map((x) => x.id)).toEqual([data!.data.id]);
+  } finally {
+    release();
+    slow.mockRestore();
+  }
 });
 
 test("the caller's own Idempotency-Key is the one every attempt carries, and a later call with it gets the same transfer", async () => {

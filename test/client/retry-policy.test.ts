@@ -3,8 +3,8 @@ import { backoffMs, retryDelayFor, retryingFetch } from '../../clients/typescrip
 /** The retry policy's decisions, on answers built in memory (what the server says is all it reads). */
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
 const fixed = { now: () => NOW, random: () => 0.5, jitterMs: 200 };
-const answer = (status: number, code?: string, headers: Record<string, string> = {}) =>
-  new Response(code ? JSON.stringify({ error: { code, message: code, timestamp: new Date(NOW).toISOString(), requestId: 'r1' } }) : '', { status, headers });
+const answer = (status: number, code?: string, headers: Record<string, string> = {}, details?: Record<string, unknown>) =>
+  new Response(code ? JSON.stringify({ error: { code, message: code, details, timestamp: new Date(NOW).toISOString(), requestId: 'r1' } }) : '', { status, headers });
 
 describe('how long a refusal waits', () => {
   test('429 waits until X-RateLimit-Reset, plus jitter', async () => {
@@ -17,8 +17,13 @@ describe('how long a refusal waits', () => {
     expect((await retryDelayFor(answer(503, 'SERVICE_UNAVAILABLE', { 'Retry-After': new Date(NOW + 4000).toUTCString() }), 1, fixed))?.delayMs).toBe(4100);
   });
 
-  test('409 NOT_LEADER waits Retry-After; any other 409 is final', async () => {
+  test('409 NOT_LEADER and 409 CONFLICT of an Idempotency-Key in progress wait Retry-After; any other 409 is final', async () => {
     expect(await retryDelayFor(answer(409, 'NOT_LEADER', { 'Retry-After': '5' }), 1, fixed)).toEqual({ delayMs: 5100, code: 'NOT_LEADER' });
+    const inProgress = answer(409, 'CONFLICT', { 'Retry-After': '1' }, { reason: 'IDEMPOTENCY_KEY_IN_PROGRESS' });
+    expect(await retryDelayFor(inProgress, 1, fixed)).toEqual({ delayMs: 1100, code: 'CONFLICT' });
+    // The CONFLICT of a resource's state is not transient.
+    expect(await retryDelayFor(answer(409, 'CONFLICT'), 1, fixed)).toBeUndefined();
+    expect(await retryDelayFor(answer(409, 'CONFLICT', {}, { reason: 'SOMETHING_ELSE' }), 1, fixed)).toBeUndefined();
     expect(await retryDelayFor(answer(409, 'DUPLICATE_ENTRY'), 1, fixed)).toBeUndefined();
     expect(await retryDelayFor(answer(409, 'POST_ONLY_WOULD_TAKE'), 1, fixed)).toBeUndefined();
   });

@@ -16,10 +16,12 @@ export interface Injected {
 
 /**
  * What the proxy does with the n-th request (0-based) that `matches`: `forward` it to the server;
- * `answer` in the server's stead (the server never sees it); or forward it and `replace` the server's
- * answer (the work is done, the caller does not learn it: a lost answer).
+ * `answer` in the server's stead (the server never sees it); forward it and `replace` the server's
+ * answer (the work is done, the caller does not learn it: a lost answer); or forward it and
+ * `abandon` it: answer the caller with this while the server still works on it (a gateway that
+ * times out), once `after` resolves (at once without it). The server's own answer is dropped.
  */
-export type Fault = { forward: true } | { answer: Injected } | { replace: Injected };
+export type Fault = { forward: true } | { answer: Injected } | { replace: Injected } | { abandon: Injected; after?: () => Promise<unknown> };
 
 /**
  * A real HTTP proxy on loopback in front of a Keel host. Requests that `matches` selects follow
@@ -53,12 +55,14 @@ export class FaultProxy {
           const body: Buffer[] = [];
           answer.on('data', (c: Buffer) => body.push(c));
           answer.on('end', () => {
+            if ('abandon' in fault) return;
             if ('replace' in fault) return send(fault.replace);
             res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(body));
           });
         });
-        upstream.on('error', () => send({ status: 502, body: { error: { code: 'BAD_GATEWAY', message: 'proxy: upstream failed' } } }));
+        upstream.on('error', () => res.headersSent || send({ status: 502, body: { error: { code: 'BAD_GATEWAY', message: 'proxy: upstream failed' } } }));
         upstream.end(Buffer.concat(chunks));
+        if ('abandon' in fault) void (fault.after?.() ?? Promise.resolve()).then(() => send(fault.abandon));
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

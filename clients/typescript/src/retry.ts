@@ -2,6 +2,9 @@
  * Retries of transient refusals, under one bounded policy:
  * - 429 RATE_LIMIT_EXCEEDED: wait for Retry-After, else until X-RateLimit-Reset (UTC epoch seconds);
  * - 409 NOT_LEADER (an order-book node that does not lead the market's shard): wait Retry-After;
+ * - 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS (an earlier attempt under the same
+ *   key still runs, e.g. one whose answer a gateway's 504 lost): wait Retry-After, then send it again
+ *   under the same key until it replays that attempt's committed answer;
  * - 502, 503, 504 and a connection that failed before any answer: Retry-After, else exponential backoff.
  * Every wait gets random jitter, so clients refused together do not come back together. A write is
  * retried only when it carries an Idempotency-Key: each attempt sends the same request, key included,
@@ -60,13 +63,22 @@ function rateLimitResetMs(headers: Headers, now: number): number | undefined {
   return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) : undefined;
 }
 
-async function errorCode(response: Response): Promise<string | undefined> {
+/** The 409 CONFLICT's details.reason of a repeat while the request under its Idempotency-Key still runs. */
+export const IDEMPOTENCY_KEY_IN_PROGRESS = 'IDEMPOTENCY_KEY_IN_PROGRESS';
+
+/** The refusal's Keel error code and details.reason, read from its envelope. */
+async function refusalOf(response: Response): Promise<{ code?: string; reason?: string }> {
   try {
-    const body = (await response.clone().json()) as { error?: { code?: unknown } };
-    return typeof body?.error?.code === 'string' ? body.error.code : undefined;
+    const body = (await response.clone().json()) as { error?: { code?: unknown; details?: { reason?: unknown } } };
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    return { code: text(body?.error?.code), reason: text(body?.error?.details?.reason) };
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+async function errorCode(response: Response): Promise<string | undefined> {
+  return (await refusalOf(response)).code;
 }
 
 /**
@@ -83,8 +95,10 @@ export async function retryDelayFor(response: Response, retry: number, options: 
     return { delayMs: named(retryAfterMs(response.headers, now) ?? rateLimitResetMs(response.headers, now)), code };
   }
   if (response.status === 409) {
-    const code = await errorCode(response);
-    return code === 'NOT_LEADER' ? { delayMs: named(retryAfterMs(response.headers, now)), code } : undefined;
+    const { code, reason } = await refusalOf(response);
+    // Any other 409 is the resource's state: not transient.
+    const transient = code === 'NOT_LEADER' || (code === 'CONFLICT' && reason === IDEMPOTENCY_KEY_IN_PROGRESS);
+    return transient ? { delayMs: named(retryAfterMs(response.headers, now)), code } : undefined;
   }
   if (UPSTREAM_STATUSES.has(response.status)) return { delayMs: named(retryAfterMs(response.headers, now)), code: await errorCode(response) };
   return undefined;

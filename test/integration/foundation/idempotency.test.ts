@@ -43,7 +43,7 @@ test('a read or a path with no route claims no key: the same key then serves a w
   expect(write.status).toBe(201);
 });
 
-test('a repeat while the first is still running is 409 CONFLICT', async () => {
+test('a repeat while the first is still running is 409 CONFLICT, marked transient: details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After', async () => {
   const keys = await t.keel.services.apiKeys.list(org.orgId, { limit: 100, offset: 0 });
   const admin = keys.items.find((k) => k.name === 'admin')!;
   const key = randomUUID();
@@ -52,6 +52,22 @@ test('a repeat while the first is still running is 409 CONFLICT', async () => {
   const res = await org.core.post('/v1/api-keys', body, { 'Idempotency-Key': key });
   expect(res.status).toBe(409);
   expect(res.body.error.code).toBe('CONFLICT');
+  expect(res.body.error.details).toEqual({ reason: 'IDEMPOTENCY_KEY_IN_PROGRESS' });
+  expect(res.headers.get('retry-after')).toBe('1');
+  // The claim stays the first request's: the refusal is not stored as the key's answer.
+  const row = await t.keel.platform.db('idempotency_keys').where({ apiKeyId: admin.id, key }).first();
+  expect(row.responseStatus).toBeNull();
+});
+
+test('over GraphQL, the repeat while the first runs carries the same marker in extensions, and Retry-After', async () => {
+  const { apiKeyId } = await t.keel.platform.authenticator.authenticate('core', org.core.credentials);
+  const key = randomUUID();
+  const query = 'mutation { createApiKey(input: {name: "gql-in-progress", scopes: ["read"]}) { id } }';
+  expect((await t.keel.platform.idempotency.claim({ apiKeyId, key, method: 'POST', path: '/graphql', body: { query } })).kind).toBe('claimed');
+  const res = await org.core.graphql(query, undefined, { 'Idempotency-Key': key });
+  expect(res.status).toBe(409);
+  expect(res.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', details: { reason: 'IDEMPOTENCY_KEY_IN_PROGRESS' } });
+  expect(res.headers.get('retry-after')).toBe('1');
 });
 
 test('keys are scoped to the API key: another key may reuse the same value', async () => {

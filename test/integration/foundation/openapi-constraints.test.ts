@@ -127,6 +127,13 @@ describe('error responses name the codes the server sends, per host and per oper
     expect(named(shared('pro', 400))).not.toContain('PAYMENT_FAILED');
   });
 
+  test.each(hosts)('on the %s host, a 409 documents Retry-After, which marks its transient refusals (NOT_LEADER, an Idempotency-Key in progress)', (host) => {
+    const conflict = docs[host].components.responses.E409;
+    expect(conflict.headers).toEqual({ 'Retry-After': { $ref: '#/components/headers/Retry-After' } });
+    expect(conflict.description).toContain('details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After');
+    expect(docs[host].components.headers['Retry-After'].description).toContain('IDEMPOTENCY_KEY_IN_PROGRESS');
+  });
+
   test("an operation's answers name its own codes, and not the codes only other operations send", () => {
     const response = (host: 'core' | 'pro', route: string, status: number) => named(operations(host).find((o) => o.route === route)!.responses[String(status)].description);
     // An off-tick price or off-lot quantity is INVALID_FIELD naming it; the minimum notional has a code of its own.

@@ -2441,6 +2441,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 code: string;
+                /** @description What the code's description names: details.fields of a validation error, the limits of a 429, details.reason IDEMPOTENCY_KEY_IN_PROGRESS of a transient 409 CONFLICT */
                 details?: Record<string, unknown>;
                 message: string;
                 requestId: string;
@@ -3471,9 +3472,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+        /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
         E409: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -3570,12 +3572,12 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
         IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
-        /** @description Whole seconds to wait before sending the request again (at least 1): until the exceeded rate-limit window resets (RATE_LIMIT_EXCEEDED), or until the monthly quota resets (QUOTA_EXCEEDED) */
+        /** @description Whole seconds to wait before sending the request again (at least 1): until the exceeded rate-limit window resets (RATE_LIMIT_EXCEEDED), until the monthly quota resets (QUOTA_EXCEEDED), until a leader may take the request (NOT_LEADER), or until the request still running under the same Idempotency-Key may have finished (CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS); a 409 without it is not transient */
         "Retry-After": number;
         /** @description The organisation's monthly request quota, shared by all its keys on both hosts (absent while Keel cannot reach Redis or PostgreSQL to count it; such requests are served) */
         "X-Quota-Limit": number;
@@ -3665,7 +3667,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3691,7 +3693,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3730,7 +3732,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3756,7 +3758,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3791,7 +3793,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3852,7 +3854,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3916,7 +3918,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -3983,7 +3985,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4009,7 +4011,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4048,7 +4050,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4074,7 +4076,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4113,7 +4115,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4139,7 +4141,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4178,7 +4180,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4247,7 +4249,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4323,7 +4325,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4349,7 +4351,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4388,7 +4390,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4414,7 +4416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4447,7 +4449,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4513,7 +4515,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4539,7 +4541,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4576,7 +4578,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4647,7 +4649,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4673,7 +4675,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4712,7 +4714,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4771,7 +4773,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4797,7 +4799,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4833,7 +4835,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4859,7 +4861,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4899,7 +4901,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4957,7 +4959,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -4983,7 +4985,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5022,7 +5024,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5089,7 +5091,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5156,7 +5158,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5215,7 +5217,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5241,7 +5243,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5280,7 +5282,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5338,7 +5340,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5364,7 +5366,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5399,7 +5401,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5425,7 +5427,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5464,7 +5466,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5490,7 +5492,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5525,7 +5527,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5551,7 +5553,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5586,7 +5588,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5612,7 +5614,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5647,7 +5649,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5714,7 +5716,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5772,7 +5774,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5798,7 +5800,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5837,7 +5839,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5893,7 +5895,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5958,7 +5960,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -5984,7 +5986,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6021,7 +6023,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6079,7 +6081,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6105,7 +6107,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6140,7 +6142,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6166,7 +6168,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6205,7 +6207,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6273,7 +6275,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6331,7 +6333,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6357,7 +6359,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6392,7 +6394,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6458,7 +6460,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6516,7 +6518,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6659,7 +6661,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6696,7 +6698,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6763,7 +6765,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6789,7 +6791,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6826,7 +6828,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6884,7 +6886,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -6910,7 +6912,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6949,7 +6951,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7017,7 +7019,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7043,7 +7045,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7082,7 +7084,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7143,7 +7145,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7169,7 +7171,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7203,7 +7205,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7229,7 +7231,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7263,7 +7265,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7324,7 +7326,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7391,7 +7393,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7417,7 +7419,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7456,7 +7458,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7482,7 +7484,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7521,7 +7523,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7547,7 +7549,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7586,7 +7588,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7655,7 +7657,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7731,7 +7733,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7757,7 +7759,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7796,7 +7798,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7822,7 +7824,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7861,7 +7863,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7917,7 +7919,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -7973,7 +7975,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8031,7 +8033,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8098,7 +8100,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8124,7 +8126,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8161,7 +8163,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8219,7 +8221,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8245,7 +8247,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8284,7 +8286,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8355,7 +8357,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8381,7 +8383,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8418,7 +8420,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8476,7 +8478,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8534,7 +8536,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8560,7 +8562,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8599,7 +8601,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8625,7 +8627,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8660,7 +8662,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8728,7 +8730,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8754,7 +8756,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8789,7 +8791,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8858,7 +8860,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8926,7 +8928,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -8952,7 +8954,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8989,7 +8991,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9047,7 +9049,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9073,7 +9075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9106,7 +9108,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9132,7 +9134,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9171,7 +9173,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9197,7 +9199,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9232,7 +9234,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9258,7 +9260,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9293,7 +9295,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9360,7 +9362,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9418,7 +9420,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9486,7 +9488,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9512,7 +9514,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9549,7 +9551,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9607,7 +9609,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9674,7 +9676,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9700,7 +9702,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9737,7 +9739,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9804,7 +9806,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9862,7 +9864,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9888,7 +9890,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9923,7 +9925,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -9949,7 +9951,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9984,7 +9986,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10010,7 +10012,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10045,7 +10047,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10112,7 +10114,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10170,7 +10172,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10196,7 +10198,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10231,7 +10233,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10297,7 +10299,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10323,7 +10325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -10360,7 +10362,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10418,7 +10420,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10444,7 +10446,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10483,7 +10485,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10509,7 +10511,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10544,7 +10546,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10570,7 +10572,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10609,7 +10611,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10635,7 +10637,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10674,7 +10676,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -10730,7 +10732,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];

@@ -671,6 +671,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 code: string;
+                /** @description What the code's description names: details.fields of a validation error, the limits of a 429, details.reason IDEMPOTENCY_KEY_IN_PROGRESS of a transient 409 CONFLICT */
                 details?: Record<string, unknown>;
                 message: string;
                 requestId: string;
@@ -1077,9 +1078,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
+        /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
         E409: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1176,12 +1178,12 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
         IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
-        /** @description Whole seconds to wait before sending the request again (at least 1): until the exceeded rate-limit window resets (RATE_LIMIT_EXCEEDED), or until the monthly quota resets (QUOTA_EXCEEDED) */
+        /** @description Whole seconds to wait before sending the request again (at least 1): until the exceeded rate-limit window resets (RATE_LIMIT_EXCEEDED), until the monthly quota resets (QUOTA_EXCEEDED), until a leader may take the request (NOT_LEADER), or until the request still running under the same Idempotency-Key may have finished (CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS); a 409 without it is not transient */
         "Retry-After": number;
         /** @description The organisation's monthly request quota, shared by all its keys on both hosts (absent while Keel cannot reach Redis or PostgreSQL to count it; such requests are served) */
         "X-Quota-Limit": number;
@@ -1234,7 +1236,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1299,7 +1301,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1325,7 +1327,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1362,7 +1364,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1425,7 +1427,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1483,7 +1485,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1509,7 +1511,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -1548,7 +1550,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1609,7 +1611,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1667,7 +1669,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1733,7 +1735,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1801,7 +1803,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1827,7 +1829,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1864,7 +1866,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1922,7 +1924,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -1948,7 +1950,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -1983,7 +1985,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2049,7 +2051,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2075,7 +2077,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2114,7 +2116,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); Transient: this node does not lead the market's shard; retry after the Retry-After header's seconds (about one lease, 5 s), at the node details.leader names, with the same clientOrderId (NOT_LEADER); The market is halted: it takes no new orders (cancels still work) (MARKET_HALTED); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED); The order is no longer open (filled or cancelled) (ORDER_NOT_CANCELLABLE); A postOnly order would take liquidity (POST_ONLY_WOULD_TAKE) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2140,7 +2142,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2177,7 +2179,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2244,7 +2246,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2302,7 +2304,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2328,7 +2330,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2365,7 +2367,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2432,7 +2434,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2490,7 +2492,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2516,7 +2518,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2551,7 +2553,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2577,7 +2579,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2612,7 +2614,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2670,7 +2672,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2736,7 +2738,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2794,7 +2796,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2820,7 +2822,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2859,7 +2861,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY); The wallet asked to exit the chain's settlement contract: it places no more orders and makes no more deposits to trading there (TRADING_EXIT_REQUESTED) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
@@ -2885,7 +2887,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT */
+                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2924,7 +2926,7 @@ export interface operations {
             403: components["responses"]["E403"];
             /** @description Not found, or not visible to this organisation (NOT_FOUND); A master wallet named by the path or the body does not exist or is not this organisation's (WALLET_NOT_FOUND) */
             404: components["responses"]["E404"];
-            /** @description The resource's state forbids the change (not transient: do not retry), or a request with the same Idempotency-Key is still being processed (retry shortly) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
+            /** @description The resource's state forbids the change (not transient: do not retry); or, with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After, a request with the same Idempotency-Key is still being processed: transient, send the same request with the same key again after Retry-After (its work may already be done: never retry it under a new key) (CONFLICT); The resource already exists (a name, slug, symbol or clientOrderId already used); not transient, do not retry (DUPLICATE_ENTRY) */
             409: components["responses"]["E409"];
             /** @description Body over the size limit (BAD_REQUEST) */
             413: components["responses"]["E413"];
