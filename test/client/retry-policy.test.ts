@@ -1,4 +1,5 @@
-import { backoffMs, retryDelayFor, retryingFetch } from '../../clients/typescript/src';
+import { inspect } from 'node:util';
+import { backoffMs, retryDelayFor, retryingFetch, RetryEvent } from '../../clients/typescript/src';
 
 /** The retry policy's decisions, on answers built in memory (what the server says is all it reads). */
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
@@ -69,6 +70,39 @@ describe('which requests are sent again', () => {
     const res = await retryingFetch({ ...noWait, maxDelayMs: 60_000 }, server.fetch)(new Request('http://keel.test/v1/transfers'));
     expect(res.status).toBe(429);
     expect(server.asked).toHaveLength(1);
+  });
+
+  test('what onRetry is given names the request by method and URL and holds no credential: an event logged whole shows no API key, org id or token', async () => {
+    const API_KEY = 'keel_sk_live_0123456789abcdef';
+    const ORG_ID = 'org-5f3c1e2a-secret-org';
+    const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJrZXkifQ.c2lnbmF0dXJl';
+    const events: RetryEvent[] = [];
+    let calls = 0;
+    const flaky = async () => {
+      if (calls++ % 2 === 0) return answer(503, 'SERVICE_UNAVAILABLE');
+      return new Response('{}', { status: 200 });
+    };
+    const send = retryingFetch({ ...noWait, onRetry: (e) => events.push(e) }, flaky);
+    await send(new Request('http://keel.test/v1/webhooks', { method: 'POST', headers: { apiKey: API_KEY, orgId: ORG_ID, 'Idempotency-Key': 'k-2' }, body: '{}' }));
+    await send(new Request('http://keel.test/v1/transfers?limit=5', { headers: { Authorization: `Bearer ${TOKEN}` } }));
+    // And a connection that failed before any answer.
+    await retryingFetch({ ...noWait, retries: 1, onRetry: (e) => events.push(e) }, async () => {
+      throw new TypeError('fetch failed');
+    })(new Request('http://keel.test/v1/transfers', { headers: { Authorization: `Bearer ${TOKEN}` } })).catch(() => undefined);
+
+    expect(events).toHaveLength(3);
+    for (const event of events) {
+      const logged = inspect(event, { depth: Infinity, showHidden: true, getters: true });
+      expect(logged).not.toContain(API_KEY);
+      expect(logged).not.toContain(ORG_ID);
+      expect(logged).not.toContain(TOKEN);
+      expect(JSON.stringify(event)).not.toMatch(/keel_sk_live|secret-org|eyJhbGci/);
+    }
+    expect(events.map(({ method, url, retry, status, code }) => ({ method, url, retry, status, code }))).toEqual([
+      { method: 'POST', url: 'http://keel.test/v1/webhooks', retry: 1, status: 503, code: 'SERVICE_UNAVAILABLE' },
+      { method: 'GET', url: 'http://keel.test/v1/transfers?limit=5', retry: 1, status: 503, code: 'SERVICE_UNAVAILABLE' },
+      { method: 'GET', url: 'http://keel.test/v1/transfers', retry: 1, status: undefined, code: undefined },
+    ]);
   });
 
   test('a connection that fails before any answer is retried for a read, then the error is thrown when retries run out', async () => {

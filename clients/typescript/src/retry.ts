@@ -20,7 +20,7 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Upper bound of the jitter added to a wait the server named (default 250 ms). */
   jitterMs?: number;
-  /** Called before each wait, e.g. to log it. */
+  /** Called before each wait, e.g. to log it: the event holds no header, so no credential. */
   onRetry?(event: RetryEvent): void;
   /** For tests: the random source (0 ≤ x < 1), the clock and the sleep. */
   random?: () => number;
@@ -28,8 +28,13 @@ export interface RetryOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/**
+ * A retry about to wait, safe to log: the request's method and URL, never the Request itself, whose
+ * headers carry the credentials (apiKey and orgId, or Authorization: Bearer).
+ */
 export interface RetryEvent {
-  request: Request;
+  method: string;
+  url: string;
   /** 1 for the first retry. */
   retry: number;
   delayMs: number;
@@ -131,14 +136,14 @@ export function retryingFetch(options: RetryOptions = {}, fetchImpl: (request: R
       } catch (error) {
         if (!retryable || retry > retries || request.signal.aborted) throw error;
         const delayMs = backoffMs(retry, options);
-        options.onRetry?.({ request, retry, delayMs, error });
+        options.onRetry?.({ method: request.method, url: request.url, retry, delayMs, error });
         await sleep(delayMs);
         continue;
       }
       if (!retryable || retry > retries) return response;
       const next = await retryDelayFor(response, retry, options);
       if (!next || next.delayMs > maxDelayMs) return response;
-      options.onRetry?.({ request, retry, delayMs: next.delayMs, status: response.status, code: next.code });
+      options.onRetry?.({ method: request.method, url: request.url, retry, delayMs: next.delayMs, status: response.status, code: next.code });
       // The refused answer's body is not read: release its connection.
       await response.body?.cancel().catch(() => undefined);
       await sleep(next.delayMs);
