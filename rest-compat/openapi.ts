@@ -5,6 +5,7 @@ import { JsonSchema, SchemaConverter, withChecks } from './json-schema';
 import type { Envelope } from './route-table';
 import type { Host } from '../src/platform/auth/permissions';
 import type { ErrorCode } from '../src/platform/errors';
+import { KEY_MAX_LENGTH, KEY_PATTERN } from '../src/platform/idempotency';
 import { codesOf, describeCodes, statusesOf } from './error-codes';
 
 /**
@@ -142,9 +143,10 @@ export function buildOpenApi(opts: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          schema: { type: 'string', maxLength: 255 },
+          // What the server takes (1 to 255 printable ASCII characters), stated from its own check.
+          schema: { type: 'string', minLength: 1, maxLength: KEY_MAX_LENGTH, pattern: KEY_PATTERN.source },
           description:
-            'Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After',
+            `1 to ${KEY_MAX_LENGTH} printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After`,
         },
       },
       headers: { ...LIMIT_HEADERS, ...REFUSAL_HEADERS },

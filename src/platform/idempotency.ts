@@ -36,7 +36,13 @@ export interface ClaimStep extends ClaimRef {
 /** A step's recorded result, if an earlier attempt of the request committed it. */
 export type Recorded<R> = { found: true; value: R } | { found: false };
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** The longest Idempotency-Key Keel takes. */
+export const KEY_MAX_LENGTH = 255;
+/**
+ * What an Idempotency-Key may be: 1 to KEY_MAX_LENGTH printable ASCII characters (no space). The
+ * OpenAPI documents state it from this, so the two do not drift.
+ */
+export const KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${KEY_MAX_LENGTH}}$`);
 
 /**
  * The 409 CONFLICT of a repeat that arrives while the first request under its key still runs is

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Host } from '../platform/auth/permissions';
 import type { Platform } from '../platform/platform';
-import { IdempotencyStore } from '../platform/idempotency';
+import { IdempotencyStore, KEY_MAX_LENGTH } from '../platform/idempotency';
 import { KeelError } from '../platform/errors';
 import { UnitOfWork } from '../platform/db/unit-of-work';
 import { bearerToken, header } from './request-context';
@@ -113,7 +113,7 @@ export function registerGuards(app: FastifyInstance, host: Host, platform: Platf
   const claimIdempotencyKey = async (request: FastifyRequest, reply: FastifyReply, key: string): Promise<boolean> => {
     if (!request.principal) return false;
     if (!IdempotencyStore.validKey(key)) {
-      throw KeelError.invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters (a UUID v4 is recommended)');
+      throw KeelError.invalidField('Idempotency-Key', `must be 1 to ${KEY_MAX_LENGTH} printable ASCII characters (a UUID v4 is recommended)`);
     }
     key = request.principal.claimKey(key);
     const claim = await platform.idempotency.claim({

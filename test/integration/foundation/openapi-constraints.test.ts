@@ -73,6 +73,22 @@ test('the document states the enforced bounds, enums, defaults and formats', () 
   expect(rotate).toMatchObject({ maximum: 604800 });
 });
 
+test('the Idempotency-Key header is documented as the server takes it: 1 to 255 printable ASCII characters, no space', async () => {
+  const schema = docs.core.components.parameters.IdempotencyKey.schema;
+  expect(schema).toEqual({ type: 'string', minLength: 1, maxLength: 255, pattern: expect.any(String) });
+  expect(docs.pro.components.parameters.IdempotencyKey.schema).toEqual(schema);
+  const documented = (value: string) => new RegExp(schema.pattern, 'u').test(value) && value.length >= schema.minLength && value.length <= schema.maxLength;
+  // Each value the document allows is taken; each it refuses is 422 INVALID_FIELD naming the header.
+  const values = [randomUUID(), 'payout-2026/11#1', `~${'k'.repeat(253)}!`, '', 'two words', 'clé', 'x'.repeat(256)];
+  expect(values.map(documented)).toEqual([true, true, true, false, false, false, false]);
+  for (const value of values) {
+    const res = await org.core.post('/v1/api-keys', { name: `idem-${randomUUID()}`, scopes: ['read'] }, { 'Idempotency-Key': value });
+    const taken = res.status === 201;
+    const refused = res.status === 422 && res.body.error.code === 'INVALID_FIELD' && res.body.error.details.fields[0].field === 'Idempotency-Key';
+    expect({ value, taken, refused }).toEqual({ value, taken: documented(value), refused: !documented(value) });
+  }
+});
+
 test.each(['core', 'pro'] as const)('on the %s host, a query value just outside a documented bound, enum or format is 422 naming it', async (host) => {
   let probes = 0;
   for (const { path, query } of getRoutes(host)) {

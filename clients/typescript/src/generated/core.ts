@@ -3572,7 +3572,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+        /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -3693,7 +3693,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3758,7 +3758,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4011,7 +4011,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4076,7 +4076,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4141,7 +4141,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4351,7 +4351,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4416,7 +4416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4541,7 +4541,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4675,7 +4675,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4799,7 +4799,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4861,7 +4861,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4985,7 +4985,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5243,7 +5243,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5366,7 +5366,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5427,7 +5427,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5492,7 +5492,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5553,7 +5553,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5614,7 +5614,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5800,7 +5800,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5986,7 +5986,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6107,7 +6107,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6168,7 +6168,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6359,7 +6359,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6661,7 +6661,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6791,7 +6791,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6912,7 +6912,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7045,7 +7045,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7171,7 +7171,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7231,7 +7231,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7419,7 +7419,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7484,7 +7484,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7549,7 +7549,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7759,7 +7759,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7824,7 +7824,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8126,7 +8126,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8247,7 +8247,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8383,7 +8383,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -8562,7 +8562,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8627,7 +8627,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8756,7 +8756,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8954,7 +8954,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9075,7 +9075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9134,7 +9134,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9199,7 +9199,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9260,7 +9260,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9514,7 +9514,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9702,7 +9702,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -9890,7 +9890,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9951,7 +9951,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10012,7 +10012,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10198,7 +10198,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10325,7 +10325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -10446,7 +10446,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10511,7 +10511,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10572,7 +10572,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -10637,7 +10637,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {

@@ -1178,7 +1178,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+        /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -1327,7 +1327,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1511,7 +1511,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -1829,7 +1829,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1950,7 +1950,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2077,7 +2077,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2142,7 +2142,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2330,7 +2330,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2518,7 +2518,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2579,7 +2579,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2822,7 +2822,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2887,7 +2887,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
+                /** @description 1 to 255 printable ASCII characters, no space (a UUID v4 is recommended); another value is 422 INVALID_FIELD naming Idempotency-Key. Replays the first response (200, Idempotent-Replayed: true) for 24 hours. The work commits together with its record under this key, so a retry after a crash, a timeout or a 5xx gets the committed result and the work is never done twice. The same key with another method, path or body is 422 VALIDATION_ERROR, details.fields naming Idempotency-Key; a repeat while the first still runs is 409 CONFLICT with details.reason IDEMPOTENCY_KEY_IN_PROGRESS and Retry-After: send it again, with the same key, after Retry-After */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
