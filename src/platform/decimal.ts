@@ -37,6 +37,17 @@ export function parseUnits(text: string, decimals: number): bigint | null {
   return value ? toUnits(value, decimals) : null;
 }
 
+/**
+ * What a 422 says a decimal string that parseUnits refused at `decimals` must be: the one sentence for
+ * every amount (and rate) parsed so. Digits past the decimals are refused only when one is not zero:
+ * zeros there change nothing ("10.0000000" at 6 decimals is exactly 10, and is accepted); a non-zero
+ * one ("10.0000001") cannot be carried exactly. `of` names whose decimals they are (an asset's symbol).
+ */
+export function exactInDecimals(decimals: number, { what = 'a positive decimal string', of }: { what?: string; of?: string } = {}): string {
+  if (decimals === 0) return `must be ${what} with no non-zero digit after the point${of ? ` (${of} has no decimals)` : ''}`;
+  return `must be ${what} with no non-zero digit after the first ${decimals} decimals${of ? ` (${of}'s)` : ''}`;
+}
+
 /** A decimal string in base units, digits beyond `decimals` dropped (a cap or a threshold, never rounded up). */
 export function toUnitsFloor(text: string, decimals: number): bigint {
   const value = parseDecimal(text);
@@ -97,9 +108,9 @@ export function normalizeDecimal(text: string): string {
   return formatScaled(negative ? -parsed.int : parsed.int, parsed.scale);
 }
 
-/** A percentage with at most 2 decimals ("0.5", "10") in basis points; throws when it is not one. */
+/** A percentage to hundredths ("0.5", "10", "0.50") in basis points; throws when it is not one. */
 export function percentBasisPoints(text: string): bigint {
   const bp = parseUnits(text, 2);
-  if (bp === null) throw new Error(`not a percentage with at most 2 decimals: ${text}`);
+  if (bp === null) throw new Error(`'${text}' ${exactInDecimals(2, { what: 'a percentage' })}`);
   return bp;
 }

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { KeelError } from '../../platform/errors';
 import type { Outbox } from '../../platform/events/outbox';
-import { formatScaled, normalizeDecimal, parseUnits } from '../../platform/decimal';
+import { exactInDecimals, formatScaled, normalizeDecimal, parseUnits } from '../../platform/decimal';
 import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -137,7 +137,7 @@ export class AgentPaymentService {
     // Refused outright, not recorded FAILED as the withdrawal checks' refusals are: the agent's request itself is wrong.
     await this.settlementContracts.check(asset.blockchainId, recipient, 'recipient');
     const rawAmount = parseUnits(input.amount, asset.decimals);
-    if (rawAmount === null || rawAmount <= 0n) throw KeelError.invalidField('amount', `must be a decimal string above 0 with at most ${asset.decimals} decimals`);
+    if (rawAmount === null || rawAmount <= 0n) throw KeelError.invalidField('amount', exactInDecimals(asset.decimals, { of: asset.symbol }));
     const amount = formatScaled(rawAmount, asset.decimals);
     const { amountUsd, price } = await this.valuer.usdValue(asset.blockchainId, asset.id, amount);
     const screening = this.screen.screen(recipient);

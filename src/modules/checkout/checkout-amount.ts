@@ -1,5 +1,5 @@
 import { KeelError } from '../../platform/errors';
-import { parseUnits } from '../../platform/decimal';
+import { exactInDecimals, parseUnits } from '../../platform/decimal';
 
 /**
  * The most one payment carries, in base units, by chain family: uint256 on EVM (a token transfer,
@@ -21,6 +21,6 @@ export function askedUnits(amount: string, asset: { decimals: number; symbol: st
   if (units !== null && !asset.blockchain.isEvmCompatible && units >= SOLANA_LIMIT) {
     throw KeelError.invalidField('amount', `is too large: a Solana transfer carries at most ${SOLANA_LIMIT - 1n} base units (${asset.symbol} has ${asset.decimals} decimals)`);
   }
-  if (units === null || units <= 0n) throw KeelError.invalidField('amount', `must be above 0 with at most ${asset.decimals} decimals (${asset.symbol})`);
+  if (units === null || units <= 0n) throw KeelError.invalidField('amount', exactInDecimals(asset.decimals, { of: asset.symbol }));
   return units;
 }

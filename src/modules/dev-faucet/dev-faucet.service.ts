@@ -7,7 +7,7 @@ import { isNftStandard } from '../chains';
 import type { AssetModel, ChainNetworks, ChainService, SolanaNetwork } from '../chains';
 import { address } from '@solana/kit';
 import { fundFromSolanaFaucet } from '../../platform/solana-devnet/faucet';
-import { formatScaled, parseUnits } from '../../platform/decimal';
+import { exactInDecimals, formatScaled, parseUnits } from '../../platform/decimal';
 
 export interface FaucetInput {
   /** Default: the first EVM dev chain. Keel's sandbox Solana network is named by its id. */
@@ -88,7 +88,7 @@ export class DevFaucetService {
   private units(asset: AssetModel, input: FaucetInput): bigint {
     if (input.tokenId !== undefined) throw KeelError.invalidField('tokenId', 'only an NFT collection takes a token id');
     const units = parseUnits(input.amount, asset.decimals);
-    if (units === null) throw KeelError.invalidField('amount', `must be a decimal string with at most ${asset.decimals} decimals`);
+    if (units === null) throw KeelError.invalidField('amount', exactInDecimals(asset.decimals, { of: asset.symbol }));
     if (units <= 0n || units > MAX_FAUCET_AMOUNT * 10n ** BigInt(asset.decimals)) throw KeelError.invalidField('amount', `must be above 0 and at most ${MAX_FAUCET_AMOUNT}`);
     return units;
   }

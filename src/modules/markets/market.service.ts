@@ -4,7 +4,7 @@ import { PageWindow, PageResult, toPage } from '../../platform/paging';
 import { Ids } from '../../platform/ids';
 import { KeelError } from '../../platform/errors';
 import type { ChainService } from '../chains';
-import { divideCeil, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
+import { divideCeil, exactInDecimals, formatDecimal, normalizeDecimal, parseDecimal, pow10, Scaled, toUnits } from '../../platform/decimal';
 import { MarketModel } from './market.model';
 import { MARKET_SYMBOL, MARKET_SYMBOL_RULE, MarketStatus } from './market.domain';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -126,7 +126,7 @@ function positive(field: string, text: string): Scaled {
 function feePpm(field: string, text: string): bigint {
   const v = parseDecimal(text);
   const ppm = v ? toUnits(v, 6) : null;
-  if (ppm === null) throw KeelError.invalidField(field, 'must be a decimal rate with at most 6 decimal places, e.g. "0.001"');
+  if (ppm === null) throw KeelError.invalidField(field, `${exactInDecimals(6, { what: 'a decimal rate' })}, e.g. "0.001"`);
   if (ppm > MAX_FEE_PPM) throw KeelError.invalidField(field, 'must be at most 0.1');
   return ppm;
 }
@@ -305,7 +305,7 @@ export class MarketService {
     const makerFeePpm = feePpm('makerFee', normalizeDecimal(v.makerFee));
     const takerFeePpm = feePpm('takerFee', normalizeDecimal(v.takerFee));
     const lotUnits = toUnits(lot, baseDecimals);
-    if (lotUnits === null) throw KeelError.invalidField('lotSize', `must be a whole number of base units (at most ${baseDecimals} decimal places)`);
+    if (lotUnits === null) throw KeelError.invalidField('lotSize', `${exactInDecimals(baseDecimals, { what: 'a decimal', of: 'the base asset' })}: a whole number of its base units`);
     const notionalUnit = toUnits({ int: tick.int * lot.int, scale: tick.scale + lot.scale }, quoteDecimals);
     if (notionalUnit === null) {
       throw KeelError.invalidField('tickSize', `tickSize × lotSize (${formatDecimal({ int: tick.int * lot.int, scale: tick.scale + lot.scale })}) must be a whole number of quote base units (10^-${quoteDecimals})`);

@@ -1,4 +1,4 @@
-import { parseUnits } from '../../platform/decimal';
+import { exactInDecimals, parseUnits } from '../../platform/decimal';
 
 /** A trade with what netting needs of its market's assets. */
 export interface NettableTrade {
@@ -23,7 +23,7 @@ export interface WalletDelta {
 
 function units(text: string, decimals: number): bigint {
   const v = parseUnits(String(text), decimals);
-  if (v === null) throw new Error(`netting: '${text}' is not an amount with at most ${decimals} decimals`);
+  if (v === null) throw new Error(`netting: '${text}' ${exactInDecimals(decimals)}`);
   return v;
 }
 

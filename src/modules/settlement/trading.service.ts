@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { ethers } from 'ethers';
 import { KeelError } from '../../platform/errors';
-import { formatScaled, parseUnits } from '../../platform/decimal';
+import { exactInDecimals, formatScaled, parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
 import { fetchPage } from '../../platform/db/fetch-page';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
@@ -231,7 +231,7 @@ export class TradingService {
     if (!native) throw new KeelError('INVALID_NETWORK', 'The chain has no native coin registered');
     const view = (await this.chains.assetViews([native.id])).get(native.id)!;
     const rawAmount = parseUnits(coinAmount, view.decimals);
-    if (rawAmount === null) throw KeelError.invalidField('coinAmount', `must be a positive decimal string with at most ${view.decimals} decimals`);
+    if (rawAmount === null) throw KeelError.invalidField('coinAmount', exactInDecimals(view.decimals, { of: view.symbol }));
     if (rawAmount <= 0n) throw KeelError.invalidField('coinAmount', 'must be above 0');
     return { asset: view, rawAmount };
   }
@@ -422,7 +422,7 @@ export class TradingService {
     const contract = await this.deployments.address(asset.blockchainId);
     if (!contract) throw new KeelError('INVALID_NETWORK', 'Trades do not settle on this chain: it has no settlement contract');
     const rawAmount = parseUnits(input.amount, asset.decimals);
-    if (rawAmount === null) throw KeelError.invalidField('amount', `must be a positive decimal string with at most ${asset.decimals} decimals`);
+    if (rawAmount === null) throw KeelError.invalidField('amount', exactInDecimals(asset.decimals, { of: asset.symbol }));
     if (rawAmount <= 0n) throw KeelError.invalidField('amount', 'must be above 0');
     return { asset, network, contract: ethers.getAddress(contract), rawAmount };
   }

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { isNftStandard, refuseUnlessEvm } from '../chains';
 import { KeelError } from '../../platform/errors';
-import { formatScaled, parseUnits } from '../../platform/decimal';
+import { exactInDecimals, formatScaled, parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
 import { toPage, PageResult, PageWindow } from '../../platform/paging';
 import { fetchPage } from '../../platform/db/fetch-page';
@@ -181,7 +181,7 @@ export class SwapService {
     if (isNftStandard(from.standard)) throw KeelError.invalidField('fromAssetId', 'an NFT collection is not swapped');
     if (isNftStandard(to.standard)) throw KeelError.invalidField('toAssetId', 'an NFT collection is not swapped');
     const amountIn = parseUnits(input.amount, from.decimals);
-    if (amountIn === null) throw KeelError.invalidField('amount', `must be a positive decimal string with at most ${from.decimals} decimals`);
+    if (amountIn === null) throw KeelError.invalidField('amount', exactInDecimals(from.decimals, { of: from.symbol }));
     if (amountIn <= 0n) throw KeelError.invalidField('amount', 'must be above 0');
     return this.priceRaw(from, to, amountIn, input.order ?? 'RECOMMENDED', input.slippageTolerance ?? DEFAULT_SLIPPAGE);
   }
@@ -216,7 +216,7 @@ export class SwapService {
   private honour(priced: PricedSwap, minimumOutput: string | null, maxImpactBasisPoints: bigint): PricedSwap {
     const { to, route } = priced;
     const callerMinimum = minimumOutput === null ? null : parseUnits(minimumOutput, to.decimals);
-    if (callerMinimum === null && minimumOutput !== null) throw KeelError.invalidField('minimumOutput', `must be a decimal string with at most ${to.decimals} decimals (whole units of ${to.symbol})`);
+    if (callerMinimum === null && minimumOutput !== null) throw KeelError.invalidField('minimumOutput', exactInDecimals(to.decimals, { what: 'a positive decimal string in whole units', of: to.symbol }));
     if (callerMinimum !== null && callerMinimum <= 0n) throw KeelError.invalidField('minimumOutput', 'must be above 0');
     const expected = formatScaled(route.output, to.decimals);
     const impact = formatScaled(priced.priceImpactPpm, 4);
@@ -423,15 +423,15 @@ export function parseOrder(text: string): SwapOrder {
   return order;
 }
 
-/** Percent with at most two decimals, 0 to 50, as basis points. */
+/** Percent to hundredths (zeros past them change nothing), 0 to 50, as basis points. */
 export function parseSlippage(text: string): bigint {
   return parsePercent('slippageTolerance', text, MAX_SLIPPAGE_BASIS_POINTS);
 }
 
-/** A percentage field with at most two decimals, from 0 to `max` basis points, as basis points. */
+/** A percentage field to hundredths (zeros past them change nothing), from 0 to `max` basis points, as basis points. */
 function parsePercent(field: string, text: string, max: bigint): bigint {
   const bp = parseUnits(text, 2);
-  if (bp === null || bp < 0n || bp > max) throw KeelError.invalidField(field, `must be a percentage from 0 to ${formatScaled(max, 2)} with at most 2 decimals, e.g. "0.5"`);
+  if (bp === null || bp < 0n || bp > max) throw KeelError.invalidField(field, `${exactInDecimals(2, { what: `a percentage from 0 to ${formatScaled(max, 2)}` })}, e.g. "0.5"`);
   return bp;
 }
 

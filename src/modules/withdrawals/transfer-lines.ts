@@ -1,5 +1,5 @@
 import { KeelError } from '../../platform/errors';
-import { parseUnits } from '../../platform/decimal';
+import { exactInDecimals, parseUnits } from '../../platform/decimal';
 import { Ids } from '../../platform/ids';
 import type { ChainNetworks, ChainService } from '../chains';
 import type { SendingWallet } from '../wallets';
@@ -16,9 +16,9 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
     const recipient = recipientOn(asset.blockchain, l.recipient, `assets.${i}.recipient`);
     if (!isNftStandard(asset.standard)) {
       if (l.tokenId !== undefined && l.tokenId !== null) throw KeelError.invalidField(`assets.${i}.tokenId`, 'only an NFT collection (ERC721, ERC1155) takes a token id');
-      return { asset, recipient, rawAmount: rawAmount(l.amount, asset.decimals, i) };
+      return { asset, recipient, rawAmount: rawAmount(l.amount, asset, i) };
     }
-    return { asset, recipient, ...nftAmount(asset.standard, l, i) };
+    return { asset, recipient, ...nftAmount(asset.standard, asset.symbol, l, i) };
   });
   const blockchainId = lines[0].asset.blockchainId;
   if (lines.some((l) => l.asset.blockchainId !== blockchainId)) throw new KeelError('INVALID_NETWORK', 'Every line of a transfer must be on the same chain');
@@ -34,11 +34,11 @@ export async function priceLines(chains: ChainService, networks: ChainNetworks, 
 }
 
 /** An NFT line: its token id (a decimal integer below 2^256) and how many (ERC-721: exactly 1). */
-function nftAmount(standard: NftStandard, l: TransferLine, i: number): { tokenId: bigint; rawAmount: bigint } {
+function nftAmount(standard: NftStandard, symbol: string, l: TransferLine, i: number): { tokenId: bigint; rawAmount: bigint } {
   if (l.tokenId === undefined || l.tokenId === null || !/^[0-9]{1,78}$/.test(l.tokenId) || BigInt(l.tokenId) >= 2n ** 256n) {
     throw KeelError.invalidField(`assets.${i}.tokenId`, 'an NFT line needs the token id, a decimal integer below 2^256');
   }
-  const amount = rawAmount(l.amount, 0, i);
+  const amount = rawAmount(l.amount, { decimals: 0, symbol }, i);
   if (standard === 'ERC721' && amount !== 1n) throw KeelError.invalidField(`assets.${i}.amount`, 'an ERC-721 token is sent whole: amount must be "1"');
   return { tokenId: BigInt(l.tokenId), rawAmount: amount };
 }
@@ -48,9 +48,9 @@ function nftAmount(standard: NftStandard, l: TransferLine, i: number): { tokenId
  * carry it. Digits past the asset's decimals are accepted while they are zeros ("10.0000000" of a
  * 6-decimal token is exactly 10); one that is not cannot be sent exactly and is refused.
  */
-function rawAmount(text: string, decimals: number, i: number): bigint {
-  const raw = parseUnits(text, decimals);
-  if (raw === null) throw KeelError.invalidField(`assets.${i}.amount`, `must be a positive decimal string with no non-zero digit after the first ${decimals} decimals (the asset's)`);
+function rawAmount(text: string, asset: { decimals: number; symbol: string }, i: number): bigint {
+  const raw = parseUnits(text, asset.decimals);
+  if (raw === null) throw KeelError.invalidField(`assets.${i}.amount`, exactInDecimals(asset.decimals, { of: asset.symbol }));
   if (raw <= 0n) throw KeelError.invalidField(`assets.${i}.amount`, 'must be above 0');
   if (raw >= 2n ** 256n) throw KeelError.invalidField(`assets.${i}.amount`, 'is too large');
   return raw;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { divideCeil, divideExact, formatScaled, normalizeDecimal, parseDecimal, toUnits, toUnitsCeil, toUnitsFloor } from '../../../src/platform/decimal';
+import { divideCeil, divideExact, exactInDecimals, formatScaled, normalizeDecimal, parseDecimal, parseUnits, toUnits, toUnitsCeil, toUnitsFloor } from '../../../src/platform/decimal';
 import { feeCeil } from '../../../src/engine';
 
 const d = (s: string) => parseDecimal(s)!;
@@ -22,6 +22,16 @@ describe('order-book decimals', () => {
     expect(toUnits(d('0.001'), 6)).toBe(1000n);
     expect(toUnits(d('0.0000001'), 6)).toBeNull();
     expect(toUnits(d('1.000000'), 0)).toBe(1n);
+  });
+
+  it("accepts zeros past an asset's decimals and refuses a non-zero digit there, with the one sentence every amount's 422 says", () => {
+    expect(parseUnits('10.0000000', 6)).toBe(10_000_000n);
+    expect(parseUnits('10.0000001', 6)).toBeNull();
+    expect(parseUnits('2.000', 0)).toBe(2n);
+    expect(parseUnits('2.5', 0)).toBeNull();
+    expect(exactInDecimals(6, { of: 'USDC' })).toBe("must be a positive decimal string with no non-zero digit after the first 6 decimals (USDC's)");
+    expect(exactInDecimals(0, { of: 'KNFT' })).toBe('must be a positive decimal string with no non-zero digit after the point (KNFT has no decimals)');
+    expect(exactInDecimals(2, { what: 'a percentage from 0 to 50' })).toBe('must be a percentage from 0 to 50 with no non-zero digit after the first 2 decimals');
   });
 
   it('converts an inclusive bound finer than the base unit to base units: a minimum rounded up, a maximum down', () => {
