@@ -23,7 +23,7 @@ export const settlementRoutes: RouteRow[] = [
     path: '/v1/orderbook/wallets/{walletId}/trading/balances',
     field: 'tradingBalances',
     envelope: 'single',
-    summary: "A wallet's trading balance per asset, held in the settlement contract: available, locked in orders, pending deposit, pending withdrawal, unsettled proceeds",
+    summary: "A wallet's trading balance per asset, held in the settlement contract: available (what orders and withdrawals may take: 0 while a debt stands in the asset), debt, locked in orders, pending deposit, pending withdrawal, unsettled proceeds",
     tag: 'Trading balances',
   },
   {

@@ -55,7 +55,12 @@ export interface Balance {
 /** A balance with what the wallet owes in the asset (see WalletDebts). */
 export interface BalanceWithDebt extends Balance {
   debt: bigint;
+  /** What may be spent (withdrawn or locked by an order): availableMany's rule. */
+  spendable: bigint;
 }
+
+/** What may be spent of a balance `b` joined to its debt `d`: its available, or nothing while a debt stands (the one rule every spender reads). */
+const SPENDABLE_SQL = 'CASE WHEN d.amount > 0 THEN 0 ELSE b.available END';
 
 export interface AssetInvariant {
   assetId: string;
@@ -312,7 +317,7 @@ export class LedgerService {
   async availableMany(db: Db, keys: { walletId: string; assetId: string }[], account: LedgerAccount = 'trading'): Promise<Map<string, bigint>> {
     const unique = [...new Map(keys.map((k) => [`${k.walletId}|${k.assetId}`, k])).values()];
     const { rows } = await db.raw(
-      `SELECT b.wallet_id AS "walletId", b.asset_id AS "assetId", CASE WHEN d.amount > 0 THEN 0 ELSE b.available END AS available
+      `SELECT b.wallet_id AS "walletId", b.asset_id AS "assetId", ${SPENDABLE_SQL} AS available
          FROM ledger_balances b LEFT JOIN wallet_debts d ON d.wallet_id = b.wallet_id AND d.asset_id = b.asset_id AND d.account = b.account
         WHERE b.account = ? AND (b.wallet_id, b.asset_id) IN (${unique.map(() => '(?::uuid, ?::uuid)').join(', ')})`,
       [account, ...unique.flatMap((k) => [k.walletId, k.assetId])],
@@ -325,14 +330,22 @@ export class LedgerService {
     return (await this.availableMany(db, [{ walletId, assetId }], account)).get(`${walletId}|${assetId}`) ?? 0n;
   }
 
-  /** The wallet's balances in one account, by asset. */
+  /** The wallet's balances in one account, by asset, each with its debt and what of it may be spent (see availableMany). */
   async balances(walletId: string, db: Db = this.db, account: LedgerAccount = 'trading'): Promise<BalanceWithDebt[]> {
     const rows = await db('ledger_balances as b')
       .leftJoin('wallet_debts as d', (j) => j.on('d.walletId', 'b.walletId').andOn('d.assetId', 'b.assetId').andOn('d.account', 'b.account'))
       .where({ 'b.walletId': walletId, 'b.account': account })
       .orderBy('b.assetId')
-      .select('b.assetId', 'b.available', 'b.locked', db.raw('coalesce(d.amount, 0)::text AS debt'));
-    return rows.map((r: { assetId: string; available: string; locked: string; debt: string }) => ({ walletId, assetId: r.assetId, account, available: BigInt(r.available), locked: BigInt(r.locked), debt: BigInt(r.debt) }));
+      .select('b.assetId', 'b.available', 'b.locked', db.raw('coalesce(d.amount, 0)::text AS debt'), db.raw(`${SPENDABLE_SQL} AS spendable`));
+    return rows.map((r: { assetId: string; available: string; locked: string; debt: string; spendable: string }) => ({
+      walletId,
+      assetId: r.assetId,
+      account,
+      available: BigInt(r.available),
+      locked: BigInt(r.locked),
+      debt: BigInt(r.debt),
+      spendable: BigInt(r.spendable),
+    }));
   }
 
   /** 404 NOT_FOUND unless the id is a master wallet or deposit address of the organisation. */

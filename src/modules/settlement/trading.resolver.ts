@@ -36,7 +36,7 @@ export class TradingResolver {
   }
 
   @Authorized('orderbook_order:read')
-  @Query(() => [TradingBalanceType], { description: "A wallet's trading balance per asset: available, locked in orders, pending deposit, pending withdrawal, unsettled proceeds" })
+  @Query(() => [TradingBalanceType], { description: "A wallet's trading balance per asset: available (what orders and withdrawals may take), debt, locked in orders, pending deposit, pending withdrawal, unsettled proceeds" })
   tradingBalances(@Arg('walletId', () => ID) walletId: string, @Ctx() ctx: Context): Promise<TradingBalanceView[]> {
     return ctx.services.trading.balances(ctx.principal.organizationId, walletId);
   }

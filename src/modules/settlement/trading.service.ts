@@ -87,8 +87,10 @@ export interface TradingBalanceView {
   walletId: string;
   assetId: string;
   symbol: string;
-  /** What orders and withdrawals may take now. */
+  /** What orders and withdrawals may take now: nothing while a debt stands in the asset. */
   available: string;
+  /** What the trading account owes in the asset ("0" when nothing): a reorg took back a refund already spent or locked. Repaid by its next credits. */
+  debt: string;
   /** Held by open orders. */
   locked: string;
   /** Deposits to trading sent from the wallet, not yet confirmed (not tradable yet). */
@@ -365,7 +367,7 @@ export class TradingService {
     return toPage(await this.views(rows), total, filter);
   }
 
-  /** The wallet's trading balance per asset (available, locked in orders, pending deposit, pending withdrawal, unsettled proceeds). */
+  /** The wallet's trading balance per asset (available as the ledger lets it be spent, debt, locked in orders, pending deposit, pending withdrawal, unsettled proceeds). */
   async balances(organizationId: string, walletId: string): Promise<TradingBalanceView[]> {
     if (!Ids.isUuid(walletId)) throw KeelError.notFound('Wallet');
     const id = walletId.toLowerCase();
@@ -388,7 +390,8 @@ export class TradingService {
         walletId: id,
         assetId,
         symbol: assets.get(assetId)?.symbol ?? '',
-        available: formatScaled(b?.available ?? 0n, decimals),
+        available: formatScaled(b?.spendable ?? 0n, decimals),
+        debt: formatScaled(b?.debt ?? 0n, decimals),
         locked: formatScaled(b?.locked ?? 0n, decimals),
         pendingDeposit: formatScaled(sum('DEPOSIT'), decimals),
         pendingWithdrawal: formatScaled(sum('WITHDRAWAL'), decimals),

@@ -77,7 +77,8 @@ export class TradingBalanceType implements TradingBalanceView {
   @Field(() => ID) walletId!: string;
   @Field(() => ID) assetId!: string;
   @Field() symbol!: string;
-  @Field({ description: 'What orders and withdrawals may take now' }) available!: string;
+  @Field({ description: 'What orders and withdrawals may take now: "0" while a debt stands in the asset' }) available!: string;
+  @Field({ description: 'What the trading account owes in the asset, "0" when nothing: a deep reorg took back the refund of a reverted payout already spent or locked. While above zero nothing of the asset can be withdrawn or locked by a new order; the next credits to trading (a deposit, a refund) repay it first' }) debt!: string;
   @Field({ description: 'Held by open orders' }) locked!: string;
   @Field({ description: 'Deposits sent from the wallet, not yet confirmed (not tradable yet)' }) pendingDeposit!: string;
   @Field({ description: 'Withdrawals taken from the balance, not yet confirmed on chain' }) pendingWithdrawal!: string;

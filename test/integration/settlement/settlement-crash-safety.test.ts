@@ -420,7 +420,7 @@ test('a reverted payout a deep reorg took back (its refund taken back) that reve
   expect(await db('outbox_events').where({ type: 'trading_transfer.failed' }).whereRaw(`envelope->'data'->>'id' = ?`, [id])).toHaveLength(2);
 }, 120_000);
 
-test("a reverted payout's refund a deep reorg takes back after it was locked in an order is a debt of the trading account: reconciliation subtracts it there, not from custody, and a deposit to trading repays it", async () => {
+test("a reverted payout's refund a deep reorg takes back after it was locked in an order is a debt of the trading account: reconciliation subtracts it there, not from custody, the trading balance shows it with nothing available, and a deposit to trading repays it", async () => {
   const rpcUrl = k.chain.rpcUrl;
   const { d, sender, before, id, failed } = await revertedPayout();
   // The refund is locked whole (with the rest of the trading ETH) by a resting sale far above the market.
@@ -438,8 +438,21 @@ test("a reverted payout's refund a deep reorg takes back after it was locked in 
   expect(await db('wallet_debts').where({ walletId: A().id, assetId: assets.ETH.id })).toEqual([expect.objectContaining({ account: 'trading', amount: ethers.parseEther('0.1').toString() })]);
   expect((await A().org.pro.request('DELETE', `/v1/orderbook/orders/${locked.body.data.id}`)).status).toBe(200);
   expect(await t.keel.services.ledger.spendable(db, A().id, assets.ETH.id, 'trading')).toBe(0n); // nothing of the asset is spendable in trading while it owes
+  // The ledger holds ETH available again (the order is cancelled), but the trading balance shows what may be taken: nothing, and the debt.
+  expect(await tradingEth()).toBeGreaterThan(0n);
+  const eth = async () => (await A().org.pro.request('GET', `/v1/orderbook/wallets/${A().id}/trading/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'ETH');
+  const ethGraphql = async () =>
+    (await A().org.pro.request('POST', '/graphql', { body: { query: 'query($id: ID!) { tradingBalances(walletId: $id) { symbol available debt locked } }', variables: { id: A().id } } })).body.data.tradingBalances.find((b: { symbol: string }) => b.symbol === 'ETH');
+  expect(await eth()).toMatchObject({ available: '0', debt: '0.1', locked: '0' });
+  expect(await ethGraphql()).toEqual({ symbol: 'ETH', available: '0', debt: '0.1', locked: '0' });
+  // As it shows: a withdrawal of any of it is refused.
+  const refused = await A().org.pro.request('POST', `/v1/orderbook/wallets/${A().id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount: '0.01' } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.code).toBe('INSUFFICIENT_FUNDS');
   await depositToTrading(A().org, A().id, assets.ETH.id, '0.1');
   expect(await db('wallet_debts').where({ walletId: A().id, assetId: assets.ETH.id, account: 'trading' }).first()).toMatchObject({ amount: '0' });
+  // Repaid: what the ledger holds is available again, and no debt.
+  expect(await eth()).toMatchObject({ available: ethers.formatEther(await tradingEth()).replace(/\.0$/, ''), debt: '0' });
   expect(await db('outbox_events').where({ organizationId: org1.orgId, type: 'wallet.debt_repaid' }).whereRaw(`envelope->'data'->>'walletId' = ?`, [A().id]).first()).toMatchObject({
     envelope: expect.objectContaining({ data: expect.objectContaining({ account: 'trading', amount: ethers.parseEther('0.1').toString(), outstanding: '0' }) }),
   });

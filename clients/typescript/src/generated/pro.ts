@@ -433,8 +433,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A wallet's trading balance per asset, held in the settlement contract: available, locked in orders, pending deposit, pending withdrawal, unsettled proceeds
-         * @description A wallet's trading balance per asset: available, locked in orders, pending deposit, pending withdrawal, unsettled proceeds
+         * A wallet's trading balance per asset, held in the settlement contract: available (what orders and withdrawals may take: 0 while a debt stands in the asset), debt, locked in orders, pending deposit, pending withdrawal, unsettled proceeds
+         * @description A wallet's trading balance per asset: available (what orders and withdrawals may take), debt, locked in orders, pending deposit, pending withdrawal, unsettled proceeds
          */
         get: operations["get_tradingBalances"];
         put?: never;
@@ -964,8 +964,10 @@ export interface components {
         /** @description A wallet's trading balance of one asset, held in the settlement contract (whole units) */
         TradingBalance: {
             assetId: string;
-            /** @description What orders and withdrawals may take now */
+            /** @description What orders and withdrawals may take now: "0" while a debt stands in the asset */
             available: string;
+            /** @description What the trading account owes in the asset, "0" when nothing: a deep reorg took back the refund of a reverted payout already spent or locked. While above zero nothing of the asset can be withdrawn or locked by a new order; the next credits to trading (a deposit, a refund) repay it first */
+            debt: string;
             /** @description Held by open orders */
             locked: string;
             /** @description Deposits sent from the wallet, not yet confirmed (not tradable yet) */
