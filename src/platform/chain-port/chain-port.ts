@@ -52,7 +52,7 @@ export interface ChainTransfer {
   timestamp: number;
   /** The watched address, or the other side of a transfer from a watched address (on Solana the owner, not its token account). */
   to: string;
-  /** The sender when it can be told (on Solana the sender that lost the most of the asset in the transaction: for a token account, its owner before it), else null. */
+  /** The sender when it can be told (on Solana the sender that lost the most of the asset in the transaction: for a token account's tokens, its owner before it; for its SOL, that owner only when it signed the transaction, else the token account), else null. */
   from: string | null;
   /** Solana: every other sender, account by account (never netted per owner): each account, or token account's owner before the transaction, whose balance of the asset fell in it (screened as `from` is). */
   alsoFrom?: string[];

@@ -547,9 +547,13 @@ function tokenAccount(base64: string): { mint: string; amount: bigint } {
  * may move one asset out of several accounts, each signing), account by account: what one account
  * of an owner lost is not offset by what another of its accounts gained in the same transaction
  * (else an owner paying from one account while an accomplice tops up another would send nothing).
- * A token account is named by its owner before the transaction, for its tokens and for its SOL (a
- * wrapped-SOL account closed into a deposit address). `from` is the sender that lost the most,
- * `alsoFrom` the others, most lost first. For SOL the fee is not a transfer: the fee payer's fee
+ * A token account is named by its owner before the transaction for its tokens, and for its SOL (a
+ * wrapped-SOL account closed into a deposit address) only when that owner signed the transaction:
+ * a token account's SOL is not its owner's (the owner's balance does not count it), and its close
+ * authority may be someone else, who closes it without the owner (an outsider hands an account it
+ * can close to a watched address, then closes it into an address of its own), so SOL a token
+ * account lost in a transaction its owner did not sign is sent by the account itself. `from` is
+ * the sender that lost the most, `alsoFrom` the others, most lost first. For SOL the fee is not a transfer: the fee payer's fee
  * counts as its loss only when no account lost SOL beyond fees. A token account handed to another
  * owner in the transaction (SetAuthority, signed by the owner it leaves) left its owner before with
  * all it held, so the owner that signed a transfer out of it stays its sender. SOL that reaches a
@@ -567,10 +571,14 @@ export function incomingOf(tx: RpcBlockTransaction, watched: ReadonlySet<string>
   const post = new Map((meta.postTokenBalances ?? []).map((b) => [b.accountIndex, b]));
   /** A token account's owner before the transaction (else after it, when the node did not say). */
   const ownerBefore = (i: number) => pre.get(i)?.owner || post.get(i)?.owner || '';
+  // The signers: the first keys of the message, one a signature (loaded addresses never sign).
+  const signers = new Set(tx.transaction.message.accountKeys.slice(0, tx.transaction.signatures.length));
+  /** Whose SOL an account's is: a token account's owner's only when the owner signed; else the account's own. */
+  const solHolder = (i: number, key: string) => (signers.has(ownerBefore(i)) ? ownerBefore(i) : key);
   const nativeDelta = (i: number) => BigInt(meta.postBalances[i] ?? 0) - BigInt(meta.preBalances[i] ?? 0);
   const solLost = (withFee: boolean) => {
     const lost = new Losses();
-    for (const [i, key] of keys.entries()) lost.add(ownerBefore(i) || key, -nativeDelta(i) - (i === 0 && !withFee ? BigInt(meta.fee ?? 0) : 0n));
+    for (const [i, key] of keys.entries()) lost.add(solHolder(i, key), -nativeDelta(i) - (i === 0 && !withFee ? BigInt(meta.fee ?? 0) : 0n));
     return lost;
   };
   const beyondFees = solLost(false);

@@ -4,11 +4,13 @@
  * module's one recorder (exactly once, the spec's address.* / master.incoming_transfer data with the
  * mint as raw contract), delivered to a webhook receiver; a deposit in a slot rolled back before
  * finality is never credited; a mint Keel does not list is not recorded; a restart changes nothing;
- * SOL sent to a token account of a deposit address, rather than to the address, is no deposit.
+ * SOL sent to a token account of a deposit address, rather than to the address, is no deposit; SOL
+ * that leaves a token account a watched address owns, by a transaction the address did not sign, is
+ * neither sent by the address nor taken from its custody.
  */
 import { Address, generateKeyPairSigner } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
-import { findAssociatedTokenPda } from '@solana-program/token';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
+import { AuthorityType, findAssociatedTokenPda, getCloseAccountInstruction, getInitializeAccount3Instruction, getSetAuthorityInstruction } from '@solana-program/token';
 import { SolanaDevnet, startSolanaDevnet } from '../../../src/platform/solana-devnet/devnet';
 import { DEVNET_MINTS } from '../../../src/platform/solana-devnet/genesis';
 import { fundFromSolanaFaucet } from '../../../src/platform/solana-devnet/faucet';
@@ -186,4 +188,59 @@ test("SOL sent to a token account of a deposit address (its USDC account), not t
   expect(rows.map((r) => [r.direction, r.toAddress, r.assetId, r.rawValue])).toEqual([['incoming', address.address, solAsset, '100000000']]);
   const custody = new Map((await t.keel.platform.db('ledger_balances').where({ walletId: address.id, account: 'custody' })).map((b) => [b.assetId, String(b.available)]));
   expect(Object.fromEntries(custody)).toEqual({ [rows[0].assetId]: '100000000', [(await transfers({ txHash: usdc.txHash }))[0].assetId]: '5000000' });
+});
+
+test("SOL in a token account handed to a watched address and closed by another close authority is not the address's: it is neither sent by it nor debited from its custody, whoever it is closed into (the attacker's deposit address at Keel, or another address of the victim's organisation)", async () => {
+  const port = t.keel.services.networks.solana(solanaId)!.port;
+  // The victim: an organisation's deposit address W holding 1 SOL credited to its custody, and another address V of it.
+  const victimWallet = (await org.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana victim' })).body.data;
+  const victim = (await org.core.post(`/v1/master-wallets/${victimWallet.id}/addresses`, { name: 'W' })).body.data;
+  const sibling = (await org.core.post(`/v1/master-wallets/${victimWallet.id}/addresses`, { name: 'V' })).body.data;
+  const funded = (await org.core.post('/v1/dev/faucet', { blockchainId: solanaId, address: victim.address, amount: '1' })).body.data;
+  await eventually(async () => (await transfers({ txHash: funded.txHash })).length === 1, 30_000);
+  const solAsset = (await transfers({ txHash: funded.txHash }))[0].assetId as string;
+  const custody = async (walletId: string) => String((await t.keel.platform.db('ledger_balances').where({ walletId, assetId: solAsset, account: 'custody' }).first())?.available ?? '0');
+  expect(await custody(victim.id)).toBe('1000000000');
+
+  // The attacker: an organisation of its own at Keel with a deposit address D, and a key outside Keel.
+  const attackerOrg = await t.createOrg();
+  const attackerWallet = (await attackerOrg.core.post('/v1/master-wallets', { blockchainId: solanaId, name: 'Solana attacker' })).body.data;
+  const deposit = (await attackerOrg.core.post(`/v1/master-wallets/${attackerWallet.id}/addresses`, { name: 'D' })).body.data;
+  const attacker = await generateKeyPairSigner();
+  await fundFromSolanaFaucet(devnet.rpcUrl, { to: attacker.address, amount: 10_000_000_000n });
+  await eventually(async () => (await port.balance(attacker.address, { kind: 'native' }, 'confirmed')) > 0n, 30_000);
+
+  // Signed by the attacker alone: token accounts it closes as their close authority, handed to W, with 2 SOL in each.
+  const rent = await port.rpc.getMinimumBalanceForRentExemption(165n).send();
+  const handedToVictim = async () => {
+    const account = await generateKeyPairSigner();
+    await sendInstructions(port, attacker, [
+      getCreateAccountInstruction({ payer: attacker, newAccount: account, lamports: rent, space: 165, programAddress: TOKEN_PROGRAM as Address }),
+      getInitializeAccount3Instruction({ account: account.address, mint: USDC.address as Address, owner: attacker.address }),
+      getSetAuthorityInstruction({ owned: account.address, owner: attacker, authorityType: AuthorityType.CloseAccount, newAuthority: attacker.address }),
+      getSetAuthorityInstruction({ owned: account.address, owner: attacker, authorityType: AuthorityType.AccountOwner, newAuthority: victim.address as Address }),
+      getTransferSolInstruction({ source: attacker, destination: account.address, amount: 2_000_000_000n }),
+    ]);
+    return account.address;
+  };
+  const [intoAttacker, intoSibling] = [await handedToVictim(), await handedToVictim()];
+  const closeInto = (account: Address, destination: string) => sendInstructions(port, attacker, [getCloseAccountInstruction({ account, destination: destination as Address, owner: attacker })]);
+  const toAttacker = await closeInto(intoAttacker, deposit.address);
+  const toSibling = await closeInto(intoSibling, sibling.address);
+
+  await eventually(async () => (await transfers({ txHash: toAttacker })).length > 0 && (await transfers({ txHash: toSibling })).length > 0, 30_000);
+  const after = devnet.slot('finalized');
+  await eventually(async () => (await t.keel.platform.db('chain_cursors').where({ blockchainId: solanaId }).first())?.blockNumber >= after, 30_000);
+  // Each a deposit into its receiver from the token account it was closed from, an outsider's: external (screened, swept).
+  const recorded = async (txHash: string) => (await transfers({ txHash })).map((r) => ({ direction: r.direction, organizationId: r.organizationId, fromAddress: r.fromAddress, toAddress: r.toAddress, category: r.category, rawValue: r.rawValue }));
+  const closed = String(rent + 2_000_000_000n);
+  expect(await recorded(toAttacker)).toEqual([{ direction: 'incoming', organizationId: attackerOrg.orgId, fromAddress: intoAttacker, toAddress: deposit.address, category: 'external', rawValue: closed }]);
+  expect(await recorded(toSibling)).toEqual([{ direction: 'incoming', organizationId: org.orgId, fromAddress: intoSibling, toAddress: sibling.address, category: 'external', rawValue: closed }]);
+  // W's SOL never moved: its custody is what it was, it owes nothing, and it can spend it.
+  expect(await port.balance(victim.address, { kind: 'native' }, 'confirmed')).toBe(1_000_000_000n);
+  expect(await custody(victim.id)).toBe('1000000000');
+  expect(await t.keel.platform.db('wallet_debts').where({ walletId: victim.id })).toEqual([]);
+  expect(await transfers({ direction: 'outgoing', addressId: victim.id })).toEqual([]);
+  expect(await custody(deposit.id)).toBe(closed);
+  expect(await custody(sibling.id)).toBe(closed);
 });

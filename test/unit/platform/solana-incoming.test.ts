@@ -111,13 +111,28 @@ test('senders are counted account by account, never netted per owner: an owner p
   expect(incomingOf(two, new Set(['deposit']), at)).toEqual([expect.objectContaining({ from: 'listed', alsoFrom: ['accomplice'], amount: 11n })]);
 });
 
-test('SOL out of a token account (a wrapped-SOL account closed into the deposit address) is sent by its owner before, not by the account', () => {
+test('SOL out of a token account (a wrapped-SOL account closed into the deposit address) is sent by its owner before when the owner signed the transaction, not by the account', () => {
   const WSOL = 'So11111111111111111111111111111111111111112';
   const t = tx(
     { fee: 5_000n, preBalances: [1_000_000n, 2_039_280n, 0n], postBalances: [995_000n, 0n, 2_039_280n], preTokenBalances: [bal(1, WSOL, 'listed', '0')], postTokenBalances: [] },
-    ['payer', 'wsolL', 'deposit'],
+    ['listed', 'wsolL', 'deposit'],
   );
   expect(incomingOf(t, new Set(['deposit']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'listed', alsoFrom: [], asset: { kind: 'native' }, amount: 2_039_280n })]);
+});
+
+test("SOL out of a token account in a transaction its owner did not sign (its close authority, another, closed it) is sent by the account, not by its owner: a token account's SOL is not its owner's", () => {
+  // An outsider handed the victim an account it can still close, with 2 SOL in it, then closes it into its own address.
+  const t = tx(
+    { fee: 5_000n, preBalances: [1_000_000n, 2_002_039_280n, 0n], postBalances: [995_000n, 0n, 2_002_039_280n], preTokenBalances: [bal(1, MINT, 'victim', '0')], postTokenBalances: [] },
+    ['attacker', 'handedOver', 'deposit'],
+  );
+  expect(incomingOf(t, new Set(['deposit', 'victim']), at)).toEqual([expect.objectContaining({ to: 'deposit', from: 'handedOver', alsoFrom: [], asset: { kind: 'native' }, amount: 2_002_039_280n })]);
+  // Closed into the victim itself: a deposit into it from the account, not a transfer from itself to itself.
+  const intoOwner = tx(
+    { fee: 5_000n, preBalances: [1_000_000n, 2_002_039_280n, 7n], postBalances: [995_000n, 0n, 2_002_039_287n], preTokenBalances: [bal(1, MINT, 'victim', '0')], postTokenBalances: [] },
+    ['attacker', 'handedOver', 'victim'],
+  );
+  expect(incomingOf(intoOwner, new Set(['victim']), at)).toEqual([expect.objectContaining({ to: 'victim', from: 'handedOver', alsoFrom: [], amount: 2_002_039_280n })]);
 });
 
 test("SOL into a token account a watched address owns (not into the address) is no deposit, of SOL or of the token: it is not the address's SOL, and only closing the account frees it", () => {
