@@ -143,11 +143,11 @@ export class PaymentLinkService {
         solanaSettlementWalletId: terms.solanaWallet?.id ?? null,
         allowedBlockchainIds: terms.allowedBlockchainIds,
         allowedAssetIds: terms.allowedAssetIds,
-        redirectUrl: input.redirectUrl ?? null,
+        redirectUrl: lowerCaseScheme(input.redirectUrl) ?? null,
         successMessage: input.successMessage ?? null,
         failureMessage: input.failureMessage ?? null,
         metadata: input.metadata ?? {},
-        imgUrl: input.imgUrl ?? null,
+        imgUrl: lowerCaseScheme(input.imgUrl) ?? null,
       } as Partial<PaymentLinkModel>);
       await this.outbox.publish(trx, { organizationId, type: 'payment_link.created', data: linkEventData(row, terms.wallet) });
       return this.view(row, trx);
@@ -192,11 +192,11 @@ export class PaymentLinkService {
       set('channel', input.channel ?? undefined);
       set('paymentLimit', input.paymentLimit);
       set('expiresAt', input.expiresAt);
-      set('redirectUrl', input.redirectUrl);
+      set('redirectUrl', lowerCaseScheme(input.redirectUrl));
       set('successMessage', input.successMessage);
       set('failureMessage', input.failureMessage);
       set('metadata', input.metadata ?? undefined);
-      set('imgUrl', input.imgUrl);
+      set('imgUrl', lowerCaseScheme(input.imgUrl));
       set('isActive', input.isActive ?? undefined);
       // The link's own slug, in any letter case, is no change (and never taken by the link itself).
       const slug = input.slug != null ? checkSlug(input.slug) : current.slug;
@@ -341,4 +341,9 @@ function generatedSlug(name: string): string {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A URL with its scheme in lower case ("HTTPS://shop.example" → "https://shop.example"), as every reader, the hosted page's checks among them, expects it. */
+function lowerCaseScheme<T extends string | null | undefined>(url: T): T {
+  return (typeof url === 'string' ? url.replace(/^[a-z][a-z0-9+.-]*:/i, (scheme) => scheme.toLowerCase()) : url) as T;
 }

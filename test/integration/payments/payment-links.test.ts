@@ -350,6 +350,11 @@ describe('payment links paid end to end on the dev chain through the API', () =>
     expect((await m.org.core.request('PUT', `/v1/payment/links/${a.id}`, { body: { amount: `2${'0'.repeat(59)}`, allowedAssetIds: [dai.id] } })).body.error.details.fields).toEqual([{ field: 'amount', error: 'is too large' }]);
     const badUrl = await m.org.core.post('/v1/payment/links', { name: 'X', currency: 'USD', evmSettlementWalletId: m.wallet.id, redirectUrl: 'javascript:alert(1)' });
     expect(badUrl.status).toBe(422);
+    // A scheme in capitals is stored in lower case, as the hosted page checks it (it shows the image and sends the payer on).
+    const capitals = await m.org.core.post('/v1/payment/links', { name: 'Caps', currency: 'USD', evmSettlementWalletId: m.wallet.id, redirectUrl: 'HTTPS://shop.example/Thanks', imgUrl: 'HTTPS://shop.example/Logo.png' });
+    expect([capitals.status, capitals.body.data.redirectUrl, capitals.body.data.imgUrl]).toEqual([201, 'https://shop.example/Thanks', 'https://shop.example/Logo.png']);
+    const renamed = await m.org.core.request('PUT', `/v1/payment/links/${capitals.body.data.id}`, { body: { redirectUrl: 'Http://shop.example/back' } });
+    expect(renamed.body.data.redirectUrl).toBe('http://shop.example/back');
 
     // Cross-organisation: 404, never 403, for reads, writes and the other's wallet as settlement.
     for (const [method, path] of [['GET', `/v1/payment/links/${a.id}`], ['GET', `/v1/payment-links/${a.id}`], ['PUT', `/v1/payment/links/${a.id}`], ['DELETE', `/v1/payment/links/${a.id}`], ['POST', `/v1/payment/links/${a.id}/deactivate`], ['GET', `/v1/payment/links/${a.id}/transfers`], ['GET', `/v1/payment/links/${a.id}/checkouts`], ['GET', `/v1/payment/links-by-slug/${b.slug}`]]) {

@@ -118,7 +118,7 @@
     document.title = link.name + ' - Checkout';
     $('link-name').textContent = link.name;
     if (link.description) { $('link-description').textContent = link.description; show($('link-description'), true); }
-    if (link.imgUrl && /^https:\/\//.test(link.imgUrl)) { $('link-image').src = link.imgUrl; show($('link-image'), true); }
+    if (link.imgUrl && /^https:\/\//i.test(link.imgUrl)) { $('link-image').src = link.imgUrl; show($('link-image'), true); }
     if (link.amount) { $('link-amount').textContent = link.amount + ' ' + link.currency; show($('link-amount'), true); }
     if (!link.available) { fail(link.unavailableReason || 'This payment link is not available.'); return; }
     var network = $('network');
@@ -257,7 +257,7 @@
     }).join(' ');
     show($('not-counted'), notCounted.length > 0);
     $('main').setAttribute('aria-busy', 'false');
-    if (st[0] === 'paid' && s.redirectUrl && !redirecting && /^https?:\/\//.test(s.redirectUrl)) {
+    if (st[0] === 'paid' && s.redirectUrl && !redirecting && /^https?:\/\//i.test(s.redirectUrl)) {
       redirecting = true;
       $('redirect-link').href = s.redirectUrl;
       show($('redirect'), true);
