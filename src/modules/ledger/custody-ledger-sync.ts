@@ -28,6 +28,15 @@ const chainGasReference = (blockchainId: string, txHash: string) => `gas:${block
 const GAS_KEYS = (r: string) => [`debit:${r}`, `credit:reorged:${r}`] as const;
 const walletOf = (t: ChainTransferModel) => t.addressId ?? t.masterWalletId;
 
+/** The gas one mined transaction of a wallet paid, in the chain's native coin, charged under `reference`. */
+interface GasCharge {
+  organizationId: string;
+  walletId: string;
+  blockchainId: string;
+  fee: bigint;
+  reference: string;
+}
+
 /**
  * What on-chain settlement tells the ledger: which senders only hand a wallet back its own funds
  * (the settlement contract paying out a withdrawal from trading, which credits custody itself:
@@ -41,7 +50,8 @@ export interface SettlementView {
  * Keeps the ledger's custody accounts in step with the chain: confirmed deposits are credited (repaying any debt
  * of the wallet in the asset first) and reorged ones taken back, what was already spent or locked
  * becoming a debt; a transfer out is debited when it is requested and refunded if it fails or is rejected;
- * the gas a mined transaction paid, reverted or not, is debited from the sender's native balance;
+ * the gas a mined transaction paid, reverted or not, is debited from the sender's native balance
+ * (what it does not hold available becoming a debt);
  * what left a wallet's address by a transaction Keel did not book (a spender's transferFrom after an
  * approval, a transaction signed without broadcast), and the gas of every transaction the address
  * sent that is not one of Keel's lines, is debited when the watcher sees it, and given back if a
@@ -157,7 +167,7 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
   async feesReverted(trx: Knex.Transaction, fees: ChainFee[]): Promise<void> {
     for (const f of await this.notSentByLines(trx, fees)) {
       const reference = await this.miningReference(trx, chainGasReference(f.blockchainId, f.txHash), 'live', GAS_KEYS);
-      if (reference) await this.refundGas(trx, reference);
+      if (reference) await this.refundGas(trx, { organizationId: f.organizationId, walletId: f.addressId ?? f.masterWalletId, blockchainId: f.blockchainId, fee: BigInt(f.fee), reference });
     }
   }
 
@@ -254,7 +264,7 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
 
   /**
    * Gas is not known until the transaction is mined, so it cannot be reserved up front: it is taken
-   * from what is available, and what open orders hold is left alone (the shortfall is logged).
+   * from what is available, and what the wallet had not available becomes its debt (chargeGasTo).
    */
   private async chargeGas(trx: Knex.Transaction, item: SendingItem): Promise<void> {
     const fee = item.feePaid ? BigInt(item.feePaid) : 0n;
@@ -270,22 +280,35 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
     await this.chargeGasTo(trx, { ...charge, reference });
   }
 
-  /** Debits the gas a wallet's mined transaction paid from its native balance (see chargeGas); idempotent per reference. */
-  async chargeGasTo(trx: Knex.Transaction, charge: { organizationId: string; walletId: string; blockchainId: string; fee: bigint; reference: string }): Promise<void> {
-    const { fee, walletId } = charge;
+  /**
+   * Debits the gas a wallet's mined transaction paid from its native custody balance, once per
+   * reference: the coin has left the chain, so what the wallet does not hold available (spent or
+   * on its way out already) becomes its debt in the native coin, as an outflow's shortfall does
+   * (outflowsConfirmed), and its next credits of the coin repay it.
+   */
+  async chargeGasTo(trx: Knex.Transaction, charge: GasCharge): Promise<void> {
+    const { fee, walletId, reference } = charge;
     if (fee <= 0n) return;
-    const native = (await this.chains.assetsOf(charge.blockchainId)).find((a) => a.isNative);
+    const native = await this.nativeOf(charge.blockchainId);
     if (!native) return;
-    const { available } = await this.ledger.balance(trx, walletId, native.id, CUSTODY);
-    const take = available < fee ? available : fee;
-    if (take > 0n) await this.ledger.debit(trx, { organizationId: charge.organizationId, walletId, assetId: native.id, amount: take, reference: charge.reference, account: CUSTODY });
-    if (take < fee) this.logger.warn({ reference: charge.reference, walletId, shortfall: (fee - take).toString() }, 'gas could not be fully charged to the custody ledger');
+    const { applied, shortfall } = await this.ledger.debitUpTo(trx, { organizationId: charge.organizationId, walletId, assetId: native, amount: fee, reference, account: CUSTODY });
+    if (!applied || shortfall === 0n) return;
+    await this.debts.record(trx, { organizationId: charge.organizationId, walletId, assetId: native, account: CUSTODY, amount: shortfall, reference });
+    this.logger.warn({ reference, walletId, shortfall: shortfall.toString() }, 'gas paid beyond what the custody ledger held available: debt recorded');
   }
 
-  /** Gives back what chargeGasTo took under `reference` (a reorg dropped the transaction); idempotent. */
-  async refundGas(trx: Knex.Transaction, reference: string): Promise<void> {
-    const charged = await trx('ledger_entries').where({ idempotencyKey: `debit:${reference}` }).first();
-    if (!charged) return;
-    await this.ledger.credit(trx, { organizationId: charged.organizationId, walletId: charged.walletId, assetId: charged.assetId, amount: -BigInt(charged.availableDelta), reference: `reorged:${reference}`, account: charged.account });
+  /**
+   * Gives back what chargeGasTo charged under `charge.reference` (a reorg dropped the transaction),
+   * the whole fee: credited as any credit from the chain is, so it repays the debt the charge left
+   * first. Idempotent; nothing when nothing was charged under the reference.
+   */
+  async refundGas(trx: Knex.Transaction, charge: GasCharge): Promise<void> {
+    if (charge.fee <= 0n || !(await trx('ledger_entries').where({ idempotencyKey: `debit:${charge.reference}` }).first('id'))) return;
+    const native = await this.nativeOf(charge.blockchainId);
+    if (native) await this.creditFromChain(trx, { organizationId: charge.organizationId, walletId: charge.walletId, assetId: native, amount: charge.fee, reference: `reorged:${charge.reference}` });
+  }
+
+  private async nativeOf(blockchainId: string): Promise<string | undefined> {
+    return (await this.chains.assetsOf(blockchainId)).find((a) => a.isNative)?.id;
   }
 }

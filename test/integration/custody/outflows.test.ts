@@ -41,8 +41,8 @@ describe('outflows Keel did not send', () => {
   const outflowsOf = (txHash: string) => k.t.keel.platform.db('chain_transfers').where({ txHash, direction: 'outgoing', status: 'CONFIRMED' });
 
   /** A master wallet holding 1 ETH and 10 USDC, both credited. */
-  async function fundedWallet() {
-    const res = await k.org.core.request('POST', '/v1/master-wallets', { body: { blockchainId: k.blockchainId, name: 'Custody' } });
+  async function fundedWallet(configurations?: object) {
+    const res = await k.org.core.request('POST', '/v1/master-wallets', { body: { blockchainId: k.blockchainId, name: 'Custody', configurations } });
     expect(res.status).toBe(201);
     const w = res.body.data as { id: string; walletAddress: string };
     for (const [asset, amount] of [['ETH', '1'], ['USDC', '10']]) {
@@ -172,6 +172,46 @@ describe('outflows Keel did not send', () => {
     await mine(k.chain.rpcUrl, 3);
     await new Promise((r) => setTimeout(r, 500));
     expect(await custody(w.id, 'ETH')).toBe(withoutReverted - again);
+    await expectReconciled(w.id);
+  });
+
+  test("gas paid beyond what the custody ledger holds available becomes the wallet's debt in the native coin, once, and the ledger reconciles with the chain; a reorg that drops the transaction gives the whole fee back, repaying the debt", async () => {
+    const w = await fundedWallet({ security: { requireApprovalForTransfers: true } });
+    const { services, platform } = k.t.keel;
+    const debtOf = async () => BigInt((await platform.db('wallet_debts').where({ walletId: w.id, assetId: k.assets.ETH.id, account: 'custody' }).first())?.amount ?? 0);
+    // A withdrawal held for approval takes all but 1000 wei of the ether from what the ledger holds available; the chain still holds it.
+    const held = await k.org.core.request('POST', `/v1/master-wallets/${w.id}/transfer`, { body: { assets: [{ assetId: k.assets.ETH.id, recipient: ethers.Wallet.createRandom().address, amount: '0.999999999999999' }] } });
+    expect([held.status, held.body.data.status]).toEqual([201, 'PENDING_APPROVAL']);
+    expect(await custody(w.id, 'ETH')).toBe(1000n);
+
+    // The key pays gas outside Keel: more than the 1000 wei available.
+    const beforeSend = await snapshot(k.chain.rpcUrl);
+    const key = await services.sendingWallets.signer(k.org.orgId, w.id, null, provider);
+    const sent = await key.sendTransaction({ to: k.assets.USDC.address, data: erc20.encodeFunctionData('transfer', [ethers.Wallet.createRandom().address, usdc('1')]) });
+    await provider.waitForTransaction(sent.hash);
+    await mine(k.chain.rpcUrl, CONFIRMATIONS - 1);
+    const gas = await feeOf(sent.hash);
+    expect(gas).toBeGreaterThan(1000n);
+    await eventually(async () => (await debtOf()) > 0n);
+    expect(await debtOf()).toBe(gas - 1000n);
+    expect(await custody(w.id, 'ETH')).toBe(0n);
+    const reference = `gas:${k.blockchainId}:${sent.hash}`;
+    const recorded = async () => (await platform.db('outbox_events').where({ type: 'wallet.debt_recorded' })).map((e) => e.envelope.data).filter((d) => d.walletId === w.id);
+    expect(await recorded()).toEqual([expect.objectContaining({ assetId: k.assets.ETH.id, account: 'custody', amount: (gas - 1000n).toString(), outstanding: (gas - 1000n).toString(), reference })]);
+    await expectReconciled(w.id);
+
+    // Told again (a scan retried after a crash): no second debt.
+    const fees = await platform.db('chain_fees').where({ txHash: sent.hash });
+    await platform.db.transaction((trx) => services.custodyLedgerSync.feesConfirmed(trx, fees));
+    expect(await debtOf()).toBe(gas - 1000n);
+    expect(await recorded()).toHaveLength(1);
+
+    // The transaction's block is dropped: the whole fee comes back, the debt repaid first and the 1000 wei available again.
+    const head = await provider.getBlockNumber();
+    await revert(k.chain.rpcUrl, beforeSend);
+    await mineTo(k.chain.rpcUrl, head + 2);
+    await eventually(async () => (await custody(w.id, 'ETH')) === 1000n && (await debtOf()) === 0n, 30_000);
+    expect(await provider.getBalance(w.walletAddress)).toBe(ethers.parseEther('1'));
     await expectReconciled(w.id);
   });
 
