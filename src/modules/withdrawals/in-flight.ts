@@ -28,3 +28,26 @@ export async function inFlightByAsset(db: Knex | Knex.Transaction, address: stri
     .select('i.assetId', db.raw('sum(i.raw_amount)::text as total'));
   return new Map(rows.map((r) => [r.assetId, BigInt(r.total)]));
 }
+
+/** A line still to leave an address (stillInBalance), as the sender will sign it; `gasLimit` and `maxFeePerGas` once it is signed (EVM). */
+export interface LineStillToSend {
+  assetId: string;
+  fromAddress: string;
+  recipient: string;
+  rawAmount: string;
+  tokenId: string | null;
+  callTo: string | null;
+  callData: string | null;
+  callValue: string | null;
+  gasLimit: string | null;
+  maxFeePerGas: string | null;
+}
+
+/** The lines an address's balance at the chain's head still holds but will send (stillInBalance), for what they will spend of its coin. */
+export async function linesStillToSend(db: Knex | Knex.Transaction, address: string, blockchainId: string): Promise<LineStillToSend[]> {
+  return db('transfer_items as i')
+    .join('transfers as t', 't.id', 'i.transferId')
+    .where({ 't.fromAddress': address, 't.blockchainId': blockchainId })
+    .modify(stillInBalance)
+    .select('i.assetId', 't.fromAddress', 'i.recipient', 'i.rawAmount', 'i.tokenId', 'i.callTo', 'i.callData', 'i.callValue', 'i.gasLimit', 'i.maxFeePerGas');
+}

@@ -21,11 +21,10 @@ import type { SettlementContractGuard } from './settlement-contract-guard';
 /** A withdrawal's gas from the master wallet covers twice its estimate, as an auto-sweep's does: fees move between the estimate and the send. */
 const GAS_HEADROOM = 2n;
 
-/** A gasless withdrawal's need of native coin (its gas and the coin it sends), before what is already leaving the address. */
+/** A gasless withdrawal's need of native coin (its gas and the coin it sends), beside what the address's other lines still to be sent will spend (GasTopUps counts those). */
 interface GaslessPlan {
   network: ChainNetwork;
   needed: bigint;
-  nativeId: string | undefined;
 }
 
 /**
@@ -95,7 +94,8 @@ export class TransferService {
    * What a withdrawal from a deposit address under enableGaslessWithdraw needs in native coin, for
    * its master wallet to top it up to (null: no top-up, from a master wallet, with the flag off, or
    * on Solana, whose fees ensureSolanaFunds checks): its lines' gas at the chain's fees with the
-   * sweeps' headroom, the coin they send and the coin already on its way out of the address.
+   * sweeps' headroom and the coin they send (GasTopUps adds what the address's lines still to be
+   * sent will spend: their coin and their gas).
    */
   private async gasFromMaster({ wallet, blockchainId, lines }: PreparedTransfer): Promise<GaslessPlan | null> {
     if (!wallet.addressId || !wallet.configurations.enableGaslessWithdraw || !this.gas) return null;
@@ -111,15 +111,13 @@ export class TransferService {
     );
     const sent = lines.filter((l) => l.asset.isNative).reduce((sum, l) => sum + l.rawAmount, 0n);
     const needed = estimates.reduce((sum, e) => sum + e.fee, 0n) * GAS_HEADROOM + sent;
-    const nativeId = (await this.chains.assetsOf(blockchainId)).find((a) => a.isNative)?.id;
-    return { network, needed, nativeId };
+    return { network, needed };
   }
 
   /** Queues the master wallet's top-up (gasFromMaster) in the withdrawal's transaction: the line the withdrawal waits for, or null when the address holds enough. */
   private async topUp(trx: Knex.Transaction, wallet: SendingWallet, gas: GaslessPlan, status: 'QUEUED' | 'PENDING_APPROVAL'): Promise<string | null> {
-    const leaving = gas.nativeId ? ((await inFlightByAsset(trx, wallet.address, gas.network.blockchainId, [gas.nativeId])).get(gas.nativeId) ?? 0n) : 0n;
     try {
-      return await this.gas!.ensure(trx, wallet, gas.network, gas.needed + leaving, { status });
+      return await this.gas!.ensure(trx, wallet, gas.network, gas.needed, { status });
     } catch (e) {
       // Nothing leaves a master wallet held by AML automatically, gas money included: the withdrawal is refused, not queued to wait.
       if (e instanceof GasPayerHeld) throw new KeelError('CONFLICT', e.message);

@@ -458,3 +458,59 @@ describe('a transaction stuck below the market fee', () => {
     expect(await provider.getTransactionReceipt(first.txHash)).toBeNull();
   });
 });
+
+describe('gasless withdrawals from one address, queued back to back', () => {
+  let k: OwnChainKeel;
+
+  beforeAll(async () => {
+    // Two confirmations on a chain that mines only what arrives: a gas top-up mined waits for the next block to confirm.
+    k = await startKeelOnOwnChain(31_362, 2, FAST);
+    keelUnderTest = k.t;
+  }, 60_000);
+  afterAll(() => k?.stop());
+
+  /** The transfer final, mining a block a poll meanwhile. */
+  const minedThrough = (org: TestOrg, transferId: string) =>
+    eventually(async () => {
+      const res = await org.core.request('GET', `/v1/transfers/${transferId}`);
+      if (['CONFIRMED', 'FAILED', 'REJECTED'].includes(res.body.data.status)) return res.body.data;
+      await mine(k.chain.rpcUrl, 1);
+      return false;
+    }, 30_000, 200);
+
+  test("the second withdrawal, asked for once the first one's top-up has arrived and before the first is sent, has the first's gas counted: it gets its own top-up and both confirm", async () => {
+    const { org, blockchainId, t } = k;
+    const assets = await assetsOf(org, blockchainId);
+    const provider = t.keel.services.networks.get(blockchainId)!.provider;
+    const wallet = await createWallet(org, blockchainId, { enableGaslessWithdraw: true });
+    const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
+    for (const [to, amount, asset] of [[wallet.walletAddress, '1', 'ETH'], [address.address, '30', 'USDC']]) {
+      const { txHash } = (await org.core.request('POST', '/v1/dev/faucet', { body: { blockchainId, address: to, amount, asset } })).body.data;
+      await mine(k.chain.rpcUrl, 1);
+      await eventually(async () => (await t.keel.platform.db('ledger_entries').where('reference', 'like', `deposit:${blockchainId}:${txHash}:%`).first()) !== undefined);
+    }
+    const withdraw = () => org.core.request('POST', `/v1/addresses/${address.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: recipient(), amount: '10' }] } });
+
+    // A base fee far below the tip (as on many rollups): a transaction pays about what its gas was priced at, so
+    // the headroom one top-up carries does not stretch to a second line.
+    await rpc(k.chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [ethers.toQuantity(1_000_000n)]);
+    await mine(k.chain.rpcUrl, 1);
+
+    const first = await withdraw();
+    expect(first.status).toBe(201);
+    // Its top-up is mined (the address holds its gas), not yet confirmed: the first withdrawal's line waits, unsent.
+    await eventually(async () => (await provider.getBalance(address.address)) > 0n);
+    const second = await withdraw();
+    expect(second.status).toBe(201);
+    expect((await org.core.request('GET', `/v1/transfers/${first.body.data.id}`)).body.data.items[0]).toMatchObject({ status: 'QUEUED', txHash: null });
+
+    for (const w of [first, second]) expect(await minedThrough(org, w.body.data.id)).toMatchObject({ status: 'CONFIRMED', items: [{ status: 'CONFIRMED' }] });
+    const topUps = (await org.core.request('GET', `/v1/transfers?masterWalletId=${wallet.id}`)).body.data.filter((x: { kind: string }) => x.kind === 'gas_topup');
+    expect(topUps).toHaveLength(2);
+    expect(await balanceOfToken(provider, assets.USDC.address, address.address)).toBe(10_000_000n);
+  });
+});
+
+async function balanceOfToken(provider: ethers.JsonRpcProvider, token: string, owner: string): Promise<bigint> {
+  return erc20.decodeFunctionResult('balanceOf', await provider.call({ to: token, data: erc20.encodeFunctionData('balanceOf', [owner]) }))[0] as bigint;
+}
