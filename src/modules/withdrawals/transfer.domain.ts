@@ -114,12 +114,24 @@ export interface PricedLine extends PolicyLine {
 /** Told of a transfer an administrator decided on (rejected, or approved): its kind and its lines. */
 export type TransferDecisionListener = (trx: Knex.Transaction, decided: { transferId: string; kind: TransferKind; itemIds: string[] }) => Promise<void>;
 
+/**
+ * What a send from a deposit address under enableGaslessWithdraw needs in native coin, for its
+ * master wallet to top it up to before the send (GasPayer): its lines' gas with headroom and the
+ * coin they send, beside what the address's other lines still to be sent will spend.
+ */
+export interface GasFromMaster {
+  network: { blockchainId: string; port: ChainPort };
+  needed: bigint;
+}
+
 /** A send checked and priced, ready to record (TransferService.prepare). */
 export interface PreparedTransfer {
   wallet: SendingWallet;
   blockchainId: string;
   lines: PricedLine[];
   status: 'PENDING_APPROVAL' | 'QUEUED';
+  /** The gas top-up it is recorded after, if it needs one (null: the address pays its own gas). */
+  gas: GasFromMaster | null;
 }
 
 /**

@@ -14,18 +14,12 @@ import { TransferApprovals } from './transfer-approvals';
 import { TransferCancellations } from './transfer-cancellations';
 import { TransferGasEstimates } from './transfer-gas-estimates';
 import { TransferQueries } from './transfer-queries';
-import { GasPayerHeld, type GasPayer, type PreparedTransfer, type PricedLine, type QueuedLine, type TransferFunds, type TransferKind, type TransferLine, type TransferView } from './transfer.domain';
+import { GasPayerHeld, type GasFromMaster, type GasPayer, type PreparedTransfer, type PricedLine, type QueuedLine, type TransferFunds, type TransferKind, type TransferLine, type TransferView } from './transfer.domain';
 import { signAgainAfterChainReset } from './chain-reset-lines';
 import type { SettlementContractGuard } from './settlement-contract-guard';
 
 /** A withdrawal's gas from the master wallet covers twice its estimate, as an auto-sweep's does: fees move between the estimate and the send. */
 const GAS_HEADROOM = 2n;
-
-/** A gasless withdrawal's need of native coin (its gas and the coin it sends), beside what the address's other lines still to be sent will spend (GasTopUps counts those). */
-interface GaslessPlan {
-  network: ChainNetwork;
-  needed: bigint;
-}
 
 /**
  * Withdrawals: checked against the wallet's security configuration and its on-chain balance, then
@@ -78,16 +72,16 @@ export class TransferService {
   async create(organizationId: string, requestedBy: string, source: WalletSource, input: { assets: TransferLine[]; note?: string }): Promise<TransferView> {
     const { transferId } = await this.uow.runChecked(
       'withdrawal',
-      async () => {
-        const checked = await this.check(organizationId, source, input);
-        return { ...checked, gas: await this.gasFromMaster(checked) };
-      },
-      async (trx, { wallet, blockchainId, lines, status, gas }) => {
-        const afterItemId = gas ? ((await this.topUp(trx, wallet, gas, status)) ?? undefined) : undefined;
-        return this.insert(trx, wallet, blockchainId, 'withdrawal', status, afterItemId ? lines.map((l) => ({ ...l, afterItemId })) : lines, input.note ?? null, requestedBy);
-      },
+      () => this.check(organizationId, source, input),
+      (trx, prepared) => this.record(trx, prepared, 'withdrawal', input.note ?? null, requestedBy),
     );
     return this.queries.get(organizationId, transferId);
+  }
+
+  /** Records a checked send: after the master wallet's gas top-up it waits for, when it needs one (gasFromMaster). */
+  private async record(trx: Knex.Transaction, { wallet, blockchainId, lines, status, gas }: PreparedTransfer, kind: TransferKind, note: string | null, requestedBy: string | null): Promise<{ transferId: string; itemIds: string[] }> {
+    const afterItemId = gas ? ((await this.topUp(trx, wallet, gas, status)) ?? undefined) : undefined;
+    return this.insert(trx, wallet, blockchainId, kind, status, afterItemId ? lines.map((l) => ({ ...l, afterItemId })) : lines, note, requestedBy);
   }
 
   /**
@@ -97,7 +91,7 @@ export class TransferService {
    * sweeps' headroom and the coin they send (GasTopUps adds what the address's lines still to be
    * sent will spend: their coin and their gas).
    */
-  private async gasFromMaster({ wallet, blockchainId, lines }: PreparedTransfer): Promise<GaslessPlan | null> {
+  private async gasFromMaster({ wallet, blockchainId, lines }: Omit<PreparedTransfer, 'gas'>): Promise<GasFromMaster | null> {
     if (!wallet.addressId || !wallet.configurations.enableGaslessWithdraw || !this.gas) return null;
     const network = this.networks.get(blockchainId);
     if (!network) return null;
@@ -115,7 +109,7 @@ export class TransferService {
   }
 
   /** Queues the master wallet's top-up (gasFromMaster) in the withdrawal's transaction: the line the withdrawal waits for, or null when the address holds enough. */
-  private async topUp(trx: Knex.Transaction, wallet: SendingWallet, gas: GaslessPlan, status: 'QUEUED' | 'PENDING_APPROVAL'): Promise<string | null> {
+  private async topUp(trx: Knex.Transaction, wallet: SendingWallet, gas: GasFromMaster, status: 'QUEUED' | 'PENDING_APPROVAL'): Promise<string | null> {
     try {
       return await this.gas!.ensure(trx, wallet, gas.network, gas.needed, { status });
     } catch (e) {
@@ -127,8 +121,8 @@ export class TransferService {
 
   /**
    * A send checked as a withdrawal is (the wallet, its chain, its security configuration, the
-   * chain balance) but not yet recorded: for another module that records it with its own state
-   * change (`enqueuePrepared`, an agent payment).
+   * chain balance, the gas its master wallet must send it first) but not yet recorded: for another
+   * module that records it with its own state change (`enqueuePrepared`, an agent payment).
    */
   async prepare(organizationId: string, source: WalletSource, assets: TransferLine[]): Promise<PreparedTransfer> {
     return this.check(organizationId, source, { assets });
@@ -136,11 +130,12 @@ export class TransferService {
 
   /**
    * Records a prepared send inside the caller's transaction; queued, or held under
-   * requireApprovalForTransfers. No API key asked for it (an agent payment: the agent's key may
+   * requireApprovalForTransfers, after its gas top-up from the master wallet as a withdrawal is
+   * (create). No API key asked for it (an agent payment: the agent's key may
    * never approve, and the payment records its own decision), so any admin key may approve it.
    */
   async enqueuePrepared(trx: Knex.Transaction, prepared: PreparedTransfer, kind: TransferKind, note: string | null): Promise<{ transferId: string; itemIds: string[] }> {
-    return this.insert(trx, prepared.wallet, prepared.blockchainId, kind, prepared.status, prepared.lines, note, null);
+    return this.record(trx, prepared, kind, note, null);
   }
 
   private async check(organizationId: string, source: WalletSource, input: { assets: TransferLine[] }): Promise<PreparedTransfer> {
@@ -150,11 +145,12 @@ export class TransferService {
     for (const [i, l] of lines.entries()) await this.settlementContracts.check(chain.blockchainId, l.recipient, `assets.${i}.recipient`);
     checkTransferPolicy(wallet.configurations.security, lines);
     // The funds a send needs differ in shape: on Solana the fees and a new token account's rent come out of SOL; on EVM
-    // the address must hold some coin for gas, or (a deposit address under enableGaslessWithdraw) gets it from its master wallet (create).
+    // the address must hold some coin for gas, or (a deposit address under enableGaslessWithdraw) gets it from its master wallet (gasFromMaster, record).
     if (chain.family === 'evm') await this.ensureFunds(wallet, chain.network, lines);
     else await ensureSolanaFunds(this.db, wallet, chain.solana, lines);
     const status = wallet.configurations.security.requireApprovalForTransfers ? ('PENDING_APPROVAL' as const) : ('QUEUED' as const);
-    return { wallet, blockchainId: chain.blockchainId, lines, status };
+    const checked = { wallet, blockchainId: chain.blockchainId, lines, status };
+    return { ...checked, gas: await this.gasFromMaster(checked) };
   }
 
   /**

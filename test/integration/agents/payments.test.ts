@@ -297,6 +297,29 @@ describe('agent payments', () => {
     expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
   });
 
+  test('under enableGaslessWithdraw a payment from an agent address holding no native coin gets its gas from the master wallet first, waits for it, and is EXECUTED', async () => {
+    const { id, client } = await createAgent('Gasless');
+    const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Gasless agent funds', configurations: { enableGaslessWithdraw: true } })).body.data;
+    const wallet = (await org.core.post(`/v1/agents/${id}/wallets/create`, { blockchainId: chainA, masterWalletId: master.id })).body.data;
+    await fund(master.walletAddress, '1');
+    await fund(wallet.addressWallet.walletAddress, '10', 'USDC');
+    expect(await provider.getBalance(wallet.addressWallet.walletAddress)).toBe(0n);
+    await org.core.put(`/v1/agents/${id}/policy`, { allowedBlockchainIds: [chainA], allowedAssetIds: [assets.USDC.id], allowAnyRecipient: true });
+    const payee = recipient();
+
+    const p = await pay(client, id, { agentWalletId: wallet.id, assetId: assets.USDC.id, recipient: payee, amount: '3' });
+    expect(p.status).toBe('APPROVED');
+    const topUp = (await org.core.get(`/v1/transfers?masterWalletId=${master.id}`)).body.data.find((x: { kind: string }) => x.kind === 'gas_topup');
+    expect(topUp).toMatchObject({ fromAddress: master.walletAddress, addressId: null, items: [{ recipient: wallet.addressWallet.walletAddress, asset: { symbol: 'ETH' } }] });
+    const done = await settled(id, p.id);
+    expect(done).toMatchObject({ status: 'EXECUTED', failureReason: null });
+    expect(await usdcOf(payee)).toBe(3_000_000n);
+    // Sent once its gas had arrived: mined after the top-up.
+    const paid = (await org.core.get(`/v1/transfers/${topUp.id}`)).body.data;
+    expect(paid.status).toBe('CONFIRMED');
+    expect((await provider.getTransactionReceipt(done.waasTxHash))!.blockNumber).toBeGreaterThan(Number(paid.items[0].blockNumber));
+  });
+
   test("a payment from an address holding a deposit from a sanctioned address, not released, waits for an administrator: nothing leaves a held address automatically", async () => {
     const { id, client } = await createAgent('Tainted');
     const master = (await org.core.post('/v1/master-wallets', { blockchainId: chainA, name: 'Tainted agent funds' })).body.data;
