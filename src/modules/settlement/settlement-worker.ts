@@ -8,7 +8,6 @@ import type { ChainNetwork, ChainNetworks } from '../chains';
 import type { SettlementBatcher } from './batcher';
 import type { SettlementDeployments } from './settlement-deployments';
 import type { SettlementReconciler } from './settlement-reconciler';
-import type { ReconcileLine } from './reconciliation';
 import type { TradingDepositReorgs } from './trading-deposit-reorgs';
 import type { TradingExits } from './trading-exits';
 import { ChainLease, LeaseLost } from './chain-lease';
@@ -24,19 +23,16 @@ export interface SettlementWorkerOptions {
  * each chain's batcher steps under a fenced lease in PostgreSQL (ChainLease: two workers never settle
  * one chain at once; the other takes over when the lease lapses, and the step renews it between
  * phases and commits every change only under it), after each step the contract's exit requests are
- * read (TradingExits: a wallet that asked to exit places no more orders there), and the reconciliation runs periodically and
- * exports its count of differences as a metric, after a look for confirmed deposits to trading a
- * deep reorg took off the chain (TradingDepositReorgs: alarmed and sent again).
+ * read (TradingExits: a wallet that asked to exit places no more orders there), and the reconciliation runs periodically on
+ * every worker (custody too, on chains without a contract, so not under the lease; what it found and
+ * told is kept in PostgreSQL) and exports its count of differences as a metric, after a look for
+ * confirmed deposits to trading a deep reorg took off the chain (TradingDepositReorgs: alarmed and sent again).
  */
 export class SettlementWorker implements Worker {
   private readonly holder = randomUUID();
   private loops: { stop(): Promise<void> }[] = [];
   /** Per chain, the lease this worker holds, kept from step to step until it is lost. */
   private readonly leases = new Map<string, ChainLease>();
-  /** The differences each chain's previous reconciliation found. */
-  private readonly lastDifferences = new Map<string, Set<string>>();
-  /** The lasting differences already reported as events. */
-  private readonly reported = new Map<string, Set<string>>();
 
   constructor(
     private readonly db: Knex,
@@ -108,28 +104,22 @@ export class SettlementWorker implements Worker {
   }
 
   /**
-   * Counts a difference only when the previous run found the same one: money in flight (a deposit
-   * waiting for its confirmations, a transfer between its receipt and its gas charge) differs for a
-   * moment and is not what the metric is for. A lasting one is also an event to its organisation.
+   * One run of the reconciliation of every chain (SettlementReconciler.check, shared by the workers
+   * through PostgreSQL): the differences that last, found again at least a run interval after a run
+   * first found them, are counted, logged and told to their organisation once. Money in flight (a
+   * deposit waiting for its confirmations, a transfer between its receipt and its gas charge)
+   * differs for a moment and is not what the metric is for.
    */
-  private async reconcile(): Promise<void> {
+  async reconcile(): Promise<void> {
     for (const network of this.networks.all()) {
       const chain = network.spec.slug;
       try {
         await this.depositReorgs.check(network);
-        const report = await this.reconciler.reconcile(network);
-        const keyOf = (d: ReconcileLine) => `${d.walletId}|${d.assetId}|${d.account}|${d.difference}`;
-        const seen = new Set(report.differences.map(keyOf));
-        const before = this.lastDifferences.get(network.blockchainId) ?? new Set<string>();
-        const lasting = [...seen].filter((k) => before.has(k));
-        // Told once, when a difference is first found lasting (not again at every run while it lasts).
-        const reported = this.reported.get(network.blockchainId) ?? new Set<string>();
-        await this.reconciler.report(report.differences.filter((d) => lasting.includes(keyOf(d)) && !reported.has(keyOf(d))));
-        this.reported.set(network.blockchainId, new Set(lasting));
-        this.lastDifferences.set(network.blockchainId, seen);
+        const { lasting } = await this.reconciler.check(network, this.options.reconcileIntervalMs);
         this.metrics.settlementDifferences.set({ chain }, lasting.length);
         this.metrics.settlementReconciliations.inc({ chain, outcome: lasting.length ? 'differences' : 'clean' });
-        if (lasting.length) this.logger.warn({ chain, differences: lasting.length, sample: lasting.slice(0, 3) }, 'reconciliation: on-chain balances differ from the ledger');
+        const sample = lasting.slice(0, 3).map((d) => `${d.walletId}|${d.assetId}|${d.account}|${d.difference}`);
+        if (lasting.length) this.logger.warn({ chain, differences: lasting.length, sample }, 'reconciliation: on-chain balances differ from the ledger');
       } catch (e) {
         this.metrics.settlementReconciliations.inc({ chain, outcome: 'error' });
         throw e;

@@ -19,6 +19,7 @@ const OWNED: Record<string, string> = {
   master_wallet_chains: 'wallets',
   orderbook_shards: 'orders',
   settlement_leases: 'settlement',
+  settlement_differences: 'settlement',
   trading_exits: 'settlement',
   settlement_rule_executions: 'settlement-rules',
   settlement_rules: 'settlement-rules',
