@@ -167,7 +167,7 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
   async feesReverted(trx: Knex.Transaction, fees: ChainFee[]): Promise<void> {
     for (const f of await this.notSentByLines(trx, fees)) {
       const reference = await this.miningReference(trx, chainGasReference(f.blockchainId, f.txHash), 'live', GAS_KEYS);
-      if (reference) await this.refundGas(trx, { organizationId: f.organizationId, walletId: f.addressId ?? f.masterWalletId, blockchainId: f.blockchainId, fee: BigInt(f.fee), reference });
+      if (reference) await this.refundGas(trx, reference);
     }
   }
 
@@ -292,20 +292,25 @@ export class CustodyLedgerSync implements DepositListener, OutflowListener, Tran
     const native = await this.nativeOf(charge.blockchainId);
     if (!native) return;
     const { applied, shortfall } = await this.ledger.debitUpTo(trx, { organizationId: charge.organizationId, walletId, assetId: native, amount: fee, reference, account: CUSTODY });
-    if (!applied || shortfall === 0n) return;
+    if (!applied) return;
+    await trx('gas_charges').insert({ reference, organizationId: charge.organizationId, walletId, assetId: native, fee: fee.toString() });
+    if (shortfall === 0n) return;
     await this.debts.record(trx, { organizationId: charge.organizationId, walletId, assetId: native, account: CUSTODY, amount: shortfall, reference });
     this.logger.warn({ reference, walletId, shortfall: shortfall.toString() }, 'gas paid beyond what the custody ledger held available: debt recorded');
   }
 
   /**
-   * Gives back what chargeGasTo charged under `charge.reference` (a reorg dropped the transaction),
-   * the whole fee: credited as any credit from the chain is, so it repays the debt the charge left
-   * first. Idempotent; nothing when nothing was charged under the reference.
+   * Gives back what chargeGasTo charged under `reference` (a reorg dropped the transaction): the
+   * whole fee it charged (gas_charges), credited as any credit from the chain is, so it repays the
+   * debt the charge left first; for a charge made before gas_charges, what its debit took. Never the
+   * fee another fork's mining of the transaction paid. Idempotent; nothing when nothing was charged.
    */
-  async refundGas(trx: Knex.Transaction, charge: GasCharge): Promise<void> {
-    if (charge.fee <= 0n || !(await trx('ledger_entries').where({ idempotencyKey: `debit:${charge.reference}` }).first('id'))) return;
-    const native = await this.nativeOf(charge.blockchainId);
-    if (native) await this.creditFromChain(trx, { organizationId: charge.organizationId, walletId: charge.walletId, assetId: native, amount: charge.fee, reference: `reorged:${charge.reference}` });
+  async refundGas(trx: Knex.Transaction, reference: string): Promise<void> {
+    const charged = await trx('ledger_entries').where({ idempotencyKey: `debit:${reference}` }).first('organizationId', 'walletId', 'assetId', 'availableDelta');
+    if (!charged) return;
+    const whole = await trx('gas_charges').where({ reference }).first('fee');
+    const amount = whole ? BigInt(whole.fee) : -BigInt(charged.availableDelta);
+    if (amount > 0n) await this.creditFromChain(trx, { organizationId: charged.organizationId, walletId: charged.walletId, assetId: charged.assetId, amount, reference: `reorged:${reference}` });
   }
 
   private async nativeOf(blockchainId: string): Promise<string | undefined> {

@@ -215,6 +215,30 @@ describe('outflows Keel did not send', () => {
     await expectReconciled(w.id);
   });
 
+  test('a reorg gives back exactly the gas charged under the reference: not the fee another mining of the transaction paid, and for a charge from before gas_charges only what its debit took', async () => {
+    const w = await fundedWallet();
+    const { services, platform } = k.t.keel;
+    const sync = services.custodyLedgerSync;
+    const txHash = ethers.hexlify(ethers.randomBytes(32));
+    const row = (fee: bigint) => ({ id: ethers.hexlify(ethers.randomBytes(16)), organizationId: k.org.orgId, blockchainId: k.blockchainId, masterWalletId: w.id, addressId: null, txHash, fromAddress: w.walletAddress, blockNumber: '1', blockHash: '0x', fee: fee.toString(), status: 'REVERTED' as const });
+    const before = await custody(w.id, 'ETH');
+
+    // keel settlement exit charged its transaction's gas when it was mined (7000 wei); the fork that mined it again says 9000.
+    await platform.db.transaction((trx) => sync.chargeTransactionGas(trx, { organizationId: k.org.orgId, walletId: w.id, blockchainId: k.blockchainId, txHash, fee: 7000n }));
+    expect(await custody(w.id, 'ETH')).toBe(before - 7000n);
+    await platform.db.transaction((trx) => sync.feesReverted(trx, [row(9000n)]));
+    expect(await custody(w.id, 'ETH')).toBe(before);
+    await platform.db.transaction((trx) => sync.feesReverted(trx, [row(9000n)]));
+    expect(await custody(w.id, 'ETH')).toBe(before);
+
+    // A charge made before gas_charges (its debit only: what the wallet held then) gives back what the debit took.
+    const legacy = `gas:legacy:${txHash}`;
+    await platform.db.transaction((trx) => sync.chargeGasTo(trx, { organizationId: k.org.orgId, walletId: w.id, blockchainId: k.blockchainId, fee: 5000n, reference: legacy }));
+    await platform.db('gas_charges').where({ reference: legacy }).delete();
+    await platform.db.transaction((trx) => sync.refundGas(trx, legacy));
+    expect(await custody(w.id, 'ETH')).toBe(before);
+  });
+
   test('a withdrawal Keel sends is debited once, when requested, not again when the watcher sees it leave', async () => {
     const w = await fundedWallet();
     const res = await k.org.core.request('POST', `/v1/master-wallets/${w.id}/transfer`, { body: { assets: [{ assetId: k.assets.USDC.id, recipient: ethers.Wallet.createRandom().address, amount: '4' }] } });

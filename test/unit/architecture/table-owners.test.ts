@@ -25,6 +25,7 @@ const OWNED: Record<string, string> = {
   settlement_rules: 'settlement-rules',
   transfer_items: 'withdrawals',
   wallet_debts: 'ledger',
+  gas_charges: 'ledger',
 };
 
 const sources = (module: string) =>

@@ -66,6 +66,7 @@ import * as m081 from './081_chain_fees';
 import * as m084 from './084_transfer_items_by_block';
 import * as m085 from './085_payment_link_amounts_and_solana_wallets';
 import * as m087 from './087_settlement_differences';
+import * as m088 from './088_gas_charges';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -137,6 +138,7 @@ const migrations: Record<string, Knex.Migration> = {
   '084_transfer_items_by_block': m084,
   '085_payment_link_amounts_and_solana_wallets': m085,
   '087_settlement_differences': m087,
+  '088_gas_charges': m088,
 };
 
 /** Migrations that rewrite data with a key take it from the context. */
