@@ -60,8 +60,13 @@ export class TradingDepositReorgs {
       }
       if (onChain) {
         // Where it is now (remembered, so the next look needs only the block); a mark cleared once it is mined again.
-        await this.db('tradingTransfers').where({ id: row.id }).update({ reorgedAt: null, blockNumber: where.receipt.blockNumber, blockHash: where.receipt.blockHash, updatedAt: this.db.fn.now() });
-        if (row.reorgedAt) this.logger.warn({ chain: network.spec.slug, tradingTransferId: row.id, txHash: row.txHash, blockNumber: where.receipt.blockNumber }, 'a deposit to trading a deep reorg took off the chain is mined again');
+        // Only over the row as read: another node may have marked it since (a second reorg), and its mark stands; looked at again next time.
+        const [moved] = await this.db('tradingTransfers')
+          .where({ id: row.id, txHash: row.txHash, blockHash: row.blockHash })
+          .whereRaw("date_trunc('milliseconds', reorged_at) IS NOT DISTINCT FROM ?::timestamptz", [row.reorgedAt])
+          .update({ reorgedAt: null, blockNumber: where.receipt.blockNumber, blockHash: where.receipt.blockHash, updatedAt: this.db.fn.now() })
+          .returning('id');
+        if (moved && row.reorgedAt) this.logger.warn({ chain: network.spec.slug, tradingTransferId: row.id, txHash: row.txHash, blockNumber: where.receipt.blockNumber }, 'a deposit to trading a deep reorg took off the chain is mined again');
       }
       if (where.kind === 'gone' && row.signedTx) await provider.broadcastTransaction(row.signedTx).catch(() => undefined);
     }

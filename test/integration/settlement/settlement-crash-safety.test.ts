@@ -13,6 +13,8 @@ import { UNFENCED } from '../../../src/modules/settlement/chain-lease';
 import { rpc } from '../../../src/platform/chain/json-rpc';
 import { mine, mineTo, revert, snapshot, withoutAutomine } from '../../support/chain-controls';
 import type { SendingWallets } from '../../../src/modules/wallets/sending-wallets';
+import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
+import { SkewedNode } from '../../support/skewed-node';
 
 /**
  * The settlement worker survives a crash between recording an operator transaction (a batch's
@@ -79,6 +81,21 @@ async function withdrawal(amount = '0.5', recipient = ethers.Wallet.createRandom
 }
 
 const reconcile = () => t.keel.services.settlementReconciler.reconcile(t.keel.services.networks.get(blockchainId)!);
+
+/** A node on another fork from `forkedAt` (SkewedNode) where the transactions `missing` are not; `onReceipt` runs as a receipt is looked up. */
+class ForkNode extends SkewedNode {
+  missing = new Set<string>();
+  onReceipt?: (txHash: string) => Promise<void>;
+
+  override async send(method: string, params: unknown[]): Promise<any> {
+    if (method === 'eth_getTransactionReceipt') {
+      const txHash = String(params[0]).toLowerCase();
+      await this.onReceipt?.(txHash);
+      if (this.missing.has(txHash)) return null;
+    }
+    return super.send(method, params);
+  }
+}
 
 beforeAll(async () => {
   k = await startKeelOnOwnChain(CHAIN_ID, 1, {
@@ -590,6 +607,42 @@ test("a split batch's reverted transaction that a deep reorg puts back in the po
   for (const id of ids) expect(await db('trades').where({ id }).first()).toMatchObject({ settlementBatchId: failed.id, settlementStatus: 'CONFIRMED' });
   for (const p of parts) expect((await batchById(p.id)).failureReason).toMatch(/^TradeAlreadySettled\(/);
 }, 180_000);
+
+test("a deposit to trading one worker node marks taken back while another, reading the chain before, finds it still mined keeps its mark: the late look clears nothing, and its organisation is told once", async () => {
+  const s = t.keel.services;
+  const network = s.networks.get(blockchainId)!;
+  const deposit = await depositToTrading(A().org, A().id, assets.ETH.id, '0.1');
+  expect(await s.tradingDepositReorgs.check(network)).toBe(0); // its block remembered
+  const row = await db('trading_transfers').where({ id: deposit.id }).first();
+  expect(row).toMatchObject({ reorgedAt: null, blockHash: expect.stringMatching(/^0x/) });
+  const told = async () => (await db('outbox_events').where({ type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id])).length;
+  const on = (node: ForkNode) => ({ ...network, provider: node, port: new EvmChain({ provider: node, chainId: CHAIN_ID, confirmations: network.port.confirmations }) });
+  // B's node: another block at the deposit's height, its transaction nowhere (a second reorg).
+  const b = Object.assign(new ForkNode(k.chain.rpcUrl, CHAIN_ID), { forkedAt: Number(row.blockNumber) });
+  b.missing.add(row.txHash.toLowerCase());
+  // A's node: the deposit's block not the one it serves, its receipt still the recorded block's; B marks the deposit while A looks it up.
+  const a = Object.assign(new ForkNode(k.chain.rpcUrl, CHAIN_ID), { forkedAt: Number(row.blockNumber) });
+  a.onReceipt = async (txHash) => {
+    if (txHash !== row.txHash.toLowerCase()) return;
+    a.onReceipt = undefined;
+    expect(await s.tradingDepositReorgs.check(on(b))).toBe(1);
+  };
+  try {
+    expect(await s.tradingDepositReorgs.check(on(a))).toBe(0);
+    expect(a.onReceipt).toBeUndefined();
+    // A's late write cleared nothing: B's mark stands, and B's next look finds it marked already.
+    expect((await db('trading_transfers').where({ id: deposit.id }).first()).reorgedAt).not.toBeNull();
+    expect(await s.tradingDepositReorgs.check(on(b))).toBe(0);
+    expect(await told()).toBe(1);
+  } finally {
+    a.destroy();
+    b.destroy();
+  }
+  // Looked at again on the chain as it is: mined where recorded, the mark cleared; told once.
+  expect(await s.tradingDepositReorgs.check(network)).toBe(0);
+  expect(await db('trading_transfers').where({ id: deposit.id }).first()).toMatchObject({ reorgedAt: null, blockHash: row.blockHash, txHash: row.txHash });
+  expect(await told()).toBe(1);
+}, 120_000);
 
 test('keel settlement migrate: a trading balance the per-batch funding flow left at the wallet\'s address is deposited once (its gas sponsored), and a trade queued under the old flow settles once', async () => {
   // A wallet as the old flow left it: its funds at its address, its ledger rows 'trading' (migration 030's label for them).
