@@ -27,3 +27,15 @@ export async function whereMined(port: EvmChain, txHash: string, recorded: { blo
   const block = await provider.getBlock(receipt.blockNumber);
   return block?.hash === receipt.blockHash ? { kind: 'moved', receipt } : { kind: 'unsettled' };
 }
+
+/**
+ * whereMined of the first of one line's transactions (signings of one nonce: at most one is ever
+ * mined) that the node does not report gone; gone when all are.
+ */
+export async function whereAnyMined(port: EvmChain, txHashes: string[], recorded: { blockNumber: number; blockHash: string | null }): Promise<MinedWhere> {
+  for (const txHash of txHashes) {
+    const where = await whereMined(port, txHash, recorded);
+    if (where.kind !== 'gone') return where;
+  }
+  return { kind: 'gone' };
+}

@@ -83,9 +83,12 @@ export async function bookedInTransactions(trx: Knex | Knex.Transaction, txHashe
   return booked;
 }
 
-/** What sending these items recorded (the block mined in, the error, the signed transaction), by id; unknown ids are absent. */
-export async function itemRecords(db: Knex | Knex.Transaction, itemIds: string[]): Promise<Map<string, { blockNumber: string | null; error: string | null; rawTx: string | null }>> {
-  const rows: { id: string; blockNumber: string | null; error: string | null; rawTx: string | null }[] = itemIds.length ? await db('transfer_items').whereIn('id', itemIds).select('id', 'blockNumber', 'error', 'rawTx') : [];
+/** What sending a line recorded: the block mined in, the error, its newest signed transaction, the hashes of its other signings (cancellations among them). */
+export type ItemRecord = { blockNumber: string | null; error: string | null; rawTx: string | null; replacedTxHashes: string[]; cancelTxHashes: string[] };
+
+/** What sending these items recorded (ItemRecord), by id; unknown ids are absent. */
+export async function itemRecords(db: Knex | Knex.Transaction, itemIds: string[]): Promise<Map<string, ItemRecord>> {
+  const rows: ({ id: string } & ItemRecord)[] = itemIds.length ? await db('transfer_items').whereIn('id', itemIds).select('id', 'blockNumber', 'error', 'rawTx', 'replacedTxHashes', 'cancelTxHashes') : [];
   return new Map(rows.map(({ id, ...record }) => [id, record]));
 }
 

@@ -11,7 +11,7 @@ import { TradingWithdrawalSender } from '../../../src/modules/settlement/trading
 import { settlementInterface } from '../../../src/modules/settlement/settlement-contract';
 import { UNFENCED } from '../../../src/modules/settlement/chain-lease';
 import { rpc } from '../../../src/platform/chain/json-rpc';
-import { mine, mineTo, revert, snapshot, withoutAutomine } from '../../support/chain-controls';
+import { mine, mineTo, revert, setNextBaseFee, snapshot, withoutAutomine } from '../../support/chain-controls';
 import type { SendingWallets } from '../../../src/modules/wallets/sending-wallets';
 import { EvmChain } from '../../../src/platform/chain-port/evm-chain';
 import { SkewedNode } from '../../support/skewed-node';
@@ -642,6 +642,39 @@ test("a deposit to trading one worker node marks taken back while another, readi
   expect(await s.tradingDepositReorgs.check(network)).toBe(0);
   expect(await db('trading_transfers').where({ id: deposit.id }).first()).toMatchObject({ reorgedAt: null, blockHash: row.blockHash, txHash: row.txHash });
   expect(await told()).toBe(1);
+}, 120_000);
+
+test("a fee-bumped deposit to trading mined by an earlier signing, which a deep reorg takes off, is sent again as the line's newest signing and followed by that one's hash: mined again, the mark is cleared", async () => {
+  const s = t.keel.services;
+  const network = s.networks.get(blockchainId)!;
+  const rpcUrl = k.chain.rpcUrl;
+  const before = await snapshot(rpcUrl);
+  const deposit = await depositToTrading(A().org, A().id, assets.ETH.id, '0.1');
+  const confirmed = await db('trading_transfers').where({ id: deposit.id }).first();
+  // The line as the sender leaves it when a fee bump's earlier signing is the one mined: the newest signing's bytes, the mined one's hash.
+  const first = ethers.Transaction.from((await db('transfer_items').where({ id: confirmed.depositItemId }).first()).rawTx);
+  expect(first.hash).toBe(confirmed.txHash);
+  const signer = await s.sendingWallets.signer(A().org.orgId, A().id, null);
+  // Its fee cap raised, its tip kept: mined at the first block's base fee it pays the same gas, so the custody ledger stays right.
+  const bumped = await signer.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: first.nonce, to: first.to, data: first.data, value: first.value, gasLimit: first.gasLimit, maxFeePerGas: first.maxFeePerGas! * 2n, maxPriorityFeePerGas: first.maxPriorityFeePerGas });
+  await db('transfer_items').where({ id: confirmed.depositItemId }).update({ rawTx: bumped, replacedTxHashes: [ethers.keccak256(bumped)] });
+  const { baseFeePerGas } = (await provider.getBlock(Number(confirmed.blockNumber)))!;
+  await mine(rpcUrl, 3); // deeper than the chain's confirmation count (1)
+
+  await withoutAutomine(rpcUrl, async () => {
+    await revert(rpcUrl, before);
+    await mineTo(rpcUrl, Number(confirmed.blockNumber));
+    expect(await s.tradingDepositReorgs.check(network)).toBe(1);
+    // The newest signing went out again (the earliest's bytes are not kept).
+    expect(await provider.getTransaction(ethers.keccak256(bumped))).not.toBeNull();
+    await setNextBaseFee(rpcUrl, baseFeePerGas!);
+    await mine(rpcUrl, 1);
+  });
+  const receipt = (await provider.getTransactionReceipt(ethers.keccak256(bumped)))!;
+  expect(receipt.status).toBe(1);
+  expect(await s.tradingDepositReorgs.check(network)).toBe(0);
+  expect(await db('trading_transfers').where({ id: deposit.id }).first()).toMatchObject({ reorgedAt: null, txHash: receipt.hash, blockNumber: String(receipt.blockNumber), blockHash: receipt.blockHash });
+  expect(await db('outbox_events').where({ type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id])).toHaveLength(1);
 }, 120_000);
 
 test('keel settlement migrate: a trading balance the per-batch funding flow left at the wallet\'s address is deposited once (its gas sponsored), and a trade queued under the old flow settles once', async () => {
