@@ -181,7 +181,8 @@ export class TransferService {
 
   /**
    * The chain balance must cover this transfer plus every line still on its way out from the same
-   * address, and the native balance must leave room for gas.
+   * address, and the address must hold some native coin for gas unless it is a deposit address
+   * under enableGaslessWithdraw (its master wallet tops it up first).
    */
   async ensureFunds(wallet: SendingWallet, network: ChainNetwork, allLines: PricedLine[]): Promise<void> {
     await ensureNftsHeld(this.db, wallet.address, network, allLines);
@@ -201,7 +202,9 @@ export class TransferService {
         });
       }
     });
-    if (!wallet.configurations.enableGaslessWithdraw && (await network.port.balance(wallet.address, { kind: 'native' })) === 0n) {
+    // Only a deposit address under enableGaslessWithdraw gets its gas from its master wallet (gasFromMaster): a master wallet must hold its own.
+    const toppedUp = !!wallet.addressId && wallet.configurations.enableGaslessWithdraw;
+    if (!toppedUp && (await network.port.balance(wallet.address, { kind: 'native' })) === 0n) {
       throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds no native coin to pay gas`);
     }
   }

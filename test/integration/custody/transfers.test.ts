@@ -291,7 +291,7 @@ describe('transfers on the shared dev chains', () => {
     expect(events.find((d) => d.transferId === byKind.sweep.id)).toMatchObject({ kind: 'sweep', amount: '55', wallet: { id: address.id } });
   });
 
-  test('enableGaslessWithdraw: a withdrawal from a deposit address holding no native coin gets its gas from the master wallet first (held for approval with it), waits for it, and confirms; without the flag it is refused INSUFFICIENT_FUNDS', async () => {
+  test('enableGaslessWithdraw: a withdrawal from a deposit address holding no native coin gets its gas from the master wallet first (held for approval with it), waits for it, and confirms; without the flag, or from a master wallet (nothing tops it up), it is refused INSUFFICIENT_FUNDS', async () => {
     const wallet = await createWallet(org, chainA, { enableGaslessWithdraw: true });
     const address = (await org.core.request('POST', `/v1/master-wallets/${wallet.id}/addresses`, { body: {} })).body.data;
     await fund(org, chainA, wallet.walletAddress, '1');
@@ -330,6 +330,14 @@ describe('transfers on the shared dev chains', () => {
     await fund(org, chainA, dry.address, '30', 'USDC');
     const refused = await org.core.request('POST', `/v1/addresses/${dry.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: recipient(), amount: '10' }] } });
     expect([refused.status, refused.body.error.code]).toEqual([400, 'INSUFFICIENT_FUNDS']);
+
+    // The flag tops up a deposit address only: a master wallet under it holding no native coin is refused up front, nothing queued.
+    const master = await createWallet(org, chainA, { enableGaslessWithdraw: true });
+    await fund(org, chainA, master.walletAddress, '30', 'USDC');
+    expect(await balanceOf('ETH', master.walletAddress)).toBe(0n);
+    const noGas = await org.core.request('POST', `/v1/master-wallets/${master.id}/transfer`, { body: { assets: [{ assetId: assets.USDC.id, recipient: recipient(), amount: '10' }] } });
+    expect([noGas.status, noGas.body.error?.code]).toEqual([400, 'INSUFFICIENT_FUNDS']);
+    expect((await org.core.request('GET', `/v1/transfers?masterWalletId=${master.id}`)).body.data).toEqual([]);
   });
 
   test('autoSweep of the native coin sends the balance less gas to the destination address', async () => {
