@@ -27,7 +27,7 @@ export const orderbookRoutes: RouteRow[] = [
   { method: 'DELETE', path: '/v1/orderbook/orders/{id}', field: 'cancelOrder', envelope: 'single', summary: "Cancel the rest of an open order and release its lock; only the leader of the market's shard cancels, other nodes answer 409 NOT_LEADER with Retry-After and details.leader", tag: 'Orders', errors: ['NOT_LEADER', 'ORDER_NOT_CANCELLABLE'] },
 
   { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/trades', field: 'walletTrades', envelope: 'proList', summary: "A wallet's trades (limit default 50, offset default 0); 404 unless this organisation has placed an order with the wallet", tag: 'Wallets' },
-  { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/balances', field: 'walletBalances', envelope: 'single', summary: "A wallet's trading balances in the ledger (available, locked, and debt: owed after a reorg took back a deposit already spent or locked)", tag: 'Wallets' },
+  { method: 'GET', path: '/v1/orderbook/wallets/{walletId}/balances', field: 'walletBalances', envelope: 'single', summary: "A wallet's trading balances in the ledger (available: what orders and withdrawals may take, 0 while a debt stands in the asset; locked; and debt: owed after a reorg took back a deposit already spent or locked)", tag: 'Wallets' },
   ...accessTokenOrderbookRoutes,
   ...settlementRoutes,
 ];

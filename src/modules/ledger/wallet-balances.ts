@@ -9,6 +9,7 @@ export interface WalletBalance {
   walletId: string;
   assetId: string;
   symbol: string;
+  /** What orders and withdrawals may take now: nothing while a debt stands in the asset (the ledger's spendable). */
   available: string;
   /** Held by open orders. */
   locked: string;
@@ -23,7 +24,7 @@ export class WalletBalances {
     private readonly chains: ChainService,
   ) {}
 
-  /** The wallet's ledger balances (the wallet must be the organisation's, else 404). */
+  /** The wallet's ledger balances, available as the ledger lets it be spent (the wallet must be the organisation's, else 404). */
   async of(organizationId: string, walletId: string): Promise<WalletBalance[]> {
     if (!Ids.isUuid(walletId)) throw new KeelError('NOT_FOUND', 'Wallet not found');
     const id = walletId.toLowerCase();
@@ -33,7 +34,7 @@ export class WalletBalances {
       balances.map(async (b) => {
         const asset = await this.chains.assetRow(b.assetId);
         const decimals = asset?.decimals ?? 0;
-        return { walletId: id, assetId: b.assetId, symbol: asset?.symbol ?? '', available: formatScaled(b.available, decimals), locked: formatScaled(b.locked, decimals), debt: formatScaled(b.debt, decimals) };
+        return { walletId: id, assetId: b.assetId, symbol: asset?.symbol ?? '', available: formatScaled(b.spendable, decimals), locked: formatScaled(b.locked, decimals), debt: formatScaled(b.debt, decimals) };
       }),
     );
   }

@@ -437,7 +437,7 @@ test('a reverted payout a deep reorg took back (its refund taken back) that reve
   expect(await db('outbox_events').where({ type: 'trading_transfer.failed' }).whereRaw(`envelope->'data'->>'id' = ?`, [id])).toHaveLength(2);
 }, 120_000);
 
-test("a reverted payout's refund a deep reorg takes back after it was locked in an order is a debt of the trading account: reconciliation subtracts it there, not from custody, the trading balance shows it with nothing available, and a deposit to trading repays it", async () => {
+test("a reverted payout's refund a deep reorg takes back after it was locked in an order is a debt of the trading account: reconciliation subtracts it there, not from custody, the trading balance and the ledger balance (walletBalances) show it with nothing available, and a deposit to trading repays it", async () => {
   const rpcUrl = k.chain.rpcUrl;
   const { d, sender, before, id, failed } = await revertedPayout();
   // The refund is locked whole (with the rest of the trading ETH) by a resting sale far above the market.
@@ -462,6 +462,12 @@ test("a reverted payout's refund a deep reorg takes back after it was locked in 
     (await A().org.pro.request('POST', '/graphql', { body: { query: 'query($id: ID!) { tradingBalances(walletId: $id) { symbol available debt locked } }', variables: { id: A().id } } })).body.data.tradingBalances.find((b: { symbol: string }) => b.symbol === 'ETH');
   expect(await eth()).toMatchObject({ available: '0', debt: '0.1', locked: '0' });
   expect(await ethGraphql()).toEqual({ symbol: 'ETH', available: '0', debt: '0.1', locked: '0' });
+  // The wallet's ledger balance (walletBalances) reads the same rule: nothing available beside the debt.
+  const ledgerEth = async () => (await A().org.pro.request('GET', `/v1/orderbook/wallets/${A().id}/balances`)).body.data.find((b: { symbol: string }) => b.symbol === 'ETH');
+  const ledgerEthGraphql = async () =>
+    (await A().org.pro.request('POST', '/graphql', { body: { query: 'query($id: ID!) { walletBalances(walletId: $id) { symbol available debt locked } }', variables: { id: A().id } } })).body.data.walletBalances.find((b: { symbol: string }) => b.symbol === 'ETH');
+  expect(await ledgerEth()).toMatchObject({ available: '0', debt: '0.1', locked: '0' });
+  expect(await ledgerEthGraphql()).toEqual({ symbol: 'ETH', available: '0', debt: '0.1', locked: '0' });
   // As it shows: a withdrawal of any of it is refused.
   const refused = await A().org.pro.request('POST', `/v1/orderbook/wallets/${A().id}/trading/withdrawals`, { body: { assetId: assets.ETH.id, amount: '0.01' } });
   expect(refused.status).toBe(400);
@@ -470,6 +476,8 @@ test("a reverted payout's refund a deep reorg takes back after it was locked in 
   expect(await db('wallet_debts').where({ walletId: A().id, assetId: assets.ETH.id, account: 'trading' }).first()).toMatchObject({ amount: '0' });
   // Repaid: what the ledger holds is available again, and no debt.
   expect(await eth()).toMatchObject({ available: ethers.formatEther(await tradingEth()).replace(/\.0$/, ''), debt: '0' });
+  expect(await ledgerEth()).toMatchObject({ available: ethers.formatEther(await tradingEth()).replace(/\.0$/, ''), debt: '0' });
+  expect(await ledgerEthGraphql()).toMatchObject({ available: ethers.formatEther(await tradingEth()).replace(/\.0$/, ''), debt: '0' });
   expect(await db('outbox_events').where({ organizationId: org1.orgId, type: 'wallet.debt_repaid' }).whereRaw(`envelope->'data'->>'walletId' = ?`, [A().id]).first()).toMatchObject({
     envelope: expect.objectContaining({ data: expect.objectContaining({ account: 'trading', amount: ethers.parseEther('0.1').toString(), outstanding: '0' }) }),
   });

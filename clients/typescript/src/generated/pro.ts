@@ -393,7 +393,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A wallet's trading balances in the ledger (available, locked, and debt: owed after a reorg took back a deposit already spent or locked)
+         * A wallet's trading balances in the ledger (available: what orders and withdrawals may take, 0 while a debt stands in the asset; locked; and debt: owed after a reorg took back a deposit already spent or locked)
          * @description A wallet's trading balances in Keel's ledger
          */
         get: operations["get_walletBalances"];
@@ -700,7 +700,7 @@ export interface components {
         /** @description A wallet's trading balance of one asset in Keel's ledger */
         LedgerBalance: {
             assetId: string;
-            /** @description decimal string */
+            /** @description What orders and withdrawals may take now: "0" while a debt stands in the asset */
             available: string;
             /** @description Owed after a chain reorg took back a deposit already spent or locked; while above zero nothing of the asset can be withdrawn or locked by a new order, and deposits repay it first */
             debt: string;
