@@ -81,10 +81,13 @@ export class TradingDepositReorgs {
     return found;
   }
 
-  /** Marks the deposit taken back and tells its organisation, once (false when another check did first). */
+  /**
+   * Marks the deposit taken back and tells its organisation, once: only over the row as read (false
+   * when another check marked it first, or found it mined elsewhere since: looked at again next time).
+   */
   private mark(row: Record<string, any>): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const [marked] = await trx('tradingTransfers').where({ id: row.id }).whereNull('reorgedAt').update({ reorgedAt: trx.fn.now(), updatedAt: trx.fn.now() }).returning('*');
+      const [marked] = await trx('tradingTransfers').where({ id: row.id, txHash: row.txHash, blockHash: row.blockHash }).whereNull('reorgedAt').update({ reorgedAt: trx.fn.now(), updatedAt: trx.fn.now() }).returning('*');
       if (!marked) return false;
       await this.outbox.publish(trx, { organizationId: marked.organizationId, type: `${TRADING_TRANSFER_EVENT}.reorged`, data: { ...eventData(marked), blockNumber: String(marked.blockNumber) } });
       return true;

@@ -652,6 +652,37 @@ test("a deposit to trading one worker node marks taken back while another, readi
   expect(await told()).toBe(1);
 }, 120_000);
 
+test("a deposit to trading one worker node finds gone while another has just found it mined in another block is not marked: the late look tells nothing", async () => {
+  const s = t.keel.services;
+  const network = s.networks.get(blockchainId)!;
+  const deposit = await depositToTrading(A().org, A().id, assets.ETH.id, '0.1');
+  expect(await s.tradingDepositReorgs.check(network)).toBe(0); // its block remembered
+  const row = await db('trading_transfers').where({ id: deposit.id }).first();
+  const told = async () => (await db('outbox_events').where({ type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id])).length;
+  // A's node: the deposit's block not the one it serves, its transaction nowhere. While A looks it up, another node
+  // finds it mined in another block and records where (as check does for a deposit that moved).
+  const a = Object.assign(new ForkNode(k.chain.rpcUrl, CHAIN_ID), { forkedAt: Number(row.blockNumber) });
+  a.missing.add(row.txHash.toLowerCase());
+  const elsewhere = ethers.hexlify(ethers.randomBytes(32));
+  a.onReceipt = async (txHash) => {
+    if (txHash !== row.txHash.toLowerCase()) return;
+    a.onReceipt = undefined;
+    await db('trading_transfers').where({ id: deposit.id }).update({ blockHash: elsewhere, reorgedAt: null });
+  };
+  try {
+    expect(await s.tradingDepositReorgs.check({ ...network, provider: a, port: new EvmChain({ provider: a, chainId: CHAIN_ID, confirmations: network.port.confirmations }) })).toBe(0);
+    expect(a.onReceipt).toBeUndefined();
+    expect(await db('trading_transfers').where({ id: deposit.id }).first()).toMatchObject({ reorgedAt: null, blockHash: elsewhere });
+    expect(await told()).toBe(0);
+  } finally {
+    a.destroy();
+  }
+  // Looked at again on the chain as it is: mined where it was first recorded, followed there; nothing told.
+  expect(await s.tradingDepositReorgs.check(network)).toBe(0);
+  expect(await db('trading_transfers').where({ id: deposit.id }).first()).toMatchObject({ reorgedAt: null, blockHash: row.blockHash });
+  expect(await told()).toBe(0);
+}, 120_000);
+
 test("a fee-bumped deposit to trading mined by an earlier signing, which a deep reorg takes off, is sent again as the line's newest signing and followed by that one's hash: mined again, the mark is cleared", async () => {
   const s = t.keel.services;
   const network = s.networks.get(blockchainId)!;
