@@ -4,7 +4,7 @@ import type { ChainNetworks, ChainService, AssetView } from '../chains';
 import { chainTransferById, heldByAml } from '../deposits';
 import { readBalances } from '../../platform/chain-port/evm-chain';
 import type { SendingWallet, SendingWallets } from '../wallets';
-import { checkTransferPolicy, GasPayerHeld, type TransferService, type GasTopUps, type SettlementContractGuard } from '../withdrawals';
+import { checkTransferPolicy, GAS_HEADROOM, GasPayerHeld, type TransferService, type GasTopUps, type SettlementContractGuard } from '../withdrawals';
 import type { DestinationScreen, SwapService, PricedSwap } from '../swaps';
 import { APPROVAL_GAS, shortfallBasisPoints } from '../swaps';
 import { formatScaled } from '../../platform/decimal';
@@ -15,8 +15,6 @@ export interface ReferencePricer {
   policyPrice(blockchain: string, asset: string): Promise<{ priceUsd: string | null; source: string; unavailableReason?: string }>;
 }
 
-/** Gas is priced at twice today's fee, so what is set aside still covers it if fees rise meanwhile. */
-const GAS_HEADROOM = 2n;
 const TOKEN_SEND_GAS = 65_000n;
 const NATIVE_SEND_GAS = 21_000n;
 

@@ -10,7 +10,7 @@ import type { DepositListener, ChainTransferModel } from '../deposits';
 import { chainTransferById, heldByAml } from '../deposits';
 import { TransferService } from './transfer.service';
 import type { GasTopUps } from './gas-top-up';
-import { GasPayerHeld } from './transfer.domain';
+import { GAS_HEADROOM, GasPayerHeld } from './transfer.domain';
 import type { SettlementContractGuard } from './settlement-contract-guard';
 import { chainAsset } from '../../platform/chain-port/chain-port';
 import { sameAddress } from '../../platform/chain-port/addresses';
@@ -23,8 +23,6 @@ const SOLANA_FEE_BUDGET = 100_000n;
 /** The size of an SPL token account, whose rent a sweep pays when the destination has none yet. */
 const TOKEN_ACCOUNT_SIZE = 165n;
 
-/** Gas is priced at twice today's fee so a top-up still covers the sweep if fees rise meanwhile. */
-const GAS_HEADROOM = 2n;
 
 const arranged = (transfer: { transferId: string }): SweepAttempt => ({ kind: 'arranged', transferId: transfer.transferId });
 const NOTHING: SweepAttempt = { kind: 'nothing' };

@@ -12,7 +12,7 @@ export { AutoSweeper } from './auto-sweeper';
 export { checksummedAddress } from './evm-address';
 export { checkFourEyes } from './four-eyes';
 export { GasTopUps } from './gas-top-up';
-export { GasPayerHeld } from './transfer.domain';
+export { GAS_HEADROOM, GasPayerHeld } from './transfer.domain';
 export { SettlementContractGuard } from './settlement-contract-guard';
 export type { SettlementContracts } from './settlement-contract-guard';
 export type { SendingItem, TransferOutcomeListener } from './transaction-sender';

@@ -119,6 +119,14 @@ export type TransferDecisionListener = (trx: Knex.Transaction, decided: { transf
  * master wallet to top it up to before the send (GasPayer): its lines' gas with headroom and the
  * coin they send, beside what the address's other lines still to be sent will spend.
  */
+/** Gas Keel sets aside or tops up is priced at twice today's fee, so it still covers the send if fees rise meanwhile. */
+export const GAS_HEADROOM = 2n;
+
+/** Whether the wallet gets its gas from its master wallet: a deposit address under enableGaslessWithdraw (a master wallet pays its own). */
+export function topsUpGas(wallet: SendingWallet): boolean {
+  return !!wallet.addressId && wallet.configurations.enableGaslessWithdraw;
+}
+
 export interface GasFromMaster {
   network: { blockchainId: string; port: ChainPort };
   needed: bigint;

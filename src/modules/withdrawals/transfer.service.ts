@@ -14,12 +14,9 @@ import { TransferApprovals } from './transfer-approvals';
 import { TransferCancellations } from './transfer-cancellations';
 import { TransferGasEstimates } from './transfer-gas-estimates';
 import { TransferQueries } from './transfer-queries';
-import { GasPayerHeld, type GasFromMaster, type GasPayer, type PreparedTransfer, type PricedLine, type QueuedLine, type TransferFunds, type TransferKind, type TransferLine, type TransferView } from './transfer.domain';
+import { GAS_HEADROOM, GasPayerHeld, topsUpGas, type GasFromMaster, type GasPayer, type PreparedTransfer, type PricedLine, type QueuedLine, type TransferFunds, type TransferKind, type TransferLine, type TransferView } from './transfer.domain';
 import { signAgainAfterChainReset } from './chain-reset-lines';
 import type { SettlementContractGuard } from './settlement-contract-guard';
-
-/** A withdrawal's gas from the master wallet covers twice its estimate, as an auto-sweep's does: fees move between the estimate and the send. */
-const GAS_HEADROOM = 2n;
 
 /**
  * Withdrawals: checked against the wallet's security configuration and its on-chain balance, then
@@ -92,7 +89,7 @@ export class TransferService {
    * sent will spend: their coin and their gas).
    */
   private async gasFromMaster({ wallet, blockchainId, lines }: Omit<PreparedTransfer, 'gas'>): Promise<GasFromMaster | null> {
-    if (!wallet.addressId || !wallet.configurations.enableGaslessWithdraw || !this.gas) return null;
+    if (!topsUpGas(wallet) || !this.gas) return null;
     const network = this.networks.get(blockchainId);
     if (!network) return null;
     const estimates = await Promise.all(
@@ -203,8 +200,7 @@ export class TransferService {
       }
     });
     // Only a deposit address under enableGaslessWithdraw gets its gas from its master wallet (gasFromMaster): a master wallet must hold its own.
-    const toppedUp = !!wallet.addressId && wallet.configurations.enableGaslessWithdraw;
-    if (!toppedUp && (await network.port.balance(wallet.address, { kind: 'native' })) === 0n) {
+    if (!topsUpGas(wallet) && (await network.port.balance(wallet.address, { kind: 'native' })) === 0n) {
       throw new KeelError('INSUFFICIENT_FUNDS', `${wallet.address} holds no native coin to pay gas`);
     }
   }
