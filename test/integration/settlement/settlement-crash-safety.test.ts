@@ -616,14 +616,20 @@ test("a split batch's reverted transaction that a deep reorg puts back in the po
   for (const p of parts) expect((await batchById(p.id)).failureReason).toMatch(/^TradeAlreadySettled\(/);
 }, 180_000);
 
-test("a deposit to trading one worker node marks taken back while another, reading the chain before, finds it still mined keeps its mark: the late look clears nothing, and its organisation is told once", async () => {
+/** A confirmed deposit to trading whose block one check has remembered: its row, and how many times its organisation was told it was taken back. */
+async function depositWithBlockRemembered() {
   const s = t.keel.services;
   const network = s.networks.get(blockchainId)!;
   const deposit = await depositToTrading(A().org, A().id, assets.ETH.id, '0.1');
-  expect(await s.tradingDepositReorgs.check(network)).toBe(0); // its block remembered
+  expect(await s.tradingDepositReorgs.check(network)).toBe(0);
   const row = await db('trading_transfers').where({ id: deposit.id }).first();
-  expect(row).toMatchObject({ reorgedAt: null, blockHash: expect.stringMatching(/^0x/) });
   const told = async () => (await db('outbox_events').where({ type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id])).length;
+  return { s, network, deposit, row, told };
+}
+
+test("a deposit to trading one worker node marks taken back while another, reading the chain before, finds it still mined keeps its mark: the late look clears nothing, and its organisation is told once", async () => {
+  const { s, network, deposit, row, told } = await depositWithBlockRemembered();
+  expect(row).toMatchObject({ reorgedAt: null, blockHash: expect.stringMatching(/^0x/) });
   const on = (node: ForkNode) => ({ ...network, provider: node, port: new EvmChain({ provider: node, chainId: CHAIN_ID, confirmations: network.port.confirmations }) });
   // B's node: another block at the deposit's height, its transaction nowhere (a second reorg).
   const b = Object.assign(new ForkNode(k.chain.rpcUrl, CHAIN_ID), { forkedAt: Number(row.blockNumber) });
@@ -653,12 +659,7 @@ test("a deposit to trading one worker node marks taken back while another, readi
 }, 120_000);
 
 test("a deposit to trading one worker node finds gone while another has just found it mined in another block is not marked: the late look tells nothing", async () => {
-  const s = t.keel.services;
-  const network = s.networks.get(blockchainId)!;
-  const deposit = await depositToTrading(A().org, A().id, assets.ETH.id, '0.1');
-  expect(await s.tradingDepositReorgs.check(network)).toBe(0); // its block remembered
-  const row = await db('trading_transfers').where({ id: deposit.id }).first();
-  const told = async () => (await db('outbox_events').where({ type: 'trading_transfer.reorged' }).whereRaw(`envelope->'data'->>'id' = ?`, [deposit.id])).length;
+  const { s, network, deposit, row, told } = await depositWithBlockRemembered();
   // A's node: the deposit's block not the one it serves, its transaction nowhere. While A looks it up, another node
   // finds it mined in another block and records where (as check does for a deposit that moved).
   const a = Object.assign(new ForkNode(k.chain.rpcUrl, CHAIN_ID), { forkedAt: Number(row.blockNumber) });
